@@ -1,0 +1,44 @@
+/**
+ * The bus port: topics split into partitions, consumer groups that share a
+ * topic's partitions, at-least-once delivery. A record is handed to a group
+ * again until the handler that received it resolves; records with the same key
+ * land in the same partition and are handled in order.
+ */
+export interface BusRecord {
+  key: string;
+  value: Buffer;
+}
+
+export interface DeliveredRecord extends BusRecord {
+  topic: string;
+  partition: number;
+  /** Position within the partition (stream id, Kafka offset, sequence). */
+  offset: string;
+  /** How many times this record was handed out before (0 on first delivery). */
+  redeliveries: number;
+}
+
+/** Handles a batch from one partition, in order. Resolving acknowledges all of it. */
+export type BatchHandler = (records: DeliveredRecord[]) => Promise<void>;
+
+export interface SubscribeOptions {
+  /** Consumer group: the partitions of the topic are shared among its members. */
+  group: string;
+  /** Name of this member within the group (defaults to a random one). */
+  consumer?: string;
+  /** Largest batch handed to one handler call. */
+  maxBatch?: number;
+}
+
+export interface Subscription {
+  /** Stop receiving; records handed out and not acknowledged are redelivered to others. */
+  close(): Promise<void>;
+}
+
+export interface Bus {
+  publish(topic: string, records: readonly BusRecord[]): Promise<void>;
+  subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export const topicName = (name: string): string => `hermod.${name}.v1`;

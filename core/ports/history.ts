@@ -1,0 +1,75 @@
+import type { MessageStatus } from '../domain/message-status';
+
+/**
+ * History: the durable record of every message, every status change and every
+ * application, kept in ClickHouse (chDB embedded). Writes come in batches;
+ * a write has happened when its promise resolves. Times are epoch milliseconds.
+ */
+export type Direction = 'MT' | 'MO';
+
+export interface MessageRecord {
+  id: string;
+  applicationId: string;
+  channel: string;
+  direction: Direction;
+  destination: string;
+  source: string;
+  content: string;
+  reference: string;
+  messageClass: string;
+  mask: string;
+  smsClass: number;
+  /** 0 when not scheduled. */
+  scheduledAt: number;
+  integrationId: string;
+  /** The interface that accepted it: sms_v2, gateway_v1, im_v1, campaign. */
+  via: string;
+  segments: number;
+  acceptedAt: number;
+}
+
+export interface StatusEvent {
+  messageId: string;
+  applicationId: string;
+  status: MessageStatus;
+  at: number;
+  detail: string;
+  carrierId: string;
+  errorCode: string;
+}
+
+export interface StoredMessage extends MessageRecord {
+  status: MessageStatus;
+  statusAt: number;
+}
+
+export interface ApplicationRecord {
+  id: string;
+  name: string;
+  /** scrypt hash in the form `scrypt$N$r$p$salt$hash` (base64 parts); empty: no password. */
+  passwordHash: string;
+  /** sha256 hex of the API key; empty: no key. */
+  apiKeyHash: string;
+  updatedAt: number;
+}
+
+export interface History {
+  /** Stores messages together with their first events (usually `accepted`). */
+  insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
+  appendEvents(events: readonly StatusEvent[]): Promise<void>;
+  /** The message with its latest status, only if it belongs to the application. */
+  getMessage(applicationId: string, id: string): Promise<StoredMessage | undefined>;
+  /**
+   * Messages whose latest status is before `sent` is confirmed by the carrier
+   * (accepted, queued or sent), oldest first, for re-publication after a restart.
+   * Pages by acceptance order: pass the last returned message to get the next page.
+   */
+  listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
+  findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  upsertApplication(app: ApplicationRecord): Promise<void>;
+  getApplicationByName(name: string): Promise<ApplicationRecord | undefined>;
+  getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;
+  /** Cheap round trip used by health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

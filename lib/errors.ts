@@ -1,0 +1,66 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/**
+ * The closed set of failure kinds. Every layer throws HermodError with one of
+ * these codes; each REST interface renders it in its own body shape, gRPC maps
+ * it to a status, and retry logic reads only `retryable`.
+ */
+export const ERROR_CODES = {
+  invalid_json: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  missing_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  invalid_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
+  unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
+  forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
+  not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, retryable: false },
+  method_not_allowed: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
+  conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
+  unprocessable: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  timeout: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
+  carrier_rejected: { http: 502, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  carrier_transient: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  internal: { http: 500, grpc: GrpcStatus.INTERNAL, retryable: false },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldProblem {
+  field: string;
+  description: string;
+}
+
+export class HermodError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly fields: readonly FieldProblem[];
+
+  constructor(code: ErrorCode, message: string, options: { fields?: FieldProblem[]; retryable?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'HermodError';
+    this.code = code;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
+    this.fields = options.fields ?? [];
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+
+  get grpcStatus(): GrpcStatus {
+    return ERROR_CODES[this.code].grpc;
+  }
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+/** Any thrown value as a HermodError; unknown failures become `internal`. */
+export function toHermodError(err: unknown): HermodError {
+  if (err instanceof HermodError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new HermodError('internal', message, { cause: err });
+}
