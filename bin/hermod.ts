@@ -1,0 +1,55 @@
+import cluster from 'node:cluster';
+import { ConfigError, resolveConfig } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { runRole, type Role } from '../lib/run-role';
+import { runSupervisor } from '../lib/supervisor';
+
+const USAGE = `usage: hermod <command>
+
+commands:
+  start            run the whole service on this machine (gateways, core, SMS workers, SMSC simulator)
+  gateway          run one gateway process (HTTPS edge)
+  core             run the core process (gRPC, state, history, embedded bus and SMS workers)
+  smsc-simulator   run the SMSC simulator (an SMPP server)
+
+Configuration is read from HERMOD_* environment variables; see README.md.`;
+
+const log = createLogger();
+
+async function main(): Promise<void> {
+  const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
+  let config;
+  try {
+    config = resolveConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      log.error(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  switch (command) {
+    case 'start':
+      await runSupervisor(config, log);
+      return;
+    case 'gateway':
+    case 'core':
+    case 'smsc-simulator':
+      await runRole(command as Role, config, log.child({ role: command, pid: process.pid }));
+      return;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
+      process.exit(2);
+  }
+}
+
+main().catch((err) => {
+  log.error('hermod failed to start', { err, stack: (err as Error).stack });
+  process.exit(1);
+});

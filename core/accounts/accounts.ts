@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { History } from '../ports/history';
+import { hashApiKey, hashPassword, verifyPassword } from './secrets';
+
+export interface AppIdentity {
+  id: string;
+  name: string;
+}
+
+export interface Accounts {
+  authenticateBasic(name: string, password: string): Promise<AppIdentity | undefined>;
+  authenticateApiKey(key: string): Promise<AppIdentity | undefined>;
+  /** Creates the application or updates it; empty secrets leave the current ones. */
+  upsert(input: { name: string; password?: string; apiKey?: string }): Promise<AppIdentity>;
+}
+
+export function createAccounts(deps: { history: History }): Accounts {
+  return {
+    async authenticateBasic(name, password) {
+      const app = await deps.history.getApplicationByName(name);
+      if (!app || !app.passwordHash) return undefined;
+      return (await verifyPassword(password, app.passwordHash)) ? { id: app.id, name: app.name } : undefined;
+    },
+    async authenticateApiKey(key) {
+      const app = await deps.history.getApplicationByApiKeyHash(hashApiKey(key));
+      return app ? { id: app.id, name: app.name } : undefined;
+    },
+    async upsert(input) {
+      const current = await deps.history.getApplicationByName(input.name);
+      const record = {
+        id: current?.id ?? randomUUID(),
+        name: input.name,
+        passwordHash: input.password ? await keepOrRehash(input.password, current?.passwordHash) : (current?.passwordHash ?? ''),
+        apiKeyHash: input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
+        updatedAt: Date.now(),
+      };
+      await deps.history.upsertApplication(record);
+      return { id: record.id, name: record.name };
+    },
+  };
+}
+
+/** A restart with the same bootstrap password keeps the stored hash instead of writing a new one. */
+async function keepOrRehash(password: string, currentHash: string | undefined): Promise<string> {
+  if (currentHash && (await verifyPassword(password, currentHash))) return currentHash;
+  return hashPassword(password);
+}

@@ -1,0 +1,114 @@
+import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
+import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
+import type { MessageIntake, NewMessage } from '../messages/message-intake';
+import type { MessageReader } from '../messages/message-reader';
+import type { Accounts } from '../accounts/accounts';
+import { HermodError } from '../../lib/errors';
+import { toServiceError } from '../../lib/grpc-errors';
+import { grpcDuration } from '../../lib/metrics';
+
+export interface CoreServices {
+  intake: MessageIntake;
+  reader: MessageReader;
+  accounts: Accounts;
+}
+
+/** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
+function unary<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+    const end = grpcDuration.startTimer({ side: 'server', method });
+    handler(call.request).then(
+      (res) => {
+        end({ code: 'OK' });
+        callback(null, res);
+      },
+      (err: unknown) => {
+        const serviceError = toServiceError(err);
+        end({ code: String(serviceError.code) });
+        callback(serviceError);
+      },
+    );
+  };
+}
+
+export function createCoreGrpcServer(services: CoreServices): Server {
+  const server = new Server({
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.keepalive_time_ms': 30_000,
+  });
+
+  const messaging: UntypedServiceImplementation = {
+    sendMessages: unary('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }) => {
+      const inputs: NewMessage[] = req.messages.map((m) => {
+        if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
+        return {
+          applicationId: m.applicationId,
+          channel: m.channel || 'sms',
+          destination: m.destination,
+          content: m.content,
+          source: m.source,
+          reference: m.reference,
+          messageClass: m.messageClass,
+          mask: m.mask,
+          smsClass: m.smsClass,
+          scheduledAt: m.scheduled ? m.scheduled.getTime() : 0,
+          integrationId: m.integrationId,
+          via: m.interface,
+        };
+      });
+      const results = await services.intake.accept(inputs);
+      return {
+        results: results.map((r): SendResult =>
+          r.ok
+            ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted' } } }
+            : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
+        ),
+      };
+    }),
+    getMessage: unary('GetMessage', async (req: { applicationId: string; id: string }): Promise<MessageDetails> => {
+      const m = await services.reader.get(req.applicationId, req.id);
+      return {
+        id: m.id,
+        applicationId: m.applicationId,
+        direction: m.direction === 'MO' ? Direction.DIRECTION_MO : Direction.DIRECTION_MT,
+        destination: m.destination,
+        source: m.source,
+        content: m.content,
+        reference: m.reference,
+        status: m.status,
+        acceptedAt: new Date(m.acceptedAt),
+        statusAt: new Date(m.statusAt),
+        segments: m.segments,
+        channel: m.channel,
+      };
+    }),
+  };
+
+  const accounts: UntypedServiceImplementation = {
+    authenticate: unary('Authenticate', async (req: import('../../proto/gen/hermod/v1/accounts').AuthenticateRequest): Promise<AuthenticateResponse> => {
+      const c = req.credential;
+      const app =
+        c?.$case === 'basic'
+          ? await services.accounts.authenticateBasic(c.value.name, c.value.password)
+          : c?.$case === 'apiKey'
+            ? await services.accounts.authenticateApiKey(c.value)
+            : undefined;
+      return app ? { ok: true, application: app } : { ok: false, application: undefined };
+    }),
+    upsertApplication: unary('UpsertApplication', async (req: { name: string; password: string; apiKey: string }) => {
+      if (!req.name) throw new HermodError('missing_attrib', 'name is required');
+      return services.accounts.upsert({ name: req.name, password: req.password, apiKey: req.apiKey });
+    }),
+  };
+
+  server.addService(MessagingService, messaging);
+  server.addService(AccountsService, accounts);
+  return server;
+}
+
+export function bindServer(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+  );
+}

@@ -1,0 +1,31 @@
+import type { MessageStatus } from '../domain/message-status';
+
+/**
+ * What travels on the bus. JSON keeps the payloads readable with any Kafka or
+ * Redis tool; they are small, so its cost is minor next to the carrier hop.
+ */
+export interface OutboundJob {
+  id: string;
+  applicationId: string;
+  channel: string;
+  destination: string;
+  source: string;
+  content: string;
+  acceptedAt: number;
+}
+
+/** A status change reported by a worker. `id` may be empty when only the carrier id is known. */
+export interface StatusUpdate {
+  id: string;
+  status: MessageStatus;
+  at: number;
+  carrierId?: string;
+  errorCode?: string;
+  detail?: string;
+  channel: string;
+}
+
+export const encodeJob = (job: OutboundJob): Buffer => Buffer.from(JSON.stringify(job));
+export const decodeJob = (value: Buffer): OutboundJob => JSON.parse(value.toString('utf8')) as OutboundJob;
+export const encodeStatus = (update: StatusUpdate): Buffer => Buffer.from(JSON.stringify(update));
+export const decodeStatus = (value: Buffer): StatusUpdate => JSON.parse(value.toString('utf8')) as StatusUpdate;

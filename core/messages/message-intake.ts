@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import type { History, MessageRecord, StatusEvent } from '../ports/history';
+import type { HotState } from '../ports/state';
+import type { StatusRecorder } from './status-recorder';
+import { createBatcher } from '../../lib/batcher';
+import { HermodError, toHermodError } from '../../lib/errors';
+import { messagesByStatus } from '../../lib/metrics';
+import { encodeJob } from './bus-payloads';
+import { countSegments } from './segments';
+
+export interface NewMessage {
+  applicationId: string;
+  channel: string;
+  destination: string;
+  content: string;
+  source: string;
+  reference: string;
+  messageClass: string;
+  mask: string;
+  smsClass: number;
+  scheduledAt: number;
+  integrationId: string;
+  via: string;
+}
+
+export type IntakeResult = { ok: true; id: string } | { ok: false; error: HermodError };
+
+export interface MessageIntake {
+  /** Stores each message durably, then hands it to its channel. One result per message, in order. */
+  accept(messages: readonly NewMessage[]): Promise<IntakeResult[]>;
+  /** Hands stored messages to their channel again (recovery after a restart). */
+  dispatch(records: readonly MessageRecord[]): Promise<void>;
+  drain(): Promise<void>;
+}
+
+export function createMessageIntake(deps: {
+  history: History;
+  state: HotState;
+  bus: Bus;
+  recorder: StatusRecorder;
+}): MessageIntake {
+  // Group commit across all gateways: whatever arrives while one insert runs
+  // goes into the next one.
+  const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
+    async (items) => {
+      await deps.history.insertMessages(items.map((i) => i.record), items.map((i) => i.event));
+      return [];
+    },
+    { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
+  );
+  let dispatching = Promise.resolve();
+
+  const dispatch = async (records: readonly MessageRecord[]): Promise<void> => {
+    const byChannel = new Map<string, MessageRecord[]>();
+    for (const r of records) {
+      const list = byChannel.get(r.channel) ?? [];
+      list.push(r);
+      byChannel.set(r.channel, list);
+    }
+    for (const [channel, list] of byChannel) {
+      await deps.bus.publish(
+        topicName(channel),
+        list.map((r) => ({
+          key: r.destination,
+          value: encodeJob({
+            id: r.id,
+            applicationId: r.applicationId,
+            channel: r.channel,
+            destination: r.destination,
+            source: r.source || r.mask,
+            content: r.content,
+            acceptedAt: r.acceptedAt,
+          }),
+        })),
+      );
+    }
+    const now = Date.now();
+    await deps.recorder.record(
+      records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })),
+    );
+  };
+
+  return {
+    async accept(messages) {
+      const now = Date.now();
+      const records: MessageRecord[] = messages.map((m) => ({
+        id: randomUUID(),
+        applicationId: m.applicationId,
+        channel: m.channel,
+        direction: 'MT',
+        destination: m.destination,
+        source: m.source,
+        content: m.content,
+        reference: m.reference,
+        messageClass: m.messageClass,
+        mask: m.mask,
+        smsClass: m.smsClass,
+        scheduledAt: m.scheduledAt,
+        integrationId: m.integrationId,
+        via: m.via,
+        segments: m.channel === 'sms' ? countSegments(m.content) : 1,
+        acceptedAt: now,
+      }));
+      const settled = await Promise.allSettled(
+        records.map((record) =>
+          durable.add({
+            record,
+            event: { messageId: record.id, applicationId: record.applicationId, status: 'accepted', at: now, detail: '', carrierId: '', errorCode: '' },
+          }),
+        ),
+      );
+      const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled');
+      if (stored.length > 0) {
+        await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+        for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
+        // Hand-off to the channel happens after the answer; a failure here is
+        // repaired by recovery, because the message is already durable.
+        const ready = stored.filter((r) => r.scheduledAt <= now);
+        if (ready.length > 0) dispatching = dispatching.then(() => dispatch(ready)).catch(() => undefined);
+      }
+      return settled.map((s, i) =>
+        s.status === 'fulfilled'
+          ? { ok: true as const, id: records[i]!.id }
+          : { ok: false as const, error: toHermodError(s.reason) },
+      );
+    },
+    dispatch,
+    async drain() {
+      await durable.drain();
+      await dispatching;
+    },
+  };
+}

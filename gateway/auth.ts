@@ -1,0 +1,59 @@
+import type { CoreClient } from './core-client';
+import { HermodError } from '../lib/errors';
+
+export interface Caller {
+  applicationId: string;
+  applicationName: string;
+}
+
+/**
+ * Checks credentials through core and remembers a success for a while, keyed
+ * by the exact header, so a busy client does not pay for a password hash on
+ * every request. Concurrent first requests with the same header share one check.
+ */
+export function createAuthenticator(core: CoreClient, cacheMs: number) {
+  const cache = new Map<string, { caller: Caller; expires: number }>();
+  const inflight = new Map<string, Promise<Caller | undefined>>();
+  const MAX_ENTRIES = 10_000;
+
+  const check = async (header: string): Promise<Caller | undefined> => {
+    const basic = parseBasic(header);
+    const res = basic
+      ? await core.authenticate({ credential: { $case: 'basic', value: basic } })
+      : await core.authenticate({ credential: { $case: 'apiKey', value: header.replace(/^(Bearer|ApiKey)\s+/i, '').trim() } });
+    if (!res.ok || !res.application) return undefined;
+    return { applicationId: res.application.id, applicationName: res.application.name };
+  };
+
+  return {
+    /** The caller for an Authorization header, or a 401 error. `allowApiKey` for Intelligent Messaging. */
+    async authenticate(header: string | undefined, allowApiKey = false): Promise<Caller> {
+      if (!header) throw new HermodError('unauthorized', 'missing credentials');
+      if (!allowApiKey && !/^Basic /i.test(header)) throw new HermodError('unauthorized', 'HTTP Basic credentials required');
+      const now = Date.now();
+      const hit = cache.get(header);
+      if (hit && hit.expires > now) return hit.caller;
+      let pending = inflight.get(header);
+      if (!pending) {
+        pending = check(header).finally(() => inflight.delete(header));
+        inflight.set(header, pending);
+      }
+      const caller = await pending;
+      if (!caller) throw new HermodError('unauthorized', 'invalid credentials');
+      if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+      cache.set(header, { caller, expires: now + cacheMs });
+      return caller;
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+export function parseBasic(header: string): { name: string; password: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}

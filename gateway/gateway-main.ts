@@ -1,0 +1,62 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import { createAuthenticator } from './auth';
+import { createCoreClient } from './core-client';
+import { createGatewayApp } from './app';
+import { loadOrCreateCertificate } from './tls';
+
+export interface RunningGateway {
+  httpsPort: number;
+  httpPort: number;
+  /** Stops accepting, lets in-flight requests finish, then closes the core channel. */
+  stop(): Promise<void>;
+}
+
+export async function runGateway(config: Readonly<Config>, log: Logger): Promise<RunningGateway> {
+  const tls = await loadOrCreateCertificate(config.dataDir, config.tlsCertFile, config.tlsKeyFile);
+  const core = createCoreClient(config.coreAddress, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
+  const auth = createAuthenticator(core, config.authCacheMs);
+  const app = createGatewayApp({ core, auth, log, maxBodyBytes: config.maxBodyBytes });
+
+  const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
+  const plain = http.createServer((req, res) => {
+    const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
+    const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
+    const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
+    res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
+  });
+  await listen(secure, config.httpsPort, config.host);
+  await listen(plain, config.httpPort, config.host);
+  const httpsPort = (secure.address() as AddressInfo).port;
+  const httpPort = (plain.address() as AddressInfo).port;
+  log.info('gateway listening', { https: `https://${config.host}:${httpsPort}`, http: `http://${config.host}:${httpPort}`, selfSignedCertificate: tls.selfSigned, core: config.coreAddress });
+
+  return {
+    httpsPort,
+    httpPort,
+    async stop() {
+      await Promise.all([close(secure), close(plain)]);
+      core.close();
+    },
+  };
+}
+
+function listen(server: http.Server | https.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: http.Server | https.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,43 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { HermodError, type FieldProblem } from '../../lib/errors';
+
+// ajv-formats is CommonJS; under ESM its function sits on `default`.
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+
+/**
+ * Compiles the schemas of one interface's OpenAPI document. A failed check
+ * becomes a HermodError listing every offending field, so each interface
+ * renders the same problems in its own shape.
+ */
+export function createValidator(components: Record<string, unknown>) {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema({ $id: 'components', $defs: components });
+  const cache = new Map<string, ValidateFunction>();
+
+  return function validate<T>(schemaName: string, value: unknown): T {
+    let fn = cache.get(schemaName);
+    if (!fn) {
+      fn = ajv.compile({ $ref: `components#/$defs/${schemaName}` });
+      cache.set(schemaName, fn);
+    }
+    if (fn(value)) return value as T;
+    const fields = (fn.errors ?? []).map(describe);
+    const missing = (fn.errors ?? []).some((e) => e.keyword === 'required');
+    throw new HermodError(missing ? 'missing_attrib' : 'invalid_attrib', fields.map((f) => `${f.field}: ${f.description}`).join('; '), { fields });
+  };
+}
+
+function describe(e: ErrorObject): FieldProblem {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'required') {
+    const prop = (e.params as { missingProperty: string }).missingProperty;
+    return { field: path ? `${path}.${prop}` : prop, description: 'is required' };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const prop = (e.params as { additionalProperty: string }).additionalProperty;
+    return { field: path ? `${path}.${prop}` : prop, description: 'is not a known field' };
+  }
+  return { field: path || '(body)', description: e.message ?? 'is invalid' };
+}

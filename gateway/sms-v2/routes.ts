@@ -1,0 +1,89 @@
+import Router from '@koa/router';
+import YAML from 'yaml';
+import type { Authenticator } from '../auth';
+import type { CoreClient } from '../core-client';
+import { Direction } from '../../proto/gen/hermod/v1/messages';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { createValidator } from '../http/validator';
+import { readJson } from '../http/read-json';
+import { parseSchedule } from '../http/schedule';
+import { smsV2Errors } from './error-body';
+import { SMS_V2_OPENAPI, SMS_V2_SCHEMAS } from './openapi';
+
+interface SingleMessage {
+  destination: string;
+  content: string;
+  source?: string;
+  reference?: string;
+  class?: string;
+  mask?: string;
+  sms_class?: number;
+  scheduled?: string;
+  integration_id?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SMS Gateway v2: `/rest/sms/v2`. */
+export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number }): Router {
+  const router = new Router({ prefix: '/rest/sms/v2' });
+  const validate = createValidator(SMS_V2_SCHEMAS);
+  const openapiYaml = YAML.stringify(SMS_V2_OPENAPI);
+
+  router.use(async (ctx, next) => {
+    ctx.state.interface = 'sms_v2';
+    await next();
+  });
+  router.use(smsV2Errors(deps.log));
+
+  router.get('/openapi.yaml', (ctx) => {
+    ctx.type = 'application/yaml';
+    ctx.body = openapiYaml;
+  });
+
+  router.post('/messages', async (ctx) => {
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const result = await deps.core.send({
+      applicationId: caller.applicationId,
+      channel: 'sms',
+      destination: body.destination,
+      content: body.content,
+      source: body.source ?? '',
+      reference: body.reference ?? '',
+      messageClass: body.class ?? '',
+      mask: body.mask ?? '',
+      smsClass: body.sms_class ?? 0,
+      scheduled,
+      integrationId: body.integration_id ?? '',
+      interface: 'sms_v2',
+    });
+    if (result.outcome?.$case !== 'accepted') {
+      const failure = result.outcome?.value;
+      throw new HermodError('internal', failure?.message ?? 'core gave no answer');
+    }
+    ctx.status = 202;
+    ctx.body = { id: result.outcome.value.id, status: 'accepted', detail: body.destination };
+  });
+
+  router.get('/messages', async (ctx) => {
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const id = ctx.query.id;
+    if (typeof id !== 'string' || id === '') throw new HermodError('missing_attrib', 'query parameter id is required');
+    if (!UUID.test(id)) throw new HermodError('invalid_attrib', 'query parameter id must be a UUID');
+    const m = await deps.core.getMessage(caller.applicationId, id.toLowerCase());
+    ctx.body = {
+      id: m.id,
+      source: m.source,
+      destination: m.destination,
+      direction: m.direction === Direction.DIRECTION_MO ? 'MO' : 'MT',
+      reference: m.reference,
+      content: m.content,
+      status: m.status,
+    };
+  });
+
+  return router;
+}

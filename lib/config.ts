@@ -1,0 +1,155 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseDuration } from './duration';
+
+/**
+ * All configuration, parsed once at start-up from the environment into a
+ * frozen object. Nothing else in hermod reads process.env.
+ */
+export interface SmppConfig {
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType: string;
+  windowSize: number;
+  enquireLinkMs: number;
+  submitTimeoutMs: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+}
+
+export interface SimulatorConfig {
+  /** Start the SMSC simulator with the service (the embedded carrier). */
+  enabled: boolean;
+  host: string;
+  port: number;
+  receiptDelayMs: number;
+  outcomes: { delivered: number; undeliverable: number; expired: number; rejected: number };
+}
+
+export interface BootstrapConfig {
+  app: string;
+  password: string;
+  apiKey: string;
+}
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  httpsPort: number;
+  httpPort: number;
+  metricsPort: number;
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  /** Where core serves gRPC and where gateways reach it. */
+  coreAddress: string;
+  gateways: number;
+  bootstrap: BootstrapConfig | undefined;
+  smpp: SmppConfig;
+  simulator: SimulatorConfig;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  /** How long a gateway waits to gather sends into one call to core. */
+  gatewayBatchDelayMs: number;
+  gatewayBatchMax: number;
+  /** How long a successful credential check is cached by a gateway. */
+  authCacheMs: number;
+  shutdownGraceMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+export function resolveConfig(env: Env = process.env): Readonly<Config> {
+  const str = (name: string, fallback: string): string => env[name] ?? fallback;
+  const int = (name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    }
+    return value;
+  };
+  const duration = (name: string, fallback: string): number => {
+    try {
+      return parseDuration(env[name] ?? fallback);
+    } catch (err) {
+      throw new ConfigError(`${name}: ${(err as Error).message}`);
+    }
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+  };
+
+  const dataDir = path.resolve(str('HERMOD_DATA_DIR', './data'));
+  const simulatorEnabled = bool('HERMOD_SMSC_SIMULATOR', true);
+  const simulatorPort = int('HERMOD_SMSC_PORT', 2775, 0, 65535);
+  const bootstrapApp = env.HERMOD_BOOTSTRAP_APP;
+
+  const config: Config = {
+    dataDir,
+    host: str('HERMOD_HOST', '0.0.0.0'),
+    httpsPort: int('HERMOD_HTTPS_PORT', 8443, 0, 65535),
+    httpPort: int('HERMOD_HTTP_PORT', 8080, 0, 65535),
+    metricsPort: int('HERMOD_METRICS_PORT', 9464, 0, 65535),
+    tlsCertFile: str('HERMOD_TLS_CERT', ''),
+    tlsKeyFile: str('HERMOD_TLS_KEY', ''),
+    coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
+    gateways: int('HERMOD_GATEWAYS', Math.max(1, os.availableParallelism()), 1, 256),
+    bootstrap: bootstrapApp
+      ? {
+          app: bootstrapApp,
+          password: str('HERMOD_BOOTSTRAP_PASSWORD', ''),
+          apiKey: str('HERMOD_BOOTSTRAP_API_KEY', ''),
+        }
+      : undefined,
+    smpp: {
+      host: str('HERMOD_SMPP_HOST', '127.0.0.1'),
+      port: int('HERMOD_SMPP_PORT', simulatorPort, 1, 65535),
+      systemId: str('HERMOD_SMPP_SYSTEM_ID', 'hermod'),
+      password: str('HERMOD_SMPP_PASSWORD', 'hermod'),
+      systemType: str('HERMOD_SMPP_SYSTEM_TYPE', ''),
+      windowSize: int('HERMOD_SMPP_WINDOW', 256, 1, 10_000),
+      enquireLinkMs: duration('HERMOD_SMPP_ENQUIRE_LINK', '30s'),
+      submitTimeoutMs: duration('HERMOD_SMPP_SUBMIT_TIMEOUT', '10s'),
+      reconnectMinMs: duration('HERMOD_SMPP_RECONNECT_MIN', '250ms'),
+      reconnectMaxMs: duration('HERMOD_SMPP_RECONNECT_MAX', '30s'),
+    },
+    simulator: {
+      enabled: simulatorEnabled,
+      host: str('HERMOD_SMSC_HOST', '127.0.0.1'),
+      port: simulatorPort,
+      receiptDelayMs: duration('HERMOD_SMSC_RECEIPT_DELAY', '200ms'),
+      outcomes: parseOutcomes(str('HERMOD_SMSC_OUTCOMES', 'delivered=1')),
+    },
+    maxBodyBytes: int('HERMOD_MAX_BODY_BYTES', 1024 * 1024, 1024),
+    gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
+    gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
+    authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
+    shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
+  };
+  if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
+    throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
+  }
+  return Object.freeze(config);
+}
+
+function parseOutcomes(text: string): SimulatorConfig['outcomes'] {
+  const outcomes = { delivered: 0, undeliverable: 0, expired: 0, rejected: 0 };
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [name, weight] = part.split('=');
+    if (!name || !(name in outcomes) || weight === undefined || !(Number(weight) >= 0)) {
+      throw new ConfigError(`HERMOD_SMSC_OUTCOMES: bad entry ${JSON.stringify(part)} (use e.g. delivered=9,undeliverable=1)`);
+    }
+    outcomes[name as keyof typeof outcomes] = Number(weight);
+  }
+  if (Object.values(outcomes).every((w) => w === 0)) throw new ConfigError('HERMOD_SMSC_OUTCOMES: all weights are zero');
+  return outcomes;
+}

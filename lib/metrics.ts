@@ -1,0 +1,91 @@
+import http from 'node:http';
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom-client';
+import type { Logger } from './log';
+
+/**
+ * Every process registers its metrics on prom-client's default registry. In
+ * the all-in-one service the supervisor answers /metrics for all its child
+ * processes (cluster aggregation); a role run on its own serves its own.
+ */
+let defaultsOn = false;
+export function enableDefaultMetrics(): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  collectDefaultMetrics({ prefix: 'hermod_' });
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+function once<T>(name: string, make: () => T): T {
+  return (register.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+export const httpRequests = once('hermod_http_requests_total', () => new Counter({
+  name: 'hermod_http_requests_total',
+  help: 'HTTP requests answered, by interface, route and status',
+  labelNames: ['interface', 'route', 'method', 'status'] as const,
+}));
+
+export const httpDuration = once('hermod_http_request_duration_seconds', () => new Histogram({
+  name: 'hermod_http_request_duration_seconds',
+  help: 'HTTP request latency, by interface, route and status',
+  labelNames: ['interface', 'route', 'method', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+}));
+
+export const grpcDuration = once('hermod_grpc_call_duration_seconds', () => new Histogram({
+  name: 'hermod_grpc_call_duration_seconds',
+  help: 'gRPC call latency between gateway and core, by side, method and code',
+  labelNames: ['side', 'method', 'code'] as const,
+  buckets: LATENCY_BUCKETS,
+}));
+
+export const messagesByStatus = once('hermod_core_messages_total', () => new Counter({
+  name: 'hermod_core_messages_total',
+  help: 'Messages that reached each status, by channel',
+  labelNames: ['channel', 'status'] as const,
+}));
+
+export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
+  name: 'hermod_smpp_window_in_use',
+  help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
+  labelNames: ['bind'] as const,
+}));
+
+export const smppSubmits = once('hermod_smpp_submits_total', () => new Counter({
+  name: 'hermod_smpp_submits_total',
+  help: 'submit_sm sent to the carrier, by outcome',
+  labelNames: ['outcome'] as const,
+}));
+
+export const receiptLatency = once('hermod_smpp_receipt_latency_seconds', () => new Histogram({
+  name: 'hermod_smpp_receipt_latency_seconds',
+  help: 'Time from carrier acceptance to delivery receipt',
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+}));
+
+/** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */
+export function serveMetrics(port: number, host: string, log: Logger, aggregate = false): Promise<http.Server> {
+  const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;
+  const server = http.createServer(async (req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    try {
+      const body = aggregator ? await aggregator.clusterMetrics() : await register.metrics();
+      res.writeHead(200, { 'content-type': register.contentType }).end(body);
+    } catch (err) {
+      log.warn('metrics collection failed', { err });
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

@@ -1,0 +1,64 @@
+import cluster from 'node:cluster';
+import type { Config } from './config';
+import type { Logger } from './log';
+import { enableDefaultMetrics, serveMetrics } from './metrics';
+
+export type Role = 'gateway' | 'core' | 'smsc-simulator';
+
+interface Running {
+  stop(): Promise<void>;
+}
+
+async function startRole(role: Role, config: Readonly<Config>, log: Logger): Promise<Running> {
+  switch (role) {
+    case 'gateway':
+      return (await import('../gateway/gateway-main')).runGateway(config, log);
+    case 'core':
+      return (await import('../core/core-main')).runCore(config, log);
+    case 'smsc-simulator':
+      return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
+  }
+}
+
+/**
+ * Runs one role in this process. Under the supervisor (a cluster worker) the
+ * supervisor decides when to stop, so a Ctrl-C that reaches the whole process
+ * group does not stop the core before the gateways in front of it; run alone,
+ * SIGTERM and SIGINT stop it after in-flight work is flushed.
+ */
+export async function runRole(role: Role, config: Readonly<Config>, log: Logger): Promise<void> {
+  enableDefaultMetrics();
+  const running = await startRole(role, config, log);
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      log.info('stopping', { reason });
+      const timer = setTimeout(() => {
+        log.error('stop took too long; exiting', { graceMs: config.shutdownGraceMs });
+        process.exit(1);
+      }, config.shutdownGraceMs).unref();
+      try {
+        await running.stop();
+      } finally {
+        clearTimeout(timer);
+      }
+      process.exit(0);
+    })();
+    return stopping;
+  };
+
+  if (cluster.isWorker) {
+    process.on('SIGINT', () => undefined);
+    process.on('message', (msg: { type?: string }) => {
+      if (msg?.type === 'shutdown') void stop('supervisor');
+    });
+    process.send?.({ type: 'ready', role });
+  } else {
+    if (config.metricsPort > 0 || process.env.HERMOD_METRICS_PORT === '0') {
+      const server = await serveMetrics(config.metricsPort, config.host, log);
+      log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
+    }
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
+  }
+}

@@ -1,0 +1,84 @@
+import cluster, { type Worker } from 'node:cluster';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config';
+import type { Logger } from './log';
+import type { Role } from './run-role';
+import { serveMetrics } from './metrics';
+
+const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'hermod.js');
+const RESTART_DELAY_MS = 1000;
+
+/**
+ * `hermod start`: the whole service on one machine. Starts the SMSC
+ * simulator, then core, then one gateway per core; restarts a process that
+ * dies; serves the metrics of all of them on one port; on SIGTERM or Ctrl-C
+ * stops the gateways first, then core, so in-flight work is flushed.
+ */
+export async function runSupervisor(config: Readonly<Config>, log: Logger): Promise<void> {
+  cluster.setupPrimary({ exec: ENTRY, args: [] });
+  const workers = new Map<Worker, { role: Role; index: number }>();
+  let stopping = false;
+
+  const fork = (role: Role, index: number): Promise<Worker> => {
+    const worker = cluster.fork({ HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index) });
+    workers.set(worker, { role, index });
+    return new Promise((resolve, reject) => {
+      const onMessage = (msg: { type?: string }) => {
+        if (msg?.type === 'ready') {
+          worker.off('exit', onEarlyExit);
+          resolve(worker);
+        }
+      };
+      const onEarlyExit = (code: number) => reject(new Error(`${role} exited with code ${code} while starting`));
+      worker.on('message', onMessage);
+      worker.once('exit', onEarlyExit);
+    });
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const info = workers.get(worker);
+    workers.delete(worker);
+    if (!info || stopping) return;
+    log.error('process died; restarting', { role: info.role, code, signal });
+    setTimeout(() => {
+      if (!stopping) fork(info.role, info.index).catch((err) => log.error('restart failed', { role: info.role, err }));
+    }, RESTART_DELAY_MS);
+  });
+
+  const stopRole = async (role: Role): Promise<void> => {
+    const exits = [...workers].filter(([, i]) => i.role === role).map(([w]) =>
+      new Promise<void>((resolve) => {
+        if (w.isDead()) return resolve();
+        w.once('exit', () => resolve());
+        w.send({ type: 'shutdown' });
+      }),
+    );
+    await Promise.all(exits);
+  };
+
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping hermod', { signal });
+    await stopRole('gateway');
+    await stopRole('core');
+    await stopRole('smsc-simulator');
+    log.info('hermod stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (config.simulator.enabled) await fork('smsc-simulator', 0);
+  await fork('core', 0);
+  await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
+  const metrics = await serveMetrics(config.metricsPort, config.host, log, true);
+  log.info('hermod is running', {
+    https: `https://${config.host}:${config.httpsPort}`,
+    http: `http://${config.host}:${config.httpPort}`,
+    metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
+    gateways: config.gateways,
+    dataDir: config.dataDir,
+  });
+}

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and back', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+  let anonymous: Client;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-spine-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: '50ms', HERMOD_GATEWAYS: '2' } });
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    anonymous = createClient(hermod.baseUrl, hermod.ca());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    anonymous?.close();
+    if (hermod) expect(await hermod.stop()).toBe(0);
+  });
+
+  it('accepts a message with 202 and the accepted status, then shows it received once the simulator reports delivery', async () => {
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    expect(sent.status).toBe(202);
+    expect(sent.json).toEqual({ id: expect.stringMatching(UUID), status: 'accepted', detail: '+6421000001' });
+
+    const details = await eventually(async () => {
+      const r = await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+      return r.json?.status === 'received' ? r : undefined;
+    });
+    expect(details.status).toBe(200);
+    expect(details.json).toMatchObject({ id: sent.json.id, destination: '+6421000001', content: 'hi', direction: 'MT', status: 'received' });
+  });
+
+  it('redirects plain HTTP to the same path over HTTPS', async () => {
+    const r = await createClient(`http://127.0.0.1:${hermod.httpPort}`).post('/rest/sms/v2/messages?x=1', { destination: '+6421000001', content: 'hi' });
+    expect(r.status).toBe(308);
+    expect(r.headers.location).toBe(`https://127.0.0.1:${hermod.httpsPort}/rest/sms/v2/messages?x=1`);
+  });
+
+  it('answers 401 in the v2 error shape without credentials and with a wrong password', async () => {
+    const missing = await anonymous.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    expect(missing.status).toBe(401);
+    expect(missing.json).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
+
+    const wrong = await createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'nope' }).post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+
+    const unknownApp = await createClient(hermod.baseUrl, hermod.ca(), { user: 'nobody', pass: 'secret' }).get('/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000');
+    expect(unknownApp.status).toBe(401);
+  });
+
+  it('rejects malformed JSON and a missing field with 400 in the v2 error shape', async () => {
+    const malformed = await client.request('POST', '/rest/sms/v2/messages', { raw: '{"destination": "+6421000001",', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('JSON') });
+
+    const missing = await client.post('/rest/sms/v2/messages', { destination: '+6421000001' });
+    expect(missing.status).toBe(400);
+    expect(missing.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('content') });
+
+    const notANumber = await client.post('/rest/sms/v2/messages', { destination: 'hello', content: 'hi' });
+    expect(notANumber.status).toBe(400);
+    expect(notANumber.json.message).toContain('destination');
+  });
+
+  it('answers 404 in the v2 error shape for an unknown message id', async () => {
+    const r = await client.get('/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000');
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ statusCode: 404, error: 'Not Found', message: expect.any(String) });
+  });
+
+  it('exposes request, gRPC, status and SMPP window metrics for Prometheus', async () => {
+    const r = await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics');
+    expect(r.status).toBe(200);
+    expect(r.text).toMatch(/hermod_http_requests_total\{[^}]*route="\/rest\/sms\/v2\/messages"[^}]*status="202"[^}]*\} [1-9]/);
+    expect(r.text).toMatch(/hermod_http_request_duration_seconds_bucket/);
+    expect(r.text).toMatch(/hermod_grpc_call_duration_seconds_bucket\{[^}]*method="SendMessages"/);
+    expect(r.text).toMatch(/hermod_core_messages_total\{channel="sms",status="received"\} [1-9]/);
+    expect(r.text).toMatch(/hermod_smpp_window_in_use/);
+  });
+});

@@ -1,0 +1,48 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/** A small HTTPS client that trusts exactly the given CA (the service's self-signed certificate). */
+export function createClient(baseUrl: string, ca?: string, auth?: { user: string; pass: string }) {
+  const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 64 });
+  const authHeader = auth ? 'Basic ' + Buffer.from(`${auth.user}:${auth.pass}`).toString('base64') : undefined;
+  const request = (method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> => {
+    const url = new URL(path, baseUrl);
+    const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const headers: Record<string, string> = { ...(authHeader ? { authorization: authHeader } : {}), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const lib = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  };
+  return {
+    request,
+    get: (path: string, headers?: Record<string, string>) => request('GET', path, { headers }),
+    post: (path: string, body: unknown, headers?: Record<string, string>) => request('POST', path, { body, headers }),
+    close: () => agent.destroy(),
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;

@@ -1,0 +1,33 @@
+import type { MessageStatus } from '../core/domain/message-status';
+import type { OutboundJob } from '../core/messages/bus-payloads';
+
+/**
+ * What a channel worker needs from a carrier: send, and tell about delivery
+ * reports and inbound messages. Each carrier folder (SMPP, SMTP, HTTP APIs)
+ * implements it and turns its own failures into HermodError with a retryable
+ * flag before anything above sees them.
+ */
+export interface CarrierReport {
+  carrierId: string;
+  status: MessageStatus;
+  at: number;
+  errorCode: string;
+}
+
+export interface InboundMessage {
+  source: string;
+  destination: string;
+  text: string;
+  at: number;
+}
+
+export interface Carrier {
+  readonly name: string;
+  /** Resolves when the carrier has accepted the message; the ids it gave each part. */
+  send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[] }>;
+  /** Resolves when the carrier can take messages (connected and bound). */
+  ready(): Promise<void>;
+  onReport(listener: (report: CarrierReport) => void): void;
+  onInbound(listener: (message: InboundMessage) => void): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,111 @@
+import type { Bus, DeliveredRecord, Subscription } from '../core/ports/bus';
+import { topicName } from '../core/ports/bus';
+import type { HotState } from '../core/ports/state';
+import { stageOf, type MessageStatus } from '../core/domain/message-status';
+import { decodeJob, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
+import { createBatcher } from '../lib/batcher';
+import { toHermodError } from '../lib/errors';
+import type { Logger } from '../lib/log';
+import type { Carrier, CarrierReport } from './carrier';
+
+export interface ChannelWorkerOptions {
+  channel: string;
+  bus: Bus;
+  state: HotState;
+  carrier: Carrier;
+  log: Logger;
+  /** Attempts for a transient carrier error before the message is frozen. */
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export interface ChannelWorker {
+  /** Stops taking work and waits for the batches in hand to finish. */
+  stop(): Promise<void>;
+}
+
+const SUBMITTED = stageOf('submitted');
+
+/**
+ * A worker of one channel's pool: takes jobs from the channel's topic, skips
+ * those already sent (redeliveries after a crash), sends the rest through the
+ * carrier, and reports every status change on the status topic. A batch is
+ * acknowledged only when each of its messages has an outcome, so a crash
+ * means redelivery, never loss.
+ */
+export async function startChannelWorker(options: ChannelWorkerOptions): Promise<ChannelWorker> {
+  const { bus, state, carrier, log, channel } = options;
+  const maxAttempts = options.maxAttempts ?? 8;
+  const retryBaseMs = options.retryBaseMs ?? 500;
+  const retryMaxMs = options.retryMaxMs ?? 30_000;
+  let stopping = false;
+
+  const statuses = createBatcher<StatusUpdate, void>(
+    async (updates) => {
+      await bus.publish(topicName('status'), updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })));
+      return [];
+    },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
+  );
+  const report = (id: string, status: MessageStatus, extra: Partial<StatusUpdate> = {}): Promise<void> =>
+    statuses.add({ id, status, at: Date.now(), channel, ...extra });
+
+  carrier.onReport((r: CarrierReport) => {
+    void (async () => {
+      const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
+      await statuses.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
+    })().catch((err) => log.error('could not publish a delivery report', { err, carrierId: r.carrierId }));
+  });
+
+  const sendOne = async (job: OutboundJob): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      await carrier.ready();
+      let written = false;
+      try {
+        const { carrierIds } = await carrier.send(job, () => {
+          written = true;
+          void report(job.id, 'sent');
+        });
+        if (!written) void report(job.id, 'sent');
+        await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
+        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
+        return;
+      } catch (err) {
+        const e = toHermodError(err);
+        if (!e.retryable) {
+          await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
+          return;
+        }
+        if (attempt >= maxAttempts || stopping) {
+          if (stopping) throw e; // leave it unacknowledged: another worker will take it
+          await report(job.id, 'frozen', { errorCode: e.code, detail: e.message });
+          return;
+        }
+        const delay = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
+        log.debug('transient carrier error, retrying', { id: job.id, attempt, delay, err: e });
+        await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
+      }
+    }
+  };
+
+  const handle = async (records: DeliveredRecord[]): Promise<void> => {
+    const jobs = records.map((r) => decodeJob(r.value));
+    // Redelivered jobs whose submit already succeeded are not sent again.
+    const current = await Promise.all(jobs.map((j) => (records.some((r) => r.redeliveries > 0) ? state.getStatus(j.id) : undefined)));
+    const todo = jobs.filter((_, i) => !current[i] || stageOf(current[i]!.status) < SUBMITTED);
+    await Promise.all(todo.map(sendOne));
+    await statuses.drain();
+  };
+
+  const subscription: Subscription = await bus.subscribe(topicName(channel), handle, { group: `${channel}-workers`, maxBatch: 512 });
+  log.info('channel worker started', { channel, carrier: carrier.name });
+
+  return {
+    async stop() {
+      stopping = true;
+      await subscription.close();
+      await statuses.drain();
+    },
+  };
+}
