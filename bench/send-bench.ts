@@ -1,0 +1,84 @@
+/**
+ * Send-acceptance benchmark: POST /rest/sms/v2/messages against hermod, and in
+ * the same run the same request against a bare node:http (and node:https)
+ * server on this machine as the ceiling. Prints requests/s, p50 and p99 of each
+ * and hermod's ratio to the ceilings.
+ *
+ *   npm run bench                      # starts hermod itself with a fresh data dir
+ *   BENCH_URL=https://host:8443 BENCH_USER=app BENCH_PASS=pw npm run bench   # a running service
+ *
+ * Knobs: BENCH_CONNECTIONS (64), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (3).
+ */
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { startHermod, type HermodProcess } from '../test/support/hermod-process';
+import { freePort } from '../test/support/free-port';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+const BODY = JSON.stringify({ destination: '+6421000001', content: 'Your code is 123456' });
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function measure(name: string, url: string, headers: Record<string, string>): Promise<Figures> {
+  const opts = { url, method: 'POST' as const, body: BODY, headers: { 'content-type': 'application/json', ...headers }, connections, pipelining: 1 };
+  if (warmup > 0) await autocannon({ ...opts, duration: warmup });
+  const r = await autocannon({ ...opts, duration });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+async function startBaseline(kind: 'http' | 'https', cert?: string, key?: string) {
+  const child = fork(path.join(import.meta.dirname, 'baseline-server.ts'), [kind, ...(cert && key ? [cert, key] : [])], { execArgv: ['--import', 'tsx'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  return { url: `${kind}://127.0.0.1:${port}/rest/sms/v2/messages`, stop: () => child.kill() };
+}
+
+async function main(): Promise<void> {
+  let hermod: HermodProcess | undefined;
+  let url = process.env.BENCH_URL;
+  let user = process.env.BENCH_USER ?? 'bench';
+  let pass = process.env.BENCH_PASS ?? 'bench-secret';
+  let dataDir = '';
+  if (!url) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bench-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()), HERMOD_LOG_LEVEL: 'warn' } });
+    url = hermod.baseUrl;
+  }
+  const auth = { authorization: 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64') };
+
+  const results: Figures[] = [];
+  results.push(await measure('hermod POST /rest/sms/v2/messages (HTTPS, auth, validation, persisted)', `${url}/rest/sms/v2/messages`, auth));
+  if (hermod) await hermod.stop();
+
+  const plain = await startBaseline('http');
+  results.push(await measure('baseline: bare node:http, canned 202', plain.url, auth));
+  plain.stop();
+  if (dataDir) {
+    const tls = await startBaseline('https', path.join(dataDir, 'tls/self-signed.crt'), path.join(dataDir, 'tls/self-signed.key'));
+    results.push(await measure('baseline: bare node:https, canned 202', tls.url, auth));
+    tls.stop();
+  }
+
+  const [h, ...baselines] = results;
+  console.log(`\nsend acceptance, ${connections} connections, ${duration}s each, ${os.availableParallelism()} cores, node ${process.version}\n`);
+  console.log('| what | requests/s | p50 ms | p99 ms | non-2xx | errors |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const f of results) console.log(`| ${f.name} | ${Math.round(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} |`);
+  for (const b of baselines) console.log(`\nhermod / ${b.name.replace('baseline: ', '')}: ${(h!.rps / b.rps).toFixed(2)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
