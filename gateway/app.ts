@@ -1,8 +1,12 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
+import type Router from '@koa/router';
+import compose from 'koa-compose';
 import type { Authenticator } from './auth';
 import type { CoreClient } from './core-client';
 import type { Logger } from '../lib/log';
+import { HermodError } from '../lib/errors';
 import { requestMetrics } from './http/request-metrics';
+import { smsV2Errors } from './sms-v2/error-body';
 import { smsV2Router } from './sms-v2/routes';
 
 export interface GatewayDeps {
@@ -12,23 +16,40 @@ export interface GatewayDeps {
   maxBodyBytes: number;
 }
 
+interface Interface {
+  name: string;
+  prefix: string;
+  handle: Middleware;
+}
+
+/** One interface: its error renderer wraps its router, so every failure under its prefix has its shape. */
+function mountInterface(name: string, prefix: string, errors: Middleware, router: Router): Interface {
+  const methods = router.allowedMethods({
+    throw: true,
+    methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed'),
+    notImplemented: () => new HermodError('method_not_allowed', 'method not implemented'),
+  });
+  return { name, prefix, handle: compose([errors, router.routes() as Middleware, methods as Middleware]) };
+}
+
 /** The Koa app: one router per interface, each with its own error shape. */
 export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa();
-  app.proxy = false;
   app.silent = true;
+  const interfaces: Interface[] = [mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps))];
+
   app.use(requestMetrics);
   app.use(async (ctx, next) => {
-    await next();
     ctx.set('Strict-Transport-Security', 'max-age=31536000');
-  });
-  const v2 = smsV2Router(deps);
-  app.use(v2.routes());
-  app.use(v2.allowedMethods());
-  app.use(async (ctx) => {
-    ctx.status = 404;
-    ctx.type = 'text/plain';
-    ctx.body = 'not found\n';
+    const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'));
+    if (!match) {
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'not found\n';
+      return;
+    }
+    ctx.state.interface = match.name;
+    await match.handle(ctx, next);
   });
   return app;
 }

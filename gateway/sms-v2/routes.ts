@@ -8,7 +8,6 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
-import { smsV2Errors } from './error-body';
 import { SMS_V2_OPENAPI, SMS_V2_SCHEMAS } from './openapi';
 
 interface SingleMessage {
@@ -31,11 +30,6 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   const validate = createValidator(SMS_V2_SCHEMAS);
   const openapiYaml = YAML.stringify(SMS_V2_OPENAPI);
 
-  router.use(async (ctx, next) => {
-    ctx.state.interface = 'sms_v2';
-    await next();
-  });
-  router.use(smsV2Errors(deps.log));
 
   router.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml';

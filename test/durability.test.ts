@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+describe('durability: nothing answered 202 is lost', () => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => undefined);
+  });
+
+  it('delivers 1,000 messages accepted while the carrier was unreachable, after kill -9 of every hermod process and a restart', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-durability-'));
+    const smscPort = await freePort();
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: smscPort, receiptDelayMs: 20 });
+    await simulator.start();
+    simulator.refuse(true);
+    cleanup.push(() => simulator.stop());
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(smscPort), HERMOD_SMPP_RECONNECT_MAX: '500ms' };
+
+    let hermod: HermodProcess = await startHermod({ dataDir, env });
+    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
+    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const ids: string[] = [];
+    for (let i = 0; i < 1000; i += 50) {
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, j) =>
+        client.post('/rest/sms/v2/messages', { destination: `+64210${String(i + j).padStart(5, '0')}`, content: `message ${i + j}` })));
+      for (const r of replies) {
+        expect(r.status).toBe(202);
+        ids.push(r.json.id);
+      }
+    }
+    expect(simulator.submitCount).toBe(0);
+    client.close();
+    await hermod.kill9();
+
+    simulator.refuse(false);
+    hermod = await startHermod({ dataDir, env, ports });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+
+    const delivered = new Set<string>();
+    await eventually(async () => {
+      for (const id of ids) {
+        if (delivered.has(id)) continue;
+        const r = await client.get(`/rest/sms/v2/messages?id=${id}`);
+        expect(r.status).toBe(200);
+        if (r.json.status === 'received') delivered.add(id);
+      }
+      return delivered.size === ids.length ? true : undefined;
+    }, 60_000, 250);
+    expect(delivered.size).toBe(1000);
+    expect(simulator.submitCount).toBeGreaterThanOrEqual(1000);
+  });
+});
