@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { Session } from 'chdb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { History } from '../ports/history';
+import { createChdbHistory } from './chdb-history';
+import { describeHistoryContract, event, message } from './history-contract';
+
+const tempDir = (): string => fs.mkdtempSync(os.tmpdir() + '/hermod-');
+
+describeHistoryContract('chDB', () => {
+  const dataDir = tempDir();
+  return {
+    open: () => createChdbHistory({ dataDir }),
+    dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+});
+
+describe('chDB history', () => {
+  let dataDir: string;
+  let history: History | undefined;
+
+  afterEach(async () => {
+    await history?.close();
+    history = undefined;
+    vi.restoreAllMocks();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps its database in the history folder of the data directory', async () => {
+    dataDir = tempDir();
+    history = await createChdbHistory({ dataDir });
+    expect(fs.existsSync(`${dataDir}/history`)).toBe(true);
+  });
+
+  it('writes a batch of messages with one insert per table, whatever its size', async () => {
+    dataDir = tempDir();
+    history = await createChdbHistory({ dataDir });
+    const insert = vi.spyOn(Session.prototype, 'insert');
+    const batch = Array.from({ length: 300 }, () => message());
+    await history.insertMessages(batch, batch.map((m) => event(m, 'accepted', m.acceptedAt)));
+    await history.appendEvents(batch.map((m) => event(m, 'queued', m.acceptedAt + 1)));
+    expect(insert).toHaveBeenCalledTimes(3);
+  });
+
+  it('leaves messages accepted before the recovery window out of the unfinished list', async () => {
+    dataDir = tempDir();
+    const now = Date.UTC(2030, 5, 1);
+    history = await createChdbHistory({ dataDir, now: () => now });
+    const old = message({ acceptedAt: now - 71 * 86_400_000 });
+    const recent = message({ acceptedAt: now - 69 * 86_400_000 });
+    await history.insertMessages([old, recent], [event(old, 'accepted', old.acceptedAt), event(recent, 'accepted', recent.acceptedAt)]);
+    expect((await history.listUnfinished(10)).map((m) => m.id)).toEqual([recent.id]);
+  });
+
+  it('refuses calls once closed, and closes only once', async () => {
+    dataDir = tempDir();
+    const h = await createChdbHistory({ dataDir });
+    await Promise.all([h.close(), h.close()]);
+    await expect(h.ping()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});

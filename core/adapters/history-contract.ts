@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageStatus } from '../domain/message-status';
+import type { ApplicationRecord, History, MessageRecord, StatusEvent } from '../ports/history';
+
+/**
+ * A store the contract can open, close and open again (to check durability),
+ * and throw away at the end of each test.
+ */
+export interface HistoryHarness {
+  /** Opens the store; called again after close() it must reach the same data. */
+  open(): Promise<History>;
+  /** Removes the store (after the last History of it has been closed). */
+  dispose(): Promise<void>;
+}
+
+export type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
+
+/** Far enough from the suite's clock to be distinct, close enough to sit inside any recovery window. */
+const BASE = Date.now() - 60 * 60 * 1000;
+
+export function message(overrides: Partial<MessageRecord> = {}): MessageRecord {
+  return {
+    id: randomUUID(),
+    applicationId: 'app-one',
+    channel: 'sms',
+    direction: 'MT',
+    destination: '+4915112345678',
+    source: 'HERMOD',
+    content: 'Hello ✓ "quoted" \\ back\nslash, 😀',
+    reference: 'ref-1',
+    messageClass: 'promotional',
+    mask: 'Shop',
+    smsClass: 1,
+    scheduledAt: 0,
+    integrationId: 'int-9',
+    via: 'sms_v2',
+    segments: 2,
+    acceptedAt: BASE,
+    ...overrides,
+  };
+}
+
+export function event(m: MessageRecord, status: MessageStatus, at: number, overrides: Partial<StatusEvent> = {}): StatusEvent {
+  return { messageId: m.id, applicationId: m.applicationId, status, at, detail: '', carrierId: '', errorCode: '', ...overrides };
+}
+
+const accepted = (m: MessageRecord): StatusEvent => event(m, 'accepted', m.acceptedAt);
+
+/** The behaviour every History adapter must show; each test gets an empty store from the harness. */
+export function describeHistoryContract(name: string, createHarness: HistoryHarnessFactory): void {
+  describe(`History contract: ${name}`, () => {
+    let harness: HistoryHarness;
+    let history: History;
+
+    beforeEach(async () => {
+      harness = await createHarness();
+      history = await harness.open();
+    });
+
+    afterEach(async () => {
+      await history.close();
+      await harness.dispose();
+    });
+
+    it('returns a stored message with every field and its latest status', async () => {
+      const m = message({ direction: 'MO', scheduledAt: BASE + 3_600_000, smsClass: 3, segments: 4 });
+      await history.insertMessages([m], [accepted(m)]);
+      await history.appendEvents([event(m, 'queued', BASE + 5), event(m, 'sent', BASE + 9)]);
+
+      expect(await history.getMessage(m.applicationId, m.id)).toEqual({ ...m, status: 'sent', statusAt: BASE + 9 });
+    });
+
+    it('returns a message just inserted with its first status', async () => {
+      const m = message({ acceptedAt: BASE + 123 });
+      await history.insertMessages([m], [accepted(m)]);
+      expect(await history.getMessage(m.applicationId, m.id)).toMatchObject({ id: m.id, status: 'accepted', statusAt: BASE + 123 });
+    });
+
+    it('reads a message stored without any event as accepted at its acceptance time', async () => {
+      const m = message({ acceptedAt: BASE + 42 });
+      await history.insertMessages([m], []);
+      expect(await history.getMessage(m.applicationId, m.id)).toEqual({ ...m, status: 'accepted', statusAt: BASE + 42 });
+    });
+
+    it('does not return a message to another application, nor an unknown id', async () => {
+      const m = message();
+      await history.insertMessages([m], [accepted(m)]);
+
+      expect(await history.getMessage('app-two', m.id)).toBeUndefined();
+      expect(await history.getMessage(m.applicationId, randomUUID())).toBeUndefined();
+      expect(await history.getMessage(m.applicationId, "' OR 1=1 --")).toBeUndefined();
+    });
+
+    it('reports the furthest stage as the latest status even when events arrive out of order', async () => {
+      const m = message();
+      await history.insertMessages([m], [accepted(m)]);
+      await history.appendEvents([event(m, 'received', BASE + 30, { carrierId: 'c-1' })]);
+      await history.appendEvents([event(m, 'sent', BASE + 10)]);
+      // A late report with a later time but an earlier stage does not win either.
+      await history.appendEvents([event(m, 'queued', BASE + 100), event(m, 'submitted', BASE + 90)]);
+
+      expect(await history.getMessage(m.applicationId, m.id)).toMatchObject({ status: 'received', statusAt: BASE + 30 });
+    });
+
+    it('keeps times to the millisecond, including times beyond 2038', async () => {
+      const m = message({ acceptedAt: Date.UTC(2041, 4, 6, 7, 8, 9, 987), scheduledAt: Date.UTC(2041, 4, 7, 0, 0, 0, 1) });
+      await history.insertMessages([m], [accepted(m)]);
+      expect(await history.getMessage(m.applicationId, m.id)).toMatchObject({ acceptedAt: m.acceptedAt, scheduledAt: m.scheduledAt, statusAt: m.acceptedAt });
+    });
+
+    it('lists unfinished messages oldest first, page by page, leaving out submitted and final ones', async () => {
+      const at = (n: number) => BASE + n * 1000;
+      const ms = {
+        accepted: message({ acceptedAt: at(1) }),
+        queuedA: message({ id: '00000000-aaaa-0000-0000-000000000000', acceptedAt: at(2) }),
+        // Same acceptance time: the id decides the order.
+        queuedB: message({ id: '00000000-bbbb-0000-0000-000000000000', acceptedAt: at(2) }),
+        submitted: message({ acceptedAt: at(3) }),
+        received: message({ acceptedAt: at(4) }),
+        sent: message({ acceptedAt: at(5), applicationId: 'app-two' }),
+        failed: message({ acceptedAt: at(6) }),
+        scheduled: message({ acceptedAt: at(7), scheduledAt: at(100_000) }),
+      };
+      const all = Object.values(ms);
+      // Inserted in an order unrelated to acceptance order.
+      await history.insertMessages([...all].reverse(), all.map(accepted));
+      await history.appendEvents([
+        event(ms.queuedA, 'queued', at(2) + 1),
+        event(ms.queuedB, 'queued', at(2) + 1),
+        event(ms.submitted, 'sent', at(3) + 1),
+        event(ms.submitted, 'submitted', at(3) + 2),
+        event(ms.received, 'received', at(4) + 5),
+        event(ms.sent, 'queued', at(5) + 1),
+        event(ms.sent, 'sent', at(5) + 2),
+        event(ms.failed, 'failed', at(6) + 1),
+      ]);
+
+      const pages: string[][] = [];
+      const statuses = new Map<string, string>();
+      let after: { acceptedAt: number; id: string } | undefined;
+      for (let guard = 0; guard < 10; guard++) {
+        const page = await history.listUnfinished(2, after);
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(2);
+        pages.push(page.map((m) => m.id));
+        for (const m of page) statuses.set(m.id, m.status);
+        const last = page[page.length - 1]!;
+        after = { acceptedAt: last.acceptedAt, id: last.id };
+      }
+
+      expect(pages.flat()).toEqual([ms.accepted.id, ms.queuedA.id, ms.queuedB.id, ms.sent.id, ms.scheduled.id]);
+      expect(pages[0]).toEqual([ms.accepted.id, ms.queuedA.id]);
+      expect(Object.fromEntries(statuses)).toEqual({
+        [ms.accepted.id]: 'accepted',
+        [ms.queuedA.id]: 'queued',
+        [ms.queuedB.id]: 'queued',
+        [ms.sent.id]: 'sent',
+        [ms.scheduled.id]: 'accepted',
+      });
+    });
+
+    it('returns whole unfinished messages, ready to be dispatched again', async () => {
+      const m = message({ acceptedAt: BASE + 7 });
+      await history.insertMessages([m], [accepted(m)]);
+      await history.appendEvents([event(m, 'queued', BASE + 8)]);
+      expect(await history.listUnfinished(10)).toEqual([{ ...m, status: 'queued', statusAt: BASE + 8 }]);
+    });
+
+    it('stores a large batch in one call and pages through all of it', async () => {
+      const batch = Array.from({ length: 2500 }, (_, i) => message({ acceptedAt: BASE + i }));
+      await history.insertMessages(batch, batch.map(accepted));
+      let after: { acceptedAt: number; id: string } | undefined;
+      const ids: string[] = [];
+      for (;;) {
+        const page = await history.listUnfinished(1000, after);
+        if (page.length === 0) break;
+        ids.push(...page.map((m) => m.id));
+        after = { acceptedAt: page.at(-1)!.acceptedAt, id: page.at(-1)!.id };
+      }
+      expect(ids).toEqual(batch.map((m) => m.id));
+    });
+
+    it('finds a message by the carrier’s id for it', async () => {
+      const m = message();
+      const other = message();
+      await history.insertMessages([m, other], [accepted(m), accepted(other)]);
+      await history.appendEvents([
+        event(m, 'submitted', BASE + 1, { carrierId: 'carrier-77' }),
+        event(other, 'submitted', BASE + 1, { carrierId: 'carrier-78' }),
+      ]);
+
+      expect(await history.findMessageIdByCarrierId('carrier-77')).toBe(m.id);
+      expect(await history.findMessageIdByCarrierId('carrier-78')).toBe(other.id);
+      expect(await history.findMessageIdByCarrierId('carrier-79')).toBeUndefined();
+      expect(await history.findMessageIdByCarrierId('')).toBeUndefined();
+    });
+
+    it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {
+      const v1: ApplicationRecord = { id: randomUUID(), name: 'acme', passwordHash: 'scrypt$1$1$1$salt$one', apiKeyHash: 'a'.repeat(64), updatedAt: BASE };
+      const v2: ApplicationRecord = { ...v1, passwordHash: 'scrypt$1$1$1$salt$two', apiKeyHash: 'b'.repeat(64), updatedAt: BASE + 1 };
+      const other: ApplicationRecord = { id: randomUUID(), name: 'globex', passwordHash: '', apiKeyHash: '', updatedAt: BASE };
+      await history.upsertApplication(v1);
+      await history.upsertApplication(other);
+      await history.upsertApplication(v2);
+
+      expect(await history.getApplicationByName('acme')).toEqual(v2);
+      expect(await history.getApplicationByName('globex')).toEqual(other);
+      expect(await history.getApplicationByName('initech')).toBeUndefined();
+      expect(await history.getApplicationByApiKeyHash(v2.apiKeyHash)).toEqual(v2);
+      expect(await history.getApplicationByApiKeyHash(v1.apiKeyHash)).toBeUndefined();
+      expect(await history.getApplicationByApiKeyHash('')).toBeUndefined();
+    });
+
+    it('keeps messages, events and applications across closing and reopening', async () => {
+      const m = message();
+      const app: ApplicationRecord = { id: randomUUID(), name: 'durable', passwordHash: '', apiKeyHash: 'c'.repeat(64), updatedAt: BASE };
+      await history.insertMessages([m], [accepted(m)]);
+      await history.appendEvents([event(m, 'submitted', BASE + 1, { carrierId: 'carrier-1' })]);
+      await history.upsertApplication(app);
+      await history.close();
+
+      history = await harness.open();
+      expect(await history.getMessage(m.applicationId, m.id)).toEqual({ ...m, status: 'submitted', statusAt: BASE + 1 });
+      expect(await history.findMessageIdByCarrierId('carrier-1')).toBe(m.id);
+      expect(await history.getApplicationByName('durable')).toEqual(app);
+    });
+
+    it('answers a ping, and accepts empty batches', async () => {
+      await history.ping();
+      await history.insertMessages([], []);
+      await history.appendEvents([]);
+      expect(await history.listUnfinished(10)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,336 @@
+import { randomUUID } from 'node:crypto';
+import type { BatchHandler, Bus, BusRecord, DeliveredRecord, SubscribeOptions, Subscription } from '../ports/bus';
+import { HermodError } from '../../lib/errors';
+
+export interface MemoryBusOptions {
+  /** Partitions per topic (default 8). */
+  partitions?: number;
+  /** Wait before a batch whose handler rejected is handed out again; doubles per failure in a row (default 50 ms). */
+  retryDelayMs?: number;
+  /** Longest wait between redeliveries (default 2 s). */
+  maxRetryDelayMs?: number;
+  /**
+   * How long Subscription.close waits for the batches its handler holds to
+   * settle (default 10 s). A batch still unsettled then is handed to another
+   * member of the group, and whatever its first handler does later is ignored.
+   */
+  closeTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_BATCH = 256;
+
+/**
+ * The bus inside one process, with the semantics of the port.
+ *
+ * - A record goes to partition fnv1a(key) % partitions of its topic, so one
+ *   key's records keep their order.
+ * - Each consumer group has its own cursor per partition. The partitions are
+ *   dealt round-robin to the group's live members in the order they joined
+ *   (partition p → member p mod n), recomputed whenever a member joins or
+ *   leaves; a partition whose batch is in a handler's hands moves only once
+ *   that batch has settled, so a partition never has two batches out.
+ * - Per partition and group, one batch (≤ the member's maxBatch) at a time, in
+ *   order. Resolving acknowledges the batch; rejecting hands it out again
+ *   after a backoff, with `redeliveries` counting earlier hand-outs.
+ * - publish() only appends and returns; delivery runs from one setImmediate
+ *   per burst, so many publishes in a row become few large batches.
+ *
+ * Retention (the choice documented): a record is kept until every group that
+ * exists on its topic has acknowledged it — and while a topic has no group at
+ * all, everything published to it is kept, so a consumer that starts after the
+ * producers loses nothing. A group is never forgotten while the bus lives: a
+ * member that joins an existing group later resumes at the group's cursor,
+ * and so receives everything the group has not acknowledged. A group created
+ * later starts at the oldest record still retained, i.e. it sees what no
+ * existing group has acknowledged yet, not what was already released.
+ * Memory is therefore bounded by what the slowest group has not acknowledged.
+ */
+export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
+  const partitions = Math.max(1, Math.trunc(options.partitions ?? 8));
+  const retryDelayMs = options.retryDelayMs ?? 50;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 2000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+
+  const topics = new Map<string, Topic>();
+  const members = new Set<Member>();
+  const dirty = new Set<Group>();
+  let pumpScheduled: NodeJS.Immediate | undefined;
+  let closed = false;
+
+  const topicOf = (name: string): Topic => {
+    let topic = topics.get(name);
+    if (!topic) {
+      topic = { name, logs: Array.from({ length: partitions }, () => new PartitionLog()), groups: new Map() };
+      topics.set(name, topic);
+    }
+    return topic;
+  };
+
+  const markDirty = (group: Group): void => {
+    dirty.add(group);
+    if (!pumpScheduled && !closed) pumpScheduled = setImmediate(pump);
+  };
+
+  function pump(): void {
+    pumpScheduled = undefined;
+    const groups = [...dirty];
+    dirty.clear();
+    for (const group of groups) for (const cursor of group.cursors) dispatch(cursor);
+  }
+
+  /** Hands the next batch of one partition to its owner, if the partition is free and has work. */
+  function dispatch(cursor: Cursor): void {
+    const { group } = cursor;
+    if (closed || cursor.inFlight || cursor.retryTimer || group.members.length === 0) return;
+    const log = group.topic.logs[cursor.partition]!;
+    if (cursor.committed >= log.end) return;
+    const member = group.members[cursor.partition % group.members.length]!;
+    const from = cursor.committed;
+    const to = Math.min(log.end, from + member.maxBatch);
+
+    const records: DeliveredRecord[] = new Array(to - from);
+    for (let offset = from; offset < to; offset++) {
+      const entry = log.at(offset);
+      let redeliveries = 0;
+      if (offset < cursor.handedOutTo) {
+        redeliveries = cursor.handedOut.get(offset) ?? 1;
+        cursor.handedOut.set(offset, redeliveries + 1);
+      }
+      records[offset - from] = {
+        key: entry.key,
+        value: entry.value,
+        topic: group.topic.name,
+        partition: cursor.partition,
+        offset: String(offset),
+        redeliveries,
+      };
+    }
+    cursor.handedOutTo = Math.max(cursor.handedOutTo, to);
+
+    const delivery: Delivery = { cursor, member, to };
+    cursor.inFlight = delivery;
+    member.inFlight.add(delivery);
+    Promise.resolve()
+      .then(() => member.handler(records))
+      .then(
+        () => settle(delivery, true),
+        () => settle(delivery, false),
+      );
+  }
+
+  function settle(delivery: Delivery, acknowledged: boolean): void {
+    const { cursor, member } = delivery;
+    member.inFlight.delete(delivery);
+    member.onSettled?.();
+    // Released already (its member closed and gave up waiting): the batch
+    // belongs to someone else now, and this outcome no longer counts.
+    if (cursor.inFlight !== delivery) return;
+    cursor.inFlight = undefined;
+    if (acknowledged) {
+      cursor.committed = delivery.to;
+      cursor.failures = 0;
+      if (cursor.handedOut.size > 0) for (const offset of cursor.handedOut.keys()) if (offset < delivery.to) cursor.handedOut.delete(offset);
+      release(cursor.group.topic, cursor.partition);
+    } else if (!closed) {
+      cursor.failures += 1;
+      const delay = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (cursor.failures - 1));
+      cursor.retryTimer = setTimeout(() => {
+        cursor.retryTimer = undefined;
+        markDirty(cursor.group);
+      }, delay);
+    }
+    markDirty(cursor.group);
+  }
+
+  /** Drops the records of a partition that every group has acknowledged. */
+  function release(topic: Topic, partition: number): void {
+    let lowest = Infinity;
+    for (const group of topic.groups.values()) lowest = Math.min(lowest, group.cursors[partition]!.committed);
+    if (lowest !== Infinity) topic.logs[partition]!.dropBefore(lowest);
+  }
+
+  function leave(member: Member): Promise<void> {
+    member.closing ??= (async () => {
+      const { group } = member;
+      const index = group.members.indexOf(member);
+      if (index >= 0) group.members.splice(index, 1);
+      markDirty(group); // its idle partitions go to the others right away
+
+      if (member.inFlight.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, closeTimeoutMs);
+          member.onSettled = () => {
+            if (member.inFlight.size === 0) done();
+          };
+          function done(): void {
+            clearTimeout(timer);
+            member.onSettled = undefined;
+            resolve();
+          }
+        });
+      }
+      // Batches still unsettled are unacknowledged: hand them to the others now.
+      for (const delivery of member.inFlight) {
+        if (delivery.cursor.inFlight === delivery) delivery.cursor.inFlight = undefined;
+        markDirty(delivery.cursor.group);
+      }
+      member.inFlight.clear();
+      members.delete(member);
+    })();
+    return member.closing;
+  }
+
+  return {
+    async publish(topicName: string, records: readonly BusRecord[]) {
+      if (closed) throw new HermodError('unavailable', 'bus is closed');
+      if (records.length === 0) return;
+      const topic = topicOf(topicName);
+      for (const record of records) topic.logs[fnv1a(record.key) % partitions]!.append(record.key, record.value);
+      for (const group of topic.groups.values()) markDirty(group);
+    },
+
+    async subscribe(topicName: string, handler: BatchHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
+      if (closed) throw new HermodError('unavailable', 'bus is closed');
+      const topic = topicOf(topicName);
+      let group = topic.groups.get(subscribeOptions.group);
+      if (!group) {
+        const created: Group = { name: subscribeOptions.group, topic, members: [], cursors: [] };
+        created.cursors = topic.logs.map((log, partition) => ({
+          group: created,
+          partition,
+          committed: log.start,
+          handedOutTo: log.start,
+          handedOut: new Map(),
+          failures: 0,
+        }));
+        topic.groups.set(created.name, created);
+        group = created;
+      }
+      const member: Member = {
+        name: subscribeOptions.consumer ?? randomUUID(),
+        group,
+        handler,
+        maxBatch: Math.max(1, Math.trunc(subscribeOptions.maxBatch ?? DEFAULT_MAX_BATCH)),
+        inFlight: new Set(),
+      };
+      group.members.push(member);
+      members.add(member);
+      markDirty(group);
+      return { close: () => leave(member) };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Members finish (or give up) the batches in their hands; nothing new is handed out.
+      await Promise.all([...members].map(leave));
+      if (pumpScheduled) clearImmediate(pumpScheduled);
+      pumpScheduled = undefined;
+      for (const topic of topics.values())
+        for (const group of topic.groups.values())
+          for (const cursor of group.cursors) {
+            if (cursor.retryTimer) clearTimeout(cursor.retryTimer);
+            cursor.retryTimer = undefined;
+          }
+      dirty.clear();
+      topics.clear();
+    },
+  };
+}
+
+interface Topic {
+  name: string;
+  logs: PartitionLog[];
+  groups: Map<string, Group>;
+}
+
+interface Group {
+  name: string;
+  topic: Topic;
+  /** Live members in join order; closing members are already removed. */
+  members: Member[];
+  cursors: Cursor[];
+}
+
+/** One group's position in one partition. */
+interface Cursor {
+  group: Group;
+  partition: number;
+  /** Every offset below this is acknowledged. */
+  committed: number;
+  /** Every offset below this has been handed out at least once. */
+  handedOutTo: number;
+  /** Offsets handed out more than once and not yet acknowledged → times handed out. */
+  handedOut: Map<number, number>;
+  inFlight?: Delivery;
+  /** Consecutive failed batches (backoff). */
+  failures: number;
+  /** Set while the partition waits to redeliver a failed batch. */
+  retryTimer?: NodeJS.Timeout;
+}
+
+interface Member {
+  name: string;
+  group: Group;
+  handler: BatchHandler;
+  maxBatch: number;
+  inFlight: Set<Delivery>;
+  closing?: Promise<void>;
+  onSettled?: () => void;
+}
+
+interface Delivery {
+  cursor: Cursor;
+  member: Member;
+  /** The batch is [cursor.committed, to). */
+  to: number;
+}
+
+/** The retained records of one partition: offsets [start, end). */
+class PartitionLog {
+  private items: (BusRecord | undefined)[] = [];
+  /** Index in `items` of the record at offset `start`. */
+  private head = 0;
+  /** Offset of the oldest retained record. */
+  start = 0;
+
+  get end(): number {
+    return this.start + this.items.length - this.head;
+  }
+
+  append(key: string, value: Buffer): void {
+    this.items.push({ key, value });
+  }
+
+  at(offset: number): BusRecord {
+    return this.items[this.head + offset - this.start]!;
+  }
+
+  dropBefore(offset: number): void {
+    const n = Math.min(offset, this.end) - this.start;
+    if (n <= 0) return;
+    for (let i = this.head; i < this.head + n; i++) this.items[i] = undefined;
+    this.head += n;
+    this.start += n;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+      return;
+    }
+    // Compact once the dropped prefix dominates, so memory follows what is retained.
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+/** 32-bit FNV-1a over the key's UTF-16 code units: fast, stable, well spread. */
+export function fnv1a(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

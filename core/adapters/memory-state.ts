@@ -1,0 +1,128 @@
+import { canAdvance, type MessageStatus } from '../domain/message-status';
+import type { HotState, StatusEntry } from '../ports/state';
+import { HermodError } from '../../lib/errors';
+
+export interface MemoryStateOptions {
+  /** How long an entry lives after its last write (default 24 h). */
+  ttlMs?: number;
+  /**
+   * Most entries kept per map (statuses, carrier ids; default 1,000,000 each).
+   * Past it the least recently written entries are dropped first.
+   */
+  maxEntries?: number;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_MAX_ENTRIES = 1_000_000;
+
+/**
+ * Hot state in this process's memory. Bounded: every entry expires `ttlMs`
+ * after its last write and each map holds at most `maxEntries`. A Map iterates
+ * in insertion order and a write re-inserts its key, so the first entries are
+ * always the least recently written — the ones to expire or evict first — and
+ * both checks cost O(1) per write, with no timer.
+ *
+ * Forgetting is safe by design: hot state is rebuilt from history, and a
+ * message whose entry is gone accepts any status again (late reports for
+ * messages that old are rare; history still orders them by stage).
+ *
+ * All operations run synchronously inside the promise, so concurrent callers
+ * in this process can never interleave within one advance.
+ */
+export function createMemoryState(options: MemoryStateOptions = {}): HotState {
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
+  const now = options.now ?? Date.now;
+
+  const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
+  const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
+  let closed = false;
+
+  const open = (): void => {
+    if (closed) throw new HermodError('unavailable', 'hot state is closed');
+  };
+
+  return {
+    async advanceStatuses(advances) {
+      open();
+      const t = now();
+      statuses.expire(t);
+      return advances.map((a) => {
+        const current = statuses.get(a.id, t);
+        if (!canAdvance(current?.status, a.status)) return false;
+        statuses.set(a.id, { status: a.status, at: a.at }, t);
+        return true;
+      });
+    },
+
+    async getStatus(id): Promise<StatusEntry | undefined> {
+      open();
+      const entry = statuses.get(id, now());
+      return entry ? { status: entry.status, at: entry.at } : undefined;
+    },
+
+    async putCarrierIds(pairs) {
+      open();
+      const t = now();
+      carrierIds.expire(t);
+      for (const p of pairs) carrierIds.set(p.carrierId, p.messageId, t);
+    },
+
+    async getMessageIdByCarrierId(carrierId) {
+      open();
+      return carrierIds.get(carrierId, now());
+    },
+
+    async close() {
+      closed = true;
+      statuses.clear();
+      carrierIds.clear();
+    },
+  };
+}
+
+/** A Map whose entries expire `ttlMs` after their last write, holding at most `max` of them. */
+class BoundedMap<V> {
+  private readonly entries = new Map<string, { value: V; expires: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max: number,
+  ) {}
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: V, now: number): void {
+    // Delete first so the key moves to the end: insertion order stays write order.
+    this.entries.delete(key);
+    this.entries.set(key, { value, expires: now + this.ttlMs });
+    while (this.entries.size > this.max) this.dropOldest();
+  }
+
+  /** Drops expired entries from the front (the oldest writes). */
+  expire(now: number): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.expires > now) return;
+      this.entries.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private dropOldest(): void {
+    const oldest = this.entries.keys().next();
+    if (!oldest.done) this.entries.delete(oldest.value);
+  }
+}

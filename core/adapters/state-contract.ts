@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageStatus } from '../domain/message-status';
+import type { HotState } from '../ports/state';
+import { unique } from './contract-support';
+
+export type StateFactory = () => HotState | Promise<HotState>;
+
+/**
+ * The behaviour every HotState adapter must show. Ids are unique per test, so
+ * a factory may return clients of one shared store.
+ */
+export function describeStateContract(name: string, factory: StateFactory): void {
+  describe(`HotState contract: ${name}`, () => {
+    let state: HotState;
+
+    beforeEach(async () => {
+      state = await factory();
+    });
+
+    afterEach(async () => {
+      await state.close();
+    });
+
+    it('knows no status for a message it has never seen', async () => {
+      expect(await state.getStatus(unique('msg'))).toBeUndefined();
+    });
+
+    it('records the first status of a message with its time', async () => {
+      const id = unique('msg');
+      expect(await state.advanceStatuses([{ id, status: 'accepted', at: 1000 }])).toEqual([true]);
+      expect(await state.getStatus(id)).toEqual({ status: 'accepted', at: 1000 });
+    });
+
+    it('moves a message forward through the stages', async () => {
+      const id = unique('msg');
+      for (const [i, status] of (['accepted', 'queued', 'sent', 'submitted', 'received', 'read'] as const).entries()) {
+        expect(await state.advanceStatuses([{ id, status, at: 1000 + i }])).toEqual([true]);
+      }
+      expect(await state.getStatus(id)).toEqual({ status: 'read', at: 1005 });
+    });
+
+    it('keeps a message at received when a late sent report arrives', async () => {
+      const id = unique('msg');
+      await state.advanceStatuses([{ id, status: 'received', at: 2000 }]);
+      expect(await state.advanceStatuses([{ id, status: 'sent', at: 1500 }])).toEqual([false]);
+      expect(await state.getStatus(id)).toEqual({ status: 'received', at: 2000 });
+    });
+
+    it('does not apply a duplicate of the current status', async () => {
+      const id = unique('msg');
+      expect(await state.advanceStatuses([{ id, status: 'submitted', at: 1 }])).toEqual([true]);
+      expect(await state.advanceStatuses([{ id, status: 'submitted', at: 2 }])).toEqual([false]);
+      expect(await state.getStatus(id)).toEqual({ status: 'submitted', at: 1 });
+    });
+
+    it('does not move between final statuses', async () => {
+      const id = unique('msg');
+      await state.advanceStatuses([{ id, status: 'failed', at: 1 }]);
+      expect(await state.advanceStatuses([{ id, status: 'received', at: 2 }, { id, status: 'read', at: 3 }])).toEqual([false, false]);
+      expect((await state.getStatus(id))?.status).toBe('failed');
+    });
+
+    it('answers each advance of a batch in order, applying them one after another', async () => {
+      const a = unique('msg');
+      const b = unique('msg');
+      const applied = await state.advanceStatuses([
+        { id: a, status: 'accepted', at: 1 },
+        { id: b, status: 'sent', at: 1 },
+        { id: a, status: 'accepted', at: 2 },
+        { id: a, status: 'queued', at: 3 },
+        { id: b, status: 'queued', at: 4 },
+      ]);
+      expect(applied).toEqual([true, true, false, true, false]);
+      expect(await state.getStatus(a)).toEqual({ status: 'queued', at: 3 });
+      expect(await state.getStatus(b)).toEqual({ status: 'sent', at: 1 });
+    });
+
+    it('lets exactly one of many concurrent writers apply the same status, and ends at the furthest stage', async () => {
+      const id = unique('msg');
+      const statuses: MessageStatus[] = ['accepted', 'queued', 'sent', 'submitted', 'received'];
+      const writes = Array.from({ length: 60 }, (_, i) => statuses[(i * 7) % statuses.length]!);
+      const results = await Promise.all(writes.map((status, i) => state.advanceStatuses([{ id, status, at: 100 + i }])));
+
+      expect(await state.getStatus(id).then((s) => s?.status)).toBe('received');
+      const appliedReceived = results.filter((r, i) => r[0] && writes[i] === 'received');
+      expect(appliedReceived).toHaveLength(1);
+      // Never more applied advances than there are stages to move through.
+      expect(results.filter((r) => r[0]).length).toBeLessThanOrEqual(statuses.length);
+    });
+
+    it('keeps concurrent writers to different messages apart', async () => {
+      const ids = Array.from({ length: 40 }, () => unique('msg'));
+      await Promise.all(ids.map((id, i) => state.advanceStatuses([{ id, status: i % 2 ? 'sent' : 'queued', at: i }])));
+      const read = await Promise.all(ids.map((id) => state.getStatus(id)));
+      read.forEach((entry, i) => expect(entry).toEqual({ status: i % 2 ? 'sent' : 'queued', at: i }));
+    });
+
+    it('maps carrier message ids to our message ids', async () => {
+      const [m1, m2] = [unique('msg'), unique('msg')];
+      const [c1, c2, c3] = [unique('carrier'), unique('carrier'), unique('carrier')];
+      await state.putCarrierIds([
+        { carrierId: c1, messageId: m1 },
+        { carrierId: c2, messageId: m2 },
+        { carrierId: c3, messageId: m2 },
+      ]);
+      expect(await state.getMessageIdByCarrierId(c1)).toBe(m1);
+      expect(await state.getMessageIdByCarrierId(c2)).toBe(m2);
+      expect(await state.getMessageIdByCarrierId(c3)).toBe(m2);
+      expect(await state.getMessageIdByCarrierId(unique('carrier'))).toBeUndefined();
+    });
+
+    it('accepts empty batches', async () => {
+      expect(await state.advanceStatuses([])).toEqual([]);
+      await state.putCarrierIds([]);
+    });
+  });
+}

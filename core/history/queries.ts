@@ -1,0 +1,191 @@
+import { HISTORY_TABLES } from './schema';
+
+/**
+ * Every history read, as ClickHouse SQL with server-side `{name:Type}`
+ * parameters. Values are never spliced into the text: the same strings run on
+ * chDB (`queryBindAsync`) and on a ClickHouse server (`@clickhouse/client`
+ * `query_params`). Results are read as JSONEachRow; the column aliases are the
+ * field names of the port, so a row maps straight onto a record (see rows.ts).
+ *
+ * Times leave the database as epoch milliseconds (`toUnixTimestamp64Milli`, an
+ * Int64: a number from chDB, a quoted string from a server with the default
+ * output_format_json_quote_64bit_integers=1 — rows.ts accepts both) and come in
+ * as Int64 milliseconds turned into DateTime64 by `fromUnixTimestamp64Milli`.
+ *
+ * Writes are not SQL text: each is one `INSERT INTO <table> FORMAT JSONEachRow`
+ * of a whole batch (chDB `session.insert`, server `client.insert`), with the
+ * tables and columns below.
+ */
+
+const { messages, events, applications } = HISTORY_TABLES;
+
+/** Tables and columns of the batch inserts (row builders in rows.ts produce exactly these keys). */
+export const INSERTS = {
+  messages: {
+    table: messages,
+    columns: [
+      'id',
+      'application_id',
+      'channel',
+      'direction',
+      'destination',
+      'source',
+      'content',
+      'reference',
+      'message_class',
+      'mask',
+      'sms_class',
+      'scheduled_at',
+      'integration_id',
+      'via',
+      'segments',
+      'accepted_at',
+    ],
+  },
+  events: {
+    table: events,
+    columns: ['message_id', 'application_id', 'status', 'stage', 'at', 'detail', 'carrier_id', 'error_code'],
+  },
+  applications: {
+    table: applications,
+    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'updated_at'],
+  },
+} as const;
+
+/** The stage below which a message is unfinished: `submitted` (carrier confirmed the send). */
+export const SUBMITTED_STAGE = 3;
+
+/** Columns of a message row `m`, aliased to MessageRecord's field names. */
+const MESSAGE_FIELDS = `
+    m.id                                     AS id,
+    m.application_id                         AS applicationId,
+    m.channel                                AS channel,
+    toString(m.direction)                    AS direction,
+    m.destination                            AS destination,
+    m.source                                 AS source,
+    m.content                                AS content,
+    m.reference                              AS reference,
+    m.message_class                          AS messageClass,
+    m.mask                                   AS mask,
+    m.sms_class                              AS smsClass,
+    toUnixTimestamp64Milli(m.scheduled_at)   AS scheduledAt,
+    m.integration_id                         AS integrationId,
+    m.via                                    AS via,
+    m.segments                               AS segments,
+    toUnixTimestamp64Milli(m.accepted_at)    AS acceptedAt`;
+
+/**
+ * Latest status per message among the events matching `where`: the event with
+ * the highest (stage, at), so a report that arrives late or twice never wins
+ * over a later stage. Also the highest stage reached.
+ */
+const latestStatus = (where: string): string => `
+    SELECT
+        message_id,
+        argMax(status, (stage, at)) AS last_status,
+        argMax(at, (stage, at))     AS last_at,
+        max(stage)                  AS last_stage
+    FROM ${events}
+    WHERE ${where}
+    GROUP BY message_id`;
+
+/**
+ * One message of one application with its latest status.
+ * Params: id String, applicationId String.
+ *
+ * Two point reads through the sorting keys, the events one as a scalar
+ * subquery (cheaper than a join for one row). A message without any event
+ * gets argMax's defaults (empty status); the adapter reads that as `accepted`
+ * at acceptance.
+ */
+export const GET_MESSAGE = `
+WITH
+(
+    SELECT (argMax(status, (stage, at)), argMax(at, (stage, at)))
+    FROM ${events}
+    WHERE message_id = {id:String}
+) AS latest
+SELECT ${MESSAGE_FIELDS},
+    latest.1                                 AS status,
+    toUnixTimestamp64Milli(latest.2)         AS statusAt
+FROM ${messages} AS m
+WHERE m.id = {id:String} AND m.application_id = {applicationId:String}
+LIMIT 1`;
+
+/** Messages in the recovery window after the page cursor (parameters: since, afterAcceptedAt, afterId). */
+const UNFINISHED_WINDOW = `
+        accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+        AND accepted_at >= fromUnixTimestamp64Milli({afterAcceptedAt:Int64}, 'UTC')
+        AND (accepted_at, id) > (fromUnixTimestamp64Milli({afterAcceptedAt:Int64}, 'UTC'), {afterId:String})`;
+
+/**
+ * One page of messages whose latest stage is below `submitted` (accepted,
+ * queued or sent), in acceptance order (accepted_at, id), after the cursor.
+ * Params: since Int64 (ms; messages accepted earlier are not looked at),
+ * afterAcceptedAt Int64 (ms), afterId String (0 and '' for the first page),
+ * limit UInt32.
+ *
+ * Cost: the window condition prunes whole monthly partitions (and parts, by
+ * their min/max accepted_at); the events side is read only for the ids in the
+ * window after the cursor, through the events' sorting key, so later pages read
+ * less. Duplicate message rows (a retried insert) are collapsed by LIMIT 1 BY.
+ */
+export const LIST_UNFINISHED = `
+SELECT ${MESSAGE_FIELDS},
+    s.last_status                            AS status,
+    toUnixTimestamp64Milli(s.last_at)        AS statusAt
+FROM
+(
+    SELECT *
+    FROM ${messages}
+    WHERE ${UNFINISHED_WINDOW}
+    LIMIT 1 BY id
+) AS m
+INNER JOIN
+(${latestStatus(`message_id IN (SELECT id FROM ${messages} WHERE ${UNFINISHED_WINDOW})`)}
+    HAVING last_stage < ${SUBMITTED_STAGE}
+) AS s ON s.message_id = m.id
+ORDER BY m.accepted_at, m.id
+LIMIT {limit:UInt32}`;
+
+/**
+ * Our message id for a carrier's message id (delivery-report correlation).
+ * Params: carrierId String. The bloom filter skips granules without it.
+ */
+export const FIND_MESSAGE_ID_BY_CARRIER_ID = `
+SELECT message_id AS messageId
+FROM ${events}
+WHERE carrier_id = {carrierId:String}
+LIMIT 1`;
+
+const APPLICATION_FIELDS = `
+    id,
+    name,
+    password_hash                        AS passwordHash,
+    api_key_hash                         AS apiKeyHash,
+    toUnixTimestamp64Milli(updated_at)   AS updatedAt`;
+
+/**
+ * The current version of an application by name. Params: name String.
+ * FINAL collapses versions not yet merged; the filter applies to the result.
+ */
+export const GET_APPLICATION_BY_NAME = `
+SELECT ${APPLICATION_FIELDS}
+FROM ${applications} FINAL
+WHERE name = {name:String}
+LIMIT 1`;
+
+/**
+ * The application whose current version has this API key hash. Params:
+ * apiKeyHash String. The condition is evaluated after FINAL, so a replaced key
+ * no longer matches (ClickHouse keeps WHERE on non-key columns of a FINAL
+ * query out of PREWHERE unless told otherwise).
+ */
+export const GET_APPLICATION_BY_API_KEY_HASH = `
+SELECT ${APPLICATION_FIELDS}
+FROM ${applications} FINAL
+WHERE api_key_hash = {apiKeyHash:String} AND api_key_hash != ''
+LIMIT 1`;
+
+/** Health-check round trip. */
+export const PING = 'SELECT 1 AS ok';

@@ -1,0 +1,132 @@
+import { isMessageStatus, stageOf, type MessageStatus } from '../domain/message-status';
+import type { ApplicationRecord, Direction, MessageRecord, StatusEvent, StoredMessage } from '../ports/history';
+
+/**
+ * Conversions between the port's records and the rows of the history tables,
+ * shared by every ClickHouse-backed adapter (chDB now, a server later).
+ *
+ * In: JSONEachRow lines whose keys are the columns in queries.ts INSERTS;
+ * DateTime64 values are written as 'YYYY-MM-DD hh:mm:ss.sss' in UTC, which
+ * every ClickHouse text parser reads the same way whatever its settings.
+ * Out: rows whose keys are the port's field names, with Int64 and DateTime64
+ * already converted to milliseconds by the SQL; 64-bit values may arrive as
+ * numbers or as quoted strings depending on the engine's settings.
+ */
+
+/** Epoch milliseconds → DateTime64(3) text in UTC. */
+export function dateTime64(ms: number): string {
+  if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${ms}`);
+  const iso = new Date(Math.trunc(ms)).toISOString(); // 2024-05-01T12:34:56.789Z
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+/** A numeric column from JSON output: a number, or a string for quoted 64-bit values. */
+export function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value !== '') {
+    const n = Number(value);
+    if (Number.isFinite(n)) return n;
+  }
+  throw new TypeError(`expected a number from history, got ${JSON.stringify(value)}`);
+}
+
+const str = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+
+/** One JSONEachRow line per item (no trailing newline needed by ClickHouse, but harmless). */
+export function jsonEachRow<T>(items: readonly T[], toRow: (item: T) => Record<string, unknown>): Buffer {
+  let text = '';
+  for (const item of items) text += JSON.stringify(toRow(item)) + '\n';
+  return Buffer.from(text, 'utf8');
+}
+
+/** Parses a JSONEachRow result. */
+export function parseJsonEachRow(text: string): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) if (line.length > 0) rows.push(JSON.parse(line) as Record<string, unknown>);
+  return rows;
+}
+
+export function messageRow(m: MessageRecord): Record<string, unknown> {
+  return {
+    id: m.id,
+    application_id: m.applicationId,
+    channel: m.channel,
+    direction: m.direction,
+    destination: m.destination,
+    source: m.source,
+    content: m.content,
+    reference: m.reference,
+    message_class: m.messageClass,
+    mask: m.mask,
+    sms_class: m.smsClass,
+    scheduled_at: dateTime64(m.scheduledAt),
+    integration_id: m.integrationId,
+    via: m.via,
+    segments: m.segments,
+    accepted_at: dateTime64(m.acceptedAt),
+  };
+}
+
+export function eventRow(e: StatusEvent): Record<string, unknown> {
+  return {
+    message_id: e.messageId,
+    application_id: e.applicationId,
+    status: e.status,
+    stage: stageOf(e.status),
+    at: dateTime64(e.at),
+    detail: e.detail,
+    carrier_id: e.carrierId,
+    error_code: e.errorCode,
+  };
+}
+
+export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
+  return {
+    id: a.id,
+    name: a.name,
+    password_hash: a.passwordHash,
+    api_key_hash: a.apiKeyHash,
+    updated_at: dateTime64(a.updatedAt),
+  };
+}
+
+/** A row of GET_MESSAGE / LIST_UNFINISHED. A message without events reads as accepted at acceptance. */
+export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
+  const acceptedAt = toNumber(row.acceptedAt);
+  const raw = str(row.status);
+  let status: MessageStatus = 'accepted';
+  if (raw !== '') {
+    if (!isMessageStatus(raw)) throw new TypeError(`unknown status in history: ${raw}`);
+    status = raw;
+  }
+  return {
+    id: str(row.id),
+    applicationId: str(row.applicationId),
+    channel: str(row.channel),
+    direction: str(row.direction) as Direction,
+    destination: str(row.destination),
+    source: str(row.source),
+    content: str(row.content),
+    reference: str(row.reference),
+    messageClass: str(row.messageClass),
+    mask: str(row.mask),
+    smsClass: toNumber(row.smsClass),
+    scheduledAt: toNumber(row.scheduledAt),
+    integrationId: str(row.integrationId),
+    via: str(row.via),
+    segments: toNumber(row.segments),
+    acceptedAt,
+    status,
+    statusAt: raw !== '' ? toNumber(row.statusAt) : acceptedAt,
+  };
+}
+
+export function toApplication(row: Record<string, unknown>): ApplicationRecord {
+  return {
+    id: str(row.id),
+    name: str(row.name),
+    passwordHash: str(row.passwordHash),
+    apiKeyHash: str(row.apiKeyHash),
+    updatedAt: toNumber(row.updatedAt),
+  };
+}
