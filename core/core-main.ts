@@ -7,6 +7,7 @@ import { createAccounts } from './accounts/accounts';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
+import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
 import { startStatusConsumer } from './messages/status-consumer';
 import { createStatusRecorder } from './messages/status-recorder';
@@ -27,8 +28,13 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const state = createMemoryState();
   const bus = createMemoryBus({ partitions: 16 });
   const recorder = createStatusRecorder({ history, state });
-  const intake = createMessageIntake({ history, state, bus, recorder });
-  const reader = createMessageReader({ history, state });
+  const recent = createRecentMessages();
+  const intake = createMessageIntake({
+    history, state, bus, recorder, recent,
+    // The message is durable; recovery at the next start hands it over again.
+    onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
+  });
+  const reader = createMessageReader({ history, state, recent });
   const accounts = createAccounts({ history });
 
   if (config.bootstrap) {

@@ -4,6 +4,7 @@ import { topicName } from '../ports/bus';
 import type { History, MessageRecord, StatusEvent } from '../ports/history';
 import type { HotState } from '../ports/state';
 import type { StatusRecorder } from './status-recorder';
+import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
 import { HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus } from '../../lib/metrics';
@@ -40,6 +41,8 @@ export function createMessageIntake(deps: {
   state: HotState;
   bus: Bus;
   recorder: StatusRecorder;
+  recent: RecentMessages;
+  onDispatchError?: (err: unknown) => void;
 }): MessageIntake {
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
@@ -113,12 +116,13 @@ export function createMessageIntake(deps: {
       );
       const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled');
       if (stored.length > 0) {
+        deps.recent.put(stored);
         await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
         for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
         // Hand-off to the channel happens after the answer; a failure here is
         // repaired by recovery, because the message is already durable.
         const ready = stored.filter((r) => r.scheduledAt <= now);
-        if (ready.length > 0) dispatching = dispatching.then(() => dispatch(ready)).catch(() => undefined);
+        if (ready.length > 0) dispatching = dispatching.then(() => dispatch(ready)).catch((err) => deps.onDispatchError?.(err));
       }
       return settled.map((s, i) =>
         s.status === 'fulfilled'

@@ -1,22 +1,33 @@
 import type { History, StoredMessage } from '../ports/history';
 import type { HotState } from '../ports/state';
+import type { RecentMessages } from './recent-messages';
 import { stageOf } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
 
 /**
- * Reads a message as its application sees it: the stored record, with the
- * freshest status from hot state when that is ahead of history's (history
- * events are written in batches and may trail by a few milliseconds).
+ * Reads a message as its application sees it. Recent messages come from
+ * memory with their status from hot state; older ones from history, with hot
+ * state's status when it is ahead (history events are written in batches and
+ * may trail by a few milliseconds). Another application's id is not found.
  */
-export function createMessageReader(deps: { history: History; state: HotState }) {
+export function createMessageReader(deps: { history: History; state: HotState; recent: RecentMessages }) {
   return {
     async get(applicationId: string, id: string): Promise<StoredMessage> {
+      const recent = deps.recent.get(id);
+      if (recent) {
+        if (recent.applicationId !== applicationId) throw notFound(id);
+        const hot = await deps.state.getStatus(id);
+        if (hot) return { ...recent, status: hot.status, statusAt: hot.at };
+      }
       const [stored, hot] = await Promise.all([deps.history.getMessage(applicationId, id), deps.state.getStatus(id)]);
-      if (!stored) throw new HermodError('not_found', `message ${id} not found`);
+      if (!stored) throw notFound(id);
+      deps.recent.put([stored]);
       if (hot && stageOf(hot.status) > stageOf(stored.status)) return { ...stored, status: hot.status, statusAt: hot.at };
       return stored;
     },
   };
 }
+
+const notFound = (id: string): HermodError => new HermodError('not_found', `message ${id} not found`);
 
 export type MessageReader = ReturnType<typeof createMessageReader>;
