@@ -15,6 +15,12 @@ export function enableDefaultMetrics(): void {
   collectDefaultMetrics({ prefix: 'hermod_' });
 }
 
+/** In a cluster worker: answer the supervisor's requests for this process's metrics. */
+export function answerClusterMetricRequests(): void {
+  // prom-client installs the worker-side listener when an aggregator is created.
+  if (cluster.isWorker) new AggregatorRegistry();
+}
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 function once<T>(name: string, make: () => T): T {

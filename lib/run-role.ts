@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Config } from './config';
 import type { Logger } from './log';
-import { enableDefaultMetrics, serveMetrics } from './metrics';
+import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from './metrics';
 
 export type Role = 'gateway' | 'core' | 'smsc-simulator';
 
@@ -16,7 +16,10 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger): Pro
     case 'core':
       return (await import('../core/core-main')).runCore(config, log);
     case 'smsc-simulator':
-      return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
+      return (await import('../workers/simulators/smsc-main')).startSimulator(
+        { host: config.simulator.host, port: config.simulator.port, receiptDelayMs: config.simulator.receiptDelayMs, outcomes: config.simulator.outcomes },
+        log,
+      );
   }
 }
 
@@ -48,6 +51,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger)
   };
 
   if (cluster.isWorker) {
+    answerClusterMetricRequests();
     process.on('SIGINT', () => undefined);
     process.on('message', (msg: { type?: string }) => {
       if (msg?.type === 'shutdown') void stop('supervisor');
