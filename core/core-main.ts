@@ -1,6 +1,8 @@
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import path from 'node:path';
 import { createChdbHistory } from './adapters/chdb-history';
+import { createJournaledHistory } from './history/journaled-history';
 import { createMemoryBus } from './adapters/memory-bus';
 import { createMemoryState } from './adapters/memory-state';
 import { createAccounts } from './accounts/accounts';
@@ -24,7 +26,13 @@ export interface RunningCore {
  * this process) the SMS worker pool beside it.
  */
 export async function runCore(config: Readonly<Config>, log: Logger): Promise<RunningCore> {
-  const history = await createChdbHistory({ dataDir: config.dataDir });
+  const history = await createJournaledHistory({
+    inner: await createChdbHistory({ dataDir: config.dataDir }),
+    dir: path.join(config.dataDir, 'journal'),
+    log,
+    flushIntervalMs: config.historyFlushMs,
+    fsync: config.journalFsync,
+  });
   const state = createMemoryState();
   const bus = createMemoryBus({ partitions: 16 });
   const recorder = createStatusRecorder({ history, state });

@@ -56,6 +56,10 @@ export interface Config {
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
   shutdownGraceMs: number;
+  /** How often journaled history writes are flushed to the history engine. */
+  historyFlushMs: number;
+  /** fdatasync every journal append (survives power loss, costs latency). */
+  journalFsync: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -134,6 +138,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
+    historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
+    journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
   };
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');

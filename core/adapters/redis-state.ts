@@ -1,0 +1,148 @@
+import type { Redis } from 'ioredis';
+import { isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
+import type { HotState, StatusAdvance, StatusEntry } from '../ports/state';
+import { HermodError } from '../../lib/errors';
+import { createLogger } from '../../lib/log';
+import { closeRedis, openRedis, pipelineResults, unavailable, type RedisConnectionOptions } from './redis-connection';
+
+export interface RedisStateOptions {
+  redis: RedisConnectionOptions;
+  /** First part of every key (default `hermod`). */
+  prefix?: string;
+  /** Lifetime of a status or carrier id after its last write (default 7 days). */
+  ttlSeconds?: number;
+}
+
+const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * The stage table of `message-status.ts`, written into the script so Redis
+ * decides forward moves atomically. Generated from the same table the rest of
+ * the code uses, so the two cannot drift apart.
+ */
+const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).join(',')}}`;
+
+/**
+ * KEYS[1] status key; ARGV: status, at, ttl seconds. Returns 1 when applied.
+ * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
+ * or any non-final stage; otherwise only a strictly later stage applies.
+ */
+const ADVANCE_LUA = `
+local STAGE = ${LUA_STAGES}
+local nextStatus = ARGV[1]
+local nextStage = STAGE[nextStatus]
+if nextStage == nil then return redis.error_reply('ERR unknown message status ' .. tostring(nextStatus)) end
+local current = redis.call('GET', KEYS[1])
+if current then
+  local curStage, curStatus = string.match(current, '^(%d+)|([^|]*)|')
+  curStage = tonumber(curStage)
+  if curStage ~= nil then
+    if curStatus == 'read' then return 0 end
+    if nextStatus == 'read' then
+      if not (curStatus == 'received' or curStage < 4) then return 0 end
+    elseif nextStage <= curStage then
+      return 0
+    end
+  end
+end
+redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX', ARGV[3])
+return 1
+`;
+
+interface ScriptedClient {
+  hermodAdvanceStatus(key: string, status: string, at: string, ttl: number): Promise<number>;
+}
+
+/**
+ * Hot state in Redis. One string key per message, `<prefix>:msg:{<id>}:status`
+ * holding `stage|status|at`, and one per carrier id,
+ * `<prefix>:carrier:{<carrierId>}` holding our message id; every key lives
+ * `ttlSeconds` after its last write. The braces make each key its own hash
+ * slot, so every command touches one slot and the layout suits a cluster.
+ *
+ * A batch of advances is one pipeline (one round trip) of one script call per
+ * advance; Redis runs them in order, each atomically, so concurrent writers in
+ * any number of processes never move a message backwards and exactly one of
+ * them applies a given step. The connection auto-pipelines, so concurrent
+ * single reads share round trips too.
+ */
+export function createRedisState(options: RedisStateOptions): HotState {
+  const prefix = options.prefix ?? 'hermod';
+  const ttlSeconds = Math.max(1, Math.trunc(options.ttlSeconds ?? DEFAULT_TTL_SECONDS));
+  const log = createLogger({ component: 'redis-state' });
+  const client: Redis = openRedis(options.redis, { enableAutoPipelining: true }, log);
+  client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 1, lua: ADVANCE_LUA });
+  let closed = false;
+
+  const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
+  const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
+  const open = (): void => {
+    if (closed) throw new HermodError('unavailable', 'hot state is closed');
+  };
+
+  return {
+    async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
+      open();
+      if (advances.length === 0) return [];
+      const pipeline = client.pipeline();
+      const scripted = pipeline as unknown as ScriptedClient;
+      for (const a of advances) void scripted.hermodAdvanceStatus(statusKey(a.id), a.status, String(a.at), ttlSeconds);
+      let results: [Error | null, unknown][] | null;
+      try {
+        results = await pipeline.exec();
+      } catch (err) {
+        throw unavailable('advancing statuses', err);
+      }
+      return pipelineResults('advancing statuses', results).map((r) => Number(r) === 1);
+    },
+
+    async getStatus(id: string): Promise<StatusEntry | undefined> {
+      open();
+      let value: string | null;
+      try {
+        value = await client.get(statusKey(id));
+      } catch (err) {
+        throw unavailable('reading a status', err);
+      }
+      return value === null ? undefined : parseStatus(value);
+    },
+
+    async putCarrierIds(pairs): Promise<void> {
+      open();
+      if (pairs.length === 0) return;
+      const pipeline = client.pipeline();
+      for (const p of pairs) pipeline.set(carrierKey(p.carrierId), p.messageId, 'EX', ttlSeconds);
+      try {
+        pipelineResults('storing carrier ids', await pipeline.exec());
+      } catch (err) {
+        throw unavailable('storing carrier ids', err);
+      }
+    },
+
+    async getMessageIdByCarrierId(carrierId: string): Promise<string | undefined> {
+      open();
+      try {
+        return (await client.get(carrierKey(carrierId))) ?? undefined;
+      } catch (err) {
+        throw unavailable('reading a carrier id', err);
+      }
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await closeRedis(client);
+    },
+  };
+}
+
+/** `stage|status|at` → entry; undefined for a value this code did not write. */
+function parseStatus(value: string): StatusEntry | undefined {
+  const first = value.indexOf('|');
+  const second = value.indexOf('|', first + 1);
+  if (first < 0 || second < 0) return undefined;
+  const status = value.slice(first + 1, second);
+  const at = Number(value.slice(second + 1));
+  if (!isMessageStatus(status) || !Number.isFinite(at)) return undefined;
+  return { status: status as MessageStatus, at };
+}

@@ -1,0 +1,182 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { History, MessageRecord, StatusEvent } from '../ports/history';
+import type { Logger } from '../../lib/log';
+
+/**
+ * History behind a write-ahead journal. A write is durable once its batch is
+ * appended to the journal (one write() per batch, optionally fdatasync'd);
+ * a background flusher moves what was journaled into the history engine in
+ * large inserts (ClickHouse wants few big inserts, not many small ones), then
+ * records how far it got. On open, whatever was journaled but not flushed is
+ * replayed first, so a crash loses nothing that was acknowledged.
+ *
+ * Reads go to the engine; callers that must see their own fresh writes keep
+ * them in memory (recent messages, hot state). listUnfinished flushes first.
+ */
+export interface JournaledHistoryOptions {
+  inner: History;
+  dir: string;
+  log: Logger;
+  /** How often journaled writes are flushed to the engine. */
+  flushIntervalMs?: number;
+  /** Flush early once this many rows are waiting. */
+  flushRows?: number;
+  /** fdatasync each append: survives power loss, not only process death. */
+  fsync?: boolean;
+  /** Start a new journal file past this size. */
+  segmentBytes?: number;
+}
+
+interface Entry {
+  m?: MessageRecord;
+  e?: StatusEvent;
+}
+
+interface Checkpoint {
+  segment: number;
+  offset: number;
+}
+
+const SEGMENT = (n: number): string => `journal-${String(n).padStart(10, '0')}.ndjson`;
+const SEGMENT_RE = /^journal-(\d{10})\.ndjson$/;
+
+export async function createJournaledHistory(options: JournaledHistoryOptions): Promise<History & { flush(): Promise<void> }> {
+  const { inner, dir, log } = options;
+  const flushIntervalMs = options.flushIntervalMs ?? 200;
+  const flushRows = options.flushRows ?? 50_000;
+  const segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
+  await fsp.mkdir(dir, { recursive: true });
+  const checkpointFile = path.join(dir, 'checkpoint.json');
+
+  const readCheckpoint = async (): Promise<Checkpoint> => {
+    try {
+      return JSON.parse(await fsp.readFile(checkpointFile, 'utf8')) as Checkpoint;
+    } catch {
+      return { segment: 0, offset: 0 };
+    }
+  };
+  const writeCheckpoint = async (cp: Checkpoint): Promise<void> => {
+    const tmp = `${checkpointFile}.tmp`;
+    await fsp.writeFile(tmp, JSON.stringify(cp));
+    await fsp.rename(tmp, checkpointFile);
+  };
+  const segments = async (): Promise<number[]> =>
+    (await fsp.readdir(dir)).map((f) => SEGMENT_RE.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
+
+  // Replay what was journaled after the last checkpoint.
+  const start = await readCheckpoint();
+  let replayed = 0;
+  for (const n of await segments()) {
+    if (n < start.segment) continue;
+    const text = await fsp.readFile(path.join(dir, SEGMENT(n)), 'utf8');
+    const from = n === start.segment ? start.offset : 0;
+    const messages: MessageRecord[] = [];
+    const events: StatusEvent[] = [];
+    for (const line of text.slice(from).split('\n')) {
+      if (!line) continue;
+      let entry: Entry;
+      try {
+        entry = JSON.parse(line) as Entry;
+      } catch {
+        continue; // a torn last line: its batch was never acknowledged
+      }
+      if (entry.m) messages.push(entry.m);
+      if (entry.e) events.push(entry.e);
+    }
+    if (messages.length + events.length > 0) await inner.insertMessages(messages, events);
+    replayed += messages.length + events.length;
+  }
+  const existing = await segments();
+  let segment = (existing.at(-1) ?? 0) + 1;
+  let handle = await fsp.open(path.join(dir, SEGMENT(segment)), 'a');
+  let offset = 0;
+  await writeCheckpoint({ segment, offset: 0 });
+  for (const n of existing) await fsp.rm(path.join(dir, SEGMENT(n)), { force: true });
+  if (replayed > 0) log.info('replayed journaled history writes', { rows: replayed });
+
+  let pendingMessages: MessageRecord[] = [];
+  let pendingEvents: StatusEvent[] = [];
+  let appending: Promise<void> = Promise.resolve();
+  let flushing: Promise<void> | undefined;
+  let closed = false;
+
+  const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> => {
+    if (closed) return Promise.reject(new Error('history is closed'));
+    let text = '';
+    for (const e of events) text += JSON.stringify({ e }) + '\n';
+    for (const m of messages) text += JSON.stringify({ m }) + '\n';
+    const buf = Buffer.from(text);
+    const write = appending.then(async () => {
+      if (offset > segmentBytes) {
+        await handle.close();
+        segment++;
+        handle = await fsp.open(path.join(dir, SEGMENT(segment)), 'a');
+        offset = 0;
+      }
+      await handle.write(buf, 0, buf.length);
+      if (options.fsync) await handle.datasync();
+      offset += buf.length;
+      for (const e of events) pendingEvents.push(e);
+      for (const m of messages) pendingMessages.push(m);
+      if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
+    });
+    appending = write.catch(() => undefined);
+    return write;
+  };
+
+  const flush = (): Promise<void> => {
+    flushing ??= (async () => {
+      try {
+        await appending;
+        const messages = pendingMessages;
+        const events = pendingEvents;
+        const upTo: Checkpoint = { segment, offset };
+        if (messages.length + events.length === 0) return;
+        pendingMessages = [];
+        pendingEvents = [];
+        try {
+          await inner.insertMessages(messages, events);
+        } catch (err) {
+          // Keep them for the next flush; they are safe in the journal meanwhile.
+          pendingMessages = messages.concat(pendingMessages);
+          pendingEvents = events.concat(pendingEvents);
+          log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
+          throw err;
+        }
+        await writeCheckpoint(upTo);
+        for (const n of await segments()) if (n < upTo.segment) await fsp.rm(path.join(dir, SEGMENT(n)), { force: true });
+      } finally {
+        flushing = undefined;
+      }
+    })();
+    return flushing;
+  };
+
+  const timer = setInterval(() => void flush().catch(() => undefined), flushIntervalMs);
+  timer.unref();
+
+  return {
+    insertMessages: (messages, events) => append(messages, events),
+    appendEvents: (events) => append([], events),
+    getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
+    async listUnfinished(limit, after) {
+      await flush();
+      return inner.listUnfinished(limit, after);
+    },
+    findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
+    upsertApplication: (app) => inner.upsertApplication(app),
+    getApplicationByName: (name) => inner.getApplicationByName(name),
+    getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
+    ping: () => inner.ping(),
+    flush,
+    async close() {
+      clearInterval(timer);
+      await appending;
+      await flush().catch(() => undefined);
+      closed = true;
+      await handle.close();
+      await inner.close();
+    },
+  };
+}
