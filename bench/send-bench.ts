@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   let dataDir = '';
   if (!url) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bench-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()), HERMOD_LOG_LEVEL: 'warn' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()) } });
     url = hermod.baseUrl;
   }
   const auth = { authorization: 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64') };

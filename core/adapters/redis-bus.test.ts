@@ -1,0 +1,226 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Bus, DeliveredRecord } from '../ports/bus';
+import { describeBusContract } from './bus-contract';
+import { deferred, sleep, unique, waitFor } from './contract-support';
+import { fnv1a } from './memory-bus';
+import { createRedisBus, type RedisBusOptions } from './redis-bus';
+import { deleteKeys, randomPrefix, rawRedis, REDIS_URL } from './redis-test-support';
+
+const prefixes = new Set<string>();
+const freshPrefix = (): string => {
+  const prefix = randomPrefix();
+  prefixes.add(prefix);
+  return prefix;
+};
+afterAll(() => deleteKeys(prefixes));
+
+/** Short leases and claim times so takeovers happen within a test. */
+const FAST = { leaseMs: 600, renewEveryMs: 100, claimIdleMs: 300, blockMs: 500, retryDelayMs: 5, closeTimeoutMs: 2000 } satisfies Partial<RedisBusOptions>;
+
+describeBusContract('Redis Streams', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST }), { settleMs: 400 });
+
+const text = (r: DeliveredRecord): string => r.value.toString();
+
+describe('Redis Streams bus', () => {
+  let buses: Bus[] = [];
+  const bus = (prefix: string, extra: Partial<RedisBusOptions> = {}): Bus => {
+    const b = createRedisBus({ redis: REDIS_URL, prefix, ...FAST, ...extra });
+    buses.push(b);
+    return b;
+  };
+  afterEach(async () => {
+    await Promise.all(buses.map((b) => b.close()));
+    buses = [];
+  });
+
+  it('keeps each key in order across concurrent publishers on separate connections and two members sharing the work', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const seen = new Map<string, number[]>();
+    const byMember = new Map<string, Set<number>>();
+    const consume = (member: string) => async (records: DeliveredRecord[]) => {
+      await sleep(Math.random() * 3);
+      for (const r of records) {
+        const list = seen.get(r.key) ?? [];
+        list.push(Number(text(r)));
+        seen.set(r.key, list);
+        const partitions = byMember.get(member) ?? new Set();
+        partitions.add(r.partition);
+        byMember.set(member, partitions);
+      }
+    };
+    await bus(prefix).subscribe(topic, consume('a'), { group, consumer: 'a', maxBatch: 16 });
+    await bus(prefix).subscribe(topic, consume('b'), { group, consumer: 'b', maxBatch: 16 });
+    await sleep(400); // let the two members split the partitions
+
+    const publishers = [bus(prefix), bus(prefix), bus(prefix)];
+    const rounds = 60;
+    await Promise.all(
+      publishers.map(async (publisher, p) => {
+        for (let n = 0; n < rounds; n++) {
+          await publisher.publish(topic, Array.from({ length: 4 }, (_, k) => ({ key: `p${p}-k${k}`, value: Buffer.from(String(n)) })));
+          if (n % 9 === p) await sleep(2);
+        }
+      }),
+    );
+
+    await waitFor('every record', () => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= 3 * 4 * rounds);
+    const expected = Array.from({ length: rounds }, (_, n) => n);
+    for (const [key, values] of seen) expect(values, `order of ${key}`).toEqual(expected);
+    // Both members worked, on different partitions.
+    const [a, b] = [byMember.get('a') ?? new Set(), byMember.get('b') ?? new Set()];
+    expect(a.size).toBeGreaterThan(0);
+    expect(b.size).toBeGreaterThan(0);
+    expect([...a].filter((p) => b.has(p))).toEqual([]);
+  });
+
+  it('puts a record in partition fnv1a(key) % partitions', async () => {
+    const b = bus(freshPrefix(), { partitions: 16 });
+    const topic = unique('t');
+    const seen: DeliveredRecord[] = [];
+    await b.subscribe(topic, async (records) => void seen.push(...records), { group: 'g' });
+    await b.publish(topic, ['+4915112345678', 'a', 'b', 'zz'].map((key) => ({ key, value: Buffer.from(key) })));
+    await waitFor('records', () => seen.length === 4);
+    for (const r of seen) expect(r.partition).toBe(fnv1a(r.key) % 16);
+  });
+
+  it('hands the records of a member whose handler never resolves to another member once the lease and claim time pass', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    let stuckCalls = 0;
+    await bus(prefix, { partitions: 2, closeTimeoutMs: 50 }).subscribe(topic, async () => {
+      stuckCalls += 1;
+      await new Promise<void>(() => undefined);
+    }, { group, consumer: 'stuck' });
+    const publisher = bus(prefix, { partitions: 2 });
+    await publisher.publish(topic, [{ key: 'k', value: Buffer.from('1') }, { key: 'k', value: Buffer.from('2') }]);
+    await waitFor('the stuck member to hold the batch', () => stuckCalls === 1);
+
+    const rescued: DeliveredRecord[] = [];
+    const started = Date.now();
+    await bus(prefix, { partitions: 2 }).subscribe(topic, async (records) => void rescued.push(...records), { group, consumer: 'rescuer' });
+    await waitFor('the other member to receive the records', () => rescued.length >= 2, 8000);
+    expect(rescued.map(text)).toEqual(['1', '2']);
+    expect(rescued.every((r) => r.redeliveries >= 1)).toBe(true);
+    // Not before the handler had held the batch for claimIdleMs and its lease had run out.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FAST.claimIdleMs);
+    expect(stuckCalls).toBe(1);
+  });
+
+  it('redelivers the records a dead consumer read and never acknowledged, after its lease expires', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const publisher = bus(prefix, { partitions: 1 });
+    await publisher.publish(topic, ['a', 'b', 'c'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+
+    // A member that read the records and died: its lease is still there, its entries pending.
+    const raw = rawRedis();
+    const stream = `{${prefix}:${topic}:0}`;
+    try {
+      await raw.call('XGROUP', ['CREATE', stream, group, '0', 'MKSTREAM']);
+      await raw.call('XREADGROUP', ['GROUP', group, 'dead', 'COUNT', '2', 'STREAMS', stream, '>']);
+      await raw.set(`${stream}:owner:${group}`, 'dead#0', 'PX', 400);
+    } finally {
+      await raw.quit();
+    }
+
+    const got: DeliveredRecord[] = [];
+    const started = Date.now();
+    await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void got.push(...records), { group, consumer: 'alive' });
+    await waitFor('the records', () => got.length >= 3, 8000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // The dead member's two come first, counted as redelivered, then the one it never read.
+    expect(got.map(text)).toEqual(['a', 'b', 'c']);
+    expect(got.map((r) => r.redeliveries)).toEqual([1, 1, 0]);
+  });
+
+  it('gives the unacknowledged batch of a member closed mid-batch to the other member at once, before newer records', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const gate = deferred();
+    const firstGot: string[] = [];
+    const first = await bus(prefix, { partitions: 1, closeTimeoutMs: 30 }).subscribe(topic, async (records) => {
+      firstGot.push(...records.map(text));
+      await gate.promise;
+    }, { group, consumer: 'first' });
+    const publisher = bus(prefix, { partitions: 1 });
+    await publisher.publish(topic, ['1', '2'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await waitFor('the first member to hold the batch', () => firstGot.length === 2);
+    await publisher.publish(topic, ['3'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+
+    const second: DeliveredRecord[] = [];
+    await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void second.push(...records), { group, consumer: 'second' });
+    const closedAt = Date.now();
+    await first.close(); // gives up on the batch after closeTimeoutMs
+    await waitFor('the second member', () => second.length >= 3, 5000);
+    // Handed back: no wait for claimIdleMs or the lease.
+    expect(Date.now() - closedAt).toBeLessThan(FAST.claimIdleMs + FAST.leaseMs);
+    expect(second.map(text)).toEqual(['1', '2', '3']);
+    expect(second.map((r) => r.redeliveries)).toEqual([1, 1, 0]);
+    gate.resolve();
+  });
+
+  it('gives every record to each of two groups, including records published before either group existed', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const publisher = bus(prefix);
+    await publisher.publish(topic, Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`early-${i}`) })));
+    const one: string[] = [];
+    const two: string[] = [];
+    await bus(prefix).subscribe(topic, async (records) => void one.push(...records.map(text)), { group: 'one' });
+    await bus(prefix).subscribe(topic, async (records) => void two.push(...records.map(text)), { group: 'two' });
+    await publisher.publish(topic, Array.from({ length: 30 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`late-${i}`) })));
+    await waitFor('both groups', () => one.length >= 50 && two.length >= 50);
+    await sleep(50);
+    expect(one).toHaveLength(50);
+    expect(two).toHaveLength(50);
+    expect(new Set(one)).toEqual(new Set(two));
+  });
+
+  it('trims streams to about maxLen when asked', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const b = bus(prefix, { partitions: 1, maxLen: 10 });
+    for (let i = 0; i < 5; i++) await b.publish(topic, Array.from({ length: 200 }, (_, j) => ({ key: 'k', value: Buffer.from(String(i * 200 + j)) })));
+    const raw = rawRedis();
+    try {
+      // Approximate trimming drops whole radix-tree nodes (100 entries by default).
+      expect(await raw.xlen(`{${prefix}:${topic}:0}`)).toBeLessThan(300);
+    } finally {
+      await raw.quit();
+    }
+  });
+
+  it('releases its leases and leaves the group on close, and leaves no timer running', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
+    const before = timers();
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const b = createRedisBus({ redis: REDIS_URL, prefix, ...FAST, partitions: 4 });
+    let calls = 0;
+    await b.subscribe(topic, async () => {
+      calls += 1;
+      throw new Error('always');
+    }, { group: 'g', consumer: 'c' });
+    await b.publish(topic, [{ key: 'k', value: Buffer.from('x') }]);
+    await waitFor('a failed delivery', () => calls >= 1);
+    await b.close();
+    await sleep(10);
+    expect(timers()).toBe(before);
+
+    const raw = rawRedis();
+    try {
+      const leases = await raw.mget(...Array.from({ length: 4 }, (_, p) => `{${prefix}:${topic}:${p}}:owner:g`));
+      expect(leases).toEqual([null, null, null, null]);
+      expect(await raw.zcard(`{${prefix}:${topic}}:members:g`)).toBe(0);
+    } finally {
+      await raw.quit();
+    }
+    await expect(b.publish(topic, [{ key: 'k', value: Buffer.from('x') }])).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(b.subscribe(topic, async () => undefined, { group: 'g' })).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});

@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { canAdvance, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
+import type { HotState } from '../ports/state';
+import { unique } from './contract-support';
+import { createRedisState } from './redis-state';
+import { deleteKeys, randomPrefix, rawRedis, REDIS_URL } from './redis-test-support';
+import { describeStateContract } from './state-contract';
+
+const prefixes = new Set<string>();
+const freshPrefix = (): string => {
+  const prefix = randomPrefix();
+  prefixes.add(prefix);
+  return prefix;
+};
+afterAll(() => deleteKeys(prefixes));
+
+describeStateContract('Redis', () => createRedisState({ redis: REDIS_URL, prefix: freshPrefix() }));
+
+describe('Redis hot state', () => {
+  const open: HotState[] = [];
+  const state = (prefix: string, extra: { ttlSeconds?: number } = {}): HotState => {
+    const s = createRedisState({ redis: REDIS_URL, prefix, ...extra });
+    open.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    await Promise.all(open.map((s) => s.close()));
+  });
+
+  it('decides every move exactly as canAdvance does (the stage table in the script matches the domain)', async () => {
+    const s = state(freshPrefix());
+    const pairs: { current: MessageStatus; next: MessageStatus; id: string }[] = [];
+    for (const current of MESSAGE_STATUSES) for (const next of MESSAGE_STATUSES) pairs.push({ current, next, id: unique('m') });
+    await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1 })));
+    const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2 })));
+    pairs.forEach((p, i) => expect(applied[i], `${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next)));
+  });
+
+  it('stores `stage|status|at` under <prefix>:msg:{<id>}:status with the time to live, renewed on each advance', async () => {
+    const prefix = freshPrefix();
+    const s = state(prefix, { ttlSeconds: 100 });
+    const raw = rawRedis();
+    try {
+      await s.advanceStatuses([{ id: 'm1', status: 'submitted', at: 1234 }]);
+      const key = `${prefix}:msg:{m1}:status`;
+      expect(await raw.get(key)).toBe(`${stageOf('submitted')}|submitted|1234`);
+      await raw.expire(key, 5);
+      await s.advanceStatuses([{ id: 'm1', status: 'received', at: 1300 }]);
+      const ttl = await raw.ttl(key);
+      expect(ttl).toBeGreaterThan(90);
+      expect(ttl).toBeLessThanOrEqual(100);
+      await s.putCarrierIds([{ carrierId: 'c1', messageId: 'm1' }]);
+      expect(await raw.get(`${prefix}:carrier:{c1}`)).toBe('m1');
+      expect(await raw.ttl(`${prefix}:carrier:{c1}`)).toBeGreaterThan(90);
+    } finally {
+      await raw.quit();
+    }
+  });
+
+  it('moves only forward while two clients write the same messages concurrently', async () => {
+    const prefix = freshPrefix();
+    const one = state(prefix);
+    const two = state(prefix);
+    const ids = Array.from({ length: 30 }, () => unique('m'));
+    const statuses: MessageStatus[] = ['accepted', 'queued', 'sent', 'submitted', 'received', 'read'];
+    // Each client sends every status of every message, in a shuffled order, in small batches.
+    const plan = (seed: number) => {
+      const all = ids.flatMap((id) => statuses.map((status, i) => ({ id, status, at: seed * 100 + i })));
+      for (let i = all.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.abs(Math.sin(seed * 997 + i)) * (i + 1));
+        [all[i], all[j]] = [all[j]!, all[i]!];
+      }
+      return all;
+    };
+    const run = async (client: HotState, seed: number) => {
+      const advances = plan(seed);
+      const applied: { id: string; status: MessageStatus }[] = [];
+      const batches = [];
+      for (let i = 0; i < advances.length; i += 7) batches.push(advances.slice(i, i + 7));
+      await Promise.all(
+        batches.map(async (batch) => {
+          const result = await client.advanceStatuses(batch);
+          batch.forEach((a, i) => result[i] && applied.push({ id: a.id, status: a.status }));
+        }),
+      );
+      return applied;
+    };
+    const [a, b] = await Promise.all([run(one, 1), run(two, 2)]);
+    const applied = [...a, ...b];
+
+    for (const id of ids) {
+      // Everything ends at `read`, the furthest stage…
+      expect((await one.getStatus(id))?.status).toBe('read');
+      // …each status was applied at most once across both clients…
+      const mine = applied.filter((x) => x.id === id).map((x) => x.status);
+      expect(new Set(mine).size).toBe(mine.length);
+      // …and `read` exactly once.
+      expect(mine.filter((s) => s === 'read')).toHaveLength(1);
+    }
+  });
+
+  it('refuses calls once closed', async () => {
+    const s = createRedisState({ redis: REDIS_URL, prefix: freshPrefix() });
+    await s.close();
+    await expect(s.getStatus('m')).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(s.advanceStatuses([{ id: 'm', status: 'sent', at: 1 }])).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});

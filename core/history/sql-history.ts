@@ -1,0 +1,124 @@
+import type { ApplicationRecord, History, StoredMessage } from '../ports/history';
+import { HermodError } from '../../lib/errors';
+import { HISTORY_SCHEMA } from './schema';
+import {
+  FIND_MESSAGE_ID_BY_CARRIER_ID,
+  GET_APPLICATION_BY_API_KEY_HASH,
+  GET_APPLICATION_BY_NAME,
+  GET_MESSAGE,
+  INSERTS,
+  LIST_UNFINISHED,
+  PING,
+} from './queries';
+import { applicationRow, eventRow, jsonEachRow, messageRow, toApplication, toStoredMessage } from './rows';
+
+/**
+ * What history needs from a ClickHouse engine: DDL, parameterized selects
+ * read as JSONEachRow, and JSONEachRow batch inserts. chDB (embedded) and a
+ * ClickHouse server (@clickhouse/client) each provide one, and both run the
+ * exact same schema and queries through createSqlHistory.
+ */
+export interface HistoryEngine {
+  readonly name: string;
+  exec(sql: string): Promise<void>;
+  select(sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  insert(table: string, columns: readonly string[], rows: Buffer): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SqlHistoryOptions {
+  /** listUnfinished only looks at messages accepted within this window (default 70 days). */
+  unfinishedWindowMs?: number;
+  now?: () => number;
+}
+
+const DEFAULT_UNFINISHED_WINDOW_MS = 70 * 24 * 60 * 60 * 1000;
+
+export async function createSqlHistory(engine: HistoryEngine, options: SqlHistoryOptions = {}): Promise<History> {
+  const windowMs = options.unfinishedWindowMs ?? DEFAULT_UNFINISHED_WINDOW_MS;
+  const now = options.now ?? Date.now;
+  try {
+    for (const statement of HISTORY_SCHEMA) await engine.exec(statement);
+  } catch (err) {
+    await engine.close().catch(() => undefined);
+    throw new HermodError('unavailable', `history (${engine.name}): could not apply the schema: ${describe(err)}`, { cause: err });
+  }
+
+  let closed = false;
+  let closing: Promise<void> | undefined;
+  const inFlight = new Set<Promise<unknown>>();
+
+  /** One engine call, counted so close() can wait for it, with errors as HermodError. */
+  const run = <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new HermodError('unavailable', 'history is closed'));
+    const p = call().catch((err: unknown) => {
+      throw new HermodError('unavailable', `history (${engine.name}): ${what} failed: ${describe(err)}`, { cause: err });
+    });
+    inFlight.add(p);
+    const forget = (): void => void inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  };
+  const select = (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.select(sql, params));
+  const insert = (target: { table: string; columns: readonly string[] }, rows: Buffer) =>
+    run(`insert into ${target.table}`, () => engine.insert(target.table, target.columns, rows));
+
+  return {
+    async insertMessages(messages, events) {
+      // Events first: a message row becomes visible only with its first events
+      // already stored, so it never reads as having no status.
+      if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
+      if (messages.length > 0) await insert(INSERTS.messages, jsonEachRow(messages, messageRow));
+    },
+    async appendEvents(events) {
+      if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
+    },
+    async getMessage(applicationId, id) {
+      const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });
+      return rows.length > 0 ? toStoredMessage(rows[0]!) : undefined;
+    },
+    async listUnfinished(limit, after) {
+      if (limit <= 0) return [];
+      const rows = await select('listUnfinished', LIST_UNFINISHED, {
+        since: Math.max(0, Math.trunc(now() - windowMs)),
+        afterAcceptedAt: Math.trunc(after?.acceptedAt ?? 0),
+        afterId: after?.id ?? '',
+        limit: Math.min(Math.trunc(limit), 0xffff_ffff),
+      });
+      return rows.map(toStoredMessage) satisfies StoredMessage[];
+    },
+    async findMessageIdByCarrierId(carrierId) {
+      if (carrierId === '') return undefined;
+      const rows = await select('findMessageIdByCarrierId', FIND_MESSAGE_ID_BY_CARRIER_ID, { carrierId });
+      return rows.length > 0 ? String(rows[0]!.messageId) : undefined;
+    },
+    async upsertApplication(app) {
+      await insert(INSERTS.applications, jsonEachRow([app], applicationRow));
+    },
+    async getApplicationByName(name) {
+      const rows = await select('getApplicationByName', GET_APPLICATION_BY_NAME, { name });
+      return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async getApplicationByApiKeyHash(hash): Promise<ApplicationRecord | undefined> {
+      if (hash === '') return undefined;
+      const rows = await select('getApplicationByApiKeyHash', GET_APPLICATION_BY_API_KEY_HASH, { apiKeyHash: hash });
+      return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async ping() {
+      await select('ping', PING, {});
+    },
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        await Promise.allSettled([...inFlight]);
+        await engine.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.slice(0, 500);
+}
