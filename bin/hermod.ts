@@ -9,12 +9,21 @@ const USAGE = `usage: hermod <command>
 commands:
   start            run the whole service on this machine (gateways, core, SMS workers, SMSC simulator)
   gateway          run one gateway process (HTTPS edge)
-  core             run the core process (gRPC, state, history, embedded bus and SMS workers)
+  core             run the core process (gRPC, intake, status, history; with HERMOD_BUS=memory also the SMS workers)
+  worker --channel <name>
+                   run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms
   smsc-simulator   run the SMSC simulator (an SMPP server)
 
 Configuration is read from HERMOD_* environment variables; see README.md.`;
 
 const log = createLogger();
+
+function flag(name: string): string | undefined {
+  const args = process.argv.slice(3);
+  const i = args.indexOf(name);
+  if (i >= 0) return args[i + 1];
+  return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
 
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
@@ -34,9 +43,12 @@ async function main(): Promise<void> {
       return;
     case 'gateway':
     case 'core':
-    case 'smsc-simulator':
-      await runRole(command as Role, config, log.child({ role: command, pid: process.pid }));
+    case 'worker':
+    case 'smsc-simulator': {
+      const channel = command === 'worker' ? (cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms' : undefined;
+      await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;
+    }
     case undefined:
     case 'help':
     case '--help':

@@ -1,10 +1,6 @@
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
-import path from 'node:path';
-import { createChdbHistory } from './adapters/chdb-history';
-import { createJournaledHistory } from './history/journaled-history';
-import { createMemoryBus } from './adapters/memory-bus';
-import { createMemoryState } from './adapters/memory-state';
+import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
@@ -21,20 +17,14 @@ export interface RunningCore {
 }
 
 /**
- * The core role on the embedded adapters: gRPC for the gateways, the
- * in-process bus and hot state, history in chDB, and (because the bus is in
- * this process) the SMS worker pool beside it.
+ * The core role: gRPC for the gateways, message intake and status recording
+ * on the configured bus, hot state and history. With the in-process bus (or
+ * HERMOD_CORE_RUNS_WORKERS) the SMS worker pool runs beside it.
  */
 export async function runCore(config: Readonly<Config>, log: Logger): Promise<RunningCore> {
-  const history = await createJournaledHistory({
-    inner: await createChdbHistory({ dataDir: config.dataDir }),
-    dir: path.join(config.dataDir, 'journal'),
-    log,
-    flushIntervalMs: config.historyFlushMs,
-    fsync: config.journalFsync,
-  });
-  const state = createMemoryState();
-  const bus = createMemoryBus({ partitions: 16 });
+  const history = await openHistory(config, log);
+  const state = await openState(config.adapters);
+  const bus = await openBus(config.adapters);
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages();
   const intake = createMessageIntake({
@@ -51,12 +41,12 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   }
 
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
-  const sms = await startSmsWorkerPool({ config: config.smpp, bus, state, log });
+  const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
 
   const server = createCoreGrpcServer({ intake, reader, accounts });
   const port = await bindServer(server, config.coreAddress);
-  log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir });
+  log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
 
   return {
     port,
@@ -64,7 +54,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await intake.drain();
-      await sms.stop();
+      await sms?.stop();
       await statusSubscription.close();
       await recorder.drain();
       await bus.close();

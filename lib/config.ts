@@ -34,8 +34,29 @@ export interface BootstrapConfig {
   apiKey: string;
 }
 
+export type BusKind = 'memory' | 'redis' | 'kafka';
+export type StateKind = 'memory' | 'redis';
+export type HistoryKind = 'chdb' | 'clickhouse';
+
+export interface AdaptersConfig {
+  bus: BusKind;
+  state: StateKind;
+  history: HistoryKind;
+  /** Partitions per topic (Redis streams per topic, Kafka partitions when hermod creates the topic). */
+  busPartitions: number;
+  redisUrl: string;
+  redisPrefix: string;
+  kafkaBrokers: string[];
+  kafkaReplicationFactor: number;
+  clickhouseUrl: string;
+  clickhouseDatabase: string;
+  /** Run the channel worker pools inside the core process (required with the in-process bus). */
+  coreRunsWorkers: boolean;
+}
+
 export interface Config {
   dataDir: string;
+  adapters: AdaptersConfig;
   host: string;
   httpsPort: number;
   httpPort: number;
@@ -97,8 +118,32 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   const simulatorPort = int('HERMOD_SMSC_PORT', 2775, 0, 65535);
   const bootstrapApp = env.HERMOD_BOOTSTRAP_APP;
 
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name] || fallback;
+    if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+    return raw as T;
+  };
+  const bus = oneOf<BusKind>('HERMOD_BUS', ['memory', 'redis', 'kafka'], 'memory');
+  const history = oneOf<HistoryKind>('HERMOD_HISTORY', ['chdb', 'clickhouse'], 'chdb');
+  const adapters: AdaptersConfig = {
+    bus,
+    state: oneOf<StateKind>('HERMOD_STATE', ['memory', 'redis'], 'memory'),
+    history,
+    busPartitions: int('HERMOD_BUS_PARTITIONS', 16, 1, 4096),
+    redisUrl: str('HERMOD_REDIS_URL', 'redis://127.0.0.1:6379'),
+    redisPrefix: str('HERMOD_REDIS_PREFIX', 'hermod'),
+    kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '').split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
+    clickhouseUrl: str('HERMOD_CLICKHOUSE_URL', ''),
+    clickhouseDatabase: str('HERMOD_CLICKHOUSE_DATABASE', ''),
+    coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),
+  };
+  if (bus === 'kafka' && adapters.kafkaBrokers.length === 0) throw new ConfigError('HERMOD_BUS=kafka needs HERMOD_KAFKA_BROKERS (host:port,host:port)');
+  if (history === 'clickhouse' && !adapters.clickhouseUrl) throw new ConfigError('HERMOD_HISTORY=clickhouse needs HERMOD_CLICKHOUSE_URL');
+
   const config: Config = {
     dataDir,
+    adapters,
     host: str('HERMOD_HOST', '0.0.0.0'),
     httpsPort: int('HERMOD_HTTPS_PORT', 8443, 0, 65535),
     httpPort: int('HERMOD_HTTP_PORT', 8080, 0, 65535),

@@ -3,18 +3,25 @@ import type { Config } from './config';
 import type { Logger } from './log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from './metrics';
 
-export type Role = 'gateway' | 'core' | 'smsc-simulator';
+export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator';
+
+export interface RoleOptions {
+  /** For `worker`: the channel whose pool it joins. */
+  channel?: string;
+}
 
 interface Running {
   stop(): Promise<void>;
 }
 
-async function startRole(role: Role, config: Readonly<Config>, log: Logger): Promise<Running> {
+async function startRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions): Promise<Running> {
   switch (role) {
     case 'gateway':
       return (await import('../gateway/gateway-main')).runGateway(config, log);
     case 'core':
       return (await import('../core/core-main')).runCore(config, log);
+    case 'worker':
+      return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms');
     case 'smsc-simulator':
       return (await import('../workers/simulators/smsc-main')).startSimulator(
         { host: config.simulator.host, port: config.simulator.port, receiptDelayMs: config.simulator.receiptDelayMs, outcomes: config.simulator.outcomes },
@@ -29,9 +36,9 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger): Pro
  * group does not stop the core before the gateways in front of it; run alone,
  * SIGTERM and SIGINT stop it after in-flight work is flushed.
  */
-export async function runRole(role: Role, config: Readonly<Config>, log: Logger): Promise<void> {
+export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
   enableDefaultMetrics();
-  const running = await startRole(role, config, log);
+  const running = await startRole(role, config, log, options);
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {

@@ -1,0 +1,51 @@
+import path from 'node:path';
+import type { AdaptersConfig, Config } from '../../lib/config';
+import type { Logger } from '../../lib/log';
+import type { Bus } from '../ports/bus';
+import type { History } from '../ports/history';
+import type { HotState } from '../ports/state';
+import { createJournaledHistory } from '../history/journaled-history';
+
+/**
+ * The one place that turns configuration into adapters. Everything above the
+ * ports is the same code whichever engines are chosen.
+ */
+export async function openBus(a: AdaptersConfig): Promise<Bus> {
+  switch (a.bus) {
+    case 'memory':
+      return (await import('./memory-bus')).createMemoryBus({ partitions: a.busPartitions });
+    case 'redis':
+      return (await import('./redis-bus')).createRedisBus({ redis: a.redisUrl, prefix: a.redisPrefix, partitions: a.busPartitions });
+    case 'kafka':
+      return (await import('./kafka-bus')).createKafkaBus({
+        brokers: a.kafkaBrokers,
+        partitions: a.busPartitions,
+        replicationFactor: a.kafkaReplicationFactor > 0 ? a.kafkaReplicationFactor : undefined,
+      });
+  }
+}
+
+export async function openState(a: AdaptersConfig): Promise<HotState> {
+  switch (a.state) {
+    case 'memory':
+      return (await import('./memory-state')).createMemoryState();
+    case 'redis':
+      return (await import('./redis-state')).createRedisState({ redis: a.redisUrl, prefix: a.redisPrefix });
+  }
+}
+
+/** History in its engine, behind this core's write-ahead journal in the data directory. */
+export async function openHistory(config: Readonly<Config>, log: Logger): Promise<History> {
+  const a = config.adapters;
+  const inner =
+    a.history === 'chdb'
+      ? await (await import('./chdb-history')).createChdbHistory({ dataDir: config.dataDir })
+      : await (await import('./clickhouse-history')).createClickHouseHistory({ url: a.clickhouseUrl, database: a.clickhouseDatabase || undefined });
+  return createJournaledHistory({
+    inner,
+    dir: path.join(config.dataDir, 'journal'),
+    log,
+    flushIntervalMs: config.historyFlushMs,
+    fsync: config.journalFsync,
+  });
+}
