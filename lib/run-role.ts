@@ -23,10 +23,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'worker':
       return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms');
     case 'smsc-simulator':
-      return (await import('../workers/simulators/smsc-main')).startSimulator(
-        { host: config.simulator.host, port: config.simulator.port, receiptDelayMs: config.simulator.receiptDelayMs, outcomes: config.simulator.outcomes },
-        log,
-      );
+      return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
   }
 }
 
@@ -65,10 +62,8 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     });
     process.send?.({ type: 'ready', role });
   } else {
-    if (config.metricsPort > 0 || process.env.HERMOD_METRICS_PORT === '0') {
-      const server = await serveMetrics(config.metricsPort, config.host, log);
-      log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
-    }
+    const server = await serveMetrics(config.metricsPort, config.host, log);
+    log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   }

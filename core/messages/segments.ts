@@ -1,6 +1,6 @@
-import { planSms } from '../../workers/carriers/smpp/segment';
+import { measureSms } from '../../workers/carriers/smpp/segment';
 
 /** How many SMS segments the content takes (GSM 03.38 7-bit when possible, else UCS-2). */
 export function countSegments(content: string): number {
-  return planSms(content).count;
+  return measureSms(content).count;
 }

@@ -1,0 +1,155 @@
+import type { SmPdu } from './pdu';
+import { displayAddress } from './smpp-address';
+import { TlvTag, findTlv, tlvCString, tlvUint } from './tlv';
+
+export type ReceiptState = 'delivered' | 'undeliverable' | 'expired' | 'rejected' | 'deleted' | 'unknown' | 'accepted';
+
+export interface DeliveryReceipt {
+  /** The message id the SMSC gave in submit_sm_resp. */
+  carrierMessageId: string;
+  state: ReceiptState;
+  /** Network/SMSC error code ('000' or '' when none). */
+  errorCode: string;
+  /** When the SMSC reached the final state (epoch ms, read as UTC), if it said. */
+  doneDate: number | undefined;
+  /** The stat word as received (DELIVRD, UNDELIV, ENROUTE…), for logs. */
+  stat: string;
+  /** Receipt addresses (`+E.164` for international numbers): source is the handset the original went to. */
+  source: string;
+  destination: string;
+}
+
+/** message_state values (SMPP 3.4 section 5.2.28). */
+export const MessageState = {
+  ENROUTE: 1,
+  DELIVERED: 2,
+  EXPIRED: 3,
+  DELETED: 4,
+  UNDELIVERABLE: 5,
+  ACCEPTED: 6,
+  UNKNOWN: 7,
+  REJECTED: 8,
+} as const;
+
+const STATE_BY_MESSAGE_STATE: Record<number, ReceiptState> = {
+  1: 'accepted', // ENROUTE: not final yet
+  2: 'delivered',
+  3: 'expired',
+  4: 'deleted',
+  5: 'undeliverable',
+  6: 'accepted',
+  7: 'unknown',
+  8: 'rejected',
+};
+
+const STATE_BY_STAT: Record<string, ReceiptState> = {
+  DELIVRD: 'delivered',
+  DELIVERED: 'delivered',
+  EXPIRED: 'expired',
+  DELETED: 'deleted',
+  UNDELIV: 'undeliverable',
+  UNDELIVERABLE: 'undeliverable',
+  ACCEPTD: 'accepted',
+  ACCEPTED: 'accepted',
+  ENROUTE: 'accepted',
+  UNKNOWN: 'unknown',
+  REJECTD: 'rejected',
+  REJECTED: 'rejected',
+};
+
+export const STAT_BY_STATE: Record<ReceiptState, string> = {
+  delivered: 'DELIVRD',
+  undeliverable: 'UNDELIV',
+  expired: 'EXPIRED',
+  rejected: 'REJECTD',
+  deleted: 'DELETED',
+  unknown: 'UNKNOWN',
+  accepted: 'ACCEPTD',
+};
+
+export const MESSAGE_STATE_BY_STATE: Record<ReceiptState, number> = {
+  delivered: MessageState.DELIVERED,
+  undeliverable: MessageState.UNDELIVERABLE,
+  expired: MessageState.EXPIRED,
+  rejected: MessageState.REJECTED,
+  deleted: MessageState.DELETED,
+  unknown: MessageState.UNKNOWN,
+  accepted: MessageState.ACCEPTED,
+};
+
+/** esm_class message types that carry a receipt: SMSC delivery receipt, intermediate notification. */
+export function isReceiptEsmClass(esmClass: number): boolean {
+  return (esmClass & 0x04) !== 0 || (esmClass & 0x3c) === 0x20;
+}
+
+const RE_ID = /(?:^|\s)id:(\S+)/i;
+const RE_STAT = /(?:^|\s)stat:(\w+)/i;
+const RE_ERR = /(?:^|\s)err:(\w+)/i;
+const RE_DONE = /(?:^|\s)done date:(\d{10,12})/i;
+
+/**
+ * Reads a delivery receipt deliver_sm: the SMPP 3.4 appendix B text
+ * (`id:… sub:… dlvrd:… submit date:… done date:… stat:… err:… text:…`) and
+ * the receipted_message_id / message_state / network_error_code TLVs, which
+ * win when both are present. Returns undefined when no message id is found.
+ */
+export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
+  const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
+  let text = body.toString('latin1');
+  const textField = text.search(/(?:^|\s)text:/i);
+  if (textField >= 0) text = text.slice(0, textField); // the original's text could contain anything
+
+  const tlvId = tlvCString(pdu.tlvs, TlvTag.receipted_message_id);
+  const carrierMessageId = tlvId || RE_ID.exec(text)?.[1];
+  if (!carrierMessageId) return undefined;
+
+  const stat = RE_STAT.exec(text)?.[1]?.toUpperCase() ?? '';
+  const messageState = tlvUint(pdu.tlvs, TlvTag.message_state);
+  const state = (messageState !== undefined ? STATE_BY_MESSAGE_STATE[messageState] : undefined) ?? STATE_BY_STAT[stat] ?? 'unknown';
+
+  const network = findTlv(pdu.tlvs, TlvTag.network_error_code)?.value;
+  const errorCode = network && network.length === 3 ? String(network.readUInt16BE(1)).padStart(3, '0') : (RE_ERR.exec(text)?.[1] ?? '');
+
+  const done = RE_DONE.exec(text)?.[1];
+  return {
+    carrierMessageId,
+    state,
+    errorCode,
+    doneDate: done ? parseReceiptDate(done) : undefined,
+    stat: stat || (messageState !== undefined ? STAT_BY_STATE[state] : ''),
+    source: displayAddress(pdu.sourceAddr, pdu.sourceAddrTon),
+    destination: displayAddress(pdu.destinationAddr, pdu.destAddrTon),
+  };
+}
+
+/** YYMMDDhhmm[ss] (read as UTC) → epoch ms. */
+export function parseReceiptDate(digits: string): number | undefined {
+  if (!/^\d{10}(\d{2})?$/.test(digits)) return undefined;
+  const n = (i: number) => Number(digits.slice(i, i + 2));
+  const ms = Date.UTC(2000 + n(0), n(2) - 1, n(4), n(6), n(8), digits.length === 12 ? n(10) : 0);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** epoch ms → YYMMDDhhmm in UTC, the receipt date format of SMPP 3.4 appendix B. */
+export function formatReceiptDate(ms: number): string {
+  const d = new Date(ms);
+  const p = (v: number) => String(v).padStart(2, '0');
+  return p(d.getUTCFullYear() % 100) + p(d.getUTCMonth() + 1) + p(d.getUTCDate()) + p(d.getUTCHours()) + p(d.getUTCMinutes());
+}
+
+export interface ReceiptTextFields {
+  id: string;
+  state: ReceiptState;
+  submitDate: number;
+  doneDate: number;
+  err?: string;
+  /** The first characters of the original message (at most 20 are used). */
+  text?: string;
+}
+
+/** The appendix B receipt text, as SMSCs put in short_message. */
+export function formatReceiptText(f: ReceiptTextFields): string {
+  const dlvrd = f.state === 'delivered' ? '001' : '000';
+  const text = (f.text ?? '').slice(0, 20).replace(/[^\x20-\x7e]/g, '?');
+  return `id:${f.id} sub:001 dlvrd:${dlvrd} submit date:${formatReceiptDate(f.submitDate)} done date:${formatReceiptDate(f.doneDate)} stat:${STAT_BY_STATE[f.state]} err:${f.err ?? '000'} text:${text}`;
+}

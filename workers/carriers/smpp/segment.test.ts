@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { decodeGsm7 } from './gsm7';
+import { decodeShortMessage, measureSms, planSms, splitUserData } from './segment';
+
+function joinText(plan: ReturnType<typeof planSms>): string {
+  return plan.segments.map((s) => decodeShortMessage(s, plan.dataCoding, plan.esmClass === 0x40).text).join('');
+}
+
+describe('SMS segmentation', () => {
+  it('fits 160 GSM characters in one SMS without a UDH', () => {
+    const plan = planSms('a'.repeat(160));
+    expect(plan).toMatchObject({ encoding: 'gsm7', count: 1, dataCoding: 0x00, esmClass: 0x00, units: 160 });
+    expect(plan.segments[0]!.length).toBe(160);
+  });
+
+  it('splits 161 GSM characters into two concatenated parts of 153 and 8', () => {
+    const plan = planSms('a'.repeat(161), { reference: 0x2a });
+    expect(plan).toMatchObject({ encoding: 'gsm7', count: 2, esmClass: 0x40, reference: 0x2a });
+    expect(plan.segments.map((s) => s.length)).toEqual([6 + 153, 6 + 8]);
+    expect(plan.segments[0]!.subarray(0, 6).toString('hex')).toBe('0500032a0201');
+    expect(plan.segments[1]!.subarray(0, 6).toString('hex')).toBe('0500032a0202');
+  });
+
+  it('counts extension characters as two septets when deciding on one SMS', () => {
+    expect(planSms('€'.repeat(80)).count).toBe(1);
+    expect(planSms('€'.repeat(80) + 'a').count).toBe(2);
+  });
+
+  it('never splits an escape sequence across parts', () => {
+    const text = 'a'.repeat(152) + '€' + 'b'.repeat(10);
+    const plan = planSms(text);
+    expect(plan.count).toBe(2);
+    expect(plan.segments[0]!.length).toBe(6 + 152);
+    expect(plan.segments[1]!.subarray(6).toString('hex')).toBe('1b65' + '62'.repeat(10));
+    expect(joinText(plan)).toBe(text);
+  });
+
+  it('encodes a text with an emoji as UCS-2 (UTF-16BE, data_coding 0x08)', () => {
+    const plan = planSms('Hi 😀');
+    expect(plan).toMatchObject({ encoding: 'ucs2', count: 1, dataCoding: 0x08, units: 5 });
+    expect(plan.segments[0]!.toString('hex')).toBe('00480069' + '0020' + 'd83dde00');
+  });
+
+  it('fits 70 UCS-2 units in one SMS, emoji counting two, and splits 71 into parts of 67', () => {
+    expect(planSms('😀'.repeat(35)).count).toBe(1);
+    expect(planSms('д'.repeat(70)).count).toBe(1);
+    const plan = planSms('д'.repeat(71));
+    expect(plan.count).toBe(2);
+    expect(plan.segments.map((s) => s.length)).toEqual([6 + 67 * 2, 6 + 4 * 2]);
+  });
+
+  it('never splits a surrogate pair across parts', () => {
+    const text = 'дд' + '😀'.repeat(40);
+    const plan = planSms(text);
+    expect(plan.count).toBe(2);
+    expect(plan.segments[0]!.length).toBe(6 + 66 * 2); // 'дд' + 32 emoji; a 33rd would need units 67 and 68
+    for (const s of plan.segments) {
+      const body = s.subarray(6);
+      const last = body.readUInt16BE(body.length - 2);
+      expect(last >= 0xd800 && last <= 0xdbff).toBe(false);
+    }
+    expect(joinText(plan)).toBe(text);
+  });
+
+  it('round-trips long mixed texts through plan and decode, and measures what it plans', () => {
+    const texts = ['', 'short', 'x'.repeat(1000), '{curly} [square] ~tilde~ '.repeat(30), 'Ünïcödé ☃ '.repeat(40), '🇳🇿 kia ora '.repeat(25)];
+    for (const text of texts) {
+      const plan = planSms(text);
+      expect(joinText(plan)).toBe(text);
+      expect(measureSms(text)).toEqual({ encoding: plan.encoding, units: plan.units, count: plan.count });
+      expect(new Set(plan.segments.map((s) => (plan.count > 1 ? s[5] : 1)))).toEqual(new Set(Array.from({ length: plan.count }, (_, i) => i + 1)));
+    }
+  });
+
+  it('refuses a text that needs more than 255 parts', () => {
+    expect(() => planSms('a'.repeat(153 * 255 + 1))).toThrow(/255/);
+    expect(measureSms('a'.repeat(153 * 255 + 1)).count).toBe(256);
+  });
+});
+
+describe('short_message decoding', () => {
+  it('reads 8-bit and 16-bit reference concatenation headers and skips other elements', () => {
+    expect(splitUserData(Buffer.from('050003070302' + '41', 'hex'), true)).toMatchObject({ concat: { ref: 7, total: 3, seq: 2 } });
+    expect(splitUserData(Buffer.from('0608041234020141', 'hex'), true)).toMatchObject({ concat: { ref: 0x1234, total: 2, seq: 1 } });
+    const withPort = splitUserData(Buffer.from('0b050400000000' + '000306020141', 'hex'), true);
+    expect(withPort.concat).toEqual({ ref: 6, total: 2, seq: 1 });
+    expect(withPort.payload.toString('hex')).toBe('41');
+  });
+
+  it('decodes GSM, UCS-2 and Latin-1 bodies', () => {
+    expect(decodeShortMessage(Buffer.from('48691b65', 'hex'), 0x00, false)).toEqual({ text: 'Hi€' });
+    expect(decodeShortMessage(Buffer.from('0500030103020048d83dde00', 'hex'), 0x08, true)).toEqual({ text: 'H😀', concat: { ref: 1, total: 3, seq: 2 } });
+    expect(decodeShortMessage(Buffer.from('e9', 'hex'), 0x03, false).text).toBe('é');
+    expect(decodeShortMessage(Buffer.from('48', 'hex'), 0xf0, false).text).toBe('H');
+  });
+
+  it('treats a UDH that claims to be longer than the message as absent', () => {
+    const { payload, concat } = splitUserData(Buffer.from('ff0003', 'hex'), true);
+    expect(concat).toBeUndefined();
+    expect(decodeGsm7(payload)).toHaveLength(3);
+  });
+});

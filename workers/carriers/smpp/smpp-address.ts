@@ -1,0 +1,25 @@
+/** type_of_number values (SMPP 3.4 section 5.2.5). */
+export const Ton = { UNKNOWN: 0, INTERNATIONAL: 1, NATIONAL: 2, NETWORK_SPECIFIC: 3, SUBSCRIBER: 4, ALPHANUMERIC: 5, ABBREVIATED: 6 } as const;
+/** numbering_plan_indicator values (section 5.2.6). */
+export const Npi = { UNKNOWN: 0, ISDN: 1 } as const;
+
+export interface SmppAddress {
+  addr: string;
+  ton: number;
+  npi: number;
+}
+
+/**
+ * How an address is put on the wire: `+E.164` becomes international/ISDN
+ * without the plus, bare digits unknown/ISDN, anything else alphanumeric.
+ */
+export function smppAddress(address: string): SmppAddress {
+  if (/^\+\d+$/.test(address)) return { addr: address.slice(1), ton: Ton.INTERNATIONAL, npi: Npi.ISDN };
+  if (/^\d*$/.test(address)) return { addr: address, ton: Ton.UNKNOWN, npi: Npi.ISDN };
+  return { addr: address, ton: Ton.ALPHANUMERIC, npi: Npi.UNKNOWN };
+}
+
+/** The reverse of smppAddress: international numbers get their plus back. */
+export function displayAddress(addr: string, ton: number | undefined): string {
+  return ton === Ton.INTERNATIONAL && /^\d+$/.test(addr) ? `+${addr}` : addr;
+}

@@ -1,0 +1,27 @@
+import type { DeliveryReceipt } from './delivery-receipt';
+import type { MoMessage } from './mo-assembler';
+
+export interface BoundEvent {
+  /** The SMSC's system_id from bind_transceiver_resp. */
+  systemId: string;
+}
+
+export interface DisconnectedEvent {
+  reason: string;
+  /** Submits in flight or queued that were rejected because of it. */
+  failed: number;
+}
+
+export interface BindFailedEvent {
+  reason: string;
+  /** command_status of a refused bind; undefined when the connection failed. */
+  status?: number;
+}
+
+export type SmppClientEvents = {
+  bound: [BoundEvent];
+  disconnected: [DisconnectedEvent];
+  bindFailed: [BindFailedEvent];
+  receipt: [DeliveryReceipt];
+  mo: [MoMessage];
+};

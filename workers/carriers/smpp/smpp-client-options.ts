@@ -1,0 +1,52 @@
+import { HermodError } from '../../../lib/errors';
+import type { Logger } from '../../../lib/log';
+import { DEFAULT_MAX_PDU_LENGTH } from './pdu';
+
+export interface SmppClientOptions {
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /** Most submit_sm awaiting submit_sm_resp at once (default 64). */
+  windowSize?: number;
+  /** Interval of our enquire_link; 0 turns it off (default 30 s). */
+  enquireLinkMs?: number;
+  /** How long a submit waits for its submit_sm_resp (default 10 s). */
+  submitTimeoutMs?: number;
+  /** Connect plus bind must finish within this (default 5 s). */
+  bindTimeoutMs?: number;
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** How long parts of a concatenated MO are kept waiting for the rest (default 2 min). */
+  concatTimeoutMs?: number;
+  maxPduLength?: number;
+  log?: Logger;
+}
+
+export type ResolvedClientOptions = Required<Omit<SmppClientOptions, 'log'>>;
+
+/** Options with defaults filled in; throws HermodError 'invalid_attrib' for values SMPP cannot carry. */
+export function resolveClientOptions(options: SmppClientOptions): ResolvedClientOptions {
+  const given = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'log'));
+  const o: ResolvedClientOptions = {
+    systemType: '',
+    windowSize: 64,
+    enquireLinkMs: 30_000,
+    submitTimeoutMs: 10_000,
+    bindTimeoutMs: 5_000,
+    reconnectMinMs: 250,
+    reconnectMaxMs: 30_000,
+    concatTimeoutMs: 120_000,
+    maxPduLength: DEFAULT_MAX_PDU_LENGTH,
+    ...(given as Partial<ResolvedClientOptions> & Pick<SmppClientOptions, 'host' | 'port' | 'systemId' | 'password'>),
+  };
+  if (o.systemId.length > 15 || o.password.length > 8 || o.systemType.length > 12) {
+    throw new HermodError('invalid_attrib', 'SMPP system_id, password or system_type is longer than SMPP 3.4 allows (15, 8, 12)');
+  }
+  if (!(o.windowSize >= 1)) throw new HermodError('invalid_attrib', 'SMPP windowSize must be at least 1');
+  if (!(o.submitTimeoutMs > 0) || !(o.bindTimeoutMs > 0) || !(o.reconnectMinMs > 0) || o.reconnectMaxMs < o.reconnectMinMs) {
+    throw new HermodError('invalid_attrib', 'SMPP timeouts must be positive and reconnectMaxMs at least reconnectMinMs');
+  }
+  return o;
+}

@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../../lib/errors';
+import { eventually, once, smppTestKit } from '../../simulators/smpp-test-kit';
+import { CommandStatus } from './command-status';
+import { planSms } from './segment';
+import type { DeliveryReceipt, MoMessage, SubmitRequest } from './smpp-client';
+
+const kit = smppTestKit();
+
+function sms(text: string, destination = '+64211234567'): SubmitRequest {
+  const plan = planSms(text);
+  return { source: 'Hermod', destination, shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass, registeredDelivery: 1 };
+}
+
+async function rejection(p: Promise<unknown>): Promise<HermodError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(HermodError);
+  return err as HermodError;
+}
+
+describe('SMPP client', () => {
+  it('binds as a transceiver and gets receipts correlated by the carrier message id', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    expect(client.isBound).toBe(true);
+    expect(sim.sessions()).toMatchObject([{ systemId: 'hermod', mode: 'transceiver', bound: true }]);
+
+    const receipts: DeliveryReceipt[] = [];
+    client.on('receipt', (r) => receipts.push(r));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => client.submit(sms(`hello ${i}`))));
+    const ids = results.map((r) => r.messageId);
+    expect(new Set(ids).size).toBe(20);
+    await eventually(() => (receipts.length === 20 ? true : undefined));
+    expect(new Set(receipts.map((r) => r.carrierMessageId))).toEqual(new Set(ids));
+    expect(receipts.every((r) => r.state === 'delivered' && r.destination === 'Hermod' && r.source === '+64211234567')).toBe(true);
+  });
+
+  it('reports undeliverable and expired outcomes from the receipt', async () => {
+    const sim = await kit.simulator({ outcomes: { undeliverable: 1, expired: 1 }, seed: 7 });
+    const client = await kit.client(sim);
+    const outcomes = new Map<string, string>();
+    sim.on('submit', (s) => s.carrierMessageId && outcomes.set(s.carrierMessageId, s.outcome!));
+    const receipts: DeliveryReceipt[] = [];
+    client.on('receipt', (r) => receipts.push(r));
+    await Promise.all(Array.from({ length: 10 }, () => client.submit(sms('x'))));
+    await eventually(() => (receipts.length === 10 ? true : undefined));
+    for (const r of receipts) expect(r.state).toBe(outcomes.get(r.carrierMessageId));
+    expect(new Set(receipts.map((r) => r.state))).toEqual(new Set(['undeliverable', 'expired']));
+    expect(receipts.find((r) => r.state === 'expired')?.errorCode).toBe('027');
+  });
+
+  it('emits a receipt only after the submit it belongs to has resolved, even with no receipt delay', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0 });
+    const client = await kit.client(sim);
+    const known = new Set<string>();
+    const orphans: string[] = [];
+    client.on('receipt', (r) => known.has(r.carrierMessageId) || orphans.push(r.carrierMessageId));
+    await Promise.all(Array.from({ length: 50 }, async () => known.add((await client.submit(sms('now'))).messageId)));
+    await eventually(() => (sim.receiptCount === 50 ? true : undefined));
+    await new Promise((r) => setImmediate(r));
+    expect(orphans).toEqual([]);
+  });
+
+  it('never has more than windowSize submits outstanding; the rest wait in order', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 40 });
+    const client = await kit.client(sim, { windowSize: 5 });
+    const order: number[] = [];
+    const sent: number[] = [];
+    const all = Array.from({ length: 23 }, (_, i) => client.submit({ ...sms(`m${i}`), onSent: () => sent.push(i) }).then(() => order.push(i)));
+    expect(client.windowInUse).toBe(5);
+    expect(client.queueLength).toBe(18);
+    await Promise.all(all);
+    expect(sim.maxOutstanding).toBe(5);
+    expect(sim.sessions()[0]!.maxOutstanding).toBe(5);
+    expect(sent).toEqual(Array.from({ length: 23 }, (_, i) => i));
+    expect(order).toEqual(sent);
+    expect(client.windowInUse).toBe(0);
+  });
+
+  it('answers the SMSC’s enquire_link and sends its own', async () => {
+    const sim = await kit.simulator();
+    await kit.client(sim, { enquireLinkMs: 20 });
+    expect(await sim.enquireLink()).toBe(1);
+    await eventually(() => (sim.enquireLinkCount >= 3 ? true : undefined));
+  });
+
+  it('rejects a submit the SMSC refuses permanently with a non-retryable carrier_rejected error', async () => {
+    const sim = await kit.simulator({ outcomes: { rejected: 1 } });
+    const client = await kit.client(sim);
+    const err = await rejection(client.submit(sms('no')));
+    expect(err).toMatchObject({ code: 'carrier_rejected', retryable: false });
+    expect(err.message).toMatch(/ESME_RSUBMITFAIL/);
+  });
+
+  it('rejects a throttled submit, a full queue and an SMSC system error with retryable carrier_transient errors', async () => {
+    const statuses = [CommandStatus.ESME_RTHROTTLED, CommandStatus.ESME_RMSGQFUL, CommandStatus.ESME_RSYSERR, CommandStatus.ESME_RINVDSTADR];
+    const sim = await kit.simulator({ statusFor: (s) => statuses[Number(s.text)] });
+    const client = await kit.client(sim);
+    const errors = await Promise.all(statuses.map((_, i) => rejection(client.submit(sms(String(i))))));
+    expect(errors.map((e) => [e.code, e.retryable])).toEqual([
+      ['carrier_transient', true],
+      ['carrier_transient', true],
+      ['carrier_transient', true],
+      ['carrier_rejected', false],
+    ]);
+    expect(errors[0]!.message).toMatch(/ESME_RTHROTTLED/);
+  });
+
+  it('times out a submit the SMSC does not answer, with a retryable error, and frees its window slot', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 300 });
+    const client = await kit.client(sim, { submitTimeoutMs: 50, windowSize: 1 });
+    const first = client.submit(sms('slow'));
+    const second = client.submit(sms('slower'));
+    expect(await rejection(first)).toMatchObject({ code: 'timeout', retryable: true });
+    expect(client.windowInUse).toBe(1); // the second one took the slot
+    expect(await rejection(second)).toMatchObject({ code: 'timeout', retryable: true });
+  });
+
+  it('refuses submits while not bound instead of queueing them forever', async () => {
+    const sim = await kit.simulator();
+    sim.refuse(true);
+    const client = await kit.client(sim, {}, false);
+    expect(await rejection(client.submit(sms('x')))).toMatchObject({ code: 'unavailable', retryable: true });
+  });
+
+  it('fails in-flight submits with retryable errors when the SMSC goes away, and reconnects when it is back on the same port', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 1000 });
+    const client = await kit.client(sim);
+    const port = sim.port;
+    const inflight = [client.submit(sms('a')), client.submit(sms('b'))];
+    await eventually(() => (sim.submitCount === 2 ? true : undefined));
+    const disconnected = once(client, 'disconnected');
+    await sim.stop();
+    const [event] = await disconnected;
+    expect(event).toMatchObject({ failed: 2 });
+    for (const p of inflight) expect(await rejection(p)).toMatchObject({ code: 'carrier_transient', retryable: true });
+    expect(client.isBound).toBe(false);
+
+    const failures: unknown[] = [];
+    client.on('bindFailed', (f) => failures.push(f));
+    await eventually(() => (failures.length >= 2 ? true : undefined));
+
+    const again = await kit.simulator({ port });
+    await client.ready();
+    expect(again.port).toBe(port);
+    expect((await client.submit(sms('back'))).messageId).toMatch(/^[0-9a-f]+$/);
+  });
+
+  it('keeps retrying a refused bind with backoff and reports why', async () => {
+    const sim = await kit.simulator({ credentials: [{ systemId: 'hermod', password: 'right' }] });
+    const client = await kit.client(sim, { password: 'wrong' }, false);
+    const [failure] = await once(client, 'bindFailed');
+    expect(failure).toMatchObject({ status: CommandStatus.ESME_RINVPASWD, reason: expect.stringMatching(/ESME_RINVPASWD/) });
+    await once(client, 'bindFailed');
+    expect(client.isBound).toBe(false);
+  });
+
+  it('receives MO messages from the SMSC, reassembling concatenated ones', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const mo: MoMessage[] = [];
+    client.on('mo', (m) => mo.push(m));
+    const long = 'Kia ora 😀 '.repeat(20);
+    expect(await sim.originate({ source: '+64219876543', destination: '4000', text: 'STOP' })).toBe(1);
+    expect(await sim.originate({ source: '+64219876543', destination: '4000', text: long })).toBe(4);
+    await eventually(() => (mo.length === 2 ? true : undefined));
+    expect(mo).toEqual([
+      { source: '+64219876543', destination: '4000', text: 'STOP', dataCoding: 0, parts: 1 },
+      { source: '+64219876543', destination: '4000', text: long, dataCoding: 8, parts: 4 },
+    ]);
+  });
+
+  it('sends a body longer than 254 octets as message_payload', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const text = 'p'.repeat(400);
+    const [message] = await Promise.all([once(sim, 'message'), client.submit({ source: '1234', destination: '+6421', shortMessage: Buffer.from(text), dataCoding: 0 })]);
+    expect(message[0]).toMatchObject({ text, parts: 1 });
+  });
+
+  it('rejects addresses SMPP cannot carry before they reach the window', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    expect(await rejection(client.submit(sms('x', '+' + '1'.repeat(21))))).toMatchObject({ code: 'invalid_attrib', retryable: false });
+    expect(client.windowInUse).toBe(0);
+  });
+
+  it('closes by letting in-flight submits finish, then unbinding, and does not reconnect', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 30 });
+    const client = await kit.client(sim);
+    const pending = client.submit(sms('last'));
+    const closed = once(sim, 'sessionClosed');
+    await client.close();
+    expect((await pending).messageId).toBeTruthy();
+    await closed;
+    expect(await rejection(client.submit(sms('late')))).toMatchObject({ code: 'unavailable' });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sim.boundCount).toBe(0);
+  });
+
+  it('pushes 5,000 submits through one connection quickly', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0 });
+    const client = await kit.client(sim, { windowSize: 256 });
+    let receipts = 0;
+    client.on('receipt', () => receipts++);
+    const started = performance.now();
+    const shortMessage = Buffer.from('throughput test message');
+    await Promise.all(Array.from({ length: 5000 }, (_, i) => client.submit({ source: 'Hermod', destination: `+6421${i}`, shortMessage, dataCoding: 0 })));
+    await eventually(() => (receipts === 5000 ? true : undefined), 1500, 2);
+    expect(sim.submitCount).toBe(5000);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+});

@@ -1,0 +1,348 @@
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { HermodError } from '../../../lib/errors';
+import { createLogger, type Logger } from '../../../lib/log';
+import { CommandId, isResponse } from './command-id';
+import { CommandStatus, statusName } from './command-status';
+import { isReceiptEsmClass, parseDeliveryReceipt, type DeliveryReceipt } from './delivery-receipt';
+import { MoAssembler, type MoMessage } from './mo-assembler';
+import { INTERFACE_VERSION, type BindRespPdu, type Pdu, type SmPdu } from './pdu';
+import type { BindFailedEvent, SmppClientEvents } from './smpp-client-events';
+import { resolveClientOptions, type ResolvedClientOptions, type SmppClientOptions } from './smpp-client-options';
+import { SmppConnection } from './smpp-connection';
+import { buildSubmitPdu, statusError, type SubmitRequest, type SubmitResult } from './submit-request';
+import { SubmitWindow, type SubmitJob } from './submit-window';
+import { TlvTag, findTlv } from './tlv';
+
+export type { DeliveryReceipt, ReceiptState } from './delivery-receipt';
+export type { MoMessage } from './mo-assembler';
+export type { BindFailedEvent, BoundEvent, DisconnectedEvent, SmppClientEvents } from './smpp-client-events';
+export type { SmppClientOptions } from './smpp-client-options';
+export { statusError, type SubmitRequest, type SubmitResult } from './submit-request';
+
+export interface SmppClient extends EventEmitter<SmppClientEvents> {
+  /** Resolves with the SMSC's message id; rejects with HermodError (see statusError). */
+  submit(request: SubmitRequest): Promise<SubmitResult>;
+  /** Resolves once bound (at once if bound now); rejects if the client is closed first. */
+  ready(): Promise<void>;
+  /** Lets in-flight and queued submits finish (up to drainMs), unbinds, closes; no more reconnects. */
+  close(drainMs?: number): Promise<void>;
+  readonly windowInUse: number;
+  readonly queueLength: number;
+  readonly isBound: boolean;
+}
+
+export function createSmppClient(options: SmppClientOptions): SmppClient {
+  return new SmppClientImpl(options);
+}
+
+interface Job extends SubmitJob<SubmitResult> {
+  pdu: SmPdu;
+  onSent?: () => void;
+}
+
+type State = 'connecting' | 'binding' | 'bound' | 'unbinding' | 'waiting' | 'closed';
+type Deferred = ['receipt', DeliveryReceipt] | ['mo', MoMessage];
+
+class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClient {
+  private readonly o: ResolvedClientOptions;
+  private readonly log: Logger;
+  private readonly window: SubmitWindow<Job>;
+  private readonly mo: MoAssembler;
+  private state: State = 'waiting';
+  private conn: SmppConnection | undefined;
+  private connClosed: Promise<void> = Promise.resolve();
+  private bindSeq = 0;
+  private bindTimer: NodeJS.Timeout | undefined;
+  private enquireTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private bindFailure: BindFailedEvent | undefined;
+  private enquireOutstanding = false;
+  private receivedAtEnquire = 0;
+  private closing: Promise<void> | undefined;
+  private readyWaiters: { resolve(): void; reject(err: HermodError): void }[] = [];
+  private unbindAnswered: (() => void) | undefined;
+  private deferred: Deferred[] = [];
+
+  constructor(options: SmppClientOptions) {
+    super();
+    this.o = resolveClientOptions(options);
+    this.log = options.log ?? createLogger({ component: 'smpp-client' });
+    this.window = new SubmitWindow<Job>(this.o.windowSize, this.o.submitTimeoutMs, (job) => this.sendSubmit(job), () =>
+      new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }));
+    this.mo = new MoAssembler(this.o.concatTimeoutMs);
+    this.connect();
+  }
+
+  get windowInUse(): number {
+    return this.window.inUse;
+  }
+
+  get queueLength(): number {
+    return this.window.queued;
+  }
+
+  get isBound(): boolean {
+    return this.state === 'bound';
+  }
+
+  submit(request: SubmitRequest): Promise<SubmitResult> {
+    if (this.closing) return Promise.reject(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
+    if (this.state !== 'bound') return Promise.reject(new HermodError('unavailable', 'SMPP session is not bound', { retryable: true }));
+    let pdu: SmPdu;
+    try {
+      pdu = buildSubmitPdu(request);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<SubmitResult>((resolve, reject) => {
+      this.window.add({ pdu, resolve, reject, deadline: 0, onSent: request.onSent });
+    });
+  }
+
+  ready(): Promise<void> {
+    if (this.closing) return Promise.reject(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
+    if (this.state === 'bound') return Promise.resolve();
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  close(drainMs = this.o.submitTimeoutMs): Promise<void> {
+    this.closing ??= this.shutdown(drainMs);
+    return this.closing;
+  }
+
+  private async shutdown(drainMs: number): Promise<void> {
+    clearTimeout(this.reconnectTimer);
+    this.settleReady(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
+    const conn = this.conn;
+    if (conn && this.state === 'bound') {
+      await this.window.drained(drainMs);
+      this.window.failAll(new HermodError('carrier_transient', 'SMPP client closed before the SMSC answered', { retryable: true }));
+      if (!conn.isClosed) {
+        this.state = 'unbinding';
+        clearInterval(this.enquireTimer);
+        conn.send({ commandId: CommandId.unbind, commandStatus: 0, sequenceNumber: conn.nextSequence() });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000);
+          this.unbindAnswered = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        conn.end();
+        const timer = setTimeout(() => conn.destroy(), 1000);
+        await this.connClosed;
+        clearTimeout(timer);
+      }
+    } else if (conn) {
+      conn.destroy();
+      await this.connClosed;
+    }
+    this.window.failAll(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
+    this.state = 'closed';
+  }
+
+  private connect(): void {
+    this.state = 'connecting';
+    const socket = net.connect({ host: this.o.host, port: this.o.port });
+    socket.setKeepAlive(true, 30_000);
+    let closed!: () => void;
+    this.connClosed = new Promise((resolve) => (closed = resolve));
+    const conn = new SmppConnection(socket, {
+      onPdu: (pdu) => this.onPdu(conn, pdu),
+      onClose: (err) => {
+        closed();
+        this.onClose(conn, err);
+      },
+    }, this.o.maxPduLength);
+    this.conn = conn;
+    this.bindFailure = undefined;
+    this.bindTimer = setTimeout(() => conn.destroy(new Error(`not bound within ${this.o.bindTimeoutMs} ms`)), this.o.bindTimeoutMs);
+    socket.once('connect', () => {
+      if (this.conn !== conn || this.closing) return;
+      this.state = 'binding';
+      this.bindSeq = conn.nextSequence();
+      conn.send({
+        commandId: CommandId.bind_transceiver,
+        commandStatus: 0,
+        sequenceNumber: this.bindSeq,
+        systemId: this.o.systemId,
+        password: this.o.password,
+        systemType: this.o.systemType,
+        interfaceVersion: INTERFACE_VERSION,
+      });
+    });
+  }
+
+  private onPdu(conn: SmppConnection, pdu: Pdu): void {
+    if (this.conn !== conn) return;
+    switch (pdu.commandId) {
+      case CommandId.submit_sm_resp: {
+        const job = this.window.take(pdu.sequenceNumber);
+        if (!job) return; // answered after its timeout
+        if (pdu.commandStatus === CommandStatus.ESME_ROK) job.resolve({ messageId: pdu.messageId });
+        else job.reject(statusError(pdu.commandStatus));
+        this.window.pump();
+        return;
+      }
+      case CommandId.deliver_sm:
+        conn.send({ commandId: CommandId.deliver_sm_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber, messageId: '' });
+        this.onDeliver(pdu);
+        return;
+      case CommandId.enquire_link:
+        conn.send({ commandId: CommandId.enquire_link_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
+        return;
+      case CommandId.enquire_link_resp:
+        this.enquireOutstanding = false;
+        return;
+      case CommandId.bind_transceiver_resp:
+        this.onBindResp(conn, pdu);
+        return;
+      case CommandId.generic_nack: {
+        const job = this.window.take(pdu.sequenceNumber);
+        if (job) {
+          job.reject(statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR));
+          this.window.pump();
+        } else if (this.state === 'binding' && pdu.sequenceNumber === this.bindSeq) {
+          this.failBind(conn, pdu.commandStatus);
+        }
+        return;
+      }
+      case CommandId.unbind:
+        conn.send({ commandId: CommandId.unbind_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
+        conn.end();
+        return;
+      case CommandId.unbind_resp:
+        this.unbindAnswered?.();
+        return;
+      default:
+        if (!isResponse(pdu.commandId)) {
+          conn.send({ commandId: CommandId.generic_nack, commandStatus: CommandStatus.ESME_RINVCMDID, sequenceNumber: pdu.sequenceNumber });
+        }
+    }
+  }
+
+  private onBindResp(conn: SmppConnection, pdu: BindRespPdu): void {
+    if (this.state !== 'binding' || pdu.sequenceNumber !== this.bindSeq) return;
+    clearTimeout(this.bindTimer);
+    if (pdu.commandStatus !== CommandStatus.ESME_ROK) return this.failBind(conn, pdu.commandStatus);
+    this.state = 'bound';
+    this.attempt = 0;
+    this.enquireOutstanding = false;
+    if (this.o.enquireLinkMs > 0) this.enquireTimer = setInterval(() => this.enquire(conn), this.o.enquireLinkMs);
+    this.log.debug('SMPP bound', { host: this.o.host, port: this.o.port, smsc: pdu.systemId });
+    this.emit('bound', { systemId: pdu.systemId });
+    this.settleReady();
+    this.window.pump();
+  }
+
+  private failBind(conn: SmppConnection, status: number): void {
+    this.bindFailure = { reason: `bind refused: ${statusName(status)}`, status };
+    conn.destroy();
+  }
+
+  private enquire(conn: SmppConnection): void {
+    if (this.conn !== conn || this.state !== 'bound') return;
+    if (this.enquireOutstanding && conn.received === this.receivedAtEnquire) {
+      conn.destroy(new Error(`no answer to enquire_link within ${this.o.enquireLinkMs} ms`));
+      return;
+    }
+    this.enquireOutstanding = true;
+    this.receivedAtEnquire = conn.received;
+    conn.send({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: conn.nextSequence() });
+  }
+
+  private sendSubmit(job: Job): number | undefined {
+    const conn = this.conn;
+    if (!conn || this.state !== 'bound') {
+      job.reject(new HermodError('carrier_transient', 'SMPP session is not bound', { retryable: true }));
+      return undefined;
+    }
+    const seq = conn.nextSequence();
+    job.pdu.sequenceNumber = seq;
+    try {
+      conn.send(job.pdu);
+    } catch (err) {
+      job.reject(new HermodError('invalid_attrib', (err as Error).message, { cause: err }));
+      return undefined;
+    }
+    if (job.onSent) {
+      try {
+        job.onSent();
+      } catch (err) {
+        this.log.error('submit onSent callback threw', { err });
+      }
+    }
+    return seq;
+  }
+
+  private onDeliver(pdu: SmPdu): void {
+    if (isReceiptEsmClass(pdu.esmClass) || findTlv(pdu.tlvs, TlvTag.receipted_message_id)) {
+      const receipt = parseDeliveryReceipt(pdu);
+      if (receipt) this.defer(['receipt', receipt]);
+      else this.log.warn('delivery receipt without a message id', { text: pdu.shortMessage.toString('latin1') });
+      return;
+    }
+    const mo = this.mo.add(pdu);
+    if (mo) this.defer(['mo', mo]);
+  }
+
+  /**
+   * Receipts and MO are emitted on the next turn of the event loop, so a
+   * receipt that arrives in the same TCP chunk as its submit_sm_resp reaches
+   * listeners after the submit's promise callbacks have run.
+   */
+  private defer(event: Deferred): void {
+    if (this.deferred.push(event) === 1) setImmediate(this.emitDeferred);
+  }
+
+  private readonly emitDeferred = (): void => {
+    const events = this.deferred;
+    this.deferred = [];
+    for (const [name, payload] of events) {
+      try {
+        if (name === 'receipt') this.emit('receipt', payload);
+        else this.emit('mo', payload);
+      } catch (err) {
+        this.log.error(`an SMPP '${name}' listener threw`, { err });
+      }
+    }
+  };
+
+  private onClose(conn: SmppConnection, err: Error | undefined): void {
+    if (this.conn !== conn) return;
+    this.conn = undefined;
+    clearTimeout(this.bindTimer);
+    clearInterval(this.enquireTimer);
+    const wasBound = this.state === 'bound' || this.state === 'unbinding';
+    const reason = err?.message ?? (this.closing ? 'closed' : wasBound ? 'connection closed by the SMSC' : 'connection closed before bind');
+    const failed = this.window.failAll(new HermodError('carrier_transient', `SMPP connection lost: ${reason}`, { retryable: true }));
+    this.unbindAnswered?.();
+    if (wasBound) {
+      this.log.debug('SMPP disconnected', { reason, failed });
+      this.emit('disconnected', { reason, failed });
+    } else if (!this.closing) {
+      const failure = this.bindFailure ?? { reason };
+      this.log.debug('SMPP bind failed', { ...failure, attempt: this.attempt });
+      this.emit('bindFailed', failure);
+    }
+    if (this.closing) {
+      this.state = 'closed';
+      return;
+    }
+    this.state = 'waiting';
+    const base = Math.min(this.o.reconnectMaxMs, this.o.reconnectMinMs * 2 ** Math.min(this.attempt, 30));
+    this.attempt++;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (!this.closing) this.connect();
+    }, base / 2 + (Math.random() * base) / 2);
+  }
+
+  private settleReady(err?: HermodError): void {
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) (err ? w.reject(err) : w.resolve());
+  }
+}

@@ -1,0 +1,124 @@
+import { performance } from 'node:perf_hooks';
+import { HermodError } from '../../../lib/errors';
+import { Fifo } from './fifo';
+
+export interface SubmitJob<R> {
+  resolve(result: R): void;
+  reject(err: HermodError): void;
+  /** performance.now() by which the response must have arrived; set when sent. */
+  deadline: number;
+}
+
+/**
+ * At most `size` requests awaiting their response; callers beyond that wait
+ * in FIFO order. All requests share one response timeout, so send order is
+ * deadline order and a single timer (armed for the oldest) covers them all:
+ * no timer per request.
+ */
+export class SubmitWindow<J extends SubmitJob<unknown>> {
+  private readonly inflight = new Map<number, J>();
+  private readonly waiting = new Fifo<J>();
+  private timer: NodeJS.Timeout | undefined;
+  private drainWaiters: (() => void)[] = [];
+
+  /**
+   * @param send puts a job on the wire and returns its sequence number, or
+   *   undefined when it could not be sent (it has then been settled).
+   */
+  constructor(
+    readonly size: number,
+    private readonly timeoutMs: number,
+    private readonly send: (job: J) => number | undefined,
+    private readonly timeoutError: () => HermodError,
+  ) {}
+
+  get inUse(): number {
+    return this.inflight.size;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Sends now when there is room and nobody is ahead, else queues. */
+  add(job: J): void {
+    if (this.inflight.size < this.size && this.waiting.length === 0) this.dispatch(job);
+    else this.waiting.push(job);
+  }
+
+  /** The job waiting for this sequence number's response, removed from the window. */
+  take(sequenceNumber: number): J | undefined {
+    const job = this.inflight.get(sequenceNumber);
+    if (job) this.inflight.delete(sequenceNumber);
+    return job;
+  }
+
+  /** Moves waiting jobs into free slots. */
+  pump(): void {
+    while (this.inflight.size < this.size && this.waiting.length > 0) this.dispatch(this.waiting.shift()!);
+    this.checkDrained();
+  }
+
+  private dispatch(job: J): void {
+    const seq = this.send(job);
+    if (seq === undefined) return;
+    job.deadline = performance.now() + this.timeoutMs;
+    this.inflight.set(seq, job);
+    if (!this.timer) this.arm();
+  }
+
+  private arm(): void {
+    const first = this.inflight.values().next().value;
+    if (!first) return;
+    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(first.deadline - performance.now())) + 1);
+  }
+
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const [seq, job] of this.inflight) {
+      if (job.deadline > now) break;
+      this.inflight.delete(seq);
+      job.reject(this.timeoutError());
+    }
+    this.arm();
+    this.pump();
+  };
+
+  /** Rejects everything sent and waiting; returns how many. */
+  failAll(err: HermodError): number {
+    let n = 0;
+    for (const job of this.inflight.values()) {
+      job.reject(err);
+      n++;
+    }
+    this.inflight.clear();
+    for (const job of this.waiting.drain()) {
+      job.reject(err);
+      n++;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.checkDrained();
+    return n;
+  }
+
+  /** Resolves when nothing is in flight or waiting, or after `timeoutMs`. */
+  drained(timeoutMs: number): Promise<void> {
+    if (this.inflight.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private checkDrained(): void {
+    if (this.drainWaiters.length === 0 || this.inflight.size > 0 || this.waiting.length > 0) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,23 @@
+import type { Config } from '../../lib/config';
+import type { Logger } from '../../lib/log';
+import { createSmscSimulator, type SmscSimulatorOptions } from './smsc-simulator';
+
+/** Starts the simulator; logs one JSON line with where it listens. */
+export async function startSimulator(options: SmscSimulatorOptions, log: Logger): Promise<{ port: number; stop(): Promise<void> }> {
+  const simulator = createSmscSimulator(options);
+  const { host, port } = await simulator.start();
+  log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
+  return {
+    port,
+    async stop() {
+      await simulator.stop();
+      log.info('SMSC simulator stopped', { submits: simulator.submitCount });
+    },
+  };
+}
+
+/** The `smsc-simulator` role of `hermod start` / `hermod smsc-simulator`, configured by lib/config. */
+export function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ stop(): Promise<void> }> {
+  const s = config.simulator;
+  return startSimulator({ host: s.host, port: s.port, receiptDelayMs: s.receiptDelayMs, outcomes: s.outcomes }, log);
+}

@@ -1,0 +1,83 @@
+import type { Logger } from '../../lib/log';
+import type { ConcatInfo } from '../carriers/smpp/short-message';
+import type { Outcome, OutcomeWeights } from './outcome-picker';
+import type { BindMode, SessionStats } from './smsc-session';
+
+export interface SmscSimulatorOptions {
+  host?: string;
+  /** 0 picks a free port; a restart after stop() reuses the port first bound. */
+  port?: number;
+  /** When given, only these may bind. */
+  credentials?: { systemId: string; password: string }[];
+  /** Delay before a receipt is sent (default 200 ms). */
+  receiptDelayMs?: number;
+  /** Relative weights; `rejected` answers submit_sm with `rejectStatus` and sends no receipt. Default: all delivered. */
+  outcomes?: Partial<OutcomeWeights>;
+  /** Makes outcome picks (and message ids) reproducible. */
+  seed?: number;
+  /** More unanswered submit_sm than this on one session get ESME_RTHROTTLED. */
+  maxWindow?: number;
+  /** Delay of every submit_sm_resp, so a client's window fills up. */
+  submitRespDelayMs?: number;
+  /** command_status of a `rejected` outcome (default ESME_RSUBMITFAIL). */
+  rejectStatus?: number;
+  /** Submits beyond this many per second (whole simulator) get ESME_RTHROTTLED. */
+  throttlePerSecond?: number;
+  /** Forces a command_status for a submit (non-zero answers with it, no receipt). */
+  statusFor?: (submit: SubmitView) => number | undefined;
+  /** Interval of the simulator's own enquire_link to bound sessions; 0 = never (default). */
+  enquireLinkMs?: number;
+  /** The simulator's system_id in bind responses. */
+  systemId?: string;
+  /** How long it waits for deliver_sm_resp / enquire_link_resp before trying again. */
+  requestTimeoutMs?: number;
+  log?: Logger;
+}
+
+/** One received submit_sm, decoded. */
+export interface SubmitView {
+  sessionId: number;
+  systemId: string;
+  sequenceNumber: number;
+  source: string;
+  destination: string;
+  esmClass: number;
+  dataCoding: number;
+  registeredDelivery: number;
+  /** The body as sent (UDH included); from message_payload when that was used. */
+  shortMessage: Buffer;
+  /** This part's text (UDH removed). */
+  text: string;
+  concat?: ConcatInfo;
+}
+
+export interface SimulatedSubmit extends SubmitView {
+  status: number;
+  /** The id given in submit_sm_resp (accepted submits only). */
+  carrierMessageId?: string;
+  outcome?: Outcome;
+}
+
+export interface AssembledMessage {
+  source: string;
+  destination: string;
+  text: string;
+  parts: number;
+  /** The id of the first part. */
+  carrierMessageId: string;
+  carrierMessageIds: string[];
+}
+
+export interface BindEvent {
+  sessionId: number;
+  systemId: string;
+  mode: BindMode;
+  status: number;
+}
+
+export type SmscSimulatorEvents = {
+  submit: [SimulatedSubmit];
+  message: [AssembledMessage];
+  bind: [BindEvent];
+  sessionClosed: [SessionStats];
+};

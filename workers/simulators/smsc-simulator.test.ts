@@ -1,0 +1,184 @@
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { CommandId } from '../carriers/smpp/command-id';
+import { CommandStatus } from '../carriers/smpp/command-status';
+import { FrameDecoder } from '../carriers/smpp/frame-decoder';
+import { decodePdu, writePdu, type Pdu } from '../carriers/smpp/pdu';
+import { PduWriter } from '../carriers/smpp/pdu-writer';
+import { planSms } from '../carriers/smpp/segment';
+import type { DeliveryReceipt } from '../carriers/smpp/smpp-client';
+import { sarTlvs } from '../carriers/smpp/tlv';
+import { eventually, once, smppTestKit } from './smpp-test-kit';
+import type { AssembledMessage, SimulatedSubmit } from './smsc-simulator';
+
+const kit = smppTestKit();
+
+/** A bare TCP peer speaking raw PDUs, for what the client would never send. */
+async function rawPeer(port: number) {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  await once(socket, 'connect');
+  const decoder = new FrameDecoder();
+  const received: Pdu[] = [];
+  socket.on('data', (chunk: Buffer) => decoder.push(chunk, (f) => received.push(decodePdu(f))));
+  kit.defer(async () => socket.destroy());
+  return {
+    received,
+    send(pdu: Pdu | Buffer) {
+      if (Buffer.isBuffer(pdu)) return socket.write(pdu);
+      const w = new PduWriter();
+      writePdu(w, pdu);
+      socket.write(w.take());
+    },
+    closed: once(socket, 'close'),
+  };
+}
+
+async function submitText(client: Awaited<ReturnType<typeof kit.client>>, text: string, order?: (i: number, n: number) => number) {
+  const plan = planSms(text);
+  const indexes = plan.segments.map((_, i) => (order ? order(i, plan.count) : i));
+  return Promise.all(indexes.map((i) =>
+    client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[i]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass })));
+}
+
+describe('SMSC simulator', () => {
+  it('reassembles concatenated GSM and UCS-2 texts exactly, in any part order', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const messages: AssembledMessage[] = [];
+    sim.on('message', (m) => messages.push(m));
+    const gsm = 'Escapes {like} [these] must not split: ' + '€'.repeat(100) + ' ~end~';
+    const ucs2 = 'Emoji 😀 never split 🇳🇿 '.repeat(12);
+    const gsmIds = await submitText(client, gsm);
+    await submitText(client, ucs2, (i, n) => n - 1 - i);
+    await eventually(() => (messages.length === 2 ? true : undefined));
+    expect(messages[0]).toEqual({ source: 'Hermod', destination: '+64211234567', text: gsm, parts: planSms(gsm).count, carrierMessageId: gsmIds[0]!.messageId, carrierMessageIds: gsmIds.map((r) => r.messageId) });
+    expect(messages[1]).toMatchObject({ text: ucs2, parts: planSms(ucs2).count });
+  });
+
+  it('reassembles parts marked with sar_* TLVs instead of a UDH', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const message = once(sim, 'message');
+    await Promise.all(['world', 'hello '].map((part, i) =>
+      client.submit({ source: '555', destination: '+6421', shortMessage: Buffer.from(part), dataCoding: 0, tlvs: sarTlvs(0x0102, 2, 2 - i) })));
+    expect((await message)[0]).toMatchObject({ text: 'hello world', parts: 2 });
+  });
+
+  it('emits a submit event per submit_sm and counts them', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const submits: SimulatedSubmit[] = [];
+    sim.on('submit', (s) => submits.push(s));
+    await submitText(client, 'x'.repeat(200));
+    expect(sim.submitCount).toBe(2);
+    expect(submits.map((s) => [s.concat?.seq, s.status, s.registeredDelivery, s.dataCoding])).toEqual([[1, 0, 1, 0], [2, 0, 1, 0]]);
+  });
+
+  it('answers bind, enquire_link and unbind, and refuses a submit before bind', async () => {
+    const sim = await kit.simulator({ systemId: 'test-smsc' });
+    const peer = await rawPeer(sim.port);
+    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 1, sourceAddr: 'a', destinationAddr: 'b', esmClass: 0, registeredDelivery: 0, dataCoding: 0, shortMessage: Buffer.from('x') });
+    peer.send({ commandId: CommandId.bind_transmitter, commandStatus: 0, sequenceNumber: 2, systemId: 'raw', password: 'pw', systemType: '' });
+    peer.send({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 3 });
+    peer.send({ commandId: CommandId.unbind, commandStatus: 0, sequenceNumber: 4 });
+    await peer.closed;
+    expect(peer.received.map((p) => [p.commandId, p.commandStatus, p.sequenceNumber])).toEqual([
+      [CommandId.submit_sm_resp, CommandStatus.ESME_RINVBNDSTS, 1],
+      [CommandId.bind_transmitter_resp, 0, 2],
+      [CommandId.enquire_link_resp, 0, 3],
+      [CommandId.unbind_resp, 0, 4],
+    ]);
+    expect(peer.received[1]).toMatchObject({ systemId: 'test-smsc' });
+    expect(sim.enquireLinkCount).toBe(1);
+  });
+
+  it('answers an unknown command with generic_nack and drops a peer that sends an absurd length', async () => {
+    const sim = await kit.simulator();
+    const peer = await rawPeer(sim.port);
+    peer.send(Buffer.from('00000010' + '000000ff' + '00000000' + '00000009', 'hex'));
+    await eventually(() => (peer.received.length === 1 ? true : undefined));
+    expect(peer.received[0]).toEqual({ commandId: CommandId.generic_nack, commandStatus: CommandStatus.ESME_RINVCMDID, sequenceNumber: 9 });
+    peer.send(Buffer.from('ffffffff' + '00000004' + '00000000' + '00000001', 'hex'));
+    await peer.closed;
+  });
+
+  it('only lets accepted credentials bind', async () => {
+    const sim = await kit.simulator({ credentials: [{ systemId: 'hermod', password: 'secret' }] });
+    const binds: number[] = [];
+    sim.on('bind', (b) => binds.push(b.status));
+    await kit.client(sim);
+    const stranger = await kit.client(sim, { systemId: 'other' }, false);
+    await once(stranger, 'bindFailed');
+    expect(binds).toEqual([0, CommandStatus.ESME_RINVSYSID]);
+    expect(sim.boundCount).toBe(1);
+  });
+
+  it('closes new connections while refusing and accepts them again after', async () => {
+    const sim = await kit.simulator();
+    sim.refuse(true);
+    const client = await kit.client(sim, {}, false);
+    await once(client, 'bindFailed');
+    await once(client, 'bindFailed');
+    expect(sim.sessions()).toEqual([]);
+    sim.refuse(false);
+    await client.ready();
+    expect(sim.boundCount).toBe(1);
+  });
+
+  it('keeps a receipt until a session of the same system_id is bound to take it', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 20 });
+    const first = await kit.client(sim);
+    const { messageId } = await first.submit({ source: 'Hermod', destination: '+6421', shortMessage: Buffer.from('hi'), dataCoding: 0 });
+    await first.close();
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sim.receiptCount).toBe(0);
+    const second = await kit.client(sim);
+    const [receipt] = (await once(second, 'receipt')) as [DeliveryReceipt];
+    expect(receipt).toMatchObject({ carrierMessageId: messageId, state: 'delivered' });
+  });
+
+  it('sends receipts only when registered_delivery asks for them', async () => {
+    const sim = await kit.simulator({ outcomes: { delivered: 1 }, receiptDelayMs: 0 });
+    const client = await kit.client(sim);
+    const receipts: DeliveryReceipt[] = [];
+    client.on('receipt', (r) => receipts.push(r));
+    const base = { source: 'Hermod', destination: '+6421', shortMessage: Buffer.from('x'), dataCoding: 0 };
+    const ids = await Promise.all([0, 1, 2].map((registeredDelivery) => client.submit({ ...base, registeredDelivery })));
+    await eventually(() => (receipts.length >= 1 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(receipts.map((r) => r.carrierMessageId)).toEqual([ids[1]!.messageId]);
+  });
+
+  it('picks the same outcomes for the same seed', async () => {
+    const outcomes = async (): Promise<string[]> => {
+      const sim = await kit.simulator({ seed: 42, outcomes: { delivered: 2, undeliverable: 1, expired: 1, rejected: 1 } });
+      const client = await kit.client(sim);
+      const seen: string[] = [];
+      sim.on('submit', (s) => seen.push(s.outcome!));
+      for (let i = 0; i < 20; i++) await client.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 }).catch(() => undefined);
+      return seen;
+    };
+    const a = await outcomes();
+    expect(a).toEqual(await outcomes());
+    expect(new Set(a).size).toBe(4);
+  });
+
+  it('throttles submits beyond its window and its rate', async () => {
+    const sim = await kit.simulator({ maxWindow: 2, submitRespDelayMs: 20 });
+    const client = await kit.client(sim, { windowSize: 4 });
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => client.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+
+    const limited = await kit.simulator({ throttlePerSecond: 3 });
+    const other = await kit.client(limited);
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => other.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })));
+    expect(settled.filter((r) => r.status === 'rejected')).toHaveLength(2);
+  });
+
+  it('reuses its port when started again after stop', async () => {
+    const sim = await kit.simulator();
+    const { port } = await sim.start();
+    await sim.stop();
+    expect((await sim.start()).port).toBe(port);
+  });
+});

@@ -1,0 +1,302 @@
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { CommandId, isResponse } from '../carriers/smpp/command-id';
+import { CommandStatus } from '../carriers/smpp/command-status';
+import { ConcatReassembler } from '../carriers/smpp/concat-reassembler';
+import type { BindPdu, Pdu, SmPdu } from '../carriers/smpp/pdu';
+import { planSms } from '../carriers/smpp/segment';
+import { concatFromSarTlvs, decodeText, splitUserData } from '../carriers/smpp/short-message';
+import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
+import { TlvTag, findTlv } from '../carriers/smpp/tlv';
+import { createOutcomePicker, type Outcome } from './outcome-picker';
+import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
+import { SmscSession, type SessionStats } from './smsc-session';
+import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+
+export type { Outcome, OutcomeWeights } from './outcome-picker';
+export type { BindMode, SessionStats } from './smsc-session';
+export type { AssembledMessage, BindEvent, SimulatedSubmit, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+
+export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
+  start(): Promise<{ host: string; port: number }>;
+  /** Closes the listener and every session, forgets pending receipts (the carrier went away). */
+  stop(): Promise<void>;
+  /** While true, new connections are closed at once (an unreachable carrier). */
+  refuse(on: boolean): void;
+  /** Sends an MO text (split and concatenated as needed) to a bound session; resolves with the part count once acknowledged. */
+  originate(mo: { source: string; destination: string; text: string; systemId?: string }): Promise<number>;
+  /** Sends enquire_link to every bound session; resolves with how many answered. */
+  enquireLink(): Promise<number>;
+  sessions(): SessionStats[];
+  readonly port: number;
+  readonly submitCount: number;
+  /** Most unanswered submit_sm seen on any one session. */
+  readonly maxOutstanding: number;
+  /** enquire_link received from clients. */
+  readonly enquireLinkCount: number;
+  readonly receiptCount: number;
+  readonly boundCount: number;
+}
+
+export function createSmscSimulator(options: SmscSimulatorOptions = {}): SmscSimulator {
+  return new Simulator(options);
+}
+
+class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulator {
+  private readonly o: SmscSimulatorOptions;
+  private readonly pick: () => Outcome;
+  private readonly live = new Set<SmscSession>();
+  private readonly receipts: ReceiptDispatcher;
+  private readonly reassembler = new ConcatReassembler<string>();
+  private server: net.Server | undefined;
+  private host: string;
+  private boundPort: number;
+  private refusing = false;
+  private nextSessionId = 0;
+  private idBase: number;
+  private idCounter = 0;
+  private generation = 0;
+  private enquireTimer: NodeJS.Timeout | undefined;
+  private rateWindowStart = 0;
+  private rateWindowCount = 0;
+  private roundRobin = 0;
+  submitCount = 0;
+  maxOutstanding = 0;
+  enquireLinkCount = 0;
+
+  constructor(options: SmscSimulatorOptions) {
+    super();
+    this.o = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.boundPort = options.port ?? 0;
+    this.pick = createOutcomePicker(options.outcomes ?? { delivered: 1 }, options.seed);
+    // Ids unique across restarts of the process unless a seed asks for reproducibility.
+    this.idBase = options.seed === undefined ? Date.now() * 1024 : 0;
+    this.receipts = new ReceiptDispatcher((systemId) => [...this.live].filter((s) => s.systemId === systemId));
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get receiptCount(): number {
+    return this.receipts.sent;
+  }
+
+  get boundCount(): number {
+    let n = 0;
+    for (const s of this.live) if (s.isBound) n++;
+    return n;
+  }
+
+  sessions(): SessionStats[] {
+    return [...this.live].map((s) => s.stats());
+  }
+
+  refuse(on: boolean): void {
+    this.refusing = on;
+  }
+
+  async start(): Promise<{ host: string; port: number }> {
+    if (!this.server) {
+      const server = net.createServer((socket) => this.onConnection(socket));
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.boundPort, this.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      this.server = server;
+      this.boundPort = (server.address() as net.AddressInfo).port;
+      if (this.o.enquireLinkMs) this.enquireTimer = setInterval(() => void this.enquireLink().catch(() => undefined), this.o.enquireLinkMs);
+      this.o.log?.info('SMSC simulator listening', { host: this.host, port: this.boundPort });
+    }
+    return { host: this.host, port: this.boundPort };
+  }
+
+  async stop(): Promise<void> {
+    this.generation++;
+    this.receipts.clear();
+    this.reassembler.clear();
+    clearInterval(this.enquireTimer);
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.live) s.conn.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async originate(mo: { source: string; destination: string; text: string; systemId?: string }): Promise<number> {
+    const candidates = [...this.live].filter((s) => s.canReceive && (mo.systemId === undefined || s.systemId === mo.systemId));
+    if (candidates.length === 0) throw new Error('no bound session can receive');
+    const session = candidates[this.roundRobin++ % candidates.length]!;
+    const plan = planSms(mo.text);
+    const src = smppAddress(mo.source);
+    const dst = smppAddress(mo.destination);
+    const statuses = await Promise.all(plan.segments.map((shortMessage) =>
+      session.request({
+        commandId: CommandId.deliver_sm,
+        commandStatus: 0,
+        sequenceNumber: 0,
+        sourceAddrTon: src.ton,
+        sourceAddrNpi: src.npi,
+        sourceAddr: src.addr,
+        destAddrTon: dst.ton,
+        destAddrNpi: dst.npi,
+        destinationAddr: dst.addr,
+        esmClass: plan.esmClass,
+        registeredDelivery: 0,
+        dataCoding: plan.dataCoding,
+        shortMessage,
+      })));
+    const bad = statuses.find((s) => s !== 0);
+    if (bad !== undefined) throw new Error(`deliver_sm answered with status 0x${bad.toString(16)}`);
+    return plan.count;
+  }
+
+  async enquireLink(): Promise<number> {
+    const bound = [...this.live].filter((s) => s.isBound);
+    const results = await Promise.allSettled(bound.map((s) =>
+      s.request({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 0 })));
+    return results.filter((r) => r.status === 'fulfilled' && r.value === 0).length;
+  }
+
+  private onConnection(socket: net.Socket): void {
+    if (this.refusing || !this.server) {
+      socket.destroy();
+      return;
+    }
+    const session = new SmscSession(++this.nextSessionId, socket, {
+      onPdu: (s, pdu) => this.onPdu(s, pdu),
+      onClose: (s) => {
+        this.live.delete(s);
+        this.emit('sessionClosed', s.stats());
+      },
+    }, this.o.requestTimeoutMs ?? 10_000);
+    this.live.add(session);
+  }
+
+  private onPdu(session: SmscSession, pdu: Pdu): void {
+    const { conn } = session;
+    switch (pdu.commandId) {
+      case CommandId.submit_sm:
+        return this.onSubmit(session, pdu);
+      case CommandId.bind_transceiver:
+      case CommandId.bind_transmitter:
+      case CommandId.bind_receiver:
+        return this.onBind(session, pdu);
+      case CommandId.enquire_link:
+        this.enquireLinkCount++;
+        conn.send({ commandId: CommandId.enquire_link_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
+        return;
+      case CommandId.unbind:
+        conn.send({ commandId: CommandId.unbind_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
+        session.mode = undefined;
+        conn.end();
+        return;
+      case CommandId.deliver_sm_resp:
+      case CommandId.enquire_link_resp:
+      case CommandId.generic_nack:
+        session.answer(pdu.sequenceNumber, pdu.commandStatus);
+        return;
+      default:
+        if (!isResponse(pdu.commandId)) {
+          conn.send({ commandId: CommandId.generic_nack, commandStatus: CommandStatus.ESME_RINVCMDID, sequenceNumber: pdu.sequenceNumber });
+        }
+    }
+  }
+
+  private onBind(session: SmscSession, pdu: BindPdu): void {
+    const { mode, status } = session.bind(pdu, this.o.credentials, this.o.systemId ?? 'hermod-smsc');
+    this.o.log?.debug('bind', { session: session.id, systemId: pdu.systemId, mode, status });
+    this.emit('bind', { sessionId: session.id, systemId: pdu.systemId, mode, status });
+    if (status === CommandStatus.ESME_ROK && session.canReceive) this.receipts.flush(session.systemId);
+  }
+
+  private onSubmit(session: SmscSession, pdu: SmPdu): void {
+    this.submitCount++;
+    session.submitCount++;
+    const respond = (status: number, messageId: string): void =>
+      session.conn.send({ commandId: CommandId.submit_sm_resp, commandStatus: status, sequenceNumber: pdu.sequenceNumber, messageId });
+    if (!session.canTransmit) return respond(CommandStatus.ESME_RINVBNDSTS, '');
+
+    session.outstanding++;
+    if (session.outstanding > session.maxOutstanding) session.maxOutstanding = session.outstanding;
+    if (session.outstanding > this.maxOutstanding) this.maxOutstanding = session.outstanding;
+
+    const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
+    const { payload, concat: udhConcat } = splitUserData(body, (pdu.esmClass & 0x40) !== 0);
+    const concat = udhConcat ?? concatFromSarTlvs(pdu.tlvs);
+    const view: SubmitView = {
+      sessionId: session.id,
+      systemId: session.systemId,
+      sequenceNumber: pdu.sequenceNumber,
+      source: displayAddress(pdu.sourceAddr, pdu.sourceAddrTon),
+      destination: displayAddress(pdu.destinationAddr, pdu.destAddrTon),
+      esmClass: pdu.esmClass,
+      dataCoding: pdu.dataCoding,
+      registeredDelivery: pdu.registeredDelivery,
+      shortMessage: body,
+      text: decodeText(payload, pdu.dataCoding),
+      ...(concat ? { concat } : {}),
+    };
+
+    let status: number = CommandStatus.ESME_ROK;
+    let outcome: Outcome | undefined;
+    if (this.o.maxWindow !== undefined && session.outstanding > this.o.maxWindow) status = CommandStatus.ESME_RTHROTTLED;
+    else if (this.overRate()) status = CommandStatus.ESME_RTHROTTLED;
+    else {
+      const forced = this.o.statusFor?.(view);
+      if (forced) status = forced;
+      else {
+        outcome = this.pick();
+        if (outcome === 'rejected') status = this.o.rejectStatus ?? CommandStatus.ESME_RSUBMITFAIL;
+      }
+    }
+    const carrierMessageId = status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(16) : undefined;
+    if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
+    if (carrierMessageId) this.assemble(view, payload, carrierMessageId);
+
+    const gen = this.generation;
+    const answer = (): void => {
+      if (gen !== this.generation) return;
+      session.outstanding--;
+      respond(status, carrierMessageId ?? '');
+      if (carrierMessageId && outcome && outcome !== 'rejected' && wantsReceipt(pdu.registeredDelivery, outcome)) {
+        this.receipts.schedule(receiptOrder(session, pdu, carrierMessageId, outcome, view.text), this.o.receiptDelayMs ?? 200);
+      }
+    };
+    const delay = this.o.submitRespDelayMs ?? 0;
+    if (delay > 0) setTimeout(answer, delay);
+    else answer();
+  }
+
+  private assemble(view: SubmitView, payload: Buffer, carrierMessageId: string): void {
+    const { source, destination } = view;
+    if (!view.concat || view.concat.total <= 1) {
+      this.emit('message', { source, destination, text: view.text, parts: 1, carrierMessageId, carrierMessageIds: [carrierMessageId] });
+      return;
+    }
+    const whole = this.reassembler.add(`${view.systemId}\u0000${source}\u0000${destination}`, view.concat, payload, carrierMessageId);
+    if (!whole) return;
+    this.emit('message', {
+      source,
+      destination,
+      text: decodeText(whole.payload, view.dataCoding),
+      parts: view.concat.total,
+      carrierMessageId: whole.metas[0]!,
+      carrierMessageIds: whole.metas,
+    });
+  }
+
+  private overRate(): boolean {
+    const limit = this.o.throttlePerSecond;
+    if (!limit) return false;
+    const now = Date.now();
+    if (now - this.rateWindowStart >= 1000) {
+      this.rateWindowStart = now;
+      this.rateWindowCount = 0;
+    }
+    return ++this.rateWindowCount > limit;
+  }
+}
