@@ -78,6 +78,14 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(r.json).toEqual({ statusCode: 404, error: 'Not Found', message: expect.any(String) });
   });
 
+  it('serves its OpenAPI document without credentials', async () => {
+    const r = await anonymous.get('/rest/sms/v2/openapi.yaml');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toContain('yaml');
+    expect(r.text).toContain('SingleMessage');
+    expect(r.text).toContain('/messages');
+  });
+
   it('exposes request, gRPC, status and SMPP window metrics for Prometheus', async () => {
     const r = await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics');
     expect(r.status).toBe(200);

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, resolveConfig } from './config';
+
+describe('configuration', () => {
+  it('runs on embedded defaults when nothing is set', () => {
+    const c = resolveConfig({});
+    expect(c).toMatchObject({ httpsPort: 8443, httpPort: 8080, metricsPort: 9464, bootstrap: undefined });
+    expect(c.adapters).toMatchObject({ bus: 'memory', state: 'memory', history: 'chdb', coreRunsWorkers: true });
+    expect(c.simulator).toMatchObject({ enabled: true, port: 2775, receiptDelayMs: 200, outcomes: { delivered: 1, undeliverable: 0, expired: 0, rejected: 0 } });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('turns durations and outcome weights into numbers', () => {
+    const c = resolveConfig({ HERMOD_SMPP_ENQUIRE_LINK: '5s', HERMOD_SMSC_RECEIPT_DELAY: '1m', HERMOD_SMSC_OUTCOMES: 'delivered=90, undeliverable=10' });
+    expect(c.smpp.enquireLinkMs).toBe(5000);
+    expect(c.simulator.receiptDelayMs).toBe(60_000);
+    expect(c.simulator.outcomes).toEqual({ delivered: 90, undeliverable: 10, expired: 0, rejected: 0 });
+  });
+
+  it('creates the bootstrap application only with a password or an API key', () => {
+    expect(resolveConfig({ HERMOD_BOOTSTRAP_APP: 'acme', HERMOD_BOOTSTRAP_PASSWORD: 'pw' }).bootstrap).toEqual({ app: 'acme', password: 'pw', apiKey: '' });
+    expect(() => resolveConfig({ HERMOD_BOOTSTRAP_APP: 'acme' })).toThrow(ConfigError);
+  });
+
+  it('refuses bad values with the name of the variable', () => {
+    expect(() => resolveConfig({ HERMOD_HTTPS_PORT: '70000' })).toThrow(/HERMOD_HTTPS_PORT/);
+    expect(() => resolveConfig({ HERMOD_SMPP_SUBMIT_TIMEOUT: 'soon' })).toThrow(/HERMOD_SMPP_SUBMIT_TIMEOUT/);
+    expect(() => resolveConfig({ HERMOD_BUS: 'carrier-pigeon' })).toThrow(/HERMOD_BUS must be one of memory, redis, kafka/);
+    expect(() => resolveConfig({ HERMOD_SMSC_OUTCOMES: 'lost=1' })).toThrow(/lost=1/);
+  });
+
+  it('needs the addresses of the engines it is asked to use', () => {
+    expect(() => resolveConfig({ HERMOD_BUS: 'kafka' })).toThrow(/HERMOD_KAFKA_BROKERS/);
+    expect(() => resolveConfig({ HERMOD_HISTORY: 'clickhouse' })).toThrow(/HERMOD_CLICKHOUSE_URL/);
+    const c = resolveConfig({ HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: 'k1:9092, k2:9092' });
+    expect(c.adapters.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
+    expect(c.adapters.coreRunsWorkers).toBe(false);
+  });
+});
