@@ -39,6 +39,28 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(details.json).toMatchObject({ id: sent.json.id, destination: '+6421000001', content: 'hi', direction: 'MT', status: 'received' });
   });
 
+  it('holds a scheduled message as queued until its time, then sends it', async () => {
+    const scheduled = new Date(Date.now() + 2500).toISOString();
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'later', scheduled });
+    expect(sent.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
+    const done = await eventually(async () => {
+      const r = await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+      return r.json?.status === 'received' ? r : undefined;
+    });
+    expect(done.json.status).toBe('received');
+  });
+
+  it('refuses a schedule in the past or more than 60 days ahead', async () => {
+    const past = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'x', scheduled: '2020-01-01T00:00:00Z' });
+    expect(past.status).toBe(400);
+    expect(past.json.message).toContain('past');
+    const far = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'x', scheduled: new Date(Date.now() + 61 * 86_400_000).toISOString() });
+    expect(far.status).toBe(400);
+    expect(far.json.message).toContain('60 days');
+  });
+
   it('redirects plain HTTP to the same path over HTTPS', async () => {
     const r = await createClient(`http://127.0.0.1:${hermod.httpPort}`).post('/rest/sms/v2/messages?x=1', { destination: '+6421000001', content: 'hi' });
     expect(r.status).toBe(308);

@@ -75,6 +75,56 @@ describe('Redis Streams bus', () => {
     expect([...a].filter((p) => b.has(p))).toEqual([]);
   });
 
+  it('loses nothing and keeps each key in order while partitions move between members as they join and leave', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const seen = new Map<string, number[]>();
+    const consume = async (records: DeliveredRecord[]) => {
+      await sleep(Math.random() * 2);
+      for (const r of records) {
+        const list = seen.get(r.key) ?? [];
+        list.push(Number(text(r)));
+        seen.set(r.key, list);
+      }
+    };
+    const publisher = bus(prefix);
+    const first = await bus(prefix).subscribe(topic, consume, { group, consumer: 'first', maxBatch: 8 });
+    const keys = 24;
+    const rounds = 50;
+    let published = 0;
+    const publishing = (async () => {
+      for (let n = 0; n < rounds; n++) {
+        await publisher.publish(topic, Array.from({ length: keys }, (_, k) => ({ key: `k${k}`, value: Buffer.from(String(n)) })));
+        published += keys;
+        await sleep(10);
+      }
+    })();
+    await waitFor('some records', () => published >= keys * 10);
+    await bus(prefix).subscribe(topic, consume, { group, consumer: 'second', maxBatch: 8 });
+    await waitFor('more records', () => published >= keys * 25);
+    await bus(prefix).subscribe(topic, consume, { group, consumer: 'third', maxBatch: 8 });
+    await waitFor('more records', () => published >= keys * 35);
+    await first.close();
+    await publishing;
+
+    await waitFor('every record', () => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= keys * rounds, 8000);
+    const expected = Array.from({ length: rounds }, (_, n) => n);
+    for (const [key, values] of seen) expect(values, `order of ${key}`).toEqual(expected);
+  });
+
+  it('works over RESP2 as well as RESP3', async () => {
+    const url = new URL(REDIS_URL);
+    const b = bus(freshPrefix(), { redis: { host: url.hostname, port: Number(url.port || 6379), protocol: 2 } });
+    const topic = unique('t');
+    const got: DeliveredRecord[] = [];
+    await b.subscribe(topic, async (records) => void got.push(...records), { group: 'g' });
+    await b.publish(topic, [{ key: 'k', value: Buffer.from([0, 255, 1]) }]);
+    await waitFor('the record', () => got.length === 1);
+    expect(got[0]!.value).toEqual(Buffer.from([0, 255, 1]));
+    expect(got[0]!.key).toBe('k');
+  });
+
   it('puts a record in partition fnv1a(key) % partitions', async () => {
     const b = bus(freshPrefix(), { partitions: 16 });
     const topic = unique('t');
@@ -196,21 +246,44 @@ describe('Redis Streams bus', () => {
   });
 
   it('releases its leases and leaves the group on close, and leaves no timer running', async () => {
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
-    const before = timers();
+    // Every timer started while the bus lives must have fired or been cleared once it is closed.
+    const pending = new Set<unknown>();
+    const realSetTimeout = globalThis.setTimeout;
+    const realClearTimeout = globalThis.clearTimeout;
+    globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const handle = realSetTimeout((...a: unknown[]) => {
+        pending.delete(handle);
+        fn(...a);
+      }, ms, ...args);
+      pending.add(handle);
+      return handle;
+    }) as typeof setTimeout;
+    globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+      pending.delete(handle);
+      realClearTimeout(handle);
+    }) as typeof clearTimeout;
+
     const prefix = freshPrefix();
     const topic = unique('t');
-    const b = createRedisBus({ redis: REDIS_URL, prefix, ...FAST, partitions: 4 });
-    let calls = 0;
-    await b.subscribe(topic, async () => {
-      calls += 1;
-      throw new Error('always');
-    }, { group: 'g', consumer: 'c' });
-    await b.publish(topic, [{ key: 'k', value: Buffer.from('x') }]);
-    await waitFor('a failed delivery', () => calls >= 1);
-    await b.close();
-    await sleep(10);
-    expect(timers()).toBe(before);
+    let b: Bus;
+    try {
+      b = createRedisBus({ redis: REDIS_URL, prefix, ...FAST, partitions: 4, retryDelayMs: 60_000 });
+      let calls = 0;
+      await b.subscribe(topic, async () => {
+        calls += 1;
+        throw new Error('always');
+      }, { group: 'g', consumer: 'c' });
+      await b.publish(topic, [{ key: 'k', value: Buffer.from('x') }]);
+      await waitFor('a failed delivery', () => calls >= 1);
+      await sleep(20);
+      expect(pending.size).toBeGreaterThan(0); // the retry backoff, the lease round
+      await b.close();
+      await sleep(10);
+      expect(pending.size).toBe(0);
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+      globalThis.clearTimeout = realClearTimeout;
+    }
 
     const raw = rawRedis();
     try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { BatchHandler, Bus, BusRecord, DeliveredRecord, SubscribeOptions, Subscription } from '../ports/bus';
 import { HermodError } from '../../lib/errors';
 import { createLogger, type Logger } from '../../lib/log';
@@ -208,7 +208,7 @@ export function createRedisBus(options: RedisBusOptions): Bus {
       for (const record of records) {
         const key = streamKey(settings.prefix, topic, fnv1a(record.key) % settings.partitions);
         const trim = maxLen === undefined ? [] : ['MAXLEN', '~', maxLen];
-        pipeline.call('XADD', [key, ...trim, '*', 'k', record.key, 'v', record.value]);
+        pipeline.call('XADD', key, ...trim, '*', 'k', record.key, 'v', record.value);
       }
       try {
         pipelineResults('publishing', await pipeline.exec());
@@ -259,6 +259,12 @@ interface Part {
   abandoned: boolean;
   /** When the handler got the batch it holds, if it holds one. */
   handlingSince: number | undefined;
+  /**
+   * Until when the lease is surely ours (local clock, counted from before the
+   * last successful SET or renewal was sent). Past it the partition is not
+   * consumed, so a member cut off from Redis stops before another takes over.
+   */
+  validUntil: number;
 }
 
 interface StreamEntry {
@@ -370,6 +376,7 @@ class Subscriber {
 
     const pipeline = this.cmd.pipeline();
     const scripted = pipeline as unknown as Scripts;
+    const sentAt = Date.now();
     void scripted.hermodMembers(this.membersKey, this.token, leaseMs, '0');
     for (const lease of this.leases) pipeline.get(lease);
     for (const part of renewing) void scripted.hermodLeaseRenew(part.lease, this.token, leaseMs);
@@ -377,7 +384,11 @@ class Subscriber {
     const members = (results[0] as unknown[]).map(String);
     const owners = results.slice(1, 1 + partitions).map((o) => (o === null || o === undefined ? undefined : String(o)));
     renewing.forEach((part, i) => {
-      if (Number(results[1 + partitions + i]) === 1) return;
+      if (Number(results[1 + partitions + i]) === 1) {
+        part.validUntil = sentAt + leaseMs;
+        return;
+      }
+      if (part.state === 'releasing' || this.parts.get(part.partition) !== part) return; // handed back meanwhile
       part.lost = true;
       this.log.warn('lost a partition lease', { partition: part.partition });
       if (part.state === 'idle') this.wakeReader();
@@ -393,9 +404,8 @@ class Subscriber {
         free.push(p);
         if (!this.freeSince.has(p)) this.freeSince.set(p, now);
       } else {
+        // (A lease of ours unknown here — a hand-back that failed — simply expires.)
         this.freeSince.delete(p);
-        // Ours in Redis but unknown here (a hand-back that failed half way): take it up again.
-        if (owners[p] === this.token && !this.parts.has(p)) this.adopt(p);
       }
     }
 
@@ -435,17 +445,18 @@ class Subscriber {
 
   private async acquire(partitions: number[]): Promise<void> {
     const pipeline = this.cmd.pipeline();
+    const sentAt = Date.now();
     for (const p of partitions) pipeline.set(this.leases[p]!, this.token, 'PX', this.settings.leaseMs, 'NX');
     const results = pipelineResults('taking partition leases', await pipeline.exec());
     partitions.forEach((p, i) => {
       if (results[i] !== 'OK') return;
       this.freeSince.delete(p);
-      this.adopt(p);
+      this.adopt(p, sentAt + this.settings.leaseMs);
     });
   }
 
   /** Starts consuming a partition whose lease we hold, beginning with the takeover steps. */
-  private adopt(partition: number): void {
+  private adopt(partition: number, validUntil: number): void {
     const part: Part = {
       partition,
       key: this.keys[partition]!,
@@ -456,6 +467,7 @@ class Subscriber {
       lost: false,
       abandoned: false,
       handlingSince: undefined,
+      validUntil,
     };
     this.parts.set(partition, part);
     this.track(this.work(part));
@@ -478,7 +490,7 @@ class Subscriber {
 
   private async ensureGroups(): Promise<void> {
     const pipeline = this.cmd.pipeline();
-    for (const key of this.keys) pipeline.call('XGROUP', ['CREATE', key, this.group, '0', 'MKSTREAM']);
+    for (const key of this.keys) pipeline.call('XGROUP', 'CREATE', key, this.group, '0', 'MKSTREAM');
     const results = await pipeline.exec();
     if (!results) throw new HermodError('unavailable', 'creating consumer groups: the pipeline was discarded');
     for (const [err] of results) if (err && !err.message.startsWith('BUSYGROUP')) throw unavailable('creating consumer groups', err);
@@ -493,9 +505,10 @@ class Subscriber {
     let errors = 0;
     for (;;) {
       if (this.dead) return;
-      if (part.lost) return this.drop(part);
+      if (this.expired(part)) return this.drop(part);
       if (this.closing) return; // close hands back whatever is left
-      if (part.abandoned || part.wantRelease) return this.release(part);
+      // A batch already read while the lease was ours is handled before a hand-back.
+      if (part.abandoned || (part.wantRelease && !batch)) return this.release(part);
       try {
         if (part.mode === 'claim') {
           if (await this.claimOthers(part)) part.mode = 'pending';
@@ -519,10 +532,11 @@ class Subscriber {
         // Acknowledge and fetch the next batch in one round trip; if the ack fails, the
         // partition re-reads its pending entries first, so order is kept.
         const prefetch = part.mode === 'live' && !this.closing && !part.wantRelease && !part.lost && !part.abandoned;
-        const ack = this.cmd.xack(part.key, this.group, ...handed.map((r) => r.offset));
-        const next = prefetch ? this.readNew(part) : undefined;
-        await ack;
-        batch = next ? await next : undefined;
+        const [, next] = await Promise.all([
+          this.cmd.xack(part.key, this.group, ...handed.map((r) => r.offset)),
+          prefetch ? this.readNew(part) : undefined,
+        ]);
+        batch = next;
         errors = 0;
       } catch (err) {
         batch = undefined;
@@ -542,10 +556,10 @@ class Subscriber {
   private async claimOthers(part: Part): Promise<boolean> {
     let cursor = '0-0';
     do {
-      const reply = (await this.cmd.call('XAUTOCLAIM', [part.key, this.group, this.consumer, String(this.settings.claimIdleMs), cursor, 'COUNT', String(CLAIM_CHUNK), 'JUSTID'])) as unknown[];
+      const reply = (await this.cmd.call('XAUTOCLAIM', part.key, this.group, this.consumer, String(this.settings.claimIdleMs), cursor, 'COUNT', String(CLAIM_CHUNK), 'JUSTID')) as unknown[];
       cursor = String(reply[0]);
     } while (cursor !== '0-0' && !this.closing);
-    const summary = (await this.cmd.call('XPENDING', [part.key, this.group])) as unknown[];
+    const summary = (await this.cmd.call('XPENDING', part.key, this.group)) as unknown[];
     const holders = Array.isArray(summary[3]) ? (summary[3] as unknown[][]) : [];
     const othersHold = holders.some((h) => String(h[0]) !== this.consumer && Number(h[1]) > 0);
     if (othersHold) return false;
@@ -557,8 +571,8 @@ class Subscriber {
   private async readOwnPending(part: Part): Promise<DeliveredRecord[]> {
     for (;;) {
       const pipeline = this.cmd.pipeline();
-      pipeline.call('XPENDING', [part.key, this.group, '-', '+', String(this.maxBatch), this.consumer]);
-      pipeline.callBuffer('XREADGROUP', ['GROUP', this.group, this.consumer, 'COUNT', String(this.maxBatch), 'STREAMS', part.key, '0']);
+      pipeline.call('XPENDING', part.key, this.group, '-', '+', String(this.maxBatch), this.consumer);
+      readGroup(pipeline)('GROUP', this.group, this.consumer, 'COUNT', String(this.maxBatch), 'STREAMS', part.key, '0');
       const [pending, reply] = pipelineResults('reading pending entries', await pipeline.exec());
       const deliveries = new Map<string, number>();
       for (const row of (pending as unknown[][] | null) ?? []) deliveries.set(String(row[0]), Number(row[3]));
@@ -574,7 +588,7 @@ class Subscriber {
 
   /** New entries of the partition, without blocking. */
   private async readNew(part: Part): Promise<DeliveredRecord[]> {
-    const reply = await this.cmd.callBuffer('XREADGROUP', ['GROUP', this.group, this.consumer, 'COUNT', String(this.maxBatch), 'STREAMS', part.key, '>']);
+    const reply = await readGroup(this.cmd)('GROUP', this.group, this.consumer, 'COUNT', String(this.maxBatch), 'STREAMS', part.key, '>');
     return parseStreams(reply).flatMap((s) => s.entries.flatMap((e) => (e.fields ? [this.record(part, e.id, e.fields, 0)] : [])));
   }
 
@@ -617,7 +631,7 @@ class Subscriber {
     while (!this.closing) {
       for (const part of [...this.parts.values()]) {
         if (part.state !== 'idle') continue;
-        if (part.lost) this.drop(part);
+        if (this.expired(part)) this.drop(part);
         else if (part.wantRelease) this.track(this.work(part)); // it hands itself back
       }
       const idle = [...this.parts.values()].filter((p) => p.state === 'idle');
@@ -632,17 +646,17 @@ class Subscriber {
       try {
         if (this.readerId === undefined) {
           // Sent ahead of the read on the same connection, so it is known while the read blocks.
-          this.reader.call('CLIENT', ['ID']).then(
+          this.reader.call('CLIENT', 'ID').then(
             (id) => void (this.readerId = Number(id)),
             () => undefined,
           );
         }
-        reply = await this.reader.callBuffer('XREADGROUP', [
+        reply = await readGroup(this.reader)(
           'GROUP', this.group, this.consumer,
           'COUNT', String(this.maxBatch),
           'BLOCK', String(this.settings.blockMs),
           'STREAMS', ...keys, ...keys.map(() => '>'),
-        ]);
+        );
         errors = 0;
       } catch (err) {
         if (this.closing) break;
@@ -660,9 +674,9 @@ class Subscriber {
       for (const stream of parseStreams(reply)) {
         const partition = this.partitionOf.get(stream.key);
         const part = partition === undefined ? undefined : this.parts.get(partition);
-        // Records for a partition that is leaving stay pending here: a hand-back marks
-        // them claimable, a lost lease's next owner claims them once idle.
-        if (!part || part.state !== 'idle' || part.lost || part.wantRelease || this.closing) continue;
+        // Records for a partition that is no longer surely ours, or read while closing, stay
+        // pending here: a hand-back marks them claimable, a lost lease's next owner claims them once idle.
+        if (!part || part.state !== 'idle' || this.expired(part) || this.closing) continue;
         const records = stream.entries.flatMap((e) => (e.fields ? [this.record(part, e.id, e.fields, 0)] : []));
         if (records.length > 0) this.track(this.work(part, records));
       }
@@ -689,7 +703,7 @@ class Subscriber {
       this.unblockTimer = undefined;
       if (this.readCycle !== cycle || this.dead) return;
       const id = this.readerId;
-      const sent = id === undefined ? Promise.resolve(0) : this.cmd.call('CLIENT', ['UNBLOCK', String(id)]).then(Number, () => 0);
+      const sent = id === undefined ? Promise.resolve(0) : this.cmd.call('CLIENT', 'UNBLOCK', String(id)).then(Number, () => 0);
       void sent.then((unblocked) => {
         if (unblocked === 1 || this.readCycle !== cycle || this.dead) return;
         this.unblockTimer = setTimeout(attempt, 5);
@@ -699,6 +713,15 @@ class Subscriber {
   }
 
   // ── Helpers ────────────────────────────────────────────────────────────
+
+  /** The lease is someone else's, or may be by now. */
+  private expired(part: Part): boolean {
+    if (!part.lost && Date.now() >= part.validUntil) {
+      part.lost = true;
+      if (!part.abandoned) this.log.warn('partition lease not renewed in time; stopping it', { partition: part.partition });
+    }
+    return part.lost;
+  }
 
   private track(worker: Promise<void>): void {
     const tracked = worker.catch((err) => this.log.error('partition worker failed', { err }));
@@ -766,6 +789,16 @@ class Subscriber {
     await closeRedis(this.reader);
     this.onClosed?.();
   }
+}
+
+/**
+ * XREADGROUP with binary replies. (ioredis' callBuffer loses the command name
+ * under auto-pipelining, so the generated command is used, untyped: its
+ * overloads cannot take the argument list built here.)
+ */
+function readGroup(client: Redis | ChainableCommander): (...args: (string | number)[]) => Promise<unknown> {
+  const typed = client as unknown as { xreadgroupBuffer(...args: (string | number)[]): Promise<unknown> };
+  return (...args) => typed.xreadgroupBuffer(...args);
 }
 
 /**

@@ -10,6 +10,7 @@ import { HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
+import { createScheduler } from './scheduler';
 
 export interface NewMessage {
   applicationId: string;
@@ -31,7 +32,7 @@ export type IntakeResult = { ok: true; id: string } | { ok: false; error: Hermod
 export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */
   accept(messages: readonly NewMessage[]): Promise<IntakeResult[]>;
-  /** Hands stored messages to their channel again (recovery after a restart). */
+  /** Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after a restart). */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
   drain(): Promise<void>;
 }
@@ -54,8 +55,23 @@ export function createMessageIntake(deps: {
     { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
   );
   let dispatching = Promise.resolve();
+  const later = (records: readonly MessageRecord[]): void => {
+    dispatching = dispatching.then(() => publish(records)).catch((err) => deps.onDispatchError?.(err));
+  };
+  const scheduler = createScheduler(later);
 
   const dispatch = async (records: readonly MessageRecord[]): Promise<void> => {
+    const now = Date.now();
+    const due = records.filter((r) => r.scheduledAt <= now);
+    const waiting = records.filter((r) => r.scheduledAt > now);
+    if (waiting.length > 0) {
+      scheduler.add(waiting);
+      await deps.recorder.record(waiting.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
+    }
+    if (due.length > 0) await publish(due);
+  };
+
+  const publish = async (records: readonly MessageRecord[]): Promise<void> => {
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
       const list = byChannel.get(r.channel) ?? [];
@@ -121,8 +137,7 @@ export function createMessageIntake(deps: {
         for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
         // Hand-off to the channel happens after the answer; a failure here is
         // repaired by recovery, because the message is already durable.
-        const ready = stored.filter((r) => r.scheduledAt <= now);
-        if (ready.length > 0) dispatching = dispatching.then(() => dispatch(ready)).catch((err) => deps.onDispatchError?.(err));
+        dispatching = dispatching.then(() => dispatch(stored)).catch((err) => deps.onDispatchError?.(err));
       }
       return settled.map((s, i) =>
         s.status === 'fulfilled'
@@ -132,6 +147,7 @@ export function createMessageIntake(deps: {
     },
     dispatch,
     async drain() {
+      scheduler.stop();
       await durable.drain();
       await dispatching;
     },

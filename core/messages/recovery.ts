@@ -5,21 +5,19 @@ import type { Logger } from '../../lib/log';
 
 /**
  * After a start, every stored message that the carrier has not yet confirmed
- * is handed to its channel again, so nothing accepted before a crash is lost.
+ * is handed to its channel again (or back to the scheduler if its time is still to come), so nothing accepted before a crash is lost.
  * A worker skips a message whose status shows it already went out, so the
  * only duplicates are the ones in flight at the moment of the crash.
  */
-export async function recoverUnfinished(deps: { history: History; state: HotState; intake: MessageIntake; log: Logger; now?: number }): Promise<number> {
-  const now = deps.now ?? Date.now();
+export async function recoverUnfinished(deps: { history: History; state: HotState; intake: MessageIntake; log: Logger }): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
   let total = 0;
   for (;;) {
     const page: StoredMessage[] = await deps.history.listUnfinished(5000, after);
     if (page.length === 0) break;
     await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
-    const due = page.filter((m) => m.scheduledAt <= now);
-    if (due.length > 0) await deps.intake.dispatch(due);
-    total += due.length;
+    await deps.intake.dispatch(page);
+    total += page.length;
     const last = page[page.length - 1]!;
     after = { acceptedAt: last.acceptedAt, id: last.id };
   }
