@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { History, MessageRecord, StatusEvent } from '../ports/history';
@@ -114,8 +115,14 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         handle = await fsp.open(path.join(dir, SEGMENT(segment)), 'a');
         offset = 0;
       }
-      await handle.write(buf, 0, buf.length);
-      if (options.fsync) await handle.datasync();
+      if (options.fsync) {
+        await handle.write(buf, 0, buf.length);
+        await handle.datasync();
+      } else {
+        // A write to the page cache takes microseconds: doing it in place keeps
+        // the acknowledgement off the libuv thread pool, which chDB keeps busy.
+        fs.writeSync(handle.fd, buf, 0, buf.length);
+      }
       offset += buf.length;
       for (const e of events) pendingEvents.push(e);
       for (const m of messages) pendingMessages.push(m);
