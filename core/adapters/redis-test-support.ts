@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A key prefix no other test uses. */
-export const randomPrefix = (): string => `hermod-test-${randomUUID().slice(0, 8)}`;
+/** A key prefix no other test uses (HERMOD_TEST_PREFIX names its first part; default `hermod-test`). */
+export const randomPrefix = (): string => `${process.env.HERMOD_TEST_PREFIX ?? 'hermod-test'}-${randomUUID().slice(0, 8)}`;
 
 /** A plain connection for looking at keys directly. */
 export const rawRedis = (): Redis => new Redis(REDIS_URL, { lazyConnect: false });
