@@ -66,6 +66,7 @@ describe('roles as separate processes on the Redis bus and Redis state', () => {
     const ca = fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8');
     const clients = gatewayPorts.map((p) => createClient(`https://127.0.0.1:${p}`, ca, { user: 'acme', pass: 'secret' }));
 
+    const ids: string[] = [];
     let killed = false;
     const concurrency = 100;
     for (let i = 0; i < MESSAGES; i += concurrency) {
@@ -73,7 +74,10 @@ describe('roles as separate processes on the Redis bus and Redis state', () => {
         const n = i + j;
         return clients[n % 2]!.post('/rest/sms/v2/messages', { destination: `+6422${String(n % 5000).padStart(6, '0')}`, content: `m${n}` });
       }));
-      for (const r of replies) expect(r.status).toBe(202);
+      for (const r of replies) {
+        expect(r.status).toBe(202);
+        ids.push(r.json.id);
+      }
       if (!killed && i >= MESSAGES / 2) {
         killed = true;
         await workers[0]!.kill9();
@@ -88,6 +92,14 @@ describe('roles as separate processes on the Redis bus and Redis state', () => {
     expect(lost).toBe(0);
     // Only what the killed worker had in flight may go out twice.
     expect(duplicates).toBeLessThanOrEqual(WINDOW * 2);
+    // Statuses came back through the Redis bus to core: a sample reads `received` through either gateway.
+    for (const [i, id] of ids.filter((_, i) => i % 500 === 0).entries()) {
+      const details = await eventually(async () => {
+        const r = await clients[i % 2]!.get(`/rest/sms/v2/messages?id=${id}`);
+        return r.json?.status === 'received' ? r.json : undefined;
+      }, 30_000);
+      expect(details).toMatchObject({ id, direction: 'MT', status: 'received' });
+    }
     for (const c of clients) c.close();
     await simulator.stop();
   });
