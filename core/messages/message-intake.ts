@@ -12,20 +12,8 @@ import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
 
-export interface NewMessage {
-  applicationId: string;
-  channel: string;
-  destination: string;
-  content: string;
-  source: string;
-  reference: string;
-  messageClass: string;
-  mask: string;
-  smsClass: number;
-  scheduledAt: number;
-  integrationId: string;
-  via: string;
-}
+/** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
+export type NewMessage = Omit<MessageRecord, 'id' | 'direction' | 'segments' | 'acceptedAt'>;
 
 export type IntakeResult = { ok: true; id: string } | { ok: false; error: HermodError };
 
