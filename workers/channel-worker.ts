@@ -91,8 +91,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
 
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
     const jobs = records.map((r) => decodeJob(r.value));
-    // Redelivered jobs whose submit already succeeded are not sent again.
-    const current = await Promise.all(jobs.map((j) => (records.some((r) => r.redeliveries > 0) ? state.getStatus(j.id) : undefined)));
+    // Jobs whose submit already succeeded (redelivered after a crash, or handed
+    // over again by recovery) are not sent again.
+    const current = await Promise.all(jobs.map((j) => state.getStatus(j.id)));
     const todo = jobs.filter((_, i) => !current[i] || stageOf(current[i]!.status) < SUBMITTED);
     await Promise.all(todo.map(sendOne));
     await statuses.drain();
