@@ -7,7 +7,9 @@
  *   npm run bench                      # starts hermod itself with a fresh data dir
  *   BENCH_URL=https://host:8443 BENCH_USER=app BENCH_PASS=pw npm run bench   # a running service
  *
- * Knobs: BENCH_CONNECTIONS (64), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (3).
+ * Knobs: BENCH_CONNECTIONS (64), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (3),
+ * HERMOD_GATEWAYS (gateway processes of the started service), BENCH_NO_CARRIER=1 (no
+ * SMSC: measures acceptance alone, messages wait for the carrier).
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   let dataDir = '';
   if (!url) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bench-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()) } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()), ...(process.env.BENCH_NO_CARRIER ? { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: '1' } : {}), ...(process.env.HERMOD_GATEWAYS ? { HERMOD_GATEWAYS: process.env.HERMOD_GATEWAYS } : {}) } });
     url = hermod.baseUrl;
   }
   const auth = { authorization: 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64') };
