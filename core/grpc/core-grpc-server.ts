@@ -117,9 +117,9 @@ export async function bindServer(server: Server, address: string): Promise<numbe
 
 /**
  * grpc-js sets TCP_NODELAY on client sockets but not on the sockets its server
- * accepts. With Nagle on, a response written as several small frames waits
- * for the client's delayed ACK: about 17 ms more per call, measured here. No
- * public option exists, so reach the listening servers it keeps.
+ * accepts; with Nagle on, a response written as several small frames can wait
+ * for the client's delayed ACK. No public option exists, so reach the
+ * listening servers it keeps (if a release renames them, this does nothing).
  */
 function disableNagleOnAcceptedSockets(server: Server): void {
   const listeners = (server as unknown as { http2Servers?: Map<import('node:net').Server, unknown> }).http2Servers;
