@@ -8,6 +8,7 @@ import { createMessageReader } from './messages/message-reader';
 import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
 import { startStatusConsumer } from './messages/status-consumer';
+import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { createStatusRecorder } from './messages/status-recorder';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
@@ -43,6 +44,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
+  const lagMonitor = startBusLagMonitor(bus, log);
 
   const server = createCoreGrpcServer({ intake, reader, accounts });
   const port = await bindServer(server, config.coreAddress);
@@ -53,6 +55,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     async stop() {
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      lagMonitor.stop();
       await intake.drain();
       await sms?.stop();
       await statusSubscription.close();

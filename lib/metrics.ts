@@ -53,6 +53,12 @@ export const messagesByStatus = once('hermod_core_messages_total', () => new Cou
   labelNames: ['channel', 'status'] as const,
 }));
 
+export const busLag = once('hermod_bus_lag_records', () => new Gauge({
+  name: 'hermod_bus_lag_records',
+  help: 'Records of a topic that a consumer group has not acknowledged yet',
+  labelNames: ['topic', 'group'] as const,
+}));
+
 export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
   name: 'hermod_smpp_window_in_use',
   help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',

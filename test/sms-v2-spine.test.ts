@@ -116,5 +116,6 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(r.text).toMatch(/hermod_grpc_call_duration_seconds_bucket\{[^}]*method="SendMessages"/);
     expect(r.text).toMatch(/hermod_core_messages_total\{channel="sms",status="received"\} [1-9]/);
     expect(r.text).toMatch(/hermod_smpp_window_in_use/);
+    expect(r.text).toMatch(/hermod_bus_lag_records\{topic="hermod.sms.v1",group="sms-workers"\} \d/);
   });
 });

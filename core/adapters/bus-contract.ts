@@ -182,6 +182,27 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       expect(new Set(all).size).toBe(values.length);
     });
 
+    it('reports as lag what a group has not acknowledged, and none once it has', async () => {
+      const gate = deferred();
+      let handled = 0;
+      const group = unique('group');
+      await subscribe(async (records) => {
+        await gate.promise;
+        handled += records.length;
+      }, group);
+      await settle();
+      await publishValues('lag-key', ['1', '2', '3', '4', '5']);
+      const deadline = Date.now() + timeoutMs;
+      let lag = 0;
+      while (Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 5) await sleep(20);
+      expect(lag).toBe(5);
+      gate.resolve();
+      await waitFor('all handled', () => handled === 5, timeoutMs);
+      while (Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0) await sleep(20);
+      expect(lag).toBe(0);
+      expect(await bus.lag(topic, unique('no-such-group'))).toBe(0);
+    });
+
     it('gives every record to each consumer group', async () => {
       const one: string[] = [];
       const two: string[] = [];

@@ -114,6 +114,18 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       };
     },
 
+    async lag(topic: string, group: string): Promise<number> {
+      admin ??= (async () => {
+        const a = kafka.admin();
+        await a.connect();
+        return a;
+      })();
+      const a = await admin;
+      const [ends, committed] = await Promise.all([a.fetchTopicOffsets(topic), a.fetchOffsets({ groupId: group, topics: [topic] })]);
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+      return ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? Number(p.low))), 0);
+    },
+
     async close(): Promise<void> {
       await Promise.all([...consumers].map((c) => c.disconnect()));
       consumers.clear();

@@ -181,6 +181,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   }
 
   return {
+    async lag(topicName: string, groupName: string) {
+      const topic = topics.get(topicName);
+      const group = topic?.groups.get(groupName);
+      if (!topic || !group) return 0;
+      return group.cursors.reduce((sum, cursor, p) => sum + (topic.logs[p]!.end - cursor.committed), 0);
+    },
     async publish(topicName: string, records: readonly BusRecord[]) {
       if (closed) throw new HermodError('unavailable', 'bus is closed');
       if (records.length === 0) return;

@@ -217,6 +217,24 @@ export function createRedisBus(options: RedisBusOptions): Bus {
       }
     },
 
+    async lag(topic: string, group: string): Promise<number> {
+      // XINFO GROUPS: `lag` is what the group has not read yet, `pending` what it read and has not acknowledged.
+      const pipeline = cmd.pipeline();
+      for (let p = 0; p < settings.partitions; p++) pipeline.call('XINFO', 'GROUPS', streamKey(settings.prefix, topic, p));
+      const results = (await pipeline.exec()) ?? [];
+      let total = 0;
+      for (const [err, groups] of results) {
+        if (err || !Array.isArray(groups)) continue; // no such stream yet
+        for (const fields of groups as unknown[][]) {
+          const info = new Map<string, unknown>();
+          for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+          if (info.get('name') !== group) continue;
+          total += Number(info.get('lag') ?? 0) + Number(info.get('pending') ?? 0);
+        }
+      }
+      return total;
+    },
+
     async subscribe(topic: string, handler: BatchHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
       if (closed) throw new HermodError('unavailable', 'bus is closed');
       const subscriber = new Subscriber(cmd, settings, topic, handler, subscribeOptions, log);

@@ -38,6 +38,8 @@ export interface Subscription {
 export interface Bus {
   publish(topic: string, records: readonly BusRecord[]): Promise<void>;
   subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
+  /** Records of the topic that the group has not acknowledged yet (0 for an unknown topic or group). */
+  lag(topic: string, group: string): Promise<number>;
   close(): Promise<void>;
 }
 
