@@ -30,6 +30,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const recent = createRecentMessages();
   const intake = createMessageIntake({
     history, state, bus, recorder, recent,
+    coreInstance: config.coreInstance,
     // The message is durable; recovery at the next start hands it over again.
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
   });

@@ -65,6 +65,8 @@ export interface Config {
   tlsKeyFile: string;
   /** Where core serves gRPC and where gateways reach it. */
   coreAddress: string;
+  /** This core's number (0..15) when several run: part of every numeric message id. */
+  coreInstance: number;
   gateways: number;
   bootstrap: BootstrapConfig | undefined;
   smpp: SmppConfig;
@@ -151,6 +153,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     tlsCertFile: str('HERMOD_TLS_CERT', ''),
     tlsKeyFile: str('HERMOD_TLS_KEY', ''),
     coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
+    coreInstance: int('HERMOD_CORE_INSTANCE', 0, 0, 15),
     gateways: int('HERMOD_GATEWAYS', Math.max(1, os.availableParallelism()), 1, 256),
     bootstrap: bootstrapApp
       ? {

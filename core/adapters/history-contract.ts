@@ -19,9 +19,12 @@ export type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarnes
 /** Far enough from the suite's clock to be distinct, close enough to sit inside any recovery window. */
 const BASE = Date.now() - 60 * 60 * 1000;
 
+let nextNumericId = Date.now() * 16;
+
 export function message(overrides: Partial<MessageRecord> = {}): MessageRecord {
   return {
     id: randomUUID(),
+    numericId: nextNumericId++,
     applicationId: 'app-one',
     channel: 'sms',
     direction: 'MT',
@@ -90,6 +93,14 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getMessage('app-two', m.id)).toBeUndefined();
       expect(await history.getMessage(m.applicationId, randomUUID())).toBeUndefined();
       expect(await history.getMessage(m.applicationId, "' OR 1=1 --")).toBeUndefined();
+    });
+
+    it('finds a message by its numeric id, only for its own application', async () => {
+      const m = message();
+      await history.insertMessages([m, message()], [accepted(m)]);
+      expect(await history.getMessageByNumericId(m.applicationId, m.numericId)).toMatchObject({ id: m.id, numericId: m.numericId, status: 'accepted' });
+      expect(await history.getMessageByNumericId('app-two', m.numericId)).toBeUndefined();
+      expect(await history.getMessageByNumericId(m.applicationId, m.numericId + 1_000_000)).toBeUndefined();
     });
 
     it('reports the furthest stage as the latest status even when events arrive out of order', async () => {

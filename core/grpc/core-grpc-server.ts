@@ -61,15 +61,20 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       return {
         results: results.map((r): SendResult =>
           r.ok
-            ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted' } } }
+            ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
             : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
         ),
       };
     }),
-    getMessage: unary('GetMessage', async (req: { applicationId: string; id: string }): Promise<MessageDetails> => {
-      const m = await services.reader.get(req.applicationId, req.id);
+    getMessage: unary('GetMessage', async (req: { applicationId: string; id: string; numericId: number }): Promise<MessageDetails> => {
+      const m = req.id ? await services.reader.get(req.applicationId, req.id) : await services.reader.getByNumericId(req.applicationId, req.numericId);
       return {
         id: m.id,
+        numericId: m.numericId,
+        messageClass: m.messageClass,
+        mask: m.mask,
+        smsClass: m.smsClass,
+        scheduled: m.scheduledAt > 0 ? new Date(m.scheduledAt) : undefined,
         applicationId: m.applicationId,
         direction: m.direction === 'MO' ? Direction.DIRECTION_MO : Direction.DIRECTION_MT,
         destination: m.destination,

@@ -25,6 +25,7 @@ export const INSERTS = {
     table: messages,
     columns: [
       'id',
+      'num_id',
       'application_id',
       'channel',
       'direction',
@@ -58,6 +59,7 @@ export const SUBMITTED_STAGE = 3;
 /** Columns of a message row `m`, aliased to MessageRecord's field names. */
 const MESSAGE_FIELDS = `
     m.id                                     AS id,
+    m.num_id                                 AS numericId,
     m.application_id                         AS applicationId,
     m.channel                                AS channel,
     toString(m.direction)                    AS direction,
@@ -110,6 +112,13 @@ SELECT ${MESSAGE_FIELDS},
     toUnixTimestamp64Milli(latest.2)         AS statusAt
 FROM ${messages} AS m
 WHERE m.id = {id:String} AND m.application_id = {applicationId:String}
+LIMIT 1`;
+
+/** The UUID of an application's message by its numeric id (Gateway v1). */
+export const FIND_ID_BY_NUMERIC_ID = `
+SELECT id
+FROM ${messages}
+WHERE num_id = {numericId:UInt64} AND application_id = {applicationId:String}
 LIMIT 1`;
 
 /** Messages in the recovery window after the page cursor (parameters: since, afterAcceptedAt, afterId). */

@@ -49,6 +49,7 @@ export function parseJsonEachRow(text: string): Record<string, unknown>[] {
 export function messageRow(m: MessageRecord): Record<string, unknown> {
   return {
     id: m.id,
+    num_id: m.numericId,
     application_id: m.applicationId,
     channel: m.channel,
     direction: m.direction,
@@ -101,6 +102,7 @@ export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
   }
   return {
     id: str(row.id),
+    numericId: toNumber(row.numericId ?? 0),
     applicationId: str(row.applicationId),
     channel: str(row.channel),
     direction: str(row.direction) as Direction,

@@ -28,6 +28,7 @@ const MESSAGES = `
 CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.messages}
 (
     id             String,
+    num_id         UInt64,
     application_id LowCardinality(String),
     channel        LowCardinality(String),
     direction      Enum8('MT' = 1, 'MO' = 2),
@@ -91,5 +92,12 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.applications}
 ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY name`;
 
+/** Migrations of tables created by earlier versions; each is idempotent. */
+const MIGRATIONS = [
+  `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS num_id UInt64 AFTER id`,
+  // Numeric ids grow with time, as parts do: a min/max index skips almost every granule.
+  `ALTER TABLE ${HISTORY_TABLES.messages} ADD INDEX IF NOT EXISTS num_id_minmax num_id TYPE minmax GRANULARITY 1`,
+];
+
 /** Every DDL statement, in the order a migration runner applies them. */
-export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS];
+export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, ...MIGRATIONS];

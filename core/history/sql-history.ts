@@ -2,6 +2,7 @@ import type { ApplicationRecord, History, StoredMessage } from '../ports/history
 import { HermodError } from '../../lib/errors';
 import { HISTORY_SCHEMA } from './schema';
 import {
+  FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_ID_BY_CARRIER_ID,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
@@ -63,6 +64,11 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   const insert = (target: { table: string; columns: readonly string[] }, rows: Buffer) =>
     run(`insert into ${target.table}`, () => engine.insert(target.table, target.columns, rows));
 
+  const getMessage = async (applicationId: string, id: string) => {
+    const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });
+    return rows.length > 0 ? toStoredMessage(rows[0]!) : undefined;
+  };
+
   return {
     async insertMessages(messages, events) {
       // Events first: a message row becomes visible only with its first events
@@ -73,9 +79,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async appendEvents(events) {
       if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
     },
-    async getMessage(applicationId, id) {
-      const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });
-      return rows.length > 0 ? toStoredMessage(rows[0]!) : undefined;
+    getMessage,
+    async getMessageByNumericId(applicationId, numericId) {
+      const rows = await select('getMessageByNumericId', FIND_ID_BY_NUMERIC_ID, { numericId, applicationId });
+      return rows.length > 0 ? getMessage(applicationId, String(rows[0]!.id)) : undefined;
     },
     async listUnfinished(limit, after) {
       if (limit <= 0) return [];

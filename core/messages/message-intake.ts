@@ -11,11 +11,12 @@ import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
+import { createNumericIds } from './numeric-ids';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
-export type NewMessage = Omit<MessageRecord, 'id' | 'direction' | 'segments' | 'acceptedAt'>;
+export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt'>;
 
-export type IntakeResult = { ok: true; id: string } | { ok: false; error: HermodError };
+export type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
 
 export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */
@@ -31,8 +32,11 @@ export function createMessageIntake(deps: {
   bus: Bus;
   recorder: StatusRecorder;
   recent: RecentMessages;
+  /** This core's instance number (0..15), part of every numeric id. */
+  coreInstance?: number;
   onDispatchError?: (err: unknown) => void;
 }): MessageIntake {
+  const nextNumericId = createNumericIds(deps.coreInstance ?? 0);
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
@@ -94,6 +98,7 @@ export function createMessageIntake(deps: {
       const now = Date.now();
       const records: MessageRecord[] = messages.map((m) => ({
         id: randomUUID(),
+        numericId: nextNumericId(),
         applicationId: m.applicationId,
         channel: m.channel,
         direction: 'MT',
@@ -129,7 +134,7 @@ export function createMessageIntake(deps: {
       }
       return settled.map((s, i) =>
         s.status === 'fulfilled'
-          ? { ok: true as const, id: records[i]!.id }
+          ? { ok: true as const, id: records[i]!.id, numericId: records[i]!.numericId }
           : { ok: false as const, error: toHermodError(s.reason) },
       );
     },

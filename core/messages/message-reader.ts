@@ -11,7 +11,15 @@ import { HermodError } from '../../lib/errors';
  * may trail by a few milliseconds). Another application's id is not found.
  */
 export function createMessageReader(deps: { history: History; state: HotState; recent: RecentMessages }) {
-  return {
+  const reader = {
+    /** By the integer id of Gateway v1. */
+    async getByNumericId(applicationId: string, numericId: number): Promise<StoredMessage> {
+      const recent = deps.recent.getByNumericId(numericId);
+      if (recent) return reader.get(applicationId, recent.id);
+      const stored = await deps.history.getMessageByNumericId(applicationId, numericId);
+      if (!stored) throw notFound(String(numericId));
+      return reader.get(applicationId, stored.id);
+    },
     async get(applicationId: string, id: string): Promise<StoredMessage> {
       const recent = deps.recent.get(id);
       if (recent) {
@@ -26,6 +34,7 @@ export function createMessageReader(deps: { history: History; state: HotState; r
       return stored;
     },
   };
+  return reader;
 }
 
 const notFound = (id: string): HermodError => new HermodError('not_found', `message ${id} not found`);

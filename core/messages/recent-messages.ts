@@ -8,18 +8,29 @@ import type { MessageRecord } from '../ports/history';
 export interface RecentMessages {
   put(records: readonly MessageRecord[]): void;
   get(id: string): MessageRecord | undefined;
+  getByNumericId(numericId: number): MessageRecord | undefined;
 }
 
 export function createRecentMessages(maxEntries = 200_000): RecentMessages {
   const entries = new Map<string, MessageRecord>();
+  const byNumericId = new Map<number, string>();
   return {
     put(records) {
       for (const r of records) {
         entries.delete(r.id);
         entries.set(r.id, r);
+        byNumericId.set(r.numericId, r.id);
       }
-      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      while (entries.size > maxEntries) {
+        const oldest = entries.values().next().value as MessageRecord;
+        entries.delete(oldest.id);
+        byNumericId.delete(oldest.numericId);
+      }
     },
     get: (id) => entries.get(id),
+    getByNumericId(numericId) {
+      const id = byNumericId.get(numericId);
+      return id === undefined ? undefined : entries.get(id);
+    },
   };
 }

@@ -9,6 +9,8 @@ export type Direction = 'MT' | 'MO';
 
 export interface MessageRecord {
   id: string;
+  /** The same message as an integer ≤ 2^53 - 1 (Gateway v1 ids). */
+  numericId: number;
   applicationId: string;
   channel: string;
   direction: Direction;
@@ -59,6 +61,7 @@ export interface History {
   appendEvents(events: readonly StatusEvent[]): Promise<void>;
   /** The message with its latest status, only if it belongs to the application. */
   getMessage(applicationId: string, id: string): Promise<StoredMessage | undefined>;
+  getMessageByNumericId(applicationId: string, numericId: number): Promise<StoredMessage | undefined>;
   /**
    * Messages whose latest status is before `sent` is confirmed by the carrier
    * (accepted, queued or sent), oldest first, for re-publication after a restart.

@@ -92,6 +92,8 @@ export interface SendResult {
 export interface Accepted {
   id: string;
   status: string;
+  /** The same message as an integer (Gateway v1 and Campaign Manager ids), at most 2^53 - 1. */
+  numericId: number;
 }
 
 /** A per-item failure inside an otherwise successful batch. */
@@ -108,7 +110,9 @@ export interface SendMessagesResponse {
 
 export interface GetMessageRequest {
   applicationId: string;
+  /** Either the UUID or the numeric id. */
   id: string;
+  numericId: number;
 }
 
 export interface MessageDetails {
@@ -124,6 +128,11 @@ export interface MessageDetails {
   statusAt: Date | undefined;
   segments: number;
   channel: string;
+  numericId: number;
+  messageClass: string;
+  mask: string;
+  smsClass: number;
+  scheduled: Date | undefined;
 }
 
 function createBaseOutboundMessage(): OutboundMessage {
@@ -573,7 +582,7 @@ export const SendResult: MessageFns<SendResult> = {
 };
 
 function createBaseAccepted(): Accepted {
-  return { id: "", status: "" };
+  return { id: "", status: "", numericId: 0 };
 }
 
 export const Accepted: MessageFns<Accepted> = {
@@ -583,6 +592,9 @@ export const Accepted: MessageFns<Accepted> = {
     }
     if (message.status !== "") {
       writer.uint32(18).string(message.status);
+    }
+    if (message.numericId !== 0) {
+      writer.uint32(24).int64(message.numericId);
     }
     return writer;
   },
@@ -616,6 +628,14 @@ export const Accepted: MessageFns<Accepted> = {
             message.status = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.numericId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -632,6 +652,11 @@ export const Accepted: MessageFns<Accepted> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       status: isSet(object.status) ? globalThis.String(object.status) : "",
+      numericId: isSet(object.numericId)
+        ? globalThis.Number(object.numericId)
+        : isSet(object.numeric_id)
+        ? globalThis.Number(object.numeric_id)
+        : 0,
     };
   },
 
@@ -643,6 +668,9 @@ export const Accepted: MessageFns<Accepted> = {
     if (message.status !== "") {
       obj.status = message.status;
     }
+    if (message.numericId !== 0) {
+      obj.numericId = Math.round(message.numericId);
+    }
     return obj;
   },
 
@@ -653,6 +681,7 @@ export const Accepted: MessageFns<Accepted> = {
     const message = createBaseAccepted();
     message.id = object.id ?? "";
     message.status = object.status ?? "";
+    message.numericId = object.numericId ?? 0;
     return message;
   },
 };
@@ -812,7 +841,7 @@ export const SendMessagesResponse: MessageFns<SendMessagesResponse> = {
 };
 
 function createBaseGetMessageRequest(): GetMessageRequest {
-  return { applicationId: "", id: "" };
+  return { applicationId: "", id: "", numericId: 0 };
 }
 
 export const GetMessageRequest: MessageFns<GetMessageRequest> = {
@@ -822,6 +851,9 @@ export const GetMessageRequest: MessageFns<GetMessageRequest> = {
     }
     if (message.id !== "") {
       writer.uint32(18).string(message.id);
+    }
+    if (message.numericId !== 0) {
+      writer.uint32(24).int64(message.numericId);
     }
     return writer;
   },
@@ -855,6 +887,14 @@ export const GetMessageRequest: MessageFns<GetMessageRequest> = {
             message.id = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.numericId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -875,6 +915,11 @@ export const GetMessageRequest: MessageFns<GetMessageRequest> = {
         ? globalThis.String(object.application_id)
         : "",
       id: isSet(object.id) ? globalThis.String(object.id) : "",
+      numericId: isSet(object.numericId)
+        ? globalThis.Number(object.numericId)
+        : isSet(object.numeric_id)
+        ? globalThis.Number(object.numeric_id)
+        : 0,
     };
   },
 
@@ -886,6 +931,9 @@ export const GetMessageRequest: MessageFns<GetMessageRequest> = {
     if (message.id !== "") {
       obj.id = message.id;
     }
+    if (message.numericId !== 0) {
+      obj.numericId = Math.round(message.numericId);
+    }
     return obj;
   },
 
@@ -896,6 +944,7 @@ export const GetMessageRequest: MessageFns<GetMessageRequest> = {
     const message = createBaseGetMessageRequest();
     message.applicationId = object.applicationId ?? "";
     message.id = object.id ?? "";
+    message.numericId = object.numericId ?? 0;
     return message;
   },
 };
@@ -914,6 +963,11 @@ function createBaseMessageDetails(): MessageDetails {
     statusAt: undefined,
     segments: 0,
     channel: "",
+    numericId: 0,
+    messageClass: "",
+    mask: "",
+    smsClass: 0,
+    scheduled: undefined,
   };
 }
 
@@ -954,6 +1008,21 @@ export const MessageDetails: MessageFns<MessageDetails> = {
     }
     if (message.channel !== "") {
       writer.uint32(98).string(message.channel);
+    }
+    if (message.numericId !== 0) {
+      writer.uint32(104).int64(message.numericId);
+    }
+    if (message.messageClass !== "") {
+      writer.uint32(114).string(message.messageClass);
+    }
+    if (message.mask !== "") {
+      writer.uint32(122).string(message.mask);
+    }
+    if (message.smsClass !== 0) {
+      writer.uint32(128).int32(message.smsClass);
+    }
+    if (message.scheduled !== undefined) {
+      Timestamp.encode(toTimestamp(message.scheduled), writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1067,6 +1136,46 @@ export const MessageDetails: MessageFns<MessageDetails> = {
             message.channel = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.numericId = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.messageClass = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.mask = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.smsClass = reader.int32();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.scheduled = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1105,6 +1214,23 @@ export const MessageDetails: MessageFns<MessageDetails> = {
         : undefined,
       segments: isSet(object.segments) ? globalThis.Number(object.segments) : 0,
       channel: isSet(object.channel) ? globalThis.String(object.channel) : "",
+      numericId: isSet(object.numericId)
+        ? globalThis.Number(object.numericId)
+        : isSet(object.numeric_id)
+        ? globalThis.Number(object.numeric_id)
+        : 0,
+      messageClass: isSet(object.messageClass)
+        ? globalThis.String(object.messageClass)
+        : isSet(object.message_class)
+        ? globalThis.String(object.message_class)
+        : "",
+      mask: isSet(object.mask) ? globalThis.String(object.mask) : "",
+      smsClass: isSet(object.smsClass)
+        ? globalThis.Number(object.smsClass)
+        : isSet(object.sms_class)
+        ? globalThis.Number(object.sms_class)
+        : 0,
+      scheduled: isSet(object.scheduled) ? fromJsonTimestamp(object.scheduled) : undefined,
     };
   },
 
@@ -1146,6 +1272,21 @@ export const MessageDetails: MessageFns<MessageDetails> = {
     if (message.channel !== "") {
       obj.channel = message.channel;
     }
+    if (message.numericId !== 0) {
+      obj.numericId = Math.round(message.numericId);
+    }
+    if (message.messageClass !== "") {
+      obj.messageClass = message.messageClass;
+    }
+    if (message.mask !== "") {
+      obj.mask = message.mask;
+    }
+    if (message.smsClass !== 0) {
+      obj.smsClass = Math.round(message.smsClass);
+    }
+    if (message.scheduled !== undefined) {
+      obj.scheduled = message.scheduled.toISOString();
+    }
     return obj;
   },
 
@@ -1166,6 +1307,11 @@ export const MessageDetails: MessageFns<MessageDetails> = {
     message.statusAt = object.statusAt ?? undefined;
     message.segments = object.segments ?? 0;
     message.channel = object.channel ?? "";
+    message.numericId = object.numericId ?? 0;
+    message.messageClass = object.messageClass ?? "";
+    message.mask = object.mask ?? "";
+    message.smsClass = object.smsClass ?? 0;
+    message.scheduled = object.scheduled ?? undefined;
     return message;
   },
 };
@@ -1275,6 +1421,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
