@@ -8,6 +8,8 @@ import { HermodError } from '../lib/errors';
 import { requestMetrics } from './http/request-metrics';
 import { smsV2Errors } from './sms-v2/error-body';
 import { smsV2Router } from './sms-v2/routes';
+import { gatewayV1Errors } from './gateway-v1/error-body';
+import { gatewayV1Router } from './gateway-v1/routes';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -36,7 +38,10 @@ function mountInterface(name: string, prefix: string, errors: Middleware, router
 export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.silent = true;
-  const interfaces: Interface[] = [mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps))];
+  const interfaces: Interface[] = [
+    mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps)),
+    mountInterface('gateway_v1', '/rest/gateway', gatewayV1Errors(deps.log), gatewayV1Router(deps)),
+  ];
 
   app.use(requestMetrics);
   app.use(async (ctx, next) => {

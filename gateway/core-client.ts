@@ -9,6 +9,7 @@ export interface CoreClient {
   /** One message; calls from concurrent requests share one SendMessages call. */
   send(message: OutboundMessage): Promise<SendResult>;
   getMessage(applicationId: string, id: string): Promise<MessageDetails>;
+  getMessageByNumericId(applicationId: string, numericId: number): Promise<MessageDetails>;
   authenticate(request: AuthenticateRequest): Promise<AuthenticateResponse>;
   close(): void;
 }
@@ -41,7 +42,8 @@ export function createCoreClient(address: string, options: { batchMax: number; b
   );
   return {
     send: (message) => sends.add(message),
-    getMessage: (applicationId, id) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id }),
+    getMessage: (applicationId, id) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
+    getMessageByNumericId: (applicationId, numericId) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
     authenticate: (request) => call(accounts, 'Authenticate', accounts.authenticate as never, request),
     close() {
       messaging.close();

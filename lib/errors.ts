@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   missing_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   invalid_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  broadcast_limit: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
   forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },

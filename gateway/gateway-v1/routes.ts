@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Authenticator, Caller } from '../auth';
+import type { CoreClient } from '../core-client';
+import type { OutboundMessage } from '../../proto/gen/hermod/v1/messages';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { createValidator } from '../http/validator';
+import { readJson } from '../http/read-json';
+import { parseSchedule } from '../http/schedule';
+import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './openapi';
+
+interface MessageFields {
+  content: string;
+  source?: string;
+  reference?: string;
+  class?: string;
+  mask?: string;
+  sms_class?: number;
+  scheduled?: string;
+}
+
+const VND = 'application/vnd.modica.gateway.v1+json';
+const E164 = new RegExp(GATEWAY_V1_SCHEMAS.Destination.pattern);
+
+/** Gateway v1: `/rest/gateway`. Integer ids; 201 with a bare array on send. */
+export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number }): Router {
+  const router = new Router({ prefix: '/rest/gateway' });
+  const validate = createValidator(GATEWAY_V1_SCHEMAS);
+
+  // Answer in the vendor media type when the client asked for it.
+  const reply = (ctx: Context, status: number, body: unknown): void => {
+    ctx.status = status;
+    ctx.body = body;
+    ctx.type = ctx.get('accept').includes(VND) ? VND : 'application/json';
+  };
+
+  const outbound = (caller: Caller, body: MessageFields, destination: string, scheduled: Date | undefined): OutboundMessage => ({
+    applicationId: caller.applicationId,
+    channel: 'sms',
+    destination,
+    content: body.content,
+    source: body.source ?? '',
+    reference: body.reference ?? '',
+    messageClass: body.class ?? 'mt_message',
+    mask: body.mask ?? '',
+    smsClass: body.sms_class ?? 0,
+    scheduled,
+    integrationId: '',
+    interface: 'gateway_v1',
+  });
+
+  router.post('/messages', async (ctx) => {
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
+    if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
+    reply(ctx, 201, [result.outcome.value.numericId]);
+  });
+
+  router.post('/messages/broadcast', async (ctx) => {
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const raw = await readJson(ctx, deps.maxBodyBytes);
+    const destinations = (raw as { destination?: unknown })?.destination;
+    if (Array.isArray(destinations) && destinations.length > MAX_BROADCAST) {
+      throw new HermodError('broadcast_limit', `a broadcast takes at most ${MAX_BROADCAST} destinations, got ${destinations.length}`);
+    }
+    const body = validate<MessageFields & { destination: string[] }>('MessageBroadcast', raw);
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const results = await Promise.all(
+      body.destination.map(async (destination) => {
+        if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
+        const r = await deps.core.send(outbound(caller, body, destination, scheduled));
+        return r.outcome?.$case === 'accepted'
+          ? { id: r.outcome.value.numericId, destination, status: 'success', message: null }
+          : { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
+      }),
+    );
+    reply(ctx, 201, results);
+  });
+
+  router.get('/messages/:messageid', async (ctx) => {
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const text = ctx.params.messageid ?? '';
+    const numericId = Number(text);
+    if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(numericId)) throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
+    const m = await deps.core.getMessageByNumericId(caller.applicationId, numericId);
+    reply(ctx, 200, {
+      id: m.numericId,
+      source: m.source,
+      destination: m.destination,
+      content: m.content,
+      reference: m.reference,
+      class: m.messageClass,
+      mask: m.mask,
+      sms_class: m.smsClass || undefined,
+      scheduled: m.scheduled?.toISOString(),
+      status: m.status,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+const VND = 'application/vnd.modica.gateway.v1+json';
+
+describe('Gateway v1 (/rest/gateway)', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-v1-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: '20ms', HERMOD_GATEWAYS: '1' } });
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+  });
+
+  const expectError = (r: { status: number; json: any }, status: number, code: string) => {
+    expect(r.status).toBe(status);
+    expect(r.json).toEqual({ message: expect.any(String), code: status, error: code, 'error-desc': r.json.message });
+  };
+
+  it('answers a send with exactly 201 and a bare array holding the new integer id, which reads back', async () => {
+    const sent = await client.post('/rest/gateway/messages', { destination: '+6421000001', content: 'hello v1', source: 'HERMOD', reference: 'ref-1', sms_class: 2 });
+    expect(sent.status).toBe(201);
+    expect(sent.json).toEqual([expect.any(Number)]);
+    const id = sent.json[0] as number;
+    expect(Number.isSafeInteger(id)).toBe(true);
+
+    const read = await client.get(`/rest/gateway/messages/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.json).toMatchObject({ id, content: 'hello v1', source: 'HERMOD', destination: '+6421000001', reference: 'ref-1', class: 'mt_message', sms_class: 2 });
+    await eventually(async () => ((await client.get(`/rest/gateway/messages/${id}`)).json.status === 'received' ? true : undefined));
+  });
+
+  it('accepts and answers in the vendor media type', async () => {
+    const r = await client.request('POST', '/rest/gateway/messages', { raw: JSON.stringify({ destination: '+6421000002', content: 'vnd' }), headers: { 'content-type': VND, accept: VND } });
+    expect(r.status).toBe(201);
+    expect(r.headers['content-type']).toContain(VND);
+  });
+
+  it('refuses bad requests with message, code, error and error-desc', async () => {
+    expectError(await client.request('POST', '/rest/gateway/messages', { raw: '{"content":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectError(await client.post('/rest/gateway/messages', { destination: '+6421000001' }), 400, 'missing_attrib');
+    expectError(await client.post('/rest/gateway/messages', { content: 'no destination' }), 400, 'missing_attrib');
+    expectError(await client.post('/rest/gateway/messages', { destination: 'not-a-number', content: 'x' }), 400, 'invalid_attrib');
+    expectError(await createClient(hermod.baseUrl, hermod.ca()).post('/rest/gateway/messages', { destination: '+6421000001', content: 'x' }), 401, 'unauthorized');
+  });
+
+  it('takes sms_class 1 to 3 and refuses 4', async () => {
+    expect((await client.post('/rest/gateway/messages', { destination: '+6421000001', content: 'x', sms_class: 3 })).status).toBe(201);
+    expectError(await client.post('/rest/gateway/messages', { destination: '+6421000001', content: 'x', sms_class: 4 }), 400, 'invalid_attrib');
+  });
+
+  it('answers 404 for an unknown id and 400 for one that is not an integer', async () => {
+    expectError(await client.get('/rest/gateway/messages/123456789'), 404, 'not_found');
+    expectError(await client.get('/rest/gateway/messages/abc'), 400, 'invalid_attrib');
+  });
+
+  it('broadcasts with one result per destination, failures carrying a null id and a reason', async () => {
+    const r = await client.post('/rest/gateway/messages/broadcast', { destination: ['+6421000003', 'nope', '+6421000004'], content: 'to all' });
+    expect(r.status).toBe(201);
+    expect(r.json).toEqual([
+      { id: expect.any(Number), destination: '+6421000003', status: 'success', message: null },
+      { id: null, destination: 'nope', status: 'failure', message: expect.any(String) },
+      { id: expect.any(Number), destination: '+6421000004', status: 'success', message: null },
+    ]);
+  });
+
+  it('takes 1,000 destinations in a broadcast and refuses 1,001 with broadcast_limit', async () => {
+    const to = (n: number) => Array.from({ length: n }, (_, i) => `+6423${String(i).padStart(6, '0')}`);
+    const ok = await client.post('/rest/gateway/messages/broadcast', { destination: to(1000), content: 'many' });
+    expect(ok.status).toBe(201);
+    expect(ok.json).toHaveLength(1000);
+    expect(new Set(ok.json.map((x: { id: number }) => x.id)).size).toBe(1000);
+    expectError(await client.post('/rest/gateway/messages/broadcast', { destination: to(1001), content: 'too many' }), 400, 'broadcast_limit');
+  });
+});
