@@ -3,6 +3,7 @@ import { ConfigError, resolveConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { runRole, type Role } from '../lib/run-role';
 import { runSupervisor } from '../lib/supervisor';
+import { ADMIN_USAGE, runAdminCommand } from '../lib/cli/admin-cli';
 
 const USAGE = `usage: hermod <command>
 
@@ -13,6 +14,8 @@ commands:
   worker --channel <name>
                    run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms
   smsc-simulator   run the SMSC simulator (an SMPP server)
+
+${ADMIN_USAGE}
 
 Configuration is read from HERMOD_* environment variables; see README.md.`;
 
@@ -49,6 +52,10 @@ async function main(): Promise<void> {
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;
     }
+    case 'apps':
+    case 'keys':
+      process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
+      return;
     case undefined:
     case 'help':
     case '--help':

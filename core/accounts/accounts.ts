@@ -11,7 +11,8 @@ export interface Accounts {
   authenticateBasic(name: string, password: string): Promise<AppIdentity | undefined>;
   authenticateApiKey(key: string): Promise<AppIdentity | undefined>;
   /** Creates the application or updates it; empty secrets leave the current ones. */
-  upsert(input: { name: string; password?: string; apiKey?: string }): Promise<AppIdentity>;
+  upsert(input: { name: string; password?: string; apiKey?: string; revokeApiKey?: boolean }): Promise<AppIdentity>;
+  list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean }[]>;
 }
 
 export function createAccounts(deps: { history: History }): Accounts {
@@ -31,11 +32,14 @@ export function createAccounts(deps: { history: History }): Accounts {
         id: current?.id ?? randomUUID(),
         name: input.name,
         passwordHash: input.password ? await keepOrRehash(input.password, current?.passwordHash) : (current?.passwordHash ?? ''),
-        apiKeyHash: input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
+        apiKeyHash: input.revokeApiKey ? '' : input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
         updatedAt: Date.now(),
       };
       await deps.history.upsertApplication(record);
       return { id: record.id, name: record.name };
+    },
+    async list() {
+      return (await deps.history.listApplications()).map((a) => ({ id: a.id, name: a.name, hasPassword: a.passwordHash !== '', hasApiKey: a.apiKeyHash !== '' }));
     },
   };
 }

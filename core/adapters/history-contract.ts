@@ -221,6 +221,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getApplicationByApiKeyHash(v2.apiKeyHash)).toEqual(v2);
       expect(await history.getApplicationByApiKeyHash(v1.apiKeyHash)).toBeUndefined();
       expect(await history.getApplicationByApiKeyHash('')).toBeUndefined();
+      expect(await history.listApplications()).toEqual([v2, other]);
     });
 
     it('keeps messages, events and applications across closing and reopening', async () => {

@@ -101,10 +101,12 @@ export function createCoreGrpcServer(services: CoreServices): Server {
             : undefined;
       return app ? { ok: true, application: app } : { ok: false, application: undefined };
     }),
-    upsertApplication: unary('UpsertApplication', async (req: { name: string; password: string; apiKey: string }) => {
+    upsertApplication: unary('UpsertApplication', async (req: { name: string; password: string; apiKey: string; revokeApiKey: boolean }) => {
       if (!req.name) throw new HermodError('missing_attrib', 'name is required');
-      return services.accounts.upsert({ name: req.name, password: req.password, apiKey: req.apiKey });
+      if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
+      return services.accounts.upsert({ name: req.name, password: req.password, apiKey: req.apiKey, revokeApiKey: req.revokeApiKey });
     }),
+    listApplications: unary('ListApplications', async () => ({ applications: await services.accounts.list() })),
   };
 
   server.addService(MessagingService, messaging);

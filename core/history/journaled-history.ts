@@ -175,6 +175,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
+    listApplications: () => inner.listApplications(),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
     flush,

@@ -178,6 +178,11 @@ const APPLICATION_FIELDS = `
  * The current version of an application by name. Params: name String.
  * FINAL collapses versions not yet merged; the filter applies to the result.
  */
+export const LIST_APPLICATIONS = `
+SELECT ${APPLICATION_FIELDS}
+FROM ${applications} FINAL
+ORDER BY name`;
+
 export const GET_APPLICATION_BY_NAME = `
 SELECT ${APPLICATION_FIELDS}
 FROM ${applications} FINAL

@@ -8,6 +8,7 @@ import {
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
   INSERTS,
+  LIST_APPLICATIONS,
   LIST_UNFINISHED,
   PING,
 } from './queries';
@@ -105,6 +106,9 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async getApplicationByName(name) {
       const rows = await select('getApplicationByName', GET_APPLICATION_BY_NAME, { name });
       return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async listApplications() {
+      return (await select('listApplications', LIST_APPLICATIONS, {})).map(toApplication);
     },
     async getApplicationByApiKeyHash(hash): Promise<ApplicationRecord | undefined> {
       if (hash === '') return undefined;

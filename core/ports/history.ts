@@ -71,6 +71,7 @@ export interface History {
   findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
   upsertApplication(app: ApplicationRecord): Promise<void>;
   getApplicationByName(name: string): Promise<ApplicationRecord | undefined>;
+  listApplications(): Promise<ApplicationRecord[]>;
   getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;
   /** Cheap round trip used by health checks. */
   ping(): Promise<void>;

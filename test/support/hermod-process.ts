@@ -11,6 +11,9 @@ export interface HermodProcess {
   metricsPort: number;
   baseUrl: string;
   dataDir: string;
+  coreAddress: string;
+  /** Runs `hermod <args>` against this service (operators' commands); resolves with exit code and output. */
+  cli(args: string[]): Promise<{ code: number | null; output: string }>;
   /** The self-signed certificate the service created, to trust it in clients. */
   ca(): string;
   output(): string;
@@ -26,6 +29,7 @@ export interface HermodProcess {
  */
 export async function startHermod(options: { dataDir: string; env?: Record<string, string>; ports?: { https: number; http: number; metrics: number } }): Promise<HermodProcess> {
   const ports = options.ports ?? { https: await freePort(), http: await freePort(), metrics: await freePort() };
+  const coreAddress = options.env?.HERMOD_CORE_ADDRESS ?? `127.0.0.1:${await freePort()}`;
   const env = {
     ...process.env,
     HERMOD_DATA_DIR: options.dataDir,
@@ -33,7 +37,7 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     HERMOD_HTTP_PORT: String(ports.http),
     HERMOD_METRICS_PORT: String(ports.metrics),
     HERMOD_HOST: '127.0.0.1',
-    HERMOD_CORE_ADDRESS: `127.0.0.1:${await freePort()}`,
+    HERMOD_CORE_ADDRESS: coreAddress,
     HERMOD_BOOTSTRAP_APP: 'acme',
     HERMOD_BOOTSTRAP_PASSWORD: 'secret',
     HERMOD_LOG_LEVEL: 'info',
@@ -66,6 +70,15 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     metricsPort: ports.metrics,
     baseUrl: `https://127.0.0.1:${ports.https}`,
     dataDir: options.dataDir,
+    coreAddress,
+    cli: (args) =>
+      new Promise((resolve) => {
+        const c = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], { cwd: ROOT, env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress } });
+        let out = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('exit', (code) => resolve({ code, output: out }));
+      }),
     ca: () => fs.readFileSync(path.join(options.dataDir, 'tls/self-signed.crt'), 'utf8'),
     output: () => output,
     async stop() {

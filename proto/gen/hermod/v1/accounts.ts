@@ -23,6 +23,20 @@ export const protobufPackage = "hermod.v1";
 
 export const protobufFileName = "hermod/v1/accounts.proto";
 
+export interface ListApplicationsRequest {
+}
+
+export interface ListApplicationsResponse {
+  applications: ApplicationSummary[];
+}
+
+export interface ApplicationSummary {
+  id: string;
+  name: string;
+  hasPassword: boolean;
+  hasApiKey: boolean;
+}
+
 export interface AuthenticateRequest {
   credential: { $case: "basic"; value: BasicCredential } | { $case: "apiKey"; value: string } | undefined;
 }
@@ -48,7 +62,256 @@ export interface UpsertApplicationRequest {
   password: string;
   /** empty: keep the current one */
   apiKey: string;
+  revokeApiKey: boolean;
 }
+
+function createBaseListApplicationsRequest(): ListApplicationsRequest {
+  return {};
+}
+
+export const ListApplicationsRequest: MessageFns<ListApplicationsRequest> = {
+  encode(_: ListApplicationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApplicationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApplicationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListApplicationsRequest {
+    return {};
+  },
+
+  toJSON(_: ListApplicationsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApplicationsRequest>, I>>(base?: I): ListApplicationsRequest {
+    return ListApplicationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApplicationsRequest>, I>>(_: I): ListApplicationsRequest {
+    const message = createBaseListApplicationsRequest();
+    return message;
+  },
+};
+
+function createBaseListApplicationsResponse(): ListApplicationsResponse {
+  return { applications: [] };
+}
+
+export const ListApplicationsResponse: MessageFns<ListApplicationsResponse> = {
+  encode(message: ListApplicationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.applications) {
+      ApplicationSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListApplicationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListApplicationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applications.push(ApplicationSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListApplicationsResponse {
+    return {
+      applications: globalThis.Array.isArray(object?.applications)
+        ? object.applications.map((e: any) => ApplicationSummary.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListApplicationsResponse): unknown {
+    const obj: any = {};
+    if (message.applications?.length) {
+      obj.applications = message.applications.map((e) => ApplicationSummary.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListApplicationsResponse>, I>>(base?: I): ListApplicationsResponse {
+    return ListApplicationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListApplicationsResponse>, I>>(object: I): ListApplicationsResponse {
+    const message = createBaseListApplicationsResponse();
+    message.applications = object.applications?.map((e) => ApplicationSummary.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseApplicationSummary(): ApplicationSummary {
+  return { id: "", name: "", hasPassword: false, hasApiKey: false };
+}
+
+export const ApplicationSummary: MessageFns<ApplicationSummary> = {
+  encode(message: ApplicationSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.hasPassword !== false) {
+      writer.uint32(24).bool(message.hasPassword);
+    }
+    if (message.hasApiKey !== false) {
+      writer.uint32(32).bool(message.hasApiKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplicationSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplicationSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.hasPassword = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.hasApiKey = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplicationSummary {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      hasPassword: isSet(object.hasPassword)
+        ? globalThis.Boolean(object.hasPassword)
+        : isSet(object.has_password)
+        ? globalThis.Boolean(object.has_password)
+        : false,
+      hasApiKey: isSet(object.hasApiKey)
+        ? globalThis.Boolean(object.hasApiKey)
+        : isSet(object.has_api_key)
+        ? globalThis.Boolean(object.has_api_key)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplicationSummary): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.hasPassword !== false) {
+      obj.hasPassword = message.hasPassword;
+    }
+    if (message.hasApiKey !== false) {
+      obj.hasApiKey = message.hasApiKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplicationSummary>, I>>(base?: I): ApplicationSummary {
+    return ApplicationSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplicationSummary>, I>>(object: I): ApplicationSummary {
+    const message = createBaseApplicationSummary();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.hasPassword = object.hasPassword ?? false;
+    message.hasApiKey = object.hasApiKey ?? false;
+    return message;
+  },
+};
 
 function createBaseAuthenticateRequest(): AuthenticateRequest {
   return { credential: undefined };
@@ -411,7 +674,7 @@ export const Application: MessageFns<Application> = {
 };
 
 function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
-  return { name: "", password: "", apiKey: "" };
+  return { name: "", password: "", apiKey: "", revokeApiKey: false };
 }
 
 export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
@@ -424,6 +687,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.apiKey !== "") {
       writer.uint32(26).string(message.apiKey);
+    }
+    if (message.revokeApiKey !== false) {
+      writer.uint32(32).bool(message.revokeApiKey);
     }
     return writer;
   },
@@ -465,6 +731,14 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.apiKey = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.revokeApiKey = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -486,6 +760,11 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         : isSet(object.api_key)
         ? globalThis.String(object.api_key)
         : "",
+      revokeApiKey: isSet(object.revokeApiKey)
+        ? globalThis.Boolean(object.revokeApiKey)
+        : isSet(object.revoke_api_key)
+        ? globalThis.Boolean(object.revoke_api_key)
+        : false,
     };
   },
 
@@ -500,6 +779,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.apiKey !== "") {
       obj.apiKey = message.apiKey;
     }
+    if (message.revokeApiKey !== false) {
+      obj.revokeApiKey = message.revokeApiKey;
+    }
     return obj;
   },
 
@@ -511,6 +793,7 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     message.name = object.name ?? "";
     message.password = object.password ?? "";
     message.apiKey = object.apiKey ?? "";
+    message.revokeApiKey = object.revokeApiKey ?? false;
     return message;
   },
 };
@@ -542,11 +825,23 @@ export const AccountsService = {
     responseSerialize: (value: Application): Buffer => Buffer.from(Application.encode(value).finish()),
     responseDeserialize: (value: Buffer): Application => Application.decode(value),
   },
+  listApplications: {
+    path: "/hermod.v1.Accounts/ListApplications" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListApplicationsRequest): Buffer =>
+      Buffer.from(ListApplicationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListApplicationsRequest => ListApplicationsRequest.decode(value),
+    responseSerialize: (value: ListApplicationsResponse): Buffer =>
+      Buffer.from(ListApplicationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListApplicationsResponse => ListApplicationsResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServer extends UntypedServiceImplementation {
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
   upsertApplication: handleUnaryCall<UpsertApplicationRequest, Application>;
+  listApplications: handleUnaryCall<ListApplicationsRequest, ListApplicationsResponse>;
 }
 
 export interface AccountsClient extends Client {
@@ -579,6 +874,21 @@ export interface AccountsClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Application) => void,
+  ): ClientUnaryCall;
+  listApplications(
+    request: ListApplicationsRequest,
+    callback: (error: ServiceError | null, response: ListApplicationsResponse) => void,
+  ): ClientUnaryCall;
+  listApplications(
+    request: ListApplicationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListApplicationsResponse) => void,
+  ): ClientUnaryCall;
+  listApplications(
+    request: ListApplicationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListApplicationsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,74 @@
+import { credentials } from '@grpc/grpc-js';
+import { AccountsClient, type Application, type ListApplicationsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
+import { newApiKey } from '../../core/accounts/secrets';
+import type { Config } from '../config';
+import { fromServiceError } from '../grpc-errors';
+
+export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_CORE_ADDRESS):
+  apps list                                  list applications
+  apps create <name> [--password <pw>]       create an application (prints a new API key with --api-key)
+              [--api-key]
+  apps set-password <name> <password>        set or change an application's password
+  keys issue <name>                          issue a new API key (replaces the current one; printed once)
+  keys revoke <name>                         revoke the application's API key`;
+
+type Out = (line: string) => void;
+
+/** Runs one operators' command; returns the process exit code. */
+export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+  const client = new AccountsClient(config.coreAddress, credentials.createInsecure());
+  const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
+    new Promise((resolve, reject) =>
+      fn.call(client, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
+    );
+  const upsert = (req: Partial<UpsertApplicationRequest> & { name: string }) =>
+    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, ...req });
+  const option = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const [group, verb, name, extra] = args;
+  try {
+    if (group === 'apps' && verb === 'list') {
+      const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
+      out('name\tid\tpassword\tapi key');
+      for (const a of applications) out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}`);
+      return 0;
+    }
+    if (group === 'apps' && verb === 'create' && name) {
+      const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
+      if (applications.some((a) => a.name === name)) {
+        out(`application ${name} already exists`);
+        return 1;
+      }
+      const apiKey = args.includes('--api-key') ? newApiKey() : '';
+      const app = await upsert({ name, password: option('--password') ?? '', apiKey });
+      out(`created application ${app.name} (${app.id})`);
+      if (apiKey) out(`api key: ${apiKey}`);
+      return 0;
+    }
+    if (group === 'apps' && verb === 'set-password' && name && extra) {
+      await upsert({ name, password: extra });
+      out(`password of ${name} set`);
+      return 0;
+    }
+    if (group === 'keys' && verb === 'issue' && name) {
+      const apiKey = newApiKey();
+      await upsert({ name, apiKey });
+      out(`api key: ${apiKey}`);
+      return 0;
+    }
+    if (group === 'keys' && verb === 'revoke' && name) {
+      await upsert({ name, revokeApiKey: true });
+      out(`api key of ${name} revoked`);
+      return 0;
+    }
+    out(ADMIN_USAGE);
+    return 2;
+  } catch (err) {
+    out(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}
