@@ -47,7 +47,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   await recoverUnfinished({ history, state, intake, log });
   const lagMonitor = startBusLagMonitor(bus, log);
 
-  const server = createCoreGrpcServer({ intake, reader, accounts });
+  const server = createCoreGrpcServer({ intake, reader, accounts, state, idempotencyTtlMs: config.idempotencyTtlMs });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
 

@@ -1,6 +1,7 @@
 import { credentials, type ServiceError, type Client } from '@grpc/grpc-js';
 import { MessagingClient, type MessageDetails, type OutboundMessage, type SendResult } from '../proto/gen/hermod/v1/messages';
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
+import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
 import { createBatcher } from '../lib/batcher';
 import { fromServiceError } from '../lib/grpc-errors';
 import { grpcDuration } from '../lib/metrics';
@@ -11,6 +12,9 @@ export interface CoreClient {
   getMessage(applicationId: string, id: string): Promise<MessageDetails>;
   getMessageByNumericId(applicationId: string, numericId: number): Promise<MessageDetails>;
   authenticate(request: AuthenticateRequest): Promise<AuthenticateResponse>;
+  claimIdempotencyKey(request: ClaimRequest): Promise<ClaimResponse>;
+  completeIdempotencyKey(request: CompleteRequest): Promise<void>;
+  releaseIdempotencyKey(request: ReleaseRequest): Promise<void>;
   close(): void;
 }
 
@@ -33,6 +37,7 @@ export function createCoreClient(address: string, options: { batchMax: number; b
   const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 64 * 1024 * 1024 };
   const messaging = new MessagingClient(address, credentials.createInsecure(), channelOptions);
   const accounts = new AccountsClient(address, credentials.createInsecure(), channelOptions);
+  const idempotency = new IdempotencyClient(address, credentials.createInsecure(), channelOptions);
   const sends = createBatcher<OutboundMessage, SendResult>(
     async (messages) => {
       const res = await call(messaging, 'SendMessages', messaging.sendMessages as never, { messages });
@@ -45,9 +50,13 @@ export function createCoreClient(address: string, options: { batchMax: number; b
     getMessage: (applicationId, id) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
     getMessageByNumericId: (applicationId, numericId) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
     authenticate: (request) => call(accounts, 'Authenticate', accounts.authenticate as never, request),
+    claimIdempotencyKey: (request) => call(idempotency, 'Claim', idempotency.claim as never, request),
+    completeIdempotencyKey: async (request) => void (await call(idempotency, 'Complete', idempotency.complete as never, request)),
+    releaseIdempotencyKey: async (request) => void (await call(idempotency, 'Release', idempotency.release as never, request)),
     close() {
       messaging.close();
       accounts.close();
+      idempotency.close();
     },
   };
 }

@@ -76,6 +76,8 @@ export interface Config {
   /** How long a gateway waits to gather sends into one call to core. */
   gatewayBatchDelayMs: number;
   gatewayBatchMax: number;
+  /** How long an Idempotency-Key and its answer are kept. */
+  idempotencyTtlMs: number;
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
   shutdownGraceMs: number;
@@ -185,6 +187,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
+    idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),

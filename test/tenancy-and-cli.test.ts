@@ -69,3 +69,49 @@ describe('operators\' CLI and tenancy', () => {
     expect((await hermod.cli(['apps', 'list'])).output).toMatch(/acme\t\S+\tset\t-/);
   });
 });
+
+describe('Idempotency-Key on sends', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-idem-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '2' } });
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+  });
+
+  it('answers a repeated v2 send with the first answer and sends nothing new, on either gateway process', async () => {
+    const body = { destination: '+6421000011', content: 'once only' };
+    const first = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-1' });
+    expect(first.status).toBe(202);
+    const replies = await Promise.all(Array.from({ length: 6 }, () => client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-1' })));
+    for (const r of replies) {
+      expect(r.status).toBe(202);
+      expect(r.json).toEqual(first.json);
+      expect(r.headers['idempotent-replayed']).toBe('true');
+    }
+    const other = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-2' });
+    expect(other.json.id).not.toBe(first.json.id);
+  });
+
+  it('refuses the same key with a different body in the interface\'s own error shape', async () => {
+    await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'a' }, { 'idempotency-key': 'v1-key' });
+    const again = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'a' }, { 'idempotency-key': 'v1-key' });
+    expect(again.status).toBe(201);
+    const changed = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'b' }, { 'idempotency-key': 'v1-key' });
+    expect(changed.status).toBe(422);
+    expect(changed.json).toMatchObject({ code: 422, error: expect.any(String), 'error-desc': expect.stringContaining('Idempotency-Key') });
+  });
+
+  it('does not keep a key whose request was refused, so the corrected request can use it', async () => {
+    const bad = await client.post('/rest/sms/v2/messages', { destination: 'nope', content: 'x' }, { 'idempotency-key': 'retry-me' });
+    expect(bad.status).toBe(400);
+    const good = await client.post('/rest/sms/v2/messages', { destination: '+6421000013', content: 'x' }, { 'idempotency-key': 'retry-me' });
+    expect(good.status).toBe(202);
+  });
+});

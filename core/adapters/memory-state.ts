@@ -1,5 +1,5 @@
 import { canAdvance, type MessageStatus } from '../domain/message-status';
-import type { HotState, StatusEntry } from '../ports/state';
+import type { IdempotencyRecord, HotState, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 
 export interface MemoryStateOptions {
@@ -38,6 +38,13 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
   const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
   const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
+  // Idempotency keys carry their own expiry time.
+  const idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
+  const idempotencyGet = (key: string, t: number) => {
+    const entry = idempotency.get(key);
+    if (entry && entry.expires <= t) idempotency.delete(key);
+    return entry && entry.expires > t ? entry.record : undefined;
+  };
   let closed = false;
 
   const open = (): void => {
@@ -61,6 +68,26 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const entry = statuses.get(id, now());
       return entry ? { status: entry.status, at: entry.at } : undefined;
+    },
+
+    async claimIdempotencyKey(key, fingerprint, ttl) {
+      open();
+      const t = now();
+      const existing = idempotencyGet(key, t);
+      if (existing) return existing;
+      if (idempotency.size >= maxEntries) idempotency.delete(idempotency.keys().next().value as string);
+      idempotency.set(key, { record: { fingerprint }, expires: t + ttl });
+      return undefined;
+    },
+
+    async completeIdempotencyKey(key, record, ttl) {
+      open();
+      idempotency.set(key, { record, expires: now() + ttl });
+    },
+
+    async releaseIdempotencyKey(key) {
+      open();
+      idempotency.delete(key);
     },
 
     async putCarrierIds(pairs) {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
-import type { HotState, StatusAdvance, StatusEntry } from '../ports/state';
+import type { HotState, IdempotencyRecord, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { closeRedis, openRedis, pipelineResults, unavailable, type RedisConnectionOptions } from './redis-connection';
@@ -76,6 +76,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
 
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
+  const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const open = (): void => {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
@@ -116,6 +117,38 @@ export function createRedisState(options: RedisStateOptions): HotState {
         pipelineResults('storing carrier ids', await pipeline.exec());
       } catch (err) {
         throw unavailable('storing carrier ids', err);
+      }
+    },
+
+    async claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined> {
+      open();
+      try {
+        const claimed = await client.set(idempotencyKey(key), JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX');
+        if (claimed === 'OK') return undefined;
+        const value = await client.get(idempotencyKey(key));
+        // Expired between the two calls: the claim is ours after all.
+        if (value === null) return (await client.set(idempotencyKey(key), JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX')) === 'OK' ? undefined : { fingerprint: '' };
+        return JSON.parse(value) as IdempotencyRecord;
+      } catch (err) {
+        throw unavailable('claiming an idempotency key', err);
+      }
+    },
+
+    async completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void> {
+      open();
+      try {
+        await client.set(idempotencyKey(key), JSON.stringify(record), 'PX', ttlMs);
+      } catch (err) {
+        throw unavailable('storing an idempotent response', err);
+      }
+    },
+
+    async releaseIdempotencyKey(key: string): Promise<void> {
+      open();
+      try {
+        await client.del(idempotencyKey(key));
+      } catch (err) {
+        throw unavailable('releasing an idempotency key', err);
       }
     },
 

@@ -109,6 +109,29 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getMessageIdByCarrierId(unique('carrier'))).toBeUndefined();
     });
 
+    it('claims an idempotency key once, then returns what it holds until it is released', async () => {
+      const key = `idem-${Math.random().toString(36).slice(2)}`;
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toBeUndefined();
+      expect(await state.claimIdempotencyKey(key, 'fp-2', 60_000)).toEqual({ fingerprint: 'fp-1' });
+      await state.completeIdempotencyKey(key, { fingerprint: 'fp-1', response: '{"status":202}' }, 60_000);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"status":202}' });
+      await state.releaseIdempotencyKey(key);
+      expect(await state.claimIdempotencyKey(key, 'fp-3', 60_000)).toBeUndefined();
+    });
+
+    it('lets only one of many concurrent claims of a key win', async () => {
+      const key = `idem-${Math.random().toString(36).slice(2)}`;
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => state.claimIdempotencyKey(key, `fp-${i}`, 60_000)));
+      expect(results.filter((r) => r === undefined)).toHaveLength(1);
+    });
+
+    it('forgets an idempotency key after its time to live', async () => {
+      const key = `idem-${Math.random().toString(36).slice(2)}`;
+      await state.claimIdempotencyKey(key, 'fp', 30);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await state.claimIdempotencyKey(key, 'fp-again', 60_000)).toBeUndefined();
+    });
+
     it('accepts empty batches', async () => {
       expect(await state.advanceStatuses([])).toEqual([]);
       await state.putCarrierIds([]);

@@ -1,6 +1,8 @@
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
+import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
+import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
 import type { MessageReader } from '../messages/message-reader';
 import type { Accounts } from '../accounts/accounts';
@@ -9,6 +11,9 @@ import { toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
 export interface CoreServices {
+  state: HotState;
+  /** How long an Idempotency-Key and its answer are kept. */
+  idempotencyTtlMs: number;
   intake: MessageIntake;
   reader: MessageReader;
   accounts: Accounts;
@@ -109,7 +114,26 @@ export function createCoreGrpcServer(services: CoreServices): Server {
     listApplications: unary('ListApplications', async () => ({ applications: await services.accounts.list() })),
   };
 
+  // Keys are scoped to the application, so two tenants never collide.
+  const scoped = (applicationId: string, key: string): string => `${applicationId}:${key}`;
+  const idempotency: UntypedServiceImplementation = {
+    claim: unary('Claim', async (req: ClaimRequest) => {
+      if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
+      const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyTtlMs);
+      return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint: req.fingerprint, response: '' };
+    }),
+    complete: unary('Complete', async (req: CompleteRequest) => {
+      await services.state.completeIdempotencyKey(scoped(req.applicationId, req.key), { fingerprint: req.fingerprint, response: req.response }, services.idempotencyTtlMs);
+      return {};
+    }),
+    release: unary('Release', async (req: ReleaseRequest) => {
+      await services.state.releaseIdempotencyKey(scoped(req.applicationId, req.key));
+      return {};
+    }),
+  };
+
   server.addService(MessagingService, messaging);
+  server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
   return server;
 }

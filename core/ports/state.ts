@@ -17,6 +17,13 @@ export interface StatusAdvance {
   at: number;
 }
 
+/** What an Idempotency-Key holds: the request it was first used for, and the answer once there is one. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  /** The stored answer (serialized); absent while the first request is still being handled. */
+  response?: string;
+}
+
 export interface HotState {
   /**
    * Moves each message forward to the given status unless it is already at the
@@ -28,5 +35,10 @@ export interface HotState {
   /** Carrier message id → our message id, for delivery-report correlation. */
   putCarrierIds(pairs: readonly { carrierId: string; messageId: string }[]): Promise<void>;
   getMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /** Claims the key for a request; when it was claimed before, returns what it holds instead. */
+  claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined>;
+  completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void>;
+  /** Forgets a claim whose request failed, so the client may retry it. */
+  releaseIdempotencyKey(key: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
+import { idempotent } from '../http/idempotency';
 import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './openapi';
 
 interface MessageFields {
@@ -54,9 +55,11 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
-    const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
-    if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
-    reply(ctx, 201, [result.outcome.value.numericId]);
+    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+      const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
+      if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
+      reply(ctx, 201, [result.outcome.value.numericId]);
+    });
   });
 
   router.post('/messages/broadcast', async (ctx) => {
@@ -68,16 +71,18 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     }
     const body = validate<MessageFields & { destination: string[] }>('MessageBroadcast', raw);
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
-    const results = await Promise.all(
-      body.destination.map(async (destination) => {
-        if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
-        const r = await deps.core.send(outbound(caller, body, destination, scheduled));
-        return r.outcome?.$case === 'accepted'
-          ? { id: r.outcome.value.numericId, destination, status: 'success', message: null }
-          : { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
-      }),
-    );
-    reply(ctx, 201, results);
+    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+      const results = await Promise.all(
+        body.destination.map(async (destination) => {
+          if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
+          const r = await deps.core.send(outbound(caller, body, destination, scheduled));
+          return r.outcome?.$case === 'accepted'
+            ? { id: r.outcome.value.numericId, destination, status: 'success', message: null }
+            : { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
+        }),
+      );
+      reply(ctx, 201, results);
+    });
   });
 
   router.get('/messages/:messageid', async (ctx) => {

@@ -22,6 +22,8 @@ export async function readJson(ctx: Context, maxBytes: number): Promise<unknown>
     chunks.push(chunk);
   }
   const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+  // Kept for the Idempotency-Key fingerprint.
+  ctx.state.rawBody = text;
   if (text.trim() === '') throw new HermodError('invalid_json', 'request body is empty; a JSON object is required');
   try {
     return JSON.parse(text);

@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
+import { idempotent } from '../http/idempotency';
 import { SMS_V2_OPENAPI, SMS_V2_SCHEMAS } from './openapi';
 
 interface SingleMessage {
@@ -40,26 +41,25 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
-    const result = await deps.core.send({
-      applicationId: caller.applicationId,
-      channel: 'sms',
-      destination: body.destination,
-      content: body.content,
-      source: body.source ?? '',
-      reference: body.reference ?? '',
-      messageClass: body.class ?? '',
-      mask: body.mask ?? '',
-      smsClass: body.sms_class ?? 0,
-      scheduled,
-      integrationId: body.integration_id ?? '',
-      interface: 'sms_v2',
+    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+      const result = await deps.core.send({
+        applicationId: caller.applicationId,
+        channel: 'sms',
+        destination: body.destination,
+        content: body.content,
+        source: body.source ?? '',
+        reference: body.reference ?? '',
+        messageClass: body.class ?? '',
+        mask: body.mask ?? '',
+        smsClass: body.sms_class ?? 0,
+        scheduled,
+        integrationId: body.integration_id ?? '',
+        interface: 'sms_v2',
+      });
+      if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
+      ctx.status = 202;
+      ctx.body = { id: result.outcome.value.id, status: 'accepted', detail: body.destination };
     });
-    if (result.outcome?.$case !== 'accepted') {
-      const failure = result.outcome?.value;
-      throw new HermodError('internal', failure?.message ?? 'core gave no answer');
-    }
-    ctx.status = 202;
-    ctx.body = { id: result.outcome.value.id, status: 'accepted', detail: body.destination };
   });
 
   router.get('/messages', async (ctx) => {
