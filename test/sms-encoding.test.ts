@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+interface Assembled {
+  destination: string;
+  text: string;
+  parts: number;
+}
+
+describe('SMS encoding and segmentation, end to end', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+  let simulator: SmscSimulator;
+  const received: Assembled[] = [];
+
+  beforeAll(async () => {
+    simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
+    const { port } = await simulator.start();
+    simulator.on('message', (m: Assembled) => received.push(m));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-enc-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' } });
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+    await simulator?.stop();
+  });
+
+  const sendAndReceive = async (destination: string, content: string): Promise<Assembled> => {
+    expect((await client.post('/rest/sms/v2/messages', { destination, content })).status).toBe(202);
+    return eventually(async () => received.find((m) => m.destination === destination));
+  };
+
+  it('sends 160 GSM characters as one SMS and 161 as two, which the carrier reassembles exactly', async () => {
+    const one = 'a'.repeat(159) + '@';
+    expect(await sendAndReceive('+6424000001', one)).toMatchObject({ text: one, parts: 1 });
+    const two = 'Hello {world} ' + 'b'.repeat(161 - 16) + '€!';
+    expect(two.length).toBe(161);
+    // '{', '}' and '€' come from the GSM extension table and take two septets each.
+    const sent = await sendAndReceive('+6424000002', two);
+    expect(sent).toMatchObject({ text: two, parts: 2 });
+  });
+
+  it('sends text with an emoji as UCS-2, split at 67 characters per part without breaking the emoji', async () => {
+    const text = 'Grüße 😀 '.repeat(10);
+    const sent = await sendAndReceive('+6424000003', text);
+    expect(sent.text).toBe(text);
+    expect(sent.parts).toBe(2);
+  });
+});
