@@ -9,6 +9,8 @@ import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
 import { startStatusConsumer } from './messages/status-consumer';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
+import { startInboundConsumer } from './messages/inbound-consumer';
+import { createNumericIds } from './messages/numeric-ids';
 import { createStatusRecorder } from './messages/status-recorder';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
@@ -28,9 +30,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const bus = await openBus(config.adapters);
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages();
+  const numericIds = createNumericIds(config.coreInstance);
   const intake = createMessageIntake({
     history, state, bus, recorder, recent,
-    coreInstance: config.coreInstance,
+    numericIds,
     // The message is durable; recovery at the next start hands it over again.
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
   });
@@ -42,7 +45,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     log.info('bootstrap application ready', { application: app.name });
   }
 
+  // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
+  await state.setOptOuts(await history.listOptOuts());
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
+  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log });
   const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
   const lagMonitor = startBusLagMonitor(bus, log);
@@ -60,6 +66,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await intake.drain();
       await sms?.stop();
       await statusSubscription.close();
+      await inboundSubscription.close();
       await recorder.drain();
       await bus.close();
       await state.close();

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client } from './support/https-client';
 import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
 
 interface Assembled {
   destination: string;

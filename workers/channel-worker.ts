@@ -2,7 +2,7 @@ import type { Bus, DeliveredRecord, Subscription } from '../core/ports/bus';
 import { topicName } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
-import { decodeJob, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
+import { decodeJob, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
 import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
 import type { Logger } from '../lib/log';
@@ -56,6 +56,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
       await statuses.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
     })().catch((err) => log.error('could not publish a delivery report', { err, carrierId: r.carrierId }));
+  });
+
+  // Replies from handsets go to core, keyed by the handset so one sender's replies stay in order.
+  carrier.onInbound((m) => {
+    bus
+      .publish(topicName('inbound'), [{ key: m.source, value: encodeInbound({ ...m, channel }) }])
+      .catch((err) => log.error('could not publish an inbound message', { err, source: m.source }));
   });
 
   const sendOne = async (job: OutboundJob): Promise<void> => {

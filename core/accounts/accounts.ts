@@ -13,6 +13,8 @@ export interface Accounts {
   /** Creates the application or updates it; empty secrets leave the current ones. */
   upsert(input: { name: string; password?: string; apiKey?: string; revokeApiKey?: boolean }): Promise<AppIdentity>;
   list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean }[]>;
+  /** Handsets opted out of one application (by name) or of all. */
+  listOptOuts(applicationName?: string): Promise<{ applicationName: string; handset: string; at: number }[]>;
 }
 
 export function createAccounts(deps: { history: History }): Accounts {
@@ -37,6 +39,14 @@ export function createAccounts(deps: { history: History }): Accounts {
       };
       await deps.history.upsertApplication(record);
       return { id: record.id, name: record.name };
+    },
+    async listOptOuts(applicationName) {
+      const apps = await deps.history.listApplications();
+      const byId = new Map(apps.map((a) => [a.id, a.name]));
+      const app = applicationName ? apps.find((a) => a.name === applicationName) : undefined;
+      if (applicationName && !app) return [];
+      const optOuts = await deps.history.listOptOuts(app?.id);
+      return optOuts.map((o) => ({ applicationName: byId.get(o.applicationId) ?? o.applicationId, handset: o.handset, at: o.at }));
     },
     async list() {
       return (await deps.history.listApplications()).map((a) => ({ id: a.id, name: a.name, hasPassword: a.passwordHash !== '', hasApiKey: a.apiKeyHash !== '' }));

@@ -25,6 +25,7 @@ export function message(overrides: Partial<MessageRecord> = {}): MessageRecord {
   return {
     id: randomUUID(),
     numericId: nextNumericId++,
+    replyTo: '',
     applicationId: 'app-one',
     channel: 'sms',
     direction: 'MT',
@@ -222,6 +223,17 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getApplicationByApiKeyHash(v1.apiKeyHash)).toBeUndefined();
       expect(await history.getApplicationByApiKeyHash('')).toBeUndefined();
       expect(await history.listApplications()).toEqual([v2, other]);
+    });
+
+    it('keeps the latest opt-out per application and handset', async () => {
+      await history.recordOptOuts([
+        { applicationId: 'a1', handset: '+641', optedOut: true, at: BASE },
+        { applicationId: 'a1', handset: '+642', optedOut: true, at: BASE },
+        { applicationId: 'a2', handset: '+641', optedOut: true, at: BASE },
+      ]);
+      await history.recordOptOuts([{ applicationId: 'a1', handset: '+642', optedOut: false, at: BASE + 1 }]);
+      expect((await history.listOptOuts('a1')).map((o) => o.handset)).toEqual(['+641']);
+      expect((await history.listOptOuts()).map((o) => `${o.applicationId} ${o.handset}`)).toEqual(['a1 +641', 'a2 +641']);
     });
 
     it('keeps messages, events and applications across closing and reopening', async () => {

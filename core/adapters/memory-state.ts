@@ -38,6 +38,9 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
   const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
   const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
+  const lastMessages = new BoundedMap<{ messageId: string; applicationId: string }>(ttlMs, maxEntries);
+  // Opt-outs never expire here: core loads them from history at start.
+  const optOuts = new Set<string>();
   // Idempotency keys carry their own expiry time.
   const idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
   const idempotencyGet = (key: string, t: number) => {
@@ -68,6 +71,31 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const entry = statuses.get(id, now());
       return entry ? { status: entry.status, at: entry.at } : undefined;
+    },
+
+    async rememberLastMessages(entries) {
+      open();
+      const t = now();
+      lastMessages.expire(t);
+      for (const e of entries) lastMessages.set(e.handset, { messageId: e.messageId, applicationId: e.applicationId }, t);
+    },
+
+    async getLastMessage(handset) {
+      open();
+      return lastMessages.get(handset, now());
+    },
+
+    async setOptOuts(entries) {
+      open();
+      for (const e of entries) {
+        if (e.optedOut) optOuts.add(`${e.applicationId}\n${e.handset}`);
+        else optOuts.delete(`${e.applicationId}\n${e.handset}`);
+      }
+    },
+
+    async areOptedOut(pairs) {
+      open();
+      return pairs.map((p) => optOuts.has(`${p.applicationId}\n${p.handset}`));
     },
 
     async claimIdempotencyKey(key, fingerprint, ttl) {

@@ -77,6 +77,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
+  const lastMessageKey = (handset: string): string => `${prefix}:last:{${handset}}`;
+  const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
   const open = (): void => {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
@@ -117,6 +119,57 @@ export function createRedisState(options: RedisStateOptions): HotState {
         pipelineResults('storing carrier ids', await pipeline.exec());
       } catch (err) {
         throw unavailable('storing carrier ids', err);
+      }
+    },
+
+    async rememberLastMessages(entries): Promise<void> {
+      open();
+      if (entries.length === 0) return;
+      const pipeline = client.pipeline();
+      for (const e of entries) pipeline.set(lastMessageKey(e.handset), `${e.applicationId}|${e.messageId}`, 'EX', ttlSeconds);
+      try {
+        pipelineResults('remembering last messages', await pipeline.exec());
+      } catch (err) {
+        throw unavailable('remembering last messages', err);
+      }
+    },
+
+    async getLastMessage(handset: string) {
+      open();
+      try {
+        const value = await client.get(lastMessageKey(handset));
+        if (value === null) return undefined;
+        const bar = value.indexOf('|');
+        return { applicationId: value.slice(0, bar), messageId: value.slice(bar + 1) };
+      } catch (err) {
+        throw unavailable('reading the last message to a handset', err);
+      }
+    },
+
+    async setOptOuts(entries): Promise<void> {
+      open();
+      if (entries.length === 0) return;
+      const pipeline = client.pipeline();
+      for (const e of entries) {
+        if (e.optedOut) pipeline.sadd(optOutKey(e.applicationId), e.handset);
+        else pipeline.srem(optOutKey(e.applicationId), e.handset);
+      }
+      try {
+        pipelineResults('storing opt-outs', await pipeline.exec());
+      } catch (err) {
+        throw unavailable('storing opt-outs', err);
+      }
+    },
+
+    async areOptedOut(pairs): Promise<boolean[]> {
+      open();
+      if (pairs.length === 0) return [];
+      const pipeline = client.pipeline();
+      for (const p of pairs) pipeline.sismember(optOutKey(p.applicationId), p.handset);
+      try {
+        return pipelineResults('reading opt-outs', await pipeline.exec()).map((r) => Number(r) === 1);
+      } catch (err) {
+        throw unavailable('reading opt-outs', err);
       }
     },
 

@@ -132,6 +132,22 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.claimIdempotencyKey(key, 'fp-again', 60_000)).toBeUndefined();
     });
 
+    it('remembers the last message sent to each handset', async () => {
+      const handset = `+64${Math.floor(Math.random() * 1e9)}`;
+      expect(await state.getLastMessage(handset)).toBeUndefined();
+      await state.rememberLastMessages([{ handset, messageId: 'm1', applicationId: 'a1' }]);
+      await state.rememberLastMessages([{ handset, messageId: 'm2', applicationId: 'a2' }]);
+      expect(await state.getLastMessage(handset)).toEqual({ messageId: 'm2', applicationId: 'a2' });
+    });
+
+    it('keeps opt-outs per application and handset, and lets a handset opt back in', async () => {
+      const app = `app-${Math.random().toString(36).slice(2)}`;
+      await state.setOptOuts([{ applicationId: app, handset: '+641', optedOut: true }]);
+      expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }, { applicationId: app, handset: '+642' }, { applicationId: `${app}-other`, handset: '+641' }])).toEqual([true, false, false]);
+      await state.setOptOuts([{ applicationId: app, handset: '+641', optedOut: false }]);
+      expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }])).toEqual([false]);
+    });
+
     it('accepts empty batches', async () => {
       expect(await state.advanceStatuses([])).toEqual([]);
       await state.putCarrierIds([]);

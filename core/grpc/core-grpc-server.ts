@@ -112,6 +112,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       return services.accounts.upsert({ name: req.name, password: req.password, apiKey: req.apiKey, revokeApiKey: req.revokeApiKey });
     }),
     listApplications: unary('ListApplications', async () => ({ applications: await services.accounts.list() })),
+    listOptOuts: unary('ListOptOuts', async (req: { applicationName: string }) => ({ optOuts: await services.accounts.listOptOuts(req.applicationName || undefined) })),
   };
 
   // Keys are scoped to the application, so two tenants never collide.

@@ -176,6 +176,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
     listApplications: () => inner.listApplications(),
+    recordOptOuts: (entries) => inner.recordOptOuts(entries),
+    listOptOuts: (applicationId) => inner.listOptOuts(applicationId),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
     flush,

@@ -17,7 +17,7 @@ import { HISTORY_TABLES } from './schema';
  * tables and columns below.
  */
 
-const { messages, events, applications } = HISTORY_TABLES;
+const { messages, events, applications, optOuts } = HISTORY_TABLES;
 
 /** Tables and columns of the batch inserts (row builders in rows.ts produce exactly these keys). */
 export const INSERTS = {
@@ -41,11 +41,16 @@ export const INSERTS = {
       'via',
       'segments',
       'accepted_at',
+      'reply_to',
     ],
   },
   events: {
     table: events,
     columns: ['message_id', 'application_id', 'status', 'stage', 'at', 'detail', 'carrier_id', 'error_code'],
+  },
+  optOuts: {
+    table: optOuts,
+    columns: ['application_id', 'handset', 'opted_out', 'at'],
   },
   applications: {
     table: applications,
@@ -74,7 +79,8 @@ const MESSAGE_FIELDS = `
     m.integration_id                         AS integrationId,
     m.via                                    AS via,
     m.segments                               AS segments,
-    toUnixTimestamp64Milli(m.accepted_at)    AS acceptedAt`;
+    toUnixTimestamp64Milli(m.accepted_at)    AS acceptedAt,
+    m.reply_to                               AS replyTo`;
 
 /**
  * Latest status per message among the events matching `where`: the event with
@@ -178,6 +184,13 @@ const APPLICATION_FIELDS = `
  * The current version of an application by name. Params: name String.
  * FINAL collapses versions not yet merged; the filter applies to the result.
  */
+/** Handsets opted out now (the latest row per pair says so); applicationId '' means all applications. */
+export const LIST_OPT_OUTS = `
+SELECT application_id AS applicationId, handset, opted_out AS optedOut, toUnixTimestamp64Milli(at) AS at
+FROM ${optOuts} FINAL
+WHERE opted_out = 1 AND ({applicationId:String} = '' OR application_id = {applicationId:String})
+ORDER BY application_id, handset`;
+
 export const LIST_APPLICATIONS = `
 SELECT ${APPLICATION_FIELDS}
 FROM ${applications} FINAL

@@ -4,6 +4,7 @@ import { applicationRow, dateTime64, eventRow, messageRow, parseJsonEachRow, toN
 
 const record = {
   numericId: 42,
+  replyTo: '',
   id: 'm1', applicationId: 'a', channel: 'sms', direction: 'MT' as const, destination: '+1', source: 's', content: 'c', reference: '',
   messageClass: '', mask: '', smsClass: 0, scheduledAt: 0, integrationId: '', via: 'sms_v2', segments: 1, acceptedAt: 1_700_000_000_123,
 };

@@ -65,6 +65,7 @@ export function messageRow(m: MessageRecord): Record<string, unknown> {
     via: m.via,
     segments: m.segments,
     accepted_at: dateTime64(m.acceptedAt),
+    reply_to: m.replyTo,
   };
 }
 
@@ -118,6 +119,7 @@ export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
     via: str(row.via),
     segments: toNumber(row.segments),
     acceptedAt,
+    replyTo: str(row.replyTo ?? ''),
     status,
     statusAt: raw !== '' ? toNumber(row.statusAt) : acceptedAt,
   };

@@ -12,6 +12,7 @@ export const HISTORY_TABLES = {
   messages: 'messages',
   events: 'message_events',
   applications: 'applications',
+  optOuts: 'opt_outs',
 } as const;
 
 /**
@@ -92,12 +93,25 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.applications}
 ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY name`;
 
+/** The latest opt-out state per application and handset (STOP / START replies, operators). */
+const OPT_OUTS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.optOuts}
+(
+    application_id LowCardinality(String),
+    handset        String,
+    opted_out      UInt8,
+    at             DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(at)
+ORDER BY (application_id, handset)`;
+
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
+  `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS reply_to String`,
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS num_id UInt64 AFTER id`,
   // Numeric ids grow with time, as parts do: a min/max index skips almost every granule.
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD INDEX IF NOT EXISTS num_id_minmax num_id TYPE minmax GRANULARITY 1`,
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */
-export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, ...MIGRATIONS];
+export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, ...MIGRATIONS];

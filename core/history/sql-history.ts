@@ -9,10 +9,11 @@ import {
   GET_MESSAGE,
   INSERTS,
   LIST_APPLICATIONS,
+  LIST_OPT_OUTS,
   LIST_UNFINISHED,
   PING,
 } from './queries';
-import { applicationRow, eventRow, jsonEachRow, messageRow, toApplication, toStoredMessage } from './rows';
+import { applicationRow, dateTime64, eventRow, jsonEachRow, messageRow, toApplication, toNumber, toStoredMessage } from './rows';
 
 /**
  * What history needs from a ClickHouse engine: DDL, parameterized selects
@@ -106,6 +107,14 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async getApplicationByName(name) {
       const rows = await select('getApplicationByName', GET_APPLICATION_BY_NAME, { name });
       return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async recordOptOuts(entries) {
+      if (entries.length === 0) return;
+      await insert(INSERTS.optOuts, jsonEachRow(entries, (e) => ({ application_id: e.applicationId, handset: e.handset, opted_out: e.optedOut ? 1 : 0, at: dateTime64(e.at) })));
+    },
+    async listOptOuts(applicationId = '') {
+      const rows = await select('listOptOuts', LIST_OPT_OUTS, { applicationId });
+      return rows.map((r) => ({ applicationId: String(r.applicationId), handset: String(r.handset), optedOut: true, at: toNumber(r.at) }));
     },
     async listApplications() {
       return (await select('listApplications', LIST_APPLICATIONS, {})).map(toApplication);

@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/log';
 const WATCHED = [
   { topic: topicName('sms'), group: 'sms-workers' },
   { topic: topicName('status'), group: 'core-status' },
+  { topic: topicName('inbound'), group: 'core-inbound' },
 ];
 
 /** Samples each watched group's lag into hermod_bus_lag_records every few seconds. */

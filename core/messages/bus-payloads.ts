@@ -29,3 +29,15 @@ export const encodeJob = (job: OutboundJob): Buffer => Buffer.from(JSON.stringif
 export const decodeJob = (value: Buffer): OutboundJob => JSON.parse(value.toString('utf8')) as OutboundJob;
 export const encodeStatus = (update: StatusUpdate): Buffer => Buffer.from(JSON.stringify(update));
 export const decodeStatus = (value: Buffer): StatusUpdate => JSON.parse(value.toString('utf8')) as StatusUpdate;
+
+/** A message from a handset (MO), as the carrier delivered it. */
+export interface InboundPayload {
+  source: string;
+  destination: string;
+  text: string;
+  at: number;
+  channel: string;
+}
+
+export const encodeInbound = (m: InboundPayload): Buffer => Buffer.from(JSON.stringify(m));
+export const decodeInbound = (value: Buffer): InboundPayload => JSON.parse(value.toString('utf8')) as InboundPayload;

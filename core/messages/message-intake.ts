@@ -11,10 +11,9 @@ import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
-import { createNumericIds } from './numeric-ids';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
-export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt'>;
+export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
 
 export type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
 
@@ -32,11 +31,11 @@ export function createMessageIntake(deps: {
   bus: Bus;
   recorder: StatusRecorder;
   recent: RecentMessages;
-  /** This core's instance number (0..15), part of every numeric id. */
-  coreInstance?: number;
+  /** Hands out integer message ids (see numeric-ids.ts). */
+  numericIds: () => number;
   onDispatchError?: (err: unknown) => void;
 }): MessageIntake {
-  const nextNumericId = createNumericIds(deps.coreInstance ?? 0);
+  const nextNumericId = deps.numericIds;
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
@@ -63,7 +62,11 @@ export function createMessageIntake(deps: {
     if (due.length > 0) await publish(due);
   };
 
+  const rememberRecipients = (records: readonly MessageRecord[]): Promise<void> =>
+    deps.state.rememberLastMessages(records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId })));
+
   const publish = async (records: readonly MessageRecord[]): Promise<void> => {
+    await rememberRecipients(records);
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
       const list = byChannel.get(r.channel) ?? [];
@@ -114,7 +117,10 @@ export function createMessageIntake(deps: {
         via: m.via,
         segments: m.channel === 'sms' ? countSegments(m.content) : 1,
         acceptedAt: now,
+        replyTo: '',
       }));
+      // A handset that opted out of the application (a STOP reply) gets nothing more from it.
+      const blocked = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
       const settled = await Promise.allSettled(
         records.map((record) =>
           durable.add({
@@ -123,7 +129,13 @@ export function createMessageIntake(deps: {
           }),
         ),
       );
-      const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled');
+      const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled' && !blocked[i]);
+      const refused = records.filter((_, i) => settled[i]!.status === 'fulfilled' && blocked[i]);
+      if (refused.length > 0) {
+        deps.recent.put(refused);
+        await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+        await deps.recorder.record(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'blocked', at: now, detail: 'destination opted out' })));
+      }
       if (stored.length > 0) {
         deps.recent.put(stored);
         await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));

@@ -28,6 +28,8 @@ export interface MessageRecord {
   via: string;
   segments: number;
   acceptedAt: number;
+  /** For a reply (MO): the id of the outgoing message it answers, when known. */
+  replyTo: string;
 }
 
 export interface StatusEvent {
@@ -55,6 +57,13 @@ export interface ApplicationRecord {
   updatedAt: number;
 }
 
+export interface OptOutRecord {
+  applicationId: string;
+  handset: string;
+  optedOut: boolean;
+  at: number;
+}
+
 export interface History {
   /** Stores messages together with their first events (usually `accepted`). */
   insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
@@ -72,6 +81,9 @@ export interface History {
   upsertApplication(app: ApplicationRecord): Promise<void>;
   getApplicationByName(name: string): Promise<ApplicationRecord | undefined>;
   listApplications(): Promise<ApplicationRecord[]>;
+  recordOptOuts(entries: readonly OptOutRecord[]): Promise<void>;
+  /** Handsets currently opted out, of one application or of all. */
+  listOptOuts(applicationId?: string): Promise<OptOutRecord[]>;
   getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;
   /** Cheap round trip used by health checks. */
   ping(): Promise<void>;

@@ -35,6 +35,13 @@ export interface HotState {
   /** Carrier message id → our message id, for delivery-report correlation. */
   putCarrierIds(pairs: readonly { carrierId: string; messageId: string }[]): Promise<void>;
   getMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /** The last outgoing message to each handset, so a reply can be matched to what it answers. */
+  rememberLastMessages(entries: readonly { handset: string; messageId: string; applicationId: string }[]): Promise<void>;
+  getLastMessage(handset: string): Promise<{ messageId: string; applicationId: string } | undefined>;
+  /** Opt-outs per application and handset (STOP replies); history keeps the durable copy. */
+  setOptOuts(entries: readonly { applicationId: string; handset: string; optedOut: boolean }[]): Promise<void>;
+  /** For each pair, in order, whether the handset opted out of the application. */
+  areOptedOut(pairs: readonly { applicationId: string; handset: string }[]): Promise<boolean[]>;
   /** Claims the key for a request; when it was claimed before, returns what it holds instead. */
   claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined>;
   completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void>;

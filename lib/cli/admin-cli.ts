@@ -1,5 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
-import { AccountsClient, type Application, type ListApplicationsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
+import { AccountsClient, type Application, type ListApplicationsResponse, type ListOptOutsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
 import { newApiKey } from '../../core/accounts/secrets';
 import type { Config } from '../config';
 import { fromServiceError } from '../grpc-errors';
@@ -10,7 +10,8 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
               [--api-key]
   apps set-password <name> <password>        set or change an application's password
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
-  keys revoke <name>                         revoke the application's API key`;
+  keys revoke <name>                         revoke the application's API key
+  optouts list [<name>]                      handsets that replied STOP, of one application or all`;
 
 type Out = (line: string) => void;
 
@@ -61,6 +62,12 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'keys' && verb === 'revoke' && name) {
       await upsert({ name, revokeApiKey: true });
       out(`api key of ${name} revoked`);
+      return 0;
+    }
+    if (group === 'optouts' && verb === 'list') {
+      const { optOuts } = await call<object, ListOptOutsResponse>(client.listOptOuts as never, { applicationName: name ?? '' });
+      out('application\thandset\tsince');
+      for (const o of optOuts) out(`${o.applicationName}\t${o.handset}\t${new Date(o.at).toISOString()}`);
       return 0;
     }
     out(ADMIN_USAGE);

@@ -23,6 +23,22 @@ export const protobufPackage = "hermod.v1";
 
 export const protobufFileName = "hermod/v1/accounts.proto";
 
+export interface ListOptOutsRequest {
+  /** empty: every application */
+  applicationName: string;
+}
+
+export interface ListOptOutsResponse {
+  optOuts: OptOut[];
+}
+
+export interface OptOut {
+  applicationName: string;
+  handset: string;
+  /** epoch milliseconds */
+  at: number;
+}
+
 export interface ListApplicationsRequest {
 }
 
@@ -64,6 +80,257 @@ export interface UpsertApplicationRequest {
   apiKey: string;
   revokeApiKey: boolean;
 }
+
+function createBaseListOptOutsRequest(): ListOptOutsRequest {
+  return { applicationName: "" };
+}
+
+export const ListOptOutsRequest: MessageFns<ListOptOutsRequest> = {
+  encode(message: ListOptOutsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationName !== "") {
+      writer.uint32(10).string(message.applicationName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOptOutsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOptOutsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOptOutsRequest {
+    return {
+      applicationName: isSet(object.applicationName)
+        ? globalThis.String(object.applicationName)
+        : isSet(object.application_name)
+        ? globalThis.String(object.application_name)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOptOutsRequest): unknown {
+    const obj: any = {};
+    if (message.applicationName !== "") {
+      obj.applicationName = message.applicationName;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOptOutsRequest>, I>>(base?: I): ListOptOutsRequest {
+    return ListOptOutsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOptOutsRequest>, I>>(object: I): ListOptOutsRequest {
+    const message = createBaseListOptOutsRequest();
+    message.applicationName = object.applicationName ?? "";
+    return message;
+  },
+};
+
+function createBaseListOptOutsResponse(): ListOptOutsResponse {
+  return { optOuts: [] };
+}
+
+export const ListOptOutsResponse: MessageFns<ListOptOutsResponse> = {
+  encode(message: ListOptOutsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.optOuts) {
+      OptOut.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOptOutsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOptOutsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.optOuts.push(OptOut.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOptOutsResponse {
+    return {
+      optOuts: globalThis.Array.isArray(object?.optOuts)
+        ? object.optOuts.map((e: any) => OptOut.fromJSON(e))
+        : globalThis.Array.isArray(object?.opt_outs)
+        ? object.opt_outs.map((e: any) => OptOut.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListOptOutsResponse): unknown {
+    const obj: any = {};
+    if (message.optOuts?.length) {
+      obj.optOuts = message.optOuts.map((e) => OptOut.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOptOutsResponse>, I>>(base?: I): ListOptOutsResponse {
+    return ListOptOutsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOptOutsResponse>, I>>(object: I): ListOptOutsResponse {
+    const message = createBaseListOptOutsResponse();
+    message.optOuts = object.optOuts?.map((e) => OptOut.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseOptOut(): OptOut {
+  return { applicationName: "", handset: "", at: 0 };
+}
+
+export const OptOut: MessageFns<OptOut> = {
+  encode(message: OptOut, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationName !== "") {
+      writer.uint32(10).string(message.applicationName);
+    }
+    if (message.handset !== "") {
+      writer.uint32(18).string(message.handset);
+    }
+    if (message.at !== 0) {
+      writer.uint32(24).int64(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OptOut {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOptOut();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.handset = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.at = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OptOut {
+    return {
+      applicationName: isSet(object.applicationName)
+        ? globalThis.String(object.applicationName)
+        : isSet(object.application_name)
+        ? globalThis.String(object.application_name)
+        : "",
+      handset: isSet(object.handset) ? globalThis.String(object.handset) : "",
+      at: isSet(object.at) ? globalThis.Number(object.at) : 0,
+    };
+  },
+
+  toJSON(message: OptOut): unknown {
+    const obj: any = {};
+    if (message.applicationName !== "") {
+      obj.applicationName = message.applicationName;
+    }
+    if (message.handset !== "") {
+      obj.handset = message.handset;
+    }
+    if (message.at !== 0) {
+      obj.at = Math.round(message.at);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OptOut>, I>>(base?: I): OptOut {
+    return OptOut.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OptOut>, I>>(object: I): OptOut {
+    const message = createBaseOptOut();
+    message.applicationName = object.applicationName ?? "";
+    message.handset = object.handset ?? "";
+    message.at = object.at ?? 0;
+    return message;
+  },
+};
 
 function createBaseListApplicationsRequest(): ListApplicationsRequest {
   return {};
@@ -836,12 +1103,22 @@ export const AccountsService = {
       Buffer.from(ListApplicationsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListApplicationsResponse => ListApplicationsResponse.decode(value),
   },
+  listOptOuts: {
+    path: "/hermod.v1.Accounts/ListOptOuts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOptOutsRequest): Buffer => Buffer.from(ListOptOutsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOptOutsRequest => ListOptOutsRequest.decode(value),
+    responseSerialize: (value: ListOptOutsResponse): Buffer => Buffer.from(ListOptOutsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOptOutsResponse => ListOptOutsResponse.decode(value),
+  },
 } as const;
 
 export interface AccountsServer extends UntypedServiceImplementation {
   authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
   upsertApplication: handleUnaryCall<UpsertApplicationRequest, Application>;
   listApplications: handleUnaryCall<ListApplicationsRequest, ListApplicationsResponse>;
+  listOptOuts: handleUnaryCall<ListOptOutsRequest, ListOptOutsResponse>;
 }
 
 export interface AccountsClient extends Client {
@@ -890,6 +1167,21 @@ export interface AccountsClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListApplicationsResponse) => void,
   ): ClientUnaryCall;
+  listOptOuts(
+    request: ListOptOutsRequest,
+    callback: (error: ServiceError | null, response: ListOptOutsResponse) => void,
+  ): ClientUnaryCall;
+  listOptOuts(
+    request: ListOptOutsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOptOutsResponse) => void,
+  ): ClientUnaryCall;
+  listOptOuts(
+    request: ListOptOutsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOptOutsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AccountsClient = makeGenericClientConstructor(AccountsService, "hermod.v1.Accounts") as unknown as {
@@ -910,6 +1202,17 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { keywordOf } from './inbound-consumer';
+
+describe('reply keywords', () => {
+  it('reads STOP and its usual synonyms, in any case and with trailing punctuation, as an opt-out', () => {
+    for (const text of ['STOP', 'stop', ' Stop! ', 'unsubscribe', 'STOPALL', 'cancel', 'END', 'quit', 'opt out']) expect(keywordOf(text)).toBe('stop');
+  });
+
+  it('reads START and UNSTOP as opting back in', () => {
+    for (const text of ['START', 'unstop', 'Subscribe']) expect(keywordOf(text)).toBe('start');
+  });
+
+  it('leaves ordinary replies alone, including ones that merely contain a keyword', () => {
+    for (const text of ['Please stop by tomorrow', 'thanks', '', 'STOPPED']) expect(keywordOf(text)).toBeUndefined();
+  });
+});

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus, Subscription } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import type { History, MessageRecord } from '../ports/history';
+import type { HotState } from '../ports/state';
+import type { RecentMessages } from './recent-messages';
+import { decodeInbound } from './bus-payloads';
+import type { Logger } from '../../lib/log';
+
+/** Replies that opt a handset out of an application, and back in. */
+const STOP_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'OPT OUT', 'REVOKE']);
+const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 'YES']);
+
+export function keywordOf(text: string): 'stop' | 'start' | undefined {
+  const word = text.trim().toUpperCase().replace(/[.!]+$/, '');
+  if (STOP_WORDS.has(word)) return 'stop';
+  if (START_WORDS.has(word)) return 'start';
+  return undefined;
+}
+
+/**
+ * Core's side of the inbound topic: each reply (MO) is stored as a message of
+ * direction MO for the application whose message last went to that handset,
+ * with `replyTo` naming that message. STOP-style replies opt the handset out
+ * of that application; START-style ones opt it back in.
+ */
+export function startInboundConsumer(deps: {
+  bus: Bus;
+  state: HotState;
+  history: History;
+  recent: RecentMessages;
+  numericIds: () => number;
+  log: Logger;
+}): Promise<Subscription> {
+  return deps.bus.subscribe(
+    topicName('inbound'),
+    async (batch) => {
+      const inbound = batch.map((r) => decodeInbound(r.value));
+      const answered = await Promise.all(inbound.map((m) => deps.state.getLastMessage(m.source)));
+      const records: MessageRecord[] = inbound.map((m, i) => ({
+        id: randomUUID(),
+        numericId: deps.numericIds(),
+        applicationId: answered[i]?.applicationId ?? '',
+        channel: m.channel,
+        direction: 'MO',
+        destination: m.destination,
+        source: m.source,
+        content: m.text,
+        reference: '',
+        messageClass: '',
+        mask: '',
+        smsClass: 0,
+        scheduledAt: 0,
+        integrationId: '',
+        via: 'carrier',
+        segments: 1,
+        acceptedAt: m.at,
+        replyTo: answered[i]?.messageId ?? '',
+      }));
+      await deps.history.insertMessages(records, records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, status: 'received', at: r.acceptedAt, detail: '', carrierId: '', errorCode: '' })));
+      deps.recent.put(records);
+      await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
+
+      const optOuts = records
+        .map((r) => ({ r, keyword: keywordOf(r.content) }))
+        .filter((x) => x.keyword && x.r.applicationId)
+        .map(({ r, keyword }) => ({ applicationId: r.applicationId, handset: r.source, optedOut: keyword === 'stop', at: r.acceptedAt }));
+      if (optOuts.length > 0) {
+        await deps.history.recordOptOuts(optOuts);
+        await deps.state.setOptOuts(optOuts);
+        for (const o of optOuts) deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });
+      }
+      for (const r of records) if (!r.applicationId) deps.log.warn('reply from a handset no application has messaged', { source: r.source, id: r.id });
+    },
+    { group: 'core-inbound', maxBatch: 500 },
+  );
+}

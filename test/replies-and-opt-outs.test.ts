@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+
+describe('replies (MO), STOP and blocked sends', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+  let simulator: SmscSimulator;
+  const delivered: { destination: string; text: string }[] = [];
+
+  beforeAll(async () => {
+    simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
+    const { port } = await simulator.start();
+    simulator.on('message', (m: { destination: string; text: string }) => delivered.push(m));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-mo-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' } });
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+    await simulator?.stop();
+  });
+
+  const statusOf = async (id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json.status as string;
+
+  it('opts a handset out when it replies STOP, and ends later sends to it as blocked without sending them', async () => {
+    const handset = '+6425000001';
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Sale today! Reply STOP to opt out' });
+    await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
+
+    await simulator.originate({ source: handset, destination: '4000', text: 'Stop' });
+    await eventually(async () => {
+      const listed = await hermod.cli(['optouts', 'list', 'acme']);
+      return listed.output.includes(handset) ? true : undefined;
+    });
+
+    const later = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'are you still there?' });
+    expect(later.status).toBe(202);
+    await eventually(async () => ((await statusOf(later.json.id)) === 'blocked' ? true : undefined));
+    const other = await client.post('/rest/sms/v2/messages', { destination: '+6425000002', content: 'not opted out' });
+    await eventually(async () => ((await statusOf(other.json.id)) === 'received' ? true : undefined));
+    expect(delivered.some((m) => m.text === 'are you still there?')).toBe(false);
+  });
+
+  it('opts the handset back in when it replies START', async () => {
+    const handset = '+6425000001';
+    await simulator.originate({ source: handset, destination: '4000', text: 'START' });
+    await eventually(async () => {
+      const listed = await hermod.cli(['optouts', 'list', 'acme']);
+      return listed.output.includes(handset) ? undefined : true;
+    });
+    const again = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'welcome back' });
+    await eventually(async () => ((await statusOf(again.json.id)) === 'received' ? true : undefined));
+  });
+});
