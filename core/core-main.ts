@@ -11,6 +11,7 @@ import { startStatusConsumer } from './messages/status-consumer';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { startInboundConsumer } from './messages/inbound-consumer';
 import { createNumericIds } from './messages/numeric-ids';
+import { createLinkShortener } from './messages/link-shortener';
 import { createStatusRecorder } from './messages/status-recorder';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
@@ -31,9 +32,11 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages();
   const numericIds = createNumericIds(config.coreInstance);
+  const shortener = createLinkShortener({ history, baseUrl: config.shortLinkBase });
   const intake = createMessageIntake({
     history, state, bus, recorder, recent,
     numericIds,
+    shortener,
     // The message is durable; recovery at the next start hands it over again.
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
   });
@@ -53,7 +56,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   await recoverUnfinished({ history, state, intake, log });
   const lagMonitor = startBusLagMonitor(bus, log);
 
-  const server = createCoreGrpcServer({ intake, reader, accounts, state, idempotencyTtlMs: config.idempotencyTtlMs });
+  const server = createCoreGrpcServer({ intake, reader, accounts, shortener, state, idempotencyTtlMs: config.idempotencyTtlMs });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
 
@@ -68,6 +71,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await statusSubscription.close();
       await inboundSubscription.close();
       await recorder.drain();
+      await shortener.drain();
       await bus.close();
       await state.close();
       await history.close();

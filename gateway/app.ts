@@ -10,6 +10,7 @@ import { smsV2Errors } from './sms-v2/error-body';
 import { smsV2Router } from './sms-v2/routes';
 import { gatewayV1Errors } from './gateway-v1/error-body';
 import { gatewayV1Router } from './gateway-v1/routes';
+import { shortLinkErrors, shortLinkRouter } from './links/routes';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -41,6 +42,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const interfaces: Interface[] = [
     mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps)),
     mountInterface('gateway_v1', '/rest/gateway', gatewayV1Errors(deps.log), gatewayV1Router(deps)),
+    mountInterface('short_links', '/l', shortLinkErrors, shortLinkRouter(deps)),
   ];
 
   app.use(requestMetrics);

@@ -1,5 +1,5 @@
 import { credentials, type ServiceError, type Client } from '@grpc/grpc-js';
-import { MessagingClient, type MessageDetails, type OutboundMessage, type SendResult } from '../proto/gen/hermod/v1/messages';
+import { MessagingClient, type MessageDetails, type OutboundMessage, type ResolveShortLinkRequest, type ResolveShortLinkResponse, type SendResult } from '../proto/gen/hermod/v1/messages';
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
 import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
 import { createBatcher } from '../lib/batcher';
@@ -12,6 +12,7 @@ export interface CoreClient {
   getMessage(applicationId: string, id: string): Promise<MessageDetails>;
   getMessageByNumericId(applicationId: string, numericId: number): Promise<MessageDetails>;
   authenticate(request: AuthenticateRequest): Promise<AuthenticateResponse>;
+  resolveShortLink(request: ResolveShortLinkRequest): Promise<ResolveShortLinkResponse>;
   claimIdempotencyKey(request: ClaimRequest): Promise<ClaimResponse>;
   completeIdempotencyKey(request: CompleteRequest): Promise<void>;
   releaseIdempotencyKey(request: ReleaseRequest): Promise<void>;
@@ -50,6 +51,7 @@ export function createCoreClient(address: string, options: { batchMax: number; b
     getMessage: (applicationId, id) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
     getMessageByNumericId: (applicationId, numericId) => call(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
     authenticate: (request) => call(accounts, 'Authenticate', accounts.authenticate as never, request),
+    resolveShortLink: (request) => call(messaging, 'ResolveShortLink', messaging.resolveShortLink as never, request),
     claimIdempotencyKey: (request) => call(idempotency, 'Claim', idempotency.claim as never, request),
     completeIdempotencyKey: async (request) => void (await call(idempotency, 'Complete', idempotency.complete as never, request)),
     releaseIdempotencyKey: async (request) => void (await call(idempotency, 'Release', idempotency.release as never, request)),

@@ -78,6 +78,8 @@ export interface Config {
   gatewayBatchMax: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /** Base of the short links put into SMS Gateway v2 content; the gateway serves `<base>/<code>` at /l/<code>. */
+  shortLinkBase: string;
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
   shutdownGraceMs: number;
@@ -188,10 +190,12 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    shortLinkBase: '',
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
   };
+  config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
   }

@@ -48,6 +48,21 @@ describe('SMS encoding and segmentation, end to end', () => {
     expect(sent).toMatchObject({ text: two, parts: 2 });
   });
 
+  it('replaces links in v2 content with short links that redirect to the original', async () => {
+    const sent = await sendAndReceive('+6424000004', 'Your order: https://shop.example/orders/42?x=1.');
+    const short = /https:\/\/localhost:\d+\/l\/([A-Za-z0-9]{8})/.exec(sent.text);
+    expect(short, sent.text).not.toBeNull();
+    expect(sent.text.endsWith('.')).toBe(true);
+    const anonymous = createClient(hermod.baseUrl, hermod.ca());
+    const r = await anonymous.get(`/l/${short![1]}`);
+    expect(r.status).toBe(302);
+    expect(r.headers.location).toBe('https://shop.example/orders/42?x=1');
+    const missing = await anonymous.get('/l/AAAAAAAA');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toContain('text/plain');
+    anonymous.close();
+  });
+
   it('sends text with an emoji as UCS-2, split at 67 characters per part without breaking the emoji', async () => {
     const text = 'Grüße 😀 '.repeat(10);
     const sent = await sendAndReceive('+6424000003', text);

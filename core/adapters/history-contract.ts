@@ -225,6 +225,15 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.listApplications()).toEqual([v2, other]);
     });
 
+    it('stores short links and counts their clicks', async () => {
+      const link = { code: 'Ab3dE6gH', url: 'https://example.com/a?b=c', messageId: randomUUID(), applicationId: 'a1', createdAt: BASE };
+      await history.insertShortLinks([link]);
+      expect(await history.getShortLink('Ab3dE6gH')).toEqual(link);
+      expect(await history.getShortLink('ab3de6gh')).toBeUndefined();
+      await history.recordLinkClicks([{ code: link.code, at: BASE + 1, userAgent: 'ua', ip: '127.0.0.1' }, { code: link.code, at: BASE + 2, userAgent: 'ua', ip: '127.0.0.1' }]);
+      expect(await history.countLinkClicks(link.code)).toBe(2);
+    });
+
     it('keeps the latest opt-out per application and handset', async () => {
       await history.recordOptOuts([
         { applicationId: 'a1', handset: '+641', optedOut: true, at: BASE },

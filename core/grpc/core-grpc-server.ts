@@ -11,6 +11,7 @@ import { toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
 export interface CoreServices {
+  shortener: import('../messages/link-shortener').LinkShortener;
   state: HotState;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
@@ -94,6 +95,10 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       };
     }),
   };
+
+  messaging.resolveShortLink = unary('ResolveShortLink', async (req: { code: string; userAgent: string; ip: string }) => ({
+    url: await services.shortener.resolve(req.code, { userAgent: req.userAgent, ip: req.ip }),
+  }));
 
   const accounts: UntypedServiceImplementation = {
     authenticate: unary('Authenticate', async (req: import('../../proto/gen/hermod/v1/accounts').AuthenticateRequest): Promise<AuthenticateResponse> => {

@@ -17,7 +17,7 @@ import { HISTORY_TABLES } from './schema';
  * tables and columns below.
  */
 
-const { messages, events, applications, optOuts } = HISTORY_TABLES;
+const { messages, events, applications, optOuts, shortLinks, linkClicks } = HISTORY_TABLES;
 
 /** Tables and columns of the batch inserts (row builders in rows.ts produce exactly these keys). */
 export const INSERTS = {
@@ -47,6 +47,14 @@ export const INSERTS = {
   events: {
     table: events,
     columns: ['message_id', 'application_id', 'status', 'stage', 'at', 'detail', 'carrier_id', 'error_code'],
+  },
+  shortLinks: {
+    table: shortLinks,
+    columns: ['code', 'url', 'message_id', 'application_id', 'created_at'],
+  },
+  linkClicks: {
+    table: linkClicks,
+    columns: ['code', 'at', 'user_agent', 'ip'],
   },
   optOuts: {
     table: optOuts,
@@ -190,6 +198,17 @@ SELECT application_id AS applicationId, handset, opted_out AS optedOut, toUnixTi
 FROM ${optOuts} FINAL
 WHERE opted_out = 1 AND ({applicationId:String} = '' OR application_id = {applicationId:String})
 ORDER BY application_id, handset`;
+
+export const GET_SHORT_LINK = `
+SELECT code, url, message_id AS messageId, application_id AS applicationId, toUnixTimestamp64Milli(created_at) AS createdAt
+FROM ${shortLinks}
+WHERE code = {code:String}
+LIMIT 1`;
+
+export const COUNT_LINK_CLICKS = `
+SELECT count() AS clicks
+FROM ${linkClicks}
+WHERE code = {code:String}`;
 
 export const LIST_APPLICATIONS = `
 SELECT ${APPLICATION_FIELDS}

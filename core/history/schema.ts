@@ -13,6 +13,8 @@ export const HISTORY_TABLES = {
   events: 'message_events',
   applications: 'applications',
   optOuts: 'opt_outs',
+  shortLinks: 'short_links',
+  linkClicks: 'link_clicks',
 } as const;
 
 /**
@@ -105,6 +107,30 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.optOuts}
 ENGINE = ReplacingMergeTree(at)
 ORDER BY (application_id, handset)`;
 
+/** Short links put into v2 message content, and every click on them. */
+const SHORT_LINKS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.shortLinks}
+(
+    code           String,
+    url            String,
+    message_id     String,
+    application_id LowCardinality(String),
+    created_at     DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+ORDER BY code`;
+
+const LINK_CLICKS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.linkClicks}
+(
+    code       String,
+    at         DateTime64(3, 'UTC'),
+    user_agent String,
+    ip         String
+)
+ENGINE = MergeTree
+ORDER BY (code, at)`;
+
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS reply_to String`,
@@ -114,4 +140,4 @@ const MIGRATIONS = [
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */
-export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, ...MIGRATIONS];
+export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, SHORT_LINKS, LINK_CLICKS, ...MIGRATIONS];

@@ -8,6 +8,8 @@ import {
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
   INSERTS,
+  COUNT_LINK_CLICKS,
+  GET_SHORT_LINK,
   LIST_APPLICATIONS,
   LIST_OPT_OUTS,
   LIST_UNFINISHED,
@@ -107,6 +109,23 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async getApplicationByName(name) {
       const rows = await select('getApplicationByName', GET_APPLICATION_BY_NAME, { name });
       return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async insertShortLinks(links) {
+      if (links.length === 0) return;
+      await insert(INSERTS.shortLinks, jsonEachRow(links, (l) => ({ code: l.code, url: l.url, message_id: l.messageId, application_id: l.applicationId, created_at: dateTime64(l.createdAt) })));
+    },
+    async getShortLink(code) {
+      const rows = await select('getShortLink', GET_SHORT_LINK, { code });
+      const r = rows[0];
+      return r ? { code: String(r.code), url: String(r.url), messageId: String(r.messageId), applicationId: String(r.applicationId), createdAt: toNumber(r.createdAt) } : undefined;
+    },
+    async recordLinkClicks(clicks) {
+      if (clicks.length === 0) return;
+      await insert(INSERTS.linkClicks, jsonEachRow(clicks, (c) => ({ code: c.code, at: dateTime64(c.at), user_agent: c.userAgent, ip: c.ip })));
+    },
+    async countLinkClicks(code) {
+      const rows = await select('countLinkClicks', COUNT_LINK_CLICKS, { code });
+      return toNumber(rows[0]?.clicks ?? 0);
     },
     async recordOptOuts(entries) {
       if (entries.length === 0) return;

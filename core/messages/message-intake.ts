@@ -11,6 +11,7 @@ import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
+import type { LinkShortener } from './link-shortener';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
@@ -33,6 +34,8 @@ export function createMessageIntake(deps: {
   recent: RecentMessages;
   /** Hands out integer message ids (see numeric-ids.ts). */
   numericIds: () => number;
+  /** Shortens links in messages accepted by SMS Gateway v2. */
+  shortener?: LinkShortener;
   onDispatchError?: (err: unknown) => void;
 }): MessageIntake {
   const nextNumericId = deps.numericIds;
@@ -119,6 +122,11 @@ export function createMessageIntake(deps: {
         acceptedAt: now,
         replyTo: '',
       }));
+      if (deps.shortener) {
+        const v2 = records.filter((r) => r.via === 'sms_v2');
+        await deps.shortener.shorten(v2);
+        for (const r of v2) r.segments = countSegments(r.content);
+      }
       // A handset that opted out of the application (a STOP reply) gets nothing more from it.
       const blocked = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
       const settled = await Promise.allSettled(

@@ -64,6 +64,21 @@ export interface OptOutRecord {
   at: number;
 }
 
+export interface ShortLinkRecord {
+  code: string;
+  url: string;
+  messageId: string;
+  applicationId: string;
+  createdAt: number;
+}
+
+export interface LinkClick {
+  code: string;
+  at: number;
+  userAgent: string;
+  ip: string;
+}
+
 export interface History {
   /** Stores messages together with their first events (usually `accepted`). */
   insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
@@ -82,6 +97,10 @@ export interface History {
   getApplicationByName(name: string): Promise<ApplicationRecord | undefined>;
   listApplications(): Promise<ApplicationRecord[]>;
   recordOptOuts(entries: readonly OptOutRecord[]): Promise<void>;
+  insertShortLinks(links: readonly ShortLinkRecord[]): Promise<void>;
+  getShortLink(code: string): Promise<ShortLinkRecord | undefined>;
+  recordLinkClicks(clicks: readonly LinkClick[]): Promise<void>;
+  countLinkClicks(code: string): Promise<number>;
   /** Handsets currently opted out, of one application or of all. */
   listOptOuts(applicationId?: string): Promise<OptOutRecord[]>;
   getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;

@@ -63,6 +63,16 @@ export function directionToJSON(object: Direction): string {
   }
 }
 
+export interface ResolveShortLinkRequest {
+  code: string;
+  userAgent: string;
+  ip: string;
+}
+
+export interface ResolveShortLinkResponse {
+  url: string;
+}
+
 export interface OutboundMessage {
   /** Authenticated application; set by the gateway, checked by core. */
   applicationId: string;
@@ -134,6 +144,178 @@ export interface MessageDetails {
   smsClass: number;
   scheduled: Date | undefined;
 }
+
+function createBaseResolveShortLinkRequest(): ResolveShortLinkRequest {
+  return { code: "", userAgent: "", ip: "" };
+}
+
+export const ResolveShortLinkRequest: MessageFns<ResolveShortLinkRequest> = {
+  encode(message: ResolveShortLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(18).string(message.userAgent);
+    }
+    if (message.ip !== "") {
+      writer.uint32(26).string(message.ip);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveShortLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveShortLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveShortLinkRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      ip: isSet(object.ip) ? globalThis.String(object.ip) : "",
+    };
+  },
+
+  toJSON(message: ResolveShortLinkRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.ip !== "") {
+      obj.ip = message.ip;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveShortLinkRequest>, I>>(base?: I): ResolveShortLinkRequest {
+    return ResolveShortLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveShortLinkRequest>, I>>(object: I): ResolveShortLinkRequest {
+    const message = createBaseResolveShortLinkRequest();
+    message.code = object.code ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.ip = object.ip ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveShortLinkResponse(): ResolveShortLinkResponse {
+  return { url: "" };
+}
+
+export const ResolveShortLinkResponse: MessageFns<ResolveShortLinkResponse> = {
+  encode(message: ResolveShortLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveShortLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveShortLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveShortLinkResponse {
+    return { url: isSet(object.url) ? globalThis.String(object.url) : "" };
+  },
+
+  toJSON(message: ResolveShortLinkResponse): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveShortLinkResponse>, I>>(base?: I): ResolveShortLinkResponse {
+    return ResolveShortLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveShortLinkResponse>, I>>(object: I): ResolveShortLinkResponse {
+    const message = createBaseResolveShortLinkResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
 
 function createBaseOutboundMessage(): OutboundMessage {
   return {
@@ -1342,11 +1524,25 @@ export const MessagingService = {
     responseSerialize: (value: MessageDetails): Buffer => Buffer.from(MessageDetails.encode(value).finish()),
     responseDeserialize: (value: Buffer): MessageDetails => MessageDetails.decode(value),
   },
+  /** Resolves a short link from message content and records the click. */
+  resolveShortLink: {
+    path: "/hermod.v1.Messaging/ResolveShortLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveShortLinkRequest): Buffer =>
+      Buffer.from(ResolveShortLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveShortLinkRequest => ResolveShortLinkRequest.decode(value),
+    responseSerialize: (value: ResolveShortLinkResponse): Buffer =>
+      Buffer.from(ResolveShortLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveShortLinkResponse => ResolveShortLinkResponse.decode(value),
+  },
 } as const;
 
 export interface MessagingServer extends UntypedServiceImplementation {
   sendMessages: handleUnaryCall<SendMessagesRequest, SendMessagesResponse>;
   getMessage: handleUnaryCall<GetMessageRequest, MessageDetails>;
+  /** Resolves a short link from message content and records the click. */
+  resolveShortLink: handleUnaryCall<ResolveShortLinkRequest, ResolveShortLinkResponse>;
 }
 
 export interface MessagingClient extends Client {
@@ -1379,6 +1575,22 @@ export interface MessagingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MessageDetails) => void,
+  ): ClientUnaryCall;
+  /** Resolves a short link from message content and records the click. */
+  resolveShortLink(
+    request: ResolveShortLinkRequest,
+    callback: (error: ServiceError | null, response: ResolveShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  resolveShortLink(
+    request: ResolveShortLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveShortLinkResponse) => void,
+  ): ClientUnaryCall;
+  resolveShortLink(
+    request: ResolveShortLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveShortLinkResponse) => void,
   ): ClientUnaryCall;
 }
 
