@@ -12,6 +12,8 @@ import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { startInboundConsumer } from './messages/inbound-consumer';
 import { createNumericIds } from './messages/numeric-ids';
 import { createLinkShortener } from './messages/link-shortener';
+import { createCallbackProducer } from './callbacks/callback-producer';
+import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
 import { createStatusRecorder } from './messages/status-recorder';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
@@ -51,7 +53,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
   await state.setOptOuts(await history.listOptOuts());
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
-  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log });
+  const callbacks = createCallbackProducer({ bus, history, recent, log });
+  recorder.onApplied((change) => callbacks.statusChanged(change));
+  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r) });
+  const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
   const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
   const lagMonitor = startBusLagMonitor(bus, log);
@@ -70,6 +75,8 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await sms?.stop();
       await statusSubscription.close();
       await inboundSubscription.close();
+      await callbacks.drain();
+      await dispatcher.stop();
       await recorder.drain();
       await shortener.drain();
       await bus.close();

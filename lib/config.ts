@@ -78,6 +78,13 @@ export interface Config {
   gatewayBatchMax: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  callbacks: {
+    /** Retries of a failing callback stop this long after the event. */
+    retryForMs: number;
+    timeoutMs: number;
+    /** Allow callback URLs that resolve to loopback or private addresses (development only). */
+    allowPrivate: boolean;
+  };
   /** Base of the short links put into SMS Gateway v2 content; the gateway serves `<base>/<code>` at /l/<code>. */
   shortLinkBase: string;
   /** How long a successful credential check is cached by a gateway. */
@@ -191,6 +198,11 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     shortLinkBase: '',
+    callbacks: {
+      retryForMs: duration('HERMOD_CALLBACK_RETRY_FOR', '24h'),
+      timeoutMs: duration('HERMOD_CALLBACK_TIMEOUT', '10s'),
+      allowPrivate: bool('HERMOD_CALLBACK_ALLOW_PRIVATE', false),
+    },
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),

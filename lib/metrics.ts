@@ -59,6 +59,12 @@ export const busLag = once('hermod_bus_lag_records', () => new Gauge({
   labelNames: ['topic', 'group'] as const,
 }));
 
+export const callbacksTotal = once('hermod_callbacks_total', () => new Counter({
+  name: 'hermod_callbacks_total',
+  help: 'Customer callbacks by kind and outcome (delivered, retry, refused, given_up, not_configured)',
+  labelNames: ['kind', 'outcome'] as const,
+}));
+
 export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
   name: 'hermod_smpp_window_in_use',
   help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',

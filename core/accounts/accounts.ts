@@ -1,24 +1,55 @@
 import { randomUUID } from 'node:crypto';
 import type { History } from '../ports/history';
-import { hashApiKey, hashPassword, verifyPassword } from './secrets';
+import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
 
 export interface AppIdentity {
   id: string;
   name: string;
 }
 
+export interface CallbackSettings {
+  statusCallbackUrl: string;
+  replyCallbackUrl: string;
+  callbackSecret: string;
+}
+
+export interface UpsertInput {
+  name: string;
+  password?: string;
+  apiKey?: string;
+  revokeApiKey?: boolean;
+  /** undefined: keep; '' : remove. */
+  statusCallbackUrl?: string;
+  replyCallbackUrl?: string;
+  /** New signing secret for callbacks. */
+  callbackSecret?: string;
+}
+
 export interface Accounts {
   authenticateBasic(name: string, password: string): Promise<AppIdentity | undefined>;
   authenticateApiKey(key: string): Promise<AppIdentity | undefined>;
   /** Creates the application or updates it; empty secrets leave the current ones. */
-  upsert(input: { name: string; password?: string; apiKey?: string; revokeApiKey?: boolean }): Promise<AppIdentity>;
+  upsert(input: UpsertInput): Promise<AppIdentity>;
+  /** The application's callback settings (cached briefly: they are read for every callback). */
+  callbackSettings(applicationId: string): Promise<CallbackSettings | undefined>;
   list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean }[]>;
   /** Handsets opted out of one application (by name) or of all. */
   listOptOuts(applicationName?: string): Promise<{ applicationName: string; handset: string; at: number }[]>;
 }
 
+const SETTINGS_CACHE_MS = 10_000;
+
 export function createAccounts(deps: { history: History }): Accounts {
+  const settings = new Map<string, { value: CallbackSettings | undefined; expires: number }>();
   return {
+    async callbackSettings(applicationId) {
+      const hit = settings.get(applicationId);
+      if (hit && hit.expires > Date.now()) return hit.value;
+      const app = (await deps.history.listApplications()).find((a) => a.id === applicationId);
+      const value = app ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, callbackSecret: app.callbackSecret } : undefined;
+      settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
+      return value;
+    },
     async authenticateBasic(name, password) {
       const app = await deps.history.getApplicationByName(name);
       if (!app || !app.passwordHash) return undefined;
@@ -35,9 +66,14 @@ export function createAccounts(deps: { history: History }): Accounts {
         name: input.name,
         passwordHash: input.password ? await keepOrRehash(input.password, current?.passwordHash) : (current?.passwordHash ?? ''),
         apiKeyHash: input.revokeApiKey ? '' : input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
+        statusCallbackUrl: input.statusCallbackUrl ?? current?.statusCallbackUrl ?? '',
+        replyCallbackUrl: input.replyCallbackUrl ?? current?.replyCallbackUrl ?? '',
+        // Every application gets a signing secret; operators can replace it.
+        callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
         updatedAt: Date.now(),
       };
       await deps.history.upsertApplication(record);
+      settings.delete(record.id);
       return { id: record.id, name: record.name };
     },
     async listOptOuts(applicationName) {

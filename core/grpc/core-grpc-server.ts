@@ -7,6 +7,8 @@ import type { MessageIntake, NewMessage } from '../messages/message-intake';
 import type { MessageReader } from '../messages/message-reader';
 import type { Accounts } from '../accounts/accounts';
 import { HermodError } from '../../lib/errors';
+import { newApiKey } from '../accounts/secrets';
+import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
 import { toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
@@ -109,12 +111,23 @@ export function createCoreGrpcServer(services: CoreServices): Server {
           : c?.$case === 'apiKey'
             ? await services.accounts.authenticateApiKey(c.value)
             : undefined;
-      return app ? { ok: true, application: app } : { ok: false, application: undefined };
+      return app ? { ok: true, application: { ...app, callbackSecret: '' } } : { ok: false, application: undefined };
     }),
-    upsertApplication: unary('UpsertApplication', async (req: { name: string; password: string; apiKey: string; revokeApiKey: boolean }) => {
+    upsertApplication: unary('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       if (!req.name) throw new HermodError('missing_attrib', 'name is required');
       if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
-      return services.accounts.upsert({ name: req.name, password: req.password, apiKey: req.apiKey, revokeApiKey: req.revokeApiKey });
+      for (const url of [req.statusCallbackUrl, req.replyCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
+      const app = await services.accounts.upsert({
+        name: req.name,
+        password: req.password,
+        apiKey: req.apiKey,
+        revokeApiKey: req.revokeApiKey,
+        statusCallbackUrl: req.statusCallbackUrl,
+        replyCallbackUrl: req.replyCallbackUrl,
+        callbackSecret: req.rotateCallbackSecret ? newApiKey() : undefined,
+      });
+      const settings = await services.accounts.callbackSettings(app.id);
+      return { ...app, callbackSecret: settings?.callbackSecret ?? '' };
     }),
     listApplications: unary('ListApplications', async () => ({ applications: await services.accounts.list() })),
     listOptOuts: unary('ListOptOuts', async (req: { applicationName: string }) => ({ optOuts: await services.accounts.listOptOuts(req.applicationName || undefined) })),

@@ -167,6 +167,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     insertMessages: (messages, events) => append(messages, events),
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
+    findMessage: (id) => inner.findMessage(id),
     getMessageByNumericId: (applicationId, numericId) => inner.getMessageByNumericId(applicationId, numericId),
     async listUnfinished(limit, after) {
       await flush();

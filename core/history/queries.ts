@@ -62,7 +62,7 @@ export const INSERTS = {
   },
   applications: {
     table: applications,
-    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'updated_at'],
+    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'updated_at'],
   },
 } as const;
 
@@ -128,6 +128,13 @@ FROM ${messages} AS m
 WHERE m.id = {id:String} AND m.application_id = {applicationId:String}
 LIMIT 1`;
 
+/** The application of a message, whatever it is (core's own lookups). */
+export const FIND_APPLICATION_OF_MESSAGE = `
+SELECT application_id AS applicationId
+FROM ${messages}
+WHERE id = {id:String}
+LIMIT 1`;
+
 /** The UUID of an application's message by its numeric id (Gateway v1). */
 export const FIND_ID_BY_NUMERIC_ID = `
 SELECT id
@@ -186,6 +193,9 @@ const APPLICATION_FIELDS = `
     name,
     password_hash                        AS passwordHash,
     api_key_hash                         AS apiKeyHash,
+    status_callback_url                  AS statusCallbackUrl,
+    reply_callback_url                   AS replyCallbackUrl,
+    callback_secret                      AS callbackSecret,
     toUnixTimestamp64Milli(updated_at)   AS updatedAt`;
 
 /**

@@ -88,6 +88,9 @@ export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
     name: a.name,
     password_hash: a.passwordHash,
     api_key_hash: a.apiKeyHash,
+    status_callback_url: a.statusCallbackUrl,
+    reply_callback_url: a.replyCallbackUrl,
+    callback_secret: a.callbackSecret,
     updated_at: dateTime64(a.updatedAt),
   };
 }
@@ -131,6 +134,9 @@ export function toApplication(row: Record<string, unknown>): ApplicationRecord {
     name: str(row.name),
     passwordHash: str(row.passwordHash),
     apiKeyHash: str(row.apiKeyHash),
+    statusCallbackUrl: str(row.statusCallbackUrl ?? ''),
+    replyCallbackUrl: str(row.replyCallbackUrl ?? ''),
+    callbackSecret: str(row.callbackSecret ?? ''),
     updatedAt: toNumber(row.updatedAt),
   };
 }

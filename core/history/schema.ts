@@ -133,6 +133,9 @@ ORDER BY (code, at)`;
 
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS status_callback_url String`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS reply_callback_url String`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS callback_secret String`,
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS reply_to String`,
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS num_id UInt64 AFTER id`,
   // Numeric ids grow with time, as parts do: a min/max index skips almost every granule.

@@ -2,6 +2,7 @@ import type { ApplicationRecord, History, StoredMessage } from '../ports/history
 import { HermodError } from '../../lib/errors';
 import { HISTORY_SCHEMA } from './schema';
 import {
+  FIND_APPLICATION_OF_MESSAGE,
   FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_ID_BY_CARRIER_ID,
   GET_APPLICATION_BY_API_KEY_HASH,
@@ -84,6 +85,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
     },
     getMessage,
+    async findMessage(id) {
+      const rows = await select('findMessage', FIND_APPLICATION_OF_MESSAGE, { id });
+      return rows.length > 0 ? getMessage(String(rows[0]!.applicationId), id) : undefined;
+    },
     async getMessageByNumericId(applicationId, numericId) {
       const rows = await select('getMessageByNumericId', FIND_ID_BY_NUMERIC_ID, { numericId, applicationId });
       return rows.length > 0 ? getMessage(applicationId, String(rows[0]!.id)) : undefined;

@@ -31,6 +31,8 @@ export function startInboundConsumer(deps: {
   recent: RecentMessages;
   numericIds: () => number;
   log: Logger;
+  /** Replies go on to the application's reply callback. */
+  onReplies?: (records: readonly MessageRecord[]) => void;
 }): Promise<Subscription> {
   return deps.bus.subscribe(
     topicName('inbound'),
@@ -60,6 +62,7 @@ export function startInboundConsumer(deps: {
       await deps.history.insertMessages(records, records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, status: 'received', at: r.acceptedAt, detail: '', carrierId: '', errorCode: '' })));
       deps.recent.put(records);
       await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
+      deps.onReplies?.(records);
 
       const optOuts = records
         .map((r) => ({ r, keyword: keywordOf(r.content) }))

@@ -142,12 +142,14 @@ export function createMessageIntake(deps: {
       if (refused.length > 0) {
         deps.recent.put(refused);
         await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+        deps.recorder.announce(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
         await deps.recorder.record(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'blocked', at: now, detail: 'destination opted out' })));
       }
       if (stored.length > 0) {
         deps.recent.put(stored);
         await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
         for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
+        deps.recorder.announce(stored.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
         // Hand-off to the channel happens after the answer; a failure here is
         // repaired by recovery, because the message is already durable.
         dispatching = dispatching.then(() => dispatch(stored)).catch((err) => deps.onDispatchError?.(err));

@@ -24,6 +24,8 @@ export interface StatusRecorder {
   record(changes: readonly StatusChange[]): Promise<boolean[]>;
   /** Listeners see every applied change (callbacks hang off this). */
   onApplied(listener: (change: StatusChange) => void): void;
+  /** Tells listeners about changes applied elsewhere (the `accepted` of intake). */
+  announce(changes: readonly StatusChange[]): void;
   drain(): Promise<void>;
 }
 
@@ -68,6 +70,9 @@ export function createStatusRecorder(deps: { history: History; state: HotState }
     },
     onApplied(listener) {
       listeners.push(listener);
+    },
+    announce(changes) {
+      for (const c of changes) for (const l of listeners) l(c);
     },
     drain: () => events.drain(),
   };

@@ -54,6 +54,12 @@ export interface ApplicationRecord {
   passwordHash: string;
   /** sha256 hex of the API key; empty: no key. */
   apiKeyHash: string;
+  /** Where status changes of its outgoing messages are posted (empty: nowhere). */
+  statusCallbackUrl: string;
+  /** Where replies from handsets are posted (empty: nowhere). */
+  replyCallbackUrl: string;
+  /** Key of the HMAC-SHA256 signature on every callback. */
+  callbackSecret: string;
   updatedAt: number;
 }
 
@@ -86,6 +92,8 @@ export interface History {
   /** The message with its latest status, only if it belongs to the application. */
   getMessage(applicationId: string, id: string): Promise<StoredMessage | undefined>;
   getMessageByNumericId(applicationId: string, numericId: number): Promise<StoredMessage | undefined>;
+  /** A message whatever its application: for core's own use (callbacks), never for an API answer. */
+  findMessage(id: string): Promise<StoredMessage | undefined>;
   /**
    * Messages whose latest status is before `sent` is confirmed by the carrier
    * (accepted, queued or sent), oldest first, for re-publication after a restart.

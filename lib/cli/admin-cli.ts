@@ -9,6 +9,8 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   apps create <name> [--password <pw>]       create an application (prints a new API key with --api-key)
               [--api-key]
   apps set-password <name> <password>        set or change an application's password
+  apps set-callbacks <name> [--status <url>]  set (or, with '', remove) the v2 status and reply callback URLs;
+              [--reply <url>] [--rotate-secret]  prints the secret that signs the callbacks
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
   optouts list [<name>]                      handsets that replied STOP, of one application or all`;
@@ -23,7 +25,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       fn.call(client, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
     );
   const upsert = (req: Partial<UpsertApplicationRequest> & { name: string }) =>
-    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, ...req });
+    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, rotateCallbackSecret: false, ...req });
   const option = (name: string): string | undefined => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
@@ -51,6 +53,12 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'apps' && verb === 'set-password' && name && extra) {
       await upsert({ name, password: extra });
       out(`password of ${name} set`);
+      return 0;
+    }
+    if (group === 'apps' && verb === 'set-callbacks' && name) {
+      const app = await upsert({ name, statusCallbackUrl: option('--status'), replyCallbackUrl: option('--reply'), rotateCallbackSecret: args.includes('--rotate-secret') });
+      out(`callbacks of ${app.name} set`);
+      out(`signing secret: ${app.callbackSecret}`);
       return 0;
     }
     if (group === 'keys' && verb === 'issue' && name) {

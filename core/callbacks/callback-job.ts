@@ -1,0 +1,22 @@
+/** One callback to deliver; `eventId` stays the same across every retry of it. */
+export interface CallbackJob {
+  eventId: string;
+  applicationId: string;
+  kind: 'status' | 'reply';
+  messageId: string;
+  body: Record<string, unknown>;
+  /** When the event happened; retries stop `retryFor` after it. */
+  createdAt: number;
+  attempt: number;
+  /** Not to be tried before this time (epoch ms). */
+  notBefore: number;
+}
+
+export const encodeCallback = (job: CallbackJob): Buffer => Buffer.from(JSON.stringify(job));
+export const decodeCallback = (value: Buffer): CallbackJob => JSON.parse(value.toString('utf8')) as CallbackJob;
+
+/** Exponential backoff with jitter: 1 s, 2 s, 4 s … up to an hour between tries. */
+export function retryDelayMs(attempt: number): number {
+  const base = Math.min(3_600_000, 1000 * 2 ** Math.min(attempt, 22));
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}

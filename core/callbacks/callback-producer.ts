@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import type { History, MessageRecord } from '../ports/history';
+import type { RecentMessages } from '../messages/recent-messages';
+import type { StatusChange } from '../messages/status-recorder';
+import { createBatcher } from '../../lib/batcher';
+import type { Logger } from '../../lib/log';
+import { encodeCallback, type CallbackJob } from './callback-job';
+
+/**
+ * Turns status changes of outgoing messages and incoming replies into
+ * callback jobs on the callbacks topic, keyed by message so one message's
+ * callbacks stay in the order the changes happened.
+ */
+export function createCallbackProducer(deps: { bus: Bus; history: History; recent: RecentMessages; log: Logger }) {
+  const publisher = createBatcher<CallbackJob, void>(
+    async (jobs) => {
+      await deps.bus.publish(topicName('callbacks'), jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })));
+      return [];
+    },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
+  );
+  const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>): void => {
+    publisher.add({ ...job, eventId: randomUUID(), attempt: 0, notBefore: 0 }).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
+  };
+  const statusJob = (m: MessageRecord, c: StatusChange): void => {
+    if (m.direction !== 'MT') return;
+    enqueue({
+      applicationId: m.applicationId,
+      kind: 'status',
+      messageId: m.id,
+      body: { id: m.id, message_id: m.id, status: c.status, detail: m.destination, ...(m.reference ? { reference: m.reference } : {}) },
+      createdAt: c.at,
+    });
+  };
+
+  return {
+    /** Status changes, in the order they were applied. */
+    statusChanged(change: StatusChange): void {
+      const m = deps.recent.get(change.messageId);
+      if (m) return statusJob(m, change);
+      // Not in memory any more (an old message): look it up; order among these late ones is best effort.
+      void deps.history.findMessage(change.messageId).then(
+        (stored) => stored && statusJob(stored, change),
+        (err) => deps.log.warn('no callback: message lookup failed', { err, messageId: change.messageId }),
+      );
+    },
+    repliesReceived(replies: readonly MessageRecord[]): void {
+      for (const r of replies) {
+        if (!r.applicationId) continue;
+        enqueue({
+          applicationId: r.applicationId,
+          kind: 'reply',
+          messageId: r.id,
+          body: { id: r.id, source: r.source, destination: r.destination, content: r.content, operator: '', ...(r.replyTo ? { reply_to: r.replyTo } : {}) },
+          createdAt: r.acceptedAt,
+        });
+      }
+    },
+    drain: () => publisher.drain(),
+  };
+}
+
+export type CallbackProducer = ReturnType<typeof createCallbackProducer>;

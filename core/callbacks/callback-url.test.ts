@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { checkCallbackUrlSyntax, isPrivateAddress, resolveCallbackTarget } from './callback-url';
+import { signature } from './callback-sender';
+import { createHmac } from 'node:crypto';
+
+describe('callback URLs', () => {
+  it('treats loopback, private, link-local and unique-local addresses as private', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1']) expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ['8.8.8.8', '172.32.0.1', '93.184.216.34', '2606:4700::1111']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('refuses a URL that points at a private address unless that is allowed for development', async () => {
+    await expect(resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), false)).rejects.toMatchObject({ code: 'forbidden', retryable: false });
+    await expect(resolveCallbackTarget(new URL('http://localhost:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(resolveCallbackTarget(new URL('http://[::1]:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), true)).toBe('127.0.0.1');
+  });
+
+  it('accepts only absolute http and https URLs', () => {
+    expect(checkCallbackUrlSyntax('https://user:pw@example.com/cb').username).toBe('user');
+    expect(() => checkCallbackUrlSyntax('ftp://example.com/')).toThrow(/http or https/);
+    expect(() => checkCallbackUrlSyntax('/relative')).toThrow(/not a URL/);
+  });
+
+  it('signs the timestamp and body with HMAC-SHA256 as the README tells receivers to check', () => {
+    const body = '{"id":"x","status":"sent"}';
+    const expected = createHmac('sha256', 'secret').update(`1700000000.${body}`).digest('hex');
+    expect(signature('secret', 1_700_000_000, body)).toBe(`t=1700000000,v1=${expected}`);
+  });
+});
