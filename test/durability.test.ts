@@ -57,4 +57,35 @@ describe('durability: nothing answered 202 is lost', () => {
     expect(delivered.size).toBe(1000);
     expect(simulator.submitCount).toBeGreaterThanOrEqual(1000);
   });
+
+  it('sends a scheduled message at its time, not before and within a second after, across a restart in between', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-schedule-'));
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+    const { port } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const submittedAt = new Map<string, number>();
+    simulator.on('submit', (s: { text: string }) => submittedAt.set(s.text, Date.now()));
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' };
+
+    let hermod = await startHermod({ dataDir, env });
+    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
+    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const due = Date.now() + 20_000;
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6427000001', content: 'scheduled across a restart', scheduled: new Date(due).toISOString() });
+    expect(sent.status).toBe(202);
+    client.close();
+    expect(await hermod.stop()).toBe(0);
+
+    hermod = await startHermod({ dataDir, env, ports });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    expect(Date.now()).toBeLessThan(due);
+    expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
+
+    await eventually(async () => (submittedAt.has('scheduled across a restart') ? true : undefined), 30_000, 50);
+    const at = submittedAt.get('scheduled across a restart')!;
+    expect(at).toBeGreaterThanOrEqual(due);
+    expect(at - due).toBeLessThan(1000);
+  });
 });
