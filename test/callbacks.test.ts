@@ -1,12 +1,10 @@
 import { createHmac } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
-import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
+import type { Client } from './support/https-client';
+import { eventually, type HermodProcess } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 interface Received {
   path: string;
@@ -21,6 +19,7 @@ describe('status and reply callbacks', () => {
   let client: Client;
   let simulator: SmscSimulator;
   let receiver: http.Server;
+  let running: HermodWithSimulator;
   let secret = '';
   let failing = false;
   const received: Received[] = [];
@@ -38,20 +37,15 @@ describe('status and reply callbacks', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const port = (receiver.address() as { port: number }).port;
 
-    simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 30 });
-    const smsc = await simulator.start();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-cb-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_GATEWAYS: '1', HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' } });
+    running = await startHermodWithSimulator('callbacks', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    ({ hermod, simulator, client } = running);
     const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:pa%24s@127.0.0.1:${port}/status`, '--reply', `http://127.0.0.1:${port}/reply`]);
     expect(set.code).toBe(0);
     secret = /signing secret: (\S+)/.exec(set.output)![1]!;
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
   });
 
   afterAll(async () => {
-    client?.close();
-    await hermod?.stop();
-    await simulator?.stop();
+    await running?.stop();
     receiver?.close();
   });
 

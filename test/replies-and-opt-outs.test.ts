@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
-import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
+import type { Client } from './support/https-client';
+import { eventually, type HermodProcess } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 describe('replies (MO), STOP and blocked sends', () => {
   let hermod: HermodProcess;
@@ -12,20 +10,15 @@ describe('replies (MO), STOP and blocked sends', () => {
   let simulator: SmscSimulator;
   const delivered: { destination: string; text: string }[] = [];
 
+  let running: HermodWithSimulator;
+
   beforeAll(async () => {
-    simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
-    const { port } = await simulator.start();
+    running = await startHermodWithSimulator('mo');
+    ({ hermod, simulator, client } = running);
     simulator.on('message', (m: { destination: string; text: string }) => delivered.push(m));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-mo-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' } });
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
   });
 
-  afterAll(async () => {
-    client?.close();
-    await hermod?.stop();
-    await simulator?.stop();
-  });
+  afterAll(() => running?.stop());
 
   const statusOf = async (id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json.status as string;
 

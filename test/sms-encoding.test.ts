@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually, type HermodProcess } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 interface Assembled {
   destination: string;
@@ -15,23 +12,16 @@ interface Assembled {
 describe('SMS encoding and segmentation, end to end', () => {
   let hermod: HermodProcess;
   let client: Client;
-  let simulator: SmscSimulator;
+  let running: HermodWithSimulator;
   const received: Assembled[] = [];
 
   beforeAll(async () => {
-    simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
-    const { port } = await simulator.start();
-    simulator.on('message', (m: Assembled) => received.push(m));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-enc-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' } });
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    running = await startHermodWithSimulator('encoding');
+    ({ hermod, client } = running);
+    running.simulator.on('message', (m: Assembled) => received.push(m));
   });
 
-  afterAll(async () => {
-    client?.close();
-    await hermod?.stop();
-    await simulator?.stop();
-  });
+  afterAll(() => running?.stop());
 
   const sendAndReceive = async (destination: string, content: string): Promise<Assembled> => {
     expect((await client.post('/rest/sms/v2/messages', { destination, content })).status).toBe(202);

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createSmscSimulator, type SmscSimulator } from '../../workers/simulators/smsc-simulator';
+import { createClient, type Client } from './https-client';
+import { startHermod, type HermodProcess } from './hermod-process';
+
+export interface HermodWithSimulator {
+  hermod: HermodProcess;
+  simulator: SmscSimulator;
+  /** HTTPS client authenticated as the bootstrap application `acme`. */
+  client: Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * `hermod start` bound to an SMSC simulator run by the test itself, so a test
+ * can watch what reaches the carrier and originate replies.
+ */
+export async function startHermodWithSimulator(name: string, env: Record<string, string> = {}): Promise<HermodWithSimulator> {
+  const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+  const { port } = await simulator.start();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  const hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1', ...env } });
+  const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  return {
+    hermod,
+    simulator,
+    client,
+    async stop() {
+      client.close();
+      await hermod.stop();
+      await simulator.stop();
+    },
+  };
+}
