@@ -70,6 +70,8 @@ export interface AuthenticateResponse {
 export interface Application {
   id: string;
   name: string;
+  /** Only in answers to operators' calls (UpsertApplication). */
+  callbackSecret: string;
 }
 
 export interface UpsertApplicationRequest {
@@ -79,6 +81,10 @@ export interface UpsertApplicationRequest {
   /** empty: keep the current one */
   apiKey: string;
   revokeApiKey: boolean;
+  /** Unset: keep; empty: remove. */
+  statusCallbackUrl?: string | undefined;
+  replyCallbackUrl?: string | undefined;
+  rotateCallbackSecret: boolean;
 }
 
 function createBaseListOptOutsRequest(): ListOptOutsRequest {
@@ -856,7 +862,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
 };
 
 function createBaseApplication(): Application {
-  return { id: "", name: "" };
+  return { id: "", name: "", callbackSecret: "" };
 }
 
 export const Application: MessageFns<Application> = {
@@ -866,6 +872,9 @@ export const Application: MessageFns<Application> = {
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
+    }
+    if (message.callbackSecret !== "") {
+      writer.uint32(26).string(message.callbackSecret);
     }
     return writer;
   },
@@ -899,6 +908,14 @@ export const Application: MessageFns<Application> = {
             message.name = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callbackSecret = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -915,6 +932,11 @@ export const Application: MessageFns<Application> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      callbackSecret: isSet(object.callbackSecret)
+        ? globalThis.String(object.callbackSecret)
+        : isSet(object.callback_secret)
+        ? globalThis.String(object.callback_secret)
+        : "",
     };
   },
 
@@ -926,6 +948,9 @@ export const Application: MessageFns<Application> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.callbackSecret !== "") {
+      obj.callbackSecret = message.callbackSecret;
+    }
     return obj;
   },
 
@@ -936,12 +961,21 @@ export const Application: MessageFns<Application> = {
     const message = createBaseApplication();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
+    message.callbackSecret = object.callbackSecret ?? "";
     return message;
   },
 };
 
 function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
-  return { name: "", password: "", apiKey: "", revokeApiKey: false };
+  return {
+    name: "",
+    password: "",
+    apiKey: "",
+    revokeApiKey: false,
+    statusCallbackUrl: undefined,
+    replyCallbackUrl: undefined,
+    rotateCallbackSecret: false,
+  };
 }
 
 export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
@@ -957,6 +991,15 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.revokeApiKey !== false) {
       writer.uint32(32).bool(message.revokeApiKey);
+    }
+    if (message.statusCallbackUrl !== undefined) {
+      writer.uint32(42).string(message.statusCallbackUrl);
+    }
+    if (message.replyCallbackUrl !== undefined) {
+      writer.uint32(50).string(message.replyCallbackUrl);
+    }
+    if (message.rotateCallbackSecret !== false) {
+      writer.uint32(56).bool(message.rotateCallbackSecret);
     }
     return writer;
   },
@@ -1006,6 +1049,30 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.revokeApiKey = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.statusCallbackUrl = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.replyCallbackUrl = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.rotateCallbackSecret = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1032,6 +1099,21 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         : isSet(object.revoke_api_key)
         ? globalThis.Boolean(object.revoke_api_key)
         : false,
+      statusCallbackUrl: isSet(object.statusCallbackUrl)
+        ? globalThis.String(object.statusCallbackUrl)
+        : isSet(object.status_callback_url)
+        ? globalThis.String(object.status_callback_url)
+        : undefined,
+      replyCallbackUrl: isSet(object.replyCallbackUrl)
+        ? globalThis.String(object.replyCallbackUrl)
+        : isSet(object.reply_callback_url)
+        ? globalThis.String(object.reply_callback_url)
+        : undefined,
+      rotateCallbackSecret: isSet(object.rotateCallbackSecret)
+        ? globalThis.Boolean(object.rotateCallbackSecret)
+        : isSet(object.rotate_callback_secret)
+        ? globalThis.Boolean(object.rotate_callback_secret)
+        : false,
     };
   },
 
@@ -1049,6 +1131,15 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.revokeApiKey !== false) {
       obj.revokeApiKey = message.revokeApiKey;
     }
+    if (message.statusCallbackUrl !== undefined) {
+      obj.statusCallbackUrl = message.statusCallbackUrl;
+    }
+    if (message.replyCallbackUrl !== undefined) {
+      obj.replyCallbackUrl = message.replyCallbackUrl;
+    }
+    if (message.rotateCallbackSecret !== false) {
+      obj.rotateCallbackSecret = message.rotateCallbackSecret;
+    }
     return obj;
   },
 
@@ -1061,6 +1152,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     message.password = object.password ?? "";
     message.apiKey = object.apiKey ?? "";
     message.revokeApiKey = object.revokeApiKey ?? false;
+    message.statusCallbackUrl = object.statusCallbackUrl ?? undefined;
+    message.replyCallbackUrl = object.replyCallbackUrl ?? undefined;
+    message.rotateCallbackSecret = object.rotateCallbackSecret ?? false;
     return message;
   },
 };
