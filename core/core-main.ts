@@ -15,6 +15,9 @@ import { createLinkShortener } from './messages/link-shortener';
 import { createCallbackProducer } from './callbacks/callback-producer';
 import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
 import { createStatusRecorder } from './messages/status-recorder';
+import { createMemberImporter } from './campaigns/member-import';
+import { startCampaignRunner } from './campaigns/campaign-runner';
+import { createTemplates } from './campaigns/templates';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
 export interface RunningCore {
@@ -59,9 +62,24 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
   const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
+  // Numeric ids reserved by campaigns before this start stay theirs.
+  numericIds.skipPast(await history.campaigns.maxReservedNumericId());
+  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, log, ...config.campaigns });
+  const templates = createTemplates({ store: history.campaigns, history, numericIds });
+  const importMembers = createMemberImporter({
+    store: history.campaigns,
+    state,
+    numericIds,
+    templateContent: (applicationId, template) => templates.contentFor(applicationId, template),
+    onCampaign: (c) => campaignRunner.add(c),
+  });
   const lagMonitor = startBusLagMonitor(bus, log);
 
-  const server = createCoreGrpcServer({ intake, reader, accounts, shortener, state, idempotencyTtlMs: config.idempotencyTtlMs });
+  const server = createCoreGrpcServer({
+    intake, reader, accounts, shortener, state,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    campaigns: { store: history.campaigns, history, importMembers, templates },
+  });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
 
@@ -71,6 +89,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       lagMonitor.stop();
+      await campaignRunner.stop();
       await intake.drain();
       await sms?.stop();
       await statusSubscription.close();

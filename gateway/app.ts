@@ -11,12 +11,18 @@ import { smsV2Router } from './sms-v2/routes';
 import { gatewayV1Errors } from './gateway-v1/error-body';
 import { gatewayV1Router } from './gateway-v1/routes';
 import { shortLinkErrors, shortLinkRouter } from './links/routes';
+import type { CampaignsClient } from './campaigns-client';
+import { campaignManagerErrors } from './campaign-manager/error-body';
+import { campaignManagerRouter } from './campaign-manager/routes';
 
 export interface GatewayDeps {
   core: CoreClient;
   auth: Authenticator;
   log: Logger;
   maxBodyBytes: number;
+  campaigns: CampaignsClient;
+  /** Largest Campaign Manager list or campaign body. */
+  maxImportBytes: number;
 }
 
 interface Interface {
@@ -42,6 +48,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const interfaces: Interface[] = [
     mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps)),
     mountInterface('gateway_v1', '/rest/gateway', gatewayV1Errors(deps.log), gatewayV1Router(deps)),
+    mountInterface('campaign_manager', '/rest/campaign_manager/v1', campaignManagerErrors(deps.log), campaignManagerRouter(deps)),
     mountInterface('short_links', '/l', shortLinkErrors, shortLinkRouter(deps)),
   ];
 

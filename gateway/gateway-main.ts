@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { createAuthenticator } from './auth';
 import { createCoreClient } from './core-client';
+import { createCampaignsClient } from './campaigns-client';
 import { createGatewayApp } from './app';
 import { loadOrCreateCertificate } from './tls';
 
@@ -19,7 +20,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const tls = await loadOrCreateCertificate(config.dataDir, config.tlsCertFile, config.tlsKeyFile);
   const core = createCoreClient(config.coreAddress, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
   const auth = createAuthenticator(core, config.authCacheMs);
-  const app = createGatewayApp({ core, auth, log, maxBodyBytes: config.maxBodyBytes });
+  const campaigns = createCampaignsClient(config.coreAddress);
+  const app = createGatewayApp({ core, auth, log, maxBodyBytes: config.maxBodyBytes, campaigns, maxImportBytes: config.maxImportBytes });
 
   const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
   const plain = http.createServer((req, res) => {
@@ -40,6 +42,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     async stop() {
       await Promise.all([close(secure), close(plain)]);
       core.close();
+      campaigns.close();
     },
   };
 }

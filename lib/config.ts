@@ -90,6 +90,14 @@ export interface Config {
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
   shutdownGraceMs: number;
+  campaigns: {
+    /** Members per fan-out partition (one job on the fan-out topic). */
+    partitionSize: number;
+    /** Fan-out pauses while the SMS workers have more than this many messages in hand. */
+    maxBacklog: number;
+  };
+  /** Largest Campaign Manager list or campaign body, in bytes. */
+  maxImportBytes: number;
   /** How often journaled history writes are flushed to the history engine. */
   historyFlushMs: number;
   /** fdatasync every journal append (survives power loss, costs latency). */
@@ -203,6 +211,11 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       timeoutMs: duration('HERMOD_CALLBACK_TIMEOUT', '10s'),
       allowPrivate: bool('HERMOD_CALLBACK_ALLOW_PRIVATE', false),
     },
+    campaigns: {
+      partitionSize: int('HERMOD_CAMPAIGN_PARTITION', 10_000, 100, 1_000_000),
+      maxBacklog: int('HERMOD_CAMPAIGN_MAX_BACKLOG', 20_000, 100),
+    },
+    maxImportBytes: int('HERMOD_MAX_IMPORT_BYTES', 256 * 1024 * 1024, 1024),
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),

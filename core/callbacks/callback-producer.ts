@@ -6,6 +6,7 @@ import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
 import type { Logger } from '../../lib/log';
+import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { encodeCallback, type CallbackJob } from './callback-job';
 
 /**
@@ -38,6 +39,8 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
   return {
     /** Status changes, in the order they were applied. */
     statusChanged(change: StatusChange): void {
+      // Campaign Manager sends no callbacks (SPEC.md §6.3); its report is the way to follow a campaign.
+      if (isCampaignMessageId(change.messageId)) return;
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
       // Not in memory any more (an old message): look it up; order among these late ones is best effort.

@@ -1,6 +1,8 @@
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
+import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
+import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -20,6 +22,7 @@ export interface CoreServices {
   intake: MessageIntake;
   reader: MessageReader;
   accounts: Accounts;
+  campaigns: CampaignServices;
 }
 
 /** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
@@ -154,6 +157,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(MessagingService, messaging);
   server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
+  server.addService(CampaignsService, campaignsService(services.campaigns));
   return server;
 }
 

@@ -163,7 +163,27 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   const timer = setInterval(() => void flush().catch(() => undefined), flushIntervalMs);
   timer.unref();
 
+  /** A flush that covers every append made before the call (one already running may have started before them). */
+  const flushAll = async (): Promise<void> => {
+    await flush();
+    await flush();
+  };
+
+  // Campaign reads that must see the messages this core just stored flush first.
+  const campaigns: History['campaigns'] = {
+    ...inner.campaigns,
+    async messageIdsInRange(lo, hi) {
+      await flushAll();
+      return inner.campaigns.messageIdsInRange(lo, hi);
+    },
+    async reportRange(lo, hi) {
+      await flushAll();
+      return inner.campaigns.reportRange(lo, hi);
+    },
+  };
+
   return {
+    campaigns,
     insertMessages: (messages, events) => append(messages, events),
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
@@ -185,7 +205,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     listOptOuts: (applicationId) => inner.listOptOuts(applicationId),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
-    flush,
+    flush: flushAll,
     async close() {
       clearInterval(timer);
       await appending;

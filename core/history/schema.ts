@@ -15,6 +15,10 @@ export const HISTORY_TABLES = {
   optOuts: 'opt_outs',
   shortLinks: 'short_links',
   linkClicks: 'link_clicks',
+  lists: 'lists',
+  campaigns: 'campaigns',
+  members: 'members',
+  templates: 'templates',
 } as const;
 
 /**
@@ -131,6 +135,88 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.linkClicks}
 ENGINE = MergeTree
 ORDER BY (code, at)`;
 
+/**
+ * Campaign Manager lists, one live row per list: creating, and deleting (which
+ * sets `deleted`), are inserts of a newer version; reads use FINAL.
+ */
+const LISTS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.lists}
+(
+    id              UInt64,
+    application_id  LowCardinality(String),
+    name            String,
+    batch           String,
+    email           String,
+    remove_opt_outs UInt8,
+    member_count    UInt32,
+    created_at      DateTime64(3, 'UTC'),
+    deleted         UInt8,
+    updated_at      DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (application_id, id)`;
+
+/** Scheduled campaigns, one live row per campaign (its state moves scheduled → sending → sent). */
+const CAMPAIGNS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.campaigns}
+(
+    id                 UInt64,
+    application_id     LowCardinality(String),
+    name               String,
+    batch              String,
+    email              String,
+    schedule_at        DateTime64(3, 'UTC'),
+    utc_offset_minutes Int16,
+    content            String,
+    template           String,
+    mask               String,
+    opt_out_response   String,
+    reply_response     String,
+    remove_opt_outs    UInt8,
+    member_count       UInt32,
+    numeric_base       UInt64,
+    state              LowCardinality(String),
+    created_at         DateTime64(3, 'UTC'),
+    updated_at         DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (application_id, id)`;
+
+/**
+ * Members of lists and campaigns (owner_id is the list or campaign id; the two
+ * share one id space). Written in inserts of many thousand rows, read in
+ * position ranges through the sorting key.
+ */
+const MEMBERS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.members}
+(
+    owner_id    UInt64,
+    position    UInt32,
+    destination String,
+    param1      String,
+    param2      String,
+    param3      String,
+    param4      String,
+    param5      String,
+    param6      String,
+    opted_out   UInt8
+)
+ENGINE = MergeTree
+ORDER BY (owner_id, position)`;
+
+/** Message templates of an application, managed by operators; one live row per name. */
+const TEMPLATES = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.templates}
+(
+    id             UInt64,
+    application_id LowCardinality(String),
+    name           String,
+    content        String,
+    updated_at     DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (application_id, name)`;
+
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS status_callback_url String`,
@@ -143,4 +229,6 @@ const MIGRATIONS = [
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */
-export const HISTORY_SCHEMA: readonly string[] = [MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, SHORT_LINKS, LINK_CLICKS, ...MIGRATIONS];
+export const HISTORY_SCHEMA: readonly string[] = [
+  MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, SHORT_LINKS, LINK_CLICKS, LISTS, CAMPAIGNS, MEMBERS, TEMPLATES, ...MIGRATIONS,
+];

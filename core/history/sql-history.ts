@@ -1,6 +1,7 @@
 import type { ApplicationRecord, History, StoredMessage } from '../ports/history';
 import { HermodError } from '../../lib/errors';
 import { HISTORY_SCHEMA } from './schema';
+import { createSqlCampaignStore } from './sql-campaign-store';
 import {
   FIND_APPLICATION_OF_MESSAGE,
   FIND_ID_BY_NUMERIC_ID,
@@ -75,6 +76,8 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   };
 
   return {
+    campaigns: createSqlCampaignStore({ select, insert }),
+    flush: async () => undefined,
     async insertMessages(messages, events) {
       // Events first: a message row becomes visible only with its first events
       // already stored, so it never reads as having no status.

@@ -21,6 +21,11 @@ export type IntakeResult = { ok: true; id: string; numericId: number } | { ok: f
 export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */
   accept(messages: readonly NewMessage[]): Promise<IntakeResult[]>;
+  /**
+   * Stores messages whose ids the caller derived (campaign fan-out) and hands
+   * them to their channel; resolves once they are on the channel's topic.
+   */
+  acceptRecords(records: MessageRecord[]): Promise<IntakeResult[]>;
   /** Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after a restart). */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
   drain(): Promise<void>;
@@ -99,6 +104,48 @@ export function createMessageIntake(deps: {
     );
   };
 
+  /**
+   * Stores the records durably with their `accepted` events, then (after the
+   * answer) hands them to their channel; opted-out destinations end as blocked.
+   * Campaign messages stay out of the recent-message cache: a million of them
+   * would push out what API clients are polling for.
+   */
+  const store = async (records: MessageRecord[], now: number): Promise<IntakeResult[]> => {
+    const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
+    // A handset that opted out of the application (a STOP reply) gets nothing more from it.
+    const blocked = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
+    const settled = await Promise.allSettled(
+      records.map((record) =>
+        durable.add({
+          record,
+          event: { messageId: record.id, applicationId: record.applicationId, status: 'accepted', at: now, detail: '', carrierId: '', errorCode: '' },
+        }),
+      ),
+    );
+    const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled' && !blocked[i]);
+    const refused = records.filter((_, i) => settled[i]!.status === 'fulfilled' && blocked[i]);
+    if (refused.length > 0) {
+      remember(refused);
+      await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+      deps.recorder.announce(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
+      await deps.recorder.record(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'blocked', at: now, detail: 'destination opted out' })));
+    }
+    if (stored.length > 0) {
+      remember(stored);
+      await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+      for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
+      deps.recorder.announce(stored.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
+      // Hand-off to the channel happens after the answer; a failure here is
+      // repaired by recovery, because the message is already durable.
+      dispatching = dispatching.then(() => dispatch(stored)).catch((err) => deps.onDispatchError?.(err));
+    }
+    return settled.map((s, i) =>
+      s.status === 'fulfilled'
+        ? { ok: true as const, id: records[i]!.id, numericId: records[i]!.numericId }
+        : { ok: false as const, error: toHermodError(s.reason) },
+    );
+  };
+
   return {
     async accept(messages) {
       const now = Date.now();
@@ -127,38 +174,12 @@ export function createMessageIntake(deps: {
         await deps.shortener.shorten(v2);
         for (const r of v2) r.segments = countSegments(r.content);
       }
-      // A handset that opted out of the application (a STOP reply) gets nothing more from it.
-      const blocked = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
-      const settled = await Promise.allSettled(
-        records.map((record) =>
-          durable.add({
-            record,
-            event: { messageId: record.id, applicationId: record.applicationId, status: 'accepted', at: now, detail: '', carrierId: '', errorCode: '' },
-          }),
-        ),
-      );
-      const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled' && !blocked[i]);
-      const refused = records.filter((_, i) => settled[i]!.status === 'fulfilled' && blocked[i]);
-      if (refused.length > 0) {
-        deps.recent.put(refused);
-        await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
-        deps.recorder.announce(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
-        await deps.recorder.record(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'blocked', at: now, detail: 'destination opted out' })));
-      }
-      if (stored.length > 0) {
-        deps.recent.put(stored);
-        await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
-        for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
-        deps.recorder.announce(stored.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
-        // Hand-off to the channel happens after the answer; a failure here is
-        // repaired by recovery, because the message is already durable.
-        dispatching = dispatching.then(() => dispatch(stored)).catch((err) => deps.onDispatchError?.(err));
-      }
-      return settled.map((s, i) =>
-        s.status === 'fulfilled'
-          ? { ok: true as const, id: records[i]!.id, numericId: records[i]!.numericId }
-          : { ok: false as const, error: toHermodError(s.reason) },
-      );
+      return store(records, now);
+    },
+    async acceptRecords(records) {
+      const results = await store(records, Date.now());
+      await dispatching;
+      return results;
     },
     dispatch,
     async drain() {

@@ -19,3 +19,26 @@ describe('numeric message ids', () => {
     expect(createNumericIds(0, t)()).not.toBe(createNumericIds(1, t)());
   });
 });
+
+describe('numeric id blocks reserved for campaigns', () => {
+  it('never overlap the ids handed out before or after them', async () => {
+    const { campaignMessageNumericId } = await import('../campaigns/campaign-message-ids');
+    const next = createNumericIds(2, () => Date.UTC(2026, 10, 22));
+    const before = Array.from({ length: 300 }, next);
+    const base = next.reserve(10_000);
+    const block = Array.from({ length: 10_000 }, (_, p) => campaignMessageNumericId(base, p));
+    const after = Array.from({ length: 300 }, next);
+    const all = [...before, ...block, ...after];
+    expect(new Set(all).size).toBe(all.length);
+    expect(Math.min(...after)).toBeGreaterThan(Math.max(...block));
+  });
+
+  it('are skipped after a restart, whatever the clock says', () => {
+    const first = createNumericIds(0, () => Date.UTC(2026, 10, 22));
+    const base = first.reserve(1_000_000);
+    const top = base + Math.ceil(1_000_000 / 256) * 4096;
+    const restarted = createNumericIds(0, () => Date.UTC(2026, 10, 22));
+    restarted.skipPast(top);
+    expect(restarted()).toBeGreaterThan(top);
+  });
+});

@@ -1,4 +1,5 @@
 import type { MessageStatus } from '../domain/message-status';
+import type { CampaignStore } from './campaign-store';
 
 /**
  * History: the durable record of every message, every status change and every
@@ -112,6 +113,10 @@ export interface History {
   /** Handsets currently opted out, of one application or of all. */
   listOptOuts(applicationId?: string): Promise<OptOutRecord[]>;
   getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;
+  /** Lists, campaigns, members, templates and reports, in the same engine. */
+  readonly campaigns: CampaignStore;
+  /** Makes every write acknowledged so far visible to reads (a journal flushes; others have nothing to do). */
+  flush(): Promise<void>;
   /** Cheap round trip used by health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,173 @@
+import type { Bus, Subscription } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import type { CampaignRecord, CampaignStore } from '../ports/campaign-store';
+import type { MessageRecord } from '../ports/history';
+import type { MessageIntake } from '../messages/message-intake';
+import { countSegments } from '../messages/segments';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { campaignMessageId, campaignMessageNumericId, campaignMessageRange } from './campaign-message-ids';
+import { compileContent } from './message-template';
+
+/** One slice of a campaign's members for a fan-out worker: positions [from, to). */
+interface PartitionJob {
+  campaignId: number;
+  applicationId: string;
+  from: number;
+  to: number;
+}
+
+export interface CampaignRunnerOptions {
+  store: CampaignStore;
+  bus: Bus;
+  intake: MessageIntake;
+  log: Logger;
+  /** Members per fan-out partition. */
+  partitionSize?: number;
+  /** Fan-out waits while the SMS workers have more than this many messages in hand (carrier pacing). */
+  maxBacklog?: number;
+  now?: () => number;
+}
+
+export interface CampaignRunner {
+  /** A newly scheduled campaign. */
+  add(campaign: CampaignRecord): void;
+  stop(): Promise<void>;
+}
+
+const FANOUT_TOPIC = topicName('fanout');
+const SMS_TOPIC = topicName('sms');
+const DAY = 86_400_000;
+
+/**
+ * Campaigns at their schedule: the campaign is cut into partitions, published
+ * as jobs on the fan-out topic; fan-out workers (this consumer group, in every
+ * core) turn each partition into SMS messages, paced by the SMS workers'
+ * backlog. Message ids derive from (campaign, position), so a partition handed
+ * out again (a crash, a restart re-publishing an unfinished campaign) only
+ * creates the messages that do not exist yet: nobody is sent to twice.
+ */
+export async function startCampaignRunner(options: CampaignRunnerOptions): Promise<CampaignRunner> {
+  const { store, bus, intake, log } = options;
+  const partitionSize = options.partitionSize ?? 10_000;
+  const maxBacklog = options.maxBacklog ?? 20_000;
+  const now = options.now ?? Date.now;
+  const timers = new Map<number, NodeJS.Timeout>();
+  /** Partitions this core published and has not seen finished, per campaign. */
+  const open = new Map<number, { campaign: CampaignRecord; partitions: Set<number> }>();
+  let stopping = false;
+
+  const schedule = (c: CampaignRecord): void => {
+    if (c.state === 'sent' || stopping) return;
+    clearTimeout(timers.get(c.id));
+    const wait = Math.min(Math.max(0, c.scheduleAt - now()), DAY);
+    const timer = setTimeout(() => {
+      timers.delete(c.id);
+      if (c.scheduleAt > now()) return schedule(c);
+      fire(c).catch((err) => {
+        log.error('could not start a campaign; retrying in 5 s', { err, campaign: c.id });
+        const retry = setTimeout(() => schedule(c), 5000);
+        timers.set(c.id, retry);
+      });
+    }, wait);
+    timer.unref();
+    timers.set(c.id, timer);
+  };
+
+  const fire = async (c: CampaignRecord): Promise<void> => {
+    const jobs: PartitionJob[] = [];
+    for (let from = 0; from < c.memberCount; from += partitionSize) {
+      jobs.push({ campaignId: c.id, applicationId: c.applicationId, from, to: Math.min(c.memberCount, from + partitionSize) });
+    }
+    open.set(c.id, { campaign: c, partitions: new Set(jobs.map((j) => j.from)) });
+    await bus.publish(FANOUT_TOPIC, jobs.map((j) => ({ key: `${j.campaignId}:${j.from}`, value: Buffer.from(JSON.stringify(j)) })));
+    if (c.state === 'scheduled') await store.upsertCampaign({ ...c, state: 'sending', updatedAt: Math.max(now(), c.updatedAt + 1) });
+    log.info('campaign started', { campaign: c.id, members: c.memberCount, partitions: jobs.length });
+  };
+
+  const finished = async (job: PartitionJob): Promise<void> => {
+    const entry = open.get(job.campaignId);
+    if (!entry) return;
+    entry.partitions.delete(job.from);
+    if (entry.partitions.size > 0) return;
+    open.delete(job.campaignId);
+    await store.upsertCampaign({ ...entry.campaign, state: 'sent', updatedAt: Math.max(now(), entry.campaign.updatedAt + 2) });
+    log.info('campaign handed to its channel', { campaign: job.campaignId });
+  };
+
+  const waitForCarrier = async (): Promise<void> => {
+    while ((await bus.lag(SMS_TOPIC, 'sms-workers')) > maxBacklog) {
+      // Leave the job unacknowledged on shutdown: it is handed out again later.
+      if (stopping) throw new HermodError('unavailable', 'core is stopping');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  const fanOut = async (job: PartitionJob): Promise<void> => {
+    const c = open.get(job.campaignId)?.campaign ?? (await store.getCampaign(job.applicationId, job.campaignId));
+    if (!c) {
+      log.warn('fan-out job for an unknown campaign', { campaign: job.campaignId });
+      return;
+    }
+    const render = compileContent(c.content);
+    const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
+    const existing = await store.messageIdsInRange(lo, hi);
+    const members = await store.readMembers(c.id, job.from, job.to - job.from);
+    const at = now();
+    const records: MessageRecord[] = [];
+    for (const m of members) {
+      if (c.removeOptOuts && m.optedOut) continue;
+      const id = campaignMessageId(c.id, m.position);
+      if (existing.has(id)) continue;
+      const content = render(m);
+      records.push({
+        id,
+        numericId: campaignMessageNumericId(c.numericBase, m.position),
+        applicationId: c.applicationId,
+        channel: 'sms',
+        direction: 'MT',
+        destination: m.destination,
+        source: c.mask,
+        content,
+        reference: '',
+        messageClass: 'mt_message',
+        mask: c.mask,
+        smsClass: 0,
+        scheduledAt: 0,
+        integrationId: '',
+        via: 'campaign',
+        segments: countSegments(content),
+        acceptedAt: at,
+        replyTo: '',
+      });
+    }
+    for (let i = 0; i < records.length; i += 2000) {
+      await waitForCarrier();
+      const results = await intake.acceptRecords(records.slice(i, i + 2000));
+      const failed = results.find((r) => !r.ok);
+      if (failed && !failed.ok) throw failed.error;
+    }
+    await finished(job);
+  };
+
+  const subscription: Subscription = await bus.subscribe(
+    FANOUT_TOPIC,
+    async (batch) => {
+      for (const r of batch) await fanOut(JSON.parse(r.value.toString('utf8')) as PartitionJob);
+    },
+    { group: 'campaign-fanout', maxBatch: 1 },
+  );
+
+  // Campaigns scheduled before this start, and ones a crash interrupted.
+  for (const c of await store.listUnsentCampaigns()) schedule(c);
+
+  return {
+    add: schedule,
+    async stop() {
+      stopping = true;
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      await subscription.close();
+    },
+  };
+}

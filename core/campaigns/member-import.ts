@@ -1,0 +1,147 @@
+import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
+import type { HotState } from '../ports/state';
+import type { NumericIds } from '../messages/numeric-ids';
+import { HermodError } from '../../lib/errors';
+import { compileContent } from './message-template';
+
+export const MAX_MEMBERS = 1_000_000;
+
+export interface ImportedMember {
+  destination: string;
+  params: readonly string[];
+}
+
+export interface ImportFields {
+  name: string;
+  batch: string;
+  email: string;
+  removeOptOuts: boolean;
+  /** Campaigns: when to send (epoch ms) and the offset it was written with. */
+  scheduleAt?: number;
+  utcOffsetMinutes: number;
+  content: string;
+  template: string;
+  mask: string;
+  optOutResponse: string;
+  replyResponse: string;
+  /** Problems the gateway already found (members it dropped). */
+  errorMessages: string;
+}
+
+export type ImportPart =
+  | { part: 'begin'; applicationId: string; kind: 'list' | 'campaign' }
+  | { part: 'members'; members: readonly ImportedMember[] }
+  | { part: 'commit'; fields: ImportFields };
+
+export interface ImportOutcome {
+  id: number;
+  errorMessages: string;
+  members: number;
+  optedOut: number;
+}
+
+/**
+ * Imports the members of a new list or campaign as they stream in: each chunk
+ * is checked against the application's opt-outs and written to history in
+ * inserts of many thousand rows, so a million members never sit in memory.
+ * The list or campaign row is written last, at commit; until then the members
+ * belong to nothing visible, and an import that fails or is cancelled leaves
+ * nothing behind that any answer shows.
+ */
+export function createMemberImporter(deps: {
+  store: CampaignStore;
+  state: HotState;
+  numericIds: NumericIds;
+  /** A campaign's template content by name (or id), for the application. */
+  templateContent: (applicationId: string, template: string) => Promise<string | undefined>;
+  /** A committed campaign goes to the campaign scheduler. */
+  onCampaign: (campaign: CampaignRecord) => void;
+  insertRows?: number;
+  now?: () => number;
+}) {
+  const insertRows = deps.insertRows ?? 50_000;
+  const now = deps.now ?? Date.now;
+
+  return async function importMembers(parts: AsyncIterable<ImportPart>): Promise<ImportOutcome> {
+    let begin: Extract<ImportPart, { part: 'begin' }> | undefined;
+    let id = 0;
+    let count = 0;
+    let optedOut = 0;
+    let pending: MemberRow[] = [];
+    let writing: Promise<void> = Promise.resolve();
+
+    // One insert in flight while the next chunk is gathered.
+    const write = async (rows: MemberRow[]): Promise<void> => {
+      await writing;
+      writing = deps.store.insertMembers(id, rows);
+      writing.catch(() => undefined); // awaited by the next write or the commit
+    };
+
+    for await (const p of parts) {
+      if (p.part === 'begin') {
+        if (begin) throw new HermodError('invalid_attrib', 'import began twice');
+        if (!p.applicationId) throw new HermodError('unauthorized', 'application is required');
+        begin = p;
+        id = deps.numericIds();
+        continue;
+      }
+      if (!begin) throw new HermodError('invalid_attrib', 'import must begin with its application and kind');
+      if (p.part === 'members') {
+        if (count + p.members.length > MAX_MEMBERS) throw new HermodError('unprocessable', `members: at most ${MAX_MEMBERS} members`);
+        const opted = await deps.state.areOptedOut(p.members.map((m) => ({ applicationId: begin!.applicationId, handset: m.destination })));
+        p.members.forEach((m, i) => {
+          if (opted[i]) optedOut++;
+          pending.push({ position: count++, destination: m.destination, params: m.params, optedOut: opted[i]! });
+        });
+        if (pending.length >= insertRows) {
+          await write(pending);
+          pending = [];
+        }
+        continue;
+      }
+      // Commit.
+      const f = p.fields;
+      if (count === 0) throw new HermodError('unprocessable', 'members: at least one member is required');
+      const campaign = begin.kind === 'campaign' ? await prepareCampaign(begin.applicationId, f) : undefined;
+      await write(pending);
+      pending = [];
+      await writing;
+      const at = now();
+      const removed = f.removeOptOuts ? optedOut : 0;
+      const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : ''].filter(Boolean).join('; ');
+      if (campaign) {
+        const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
+        await deps.store.upsertCampaign(record);
+        deps.onCampaign(record);
+      } else {
+        await deps.store.upsertList({
+          id, applicationId: begin.applicationId, name: f.name, batch: f.batch, email: f.email, removeOptOuts: f.removeOptOuts,
+          memberCount: count, createdAt: at, deleted: false, updatedAt: at,
+        });
+      }
+      return { id, errorMessages: notes, members: count - removed, optedOut: removed };
+    }
+    await writing.catch(() => undefined);
+    throw new HermodError('invalid_attrib', 'import ended without a commit');
+  };
+
+  async function prepareCampaign(applicationId: string, f: ImportFields): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'numericBase' | 'createdAt' | 'updatedAt'>> {
+    if (f.scheduleAt === undefined) throw new HermodError('unprocessable', 'schedule is required');
+    if (f.content && f.template) throw new HermodError('unprocessable', 'give either content or template, not both');
+    let content = f.content;
+    if (!content) {
+      if (!f.template) throw new HermodError('unprocessable', 'content or template is required');
+      const found = await deps.templateContent(applicationId, f.template);
+      if (found === undefined) throw new HermodError('unprocessable', `template ${JSON.stringify(f.template)} is not a template of this application`);
+      content = found;
+    }
+    compileContent(content); // refuses unknown placeholders now rather than at send time
+    return {
+      applicationId, name: f.name, batch: f.batch, email: f.email, scheduleAt: f.scheduleAt, utcOffsetMinutes: f.utcOffsetMinutes,
+      content, template: f.template, mask: f.mask, optOutResponse: f.optOutResponse, replyResponse: f.replyResponse,
+      removeOptOuts: f.removeOptOuts, state: 'scheduled',
+    };
+  }
+}
+
+export type MemberImporter = ReturnType<typeof createMemberImporter>;

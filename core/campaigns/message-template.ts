@@ -1,0 +1,38 @@
+import { HermodError } from '../../lib/errors';
+
+/**
+ * Campaign content with member placeholders: `{{param1}}` .. `{{param6}}` and
+ * `{{destination}}` (spaces inside the braces allowed). A parameter the member
+ * does not have renders as nothing. Any other `{{...}}` is refused when the
+ * campaign is scheduled, not discovered a million times at send time.
+ */
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const KNOWN = /^(param[1-6]|destination)$/;
+
+export type RenderMember = (member: { destination: string; params: readonly string[] }) => string;
+
+export function compileContent(content: string): RenderMember {
+  const unknown = [...content.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((name) => !KNOWN.test(name));
+  if (unknown.length > 0) {
+    throw new HermodError('unprocessable', `content has unknown placeholders: ${[...new Set(unknown)].map((n) => `{{${n}}}`).join(', ')} (use {{param1}}..{{param6}} or {{destination}})`);
+  }
+  // Literal text and placeholders alternate: pieces[0], slot 0, pieces[1], slot 1, ...
+  const pieces: string[] = [];
+  const slots: number[] = []; // 0..5 a parameter, -1 the destination
+  let last = 0;
+  for (const m of content.matchAll(PLACEHOLDER)) {
+    pieces.push(content.slice(last, m.index));
+    slots.push(m[1] === 'destination' ? -1 : Number(m[1]!.slice(5)) - 1);
+    last = m.index + m[0].length;
+  }
+  pieces.push(content.slice(last));
+  if (slots.length === 0) return () => content;
+  return (member) => {
+    let out = pieces[0]!;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      out += (slot < 0 ? member.destination : (member.params[slot] ?? '')) + pieces[i + 1]!;
+    }
+    return out;
+  };
+}

@@ -1,0 +1,38 @@
+import type { CampaignStore, TemplateRecord } from '../ports/campaign-store';
+import type { History } from '../ports/history';
+import type { NumericIds } from '../messages/numeric-ids';
+import { HermodError } from '../../lib/errors';
+import { compileContent } from './message-template';
+
+/**
+ * Message templates of an application: operators create and change them (by
+ * name, which is unique per application; the id stays when the content
+ * changes), Campaign Manager lists them, and a campaign's `template` names one
+ * by name (or, failing that, by its numeric id).
+ */
+export function createTemplates(deps: { store: CampaignStore; history: History; numericIds: NumericIds; now?: () => number }) {
+  const now = deps.now ?? Date.now;
+  return {
+    list: (applicationId: string): Promise<TemplateRecord[]> => deps.store.listTemplates(applicationId),
+
+    async upsert(applicationName: string, name: string, content: string): Promise<TemplateRecord> {
+      const app = await deps.history.getApplicationByName(applicationName);
+      if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
+      if (!name || name.length > 255) throw new HermodError('invalid_attrib', 'template name must be 1..255 characters');
+      if (!content) throw new HermodError('invalid_attrib', 'template content is required');
+      compileContent(content);
+      const current = (await deps.store.listTemplates(app.id)).find((t) => t.name === name);
+      const record: TemplateRecord = { id: current?.id ?? deps.numericIds(), applicationId: app.id, name, content, updatedAt: Math.max(now(), (current?.updatedAt ?? 0) + 1) };
+      await deps.store.upsertTemplate(record);
+      return record;
+    },
+
+    async contentFor(applicationId: string, template: string): Promise<string | undefined> {
+      const all = await deps.store.listTemplates(applicationId);
+      const found = all.find((t) => t.name === template) ?? (/^\d+$/.test(template) ? all.find((t) => String(t.id) === template) : undefined);
+      return found?.content;
+    },
+  };
+}
+
+export type Templates = ReturnType<typeof createTemplates>;

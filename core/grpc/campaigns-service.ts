@@ -1,0 +1,170 @@
+import { once } from 'node:events';
+import type { sendUnaryData, ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  ImportKind,
+  type CampaignReportRequest,
+  type DeleteListsRequest,
+  type ImportChunk,
+  type ImportResult,
+  type ListsChunk,
+  type ListTemplatesRequest,
+  type ReportChunk,
+  type StreamListsRequest,
+  type UpsertTemplateRequest,
+} from '../../proto/gen/hermod/v1/campaigns';
+import type { CampaignStore } from '../ports/campaign-store';
+import type { History } from '../ports/history';
+import type { MemberImporter, ImportPart } from '../campaigns/member-import';
+import type { Templates } from '../campaigns/templates';
+import { campaignMessageRange } from '../campaigns/campaign-message-ids';
+import { HermodError } from '../../lib/errors';
+import { toServiceError } from '../../lib/grpc-errors';
+import { grpcDuration } from '../../lib/metrics';
+
+export interface CampaignServices {
+  store: CampaignStore;
+  history: History;
+  importMembers: MemberImporter;
+  templates: Templates;
+}
+
+/** Rows read from history per query, and sent per gRPC message. */
+const PAGE = 50_000;
+const CHUNK = 5_000;
+
+function timed(method: string) {
+  const end = grpcDuration.startTimer({ side: 'server', method });
+  return (err?: unknown) => end({ code: err ? String(toServiceError(err).code) : 'OK' });
+}
+
+function unary<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+    const end = timed(method);
+    handler(call.request).then(
+      (res) => (end(), callback(null, res)),
+      (err: unknown) => (end(err), callback(toServiceError(err))),
+    );
+  };
+}
+
+/** A server stream: writes with backpressure, ends it, or ends it with the error's status. */
+function serverStream<Req, Res>(method: string, handler: (req: Req, write: (res: Res) => Promise<void>, cancelled: () => boolean) => Promise<void>) {
+  return (call: ServerWritableStream<Req, Res>): void => {
+    const end = timed(method);
+    const write = async (res: Res): Promise<void> => {
+      if (call.cancelled) throw new HermodError('unavailable', 'the client went away');
+      if (!call.write(res)) await once(call, 'drain');
+    };
+    handler(call.request, write, () => call.cancelled).then(
+      () => (end(), call.end()),
+      (err: unknown) => (end(err), call.emit('error', toServiceError(err))),
+    );
+  };
+}
+
+async function* importParts(call: ServerReadableStream<ImportChunk, ImportResult>): AsyncGenerator<ImportPart> {
+  for await (const chunk of call as AsyncIterable<ImportChunk>) {
+    const p = chunk.part;
+    if (!p) continue;
+    if (p.$case === 'begin') {
+      yield { part: 'begin', applicationId: p.value.applicationId, kind: p.value.kind === ImportKind.IMPORT_KIND_CAMPAIGN ? 'campaign' : 'list' };
+    } else if (p.$case === 'members') {
+      yield { part: 'members', members: p.value.members };
+    } else {
+      const c = p.value;
+      yield {
+        part: 'commit',
+        fields: {
+          name: c.name, batch: c.batch, email: c.email, removeOptOuts: c.removeOptOuts,
+          scheduleAt: c.schedule ? c.schedule.getTime() : undefined, utcOffsetMinutes: c.utcOffsetMinutes,
+          content: c.content, template: c.template, mask: c.mask, optOutResponse: c.optOutResponse, replyResponse: c.replyResponse,
+          errorMessages: c.errorMessages,
+        },
+      };
+    }
+  }
+}
+
+/** The Campaigns gRPC service: lists, campaigns, templates and reports, in and out in chunks. */
+export function campaignsService(s: CampaignServices): UntypedServiceImplementation {
+  return {
+    importMembers(call: ServerReadableStream<ImportChunk, ImportResult>, callback: sendUnaryData<ImportResult>): void {
+      const end = timed('ImportMembers');
+      s.importMembers(importParts(call)).then(
+        (r) => (end(), callback(null, { id: r.id, errorMessages: r.errorMessages, members: r.members, optedOut: r.optedOut })),
+        (err: unknown) => (end(err), callback(toServiceError(err))),
+      );
+    },
+
+    streamLists: serverStream('StreamLists', async (req: StreamListsRequest, write: (c: ListsChunk) => Promise<void>) => {
+      if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
+      for (const list of await s.store.listLists(req.applicationId)) {
+        await write({ part: { $case: 'list', value: { id: list.id, name: list.name, created: new Date(list.createdAt), memberCount: list.memberCount } } });
+        for (let from = 0; from < list.memberCount; ) {
+          const page = await s.store.readMembers(list.id, from, PAGE);
+          if (page.length === 0) break;
+          from = page[page.length - 1]!.position + 1;
+          const shown = list.removeOptOuts ? page.filter((m) => !m.optedOut) : page;
+          for (let i = 0; i < shown.length; i += CHUNK) {
+            await write({ part: { $case: 'members', value: { members: shown.slice(i, i + CHUNK).map((m) => ({ destination: m.destination, params: [...m.params] })) } } });
+          }
+        }
+      }
+    }),
+
+    deleteLists: unary('DeleteLists', async (req: DeleteListsRequest) => {
+      if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
+      const active = new Map((await s.store.listLists(req.applicationId)).map((l) => [l.id, l]));
+      const deleted: number[] = [];
+      for (const id of new Set(req.listIds)) {
+        const list = active.get(id);
+        if (!list) continue;
+        await s.store.upsertList({ ...list, deleted: true, updatedAt: Math.max(Date.now(), list.updatedAt + 1) });
+        deleted.push(id);
+      }
+      return { listIds: deleted };
+    }),
+
+    listTemplates: unary('ListTemplates', async (req: ListTemplatesRequest) => {
+      let applicationId = req.applicationId;
+      if (!applicationId && req.applicationName) {
+        const app = await s.history.getApplicationByName(req.applicationName);
+        if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
+        applicationId = app.id;
+      }
+      if (!applicationId) throw new HermodError('unauthorized', 'application is required');
+      return { templates: (await s.templates.list(applicationId)).map((t) => ({ id: t.id, name: t.name, content: t.content })) };
+    }),
+
+    upsertTemplate: unary('UpsertTemplate', async (req: UpsertTemplateRequest) => {
+      const t = await s.templates.upsert(req.applicationName, req.name, req.content);
+      return { id: t.id, name: t.name, content: t.content };
+    }),
+
+    streamCampaignReport: serverStream('StreamCampaignReport', async (req: CampaignReportRequest, write: (c: ReportChunk) => Promise<void>) => {
+      if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
+      const c = await s.store.getCampaign(req.applicationId, req.campaignId);
+      if (!c) throw new HermodError('not_found', `no campaign ${req.campaignId}`);
+      await write({ rows: [], utcOffsetMinutes: c.utcOffsetMinutes });
+      for (let from = 0; from < c.memberCount; from += PAGE) {
+        const { lo, hi } = campaignMessageRange(c.id, from, Math.min(c.memberCount, from + PAGE));
+        const rows = await s.store.reportRange(lo, hi);
+        for (let i = 0; i < rows.length; i += CHUNK) {
+          await write({
+            utcOffsetMinutes: c.utcOffsetMinutes,
+            rows: rows.slice(i, i + CHUNK).map((r) => ({ listName: c.name, messageId: r.messageNumericId, mobile: r.mobile, sentAt: r.sentAt, status: r.status, statusAt: r.statusAt })),
+          });
+        }
+      }
+    }),
+
+    health: unary('Health', async () => {
+      try {
+        await s.history.ping();
+        return { ok: true, detail: 'ok' };
+      } catch (err) {
+        return { ok: false, detail: `history unavailable: ${(err as Error).message}` };
+      }
+    }),
+  };
+}

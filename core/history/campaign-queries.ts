@@ -1,0 +1,150 @@
+import { HISTORY_TABLES } from './schema';
+
+/**
+ * Campaign Manager reads, in the same form as queries.ts: ClickHouse SQL with
+ * server-side parameters, column aliases equal to the port's field names.
+ * Big reads are pages by sorting key (members by position, campaign messages
+ * by id, which sorts by position), so neither engine holds a long-running
+ * stream and each page touches one contiguous range.
+ */
+const { lists, campaigns, members, templates, messages, events } = HISTORY_TABLES;
+
+export const CAMPAIGN_INSERTS = {
+  members: {
+    table: members,
+    columns: ['owner_id', 'position', 'destination', 'param1', 'param2', 'param3', 'param4', 'param5', 'param6', 'opted_out'],
+  },
+  lists: {
+    table: lists,
+    columns: ['id', 'application_id', 'name', 'batch', 'email', 'remove_opt_outs', 'member_count', 'created_at', 'deleted', 'updated_at'],
+  },
+  campaigns: {
+    table: campaigns,
+    columns: [
+      'id', 'application_id', 'name', 'batch', 'email', 'schedule_at', 'utc_offset_minutes', 'content', 'template', 'mask',
+      'opt_out_response', 'reply_response', 'remove_opt_outs', 'member_count', 'numeric_base', 'state', 'created_at', 'updated_at',
+    ],
+  },
+  templates: {
+    table: templates,
+    columns: ['id', 'application_id', 'name', 'content', 'updated_at'],
+  },
+} as const;
+
+/** Params: ownerId UInt64, from UInt32, limit UInt32. */
+export const READ_MEMBERS = `
+SELECT position, destination, param1, param2, param3, param4, param5, param6, opted_out AS optedOut
+FROM ${members}
+WHERE owner_id = {ownerId:UInt64} AND position >= {from:UInt32}
+ORDER BY position
+LIMIT {limit:UInt32}`;
+
+const LIST_FIELDS = `
+    id,
+    application_id                        AS applicationId,
+    name,
+    batch,
+    email,
+    remove_opt_outs                       AS removeOptOuts,
+    member_count                          AS memberCount,
+    toUnixTimestamp64Milli(created_at)    AS createdAt,
+    deleted,
+    toUnixTimestamp64Milli(updated_at)    AS updatedAt`;
+
+/** Params: applicationId String. */
+export const LIST_LISTS = `
+SELECT ${LIST_FIELDS}
+FROM ${lists} FINAL
+WHERE application_id = {applicationId:String} AND deleted = 0
+ORDER BY id`;
+
+const CAMPAIGN_FIELDS = `
+    id,
+    application_id                        AS applicationId,
+    name,
+    batch,
+    email,
+    toUnixTimestamp64Milli(schedule_at)   AS scheduleAt,
+    utc_offset_minutes                    AS utcOffsetMinutes,
+    content,
+    template,
+    mask,
+    opt_out_response                      AS optOutResponse,
+    reply_response                        AS replyResponse,
+    remove_opt_outs                       AS removeOptOuts,
+    member_count                          AS memberCount,
+    numeric_base                          AS numericBase,
+    state,
+    toUnixTimestamp64Milli(created_at)    AS createdAt,
+    toUnixTimestamp64Milli(updated_at)    AS updatedAt`;
+
+/** Params: applicationId String, id UInt64. */
+export const GET_CAMPAIGN = `
+SELECT ${CAMPAIGN_FIELDS}
+FROM ${campaigns} FINAL
+WHERE application_id = {applicationId:String} AND id = {id:UInt64}`;
+
+/** Params: id UInt64. */
+export const FIND_CAMPAIGN = `
+SELECT ${CAMPAIGN_FIELDS}
+FROM ${campaigns} FINAL
+WHERE id = {id:UInt64}`;
+
+export const LIST_UNSENT_CAMPAIGNS = `
+SELECT ${CAMPAIGN_FIELDS}
+FROM ${campaigns} FINAL
+WHERE state != 'sent'
+ORDER BY schedule_at`;
+
+/** The end of the highest numeric id block reserved by a campaign (see campaign-message-ids.ts). */
+export const MAX_RESERVED_NUMERIC_ID = `
+SELECT max(numeric_base + intDiv(member_count + 255, 256) * 4096) AS top
+FROM ${campaigns}`;
+
+/** Params: applicationId String. */
+export const LIST_TEMPLATES = `
+SELECT id, application_id AS applicationId, name, content, toUnixTimestamp64Milli(updated_at) AS updatedAt
+FROM ${templates} FINAL
+WHERE application_id = {applicationId:String}
+ORDER BY id`;
+
+/** Params: lo String, hi String. */
+export const MESSAGE_IDS_IN_RANGE = `
+SELECT DISTINCT id
+FROM ${messages}
+WHERE id >= {lo:String} AND id < {hi:String}`;
+
+/**
+ * Report rows of the messages with ids in [lo, hi): the message (once, even if
+ * a resumed fan-out stored it twice) with its latest status by (stage, at), and
+ * when it first reached the carrier connection (0 when it has not).
+ * Params: lo String, hi String.
+ */
+export const REPORT_RANGE = `
+SELECT
+    m.id                                          AS id,
+    m.num_id                                      AS messageNumericId,
+    m.destination                                 AS mobile,
+    toUnixTimestamp64Milli(m.accepted_at)         AS acceptedAt,
+    e.last_status                                 AS status,
+    toUnixTimestamp64Milli(e.last_at)             AS statusAt,
+    toUnixTimestamp64Milli(e.sent_at)             AS sentAt
+FROM
+(
+    SELECT id, any(num_id) AS num_id, any(destination) AS destination, min(accepted_at) AS accepted_at
+    FROM ${messages}
+    WHERE id >= {lo:String} AND id < {hi:String}
+    GROUP BY id
+) AS m
+LEFT JOIN
+(
+    SELECT
+        message_id,
+        argMax(status, (stage, at))                        AS last_status,
+        argMax(at, (stage, at))                            AS last_at,
+        minIf(at, status IN ('sent', 'submitted'))         AS sent_at
+    FROM ${events}
+    WHERE message_id >= {lo:String} AND message_id < {hi:String}
+    GROUP BY message_id
+) AS e ON e.message_id = m.id
+ORDER BY m.id`;

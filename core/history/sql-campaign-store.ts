@@ -1,0 +1,155 @@
+import type { CampaignRecord, CampaignState, CampaignStore, ListRecord, MemberRow, ReportRecord, TemplateRecord } from '../ports/campaign-store';
+import { isMessageStatus } from '../domain/message-status';
+import { CAMPAIGN_INSERTS, FIND_CAMPAIGN, GET_CAMPAIGN, LIST_LISTS, LIST_TEMPLATES, LIST_UNSENT_CAMPAIGNS, MAX_RESERVED_NUMERIC_ID, MESSAGE_IDS_IN_RANGE, READ_MEMBERS, REPORT_RANGE } from './campaign-queries';
+import { dateTime64, jsonEachRow, toNumber } from './rows';
+import { positionOfCampaignMessage } from '../campaigns/campaign-message-ids';
+
+/** How sql-history lets the campaign store reach the engine (timed, counted, errors mapped). */
+export interface SqlIo {
+  select(what: string, sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  insert(target: { table: string; columns: readonly string[] }, rows: Buffer): Promise<void>;
+}
+
+const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+const bool = (v: unknown): boolean => toNumber(v) !== 0;
+
+function toList(r: Record<string, unknown>): ListRecord {
+  return {
+    id: toNumber(r.id),
+    applicationId: str(r.applicationId),
+    name: str(r.name),
+    batch: str(r.batch),
+    email: str(r.email),
+    removeOptOuts: bool(r.removeOptOuts),
+    memberCount: toNumber(r.memberCount),
+    createdAt: toNumber(r.createdAt),
+    deleted: bool(r.deleted),
+    updatedAt: toNumber(r.updatedAt),
+  };
+}
+
+function toCampaign(r: Record<string, unknown>): CampaignRecord {
+  return {
+    id: toNumber(r.id),
+    applicationId: str(r.applicationId),
+    name: str(r.name),
+    batch: str(r.batch),
+    email: str(r.email),
+    scheduleAt: toNumber(r.scheduleAt),
+    utcOffsetMinutes: toNumber(r.utcOffsetMinutes),
+    content: str(r.content),
+    template: str(r.template),
+    mask: str(r.mask),
+    optOutResponse: str(r.optOutResponse),
+    replyResponse: str(r.replyResponse),
+    removeOptOuts: bool(r.removeOptOuts),
+    memberCount: toNumber(r.memberCount),
+    numericBase: toNumber(r.numericBase),
+    state: str(r.state) as CampaignState,
+    createdAt: toNumber(r.createdAt),
+    updatedAt: toNumber(r.updatedAt),
+  };
+}
+
+/** Lists, campaigns, members, templates and reports on a ClickHouse engine (chDB or a server): one set of SQL for both. */
+export function createSqlCampaignStore(io: SqlIo): CampaignStore {
+  return {
+    async insertMembers(ownerId, rows) {
+      if (rows.length === 0) return;
+      await io.insert(
+        CAMPAIGN_INSERTS.members,
+        jsonEachRow(rows, (m) => ({
+          owner_id: ownerId,
+          position: m.position,
+          destination: m.destination,
+          param1: m.params[0] ?? '',
+          param2: m.params[1] ?? '',
+          param3: m.params[2] ?? '',
+          param4: m.params[3] ?? '',
+          param5: m.params[4] ?? '',
+          param6: m.params[5] ?? '',
+          opted_out: m.optedOut ? 1 : 0,
+        })),
+      );
+    },
+    async readMembers(ownerId, fromPosition, limit) {
+      const rows = await io.select('readMembers', READ_MEMBERS, { ownerId, from: fromPosition, limit });
+      return rows.map(
+        (r): MemberRow => ({
+          position: toNumber(r.position),
+          destination: str(r.destination),
+          params: [str(r.param1), str(r.param2), str(r.param3), str(r.param4), str(r.param5), str(r.param6)],
+          optedOut: bool(r.optedOut),
+        }),
+      );
+    },
+    async upsertList(l) {
+      await io.insert(
+        CAMPAIGN_INSERTS.lists,
+        jsonEachRow([l], (x) => ({
+          id: x.id, application_id: x.applicationId, name: x.name, batch: x.batch, email: x.email,
+          remove_opt_outs: x.removeOptOuts ? 1 : 0, member_count: x.memberCount, created_at: dateTime64(x.createdAt),
+          deleted: x.deleted ? 1 : 0, updated_at: dateTime64(x.updatedAt),
+        })),
+      );
+    },
+    async listLists(applicationId) {
+      return (await io.select('listLists', LIST_LISTS, { applicationId })).map(toList);
+    },
+    async upsertCampaign(c) {
+      await io.insert(
+        CAMPAIGN_INSERTS.campaigns,
+        jsonEachRow([c], (x) => ({
+          id: x.id, application_id: x.applicationId, name: x.name, batch: x.batch, email: x.email,
+          schedule_at: dateTime64(x.scheduleAt), utc_offset_minutes: x.utcOffsetMinutes, content: x.content, template: x.template,
+          mask: x.mask, opt_out_response: x.optOutResponse, reply_response: x.replyResponse, remove_opt_outs: x.removeOptOuts ? 1 : 0,
+          member_count: x.memberCount, numeric_base: x.numericBase, state: x.state, created_at: dateTime64(x.createdAt), updated_at: dateTime64(x.updatedAt),
+        })),
+      );
+    },
+    async getCampaign(applicationId, id) {
+      const rows = await io.select('getCampaign', GET_CAMPAIGN, { applicationId, id });
+      return rows.length > 0 ? toCampaign(rows[0]!) : undefined;
+    },
+    async findCampaign(id) {
+      const rows = await io.select('findCampaign', FIND_CAMPAIGN, { id });
+      return rows.length > 0 ? toCampaign(rows[0]!) : undefined;
+    },
+    async listUnsentCampaigns() {
+      return (await io.select('listUnsentCampaigns', LIST_UNSENT_CAMPAIGNS, {})).map(toCampaign);
+    },
+    async maxReservedNumericId() {
+      const rows = await io.select('maxReservedNumericId', MAX_RESERVED_NUMERIC_ID, {});
+      return rows.length > 0 ? toNumber(rows[0]!.top ?? 0) : 0;
+    },
+    async upsertTemplate(t) {
+      await io.insert(
+        CAMPAIGN_INSERTS.templates,
+        jsonEachRow([t], (x) => ({ id: x.id, application_id: x.applicationId, name: x.name, content: x.content, updated_at: dateTime64(x.updatedAt) })),
+      );
+    },
+    async listTemplates(applicationId) {
+      const rows = await io.select('listTemplates', LIST_TEMPLATES, { applicationId });
+      return rows.map((r): TemplateRecord => ({ id: toNumber(r.id), applicationId: str(r.applicationId), name: str(r.name), content: str(r.content), updatedAt: toNumber(r.updatedAt) }));
+    },
+    async messageIdsInRange(lo, hi) {
+      const rows = await io.select('messageIdsInRange', MESSAGE_IDS_IN_RANGE, { lo, hi });
+      return new Set(rows.map((r) => str(r.id)));
+    },
+    async reportRange(lo, hi) {
+      const rows = await io.select('reportRange', REPORT_RANGE, { lo, hi });
+      return rows.map((r): ReportRecord => {
+        const raw = str(r.status);
+        const status = raw !== '' && isMessageStatus(raw) ? raw : 'accepted';
+        return {
+          position: positionOfCampaignMessage(str(r.id)),
+          messageNumericId: toNumber(r.messageNumericId),
+          mobile: str(r.mobile),
+          sentAt: toNumber(r.sentAt ?? 0),
+          status,
+          statusAt: raw !== '' ? toNumber(r.statusAt) : toNumber(r.acceptedAt),
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The Campaign Manager part of history: lists, campaigns, their members and
+ * templates, and the campaign report. Members are written in bulk (one insert
+ * per many thousand) and read in pages by position, so a million-member list
+ * never has to be held in memory at once. Times are epoch milliseconds.
+ */
+export interface MemberRow {
+  /** Zero-based position in the list or campaign, as accepted. */
+  position: number;
+  destination: string;
+  /** param1..param6; '' is an absent parameter. */
+  params: readonly string[];
+  /** The handset had opted out of the application when it was imported. */
+  optedOut: boolean;
+}
+
+export interface ListRecord {
+  id: number;
+  applicationId: string;
+  name: string;
+  batch: string;
+  email: string;
+  removeOptOuts: boolean;
+  memberCount: number;
+  createdAt: number;
+  deleted: boolean;
+  updatedAt: number;
+}
+
+export type CampaignState = 'scheduled' | 'sending' | 'sent';
+
+export interface CampaignRecord {
+  id: number;
+  applicationId: string;
+  name: string;
+  batch: string;
+  email: string;
+  scheduleAt: number;
+  /** The UTC offset the schedule was written with: the report's dates use it. */
+  utcOffsetMinutes: number;
+  /** The message text with its placeholders (from `content` or the template). */
+  content: string;
+  template: string;
+  mask: string;
+  optOutResponse: string;
+  replyResponse: string;
+  removeOptOuts: boolean;
+  memberCount: number;
+  /** Numeric message id of member 0; see campaign-message-ids.ts. */
+  numericBase: number;
+  state: CampaignState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TemplateRecord {
+  id: number;
+  applicationId: string;
+  name: string;
+  content: string;
+  updatedAt: number;
+}
+
+export interface ReportRecord {
+  position: number;
+  messageNumericId: number;
+  mobile: string;
+  /** When the message went to the carrier; 0 when it has not yet. */
+  sentAt: number;
+  status: string;
+  statusAt: number;
+}
+
+export interface CampaignStore {
+  insertMembers(ownerId: number, members: readonly MemberRow[]): Promise<void>;
+  /** Up to `limit` members from `fromPosition` on, in position order. */
+  readMembers(ownerId: number, fromPosition: number, limit: number): Promise<MemberRow[]>;
+  upsertList(list: ListRecord): Promise<void>;
+  /** The application's lists that are not deleted, oldest first. */
+  listLists(applicationId: string): Promise<ListRecord[]>;
+  upsertCampaign(campaign: CampaignRecord): Promise<void>;
+  getCampaign(applicationId: string, id: number): Promise<CampaignRecord | undefined>;
+  /** A campaign whatever its application: for core's own use (replies to campaign messages). */
+  findCampaign(id: number): Promise<CampaignRecord | undefined>;
+  /** Campaigns not yet wholly handed to their channel, of every application. */
+  listUnsentCampaigns(): Promise<CampaignRecord[]>;
+  /** The highest numeric message id any campaign has reserved (0 if none). */
+  maxReservedNumericId(): Promise<number>;
+  upsertTemplate(template: TemplateRecord): Promise<void>;
+  listTemplates(applicationId: string): Promise<TemplateRecord[]>;
+  /** Ids of stored messages in [lo, hi) (campaign message ids sort by position). */
+  messageIdsInRange(lo: string, hi: string): Promise<Set<string>>;
+  /** Report rows of campaign messages with ids in [lo, hi), in id (= position) order. */
+  reportRange(lo: string, hi: string): Promise<ReportRecord[]>;
+}

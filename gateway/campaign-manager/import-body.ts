@@ -1,0 +1,80 @@
+import type { Context } from 'koa';
+import type { CampaignsClient } from '../campaigns-client';
+import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/v1/campaigns';
+import { HermodError } from '../../lib/errors';
+import { parseStreamedObject } from '../http/streamed-object';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const MAX_MEMBERS = 1_000_000;
+/** Problems listed in an answer; the rest are counted. */
+const MAX_LISTED = 10;
+const PARAMS = ['param1', 'param2', 'param3', 'param4', 'param5', 'param6'] as const;
+
+type Validate = <T>(schema: string, value: unknown) => T;
+
+export interface ImportedBody {
+  /** The body's fields other than members, validated. */
+  fields: Record<string, unknown>;
+  result: ImportResult;
+}
+
+/**
+ * Streams a list or campaign body to core: members are checked one by one as
+ * the body is parsed and sent on in batches; the other fields are checked once
+ * the body ends, then the import is committed with them. With
+ * strict_validation (the default) one invalid member refuses the whole
+ * request; without, invalid members are dropped and reported in error_messages.
+ */
+export async function importBody(
+  ctx: Context,
+  deps: { campaigns: CampaignsClient; validate: Validate; maxBytes: number },
+  applicationId: string,
+  kind: 'list' | 'campaign',
+  toCommit: (fields: Record<string, unknown>) => ImportCommit,
+): Promise<ImportedBody> {
+  const type = ctx.get('content-type');
+  if (type && !JSON_TYPE.test(type)) throw new HermodError('unsupported_media_type', `content-type must be application/json, got ${type}`);
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > deps.maxBytes) throw new HermodError('body_too_large', `request body exceeds ${deps.maxBytes} bytes`);
+
+  const session = deps.campaigns.startImport(applicationId, kind);
+  const fields: Record<string, unknown> = {};
+  const problems: string[] = [];
+  let invalid = 0;
+  let valid = 0;
+  try {
+    const count = await parseStreamedObject(ctx.req as AsyncIterable<Buffer>, { arrayField: 'members', maxBytes: deps.maxBytes }, {
+      field(name, value) {
+        fields[name] = value;
+      },
+      async elements(elements, firstIndex) {
+        if (firstIndex + elements.length > MAX_MEMBERS) throw new HermodError('invalid_attrib', `members: at most ${MAX_MEMBERS} members`);
+        const good: Member[] = [];
+        elements.forEach((element, i) => {
+          try {
+            const m = deps.validate<Record<string, string>>('Member', element);
+            good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
+          } catch (err) {
+            invalid++;
+            if (problems.length < MAX_LISTED) problems.push(`members[${firstIndex + i}]: ${(err as Error).message}`);
+          }
+        });
+        valid += good.length;
+        if (good.length > 0) await session.write(good);
+      },
+    });
+    const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
+    deps.validate(schema, fields);
+    if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');
+    if (count === 0) throw new HermodError(Object.hasOwn(fields, 'members') || problems.length > 0 ? 'invalid_attrib' : 'missing_attrib', 'members: at least 1 member is required');
+    const described = `${invalid} invalid member${invalid === 1 ? '' : 's'}: ${problems.join('; ')}${invalid > problems.length ? '; …' : ''}`;
+    if (invalid > 0 && fields.strict_validation !== false) throw new HermodError('invalid_attrib', described);
+    if (valid === 0) throw new HermodError('invalid_attrib', `no valid members; ${described}`);
+    const commit = toCommit(fields);
+    if (invalid > 0) commit.errorMessages = `${described.replace(/^(\d+ invalid members?)/, '$1 dropped')}`;
+    return { fields, result: await session.commit(commit) };
+  } catch (err) {
+    session.abort();
+    throw err;
+  }
+}

@@ -1,0 +1,136 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Authenticator } from '../auth';
+import type { CampaignsClient } from '../campaigns-client';
+import type { ImportCommit } from '../../proto/gen/hermod/v1/campaigns';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { createValidator } from '../http/validator';
+import { readJson } from '../http/read-json';
+import { CAMPAIGN_MANAGER_SCHEMAS } from './schemas';
+import { importBody } from './import-body';
+import { respondWithStreamedJson } from './streamed-json';
+import { listsAsJson, reportAsJson } from './answers';
+import { parseCampaignSchedule } from './campaign-schedule';
+
+export interface CampaignManagerDeps {
+  campaigns: CampaignsClient;
+  auth: Authenticator;
+  log: Logger;
+  maxBodyBytes: number;
+  /** Largest list or campaign body. */
+  maxImportBytes: number;
+}
+
+const INTEGER_ID = /^[1-9][0-9]{0,15}$/;
+
+/** Campaign Manager: `/rest/campaign_manager/v1`. */
+export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
+  const router = new Router({ prefix: '/rest/campaign_manager/v1' });
+  const validate = createValidator(CAMPAIGN_MANAGER_SCHEMAS);
+
+  /** The caller, who must be the application the path names. */
+  const caller = async (ctx: Context): Promise<{ applicationId: string; applicationName: string }> => {
+    const who = await deps.auth.authenticate(ctx.get('authorization'));
+    const named = ctx.params.application_name ?? '';
+    if (named.length > 255) throw new HermodError('invalid_attrib', 'application_name is at most 255 characters');
+    if (named !== who.applicationName) throw new HermodError('forbidden', `credentials of ${who.applicationName} do not give access to application ${named}`);
+    return who;
+  };
+  const integerId = (value: string | undefined, name: string): number => {
+    if (!value || !INTEGER_ID.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
+    return Number(value);
+  };
+  const plainErrors = async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
+    ctx.state.plainErrors = true;
+    await next();
+  };
+  const base = (ctx: Context): string => `${ctx.protocol}://${ctx.host}/rest/campaign_manager/v1/${encodeURIComponent(ctx.params.application_name!)}`;
+
+  router.get('/healthz', plainErrors, async (ctx) => {
+    const health = await deps.campaigns.health().catch((err: Error) => ({ ok: false, detail: err.message }));
+    ctx.type = 'text/plain';
+    ctx.status = health.ok ? 200 : 500;
+    ctx.body = health.ok ? 'OK' : `error: ${health.detail}`;
+  });
+
+  router.get('/:application_name/lists', async (ctx) => {
+    const who = await caller(ctx);
+    await respondWithStreamedJson(ctx, listsAsJson(deps.campaigns.streamLists(who.applicationId)));
+  });
+
+  router.post('/:application_name/lists', async (ctx) => {
+    const who = await caller(ctx);
+    const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'list', (f) => commitFields(f));
+    ctx.status = 201;
+    ctx.set('Location', `${base(ctx)}/lists/${result.id}`);
+    ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
+  });
+
+  router.delete('/:application_name/lists/:list_id', plainErrors, async (ctx) => {
+    const who = await caller(ctx);
+    const id = integerId(ctx.params.list_id, 'list_id');
+    const deleted = await deps.campaigns.deleteLists(who.applicationId, [id]);
+    if (deleted.length === 0) throw new HermodError('not_found', 'List cannot be deleted: no such list');
+    ctx.status = 204;
+  });
+
+  router.post('/:application_name/delete_multiple_lists', plainErrors, async (ctx) => {
+    const who = await caller(ctx);
+    const body = validate<{ list_ids: number[] }>('DeleteMultipleListsRequest', await readJson(ctx, deps.maxBodyBytes));
+    const deleted = await deps.campaigns.deleteLists(who.applicationId, body.list_ids);
+    if (deleted.length === 0) throw new HermodError('not_found', 'Lists cannot be deleted: none of them is a list of this application');
+    ctx.body = { list_ids: deleted, message: 'IDs of deleted lists' };
+  });
+
+  router.post('/:application_name/scheduled_campaigns', async (ctx) => {
+    const who = await caller(ctx);
+    const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'campaign', (f) => {
+      const schedule = parseCampaignSchedule(f.schedule as string);
+      return {
+        ...commitFields(f),
+        schedule: schedule.at,
+        utcOffsetMinutes: schedule.utcOffsetMinutes,
+        content: (f.content as string | undefined) ?? '',
+        template: (f.template as string | undefined) ?? '',
+        mask: (f.mask as string | undefined) ?? '',
+        optOutResponse: (f.opt_out_response as string | undefined) ?? '',
+        replyResponse: (f.reply_response as string | undefined) ?? '',
+      };
+    });
+    ctx.status = 201;
+    ctx.set('Location', `${base(ctx)}/${result.id}/report`);
+    ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
+  });
+
+  router.get('/:application_name/templates', async (ctx) => {
+    const who = await caller(ctx);
+    const templates = await deps.campaigns.listTemplates(who.applicationId);
+    ctx.body = templates.map((t) => ({ id: t.id, name: t.name }));
+  });
+
+  router.get('/:application_name/:campaign_id/report', async (ctx) => {
+    const who = await caller(ctx);
+    const id = integerId(ctx.params.campaign_id, 'campaign_id');
+    await respondWithStreamedJson(ctx, reportAsJson(deps.campaigns.streamCampaignReport(who.applicationId, id)));
+  });
+
+  return router;
+}
+
+function commitFields(f: Record<string, unknown>): ImportCommit {
+  return {
+    name: f.name as string,
+    batch: (f.batch as string | undefined) ?? '',
+    email: (f.email as string | undefined) ?? '',
+    removeOptOuts: f.remove_opt_outs !== false,
+    schedule: undefined,
+    utcOffsetMinutes: 0,
+    content: '',
+    template: '',
+    mask: '',
+    optOutResponse: '',
+    replyResponse: '',
+    errorMessages: '',
+  };
+}

@@ -1,0 +1,34 @@
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+
+/**
+ * Answers 200 with JSON text written fragment by fragment as `fragments`
+ * yields it, with backpressure from the client's connection, so a million-row
+ * answer never exists as one string. The first fragment is awaited before the
+ * status is sent, so a failure before any data still gets a proper error
+ * answer; a failure later cuts the connection, leaving the client with
+ * truncated JSON rather than a plausible but incomplete answer.
+ */
+export async function respondWithStreamedJson(ctx: Context, fragments: AsyncIterable<string>): Promise<void> {
+  const it = fragments[Symbol.asyncIterator]();
+  const first = await it.next();
+  const out = new PassThrough();
+  ctx.status = 200;
+  ctx.type = 'application/json';
+  ctx.body = out;
+  void (async () => {
+    let closed = false;
+    out.once('close', () => (closed = true));
+    try {
+      for (let step = first; !step.done && !closed; step = await it.next()) {
+        if (!out.write(step.value)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      }
+      if (!closed) out.end();
+    } catch (err) {
+      out.destroy(err as Error);
+    } finally {
+      if (closed) await it.return?.(undefined);
+    }
+  })();
+}

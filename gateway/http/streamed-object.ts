@@ -1,0 +1,353 @@
+import { HermodError } from '../../lib/errors';
+
+export interface StreamedObjectHandler {
+  /** A top-level field other than the streamed array (or the streamed field itself when its value is not an array), with its parsed JSON value. */
+  field(name: string, value: unknown): void;
+  /** The next elements of the streamed array, parsed, in order. `firstIndex` is the zero-based index of elements[0]. Awaited before more input is read (backpressure). */
+  elements(elements: unknown[], firstIndex: number): void | Promise<void>;
+}
+
+export interface StreamedObjectOptions {
+  /** Name of the top-level field whose array is streamed, e.g. 'members'. */
+  arrayField: string;
+  /** Total body size limit in bytes; beyond it throw HermodError('body_too_large', ...). */
+  maxBytes: number;
+  /** Deliver elements in groups of at most this many (default 5000). */
+  batchSize?: number;
+}
+
+/** Parses a JSON object body from a byte stream; resolves with the number of array elements seen (0 if the field is absent). */
+export async function parseStreamedObject(
+  source: AsyncIterable<Buffer>,
+  options: StreamedObjectOptions,
+  handler: StreamedObjectHandler,
+): Promise<number> {
+  const batchSize = options.batchSize ?? 5000;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const scanner = new Scanner(options.arrayField, handler);
+  let delivered = 0;
+  const deliver = async (all: boolean): Promise<void> => {
+    const pending = scanner.parsed;
+    let k = 0;
+    while (pending.length - k >= batchSize || (all && k < pending.length)) {
+      const batch = pending.slice(k, k + batchSize);
+      k += batch.length;
+      await handler.elements(batch, delivered);
+      delivered += batch.length;
+    }
+    if (k > 0) scanner.parsed = pending.slice(k);
+  };
+
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    // Thrown inside for-await, this also stops (and for a Readable, destroys) the source.
+    if (total > options.maxBytes) throw new HermodError('body_too_large', `request body exceeds ${options.maxBytes} bytes`);
+    let pos = 0;
+    while (pos < chunk.length) {
+      pos = scanner.feed(chunk, pos);
+      // The rest of the array goes out before any field that follows it.
+      if (scanner.arrayClosed) {
+        scanner.arrayClosed = false;
+        await deliver(true);
+      }
+    }
+    await deliver(false);
+  }
+  scanner.end();
+  return scanner.count;
+}
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
+const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
+const BOM = [0xef, 0xbb, 0xbf];
+
+// Where the scanner is in the top-level object.
+const START = 0, KEY_OR_CLOSE = 1, KEY_NEXT = 2, KEY = 3, COLON_NEXT = 4, VALUE_NEXT = 5, VALUE = 6, ARRAY = 7, AFTER_VALUE = 8, DONE = 9;
+// What kind of value (or key) is being collected.
+const SCALAR = 0, STRING = 1, CONTAINER = 2;
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+function invalid(message: string, at: number): HermodError {
+  return new HermodError('invalid_json', `request body is not valid JSON: ${message} (near byte ${at})`);
+}
+
+function show(b: number): string {
+  return b >= 0x20 && b < 0x7f ? `'${String.fromCharCode(b)}'` : `byte 0x${b.toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * A byte-level state machine over the top-level object. Keys and ordinary
+ * values are collected as byte slices and handed to JSON.parse whole; the
+ * streamed array is cut after its last complete element in each chunk and
+ * parsed with one JSON.parse per chunk, the incomplete tail carried over.
+ * Slices are decoded only at value boundaries, so UTF-8 characters split
+ * across chunks are never decoded in halves.
+ */
+class Scanner {
+  state = START;
+  /** Absolute offset of the current chunk's first byte. */
+  private offset = 0;
+  private chunkLength = 0;
+  private bomBytes = 0;
+  private key = '';
+  private arraySeen = false;
+  // The key, value or array content being collected.
+  private pieces: Buffer[] = [];
+  private start = 0;
+  private startOffset = 0;
+  private kind = SCALAR;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** Some of the array is already parsed, so an empty segment now means a stray comma. */
+  private partParsed = false;
+  /** Parsed elements not yet handed to the handler. */
+  parsed: unknown[] = [];
+  count = 0;
+  arrayClosed = false;
+
+  constructor(private readonly arrayField: string, private readonly handler: StreamedObjectHandler) {}
+
+  /** Scans `c` from `i`; returns where it stopped, early only right after the streamed array closes. */
+  feed(c: Buffer, i: number): number {
+    if (i === 0) {
+      this.offset += this.chunkLength;
+      this.chunkLength = c.length;
+    }
+    const n = c.length;
+    while (i < n) {
+      const state = this.state;
+      if (state === ARRAY) {
+        i = this.scanArray(c, i);
+        if (this.arrayClosed) return i;
+        continue;
+      }
+      if (state === KEY || state === VALUE) {
+        const end = this.scanValue(c, i);
+        if (end < 0) {
+          this.pieces.push(Buffer.from(c.subarray(this.start)));
+          this.start = 0;
+          return n;
+        }
+        this.finishValue(c, end);
+        i = end;
+        continue;
+      }
+      const b = c[i]!;
+      if (isSpace(b)) {
+        i++;
+        continue;
+      }
+      const at = this.offset + i;
+      switch (state) {
+        case START:
+          if (at === this.bomBytes && at < 3 && b === BOM[at]) this.bomBytes++;
+          else if (this.bomBytes > 0 && this.bomBytes < 3) throw invalid('incomplete byte-order mark', at);
+          else if (b === OPEN_BRACE) this.state = KEY_OR_CLOSE;
+          else if (b === OPEN_BRACKET) throw new HermodError('invalid_json', 'request body must be a JSON object, not an array');
+          else throw invalid(`expected '{' but found ${show(b)}`, at);
+          break;
+        case KEY_OR_CLOSE:
+        case KEY_NEXT:
+          if (b === QUOTE) this.begin(KEY, STRING, i);
+          else if (b === CLOSE_BRACE && state === KEY_OR_CLOSE) this.state = DONE;
+          else throw invalid(`expected a field name but found ${show(b)}`, at);
+          break;
+        case COLON_NEXT:
+          if (b !== COLON) throw invalid(`expected ':' after field "${this.key}" but found ${show(b)}`, at);
+          this.state = VALUE_NEXT;
+          break;
+        case VALUE_NEXT:
+          if (b === OPEN_BRACKET && this.key === this.arrayField) {
+            this.begin(ARRAY, CONTAINER, i + 1);
+            // Inside the array, depth counts within one element.
+            this.depth = 0;
+            this.partParsed = false;
+          } else if (b === QUOTE) this.begin(VALUE, STRING, i);
+          else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.begin(VALUE, CONTAINER, i);
+          else if (b === COMMA || b === CLOSE_BRACE || b === CLOSE_BRACKET || b === COLON) {
+            throw invalid(`expected a value for field "${this.key}" but found ${show(b)}`, at);
+          } else this.begin(VALUE, SCALAR, i);
+          break;
+        case AFTER_VALUE:
+          if (b === COMMA) this.state = KEY_NEXT;
+          else if (b === CLOSE_BRACE) this.state = DONE;
+          else throw invalid(`expected ',' or '}' after field "${this.key}" but found ${show(b)}`, at);
+          break;
+        default:
+          throw invalid(`unexpected ${show(b)} after the end of the JSON object`, at);
+      }
+      i++;
+    }
+    // A key or value whose first byte ended the chunk.
+    if ((this.state === KEY || this.state === VALUE) && this.start < n) {
+      this.pieces.push(Buffer.from(c.subarray(this.start)));
+      this.start = 0;
+    }
+    return n;
+  }
+
+  end(): void {
+    if (this.state === START) throw new HermodError('invalid_json', 'request body is empty; a JSON object is required');
+    if (this.state !== DONE) throw invalid('unexpected end of input', this.offset + this.chunkLength);
+  }
+
+  private begin(state: number, kind: number, start: number): void {
+    this.state = state;
+    this.kind = kind;
+    this.start = start;
+    this.startOffset = this.offset + start;
+    this.pieces = [];
+    this.depth = kind === CONTAINER ? 1 : 0;
+    this.inString = kind === STRING;
+    this.escaped = false;
+  }
+
+  /** Index just past the key or value if it ends in `c`, else -1; begin() has already consumed its opening byte. */
+  private scanValue(c: Buffer, i: number): number {
+    const kind = this.kind;
+    let depth = this.depth, inString = this.inString, escaped = this.escaped;
+    let end = -1;
+    for (const n = c.length; i < n; i++) {
+      const b = c[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) {
+          inString = false;
+          if (depth === 0) { end = i + 1; break; }
+        }
+      } else if (kind === SCALAR) {
+        if (isSpace(b) || b === COMMA || b === CLOSE_BRACE || b === CLOSE_BRACKET) { end = i; break; }
+      } else if (b === QUOTE) inString = true;
+      else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
+      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+        if (--depth === 0) { end = i + 1; break; }
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return end;
+  }
+
+  private finishValue(c: Buffer, end: number): void {
+    const text = this.collect(c, end).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw this.state === KEY
+        ? invalid('malformed field name', this.startOffset)
+        : invalid(`malformed value for field "${this.key}"`, this.startOffset);
+    }
+    if (this.state === VALUE) {
+      this.handler.field(this.key, value);
+      this.state = AFTER_VALUE;
+      return;
+    }
+    this.key = value as string;
+    if (this.key === this.arrayField) {
+      if (this.arraySeen) throw invalid(`field ${this.arrayField} appears twice`, this.startOffset);
+      this.arraySeen = true;
+    }
+    this.state = COLON_NEXT;
+  }
+
+  private collect(c: Buffer, end: number): Buffer {
+    const tail = c.subarray(this.start, end);
+    if (this.pieces.length === 0) return tail;
+    this.pieces.push(tail);
+    const all = Buffer.concat(this.pieces);
+    this.pieces = [];
+    return all;
+  }
+
+  /** Scans array content from `i`; parses every element completed in `c`. */
+  private scanArray(c: Buffer, i: number): number {
+    this.start = i;
+    let depth = this.depth, inString = this.inString, escaped = this.escaped;
+    let lastComma = -1, close = -1;
+    for (const n = c.length; i < n; i++) {
+      const b = c[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+      } else if (b === QUOTE) inString = true;
+      else if (b === COMMA) {
+        if (depth === 0) lastComma = i;
+      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
+      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+        if (depth > 0) depth--;
+        else if (b === CLOSE_BRACKET) { close = i; break; }
+        else throw invalid(`unexpected '}' in ${this.arrayField}`, this.offset + i);
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    if (close >= 0) {
+      this.parseElements(this.collect(c, close), true);
+      this.state = AFTER_VALUE;
+      this.arrayClosed = true;
+      return close + 1;
+    }
+    if (lastComma >= 0) {
+      this.parseElements(this.collect(c, lastComma), false);
+      this.start = lastComma + 1;
+      this.startOffset = this.offset + lastComma + 1;
+    }
+    if (this.start < c.length) this.pieces.push(Buffer.from(c.subarray(this.start)));
+    return c.length;
+  }
+
+  private parseElements(content: Buffer, last: boolean): void {
+    const text = content.toString('utf8');
+    let elements: unknown[];
+    try {
+      elements = JSON.parse(`[${text}]`) as unknown[];
+    } catch {
+      throw this.locate(text);
+    }
+    if (elements.length === 0 && (this.partParsed || !last)) {
+      throw invalid(`missing element ${this.arrayField}[${this.count}]`, this.startOffset + content.length);
+    }
+    this.partParsed = true;
+    this.count += elements.length;
+    if (this.parsed.length === 0) this.parsed = elements;
+    else for (const e of elements) this.parsed.push(e);
+  }
+
+  /** Only on failure: finds the first malformed element, for a precise message. */
+  private locate(text: string): HermodError {
+    let depth = 0, inString = false, escaped = false, from = 0, index = this.count;
+    for (let i = 0; i <= text.length; i++) {
+      const ch = text[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (ch === '\\') escaped = true;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === '{' || ch === '[') depth++;
+      else if (ch === '}' || ch === ']') depth--;
+      else if ((ch === ',' && depth === 0) || i === text.length) {
+        const element = text.slice(from, i);
+        try {
+          JSON.parse(element);
+        } catch {
+          const at = this.startOffset + Buffer.byteLength(text.slice(0, from));
+          const what = element.trim() === '' ? 'missing element' : 'malformed element';
+          return invalid(`${what} ${this.arrayField}[${index}]`, at);
+        }
+        from = i + 1;
+        index++;
+      }
+    }
+    return invalid(`malformed elements in ${this.arrayField}`, this.startOffset);
+  }
+}
