@@ -18,6 +18,7 @@ import { createStatusRecorder } from './messages/status-recorder';
 import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
 import { createTemplates } from './campaigns/templates';
+import { createCampaignResponder } from './campaigns/campaign-responder';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
 export interface RunningCore {
@@ -58,7 +59,8 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const callbacks = createCallbackProducer({ bus, history, recent, log });
   recorder.onApplied((change) => callbacks.statusChanged(change));
-  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r) });
+  const respond = createCampaignResponder({ store: history.campaigns, intake, log });
+  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
   const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });

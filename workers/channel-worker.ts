@@ -100,8 +100,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const jobs = records.map((r) => decodeJob(r.value));
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
-    const current = await Promise.all(jobs.map((j) => state.getStatus(j.id)));
-    const todo = jobs.filter((_, i) => !current[i] || stageOf(current[i]!.status) < SUBMITTED);
+    const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
+    const todo = jobs.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
     await Promise.all(todo.map(sendOne));
     await statuses.drain();
   };

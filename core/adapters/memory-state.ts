@@ -38,6 +38,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
   const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
   const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
+  const submitted = new BoundedMap<true>(ttlMs, maxEntries);
   const lastMessages = new BoundedMap<{ messageId: string; applicationId: string }>(ttlMs, maxEntries);
   // Opt-outs never expire here: core loads them from history at start.
   const optOuts = new Set<string>();
@@ -122,7 +123,17 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       carrierIds.expire(t);
-      for (const p of pairs) carrierIds.set(p.carrierId, p.messageId, t);
+      submitted.expire(t);
+      for (const p of pairs) {
+        carrierIds.set(p.carrierId, p.messageId, t);
+        submitted.set(p.messageId, true, t);
+      }
+    },
+
+    async wereSubmitted(messageIds) {
+      open();
+      const t = now();
+      return messageIds.map((id) => submitted.get(id, t) === true);
     },
 
     async getMessageIdByCarrierId(carrierId) {
@@ -134,6 +145,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       closed = true;
       statuses.clear();
       carrierIds.clear();
+      submitted.clear();
     },
   };
 }

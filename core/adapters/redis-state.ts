@@ -76,6 +76,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
 
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
+  const submittedKey = (messageId: string): string => `${prefix}:submitted:{${messageId}}`;
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handset}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
@@ -114,7 +115,10 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (pairs.length === 0) return;
       const pipeline = client.pipeline();
-      for (const p of pairs) pipeline.set(carrierKey(p.carrierId), p.messageId, 'EX', ttlSeconds);
+      for (const p of pairs) {
+        pipeline.set(carrierKey(p.carrierId), p.messageId, 'EX', ttlSeconds);
+        pipeline.set(submittedKey(p.messageId), '1', 'EX', ttlSeconds);
+      }
       try {
         pipelineResults('storing carrier ids', await pipeline.exec());
       } catch (err) {
@@ -202,6 +206,19 @@ export function createRedisState(options: RedisStateOptions): HotState {
         await client.del(idempotencyKey(key));
       } catch (err) {
         throw unavailable('releasing an idempotency key', err);
+      }
+    },
+
+    async wereSubmitted(messageIds: readonly string[]): Promise<boolean[]> {
+      open();
+      if (messageIds.length === 0) return [];
+      // One GET per key (pipelined), not MGET: the keys live in different cluster slots.
+      const pipeline = client.pipeline();
+      for (const id of messageIds) pipeline.exists(submittedKey(id));
+      try {
+        return pipelineResults('reading submit markers', await pipeline.exec()).map((n) => n === 1);
+      } catch (err) {
+        throw unavailable('reading submit markers', err);
       }
     },
 

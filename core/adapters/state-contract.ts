@@ -107,6 +107,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getMessageIdByCarrierId(c2)).toBe(m2);
       expect(await state.getMessageIdByCarrierId(c3)).toBe(m2);
       expect(await state.getMessageIdByCarrierId(unique('carrier'))).toBeUndefined();
+      expect(await state.wereSubmitted([m1, unique('message'), m2])).toEqual([true, false, true]);
     });
 
     it('claims an idempotency key once, then returns what it holds until it is released', async () => {

@@ -6,17 +6,7 @@ import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { decodeInbound } from './bus-payloads';
 import type { Logger } from '../../lib/log';
-
-/** Replies that opt a handset out of an application, and back in. */
-const STOP_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'OPT OUT', 'REVOKE']);
-const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 'YES']);
-
-export function keywordOf(text: string): 'stop' | 'start' | undefined {
-  const word = text.trim().toUpperCase().replace(/[.!]+$/, '');
-  if (STOP_WORDS.has(word)) return 'stop';
-  if (START_WORDS.has(word)) return 'start';
-  return undefined;
-}
+import { keywordOf } from './reply-keywords';
 
 /**
  * Core's side of the inbound topic: each reply (MO) is stored as a message of
@@ -33,6 +23,8 @@ export function startInboundConsumer(deps: {
   log: Logger;
   /** Replies go on to the application's reply callback. */
   onReplies?: (records: readonly MessageRecord[]) => void;
+  /** Automatic answers (campaign reply_response / opt_out_response), once the replies are stored. */
+  respond?: (records: readonly MessageRecord[]) => Promise<void>;
 }): Promise<Subscription> {
   return deps.bus.subscribe(
     topicName('inbound'),
@@ -73,6 +65,7 @@ export function startInboundConsumer(deps: {
         await deps.state.setOptOuts(optOuts);
         for (const o of optOuts) deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });
       }
+      await deps.respond?.(records).catch((err) => deps.log.error('could not answer replies', { err }));
       for (const r of records) if (!r.applicationId) deps.log.warn('reply from a handset no application has messaged', { source: r.source, id: r.id });
     },
     { group: 'core-inbound', maxBatch: 500 },

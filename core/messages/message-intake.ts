@@ -16,6 +16,9 @@ import type { LinkShortener } from './link-shortener';
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
 
+/** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
+export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
+
 export type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
 
 export interface MessageIntake {
@@ -113,7 +116,8 @@ export function createMessageIntake(deps: {
   const store = async (records: MessageRecord[], now: number): Promise<IntakeResult[]> => {
     const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
     // A handset that opted out of the application (a STOP reply) gets nothing more from it.
-    const blocked = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
+    const optedOut = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
+    const blocked = optedOut.map((o, i) => o && records[i]!.via !== OPT_OUT_CONFIRMATION);
     const settled = await Promise.allSettled(
       records.map((record) =>
         durable.add({

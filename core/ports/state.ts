@@ -35,6 +35,12 @@ export interface HotState {
   /** Carrier message id → our message id, for delivery-report correlation. */
   putCarrierIds(pairs: readonly { carrierId: string; messageId: string }[]): Promise<void>;
   getMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /**
+   * For each message, in order, whether a carrier id was stored for it: the
+   * carrier took it. Workers write this themselves, so it holds even while
+   * core (which applies statuses) is down, and redelivered jobs are not sent twice.
+   */
+  wereSubmitted(messageIds: readonly string[]): Promise<boolean[]>;
   /** The last outgoing message to each handset, so a reply can be matched to what it answers. */
   rememberLastMessages(entries: readonly { handset: string; messageId: string; applicationId: string }[]): Promise<void>;
   getLastMessage(handset: string): Promise<{ messageId: string; applicationId: string } | undefined>;

@@ -1,5 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import { AccountsClient, type Application, type ListApplicationsResponse, type ListOptOutsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
+import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
 import { newApiKey } from '../../core/accounts/secrets';
 import type { Config } from '../config';
 import { fromServiceError } from '../grpc-errors';
@@ -13,17 +14,22 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
               [--reply <url>] [--rotate-secret]  prints the secret that signs the callbacks
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
-  optouts list [<name>]                      handsets that replied STOP, of one application or all`;
+  optouts list [<name>]                      handsets that replied STOP, of one application or all
+  templates list <name>                      the application's Campaign Manager templates
+  templates set <name> <template> <content>  create a template, or change its content (placeholders
+                                             {{param1}}..{{param6}} and {{destination}})`;
 
 type Out = (line: string) => void;
 
 /** Runs one operators' command; returns the process exit code. */
 export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
   const client = new AccountsClient(config.coreAddress, credentials.createInsecure());
-  const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
+  const campaigns = new CampaignsClient(config.coreAddress, credentials.createInsecure());
+  const callOn = <Req, Res>(target: object, fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
     new Promise((resolve, reject) =>
-      fn.call(client, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
+      fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
     );
+  const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> => callOn(client, fn, req);
   const upsert = (req: Partial<UpsertApplicationRequest> & { name: string }) =>
     call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, rotateCallbackSecret: false, ...req });
   const option = (name: string): string | undefined => {
@@ -78,6 +84,17 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       for (const o of optOuts) out(`${o.applicationName}\t${o.handset}\t${new Date(o.at).toISOString()}`);
       return 0;
     }
+    if (group === 'templates' && verb === 'list' && name) {
+      const { templates } = await callOn<object, ListTemplatesResponse>(campaigns, campaigns.listTemplates as never, { applicationId: '', applicationName: name });
+      out('id\tname\tcontent');
+      for (const t of templates) out(`${t.id}\t${t.name}\t${t.content}`);
+      return 0;
+    }
+    if (group === 'templates' && verb === 'set' && name && extra && args[4] !== undefined) {
+      const t = await callOn<UpsertTemplateRequest, Template>(campaigns, campaigns.upsertTemplate as never, { applicationName: name, name: extra, content: args[4] });
+      out(`template ${t.name} (${t.id}) saved`);
+      return 0;
+    }
     out(ADMIN_USAGE);
     return 2;
   } catch (err) {
@@ -85,5 +102,6 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     return 1;
   } finally {
     client.close();
+    campaigns.close();
   }
 }

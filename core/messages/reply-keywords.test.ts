@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keywordOf } from './inbound-consumer';
+import { keywordOf } from './reply-keywords';
 
 describe('reply keywords', () => {
   it('reads STOP and its usual synonyms, in any case and with trailing punctuation, as an opt-out', () => {

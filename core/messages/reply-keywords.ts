@@ -1,0 +1,10 @@
+/** Replies that opt a handset out of an application, and back in. */
+const STOP_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'OPT OUT', 'REVOKE']);
+const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 'YES']);
+
+export function keywordOf(text: string): 'stop' | 'start' | undefined {
+  const word = text.trim().toUpperCase().replace(/[.!]+$/, '');
+  if (STOP_WORDS.has(word)) return 'stop';
+  if (START_WORDS.has(word)) return 'start';
+  return undefined;
+}
