@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+
+describe('replies to campaign messages', () => {
+  let h: HermodWithSimulator;
+  const delivered: { destination: string; text: string; source: string }[] = [];
+  const to = (handset: string) => delivered.filter((m) => m.destination.replace(/^\+/, '') === handset.replace(/^\+/, ''));
+
+  beforeAll(async () => {
+    h = await startHermodWithSimulator('campaign-replies');
+    h.simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
+    const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'spring sale',
+      schedule: new Date().toISOString(),
+      content: 'Spring sale, {{param1}}! Reply STOP to opt out',
+      mask: 'SHOP',
+      reply_response: 'Thanks for your reply, see you in store',
+      opt_out_response: 'You will get no more messages from SHOP',
+      members: [
+        { destination: '+6427000001', param1: 'Ana' },
+        { destination: '+6427000002', param1: 'Ben' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    await eventually(async () => (to('+6427000001').length === 1 && to('+6427000002').length === 1 ? true : undefined), 30_000);
+  });
+
+  afterAll(() => h?.stop());
+
+  it('sends the campaign from its mask with each member’s parameters filled in', () => {
+    expect(to('+6427000001')[0]).toMatchObject({ source: 'SHOP', text: 'Spring sale, Ana! Reply STOP to opt out' });
+    expect(to('+6427000002')[0]!.text).toBe('Spring sale, Ben! Reply STOP to opt out');
+  });
+
+  it('answers a reply with the campaign’s reply_response', async () => {
+    await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Do you open on Sunday?' });
+    const answer = await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Thanks for your reply')), 20_000);
+    expect(answer.source).toBe('SHOP');
+  });
+
+  it('answers STOP with the opt_out_response and opts the handset out', async () => {
+    await h.simulator.originate({ source: '+6427000002', destination: 'SHOP', text: 'STOP' });
+    await eventually(async () => to('+6427000002').find((m) => m.text === 'You will get no more messages from SHOP'), 20_000);
+    await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6427000002') ? true : undefined));
+    // A later campaign leaves the opted-out handset out (remove_opt_outs defaults to true).
+    const later = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'summer sale',
+      schedule: new Date().toISOString(),
+      content: 'Summer sale!',
+      members: [{ destination: '+6427000001' }, { destination: '+6427000002' }],
+    });
+    expect(later.status).toBe(201);
+    expect(later.json.error_messages).toMatch(/1 opted-out member was removed/);
+    await eventually(async () => (to('+6427000001').some((m) => m.text === 'Summer sale!') ? true : undefined), 20_000);
+    const report = await eventually(async () => {
+      const r = await h.client.get(`/rest/campaign_manager/v1/acme/${later.json.id}/report`);
+      return r.json?.length === 1 && r.json[0].status === 'received' ? r.json : undefined;
+    }, 20_000);
+    expect(report[0].mobile).toBe('+6427000001');
+    expect(to('+6427000002').some((m) => m.text === 'Summer sale!')).toBe(false);
+  });
+});
