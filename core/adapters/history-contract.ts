@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatus } from '../domain/message-status';
 import type { ApplicationRecord, History, MessageRecord, StatusEvent } from '../ports/history';
+import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
+import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 
 /**
  * A store the contract can open, close and open again (to check durability),
@@ -264,6 +266,75 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       await history.insertMessages([], []);
       await history.appendEvents([]);
       expect(await history.listUnfinished(10)).toEqual([]);
+    });
+    describe('campaign store', () => {
+      const list = (overrides: Partial<ListRecord> = {}): ListRecord => ({
+        id: 101, applicationId: 'app-one', name: 'vip', batch: 'b1', email: 'ops@example.com', removeOptOuts: true,
+        memberCount: 3, createdAt: BASE, deleted: false, updatedAt: BASE, ...overrides,
+      });
+      const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecord => ({
+        id: 202, applicationId: 'app-one', name: 'spring', batch: '', email: '', scheduleAt: BASE + 60_000, utcOffsetMinutes: 780,
+        content: 'Hi {{param1}}', template: '', mask: 'SHOP', optOutResponse: 'bye', replyResponse: 'thanks', removeOptOuts: true,
+        memberCount: 2, numericBase: 4096 * 1000, state: 'scheduled', createdAt: BASE, updatedAt: BASE, ...overrides,
+      });
+
+      it('reads members back in pages by position, with their parameters and opt-out mark', async () => {
+        const rows = Array.from({ length: 2500 }, (_, i) => ({ position: i, destination: `+64210${String(i).padStart(5, '0')}`, params: [`p${i}`, '', '', '', '', i % 2 ? 'six' : ''], optedOut: i === 7 }));
+        await history.campaigns.insertMembers(101, rows.slice(0, 1200));
+        await history.campaigns.insertMembers(101, rows.slice(1200));
+        await history.campaigns.insertMembers(102, rows.slice(0, 5));
+        const page = await history.campaigns.readMembers(101, 1000, 1000);
+        expect(page).toHaveLength(1000);
+        expect(page[0]).toEqual(rows[1000]);
+        expect(page[999]).toEqual(rows[1999]);
+        expect((await history.campaigns.readMembers(101, 2400, 1000)).map((m) => m.position)).toEqual(rows.slice(2400).map((m) => m.position));
+        expect((await history.campaigns.readMembers(101, 0, 10))[7]!.optedOut).toBe(true);
+      });
+
+      it('shows only lists not deleted, of the application asked for', async () => {
+        await history.campaigns.upsertList(list());
+        await history.campaigns.upsertList(list({ id: 102, name: 'other' }));
+        await history.campaigns.upsertList(list({ id: 103, applicationId: 'app-two' }));
+        await history.campaigns.upsertList(list({ id: 102, name: 'other', deleted: true, updatedAt: BASE + 1 }));
+        expect(await history.campaigns.listLists('app-one')).toEqual([list()]);
+        expect((await history.campaigns.listLists('app-two')).map((l) => l.id)).toEqual([103]);
+      });
+
+      it('keeps the newest version of a campaign, scoped to its application', async () => {
+        await history.campaigns.upsertCampaign(campaign());
+        await history.campaigns.upsertCampaign(campaign({ state: 'sending', updatedAt: BASE + 1 }));
+        await history.campaigns.upsertCampaign(campaign({ id: 203, state: 'sent', memberCount: 1000 }));
+        expect(await history.campaigns.getCampaign('app-one', 202)).toEqual(campaign({ state: 'sending', updatedAt: BASE + 1 }));
+        expect(await history.campaigns.getCampaign('app-two', 202)).toBeUndefined();
+        expect((await history.campaigns.findCampaign(202))?.applicationId).toBe('app-one');
+        expect((await history.campaigns.listUnsentCampaigns()).map((c) => c.id)).toEqual([202]);
+        expect(await history.campaigns.maxReservedNumericId()).toBe(4096 * 1000 + 4 * 4096);
+      });
+
+      it('lists an application\'s templates with their newest content', async () => {
+        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hi', updatedAt: BASE });
+        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hello {{param1}}', updatedAt: BASE + 1 });
+        await history.campaigns.upsertTemplate({ id: 2, applicationId: 'app-two', name: 'x', content: 'y', updatedAt: BASE });
+        expect(await history.campaigns.listTemplates('app-one')).toEqual([{ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hello {{param1}}', updatedAt: BASE + 1 }]);
+      });
+
+      it('reports campaign messages in position order with their latest status and when they went out', async () => {
+        const ids = [0, 1, 2].map((p) => campaignMessageId(202, p));
+        const ms = ids.map((id, p) => message({ id, numericId: 4096 * 1000 + p, destination: `+6421000${p}`, acceptedAt: BASE }));
+        await history.insertMessages([ms[2]!, ms[0]!, ms[1]!], ms.map(accepted));
+        await history.appendEvents([event(ms[0]!, 'sent', BASE + 10), event(ms[0]!, 'received', BASE + 30), event(ms[0]!, 'submitted', BASE + 20), event(ms[1]!, 'queued', BASE + 5)]);
+        await history.insertMessages([message()], []);
+        const range = campaignMessageRange(202, 0, 3);
+        expect(await history.campaigns.messageIdsInRange(range.lo, range.hi)).toEqual(new Set(ids));
+        const report = await history.campaigns.reportRange(range.lo, range.hi);
+        expect(report).toEqual([
+          { position: 0, messageNumericId: 4096 * 1000, mobile: '+64210000', sentAt: BASE + 10, status: 'received', statusAt: BASE + 30 },
+          { position: 1, messageNumericId: 4096 * 1000 + 1, mobile: '+64210001', sentAt: 0, status: 'queued', statusAt: BASE + 5 },
+          { position: 2, messageNumericId: 4096 * 1000 + 2, mobile: '+64210002', sentAt: 0, status: 'accepted', statusAt: BASE },
+        ]);
+        const second = campaignMessageRange(202, 1, 2);
+        expect((await history.campaigns.reportRange(second.lo, second.hi)).map((r) => r.position)).toEqual([1]);
+      });
     });
   });
 }
