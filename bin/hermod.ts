@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     case 'apps':
     case 'keys':
     case 'optouts':
+    case 'templates':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case undefined:

@@ -66,7 +66,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
-  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, log, ...config.campaigns });
+  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, log, ...config.campaigns });
   const templates = createTemplates({ store: history.campaigns, history, numericIds });
   const importMembers = createMemberImporter({
     store: history.campaigns,
@@ -80,7 +80,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const server = createCoreGrpcServer({
     intake, reader, accounts, shortener, state,
     idempotencyTtlMs: config.idempotencyTtlMs,
-    campaigns: { store: history.campaigns, history, importMembers, templates },
+    campaigns: { store: history.campaigns, history, importMembers, templates, state },
   });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });

@@ -2,6 +2,7 @@ import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { CampaignRecord, CampaignStore } from '../ports/campaign-store';
 import type { MessageRecord } from '../ports/history';
+import type { HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
 import { countSegments } from '../messages/segments';
 import { HermodError } from '../../lib/errors';
@@ -21,6 +22,7 @@ export interface CampaignRunnerOptions {
   store: CampaignStore;
   bus: Bus;
   intake: MessageIntake;
+  state: HotState;
   log: Logger;
   /** Members per fan-out partition. */
   partitionSize?: number;
@@ -48,7 +50,7 @@ const DAY = 86_400_000;
  * creates the messages that do not exist yet: nobody is sent to twice.
  */
 export async function startCampaignRunner(options: CampaignRunnerOptions): Promise<CampaignRunner> {
-  const { store, bus, intake, log } = options;
+  const { store, bus, intake, state, log } = options;
   const partitionSize = options.partitionSize ?? 10_000;
   const maxBacklog = options.maxBacklog ?? 20_000;
   const now = options.now ?? Date.now;
@@ -113,10 +115,12 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
     const existing = await store.messageIdsInRange(lo, hi);
     const members = await store.readMembers(c.id, job.from, job.to - job.from);
+    // remove_opt_outs leaves out whoever opted out, at import or since; without it they are sent to and end as blocked.
+    const optedOutNow = c.removeOptOuts ? await state.areOptedOut(members.map((m) => ({ applicationId: c.applicationId, handset: m.destination }))) : [];
     const at = now();
     const records: MessageRecord[] = [];
-    for (const m of members) {
-      if (c.removeOptOuts && m.optedOut) continue;
+    for (const [i, m] of members.entries()) {
+      if (c.removeOptOuts && (m.optedOut || optedOutNow[i])) continue;
       const id = campaignMessageId(c.id, m.position);
       if (existing.has(id)) continue;
       const content = render(m);

@@ -108,6 +108,7 @@ export function createMemberImporter(deps: {
       await writing;
       const at = now();
       const removed = f.removeOptOuts ? optedOut : 0;
+      if (removed === count) throw new HermodError('unprocessable', `members: all ${count} members opted out and were removed; nothing is left`);
       const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : ''].filter(Boolean).join('; ');
       if (campaign) {
         const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };

@@ -14,6 +14,7 @@ import {
 } from '../../proto/gen/hermod/v1/campaigns';
 import type { CampaignStore } from '../ports/campaign-store';
 import type { History } from '../ports/history';
+import type { HotState } from '../ports/state';
 import type { MemberImporter, ImportPart } from '../campaigns/member-import';
 import type { Templates } from '../campaigns/templates';
 import { campaignMessageRange } from '../campaigns/campaign-message-ids';
@@ -26,6 +27,7 @@ export interface CampaignServices {
   history: History;
   importMembers: MemberImporter;
   templates: Templates;
+  state: HotState;
 }
 
 /** Rows read from history per query, and sent per gRPC message. */
@@ -104,7 +106,9 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
           const page = await s.store.readMembers(list.id, from, PAGE);
           if (page.length === 0) break;
           from = page[page.length - 1]!.position + 1;
-          const shown = list.removeOptOuts ? page.filter((m) => !m.optedOut) : page;
+          // Opted out when imported, or since (a STOP reply after the list was made).
+          const now = list.removeOptOuts ? await s.state.areOptedOut(page.map((m) => ({ applicationId: req.applicationId, handset: m.destination }))) : [];
+          const shown = list.removeOptOuts ? page.filter((m, i) => !m.optedOut && !now[i]) : page;
           for (let i = 0; i < shown.length; i += CHUNK) {
             await write({ part: { $case: 'members', value: { members: shown.slice(i, i + CHUNK).map((m) => ({ destination: m.destination, params: [...m.params] })) } } });
           }

@@ -8,7 +8,8 @@ const param = { type: 'string', minLength: 1, maxLength: 50 };
 const common = {
   name: { type: 'string', minLength: 1, maxLength: 50 },
   batch: { type: 'string', minLength: 1, maxLength: 255 },
-  email: { type: 'string', format: 'email', minLength: 3, maxLength: 254 },
+  // An address: something, @, something (the shortest, a@b, is 3 characters).
+  email: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', minLength: 3, maxLength: 254 },
   remove_opt_outs: { type: 'boolean' },
   strict_validation: { type: 'boolean' },
 };

@@ -1,0 +1,531 @@
+import { credentials } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CampaignsClient, type Template } from '../proto/gen/hermod/v1/campaigns';
+import type { AssembledMessage, SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient, type Client, type Reply } from './support/https-client';
+import { eventually, type HermodProcess } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+
+const CM = '/rest/campaign_manager/v1';
+const DAY = 86_400_000;
+const MAX_IMPORT_BYTES = 64 * 1024;
+
+/** The instant `t` written as RFC 3339 local time at a UTC offset of `minutes`. */
+function atOffset(t: number, minutes: number): string {
+  const abs = Math.abs(minutes);
+  const zone = `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return new Date(t + minutes * 60_000).toISOString().slice(0, 19) + zone;
+}
+
+/** A handset number of its own for each use, so tests never see each other's messages. */
+let nextHandset = 0;
+const handset = (): string => `+6427${String(++nextHandset).padStart(6, '0')}`;
+
+/** An e-mail address of exactly `length` characters (at least 196), every label at most 63. */
+const emailOf = (length: number): string => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 196)}.nz`;
+
+interface ListJson {
+  id: number;
+  name: string;
+  created: string;
+  members: Record<string, string>[];
+}
+
+interface ReportRow {
+  list_name: string;
+  message_id: number;
+  mobile: string;
+  sent_date: string;
+  status: string;
+  status_date: string;
+  timezone: string;
+}
+
+describe('Campaign Manager over HTTPS', () => {
+  let running: HermodWithSimulator;
+  let hermod: HermodProcess;
+  let simulator: SmscSimulator;
+  let acme: Client;
+  let globex: Client;
+  let anonymous: Client;
+  const delivered: AssembledMessage[] = [];
+
+  beforeAll(async () => {
+    running = await startHermodWithSimulator('campaign-manager', { HERMOD_MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES) });
+    ({ hermod, simulator, client: acme } = running);
+    simulator.on('message', (m) => delivered.push(m));
+    const created = await hermod.cli(['apps', 'create', 'globex', '--password', 'globex-pw']);
+    expect(created.code, created.output).toBe(0);
+    globex = createClient(hermod.baseUrl, hermod.ca(), { user: 'globex', pass: 'globex-pw' });
+    anonymous = createClient(hermod.baseUrl, hermod.ca());
+  });
+
+  afterAll(async () => {
+    globex?.close();
+    anonymous?.close();
+    await running?.stop();
+  });
+
+  const del = (client: Client, path: string): Promise<Reply> => client.request('DELETE', path);
+  const listsOf = async (client: Client, app: string): Promise<ListJson[]> => {
+    const r = await client.get(`${CM}/${app}/lists`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^application\/json/);
+    return r.json as ListJson[];
+  };
+  const createList = async (client: Client, app: string, body: Record<string, unknown>): Promise<Reply> => client.post(`${CM}/${app}/lists`, body);
+  const listBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'customers', members: [{ destination: handset() }], ...extra });
+  const campaignBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name: 'spring sale',
+    schedule: atOffset(Date.now() + DAY, 13),
+    content: 'Spring sale starts tomorrow',
+    members: [{ destination: handset() }],
+    ...extra,
+  });
+  const deliveredTo = (destination: string): AssembledMessage[] => delivered.filter((m) => m.destination === destination);
+  const report = async (client: Client, app: string, id: number): Promise<ReportRow[]> => {
+    const r = await client.get(`${CM}/${app}/${id}/report`);
+    expect(r.status, r.text).toBe(200);
+    return r.json as ReportRow[];
+  };
+  const expectDefaultError = (r: Reply, status: number): void => {
+    expect(r.status, r.text).toBe(status);
+    expect(r.headers['content-type']).toMatch(/^application\/json/);
+    expect(r.json).toEqual({ code: status, message: expect.any(String) });
+  };
+  const expectPlainError = (r: Reply, status: number): void => {
+    expect(r.status, r.text).toBe(status);
+    expect(r.headers['content-type']).toMatch(/^text\/plain/);
+    expect(r.text).toMatch(/^error: \S/);
+  };
+  /**
+   * Creates or changes a template of `app`. Straight over core's gRPC, as
+   * `hermod templates set` would: bin/hermod.ts does not route the
+   * `templates` commands to the operators' CLI yet.
+   */
+  const setTemplate = (app: string, name: string, content: string): Promise<Template> => {
+    const grpc = new CampaignsClient(hermod.coreAddress, credentials.createInsecure());
+    return new Promise<Template>((resolve, reject) =>
+      grpc.upsertTemplate({ applicationName: app, name, content }, (err, t) => (err ? reject(err) : resolve(t))),
+    ).finally(() => grpc.close());
+  };
+  /** Makes `destination` opt out of acme: a message to it first, then its STOP reply. */
+  const optOut = async (destination: string): Promise<void> => {
+    const sent = await acme.post('/rest/sms/v2/messages', { destination, content: 'News from acme. Reply STOP to opt out' });
+    expect(sent.status).toBe(202);
+    await eventually(async () => ((await acme.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
+    await simulator.originate({ source: destination, destination: '4000', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(destination) ? true : undefined));
+  };
+
+  describe('health and access', () => {
+    it('answers healthz with 200 and a plain-text body without credentials', async () => {
+      const r = await anonymous.get(`${CM}/healthz`);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toMatch(/^text\/plain/);
+      expect(r.text.length).toBeGreaterThan(0);
+    });
+
+    it('refuses a request without credentials or with a wrong password with 401 and a DefaultError', async () => {
+      for (const r of [await anonymous.get(`${CM}/acme/lists`), await anonymous.post(`${CM}/acme/lists`, listBody()), await anonymous.get(`${CM}/acme/templates`)]) {
+        expectDefaultError(r, 401);
+        expect(r.headers['www-authenticate']).toMatch(/^Basic/);
+      }
+      const wrong = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'not-the-password' });
+      try {
+        expectDefaultError(await wrong.get(`${CM}/acme/lists`), 401);
+        expectDefaultError(await wrong.get(`${CM}/acme/1/report`), 401);
+      } finally {
+        wrong.close();
+      }
+    });
+
+    it('refuses another application\'s name in the path with 403 in each operation\'s error shape', async () => {
+      expectDefaultError(await acme.get(`${CM}/globex/lists`), 403);
+      expectDefaultError(await acme.post(`${CM}/globex/lists`, listBody()), 403);
+      expectDefaultError(await acme.post(`${CM}/globex/scheduled_campaigns`, campaignBody()), 403);
+      expectDefaultError(await acme.get(`${CM}/globex/templates`), 403);
+      expectDefaultError(await acme.get(`${CM}/globex/1/report`), 403);
+      expectPlainError(await del(acme, `${CM}/globex/lists/1`), 403);
+      expectPlainError(await acme.post(`${CM}/globex/delete_multiple_lists`, { list_ids: [1] }), 403);
+    });
+
+    it('takes an application_name of 255 characters as a name and refuses one of 256 characters', async () => {
+      expectDefaultError(await acme.get(`${CM}/${'a'.repeat(255)}/lists`), 403);
+      const refused = await acme.get(`${CM}/${'a'.repeat(256)}/lists`);
+      expectDefaultError(refused, 422);
+      expect(refused.json.message).toMatch(/application_name/);
+    });
+  });
+
+  describe('lists', () => {
+    it('creates a list with 201, a Location header and a safe integer id, then shows it with its members and params', async () => {
+      const [a, b] = [handset(), handset()];
+      const before = Date.now();
+      const r = await createList(acme, 'acme', { name: 'vip customers', batch: 'march', email: 'ops@acme.example', members: [{ destination: a, param1: 'Ana', param6: 'six' }, { destination: b }] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json).toEqual({ id: expect.any(Number) });
+      const id = r.json.id as number;
+      expect(Number.isSafeInteger(id)).toBe(true);
+      expect(id).toBeGreaterThan(0);
+      expect(r.headers.location).toBe(`${hermod.baseUrl}${CM}/acme/lists/${id}`);
+
+      const shown = (await listsOf(acme, 'acme')).find((l) => l.id === id);
+      expect(shown).toEqual({ id, name: 'vip customers', created: expect.any(String), members: [{ destination: a, param1: 'Ana', param6: 'six' }, { destination: b }] });
+      const created = Date.parse(shown!.created);
+      expect(created).toBeGreaterThanOrEqual(before - 1000);
+      expect(created).toBeLessThanOrEqual(Date.now() + 1000);
+    });
+
+    const memberWith = (params: Record<string, string>) => ({ members: [{ destination: handset(), ...params }] });
+    const listLimits: [string, () => Record<string, unknown>, () => Record<string, unknown>][] = [
+      ['a name of 50 characters', () => ({ name: 'n'.repeat(50) }), () => ({ name: 'n'.repeat(51) })],
+      ['a name of 1 character', () => ({ name: 'n' }), () => ({ name: '' })],
+      ['a param of 50 characters', () => memberWith({ param3: 'p'.repeat(50) }), () => memberWith({ param3: 'p'.repeat(51) })],
+      ['a param of 1 character', () => memberWith({ param1: 'p' }), () => memberWith({ param1: '' })],
+      ['a batch of 255 characters', () => ({ batch: 'b'.repeat(255) }), () => ({ batch: 'b'.repeat(256) })],
+      ['a batch of 1 character', () => ({ batch: 'b' }), () => ({ batch: '' })],
+      ['an e-mail of 254 characters', () => ({ email: emailOf(254) }), () => ({ email: emailOf(255) })],
+      ['an e-mail of 3 characters', () => ({ email: 'a@b' }), () => ({ email: 'a@' })],
+      ['a well-formed e-mail', () => ({ email: 'lists@acme.example' }), () => ({ email: 'not an e-mail' })],
+      ['a destination of 15 digits', () => ({ members: [{ destination: '+' + '6'.repeat(15) }] }), () => ({ members: [{ destination: '+' + '6'.repeat(16) }] })],
+      ['remove_opt_outs and strict_validation as booleans', () => ({ remove_opt_outs: false, strict_validation: true }), () => ({ remove_opt_outs: 'no' })],
+    ];
+    for (const [what, ok, bad] of listLimits) {
+      it(`accepts a list with ${what} and refuses one past it with 422`, async () => {
+        const accepted = await createList(acme, 'acme', listBody(ok()));
+        expect(accepted.status, accepted.text).toBe(201);
+        expectDefaultError(await createList(acme, 'acme', listBody(bad())), 422);
+      });
+    }
+
+    it('refuses a list whose members are empty, missing or not an array, or whose name is missing, with 422', async () => {
+      expectDefaultError(await createList(acme, 'acme', { name: 'empty', members: [] }), 422);
+      expectDefaultError(await createList(acme, 'acme', { name: 'no members' }), 422);
+      expectDefaultError(await createList(acme, 'acme', { name: 'not an array', members: { destination: handset() } }), 422);
+      expectDefaultError(await createList(acme, 'acme', { members: [{ destination: handset() }] }), 422);
+      expectDefaultError(await createList(acme, 'acme', { name: 'no destination', members: [{ param1: 'x' }] }), 422);
+    });
+
+    it('refuses a whole list with one invalid member under strict validation, the default', async () => {
+      const name = 'strict list';
+      for (const body of [{ name, members: [{ destination: handset() }, { destination: 'call me' }] }, { name, strict_validation: true, members: [{ destination: handset() }, { destination: handset(), param2: '' }] }]) {
+        const r = await createList(acme, 'acme', body);
+        expectDefaultError(r, 422);
+        expect(r.json.message).toMatch(/members\[1\]/);
+      }
+      expect((await listsOf(acme, 'acme')).some((l) => l.name === name)).toBe(false);
+    });
+
+    it('drops invalid members without strict validation, and says which in error_messages', async () => {
+      const [a, b] = [handset(), handset()];
+      const r = await createList(acme, 'acme', { name: 'lenient list', strict_validation: false, members: [{ destination: a }, { destination: 'call me' }, { destination: b, param1: 'p'.repeat(51) }, { destination: b, param1: 'ok' }] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json).toEqual({ id: expect.any(Number), error_messages: expect.stringMatching(/2 invalid members dropped/) });
+      expect(r.json.error_messages).toMatch(/members\[1\]/);
+      expect(r.json.error_messages).toMatch(/members\[2\]/);
+      const shown = (await listsOf(acme, 'acme')).find((l) => l.id === r.json.id);
+      expect(shown?.members).toEqual([{ destination: a }, { destination: b, param1: 'ok' }]);
+
+      expectDefaultError(await createList(acme, 'acme', { name: 'nothing valid', strict_validation: false, members: [{ destination: 'x' }] }), 422);
+    });
+
+    it('deletes a list with 204 and no body, after which it is gone from GET lists at once', async () => {
+      const id = (await createList(acme, 'acme', listBody({ name: 'to delete' }))).json.id as number;
+      expect((await listsOf(acme, 'acme')).some((l) => l.id === id)).toBe(true);
+      const r = await del(acme, `${CM}/acme/lists/${id}`);
+      expect(r.status).toBe(204);
+      expect(r.text).toBe('');
+      expect((await listsOf(acme, 'acme')).some((l) => l.id === id)).toBe(false);
+      expectPlainError(await del(acme, `${CM}/acme/lists/${id}`), 404);
+    });
+
+    it('answers a list id that is not an integer, or is unknown, with 404 in plain text on delete', async () => {
+      for (const id of ['abc', '1.5', '-3', '0', '9007199254740992']) expectPlainError(await del(acme, `${CM}/acme/lists/${id}`), 404);
+      expectPlainError(await del(acme, `${CM}/acme/lists/4242424242`), 404);
+    });
+
+    it('deletes several lists at once and answers with the ids it deleted', async () => {
+      const ids = [] as number[];
+      for (const name of ['bulk one', 'bulk two']) ids.push((await createList(acme, 'acme', listBody({ name }))).json.id as number);
+      const r = await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [...ids, 4242424242] });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json).toEqual({ list_ids: expect.any(Array), message: 'IDs of deleted lists' });
+      expect([...r.json.list_ids].sort()).toEqual([...ids].sort());
+      const left = await listsOf(acme, 'acme');
+      for (const id of ids) expect(left.some((l) => l.id === id)).toBe(false);
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: ids }), 404);
+    });
+
+    it('takes 100 list ids in one bulk delete and refuses 101 or none with 422 in plain text', async () => {
+      const id = (await createList(acme, 'acme', listBody({ name: 'one of a hundred' }))).json.id as number;
+      const unknown = Array.from({ length: 99 }, (_, i) => 5_000_000_000 + i);
+      const r = await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [id, ...unknown] });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.list_ids).toEqual([id]);
+
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [...unknown, 5_100_000_000, 5_100_000_001] }), 422);
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [] }), 422);
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, {}), 422);
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: ['1', 2.5] }), 422);
+    });
+
+    it('never shows or deletes another application\'s list', async () => {
+      const r = await createList(globex, 'globex', listBody({ name: 'globex private' }));
+      expect(r.status, r.text).toBe(201);
+      const id = r.json.id as number;
+      expect((await listsOf(acme, 'acme')).some((l) => l.id === id || l.name === 'globex private')).toBe(false);
+      expectPlainError(await del(acme, `${CM}/acme/lists/${id}`), 404);
+      expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [id] }), 404);
+      expect((await listsOf(globex, 'globex')).map((l) => l.id)).toEqual([id]);
+    });
+  });
+
+  describe('scheduled campaigns', () => {
+    const campaignLimits: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['a name of 50 characters', { name: 'n'.repeat(50) }, { name: 'n'.repeat(51) }],
+      ['a mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],
+      ['a mask of 1 character', { mask: 'm' }, { mask: '' }],
+      ['an opt_out_response of 160 characters', { opt_out_response: 'o'.repeat(160) }, { opt_out_response: 'o'.repeat(161) }],
+      ['a reply_response of 160 characters', { reply_response: 'r'.repeat(160) }, { reply_response: 'r'.repeat(161) }],
+      ['a batch of 255 characters', { batch: 'b'.repeat(255) }, { batch: 'b'.repeat(256) }],
+      ['an e-mail of 254 characters', { email: emailOf(254) }, { email: emailOf(255) }],
+      ['content of 1 character', { content: 'x' }, { content: '' }],
+      ['a schedule with an offset', { schedule: atOffset(Date.now() + DAY, -210) }, { schedule: '2030-13-01T00:00:00Z' }],
+    ];
+    for (const [what, ok, bad] of campaignLimits) {
+      it(`accepts a campaign with ${what} and refuses one past it with 422`, async () => {
+        const accepted = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody(ok));
+        expect(accepted.status, accepted.text).toBe(201);
+        expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody(bad)), 422);
+      });
+    }
+
+    it('refuses a campaign without name, schedule or members, or with empty members, with 422', async () => {
+      for (const field of ['name', 'schedule', 'members']) {
+        const body = campaignBody();
+        delete body[field];
+        expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, body), 422);
+      }
+      expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ members: [] })), 422);
+    });
+
+    it('refuses a campaign with neither content nor template, with both, or with an unknown placeholder, with 422', async () => {
+      const neither = campaignBody();
+      delete neither.content;
+      expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, neither), 422);
+      await setTemplate('acme', 'both-check', 'Hello {{param1}}');
+      expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ template: 'both-check' })), 422);
+      const unknown = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ content: 'Hi {{first_name}}' }));
+      expectDefaultError(unknown, 422);
+      expect(unknown.json.message).toContain('{{first_name}}');
+    });
+
+    it('sends each member the content with its params and destination filled in, from the mask', async () => {
+      const members = [{ destination: handset(), param1: 'Ana', param2: '4711' }, { destination: handset(), param1: 'Bo' }, { destination: handset(), param2: '99' }];
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'codes', schedule: atOffset(Date.now() - 1000, 13), mask: 'ACME', content: 'Hi {{param1}}, code {{ param2 }} for {{destination}}', members,
+      });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json).toEqual({ id: expect.any(Number) });
+      expect(Number.isSafeInteger(r.json.id)).toBe(true);
+      expect(r.headers.location).toBe(`${hermod.baseUrl}${CM}/acme/${r.json.id}/report`);
+
+      await eventually(async () => (members.every((m) => deliveredTo(m.destination).length > 0) ? true : undefined));
+      for (const m of members) {
+        const got = deliveredTo(m.destination);
+        expect(got).toHaveLength(1);
+        expect(got[0]!.text).toBe(`Hi ${m.param1 ?? ''}, code ${m.param2 ?? ''} for ${m.destination}`);
+        expect(got[0]!.source).toBe('ACME');
+      }
+    });
+
+    it('reports every message of a campaign as received, with dates in the schedule\'s offset', async () => {
+      const members = [handset(), handset(), handset()];
+      const before = Date.now();
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'reported', schedule: atOffset(before - 1000, 13 * 60), content: 'Your parcel is on its way', members: members.map((destination) => ({ destination })) });
+      expect(r.status, r.text).toBe(201);
+      const id = r.json.id as number;
+
+      const rows = await eventually(async () => {
+        const got = await report(acme, 'acme', id);
+        return got.length === members.length && got.every((row) => row.status === 'received') ? got : undefined;
+      });
+      expect(rows.map((row) => row.mobile).sort()).toEqual([...members].sort());
+      expect(new Set(rows.map((row) => row.message_id)).size).toBe(members.length);
+      for (const row of rows) {
+        expect(row).toEqual({ list_name: 'reported', message_id: expect.any(Number), mobile: expect.any(String), sent_date: expect.any(String), status: 'received', status_date: expect.any(String), timezone: '+13:00' });
+        expect(Number.isSafeInteger(row.message_id)).toBe(true);
+        for (const date of [row.sent_date, row.status_date]) {
+          expect(date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+13:00$/);
+          expect(Date.parse(date)).toBeGreaterThanOrEqual(before - 1000);
+          expect(Date.parse(date)).toBeLessThanOrEqual(Date.now() + 1000);
+        }
+        expect(Date.parse(row.status_date)).toBeGreaterThanOrEqual(Date.parse(row.sent_date));
+      }
+    });
+
+    it('reports a campaign scheduled at a negative offset in that offset', async () => {
+      const destination = handset();
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'newfoundland', schedule: atOffset(Date.now() - 1000, -210), content: 'Eh', members: [{ destination }] });
+      expect(r.status, r.text).toBe(201);
+      const [row] = await eventually(async () => {
+        const got = await report(acme, 'acme', r.json.id);
+        return got.length === 1 && got[0]!.status === 'received' ? got : undefined;
+      });
+      expect(row!.timezone).toBe('-03:30');
+      expect(row!.status_date).toMatch(/-03:30$/);
+      expect(row!.sent_date).toMatch(/-03:30$/);
+    });
+
+    it('drops invalid campaign members without strict validation, and refuses the campaign with it', async () => {
+      const good = handset();
+      const lenient = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ strict_validation: false, members: [{ destination: 'nope' }, { destination: good }] }));
+      expect(lenient.status, lenient.text).toBe(201);
+      expect(lenient.json.error_messages).toMatch(/1 invalid member dropped.*members\[0\]/);
+      expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ members: [{ destination: 'nope' }, { destination: good }] })), 422);
+    });
+
+    it('answers 404 with a DefaultError for the report of an unknown campaign, of another application\'s campaign, or of a non-integer id', async () => {
+      expectDefaultError(await acme.get(`${CM}/acme/4242424242/report`), 404);
+      const theirs = await globex.post(`${CM}/globex/scheduled_campaigns`, campaignBody({ name: 'globex only' }));
+      expect(theirs.status, theirs.text).toBe(201);
+      expect((await globex.get(`${CM}/globex/${theirs.json.id}/report`)).status).toBe(200);
+      const r = await acme.get(`${CM}/acme/${theirs.json.id}/report`);
+      expectDefaultError(r, 404);
+      expect(r.text).not.toContain('globex only');
+      for (const id of ['abc', '1.5', '-1', '0', '1e3', '9007199254740992']) expectDefaultError(await acme.get(`${CM}/acme/${id}/report`), 404);
+    });
+  });
+
+  describe('templates', () => {
+    it('lists the application\'s templates as id and name, and not another application\'s', async () => {
+      const welcomeSet = await setTemplate('acme', 'welcome', 'Welcome {{param1}}, your number is {{destination}}');
+      await setTemplate('globex', 'globex-secret', 'Hidden');
+      const r = await acme.get(`${CM}/acme/templates`);
+      expect(r.status, r.text).toBe(200);
+      const welcome = (r.json as { id: number; name: string }[]).find((t) => t.name === 'welcome');
+      expect(welcome).toEqual({ id: welcomeSet.id, name: 'welcome' });
+      expect(Number.isSafeInteger(welcome!.id)).toBe(true);
+      expect(r.json.some((t: { name: string }) => t.name === 'globex-secret')).toBe(false);
+      expect((await globex.get(`${CM}/globex/templates`)).json).toEqual([{ id: expect.any(Number), name: 'globex-secret' }]);
+    });
+
+    it('sends a campaign from a template named by name or by id, filled in for each member', async () => {
+      const { id } = await setTemplate('acme', 'reminder', 'Reminder for {{param1}} at {{destination}}');
+      const [a, b] = [handset(), handset()];
+      for (const [template, destination, param1] of [['reminder', a, 'Ana'], [String(id), b, 'Bo']] as const) {
+        const body = campaignBody({ schedule: atOffset(Date.now() - 1000, 0), template, members: [{ destination, param1 }] });
+        delete body.content;
+        const r = await acme.post(`${CM}/acme/scheduled_campaigns`, body);
+        expect(r.status, r.text).toBe(201);
+      }
+      await eventually(async () => (deliveredTo(a).length > 0 && deliveredTo(b).length > 0 ? true : undefined));
+      expect(deliveredTo(a).map((m) => m.text)).toEqual([`Reminder for Ana at ${a}`]);
+      expect(deliveredTo(b).map((m) => m.text)).toEqual([`Reminder for Bo at ${b}`]);
+    });
+
+    it('refuses a campaign naming an unknown template, or another application\'s, with 422', async () => {
+      await setTemplate('globex', 'globex-secret', 'Hidden');
+      for (const template of ['no-such-template', 'globex-secret']) {
+        const body = campaignBody({ template });
+        delete body.content;
+        expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, body), 422);
+      }
+    });
+  });
+
+  describe('opted-out handsets', () => {
+    let stopped: string;
+    beforeAll(async () => {
+      stopped = handset();
+      await optOut(stopped);
+    });
+
+    it('leaves a handset that replied STOP out of a list by default, and says so', async () => {
+      const other = handset();
+      const r = await createList(acme, 'acme', { name: 'without opt-outs', members: [{ destination: stopped }, { destination: other }] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.error_messages).toMatch(/1 opted-out member (was|were) removed/);
+      expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: other }]);
+    });
+
+    it('leaves a handset out of an existing list once it replies STOP', async () => {
+      const later = handset();
+      const other = handset();
+      const r = await createList(acme, 'acme', { name: 'before the stop', members: [{ destination: later }, { destination: other }] });
+      expect(r.status, r.text).toBe(201);
+      await optOut(later);
+      expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: other }]);
+    });
+
+    it('refuses a list whose every member opted out', async () => {
+      const r = await createList(acme, 'acme', { name: 'nobody left', members: [{ destination: stopped }] });
+      expect(r.status, r.text).toBe(422);
+    });
+
+    it('keeps a handset that replied STOP in a list with remove_opt_outs false', async () => {
+      const other = handset();
+      const r = await createList(acme, 'acme', { name: 'with opt-outs', remove_opt_outs: false, members: [{ destination: stopped }, { destination: other }] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json).toEqual({ id: expect.any(Number) });
+      expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: stopped }, { destination: other }]);
+    });
+
+    it('does not send a campaign to a handset that replied STOP, and leaves it out of the report', async () => {
+      const other = handset();
+      const sentBefore = deliveredTo(stopped).length;
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'respectful', schedule: atOffset(Date.now() - 1000, 13), content: 'Offer', members: [{ destination: stopped }, { destination: other }] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.error_messages).toMatch(/1 opted-out member (was|were) removed/);
+      const rows = await eventually(async () => {
+        const got = await report(acme, 'acme', r.json.id);
+        return got.length === 1 && got[0]!.status === 'received' ? got : undefined;
+      });
+      expect(rows[0]!.mobile).toBe(other);
+      expect(deliveredTo(other)).toHaveLength(1);
+      expect(deliveredTo(stopped)).toHaveLength(sentBefore);
+    });
+
+    it('with remove_opt_outs false still never sends to a handset that replied STOP, and reports it as blocked', async () => {
+      const other = handset();
+      const sentBefore = deliveredTo(stopped).length;
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'not removed', remove_opt_outs: false, schedule: atOffset(Date.now() - 1000, 13), content: 'Offer', members: [{ destination: stopped }, { destination: other }] });
+      expect(r.status, r.text).toBe(201);
+      const rows = await eventually(async () => {
+        const got = await report(acme, 'acme', r.json.id);
+        return got.length === 2 && got.every((row) => row.status !== 'accepted' && row.status !== 'submitted') ? got : undefined;
+      });
+      expect(Object.fromEntries(rows.map((row) => [row.mobile, row.status]))).toEqual({ [stopped]: 'blocked', [other]: 'received' });
+      expect(deliveredTo(stopped)).toHaveLength(sentBefore);
+    });
+  });
+
+  describe('request bodies', () => {
+    it('answers malformed JSON with 400, in plain text for the bulk delete', async () => {
+      const raw = '{"name": "broken", "members": [';
+      for (const path of ['lists', 'scheduled_campaigns']) {
+        expectDefaultError(await acme.request('POST', `${CM}/acme/${path}`, { raw }), 400);
+      }
+      expectPlainError(await acme.request('POST', `${CM}/acme/delete_multiple_lists`, { raw: '{"list_ids": [1,' }), 400);
+      expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw: '' }), 400);
+    });
+
+    it('answers a body that is not JSON by content-type with 415', async () => {
+      const headers = { 'content-type': 'text/csv' };
+      const raw = JSON.stringify(listBody());
+      expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw, headers }), 415);
+      expectDefaultError(await acme.request('POST', `${CM}/acme/scheduled_campaigns`, { raw: JSON.stringify(campaignBody()), headers }), 415);
+      expectPlainError(await acme.request('POST', `${CM}/acme/delete_multiple_lists`, { raw: '{"list_ids":[1]}', headers }), 415);
+    });
+
+    it('answers a list body larger than HERMOD_MAX_IMPORT_BYTES with 413 and keeps nothing of it', async () => {
+      const members = Array.from({ length: 3000 }, () => ({ destination: handset() }));
+      const body = JSON.stringify({ name: 'too big', members });
+      expect(body.length).toBeGreaterThan(MAX_IMPORT_BYTES);
+      expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw: body }), 413);
+      expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw: body, headers: { 'content-length': String(Buffer.byteLength(body)) } }), 413);
+      expect((await listsOf(acme, 'acme')).some((l) => l.name === 'too big')).toBe(false);
+    });
+  });
+});
