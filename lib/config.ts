@@ -28,6 +28,44 @@ export interface SimulatorConfig {
   outcomes: { delivered: number; undeliverable: number; expired: number; rejected: number };
 }
 
+/** SMTP relay of the email channel (nodemailer, pooled connections). */
+export interface EmailConfig {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  user: string;
+  pass: string;
+  /** Envelope and header sender. */
+  from: string;
+  maxConnections: number;
+}
+
+/** An HTTP carrier API (WhatsApp Cloud API, RCS Business Messaging, an MMS provider). */
+export interface HttpCarrierConfig {
+  /** e.g. https://graph.facebook.com for WhatsApp. */
+  baseUrl: string;
+  /** Bearer token for the carrier's API. */
+  token: string;
+  /** WhatsApp phone number id, RBM agent id, or the MMS sender number. */
+  sender: string;
+  /** Verifies the carrier's signed webhooks (WhatsApp app secret, RBM client token, MMS shared secret). */
+  webhookSecret: string;
+  /** WhatsApp Graph API version, e.g. v21.0 (others ignore it). */
+  apiVersion: string;
+}
+
+export interface ChannelSimulatorsConfig {
+  /** Start the SMTP sink and the WhatsApp, RCS and MMS simulators with the service. */
+  enabled: boolean;
+  smtpPort: number;
+  wabPort: number;
+  rcsPort: number;
+  mmsPort: number;
+  /** Where the simulators post their status webhooks (the gateway's /webhooks). */
+  webhookBase: string;
+}
+
 export interface BootstrapConfig {
   app: string;
   password: string;
@@ -71,6 +109,14 @@ export interface Config {
   bootstrap: BootstrapConfig | undefined;
   smpp: SmppConfig;
   simulator: SimulatorConfig;
+  channels: { email: EmailConfig; wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
+  channelSimulators: ChannelSimulatorsConfig;
+  im: {
+    /** Delivery attempts when a request has none and its application sets none, e.g. `wab:read:60,sms`. */
+    defaultAttempts: string;
+    /** Requests per second per application on Intelligent Messaging (X-RateLimit-Limit, 0..100). */
+    rateLimit: number;
+  };
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   /** How long a gateway waits to gather sends into one call to core. */
@@ -206,6 +252,9 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     shortLinkBase: '',
+    channels: undefined as unknown as Config['channels'],
+    channelSimulators: undefined as unknown as ChannelSimulatorsConfig,
+    im: undefined as unknown as Config['im'],
     callbacks: {
       retryForMs: duration('HERMOD_CALLBACK_RETRY_FOR', '24h'),
       timeoutMs: duration('HERMOD_CALLBACK_TIMEOUT', '10s'),
@@ -219,6 +268,40 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
+  };
+  const sims = bool('HERMOD_CHANNEL_SIMULATORS', true);
+  const simPorts = {
+    smtpPort: int('HERMOD_SMTP_SINK_PORT', 2525, 0, 65535),
+    wabPort: int('HERMOD_WAB_SIMULATOR_PORT', 8701, 0, 65535),
+    rcsPort: int('HERMOD_RCS_SIMULATOR_PORT', 8702, 0, 65535),
+    mmsPort: int('HERMOD_MMS_SIMULATOR_PORT', 8703, 0, 65535),
+  };
+  config.channelSimulators = { enabled: sims, ...simPorts, webhookBase: str('HERMOD_WEBHOOK_BASE', `https://127.0.0.1:${config.httpsPort}/webhooks`) };
+  const devSecret = 'hermod-development-webhook-secret';
+  const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => ({
+    baseUrl: str(`HERMOD_${prefix}_URL`, baseUrl),
+    token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
+    sender: str(`HERMOD_${prefix}_SENDER`, sender),
+    webhookSecret: str(`HERMOD_${prefix}_WEBHOOK_SECRET`, devSecret),
+    apiVersion: str(`HERMOD_${prefix}_API_VERSION`, apiVersion),
+  });
+  config.channels = {
+    email: {
+      host: str('HERMOD_SMTP_HOST', '127.0.0.1'),
+      port: int('HERMOD_SMTP_PORT', simPorts.smtpPort, 1, 65535),
+      secure: bool('HERMOD_SMTP_SECURE', false),
+      user: str('HERMOD_SMTP_USER', ''),
+      pass: str('HERMOD_SMTP_PASSWORD', ''),
+      from: str('HERMOD_SMTP_FROM', 'hermod@localhost'),
+      maxConnections: int('HERMOD_SMTP_MAX_CONNECTIONS', 5, 1, 100),
+    },
+    wab: http('WAB', `http://127.0.0.1:${simPorts.wabPort}`, '100000000000001', 'v21.0'),
+    rcs: http('RCS', `http://127.0.0.1:${simPorts.rcsPort}`, 'hermod-agent'),
+    mms: http('MMS', `http://127.0.0.1:${simPorts.mmsPort}`, '+15550000000'),
+  };
+  config.im = {
+    defaultAttempts: str('HERMOD_IM_DEFAULT_ATTEMPTS', 'sms'),
+    rateLimit: int('HERMOD_IM_RATE_LIMIT', 100, 0, 100),
   };
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {

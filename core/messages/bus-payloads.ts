@@ -12,6 +12,19 @@ export interface OutboundJob {
   source: string;
   content: string;
   acceptedAt: number;
+  /** Intelligent Messaging: the kind of message, and its media or template (content holds the text). */
+  im?: ImJobDetails;
+}
+
+export interface ImJobDetails {
+  type: 'text' | 'media' | 'template';
+  media?: { mimeType: string; url: string };
+  /** The carrier-side template: name and language as the carrier knows them, named parameters. */
+  template?: { id: string; name: string; language: string; parameters: { name: string; text: string }[] };
+  /** E-mail subject. */
+  subject?: string;
+  /** The caller's reference, for carriers that carry one. */
+  reference?: string;
 }
 
 /** A status change reported by a worker. `id` may be empty when only the carrier id is known. */
