@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     case 'keys':
     case 'optouts':
     case 'templates':
+    case 'im-templates':
+    case 'contacts':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case undefined:

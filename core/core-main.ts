@@ -19,6 +19,8 @@ import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
 import { createTemplates } from './campaigns/templates';
 import { createCampaignResponder } from './campaigns/campaign-responder';
+import { createImIntake } from './im/im-intake';
+import { startImOrchestrator } from './im/im-orchestrator';
 import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
 
 export interface RunningCore {
@@ -77,10 +79,15 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   });
   const lagMonitor = startBusLagMonitor(bus, log);
 
+  const orchestrator = await startImOrchestrator({ bus, state, history, recorder, numericIds, log });
+  recorder.onApplied((change) => orchestrator.statusApplied(change));
+  const imIntake = createImIntake({ history, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
+
   const server = createCoreGrpcServer({
     intake, reader, accounts, shortener, state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     campaigns: { store: history.campaigns, history, importMembers, templates, state },
+    im: { accept: imIntake, bus, history },
   });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
@@ -92,6 +99,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       lagMonitor.stop();
       await campaignRunner.stop();
+      await orchestrator.stop();
       await intake.drain();
       await sms?.stop();
       await statusSubscription.close();

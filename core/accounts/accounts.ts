@@ -10,7 +10,10 @@ export interface AppIdentity {
 export interface CallbackSettings {
   statusCallbackUrl: string;
   replyCallbackUrl: string;
+  imStatusCallbackUrl: string;
   callbackSecret: string;
+  /** Intelligent Messaging default attempts ('' : the service default). */
+  imDefaultAttempts: string;
 }
 
 export interface UpsertInput {
@@ -21,6 +24,8 @@ export interface UpsertInput {
   /** undefined: keep; '' : remove. */
   statusCallbackUrl?: string;
   replyCallbackUrl?: string;
+  imStatusCallbackUrl?: string;
+  imDefaultAttempts?: string;
   /** New signing secret for callbacks. */
   callbackSecret?: string;
 }
@@ -46,7 +51,9 @@ export function createAccounts(deps: { history: History }): Accounts {
       const hit = settings.get(applicationId);
       if (hit && hit.expires > Date.now()) return hit.value;
       const app = (await deps.history.listApplications()).find((a) => a.id === applicationId);
-      const value = app ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, callbackSecret: app.callbackSecret } : undefined;
+      const value = app
+        ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, imStatusCallbackUrl: app.imStatusCallbackUrl, callbackSecret: app.callbackSecret, imDefaultAttempts: app.imDefaultAttempts }
+        : undefined;
       settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
       return value;
     },
@@ -68,6 +75,8 @@ export function createAccounts(deps: { history: History }): Accounts {
         apiKeyHash: input.revokeApiKey ? '' : input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
         statusCallbackUrl: input.statusCallbackUrl ?? current?.statusCallbackUrl ?? '',
         replyCallbackUrl: input.replyCallbackUrl ?? current?.replyCallbackUrl ?? '',
+        imStatusCallbackUrl: input.imStatusCallbackUrl ?? current?.imStatusCallbackUrl ?? '',
+        imDefaultAttempts: input.imDefaultAttempts ?? current?.imDefaultAttempts ?? '',
         // Every application gets a signing secret; operators can replace it.
         callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
         updatedAt: Date.now(),

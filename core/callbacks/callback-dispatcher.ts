@@ -38,16 +38,30 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     await o.bus.publish(topicName('callbacks-retry'), [{ key: job.messageId, value: encodeCallback({ ...job, attempt, notBefore }) }]);
   };
 
+  // A receiver's X-RateLimit-Limit (requests per second) paces what this dispatcher sends it.
+  const rateLimits = new Map<string, number>();
+  const nextSlot = new Map<string, number>();
+  const pace = async (receiver: string): Promise<void> => {
+    const limit = rateLimits.get(receiver);
+    if (!limit || limit <= 0) return;
+    const now = Date.now();
+    const slot = Math.max(now, nextSlot.get(receiver) ?? 0);
+    nextSlot.set(receiver, slot + 1000 / limit);
+    if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
+  };
+
   /** Tries one job; returns whether it is finished (delivered, refused or given up). */
   const attempt = async (job: CallbackJob): Promise<boolean> => {
     const settings = await o.accounts.callbackSettings(job.applicationId);
-    const url = job.kind === 'status' ? settings?.statusCallbackUrl : settings?.replyCallbackUrl;
+    const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
       callbacksTotal.inc({ kind: job.kind, outcome: 'not_configured' });
       return true;
     }
     try {
-      await deliverCallback({ url, secret: settings.callbackSecret, eventId: job.eventId, body: JSON.stringify(job.body), timeoutMs: o.timeoutMs, allowPrivate: o.allowPrivate });
+      await pace(url);
+      const answer = await deliverCallback({ url, secret: settings.callbackSecret, eventId: job.eventId, body: JSON.stringify(job.body), timeoutMs: o.timeoutMs, allowPrivate: o.allowPrivate });
+      if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ kind: job.kind, outcome: 'delivered' });
       return true;
     } catch (err) {

@@ -2,7 +2,8 @@
 export interface CallbackJob {
   eventId: string;
   applicationId: string;
-  kind: 'status' | 'reply';
+  /** status and reply: SMS Gateway v2; im_status: Intelligent Messaging. */
+  kind: 'status' | 'reply' | 'im_status';
   messageId: string;
   body: Record<string, unknown>;
   /** When the event happened; retries stop `retryFor` after it. */

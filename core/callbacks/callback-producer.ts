@@ -7,6 +7,7 @@ import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
+import { isImAttemptId } from '../im/im-ids';
 import { encodeCallback, type CallbackJob } from './callback-job';
 
 /**
@@ -14,6 +15,8 @@ import { encodeCallback, type CallbackJob } from './callback-job';
  * callback jobs on the callbacks topic, keyed by message so one message's
  * callbacks stay in the order the changes happened.
  */
+const IM_STATUSES = new Set(['accepted', 'submitted', 'sent', 'received', 'read', 'frozen', 'rejected', 'failed', 'dead', 'expired']);
+
 export function createCallbackProducer(deps: { bus: Bus; history: History; recent: RecentMessages; log: Logger }) {
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
@@ -27,6 +30,11 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
   };
   const statusJob = (m: MessageRecord, c: StatusChange): void => {
     if (m.direction !== 'MT') return;
+    if (m.channel === 'im') {
+      // Intelligent Messaging's own vocabulary: no queued; detail holds the caller's reference.
+      if (!IM_STATUSES.has(c.status)) return;
+      return enqueue({ applicationId: m.applicationId, kind: 'im_status', messageId: m.id, body: { id: m.id, status: c.status, detail: m.reference.slice(0, 255) }, createdAt: c.at });
+    }
     enqueue({
       applicationId: m.applicationId,
       kind: 'status',
@@ -41,6 +49,8 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
     statusChanged(change: StatusChange): void {
       // Campaign Manager sends no callbacks (SPEC.md §6.3); its report is the way to follow a campaign.
       if (isCampaignMessageId(change.messageId)) return;
+      // An IM delivery attempt: the message it belongs to reports for it.
+      if (isImAttemptId(change.messageId)) return;
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
       // Not in memory any more (an old message): look it up; order among these late ones is best effort.

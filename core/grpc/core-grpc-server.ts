@@ -3,6 +3,8 @@ import { MessagingService, Direction, type MessageDetails, type SendResult } fro
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
+import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
+import { imService } from './im-service';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -11,6 +13,7 @@ import type { Accounts } from '../accounts/accounts';
 import { HermodError } from '../../lib/errors';
 import { newApiKey } from '../accounts/secrets';
 import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
+import { parseAttemptList } from '../im/im-plan';
 import { toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
@@ -23,6 +26,7 @@ export interface CoreServices {
   reader: MessageReader;
   accounts: Accounts;
   campaigns: CampaignServices;
+  im: Parameters<typeof imService>[0];
 }
 
 /** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
@@ -119,7 +123,8 @@ export function createCoreGrpcServer(services: CoreServices): Server {
     upsertApplication: unary('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       if (!req.name) throw new HermodError('missing_attrib', 'name is required');
       if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
-      for (const url of [req.statusCallbackUrl, req.replyCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
+      for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
+      if (req.imDefaultAttempts) parseAttemptList(req.imDefaultAttempts);
       const app = await services.accounts.upsert({
         name: req.name,
         password: req.password,
@@ -127,6 +132,8 @@ export function createCoreGrpcServer(services: CoreServices): Server {
         revokeApiKey: req.revokeApiKey,
         statusCallbackUrl: req.statusCallbackUrl,
         replyCallbackUrl: req.replyCallbackUrl,
+        imStatusCallbackUrl: req.imStatusCallbackUrl,
+        imDefaultAttempts: req.imDefaultAttempts,
         callbackSecret: req.rotateCallbackSecret ? newApiKey() : undefined,
       });
       const settings = await services.accounts.callbackSettings(app.id);
@@ -158,6 +165,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
   server.addService(CampaignsService, campaignsService(services.campaigns));
+  server.addService(IntelligentMessagingService, imService(services.im));
   return server;
 }
 

@@ -184,6 +184,13 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
 
   return {
     campaigns,
+    im: {
+      ...inner.im,
+      async listOpenMessages(since) {
+        await flushAll();
+        return inner.im.listOpenMessages(since);
+      },
+    },
     insertMessages: (messages, events) => append(messages, events),
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => inner.getMessage(applicationId, id),

@@ -62,7 +62,7 @@ export const INSERTS = {
   },
   applications: {
     table: applications,
-    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'updated_at'],
+    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'im_status_callback_url', 'im_default_attempts', 'updated_at'],
   },
 } as const;
 
@@ -70,7 +70,7 @@ export const INSERTS = {
 export const SUBMITTED_STAGE = 3;
 
 /** Columns of a message row `m`, aliased to MessageRecord's field names. */
-const MESSAGE_FIELDS = `
+export const MESSAGE_FIELDS = `
     m.id                                     AS id,
     m.num_id                                 AS numericId,
     m.application_id                         AS applicationId,
@@ -196,6 +196,8 @@ const APPLICATION_FIELDS = `
     status_callback_url                  AS statusCallbackUrl,
     reply_callback_url                   AS replyCallbackUrl,
     callback_secret                      AS callbackSecret,
+    im_status_callback_url               AS imStatusCallbackUrl,
+    im_default_attempts                  AS imDefaultAttempts,
     toUnixTimestamp64Milli(updated_at)   AS updatedAt`;
 
 /**

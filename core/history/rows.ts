@@ -91,6 +91,8 @@ export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
     status_callback_url: a.statusCallbackUrl,
     reply_callback_url: a.replyCallbackUrl,
     callback_secret: a.callbackSecret,
+    im_status_callback_url: a.imStatusCallbackUrl,
+    im_default_attempts: a.imDefaultAttempts,
     updated_at: dateTime64(a.updatedAt),
   };
 }
@@ -137,6 +139,8 @@ export function toApplication(row: Record<string, unknown>): ApplicationRecord {
     statusCallbackUrl: str(row.statusCallbackUrl ?? ''),
     replyCallbackUrl: str(row.replyCallbackUrl ?? ''),
     callbackSecret: str(row.callbackSecret ?? ''),
+    imStatusCallbackUrl: str(row.imStatusCallbackUrl ?? ''),
+    imDefaultAttempts: str(row.imDefaultAttempts ?? ''),
     updatedAt: toNumber(row.updatedAt),
   };
 }

@@ -19,6 +19,8 @@ export const HISTORY_TABLES = {
   campaigns: 'campaigns',
   members: 'members',
   templates: 'templates',
+  imTemplates: 'im_templates',
+  contacts: 'contacts',
 } as const;
 
 /**
@@ -217,12 +219,41 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.templates}
 ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY (application_id, name)`;
 
+/** Intelligent Messaging templates (by UUID) and contacts of an application; one live row each. */
+const IM_TEMPLATES = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.imTemplates}
+(
+    application_id LowCardinality(String),
+    id             String,
+    name           String,
+    language       String,
+    body           String,
+    updated_at     DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (application_id, id)`;
+
+const CONTACTS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.contacts}
+(
+    application_id LowCardinality(String),
+    contact_id     String,
+    mobile         String,
+    email          String,
+    whatsapp_id    String,
+    updated_at     DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (application_id, contact_id)`;
+
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS status_callback_url String`,
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS reply_callback_url String`,
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS callback_secret String`,
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS reply_to String`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS im_status_callback_url String`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS im_default_attempts String`,
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS num_id UInt64 AFTER id`,
   // Numeric ids grow with time, as parts do: a min/max index skips almost every granule.
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD INDEX IF NOT EXISTS num_id_minmax num_id TYPE minmax GRANULARITY 1`,
@@ -230,5 +261,5 @@ const MIGRATIONS = [
 
 /** Every DDL statement, in the order a migration runner applies them. */
 export const HISTORY_SCHEMA: readonly string[] = [
-  MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, SHORT_LINKS, LINK_CLICKS, LISTS, CAMPAIGNS, MEMBERS, TEMPLATES, ...MIGRATIONS,
+  MESSAGES, MESSAGE_EVENTS, APPLICATIONS, OPT_OUTS, SHORT_LINKS, LINK_CLICKS, LISTS, CAMPAIGNS, MEMBERS, TEMPLATES, IM_TEMPLATES, CONTACTS, ...MIGRATIONS,
 ];

@@ -2,6 +2,7 @@ import type { ApplicationRecord, History, StoredMessage } from '../ports/history
 import { HermodError } from '../../lib/errors';
 import { HISTORY_SCHEMA } from './schema';
 import { createSqlCampaignStore } from './sql-campaign-store';
+import { createSqlImStore } from './sql-im-store';
 import {
   FIND_APPLICATION_OF_MESSAGE,
   FIND_ID_BY_NUMERIC_ID,
@@ -77,6 +78,7 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
 
   return {
     campaigns: createSqlCampaignStore({ select, insert }),
+    im: createSqlImStore({ select, insert }),
     flush: async () => undefined,
     async insertMessages(messages, events) {
       // Events first: a message row becomes visible only with its first events

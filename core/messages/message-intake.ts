@@ -62,7 +62,9 @@ export function createMessageIntake(deps: {
   };
   const scheduler = createScheduler(later);
 
-  const dispatch = async (records: readonly MessageRecord[]): Promise<void> => {
+  const dispatch = async (all: readonly MessageRecord[]): Promise<void> => {
+    // Intelligent Messaging attempts are handed over by the IM orchestrator, which knows their media and templates.
+    const records = all.filter((r) => r.via !== 'im_attempt');
     const now = Date.now();
     const due = records.filter((r) => r.scheduledAt <= now);
     const waiting = records.filter((r) => r.scheduledAt > now);

@@ -1,5 +1,6 @@
 import type { MessageStatus } from '../domain/message-status';
 import type { CampaignStore } from './campaign-store';
+import type { ImStore } from './im-store';
 
 /**
  * History: the durable record of every message, every status change and every
@@ -61,6 +62,10 @@ export interface ApplicationRecord {
   replyCallbackUrl: string;
   /** Key of the HMAC-SHA256 signature on every callback. */
   callbackSecret: string;
+  /** Where status changes of its Intelligent Messaging messages are posted (empty: nowhere). */
+  imStatusCallbackUrl: string;
+  /** Its default Intelligent Messaging delivery attempts, e.g. `wab:read:60,sms` (empty: the service default). */
+  imDefaultAttempts: string;
   updatedAt: number;
 }
 
@@ -115,6 +120,8 @@ export interface History {
   getApplicationByApiKeyHash(hash: string): Promise<ApplicationRecord | undefined>;
   /** Lists, campaigns, members, templates and reports, in the same engine. */
   readonly campaigns: CampaignStore;
+  /** Intelligent Messaging templates, contacts and unsettled messages. */
+  readonly im: ImStore;
   /** Makes every write acknowledged so far visible to reads (a journal flushes; others have nothing to do). */
   flush(): Promise<void>;
   /** Cheap round trip used by health checks. */

@@ -1,6 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import { AccountsClient, type Application, type ListApplicationsResponse, type ListOptOutsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
+import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
 import { newApiKey } from '../../core/accounts/secrets';
 import type { Config } from '../config';
 import { fromServiceError } from '../grpc-errors';
@@ -10,14 +11,21 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   apps create <name> [--password <pw>]       create an application (prints a new API key with --api-key)
               [--api-key]
   apps set-password <name> <password>        set or change an application's password
-  apps set-callbacks <name> [--status <url>]  set (or, with '', remove) the v2 status and reply callback URLs;
-              [--reply <url>] [--rotate-secret]  prints the secret that signs the callbacks
+  apps set-callbacks <name> [--status <url>]  set (or, with '', remove) the v2 status and reply callback URLs
+              [--reply <url>] [--im-status <url>]  and the Intelligent Messaging status callback URL;
+              [--rotate-secret]                  prints the secret that signs the callbacks
+  apps set-im-attempts <name> <attempts>     default Intelligent Messaging attempts, e.g. wab:read:60,sms ('' : service default)
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
   optouts list [<name>]                      handsets that replied STOP, of one application or all
   templates list <name>                      the application's Campaign Manager templates
   templates set <name> <template> <content>  create a template, or change its content (placeholders
-                                             {{param1}}..{{param6}} and {{destination}})`;
+                                             {{param1}}..{{param6}} and {{destination}})
+  im-templates list <name>                   the application's Intelligent Messaging templates
+  im-templates set <name> <uuid> <template-name> <language> <body>
+                                             create or change one (body placeholders: {{parameter}})
+  contacts list <name>                       the application's contacts
+  contacts set <name> <uuid> [--mobile <e164>] [--email <address>] [--whatsapp <id>]`;
 
 type Out = (line: string) => void;
 
@@ -25,6 +33,7 @@ type Out = (line: string) => void;
 export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
   const client = new AccountsClient(config.coreAddress, credentials.createInsecure());
   const campaigns = new CampaignsClient(config.coreAddress, credentials.createInsecure());
+  const im = new IntelligentMessagingClient(config.coreAddress, credentials.createInsecure());
   const callOn = <Req, Res>(target: object, fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
     new Promise((resolve, reject) =>
       fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
@@ -62,7 +71,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-callbacks' && name) {
-      const app = await upsert({ name, statusCallbackUrl: option('--status'), replyCallbackUrl: option('--reply'), rotateCallbackSecret: args.includes('--rotate-secret') });
+      const app = await upsert({ name, statusCallbackUrl: option('--status'), replyCallbackUrl: option('--reply'), imStatusCallbackUrl: option('--im-status'), rotateCallbackSecret: args.includes('--rotate-secret') });
       out(`callbacks of ${app.name} set`);
       out(`signing secret: ${app.callbackSecret}`);
       return 0;
@@ -84,6 +93,33 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       for (const o of optOuts) out(`${o.applicationName}\t${o.handset}\t${new Date(o.at).toISOString()}`);
       return 0;
     }
+    if (group === 'apps' && verb === 'set-im-attempts' && name && extra !== undefined) {
+      await upsert({ name, imDefaultAttempts: extra });
+      out(`default attempts of ${name}: ${extra || '(service default)'}`);
+      return 0;
+    }
+    if (group === 'im-templates' && verb === 'list' && name) {
+      const { templates } = await callOn<object, ImTemplates>(im, im.listTemplates as never, { applicationName: name });
+      out('id\tname\tlanguage\tbody');
+      for (const t of templates) out(`${t.id}\t${t.name}\t${t.language}\t${t.body}`);
+      return 0;
+    }
+    if (group === 'im-templates' && verb === 'set' && name && args.length >= 7) {
+      const t = await callOn<ImTemplate, ImTemplate>(im, im.upsertTemplate as never, { applicationName: name, id: args[3]!, name: args[4]!, language: args[5]!, body: args[6]! });
+      out(`template ${t.name} (${t.id}) saved`);
+      return 0;
+    }
+    if (group === 'contacts' && verb === 'list' && name) {
+      const { contacts } = await callOn<object, ImContacts>(im, im.listContacts as never, { applicationName: name });
+      out('contact\tmobile\temail\twhatsapp');
+      for (const c of contacts) out(`${c.contactId}\t${c.mobile}\t${c.email}\t${c.whatsappId}`);
+      return 0;
+    }
+    if (group === 'contacts' && verb === 'set' && name && extra) {
+      const c = await callOn<ImContact, ImContact>(im, im.upsertContact as never, { applicationName: name, contactId: extra, mobile: option('--mobile') ?? '', email: option('--email') ?? '', whatsappId: option('--whatsapp') ?? '' });
+      out(`contact ${c.contactId} saved`);
+      return 0;
+    }
     if (group === 'templates' && verb === 'list' && name) {
       const { templates } = await callOn<object, ListTemplatesResponse>(campaigns, campaigns.listTemplates as never, { applicationId: '', applicationName: name });
       out('id\tname\tcontent');
@@ -103,5 +139,6 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
   } finally {
     client.close();
     campaigns.close();
+    im.close();
   }
 }

@@ -85,6 +85,11 @@ export interface UpsertApplicationRequest {
   statusCallbackUrl?: string | undefined;
   replyCallbackUrl?: string | undefined;
   rotateCallbackSecret: boolean;
+  imStatusCallbackUrl?:
+    | string
+    | undefined;
+  /** Intelligent Messaging default attempts, e.g. "wab:read:60,sms". */
+  imDefaultAttempts?: string | undefined;
 }
 
 function createBaseListOptOutsRequest(): ListOptOutsRequest {
@@ -975,6 +980,8 @@ function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
     statusCallbackUrl: undefined,
     replyCallbackUrl: undefined,
     rotateCallbackSecret: false,
+    imStatusCallbackUrl: undefined,
+    imDefaultAttempts: undefined,
   };
 }
 
@@ -1000,6 +1007,12 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.rotateCallbackSecret !== false) {
       writer.uint32(56).bool(message.rotateCallbackSecret);
+    }
+    if (message.imStatusCallbackUrl !== undefined) {
+      writer.uint32(66).string(message.imStatusCallbackUrl);
+    }
+    if (message.imDefaultAttempts !== undefined) {
+      writer.uint32(74).string(message.imDefaultAttempts);
     }
     return writer;
   },
@@ -1073,6 +1086,22 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.rotateCallbackSecret = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.imStatusCallbackUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.imDefaultAttempts = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1114,6 +1143,16 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         : isSet(object.rotate_callback_secret)
         ? globalThis.Boolean(object.rotate_callback_secret)
         : false,
+      imStatusCallbackUrl: isSet(object.imStatusCallbackUrl)
+        ? globalThis.String(object.imStatusCallbackUrl)
+        : isSet(object.im_status_callback_url)
+        ? globalThis.String(object.im_status_callback_url)
+        : undefined,
+      imDefaultAttempts: isSet(object.imDefaultAttempts)
+        ? globalThis.String(object.imDefaultAttempts)
+        : isSet(object.im_default_attempts)
+        ? globalThis.String(object.im_default_attempts)
+        : undefined,
     };
   },
 
@@ -1140,6 +1179,12 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.rotateCallbackSecret !== false) {
       obj.rotateCallbackSecret = message.rotateCallbackSecret;
     }
+    if (message.imStatusCallbackUrl !== undefined) {
+      obj.imStatusCallbackUrl = message.imStatusCallbackUrl;
+    }
+    if (message.imDefaultAttempts !== undefined) {
+      obj.imDefaultAttempts = message.imDefaultAttempts;
+    }
     return obj;
   },
 
@@ -1155,6 +1200,8 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     message.statusCallbackUrl = object.statusCallbackUrl ?? undefined;
     message.replyCallbackUrl = object.replyCallbackUrl ?? undefined;
     message.rotateCallbackSecret = object.rotateCallbackSecret ?? false;
+    message.imStatusCallbackUrl = object.imStatusCallbackUrl ?? undefined;
+    message.imDefaultAttempts = object.imDefaultAttempts ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,114 @@
+import type { History, MessageRecord } from '../ports/history';
+import type { MessageIntake } from '../messages/message-intake';
+import type { Accounts } from '../accounts/accounts';
+import type { NumericIds } from '../messages/numeric-ids';
+import { HermodError } from '../../lib/errors';
+import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
+import { newImMessageId } from './im-ids';
+
+export interface ImRequest {
+  applicationId: string;
+  destination: { contactId: string; mobile: string; email: string };
+  message: {
+    type: string;
+    text: string;
+    media?: { mimeType: string; url: string };
+    template?: { templateId: string; language: string; parameters: { name: string; text: string }[] };
+  };
+  attempts: { channel: string; event: string; timeout?: number }[];
+  reference: string;
+  schedulerPipe: string;
+}
+
+/** Placeholders in a template body: {{name}}. */
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9 _-]+?)\s*\}\}/g;
+
+/**
+ * Accepts an Intelligent Messaging request: resolves the contact and the
+ * template, settles the attempt sequence (the request's, else the
+ * application's default, else the service default), and stores the message
+ * with that plan. The orchestrator takes it from the `im` topic.
+ */
+export function createImIntake(deps: { history: History; intake: MessageIntake; accounts: Accounts; numericIds: NumericIds; defaultAttempts: string }) {
+  return async function accept(req: ImRequest): Promise<string> {
+    if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
+    const destination = { mobile: req.destination.mobile, email: req.destination.email, whatsappId: '' };
+    if (req.destination.contactId) {
+      const contact = await deps.history.im.getContact(req.applicationId, req.destination.contactId);
+      if (!contact) throw new HermodError('not_found', `contact ${req.destination.contactId} is not a contact of this application`, { fields: [{ field: 'destination.contact_id', description: 'no such contact' }] });
+      destination.mobile ||= contact.mobile;
+      destination.email ||= contact.email;
+      destination.whatsappId = contact.whatsappId;
+    }
+
+    const type = req.message.type as ImPlan['type'];
+    let text = req.message.text;
+    let template: ImPlan['template'];
+    if (type === 'template') {
+      const t = req.message.template;
+      if (!t) throw new HermodError('invalid_attrib', 'message.template is required for a template message');
+      const stored = await deps.history.im.getTemplate(req.applicationId, t.templateId);
+      if (!stored) throw new HermodError('not_found', `template ${t.templateId} is not a template of this application`, { fields: [{ field: 'message.template.template_id', description: 'no such template' }] });
+      const values = new Map(t.parameters.map((p) => [p.name, p.text]));
+      const missing = [...stored.body.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((n) => !values.has(n));
+      if (missing.length > 0) throw new HermodError('unprocessable', `template parameters missing: ${[...new Set(missing)].join(', ')}`, { fields: missing.map((n) => ({ field: 'message.template.parameters', description: `${n} is required by the template` })) });
+      text = stored.body.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? '');
+      template = { id: stored.id, name: stored.name, language: t.language || stored.language, parameters: t.parameters };
+    } else if (type === 'media') {
+      if (!req.message.media) throw new HermodError('invalid_attrib', 'message.media is required for a media message');
+      text ||= req.message.media.url;
+    }
+
+    const attempts = await attemptsFor(req);
+    if (!attempts.some((a) => addressFor(a.channel, destination))) {
+      throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
+    }
+    const plan: ImPlan = {
+      type,
+      text,
+      ...(req.message.media ? { media: req.message.media } : {}),
+      ...(template ? { template } : {}),
+      destination,
+      attempts,
+      reference: req.reference,
+      schedulerPipe: req.schedulerPipe,
+      subject: (template?.name ?? text.split('\n')[0]!).slice(0, 78) || 'Message',
+    };
+    const id = newImMessageId();
+    const record: MessageRecord = {
+      id,
+      numericId: deps.numericIds(),
+      applicationId: req.applicationId,
+      channel: 'im',
+      direction: 'MT',
+      destination: destination.mobile || destination.email || destination.whatsappId,
+      source: '',
+      content: JSON.stringify(plan),
+      reference: req.reference,
+      messageClass: type,
+      mask: '',
+      smsClass: 0,
+      scheduledAt: 0,
+      integrationId: req.schedulerPipe,
+      via: 'im_v1',
+      segments: 1,
+      acceptedAt: Date.now(),
+      replyTo: '',
+    };
+    const [result] = await deps.intake.acceptRecords([record]);
+    if (!result || !result.ok) throw result?.ok === false ? result.error : new HermodError('internal', 'the message was not stored');
+    return id;
+  };
+
+  async function attemptsFor(req: ImRequest): Promise<ImAttemptPlan[]> {
+    if (req.attempts.length > 0) {
+      const unknown = req.attempts.findIndex((a) => !isKnownEvent(a.event));
+      if (unknown >= 0) throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: hermod can wait for submitted, sent, delivered (received) or read`, { fields: [{ field: `delivery_attempts[${unknown}].event`, description: 'not an event hermod reports' }] });
+      return req.attempts.map((a) => ({ channel: a.channel as ImChannel, event: a.event, ...(a.timeout !== undefined ? { timeout: a.timeout } : {}) }));
+    }
+    const own = (await deps.accounts.callbackSettings(req.applicationId))?.imDefaultAttempts;
+    return parseAttemptList(own || deps.defaultAttempts);
+  }
+}
+
+export type ImIntake = ReturnType<typeof createImIntake>;

@@ -1,0 +1,231 @@
+import type { Bus, Subscription } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import type { History, MessageRecord, StoredMessage } from '../ports/history';
+import { IM_SETTLED } from '../ports/im-store';
+import type { HotState } from '../ports/state';
+import type { StatusChange, StatusRecorder } from '../messages/status-recorder';
+import type { NumericIds } from '../messages/numeric-ids';
+import { decodeJob, encodeJob, type ImJobDetails } from '../messages/bus-payloads';
+import { countSegments } from '../messages/segments';
+import { stageOf, type MessageStatus } from '../domain/message-status';
+import type { Logger } from '../../lib/log';
+import { addressFor, isFailure, reachedEvent, type ImPlan } from './im-plan';
+import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
+
+/** Statuses of the Intelligent Messaging vocabulary (SPEC.md §2.4 StatusCallback). */
+const IM_STATUSES = new Set<MessageStatus>(['accepted', 'submitted', 'sent', 'received', 'read', 'frozen', 'rejected', 'failed', 'dead', 'expired']);
+
+interface Open {
+  id: string;
+  applicationId: string;
+  plan: ImPlan;
+  current: number;
+  timer?: NodeJS.Timeout;
+  /** Everything that changes this message runs in turn: reports, timeouts, recovery. */
+  turn: Promise<void>;
+}
+
+export interface ImOrchestrator {
+  /** Status changes applied by the recorder (attempts report through here). */
+  statusApplied(change: StatusChange): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs each Intelligent Messaging message's delivery attempts in order. An
+ * attempt is its own message (id derived from the message's, see im-ids.ts)
+ * on its channel's topic; it succeeds when its channel reports the attempt's
+ * event (or delivery) within its timeout, otherwise the next attempt starts.
+ * Reports about an attempt that is no longer current are recorded on that
+ * attempt but change nothing else: a late `read` on WhatsApp after the SMS
+ * fallback started sends nothing and decides nothing.
+ *
+ * The message's own status follows its current attempt's progress; its
+ * settled outcome is marked in history, so after a restart every unsettled
+ * message resumes: its current attempt's timer is re-armed with the time it
+ * has left, and an attempt not yet confirmed by its carrier is handed over again
+ * (workers skip the ones already submitted).
+ */
+export async function startImOrchestrator(deps: {
+  bus: Bus;
+  state: HotState;
+  history: History;
+  recorder: StatusRecorder;
+  numericIds: NumericIds;
+  log: Logger;
+  /** How far back a restart looks for unsettled messages (longer than the longest sequence of timeouts). */
+  recoveryWindowMs?: number;
+}): Promise<ImOrchestrator> {
+  const { bus, state, history, recorder, log } = deps;
+  const open = new Map<string, Open>();
+  let stopping = false;
+
+  const imStatus = (im: Open, status: MessageStatus, detail = ''): Promise<unknown> => {
+    const mapped: MessageStatus = status === 'blocked' || status === 'deficient' ? 'rejected' : status === 'queued' ? 'accepted' : status;
+    if (!IM_STATUSES.has(mapped)) return Promise.resolve();
+    return recorder.record([{ messageId: im.id, applicationId: im.applicationId, channel: 'im', status: mapped, at: Date.now(), detail }]);
+  };
+
+  const settle = async (im: Open, status: MessageStatus, detail: string): Promise<void> => {
+    clearTimeout(im.timer);
+    open.delete(im.id);
+    await imStatus(im, status, detail);
+    const current = (await state.getStatus(im.id))?.status ?? status;
+    // The marker repeats the current status, so it never changes what the message reads as.
+    await history.appendEvents([{ messageId: im.id, applicationId: im.applicationId, status: current, at: Date.now(), detail: IM_SETTLED, carrierId: '', errorCode: '' }]);
+    log.debug('im message settled', { id: im.id, status: current, attempt: im.current });
+  };
+
+  const details = (plan: ImPlan): ImJobDetails => ({
+    type: plan.type,
+    ...(plan.media ? { media: plan.media } : {}),
+    ...(plan.template ? { template: plan.template } : {}),
+    subject: plan.subject,
+    reference: plan.reference,
+  });
+
+  const publishAttempt = async (im: Open, k: number, record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>): Promise<void> => {
+    await bus.publish(topicName(record.channel), [
+      {
+        key: record.destination,
+        value: encodeJob({ id: record.id, applicationId: im.applicationId, channel: record.channel, destination: record.destination, source: '', content: record.content, acceptedAt: record.acceptedAt, im: details(im.plan) }),
+      },
+    ]);
+    await recorder.record([{ messageId: record.id, applicationId: im.applicationId, channel: record.channel, status: 'queued', at: Date.now() }]);
+  };
+
+  const armTimer = (im: Open, k: number, startedAt: number): void => {
+    const timeout = im.plan.attempts[k]!.timeout ?? 0;
+    if (timeout <= 0) return;
+    clearTimeout(im.timer);
+    const wait = Math.max(0, startedAt + timeout * 1000 - Date.now());
+    im.timer = setTimeout(() => inTurn(im, () => timedOut(im, k)), Math.min(wait, 2 ** 31 - 1));
+    im.timer.unref();
+  };
+
+  const startAttempt = async (im: Open, k: number, failure: MessageStatus = 'failed'): Promise<void> => {
+    if (stopping) return;
+    if (k >= im.plan.attempts.length) return settle(im, failure, 'every delivery attempt failed');
+    const attempt = im.plan.attempts[k]!;
+    im.current = k;
+    const id = imAttemptId(im.id, k);
+    const address = addressFor(attempt.channel, im.plan.destination);
+    const now = Date.now();
+    const record: MessageRecord = {
+      id,
+      numericId: deps.numericIds(),
+      applicationId: im.applicationId,
+      channel: attempt.channel,
+      direction: 'MT',
+      destination: address,
+      source: '',
+      content: im.plan.text,
+      reference: im.plan.reference,
+      messageClass: im.plan.type,
+      mask: '',
+      smsClass: 0,
+      scheduledAt: 0,
+      integrationId: '',
+      via: 'im_attempt',
+      segments: attempt.channel === 'sms' ? countSegments(im.plan.text) : 1,
+      acceptedAt: now,
+      replyTo: im.id,
+    };
+    const accepted = { messageId: id, applicationId: im.applicationId, status: 'accepted' as const, at: now, detail: `attempt ${k + 1} on ${attempt.channel}`, carrierId: '', errorCode: '' };
+    await history.insertMessages([record], [accepted]);
+    await state.advanceStatuses([{ id, status: 'accepted', at: now }]);
+    if (!address) {
+      // Recorded, so the history shows the attempt and why it went nowhere.
+      await recorder.record([{ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: `no ${attempt.channel} address for this destination` }]);
+      return startAttempt(im, k + 1, 'rejected');
+    }
+    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId }]);
+    armTimer(im, k, now);
+    await publishAttempt(im, k, record);
+  };
+
+  const timedOut = async (im: Open, k: number): Promise<void> => {
+    if (im.current !== k || !open.has(im.id) || stopping) return;
+    const attempt = im.plan.attempts[k]!;
+    const id = imAttemptId(im.id, k);
+    // The outcome goes on the attempt in history even when it already reads as delivered (waiting for `read`).
+    await history.appendEvents([{ messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: `no ${attempt.event || 'delivery'} within ${attempt.timeout} s`, carrierId: '', errorCode: 'attempt_timeout' }]);
+    log.info('im attempt timed out; falling back', { id: im.id, attempt: k + 1, channel: attempt.channel, next: im.plan.attempts[k + 1]?.channel ?? 'none' });
+    await startAttempt(im, k + 1, 'expired');
+  };
+
+  const inTurn = (im: Open, work: () => Promise<void>): void => {
+    im.turn = im.turn.then(work).catch((err) => log.error('im message step failed', { err, id: im.id }));
+  };
+
+  const attemptStatus = async (im: Open | undefined, change: StatusChange): Promise<void> => {
+    const { attempt: k } = parseImAttemptId(change.messageId);
+    // Not current any more (a fallback started, or the message settled): recorded on the attempt, nothing else.
+    if (!im || im.current !== k) return;
+    const attempt = im.plan.attempts[k]!;
+    if (reachedEvent(attempt.event, change.status)) {
+      await imStatus(im, change.status);
+      return settle(im, change.status, `${attempt.channel}: ${change.status}`);
+    }
+    if (isFailure(change.status)) {
+      clearTimeout(im.timer);
+      return startAttempt(im, k + 1, change.status);
+    }
+    if (stageOf(change.status) >= stageOf('sent')) await imStatus(im, change.status);
+  };
+
+  /** Takes up a message from the `im` topic or from recovery, where it stands. */
+  const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>): Promise<void> => {
+    if (open.has(m.id)) return;
+    const plan = JSON.parse(m.content) as ImPlan;
+    const im: Open = { id: m.id, applicationId: m.applicationId, plan, current: 0, turn: Promise.resolve() };
+    open.set(m.id, im);
+    // Attempts already made (a redelivery, a restart): continue from the last one.
+    let last = -1;
+    let lastRecord: StoredMessage | undefined;
+    for (let k = plan.attempts.length - 1; k >= 0 && last < 0; k--) {
+      const stored = await history.getMessage(m.applicationId, imAttemptId(m.id, k));
+      if (stored) {
+        last = k;
+        lastRecord = stored;
+      }
+    }
+    if (last < 0 || !lastRecord) return startAttempt(im, 0);
+    im.current = last;
+    const attempt = plan.attempts[last]!;
+    const status = (await state.getStatus(lastRecord.id))?.status ?? lastRecord.status;
+    if (reachedEvent(attempt.event, status)) return settle(im, status, `${attempt.channel}: ${status}`);
+    if (isFailure(status)) return startAttempt(im, last + 1, status);
+    armTimer(im, last, lastRecord.acceptedAt);
+    if (stageOf(status) < stageOf('submitted') && lastRecord.destination) await publishAttempt(im, last, lastRecord);
+  };
+
+  const subscription: Subscription = await bus.subscribe(
+    topicName('im'),
+    async (records) => {
+      for (const r of records) {
+        const job = decodeJob(r.value);
+        await begin({ id: job.id, applicationId: job.applicationId, content: job.content });
+      }
+    },
+    { group: 'im-orchestrator', maxBatch: 100 },
+  );
+
+  const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
+  const unsettled = await history.im.listOpenMessages(since);
+  for (const m of unsettled) await begin(m).catch((err) => log.error('could not resume an im message', { err, id: m.id }));
+  if (unsettled.length > 0) log.info('resumed unsettled im messages', { count: unsettled.length });
+
+  return {
+    statusApplied(change) {
+      if (!isImAttemptId(change.messageId)) return;
+      const im = open.get(parseImAttemptId(change.messageId).messageId);
+      if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
+    },
+    async stop() {
+      stopping = true;
+      await subscription.close();
+      for (const im of open.values()) clearTimeout(im.timer);
+    },
+  };
+}
