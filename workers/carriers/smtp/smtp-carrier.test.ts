@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../../lib/errors';
+import type { CarrierReport } from '../../carrier';
+import { emailJob, eventually, smtpTestKit } from './smtp-test-kit';
+
+const kit = smtpTestKit();
+
+async function sendFailure(promise: Promise<unknown>): Promise<HermodError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HermodError);
+  return err as HermodError;
+}
+
+describe('SMTP carrier', () => {
+  it('delivers a text mail with its subject, body and Hermod headers, and reports it received', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    const reports: CarrierReport[] = [];
+    carrier.onReport((r) => reports.push(r));
+    const job = emailJob({ content: 'Your code is 4711.\nIt expires in 10 minutes.', im: { type: 'text', subject: 'Your code', reference: 'order-42' } });
+
+    const { carrierIds } = await carrier.send(job);
+
+    expect(sink.mails).toHaveLength(1);
+    const mail = sink.mails[0]!;
+    expect(mail).toMatchObject({ from: 'hermod@localhost', to: ['ada@example.com'], subject: 'Your code', text: job.content, messageId: carrierIds[0] });
+    expect(mail.headers['x-hermod-message-id']).toBe(job.id);
+    expect(mail.headers['x-hermod-reference']).toBe('order-42');
+    const report = await eventually(() => reports[0]);
+    expect(report).toMatchObject({ carrierId: carrierIds[0], status: 'received', errorCode: '' });
+  });
+
+  it('sends from the job source when it is an address, and from the configured sender otherwise', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port, { from: 'noreply@hermod.example' });
+
+    await carrier.send(emailJob({ source: 'billing@shop.example' }));
+    await carrier.send(emailJob({ source: 'ShopName' }));
+
+    expect(sink.mails.map((m) => m.from)).toEqual(['billing@shop.example', 'noreply@hermod.example']);
+    expect(sink.mails.map((m) => m.subject)).toEqual(['Message', 'Message']);
+    expect(sink.mails[0]!.headers['x-hermod-reference']).toBeUndefined();
+  });
+
+  it('keeps UTF-8 text and subjects intact, emoji and accents included', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    const content = ('Grüße aus Zürich, déjà vu à la café — 😀 🇳🇿 ñ ø ß. ').repeat(8) + '\nZweite Zeile: 日本語';
+    const subject = 'Ça marche? Größe 😀 '.repeat(4).trim();
+
+    await carrier.send(emailJob({ content, im: { type: 'text', subject } }));
+
+    expect(sink.mails[0]).toMatchObject({ subject, text: content });
+  });
+
+  it('puts the link of a media message on its own line instead of attaching the file', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    const url = 'https://cdn.example.com/pictures/cat.png?size=large';
+
+    await carrier.send(emailJob({ content: 'Look at this', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
+    await carrier.send(emailJob({ content: '', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
+
+    expect(sink.mails.map((m) => m.text)).toEqual([`Look at this\n${url}`, url]);
+    expect(sink.mails[0]!.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
+  it('rejects for good, without a report, when the server refuses the mailbox with a 5xx', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    const reports: CarrierReport[] = [];
+    carrier.onReport((r) => reports.push(r));
+
+    const err = await sendFailure(carrier.send(emailJob({ destination: 'ada+bounce@example.com' })));
+
+    expect(err).toMatchObject({ code: 'carrier_rejected', retryable: false });
+    expect(err.message).toContain('550 5.1.1 mailbox unavailable');
+    await new Promise((r) => setImmediate(r));
+    expect(reports).toEqual([]);
+    expect(sink.mails).toEqual([]);
+  });
+
+  it('fails transiently when the server defers the mailbox with a 4xx', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+
+    const err = await sendFailure(carrier.send(emailJob({ destination: 'ada+defer@example.com' })));
+
+    expect(err).toMatchObject({ code: 'carrier_transient', retryable: true });
+    expect(err.message).toContain('451 4.3.0 try again later');
+  });
+
+  it('fails transiently when the server cannot be reached, and still becomes ready', async () => {
+    const sink = await kit.sink();
+    const port = sink.port;
+    await sink.stop();
+    const carrier = kit.carrier(port);
+
+    await carrier.ready();
+    const err = await sendFailure(carrier.send(emailJob()));
+
+    expect(err).toMatchObject({ code: 'carrier_transient', retryable: true });
+    expect(err.message).toContain('ECONNREFUSED');
+  });
+
+  it('delivers many concurrent sends over its connection pool', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port, { maxConnections: 3 });
+    const jobs = Array.from({ length: 25 }, (_, i) => emailJob({ destination: `user${i}@example.com`, content: `message ${i}` }));
+
+    const results = await Promise.all(jobs.map((j) => carrier.send(j)));
+
+    expect(sink.mails).toHaveLength(25);
+    expect(new Set(results.map((r) => r.carrierIds[0])).size).toBe(25);
+    const byId = new Map(sink.mails.map((m) => [m.headers['x-hermod-message-id'], m]));
+    for (const j of jobs) expect(byId.get(j.id)).toMatchObject({ to: [j.destination], text: j.content });
+  });
+});

@@ -1,0 +1,76 @@
+import { createTransport } from 'nodemailer';
+import type { EmailConfig } from '../../../lib/config';
+import type { Logger } from '../../../lib/log';
+import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { Carrier, CarrierReport } from '../../carrier';
+import { mailOptions } from './mail-options';
+import { smtpError } from './smtp-error';
+
+/** Hosts where a simulator with a self-signed certificate may answer STARTTLS. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+// nodemailer waits up to 2 min to connect and 10 min on a silent socket; a
+// worker holding a batch should give up sooner and let the retry run.
+const CONNECTION_TIMEOUT_MS = 15_000;
+const SOCKET_TIMEOUT_MS = 60_000;
+// Below the socket timeout, so an idle pooled connection is closed by us, quietly.
+const IDLE_TIMEOUT_MS = 30_000;
+
+/**
+ * E-mail over a pool of SMTP connections to one relay. The relay's 250 after
+ * DATA is the last thing SMTP tells us about a message, so each accepted
+ * message is also reported `received` at once.
+ */
+export function createSmtpCarrier(config: EmailConfig, log: Logger): Carrier {
+  const relay = `${config.host}:${config.port}`;
+  const transport = createTransport({
+    pool: true,
+    host: config.host,
+    port: config.port,
+    // false: plain first, then STARTTLS whenever the server offers it (nodemailer's default).
+    secure: config.secure,
+    maxConnections: config.maxConnections,
+    auth: config.user ? { user: config.user, pass: config.pass } : undefined,
+    tls: LOOPBACK.has(config.host) ? { rejectUnauthorized: false } : undefined,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: CONNECTION_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    idleTimeout: IDLE_TIMEOUT_MS,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const reportListeners: ((r: CarrierReport) => void)[] = [];
+  let verified: Promise<void> | undefined;
+
+  // One check of the relay at start, for the log; it never holds sending back,
+  // since a relay that is down now is the retry loop's business.
+  const verifyOnce = (): Promise<void> =>
+    (verified ??= transport.verify().then(
+      () => log.info('SMTP relay reachable', { relay }),
+      (err: unknown) => log.warn('SMTP relay check failed', { relay, err: smtpError(err) }),
+    ));
+
+  return {
+    name: 'smtp',
+    async send(job: OutboundJob) {
+      const info = await transport.sendMail(mailOptions(job, config.from)).catch((err: unknown) => {
+        throw smtpError(err);
+      });
+      const carrierId = info.messageId;
+      // Deferred so the worker can usually store the carrier id and publish `submitted`
+      // first; when `received` wins anyway, core orders the two by stage.
+      setImmediate(() => {
+        const report: CarrierReport = { carrierId, status: 'received', at: Date.now(), errorCode: '' };
+        for (const l of reportListeners) l(report);
+      });
+      return { carrierIds: [carrierId] };
+    },
+    ready: verifyOnce,
+    onReport: (l) => void reportListeners.push(l),
+    // SMTP submission has no way back; replies arrive at a mailbox, not here.
+    onInbound: () => undefined,
+    async close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach } from 'vitest';
+import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { EmailConfig } from '../../../lib/config';
+import type { Carrier } from '../../carrier';
+import { quietLog } from '../../simulators/smpp-test-kit';
+import { createSmtpSink, type SmtpSink } from '../../simulators/smtp-sink';
+import { createSmtpCarrier } from './smtp-carrier';
+
+export { eventually, quietLog } from '../../simulators/smpp-test-kit';
+
+/** Test helpers: a real SMTP sink on 127.0.0.1:0 and carriers pointed at it, all closed after each test. */
+export function smtpTestKit() {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  async function sink(): Promise<SmtpSink> {
+    const s = createSmtpSink({ host: '127.0.0.1', port: 0 });
+    await s.start();
+    cleanup.push(() => s.stop());
+    return s;
+  }
+
+  function config(port: number, overrides: Partial<EmailConfig> = {}): EmailConfig {
+    return { host: '127.0.0.1', port, secure: false, user: '', pass: '', from: 'hermod@localhost', maxConnections: 3, ...overrides };
+  }
+
+  function carrier(port: number, overrides: Partial<EmailConfig> = {}): Carrier {
+    const c = createSmtpCarrier(config(port, overrides), quietLog);
+    cleanup.push(() => c.close());
+    return c;
+  }
+
+  return { sink, config, carrier, defer: (fn: () => Promise<unknown>) => cleanup.push(fn) };
+}
+
+/** An e-mail job with a fresh id; `over` sets anything else. */
+export function emailJob(over: Partial<OutboundJob> = {}): OutboundJob {
+  return {
+    id: `msg-${randomUUID()}`,
+    applicationId: 'app-test',
+    channel: 'email',
+    destination: 'ada@example.com',
+    source: '',
+    content: 'Hello from Hermod',
+    acceptedAt: Date.now(),
+    ...over,
+  };
+}
