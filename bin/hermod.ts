@@ -12,8 +12,10 @@ commands:
   gateway          run one gateway process (HTTPS edge)
   core             run the core process (gRPC, intake, status, history; with HERMOD_BUS=memory also the SMS workers)
   worker --channel <name>
-                   run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms
+                   run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms, email, wab, rcs, mms
   smsc-simulator   run the SMSC simulator (an SMPP server)
+  channel-simulators
+                   run the SMTP sink and the WhatsApp, RCS and MMS simulators
 
 ${ADMIN_USAGE}
 
@@ -47,7 +49,8 @@ async function main(): Promise<void> {
     case 'gateway':
     case 'core':
     case 'worker':
-    case 'smsc-simulator': {
+    case 'smsc-simulator':
+    case 'channel-simulators': {
       const channel = command === 'worker' ? (cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms' : undefined;
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;

@@ -21,7 +21,7 @@ import { createTemplates } from './campaigns/templates';
 import { createCampaignResponder } from './campaigns/campaign-responder';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
-import { startSmsWorkerPool } from '../workers/sms/sms-worker-pool';
+import { CHANNELS, startChannelPools } from '../workers/channel-pools';
 
 export interface RunningCore {
   port: number;
@@ -64,7 +64,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
-  const sms = config.adapters.coreRunsWorkers ? await startSmsWorkerPool({ config: config.smpp, bus, state, log }) : undefined;
+  const pools = config.adapters.coreRunsWorkers ? await startChannelPools(CHANNELS, { config, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
@@ -101,7 +101,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await campaignRunner.stop();
       await orchestrator.stop();
       await intake.drain();
-      await sms?.stop();
+      await pools?.stop();
       await statusSubscription.close();
       await inboundSubscription.close();
       await callbacks.drain();

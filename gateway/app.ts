@@ -14,6 +14,11 @@ import { shortLinkErrors, shortLinkRouter } from './links/routes';
 import type { CampaignsClient } from './campaigns-client';
 import { campaignManagerErrors } from './campaign-manager/error-body';
 import { campaignManagerRouter } from './campaign-manager/routes';
+import type { ImClient } from './im-client';
+import type { HttpCarrierConfig } from '../lib/config';
+import { webhookErrors, webhookRouter } from './webhooks/routes';
+import { intelligentMessagingErrors } from './intelligent-messaging/error-body';
+import { intelligentMessagingRouter } from './intelligent-messaging/routes';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -23,6 +28,11 @@ export interface GatewayDeps {
   campaigns: CampaignsClient;
   /** Largest Campaign Manager list or campaign body. */
   maxImportBytes: number;
+  im: ImClient;
+  /** The HTTP carriers, for verifying their webhooks. */
+  carriers: { wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
+  /** Intelligent Messaging requests per second per application (0: no limit). */
+  imRateLimit: number;
 }
 
 interface Interface {
@@ -49,6 +59,13 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps)),
     mountInterface('gateway_v1', '/rest/gateway', gatewayV1Errors(deps.log), gatewayV1Router(deps)),
     mountInterface('campaign_manager', '/rest/campaign_manager/v1', campaignManagerErrors(deps.log), campaignManagerRouter(deps)),
+    mountInterface(
+      'intelligent_messaging',
+      '/rest/im/v1',
+      intelligentMessagingErrors(deps.log),
+      intelligentMessagingRouter({ im: deps.im, auth: deps.auth, log: deps.log, maxBodyBytes: deps.maxBodyBytes, rateLimit: deps.imRateLimit }),
+    ),
+    mountInterface('webhooks', '/webhooks', webhookErrors(deps.log), webhookRouter(deps)),
     mountInterface('short_links', '/l', shortLinkErrors, shortLinkRouter(deps)),
   ];
 

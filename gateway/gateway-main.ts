@@ -6,6 +6,7 @@ import type { Logger } from '../lib/log';
 import { createAuthenticator } from './auth';
 import { createCoreClient } from './core-client';
 import { createCampaignsClient } from './campaigns-client';
+import { createImClient } from './im-client';
 import { createGatewayApp } from './app';
 import { loadOrCreateCertificate } from './tls';
 
@@ -21,7 +22,14 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const core = createCoreClient(config.coreAddress, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
   const auth = createAuthenticator(core, config.authCacheMs);
   const campaigns = createCampaignsClient(config.coreAddress);
-  const app = createGatewayApp({ core, auth, log, maxBodyBytes: config.maxBodyBytes, campaigns, maxImportBytes: config.maxImportBytes });
+  const im = createImClient(config.coreAddress);
+  const app = createGatewayApp({
+    core, auth, log, campaigns, im,
+    maxBodyBytes: config.maxBodyBytes,
+    maxImportBytes: config.maxImportBytes,
+    carriers: config.channels,
+    imRateLimit: config.im.rateLimit,
+  });
 
   const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
   const plain = http.createServer((req, res) => {
@@ -43,6 +51,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
       await Promise.all([close(secure), close(plain)]);
       core.close();
       campaigns.close();
+      im.close();
     },
   };
 }

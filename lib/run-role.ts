@@ -3,7 +3,7 @@ import type { Config } from './config';
 import type { Logger } from './log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from './metrics';
 
-export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator';
+export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator' | 'channel-simulators';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -24,6 +24,8 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
       return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms');
     case 'smsc-simulator':
       return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
+    case 'channel-simulators':
+      return (await import('../workers/simulators/channel-simulators-main')).runChannelSimulators(config, log);
   }
 }
 

@@ -64,6 +64,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     await stopRole('gateway');
     await stopRole('core');
     await stopRole('smsc-simulator');
+    await stopRole('channel-simulators');
     log.info('hermod stopped');
     process.exit(0);
   };
@@ -71,6 +72,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (config.simulator.enabled) await fork('smsc-simulator', 0);
+  if (config.channelSimulators.enabled) await fork('channel-simulators', 0);
   await fork('core', 0);
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
   const metrics = await serveMetrics(config.metricsPort, config.host, log, true);

@@ -41,6 +41,8 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     HERMOD_BOOTSTRAP_APP: 'acme',
     HERMOD_BOOTSTRAP_PASSWORD: 'secret',
     HERMOD_LOG_LEVEL: 'info',
+    // Tests that need the channel simulators run their own (fixed default ports would collide between test files).
+    HERMOD_CHANNEL_SIMULATORS: 'false',
     ...options.env,
   };
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

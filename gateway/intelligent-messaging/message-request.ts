@@ -1,0 +1,103 @@
+import { HermodError, type ErrorCode, type FieldProblem } from '../../lib/errors';
+import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
+import { createValidator } from '../http/validator';
+import { IM_SCHEMAS, MESSAGE_TYPES, type MessagePostRequest } from './schemas';
+
+const validate = createValidator(IM_SCHEMAS);
+const ATTEMPT_FIELDS = new Set(['channel', 'event', 'timeout']);
+// The validator names a problem with the whole body so; APIError leaves `field` out instead.
+const WHOLE_BODY = '(body)';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A parsed JSON body as a valid MessagePostRequest with its delivery attempts
+ * unwrapped, or a 400 naming every offending field once by its wire path
+ * (`destination.mobile`, `delivery_attempts[1].first.timeout`).
+ */
+export function parseMessageRequest(raw: unknown): MessagePostRequest {
+  const { body, labels } = unwrapLabels(raw);
+  const problems: FieldProblem[] = [];
+  let code: ErrorCode = 'invalid_attrib';
+  try {
+    validate<MessagePostRequest>('MessagePostRequest', body);
+  } catch (err) {
+    if (!(err instanceof HermodError) || err.fields.length === 0) throw err;
+    code = err.code;
+    problems.push(...err.fields);
+  }
+  const missing = missingContent(body);
+  if (missing) {
+    code = 'missing_attrib';
+    problems.push(missing);
+  }
+  if (problems.length === 0) return body as unknown as MessagePostRequest;
+  const fields = problems.map((p) => ({ field: wirePath(p.field, labels), description: p.description }));
+  throw new HermodError(code, fields.map((f) => (f.field ? `${f.field}: ${f.description}` : f.description)).join('; '), { fields });
+}
+
+/** The request for core: only the content the type names, absent optional fields as proto defaults. */
+export function toImSendRequest(applicationId: string, body: MessagePostRequest): ImSendRequest {
+  const { destination: d, message: m } = body;
+  return {
+    applicationId,
+    destination: { contactId: d.contact_id ?? '', mobile: d.mobile ?? '', email: d.email ?? '' },
+    message: {
+      type: m.type,
+      text: m.type === 'text' ? m.text!.body : '',
+      media: m.type === 'media' ? { mimeType: m.media!.type, url: m.media!.url } : undefined,
+      template:
+        m.type === 'template'
+          ? {
+              templateId: m.template!.template_id,
+              language: m.template!.language ?? '',
+              parameters: (m.template!.parameters ?? []).map((p) => ({ name: p.name, text: p.text })),
+            }
+          : undefined,
+    },
+    // A missing timeout stays absent: core then uses the channel's default.
+    attempts: (body.delivery_attempts ?? []).map((a) => ({ channel: a.channel, event: a.event ?? '', timeout: a.timeout })),
+    reference: body.reference ?? '',
+    schedulerPipe: body.scheduler_pipe ?? '',
+  };
+}
+
+/**
+ * Removes the label wrapper of each labelled attempt (an object whose only
+ * key is not an attempt field and whose value is an object), keeping order,
+ * and remembers the labels so problems can be reported where the client put them.
+ */
+function unwrapLabels(raw: unknown): { body: unknown; labels: (string | undefined)[] } {
+  if (!isObject(raw) || !Array.isArray(raw.delivery_attempts)) return { body: raw, labels: [] };
+  const labels = raw.delivery_attempts.map(labelOf);
+  const attempts = raw.delivery_attempts.map((item: unknown, i) => (labels[i] === undefined ? item : (item as Json)[labels[i]!]));
+  return { body: { ...raw, delivery_attempts: attempts }, labels };
+}
+
+function labelOf(item: unknown): string | undefined {
+  if (!isObject(item)) return undefined;
+  const keys = Object.keys(item);
+  if (keys.length !== 1 || ATTEMPT_FIELDS.has(keys[0]!)) return undefined;
+  return isObject(item[keys[0]!]) ? keys[0] : undefined;
+}
+
+/** Type text needs `text`, media needs `media`, template needs `template`. */
+function missingContent(body: unknown): FieldProblem | undefined {
+  if (!isObject(body) || !isObject(body.message)) return undefined;
+  const type = body.message.type;
+  if (typeof type !== 'string' || !(MESSAGE_TYPES as readonly string[]).includes(type)) return undefined;
+  if (body.message[type] !== undefined) return undefined;
+  return { field: `message.${type}`, description: `is required when type is ${type}` };
+}
+
+/** The validator's dotted path (`delivery_attempts.1.timeout`) as the client wrote it. */
+function wirePath(path: string, labels: (string | undefined)[]): string {
+  if (path === WHOLE_BODY) return '';
+  const attempt = /^delivery_attempts\.(\d+)(?=\.|$)/.exec(path);
+  if (attempt) {
+    const label = labels[Number(attempt[1])];
+    return `delivery_attempts[${attempt[1]}]${label === undefined ? '' : `.${label}`}${path.slice(attempt[0].length)}`;
+  }
+  return path.replace(/^message\.template\.parameters\.(\d+)(?=\.|$)/, 'message.template.parameters[$1]');
+}

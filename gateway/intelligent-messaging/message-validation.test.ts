@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
+import { MESSAGE_ID, startTestServer, type TestServer } from './test-server';
+
+const UUID = '3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e';
+const TEMPLATE_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
+const x = (n: number, ch = 'a'): string => ch.repeat(n);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+type Body = Record<string, any>;
+const request = (overrides: Body = {}): Body => ({
+  destination: { mobile: '+64211234567' },
+  message: { type: 'text', text: { body: 'Hello, Ana. Your order #42 is ready!' } },
+  ...overrides,
+});
+const text = (body: unknown): Body => request({ message: { type: 'text', text: { body } } });
+const media = (mediaBody: Body): Body => request({ message: { type: 'media', media: mediaBody } });
+const template = (t: Body): Body => request({ message: { type: 'template', template: { template_id: TEMPLATE_ID, ...t } } });
+const attempts = (...items: unknown[]): Body => request({ delivery_attempts: items });
+const params = (n: number): Body[] => Array.from({ length: n }, (_, i) => ({ name: `p${i}`, text: `v${i}` }));
+
+/** 202 with the id, and what core received. */
+async function accepted(body: unknown): Promise<ImSendRequest> {
+  const before = server.sent.length;
+  const res = await server.post(body);
+  expect(res.status, JSON.stringify(res.json)).toBe(202);
+  expect(res.json).toEqual({ id: MESSAGE_ID });
+  expect(server.sent.length).toBe(before + 1);
+  return server.sent.at(-1)!;
+}
+
+/** 400 naming `field`, and nothing sent to core. */
+async function rejected(body: unknown, field: string): Promise<any> {
+  const before = server.sent.length;
+  const res = await server.post(body);
+  expect(res.status).toBe(400);
+  expect(res.json.code).toBe(400);
+  expect(res.json.statusCode).toBe(400);
+  expect(res.json.error).toBe('Bad Request');
+  expect(res.json.errors.map((e: { field?: string }) => e.field)).toContain(field);
+  for (const e of res.json.errors) expect(e.code).toBe(400);
+  expect(server.sent.length).toBe(before);
+  return res.json;
+}
+
+describe('MessagePostRequest formats', () => {
+  it('accepts a lowercase 36-character Uuid and refuses uppercase, 35 and 37 characters', async () => {
+    const sent = await accepted(request({ destination: { contact_id: UUID } }));
+    expect(sent.destination).toEqual({ contactId: UUID, mobile: '', email: '' });
+    await rejected(request({ destination: { contact_id: UUID.toUpperCase() } }), 'destination.contact_id');
+    await rejected(request({ destination: { contact_id: UUID.slice(0, 35) } }), 'destination.contact_id');
+    await rejected(request({ destination: { contact_id: UUID + 'e' } }), 'destination.contact_id');
+    await rejected(template({ template_id: TEMPLATE_ID.replace('a', 'g') }), 'message.template.template_id');
+  });
+
+  it('accepts a 16-character E164 number and refuses 17 characters, a leading 0, no plus and a lone digit', async () => {
+    const mobile = '+1' + x(14, '2');
+    expect(mobile).toHaveLength(16);
+    expect((await accepted(request({ destination: { mobile } }))).destination?.mobile).toBe(mobile);
+    await rejected(request({ destination: { mobile: mobile + '3' } }), 'destination.mobile');
+    await rejected(request({ destination: { mobile: '+0211234567' } }), 'destination.mobile');
+    await rejected(request({ destination: { mobile: '64211234567' } }), 'destination.mobile');
+    await rejected(request({ destination: { mobile: '+1' } }), 'destination.mobile');
+  });
+
+  it('accepts an e-mail address and refuses something else', async () => {
+    expect((await accepted(request({ destination: { email: 'ana@example.co.nz' } }))).destination?.email).toBe('ana@example.co.nz');
+    await rejected(request({ destination: { email: 'ana.example.co.nz' } }), 'destination.email');
+  });
+
+  it('accepts every destination property together', async () => {
+    const sent = await accepted(request({ destination: { contact_id: UUID, mobile: '+64211234567', email: 'ana@example.com' } }));
+    expect(sent.destination).toEqual({ contactId: UUID, mobile: '+64211234567', email: 'ana@example.com' });
+  });
+
+  it('accepts http and https URLs and refuses other schemes and non-URLs', async () => {
+    const sent = await accepted(media({ type: 'image/png', url: 'https://cdn.example.com/a/b.png?size=2' }));
+    expect(sent.message).toEqual({ type: 'media', text: '', media: { mimeType: 'image/png', url: 'https://cdn.example.com/a/b.png?size=2' }, template: undefined });
+    await accepted(media({ type: 'image/png', url: 'http://cdn.example.com/b.png' }));
+    await rejected(media({ type: 'image/png', url: 'ftp://cdn.example.com/b.png' }), 'message.media.url');
+    await rejected(media({ type: 'image/png', url: 'not a url' }), 'message.media.url');
+    await rejected(media({ type: 'image/png' }), 'message.media.url');
+  });
+
+  it('accepts a 255-character MimeType and refuses 256 characters and other shapes', async () => {
+    const mime = 'a/' + x(253, 'b');
+    expect(mime).toHaveLength(255);
+    await accepted(media({ type: mime, url: 'https://cdn.example.com/f' }));
+    await accepted(media({ type: 'application/vnd.ms-excel+xml.v2', url: 'https://cdn.example.com/f' }));
+    await rejected(media({ type: mime + 'b', url: 'https://cdn.example.com/f' }), 'message.media.type');
+    await rejected(media({ type: 'image', url: 'https://cdn.example.com/f' }), 'message.media.type');
+    await rejected(media({ type: 'image/png; q=1', url: 'https://cdn.example.com/f' }), 'message.media.type');
+  });
+
+  it('accepts a 256-character ShortString of letters, digits, space, hyphen and underscore and refuses 257 or other characters', async () => {
+    const event = 'read_ok -' + x(247, 'Z');
+    expect(event).toHaveLength(256);
+    expect((await accepted(attempts({ channel: 'wab', event }))).attempts[0]?.event).toBe(event);
+    await rejected(attempts({ channel: 'wab', event: event + 'Z' }), 'delivery_attempts[0].event');
+    await rejected(attempts({ channel: 'wab', event: 'read!' }), 'delivery_attempts[0].event');
+    await accepted(template({ parameters: [{ name: x(256), text: 'v' }] }));
+    await rejected(template({ parameters: [{ name: x(257), text: 'v' }] }), 'message.template.parameters[0].name');
+    await rejected(template({ parameters: [{ name: 'first.name', text: 'v' }] }), 'message.template.parameters[0].name');
+  });
+
+  it('accepts a text body of 10000 characters with punctuation and refuses 10001, empty or control characters', async () => {
+    expect((await accepted(text(x(10000)))).message?.text).toBe(x(10000));
+    const prose = 'Kia ora, Ana! Your parcel (#42) arrives at 9:30 — track it: https://t.example/x?a=1.\nThanks 🙂';
+    expect((await accepted(text(prose))).message?.text).toBe(prose);
+    await rejected(text(x(10001)), 'message.text.body');
+    await rejected(text(''), 'message.text.body');
+    await rejected(text('bell\u0007'), 'message.text.body');
+    await rejected(request({ message: { type: 'text', text: {} } }), 'message.text.body');
+  });
+
+  it('accepts 0 and 20 template parameters and refuses 21', async () => {
+    const sent = await accepted(template({ language: 'en', parameters: params(20) }));
+    expect(sent.message).toEqual({ type: 'template', text: '', media: undefined, template: { templateId: TEMPLATE_ID, language: 'en', parameters: params(20) } });
+    expect((await accepted(template({ parameters: [] }))).message?.template?.parameters).toEqual([]);
+    expect((await accepted(template({}))).message?.template).toEqual({ templateId: TEMPLATE_ID, language: '', parameters: [] });
+    await rejected(template({ parameters: params(21) }), 'message.template.parameters');
+  });
+
+  it('accepts template languages of 2 and 5 letters or underscores and refuses 1, 6 and digits', async () => {
+    await accepted(template({ language: 'en' }));
+    await accepted(template({ language: 'en_NZ' }));
+    await rejected(template({ language: 'e' }), 'message.template.language');
+    await rejected(template({ language: 'en_NZx' }), 'message.template.language');
+    await rejected(template({ language: 'e1' }), 'message.template.language');
+  });
+
+  it('accepts template parameter text of 256 characters and refuses 257 or a missing one', async () => {
+    const sent = await accepted(template({ parameters: [{ name: 'code', text: x(256, '.') }] }));
+    expect(sent.message?.template?.parameters).toEqual([{ name: 'code', text: x(256, '.') }]);
+    await rejected(template({ parameters: [{ name: 'a', text: 'ok' }, { name: 'code', text: x(257) }] }), 'message.template.parameters[1].text');
+    await rejected(template({ parameters: [{ name: 'a', text: 'ok' }, { name: 'code' }] }), 'message.template.parameters[1].text');
+  });
+
+  it('accepts a reference of 255 characters and refuses 256', async () => {
+    expect((await accepted(request({ reference: x(255, '#') }))).reference).toBe(x(255, '#'));
+    await rejected(request({ reference: x(256, '#') }), 'reference');
+  });
+
+  it('accepts each scheduler pipe and refuses another', async () => {
+    for (const pipe of ['dynamic', 'eventbridge', 'sqs']) expect((await accepted(request({ scheduler_pipe: pipe }))).schedulerPipe).toBe(pipe);
+    await rejected(request({ scheduler_pipe: 'kafka' }), 'scheduler_pipe');
+  });
+
+  it('sends empty defaults for what the request leaves out', async () => {
+    const sent = await accepted(request());
+    expect(sent).toEqual({
+      applicationId: 'app-1',
+      destination: { contactId: '', mobile: '+64211234567', email: '' },
+      message: { type: 'text', text: 'Hello, Ana. Your order #42 is ready!', media: undefined, template: undefined },
+      attempts: [],
+      reference: '',
+      schedulerPipe: '',
+    });
+  });
+});
+
+describe('delivery attempts', () => {
+  it('accepts 1 and 10 attempts and refuses 0 and 11', async () => {
+    expect((await accepted(attempts({ channel: 'sms' }))).attempts).toHaveLength(1);
+    const ten = Array.from({ length: 10 }, (_, i) => ({ channel: ['wab', 'sms', 'mms', 'email', 'rcs'][i % 5] }));
+    expect((await accepted(attempts(...ten))).attempts.map((a) => a.channel)).toEqual(ten.map((a) => a.channel));
+    await rejected(attempts(), 'delivery_attempts');
+    await rejected(attempts(...ten, { channel: 'sms' }), 'delivery_attempts');
+  });
+
+  it('accepts timeouts of 0 and 604800 seconds and refuses -1, 604801 and fractions', async () => {
+    expect((await accepted(attempts({ channel: 'wab', timeout: 0 }))).attempts).toEqual([{ channel: 'wab', event: '', timeout: 0 }]);
+    expect((await accepted(attempts({ channel: 'wab', timeout: 604800 }))).attempts[0]?.timeout).toBe(604800);
+    await rejected(attempts({ channel: 'wab', timeout: -1 }), 'delivery_attempts[0].timeout');
+    await rejected(attempts({ channel: 'sms' }, { channel: 'wab', timeout: 604801 }), 'delivery_attempts[1].timeout');
+    await rejected(attempts({ channel: 'wab', timeout: 1.5 }), 'delivery_attempts[0].timeout');
+    await rejected(attempts({ channel: 'wab', timeout: '15' }), 'delivery_attempts[0].timeout');
+  });
+
+  it('unwraps labelled attempts and keeps bare ones, in order, a missing timeout left absent', async () => {
+    const sent = await accepted(attempts({ first: { channel: 'wab', event: 'read', timeout: 15 } }, { channel: 'rcs', event: 'delivered' }, { last: { channel: 'sms' } }));
+    expect(sent.attempts).toEqual([
+      { channel: 'wab', event: 'read', timeout: 15 },
+      { channel: 'rcs', event: 'delivered', timeout: undefined },
+      { channel: 'sms', event: '', timeout: undefined },
+    ]);
+    expect(sent.attempts[2]!.timeout).toBeUndefined();
+  });
+
+  it('reports a problem inside a labelled attempt under its label', async () => {
+    await rejected(attempts({ first: { channel: 'wab' } }, { last: { channel: 'sms', timeout: 604801 } }), 'delivery_attempts[1].last.timeout');
+    await rejected(attempts({ first: { channel: 'fax' } }), 'delivery_attempts[0].first.channel');
+    await rejected(attempts({ first: { event: 'read' } }), 'delivery_attempts[0].first.channel');
+  });
+
+  it('refuses an unknown channel, a missing channel, unknown attempt fields and two labels in one item', async () => {
+    await rejected(attempts({ channel: 'fax' }), 'delivery_attempts[0].channel');
+    await rejected(attempts({ event: 'read' }), 'delivery_attempts[0].channel');
+    await rejected(attempts({ channel: 'sms', timout: 5 }), 'delivery_attempts[0].timout');
+    await rejected(attempts({ first: { channel: 'wab' }, last: { channel: 'sms' } }), 'delivery_attempts[0].channel');
+    await rejected(attempts('sms'), 'delivery_attempts[0]');
+  });
+});
+
+describe('destination and message shape', () => {
+  it('refuses an empty destination, an unknown destination key, or none', async () => {
+    await rejected(request({ destination: {} }), 'destination');
+    await rejected(request({ destination: { phone: '+64211234567' } }), 'destination.phone');
+    const { destination: _, ...noDestination } = request();
+    await rejected(noDestination, 'destination');
+  });
+
+  it('refuses a message with only its type, and a type without its content', async () => {
+    const body = await rejected(request({ message: { type: 'text' } }), 'message');
+    expect(body.errors.map((e: { field?: string }) => e.field)).toContain('message.text');
+    await rejected(request({ message: { type: 'media', text: { body: 'hi' } } }), 'message.media');
+    await rejected(request({ message: { type: 'template', text: { body: 'hi' } } }), 'message.template');
+    await rejected(request({ message: { text: { body: 'hi' } } }), 'message.type');
+  });
+
+  it('refuses an unknown message type', async () => {
+    await rejected(request({ message: { type: 'sticker', text: { body: 'hi' } } }), 'message.type');
+  });
+
+  it('sends only the content the type names', async () => {
+    const sent = await accepted(request({ message: { type: 'text', text: { body: 'hi' }, media: { type: 'image/png', url: 'https://x.example/a.png' } } }));
+    expect(sent.message).toEqual({ type: 'text', text: 'hi', media: undefined, template: undefined });
+  });
+
+  it('ignores unknown top-level fields', async () => {
+    await accepted(request({ callback_url: 'https://example.com/cb' }));
+  });
+
+  it('refuses a body that is not an object, without naming a field', async () => {
+    const res = await server.post([request()]);
+    expect(res.status).toBe(400);
+    expect(res.json.errors).toHaveLength(1);
+    expect(res.json.errors[0].field).toBeUndefined();
+    expect(res.json.errors[0].description).toMatch(/object/);
+  });
+
+  it('lists each offending field once, at most 100 entries', async () => {
+    const one = await rejected(request({ destination: { mobile: '+0' + x(20, '1') } }), 'destination.mobile');
+    expect(one.errors).toHaveLength(1);
+    expect(one.errors[0].description).toMatch(/16/);
+    expect(one.errors[0].description).toMatch(/pattern/);
+
+    const many = Array.from({ length: 60 }, () => ({ channel: 'fax', timeout: -1 }));
+    const body = await rejected(request({ destination: {}, delivery_attempts: many }), 'delivery_attempts');
+    const fields = body.errors.map((e: { field?: string }) => e.field);
+    expect(fields).toHaveLength(100);
+    expect(new Set(fields).size).toBe(fields.length);
+    expect(fields).toEqual(expect.arrayContaining(['destination', 'delivery_attempts[0].channel', 'delivery_attempts[0].timeout']));
+  });
+});

@@ -1,0 +1,49 @@
+import Router from '@koa/router';
+import type { Authenticator } from '../auth';
+import type { ImClient } from '../im-client';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { readJson } from '../http/read-json';
+import { parseMessageRequest, toImSendRequest } from './message-request';
+import { createRateLimiter } from './rate-limiter';
+
+export interface IntelligentMessagingDeps {
+  im: Pick<ImClient, 'send'>;
+  auth: Authenticator;
+  log: Logger;
+  maxBodyBytes: number;
+  /** Requests per second per application (config `im.rateLimit`, 0..100); 0: no limit. */
+  rateLimit: number;
+}
+
+/** SPEC.md §8 bounds the RetryAfter header to 10..1000 seconds, though a bucket refills sooner. */
+const RETRY_AFTER_MIN = 10;
+const RETRY_AFTER_MAX = 1000;
+
+/** Intelligent Messaging: `/rest/im/v1`. */
+export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Router {
+  const router = new Router({ prefix: '/rest/im/v1' });
+  const limiter = createRateLimiter(deps.rateLimit);
+
+  router.post('/message', async (ctx) => {
+    // With no limit there is nothing true to announce: 0 would read as "no requests allowed".
+    if (deps.rateLimit > 0) ctx.set('X-RateLimit-Limit', String(deps.rateLimit));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), true);
+    const verdict = limiter.take(caller.applicationId);
+    if (!verdict.ok) {
+      const wait = String(Math.min(RETRY_AFTER_MAX, Math.max(RETRY_AFTER_MIN, verdict.retryAfterSeconds)));
+      // `RetryAfter` is the interface's header; `Retry-After` is what generic HTTP clients read.
+      ctx.set('RetryAfter', wait);
+      ctx.set('Retry-After', wait);
+      throw new HermodError('rate_limited', `more than ${deps.rateLimit} requests per second; retry after ${wait} seconds`);
+    }
+    // readJson lets a request without Content-Type through; this interface requires application/json.
+    if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');
+    const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes));
+    const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body));
+    ctx.status = 202;
+    ctx.body = { id };
+  });
+
+  return router;
+}

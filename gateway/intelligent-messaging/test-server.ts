@@ -1,0 +1,79 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { Authenticator, Caller } from '../auth';
+import type { ImClient } from '../im-client';
+import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
+import { HermodError } from '../../lib/errors';
+import { createLogger } from '../../lib/log';
+import { intelligentMessagingErrors } from './error-body';
+import { intelligentMessagingRouter } from './routes';
+
+/** Test support: the interface served on 127.0.0.1:0 the way gateway/app.ts mounts it, with a fake core and fake credentials. */
+
+export const API_KEY = 'im-test-key';
+export const BASIC = 'Basic ' + Buffer.from('shop:secret').toString('base64');
+export const CALLER: Caller = { applicationId: 'app-1', applicationName: 'shop' };
+export const MESSAGE_ID = '0b8a4d4e-5d7c-4f7e-9a43-1f2c3d4e5f60';
+
+export interface TestServer {
+  url: string;
+  /** Every request the fake core received, in order. */
+  sent: ImSendRequest[];
+  /** The next sends fail with this error until it is cleared. */
+  failWith(err: Error | undefined): void;
+  post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: any }>;
+  close(): Promise<void>;
+}
+
+/** Accepts the key (bare, Bearer or ApiKey) and shop:secret over Basic, as core would. */
+const fakeAuth: Authenticator = {
+  async authenticate(header: string | undefined, allowApiKey = false): Promise<Caller> {
+    if (!header) throw new HermodError('unauthorized', 'missing credentials');
+    if (header === BASIC) return CALLER;
+    if (allowApiKey && header.replace(/^(Bearer|ApiKey)\s+/i, '').trim() === API_KEY) return CALLER;
+    throw new HermodError('unauthorized', 'invalid credentials');
+  },
+};
+
+export async function startTestServer(options: { rateLimit?: number; maxBodyBytes?: number } = {}): Promise<TestServer> {
+  const sent: ImSendRequest[] = [];
+  let failure: Error | undefined;
+  const im: Pick<ImClient, 'send'> = {
+    async send(request) {
+      if (failure) throw failure;
+      sent.push(request);
+      return { id: MESSAGE_ID };
+    },
+  };
+  const log = createLogger({ test: 'intelligent-messaging' });
+  const router = intelligentMessagingRouter({ im, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimit: options.rateLimit ?? 0 });
+  const app = new Koa();
+  app.silent = true;
+  app.use(compose([intelligentMessagingErrors(log), router.routes() as Middleware, router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware]));
+
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    sent,
+    failWith: (err) => void (failure = err),
+    async post(body, headers = {}) {
+      const res = await fetch(`${url}/rest/im/v1/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: API_KEY, ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

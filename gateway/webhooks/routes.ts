@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { ImClient } from '../im-client';
+import type { HttpCarrierConfig } from '../../lib/config';
+import { HermodError, toHermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../workers/carriers/webhooks';
+
+/** Largest webhook body a carrier may send. */
+const MAX_BYTES = 1024 * 1024;
+
+/**
+ * Carriers' delivery-report webhooks: `POST /webhooks/{wab|rcs|mms}`. The
+ * signature over the raw body is checked with the channel's secret, the body
+ * parsed by the carrier's own module, and the reports handed to core, which
+ * records them (duplicates and late ones change nothing, statuses only move
+ * forward). Answered 200 once core has them, so a carrier retries otherwise.
+ * WhatsApp's subscription handshake (GET with hub.challenge) is answered too.
+ */
+export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Record<WebhookChannel, HttpCarrierConfig> }): Router {
+  const router = new Router({ prefix: '/webhooks' });
+  const channelOf = (ctx: Context): WebhookChannel => {
+    const channel = ctx.params.channel as WebhookChannel;
+    if (!Object.hasOwn(CARRIER_WEBHOOKS, channel)) throw new HermodError('not_found', `no webhook for ${ctx.params.channel}`);
+    return channel;
+  };
+
+  router.get('/:channel', (ctx) => {
+    const channel = channelOf(ctx);
+    const mode = ctx.query['hub.mode'];
+    const token = ctx.query['hub.verify_token'];
+    if (channel !== 'wab' || mode !== 'subscribe' || token !== deps.carriers.wab.webhookSecret) throw new HermodError('forbidden', 'verification refused');
+    ctx.type = 'text/plain';
+    ctx.body = String(ctx.query['hub.challenge'] ?? '');
+  });
+
+  router.post('/:channel', async (ctx) => {
+    const channel = channelOf(ctx);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BYTES) throw new HermodError('body_too_large', 'webhook body too large');
+      chunks.push(chunk);
+    }
+    const raw = Buffer.concat(chunks);
+    const handler = CARRIER_WEBHOOKS[channel];
+    if (!handler.verify(raw, ctx.headers, deps.carriers[channel].webhookSecret)) throw new HermodError('unauthorized', 'webhook signature does not match');
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HermodError('invalid_json', 'webhook body is not JSON');
+    }
+    const reports = handler.parse(body);
+    if (reports.length > 0) {
+      await deps.im.reportCarrierEvents({ channel, events: reports.map((r) => ({ carrierId: r.carrierId, status: r.status, at: r.at, errorCode: r.errorCode, detail: '' })) });
+    }
+    ctx.status = 200;
+    ctx.type = 'application/json';
+    ctx.body = { received: reports.length };
+  });
+  return router;
+}
+
+/** Carriers read only the status code; the text helps whoever debugs the integration. */
+export function webhookErrors(log: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HermodError('not_found', 'no such webhook');
+    } catch (err) {
+      const e = toHermodError(err);
+      if (e.code === 'internal' || e.code === 'unauthorized') log.warn('webhook refused', { path: ctx.path, reason: e.message });
+      ctx.status = e.httpStatus;
+      ctx.type = 'text/plain';
+      ctx.body = e.code === 'internal' ? 'error\n' : `${e.message}\n`;
+    }
+  };
+}

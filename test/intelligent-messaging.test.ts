@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/hermod-process';
+import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
+
+const STAGE: Record<string, number> = { accepted: 0, sent: 2, submitted: 3, received: 4, failed: 4, rejected: 4, expired: 4, read: 5 };
+
+describe('Intelligent Messaging over every channel, with fallback', () => {
+  let h: HermodWithChannels;
+  const smsTo = (handset: string) => smsReceived.filter((m) => m.destination.replace(/^\+/, '') === handset.replace(/^\+/, ''));
+  const smsReceived: { destination: string; text: string }[] = [];
+
+  beforeAll(async () => {
+    // WhatsApp reads come 1.5 s after the send: inside a 5 s timeout, after a 1 s one.
+    h = await startHermodWithChannels('im', { readDelayMs: 1500 });
+    h.smsc.on('message', (m: { destination: string; text: string }) => smsReceived.push(m));
+  }, 90_000);
+
+  afterAll(() => h?.stop());
+
+  const send = async (body: Record<string, unknown>): Promise<string> => {
+    const r = await h.client.post('/rest/im/v1/message', body);
+    expect(r.status, r.text).toBe(202);
+    expect(r.json.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    return r.json.id as string;
+  };
+  const callbacksOf = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { id: string; status: string; detail: string });
+  /** Waits for the final callback, then checks every callback moved forward and the expected ones came in order. */
+  const settles = async (id: string, final: string, expected: string[]) => {
+    await eventually(async () => (callbacksOf(id).some((c) => c.status === final) ? true : undefined), 20_000, 50);
+    await new Promise((r) => setTimeout(r, 300)); // anything late would show now
+    const statuses = callbacksOf(id).map((c) => c.status);
+    for (let i = 1; i < statuses.length; i++) expect(STAGE[statuses[i]!]!, statuses.join(' → ')).toBeGreaterThan(STAGE[statuses[i - 1]!]!);
+    const positions = expected.map((s) => statuses.indexOf(s));
+    expect(positions.every((p) => p >= 0), statuses.join(' → ')).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(statuses.at(-1)).toBe(final);
+    return statuses;
+  };
+
+  it('delivers text on WhatsApp that is read within its timeout, without falling back', async () => {
+    const mobile = '+6421100001';
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Your table is ready.' } },
+      delivery_attempts: [{ first: { channel: 'wab', event: 'read', timeout: 5 } }, { last: { channel: 'sms' } }],
+      reference: 'table-12',
+    });
+    await settles(id, 'read', ['accepted', 'submitted', 'received', 'read']);
+    expect(callbacksOf(id).every((c) => c.detail === 'table-12')).toBe(true);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toMatchObject([{ type: 'text', text: { body: 'Your table is ready.' } }]);
+    expect(smsTo(mobile)).toEqual([]);
+  });
+
+  it('falls back to SMS when WhatsApp does not reach read within 2 s, and SMS delivers it', async () => {
+    const mobile = '+6421100010'; // the WhatsApp simulator delivers but never reads numbers ending in 0
+    const started = Date.now();
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Flight NZ101 boards at gate 7' } },
+      delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 2 }, { channel: 'sms' }],
+    });
+    await settles(id, 'received', ['accepted', 'submitted', 'received']);
+    await eventually(async () => (smsTo(mobile).length === 1 ? true : undefined), 10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(smsTo(mobile)[0]!.text).toBe('Flight NZ101 boards at gate 7');
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+  });
+
+  it('ignores a WhatsApp read that arrives after the SMS fallback started: nothing is sent twice', async () => {
+    const mobile = '+6421100021';
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Parcel at the door' } },
+      delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 1 }, { channel: 'sms' }],
+    });
+    await eventually(async () => (smsTo(mobile).length === 1 ? true : undefined), 10_000);
+    // The simulator's read for WhatsApp comes at 1.5 s, after the fallback at 1 s; wait past it.
+    await new Promise((r) => setTimeout(r, 2500));
+    const statuses = await settles(id, 'received', ['accepted', 'received']);
+    expect(statuses).not.toContain('read');
+    expect(smsTo(mobile)).toHaveLength(1);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+  });
+
+  it('delivers to an e-mail destination through the SMTP sink', async () => {
+    const email = `ana.${randomUUID().slice(0, 8)}@example.com`;
+    const id = await send({ destination: { email }, message: { type: 'text', text: { body: 'Your invoice is ready' } }, delivery_attempts: [{ channel: 'email' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+    const mail = h.smtp.mails.find((m) => m.to.includes(email));
+    expect(mail).toMatchObject({ subject: 'Your invoice is ready', text: expect.stringContaining('Your invoice is ready') });
+  });
+
+  it('sends a template with its parameters on WhatsApp', async () => {
+    const templateId = randomUUID();
+    const set = await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'order_shipped', 'en_US', 'Hi {{name}}, order {{order}} has shipped']);
+    expect(set.code, set.output).toBe(0);
+    const mobile = '+6421100031';
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'template', template: { template_id: templateId, language: 'en_US', parameters: [{ name: 'name', text: 'Ana' }, { name: 'order', text: 'A-77' }] } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    await settles(id, 'received', ['accepted', 'received']);
+    const sent = h.wab.received.find((m) => m.to === mobile.slice(1))!;
+    expect(sent.type).toBe('template');
+    expect(sent.template).toMatchObject({ name: 'order_shipped', language: { code: 'en_US' } });
+    expect(JSON.stringify(sent.template!.components)).toContain('A-77');
+  });
+
+  it('sends a media message on MMS', async () => {
+    const mobile = '+6421100041';
+    const id = await send({ destination: { mobile }, message: { type: 'media', media: { type: 'image/png', url: 'https://cdn.example.com/coupon.png' } }, delivery_attempts: [{ channel: 'mms' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(JSON.stringify(h.mms.received.find((m) => JSON.stringify(m).includes(mobile)))).toContain('https://cdn.example.com/coupon.png');
+  });
+
+  it('delivers on RCS', async () => {
+    const mobile = '+6421100050'; // RCS simulator: delivered, never read, for numbers ending in 0
+    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Boarding pass attached' } }, delivery_attempts: [{ channel: 'rcs' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(JSON.stringify(h.rcs.received)).toContain('Boarding pass attached');
+  });
+
+  it('resolves a destination by contact id', async () => {
+    const contact = randomUUID();
+    const set = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+6421100061']);
+    expect(set.code, set.output).toBe(0);
+    const id = await send({ destination: { contact_id: contact }, message: { type: 'text', text: { body: 'Hello contact' } }, delivery_attempts: [{ channel: 'sms' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(smsTo('+6421100061')).toHaveLength(1);
+    const unknown = await h.client.post('/rest/im/v1/message', { destination: { contact_id: randomUUID() }, message: { type: 'text', text: { body: 'x' } } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
+  });
+
+  it('uses the application’s default attempts (sms when unset) and refuses a destination no attempt can reach', async () => {
+    const id = await send({ destination: { mobile: '+6421100071' }, message: { type: 'text', text: { body: 'default route' } } });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(smsTo('+6421100071')).toHaveLength(1);
+    const r = await h.client.post('/rest/im/v1/message', { destination: { email: 'x@example.com' }, message: { type: 'text', text: { body: 'no way there' } }, delivery_attempts: [{ channel: 'sms' }] });
+    expect(r.status).toBe(422);
+  });
+
+  it('ends as failed when the last channel fails, after trying each in order', async () => {
+    const mobile = '+6421100019'; // WhatsApp simulator fails numbers ending in 9
+    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'will fail' } }, delivery_attempts: [{ channel: 'wab' }] });
+    await settles(id, 'failed', ['accepted', 'failed']);
+  });
+});

@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createSmscSimulator, type SmscSimulator } from '../../workers/simulators/smsc-simulator';
+import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sink';
+import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
+import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
+import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
+import { createClient, type Client } from './https-client';
+import { startHermod, type HermodProcess } from './hermod-process';
+import { freePort } from './free-port';
+
+export const API_KEY = 'test-api-key-0123456789abcdef';
+const TOKEN = 'carrier-token';
+const SECRET = 'webhook-secret';
+
+export interface ReceivedCallback {
+  body: any;
+  headers: http.IncomingHttpHeaders;
+  at: number;
+}
+
+export interface HermodWithChannels {
+  hermod: HermodProcess;
+  smsc: SmscSimulator;
+  smtp: SmtpSink;
+  wab: WhatsAppSimulator;
+  rcs: RcsSimulator;
+  mms: MmsSimulator;
+  /** Authenticated with the application's API key in `authorization`. */
+  client: Client;
+  /** Intelligent Messaging status callbacks the application received. */
+  callbacks: ReceivedCallback[];
+  stop(): Promise<void>;
+}
+
+/**
+ * hermod with every channel pointed at simulators run by the test itself
+ * (SMSC, SMTP sink, WhatsApp, RCS, MMS), their webhooks going to hermod's
+ * gateway, and a receiver for the application's IM status callbacks.
+ */
+export async function startHermodWithChannels(name: string, options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {}): Promise<HermodWithChannels> {
+  const ports = { https: await freePort(), http: await freePort(), metrics: await freePort() };
+  const webhooks = `https://127.0.0.1:${ports.https}/webhooks`;
+  const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+  const smtp = createSmtpSink({ host: '127.0.0.1', port: 0 });
+  const wab = createWhatsAppSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, appSecret: SECRET, webhookUrl: `${webhooks}/wab`, deliverDelayMs: 50, readDelayMs: options.readDelayMs ?? 150 });
+  const rcs = createRcsSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, clientToken: SECRET, webhookUrl: `${webhooks}/rcs`, deliverDelayMs: 50, readDelayMs: 150 });
+  const mms = createMmsSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, webhookSecret: SECRET, webhookUrl: `${webhooks}/mms`, deliverDelayMs: 50 });
+  const [smscPort, smtpPort, wabPort, rcsPort, mmsPort] = [(await smsc.start()).port, (await smtp.start()).port, (await wab.start()).port, (await rcs.start()).port, (await mms.start()).port];
+
+  const callbacks: ReceivedCallback[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      callbacks.push({ body: JSON.parse(body), headers: req.headers, at: Date.now() });
+      res.writeHead(200, options.callbackRateLimit ? { 'X-RateLimit-Limit': String(options.callbackRateLimit) } : {}).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverPort = (receiver.address() as { port: number }).port;
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  const carrier = (prefix: string, port: number) => ({ [`HERMOD_${prefix}_URL`]: `http://127.0.0.1:${port}`, [`HERMOD_${prefix}_TOKEN`]: TOKEN, [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET });
+  const hermod = await startHermod({
+    dataDir,
+    ports,
+    env: {
+      HERMOD_SMSC_SIMULATOR: 'false',
+      HERMOD_SMPP_PORT: String(smscPort),
+      HERMOD_SMTP_PORT: String(smtpPort),
+      ...carrier('WAB', wabPort),
+      ...carrier('RCS', rcsPort),
+      ...carrier('MMS', mmsPort),
+      HERMOD_GATEWAYS: '1',
+      HERMOD_BOOTSTRAP_API_KEY: API_KEY,
+      HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+      ...options.env,
+    },
+  });
+  const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://127.0.0.1:${receiverPort}/im`]);
+  if (set.code !== 0) throw new Error(`could not set the IM callback URL: ${set.output}`);
+  const client = createClient(hermod.baseUrl, hermod.ca());
+  const keyed: Client = {
+    ...client,
+    post: (p, body, headers) => client.post(p, body, { authorization: API_KEY, ...headers }),
+    get: (p, headers) => client.get(p, { authorization: API_KEY, ...headers }),
+  };
+  return {
+    hermod, smsc, smtp, wab, rcs, mms, client: keyed, callbacks,
+    async stop() {
+      client.close();
+      await hermod.stop();
+      receiver.close();
+      await Promise.all([smsc.stop(), smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { HttpCarrierConfig } from '../../../lib/config';
+import { HermodError } from '../../../lib/errors';
+import type { CarrierReport } from '../../carrier';
+import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
+import { createRcsSimulator, type RcsSimulator } from '../../simulators/rcs-simulator';
+import { quietLog } from '../../simulators/smpp-test-kit';
+import { createRcsCarrier } from './rcs-carrier';
+import { rcsWebhook } from './rcs-webhook';
+
+const TOKEN = 'test-token';
+const CLIENT_TOKEN = 'test-client-token';
+
+let receiver: WebhookReceiver;
+const stops: (() => Promise<void>)[] = [];
+
+// Plain HTTP here: the WhatsApp and MMS tests cover HTTPS with a self-signed certificate.
+beforeAll(async () => {
+  receiver = await startWebhookReceiver({ tls: false });
+});
+afterAll(() => receiver.close());
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+async function simulator(): Promise<RcsSimulator> {
+  const sim = createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl: receiver.url, deliverDelayMs: 20, readDelayMs: 40 });
+  await sim.start();
+  stops.push(() => sim.stop());
+  return sim;
+}
+
+function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
+  return { baseUrl: `http://127.0.0.1:${port}/`, token: TOKEN, sender: 'hermod-agent', webhookSecret: CLIENT_TOKEN, apiVersion: '', ...overrides };
+}
+
+let seq = 0;
+function job(destination: string, im?: OutboundJob['im'], content = 'Hello from hermod'): OutboundJob {
+  return { id: `msg-${Date.now()}-${++seq}`, applicationId: 'app', channel: 'rcs', destination, source: '', content, acceptedAt: Date.now(), ...(im ? { im } : {}) };
+}
+
+function reportsFor(carrierId: string): CarrierReport[] {
+  return receiver.received
+    .filter((w) => rcsWebhook.verify(w.rawBody, w.headers, CLIENT_TOKEN))
+    .flatMap((w) => rcsWebhook.parse(JSON.parse(w.rawBody.toString('utf8'))))
+    .filter((r) => r.carrierId === carrierId);
+}
+
+async function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
+  const until = Date.now() + ms;
+  while (reportsFor(carrierId).length < count) {
+    if (Date.now() > until) throw new Error(`expected ${count} reports for ${carrierId}, got ${reportsFor(carrierId).length}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return reportsFor(carrierId);
+}
+
+async function sendError(promise: Promise<unknown>): Promise<HermodError> {
+  const err = await promise.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(HermodError);
+  return err as HermodError;
+}
+
+describe('RCS carrier against the RBM simulator', () => {
+  it('sends a text as an agent message under hermod\'s message id, which becomes the carrier id', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const j = job('+64211234561');
+    expect(await carrier.send(j)).toEqual({ carrierIds: [j.id] });
+    expect(sim.received).toEqual([{ messageId: j.id, agentId: 'hermod-agent', phone: '+64211234561', text: 'Hello from hermod' }]);
+  });
+
+  it('sends media as a file and a template as its rendered text', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const url = 'https://cdn.example.com/a.jpg';
+    await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'image/jpeg', url } }, url));
+    const template = { id: 't1', name: 'order_shipped', language: 'en', parameters: [{ name: 'order', text: 'A-17' }] };
+    await carrier.send(job('+64211234561', { type: 'template', template }, 'Order A-17 has shipped'));
+    expect(sim.received.map(({ fileUrl, text }) => ({ fileUrl, text }))).toEqual([
+      { fileUrl: url, text: undefined },
+      { fileUrl: undefined, text: 'Order A-17 has shipped' },
+    ]);
+  });
+
+  it('posts signed DELIVERED and READ events that parse to received and read', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const before = Date.now();
+    const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
+    const reports = await reportsWithin(id!, 2);
+    expect(reports.map((r) => r.status)).toEqual(['received', 'read']);
+    expect(reports.every((r) => r.at >= before && r.at <= Date.now() && r.errorCode === '')).toBe(true);
+  });
+
+  it('verifies the signature with the client token and rejects tampered data, a wrong token or a bad header', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
+    await reportsWithin(id!, 1);
+    const hook = receiver.received.find((w) => rcsWebhook.parse(JSON.parse(w.rawBody.toString('utf8')))[0]?.carrierId === id)!;
+    expect(hook.headers['x-goog-signature']).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+    expect(rcsWebhook.verify(hook.rawBody, hook.headers, CLIENT_TOKEN)).toBe(true);
+    const envelope = JSON.parse(hook.rawBody.toString('utf8')) as { message: { data: string } };
+    const event = Buffer.from(envelope.message.data, 'base64').toString('utf8').replace('DELIVERED', 'READ');
+    const tampered = Buffer.from(JSON.stringify({ ...envelope, message: { ...envelope.message, data: Buffer.from(event).toString('base64') } }));
+    expect(rcsWebhook.verify(tampered, hook.headers, CLIENT_TOKEN)).toBe(false);
+    expect(rcsWebhook.verify(hook.rawBody, hook.headers, 'another-token')).toBe(false);
+    expect(rcsWebhook.verify(hook.rawBody, {}, CLIENT_TOKEN)).toBe(false);
+    expect(rcsWebhook.verify(hook.rawBody, { 'x-goog-signature': 'not base64!' }, CLIENT_TOKEN)).toBe(false);
+    expect(rcsWebhook.verify(hook.rawBody, { 'x-goog-signature': Buffer.alloc(32).toString('base64') }, CLIENT_TOKEN)).toBe(false);
+  });
+
+  it('reports a phone ending in 0 as delivered but never read', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const [id] = (await carrier.send(job('+64211234560'))).carrierIds;
+    await reportsWithin(id!, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(reportsFor(id!).map((r) => r.status)).toEqual(['received']);
+  });
+
+  it('rejects a phone ending in 9 for not taking RCS, permanently', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const err = await sendError(carrier.send(job('+64211234569')));
+    expect(err.code).toBe('carrier_rejected');
+    expect(err.message).toMatch(/cannot take RCS.*NOT_FOUND/);
+    expect(sim.received).toEqual([]);
+  });
+
+  it('treats a resend that RBM already has (409) as sent, so a retry after a lost answer is safe', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    const j = job('+64211234561');
+    await carrier.send(j);
+    expect(await carrier.send(j)).toEqual({ carrierIds: [j.id] });
+    expect(sim.received).toHaveLength(1);
+  });
+
+  it('turns a bad token into a permanent carrier_rejected', async () => {
+    const sim = await simulator();
+    const carrier = createRcsCarrier(config(sim.port, { token: 'wrong' }), quietLog);
+    const err = await sendError(carrier.send(job('+64211234561')));
+    expect(err).toMatchObject({ code: 'carrier_rejected', retryable: false });
+    expect(err.message).toMatch(/401.*UNAUTHENTICATED/);
+  });
+
+  it('turns an unreachable API into a retryable carrier_transient', async () => {
+    const sim = await simulator();
+    const port = sim.port;
+    await sim.stop();
+    const err = await sendError(createRcsCarrier(config(port), quietLog).send(job('+64211234561')));
+    expect(err).toMatchObject({ code: 'carrier_transient', retryable: true });
+  });
+});

@@ -1,0 +1,42 @@
+import type { Bus } from '../core/ports/bus';
+import type { HotState } from '../core/ports/state';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+
+export const CHANNELS = ['sms', 'email', 'wab', 'rcs', 'mms'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export function isChannel(value: string): value is Channel {
+  return (CHANNELS as readonly string[]).includes(value);
+}
+
+/** Starts the worker pools of the given channels in this process; stop() stops them all. */
+export async function startChannelPools(channels: readonly Channel[], deps: { config: Readonly<Config>; bus: Bus; state: HotState; log: Logger }) {
+  const { config, bus, state } = deps;
+  const pools: { stop(): Promise<void> }[] = [];
+  for (const channel of channels) {
+    const log = deps.log.child({ channel });
+    switch (channel) {
+      case 'sms':
+        pools.push(await (await import('./sms/sms-worker-pool')).startSmsWorkerPool({ config: config.smpp, bus, state, log }));
+        break;
+      case 'email':
+        pools.push(await (await import('./email/email-worker-pool')).startEmailWorkerPool({ config: config.channels.email, bus, state, log }));
+        break;
+      case 'wab':
+        pools.push(await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log }));
+        break;
+      case 'rcs':
+        pools.push(await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log }));
+        break;
+      case 'mms':
+        pools.push(await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log }));
+        break;
+    }
+  }
+  return {
+    async stop() {
+      await Promise.all(pools.map((p) => p.stop()));
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Config } from '../../lib/config';
+import type { Logger } from '../../lib/log';
+import { startSmtpSink } from './smtp-sink';
+import { createWhatsAppSimulator } from './whatsapp-simulator';
+import { createRcsSimulator } from './rcs-simulator';
+import { createMmsSimulator } from './mms-simulator';
+
+/**
+ * `hermod channel-simulators`: the stand-ins for the e-mail relay and the
+ * WhatsApp, RCS and MMS providers that `npm start` runs beside the service.
+ * They speak the real protocols (SMTP, the providers' HTTP APIs) and post
+ * signed status webhooks to the gateway, exactly as the real services do.
+ */
+export async function runChannelSimulators(config: Readonly<Config>, log: Logger) {
+  const s = config.channelSimulators;
+  const c = config.channels;
+  const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }));
+  const wab = createWhatsAppSimulator({ host: '127.0.0.1', port: s.wabPort, token: c.wab.token, appSecret: c.wab.webhookSecret, webhookUrl: `${s.webhookBase}/wab`, deliverDelayMs: 100, readDelayMs: 300 });
+  const rcs = createRcsSimulator({ host: '127.0.0.1', port: s.rcsPort, token: c.rcs.token, clientToken: c.rcs.webhookSecret, webhookUrl: `${s.webhookBase}/rcs`, deliverDelayMs: 100, readDelayMs: 300 });
+  const mms = createMmsSimulator({ host: '127.0.0.1', port: s.mmsPort, token: c.mms.token, webhookSecret: c.mms.webhookSecret, webhookUrl: `${s.webhookBase}/mms`, deliverDelayMs: 150 });
+  const ports = { smtp: smtp.port, wab: (await wab.start()).port, rcs: (await rcs.start()).port, mms: (await mms.start()).port };
+  log.info('channel simulators listening', ports);
+  return {
+    async stop() {
+      await Promise.all([smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
+    },
+  };
+}

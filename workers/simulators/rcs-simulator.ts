@@ -1,0 +1,161 @@
+import { createHmac } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  bearerToken,
+  createDelays,
+  createJsonServer,
+  createWebhookPoster,
+  isRecord,
+  keep,
+  lastDigit,
+  randomId,
+  type JsonRequest,
+  type JsonResponse,
+  type JsonServer,
+  type WebhookPoster,
+} from './http-simulator-support';
+
+export interface RcsSimulatorOptions {
+  host?: string;
+  port?: number;
+  /** The bearer token senders must present. */
+  token: string;
+  /** Signs the webhooks (X-Goog-Signature), as RBM's webhook client token does. */
+  clientToken: string;
+  /** Where event webhooks go (http or https; self-signed certificates are accepted). */
+  webhookUrl: string;
+  /** After the send, when DELIVERED is posted. */
+  deliverDelayMs?: number;
+  /** After the send, when READ is posted. */
+  readDelayMs?: number;
+  /** Tries per webhook before it is given up. */
+  webhookAttempts?: number;
+}
+
+/** An agent message as the simulator took it. */
+export interface RcsSimulatedMessage {
+  messageId: string;
+  agentId: string;
+  phone: string;
+  text?: string;
+  fileUrl?: string;
+}
+
+export interface RcsSimulatorEvents {
+  message: [RcsSimulatedMessage];
+  webhookFailed: [{ url: string; error: string }];
+}
+
+export interface RcsSimulator extends EventEmitter<RcsSimulatorEvents> {
+  start(): Promise<{ port: number }>;
+  /** Stops listening and drops the webhooks not yet posted. */
+  stop(): Promise<void>;
+  readonly port: number;
+  /** The latest messages taken (at most MAX_KEPT_MESSAGES). */
+  readonly received: RcsSimulatedMessage[];
+}
+
+/** Message ids kept for the ALREADY_EXISTS check (a long run must not grow without bound). */
+const MAX_REMEMBERED_IDS = 100_000;
+
+/**
+ * An RCS Business Messaging stand-in: `POST /v1/phones/{E.164}/agentMessages
+ * ?messageId=…&agentId=…` with Google API errors, a repeated messageId
+ * answered 409 ALREADY_EXISTS, then signed Pub/Sub-style event webhooks.
+ * Outcome by the phone's last digit: 9 not RCS-capable (404 at send);
+ * 0 delivered, never read; else delivered, then read.
+ */
+export function createRcsSimulator(options: RcsSimulatorOptions): RcsSimulator {
+  return new Simulator(options);
+}
+
+class Simulator extends EventEmitter<RcsSimulatorEvents> implements RcsSimulator {
+  readonly received: RcsSimulatedMessage[] = [];
+  private readonly o: RcsSimulatorOptions;
+  private readonly deliverDelayMs: number;
+  private readonly readDelayMs: number;
+  private readonly poster: WebhookPoster;
+  private readonly delays = createDelays();
+  private readonly server: JsonServer;
+  private readonly seen = new Set<string>();
+
+  constructor(options: RcsSimulatorOptions) {
+    super();
+    this.o = options;
+    this.deliverDelayMs = options.deliverDelayMs ?? 50;
+    this.readDelayMs = Math.max(options.readDelayMs ?? 100, this.deliverDelayMs);
+    this.poster = createWebhookPoster({ attempts: options.webhookAttempts ?? 4 });
+    this.server = createJsonServer(options.host ?? '127.0.0.1', options.port ?? 0, (req) => this.handle(req));
+  }
+
+  get port(): number {
+    return this.server.port;
+  }
+
+  start(): Promise<{ port: number }> {
+    return this.server.start();
+  }
+
+  async stop(): Promise<void> {
+    this.delays.cancel();
+    this.poster.close();
+    await this.server.stop();
+  }
+
+  private handle(req: JsonRequest): JsonResponse {
+    const route = /^\/v1\/phones\/([^/]+)\/agentMessages$/.exec(req.url.pathname);
+    if (!route || req.method !== 'POST') return googleError(404, 'NOT_FOUND', 'The requested URL was not found on this server.');
+    if (bearerToken(req.headers) !== this.o.token) return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
+    const phone = decodeURIComponent(route[1]!);
+    const messageId = req.url.searchParams.get('messageId') ?? '';
+    const agentId = req.url.searchParams.get('agentId') ?? '';
+    if (!/^\+\d{6,15}$/.test(phone)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid phone number: must be E.164');
+    if (!messageId || !agentId) return googleError(400, 'INVALID_ARGUMENT', 'messageId and agentId are required');
+    const content = readContent(req.body);
+    if (typeof content === 'string') return googleError(400, 'INVALID_ARGUMENT', content);
+    if (lastDigit(phone) === '9') return googleError(404, 'NOT_FOUND', 'Requested entity was not found.');
+    if (this.seen.has(`${agentId}/${messageId}`)) return googleError(409, 'ALREADY_EXISTS', 'Requested entity already exists');
+    this.seen.add(`${agentId}/${messageId}`);
+    if (this.seen.size > MAX_REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
+    const message: RcsSimulatedMessage = { messageId, agentId, phone, ...content };
+    keep(this.received, message);
+    this.emit('message', message);
+    this.report(message).catch((err: unknown) => this.emit('webhookFailed', { url: this.o.webhookUrl, error: String(err) }));
+    const contentMessage = 'text' in content ? { text: content.text } : { contentInfo: { fileUrl: content.fileUrl } };
+    return { status: 200, body: { name: `phones/${phone}/agentMessages/${messageId}`, sendTime: new Date().toISOString(), contentMessage } };
+  }
+
+  private async report(m: RcsSimulatedMessage): Promise<void> {
+    const started = Date.now();
+    const at = (ms: number) => this.delays.sleep(ms - (Date.now() - started));
+    await at(this.deliverDelayMs);
+    await this.post(m, 'DELIVERED');
+    if (lastDigit(m.phone) === '0') return;
+    await at(this.readDelayMs);
+    await this.post(m, 'READ');
+  }
+
+  /** Like RBM: a Pub/Sub push envelope, signed over the decoded event. */
+  private async post(m: RcsSimulatedMessage, eventType: string): Promise<void> {
+    if (this.delays.cancelled) return;
+    const now = new Date().toISOString();
+    const event = Buffer.from(JSON.stringify({ senderPhoneNumber: m.phone, eventType, eventId: randomId(8), messageId: m.messageId, sendTime: now, agentId: m.agentId }));
+    const envelope = { message: { data: event.toString('base64'), messageId: randomId(8), publishTime: now }, subscription: `projects/rbm-${m.agentId}/subscriptions/rbm-agent-subscription` };
+    const signature = createHmac('sha512', this.o.clientToken).update(event).digest('base64');
+    const { ok, error } = await this.poster.post(this.o.webhookUrl, Buffer.from(JSON.stringify(envelope)), { 'x-goog-signature': signature });
+    if (!ok && !this.delays.cancelled) this.emit('webhookFailed', { url: this.o.webhookUrl, error });
+  }
+}
+
+/** The message's text or file, or what is wrong with the body. */
+function readContent(body: unknown): { text: string } | { fileUrl: string } | string {
+  if (!isRecord(body) || !isRecord(body.contentMessage)) return 'contentMessage is required';
+  const c = body.contentMessage;
+  if (typeof c.text === 'string') return c.text ? { text: c.text } : 'contentMessage.text must not be empty';
+  if (isRecord(c.contentInfo) && typeof c.contentInfo.fileUrl === 'string' && /^https?:\/\//.test(c.contentInfo.fileUrl)) return { fileUrl: c.contentInfo.fileUrl };
+  return 'contentMessage needs text or contentInfo.fileUrl (an http(s) URL)';
+}
+
+function googleError(code: number, status: string, message: string): JsonResponse {
+  return { status: code, body: { error: { code, message, status } } };
+}

@@ -1,0 +1,184 @@
+import { createHmac } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  bearerToken,
+  createDelays,
+  createJsonServer,
+  createWebhookPoster,
+  isRecord,
+  keep,
+  lastDigit,
+  randomId,
+  type JsonRequest,
+  type JsonServer,
+  type JsonResponse,
+  type WebhookPoster,
+} from './http-simulator-support';
+
+export interface WhatsAppSimulatorOptions {
+  host?: string;
+  port?: number;
+  /** The bearer token senders must present. */
+  token: string;
+  /** Signs the webhooks (X-Hub-Signature-256). */
+  appSecret: string;
+  /** Where status webhooks go (http or https; self-signed certificates are accepted). */
+  webhookUrl: string;
+  /** After the send, when `delivered` is posted (`sent` is posted at once). */
+  deliverDelayMs?: number;
+  /** After the send, when `read` is posted. */
+  readDelayMs?: number;
+  /** Tries per webhook before it is given up. */
+  webhookAttempts?: number;
+}
+
+/** A message as the simulator took it. */
+export interface WhatsAppSimulatedMessage {
+  id: string;
+  phoneNumberId: string;
+  to: string;
+  type: string;
+  text?: { body: string; preview_url?: boolean };
+  media?: { link: string; caption?: string };
+  template?: { name: string; language: { code: string }; components?: unknown[] };
+}
+
+export interface WhatsAppSimulatorEvents {
+  message: [WhatsAppSimulatedMessage];
+  webhookFailed: [{ url: string; error: string }];
+}
+
+export interface WhatsAppSimulator extends EventEmitter<WhatsAppSimulatorEvents> {
+  start(): Promise<{ port: number }>;
+  /** Stops listening and drops the webhooks not yet posted. */
+  stop(): Promise<void>;
+  readonly port: number;
+  /** The latest messages taken (at most MAX_KEPT_MESSAGES). */
+  readonly received: WhatsAppSimulatedMessage[];
+}
+
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+
+/**
+ * A WhatsApp Cloud API stand-in: `POST /{version}/{phone-number-id}/messages`
+ * with the Graph API's answers and errors, then signed status webhooks.
+ * Outcome by the recipient's last digit: 0 delivered, never read; 8 accepted,
+ * no status at all; 9 failed (131026, undeliverable); else sent, delivered, read.
+ */
+export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): WhatsAppSimulator {
+  return new Simulator(options);
+}
+
+class Simulator extends EventEmitter<WhatsAppSimulatorEvents> implements WhatsAppSimulator {
+  readonly received: WhatsAppSimulatedMessage[] = [];
+  private readonly o: WhatsAppSimulatorOptions;
+  private readonly deliverDelayMs: number;
+  private readonly readDelayMs: number;
+  private readonly poster: WebhookPoster;
+  private readonly delays = createDelays();
+  private readonly server: JsonServer;
+
+  constructor(options: WhatsAppSimulatorOptions) {
+    super();
+    this.o = options;
+    this.deliverDelayMs = options.deliverDelayMs ?? 50;
+    this.readDelayMs = Math.max(options.readDelayMs ?? 100, this.deliverDelayMs);
+    this.poster = createWebhookPoster({ attempts: options.webhookAttempts ?? 4 });
+    this.server = createJsonServer(options.host ?? '127.0.0.1', options.port ?? 0, (req) => this.handle(req));
+  }
+
+  get port(): number {
+    return this.server.port;
+  }
+
+  start(): Promise<{ port: number }> {
+    return this.server.start();
+  }
+
+  async stop(): Promise<void> {
+    this.delays.cancel();
+    this.poster.close();
+    await this.server.stop();
+  }
+
+  private handle(req: JsonRequest): JsonResponse {
+    const route = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url.pathname);
+    if (!route || req.method !== 'POST') return graphError(404, 'Unknown path components', 2500, 'OAuthException');
+    if (bearerToken(req.headers) !== this.o.token) return graphError(401, 'Invalid OAuth access token - Cannot parse access token', 190, 'OAuthException');
+    const parsed = readMessage(req.body);
+    if (typeof parsed === 'string') return graphError(400, `(#100) ${parsed}`, 100, 'OAuthException');
+    const message: WhatsAppSimulatedMessage = { id: `wamid.${randomId(16)}`, phoneNumberId: decodeURIComponent(route[2]!), ...parsed };
+    keep(this.received, message);
+    this.emit('message', message);
+    this.report(message).catch((err: unknown) => this.emit('webhookFailed', { url: this.o.webhookUrl, error: String(err) }));
+    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: message.to, wa_id: message.to }], messages: [{ id: message.id }] } };
+  }
+
+  /** The message's status webhooks, in order, each at its time after the send. */
+  private async report(m: WhatsAppSimulatedMessage): Promise<void> {
+    const digit = lastDigit(m.to);
+    if (digit === '8') return;
+    const started = Date.now();
+    const at = (ms: number) => this.delays.sleep(ms - (Date.now() - started));
+    if (digit === '9') {
+      await at(this.deliverDelayMs);
+      await this.post(m, 'failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message could not be delivered' } }]);
+      return;
+    }
+    await at(0);
+    await this.post(m, 'sent');
+    await at(this.deliverDelayMs);
+    await this.post(m, 'delivered');
+    if (digit === '0') return;
+    await at(this.readDelayMs);
+    await this.post(m, 'read');
+  }
+
+  private async post(m: WhatsAppSimulatedMessage, status: string, errors?: unknown[]): Promise<void> {
+    if (this.delays.cancelled) return;
+    const body = Buffer.from(JSON.stringify(statusWebhook(m, status, errors)));
+    const signature = `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
+    const { ok, error } = await this.poster.post(this.o.webhookUrl, body, { 'x-hub-signature-256': signature });
+    if (!ok && !this.delays.cancelled) this.emit('webhookFailed', { url: this.o.webhookUrl, error });
+  }
+}
+
+/** The request's message fields, or what is wrong with them (Graph words it as a parameter error). */
+function readMessage(body: unknown): Omit<WhatsAppSimulatedMessage, 'id' | 'phoneNumberId'> | string {
+  if (!isRecord(body)) return 'The request body must be a JSON object';
+  if (body.messaging_product !== 'whatsapp') return 'The parameter messaging_product is required and must be whatsapp';
+  if (typeof body.to !== 'string' || !/^\d{6,15}$/.test(body.to)) return 'Invalid parameter: to';
+  const type = body.type ?? 'text';
+  if (typeof type !== 'string') return 'Invalid parameter: type';
+  const to = body.to;
+  const content = body[type];
+  if (type === 'text') {
+    if (!isRecord(content) || typeof content.body !== 'string' || !content.body) return 'The parameter text[\'body\'] is required';
+    return { to, type, text: { body: content.body, ...(typeof content.preview_url === 'boolean' ? { preview_url: content.preview_url } : {}) } };
+  }
+  if (MEDIA_TYPES.has(type)) {
+    if (!isRecord(content) || typeof content.link !== 'string' || !/^https?:\/\//.test(content.link)) return `The parameter ${type}['link'] must be an http(s) URL`;
+    return { to, type, media: { link: content.link, ...(typeof content.caption === 'string' ? { caption: content.caption } : {}) } };
+  }
+  if (type === 'template') {
+    if (!isRecord(content) || typeof content.name !== 'string' || !content.name) return 'The parameter template[\'name\'] is required';
+    if (!isRecord(content.language) || typeof content.language.code !== 'string') return 'The parameter template[\'language\'][\'code\'] is required';
+    if (content.components !== undefined && !Array.isArray(content.components)) return 'The parameter template[\'components\'] must be an array';
+    const components = Array.isArray(content.components) ? { components: content.components as unknown[] } : {};
+    return { to, type, template: { name: content.name, language: { code: content.language.code }, ...components } };
+  }
+  return `Invalid parameter: type ${JSON.stringify(type)}`;
+}
+
+function graphError(status: number, message: string, code: number, type: string): JsonResponse {
+  return { status, body: { error: { message, type, code, fbtrace_id: randomId(8) } } };
+}
+
+function statusWebhook(m: WhatsAppSimulatedMessage, status: string, errors?: unknown[]) {
+  const value = {
+    messaging_product: 'whatsapp',
+    metadata: { display_phone_number: m.phoneNumberId, phone_number_id: m.phoneNumberId },
+    statuses: [{ id: m.id, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: m.to, ...(errors ? { errors } : {}) }],
+  };
+  return { object: 'whatsapp_business_account', entry: [{ id: m.phoneNumberId, changes: [{ field: 'messages', value }] }] };
+}
