@@ -148,3 +148,30 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     await settles(id, 'failed', ['accepted', 'failed']);
   });
 });
+
+describe('Intelligent Messaging across a restart', () => {
+  let h: HermodWithChannels;
+  afterAll(() => h?.stop());
+
+  it('keeps an attempt’s timer through kill -9: the fallback still happens once the time is up', async () => {
+    h = await startHermodWithChannels('im-restart');
+    const sms: string[] = [];
+    h.smsc.on('message', (m: { destination: string }) => sms.push(m.destination.replace(/^\+/, '')));
+    const mobile = '+6421200010'; // delivered on WhatsApp, never read
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Your appointment is tomorrow' } },
+      delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 4 }, { channel: 'sms' }],
+    });
+    expect(r.status, r.text).toBe(202);
+    const id = r.json.id as string;
+    await eventually(async () => (h.wab.received.some((m) => m.to === mobile.slice(1)) ? true : undefined), 10_000);
+    const sentAt = Date.now();
+    await h.restart();
+    await eventually(async () => (sms.includes(mobile.slice(1)) ? true : undefined), 20_000, 100);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(3500);
+    await eventually(async () => (h.callbacks.some((c) => c.body.id === id && c.body.status === 'received') ? true : undefined), 10_000);
+    expect(sms.filter((d) => d === mobile.slice(1))).toHaveLength(1);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+  }, 90_000);
+});

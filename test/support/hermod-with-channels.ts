@@ -32,6 +32,8 @@ export interface HermodWithChannels {
   client: Client;
   /** Intelligent Messaging status callbacks the application received. */
   callbacks: ReceivedCallback[];
+  /** kill -9 of the whole service, then a start on the same data directory and ports. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export async function startHermodWithChannels(name: string, options: { readDelay
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
   const carrier = (prefix: string, port: number) => ({ [`HERMOD_${prefix}_URL`]: `http://127.0.0.1:${port}`, [`HERMOD_${prefix}_TOKEN`]: TOKEN, [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET });
-  const hermod = await startHermod({
+  const startOptions = {
     dataDir,
     ports,
     env: {
@@ -79,17 +81,28 @@ export async function startHermodWithChannels(name: string, options: { readDelay
       HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
       ...options.env,
     },
-  });
+  };
+  let hermod = await startHermod(startOptions);
   const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://127.0.0.1:${receiverPort}/im`]);
   if (set.code !== 0) throw new Error(`could not set the IM callback URL: ${set.output}`);
-  const client = createClient(hermod.baseUrl, hermod.ca());
+  let client = createClient(hermod.baseUrl, hermod.ca());
   const keyed: Client = {
-    ...client,
+    request: (method, p, o) => client.request(method, p, { ...o, headers: { authorization: API_KEY, ...o?.headers } }),
     post: (p, body, headers) => client.post(p, body, { authorization: API_KEY, ...headers }),
     get: (p, headers) => client.get(p, { authorization: API_KEY, ...headers }),
+    close: () => client.close(),
   };
   return {
-    hermod, smsc, smtp, wab, rcs, mms, client: keyed, callbacks,
+    get hermod() {
+      return hermod;
+    },
+    smsc, smtp, wab, rcs, mms, client: keyed, callbacks,
+    async restart() {
+      await hermod.kill9();
+      client.close();
+      hermod = await startHermod({ ...startOptions, env: { ...startOptions.env, HERMOD_CORE_ADDRESS: hermod.coreAddress } });
+      client = createClient(hermod.baseUrl, hermod.ca());
+    },
     async stop() {
       client.close();
       await hermod.stop();
