@@ -175,3 +175,38 @@ describe('Intelligent Messaging across a restart', () => {
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
   }, 90_000);
 });
+
+describe('carrier webhooks and callback pacing', () => {
+  let h: HermodWithChannels;
+  beforeAll(async () => {
+    h = await startHermodWithChannels('im-webhooks', { callbackRateLimit: 2 });
+  }, 90_000);
+  afterAll(() => h?.stop());
+
+  it('refuses a carrier webhook whose signature does not match, and answers WhatsApp’s subscription handshake', async () => {
+    const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+    const forged = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) } });
+    expect(forged.status).toBe(401);
+    const unsigned = await h.client.request('POST', '/webhooks/mms', { raw: '{}', headers: { 'content-type': 'application/json' } });
+    expect(unsigned.status).toBe(401);
+    expect((await h.client.request('POST', '/webhooks/fax', { raw: '{}' })).status).toBe(404);
+    const handshake = await h.client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=webhook-secret&hub.challenge=1158201444');
+    expect(handshake).toMatchObject({ status: 200, text: '1158201444' });
+    expect((await h.client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1')).status).toBe(403);
+  });
+
+  it('paces status callbacks to the rate the receiver announces in X-RateLimit-Limit', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await h.client.post('/rest/im/v1/message', { destination: { mobile: `+642130000${i}` }, message: { type: 'text', text: { body: `paced ${i}` } }, delivery_attempts: [{ channel: 'sms' }] });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+    await eventually(async () => (ids.every((id) => h.callbacks.some((c) => c.body.id === id && c.body.status === 'received')) ? true : undefined), 30_000, 100);
+    // After the first answer told hermod "2 per second", callbacks come at least ~500 ms apart.
+    const times = h.callbacks.slice(1).map((c) => c.at);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    expect(gaps.length).toBeGreaterThanOrEqual(6);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(400);
+  }, 60_000);
+});
