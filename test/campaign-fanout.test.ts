@@ -3,15 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient } from './support/https-client';
 import { eventually } from './support/hermod-process';
 import { startHermodWithSimulator } from './support/hermod-with-simulator';
 import { freePort } from './support/free-port';
 import { startRole, type RoleProcess } from './support/role-process';
+import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function members(count: number, prefix: string) {
   return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `m${n}` }));
@@ -71,14 +70,7 @@ describe('campaign fan-out', () => {
     const prefix = `hermod-cf-${randomUUID().slice(0, 8)}`;
     afterAll(async () => {
       await Promise.all(processes.map((p) => p.stop().catch(() => undefined)));
-      const redis = new Redis(REDIS_URL);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== '0');
-      await redis.quit();
+      await deleteRedisKeys(prefix);
     });
 
     it('resumes after a restart and every member still gets exactly one message', async () => {

@@ -3,14 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient } from './support/https-client';
 import { eventually } from './support/hermod-process';
 import { freePort } from './support/free-port';
 import { startRole, type RoleProcess } from './support/role-process';
+import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = 10_000;
 const WINDOW = 64;
 
@@ -19,14 +18,7 @@ describe('roles as separate processes on the Redis bus and Redis state', () => {
   const prefix = `hermod-mp-${randomUUID().slice(0, 8)}`;
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop().catch(() => undefined)));
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-    await redis.quit();
+    await deleteRedisKeys(prefix);
   });
 
   it('delivers 10,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
