@@ -150,9 +150,17 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       const c = await s.store.getCampaign(req.applicationId, req.campaignId);
       if (!c) throw new HermodError('not_found', `no campaign ${req.campaignId}`);
       await write({ rows: [], utcOffsetMinutes: c.utcOffsetMinutes });
-      for (let from = 0; from < c.memberCount; from += PAGE) {
+      const page = (from: number) => {
         const { lo, hi } = campaignMessageRange(c.id, from, Math.min(c.memberCount, from + PAGE));
-        const rows = await s.store.reportRange(lo, hi);
+        const rows = s.store.reportRange(lo, hi);
+        rows.catch(() => undefined); // awaited below; a client that leaves early must not leave it unhandled
+        return rows;
+      };
+      // The next page's query runs while this one is encoded and sent.
+      let next = c.memberCount > 0 ? page(0) : Promise.resolve([]);
+      for (let from = 0; from < c.memberCount; from += PAGE) {
+        const rows = await next;
+        if (from + PAGE < c.memberCount) next = page(from + PAGE);
         for (let i = 0; i < rows.length; i += CHUNK) {
           await write({
             utcOffsetMinutes: c.utcOffsetMinutes,

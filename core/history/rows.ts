@@ -16,9 +16,17 @@ import type { ApplicationRecord, Direction, MessageRecord, StatusEvent, StoredMe
 /** Epoch milliseconds → DateTime64(3) text in UTC. */
 export function dateTime64(ms: number): string {
   if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${ms}`);
-  const iso = new Date(Math.trunc(ms)).toISOString(); // 2024-05-01T12:34:56.789Z
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  const t = Math.trunc(ms);
+  // Rows of one batch mostly share a few milliseconds: reuse the last text.
+  if (t === lastMs) return lastText;
+  const iso = new Date(t).toISOString(); // 2024-05-01T12:34:56.789Z
+  lastMs = t;
+  lastText = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+  return lastText;
 }
+
+let lastMs = Number.NaN;
+let lastText = '';
 
 /** A numeric column from JSON output: a number, or a string for quoted 64-bit values. */
 export function toNumber(value: unknown): number {
