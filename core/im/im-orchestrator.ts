@@ -58,6 +58,7 @@ export async function startImOrchestrator(deps: {
 }): Promise<ImOrchestrator> {
   const { bus, state, history, recorder, log } = deps;
   const open = new Map<string, Open>();
+  const taken = new Set<string>();
   let stopping = false;
 
   const imStatus = (im: Open, status: MessageStatus, detail = ''): Promise<unknown> => {
@@ -175,11 +176,21 @@ export async function startImOrchestrator(deps: {
   };
 
   /** Takes up a message from the `im` topic or from recovery, where it stands. */
-  const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>): Promise<void> => {
-    if (open.has(m.id)) return;
+  const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, fresh = false): Promise<void> => {
+    // Taken up already in this process (open, or settled since): a redelivery or a recovery hand-over.
+    if (taken.has(m.id)) return;
+    taken.add(m.id);
+    if (taken.size > 200_000) taken.delete(taken.values().next().value as string);
     const plan = JSON.parse(m.content) as ImPlan;
     const im: Open = { id: m.id, applicationId: m.applicationId, plan, current: 0, turn: Promise.resolve() };
     open.set(m.id, im);
+    // Reports that arrive meanwhile wait their turn behind this.
+    inTurn(im, () => (fresh ? startAttempt(im, 0) : resume(im, m)));
+    await im.turn;
+  };
+
+  const resume = async (im: Open, m: Pick<StoredMessage, 'id' | 'applicationId'>): Promise<void> => {
+    const plan = im.plan;
     // Attempts already made (a redelivery, a restart): continue from the last one.
     let last = -1;
     let lastRecord: StoredMessage | undefined;
@@ -200,21 +211,24 @@ export async function startImOrchestrator(deps: {
     if (stageOf(status) < stageOf('submitted') && lastRecord.destination) await publishAttempt(im, last, lastRecord);
   };
 
-  const subscription: Subscription = await bus.subscribe(
-    topicName('im'),
-    async (records) => {
-      for (const r of records) {
-        const job = decodeJob(r.value);
-        await begin({ id: job.id, applicationId: job.applicationId, content: job.content });
-      }
-    },
-    { group: 'im-orchestrator', maxBatch: 100 },
-  );
-
+  // Unsettled messages from before this start first, each checked against history.
   const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
   const unsettled = await history.im.listOpenMessages(since);
   for (const m of unsettled) await begin(m).catch((err) => log.error('could not resume an im message', { err, id: m.id }));
   if (unsettled.length > 0) log.info('resumed unsettled im messages', { count: unsettled.length });
+
+  const subscription: Subscription = await bus.subscribe(
+    topicName('im'),
+    async (records) => {
+      const jobs = records.map((r) => decodeJob(r.value));
+      // A message whose first attempt hot state has never seen is new: no history lookups on the hot path.
+      const seen = await Promise.all(jobs.map((j) => state.getStatus(imAttemptId(j.id, 0))));
+      for (const [i, job] of jobs.entries()) {
+        await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && records[i]!.redeliveries === 0);
+      }
+    },
+    { group: 'im-orchestrator', maxBatch: 100 },
+  );
 
   return {
     statusApplied(change) {

@@ -1,60 +1,35 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryBus } from '../../core/adapters/memory-bus';
-import { createMemoryState } from '../../core/adapters/memory-state';
-import { decodeStatus, encodeJob, type OutboundJob, type StatusUpdate } from '../../core/messages/bus-payloads';
-import { topicName } from '../../core/ports/bus';
-import { startWebhookReceiver } from '../simulators/http-simulator-support';
-import { eventually, quietLog } from '../simulators/smpp-test-kit';
+import { describe, expect, it } from 'vitest';
+import { imJob } from '../carriers/http/http-carrier-test-kit';
+import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createMmsSimulator } from '../simulators/mms-simulator';
 import { startMmsWorkerPool } from './mms-worker-pool';
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+const kit = channelPoolTestKit();
 
 async function mmsPool() {
-  const receiver = await startWebhookReceiver({ tls: false });
-  cleanup.push(() => receiver.close());
-  const sim = createMmsSimulator({ token: 't', webhookSecret: 's', webhookUrl: receiver.url });
-  await sim.start();
-  cleanup.push(() => sim.stop());
-  const bus = createMemoryBus();
-  const state = createMemoryState();
+  const sim = await kit.simulator((webhookUrl) => createMmsSimulator({ token: 't', webhookSecret: 's', webhookUrl }));
   const config = { baseUrl: `http://127.0.0.1:${sim.port}`, token: 't', sender: '+15550000000', webhookSecret: 's', apiVersion: '' };
-  const pool = await startMmsWorkerPool({ config, bus, state, log: quietLog });
-  cleanup.push(async () => {
-    await pool.stop();
-    await bus.close();
-    await state.close();
-  });
-  const updates: StatusUpdate[] = [];
-  await bus.subscribe(topicName('status'), async (records) => void updates.push(...records.map((r) => decodeStatus(r.value))), { group: 'test-status' });
-  return {
-    sim,
-    state,
-    publish: (jobs: OutboundJob[]) => bus.publish(topicName('mms'), jobs.map((j) => ({ key: j.id, value: encodeJob(j) }))),
-    statusesOf: (id: string) => updates.filter((u) => u.id === id),
-  };
+  return { sim, ...(await kit.pool('mms', (deps) => startMmsWorkerPool({ config, ...deps }))) };
 }
 
-const job = (id: string, destination: string): OutboundJob => ({ id, applicationId: 'app', channel: 'mms', destination, source: '', content: 'Hi', acceptedAt: Date.now(), im: { type: 'text' } });
+const job = (destination: string) => imJob('mms', destination, { type: 'text' }, 'Hi');
 
 describe('MMS worker pool', () => {
   it('takes a job from the mms topic, sends it and reports it submitted under the provider id', async () => {
-    const { sim, state, publish, statusesOf } = await mmsPool();
-    await publish([job('mms-1', '+64211234561')]);
-    const updates = await eventually(() => (statusesOf('mms-1').some((u) => u.status === 'submitted') ? statusesOf('mms-1') : undefined), 3000);
+    const { sim, state, publish, statusesOnce } = await mmsPool();
+    const j = job('+64211234561');
+    await publish([j]);
+    const updates = await statusesOnce(j.id, 'submitted');
     const id = sim.received[0]!.id;
     expect(updates.map((u) => u.status)).toEqual(['sent', 'submitted']);
     expect(updates[1]).toMatchObject({ channel: 'mms', carrierId: id });
-    expect(await state.getMessageIdByCarrierId(id)).toBe('mms-1');
+    expect(await state.getMessageIdByCarrierId(id)).toBe(j.id);
   });
 
   it('reports a job the provider refuses as rejected', async () => {
-    const { publish, statusesOf } = await mmsPool();
-    await publish([job('mms-2', 'not-a-number')]);
-    const updates = await eventually(() => (statusesOf('mms-2').length ? statusesOf('mms-2') : undefined), 3000);
-    expect(updates).toEqual([expect.objectContaining({ status: 'rejected', errorCode: 'carrier_rejected' })]);
+    const { publish, statusesOnce } = await mmsPool();
+    const j = job('not-a-number');
+    await publish([j]);
+    expect(await statusesOnce(j.id)).toEqual([expect.objectContaining({ status: 'rejected', errorCode: 'carrier_rejected' })]);
   });
 });

@@ -1,35 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import {
-  bearerToken,
-  createDelays,
-  createJsonServer,
-  createWebhookPoster,
-  isRecord,
-  keep,
-  lastDigit,
-  randomId,
-  type JsonRequest,
-  type JsonResponse,
-  type JsonServer,
-  type WebhookPoster,
-} from './http-simulator-support';
+import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorEvents, type HttpChannelSimulatorOptions } from './http-channel-simulator';
+import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
-export interface RcsSimulatorOptions {
-  host?: string;
-  port?: number;
-  /** The bearer token senders must present. */
-  token: string;
+export interface RcsSimulatorOptions extends HttpChannelSimulatorOptions {
   /** Signs the webhooks (X-Goog-Signature), as RBM's webhook client token does. */
   clientToken: string;
-  /** Where event webhooks go (http or https; self-signed certificates are accepted). */
-  webhookUrl: string;
-  /** After the send, when DELIVERED is posted. */
-  deliverDelayMs?: number;
-  /** After the send, when READ is posted. */
+  /** After the send, when READ is posted (DELIVERED after deliverDelayMs). */
   readDelayMs?: number;
-  /** Tries per webhook before it is given up. */
-  webhookAttempts?: number;
 }
 
 /** An agent message as the simulator took it. */
@@ -41,19 +18,8 @@ export interface RcsSimulatedMessage {
   fileUrl?: string;
 }
 
-export interface RcsSimulatorEvents {
-  message: [RcsSimulatedMessage];
-  webhookFailed: [{ url: string; error: string }];
-}
-
-export interface RcsSimulator extends EventEmitter<RcsSimulatorEvents> {
-  start(): Promise<{ port: number }>;
-  /** Stops listening and drops the webhooks not yet posted. */
-  stop(): Promise<void>;
-  readonly port: number;
-  /** The latest messages taken (at most MAX_KEPT_MESSAGES). */
-  readonly received: RcsSimulatedMessage[];
-}
+export type RcsSimulatorEvents = HttpChannelSimulatorEvents<RcsSimulatedMessage>;
+export type RcsSimulator = HttpChannelSimulator<RcsSimulatedMessage>;
 
 /** Message ids kept for the ALREADY_EXISTS check (a long run must not grow without bound). */
 const MAX_REMEMBERED_IDS = 100_000;
@@ -69,40 +35,16 @@ export function createRcsSimulator(options: RcsSimulatorOptions): RcsSimulator {
   return new Simulator(options);
 }
 
-class Simulator extends EventEmitter<RcsSimulatorEvents> implements RcsSimulator {
-  readonly received: RcsSimulatedMessage[] = [];
-  private readonly o: RcsSimulatorOptions;
-  private readonly deliverDelayMs: number;
+class Simulator extends HttpChannelSimulatorBase<RcsSimulatedMessage, RcsSimulatorOptions> {
   private readonly readDelayMs: number;
-  private readonly poster: WebhookPoster;
-  private readonly delays = createDelays();
-  private readonly server: JsonServer;
   private readonly seen = new Set<string>();
 
   constructor(options: RcsSimulatorOptions) {
-    super();
-    this.o = options;
-    this.deliverDelayMs = options.deliverDelayMs ?? 50;
+    super(options);
     this.readDelayMs = Math.max(options.readDelayMs ?? 100, this.deliverDelayMs);
-    this.poster = createWebhookPoster({ attempts: options.webhookAttempts ?? 4 });
-    this.server = createJsonServer(options.host ?? '127.0.0.1', options.port ?? 0, (req) => this.handle(req));
   }
 
-  get port(): number {
-    return this.server.port;
-  }
-
-  start(): Promise<{ port: number }> {
-    return this.server.start();
-  }
-
-  async stop(): Promise<void> {
-    this.delays.cancel();
-    this.poster.close();
-    await this.server.stop();
-  }
-
-  private handle(req: JsonRequest): JsonResponse {
+  protected handle(req: JsonRequest): JsonResponse {
     const route = /^\/v1\/phones\/([^/]+)\/agentMessages$/.exec(req.url.pathname);
     if (!route || req.method !== 'POST') return googleError(404, 'NOT_FOUND', 'The requested URL was not found on this server.');
     if (bearerToken(req.headers) !== this.o.token) return googleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
@@ -118,16 +60,13 @@ class Simulator extends EventEmitter<RcsSimulatorEvents> implements RcsSimulator
     this.seen.add(`${agentId}/${messageId}`);
     if (this.seen.size > MAX_REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
     const message: RcsSimulatedMessage = { messageId, agentId, phone, ...content };
-    keep(this.received, message);
-    this.emit('message', message);
-    this.report(message).catch((err: unknown) => this.emit('webhookFailed', { url: this.o.webhookUrl, error: String(err) }));
+    this.take(message);
     const contentMessage = 'text' in content ? { text: content.text } : { contentInfo: { fileUrl: content.fileUrl } };
     return { status: 200, body: { name: `phones/${phone}/agentMessages/${messageId}`, sendTime: new Date().toISOString(), contentMessage } };
   }
 
-  private async report(m: RcsSimulatedMessage): Promise<void> {
-    const started = Date.now();
-    const at = (ms: number) => this.delays.sleep(ms - (Date.now() - started));
+  protected async report(m: RcsSimulatedMessage): Promise<void> {
+    const at = this.timeline();
     await at(this.deliverDelayMs);
     await this.post(m, 'DELIVERED');
     if (lastDigit(m.phone) === '0') return;
@@ -136,14 +75,12 @@ class Simulator extends EventEmitter<RcsSimulatorEvents> implements RcsSimulator
   }
 
   /** Like RBM: a Pub/Sub push envelope, signed over the decoded event. */
-  private async post(m: RcsSimulatedMessage, eventType: string): Promise<void> {
-    if (this.delays.cancelled) return;
+  private post(m: RcsSimulatedMessage, eventType: string): Promise<void> {
     const now = new Date().toISOString();
     const event = Buffer.from(JSON.stringify({ senderPhoneNumber: m.phone, eventType, eventId: randomId(8), messageId: m.messageId, sendTime: now, agentId: m.agentId }));
     const envelope = { message: { data: event.toString('base64'), messageId: randomId(8), publishTime: now }, subscription: `projects/rbm-${m.agentId}/subscriptions/rbm-agent-subscription` };
     const signature = createHmac('sha512', this.o.clientToken).update(event).digest('base64');
-    const { ok, error } = await this.poster.post(this.o.webhookUrl, Buffer.from(JSON.stringify(envelope)), { 'x-goog-signature': signature });
-    if (!ok && !this.delays.cancelled) this.emit('webhookFailed', { url: this.o.webhookUrl, error });
+    return this.postWebhook(Buffer.from(JSON.stringify(envelope)), { 'x-goog-signature': signature });
   }
 }
 

@@ -1,35 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import {
-  bearerToken,
-  createDelays,
-  createJsonServer,
-  createWebhookPoster,
-  isRecord,
-  keep,
-  lastDigit,
-  randomId,
-  type JsonRequest,
-  type JsonServer,
-  type JsonResponse,
-  type WebhookPoster,
-} from './http-simulator-support';
+import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorEvents, type HttpChannelSimulatorOptions } from './http-channel-simulator';
+import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
-export interface WhatsAppSimulatorOptions {
-  host?: string;
-  port?: number;
-  /** The bearer token senders must present. */
-  token: string;
+export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
   /** Signs the webhooks (X-Hub-Signature-256). */
   appSecret: string;
-  /** Where status webhooks go (http or https; self-signed certificates are accepted). */
-  webhookUrl: string;
-  /** After the send, when `delivered` is posted (`sent` is posted at once). */
-  deliverDelayMs?: number;
-  /** After the send, when `read` is posted. */
+  /** After the send, when `read` is posted (`sent` is posted at once, `delivered` after deliverDelayMs). */
   readDelayMs?: number;
-  /** Tries per webhook before it is given up. */
-  webhookAttempts?: number;
 }
 
 /** A message as the simulator took it. */
@@ -43,19 +20,8 @@ export interface WhatsAppSimulatedMessage {
   template?: { name: string; language: { code: string }; components?: unknown[] };
 }
 
-export interface WhatsAppSimulatorEvents {
-  message: [WhatsAppSimulatedMessage];
-  webhookFailed: [{ url: string; error: string }];
-}
-
-export interface WhatsAppSimulator extends EventEmitter<WhatsAppSimulatorEvents> {
-  start(): Promise<{ port: number }>;
-  /** Stops listening and drops the webhooks not yet posted. */
-  stop(): Promise<void>;
-  readonly port: number;
-  /** The latest messages taken (at most MAX_KEPT_MESSAGES). */
-  readonly received: WhatsAppSimulatedMessage[];
-}
+export type WhatsAppSimulatorEvents = HttpChannelSimulatorEvents<WhatsAppSimulatedMessage>;
+export type WhatsAppSimulator = HttpChannelSimulator<WhatsAppSimulatedMessage>;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
@@ -69,57 +35,29 @@ export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): What
   return new Simulator(options);
 }
 
-class Simulator extends EventEmitter<WhatsAppSimulatorEvents> implements WhatsAppSimulator {
-  readonly received: WhatsAppSimulatedMessage[] = [];
-  private readonly o: WhatsAppSimulatorOptions;
-  private readonly deliverDelayMs: number;
+class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, WhatsAppSimulatorOptions> {
   private readonly readDelayMs: number;
-  private readonly poster: WebhookPoster;
-  private readonly delays = createDelays();
-  private readonly server: JsonServer;
 
   constructor(options: WhatsAppSimulatorOptions) {
-    super();
-    this.o = options;
-    this.deliverDelayMs = options.deliverDelayMs ?? 50;
+    super(options);
     this.readDelayMs = Math.max(options.readDelayMs ?? 100, this.deliverDelayMs);
-    this.poster = createWebhookPoster({ attempts: options.webhookAttempts ?? 4 });
-    this.server = createJsonServer(options.host ?? '127.0.0.1', options.port ?? 0, (req) => this.handle(req));
   }
 
-  get port(): number {
-    return this.server.port;
-  }
-
-  start(): Promise<{ port: number }> {
-    return this.server.start();
-  }
-
-  async stop(): Promise<void> {
-    this.delays.cancel();
-    this.poster.close();
-    await this.server.stop();
-  }
-
-  private handle(req: JsonRequest): JsonResponse {
+  protected handle(req: JsonRequest): JsonResponse {
     const route = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url.pathname);
     if (!route || req.method !== 'POST') return graphError(404, 'Unknown path components', 2500, 'OAuthException');
     if (bearerToken(req.headers) !== this.o.token) return graphError(401, 'Invalid OAuth access token - Cannot parse access token', 190, 'OAuthException');
     const parsed = readMessage(req.body);
     if (typeof parsed === 'string') return graphError(400, `(#100) ${parsed}`, 100, 'OAuthException');
     const message: WhatsAppSimulatedMessage = { id: `wamid.${randomId(16)}`, phoneNumberId: decodeURIComponent(route[2]!), ...parsed };
-    keep(this.received, message);
-    this.emit('message', message);
-    this.report(message).catch((err: unknown) => this.emit('webhookFailed', { url: this.o.webhookUrl, error: String(err) }));
+    this.take(message);
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: message.to, wa_id: message.to }], messages: [{ id: message.id }] } };
   }
 
-  /** The message's status webhooks, in order, each at its time after the send. */
-  private async report(m: WhatsAppSimulatedMessage): Promise<void> {
+  protected async report(m: WhatsAppSimulatedMessage): Promise<void> {
     const digit = lastDigit(m.to);
     if (digit === '8') return;
-    const started = Date.now();
-    const at = (ms: number) => this.delays.sleep(ms - (Date.now() - started));
+    const at = this.timeline();
     if (digit === '9') {
       await at(this.deliverDelayMs);
       await this.post(m, 'failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message could not be delivered' } }]);
@@ -134,12 +72,10 @@ class Simulator extends EventEmitter<WhatsAppSimulatorEvents> implements WhatsAp
     await this.post(m, 'read');
   }
 
-  private async post(m: WhatsAppSimulatedMessage, status: string, errors?: unknown[]): Promise<void> {
-    if (this.delays.cancelled) return;
+  private post(m: WhatsAppSimulatedMessage, status: string, errors?: unknown[]): Promise<void> {
     const body = Buffer.from(JSON.stringify(statusWebhook(m, status, errors)));
     const signature = `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
-    const { ok, error } = await this.poster.post(this.o.webhookUrl, body, { 'x-hub-signature-256': signature });
-    if (!ok && !this.delays.cancelled) this.emit('webhookFailed', { url: this.o.webhookUrl, error });
+    return this.postWebhook(body, { 'x-hub-signature-256': signature });
   }
 }
 

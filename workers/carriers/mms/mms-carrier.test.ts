@@ -1,64 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
-import { HermodError } from '../../../lib/errors';
-import type { CarrierReport } from '../../carrier';
-import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
-import { createMmsSimulator, type MmsSimulator } from '../../simulators/mms-simulator';
-import { quietLog } from '../../simulators/smpp-test-kit';
+import { createMmsSimulator } from '../../simulators/mms-simulator';
+import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
 import { mmsWebhook } from './mms-webhook';
 
 const TOKEN = 'test-token';
 const SECRET = 'test-webhook-secret';
 
-let receiver: WebhookReceiver;
-const stops: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver({ tls: true });
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-async function simulator(): Promise<MmsSimulator> {
-  const sim = createMmsSimulator({ token: TOKEN, webhookSecret: SECRET, webhookUrl: receiver.url, deliverDelayMs: 20 });
-  await sim.start();
-  stops.push(() => sim.stop());
-  return sim;
-}
+const kit = httpCarrierTestKit({ tls: true, webhook: mmsWebhook, secret: SECRET });
+const { reportsWithin } = kit;
+const simulator = () => kit.simulator((webhookUrl) => createMmsSimulator({ token: TOKEN, webhookSecret: SECRET, webhookUrl, deliverDelayMs: 20 }));
+const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('mms', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
   return { baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, sender: '+15550000000', webhookSecret: SECRET, apiVersion: '', ...overrides };
-}
-
-let seq = 0;
-function job(destination: string, im?: OutboundJob['im'], content = 'Hello from hermod'): OutboundJob {
-  return { id: `msg-${++seq}`, applicationId: 'app', channel: 'mms', destination, source: '', content, acceptedAt: Date.now(), ...(im ? { im } : {}) };
-}
-
-function reportsFor(carrierId: string): CarrierReport[] {
-  return receiver.received
-    .filter((w) => mmsWebhook.verify(w.rawBody, w.headers, SECRET))
-    .flatMap((w) => mmsWebhook.parse(JSON.parse(w.rawBody.toString('utf8'))))
-    .filter((r) => r.carrierId === carrierId);
-}
-
-async function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
-  const until = Date.now() + ms;
-  while (reportsFor(carrierId).length < count) {
-    if (Date.now() > until) throw new Error(`expected ${count} reports for ${carrierId}, got ${reportsFor(carrierId).length}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return reportsFor(carrierId);
-}
-
-async function sendError(promise: Promise<unknown>): Promise<HermodError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
 }
 
 describe('MMS carrier against the MMS provider simulator', () => {
@@ -102,7 +59,7 @@ describe('MMS carrier against the MMS provider simulator', () => {
     const carrier = createMmsCarrier(config(sim.port), quietLog);
     const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
     await reportsWithin(id!, 1);
-    const hook = receiver.received.find((w) => w.rawBody.includes(id!))!;
+    const hook = kit.receiver().received.find((w) => w.rawBody.includes(id!))!;
     expect(mmsWebhook.verify(hook.rawBody, hook.headers, SECRET)).toBe(true);
     expect(mmsWebhook.verify(Buffer.from(hook.rawBody.toString().replace('"sent"', '"delivered"')), hook.headers, SECRET)).toBe(false);
     expect(mmsWebhook.verify(hook.rawBody, hook.headers, 'another-secret')).toBe(false);

@@ -1,65 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
-import { HermodError } from '../../../lib/errors';
-import type { CarrierReport } from '../../carrier';
-import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
-import { createRcsSimulator, type RcsSimulator } from '../../simulators/rcs-simulator';
-import { quietLog } from '../../simulators/smpp-test-kit';
+import { createRcsSimulator } from '../../simulators/rcs-simulator';
+import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
 import { createRcsCarrier } from './rcs-carrier';
 import { rcsWebhook } from './rcs-webhook';
 
 const TOKEN = 'test-token';
 const CLIENT_TOKEN = 'test-client-token';
 
-let receiver: WebhookReceiver;
-const stops: (() => Promise<void>)[] = [];
-
 // Plain HTTP here: the WhatsApp and MMS tests cover HTTPS with a self-signed certificate.
-beforeAll(async () => {
-  receiver = await startWebhookReceiver({ tls: false });
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-async function simulator(): Promise<RcsSimulator> {
-  const sim = createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl: receiver.url, deliverDelayMs: 20, readDelayMs: 40 });
-  await sim.start();
-  stops.push(() => sim.stop());
-  return sim;
-}
+const kit = httpCarrierTestKit({ tls: false, webhook: rcsWebhook, secret: CLIENT_TOKEN });
+const { reportsFor, reportsWithin } = kit;
+const simulator = () => kit.simulator((webhookUrl) => createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
+const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('rcs', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
   return { baseUrl: `http://127.0.0.1:${port}/`, token: TOKEN, sender: 'hermod-agent', webhookSecret: CLIENT_TOKEN, apiVersion: '', ...overrides };
-}
-
-let seq = 0;
-function job(destination: string, im?: OutboundJob['im'], content = 'Hello from hermod'): OutboundJob {
-  return { id: `msg-${Date.now()}-${++seq}`, applicationId: 'app', channel: 'rcs', destination, source: '', content, acceptedAt: Date.now(), ...(im ? { im } : {}) };
-}
-
-function reportsFor(carrierId: string): CarrierReport[] {
-  return receiver.received
-    .filter((w) => rcsWebhook.verify(w.rawBody, w.headers, CLIENT_TOKEN))
-    .flatMap((w) => rcsWebhook.parse(JSON.parse(w.rawBody.toString('utf8'))))
-    .filter((r) => r.carrierId === carrierId);
-}
-
-async function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
-  const until = Date.now() + ms;
-  while (reportsFor(carrierId).length < count) {
-    if (Date.now() > until) throw new Error(`expected ${count} reports for ${carrierId}, got ${reportsFor(carrierId).length}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return reportsFor(carrierId);
-}
-
-async function sendError(promise: Promise<unknown>): Promise<HermodError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
 }
 
 describe('RCS carrier against the RBM simulator', () => {
@@ -99,7 +56,7 @@ describe('RCS carrier against the RBM simulator', () => {
     const carrier = createRcsCarrier(config(sim.port), quietLog);
     const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
     await reportsWithin(id!, 1);
-    const hook = receiver.received.find((w) => rcsWebhook.parse(JSON.parse(w.rawBody.toString('utf8')))[0]?.carrierId === id)!;
+    const hook = kit.receiver().received.find((w) => rcsWebhook.parse(JSON.parse(w.rawBody.toString('utf8')))[0]?.carrierId === id)!;
     expect(hook.headers['x-goog-signature']).toMatch(/^[A-Za-z0-9+/]{86}==$/);
     expect(rcsWebhook.verify(hook.rawBody, hook.headers, CLIENT_TOKEN)).toBe(true);
     const envelope = JSON.parse(hook.rawBody.toString('utf8')) as { message: { data: string } };

@@ -1,10 +1,11 @@
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
-import { HermodError } from '../../../lib/errors';
+import type { HermodError } from '../../../lib/errors';
 import type { Logger } from '../../../lib/log';
 import type { Carrier } from '../../carrier';
-
-const REQUEST_TIMEOUT_MS = 10_000;
+import { httpAnswerError } from '../http/http-answer-error';
+import { createHttpCarrier } from '../http/http-carrier';
+import { postJson } from '../http/post-json';
 
 /**
  * RCS Business Messaging (Google RBM): `POST /v1/phones/{E.164}/agentMessages`
@@ -15,38 +16,19 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export function createRcsCarrier(config: HttpCarrierConfig, log: Logger): Carrier {
   const base = config.baseUrl.replace(/\/+$/, '');
 
-  return {
-    name: 'rbm',
-    async send(job: OutboundJob) {
-      const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
-      const url = `${base}/v1/phones/${encodeURIComponent(job.destination)}/agentMessages?${query}`;
-      let res: Response;
-      let body: unknown;
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${config.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(rcsMessageBody(job)),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-        body = await res.json().catch(() => undefined);
-      } catch (err) {
-        throw new HermodError('carrier_transient', `RBM unreachable: ${describe(err)}`, { cause: err });
-      }
-      // The message id makes a send idempotent: ALREADY_EXISTS means an earlier
-      // try (whose answer was lost) got through.
-      if (res.status === 409) {
-        log.debug('RBM already had this message', { id: job.id });
-        return { carrierIds: [job.id] };
-      }
-      if (!res.ok) throw rcsError(res.status, body);
+  return createHttpCarrier('rbm', async (job) => {
+    const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
+    const url = `${base}/v1/phones/${encodeURIComponent(job.destination)}/agentMessages?${query}`;
+    const answer = await postJson(url, { peer: 'RBM', token: config.token, body: rcsMessageBody(job) });
+    // The message id makes a send idempotent: ALREADY_EXISTS means an earlier
+    // try (whose answer was lost) got through.
+    if (answer.status === 409) {
+      log.debug('RBM already had this message', { id: job.id });
       return { carrierIds: [job.id] };
-    },
-    ready: async () => undefined,
-    onReport: () => undefined,
-    onInbound: () => undefined,
-    close: async () => undefined,
-  };
+    }
+    if (!answer.ok) throw rcsError(answer.status, answer.body);
+    return { carrierIds: [job.id] };
+  });
 }
 
 /** An AgentMessage: a media job's file, anything else its (already rendered) text. */
@@ -61,13 +43,6 @@ function rcsError(httpStatus: number, body: unknown): HermodError {
   const error = (body as { error?: { message?: unknown; status?: unknown } } | undefined)?.error;
   const message = typeof error?.message === 'string' ? error.message : 'no error message';
   const status = typeof error?.status === 'string' ? ` (${error.status})` : '';
-  const retryable = httpStatus === 408 || httpStatus === 429 || httpStatus >= 500;
   const what = httpStatus === 404 ? 'the phone cannot take RCS' : `RBM answered HTTP ${httpStatus}`;
-  return new HermodError(retryable ? 'carrier_transient' : 'carrier_rejected', `${what}: ${message}${status}`);
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
+  return httpAnswerError(httpStatus, `${what}: ${message}${status}`);
 }

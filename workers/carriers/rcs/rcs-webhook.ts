@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MessageStatus } from '../../../core/domain/message-status';
 import type { CarrierReport } from '../../carrier';
-import type { WebhookHandler, WebhookHeaders } from '../webhooks';
+import { hmacMatches, signatureHeader } from '../http/signature-header';
+import type { WebhookHandler } from '../webhooks';
 
 const STATUS = new Map<string, MessageStatus>([
   ['DELIVERED', 'received'],
@@ -21,10 +21,10 @@ const STATUS = new Map<string, MessageStatus>([
  */
 export const rcsWebhook: WebhookHandler = {
   verify(rawBody, headers, secret) {
-    const signature = header(headers, 'x-goog-signature');
+    const signature = signatureHeader(headers, 'x-goog-signature');
     if (!secret || !/^[A-Za-z0-9+/]{86}==$/.test(signature)) return false;
     const given = Buffer.from(signature, 'base64');
-    const matches = (signed: Buffer): boolean => timingSafeEqual(createHmac('sha512', secret).update(signed).digest(), given);
+    const matches = (signed: Buffer): boolean => hmacMatches('sha512', secret, signed, given);
     if (matches(rawBody)) return true;
     const data = envelopeData(parseJson(rawBody));
     return data !== undefined && matches(data);
@@ -60,13 +60,6 @@ function parseJson(raw: Buffer): unknown {
 function time(v: unknown): number | undefined {
   const ms = typeof v === 'string' ? Date.parse(v) : NaN;
   return Number.isFinite(ms) ? ms : undefined;
-}
-
-/** One header value; a missing or repeated header is ''. */
-function header(headers: WebhookHeaders, name: string): string {
-  const value = headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
-  if (Array.isArray(value)) return value.length === 1 ? value[0]! : '';
-  return value ?? '';
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

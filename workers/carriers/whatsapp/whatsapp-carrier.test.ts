@@ -1,65 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
-import { HermodError } from '../../../lib/errors';
-import type { CarrierReport } from '../../carrier';
-import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
-import { quietLog } from '../../simulators/smpp-test-kit';
-import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../simulators/whatsapp-simulator';
+import { createWhatsAppSimulator } from '../../simulators/whatsapp-simulator';
+import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
 import { createWhatsAppCarrier } from './whatsapp-carrier';
 import { whatsAppWebhook } from './whatsapp-webhook';
 
 const TOKEN = 'test-token';
 const APP_SECRET = 'test-app-secret';
 
-let receiver: WebhookReceiver;
-const stops: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver({ tls: true });
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
-
-async function simulator(): Promise<WhatsAppSimulator> {
-  const sim = createWhatsAppSimulator({ token: TOKEN, appSecret: APP_SECRET, webhookUrl: receiver.url, deliverDelayMs: 20, readDelayMs: 40 });
-  await sim.start();
-  stops.push(() => sim.stop());
-  return sim;
-}
+const kit = httpCarrierTestKit({ tls: true, webhook: whatsAppWebhook, secret: APP_SECRET });
+const { reportsFor, reportsWithin } = kit;
+const simulator = () => kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: TOKEN, appSecret: APP_SECRET, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
+const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('wab', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
   return { baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, sender: '100000000000001', webhookSecret: APP_SECRET, apiVersion: 'v21.0', ...overrides };
-}
-
-let seq = 0;
-function job(destination: string, im?: OutboundJob['im'], content = 'Hello from hermod'): OutboundJob {
-  return { id: `msg-${++seq}`, applicationId: 'app', channel: 'wab', destination, source: '', content, acceptedAt: Date.now(), ...(im ? { im } : {}) };
-}
-
-/** The verified, parsed webhooks received so far about one message. */
-function reportsFor(carrierId: string): CarrierReport[] {
-  return receiver.received
-    .filter((w) => whatsAppWebhook.verify(w.rawBody, w.headers, APP_SECRET))
-    .flatMap((w) => whatsAppWebhook.parse(JSON.parse(w.rawBody.toString('utf8'))))
-    .filter((r) => r.carrierId === carrierId);
-}
-
-async function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
-  const until = Date.now() + ms;
-  while (reportsFor(carrierId).length < count) {
-    if (Date.now() > until) throw new Error(`expected ${count} reports for ${carrierId}, got ${reportsFor(carrierId).length}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return reportsFor(carrierId);
-}
-
-async function sendError(promise: Promise<unknown>): Promise<HermodError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
 }
 
 describe('WhatsApp carrier against the Cloud API simulator', () => {
@@ -122,7 +78,7 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
     const carrier = createWhatsAppCarrier(config(sim.port), quietLog);
     const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
     await reportsWithin(id!, 1);
-    const hook = receiver.received.find((w) => w.rawBody.includes(id!))!;
+    const hook = kit.receiver().received.find((w) => w.rawBody.includes(id!))!;
     expect(hook.headers['x-hub-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(whatsAppWebhook.verify(hook.rawBody, hook.headers, APP_SECRET)).toBe(true);
     const tampered = Buffer.from(hook.rawBody.toString('utf8').replace('"sent"', '"read"'));
@@ -166,11 +122,11 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
   it('retries a webhook the receiver refused', async () => {
     const sim = await simulator();
     const carrier = createWhatsAppCarrier(config(sim.port), quietLog);
-    const refusedBefore = receiver.refused;
-    receiver.refuseNext(1);
+    const refusedBefore = kit.receiver().refused;
+    kit.receiver().refuseNext(1);
     const [id] = (await carrier.send(job('+64211234561'))).carrierIds;
     expect((await reportsWithin(id!, 3)).map((r) => r.status)).toEqual(['sent', 'received', 'read']);
-    expect(receiver.refused).toBe(refusedBefore + 1);
+    expect(kit.receiver().refused).toBe(refusedBefore + 1);
   });
 
   it('turns a bad token into a permanent carrier_rejected', async () => {

@@ -1,4 +1,5 @@
-import { HermodError } from '../../../lib/errors';
+import type { HermodError } from '../../../lib/errors';
+import { httpAnswerError } from '../http/http-answer-error';
 
 /**
  * Graph API error codes that mean "try again later" whatever the HTTP status:
@@ -24,7 +25,6 @@ export function whatsAppError(httpStatus: number, body: unknown): HermodError {
   const error = (body as { error?: { message?: unknown; code?: unknown } } | undefined)?.error;
   const code = typeof error?.code === 'number' ? error.code : undefined;
   const message = typeof error?.message === 'string' ? error.message : 'no error message';
-  const retryable = httpStatus === 408 || httpStatus === 429 || httpStatus >= 500 || (code !== undefined && RETRY_LATER.has(code));
   const text = `WhatsApp answered HTTP ${httpStatus}: ${message}${code === undefined ? '' : ` (code ${code})`}`;
-  return new HermodError(retryable ? 'carrier_transient' : 'carrier_rejected', text);
+  return httpAnswerError(httpStatus, text, code !== undefined && RETRY_LATER.has(code));
 }

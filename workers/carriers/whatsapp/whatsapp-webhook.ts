@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MessageStatus } from '../../../core/domain/message-status';
 import type { CarrierReport } from '../../carrier';
-import type { WebhookHandler, WebhookHeaders } from '../webhooks';
+import { verifySha256SignatureHeader } from '../http/signature-header';
+import type { WebhookHandler } from '../webhooks';
 
 const STATUS = new Map<string, MessageStatus>([
   ['sent', 'sent'],
@@ -18,10 +18,7 @@ const STATUS = new Map<string, MessageStatus>([
  */
 export const whatsAppWebhook: WebhookHandler = {
   verify(rawBody, headers, secret) {
-    const match = /^sha256=([0-9a-f]{64})$/i.exec(header(headers, 'x-hub-signature-256'));
-    if (!match || !secret) return false;
-    const expected = createHmac('sha256', secret).update(rawBody).digest();
-    return timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'));
+    return verifySha256SignatureHeader(rawBody, headers, 'x-hub-signature-256', secret);
   },
 
   parse(body) {
@@ -47,13 +44,6 @@ export const whatsAppWebhook: WebhookHandler = {
     return reports;
   },
 };
-
-/** One header value; a missing or repeated header is ''. */
-function header(headers: WebhookHeaders, name: string): string {
-  const value = headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
-  if (Array.isArray(value)) return value.length === 1 ? value[0]! : '';
-  return value ?? '';
-}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const records = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isRecord) : []);

@@ -1,0 +1,18 @@
+import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { Carrier } from '../../carrier';
+
+/**
+ * A carrier behind an HTTP API whose delivery reports come as webhooks to the
+ * gateway: sending is all it does, so it is always ready, never emits reports
+ * or inbound messages itself, and holds nothing to close.
+ */
+export function createHttpCarrier(name: string, send: (job: OutboundJob) => Promise<{ carrierIds: string[] }>): Carrier {
+  return {
+    name,
+    send,
+    ready: async () => undefined,
+    onReport: () => undefined,
+    onInbound: () => undefined,
+    close: async () => undefined,
+  };
+}
