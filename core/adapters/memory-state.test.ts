@@ -35,18 +35,19 @@ describe('in-memory hot state', () => {
     expect(await state.getMessageIdByCarrierId('c')).toBeUndefined();
   });
 
-  it('drops the oldest written entries beyond the maximum count', async () => {
+  it('drops the entries first written longest ago beyond the maximum count', async () => {
     const state = createMemoryState({ maxEntries: 3 });
     await state.advanceStatuses([
       { id: 'a', status: 'accepted', at: 1 },
       { id: 'b', status: 'accepted', at: 1 },
       { id: 'c', status: 'accepted', at: 1 },
     ]);
-    // Writing `a` again makes `b` the oldest.
+    // Updating `a` keeps its place: it is still the oldest message.
     await state.advanceStatuses([{ id: 'a', status: 'queued', at: 2 }]);
+    expect((await state.getStatus('a'))?.status).toBe('queued');
     await state.advanceStatuses([{ id: 'd', status: 'accepted', at: 3 }]);
-    expect(await state.getStatus('b')).toBeUndefined();
-    expect((await Promise.all(['a', 'c', 'd'].map((id) => state.getStatus(id)))).map((s) => s?.status)).toEqual(['queued', 'accepted', 'accepted']);
+    expect(await state.getStatus('a')).toBeUndefined();
+    expect((await Promise.all(['b', 'c', 'd'].map((id) => state.getStatus(id)))).map((s) => s?.status)).toEqual(['accepted', 'accepted', 'accepted']);
 
     await state.putCarrierIds(['1', '2', '3', '4'].map((c) => ({ carrierId: c, messageId: `m${c}` })));
     expect(await state.getMessageIdByCarrierId('1')).toBeUndefined();

@@ -170,13 +170,21 @@ class BoundedMap<V> {
   }
 
   set(key: string, value: V, now: number): void {
-    // Delete first so the key moves to the end: insertion order stays write order.
-    this.entries.delete(key);
+    // An existing key is updated in place: no delete and re-insert, no new
+    // object (a message's status is written several times within seconds).
+    // Insertion order is then first-write order, which is what the size bound
+    // and expire() need: a key rewritten later only lives a little longer.
+    const entry = this.entries.get(key);
+    if (entry) {
+      entry.value = value;
+      entry.expires = now + this.ttlMs;
+      return;
+    }
     this.entries.set(key, { value, expires: now + this.ttlMs });
     while (this.entries.size > this.max) this.dropOldest();
   }
 
-  /** Drops expired entries from the front (the oldest writes). */
+  /** Drops expired entries from the front (the oldest first writes). */
   expire(now: number): void {
     for (const [key, entry] of this.entries) {
       if (entry.expires > now) return;
