@@ -83,6 +83,25 @@ export const receiptLatency = once('hermod_smpp_receipt_latency_seconds', () => 
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
 }));
 
+export const carrierSends = once('hermod_carrier_sends_total', () => new Counter({
+  name: 'hermod_carrier_sends_total',
+  help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen)',
+  labelNames: ['channel', 'outcome'] as const,
+}));
+
+export const carrierSendDuration = once('hermod_carrier_send_duration_seconds', () => new Histogram({
+  name: 'hermod_carrier_send_duration_seconds',
+  help: 'Time from handing a message to the carrier to its acceptance (submit_sm_resp, SMTP 250, HTTP 2xx), by channel',
+  labelNames: ['channel'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+}));
+
+export const imAttempts = once('hermod_im_attempts_total', () => new Counter({
+  name: 'hermod_im_attempts_total',
+  help: 'Intelligent Messaging delivery attempts, by channel and how they ended (succeeded, failed, timed_out), and reports that came after the attempt stopped counting (late_report)',
+  labelNames: ['channel', 'outcome'] as const,
+}));
+
 /** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */
 export function serveMetrics(port: number, host: string, log: Logger, aggregate = false): Promise<http.Server> {
   const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;

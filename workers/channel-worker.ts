@@ -5,6 +5,7 @@ import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
 import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
+import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
 
@@ -69,11 +70,14 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       let written = false;
+      const end = carrierSendDuration.startTimer({ channel });
       try {
         const { carrierIds } = await carrier.send(job, () => {
           written = true;
           void report(job.id, 'sent');
         });
+        end();
+        carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
         await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
@@ -81,14 +85,17 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       } catch (err) {
         const e = toHermodError(err);
         if (!e.retryable) {
+          carrierSends.inc({ channel, outcome: 'rejected' });
           await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
           return;
         }
         if (attempt >= maxAttempts || stopping) {
           if (stopping) throw e; // leave it unacknowledged: another worker will take it
+          carrierSends.inc({ channel, outcome: 'frozen' });
           await report(job.id, 'frozen', { errorCode: e.code, detail: e.message });
           return;
         }
+        carrierSends.inc({ channel, outcome: 'retried' });
         const delay = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
         log.debug('transient carrier error, retrying', { id: job.id, attempt, delay, err: e });
         await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));

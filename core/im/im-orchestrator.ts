@@ -9,6 +9,7 @@ import { decodeJob, encodeJob, type ImJobDetails } from '../messages/bus-payload
 import { countSegments } from '../messages/segments';
 import { stageOf, type MessageStatus } from '../domain/message-status';
 import type { Logger } from '../../lib/log';
+import { imAttempts } from '../../lib/metrics';
 import { addressFor, isFailure, reachedEvent, type ImPlan } from './im-plan';
 import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 
@@ -151,6 +152,7 @@ export async function startImOrchestrator(deps: {
     const id = imAttemptId(im.id, k);
     // The outcome goes on the attempt in history even when it already reads as delivered (waiting for `read`).
     await history.appendEvents([{ messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: `no ${attempt.event || 'delivery'} within ${attempt.timeout} s`, carrierId: '', errorCode: 'attempt_timeout' }]);
+    imAttempts.inc({ channel: attempt.channel, outcome: 'timed_out' });
     log.info('im attempt timed out; falling back', { id: im.id, attempt: k + 1, channel: attempt.channel, next: im.plan.attempts[k + 1]?.channel ?? 'none' });
     await startAttempt(im, k + 1, 'expired');
   };
@@ -162,13 +164,18 @@ export async function startImOrchestrator(deps: {
   const attemptStatus = async (im: Open | undefined, change: StatusChange): Promise<void> => {
     const { attempt: k } = parseImAttemptId(change.messageId);
     // Not current any more (a fallback started, or the message settled): recorded on the attempt, nothing else.
-    if (!im || im.current !== k) return;
+    if (!im || im.current !== k) {
+      imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
+      return;
+    }
     const attempt = im.plan.attempts[k]!;
     if (reachedEvent(attempt.event, change.status)) {
+      imAttempts.inc({ channel: attempt.channel, outcome: 'succeeded' });
       await imStatus(im, change.status);
       return settle(im, change.status, `${attempt.channel}: ${change.status}`);
     }
     if (isFailure(change.status)) {
+      imAttempts.inc({ channel: attempt.channel, outcome: 'failed' });
       clearTimeout(im.timer);
       return startAttempt(im, k + 1, change.status);
     }
@@ -235,6 +242,7 @@ export async function startImOrchestrator(deps: {
       if (!isImAttemptId(change.messageId)) return;
       const im = open.get(parseImAttemptId(change.messageId).messageId);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
+      else if (taken.has(parseImAttemptId(change.messageId).messageId)) imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
     },
     async stop() {
       stopping = true;

@@ -34,7 +34,11 @@ export class ReceiptDispatcher {
   private generation = 0;
   sent = 0;
 
-  constructor(private readonly sessionsOf: (systemId: string) => SmscSession[]) {}
+  constructor(
+    private readonly sessionsOf: (systemId: string) => SmscSession[],
+    /** Called each time a receipt's deliver_sm is handed to a session (again if it is resent). */
+    private readonly onWritten: (order: ReceiptOrder) => void = () => undefined,
+  ) {}
 
   schedule(order: ReceiptOrder, delayMs: number): void {
     const gen = this.generation;
@@ -80,6 +84,7 @@ export class ReceiptDispatcher {
         if (gen === this.generation) this.deliver(order);
       },
     );
+    this.onWritten(order);
   }
 
   private pdu(o: ReceiptOrder): SmPdu {

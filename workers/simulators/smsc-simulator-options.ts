@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/log';
+import type { ReceiptState } from '../carriers/smpp/delivery-receipt';
 import type { ConcatInfo } from '../carriers/smpp/short-message';
 import type { Outcome, OutcomeWeights } from './outcome-picker';
 import type { BindMode, SessionStats } from './smsc-session';
@@ -68,6 +69,16 @@ export interface AssembledMessage {
   carrierMessageIds: string[];
 }
 
+/** A delivery receipt's deliver_sm, queued on a session (on the wire within this event-loop turn). */
+export interface SentReceipt {
+  carrierMessageId: string;
+  /** The handset the original message went to. */
+  destination: string;
+  state: ReceiptState;
+  /** Epoch ms. */
+  at: number;
+}
+
 export interface BindEvent {
   sessionId: number;
   systemId: string;
@@ -78,6 +89,7 @@ export interface BindEvent {
 export type SmscSimulatorEvents = {
   submit: [SimulatedSubmit];
   message: [AssembledMessage];
+  receipt: [SentReceipt];
   bind: [BindEvent];
   sessionClosed: [SessionStats];
 };

@@ -9,7 +9,7 @@ import { planSms } from '../carriers/smpp/segment';
 import type { DeliveryReceipt } from '../carriers/smpp/smpp-client';
 import { sarTlvs } from '../carriers/smpp/tlv';
 import { eventually, once, smppTestKit } from './smpp-test-kit';
-import type { AssembledMessage, SimulatedSubmit } from './smsc-simulator';
+import type { AssembledMessage, SentReceipt, SimulatedSubmit } from './smsc-simulator';
 
 const kit = smppTestKit();
 
@@ -135,6 +135,24 @@ describe('SMSC simulator', () => {
     const second = await kit.client(sim);
     const [receipt] = (await once(second, 'receipt')) as [DeliveryReceipt];
     expect(receipt).toMatchObject({ carrierMessageId: messageId, state: 'delivered' });
+  });
+
+  it('emits a receipt event when it sends a delivery receipt, and none while the receipt waits for a bind', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 20 });
+    const sent: SentReceipt[] = [];
+    sim.on('receipt', (r) => sent.push(r));
+    const first = await kit.client(sim);
+    const before = Date.now();
+    const { messageId } = await first.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: Buffer.from('hi'), dataCoding: 0 });
+    await first.close();
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sent).toEqual([]);
+    const second = await kit.client(sim);
+    const [receipt] = (await once(second, 'receipt')) as [DeliveryReceipt];
+    expect(sent).toEqual([{ carrierMessageId: messageId, destination: '+64211234567', state: 'delivered', at: expect.any(Number) }]);
+    expect(receipt.carrierMessageId).toBe(messageId);
+    expect(sent[0]!.at).toBeGreaterThanOrEqual(before + 20);
+    expect(sent[0]!.at).toBeLessThanOrEqual(Date.now());
   });
 
   it('sends receipts only when registered_delivery asks for them', async () => {

@@ -15,7 +15,7 @@ import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './sm
 
 export type { Outcome, OutcomeWeights } from './outcome-picker';
 export type { BindMode, SessionStats } from './smsc-session';
-export type { AssembledMessage, BindEvent, SimulatedSubmit, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+export type { AssembledMessage, BindEvent, SentReceipt, SimulatedSubmit, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
 
 export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   start(): Promise<{ host: string; port: number }>;
@@ -72,7 +72,12 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     this.pick = createOutcomePicker(options.outcomes ?? { delivered: 1 }, options.seed);
     // Ids unique across restarts of the process unless a seed asks for reproducibility.
     this.idBase = options.seed === undefined ? Date.now() * 1024 : 0;
-    this.receipts = new ReceiptDispatcher((systemId) => [...this.live].filter((s) => s.systemId === systemId));
+    this.receipts = new ReceiptDispatcher(
+      (systemId) => [...this.live].filter((s) => s.systemId === systemId),
+      (order) => {
+        if (this.listenerCount('receipt') > 0) this.emit('receipt', { carrierMessageId: order.carrierMessageId, destination: displayAddress(order.destinationAddr, order.destTon), state: order.state, at: Date.now() });
+      },
+    );
   }
 
   get port(): number {
