@@ -62,4 +62,19 @@ describe('journaled history', () => {
     await journaled.insertMessages([m], [event(m, 'accepted', m.acceptedAt)]);
     expect((await journaled.listUnfinished(10)).map((u) => u.id)).toEqual([m.id]);
   });
+  it('replays a journal written by an earlier version, and leaves out a torn last line', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
+    const dir = path.join(dataDir, 'journal');
+    fs.mkdirSync(dir, { recursive: true });
+    const old = message();
+    const torn = message();
+    fs.writeFileSync(
+      path.join(dir, 'journal-0000000001.ndjson'),
+      JSON.stringify({ e: event(old, 'accepted', old.acceptedAt) }) + '\n' + JSON.stringify({ m: old }) + '\n' + 'M' + JSON.stringify({ id: torn.id }).slice(0, 10),
+    );
+    const { journaled } = await setup(dataDir, 60_000);
+    open.push(journaled);
+    expect(await journaled.getMessage(old.applicationId, old.id)).toMatchObject({ id: old.id, status: 'accepted', content: old.content });
+    expect(await journaled.getMessage(torn.applicationId, torn.id)).toBeUndefined();
+  });
 });

@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { History, MessageRecord, StatusEvent } from '../ports/history';
 import type { Logger } from '../../lib/log';
+import { eventRow, messageRow } from './rows';
 
 /**
  * History behind a write-ahead journal. A write is durable once its batch is
@@ -29,7 +30,12 @@ export interface JournaledHistoryOptions {
   segmentBytes?: number;
 }
 
-interface Entry {
+/**
+ * Journal lines: `E<row>` or `M<row>`, the row being the JSONEachRow line the
+ * history table takes (rows.ts), so a flush sends them as they are. Lines of
+ * the earlier form, `{"m":record}` / `{"e":event}`, are still read on replay.
+ */
+interface LegacyEntry {
   m?: MessageRecord;
   e?: StatusEvent;
 }
@@ -72,20 +78,27 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     if (n < start.segment) continue;
     const text = await fsp.readFile(path.join(dir, SEGMENT(n)), 'utf8');
     const from = n === start.segment ? start.offset : 0;
-    const messages: MessageRecord[] = [];
-    const events: StatusEvent[] = [];
-    for (const line of text.slice(from).split('\n')) {
+    const messages: string[] = [];
+    const events: string[] = [];
+    const lines = text.slice(from).split('\n');
+    // The last line is complete only when the text ends with a newline: a torn one was never acknowledged.
+    if (!text.endsWith('\n')) lines.pop();
+    for (const line of lines) {
       if (!line) continue;
-      let entry: Entry;
-      try {
-        entry = JSON.parse(line) as Entry;
-      } catch {
-        continue; // a torn last line: its batch was never acknowledged
+      const kind = line[0];
+      if (kind === 'E') events.push(line.slice(1));
+      else if (kind === 'M') messages.push(line.slice(1));
+      else {
+        try {
+          const entry = JSON.parse(line) as LegacyEntry;
+          if (entry.m) messages.push(JSON.stringify(messageRow(entry.m)));
+          if (entry.e) events.push(JSON.stringify(eventRow(entry.e)));
+        } catch {
+          continue;
+        }
       }
-      if (entry.m) messages.push(entry.m);
-      if (entry.e) events.push(entry.e);
     }
-    if (messages.length + events.length > 0) await inner.insertMessages(messages, events);
+    if (messages.length + events.length > 0) await inner.insertEncoded(messages.join('\n'), events.join('\n'));
     replayed += messages.length + events.length;
   }
   const existing = await segments();
@@ -96,17 +109,21 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   for (const n of existing) await fsp.rm(path.join(dir, SEGMENT(n)), { force: true });
   if (replayed > 0) log.info('replayed journaled history writes', { rows: replayed });
 
-  let pendingMessages: MessageRecord[] = [];
-  let pendingEvents: StatusEvent[] = [];
+  let pendingMessages: string[] = [];
+  let pendingEvents: string[] = [];
   let appending: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
   let closed = false;
 
-  const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> => {
+  // Encoded once, here: the same text goes to the journal now and to the engine at the flush.
+  const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> =>
+    appendRows(messages.map((m) => JSON.stringify(messageRow(m))), events.map((e) => JSON.stringify(eventRow(e))));
+
+  const appendRows = (messageRows: readonly string[], eventRows: readonly string[]): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
     let text = '';
-    for (const e of events) text += JSON.stringify({ e }) + '\n';
-    for (const m of messages) text += JSON.stringify({ m }) + '\n';
+    for (const r of eventRows) text += 'E' + r + '\n';
+    for (const r of messageRows) text += 'M' + r + '\n';
     const buf = Buffer.from(text);
     const write = appending.then(async () => {
       if (offset > segmentBytes) {
@@ -124,8 +141,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         fs.writeSync(handle.fd, buf, 0, buf.length);
       }
       offset += buf.length;
-      for (const e of events) pendingEvents.push(e);
-      for (const m of messages) pendingMessages.push(m);
+      for (const r of eventRows) pendingEvents.push(r);
+      for (const r of messageRows) pendingMessages.push(r);
       if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
@@ -143,7 +160,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         pendingMessages = [];
         pendingEvents = [];
         try {
-          await inner.insertMessages(messages, events);
+          await inner.insertEncoded(messages.join('\n'), events.join('\n'));
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
@@ -192,6 +209,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       },
     },
     insertMessages: (messages, events) => append(messages, events),
+    insertEncoded: (messageRows, eventRows) => appendRows(messageRows ? messageRows.split('\n') : [], eventRows ? eventRows.split('\n') : []),
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
     findMessage: (id) => inner.findMessage(id),

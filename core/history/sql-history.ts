@@ -86,6 +86,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
       if (messages.length > 0) await insert(INSERTS.messages, jsonEachRow(messages, messageRow));
     },
+    async insertEncoded(messageRows, eventRows) {
+      if (eventRows.length > 0) await insert(INSERTS.events, Buffer.from(eventRows, 'utf8'));
+      if (messageRows.length > 0) await insert(INSERTS.messages, Buffer.from(messageRows, 'utf8'));
+    },
     async appendEvents(events) {
       if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
     },

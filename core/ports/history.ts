@@ -95,6 +95,12 @@ export interface History {
   /** Stores messages together with their first events (usually `accepted`). */
   insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
   appendEvents(events: readonly StatusEvent[]): Promise<void>;
+  /**
+   * The same as insertMessages for rows already encoded as JSONEachRow lines
+   * (rows.ts messageRow / eventRow): a journal keeps its rows in that form, so
+   * flushing them costs no second encoding.
+   */
+  insertEncoded(messageRows: string, eventRows: string): Promise<void>;
   /** The message with its latest status, only if it belongs to the application. */
   getMessage(applicationId: string, id: string): Promise<StoredMessage | undefined>;
   getMessageByNumericId(applicationId: string, numericId: number): Promise<StoredMessage | undefined>;
