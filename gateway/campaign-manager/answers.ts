@@ -38,9 +38,22 @@ export async function* listsAsJson(chunks: AsyncIterable<ListsChunk>): AsyncGene
 
 /** A time in RFC 3339 at a fixed UTC offset, e.g. 2026-11-24T09:00:00.000+13:00. */
 export function formatAtOffset(ms: number, offsetMinutes: number): string {
-  const local = new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 23);
-  return local + offsetName(offsetMinutes);
+  // Report rows come in bursts from the same second: reuse its date and time text.
+  const local = ms + offsetMinutes * 60_000;
+  const second = Math.floor(local / 1000);
+  if (second !== cachedSecond || offsetMinutes !== cachedOffset) {
+    cachedSecond = second;
+    cachedOffset = offsetMinutes;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+    cachedZone = offsetName(offsetMinutes);
+  }
+  return `${cachedPrefix}.${String(local - second * 1000).padStart(3, '0')}${cachedZone}`;
 }
+
+let cachedSecond = Number.NaN;
+let cachedOffset = Number.NaN;
+let cachedPrefix = '';
+let cachedZone = '';
 
 export function offsetName(offsetMinutes: number): string {
   const sign = offsetMinutes < 0 ? '-' : '+';
