@@ -17,6 +17,13 @@
  * `receipt` event gives the receipt's time, and the callback body's
  * `reference` names the token (its `id` is checked against the 202 answer).
  *
+ * For context it also prints, per message, POST → 202, POST → submit_sm at
+ * the simulator and POST → the first callback of each status; the CPU used
+ * by each hermod role, by this process and by the rest of the machine; the
+ * TCP connections hermod opened to the receiver; and this process's
+ * event-loop delay (it bounds how late this process can see either instant).
+ * hermod's output is kept in <data dir>/hermod-output.log.
+ *
  * Knobs: BENCH_RATE messages/s (1000), BENCH_DURATION seconds (20),
  * BENCH_WARMUP seconds at the same rate, not measured (2), BENCH_CONNECTIONS
  * keep-alive sockets to hermod (256), BENCH_RECEIPT_DELAY_MS of the simulator
@@ -62,6 +69,96 @@ function spread(values: number[]): Spread {
 
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : x < 10 ? x.toFixed(1) : String(Math.round(x)));
 
+// ---- CPU: the hermod process tree by role, this process, and the rest of the machine ----
+
+/** /proc/<pid>/stat utime + stime, in clock ticks (100 per second on Linux). */
+const TICKS_PER_S = 100;
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Every process under `root` (root included) with the role it runs (`HERMOD_ROLE`, or its command). */
+function processTree(root: number): { pid: number; role: string }[] {
+  const children = new Map<number, number[]>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      /* gone while we looked */
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree.map((pid) => {
+    let role = 'supervisor';
+    try {
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const r = env.find((e) => e.startsWith('HERMOD_ROLE='))?.slice('HERMOD_ROLE='.length);
+      const i = env.find((e) => e.startsWith('HERMOD_ROLE_INDEX='))?.slice('HERMOD_ROLE_INDEX='.length);
+      if (r) role = r === 'gateway' ? `gateway ${i ?? ''}`.trim() : r;
+    } catch {
+      /* gone */
+    }
+    return { pid, role };
+  });
+}
+
+/** The `node bin/hermod.js start` this process spawned. */
+function hermodPid(): number | undefined {
+  return processTree(process.pid).map((p) => p.pid).find((p) => p !== process.pid && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('bin/hermod.js'));
+}
+
+const machineBusyMs = (): { busy: number; total: number } =>
+  os.cpus().reduce((a, c) => {
+    const t = c.times;
+    const busy = t.user + t.nice + t.sys + t.irq;
+    return { busy: a.busy + busy, total: a.total + busy + t.idle };
+  }, { busy: 0, total: 0 });
+
+/** CPU use between start() and stop(), as % of one core: per hermod role, this process, and everything else. */
+function createCpuMeter(root: number | undefined) {
+  const snapshot = () => ({
+    at: performance.now(),
+    machine: machineBusyMs(),
+    self: cpuTicks(process.pid),
+    roles: (root === undefined ? [] : processTree(root)).map((p) => ({ ...p, ticks: cpuTicks(p.pid) })),
+  });
+  let first: ReturnType<typeof snapshot> | undefined;
+  return {
+    start: () => void (first = snapshot()),
+    stop(): { label: string; percent: number }[] {
+      const last = snapshot();
+      if (!first) return [];
+      const seconds = (last.at - first.at) / 1000;
+      const pct = (ticks: number): number => (100 * ticks) / TICKS_PER_S / seconds;
+      // Helpers a role starts (tsx's esbuild service) inherit its HERMOD_ROLE and are counted with it.
+      const byRole = new Map<string, number>();
+      let ours = last.self - first.self;
+      for (const p of last.roles) {
+        const used = p.ticks - (first.roles.find((q) => q.pid === p.pid)?.ticks ?? 0);
+        ours += used;
+        byRole.set(p.role, (byRole.get(p.role) ?? 0) + used);
+      }
+      const rows = [...byRole].map(([role, ticks]) => ({ label: `hermod ${role}`, percent: pct(ticks) }));
+      rows.push({ label: 'this bench process (load, receiver, SMSC simulator)', percent: pct(last.self - first.self) });
+      const machineBusyS = (last.machine.busy - first.machine.busy) / 1000;
+      rows.push({ label: 'everything else on the machine', percent: Math.max(0, (100 * machineBusyS) / seconds - pct(ours)) });
+      rows.push({ label: `machine total (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %)`, percent: (100 * machineBusyS) / seconds });
+      return rows;
+    },
+  };
+}
+
 // ---- open-model pacing ----
 
 /**
@@ -87,6 +184,8 @@ interface Receiver {
   port: number;
   /** Calls by status, whole run. */
   statuses: Map<string, number>;
+  /** TCP connections accepted so far. */
+  connections(): number;
   close(): void;
 }
 
@@ -104,8 +203,10 @@ async function startReceiver(onBody: (path: string, body: string, at: number, he
     });
   });
   server.keepAliveTimeout = 65_000;
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as { port: number }).port, statuses, close: () => server.close() };
+  return { port: (server.address() as { port: number }).port, statuses, connections: () => connections, close: () => server.close() };
 }
 
 // ---- the hermod run ----
@@ -113,6 +214,11 @@ async function startReceiver(onBody: (path: string, body: string, at: number, he
 interface HermodFigures {
   latency: Spread;
   sendLatency: Spread;
+  /** POST sent → the simulator has the message (context: the way in, before the receipt). */
+  submitLatency: Spread;
+  /** POST sent → the first callback of each status (context). */
+  byStatus: { status: string; spread: Spread }[];
+  logFile: string;
   fired: number;
   firedSeconds: number;
   accepted: number;
@@ -123,6 +229,12 @@ interface HermodFigures {
   callbacks: Map<string, number>;
   loopDelayP99: number;
   loopDelayMax: number;
+  /** First measured send → last 202 answer. */
+  acceptSeconds: number;
+  cpu: { label: string; percent: number }[];
+  /** Connections hermod opened to the receiver during the measured run, and callbacks it made in that time. */
+  callbackConnections: number;
+  callbacksInRun: number;
 }
 
 async function measureHermod(receiver: Receiver, track: { onCallback?: (body: string, at: number) => void }): Promise<HermodFigures> {
@@ -149,12 +261,16 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
     const tokenOf = (i: number): string => `cb-${run}-${i}`;
     const TOKEN = /\bcb-[0-9a-z]+-\d+\b/;
     const carrierByToken = new Map<string, string>();
+    const sentAt = new Map<string, number>();
+    const submittedAt = new Map<string, number>();
     const receiptAt = new Map<string, number>();
     const idByToken = new Map<string, string>();
     const callbackAt = new Map<string, { at: number; id: string }>();
     simulator.on('message', (m) => {
       const token = TOKEN.exec(m.text)?.[0];
-      if (token) carrierByToken.set(token, m.carrierMessageId);
+      if (!token) return;
+      carrierByToken.set(token, m.carrierMessageId);
+      submittedAt.set(token, performance.now());
     });
     // Taken here rather than from `r.at` (whole milliseconds): the event is emitted as the deliver_sm is queued.
     simulator.on('receipt', (r) => {
@@ -167,9 +283,15 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
       return receipt === undefined || cb === undefined ? undefined : cb.at - receipt;
     };
     const windowLatencies: number[] = [];
+    // Every status's first callback per message, to show where the time goes before the receipt.
+    const statusAt = new Map<string, Map<string, number>>();
     track.onCallback = (body, at) => {
       const json = JSON.parse(body) as { id: string; status: string; reference?: string };
-      if (json.status !== 'received' || !json.reference || callbackAt.has(json.reference)) return;
+      if (!json.reference) return;
+      const seen = statusAt.get(json.status) ?? new Map<string, number>();
+      statusAt.set(json.status, seen);
+      if (!seen.has(json.reference)) seen.set(json.reference, at);
+      if (json.status !== 'received' || callbackAt.has(json.reference)) return;
       callbackAt.set(json.reference, { at, id: json.id });
       const l = latencyOf(json.reference);
       if (l !== undefined) windowLatencies.push(l);
@@ -183,6 +305,7 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
     const measured: string[] = [];
     const sendLatencies: number[] = [];
     let accepted = 0;
+    let lastAcceptedAt = 0;
     let refused = 0;
     let errors = 0;
     let inFlight = 0;
@@ -190,6 +313,7 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
       const token = tokenOf(i);
       const body = JSON.stringify({ destination: `+6421${String(i).padStart(7, '0')}`, content: `Your code is 123456 ${token}`, reference: token });
       const t0 = performance.now();
+      sentAt.set(token, t0);
       inFlight++;
       const req = https.request(target, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
         let text = '';
@@ -204,7 +328,8 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
           }
           if (i < warmCount) return;
           accepted++;
-          sendLatencies.push(performance.now() - t0);
+          lastAcceptedAt = performance.now();
+          sendLatencies.push(lastAcceptedAt - t0);
           idByToken.set(token, (JSON.parse(text) as { id: string }).id);
           measured.push(token);
         });
@@ -226,7 +351,12 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
       console.log(`  ${((performance.now() - startedAt) / 1000).toFixed(0)} s: ${lastFired} fired, ${inFlight} in flight, ${callbackAt.size} received callbacks; receipt → callback in the last ${PROGRESS_MS / 1000} s p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms, max ${ms(l.max)} ms`);
     }, PROGRESS_MS);
     await paced(rate, warmup, (i) => send(i));
+    const cpu = createCpuMeter(hermodPid());
     loop.enable();
+    cpu.start();
+    const connectionsBefore = receiver.connections();
+    const callbacksBefore = [...receiver.statuses.values()].reduce((a, b) => a + b, 0);
+    const measuredFrom = performance.now();
     const main = await paced(rate, duration, (i) => {
       lastFired = warmCount + i + 1;
       send(warmCount + i);
@@ -236,10 +366,12 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
     const deadline = performance.now() + drainS * 1000;
     const allIn = (): boolean => inFlight === 0 && measured.every((t) => callbackAt.has(t));
     while (!allIn() && performance.now() < deadline) await sleep(100);
+    const cpuUse = cpu.stop();
     loop.disable();
     clearInterval(progress);
 
     const latencies: number[] = [];
+    const submitLatencies: number[] = [];
     const missing = { noCarrierMessage: 0, noReceipt: 0, noCallback: 0 };
     let idMismatches = 0;
     for (const token of measured) {
@@ -248,12 +380,17 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
       else if (!receiptAt.has(carrier)) missing.noReceipt++;
       else if (!callbackAt.has(token)) missing.noCallback++;
       else latencies.push(latencyOf(token)!);
+      const submitted = submittedAt.get(token);
+      if (submitted !== undefined) submitLatencies.push(submitted - sentAt.get(token)!);
       const cb = callbackAt.get(token);
       if (cb && cb.id !== idByToken.get(token)) idMismatches++;
     }
     return {
       latency: spread(latencies),
       sendLatency: spread(sendLatencies),
+      submitLatency: spread(submitLatencies),
+      byStatus: [...statusAt].map(([status, seen]) => ({ status, spread: spread(measured.filter((t) => seen.has(t)).map((t) => seen.get(t)! - sentAt.get(t)!)) })),
+      logFile: path.join(dataDir, 'hermod-output.log'),
       fired: main.fired,
       firedSeconds: main.seconds,
       accepted,
@@ -264,10 +401,17 @@ async function measureHermod(receiver: Receiver, track: { onCallback?: (body: st
       callbacks: new Map(receiver.statuses),
       loopDelayP99: loop.percentile(99) / 1e6,
       loopDelayMax: loop.max / 1e6,
+      acceptSeconds: (lastAcceptedAt - measuredFrom) / 1000,
+      cpu: cpuUse,
+      callbackConnections: receiver.connections() - connectionsBefore,
+      callbacksInRun: [...receiver.statuses.values()].reduce((a, b) => a + b, 0) - callbacksBefore,
     };
   } finally {
     for (const a of agents) a.destroy();
-    if (hermod) await hermod.stop();
+    if (hermod) {
+      await hermod.stop();
+      fs.writeFileSync(path.join(dataDir, 'hermod-output.log'), hermod.output());
+    }
     await simulator.stop();
   }
 }
@@ -290,7 +434,7 @@ async function measureFloor(receiver: Receiver, track: { onFloor?: (seq: string,
   let inFlight = 0;
   track.onFloor = (seq, at) => {
     const t0 = startedAt.get(seq);
-    if (t0 !== undefined) oneWay.push(at - t0);
+    if (t0 !== undefined && !seq.startsWith('-')) oneWay.push(at - t0);
   };
   const fire = (i: number): void => {
     const seq = String(i);
@@ -301,7 +445,7 @@ async function measureFloor(receiver: Receiver, track: { onFloor?: (seq: string,
       res.resume();
       res.on('end', () => {
         inFlight--;
-        roundTrip.push(performance.now() - t0);
+        if (i >= 0) roundTrip.push(performance.now() - t0);
       });
     });
     req.on('error', () => {
@@ -311,8 +455,6 @@ async function measureFloor(receiver: Receiver, track: { onFloor?: (seq: string,
     req.end(sampleBody);
   };
   await paced(rate, warmup, (i) => fire(-1 - i));
-  oneWay.length = 0;
-  roundTrip.length = 0;
   const run = await paced(rate, duration, fire);
   const deadline = performance.now() + 10_000;
   while (inFlight > 0 && performance.now() < deadline) await sleep(20);
@@ -338,7 +480,7 @@ async function main(): Promise<void> {
     const f = await measureFloor(receiver, track, sampleBody);
 
     const sendRate = h.fired / h.firedSeconds;
-    const acceptedRate = h.accepted / h.firedSeconds;
+    const acceptedRate = h.accepted / Math.max(h.firedSeconds, h.acceptSeconds);
     const lost = h.missing.noCarrierMessage + h.missing.noReceipt + h.missing.noCallback;
     const met = h.latency.p99 <= TARGET_P99_MS && acceptedRate >= 0.95 * 1000 && lost === 0 && h.latency.count > 0;
     console.log(`\ndelivery report → callback, ${rate}/s offered for ${duration} s (after ${warmup} s warm-up), ${os.availableParallelism()} cores, node ${process.version}, HERMOD_GATEWAYS=${gateways}, simulator receipts after ${receiptDelayMs} ms\n`);
@@ -349,10 +491,15 @@ async function main(): Promise<void> {
     row('baseline: bare node:http POST → body at the same receiver', f.oneWay);
     row('baseline: bare node:http POST, round trip', f.roundTrip);
     row('hermod: POST /rest/sms/v2/messages → 202 (for context)', h.sendLatency);
-    console.log(`\noffered ${h.fired} sends in ${h.firedSeconds.toFixed(2)} s (${Math.round(sendRate)}/s); 202 accepted ${h.accepted} (${Math.round(acceptedRate)}/s), other answers ${h.refused}, errors ${h.errors}`);
+    row('hermod: POST sent → submit_sm at the simulator (for context)', h.submitLatency);
+    for (const b of h.byStatus) row(`hermod: POST sent → \`${b.status}\` callback at the receiver (for context)`, b.spread);
+    console.log(`\noffered ${h.fired} sends in ${h.firedSeconds.toFixed(2)} s (${Math.round(sendRate)}/s); 202 accepted ${h.accepted}, the last ${h.acceptSeconds.toFixed(2)} s after the first send (${Math.round(acceptedRate)}/s achieved), other answers ${h.refused}, errors ${h.errors}`);
     console.log(`measured messages without a carrier message ${h.missing.noCarrierMessage}, without a receipt ${h.missing.noReceipt}, without a received callback after ${drainS} s ${h.missing.noCallback}; callback id ≠ 202 id: ${h.idMismatches}`);
     console.log(`status callbacks at the receiver (warm-up included): ${JSON.stringify(Object.fromEntries(h.callbacks))}`);
+    console.log(`during the measured run and its drain hermod made ${h.callbacksInRun} callbacks over ${h.callbackConnections} new TCP connections to the receiver`);
     console.log(`this process's event-loop delay during the measured run (both timestamps are taken here): p99 ${ms(h.loopDelayP99)} ms, max ${ms(h.loopDelayMax)} ms`);
+    console.log(`CPU during the measured run and its drain, % of one core: ${h.cpu.map((c) => `${c.label} ${Math.round(c.percent)}`).join('; ')}`);
+    console.log(`hermod's output: ${h.logFile}`);
     console.log(`floor run: ${Math.round((rate * duration) / f.seconds)}/s offered, errors ${f.errors}`);
     console.log(`hermod p99 / floor p99 (one way): ${(h.latency.p99 / f.oneWay.p99).toFixed(1)}`);
     console.log(`DESIGN.md §5 target, p99 ≤ ${TARGET_P99_MS} ms at 1,000/s: ${met ? 'met' : 'not met'}${rate < 1000 ? ' (offered rate below 1,000/s)' : ''}`);

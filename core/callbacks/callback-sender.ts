@@ -5,6 +5,16 @@ import net from 'node:net';
 import { HermodError } from '../../lib/errors';
 import { checkCallbackUrlSyntax, resolveCallbackTarget } from './callback-url';
 
+/**
+ * Connections to receivers are kept and reused: a busy application gets
+ * thousands of callbacks a second, and a new TCP (and TLS) connection for each
+ * would cost more than the callback itself.
+ */
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+};
+
 export interface SignedDelivery {
   url: string;
   secret: string;
@@ -50,6 +60,7 @@ export async function deliverCallback(d: SignedDelivery): Promise<{ status: numb
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers,
+        agent: url.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
         timeout: d.timeoutMs,
         lookup: (_host, _opts, cb) => (cb as (err: null, address: string, family: number) => void)(null, address, net.isIPv6(address) ? 6 : 4),
       },

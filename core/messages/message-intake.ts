@@ -56,10 +56,26 @@ export function createMessageIntake(deps: {
     },
     { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
   );
-  let dispatching = Promise.resolve();
-  const later = (records: readonly MessageRecord[]): void => {
-    dispatching = dispatching.then(() => publish(records)).catch((err) => deps.onDispatchError?.(err));
+  // Hand-offs to the channels run one at a time, each taking everything that
+  // was accepted while the previous one ran: under load a hand-off carries
+  // many batches, instead of batches queueing behind each other one by one.
+  let waiting: MessageRecord[] = [];
+  let running: Promise<void> | undefined;
+  const handOff = (records: readonly MessageRecord[]): void => {
+    for (const r of records) waiting.push(r);
+    running ??= (async () => {
+      while (waiting.length > 0) {
+        const batch = waiting;
+        waiting = [];
+        await dispatch(batch).catch((err) => deps.onDispatchError?.(err));
+      }
+      running = undefined;
+    })();
   };
+  const dispatched = async (): Promise<void> => {
+    while (running) await running;
+  };
+  const later = (records: readonly MessageRecord[]): void => handOff(records);
   const scheduler = createScheduler(later);
 
   const dispatch = async (all: readonly MessageRecord[]): Promise<void> => {
@@ -143,7 +159,7 @@ export function createMessageIntake(deps: {
       deps.recorder.announce(stored.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
       // Hand-off to the channel happens after the answer; a failure here is
       // repaired by recovery, because the message is already durable.
-      dispatching = dispatching.then(() => dispatch(stored)).catch((err) => deps.onDispatchError?.(err));
+      handOff(stored);
     }
     return settled.map((s, i) =>
       s.status === 'fulfilled'
@@ -184,14 +200,14 @@ export function createMessageIntake(deps: {
     },
     async acceptRecords(records) {
       const results = await store(records, Date.now());
-      await dispatching;
+      await dispatched();
       return results;
     },
     dispatch,
     async drain() {
       scheduler.stop();
       await durable.drain();
-      await dispatching;
+      await dispatched();
     },
   };
 }
