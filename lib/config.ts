@@ -130,6 +130,8 @@ export interface Config {
     timeoutMs: number;
     /** Allow callback URLs that resolve to loopback or private addresses (development only). */
     allowPrivate: boolean;
+    /** Worker threads that deliver callbacks (0: core's own thread). */
+    threads: number;
   };
   /** Base of the short links put into SMS Gateway v2 content; the gateway serves `<base>/<code>` at /l/<code>. */
   shortLinkBase: string;
@@ -259,6 +261,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       retryForMs: duration('HERMOD_CALLBACK_RETRY_FOR', '24h'),
       timeoutMs: duration('HERMOD_CALLBACK_TIMEOUT', '10s'),
       allowPrivate: bool('HERMOD_CALLBACK_ALLOW_PRIVATE', false),
+      threads: int('HERMOD_CALLBACK_THREADS', 1, 0, 16),
     },
     campaigns: {
       partitionSize: int('HERMOD_CAMPAIGN_PARTITION', 10_000, 100, 1_000_000),

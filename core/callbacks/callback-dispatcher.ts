@@ -5,7 +5,7 @@ import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { callbacksTotal } from '../../lib/metrics';
 import { decodeCallback, encodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
-import { deliverCallback } from './callback-sender';
+import { startCallbackDeliveryPool } from './callback-delivery-pool';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
@@ -16,6 +16,8 @@ export interface CallbackDispatcherOptions {
   timeoutMs: number;
   /** Allow callback URLs on loopback and private networks (development). */
   allowPrivate: boolean;
+  /** Worker threads doing the HTTP of deliveries (0: this thread). */
+  threads: number;
 }
 
 /** Longest a retry handler waits in place before it puts a not-yet-due job back on the retry topic. */
@@ -28,6 +30,8 @@ const MAX_HOLD_MS = 2000;
  * behind it so the receiver still sees them in order.
  */
 export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Promise<{ stop(): Promise<void> }> {
+  const pool = await startCallbackDeliveryPool(o.threads, o.log);
+  const deliverCallback = pool.deliver;
   const pendingRetries = new Map<string, number>();
   const held = (id: string, delta: number): void => {
     const n = (pendingRetries.get(id) ?? 0) + delta;
@@ -150,6 +154,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     async stop() {
       await first.close();
       await retries.close();
+      await pool.stop();
     },
   };
 }
