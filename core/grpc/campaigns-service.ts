@@ -32,8 +32,6 @@ export interface CampaignServices {
 
 /** Rows read from history per query, and sent per gRPC message. */
 const PAGE = 50_000;
-/** The report reads bigger pages: each query has a fixed cost, and its rows are small. */
-const REPORT_PAGE = 100_000;
 const CHUNK = 5_000;
 
 function timed(method: string) {
@@ -153,16 +151,16 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       if (!c) throw new HermodError('not_found', `no campaign ${req.campaignId}`);
       await write({ rows: [], utcOffsetMinutes: c.utcOffsetMinutes });
       const page = (from: number) => {
-        const { lo, hi } = campaignMessageRange(c.id, from, Math.min(c.memberCount, from + REPORT_PAGE));
+        const { lo, hi } = campaignMessageRange(c.id, from, Math.min(c.memberCount, from + PAGE));
         const rows = s.store.reportRange(lo, hi);
         rows.catch(() => undefined); // awaited below; a client that leaves early must not leave it unhandled
         return rows;
       };
       // The next page's query runs while this one is encoded and sent.
       let next = c.memberCount > 0 ? page(0) : Promise.resolve([]);
-      for (let from = 0; from < c.memberCount; from += REPORT_PAGE) {
+      for (let from = 0; from < c.memberCount; from += PAGE) {
         const rows = await next;
-        if (from + REPORT_PAGE < c.memberCount) next = page(from + REPORT_PAGE);
+        if (from + PAGE < c.memberCount) next = page(from + PAGE);
         for (let i = 0; i < rows.length; i += CHUNK) {
           await write({
             utcOffsetMinutes: c.utcOffsetMinutes,
