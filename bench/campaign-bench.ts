@@ -19,14 +19,16 @@
  * fan-out is followed by polling the report, and RSS is not sampled.
  */
 import fs from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import https from 'node:https';
 import os from 'node:os';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { startHermod, type HermodProcess } from '../test/support/hermod-process';
-import { freePort } from '../test/support/free-port';
-import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { every } from './support/every';
+import { hermodPid } from './support/hermod-pid';
+import { postMembers } from './support/post-members';
+import { printTable } from './support/print-table';
+import { PROGRESS_MS } from './support/progress-ms';
+import { readReport } from './support/read-report';
+import { createRssSampler, MB } from './support/rss-sampler';
+import { startCampaignService } from './support/start-campaign-service';
+import { waitAllSubmitted } from './support/wait-all-submitted';
 import { measureSmscIntake, type IntakeFigures } from './smsc-intake-baseline';
 
 const members = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
@@ -39,164 +41,8 @@ const ceilingOptions = {
   window: Number(process.env.BENCH_SMSC_WINDOW ?? 1024),
   receiptDelayMs,
 };
-const PROGRESS_MS = 5000;
-const MB = 1024 * 1024;
-const NAMES = ['Aroha', 'Mere', 'Tama', 'Wiremu', 'Hana', 'Nikau', 'Kiri', 'Rawiri', 'Ana', 'Manaia', 'Olivia', 'Jack', 'Isla', 'Noah', 'Charlotte', 'Leo'];
 
 const seconds = (fromMs: number): number => (performance.now() - fromMs) / 1000;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const destination = (i: number): string => `+6421${String(i).padStart(7, '0')}`;
-
-// ---- the request body: members generated as the socket asks for them ----
-
-/** `{...head, "members":[...]}` as a stream, `count` members, never one string. */
-function membersBody(head: Record<string, unknown>, count: number, progress: { generated: number }): Readable {
-  const open = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length > 0 ? ',' : '') + '"members":[';
-  let i = 0;
-  let started = false;
-  return new Readable({
-    highWaterMark: 256 * 1024,
-    read() {
-      if (i >= count) {
-        this.push(null);
-        return;
-      }
-      let text = started ? '' : open;
-      started = true;
-      const end = Math.min(count, i + 2000);
-      for (; i < end; i++) text += `${i > 0 ? ',' : ''}{"destination":"${destination(i)}","param1":"${NAMES[i % NAMES.length]}"}`;
-      progress.generated = i;
-      if (i >= count) text += ']}';
-      this.push(text);
-    },
-  });
-}
-
-// ---- HTTP ----
-
-interface Service {
-  url: string;
-  auth: string;
-  app: string;
-  agent: https.Agent;
-}
-
-function request(s: Service, method: string, urlPath: string, body?: Readable): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { authorization: s.auth, ...(body ? { 'content-type': 'application/json' } : {}) };
-    const req = https.request(new URL(urlPath, s.url), { method, headers, agent: s.agent }, resolve);
-    req.on('error', reject);
-    if (body) {
-      body.on('error', reject);
-      body.pipe(req);
-    } else req.end();
-  });
-}
-
-async function text(res: IncomingMessage): Promise<string> {
-  let out = '';
-  for await (const chunk of res) out += (chunk as Buffer).toString('utf8');
-  return out;
-}
-
-async function postMembers(s: Service, what: string, head: Record<string, unknown>, progress: { generated: number }): Promise<number> {
-  const res = await request(s, 'POST', `/rest/campaign_manager/v1/${encodeURIComponent(s.app)}/${what}`, membersBody(head, members, progress));
-  const answer = await text(res);
-  if (res.statusCode !== 201) throw new Error(`POST ${what} answered ${res.statusCode}: ${answer.slice(0, 500)}`);
-  return (JSON.parse(answer) as { id: number }).id;
-}
-
-/**
- * Reads the campaign's report as it streams, counting rows (`"message_id"`)
- * and statuses without keeping the body.
- */
-async function readReport(s: Service, campaignId: number, progress: { rows: number }): Promise<{ rows: number; statuses: Map<string, number> }> {
-  const res = await request(s, 'GET', `/rest/campaign_manager/v1/${encodeURIComponent(s.app)}/${campaignId}/report`);
-  if (res.statusCode !== 200) throw new Error(`GET report answered ${res.statusCode}: ${(await text(res)).slice(0, 500)}`);
-  const statuses = new Map<string, number>();
-  const count = (t: string): void => {
-    for (let at = t.indexOf('"message_id"'); at !== -1; at = t.indexOf('"message_id"', at + 12)) progress.rows++;
-    for (const m of t.matchAll(/"status":"([a-z]+)"/g)) statuses.set(m[1]!, (statuses.get(m[1]!) ?? 0) + 1);
-  };
-  // Rows are counted up to the last complete one in hand; the rest waits for the next chunk.
-  let carry = '';
-  for await (const chunk of res) {
-    const t = carry + (chunk as Buffer).toString('latin1');
-    const cut = t.lastIndexOf('},');
-    if (cut === -1) {
-      carry = t;
-      continue;
-    }
-    count(t.slice(0, cut));
-    carry = t.slice(cut);
-  }
-  count(carry);
-  return { rows: progress.rows, statuses };
-}
-
-// ---- memory of the hermod process tree ----
-
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(name));
-      children.set(ppid, list);
-    } catch {
-      /* gone while we looked */
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
-  return tree;
-}
-
-function rssBytes(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The `node bin/hermod.js start` this process spawned (startHermod does not expose its pid). */
-function hermodPid(): number {
-  const pid = processTree(process.pid).find((p) => p !== process.pid && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('bin/hermod.js'));
-  if (pid === undefined) throw new Error('cannot find the hermod process among this process\'s children');
-  return pid;
-}
-
-function createRssSampler(root: number | undefined) {
-  let now = 0;
-  let peak = 0;
-  let phasePeak = 0;
-  const sample = (): void => {
-    if (root === undefined) return;
-    now = processTree(root).reduce((sum, pid) => sum + rssBytes(pid), 0);
-    peak = Math.max(peak, now);
-    phasePeak = Math.max(phasePeak, now);
-  };
-  const timer = setInterval(sample, 250);
-  return {
-    enabled: root !== undefined,
-    /** Starts a phase; returns a function giving the phase's peak so far. */
-    phase(): () => number {
-      sample();
-      phasePeak = now;
-      return () => (sample(), phasePeak);
-    },
-    now: () => now,
-    peak: () => peak,
-    stop: () => clearInterval(timer),
-  };
-}
-
-// ---- the run ----
 
 interface Row {
   phase: string;
@@ -207,66 +53,13 @@ interface Row {
   met?: boolean;
 }
 
-function every(ms: number, fn: () => void): () => void {
-  const timer = setInterval(fn, ms);
-  return () => clearInterval(timer);
-}
-
-async function startService(): Promise<{ service: Service; hermod?: HermodProcess; simulator?: SmscSimulator }> {
+async function main(): Promise<void> {
   const user = process.env.BENCH_USER ?? 'bench';
   const pass = process.env.BENCH_PASS ?? 'bench-secret';
-  const auth = 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
-  if (process.env.BENCH_URL) {
-    // A service elsewhere may have a self-signed certificate: this is a benchmark, not a client to trust.
-    return { service: { url: process.env.BENCH_URL, auth, app: user, agent: new https.Agent({ rejectUnauthorized: false }) } };
-  }
-  const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs });
-  const { port } = await simulator.start();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-bench-'));
-  const hermod = await startHermod({
-    dataDir,
-    env: {
-      HERMOD_BOOTSTRAP_APP: user,
-      HERMOD_BOOTSTRAP_PASSWORD: pass,
-      HERMOD_SMSC_SIMULATOR: 'false',
-      HERMOD_SMPP_PORT: String(port),
-      HERMOD_SMSC_PORT: String(await freePort()),
-      HERMOD_SMSC_RECEIPT_DELAY: `${receiptDelayMs}ms`,
-      HERMOD_GATEWAYS: gateways,
-    },
-  });
-  return { service: { url: hermod.baseUrl, auth, app: user, agent: new https.Agent({ ca: hermod.ca() }) }, hermod, simulator };
-}
-
-/** Waits for one submit_sm per member at the simulator, or (external service) for every report row to be past `queued`. */
-async function waitAllSubmitted(s: Service, campaignId: number, simulator: SmscSimulator | undefined, rss: ReturnType<typeof createRssSampler>, from: number): Promise<{ done: boolean; reached: number }> {
-  const deadline = from + timeoutS * 1000;
-  let last = { at: from, count: 0 };
-  const reached = async (): Promise<number> => {
-    if (simulator) return simulator.submitCount;
-    const { statuses } = await readReport(s, campaignId, { rows: 0 });
-    return [...statuses].filter(([status]) => status !== 'accepted' && status !== 'queued').reduce((n, [, c]) => n + c, 0);
-  };
-  let count = 0;
-  let lastPrint = from;
-  while ((count = await reached()) < members) {
-    const now = performance.now();
-    if (now > deadline) return { done: false, reached: count };
-    if (now - lastPrint >= PROGRESS_MS) {
-      const rate = (count - last.count) / ((now - last.at) / 1000);
-      console.log(`  fan-out: ${count} of ${members} submitted, ${Math.round(rate)}/s now, ${Math.round(count / ((now - from) / 1000))}/s overall${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`);
-      last = { at: now, count };
-      lastPrint = now;
-    }
-    // Each poll of an external service reads the whole report: about once a second at most.
-    await sleep(simulator ? 50 : 1000);
-  }
-  return { done: true, reached: count };
-}
-
-async function main(): Promise<void> {
-  const { service: s, hermod, simulator } = await startService();
-  const rss = createRssSampler(hermod ? hermodPid() : undefined);
+  const { service: s, hermod, simulator } = await startCampaignService({ url: process.env.BENCH_URL, user, pass, receiptDelayMs, gateways });
+  const pid = hermod ? hermodPid() : undefined;
+  if (hermod && pid === undefined) throw new Error('cannot find the hermod process among this process\'s children');
+  const rss = createRssSampler(pid);
   const rows: Row[] = [];
   const million = members === 1_000_000;
   const judge = (ok: boolean): boolean | undefined => (million ? ok : undefined);
@@ -280,7 +73,7 @@ async function main(): Promise<void> {
     const importPeak = rss.phase();
     let t = performance.now();
     let stopProgress = every(PROGRESS_MS, () => console.log(`  import: ${listProgress.generated} members sent, ${seconds(t).toFixed(0)} s${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`));
-    const listId = await postMembers(s, 'lists', { name: `bench-${Date.now()}` }, listProgress).finally(stopProgress);
+    const listId = await postMembers(s, 'lists', { name: `bench-${Date.now()}` }, members, listProgress).finally(stopProgress);
     const importS = seconds(t);
     const importRss = importPeak();
     rows.push({ phase: 'import list (POST /lists, streamed body)', seconds: importS, perSecond: members / importS, rssMb: rss.enabled ? importRss / MB : undefined, target: '≤ 15 s, RSS ≤ 1536 MB', met: judge(importS <= 15 && (!rss.enabled || importRss <= 1536 * MB)) });
@@ -291,7 +84,7 @@ async function main(): Promise<void> {
     const schedulePeak = rss.phase();
     const scheduleStart = performance.now();
     stopProgress = every(PROGRESS_MS, () => console.log(`  schedule: ${campaignProgress.generated} members sent, ${seconds(scheduleStart).toFixed(0)} s`));
-    const campaignId = await postMembers(s, 'scheduled_campaigns', { name: `bench-${Date.now()}`, schedule: new Date().toISOString(), content: 'Hi {{param1}}, your appointment is tomorrow at 10' }, campaignProgress).finally(stopProgress);
+    const campaignId = await postMembers(s, 'scheduled_campaigns', { name: `bench-${Date.now()}`, schedule: new Date().toISOString(), content: 'Hi {{param1}}, your appointment is tomorrow at 10' }, members, campaignProgress).finally(stopProgress);
     const scheduleS = seconds(scheduleStart);
     rows.push({ phase: 'schedule campaign (POST /scheduled_campaigns, streamed body)', seconds: scheduleS, perSecond: members / scheduleS, rssMb: rss.enabled ? schedulePeak() / MB : undefined, target: 'part of schedule → all submitted' });
     console.log(`campaign ${campaignId}: ${scheduleS.toFixed(2)} s${simulator ? `; ${simulator.submitCount} submits already at the simulator` : ''}`);
@@ -299,7 +92,7 @@ async function main(): Promise<void> {
     // 3. Fan-out until the simulator has every message.
     const fanoutPeak = rss.phase();
     t = performance.now();
-    const fanout = await waitAllSubmitted(s, campaignId, simulator, rss, t);
+    const fanout = await waitAllSubmitted(s, campaignId, simulator, rss, t, { members, timeoutS });
     const fanoutS = seconds(t);
     const totalS = seconds(scheduleStart);
     if (!fanout.done) {
@@ -343,12 +136,13 @@ async function main(): Promise<void> {
   }
 
   console.log(`\ncampaign at ${members} members, ${os.availableParallelism()} cores, node ${process.version}${hermod ? `, HERMOD_GATEWAYS=${gateways}` : ''}\n`);
-  console.log('| phase | seconds | messages/s | peak hermod RSS MB | DESIGN.md §5 target | met |');
-  console.log('|---|---:|---:|---:|---|---|');
-  for (const r of rows) {
-    const met = r.met === undefined ? (r.target.startsWith('≤') ? 'n/a' : '') : r.met ? 'yes' : 'no';
-    console.log(`| ${r.phase} | ${r.seconds.toFixed(2)} | ${r.perSecond === undefined ? '' : Math.round(r.perSecond)} | ${r.rssMb === undefined ? '' : Math.round(r.rssMb)} | ${r.target} | ${met} |`);
-  }
+  printTable(
+    [{ title: 'phase' }, { title: 'seconds', align: 'right' }, { title: 'messages/s', align: 'right' }, { title: 'peak hermod RSS MB', align: 'right' }, { title: 'DESIGN.md §5 target' }, { title: 'met' }],
+    rows.map((r) => {
+      const met = r.met === undefined ? (r.target.startsWith('≤') ? 'n/a' : '') : r.met ? 'yes' : 'no';
+      return [r.phase, r.seconds.toFixed(2), r.perSecond === undefined ? '' : Math.round(r.perSecond), r.rssMb === undefined ? '' : Math.round(r.rssMb), r.target, met];
+    }),
+  );
   if (rss.enabled) console.log(`\npeak RSS of the hermod process tree over the whole run: ${Math.round(rss.peak() / MB)} MB (this driver process, simulator included: ${Math.round(process.memoryUsage().rss / MB)} MB at the end)`);
   const fan = rows.find((r) => r.phase.startsWith('fan-out'));
   if (intake && fan?.perSecond) console.log(`hermod fan-out / simulator intake ceiling: ${(fan.perSecond / intake.rate).toFixed(2)}`);

@@ -18,6 +18,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { startHermod, type HermodProcess } from '../test/support/hermod-process';
 import { freePort } from '../test/support/free-port';
+import { printTable } from './support/print-table';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -74,9 +75,10 @@ async function main(): Promise<void> {
 
   const [h, ...baselines] = results;
   console.log(`\nsend acceptance, ${connections} connections, ${duration}s each, ${os.availableParallelism()} cores, node ${process.version}\n`);
-  console.log('| what | requests/s | p50 ms | p99 ms | non-2xx | errors |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  for (const f of results) console.log(`| ${f.name} | ${Math.round(f.rps)} | ${f.p50} | ${f.p99} | ${f.non2xx} | ${f.errors} |`);
+  printTable(
+    [{ title: 'what' }, ...['requests/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'].map((title) => ({ title, align: 'right' as const }))],
+    results.map((f) => [f.name, Math.round(f.rps), f.p50, f.p99, f.non2xx, f.errors]),
+  );
   for (const b of baselines) console.log(`\nhermod / ${b.name.replace('baseline: ', '')}: ${(h!.rps / b.rps).toFixed(2)}`);
 }
 

@@ -1,0 +1,1 @@
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
