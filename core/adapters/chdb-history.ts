@@ -29,6 +29,9 @@ export async function createChdbHistory(options: ChdbHistoryOptions): Promise<Hi
     async select(sql, params) {
       return parseJsonEachRow((await session.queryBindAsync(sql, params, JSON_EACH_ROW)).text());
     },
+    async command(sql, params) {
+      await session.queryBindAsync(sql, params);
+    },
     async insert(table, columns, rows) {
       await session.insert({ table, columns, values: rows, format: 'JSONEachRow' });
     },

@@ -31,6 +31,9 @@ export async function createClickHouseHistory(options: ClickHouseHistoryOptions)
       const result = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
       return result.json<Record<string, unknown>>();
     },
+    async command(sql, params) {
+      await client.command({ query: sql, query_params: params });
+    },
     async insert(table, columns, rows) {
       await client.insert({ table, columns: columns as [string, ...string[]], values: Readable.from([rows]), format: 'JSONEachRow' });
     },

@@ -289,6 +289,10 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         expect(page[999]).toEqual(rows[1999]);
         expect((await history.campaigns.readMembers(101, 2400, 1000)).map((m) => m.position)).toEqual(rows.slice(2400).map((m) => m.position));
         expect((await history.campaigns.readMembers(101, 0, 10))[7]!.optedOut).toBe(true);
+        // An import that never committed leaves no members behind.
+        await history.campaigns.deleteMembers(101);
+        expect(await history.campaigns.readMembers(101, 0, 10)).toEqual([]);
+        expect(await history.campaigns.readMembers(102, 0, 10)).toHaveLength(5);
       });
 
       it('shows only lists not deleted, of the application asked for', async () => {

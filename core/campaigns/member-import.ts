@@ -69,6 +69,8 @@ export function createMemberImporter(deps: {
     let optedOut = 0;
     let pending: MemberRow[] = [];
     let writing: Promise<void> = Promise.resolve();
+    // From the moment the list or campaign row is being written, its members stay whatever happens.
+    let committing = false;
 
     // One insert in flight while the next chunk is gathered.
     const write = async (rows: MemberRow[]): Promise<void> => {
@@ -77,53 +79,67 @@ export function createMemberImporter(deps: {
       writing.catch(() => undefined); // awaited by the next write or the commit
     };
 
-    for await (const p of parts) {
-      if (p.part === 'begin') {
-        if (begin) throw new HermodError('invalid_attrib', 'import began twice');
-        if (!p.applicationId) throw new HermodError('unauthorized', 'application is required');
-        begin = p;
-        id = deps.numericIds();
-        continue;
+    try {
+      return await run();
+    } catch (err) {
+      // Nothing of a failed or cancelled import is visible; its members are removed too (best effort).
+      if (id && !committing) {
+        const owner = id;
+        void writing.catch(() => undefined).then(() => deps.store.deleteMembers(owner)).catch(() => undefined);
       }
-      if (!begin) throw new HermodError('invalid_attrib', 'import must begin with its application and kind');
-      if (p.part === 'members') {
-        if (count + p.members.length > MAX_MEMBERS) throw new HermodError('unprocessable', `members: at most ${MAX_MEMBERS} members`);
-        const opted = await deps.state.areOptedOut(p.members.map((m) => ({ applicationId: begin!.applicationId, handset: m.destination })));
-        p.members.forEach((m, i) => {
-          if (opted[i]) optedOut++;
-          pending.push({ position: count++, destination: m.destination, params: m.params, optedOut: opted[i]! });
-        });
-        if (pending.length >= insertRows) {
-          await write(pending);
-          pending = [];
-        }
-        continue;
-      }
-      // Commit.
-      const f = p.fields;
-      if (count === 0) throw new HermodError('unprocessable', 'members: at least one member is required');
-      const campaign = begin.kind === 'campaign' ? await prepareCampaign(begin.applicationId, f) : undefined;
-      await write(pending);
-      pending = [];
-      await writing;
-      const at = now();
-      const removed = f.removeOptOuts ? optedOut : 0;
-      if (removed === count) throw new HermodError('unprocessable', `members: all ${count} members opted out and were removed; nothing is left`);
-      const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : ''].filter(Boolean).join('; ');
-      if (campaign) {
-        const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
-        await deps.store.upsertCampaign(record);
-        deps.onCampaign(record);
-      } else {
-        await deps.store.upsertList({
-          id, applicationId: begin.applicationId, name: f.name, batch: f.batch, email: f.email, removeOptOuts: f.removeOptOuts,
-          memberCount: count, createdAt: at, deleted: false, updatedAt: at,
-        });
-      }
-      return { id, errorMessages: notes, members: count - removed, optedOut: removed };
+      throw err;
     }
-    await writing.catch(() => undefined);
-    throw new HermodError('invalid_attrib', 'import ended without a commit');
+
+    async function run(): Promise<ImportOutcome> {
+      for await (const p of parts) {
+        if (p.part === 'begin') {
+          if (begin) throw new HermodError('invalid_attrib', 'import began twice');
+          if (!p.applicationId) throw new HermodError('unauthorized', 'application is required');
+          begin = p;
+          id = deps.numericIds();
+          continue;
+        }
+        if (!begin) throw new HermodError('invalid_attrib', 'import must begin with its application and kind');
+        if (p.part === 'members') {
+          if (count + p.members.length > MAX_MEMBERS) throw new HermodError('unprocessable', `members: at most ${MAX_MEMBERS} members`);
+          const opted = await deps.state.areOptedOut(p.members.map((m) => ({ applicationId: begin!.applicationId, handset: m.destination })));
+          p.members.forEach((m, i) => {
+            if (opted[i]) optedOut++;
+            pending.push({ position: count++, destination: m.destination, params: m.params, optedOut: opted[i]! });
+          });
+          if (pending.length >= insertRows) {
+            await write(pending);
+            pending = [];
+          }
+          continue;
+        }
+        // Commit.
+        const f = p.fields;
+        if (count === 0) throw new HermodError('unprocessable', 'members: at least one member is required');
+        const campaign = begin.kind === 'campaign' ? await prepareCampaign(begin.applicationId, f) : undefined;
+        await write(pending);
+        pending = [];
+        await writing;
+        const at = now();
+        const removed = f.removeOptOuts ? optedOut : 0;
+        if (removed === count) throw new HermodError('unprocessable', `members: all ${count} members opted out and were removed; nothing is left`);
+        committing = true;
+        const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : ''].filter(Boolean).join('; ');
+        if (campaign) {
+          const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
+          await deps.store.upsertCampaign(record);
+          deps.onCampaign(record);
+        } else {
+          await deps.store.upsertList({
+            id, applicationId: begin.applicationId, name: f.name, batch: f.batch, email: f.email, removeOptOuts: f.removeOptOuts,
+            memberCount: count, createdAt: at, deleted: false, updatedAt: at,
+          });
+        }
+        return { id, errorMessages: notes, members: count - removed, optedOut: removed };
+      }
+      await writing.catch(() => undefined);
+      throw new HermodError('invalid_attrib', 'import ended without a commit');
+    }
   };
 
   async function prepareCampaign(applicationId: string, f: ImportFields): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'numericBase' | 'createdAt' | 'updatedAt'>> {

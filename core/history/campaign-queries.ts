@@ -31,6 +31,9 @@ export const CAMPAIGN_INSERTS = {
   },
 } as const;
 
+/** A lightweight delete: the rows disappear from reads at once, the parts are rewritten later. Params: ownerId UInt64. */
+export const DELETE_MEMBERS = `DELETE FROM ${members} WHERE owner_id = {ownerId:UInt64}`;
+
 /** Params: ownerId UInt64, from UInt32, limit UInt32. */
 export const READ_MEMBERS = `
 SELECT position, destination, param1, param2, param3, param4, param5, param6, opted_out AS optedOut

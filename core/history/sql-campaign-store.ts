@@ -1,6 +1,6 @@
 import type { CampaignRecord, CampaignState, CampaignStore, ListRecord, MemberRow, ReportRecord, TemplateRecord } from '../ports/campaign-store';
 import { isMessageStatus } from '../domain/message-status';
-import { CAMPAIGN_INSERTS, FIND_CAMPAIGN, GET_CAMPAIGN, LIST_LISTS, LIST_TEMPLATES, LIST_UNSENT_CAMPAIGNS, MAX_RESERVED_NUMERIC_ID, MESSAGE_IDS_IN_RANGE, READ_MEMBERS, REPORT_RANGE } from './campaign-queries';
+import { CAMPAIGN_INSERTS, DELETE_MEMBERS, FIND_CAMPAIGN, GET_CAMPAIGN, LIST_LISTS, LIST_TEMPLATES, LIST_UNSENT_CAMPAIGNS, MAX_RESERVED_NUMERIC_ID, MESSAGE_IDS_IN_RANGE, READ_MEMBERS, REPORT_RANGE } from './campaign-queries';
 import { dateTime64, jsonEachRow, toNumber } from './rows';
 import { positionOfCampaignMessage } from '../campaigns/campaign-message-ids';
 
@@ -8,6 +8,7 @@ import { positionOfCampaignMessage } from '../campaigns/campaign-message-ids';
 export interface SqlIo {
   select(what: string, sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
   insert(target: { table: string; columns: readonly string[] }, rows: Buffer): Promise<void>;
+  command(what: string, sql: string, params: Record<string, unknown>): Promise<void>;
 }
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
@@ -71,6 +72,9 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
           opted_out: m.optedOut ? 1 : 0,
         })),
       );
+    },
+    async deleteMembers(ownerId) {
+      await io.command('deleteMembers', DELETE_MEMBERS, { ownerId });
     },
     async readMembers(ownerId, fromPosition, limit) {
       const rows = await io.select('readMembers', READ_MEMBERS, { ownerId, from: fromPosition, limit });

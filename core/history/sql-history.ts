@@ -30,6 +30,8 @@ export interface HistoryEngine {
   readonly name: string;
   exec(sql: string): Promise<void>;
   select(sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /** A parameterized statement without a result (a lightweight DELETE). */
+  command(sql: string, params: Record<string, unknown>): Promise<void>;
   insert(table: string, columns: readonly string[], rows: Buffer): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,14 +73,16 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   const insert = (target: { table: string; columns: readonly string[] }, rows: Buffer) =>
     run(`insert into ${target.table}`, () => engine.insert(target.table, target.columns, rows));
 
+  const io = { select, insert, command: (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.command(sql, params)) };
+
   const getMessage = async (applicationId: string, id: string) => {
     const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });
     return rows.length > 0 ? toStoredMessage(rows[0]!) : undefined;
   };
 
   return {
-    campaigns: createSqlCampaignStore({ select, insert }),
-    im: createSqlImStore({ select, insert }),
+    campaigns: createSqlCampaignStore(io),
+    im: createSqlImStore(io),
     flush: async () => undefined,
     async insertMessages(messages, events) {
       // Events first: a message row becomes visible only with its first events

@@ -73,6 +73,8 @@ export interface ReportRecord {
 
 export interface CampaignStore {
   insertMembers(ownerId: number, members: readonly MemberRow[]): Promise<void>;
+  /** Removes the members of an import that never committed. */
+  deleteMembers(ownerId: number): Promise<void>;
   /** Up to `limit` members from `fromPosition` on, in position order. */
   readMembers(ownerId: number, fromPosition: number, limit: number): Promise<MemberRow[]>;
   upsertList(list: ListRecord): Promise<void>;
