@@ -12,6 +12,7 @@ import {
 } from '../proto/gen/hermod/v1/campaigns';
 import { HermodError } from '../lib/errors';
 import { fromServiceError } from '../lib/grpc-errors';
+import { unaryCall } from './unary-call';
 import { grpcDuration } from '../lib/metrics';
 
 /** One import of members as it streams to core: write batches, then commit, or abort. */
@@ -31,7 +32,6 @@ export interface CampaignsClient {
   close(): void;
 }
 
-const UNARY_TIMEOUT_MS = 15_000;
 /** A million members take seconds, not minutes; this only bounds a stuck call. */
 const STREAM_TIMEOUT_MS = 10 * 60_000;
 
@@ -52,16 +52,7 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
 
 export function createCampaignsClient(address: string): CampaignsClient {
   const client = new GrpcCampaignsClient(address, credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
-  const unary = <Req, Res>(method: string, fn: (req: Req, opts: object, cb: (err: ServiceError | null, res: Res) => void) => unknown, req: Req): Promise<Res> => {
-    const end = grpcDuration.startTimer({ side: 'client', method });
-    return new Promise((resolve, reject) =>
-      fn.call(client, req, deadline(UNARY_TIMEOUT_MS), (err: ServiceError | null, res: Res) => {
-        end({ code: err ? String(err.code) : 'OK' });
-        if (err) reject(fromServiceError(err));
-        else resolve(res);
-      }),
-    );
-  };
+  const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
 
   return {
     startImport(applicationId, kind) {

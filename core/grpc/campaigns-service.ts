@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { sendUnaryData, ServerReadableStream, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { sendUnaryData, ServerReadableStream, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import {
   ImportKind,
   type CampaignReportRequest,
@@ -20,7 +20,7 @@ import type { Templates } from '../campaigns/templates';
 import { campaignMessageRange } from '../campaigns/campaign-message-ids';
 import { HermodError } from '../../lib/errors';
 import { toServiceError } from '../../lib/grpc-errors';
-import { grpcDuration } from '../../lib/metrics';
+import { timeServerCall, unaryHandler } from './unary-handler';
 
 export interface CampaignServices {
   store: CampaignStore;
@@ -34,25 +34,11 @@ export interface CampaignServices {
 const PAGE = 50_000;
 const CHUNK = 5_000;
 
-function timed(method: string) {
-  const end = grpcDuration.startTimer({ side: 'server', method });
-  return (err?: unknown) => end({ code: err ? String(toServiceError(err).code) : 'OK' });
-}
-
-function unary<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
-    const end = timed(method);
-    handler(call.request).then(
-      (res) => (end(), callback(null, res)),
-      (err: unknown) => (end(err), callback(toServiceError(err))),
-    );
-  };
-}
 
 /** A server stream: writes with backpressure, ends it, or ends it with the error's status. */
 function serverStream<Req, Res>(method: string, handler: (req: Req, write: (res: Res) => Promise<void>, cancelled: () => boolean) => Promise<void>) {
   return (call: ServerWritableStream<Req, Res>): void => {
-    const end = timed(method);
+    const end = timeServerCall(method);
     const write = async (res: Res): Promise<void> => {
       if (call.cancelled) throw new HermodError('unavailable', 'the client went away');
       if (!call.write(res)) await once(call, 'drain');
@@ -91,7 +77,7 @@ async function* importParts(call: ServerReadableStream<ImportChunk, ImportResult
 export function campaignsService(s: CampaignServices): UntypedServiceImplementation {
   return {
     importMembers(call: ServerReadableStream<ImportChunk, ImportResult>, callback: sendUnaryData<ImportResult>): void {
-      const end = timed('ImportMembers');
+      const end = timeServerCall('ImportMembers');
       s.importMembers(importParts(call)).then(
         (r) => (end(), callback(null, { id: r.id, errorMessages: r.errorMessages, members: r.members, optedOut: r.optedOut })),
         (err: unknown) => (end(err), callback(toServiceError(err))),
@@ -116,7 +102,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       }
     }),
 
-    deleteLists: unary('DeleteLists', async (req: DeleteListsRequest) => {
+    deleteLists: unaryHandler('DeleteLists', async (req: DeleteListsRequest) => {
       if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
       const active = new Map((await s.store.listLists(req.applicationId)).map((l) => [l.id, l]));
       const deleted: number[] = [];
@@ -129,7 +115,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       return { listIds: deleted };
     }),
 
-    listTemplates: unary('ListTemplates', async (req: ListTemplatesRequest) => {
+    listTemplates: unaryHandler('ListTemplates', async (req: ListTemplatesRequest) => {
       let applicationId = req.applicationId;
       if (!applicationId && req.applicationName) {
         const app = await s.history.getApplicationByName(req.applicationName);
@@ -140,7 +126,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       return { templates: (await s.templates.list(applicationId)).map((t) => ({ id: t.id, name: t.name, content: t.content })) };
     }),
 
-    upsertTemplate: unary('UpsertTemplate', async (req: UpsertTemplateRequest) => {
+    upsertTemplate: unaryHandler('UpsertTemplate', async (req: UpsertTemplateRequest) => {
       const t = await s.templates.upsert(req.applicationName, req.name, req.content);
       return { id: t.id, name: t.name, content: t.content };
     }),
@@ -170,7 +156,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       }
     }),
 
-    health: unary('Health', async () => {
+    health: unaryHandler('Health', async () => {
       try {
         await s.history.ping();
         return { ok: true, detail: 'ok' };

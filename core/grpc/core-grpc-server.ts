@@ -1,10 +1,11 @@
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
+import { unaryHandler } from './unary-handler';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -14,8 +15,6 @@ import { HermodError } from '../../lib/errors';
 import { newApiKey } from '../accounts/secrets';
 import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
 import { parseAttemptList } from '../im/im-plan';
-import { toServiceError } from '../../lib/grpc-errors';
-import { grpcDuration } from '../../lib/metrics';
 
 export interface CoreServices {
   shortener: import('../messages/link-shortener').LinkShortener;
@@ -29,23 +28,6 @@ export interface CoreServices {
   im: Parameters<typeof imService>[0];
 }
 
-/** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
-function unary<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
-    const end = grpcDuration.startTimer({ side: 'server', method });
-    handler(call.request).then(
-      (res) => {
-        end({ code: 'OK' });
-        callback(null, res);
-      },
-      (err: unknown) => {
-        const serviceError = toServiceError(err);
-        end({ code: String(serviceError.code) });
-        callback(serviceError);
-      },
-    );
-  };
-}
 
 export function createCoreGrpcServer(services: CoreServices): Server {
   const server = new Server({
@@ -54,7 +36,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   });
 
   const messaging: UntypedServiceImplementation = {
-    sendMessages: unary('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }) => {
+    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }) => {
       const inputs: NewMessage[] = req.messages.map((m) => {
         if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
         return {
@@ -81,7 +63,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
         ),
       };
     }),
-    getMessage: unary('GetMessage', async (req: { applicationId: string; id: string; numericId: number }): Promise<MessageDetails> => {
+    getMessage: unaryHandler('GetMessage', async (req: { applicationId: string; id: string; numericId: number }): Promise<MessageDetails> => {
       const m = req.id ? await services.reader.get(req.applicationId, req.id) : await services.reader.getByNumericId(req.applicationId, req.numericId);
       return {
         id: m.id,
@@ -105,12 +87,12 @@ export function createCoreGrpcServer(services: CoreServices): Server {
     }),
   };
 
-  messaging.resolveShortLink = unary('ResolveShortLink', async (req: { code: string; userAgent: string; ip: string }) => ({
+  messaging.resolveShortLink = unaryHandler('ResolveShortLink', async (req: { code: string; userAgent: string; ip: string }) => ({
     url: await services.shortener.resolve(req.code, { userAgent: req.userAgent, ip: req.ip }),
   }));
 
   const accounts: UntypedServiceImplementation = {
-    authenticate: unary('Authenticate', async (req: import('../../proto/gen/hermod/v1/accounts').AuthenticateRequest): Promise<AuthenticateResponse> => {
+    authenticate: unaryHandler('Authenticate', async (req: import('../../proto/gen/hermod/v1/accounts').AuthenticateRequest): Promise<AuthenticateResponse> => {
       const c = req.credential;
       const app =
         c?.$case === 'basic'
@@ -120,7 +102,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
             : undefined;
       return app ? { ok: true, application: { ...app, callbackSecret: '' } } : { ok: false, application: undefined };
     }),
-    upsertApplication: unary('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
+    upsertApplication: unaryHandler('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       if (!req.name) throw new HermodError('missing_attrib', 'name is required');
       if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
@@ -139,23 +121,23 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       const settings = await services.accounts.callbackSettings(app.id);
       return { ...app, callbackSecret: settings?.callbackSecret ?? '' };
     }),
-    listApplications: unary('ListApplications', async () => ({ applications: await services.accounts.list() })),
-    listOptOuts: unary('ListOptOuts', async (req: { applicationName: string }) => ({ optOuts: await services.accounts.listOptOuts(req.applicationName || undefined) })),
+    listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),
+    listOptOuts: unaryHandler('ListOptOuts', async (req: { applicationName: string }) => ({ optOuts: await services.accounts.listOptOuts(req.applicationName || undefined) })),
   };
 
   // Keys are scoped to the application, so two tenants never collide.
   const scoped = (applicationId: string, key: string): string => `${applicationId}:${key}`;
   const idempotency: UntypedServiceImplementation = {
-    claim: unary('Claim', async (req: ClaimRequest) => {
+    claim: unaryHandler('Claim', async (req: ClaimRequest) => {
       if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
       const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyTtlMs);
       return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint: req.fingerprint, response: '' };
     }),
-    complete: unary('Complete', async (req: CompleteRequest) => {
+    complete: unaryHandler('Complete', async (req: CompleteRequest) => {
       await services.state.completeIdempotencyKey(scoped(req.applicationId, req.key), { fingerprint: req.fingerprint, response: req.response }, services.idempotencyTtlMs);
       return {};
     }),
-    release: unary('Release', async (req: ReleaseRequest) => {
+    release: unaryHandler('Release', async (req: ReleaseRequest) => {
       await services.state.releaseIdempotencyKey(scoped(req.applicationId, req.key));
       return {};
     }),

@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { CarrierEventsRequest, ImContact, ImListRequest, ImSendRequest, ImTemplate } from '../../proto/gen/hermod/v1/im';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
@@ -7,24 +7,10 @@ import type { ImIntake } from '../im/im-intake';
 import { encodeStatus } from '../messages/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
-import { toServiceError } from '../../lib/grpc-errors';
-import { grpcDuration } from '../../lib/metrics';
+import { unaryHandler } from './unary-handler';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function unary<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
-    const end = grpcDuration.startTimer({ side: 'server', method });
-    handler(call.request).then(
-      (res) => (end({ code: 'OK' }), callback(null, res)),
-      (err: unknown) => {
-        const e = toServiceError(err);
-        end({ code: String(e.code) });
-        callback(e);
-      },
-    );
-  };
-}
 
 /** The IntelligentMessaging gRPC service: sends, carrier webhooks, and the operators' templates and contacts. */
 export function imService(deps: { accept: ImIntake; bus: Bus; history: History }): UntypedServiceImplementation {
@@ -34,7 +20,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History }
     return app.id;
   };
   return {
-    sendMessage: unary('ImSendMessage', async (req: ImSendRequest) => ({
+    sendMessage: unaryHandler('ImSendMessage', async (req: ImSendRequest) => ({
       id: await deps.accept({
         applicationId: req.applicationId,
         destination: req.destination ?? { contactId: '', mobile: '', email: '' },
@@ -51,7 +37,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History }
     })),
 
     // Verified and parsed by the gateway; onto the status topic, where core's status consumer resolves carrier ids.
-    reportCarrierEvents: unary('ReportCarrierEvents', async (req: CarrierEventsRequest) => {
+    reportCarrierEvents: unaryHandler('ReportCarrierEvents', async (req: CarrierEventsRequest) => {
       const events = req.events.filter((e) => e.carrierId && isMessageStatus(e.status));
       await deps.bus.publish(
         topicName('status'),
@@ -63,24 +49,24 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History }
       return { recorded: events.length };
     }),
 
-    upsertTemplate: unary('ImUpsertTemplate', async (req: ImTemplate) => {
+    upsertTemplate: unaryHandler('ImUpsertTemplate', async (req: ImTemplate) => {
       if (!UUID.test(req.id)) throw new HermodError('invalid_attrib', 'template id must be a lowercase UUID');
       if (!req.name || !req.body) throw new HermodError('invalid_attrib', 'template name and body are required');
       if (!/^[A-Za-z_]{2,5}$/.test(req.language)) throw new HermodError('invalid_attrib', 'template language must be 2..5 letters or underscores, e.g. en or en_US');
       await deps.history.im.upsertTemplate({ applicationId: await appId(req.applicationName), id: req.id, name: req.name, language: req.language, body: req.body, updatedAt: Date.now() });
       return req;
     }),
-    listTemplates: unary('ImListTemplates', async (req: ImListRequest) => ({
+    listTemplates: unaryHandler('ImListTemplates', async (req: ImListRequest) => ({
       templates: (await deps.history.im.listTemplates(await appId(req.applicationName))).map((t) => ({ applicationName: req.applicationName, id: t.id, name: t.name, language: t.language, body: t.body })),
     })),
-    upsertContact: unary('ImUpsertContact', async (req: ImContact) => {
+    upsertContact: unaryHandler('ImUpsertContact', async (req: ImContact) => {
       if (!UUID.test(req.contactId)) throw new HermodError('invalid_attrib', 'contact id must be a lowercase UUID');
       if (!req.mobile && !req.email && !req.whatsappId) throw new HermodError('invalid_attrib', 'a contact needs a mobile, an e-mail or a WhatsApp id');
       if (req.mobile && !/^\+[1-9][0-9]{1,14}$/.test(req.mobile)) throw new HermodError('invalid_attrib', 'mobile must be E.164, e.g. +6421000001');
       await deps.history.im.upsertContact({ applicationId: await appId(req.applicationName), contactId: req.contactId, mobile: req.mobile, email: req.email, whatsappId: req.whatsappId, updatedAt: Date.now() });
       return req;
     }),
-    listContacts: unary('ImListContacts', async (req: ImListRequest) => ({
+    listContacts: unaryHandler('ImListContacts', async (req: ImListRequest) => ({
       contacts: (await deps.history.im.listContacts(await appId(req.applicationName))).map((c) => ({ applicationName: req.applicationName, contactId: c.contactId, mobile: c.mobile, email: c.email, whatsappId: c.whatsappId })),
     })),
   };
