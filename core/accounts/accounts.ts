@@ -99,8 +99,8 @@ export function createAccounts(deps: { history: History }): Accounts {
   };
 }
 
-/** A restart with the same bootstrap password keeps the stored hash instead of writing a new one. */
+/** A restart with the same bootstrap password keeps the stored hash (if of the current form) instead of writing a new one. */
 async function keepOrRehash(password: string, currentHash: string | undefined): Promise<string> {
-  if (currentHash && (await verifyPassword(password, currentHash))) return currentHash;
+  if (currentHash?.startsWith('scrypt2$') && (await verifyPassword(password, currentHash))) return currentHash;
   return hashPassword(password);
 }

@@ -11,20 +11,35 @@ function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: numb
   );
 }
 
-/** `scrypt$N$r$p$salt$hash`, salt and hash in base64. */
+/**
+ * scrypt keys its inner HMAC with the password, and HMAC pads a key with zero
+ * bytes, so `secret` and `secret\0` derive the same key. Hashing the base64 of
+ * the password's UTF-8 bytes (which never holds a zero byte) keeps every
+ * distinct password distinct.
+ */
+const passwordInput = (password: string): string => Buffer.from(password, 'utf8').toString('base64');
+
+/** `scrypt2$N$r$p$salt$hash`, salt and hash in base64, over the base64 of the password. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, N, R, P);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scryptAsync(passwordInput(password), salt, N, R, P);
+  return `scrypt2$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/**
+ * Constant-time check of the exact password. Hashes of the first form
+ * (`scrypt$…`, over the raw password) still verify, but never for a password
+ * ending in a zero byte, which that form cannot tell apart.
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+  if (parts.length !== 6 || (parts[0] !== 'scrypt' && parts[0] !== 'scrypt2')) return false;
+  const [form, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+  const input = form === 'scrypt2' ? passwordInput(password) : password;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  const actual = await scryptAsync(input, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  const same = actual.length === expected.length && timingSafeEqual(actual, expected);
+  return same && (form === 'scrypt2' || !password.endsWith('\0'));
 }
 
 /** API keys are long random strings, so a fast hash is enough and allows lookup by hash. */

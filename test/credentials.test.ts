@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+/** One request per Basic-authenticated interface; each answers something other than 401 to good credentials. */
+const INTERFACES: { name: string; call: (c: Client, header: string) => Promise<number> }[] = [
+  { name: 'SMS Gateway v2', call: async (c, h) => (await c.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā' }, { authorization: h })).status },
+  { name: 'Gateway v1', call: async (c, h) => (await c.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe 👋🏽' }, { authorization: h })).status },
+  { name: 'Campaign Manager', call: async (c, h) => (await c.get('/rest/campaign_manager/v1/tāne/lists', { authorization: h })).status },
+  { name: 'Intelligent Messaging', call: async (c, h) => (await c.post('/rest/im/v1/message', { destination: { mobile: '+6421000001' }, content: { text: '你好' }, delivery_attempts: [{ channel: 'sms' }] }, { authorization: h })).status },
+];
+
+const basic = (user: string, pass: string): string => 'Basic ' + Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');
+
+describe('passwords are checked exactly', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-credentials-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1' } });
+    expect((await hermod.cli(['apps', 'create', 'tāne', '--password', 'pūtea-secret'])).code).toBe(0);
+    client = createClient(hermod.baseUrl, hermod.ca());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+  });
+
+  for (const api of INTERFACES) {
+    it(`${api.name} accepts the exact password of an application with a non-ASCII name and password`, async () => {
+      expect(await api.call(client, basic('tāne', 'pūtea-secret'))).not.toBe(401);
+    });
+
+    const wrong: [string, string][] = [
+      ['a NUL byte after it', 'pūtea-secret\0'],
+      ['two NUL bytes after it', 'pūtea-secret\0\0'],
+      ['trailing whitespace', 'pūtea-secret '],
+      ['a Unicode look-alike (Cyrillic е)', 'pūtеa-secret'],
+      ['the macron dropped', 'putea-secret'],
+      ['its decomposed form', 'pūtea-secret'.normalize('NFD')],
+      ['nothing (an empty password)', ''],
+    ];
+    for (const [what, password] of wrong) {
+      it(`${api.name} answers 401 to the password with ${what}`, async () => {
+        expect(await api.call(client, basic('tāne', password))).toBe(401);
+      });
+    }
+  }
+});
