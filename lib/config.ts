@@ -280,14 +280,22 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     mmsPort: int('HERMOD_MMS_SIMULATOR_PORT', 8703, 0, 65535),
   };
   config.channelSimulators = { enabled: sims, ...simPorts, webhookBase: str('HERMOD_WEBHOOK_BASE', `https://127.0.0.1:${config.httpsPort}/webhooks`) };
-  const devSecret = 'hermod-development-webhook-secret';
-  const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => ({
-    baseUrl: str(`HERMOD_${prefix}_URL`, baseUrl),
-    token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
-    sender: str(`HERMOD_${prefix}_SENDER`, sender),
-    webhookSecret: str(`HERMOD_${prefix}_WEBHOOK_SECRET`, devSecret),
-    apiVersion: str(`HERMOD_${prefix}_API_VERSION`, apiVersion),
-  });
+  // No default webhook secret: one in the source would let anyone forge delivery reports.
+  // A real carrier (its URL set) needs one; the simulators get a random one per start (lib/supervisor.ts).
+  const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => {
+    const url = env[`HERMOD_${prefix}_URL`];
+    const webhookSecret = str(`HERMOD_${prefix}_WEBHOOK_SECRET`, '');
+    if (url && !webhookSecret) {
+      throw new ConfigError(`HERMOD_${prefix}_URL points at a carrier, so HERMOD_${prefix}_WEBHOOK_SECRET must be set (it verifies the carrier's signed webhooks)`);
+    }
+    return {
+      baseUrl: url || baseUrl,
+      token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
+      sender: str(`HERMOD_${prefix}_SENDER`, sender),
+      webhookSecret,
+      apiVersion: str(`HERMOD_${prefix}_API_VERSION`, apiVersion),
+    };
+  };
   config.channels = {
     email: {
       host: str('HERMOD_SMTP_HOST', '127.0.0.1'),

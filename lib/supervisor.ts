@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
@@ -17,11 +18,12 @@ const RESTART_DELAY_MS = 1000;
  */
 export async function runSupervisor(config: Readonly<Config>, log: Logger): Promise<void> {
   cluster.setupPrimary({ exec: ENTRY, args: [] });
+  const secrets = simulatorWebhookSecrets(config);
   const workers = new Map<Worker, { role: Role; index: number }>();
   let stopping = false;
 
   const fork = (role: Role, index: number): Promise<Worker> => {
-    const worker = cluster.fork({ HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index) });
+    const worker = cluster.fork({ ...secrets, HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index) });
     workers.set(worker, { role, index });
     return new Promise((resolve, reject) => {
       const onMessage = (msg: { type?: string }) => {
@@ -83,4 +85,17 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     gateways: config.gateways,
     dataDir: config.dataDir,
   });
+}
+
+/**
+ * The simulated carriers and the gateways that verify their webhooks share a
+ * secret made for this start only; a secret an operator set is kept.
+ */
+function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, string> {
+  if (!config.channelSimulators.enabled) return {};
+  const secrets: Record<string, string> = {};
+  for (const [channel, carrier] of Object.entries({ WAB: config.channels.wab, RCS: config.channels.rcs, MMS: config.channels.mms })) {
+    if (!carrier.webhookSecret) secrets[`HERMOD_${channel}_WEBHOOK_SECRET`] = randomBytes(24).toString('base64url');
+  }
+  return secrets;
 }

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { ImClient } from '../im-client';
@@ -29,7 +30,7 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     const channel = channelOf(ctx);
     const mode = ctx.query['hub.mode'];
     const token = ctx.query['hub.verify_token'];
-    if (channel !== 'wab' || mode !== 'subscribe' || token !== deps.carriers.wab.webhookSecret) throw new HermodError('forbidden', 'verification refused');
+    if (channel !== 'wab' || mode !== 'subscribe' || !sameSecret(token, deps.carriers.wab.webhookSecret)) throw new HermodError('forbidden', 'verification refused');
     ctx.type = 'text/plain';
     ctx.body = String(ctx.query['hub.challenge'] ?? '');
   });
@@ -77,4 +78,12 @@ export function webhookErrors(log: Logger) {
       ctx.body = e.code === 'internal' ? 'error\n' : `${e.message}\n`;
     }
   };
+}
+
+/** Constant-time; a channel without a configured secret verifies nothing. */
+function sameSecret(given: unknown, secret: string): boolean {
+  if (!secret || typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,0 +1,86 @@
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig, ConfigError } from '../lib/config';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+/** The secret that every hermod used to fall back to: anyone who read the source could sign with it. */
+const PUBLIC_DEFAULT = 'hermod-development-webhook-secret';
+const API_KEY = 'webhook-test-key-0123456789';
+
+describe('carrier webhooks have no public default secret', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+  const callbacks: any[] = [];
+  let receiver: http.Server;
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        callbacks.push(JSON.parse(body));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-webhooks-'));
+    hermod = await startHermod({
+      dataDir,
+      env: {
+        HERMOD_SMSC_PORT: String(await freePort()),
+        HERMOD_GATEWAYS: '1',
+        // The simulators started with the service, as `npm start` runs them.
+        HERMOD_CHANNEL_SIMULATORS: 'true',
+        HERMOD_SMTP_SINK_PORT: String(await freePort()),
+        HERMOD_WAB_SIMULATOR_PORT: String(await freePort()),
+        HERMOD_RCS_SIMULATOR_PORT: String(await freePort()),
+        HERMOD_MMS_SIMULATOR_PORT: String(await freePort()),
+        HERMOD_BOOTSTRAP_API_KEY: API_KEY,
+        HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+      },
+    });
+    const port = (receiver.address() as { port: number }).port;
+    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://127.0.0.1:${port}/im`])).code).toBe(0);
+    client = createClient(hermod.baseUrl, hermod.ca());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+    receiver?.close();
+  });
+
+  it('refuses a delivery report signed with the old public default secret', async () => {
+    const body = JSON.stringify({ id: 'mms-1', status: 'delivered' });
+    const signature = `sha256=${createHmac('sha256', PUBLIC_DEFAULT).update(body).digest('hex')}`;
+    const forged = await client.request('POST', '/webhooks/mms', { raw: body, headers: { 'content-type': 'application/json', 'x-signature': signature } });
+    expect(forged.status).toBe(401);
+  });
+
+  it('refuses WhatsApp’s subscription handshake with the old default or an empty verify token', async () => {
+    expect((await client.get(`/webhooks/wab?hub.mode=subscribe&hub.verify_token=${PUBLIC_DEFAULT}&hub.challenge=42`)).status).toBe(403);
+    expect((await client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=&hub.challenge=42')).status).toBe(403);
+  });
+
+  it('still takes the simulators’ own signed reports: a WhatsApp message is delivered and read', async () => {
+    const sent = await client.post('/rest/im/v1/message', { destination: { mobile: '+6421555001' }, message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } }, delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 60 }] }, { authorization: API_KEY });
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
+  });
+});
+
+describe('a real carrier needs its webhook secret', () => {
+  for (const prefix of ['WAB', 'RCS', 'MMS']) {
+    it(`refuses to start with HERMOD_${prefix}_URL set and no HERMOD_${prefix}_WEBHOOK_SECRET`, () => {
+      expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(ConfigError);
+      expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(new RegExp(`HERMOD_${prefix}_WEBHOOK_SECRET`));
+      expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret' })).not.toThrow();
+    });
+  }
+});
