@@ -31,6 +31,8 @@ export interface GatewayDeps {
   im: ImClient;
   /** The HTTP carriers, for verifying their webhooks. */
   carriers: { wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
+  /** How far ahead v1/v2 messages and campaigns may be scheduled. */
+  scheduleHorizonMs: number;
   /** Intelligent Messaging requests per second per application (0: no limit). */
   imRateLimit: number;
 }

@@ -29,6 +29,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
     imRateLimit: config.im.rateLimit,
+    scheduleHorizonMs: config.scheduleHorizonMs,
   });
 
   const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());

@@ -122,6 +122,8 @@ export interface Config {
   /** How long a gateway waits to gather sends into one call to core. */
   gatewayBatchDelayMs: number;
   gatewayBatchMax: number;
+  /** How far ahead v1/v2 messages and Campaign Manager campaigns may be scheduled. */
+  scheduleHorizonMs: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
   callbacks: {
@@ -253,6 +255,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),
     shortLinkBase: '',
     channels: undefined as unknown as Config['channels'],
     channelSimulators: undefined as unknown as ChannelSimulatorsConfig,
@@ -315,6 +318,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: int('HERMOD_IM_RATE_LIMIT', 100, 0, 100),
   };
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
+  if (config.scheduleHorizonMs < 60_000) throw new ConfigError('HERMOD_SCHEDULE_HORIZON must be at least 1m');
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
   }

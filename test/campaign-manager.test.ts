@@ -301,6 +301,15 @@ describe('Campaign Manager over HTTPS', () => {
       });
     }
 
+    it('accepts a campaign 59 days ahead and refuses one 61 days or ten years ahead with 422 naming the horizon', async () => {
+      expect((await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ schedule: atOffset(Date.now() + 59 * DAY, 780) }))).status).toBe(201);
+      for (const ahead of [61 * DAY, 3653 * DAY]) {
+        const refused = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ schedule: atOffset(Date.now() + ahead, 780) }));
+        expectDefaultError(refused, 422);
+        expect(refused.json.message).toMatch(/schedule is more than 60 days ahead/);
+      }
+    });
+
     it('refuses a campaign without name, schedule or members, or with empty members, with 422', async () => {
       for (const field of ['name', 'schedule', 'members']) {
         const body = campaignBody();

@@ -1,18 +1,20 @@
 import { HermodError } from '../../lib/errors';
+import { checkHorizon } from '../http/schedule';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /**
- * A campaign's `schedule`: an RFC 3339 date-time with an offset. A time in the
- * past means "now". The offset is kept: the campaign's report gives its dates
+ * A campaign's `schedule`: an RFC 3339 date-time with an offset, within the
+ * schedule horizon (as for v1 and v2 messages). A time in the past means "now". The offset is kept: the campaign's report gives its dates
  * in it, so a sender in Auckland reads Auckland times.
  */
-export function parseCampaignSchedule(text: string): { at: Date; utcOffsetMinutes: number } {
+export function parseCampaignSchedule(text: string, horizonMs: number, now = Date.now()): { at: Date; utcOffsetMinutes: number } {
   const m = RFC3339.exec(text);
   const at = Date.parse(text);
   if (!m || Number.isNaN(at)) {
     throw new HermodError('invalid_attrib', 'schedule must be an RFC 3339 date-time with an offset', { fields: [{ field: 'schedule', description: 'must be an RFC 3339 date-time with an offset' }] });
   }
+  checkHorizon(at, 'schedule', horizonMs, now);
   const utcOffsetMinutes = m[1] ? 0 : (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
   return { at: new Date(at), utcOffsetMinutes };
 }

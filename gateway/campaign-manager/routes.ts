@@ -20,6 +20,8 @@ export interface CampaignManagerDeps {
   maxBodyBytes: number;
   /** Largest list or campaign body. */
   maxImportBytes: number;
+  /** How far ahead a campaign may be scheduled. */
+  scheduleHorizonMs: number;
 }
 
 const INTEGER_ID = /^[1-9][0-9]{0,15}$/;
@@ -86,7 +88,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   router.post('/:application_name/scheduled_campaigns', async (ctx) => {
     const who = await caller(ctx);
     const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'campaign', (f) => {
-      const schedule = parseCampaignSchedule(f.schedule as string);
+      const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
       return {
         ...commitFields(f),
         schedule: schedule.at,

@@ -25,7 +25,7 @@ const VND = 'application/vnd.modica.gateway.v1+json';
 const E164 = new RegExp(GATEWAY_V1_SCHEMAS.Destination.pattern);
 
 /** Gateway v1: `/rest/gateway`. Integer ids; 201 with a bare array on send. */
-export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number }): Router {
+export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number; scheduleHorizonMs: number }): Router {
   const router = new Router({ prefix: '/rest/gateway' });
   const validate = createValidator(GATEWAY_V1_SCHEMAS);
 
@@ -54,7 +54,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
-    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
       if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
@@ -70,7 +70,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
       throw new HermodError('broadcast_limit', `a broadcast takes at most ${MAX_BROADCAST} destinations, got ${destinations.length}`);
     }
     const body = validate<MessageFields & { destination: string[] }>('MessageBroadcast', raw);
-    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const results = await Promise.all(
         body.destination.map(async (destination) => {

@@ -26,7 +26,7 @@ interface SingleMessage {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** SMS Gateway v2: `/rest/sms/v2`. */
-export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number }): Router {
+export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number; scheduleHorizonMs: number }): Router {
   const router = new Router({ prefix: '/rest/sms/v2' });
   const validate = createValidator(SMS_V2_SCHEMAS);
   const openapiYaml = YAML.stringify(SMS_V2_OPENAPI);
@@ -40,7 +40,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
-    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled');
+    const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,
