@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { ConfigError, resolveConfig } from '../lib/config';
-import { createLogger } from '../lib/log';
+import { createLogger, setLogLevel } from '../lib/log';
 import { runRole, type Role } from '../lib/run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE, runAdminCommand } from '../lib/cli/admin-cli';
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = resolveConfig(process.env);
+    setLogLevel(config.logLevel);
   } catch (err) {
     if (err instanceof ConfigError) {
       log.error(`configuration error: ${err.message}`);

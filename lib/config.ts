@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseDuration } from './duration';
+import { LOG_LEVELS, type LogLevel } from './log';
 
 /**
  * All configuration, parsed once at start-up from the environment into a
@@ -94,6 +95,7 @@ export interface AdaptersConfig {
 
 export interface Config {
   dataDir: string;
+  logLevel: LogLevel;
   adapters: AdaptersConfig;
   host: string;
   httpsPort: number;
@@ -214,6 +216,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
 
   const config: Config = {
     dataDir,
+    logLevel: oneOf<LogLevel>('HERMOD_LOG_LEVEL', LOG_LEVELS, 'info'),
     adapters,
     host: str('HERMOD_HOST', '0.0.0.0'),
     httpsPort: int('HERMOD_HTTPS_PORT', 8443, 0, 65535),

@@ -2,6 +2,7 @@
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export const LOG_LEVELS = Object.keys(RANK) as LogLevel[];
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -11,7 +12,8 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-let threshold: number = RANK[(process.env.HERMOD_LOG_LEVEL as LogLevel) ?? 'info'] ?? RANK.info;
+// Set from the configuration (HERMOD_LOG_LEVEL) once it is read.
+let threshold: number = RANK.info;
 
 export function setLogLevel(level: LogLevel): void {
   threshold = RANK[level];
