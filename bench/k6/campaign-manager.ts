@@ -3,7 +3,7 @@
 //   k6 run -e HERMOD_URL=https://host:8443 -e HERMOD_USER=app -e HERMOD_PASS=pw -e RATE=5 -e LIST_SIZE=1000 bench/k6/campaign-manager.ts
 import http from 'k6/http';
 import { check } from 'k6';
-import { BASE_URL, basicAuth, destination, openModel } from './common';
+import { BASE_URL, basicAuth, destination, openModel } from './common.ts';
 
 export const options = openModel(2000, 5000);
 const app = __ENV.HERMOD_USER || 'acme';

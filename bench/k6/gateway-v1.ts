@@ -3,7 +3,7 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
-import { BASE_URL, basicAuth, destination, openModel } from './common';
+import { BASE_URL, basicAuth, destination, openModel } from './common.ts';
 
 export const options = openModel(25, 50);
 const headers = { 'content-type': 'application/vnd.modica.gateway.v1+json', accept: 'application/vnd.modica.gateway.v1+json', authorization: basicAuth() };

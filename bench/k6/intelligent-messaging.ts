@@ -2,7 +2,7 @@
 //   k6 run -e HERMOD_URL=https://host:8443 -e HERMOD_API_KEY=key -e RATE=1000 bench/k6/intelligent-messaging.ts
 import http from 'k6/http';
 import { check } from 'k6';
-import { BASE_URL, destination, openModel } from './common';
+import { BASE_URL, destination, openModel } from './common.ts';
 
 export const options = openModel(50, 100);
 const apiKey = __ENV.HERMOD_API_KEY || 'change-me';

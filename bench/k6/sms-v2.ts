@@ -2,7 +2,7 @@
 //   k6 run -e HERMOD_URL=https://host:8443 -e HERMOD_USER=app -e HERMOD_PASS=pw -e RATE=2000 bench/k6/sms-v2.ts
 import http from 'k6/http';
 import { check } from 'k6';
-import { BASE_URL, basicAuth, destination, openModel } from './common';
+import { BASE_URL, basicAuth, destination, openModel } from './common.ts';
 
 export const options = openModel(25, 50);
 
