@@ -4,6 +4,7 @@ import { createLogger, setLogLevel } from '../lib/log';
 import { runRole, type Role } from '../lib/run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE, runAdminCommand } from '../lib/cli/admin-cli';
+import { makeRoleCertificates } from '../lib/role-certificates';
 
 const USAGE = `usage: hermod <command>
 
@@ -16,6 +17,9 @@ commands:
   smsc-simulator   run the SMSC simulator (an SMPP server)
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
+  grpc-certs <dir> <host>...
+                   make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),
+                   valid for the hosts core is reached at
 
 ${ADMIN_USAGE}
 
@@ -64,6 +68,16 @@ async function main(): Promise<void> {
     case 'contacts':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
+    case 'grpc-certs': {
+      const [dir, ...hosts] = process.argv.slice(3);
+      if (!dir || hosts.length === 0) {
+        process.stderr.write('usage: hermod grpc-certs <dir> <host>...\n');
+        process.exit(2);
+      }
+      const files = await makeRoleCertificates(dir, 'hermod', hosts);
+      process.stdout.write(`HERMOD_GRPC_TLS_CERT=${files.certFile}\nHERMOD_GRPC_TLS_KEY=${files.keyFile}\nHERMOD_GRPC_TLS_CA=${files.caFile}\n`);
+      return;
+    }
     case undefined:
     case 'help':
     case '--help':

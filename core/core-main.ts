@@ -1,5 +1,6 @@
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
@@ -89,7 +90,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     campaigns: { store: history.campaigns, history, importMembers, templates, state },
     im: { accept: imIntake, bus, history },
   });
-  const port = await bindServer(server, config.coreAddress);
+  const port = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
 
   return {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { credentials, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import type { ChannelCredentials, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import {
   CampaignsClient as GrpcCampaignsClient,
   ImportKind,
@@ -50,8 +50,8 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
   }
 }
 
-export function createCampaignsClient(address: string): CampaignsClient {
-  const client = new GrpcCampaignsClient(address, credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+export function createCampaignsClient(address: string, channelCredentials: ChannelCredentials): CampaignsClient {
+  const client = new GrpcCampaignsClient(address, channelCredentials, { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
 
   return {

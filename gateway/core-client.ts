@@ -1,4 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { MessagingClient, type MessageDetails, type OutboundMessage, type ResolveShortLinkRequest, type ResolveShortLinkResponse, type SendResult } from '../proto/gen/hermod/v1/messages';
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
 import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
@@ -19,11 +19,11 @@ export interface CoreClient {
 }
 
 
-export function createCoreClient(address: string, options: { batchMax: number; batchDelayMs: number }): CoreClient {
+export function createCoreClient(address: string, channelCredentials: ChannelCredentials, options: { batchMax: number; batchDelayMs: number }): CoreClient {
   const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 64 * 1024 * 1024 };
-  const messaging = new MessagingClient(address, credentials.createInsecure(), channelOptions);
-  const accounts = new AccountsClient(address, credentials.createInsecure(), channelOptions);
-  const idempotency = new IdempotencyClient(address, credentials.createInsecure(), channelOptions);
+  const messaging = new MessagingClient(address, channelCredentials, channelOptions);
+  const accounts = new AccountsClient(address, channelCredentials, channelOptions);
+  const idempotency = new IdempotencyClient(address, channelCredentials, channelOptions);
   const sends = createBatcher<OutboundMessage, SendResult>(
     async (messages) => {
       const res = await unaryCall(messaging, 'SendMessages', messaging.sendMessages as never, { messages });

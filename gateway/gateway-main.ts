@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { createAuthenticator } from './auth';
 import { createCoreClient } from './core-client';
+import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
 import { createGatewayApp } from './app';
@@ -19,10 +20,11 @@ export interface RunningGateway {
 
 export async function runGateway(config: Readonly<Config>, log: Logger): Promise<RunningGateway> {
   const tls = await loadOrCreateCertificate(config.dataDir, config.tlsCertFile, config.tlsKeyFile);
-  const core = createCoreClient(config.coreAddress, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
+  const grpcCredentials = createGrpcCredentials(config.grpcTls).channel();
+  const core = createCoreClient(config.coreAddress, grpcCredentials, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
   const auth = createAuthenticator(core, config.authCacheMs);
-  const campaigns = createCampaignsClient(config.coreAddress);
-  const im = createImClient(config.coreAddress);
+  const campaigns = createCampaignsClient(config.coreAddress, grpcCredentials);
+  const im = createImClient(config.coreAddress, grpcCredentials);
   const app = createGatewayApp({
     core, auth, log, campaigns, im,
     maxBodyBytes: config.maxBodyBytes,

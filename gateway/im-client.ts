@@ -1,4 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { IntelligentMessagingClient, type CarrierEventsRequest, type ImAccepted, type ImSendRequest } from '../proto/gen/hermod/v1/im';
 import { unaryCall } from './unary-call';
 
@@ -9,8 +9,8 @@ export interface ImClient {
   close(): void;
 }
 
-export function createImClient(address: string): ImClient {
-  const client = new IntelligentMessagingClient(address, credentials.createInsecure(), { 'grpc.keepalive_time_ms': 30_000 });
+export function createImClient(address: string, channelCredentials: ChannelCredentials): ImClient {
+  const client = new IntelligentMessagingClient(address, channelCredentials, { 'grpc.keepalive_time_ms': 30_000 });
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
   return {
     send: (request) => unary('ImSendMessage', client.sendMessage as never, request),

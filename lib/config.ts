@@ -93,6 +93,13 @@ export interface AdaptersConfig {
   coreRunsWorkers: boolean;
 }
 
+/** Mutual TLS between roles (gRPC): this process's certificate and key, and the CA that signs every role's. */
+export interface GrpcTlsConfig {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
 export interface Config {
   dataDir: string;
   logLevel: LogLevel;
@@ -105,6 +112,8 @@ export interface Config {
   tlsKeyFile: string;
   /** Where core serves gRPC and where gateways reach it. */
   coreAddress: string;
+  /** Mutual TLS on that gRPC hop; unset means plaintext, allowed only on loopback. */
+  grpcTls: GrpcTlsConfig | undefined;
   /** This core's number (0..15) when several run: part of every numeric message id. */
   coreInstance: number;
   gateways: number;
@@ -225,6 +234,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     tlsCertFile: str('HERMOD_TLS_CERT', ''),
     tlsKeyFile: str('HERMOD_TLS_KEY', ''),
     coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
+    grpcTls: grpcTls(env),
     coreInstance: int('HERMOD_CORE_INSTANCE', 0, 0, 15),
     gateways: int('HERMOD_GATEWAYS', Math.max(1, os.availableParallelism()), 1, 256),
     bootstrap: bootstrapApp
@@ -321,6 +331,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: int('HERMOD_IM_RATE_LIMIT', 100, 0, 100),
   };
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
+  if (!config.grpcTls && !isLoopbackAddress(config.coreAddress)) {
+    // Anything that reaches core's gRPC can act as any application: beyond this machine, roles prove who they are.
+    throw new ConfigError(`HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`);
+  }
   if (config.scheduleHorizonMs < 60_000) throw new ConfigError('HERMOD_SCHEDULE_HORIZON must be at least 1m');
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
@@ -339,4 +353,26 @@ function parseOutcomes(text: string): SimulatorConfig['outcomes'] {
   }
   if (Object.values(outcomes).every((w) => w === 0)) throw new ConfigError('HERMOD_SMSC_OUTCOMES: all weights are zero');
   return outcomes;
+}
+
+const GRPC_TLS_VARIABLES = ['HERMOD_GRPC_TLS_CERT', 'HERMOD_GRPC_TLS_KEY', 'HERMOD_GRPC_TLS_CA'] as const;
+
+function grpcTls(env: Env): GrpcTlsConfig | undefined {
+  const [certFile, keyFile, caFile] = GRPC_TLS_VARIABLES.map((name) => env[name] ?? '');
+  if (!certFile && !keyFile && !caFile) return undefined;
+  if (!certFile || !keyFile || !caFile) throw new ConfigError(`${GRPC_TLS_VARIABLES.join(', ')} must be set together (mutual TLS between roles)`);
+  return { certFile, keyFile, caFile };
+}
+
+/** Host part of `host:port`, `[v6]:port` or a bare host. */
+function hostOf(address: string): string {
+  const v6 = /^\[([^\]]+)\]/.exec(address);
+  if (v6) return v6[1]!;
+  const colon = address.lastIndexOf(':');
+  return colon > 0 && address.indexOf(':') === colon ? address.slice(0, colon) : address;
+}
+
+export function isLoopbackAddress(address: string): boolean {
+  const host = hostOf(address).toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

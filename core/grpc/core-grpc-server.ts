@@ -151,9 +151,9 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   return server;
 }
 
-export async function bindServer(server: Server, address: string): Promise<number> {
+export async function bindServer(server: Server, address: string, serverCredentials: ServerCredentials = ServerCredentials.createInsecure()): Promise<number> {
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+    server.bindAsync(address, serverCredentials, (err, port) => (err ? reject(err) : resolve(port))),
   );
   disableNagleOnAcceptedSockets(server);
   return port;

@@ -1,4 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
+import { createGrpcCredentials } from '../grpc-credentials';
 import { AccountsClient, type Application, type ListApplicationsResponse, type ListOptOutsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
@@ -31,9 +31,10 @@ type Out = (line: string) => void;
 
 /** Runs one operators' command; returns the process exit code. */
 export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
-  const client = new AccountsClient(config.coreAddress, credentials.createInsecure());
-  const campaigns = new CampaignsClient(config.coreAddress, credentials.createInsecure());
-  const im = new IntelligentMessagingClient(config.coreAddress, credentials.createInsecure());
+  const channelCredentials = createGrpcCredentials(config.grpcTls).channel();
+  const client = new AccountsClient(config.coreAddress, channelCredentials);
+  const campaigns = new CampaignsClient(config.coreAddress, channelCredentials);
+  const im = new IntelligentMessagingClient(config.coreAddress, channelCredentials);
   const callOn = <Req, Res>(target: object, fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
     new Promise((resolve, reject) =>
       fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
