@@ -24,17 +24,30 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(r.json.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     return r.json.id as string;
   };
-  const callbacksOf = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { id: string; status: string; detail: string });
-  /** Waits for the final callback, then checks every callback moved forward and the expected ones came in order. */
+  const callbacksOf = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { id: string; status: string; detail: string; channel?: string; attempt?: number });
+  /**
+   * Waits for the message's outcome (a callback without a channel, after
+   * `accepted`), then checks that the message said `accepted` then that
+   * outcome and nothing else, that each attempt's callbacks moved forward,
+   * and that the expected statuses came in order.
+   */
   const settles = async (id: string, final: string, expected: string[]) => {
-    await eventually(async () => (callbacksOf(id).some((c) => c.status === final) ? true : undefined), 20_000, 50);
+    await eventually(async () => (callbacksOf(id).some((c) => c.channel === undefined && c.status === final) ? true : undefined), 20_000, 50);
     await new Promise((r) => setTimeout(r, 300)); // anything late would show now
-    const statuses = callbacksOf(id).map((c) => c.status);
-    for (let i = 1; i < statuses.length; i++) expect(STAGE[statuses[i]!]!, statuses.join(' → ')).toBeGreaterThan(STAGE[statuses[i - 1]!]!);
+    const all = callbacksOf(id);
+    const shown = all.map((c) => `${c.status}${c.channel ? `@${c.channel}#${c.attempt}` : ''}`).join(' → ');
+    expect(all.filter((c) => c.channel === undefined).map((c) => c.status), shown).toEqual(['accepted', final]);
+    for (const n of new Set(all.map((c) => c.attempt).filter((a) => a !== undefined))) {
+      const statuses = all.filter((c) => c.attempt === n).map((c) => c.status);
+      if (statuses.at(-1) === 'expired') statuses.pop(); // timed out: told after whatever it had reached
+      for (let i = 1; i < statuses.length; i++) expect(STAGE[statuses[i]!]!, shown).toBeGreaterThan(STAGE[statuses[i - 1]!]!);
+    }
+    const statuses = all.map((c) => c.status);
     const positions = expected.map((s) => statuses.indexOf(s));
-    expect(positions.every((p) => p >= 0), statuses.join(' → ')).toBe(true);
+    expect(positions.every((p) => p >= 0), shown).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    expect(statuses.at(-1)).toBe(final);
+    expect(all.at(-1), shown).toMatchObject({ status: final });
+    expect(all.at(-1)!.channel, shown).toBeUndefined();
     return statuses;
   };
 
