@@ -37,8 +37,14 @@ export function imCallbackBody(n: ImStatusNotice): Record<string, unknown> {
   return {
     id: n.messageId,
     status: n.status,
-    detail: n.reference.slice(0, 255),
+    detail: clip(n.reference),
     ...(n.attempt ? { channel: n.attempt.channel, attempt: n.attempt.number } : {}),
-    ...(n.reason ? { reason: n.reason.slice(0, 255) } : {}),
+    ...(n.reason ? { reason: clip(n.reason) } : {}),
   };
+}
+
+/** At most 255 characters (code points, as the spec's maxLength counts them), never half of one. */
+function clip(text: string): string {
+  if (text.length <= 255) return text;
+  return Array.from(text).slice(0, 255).join('');
 }
