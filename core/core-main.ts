@@ -80,7 +80,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   });
   const lagMonitor = startBusLagMonitor(bus, log);
 
-  const orchestrator = await startImOrchestrator({ bus, state, history, recorder, numericIds, log });
+  const orchestrator = await startImOrchestrator({ bus, state, history, recorder, numericIds, notices: callbacks, recent, log, defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000 });
   recorder.onApplied((change) => orchestrator.statusApplied(change));
   const imIntake = createImIntake({ history, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 

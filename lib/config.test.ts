@@ -29,6 +29,16 @@ describe('configuration', () => {
     expect(() => resolveConfig({ HERMOD_SMSC_OUTCOMES: 'lost=1' })).toThrow(/lost=1/);
   });
 
+  it('gives Intelligent Messaging attempts without a timeout a bounded default, in whole seconds up to 7 days', () => {
+    expect(resolveConfig({}).im.defaultTimeoutMs).toBe(24 * 3600 * 1000);
+    expect(resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '90s' }).im.defaultTimeoutMs).toBe(90_000);
+    expect(resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '0' }).im.defaultTimeoutMs).toBe(0);
+    expect(resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '7d' }).im.defaultTimeoutMs).toBe(604_800_000);
+    expect(() => resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '8d' })).toThrow(/HERMOD_IM_DEFAULT_TIMEOUT must be whole seconds/);
+    expect(() => resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '1500ms' })).toThrow(/HERMOD_IM_DEFAULT_TIMEOUT/);
+    expect(() => resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: 'forever' })).toThrow(/HERMOD_IM_DEFAULT_TIMEOUT/);
+  });
+
   it('needs the addresses of the engines it is asked to use', () => {
     expect(() => resolveConfig({ HERMOD_BUS: 'kafka' })).toThrow(/HERMOD_KAFKA_BROKERS/);
     expect(() => resolveConfig({ HERMOD_HISTORY: 'clickhouse' })).toThrow(/HERMOD_CLICKHOUSE_URL/);

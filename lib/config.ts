@@ -127,6 +127,8 @@ export interface Config {
     defaultAttempts: string;
     /** Requests per second per application on Intelligent Messaging (X-RateLimit-Limit, 0..100). */
     rateLimit: number;
+    /** How long an attempt that gives no `timeout` (or 0) waits for its event; 0: no deadline. */
+    defaultTimeoutMs: number;
   };
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
@@ -186,6 +188,12 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     } catch (err) {
       throw new ConfigError(`${name}: ${(err as Error).message}`);
     }
+  };
+  // Whole seconds, at most the 604800 s a request's `timeout` may ask for (SPEC.md §2.4).
+  const imTimeout = (name: string, fallback: string): number => {
+    const ms = duration(name, fallback);
+    if (ms % 1000 !== 0 || ms > 604_800_000) throw new ConfigError(`${name} must be whole seconds from 0 to 7d, got ${JSON.stringify(env[name])}`);
+    return ms;
   };
   const bool = (name: string, fallback: boolean): boolean => {
     const raw = env[name];
@@ -329,6 +337,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   config.im = {
     defaultAttempts: str('HERMOD_IM_DEFAULT_ATTEMPTS', 'sms'),
     rateLimit: int('HERMOD_IM_RATE_LIMIT', 100, 0, 100),
+    defaultTimeoutMs: imTimeout('HERMOD_IM_DEFAULT_TIMEOUT', '24h'),
   };
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
   if (!config.grpcTls && !isLoopbackAddress(config.coreAddress)) {

@@ -85,7 +85,7 @@ export const receiptLatency = once('hermod_smpp_receipt_latency_seconds', () => 
 
 export const carrierSends = once('hermod_carrier_sends_total', () => new Counter({
   name: 'hermod_carrier_sends_total',
-  help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen)',
+  help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken)',
   labelNames: ['channel', 'outcome'] as const,
 }));
 

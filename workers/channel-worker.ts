@@ -66,9 +66,19 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       .catch((err) => log.error('could not publish an inbound message', { err, source: m.source }));
   });
 
+  /** A job overtaken while it waited (an IM attempt whose fallback started) is dropped, never sent. */
+  const cancelled = async (job: OutboundJob): Promise<boolean> => {
+    if (!(await state.wereCancelled([job.id]))[0]) return false;
+    carrierSends.inc({ channel, outcome: 'cancelled' });
+    log.debug('job cancelled before it reached the carrier', { id: job.id });
+    return true;
+  };
+
   const sendOne = async (job: OutboundJob): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
+      // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
+      if (await cancelled(job)) return;
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       try {

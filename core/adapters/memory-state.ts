@@ -39,6 +39,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
   const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
   const submitted = new BoundedMap<true>(ttlMs, maxEntries);
+  const cancelled = new BoundedMap<true>(ttlMs, maxEntries);
   const lastMessages = new BoundedMap<{ messageId: string; applicationId: string }>(ttlMs, maxEntries);
   // Opt-outs never expire here: core loads them from history at start.
   const optOuts = new Set<string>();
@@ -136,6 +137,19 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       return messageIds.map((id) => submitted.get(id, t) === true);
     },
 
+    async cancelSends(messageIds) {
+      open();
+      const t = now();
+      cancelled.expire(t);
+      for (const id of messageIds) cancelled.set(id, true, t);
+    },
+
+    async wereCancelled(messageIds) {
+      open();
+      const t = now();
+      return messageIds.map((id) => cancelled.get(id, t) === true);
+    },
+
     async getMessageIdByCarrierId(carrierId) {
       open();
       return carrierIds.get(carrierId, now());
@@ -146,6 +160,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       statuses.clear();
       carrierIds.clear();
       submitted.clear();
+      cancelled.clear();
     },
   };
 }

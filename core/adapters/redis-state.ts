@@ -77,6 +77,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
   const submittedKey = (messageId: string): string => `${prefix}:submitted:{${messageId}}`;
+  const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handset}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
@@ -219,6 +220,30 @@ export function createRedisState(options: RedisStateOptions): HotState {
         return pipelineResults('reading submit markers', await pipeline.exec()).map((n) => n === 1);
       } catch (err) {
         throw unavailable('reading submit markers', err);
+      }
+    },
+
+    async cancelSends(messageIds: readonly string[]): Promise<void> {
+      open();
+      if (messageIds.length === 0) return;
+      const pipeline = client.pipeline();
+      for (const id of messageIds) pipeline.set(cancelledKey(id), '1', 'EX', ttlSeconds);
+      try {
+        pipelineResults('storing cancel markers', await pipeline.exec());
+      } catch (err) {
+        throw unavailable('storing cancel markers', err);
+      }
+    },
+
+    async wereCancelled(messageIds: readonly string[]): Promise<boolean[]> {
+      open();
+      if (messageIds.length === 0) return [];
+      const pipeline = client.pipeline();
+      for (const id of messageIds) pipeline.exists(cancelledKey(id));
+      try {
+        return pipelineResults('reading cancel markers', await pipeline.exec()).map((n) => n === 1);
+      } catch (err) {
+        throw unavailable('reading cancel markers', err);
       }
     },
 

@@ -110,6 +110,16 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.wereSubmitted([m1, unique('message'), m2])).toEqual([true, false, true]);
     });
 
+    it('remembers which messages must no longer be sent, and only those', async () => {
+      const [m1, m2, m3] = [unique('msg'), unique('msg'), unique('msg')];
+      expect(await state.wereCancelled([m1, m2])).toEqual([false, false]);
+      await state.cancelSends([m1, m3]);
+      await state.cancelSends([m1]);
+      expect(await state.wereCancelled([m1, m2, m3])).toEqual([true, false, true]);
+      await state.cancelSends([]);
+      expect(await state.wereCancelled([])).toEqual([]);
+    });
+
     it('claims an idempotency key once, then returns what it holds until it is released', async () => {
       const key = `idem-${Math.random().toString(36).slice(2)}`;
       expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toBeUndefined();

@@ -8,6 +8,7 @@ import { createBatcher } from '../../lib/batcher';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId } from '../im/im-ids';
+import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
 import { encodeCallback, type CallbackJob } from './callback-job';
 
 /**
@@ -15,8 +16,6 @@ import { encodeCallback, type CallbackJob } from './callback-job';
  * callback jobs on the callbacks topic, keyed by message so one message's
  * callbacks stay in the order the changes happened.
  */
-const IM_STATUSES = new Set(['accepted', 'submitted', 'sent', 'received', 'read', 'frozen', 'rejected', 'failed', 'dead', 'expired']);
-
 export function createCallbackProducer(deps: { bus: Bus; history: History; recent: RecentMessages; log: Logger }) {
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
@@ -28,12 +27,14 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
   const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>): void => {
     publisher.add({ ...job, eventId: randomUUID(), attempt: 0, notBefore: 0 }).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
   };
+  const imStatus = (n: ImStatusNotice): void =>
+    enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at });
   const statusJob = (m: MessageRecord, c: StatusChange): void => {
     if (m.direction !== 'MT') return;
     if (m.channel === 'im') {
-      // Intelligent Messaging's own vocabulary: no queued; detail holds the caller's reference.
-      if (!IM_STATUSES.has(c.status)) return;
-      return enqueue({ applicationId: m.applicationId, kind: 'im_status', messageId: m.id, body: { id: m.id, status: c.status, detail: m.reference.slice(0, 255) }, createdAt: c.at });
+      // Intelligent Messaging: `accepted` is told here; the IM orchestrator tells the rest (imStatus below).
+      if (c.status !== 'accepted') return;
+      return imStatus({ applicationId: m.applicationId, messageId: m.id, status: 'accepted', reference: m.reference, at: c.at });
     }
     enqueue({
       applicationId: m.applicationId,
@@ -59,6 +60,8 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
         (err) => deps.log.warn('no callback: message lookup failed', { err, messageId: change.messageId }),
       );
     },
+    /** What the IM orchestrator tells about a message or one of its attempts. */
+    imStatus,
     repliesReceived(replies: readonly MessageRecord[]): void {
       for (const r of replies) {
         if (!r.applicationId) continue;

@@ -5,16 +5,22 @@ import { IM_SETTLED } from '../ports/im-store';
 import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from '../messages/status-recorder';
 import type { NumericIds } from '../messages/numeric-ids';
+import type { RecentMessages } from '../messages/recent-messages';
 import { decodeJob, encodeJob, type ImJobDetails } from '../messages/bus-payloads';
 import { countSegments } from '../messages/segments';
-import { stageOf, type MessageStatus } from '../domain/message-status';
+import { isFinal, stageOf, type MessageStatus } from '../domain/message-status';
 import type { Logger } from '../../lib/log';
 import { imAttempts } from '../../lib/metrics';
 import { addressFor, isFailure, reachedEvent, type ImPlan } from './im-plan';
 import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
+import { toImStatus, type ImStatusNotice } from './im-status-notice';
 
-/** Statuses of the Intelligent Messaging vocabulary (SPEC.md §2.4 StatusCallback). */
-const IM_STATUSES = new Set<MessageStatus>(['accepted', 'submitted', 'sent', 'received', 'read', 'frozen', 'rejected', 'failed', 'dead', 'expired']);
+/** Where the orchestrator tells applications about their IM messages (the callback producer). */
+export interface ImStatusNotices {
+  imStatus(notice: ImStatusNotice): void;
+}
+
+const OPTED_OUT = 'destination opted out';
 
 interface Open {
   id: string;
@@ -37,15 +43,22 @@ export interface ImOrchestrator {
  * attempt is its own message (id derived from the message's, see im-ids.ts)
  * on its channel's topic; it succeeds when its channel reports the attempt's
  * event (or delivery) within its timeout, otherwise the next attempt starts.
- * Reports about an attempt that is no longer current are recorded on that
- * attempt but change nothing else: a late `read` on WhatsApp after the SMS
- * fallback started sends nothing and decides nothing.
+ * An attempt that is overtaken (timed out or failed) is marked cancelled in
+ * hot state before the next one starts, so a worker still holding it (queued,
+ * or backing off between retries) drops it instead of sending it. Reports
+ * about an attempt that is no longer current are recorded on that attempt but
+ * change nothing else: a late `read` on WhatsApp after the SMS fallback
+ * started sends nothing, tells nothing and decides nothing.
  *
- * The message's own status follows its current attempt's progress; its
- * settled outcome is marked in history, so after a restart every unsettled
- * message resumes: its current attempt's timer is re-armed with the time it
- * has left, and an attempt not yet confirmed by its carrier is handed over again
- * (workers skip the ones already submitted).
+ * What the application hears (README, Intelligent Messaging): the message's
+ * `accepted` (from intake), each attempt's progress with its channel and
+ * number, ending in its outcome, and the message's own outcome last. The
+ * message's own status goes from `accepted` straight to that outcome, which
+ * is marked settled in history; after a restart every unsettled message
+ * resumes: its current attempt's timer is re-armed with the time it has
+ * left, and an attempt not yet confirmed by its carrier is handed over again
+ * (workers skip the ones already submitted). A message refused at intake
+ * because its handset opted out is settled as `rejected` and never resumed.
  */
 export async function startImOrchestrator(deps: {
   bus: Bus;
@@ -53,30 +66,66 @@ export async function startImOrchestrator(deps: {
   history: History;
   recorder: StatusRecorder;
   numericIds: NumericIds;
+  notices: ImStatusNotices;
+  /** Messages just accepted (a refused one is told about before history has it). */
+  recent: RecentMessages;
   log: Logger;
+  /** Seconds an attempt that gives no timeout (or 0) waits for its event; 0: no deadline. */
+  defaultTimeoutSeconds: number;
   /** How far back a restart looks for unsettled messages (longer than the longest sequence of timeouts). */
   recoveryWindowMs?: number;
 }): Promise<ImOrchestrator> {
-  const { bus, state, history, recorder, log } = deps;
+  const { bus, state, history, recorder, notices, log } = deps;
   const open = new Map<string, Open>();
   const taken = new Set<string>();
   let stopping = false;
 
-  const imStatus = (im: Open, status: MessageStatus, detail = ''): Promise<unknown> => {
-    const mapped: MessageStatus = status === 'blocked' || status === 'deficient' ? 'rejected' : status === 'queued' ? 'accepted' : status;
-    if (!IM_STATUSES.has(mapped)) return Promise.resolve();
-    return recorder.record([{ messageId: im.id, applicationId: im.applicationId, channel: 'im', status: mapped, at: Date.now(), detail }]);
+  /** Tells the application: about attempt k when given, else about the message as a whole. */
+  const tell = (im: Pick<Open, 'id' | 'applicationId' | 'plan'>, status: MessageStatus, k?: number, reason?: string): void => {
+    const told = toImStatus(status);
+    if (!told) return;
+    const attempt = k === undefined ? undefined : { number: k + 1, channel: im.plan.attempts[k]!.channel };
+    notices.imStatus({ applicationId: im.applicationId, messageId: im.id, status: told, reference: im.plan.reference, at: Date.now(), ...(attempt ? { attempt } : {}), ...(reason ? { reason } : {}) });
   };
 
-  const settle = async (im: Open, status: MessageStatus, detail: string): Promise<void> => {
+  /** The outcome goes on the message (history), is marked settled, then told. */
+  const settle = async (im: Open, status: MessageStatus, detail: string, reason?: string): Promise<void> => {
     clearTimeout(im.timer);
     open.delete(im.id);
-    await imStatus(im, status, detail);
-    const current = (await state.getStatus(im.id))?.status ?? status;
+    const outcome = toImStatus(status) ?? 'failed';
+    await recorder.record([{ messageId: im.id, applicationId: im.applicationId, channel: 'im', status: outcome, at: Date.now(), detail }]);
+    await markSettled(im);
+    tell(im, outcome, undefined, reason);
+    log.debug('im message settled', { id: im.id, status: outcome, attempt: im.current });
+  };
+
+  const markSettled = async (im: Pick<Open, 'id' | 'applicationId'>): Promise<void> => {
+    const current = (await state.getStatus(im.id))?.status ?? 'accepted';
     // The marker repeats the current status, so it never changes what the message reads as.
     await history.appendEvents([{ messageId: im.id, applicationId: im.applicationId, status: current, at: Date.now(), detail: IM_SETTLED, carrierId: '', errorCode: '' }]);
-    log.debug('im message settled', { id: im.id, status: current, attempt: im.current });
   };
+
+  /** Attempt k must never reach its carrier from now on (a worker may still hold it, queued or retrying). */
+  const cancel = (im: Open, k: number): Promise<void> => state.cancelSends([imAttemptId(im.id, k)]);
+
+  /** A message refused at intake because its handset opted out: settled as rejected, never sent. */
+  const endRefused = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>): Promise<void> => {
+    taken.add(m.id);
+    const im = { id: m.id, applicationId: m.applicationId, plan: JSON.parse(m.content) as ImPlan };
+    await markSettled(im);
+    tell(im, 'rejected', undefined, OPTED_OUT);
+    log.info('im message refused: destination opted out', { id: m.id });
+  };
+
+  /** Reached its outcome before a stop, but the settled marker did not follow: mark it, and tell the outcome again (at least once). */
+  const settleAgain = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content' | 'status'>): Promise<void> => {
+    taken.add(m.id);
+    const im = { id: m.id, applicationId: m.applicationId, plan: JSON.parse(m.content) as ImPlan };
+    await markSettled(im);
+    tell(im, m.status);
+  };
+
+  const timeoutOf = (attempt: ImPlan['attempts'][number]): number => attempt.timeout || deps.defaultTimeoutSeconds;
 
   const details = (plan: ImPlan): ImJobDetails => ({
     type: plan.type,
@@ -97,7 +146,7 @@ export async function startImOrchestrator(deps: {
   };
 
   const armTimer = (im: Open, k: number, startedAt: number): void => {
-    const timeout = im.plan.attempts[k]!.timeout ?? 0;
+    const timeout = timeoutOf(im.plan.attempts[k]!);
     if (timeout <= 0) return;
     clearTimeout(im.timer);
     const wait = Math.max(0, startedAt + timeout * 1000 - Date.now());
@@ -107,7 +156,7 @@ export async function startImOrchestrator(deps: {
 
   const startAttempt = async (im: Open, k: number, failure: MessageStatus = 'failed'): Promise<void> => {
     if (stopping) return;
-    if (k >= im.plan.attempts.length) return settle(im, failure, 'every delivery attempt failed');
+    if (k >= im.plan.attempts.length) return settle(im, failure, 'every delivery attempt failed', 'every delivery attempt failed');
     const attempt = im.plan.attempts[k]!;
     im.current = k;
     const id = imAttemptId(im.id, k);
@@ -136,9 +185,12 @@ export async function startImOrchestrator(deps: {
     const accepted = { messageId: id, applicationId: im.applicationId, status: 'accepted' as const, at: now, detail: `attempt ${k + 1} on ${attempt.channel}`, carrierId: '', errorCode: '' };
     await history.insertMessages([record], [accepted]);
     await state.advanceStatuses([{ id, status: 'accepted', at: now }]);
+    tell(im, 'accepted', k);
     if (!address) {
       // Recorded, so the history shows the attempt and why it went nowhere.
-      await recorder.record([{ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: `no ${attempt.channel} address for this destination` }]);
+      const why = `no ${attempt.channel} address for this destination`;
+      await recorder.record([{ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: why }]);
+      tell(im, 'rejected', k, why);
       return startAttempt(im, k + 1, 'rejected');
     }
     if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId }]);
@@ -150,8 +202,11 @@ export async function startImOrchestrator(deps: {
     if (im.current !== k || !open.has(im.id) || stopping) return;
     const attempt = im.plan.attempts[k]!;
     const id = imAttemptId(im.id, k);
+    const why = `no ${attempt.event || 'delivery'} within ${timeoutOf(attempt)} s`;
+    await cancel(im, k);
     // The outcome goes on the attempt in history even when it already reads as delivered (waiting for `read`).
-    await history.appendEvents([{ messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: `no ${attempt.event || 'delivery'} within ${attempt.timeout} s`, carrierId: '', errorCode: 'attempt_timeout' }]);
+    await history.appendEvents([{ messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: why, carrierId: '', errorCode: 'attempt_timeout' }]);
+    tell(im, 'expired', k, why);
     imAttempts.inc({ channel: attempt.channel, outcome: 'timed_out' });
     log.info('im attempt timed out; falling back', { id: im.id, attempt: k + 1, channel: attempt.channel, next: im.plan.attempts[k + 1]?.channel ?? 'none' });
     await startAttempt(im, k + 1, 'expired');
@@ -169,17 +224,17 @@ export async function startImOrchestrator(deps: {
       return;
     }
     const attempt = im.plan.attempts[k]!;
+    if (change.status !== 'queued') tell(im, change.status, k, isFailure(change.status) ? change.detail || change.errorCode || undefined : undefined);
     if (reachedEvent(attempt.event, change.status)) {
       imAttempts.inc({ channel: attempt.channel, outcome: 'succeeded' });
-      await imStatus(im, change.status);
       return settle(im, change.status, `${attempt.channel}: ${change.status}`);
     }
     if (isFailure(change.status)) {
       imAttempts.inc({ channel: attempt.channel, outcome: 'failed' });
       clearTimeout(im.timer);
+      await cancel(im, k);
       return startAttempt(im, k + 1, change.status);
     }
-    if (stageOf(change.status) >= stageOf('sent')) await imStatus(im, change.status);
   };
 
   /** Takes up a message from the `im` topic or from recovery, where it stands. */
@@ -210,10 +265,13 @@ export async function startImOrchestrator(deps: {
     }
     if (last < 0 || !lastRecord) return startAttempt(im, 0);
     im.current = last;
+    // Hot state may be new (in-process): the attempts overtaken before the restart stay unsent.
+    if (last > 0) await state.cancelSends(Array.from({ length: last }, (_, k) => imAttemptId(m.id, k)));
     const attempt = plan.attempts[last]!;
     const status = (await state.getStatus(lastRecord.id))?.status ?? lastRecord.status;
     if (reachedEvent(attempt.event, status)) return settle(im, status, `${attempt.channel}: ${status}`);
     if (isFailure(status)) return startAttempt(im, last + 1, status);
+    if ((await state.wereCancelled([lastRecord.id]))[0]) return startAttempt(im, last + 1, 'expired'); // timed out just before the stop
     armTimer(im, last, lastRecord.acceptedAt);
     if (stageOf(status) < stageOf('submitted') && lastRecord.destination) await publishAttempt(im, last, lastRecord);
   };
@@ -221,7 +279,11 @@ export async function startImOrchestrator(deps: {
   // Unsettled messages from before this start first, each checked against history.
   const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
   const unsettled = await history.im.listOpenMessages(since);
-  for (const m of unsettled) await begin(m).catch((err) => log.error('could not resume an im message', { err, id: m.id }));
+  for (const m of unsettled) {
+    // Its own status is final only once an outcome was reached (the settled marker may not have followed before the stop).
+    const step = m.status === 'blocked' ? endRefused(m) : isFinal(m.status) ? settleAgain(m) : begin(m);
+    await step.catch((err) => log.error('could not resume an im message', { err, id: m.id }));
+  }
   if (unsettled.length > 0) log.info('resumed unsettled im messages', { count: unsettled.length });
 
   const subscription: Subscription = await bus.subscribe(
@@ -239,6 +301,15 @@ export async function startImOrchestrator(deps: {
 
   return {
     statusApplied(change) {
+      if (change.channel === 'im' && change.status === 'blocked') {
+        // Refused at intake (opted out): it never reaches the im topic, so it ends here.
+        const id = change.messageId;
+        const fresh = deps.recent.get(id);
+        (fresh ? Promise.resolve(fresh) : history.getMessage(change.applicationId, id))
+          .then((m) => m && endRefused(m))
+          .catch((err) => log.error('could not settle a refused im message', { err, id }));
+        return;
+      }
       if (!isImAttemptId(change.messageId)) return;
       const im = open.get(parseImAttemptId(change.messageId).messageId);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));

@@ -13,7 +13,7 @@ export interface ImAttemptPlan {
   channel: ImChannel;
   /** The status that counts as success ('' : the channel's delivered state). */
   event: string;
-  /** Seconds to reach it; 0 or absent: no deadline. */
+  /** Seconds to reach it (1..604800); 0 or absent: HERMOD_IM_DEFAULT_TIMEOUT (24 h unless set). */
   timeout?: number;
 }
 

@@ -41,6 +41,14 @@ export interface HotState {
    * core (which applies statuses) is down, and redelivered jobs are not sent twice.
    */
   wereSubmitted(messageIds: readonly string[]): Promise<boolean[]>;
+  /**
+   * Marks messages that must no longer be handed to a carrier (an Intelligent
+   * Messaging attempt overtaken by its fallback). Workers read the mark before
+   * every hand-over, so a job still queued or waiting to retry is dropped.
+   */
+  cancelSends(messageIds: readonly string[]): Promise<void>;
+  /** For each message, in order, whether its sending was cancelled. */
+  wereCancelled(messageIds: readonly string[]): Promise<boolean[]>;
   /** The last outgoing message to each handset, so a reply can be matched to what it answers. */
   rememberLastMessages(entries: readonly { handset: string; messageId: string; applicationId: string }[]): Promise<void>;
   getLastMessage(handset: string): Promise<{ messageId: string; applicationId: string } | undefined>;

@@ -56,7 +56,7 @@ export function toImSendRequest(applicationId: string, body: MessagePostRequest)
             }
           : undefined,
     },
-    // A missing timeout stays absent: core then uses the channel's default.
+    // A missing timeout stays absent: core then waits HERMOD_IM_DEFAULT_TIMEOUT (as for 0).
     attempts: (body.delivery_attempts ?? []).map((a) => ({ channel: a.channel, event: a.event ?? '', timeout: a.timeout })),
     reference: body.reference ?? '',
     schedulerPipe: body.scheduler_pipe ?? '',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../simulators/smpp-test-kit';
 import { imJob } from '../carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createWhatsAppSimulator } from '../simulators/whatsapp-simulator';
@@ -31,5 +32,31 @@ describe('WhatsApp worker pool', () => {
     const j = job('not-a-number');
     await publish([j]);
     expect(await statusesOnce(j.id)).toEqual([expect.objectContaining({ status: 'rejected', errorCode: 'carrier_rejected' })]);
+  });
+});
+
+describe('WhatsApp worker pool and cancelled jobs', () => {
+  it('drops a job cancelled while it was queued, without sending or reporting it', async () => {
+    const { sim, state, publish, statusesOf } = await wabPool();
+    const cancelled = job('+64211234562');
+    const kept = job('+64211234563');
+    await state.cancelSends([cancelled.id]);
+    await publish([cancelled, kept]);
+    await eventually(() => (statusesOf(kept.id).some((u) => u.status === 'submitted') ? true : undefined), 5000, 20);
+    expect(statusesOf(cancelled.id)).toEqual([]);
+    expect(sim.received.map((m) => m.to)).toEqual(['64211234563']);
+  });
+
+  it('drops a job cancelled while it waited to retry a carrier that was down', async () => {
+    const { sim, state, publish, statusesOf } = await wabPool();
+    await sim.stop(); // refused connections: the worker backs off and retries
+    const j = job('+64211234564');
+    await publish([j]);
+    await new Promise((r) => setTimeout(r, 400)); // the first try has failed by now
+    await state.cancelSends([j.id]);
+    await sim.start();
+    await new Promise((r) => setTimeout(r, 3000)); // past the next retries (0.25..0.5 s, then 0.5..1 s, 1..2 s)
+    expect(sim.received).toEqual([]);
+    expect(statusesOf(j.id)).toEqual([]);
   });
 });
