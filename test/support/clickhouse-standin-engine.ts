@@ -35,7 +35,8 @@ export function createStandinEngine(dataDir: string, poolSize: number): StandinE
   const all = new Set<Session>();
 
   const open = (): Slot => {
-    const session = new Session(dataDir);
+    // clickhouse-local takes `SELECT`-less expressions as queries; a server does not.
+    const session = new Session(dataDir, { connectionArgs: ['--implicit_select=0'] });
     all.add(session);
     return { session, database: 'default' };
   };

@@ -50,7 +50,7 @@ export function sendStandinError(res: http.ServerResponse, queryId: string, err:
 }
 
 function describe(err: unknown): { code: number; text: string } {
-  if (err instanceof StandinSqlError) return { code: err.code, text: `Code: ${err.code}. DB::Exception: ${err.message}. (${err.type}) (clickhouse-http-standin)` };
+  if (err instanceof StandinSqlError) return { code: err.code, text: `Code: ${err.code}. DB::Exception: ${err.message.replace(/\.$/, '')}. (${err.type}) (clickhouse-http-standin)` };
   // chDB's errors already carry the engine's own text and code.
   const message = err instanceof Error ? err.message : String(err);
   const code = typeof (err as { clickhouseCode?: unknown })?.clickhouseCode === 'number' ? (err as { clickhouseCode: number }).clickhouseCode : 1001;
