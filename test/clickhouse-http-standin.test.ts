@@ -61,6 +61,16 @@ describe('ClickHouse HTTP stand-in', () => {
     await scoped.close();
   });
 
+  it('takes insert data after the statement, in the body or in the query parameter alone', async () => {
+    const post = (url: string, body?: string) => fetch(url, { method: 'POST', ...(body === undefined ? {} : { body }) });
+    const statement = `INSERT INTO ${database}.notes (id, text) FORMAT JSONEachRow`;
+    expect((await post(`${standin.url}/?query=${encodeURIComponent(statement)}`, '{"id":3,"text":"Привет"}\n')).status).toBe(200);
+    expect((await post(standin.url, `${statement}\n{"id":4,"text":"你好世界"}\n`)).status).toBe(200);
+    expect((await post(`${standin.url}/?query=${encodeURIComponent(`${statement} {"id":5,"text":"👋🏽🎉"}`)}`)).status).toBe(200);
+    const rows = await (await client.query({ query: `SELECT id, text FROM ${database}.notes WHERE id IN (3, 4, 5) ORDER BY id`, format: 'JSONEachRow' })).json();
+    expect(rows).toEqual([{ id: 3, text: 'Привет' }, { id: 4, text: '你好世界' }, { id: 5, text: '👋🏽🎉' }]);
+  });
+
   it('echoes the query id and says which format it answered in', async () => {
     const queryId = randomUUID();
     const rs = await client.query({ query: 'SELECT 1 AS one', format: 'JSONCompactEachRow', query_id: queryId });

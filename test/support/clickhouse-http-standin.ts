@@ -70,7 +70,8 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
       await engine.withSession(request.sessionId, request.sessionTimeoutSeconds, async (session) => {
         await session.use(request.database);
         if (insert) {
-          const data = request.body.subarray(Math.max(0, insert.dataOffset - request.prefixBytes));
+          // The data is usually the whole body (the statement came in `query=`); it may also follow the statement inside either.
+          const data = insert.dataOffset >= request.prefixBytes && request.body.length > 0 ? request.body.subarray(insert.dataOffset - request.prefixBytes) : Buffer.from(request.text, 'utf8').subarray(insert.dataOffset);
           if (insert.plain && RAW_FORMATS.has(insert.format)) {
             const summary = await session.insertRaw(insert.table, insert.columns, data, insert.format);
             sendStandinResult(request, { format: 'TabSeparated', body: Buffer.alloc(0), summary: { written_rows: summary.rowsWritten, written_bytes: summary.bytesWritten } });
