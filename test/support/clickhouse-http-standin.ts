@@ -62,11 +62,11 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
     if (running.has(request.queryId)) {
       throw new StandinSqlError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${request.queryId} is already running.`);
     }
-    if (request.database !== 'default' && !(await engine.databaseExists(request.database))) {
-      throw new StandinSqlError(81, 'UNKNOWN_DATABASE', `Database ${request.database} does not exist`);
-    }
     running.add(request.queryId);
     try {
+      if (request.database !== 'default' && !(await engine.databaseExists(request.database))) {
+        throw new StandinSqlError(81, 'UNKNOWN_DATABASE', `Database ${request.database} does not exist`);
+      }
       await engine.withSession(request.sessionId, request.sessionTimeoutSeconds, async (session) => {
         await session.use(request.database);
         if (insert) {
