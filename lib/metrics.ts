@@ -61,14 +61,28 @@ export const busLag = once('hermod_bus_lag_records', () => new Gauge({
 
 export const callbacksTotal = once('hermod_callbacks_total', () => new Counter({
   name: 'hermod_callbacks_total',
-  help: 'Customer callbacks by kind and outcome (delivered, retry, refused, given_up, not_configured)',
-  labelNames: ['kind', 'outcome'] as const,
+  help: 'Customer callbacks by application, kind and outcome (delivered, retry, refused, given_up, not_configured)',
+  labelNames: ['application', 'kind', 'outcome'] as const,
+}));
+
+export const callbacksAwaitingRetry = once('hermod_callbacks_awaiting_retry', () => new Gauge({
+  name: 'hermod_callbacks_awaiting_retry',
+  help: 'Callbacks of an application waiting on the retry topic after a failed delivery (their receiver is failing)',
+  labelNames: ['application'] as const,
 }));
 
 export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
   name: 'hermod_smpp_window_in_use',
   help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
   labelNames: ['bind'] as const,
+}));
+
+export const smppBindUp = once('hermod_smpp_bind_up', () => new Gauge({
+  name: 'hermod_smpp_bind_up',
+  help: 'Whether an SMPP bind is up (1) or down (0); across a service\'s processes the lowest counts',
+  labelNames: ['bind'] as const,
+  // One process with its bind down is an outage of that bind, whatever the others do.
+  aggregator: 'min',
 }));
 
 export const smppSubmits = once('hermod_smpp_submits_total', () => new Counter({
@@ -100,6 +114,21 @@ export const imAttempts = once('hermod_im_attempts_total', () => new Counter({
   name: 'hermod_im_attempts_total',
   help: 'Intelligent Messaging delivery attempts, by channel and how they ended (succeeded, failed, timed_out), and reports that came after the attempt stopped counting (late_report)',
   labelNames: ['channel', 'outcome'] as const,
+}));
+
+export const historyFlushFailures = once('hermod_history_flush_failures_total', () => new Counter({
+  name: 'hermod_history_flush_failures_total',
+  help: 'Flushes of the history journal into ClickHouse that failed (the rows stay journaled and the flush is retried)',
+}));
+
+export const campaignsSending = once('hermod_campaigns_sending', () => new Gauge({
+  name: 'hermod_campaigns_sending',
+  help: 'Campaigns started and not yet handed in full to their channel',
+}));
+
+export const campaignMessages = once('hermod_campaign_messages_total', () => new Counter({
+  name: 'hermod_campaign_messages_total',
+  help: 'Messages created by campaign fan-out',
 }));
 
 /** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { createClient } from '@clickhouse/client';
 import type { History } from '../ports/history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
@@ -16,12 +17,17 @@ export interface ClickHouseHistoryOptions extends SqlHistoryOptions {
  * parameters bound server-side.
  */
 export async function createClickHouseHistory(options: ClickHouseHistoryOptions): Promise<History> {
-  if (options.database) {
-    const admin = createClient({ url: options.url });
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}` });
-    await admin.close();
+  const { serverUrl, database } = splitDatabase(options.url, options.database);
+  if (database !== 'default') {
+    // Created through the default database: a request naming a missing one is refused.
+    const admin = createClient({ url: serverUrl });
+    try {
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}` });
+    } finally {
+      await admin.close();
+    }
   }
-  const client = createClient({ url: options.url, ...(options.database ? { database: options.database } : {}) });
+  const client = createClient({ url: serverUrl, database });
   const engine: HistoryEngine = {
     name: 'ClickHouse',
     async exec(sql) {
@@ -35,11 +41,26 @@ export async function createClickHouseHistory(options: ClickHouseHistoryOptions)
       await client.command({ query: sql, query_params: params });
     },
     async insert(table, columns, rows) {
-      await client.insert({ table, columns: columns as [string, ...string[]], values: Readable.from([rows]), format: 'JSONEachRow' });
+      // The rows are JSONEachRow bytes already: sent as the body as they are.
+      // (client.insert() JSON-encodes each object of a stream, so a Buffer in
+      // it would go over the wire as {"type":"Buffer","data":[...]}.)
+      const { stream } = await client.exec({
+        query: `INSERT INTO ${table} (${columns.join(', ')}) FORMAT JSONEachRow`,
+        values: Readable.from(rows, { objectMode: false }),
+      });
+      await finished(stream.resume());
     },
     close: () => client.close(),
   };
   return createSqlHistory(engine, options);
+}
+
+/** The server's URL without a database path, and the database to use: the option's, else the URL's, else `default`. */
+function splitDatabase(url: string, database: string | undefined): { serverUrl: string; database: string } {
+  const parsed = new URL(url);
+  const fromPath = decodeURIComponent(parsed.pathname.replace(/^\/+|\/+$/g, ''));
+  parsed.pathname = '/';
+  return { serverUrl: parsed.toString(), database: database || fromPath || 'default' };
 }
 
 function quoteIdentifier(name: string): string {

@@ -261,6 +261,40 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getApplicationByName('durable')).toEqual(app);
     });
 
+    it('keeps every row when two writers on the same store insert at the same time', async () => {
+      const second = await harness.open();
+      try {
+        const texts = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
+        // Two tenants share a handset; each writer sends batches of both.
+        const batchOf = (writer: number, n: number) =>
+          Array.from({ length: 50 }, (_, i) => message({ applicationId: i % 2 ? 'app-one' : 'app-two', destination: '+64211234567', content: `${texts[(writer + n + i) % 4]} ${writer}/${n}/${i}`, acceptedAt: BASE + n * 100 + i }));
+        const batches = [0, 1].map((writer) => Array.from({ length: 6 }, (_, n) => batchOf(writer, n)));
+        const write = (h: History, own: MessageRecord[][]) =>
+          Promise.all(own.map(async (batch) => {
+            await h.insertMessages(batch, batch.map(accepted));
+            await h.appendEvents(batch.map((m) => event(m, 'queued', m.acceptedAt + 1)));
+          }));
+        await Promise.all([write(history, batches[0]!), write(second, batches[1]!)]);
+        // And both report on one message at once: the furthest stage wins whichever lands last.
+        const shared = batches[0]![0]![0]!;
+        await Promise.all([
+          history.appendEvents([event(shared, 'received', BASE + 50_000, { carrierId: 'c-shared' })]),
+          second.appendEvents([event(shared, 'submitted', BASE + 60_000)]),
+        ]);
+
+        const expected = batches.flat(2).filter((m) => m.id !== shared.id).map((m) => ({ ...m, status: 'queued', statusAt: m.acceptedAt + 1 }));
+        const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+        for (const reader of [history, second]) {
+          // 'received' is final for recovery, so the shared message is read on its own.
+          expect((await reader.listUnfinished(1000)).sort(byId)).toEqual(expected.sort(byId));
+          expect(await reader.getMessage(shared.applicationId, shared.id)).toEqual({ ...shared, status: 'received', statusAt: BASE + 50_000 });
+        }
+        expect(await second.findMessageIdByCarrierId('c-shared')).toBe(shared.id);
+      } finally {
+        await second.close();
+      }
+    });
+
     it('answers a ping, and accepts empty batches', async () => {
       await history.ping();
       await history.insertMessages([], []);

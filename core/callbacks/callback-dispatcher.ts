@@ -4,6 +4,7 @@ import type { Accounts } from '../accounts/accounts';
 import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { callbacksTotal } from '../../lib/metrics';
+import { createCallbackBacklog } from './callback-backlog';
 import { decodeCallback, encodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
 
@@ -54,34 +55,41 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
   };
 
+  const backlog = createCallbackBacklog(o.retryForMs);
   /** Tries one job; returns whether it is finished (delivered, refused or given up). */
   const attempt = async (job: CallbackJob): Promise<boolean> => {
+    const finished = await tryOnce(job);
+    if (finished) backlog.done(job);
+    else backlog.waiting(job);
+    return finished;
+  };
+  const tryOnce = async (job: CallbackJob): Promise<boolean> => {
     const settings = await o.accounts.callbackSettings(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
-      callbacksTotal.inc({ kind: job.kind, outcome: 'not_configured' });
+      callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'not_configured' });
       return true;
     }
     try {
       await pace(url);
       const answer = await deliverCallback({ url, secret: settings.callbackSecret, eventId: job.eventId, body: JSON.stringify(job.body), timeoutMs: o.timeoutMs, allowPrivate: o.allowPrivate });
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
-      callbacksTotal.inc({ kind: job.kind, outcome: 'delivered' });
+      callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
       return true;
     } catch (err) {
       const e = toHermodError(err);
       if (!e.retryable) {
         o.log.warn('callback refused', { application: job.applicationId, kind: job.kind, reason: e.message });
-        callbacksTotal.inc({ kind: job.kind, outcome: 'refused' });
+        callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'refused' });
         return true;
       }
       const delay = retryDelayMs(job.attempt);
       if (Date.now() + delay > job.createdAt + o.retryForMs) {
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1 });
-        callbacksTotal.inc({ kind: job.kind, outcome: 'given_up' });
+        callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
         return true;
       }
-      callbacksTotal.inc({ kind: job.kind, outcome: 'retry' });
+      callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'retry' });
       await toRetry(job, job.attempt + 1, Date.now() + delay);
       return false;
     }
@@ -107,6 +115,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
             if (pendingRetries.has(job.messageId)) {
               // Keep order behind the message's pending retry.
               held(job.messageId, 1);
+              backlog.waiting(job);
               await toRetry(job, job.attempt, Date.now());
               continue;
             }

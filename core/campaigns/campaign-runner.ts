@@ -7,6 +7,7 @@ import type { MessageIntake } from '../messages/message-intake';
 import { countSegments } from '../messages/segments';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
+import { campaignMessages, campaignsSending } from '../../lib/metrics';
 import { campaignMessageId, campaignMessageNumericId, campaignMessageRange } from './campaign-message-ids';
 import { compileContent } from './message-template';
 
@@ -82,6 +83,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       jobs.push({ campaignId: c.id, applicationId: c.applicationId, from, to: Math.min(c.memberCount, from + partitionSize) });
     }
     open.set(c.id, { campaign: c, partitions: new Set(jobs.map((j) => j.from)) });
+    campaignsSending.set(open.size);
     await bus.publish(FANOUT_TOPIC, jobs.map((j) => ({ key: `${j.campaignId}:${j.from}`, value: Buffer.from(JSON.stringify(j)) })));
     if (c.state === 'scheduled') await store.upsertCampaign({ ...c, state: 'sending', updatedAt: Math.max(now(), c.updatedAt + 1) });
     log.info('campaign started', { campaign: c.id, members: c.memberCount, partitions: jobs.length });
@@ -93,6 +95,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     entry.partitions.delete(job.from);
     if (entry.partitions.size > 0) return;
     open.delete(job.campaignId);
+    campaignsSending.set(open.size);
     await store.upsertCampaign({ ...entry.campaign, state: 'sent', updatedAt: Math.max(now(), entry.campaign.updatedAt + 2) });
     log.info('campaign handed to its channel', { campaign: job.campaignId });
   };
@@ -148,6 +151,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     for (let i = 0; i < records.length; i += 2000) {
       await waitForCarrier();
       const results = await intake.acceptRecords(records.slice(i, i + 2000));
+      campaignMessages.inc(results.filter((r) => r.ok).length);
       const failed = results.find((r) => !r.ok);
       if (failed && !failed.ok) throw failed.error;
     }

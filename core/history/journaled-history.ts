@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { History, MessageRecord, StatusEvent } from '../ports/history';
 import type { Logger } from '../../lib/log';
+import { historyFlushFailures } from '../../lib/metrics';
 import { eventRow, messageRow } from './rows';
 
 /**
@@ -165,6 +166,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
           pendingEvents = events.concat(pendingEvents);
+          historyFlushFailures.inc();
           log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
           throw err;
         }

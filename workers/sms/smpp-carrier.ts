@@ -1,6 +1,6 @@
 import type { SmppConfig } from '../../lib/config';
 import type { Logger } from '../../lib/log';
-import { receiptLatency, smppSubmits, smppWindowInUse } from '../../lib/metrics';
+import { receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
 import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/messages/bus-payloads';
 import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
@@ -41,10 +41,22 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
   // When each carrier id was acknowledged, for the receipt latency histogram.
   const submittedAt = new Map<string, number>();
   const window = smppWindowInUse.labels({ bind });
+  // Down until the first bind, so a carrier that never binds shows as down.
+  const up = smppBindUp.labels({ bind });
+  up.set(0);
 
-  client.on('bound', (e) => log.info('SMPP bound', { bind, smsc: e.systemId }));
-  client.on('disconnected', (e) => log.warn('SMPP disconnected', { bind, reason: e.reason, failedSubmits: e.failed }));
-  client.on('bindFailed', (e) => log.warn('SMPP bind failed', { bind, reason: e.reason, status: e.status }));
+  client.on('bound', (e) => {
+    up.set(1);
+    log.info('SMPP bound', { bind, smsc: e.systemId });
+  });
+  client.on('disconnected', (e) => {
+    up.set(0);
+    log.warn('SMPP disconnected', { bind, reason: e.reason, failedSubmits: e.failed });
+  });
+  client.on('bindFailed', (e) => {
+    up.set(0);
+    log.warn('SMPP bind failed', { bind, reason: e.reason, status: e.status });
+  });
   client.on('receipt', (r: DeliveryReceipt) => {
     const status = STATUS_BY_RECEIPT[r.state];
     if (!status) return;
@@ -100,6 +112,10 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
     ready: () => client.ready(),
     onReport: (l) => void reportListeners.push(l),
     onInbound: (l) => void inboundListeners.push(l),
-    close: () => client.close(),
+    async close() {
+      await client.close();
+      // A bind closed on purpose is not a bind down.
+      smppBindUp.remove({ bind });
+    },
   };
 }

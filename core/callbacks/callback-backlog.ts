@@ -1,0 +1,46 @@
+import { callbacksAwaitingRetry } from '../../lib/metrics';
+import type { CallbackJob } from './callback-job';
+
+/** How long past its retry window a callback may still be on the retry topic (the last hold before giving up). */
+const GRACE_MS = 60_000;
+const SWEEP_EVERY_MS = 10_000;
+
+/**
+ * Callbacks this dispatcher has put on the retry topic and not yet seen
+ * finish, counted per application in hermod_callbacks_awaiting_retry. Known
+ * by event id, so a callback retried many times counts once; forgotten when
+ * its retry window is over, in case another process finished it (the retry
+ * topic's partitions may move between cores).
+ */
+export function createCallbackBacklog(retryForMs: number, now: () => number = Date.now) {
+  const waiting = new Map<string, { application: string; until: number }>();
+  let nextSweep = now() + SWEEP_EVERY_MS;
+
+  const forget = (eventId: string): void => {
+    const entry = waiting.get(eventId);
+    if (!entry) return;
+    waiting.delete(eventId);
+    callbacksAwaitingRetry.dec({ application: entry.application });
+  };
+  const sweep = (): void => {
+    const t = now();
+    if (t < nextSweep) return;
+    nextSweep = t + SWEEP_EVERY_MS;
+    for (const [eventId, entry] of waiting) if (entry.until < t) forget(eventId);
+  };
+
+  return {
+    /** The job went to the retry topic (a failed try, or queued behind its message's retry). */
+    waiting(job: CallbackJob): void {
+      sweep();
+      if (waiting.has(job.eventId)) return;
+      waiting.set(job.eventId, { application: job.applicationId, until: job.createdAt + retryForMs + GRACE_MS });
+      callbacksAwaitingRetry.inc({ application: job.applicationId });
+    },
+    /** The job is finished: delivered, refused, given up or not configured. */
+    done(job: CallbackJob): void {
+      forget(job.eventId);
+      sweep();
+    },
+  };
+}

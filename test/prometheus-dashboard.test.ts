@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { eventually } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { prometheusTool, startPrometheus, type PrometheusProcess } from './support/prometheus-process';
+
+const DEPLOY = path.resolve(import.meta.dirname, '../deploy');
+const tool = prometheusTool('prometheus');
+
+/** Every PromQL expression of the Grafana dashboard, with its panel's title. */
+function dashboardQueries(): { title: string; expr: string }[] {
+  const dashboard = JSON.parse(fs.readFileSync(path.join(DEPLOY, 'grafana/hermod-dashboard.json'), 'utf8')) as { panels: { title: string; targets?: { expr?: string }[] }[] };
+  return dashboard.panels.flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => ({ title: p.title, expr: t.expr! })));
+}
+
+function alertExpressions(): { alert: string; expr: string }[] {
+  const rules = parse(fs.readFileSync(path.join(DEPLOY, 'prometheus/hermod-alerts.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  return rules.groups.flatMap((g) => g.rules);
+}
+
+describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
+  let running: HermodWithSimulator;
+  let prometheus: PrometheusProcess;
+  let receiver: http.Server;
+
+  beforeAll(async () => {
+    // A customer whose callback receiver is failing, so callback retries exist.
+    receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(503).end()));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    running = await startHermodWithSimulator('prometheus', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    const set = await running.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${(receiver.address() as AddressInfo).port}/status`]);
+    expect(set.code).toBe(0);
+    prometheus = await startPrometheus({ targets: [`127.0.0.1:${running.hermod.metricsPort}`], ruleFiles: [path.join(DEPLOY, 'prometheus/hermod-alerts.yml')] });
+    // Counters must exist before the traffic for rate() to see it rise.
+    await eventually(async () => ((await prometheus.query('up{job="hermod"} == 1')).length === 1 ? true : undefined), 60_000, 250);
+
+    const texts = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(texts.map((content, i) => running.client.post('/rest/sms/v2/messages', { destination: `+642100000${i}`, content })));
+      await running.client.post('/rest/sms/v2/messages', { destination: 'not a number', content: 'x' });
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    const campaign = await running.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'metrics',
+      schedule: new Date().toISOString(),
+      content: 'Kia ora {{param1}}',
+      members: Array.from({ length: 20 }, (_, n) => ({ destination: `+6422${String(n).padStart(6, '0')}`, param1: `hoa ${n}` })),
+    });
+    expect(campaign.status).toBe(201);
+  }, 180_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await running?.stop();
+    receiver?.close();
+  });
+
+  it.each(dashboardQueries())('answers the dashboard panel "$title" with data: $expr', async ({ expr }) => {
+    const result = await eventually(async () => {
+      const r = await prometheus.query(expr);
+      return r.some((s) => Number.isFinite(Number(s.value[1]))) ? r : undefined;
+    }, 60_000, 1000);
+    expect(result.length).toBeGreaterThan(0);
+  });
+
+  it.each(alertExpressions())('evaluates the alert $alert without error', async ({ expr }) => {
+    await prometheus.query(expr);
+  });
+
+  it('sees the series the alerts are built on, with the labels they aggregate by', async () => {
+    const has = (expr: string) =>
+      eventually(async () => ((await prometheus.query(expr)).length > 0 ? true : undefined), 60_000, 1000).catch((err: Error) => {
+        throw new Error(`no series for ${expr}: ${err.message}`);
+      });
+    await has('hermod_smpp_bind_up == 1');
+    await has('hermod_callbacks_total{application!="", outcome="retry"} > 0');
+    await has('hermod_callbacks_awaiting_retry{application!=""} > 0');
+    await has('hermod_campaign_messages_total > 0');
+    await has('hermod_campaigns_sending');
+    await has('hermod_history_flush_failures_total');
+    await has('hermod_http_requests_total{status="400"}');
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { smppBindUp } from '../../lib/metrics';
+import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
+import { createSmppCarrier } from './smpp-carrier';
+
+const kit = smppTestKit();
+
+const bindUp = async (bind: string): Promise<number | undefined> => (await smppBindUp.get()).values.find((v) => v.labels.bind === bind)?.value;
+
+describe('SMPP carrier metrics', () => {
+  it('shows its bind up while bound, down once the SMSC goes away, and drops it when closed on purpose', async () => {
+    const sim = await kit.simulator();
+    const carrier = createSmppCarrier(
+      { host: '127.0.0.1', port: sim.port, systemId: 'hermod', password: 'secret', systemType: '', windowSize: 10, enquireLinkMs: 30_000, submitTimeoutMs: 2000, reconnectMinMs: 10, reconnectMaxMs: 50 },
+      quietLog,
+    );
+    kit.defer(() => carrier.close());
+    const bind = `hermod@127.0.0.1:${sim.port}`;
+    await carrier.ready();
+    expect(await bindUp(bind)).toBe(1);
+
+    await sim.stop();
+    for (let i = 0; i < 300 && (await bindUp(bind)) !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await bindUp(bind)).toBe(0);
+
+    await carrier.close();
+    expect(await bindUp(bind)).toBeUndefined();
+  });
+});
