@@ -65,6 +65,11 @@ export const callbacksTotal = once('hermod_callbacks_total', () => new Counter({
   labelNames: ['kind', 'outcome'] as const,
 }));
 
+export const callbacksOwed = once('hermod_callbacks_owed', () => new Gauge({
+  name: 'hermod_callbacks_owed',
+  help: 'Callbacks in this core\'s outbox: owed until delivered, refused, given up or handed to a bus that keeps them',
+}));
+
 export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
   name: 'hermod_smpp_window_in_use',
   help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
