@@ -5,7 +5,7 @@ import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { callbacksOwed, callbacksTotal } from '../../lib/metrics';
 import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
-import { startCallbackDeliveryPool, type Deliver } from './callback-delivery-pool';
+import { startCallbackDeliveryPool } from './callback-delivery-pool';
 import type { CallbackOutbox } from './callback-outbox';
 import { createRetryQueues, type TryOutcome } from './callback-retry-queues';
 
@@ -24,8 +24,6 @@ export interface CallbackDispatcherOptions {
   allowPrivate: boolean;
   /** Worker threads doing the HTTP of deliveries (0: this thread). */
   threads: number;
-  /** Delivers on this thread instead of the pool (tests inject a resolver this way). */
-  deliver?: Deliver;
 }
 
 /**
@@ -38,8 +36,8 @@ export interface CallbackDispatcherOptions {
  * start (a crash, a restart) is tried again first.
  */
 export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Promise<{ stop(): Promise<void> }> {
-  const pool = o.deliver ? undefined : await startCallbackDeliveryPool(o.threads, o.log);
-  const deliverCallback = o.deliver ?? pool!.deliver;
+  const pool = await startCallbackDeliveryPool(o.threads, o.log);
+  const deliverCallback = pool.deliver;
   const { outbox } = o;
 
   // A receiver's X-RateLimit-Limit (requests per second) paces what this dispatcher sends it.
@@ -123,9 +121,11 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         byMessage(records).map(async (jobs) => {
           for (const job of jobs) {
             if (waiting.has(job.messageId)) {
-              // Keep order behind the message's waiting callback; kept before the record is acknowledged.
-              if (!outbox.isOwed(job.eventId)) keep([job]);
-              waiting.add(job);
+              // Keep order behind the message's waiting callback; on disk before the record is acknowledged.
+              // A copy, so a hand-over of the producer's own object still in flight cannot settle it.
+              const held = { ...job };
+              keep([held]);
+              waiting.add(held);
               continue;
             }
             const outcome = await tryJob(job);
@@ -148,7 +148,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     async stop() {
       await subscription.close();
       await waiting.stop();
-      await pool?.stop();
+      await pool.stop();
     },
   };
 }

@@ -32,7 +32,6 @@ export interface CallbackOutbox {
   owed(): CallbackJob[];
   /** Records jobs as owed, or a retry's new state (attempt, notBefore) of an owed job. */
   put(jobs: readonly CallbackJob[]): void;
-  isOwed(eventId: string): boolean;
   /** Jobs that no longer need to be kept (unknown ones are ignored). */
   settle(eventIds: readonly string[]): void;
   /**
@@ -147,7 +146,6 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       jobs.forEach((j, i) => remember(j, lines[i]!.length));
       maybeCompact();
     },
-    isOwed: (eventId) => live.has(eventId),
     settle,
     handOver: (jobs) => settle(jobs.filter((j) => live.get(j.eventId)?.job === j).map((j) => j.eventId)),
     get size() {
