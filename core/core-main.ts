@@ -60,12 +60,13 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
 
   // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
   await state.setOptOuts(await history.listOptOuts());
-  const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
   const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync });
   const owedAtStart = outbox.owed();
   const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
+  // Listening before statuses flow: a status recorded without its listener would have no callback.
   recorder.onApplied((change) => callbacks.statusChanged(change));
+  const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, outbox, owedAtStart, ...config.callbacks });
