@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
@@ -15,6 +16,7 @@ import { createNumericIds } from './messages/numeric-ids';
 import { createLinkShortener } from './messages/link-shortener';
 import { createCallbackProducer } from './callbacks/callback-producer';
 import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
+import { openCallbackOutbox } from './callbacks/callback-outbox';
 import { createStatusRecorder } from './messages/status-recorder';
 import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
@@ -59,12 +61,16 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
 
   // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
   await state.setOptOuts(await history.listOptOuts());
-  const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
-  const callbacks = createCallbackProducer({ bus, history, recent, log });
+  // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
+  const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync });
+  const owedAtStart = outbox.owed();
+  const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
+  // Listening before statuses flow: a status recorded without its listener would have no callback.
   recorder.onApplied((change) => callbacks.statusChanged(change));
+  const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
-  const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
+  const dispatcher = await startCallbackDispatcher({ bus, accounts, log, outbox, owedAtStart, ...config.callbacks });
   const pools = config.adapters.coreRunsWorkers ? await startChannelPools(CHANNELS, { config, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
@@ -112,6 +118,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       await bus.close();
       await state.close();
       await history.close();
+      outbox.close();
       log.info('core stopped');
     },
   };

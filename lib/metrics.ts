@@ -71,6 +71,11 @@ export const callbacksAwaitingRetry = once('hermod_callbacks_awaiting_retry', ()
   labelNames: ['application'] as const,
 }));
 
+export const callbacksOwed = once('hermod_callbacks_owed', () => new Gauge({
+  name: 'hermod_callbacks_owed',
+  help: 'Callbacks in this core\'s outbox: owed until delivered, refused, given up or handed to a bus that keeps them',
+}));
+
 export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
   name: 'hermod_smpp_window_in_use',
   help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',

@@ -1,10 +1,45 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
-import type { Client } from './support/https-client';
-import { eventually, type HermodProcess } from './support/hermod-process';
+import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+
+const API_KEY = 'callbacks-test-api-key-0123456789';
+const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
+
+/** A callback receiver on 127.0.0.1 that records every request and answers 200, or 503 while it is "down". */
+async function startReceiver() {
+  const received: Received[] = [];
+  const state = { down: false };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const answered = state.down ? 503 : 200;
+      received.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body), answered, at: Date.now() });
+      res.writeHead(answered).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    received,
+    state,
+    port,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
 
 interface Received {
   path: string;
@@ -12,6 +47,7 @@ interface Received {
   body: string;
   json: any;
   answered: number;
+  at?: number;
 }
 
 describe('status and reply callbacks', () => {
@@ -37,9 +73,10 @@ describe('status and reply callbacks', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const port = (receiver.address() as { port: number }).port;
 
-    running = await startHermodWithSimulator('callbacks', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    running = await startHermodWithSimulator('callbacks', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true', HERMOD_BOOTSTRAP_API_KEY: API_KEY });
     ({ hermod, simulator, client } = running);
-    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:pa%24s@127.0.0.1:${port}/status`, '--reply', `http://127.0.0.1:${port}/reply`]);
+    // Host names, not addresses: the connection goes to what `localhost` resolves to.
+    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:pa%24s@localhost:${port}/status`, '--reply', `http://localhost:${port}/reply`, '--im-status', `http://localhost:${port}/im`]);
     expect(set.code).toBe(0);
     secret = /signing secret: (\S+)/.exec(set.output)![1]!;
   });
@@ -91,5 +128,160 @@ describe('status and reply callbacks', () => {
     expect(validSignature(reply)).toBe(true);
     const details = await client.get(`/rest/sms/v2/messages?id=${reply.json.id}`);
     expect(details.json).toMatchObject({ id: reply.json.id, direction: 'MO', source: '+6426000003', content: 'great, thanks' });
+  });
+
+  it('posts Intelligent Messaging statuses to an IM status callback named by host name', async () => {
+    const sent = await client.post('/rest/im/v1/message', {
+      destination: { mobile: '+6426000004' },
+      message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } },
+      delivery_attempts: [{ channel: 'sms' }],
+      reference: 'tēnā-42',
+    }, { authorization: API_KEY });
+    expect(sent.status, sent.text).toBe(202);
+    const id = sent.json.id as string;
+    const im = () => received.filter((r) => r.path === '/im' && r.json.id === id && r.answered === 200);
+    await eventually(async () => (im().some((r) => r.json.status === 'received') ? true : undefined));
+    const statuses = im().map((r) => r.json.status);
+    expect(statuses[0]).toBe('accepted');
+    expect(statuses.at(-1)).toBe('received');
+    for (const r of im()) {
+      expect(r.json).toEqual({ id, status: r.json.status, detail: 'tēnā-42' });
+      expect(validSignature(r)).toBe(true);
+    }
+  });
+});
+
+describe('callbacks owed when every hermod process is killed', () => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => undefined);
+  });
+
+  it('delivers after kill -9 and a restart every callback that was owed, with the event ids it was first tried with', async () => {
+    const receiver = await startReceiver();
+    cleanup.push(receiver.close);
+    receiver.state.down = true;
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+    const { port: smscPort } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-callbacks-restart-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(smscPort), HERMOD_GATEWAYS: '1', HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' };
+
+    let hermod = await startHermod({ dataDir, env });
+    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
+    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${receiver.port}/status`, '--reply', `http://localhost:${receiver.port}/reply`]);
+    expect(set.code, set.output).toBe(0);
+    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const contents = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
+    const ids: string[] = [];
+    for (const [i, content] of contents.entries()) {
+      const r = await client.post('/rest/sms/v2/messages', { destination: `+642700000${i}`, content, reference: `заказ-${i}` });
+      expect(r.status).toBe(202);
+      ids.push(r.json.id);
+    }
+    await eventually(async () => {
+      for (const id of ids) if ((await client.get(`/rest/sms/v2/messages?id=${id}`)).json.status !== 'received') return undefined;
+      return true;
+    });
+    await simulator.originate({ source: '+6427000000', destination: '4000', text: 'Ka pai — 谢谢 🙏🏽' });
+    // Every message's first callback was tried and refused (its later ones wait behind it), and so was the reply.
+    await eventually(async () => {
+      const tried = new Set(receiver.received.map((r) => r.json.id));
+      return ids.every((id) => tried.has(id)) && receiver.received.some((r) => r.path === '/reply') ? true : undefined;
+    });
+    const triedBefore = new Map(receiver.received.map((r) => [String(r.headers['x-hermod-event-id']), r.json]));
+    expect(receiver.received.every((r) => r.answered === 503)).toBe(true);
+    client.close();
+    await hermod.kill9();
+
+    receiver.state.down = false;
+    hermod = await startHermod({ dataDir, env, ports });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+
+    const delivered = () => receiver.received.filter((r) => r.answered === 200);
+    await eventually(async () => {
+      const events = new Set(delivered().map((r) => String(r.headers['x-hermod-event-id'])));
+      const complete = ids.every((id) => delivered().some((r) => r.path === '/status' && r.json.id === id && r.json.status === 'received'));
+      return complete && [...triedBefore.keys()].every((e) => events.has(e)) ? true : undefined;
+    }, 60_000);
+    for (const [i, id] of ids.entries()) {
+      const statuses = delivered().filter((r) => r.path === '/status' && r.json.id === id);
+      expect(statuses.map((r) => r.json.status)).toEqual(STATUSES);
+      expect(statuses.every((r) => r.json.reference === `заказ-${i}`)).toBe(true);
+    }
+    const reply = delivered().find((r) => r.path === '/reply')!;
+    expect(reply.json).toMatchObject({ source: '+6427000000', content: 'Ka pai — 谢谢 🙏🏽', reply_to: ids[0] });
+    for (const [eventId, body] of triedBefore) expect(delivered().find((r) => r.headers['x-hermod-event-id'] === eventId)?.json).toEqual(body);
+  });
+});
+
+describe('callback retries on the Redis bus', () => {
+  const prefix = `hermod-cb-${randomUUID().slice(0, 8)}`;
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => undefined);
+    await deleteRedisKeys(prefix);
+  });
+
+  /** Entries ever added to the callback streams (acknowledged ones stay in a stream until trimmed). */
+  const callbackStreamEntries = async (): Promise<number> => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      let total = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}:hermod.callbacks*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys) if ((await redis.type(key)) === 'stream') total += await redis.xlen(key);
+      } while (cursor !== '0');
+      return total;
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  it('retries a failing callback after about 1 s, 2 s and 4 s without publishing it again while it waits', async () => {
+    const receiver = await startReceiver();
+    cleanup.push(receiver.close);
+    receiver.state.down = true;
+    const running = await startHermodWithSimulator('callbacks-redis', {
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: REDIS_URL,
+      HERMOD_REDIS_PREFIX: prefix,
+      HERMOD_CORE_RUNS_WORKERS: 'true',
+      HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+    });
+    cleanup.push(() => running.stop());
+    const set = await running.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${receiver.port}/status`]);
+    expect(set.code, set.output).toBe(0);
+
+    const sent = await running.client.post('/rest/sms/v2/messages', { destination: '+6428000001', content: 'Привет — 你好世界 👋🏽' });
+    expect(sent.status).toBe(202);
+    const id = sent.json.id as string;
+    const tries = () => receiver.received.filter((r) => r.json.id === id);
+    // The first try and three retries of `accepted`: about 7 s of failing.
+    await eventually(async () => (tries().length >= 4 ? true : undefined), 30_000);
+    const entriesWhileFailing = await callbackStreamEntries();
+    receiver.state.down = false;
+    await eventually(async () => (tries().some((r) => r.answered === 200 && r.json.status === 'received') ? true : undefined), 30_000);
+
+    const failed = tries().filter((r) => r.answered === 503);
+    const accepted = failed.filter((r) => r.json.status === 'accepted');
+    expect(new Set(accepted.map((r) => r.headers['x-hermod-event-id'])).size).toBe(1);
+    // Backoff 1 s, 2 s, 4 s with ±25 % jitter: never sooner; later only by the time a busy machine takes.
+    for (let i = 1; i < Math.min(accepted.length, 4); i++) {
+      const gap = accepted[i]!.at! - accepted[i - 1]!.at!;
+      expect(gap, `retry ${i}`).toBeGreaterThanOrEqual(0.75 * 1000 * 2 ** (i - 1) - 50);
+      expect(gap, `retry ${i}`).toBeLessThanOrEqual(1.25 * 1000 * 2 ** (i - 1) + 3000);
+    }
+    // Later statuses waited behind the failing one and then came in order.
+    expect(tries().filter((r) => r.answered === 200).map((r) => r.json.status)).toEqual(STATUSES);
+    // One stream entry per callback made, none per retry or per 2 s of waiting.
+    expect(entriesWhileFailing).toBeLessThanOrEqual(STATUSES.length);
+    expect(await callbackStreamEntries()).toBeLessThanOrEqual(STATUSES.length);
   });
 });

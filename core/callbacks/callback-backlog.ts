@@ -1,16 +1,15 @@
 import { callbacksAwaitingRetry } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 
-/** How long past its retry window a callback may still be on the retry topic (the last hold before giving up). */
+/** How long past its retry window a callback may still be waiting (the last hold before giving up). */
 const GRACE_MS = 60_000;
 const SWEEP_EVERY_MS = 10_000;
 
 /**
- * Callbacks this dispatcher has put on the retry topic and not yet seen
- * finish, counted per application in hermod_callbacks_awaiting_retry. Known
- * by event id, so a callback retried many times counts once; forgotten when
- * its retry window is over, in case another process finished it (the retry
- * topic's partitions may move between cores).
+ * Callbacks this dispatcher holds for a retry and has not yet seen finish,
+ * counted per application in hermod_callbacks_awaiting_retry. Known by event
+ * id, so a callback retried many times counts once; forgotten when its retry
+ * window is over, as a safety net.
  */
 export function createCallbackBacklog(retryForMs: number, now: () => number = Date.now) {
   const waiting = new Map<string, { application: string; until: number }>();
@@ -30,7 +29,7 @@ export function createCallbackBacklog(retryForMs: number, now: () => number = Da
   };
 
   return {
-    /** The job went to the retry topic (a failed try, or queued behind its message's retry). */
+    /** The job waits for a retry (a failed try, or queued behind its message's retry). */
     waiting(job: CallbackJob): void {
       sweep();
       if (waiting.has(job.eventId)) return;

@@ -3,15 +3,21 @@ import { topicName } from '../ports/bus';
 import type { Accounts } from '../accounts/accounts';
 import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import { callbacksTotal } from '../../lib/metrics';
+import { callbacksOwed, callbacksTotal } from '../../lib/metrics';
 import { createCallbackBacklog } from './callback-backlog';
-import { decodeCallback, encodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
+import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
+import type { CallbackOutbox } from './callback-outbox';
+import { createRetryQueues, type TryOutcome } from './callback-retry-queues';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
   accounts: Accounts;
   log: Logger;
+  /** Where the callbacks this core owes are kept across restarts. */
+  outbox: CallbackOutbox;
+  /** What the outbox owed when it was opened, before anything new was made (tried again first). */
+  owedAtStart: readonly CallbackJob[];
   /** Retries stop this long after the event. */
   retryForMs: number;
   timeoutMs: number;
@@ -21,27 +27,19 @@ export interface CallbackDispatcherOptions {
   threads: number;
 }
 
-/** Longest a retry handler waits in place before it puts a not-yet-due job back on the retry topic. */
-const MAX_HOLD_MS = 2000;
-
 /**
- * Delivers callback jobs at least once. A failed delivery goes to the retry
- * topic with the same event id and a growing delay (up to `retryForMs` after
- * the event); while a message has a retry pending, its later callbacks queue
- * behind it so the receiver still sees them in order.
+ * Delivers callback jobs at least once. The first try of a job comes from the
+ * callbacks topic; a job that fails is kept in this core's outbox and waits
+ * in process for its next try (exponential backoff, the same event id, up to
+ * `retryForMs` after the event), so nothing is published again while it
+ * waits. While a message has a callback waiting, its later callbacks queue
+ * behind it so the receiver still sees them in order. What the outbox owed at
+ * start (a crash, a restart) is tried again first.
  */
 export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Promise<{ stop(): Promise<void> }> {
   const pool = await startCallbackDeliveryPool(o.threads, o.log);
   const deliverCallback = pool.deliver;
-  const pendingRetries = new Map<string, number>();
-  const held = (id: string, delta: number): void => {
-    const n = (pendingRetries.get(id) ?? 0) + delta;
-    if (n <= 0) pendingRetries.delete(id);
-    else pendingRetries.set(id, n);
-  };
-  const toRetry = async (job: CallbackJob, attempt: number, notBefore: number): Promise<void> => {
-    await o.bus.publish(topicName('callbacks-retry'), [{ key: job.messageId, value: encodeCallback({ ...job, attempt, notBefore }) }]);
-  };
+  const { outbox } = o;
 
   // A receiver's X-RateLimit-Limit (requests per second) paces what this dispatcher sends it.
   const rateLimits = new Map<string, number>();
@@ -55,45 +53,68 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
   };
 
-  const backlog = createCallbackBacklog(o.retryForMs);
-  /** Tries one job; returns whether it is finished (delivered, refused or given up). */
-  const attempt = async (job: CallbackJob): Promise<boolean> => {
-    const finished = await tryOnce(job);
-    if (finished) backlog.done(job);
-    else backlog.waiting(job);
-    return finished;
-  };
-  const tryOnce = async (job: CallbackJob): Promise<boolean> => {
+  /** Tries one job once. */
+  const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {
     const settings = await o.accounts.callbackSettings(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'not_configured' });
-      return true;
+      return { done: true };
     }
     try {
       await pace(url);
       const answer = await deliverCallback({ url, secret: settings.callbackSecret, eventId: job.eventId, body: JSON.stringify(job.body), timeoutMs: o.timeoutMs, allowPrivate: o.allowPrivate });
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
-      return true;
+      return { done: true };
     } catch (err) {
       const e = toHermodError(err);
       if (!e.retryable) {
         o.log.warn('callback refused', { application: job.applicationId, kind: job.kind, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'refused' });
-        return true;
+        return { done: true };
       }
-      const delay = retryDelayMs(job.attempt);
-      if (Date.now() + delay > job.createdAt + o.retryForMs) {
+      const retryAt = Date.now() + retryDelayMs(job.attempt);
+      if (retryAt > job.createdAt + o.retryForMs) {
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1 });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
-        return true;
+        return { done: true };
       }
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'retry' });
-      await toRetry(job, job.attempt + 1, Date.now() + delay);
-      return false;
+      return { done: false, retryAt };
     }
   };
+
+  const keep = (jobs: CallbackJob[]): void => {
+    outbox.put(jobs);
+    callbacksOwed.set(outbox.size);
+  };
+  const settle = (eventIds: string[]): void => {
+    outbox.settle(eventIds);
+    callbacksOwed.set(outbox.size);
+  };
+  // Callbacks waiting for a retry, per application (hermod_callbacks_awaiting_retry).
+  const backlog = createCallbackBacklog(o.retryForMs);
+  const retries = createRetryQueues({
+    tryJob,
+    onDone: (job) => {
+      backlog.done(job);
+      settle([job.eventId]);
+    },
+    onRescheduled: (job) => keep([job]),
+  });
+  const waiting = {
+    has: (messageId: string) => retries.has(messageId),
+    add: (job: CallbackJob) => {
+      backlog.waiting(job);
+      retries.add(job);
+    },
+    stop: () => retries.stop(),
+  };
+
+  // What was owed when this core last stopped or crashed goes first.
+  for (const job of o.owedAtStart) waiting.add(job);
+  callbacksOwed.set(outbox.size);
 
   const byMessage = (records: DeliveredRecord[]): CallbackJob[][] => {
     const groups = new Map<string, CallbackJob[]>();
@@ -106,63 +127,41 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     return [...groups.values()];
   };
 
-  const first = await o.bus.subscribe(
+  const subscription = await o.bus.subscribe(
     topicName('callbacks'),
     async (records) => {
+      const done: string[] = [];
       await Promise.all(
         byMessage(records).map(async (jobs) => {
           for (const job of jobs) {
-            if (pendingRetries.has(job.messageId)) {
-              // Keep order behind the message's pending retry.
-              held(job.messageId, 1);
-              backlog.waiting(job);
-              await toRetry(job, job.attempt, Date.now());
+            if (waiting.has(job.messageId)) {
+              // Keep order behind the message's waiting callback; on disk before the record is acknowledged.
+              // A copy, so a hand-over of the producer's own object still in flight cannot settle it.
+              const held = { ...job };
+              keep([held]);
+              waiting.add(held);
               continue;
             }
-            if (!(await attempt(job))) held(job.messageId, 1);
+            const outcome = await tryJob(job);
+            if (outcome.done) {
+              done.push(job.eventId);
+              continue;
+            }
+            const next = { ...job, attempt: job.attempt + 1, notBefore: outcome.retryAt };
+            keep([next]);
+            waiting.add(next);
           }
         }),
       );
+      settle(done);
     },
     { group: 'callback-senders', maxBatch: 256 },
   );
 
-  // The retry that must go first for a message; its later callbacks go back behind it.
-  const blockedBy = new Map<string, string>();
-  const retries = await o.bus.subscribe(
-    topicName('callbacks-retry'),
-    async (records) => {
-      for (const jobs of byMessage(records)) {
-        for (const job of jobs) {
-          const blocker = blockedBy.get(job.messageId);
-          if (blocker && blocker !== job.eventId) {
-            await toRetry(job, job.attempt, job.notBefore);
-            continue;
-          }
-          const wait = job.notBefore - Date.now();
-          if (wait > MAX_HOLD_MS) {
-            await new Promise((r) => setTimeout(r, MAX_HOLD_MS));
-            blockedBy.set(job.messageId, job.eventId);
-            await toRetry(job, job.attempt, job.notBefore);
-            continue;
-          }
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          if (await attempt(job)) {
-            held(job.messageId, -1);
-            if (blockedBy.get(job.messageId) === job.eventId) blockedBy.delete(job.messageId);
-          } else {
-            blockedBy.set(job.messageId, job.eventId);
-          }
-        }
-      }
-    },
-    { group: 'callback-retries', maxBatch: 64 },
-  );
-
   return {
     async stop() {
-      await first.close();
-      await retries.close();
+      await subscription.close();
+      await waiting.stop();
       await pool.stop();
     },
   };

@@ -9,23 +9,64 @@ import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId } from '../im/im-ids';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
+import { callbacksOwed } from '../../lib/metrics';
 import { encodeCallback, type CallbackJob } from './callback-job';
+import type { CallbackOutbox } from './callback-outbox';
+
+export interface CallbackProducerDeps {
+  bus: Bus;
+  history: History;
+  recent: RecentMessages;
+  log: Logger;
+  outbox: CallbackOutbox;
+  /**
+   * The bus keeps published records across a restart of this core (Redis,
+   * Kafka): a job is settled in the outbox once published. The in-process
+   * bus does not, so there the outbox keeps a job until it is delivered.
+   */
+  busKeepsRecords: boolean;
+}
 
 /**
  * Turns status changes of outgoing messages and incoming replies into
  * callback jobs on the callbacks topic, keyed by message so one message's
- * callbacks stay in the order the changes happened.
+ * callbacks stay in the order the changes happened. Each job is written to
+ * the outbox first, so a crash between a change and its callback loses
+ * nothing.
  */
-export function createCallbackProducer(deps: { bus: Bus; history: History; recent: RecentMessages; log: Logger }) {
+export function createCallbackProducer(deps: CallbackProducerDeps) {
+  const { outbox } = deps;
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
       await deps.bus.publish(topicName('callbacks'), jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })));
+      if (deps.busKeepsRecords) {
+        outbox.handOver(jobs);
+        callbacksOwed.set(outbox.size);
+      }
       return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
   );
+
+  // Jobs made in one synchronous run (the listeners of one recorded batch) go
+  // to the outbox in one write, in a microtask queued before the recorder's
+  // own promise settles: the job is on disk before the status that caused it
+  // is acknowledged on the bus.
+  let made: CallbackJob[] = [];
+  const writeMade = (): void => {
+    const jobs = made;
+    made = [];
+    try {
+      outbox.put(jobs);
+      callbacksOwed.set(outbox.size);
+    } catch (err) {
+      deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
+    }
+    for (const job of jobs) publisher.add(job).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
+  };
   const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>): void => {
-    publisher.add({ ...job, eventId: randomUUID(), attempt: 0, notBefore: 0 }).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
+    if (made.length === 0) queueMicrotask(writeMade);
+    made.push({ ...job, eventId: randomUUID(), attempt: 0, notBefore: 0 });
   };
   const imStatus = (n: ImStatusNotice): void =>
     enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at });
@@ -60,8 +101,6 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
         (err) => deps.log.warn('no callback: message lookup failed', { err, messageId: change.messageId }),
       );
     },
-    /** What the IM orchestrator tells about a message or one of its attempts. */
-    imStatus,
     repliesReceived(replies: readonly MessageRecord[]): void {
       for (const r of replies) {
         if (!r.applicationId) continue;
@@ -74,7 +113,13 @@ export function createCallbackProducer(deps: { bus: Bus; history: History; recen
         });
       }
     },
-    drain: () => publisher.drain(),
+    /** What the IM orchestrator tells about a message or one of its attempts. */
+    imStatus,
+    drain: async () => {
+      // Jobs made in this very turn are still in `made` until their microtask runs.
+      await Promise.resolve();
+      await publisher.drain();
+    },
   };
 }
 

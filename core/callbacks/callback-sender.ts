@@ -3,7 +3,27 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { HermodError } from '../../lib/errors';
-import { checkCallbackUrlSyntax, resolveCallbackTarget } from './callback-url';
+import { checkCallbackUrlSyntax, resolveCallbackTarget, type ResolveHost } from './callback-url';
+
+/** Request options that carry the addresses a connection may go to (see the agents below). */
+type PinnedOptions = http.RequestOptions & { pinned?: string };
+
+/**
+ * Agents pool sockets by host name and port. A pooled socket must still go to
+ * an address the current DNS answer holds and that was checked with it, so
+ * the pool key also holds that answer: a name that now answers other
+ * addresses gets a new connection, made only to those.
+ */
+class PinnedHttpAgent extends http.Agent {
+  override getName(options?: PinnedOptions): string {
+    return `${super.getName(options)}|${options?.pinned ?? ''}`;
+  }
+}
+class PinnedHttpsAgent extends https.Agent {
+  override getName(options?: PinnedOptions): string {
+    return `${super.getName(options)}|${options?.pinned ?? ''}`;
+  }
+}
 
 /**
  * Connections to receivers are kept and reused: a busy application gets
@@ -11,9 +31,32 @@ import { checkCallbackUrlSyntax, resolveCallbackTarget } from './callback-url';
  * would cost more than the callback itself.
  */
 const AGENTS = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+  'http:': new PinnedHttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+  'https:': new PinnedHttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
 };
+
+type LookupAnswer = { address: string; family: number };
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAnswer[], family?: number) => void;
+
+/**
+ * A `lookup` that answers only the checked addresses. Node's connect asks for
+ * all of them (`all: true`, happy eyeballs, the default since Node 20) or for
+ * one of a family; both are answered from the checked list, never from DNS.
+ */
+export function pinnedLookup(addresses: readonly string[]) {
+  const answers: LookupAnswer[] = addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 }));
+  return (hostname: string, options: { family?: number | string; all?: boolean }, cb: LookupCallback): void => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+    const usable = family === 4 || family === 6 ? answers.filter((a) => a.family === family) : answers;
+    if (usable.length === 0) {
+      const err: NodeJS.ErrnoException = new Error(`${hostname} has no checked IPv${family} address`);
+      err.code = 'ENOTFOUND';
+      return cb(err, options.all ? [] : '', undefined);
+    }
+    if (options.all) cb(null, usable);
+    else cb(null, usable[0]!.address, usable[0]!.family);
+  };
+}
 
 export interface SignedDelivery {
   url: string;
@@ -30,15 +73,20 @@ export function signature(secret: string, timestamp: number, body: string): stri
   return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
+export interface DeliveryOptions {
+  /** How host names are resolved (default: the system resolver). */
+  resolve?: ResolveHost;
+}
+
 /**
  * POSTs one callback. Resolves on a 2xx answer; otherwise throws a HermodError
  * (retryable unless the URL itself is refused). Credentials in the URL become
- * Basic authentication; the connection goes to the address that passed the
+ * Basic authentication; the connection goes only to addresses that passed the
  * private-address check, so DNS cannot be switched in between.
  */
-export async function deliverCallback(d: SignedDelivery): Promise<{ status: number; rateLimit?: number }> {
+export async function deliverCallback(d: SignedDelivery, options: DeliveryOptions = {}): Promise<{ status: number; rateLimit?: number }> {
   const url = checkCallbackUrlSyntax(d.url);
-  const address = await resolveCallbackTarget(url, d.allowPrivate);
+  const addresses = await resolveCallbackTarget(url, d.allowPrivate, options.resolve);
   const timestamp = Math.floor((d.now ?? Date.now()) / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -52,28 +100,27 @@ export async function deliverCallback(d: SignedDelivery): Promise<{ status: numb
   }
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = lib.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers,
-        agent: url.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
-        timeout: d.timeoutMs,
-        lookup: (_host, _opts, cb) => (cb as (err: null, address: string, family: number) => void)(null, address, net.isIPv6(address) ? 6 : 4),
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const limit = Number(res.headers['x-ratelimit-limit']);
-          if (status >= 200 && status < 300) resolve({ status, rateLimit: Number.isFinite(limit) ? limit : undefined });
-          else reject(new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true }));
-        });
-      },
-    );
+    const requestOptions: PinnedOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers,
+      agent: url.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
+      timeout: d.timeoutMs,
+      lookup: pinnedLookup(addresses) as unknown as net.LookupFunction,
+      pinned: [...addresses].sort().join(','),
+    };
+    const req = lib.request(requestOptions, (res) => {
+      res.resume();
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const limit = Number(res.headers['x-ratelimit-limit']);
+        if (status >= 200 && status < 300) resolve({ status, rateLimit: Number.isFinite(limit) ? limit : undefined });
+        else reject(new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true }));
+      });
+    });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${d.timeoutMs} ms`)));
     req.on('error', (err) => reject(new HermodError('unavailable', `callback failed: ${err.message}`, { retryable: true, cause: err })));
     req.end(d.body);

@@ -13,7 +13,7 @@ describe('callback URLs', () => {
     await expect(resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), false)).rejects.toMatchObject({ code: 'forbidden', retryable: false });
     await expect(resolveCallbackTarget(new URL('http://localhost:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(resolveCallbackTarget(new URL('http://[::1]:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
-    expect(await resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), true)).toBe('127.0.0.1');
+    expect(await resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), true)).toEqual(['127.0.0.1']);
   });
 
   it('accepts only absolute http and https URLs', () => {

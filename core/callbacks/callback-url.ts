@@ -25,18 +25,31 @@ export function isPrivateAddress(address: string): boolean {
   return v6 === '::' || v6 === '::1' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe8') || v6.startsWith('fe9') || v6.startsWith('fea') || v6.startsWith('feb') || v6.startsWith('ff');
 }
 
+/** Answers every A and AAAA address of a host name (the seam tests use to answer names their own way). */
+export type ResolveHost = (host: string) => Promise<string[]>;
+
+export const resolveWithSystem: ResolveHost = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
 /**
  * Resolves the host of a callback URL and refuses it when any address it
  * resolves to is private (SSRF protection), unless that is allowed for
- * development. Returns the address to connect to, so the check and the
- * connection use the same one.
+ * development. Returns every address it checked: the connection may go to
+ * those and no others, so DNS cannot be switched in between.
  */
-export async function resolveCallbackTarget(url: URL, allowPrivate: boolean): Promise<string> {
+export async function resolveCallbackTarget(url: URL, allowPrivate: boolean, resolve: ResolveHost = resolveWithSystem): Promise<string[]> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = net.isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  if (addresses.length === 0) throw new HermodError('unavailable', `${host} does not resolve`);
+  let addresses: string[];
+  if (net.isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await resolve(host)).filter((a) => net.isIP(a) !== 0);
+    } catch (err) {
+      throw new HermodError('unavailable', `${host} does not resolve`, { retryable: true, cause: err });
+    }
+  }
+  if (addresses.length === 0) throw new HermodError('unavailable', `${host} does not resolve`, { retryable: true });
   if (!allowPrivate && addresses.some(isPrivateAddress)) {
     throw new HermodError('forbidden', `callback URL ${url.origin} resolves to a private or loopback address`);
   }
-  return addresses[0]!;
+  return [...new Set(addresses)];
 }

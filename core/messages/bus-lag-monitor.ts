@@ -9,7 +9,6 @@ const WATCHED = [
   { topic: topicName('status'), group: 'core-status' },
   { topic: topicName('inbound'), group: 'core-inbound' },
   { topic: topicName('callbacks'), group: 'callback-senders' },
-  { topic: topicName('callbacks-retry'), group: 'callback-retries' },
 ];
 
 /** Samples each watched group's lag into hermod_bus_lag_records every few seconds. */

@@ -83,7 +83,7 @@ export async function startHermodWithChannels(name: string, options: { readDelay
     },
   };
   let hermod = await startHermod(startOptions);
-  const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://127.0.0.1:${receiverPort}/im`]);
+  const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://localhost:${receiverPort}/im`]);
   if (set.code !== 0) throw new Error(`could not set the IM callback URL: ${set.output}`);
   let client = createClient(hermod.baseUrl, hermod.ca());
   const keyed: Client = {

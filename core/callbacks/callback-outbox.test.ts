@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLogLevel, createLogger } from '../../lib/log';
+import type { CallbackJob } from './callback-job';
+import { encodeOwed, encodeSettled, replayOutbox } from './callback-outbox-format';
+import { openCallbackOutbox } from './callback-outbox';
+
+setLogLevel('error');
+const log = createLogger({ test: 'callback-outbox' });
+
+/** Text from the whole of Unicode, including astral characters and the odd separators. */
+const unicodeText = fc.string({ unit: 'grapheme', maxLength: 40 });
+const jobOf = (eventId: string, content: string, attempt = 0): CallbackJob => ({
+  eventId,
+  applicationId: 'acme',
+  kind: 'reply',
+  messageId: `m-${eventId}`,
+  body: { id: `m-${eventId}`, content, source: '+6421000001' },
+  createdAt: 1_700_000_000_000,
+  attempt,
+  notBefore: attempt === 0 ? 0 : 1_700_000_000_000 + attempt * 1000,
+});
+
+/** One line of the file as the model sees it. */
+type Line = { owe: CallbackJob } | { settle: string };
+const lineArb = (ids: string[]): fc.Arbitrary<Line> =>
+  fc.oneof(
+    fc.record({ id: fc.constantFrom(...ids), content: unicodeText, attempt: fc.nat(5) }).map(({ id, content, attempt }) => ({ owe: jobOf(id, content, attempt) })),
+    fc.constantFrom(...ids).map((id) => ({ settle: id })),
+  );
+const encodeLine = (l: Line): Buffer => ('owe' in l ? encodeOwed([l.owe]) : encodeSettled([l.settle]));
+const modelOf = (lines: readonly Line[]): [string, CallbackJob][] => {
+  const m = new Map<string, CallbackJob>();
+  for (const l of lines) {
+    if ('owe' in l) m.set(l.owe.eventId, l.owe);
+    else m.delete(l.settle);
+  }
+  return [...m];
+};
+
+describe('callback outbox replay', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const tmpDir = (): string => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-outbox-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('brings back exactly the unsettled jobs written before a crash, whatever the text and wherever the last line was torn', () => {
+    const ids = ['e1', 'e2', 'e3', 'e4', 'e5', 'e6'];
+    fc.assert(
+      fc.property(fc.array(lineArb(ids), { maxLength: 40 }), fc.nat(), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (lines, cut, tornFraction) => {
+        const encoded = lines.map(encodeLine);
+        // The crash came after `complete` whole lines and in the middle of the next one.
+        const complete = lines.length === 0 ? 0 : cut % (lines.length + 1);
+        const torn = encoded[complete];
+        const tail = torn ? torn.subarray(0, Math.floor(tornFraction * torn.length)) : Buffer.alloc(0);
+        const bytes = Buffer.concat([...encoded.slice(0, complete), tail]);
+        const { owed, damaged } = replayOutbox(bytes);
+        expect(damaged).toBe(0);
+        expect([...owed]).toEqual(modelOf(lines.slice(0, complete)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts lines at newline bytes, so a character whose UTF-16 length differs from its UTF-8 length never shifts a line', () => {
+    const jobs = [jobOf('a', 'Kia ora, e hoa mā — tēnā koe'), jobOf('b', 'Привет 你好世界 👋🏽🎉'), jobOf('c', 'line\u2028separator\nnewline')];
+    const bytes = Buffer.concat([encodeOwed(jobs), encodeSettled(['b'])]);
+    expect(bytes.length).toBeGreaterThan(bytes.toString('utf8').length);
+    expect([...replayOutbox(bytes).owed.values()]).toEqual([jobs[0], jobs[2]]);
+    // Torn inside the 4-byte emoji of a last line: that line is dropped, the rest kept.
+    const last = encodeOwed([jobOf('d', '👋🏽')]);
+    const at = last.indexOf(Buffer.from('👋🏽')) + 2;
+    expect([...replayOutbox(Buffer.concat([bytes, last.subarray(0, at)])).owed.keys()]).toEqual(['a', 'c']);
+  });
+
+  it('skips a damaged line in the middle and keeps the lines around it', () => {
+    const bytes = Buffer.concat([encodeOwed([jobOf('a', 'x')]), Buffer.from('J{"eventId":\n'), encodeOwed([jobOf('b', 'y')])]);
+    const replayed = replayOutbox(bytes);
+    expect([...replayed.owed.keys()]).toEqual(['a', 'b']);
+    expect(replayed.damaged).toBe(1);
+  });
+
+  it('keeps what is owed across a kill at any point of a run, with compaction and hand-overs in between', () => {
+    type Op = { put: { id: string; content: string; attempt: number }[] } | { settle: string[] } | { handOver: string[] };
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ put: fc.array(fc.record({ id: fc.constantFrom(...ids), content: unicodeText, attempt: fc.nat(4) }), { minLength: 1, maxLength: 4 }) }),
+      fc.record({ settle: fc.array(fc.constantFrom(...ids), { minLength: 1, maxLength: 4 }) }),
+      fc.record({ handOver: fc.array(fc.constantFrom(...ids), { minLength: 1, maxLength: 4 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 30 }), fc.nat(), fc.nat(), (ops, restartAt, tornBytes) => {
+        const dir = tmpDir();
+        const model = new Map<string, CallbackJob>();
+        // Jobs put since the last restart, by event id: hand-over settles only the very object that was put.
+        let outbox = openCallbackOutbox({ dir, log, compactBytes: 600 });
+        const restart = ops.length === 0 ? -1 : restartAt % ops.length;
+        ops.forEach((op, i) => {
+          if ('put' in op) {
+            // Put jobs are distinct objects; the batch's last state of an id wins, as in the file.
+            const jobs = op.put.map((p) => jobOf(p.id, p.content, p.attempt));
+            outbox.put(jobs);
+            for (const j of jobs) model.set(j.eventId, j);
+          } else if ('settle' in op) {
+            outbox.settle(op.settle);
+            for (const id of op.settle) model.delete(id);
+          } else {
+            const current = outbox.owed().filter((j) => op.handOver.includes(j.eventId));
+            // A copy is not the object that was put: it is not handed over.
+            outbox.handOver([...current.filter((_, k) => k % 2 === 0), ...current.filter((_, k) => k % 2 === 1).map((j) => ({ ...j }))]);
+            current.forEach((j, k) => k % 2 === 0 && model.delete(j.eventId));
+          }
+          if (i === restart) {
+            // kill -9 (the descriptor's closing changes nothing on disk), and the next write was torn part-way.
+            outbox.close();
+            const next = encodeOwed([jobOf('torn', 'половина 半分 ½')]);
+            fs.appendFileSync(path.join(dir, 'outbox.ndjson'), next.subarray(0, tornBytes % next.length));
+            outbox = openCallbackOutbox({ dir, log, compactBytes: 600 });
+            expect(outbox.owed()).toEqual([...model.values()]);
+          }
+        });
+        expect(outbox.owed()).toEqual([...model.values()]);
+        outbox.close();
+        const reopened = openCallbackOutbox({ dir, log, compactBytes: 600 });
+        expect(reopened.owed()).toEqual([...model.values()]);
+        reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('does not grow without bound while jobs are settled as fast as they are owed', () => {
+    const dir = tmpDir();
+    const outbox = openCallbackOutbox({ dir, log, compactBytes: 64 * 1024 });
+    let largest = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const job = jobOf(`e${i}`, 'Kia ora, e hoa mā — tēnā koe 👋🏽');
+      outbox.put([job]);
+      if (i >= 10) outbox.settle([`e${i - 10}`]);
+      largest = Math.max(largest, fs.statSync(path.join(dir, 'outbox.ndjson')).size);
+    }
+    expect(outbox.size).toBe(10);
+    expect(largest).toBeLessThan(128 * 1024);
+    outbox.close();
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { CallbackJob } from './callback-job';
+import { createRetryQueues, type TryOutcome } from './callback-retry-queues';
+
+const job = (eventId: string, messageId: string, notBefore = 0): CallbackJob => ({
+  eventId,
+  applicationId: 'acme',
+  kind: 'status',
+  messageId,
+  body: { id: messageId, status: eventId },
+  createdAt: Date.now(),
+  attempt: notBefore === 0 ? 0 : 1,
+  notBefore,
+});
+const waitFor = async (probe: () => boolean, timeoutMs = 5000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('callbacks waiting for a retry', () => {
+  it('tries a message’s later callbacks only after its waiting one went through, in the order they came', async () => {
+    const tried: string[] = [];
+    const done: string[] = [];
+    let failFirst = 2;
+    const queues = createRetryQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        if (j.eventId === 'accepted' && failFirst-- > 0) return { done: false, retryAt: Date.now() + 30 };
+        return { done: true };
+      },
+      onDone: (j) => done.push(j.eventId),
+      onRescheduled: () => undefined,
+    });
+    queues.add(job('accepted', 'm1', Date.now() + 20));
+    queues.add(job('queued', 'm1'));
+    queues.add(job('sent', 'm1'));
+    expect(queues.has('m1')).toBe(true);
+    await waitFor(() => done.length === 3);
+    expect(tried).toEqual(['accepted', 'accepted', 'accepted', 'queued', 'sent']);
+    expect(done).toEqual(['accepted', 'queued', 'sent']);
+    expect(queues.has('m1')).toBe(false);
+    expect(queues.size).toBe(0);
+    await queues.stop();
+  });
+
+  it('tries each message at its own time, earliest first, and records each new attempt before waiting for it', async () => {
+    const tried: string[] = [];
+    const rescheduled: CallbackJob[] = [];
+    const start = Date.now();
+    const queues = createRetryQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        return j.attempt < 2 ? { done: false, retryAt: Date.now() + 10 } : { done: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: (j) => rescheduled.push(j),
+    });
+    queues.add(job('late', 'm2', start + 150));
+    queues.add(job('early', 'm3', start + 20));
+    await waitFor(() => tried.filter((t) => t === 'late').length === 1);
+    expect(tried[0]).toBe('early');
+    await waitFor(() => queues.size === 0);
+    expect(rescheduled.filter((j) => j.eventId === 'late').map((j) => j.attempt)).toEqual([2]);
+    expect(rescheduled.every((j) => j.notBefore > 0)).toBe(true);
+    await queues.stop();
+  });
+
+  it('tries no more messages at once than allowed, and stops waiting on stop', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const queues = createRetryQueues({
+      tryJob: async (): Promise<TryOutcome> => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return { done: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+      maxConcurrent: 4,
+    });
+    for (let i = 0; i < 40; i++) queues.add(job(`e${i}`, `m${i}`));
+    await waitFor(() => queues.size === 0);
+    expect(most).toBe(4);
+    queues.add(job('far', 'later', Date.now() + 3_600_000));
+    await queues.stop();
+    expect(queues.size).toBe(1);
+  });
+});
