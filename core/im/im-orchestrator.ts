@@ -141,7 +141,7 @@ export async function startImOrchestrator(deps: {
       await recorder.record([{ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: `no ${attempt.channel} address for this destination` }]);
       return startAttempt(im, k + 1, 'rejected');
     }
-    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId }]);
+    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
     armTimer(im, k, now);
     await publishAttempt(im, k, record);
   };
