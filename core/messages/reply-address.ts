@@ -8,5 +8,6 @@
 export function replyAddressKey(address: string): string {
   const trimmed = address.normalize('NFC').trim();
   if (/^\+?[\d\s\-().]+$/.test(trimmed) && /\d/.test(trimmed)) return trimmed.replace(/\D/g, '');
-  return trimmed.toUpperCase();
+  // Upper-casing can leave decomposed letters (Greek with diacritics): compose again.
+  return trimmed.toUpperCase().normalize('NFC');
 }
