@@ -62,7 +62,13 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const callbacks = createCallbackProducer({ bus, history, recent, log });
   recorder.onApplied((change) => callbacks.statusChanged(change));
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
-  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
+  const inboundSubscription = await startInboundConsumer({
+    bus, state, history, recent, numericIds, log,
+    ownerOfAddress: (address) => accounts.ownerOfAddress(address),
+    dedupWindowMs: config.moDedupWindowMs,
+    onReplies: (r) => callbacks.repliesReceived(r),
+    respond,
+  });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, ...config.callbacks });
   const pools = config.adapters.coreRunsWorkers ? await startChannelPools(CHANNELS, { config, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });

@@ -124,6 +124,8 @@ export interface Config {
   gatewayBatchMax: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /** How long a carrier's second delivery of the same reply (MO) is recognised and dropped. */
+  moDedupWindowMs: number;
   callbacks: {
     /** Retries of a failing callback stop this long after the event. */
     retryForMs: number;
@@ -253,6 +255,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    moDedupWindowMs: duration('HERMOD_MO_DEDUP_WINDOW', '10m'),
     shortLinkBase: '',
     channels: undefined as unknown as Config['channels'],
     channelSimulators: undefined as unknown as ChannelSimulatorsConfig,
@@ -307,6 +310,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: int('HERMOD_IM_RATE_LIMIT', 100, 0, 100),
   };
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
+  // Shorter than a carrier's resend interval would let its redeliveries through as new replies.
+  if (config.moDedupWindowMs < 1000) throw new ConfigError(`HERMOD_MO_DEDUP_WINDOW must be at least 1s, got ${JSON.stringify(env.HERMOD_MO_DEDUP_WINDOW)}`);
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
   }
