@@ -21,6 +21,7 @@ import { createTemplates } from './campaigns/templates';
 import { createCampaignResponder } from './campaigns/campaign-responder';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
+import { createImRateBudget } from './im/im-rate-budget';
 import { CHANNELS, startChannelPools } from '../workers/channel-pools';
 
 export interface RunningCore {
@@ -93,7 +94,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     intake, reader, accounts, shortener, state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     campaigns: { store: history.campaigns, history, importMembers, templates, state },
-    im: { accept: imIntake, bus, history },
+    im: {
+      accept: imIntake, bus, history,
+      rateBudget: createImRateBudget({ state, limitOf: async (id) => (await accounts.callbackSettings(id))?.imRateLimit ?? -1, defaultLimit: config.im.rateLimit }),
+    },
   });
   const port = await bindServer(server, config.coreAddress);
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });

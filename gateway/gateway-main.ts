@@ -28,7 +28,6 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     maxBodyBytes: config.maxBodyBytes,
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
-    imRateLimit: config.im.rateLimit,
   });
 
   const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
