@@ -12,7 +12,8 @@ const freshPrefix = (): string => {
   prefixes.add(prefix);
   return prefix;
 };
-afterAll(() => deleteKeys(prefixes));
+// Each prefix is a SCAN of the whole keyspace, which on a Redis shared with other suites takes a while.
+afterAll(() => deleteKeys(prefixes), 120_000);
 
 describeStateContract('Redis', () => createRedisState({ redis: REDIS_URL, prefix: freshPrefix() }));
 
