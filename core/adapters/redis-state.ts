@@ -161,14 +161,21 @@ export function createRedisState(options: RedisStateOptions): HotState {
       if (entries.length === 0) return;
       const pipeline = client.pipeline();
       const now = Date.now();
+      // A batch (a campaign's partition) mostly comes from one address: its senders are written once.
+      const senders = new Map<string, Set<string>>();
       for (const e of entries) {
         const value = `${e.applicationId}|${e.messageId}`;
         pipeline.set(lastMessageKey(e.handset), value, 'EX', ttlSeconds);
         if (!e.source) continue;
         pipeline.set(lastFromKey(e.source, e.handset), value, 'EX', ttlSeconds);
-        pipeline.zadd(sendersKey(e.source), now, e.applicationId);
-        pipeline.zremrangebyscore(sendersKey(e.source), '-inf', now - ttlSeconds * 1000);
-        pipeline.expire(sendersKey(e.source), ttlSeconds);
+        const apps = senders.get(e.source) ?? new Set<string>();
+        apps.add(e.applicationId);
+        senders.set(e.source, apps);
+      }
+      for (const [source, apps] of senders) {
+        pipeline.zadd(sendersKey(source), ...[...apps].flatMap((app) => [now, app]));
+        pipeline.zremrangebyscore(sendersKey(source), '-inf', now - ttlSeconds * 1000);
+        pipeline.expire(sendersKey(source), ttlSeconds);
       }
       try {
         pipelineResults('remembering last messages', await pipeline.exec());
