@@ -119,6 +119,14 @@ describe('reply routing between applications that message the same handset', () 
     // A new message from the handset (its own new reference) is a new reply, even with the same text.
     await simulator.originate({ ...reply, userMessageReference: 78 });
     await eventually(async () => (repliesFrom(handset).length === 2 ? true : undefined));
+
+    // A long reply, in several parts, delivered twice with the same concatenation reference.
+    const long = { source: handset, destination: '4001', text: 'Kia ora, e hoa mā — tēnā koe! 你好世界, Привет 👋🏽🎉 '.repeat(3), concatReference: 42 };
+    expect(await simulator.originate(long)).toBeGreaterThan(1);
+    await simulator.originate(long);
+    await eventually(async () => (repliesFrom(handset).length === 3 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(repliesFrom(handset).map((r) => r.json.content)).toEqual([reply.text, reply.text, long.text]);
   });
 
   it('opts a handset out only of the application whose address it sent STOP to', async () => {
