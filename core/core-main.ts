@@ -24,6 +24,7 @@ import { createTemplates } from './campaigns/templates';
 import { createCampaignResponder } from './campaigns/campaign-responder';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
+import { createImRateBudget } from './im/im-rate-budget';
 import { CHANNELS, startChannelPools } from '../workers/channel-pools';
 
 export interface RunningCore {
@@ -69,7 +70,13 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   recorder.onApplied((change) => callbacks.statusChanged(change));
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
-  const inboundSubscription = await startInboundConsumer({ bus, state, history, recent, numericIds, log, onReplies: (r) => callbacks.repliesReceived(r), respond });
+  const inboundSubscription = await startInboundConsumer({
+    bus, state, history, recent, numericIds, log,
+    ownerOfAddress: (address) => accounts.ownerOfAddress(address),
+    dedupWindowMs: config.moDedupWindowMs,
+    onReplies: (r) => callbacks.repliesReceived(r),
+    respond,
+  });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, outbox, owedAtStart, ...config.callbacks });
   const pools = config.adapters.coreRunsWorkers ? await startChannelPools(CHANNELS, { config, bus, state, log }) : undefined;
   await recoverUnfinished({ history, state, intake, log });
@@ -94,7 +101,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     intake, reader, accounts, shortener, state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     campaigns: { store: history.campaigns, history, importMembers, templates, state },
-    im: { accept: imIntake, bus, history },
+    im: {
+      accept: imIntake, bus, history,
+      rateBudget: createImRateBudget({ state, limitOf: async (id) => (await accounts.callbackSettings(id))?.imRateLimit ?? -1, defaultLimit: config.im.rateLimit }),
+    },
   });
   const port = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
   log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });

@@ -19,6 +19,7 @@ import type { HttpCarrierConfig } from '../lib/config';
 import { webhookErrors, webhookRouter } from './webhooks/routes';
 import { intelligentMessagingErrors } from './intelligent-messaging/error-body';
 import { intelligentMessagingRouter } from './intelligent-messaging/routes';
+import { createSharedRateLimiter } from './intelligent-messaging/shared-rate-limiter';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -33,8 +34,6 @@ export interface GatewayDeps {
   carriers: { wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
   /** How far ahead v1/v2 messages and campaigns may be scheduled. */
   scheduleHorizonMs: number;
-  /** Intelligent Messaging requests per second per application (0: no limit). */
-  imRateLimit: number;
 }
 
 interface Interface {
@@ -65,7 +64,10 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
       'intelligent_messaging',
       '/rest/im/v1',
       intelligentMessagingErrors(deps.log),
-      intelligentMessagingRouter({ im: deps.im, auth: deps.auth, log: deps.log, maxBodyBytes: deps.maxBodyBytes, rateLimit: deps.imRateLimit }),
+      intelligentMessagingRouter({
+        im: deps.im, auth: deps.auth, log: deps.log, maxBodyBytes: deps.maxBodyBytes,
+        rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted })),
+      }),
     ),
     mountInterface('webhooks', '/webhooks', webhookErrors(deps.log), webhookRouter(deps)),
     mountInterface('short_links', '/l', shortLinkErrors, shortLinkRouter(deps)),

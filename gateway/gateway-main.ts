@@ -30,7 +30,6 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     maxBodyBytes: config.maxBodyBytes,
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
-    imRateLimit: config.im.rateLimit,
     scheduleHorizonMs: config.scheduleHorizonMs,
   });
 

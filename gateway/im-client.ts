@@ -1,11 +1,13 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { IntelligentMessagingClient, type CarrierEventsRequest, type ImAccepted, type ImSendRequest } from '../proto/gen/hermod/v1/im';
+import { IntelligentMessagingClient, type CarrierEventsRequest, type ImAccepted, type ImSendRequest, type RateBudget, type RateBudgetRequest } from '../proto/gen/hermod/v1/im';
 import { unaryCall } from './unary-call';
 
 /** The gateway's side of core's IntelligentMessaging service. */
 export interface ImClient {
   send(request: ImSendRequest): Promise<ImAccepted>;
   reportCarrierEvents(request: CarrierEventsRequest): Promise<number>;
+  /** A share of the application's Intelligent Messaging requests for the current second. */
+  takeRateBudget(request: RateBudgetRequest): Promise<RateBudget>;
   close(): void;
 }
 
@@ -15,6 +17,7 @@ export function createImClient(address: string, channelCredentials: ChannelCrede
   return {
     send: (request) => unary('ImSendMessage', client.sendMessage as never, request),
     reportCarrierEvents: async (request) => (await unary<CarrierEventsRequest, { recorded: number }>('ReportCarrierEvents', client.reportCarrierEvents as never, request)).recorded,
+    takeRateBudget: (request) => unary('TakeRateBudget', client.takeRateBudget as never, request),
     close: () => client.close(),
   };
 }

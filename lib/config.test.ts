@@ -27,6 +27,8 @@ describe('configuration', () => {
     expect(() => resolveConfig({ HERMOD_SMPP_SUBMIT_TIMEOUT: 'soon' })).toThrow(/HERMOD_SMPP_SUBMIT_TIMEOUT/);
     expect(() => resolveConfig({ HERMOD_BUS: 'carrier-pigeon' })).toThrow(/HERMOD_BUS must be one of memory, redis, kafka/);
     expect(() => resolveConfig({ HERMOD_SMSC_OUTCOMES: 'lost=1' })).toThrow(/lost=1/);
+    expect(() => resolveConfig({ HERMOD_MO_DEDUP_WINDOW: '200ms' })).toThrow(/HERMOD_MO_DEDUP_WINDOW must be at least 1s/);
+    expect(resolveConfig({ HERMOD_MO_DEDUP_WINDOW: '2m' }).moDedupWindowMs).toBe(120_000);
   });
 
   it('gives Intelligent Messaging attempts without a timeout a bounded default, in whole seconds up to 7 days', () => {

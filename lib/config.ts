@@ -139,6 +139,8 @@ export interface Config {
   scheduleHorizonMs: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /** How long a carrier's second delivery of the same reply (MO) is recognised and dropped. */
+  moDedupWindowMs: number;
   callbacks: {
     /** Retries of a failing callback stop this long after the event. */
     retryForMs: number;
@@ -277,6 +279,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),
+    moDedupWindowMs: duration('HERMOD_MO_DEDUP_WINDOW', '10m'),
     shortLinkBase: '',
     channels: undefined as unknown as Config['channels'],
     channelSimulators: undefined as unknown as ChannelSimulatorsConfig,
@@ -345,6 +348,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError(`HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`);
   }
   if (config.scheduleHorizonMs < 60_000) throw new ConfigError('HERMOD_SCHEDULE_HORIZON must be at least 1m');
+  // Shorter than a carrier's resend interval would let its redeliveries through as new replies.
+  if (config.moDedupWindowMs < 1000) throw new ConfigError(`HERMOD_MO_DEDUP_WINDOW must be at least 1s, got ${JSON.stringify(env.HERMOD_MO_DEDUP_WINDOW)}`);
   if (config.bootstrap && !config.bootstrap.password && !config.bootstrap.apiKey) {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
   }

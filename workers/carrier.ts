@@ -19,6 +19,8 @@ export interface InboundMessage {
   destination: string;
   text: string;
   at: number;
+  /** The carrier's references that a redelivery of the same message repeats (see MoMessage.carrierRef); '' when none. */
+  carrierRef?: string;
 }
 
 export interface Carrier {

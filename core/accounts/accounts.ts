@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { History } from '../ports/history';
+import { HermodError } from '../../lib/errors';
+import { replyAddressKey } from '../messages/reply-address';
 import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
 
 export interface AppIdentity {
@@ -14,6 +16,8 @@ export interface CallbackSettings {
   callbackSecret: string;
   /** Intelligent Messaging default attempts ('' : the service default). */
   imDefaultAttempts: string;
+  /** Intelligent Messaging requests per second; -1: the service default; 0: no limit. */
+  imRateLimit: number;
 }
 
 export interface UpsertInput {
@@ -28,6 +32,10 @@ export interface UpsertInput {
   imDefaultAttempts?: string;
   /** New signing secret for callbacks. */
   callbackSecret?: string;
+  /** undefined: keep; []: none. Refused when another application claims one of them. */
+  sourceAddresses?: readonly string[];
+  /** undefined: keep; -1: the service default. */
+  imRateLimit?: number;
 }
 
 export interface Accounts {
@@ -37,7 +45,9 @@ export interface Accounts {
   upsert(input: UpsertInput): Promise<AppIdentity>;
   /** The application's callback settings (cached briefly: they are read for every callback). */
   callbackSettings(applicationId: string): Promise<CallbackSettings | undefined>;
-  list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean }[]>;
+  list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number }[]>;
+  /** The application that claims this address (a replyAddressKey), if one does. */
+  ownerOfAddress(addressKey: string): Promise<string | undefined>;
   /** Handsets opted out of one application (by name) or of all. */
   listOptOuts(applicationName?: string): Promise<{ applicationName: string; handset: string; at: number }[]>;
 }
@@ -46,13 +56,25 @@ const SETTINGS_CACHE_MS = 10_000;
 
 export function createAccounts(deps: { history: History }): Accounts {
   const settings = new Map<string, { value: CallbackSettings | undefined; expires: number }>();
+  // Address key → application id, of every claim; read for every reply, so cached like the settings.
+  let owners: { value: Map<string, string>; expires: number } | undefined;
+  const claims = async (): Promise<Map<string, string>> => {
+    if (owners && owners.expires > Date.now()) return owners.value;
+    const value = new Map<string, string>();
+    for (const a of await deps.history.listApplications()) for (const address of a.sourceAddresses) value.set(replyAddressKey(address), a.id);
+    owners = { value, expires: Date.now() + SETTINGS_CACHE_MS };
+    return value;
+  };
   return {
+    async ownerOfAddress(addressKey) {
+      return (await claims()).get(addressKey);
+    },
     async callbackSettings(applicationId) {
       const hit = settings.get(applicationId);
       if (hit && hit.expires > Date.now()) return hit.value;
       const app = (await deps.history.listApplications()).find((a) => a.id === applicationId);
       const value = app
-        ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, imStatusCallbackUrl: app.imStatusCallbackUrl, callbackSecret: app.callbackSecret, imDefaultAttempts: app.imDefaultAttempts }
+        ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, imStatusCallbackUrl: app.imStatusCallbackUrl, callbackSecret: app.callbackSecret, imDefaultAttempts: app.imDefaultAttempts, imRateLimit: app.imRateLimit }
         : undefined;
       settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
       return value;
@@ -68,6 +90,14 @@ export function createAccounts(deps: { history: History }): Accounts {
     },
     async upsert(input) {
       const current = await deps.history.getApplicationByName(input.name);
+      if (input.sourceAddresses) {
+        owners = undefined;
+        const claimed = await claims();
+        for (const address of input.sourceAddresses) {
+          const owner = claimed.get(replyAddressKey(address));
+          if (owner && owner !== current?.id) throw new HermodError('conflict', `${address} is already claimed by another application`, { fields: [{ field: 'source_addresses', description: `${address} belongs to another application` }] });
+        }
+      }
       const record = {
         id: current?.id ?? randomUUID(),
         name: input.name,
@@ -77,12 +107,15 @@ export function createAccounts(deps: { history: History }): Accounts {
         replyCallbackUrl: input.replyCallbackUrl ?? current?.replyCallbackUrl ?? '',
         imStatusCallbackUrl: input.imStatusCallbackUrl ?? current?.imStatusCallbackUrl ?? '',
         imDefaultAttempts: input.imDefaultAttempts ?? current?.imDefaultAttempts ?? '',
+        sourceAddresses: input.sourceAddresses ?? current?.sourceAddresses ?? [],
+        imRateLimit: input.imRateLimit ?? current?.imRateLimit ?? -1,
         // Every application gets a signing secret; operators can replace it.
         callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
         updatedAt: Date.now(),
       };
       await deps.history.upsertApplication(record);
       settings.delete(record.id);
+      owners = undefined;
       return { id: record.id, name: record.name };
     },
     async listOptOuts(applicationName) {
@@ -94,7 +127,7 @@ export function createAccounts(deps: { history: History }): Accounts {
       return optOuts.map((o) => ({ applicationName: byId.get(o.applicationId) ?? o.applicationId, handset: o.handset, at: o.at }));
     },
     async list() {
-      return (await deps.history.listApplications()).map((a) => ({ id: a.id, name: a.name, hasPassword: a.passwordHash !== '', hasApiKey: a.apiKeyHash !== '' }));
+      return (await deps.history.listApplications()).map((a) => ({ id: a.id, name: a.name, hasPassword: a.passwordHash !== '', hasApiKey: a.apiKeyHash !== '', sourceAddresses: a.sourceAddresses, imRateLimit: a.imRateLimit }));
     },
   };
 }

@@ -211,9 +211,9 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
     });
 
     it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {
-      const v1: ApplicationRecord = { id: randomUUID(), name: 'acme', passwordHash: 'scrypt$1$1$1$salt$one', apiKeyHash: 'a'.repeat(64), statusCallbackUrl: 'https://cb.example/status', replyCallbackUrl: '', callbackSecret: 'k1', imStatusCallbackUrl: '', imDefaultAttempts: '', updatedAt: BASE };
+      const v1: ApplicationRecord = { id: randomUUID(), name: 'acme', passwordHash: 'scrypt$1$1$1$salt$one', apiKeyHash: 'a'.repeat(64), statusCallbackUrl: 'https://cb.example/status', replyCallbackUrl: '', callbackSecret: 'k1', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: BASE };
       const v2: ApplicationRecord = { ...v1, passwordHash: 'scrypt$1$1$1$salt$two', apiKeyHash: 'b'.repeat(64), updatedAt: BASE + 1 };
-      const other: ApplicationRecord = { id: randomUUID(), name: 'globex', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', updatedAt: BASE };
+      const other: ApplicationRecord = { id: randomUUID(), name: 'globex', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: BASE };
       await history.upsertApplication(v1);
       await history.upsertApplication(other);
       await history.upsertApplication(v2);
@@ -247,9 +247,17 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect((await history.listOptOuts()).map((o) => `${o.applicationId} ${o.handset}`)).toEqual(['a1 +641', 'a2 +641']);
     });
 
+    it('keeps the rule that routed a reply on the reply, and none on other messages', async () => {
+      const mt = message();
+      const mo = message({ direction: 'MO', content: 'Kia ora, e hoa mā', replyTo: mt.id, replyRoute: 'last-message-from-address' });
+      await history.insertMessages([mt, mo], [accepted(mt), accepted(mo)]);
+      expect(await history.getMessage(mo.applicationId, mo.id)).toMatchObject({ replyRoute: 'last-message-from-address', replyTo: mt.id, content: 'Kia ora, e hoa mā' });
+      expect((await history.getMessage(mt.applicationId, mt.id))?.replyRoute).toBeUndefined();
+    });
+
     it('keeps messages, events and applications across closing and reopening', async () => {
       const m = message();
-      const app: ApplicationRecord = { id: randomUUID(), name: 'durable', passwordHash: '', apiKeyHash: 'c'.repeat(64), statusCallbackUrl: '', replyCallbackUrl: 'https://cb.example/reply', callbackSecret: 's', imStatusCallbackUrl: 'https://cb.example/im', imDefaultAttempts: 'wab:read:60,sms', updatedAt: BASE };
+      const app: ApplicationRecord = { id: randomUUID(), name: 'durable', passwordHash: '', apiKeyHash: 'c'.repeat(64), statusCallbackUrl: '', replyCallbackUrl: 'https://cb.example/reply', callbackSecret: 's', imStatusCallbackUrl: 'https://cb.example/im', imDefaultAttempts: 'wab:read:60,sms', sourceAddresses: ['4001', 'Māori Co'], imRateLimit: 5, updatedAt: BASE };
       await history.insertMessages([m], [accepted(m)]);
       await history.appendEvents([event(m, 'submitted', BASE + 1, { carrierId: 'carrier-1' })]);
       await history.upsertApplication(app);

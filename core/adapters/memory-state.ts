@@ -1,5 +1,5 @@
 import { canAdvance, type MessageStatus } from '../domain/message-status';
-import type { IdempotencyRecord, HotState, StatusEntry } from '../ports/state';
+import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 
 export interface MemoryStateOptions {
@@ -40,7 +40,12 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
   const submitted = new BoundedMap<true>(ttlMs, maxEntries);
   const cancelled = new BoundedMap<true>(ttlMs, maxEntries);
-  const lastMessages = new BoundedMap<{ messageId: string; applicationId: string }>(ttlMs, maxEntries);
+  const lastMessages = new BoundedMap<LastMessage>(ttlMs, maxEntries);
+  const lastFromAddress = new BoundedMap<LastMessage>(ttlMs, maxEntries);
+  // Address → application → when it last sent from there.
+  const senders = new BoundedMap<Map<string, number>>(ttlMs, maxEntries);
+  // Rate windows: key → the window (epoch second) and how much of it was taken.
+  const rateWindows = new Map<string, { window: number; used: number }>();
   // Opt-outs never expire here: core loads them from history at start.
   const optOuts = new Set<string>();
   // Idempotency keys carry their own expiry time.
@@ -79,12 +84,49 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       lastMessages.expire(t);
-      for (const e of entries) lastMessages.set(e.handset, { messageId: e.messageId, applicationId: e.applicationId }, t);
+      lastFromAddress.expire(t);
+      senders.expire(t);
+      for (const e of entries) {
+        const last = { messageId: e.messageId, applicationId: e.applicationId };
+        lastMessages.set(e.handset, last, t);
+        if (!e.source) continue;
+        lastFromAddress.set(`${e.source}\n${e.handset}`, last, t);
+        const apps = senders.get(e.source, t) ?? new Map<string, number>();
+        apps.set(e.applicationId, t);
+        senders.set(e.source, apps, t);
+      }
     },
 
     async getLastMessage(handset) {
       open();
       return lastMessages.get(handset, now());
+    },
+
+    async getReplyContext(handset, address): Promise<ReplyContext> {
+      open();
+      const t = now();
+      const apps = address ? senders.get(address, t) : undefined;
+      return {
+        lastToHandset: lastMessages.get(handset, t),
+        lastFromAddress: address ? lastFromAddress.get(`${address}\n${handset}`, t) : undefined,
+        sendersOfAddress: apps ? [...apps].filter(([, at]) => at + ttlMs > t).map(([app]) => app) : [],
+      };
+    },
+
+    async takeRateTokens(key, limitPerSecond, wanted): Promise<RateGrant> {
+      open();
+      const t = now();
+      const window = Math.floor(t / 1000);
+      let entry = rateWindows.get(key);
+      if (!entry || entry.window !== window) {
+        // Windows of other keys that have passed are worth nothing: drop them now and then.
+        if (rateWindows.size >= maxEntries) for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
+        entry = { window, used: 0 };
+        rateWindows.set(key, entry);
+      }
+      const granted = Math.max(0, Math.min(Math.floor(wanted), Math.floor(limitPerSecond) - entry.used));
+      entry.used += granted;
+      return { granted, windowEndsInMs: (window + 1) * 1000 - t };
     },
 
     async setOptOuts(entries) {
@@ -161,6 +203,10 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       carrierIds.clear();
       submitted.clear();
       cancelled.clear();
+      lastMessages.clear();
+      lastFromAddress.clear();
+      senders.clear();
+      rateWindows.clear();
     },
   };
 }

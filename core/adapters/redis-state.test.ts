@@ -12,7 +12,8 @@ const freshPrefix = (): string => {
   prefixes.add(prefix);
   return prefix;
 };
-afterAll(() => deleteKeys(prefixes));
+// Each prefix is a SCAN of the whole keyspace, which on a Redis shared with other suites takes a while.
+afterAll(() => deleteKeys(prefixes), 120_000);
 
 describeStateContract('Redis', () => createRedisState({ redis: REDIS_URL, prefix: freshPrefix() }));
 
@@ -97,6 +98,15 @@ describe('Redis hot state', () => {
       // …and `read` exactly once.
       expect(mine.filter((s) => s === 'read')).toHaveLength(1);
     }
+  });
+
+  it('shares one allowance between clients of the same store (gateways behind one core, or several cores)', async () => {
+    const prefix = freshPrefix();
+    const [one, two] = [state(prefix), state(prefix)];
+    const probe = await one.takeRateTokens('probe', 1, 1);
+    if (probe.windowEndsInMs < 600) await new Promise((r) => setTimeout(r, probe.windowEndsInMs + 20));
+    const grants = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? one : two).takeRateTokens('app-1', 7, 1)));
+    expect(grants.filter((g) => g.granted === 1)).toHaveLength(7);
   });
 
   it('refuses calls once closed', async () => {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
-import type { HotState, IdempotencyRecord, StatusAdvance, StatusEntry } from '../ports/state';
+import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { closeRedis, openRedis, pipelineResults, unavailable, type RedisConnectionOptions } from './redis-connection';
@@ -49,8 +49,28 @@ redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX
 return 1
 `;
 
+/**
+ * KEYS[1] rate key (a hash: w = window second, u = used); ARGV: limit, wanted.
+ * The window is Redis's own clock, so every process counts the same second.
+ * Returns { granted, milliseconds left in the window }.
+ */
+const TAKE_RATE_LUA = `
+local t = redis.call('TIME')
+local window = tonumber(t[1])
+local limit = tonumber(ARGV[1])
+local wanted = tonumber(ARGV[2])
+local current = redis.call('HMGET', KEYS[1], 'w', 'u')
+local used = 0
+if tonumber(current[1]) == window then used = tonumber(current[2]) or 0 end
+local granted = math.max(0, math.min(wanted, limit - used))
+redis.call('HSET', KEYS[1], 'w', window, 'u', used + granted)
+redis.call('EXPIRE', KEYS[1], 2)
+return { granted, 1000 - math.floor(tonumber(t[2]) / 1000) }
+`;
+
 interface ScriptedClient {
   hermodAdvanceStatus(key: string, status: string, at: string, ttl: number): Promise<number>;
+  hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
 }
 
 /**
@@ -72,6 +92,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const log = createLogger({ component: 'redis-state' });
   const client: Redis = openRedis(options.redis, { enableAutoPipelining: true }, log);
   client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 1, lua: ADVANCE_LUA });
+  client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
   let closed = false;
 
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
@@ -81,6 +102,15 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handset}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
+  const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handset}}`;
+  // A sorted set per address: application → when it last sent from there.
+  const sendersKey = (address: string): string => `${prefix}:senders:{${address}}`;
+  const rateKey = (key: string): string => `${prefix}:rate:{${key}}`;
+  const parseLast = (value: string | null): LastMessage | undefined => {
+    if (value === null) return undefined;
+    const bar = value.indexOf('|');
+    return { applicationId: value.slice(0, bar), messageId: value.slice(bar + 1) };
+  };
   const open = (): void => {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
@@ -131,7 +161,23 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (entries.length === 0) return;
       const pipeline = client.pipeline();
-      for (const e of entries) pipeline.set(lastMessageKey(e.handset), `${e.applicationId}|${e.messageId}`, 'EX', ttlSeconds);
+      const now = Date.now();
+      // A batch (a campaign's partition) mostly comes from one address: its senders are written once.
+      const senders = new Map<string, Set<string>>();
+      for (const e of entries) {
+        const value = `${e.applicationId}|${e.messageId}`;
+        pipeline.set(lastMessageKey(e.handset), value, 'EX', ttlSeconds);
+        if (!e.source) continue;
+        pipeline.set(lastFromKey(e.source, e.handset), value, 'EX', ttlSeconds);
+        const apps = senders.get(e.source) ?? new Set<string>();
+        apps.add(e.applicationId);
+        senders.set(e.source, apps);
+      }
+      for (const [source, apps] of senders) {
+        pipeline.zadd(sendersKey(source), ...[...apps].flatMap((app) => [now, app]));
+        pipeline.zremrangebyscore(sendersKey(source), '-inf', now - ttlSeconds * 1000);
+        pipeline.expire(sendersKey(source), ttlSeconds);
+      }
       try {
         pipelineResults('remembering last messages', await pipeline.exec());
       } catch (err) {
@@ -142,12 +188,39 @@ export function createRedisState(options: RedisStateOptions): HotState {
     async getLastMessage(handset: string) {
       open();
       try {
-        const value = await client.get(lastMessageKey(handset));
-        if (value === null) return undefined;
-        const bar = value.indexOf('|');
-        return { applicationId: value.slice(0, bar), messageId: value.slice(bar + 1) };
+        return parseLast(await client.get(lastMessageKey(handset)));
       } catch (err) {
         throw unavailable('reading the last message to a handset', err);
+      }
+    },
+
+    async getReplyContext(handset: string, address: string): Promise<ReplyContext> {
+      open();
+      const pipeline = client.pipeline();
+      pipeline.get(lastMessageKey(handset));
+      if (address) {
+        pipeline.get(lastFromKey(address, handset));
+        pipeline.zrangebyscore(sendersKey(address), Date.now() - ttlSeconds * 1000, '+inf');
+      }
+      try {
+        const [last, lastFrom, senders] = pipelineResults('reading what a reply answers', await pipeline.exec());
+        return {
+          lastToHandset: parseLast(last as string | null),
+          lastFromAddress: address ? parseLast(lastFrom as string | null) : undefined,
+          sendersOfAddress: address ? (senders as string[]) : [],
+        };
+      } catch (err) {
+        throw unavailable('reading what a reply answers', err);
+      }
+    },
+
+    async takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant> {
+      open();
+      try {
+        const [granted, endsIn] = await (client as unknown as ScriptedClient).hermodTakeRate(rateKey(key), Math.floor(limitPerSecond), Math.max(0, Math.floor(wanted)));
+        return { granted: Number(granted), windowEndsInMs: Number(endsIn) };
+      } catch (err) {
+        throw unavailable('taking from a rate limit', err);
       }
     },
 

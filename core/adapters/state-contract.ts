@@ -146,9 +146,65 @@ export function describeStateContract(name: string, factory: StateFactory): void
     it('remembers the last message sent to each handset', async () => {
       const handset = `+64${Math.floor(Math.random() * 1e9)}`;
       expect(await state.getLastMessage(handset)).toBeUndefined();
-      await state.rememberLastMessages([{ handset, messageId: 'm1', applicationId: 'a1' }]);
-      await state.rememberLastMessages([{ handset, messageId: 'm2', applicationId: 'a2' }]);
+      await state.rememberLastMessages([{ handset, messageId: 'm1', applicationId: 'a1', source: '' }]);
+      await state.rememberLastMessages([{ handset, messageId: 'm2', applicationId: 'a2', source: '' }]);
       expect(await state.getLastMessage(handset)).toEqual({ messageId: 'm2', applicationId: 'a2' });
+    });
+
+    it('tells apart the last message to a handset from each address it was sent from', async () => {
+      const handset = `+64${Math.floor(Math.random() * 1e9)}`;
+      const [codeA, codeB] = [unique('4001'), unique('MASK')];
+      await state.rememberLastMessages([
+        { handset, messageId: 'm1', applicationId: 'app-a', source: codeA },
+        { handset, messageId: 'm2', applicationId: 'app-b', source: codeB },
+      ]);
+      expect(await state.getReplyContext(handset, codeA)).toEqual({
+        lastToHandset: { messageId: 'm2', applicationId: 'app-b' },
+        lastFromAddress: { messageId: 'm1', applicationId: 'app-a' },
+        sendersOfAddress: ['app-a'],
+      });
+      expect((await state.getReplyContext(handset, codeB)).lastFromAddress).toEqual({ messageId: 'm2', applicationId: 'app-b' });
+      const stranger = await state.getReplyContext(`${handset}9`, codeA);
+      expect(stranger).toMatchObject({ lastToHandset: undefined, lastFromAddress: undefined, sendersOfAddress: ['app-a'] });
+      expect(await state.getReplyContext(handset, unique('unknown'))).toMatchObject({ lastFromAddress: undefined, sendersOfAddress: [] });
+    });
+
+    it('lists every application that sends from a shared address once, and the last of them to message each handset', async () => {
+      const code = unique('shared');
+      await state.rememberLastMessages([
+        { handset: '+641', messageId: 'm1', applicationId: 'app-a', source: code },
+        { handset: '+642', messageId: 'm2', applicationId: 'app-b', source: code },
+        { handset: '+641', messageId: 'm3', applicationId: 'app-a', source: code },
+      ]);
+      const context = await state.getReplyContext('+642', code);
+      expect([...context.sendersOfAddress].sort()).toEqual(['app-a', 'app-b']);
+      expect(context.lastFromAddress).toEqual({ messageId: 'm2', applicationId: 'app-b' });
+      expect((await state.getReplyContext('+641', code)).lastFromAddress).toEqual({ messageId: 'm3', applicationId: 'app-a' });
+    });
+
+    it('grants at most the limit per one-second window, and keeps each key apart', async () => {
+      const [key, other] = [unique('rate'), unique('rate')];
+      // Start early in a window, so the takes below cannot straddle two of them.
+      const first = await state.takeRateTokens(unique('probe'), 1, 1);
+      if (first.windowEndsInMs < 600) await new Promise((r) => setTimeout(r, first.windowEndsInMs + 20));
+      const a = await state.takeRateTokens(key, 5, 3);
+      expect(a.granted).toBe(3);
+      expect(a.windowEndsInMs).toBeGreaterThan(0);
+      expect(a.windowEndsInMs).toBeLessThanOrEqual(1000);
+      expect((await state.takeRateTokens(key, 5, 3)).granted).toBe(2);
+      expect((await state.takeRateTokens(key, 5, 1)).granted).toBe(0);
+      expect((await state.takeRateTokens(other, 5, 5)).granted).toBe(5);
+    });
+
+    it('grants no more than the limit to many concurrent takers, and a new allowance in the next window', async () => {
+      const key = unique('rate');
+      const first = await state.takeRateTokens(unique('probe'), 1, 1);
+      if (first.windowEndsInMs < 600) await new Promise((r) => setTimeout(r, first.windowEndsInMs + 20));
+      const grants = await Promise.all(Array.from({ length: 30 }, () => state.takeRateTokens(key, 20, 2)));
+      const total = grants.reduce((sum, g) => sum + g.granted, 0);
+      expect(total).toBe(20);
+      await new Promise((r) => setTimeout(r, grants[0]!.windowEndsInMs + 20));
+      expect((await state.takeRateTokens(key, 20, 4)).granted).toBe(4);
     });
 
     it('keeps opt-outs per application and handset, and lets a handset opt back in', async () => {

@@ -107,6 +107,12 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
       if (req.imDefaultAttempts) parseAttemptList(req.imDefaultAttempts);
+      if (req.imRateLimit !== undefined && !(Number.isInteger(req.imRateLimit) && req.imRateLimit >= -1 && req.imRateLimit <= 100)) {
+        throw new HermodError('invalid_attrib', 'im_rate_limit is 0..100 requests per second, or -1 for the service default');
+      }
+      for (const address of req.sourceAddresses?.addresses ?? []) {
+        if (address.length === 0 || address.length > 30) throw new HermodError('invalid_attrib', `source address ${JSON.stringify(address)} must be 1..30 characters`);
+      }
       const app = await services.accounts.upsert({
         name: req.name,
         password: req.password,
@@ -116,6 +122,8 @@ export function createCoreGrpcServer(services: CoreServices): Server {
         replyCallbackUrl: req.replyCallbackUrl,
         imStatusCallbackUrl: req.imStatusCallbackUrl,
         imDefaultAttempts: req.imDefaultAttempts,
+        sourceAddresses: req.sourceAddresses?.addresses,
+        imRateLimit: req.imRateLimit,
         callbackSecret: req.rotateCallbackSecret ? newApiKey() : undefined,
       });
       const settings = await services.accounts.callbackSettings(app.id);

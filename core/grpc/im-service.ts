@@ -1,9 +1,10 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { CarrierEventsRequest, ImContact, ImListRequest, ImSendRequest, ImTemplate } from '../../proto/gen/hermod/v1/im';
+import type { CarrierEventsRequest, ImContact, ImListRequest, ImSendRequest, ImTemplate, RateBudgetRequest } from '../../proto/gen/hermod/v1/im';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { History } from '../ports/history';
 import type { ImIntake } from '../im/im-intake';
+import type { ImRateBudget } from '../im/im-rate-budget';
 import { encodeStatus } from '../messages/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
@@ -13,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 
 /** The IntelligentMessaging gRPC service: sends, carrier webhooks, and the operators' templates and contacts. */
-export function imService(deps: { accept: ImIntake; bus: Bus; history: History }): UntypedServiceImplementation {
+export function imService(deps: { accept: ImIntake; bus: Bus; history: History; rateBudget: ImRateBudget }): UntypedServiceImplementation {
   const appId = async (name: string): Promise<string> => {
     const app = await deps.history.getApplicationByName(name);
     if (!app) throw new HermodError('not_found', `no application named ${name}`);
@@ -47,6 +48,11 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History }
         })),
       );
       return { recorded: events.length };
+    }),
+
+    takeRateBudget: unaryHandler('TakeRateBudget', async (req: RateBudgetRequest) => {
+      if (!req.applicationId) throw new HermodError('missing_attrib', 'application_id is required');
+      return deps.rateBudget.take(req.applicationId, req.wanted);
     }),
 
     upsertTemplate: unaryHandler('ImUpsertTemplate', async (req: ImTemplate) => {

@@ -42,6 +42,7 @@ export const INSERTS = {
       'segments',
       'accepted_at',
       'reply_to',
+      'reply_route',
     ],
   },
   events: {
@@ -62,7 +63,7 @@ export const INSERTS = {
   },
   applications: {
     table: applications,
-    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'im_status_callback_url', 'im_default_attempts', 'updated_at'],
+    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'im_status_callback_url', 'im_default_attempts', 'source_addresses', 'im_rate_limit', 'updated_at'],
   },
 } as const;
 
@@ -88,7 +89,8 @@ export const MESSAGE_FIELDS = `
     m.via                                    AS via,
     m.segments                               AS segments,
     toUnixTimestamp64Milli(m.accepted_at)    AS acceptedAt,
-    m.reply_to                               AS replyTo`;
+    m.reply_to                               AS replyTo,
+    m.reply_route                            AS replyRoute`;
 
 /**
  * Latest status per message among the events matching `where`: the event with
@@ -198,6 +200,8 @@ const APPLICATION_FIELDS = `
     callback_secret                      AS callbackSecret,
     im_status_callback_url               AS imStatusCallbackUrl,
     im_default_attempts                  AS imDefaultAttempts,
+    source_addresses                     AS sourceAddresses,
+    im_rate_limit                        AS imRateLimit,
     toUnixTimestamp64Milli(updated_at)   AS updatedAt`;
 
 /**

@@ -13,7 +13,7 @@ describe('history rows', () => {
   it('build rows with exactly the columns each insert names', () => {
     expect(Object.keys(messageRow(record))).toEqual(INSERTS.messages.columns);
     expect(Object.keys(eventRow({ messageId: 'm1', applicationId: 'a', status: 'sent', at: 1, detail: '', carrierId: '', errorCode: '' }))).toEqual(INSERTS.events.columns);
-    expect(Object.keys(applicationRow({ id: 'i', name: 'n', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', updatedAt: 0 }))).toEqual(INSERTS.applications.columns);
+    expect(Object.keys(applicationRow({ id: 'i', name: 'n', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: 0 }))).toEqual(INSERTS.applications.columns);
   });
 
   it('write times as UTC DateTime64 text to the millisecond', () => {

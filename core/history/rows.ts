@@ -74,6 +74,7 @@ export function messageRow(m: MessageRecord): Record<string, unknown> {
     segments: m.segments,
     accepted_at: dateTime64(m.acceptedAt),
     reply_to: m.replyTo,
+    reply_route: m.replyRoute ?? '',
   };
 }
 
@@ -101,6 +102,8 @@ export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
     callback_secret: a.callbackSecret,
     im_status_callback_url: a.imStatusCallbackUrl,
     im_default_attempts: a.imDefaultAttempts,
+    source_addresses: a.sourceAddresses,
+    im_rate_limit: a.imRateLimit,
     updated_at: dateTime64(a.updatedAt),
   };
 }
@@ -133,6 +136,8 @@ export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
     segments: toNumber(row.segments),
     acceptedAt,
     replyTo: str(row.replyTo ?? ''),
+    // Only replies carry a route; other messages read back exactly as they were written.
+    ...(row.replyRoute ? { replyRoute: str(row.replyRoute) } : {}),
     status,
     statusAt: raw !== '' ? toNumber(row.statusAt) : acceptedAt,
   };
@@ -149,6 +154,8 @@ export function toApplication(row: Record<string, unknown>): ApplicationRecord {
     callbackSecret: str(row.callbackSecret ?? ''),
     imStatusCallbackUrl: str(row.imStatusCallbackUrl ?? ''),
     imDefaultAttempts: str(row.imDefaultAttempts ?? ''),
+    sourceAddresses: Array.isArray(row.sourceAddresses) ? row.sourceAddresses.map(String) : [],
+    imRateLimit: row.imRateLimit === undefined || row.imRateLimit === null ? -1 : toNumber(row.imRateLimit),
     updatedAt: toNumber(row.updatedAt),
   };
 }

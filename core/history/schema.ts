@@ -257,6 +257,10 @@ const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS num_id UInt64 AFTER id`,
   // Numeric ids grow with time, as parts do: a min/max index skips almost every granule.
   `ALTER TABLE ${HISTORY_TABLES.messages} ADD INDEX IF NOT EXISTS num_id_minmax num_id TYPE minmax GRANULARITY 1`,
+  `ALTER TABLE ${HISTORY_TABLES.messages} ADD COLUMN IF NOT EXISTS reply_route LowCardinality(String)`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS source_addresses Array(String)`,
+  // -1: the service default (HERMOD_IM_RATE_LIMIT).
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS im_rate_limit Int32 DEFAULT -1`,
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */

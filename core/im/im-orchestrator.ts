@@ -193,7 +193,7 @@ export async function startImOrchestrator(deps: {
       tell(im, 'rejected', k, why);
       return startAttempt(im, k + 1, 'rejected');
     }
-    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId }]);
+    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
     armTimer(im, k, now);
     await publishAttempt(im, k, record);
   };

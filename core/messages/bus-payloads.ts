@@ -50,6 +50,8 @@ export interface InboundPayload {
   text: string;
   at: number;
   channel: string;
+  /** References a carrier repeats when it delivers the same message again; '' or absent when none. */
+  carrierRef?: string;
 }
 
 export const encodeInbound = (m: InboundPayload): Buffer => Buffer.from(JSON.stringify(m));

@@ -7,12 +7,20 @@ import type { RecentMessages } from './recent-messages';
 import { decodeInbound } from './bus-payloads';
 import type { Logger } from '../../lib/log';
 import { keywordOf } from './reply-keywords';
+import { replyAddressKey } from './reply-address';
+import { routeReply } from './reply-router';
+import { firstDeliveries, inboundKey } from './inbound-dedup';
+
+/** How long a carrier's second delivery of the same reply is recognised (config moDedupWindowMs). */
+const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
 
 /**
  * Core's side of the inbound topic: each reply (MO) is stored as a message of
- * direction MO for the application whose message last went to that handset,
- * with `replyTo` naming that message. STOP-style replies opt the handset out
- * of that application; START-style ones opt it back in.
+ * direction MO for the application it answers, chosen by the address the
+ * handset replied to (reply-router.ts; the rule is kept on the record as
+ * `replyRoute`), with `replyTo` naming the message it answers. A carrier's
+ * redelivery of the same reply is dropped. STOP-style replies opt the handset
+ * out of that application only; START-style ones opt it back in.
  */
 export function startInboundConsumer(deps: {
   bus: Bus;
@@ -21,20 +29,38 @@ export function startInboundConsumer(deps: {
   recent: RecentMessages;
   numericIds: () => number;
   log: Logger;
+  /** The application that claimed an address (a replyAddressKey), if any (accounts.ownerOfAddress). */
+  ownerOfAddress?: (addressKey: string) => Promise<string | undefined>;
+  dedupWindowMs?: number;
   /** Replies go on to the application's reply callback. */
   onReplies?: (records: readonly MessageRecord[]) => void;
   /** Automatic answers (campaign reply_response / opt_out_response), once the replies are stored. */
   respond?: (records: readonly MessageRecord[]) => Promise<void>;
 }): Promise<Subscription> {
+  const ownerOf = deps.ownerOfAddress ?? (async () => undefined);
+  const windowMs = deps.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   return deps.bus.subscribe(
     topicName('inbound'),
     async (batch) => {
-      const inbound = batch.map((r) => decodeInbound(r.value));
-      const answered = await Promise.all(inbound.map((m) => deps.state.getLastMessage(m.source)));
-      const records: MessageRecord[] = inbound.map((m, i) => ({
-        id: randomUUID(),
+      const delivered = batch.map((r) => ({ m: decodeInbound(r.value), busPosition: `${r.topic}/${r.partition}/${r.offset}` }));
+      const ids = await firstDeliveries(deps.state, delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: randomUUID(), busPosition })), windowMs);
+      for (const [i, { m }] of delivered.entries()) {
+        if (ids[i] === undefined) deps.log.info('dropped a redelivered reply', { source: m.source, destination: m.destination, carrierRef: m.carrierRef ?? '' });
+      }
+      const fresh = delivered.flatMap(({ m }, i) => (ids[i] === undefined ? [] : [{ m, id: ids[i]! }]));
+      if (fresh.length === 0) return;
+
+      const routes = await Promise.all(
+        fresh.map(async ({ m }) => {
+          const address = replyAddressKey(m.destination);
+          const [context, claimedBy] = await Promise.all([deps.state.getReplyContext(m.source, address), ownerOf(address)]);
+          return routeReply(context, claimedBy);
+        }),
+      );
+      const records: MessageRecord[] = fresh.map(({ m, id }, i) => ({
+        id,
         numericId: deps.numericIds(),
-        applicationId: answered[i]?.applicationId ?? '',
+        applicationId: routes[i]!.applicationId,
         channel: m.channel,
         direction: 'MO',
         destination: m.destination,
@@ -49,11 +75,16 @@ export function startInboundConsumer(deps: {
         via: 'carrier',
         segments: 1,
         acceptedAt: m.at,
-        replyTo: answered[i]?.messageId ?? '',
+        replyTo: routes[i]!.replyTo,
+        replyRoute: routes[i]!.rule,
       }));
       await deps.history.insertMessages(records, records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, status: 'received', at: r.acceptedAt, detail: '', carrierId: '', errorCode: '' })));
       deps.recent.put(records);
       await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
+      for (const r of records) {
+        if (r.applicationId) deps.log.info('reply routed', { id: r.id, application: r.applicationId, rule: r.replyRoute, source: r.source, destination: r.destination, replyTo: r.replyTo });
+        else deps.log.warn('reply matches no application', { id: r.id, rule: r.replyRoute, source: r.source, destination: r.destination });
+      }
       deps.onReplies?.(records);
 
       const optOuts = records
@@ -66,7 +97,6 @@ export function startInboundConsumer(deps: {
         for (const o of optOuts) deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });
       }
       await deps.respond?.(records).catch((err) => deps.log.error('could not answer replies', { err }));
-      for (const r of records) if (!r.applicationId) deps.log.warn('reply from a handset no application has messaged', { source: r.source, id: r.id });
     },
     { group: 'core-inbound', maxBatch: 500 },
   );

@@ -12,6 +12,7 @@ import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
 import type { LinkShortener } from './link-shortener';
+import { replyAddressKey } from './reply-address';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
@@ -92,7 +93,7 @@ export function createMessageIntake(deps: {
   };
 
   const rememberRecipients = (records: readonly MessageRecord[]): Promise<void> =>
-    deps.state.rememberLastMessages(records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId })));
+    deps.state.rememberLastMessages(records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })));
 
   const publish = async (records: readonly MessageRecord[]): Promise<void> => {
     await rememberRecipients(records);

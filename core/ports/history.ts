@@ -32,6 +32,8 @@ export interface MessageRecord {
   acceptedAt: number;
   /** For a reply (MO): the id of the outgoing message it answers, when known. */
   replyTo: string;
+  /** For a reply (MO): the rule that chose its application (reply-router.ts ReplyRule); '' otherwise. */
+  replyRoute?: string;
 }
 
 export interface StatusEvent {
@@ -66,6 +68,10 @@ export interface ApplicationRecord {
   imStatusCallbackUrl: string;
   /** Its default Intelligent Messaging delivery attempts, e.g. `wab:read:60,sms` (empty: the service default). */
   imDefaultAttempts: string;
+  /** Addresses (numbers, short codes, masks) the operator gave it: replies to them are its own. */
+  sourceAddresses: readonly string[];
+  /** Intelligent Messaging requests per second; -1: the service default (HERMOD_IM_RATE_LIMIT), 0: no limit. */
+  imRateLimit: number;
   updatedAt: number;
 }
 

@@ -24,6 +24,31 @@ export interface IdempotencyRecord {
   response?: string;
 }
 
+export interface LastMessage {
+  messageId: string;
+  applicationId: string;
+}
+
+export interface LastMessageEntry extends LastMessage {
+  handset: string;
+  source: string;
+}
+
+export interface ReplyContext {
+  /** The last message to the handset from any address. */
+  lastToHandset?: LastMessage;
+  /** The last message to the handset from this address. */
+  lastFromAddress?: LastMessage;
+  /** Applications that have sent from this address (within the state's time to live). */
+  sendersOfAddress: string[];
+}
+
+export interface RateGrant {
+  granted: number;
+  /** Milliseconds until the window ends and a new allowance starts. */
+  windowEndsInMs: number;
+}
+
 export interface HotState {
   /**
    * Moves each message forward to the given status unless it is already at the
@@ -49,9 +74,23 @@ export interface HotState {
   cancelSends(messageIds: readonly string[]): Promise<void>;
   /** For each message, in order, whether its sending was cancelled. */
   wereCancelled(messageIds: readonly string[]): Promise<boolean[]>;
-  /** The last outgoing message to each handset, so a reply can be matched to what it answers. */
-  rememberLastMessages(entries: readonly { handset: string; messageId: string; applicationId: string }[]): Promise<void>;
-  getLastMessage(handset: string): Promise<{ messageId: string; applicationId: string } | undefined>;
+  /**
+   * The last outgoing message to each handset, overall and per source address
+   * it was sent from, and which applications send from each address, so a
+   * reply can be matched to the application and message it answers.
+   * `source` is the address as a reply would name it (replyAddressKey), '' when unknown.
+   */
+  rememberLastMessages(entries: readonly LastMessageEntry[]): Promise<void>;
+  getLastMessage(handset: string): Promise<LastMessage | undefined>;
+  /** What a reply from `handset` to `address` (a replyAddressKey) can be routed by, in one read. */
+  getReplyContext(handset: string, address: string): Promise<ReplyContext>;
+  /**
+   * Takes up to `wanted` requests from the application's allowance of
+   * `limitPerSecond` in the current one-second window (of the state's clock),
+   * shared by every process using this state. Returns how many were granted
+   * (0..wanted) and how long the window still runs.
+   */
+  takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant>;
   /** Opt-outs per application and handset (STOP replies); history keeps the durable copy. */
   setOptOuts(entries: readonly { applicationId: string; handset: string; optedOut: boolean }[]): Promise<void>;
   /** For each pair, in order, whether the handset opted out of the application. */

@@ -5,15 +5,15 @@ import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { readJson } from '../http/read-json';
 import { parseMessageRequest, toImSendRequest } from './message-request';
-import { createRateLimiter } from './rate-limiter';
+import type { SharedRateLimiter } from './shared-rate-limiter';
 
 export interface IntelligentMessagingDeps {
   im: Pick<ImClient, 'send'>;
   auth: Authenticator;
   log: Logger;
   maxBodyBytes: number;
-  /** Requests per second per application (config `im.rateLimit`, 0..100); 0: no limit. */
-  rateLimit: number;
+  /** Each application's requests per second, shared by every gateway (counted by core). */
+  rateLimiter: SharedRateLimiter;
 }
 
 /** SPEC.md §8 bounds the RetryAfter header to 10..1000 seconds, though a bucket refills sooner. */
@@ -23,19 +23,18 @@ const RETRY_AFTER_MAX = 1000;
 /** Intelligent Messaging: `/rest/im/v1`. */
 export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Router {
   const router = new Router({ prefix: '/rest/im/v1' });
-  const limiter = createRateLimiter(deps.rateLimit);
 
   router.post('/message', async (ctx) => {
-    // With no limit there is nothing true to announce: 0 would read as "no requests allowed".
-    if (deps.rateLimit > 0) ctx.set('X-RateLimit-Limit', String(deps.rateLimit));
     const caller = await deps.auth.authenticate(ctx.get('authorization'), true);
-    const verdict = limiter.take(caller.applicationId);
+    const verdict = await deps.rateLimiter.take(caller.applicationId);
+    // With no limit there is nothing true to announce: 0 would read as "no requests allowed".
+    if (verdict.limit > 0) ctx.set('X-RateLimit-Limit', String(verdict.limit));
     if (!verdict.ok) {
       const wait = String(Math.min(RETRY_AFTER_MAX, Math.max(RETRY_AFTER_MIN, verdict.retryAfterSeconds)));
       // `RetryAfter` is the interface's header; `Retry-After` is what generic HTTP clients read.
       ctx.set('RetryAfter', wait);
       ctx.set('Retry-After', wait);
-      throw new HermodError('rate_limited', `more than ${deps.rateLimit} requests per second; retry after ${wait} seconds`);
+      throw new HermodError('rate_limited', `more than ${verdict.limit} requests per second; retry after ${wait} seconds`);
     }
     // readJson lets a request without Content-Type through; this interface requires application/json.
     if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');

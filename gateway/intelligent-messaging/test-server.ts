@@ -9,6 +9,9 @@ import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { intelligentMessagingErrors } from './error-body';
 import { intelligentMessagingRouter } from './routes';
+import { createSharedRateLimiter } from './shared-rate-limiter';
+import { createMemoryState } from '../../core/adapters/memory-state';
+import { createImRateBudget } from '../../core/im/im-rate-budget';
 
 /** Test support: the interface served on 127.0.0.1:0 the way gateway/app.ts mounts it, with a fake core and fake credentials. */
 
@@ -48,7 +51,10 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
     },
   };
   const log = createLogger({ test: 'intelligent-messaging' });
-  const router = intelligentMessagingRouter({ im, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimit: options.rateLimit ?? 0 });
+  // Core's own budget over in-process hot state, as a gateway reaches it through gRPC.
+  const budget = createImRateBudget({ state: createMemoryState(), limitOf: async () => -1, defaultLimit: options.rateLimit ?? 0 });
+  const rateLimiter = createSharedRateLimiter((applicationId, wanted) => budget.take(applicationId, wanted));
+  const router = intelligentMessagingRouter({ im, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();
   app.silent = true;
   app.use(compose([intelligentMessagingErrors(log), router.routes() as Middleware, router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware]));

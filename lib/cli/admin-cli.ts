@@ -15,6 +15,10 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
               [--reply <url>] [--im-status <url>]  and the Intelligent Messaging status callback URL;
               [--rotate-secret]                  prints the secret that signs the callbacks
   apps set-im-attempts <name> <attempts>     default Intelligent Messaging attempts, e.g. wab:read:60,sms ('' : service default)
+  apps set-sources <name> [<address>...]     numbers, short codes and masks the application sends from: replies
+                                             to them are its own (none given: release all its claims)
+  apps set-im-rate-limit <name> <per-second>  Intelligent Messaging requests per second, 0..100 (0: no limit;
+                                             'default': HERMOD_IM_RATE_LIMIT), shared by every gateway
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
   optouts list [<name>]                      handsets that replied STOP, of one application or all
@@ -41,7 +45,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     );
   const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> => callOn(client, fn, req);
   const upsert = (req: Partial<UpsertApplicationRequest> & { name: string }) =>
-    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, rotateCallbackSecret: false, ...req });
+    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, rotateCallbackSecret: false, sourceAddresses: undefined, ...req });
   const option = (name: string): string | undefined => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
@@ -50,8 +54,11 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
   try {
     if (group === 'apps' && verb === 'list') {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
-      out('name\tid\tpassword\tapi key');
-      for (const a of applications) out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}`);
+      out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses');
+      for (const a of applications) {
+        const limit = a.imRateLimit < 0 ? 'default' : a.imRateLimit === 0 ? 'none' : `${a.imRateLimit}/s`;
+        out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}`);
+      }
       return 0;
     }
     if (group === 'apps' && verb === 'create' && name) {
@@ -97,6 +104,22 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'apps' && verb === 'set-im-attempts' && name && extra !== undefined) {
       await upsert({ name, imDefaultAttempts: extra });
       out(`default attempts of ${name}: ${extra || '(service default)'}`);
+      return 0;
+    }
+    if (group === 'apps' && verb === 'set-sources' && name) {
+      const addresses = args.slice(3).map((a) => a.trim()).filter(Boolean);
+      await upsert({ name, sourceAddresses: { addresses } });
+      out(addresses.length > 0 ? `replies to ${addresses.join(', ')} go to ${name}` : `${name} claims no source addresses`);
+      return 0;
+    }
+    if (group === 'apps' && verb === 'set-im-rate-limit' && name && extra !== undefined) {
+      const perSecond = extra === 'default' ? -1 : Number(extra);
+      if (!Number.isInteger(perSecond) || perSecond < -1 || perSecond > 100) {
+        out(`error: the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(extra)})`);
+        return 2;
+      }
+      await upsert({ name, imRateLimit: perSecond });
+      out(`Intelligent Messaging rate limit of ${name}: ${perSecond < 0 ? 'the service default' : perSecond === 0 ? 'none' : `${perSecond} requests per second`}`);
       return 0;
     }
     if (group === 'im-templates' && verb === 'list' && name) {

@@ -7,7 +7,7 @@ import type { BindPdu, Pdu, SmPdu } from '../carriers/smpp/pdu';
 import { planSms } from '../carriers/smpp/segment';
 import { concatFromSarTlvs, decodeText, splitUserData } from '../carriers/smpp/short-message';
 import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
-import { TlvTag, findTlv } from '../carriers/smpp/tlv';
+import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';
 import { createOutcomePicker, type Outcome } from './outcome-picker';
 import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
 import { SmscSession, type SessionStats } from './smsc-session';
@@ -24,7 +24,13 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   /** While true, new connections are closed at once (an unreachable carrier). */
   refuse(on: boolean): void;
   /** Sends an MO text (split and concatenated as needed) to a bound session; resolves with the part count once acknowledged. */
-  originate(mo: { source: string; destination: string; text: string; systemId?: string }): Promise<number>;
+  /**
+   * Sends a message from a handset as deliver_sm. `userMessageReference` (the
+   * handset's reference) and `concatReference` (for long texts) make a second
+   * call with the same values a redelivery of the same message, as a carrier
+   * would send after a lost deliver_sm_resp.
+   */
+  originate(mo: { source: string; destination: string; text: string; systemId?: string; userMessageReference?: number; concatReference?: number }): Promise<number>;
   /** Sends enquire_link to every bound session; resolves with how many answered. */
   enquireLink(): Promise<number>;
   sessions(): SessionStats[];
@@ -131,11 +137,12 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  async originate(mo: { source: string; destination: string; text: string; systemId?: string }): Promise<number> {
+  async originate(mo: { source: string; destination: string; text: string; systemId?: string; userMessageReference?: number; concatReference?: number }): Promise<number> {
     const candidates = [...this.live].filter((s) => s.canReceive && (mo.systemId === undefined || s.systemId === mo.systemId));
     if (candidates.length === 0) throw new Error('no bound session can receive');
     const session = candidates[this.roundRobin++ % candidates.length]!;
-    const plan = planSms(mo.text);
+    const plan = planSms(mo.text, mo.concatReference !== undefined ? { reference: mo.concatReference } : {});
+    const tlvs = mo.userMessageReference !== undefined ? [uint16Tlv(TlvTag.user_message_reference, mo.userMessageReference)] : undefined;
     const src = smppAddress(mo.source);
     const dst = smppAddress(mo.destination);
     const statuses = await Promise.all(plan.segments.map((shortMessage) =>
@@ -153,6 +160,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         registeredDelivery: 0,
         dataCoding: plan.dataCoding,
         shortMessage,
+        tlvs,
       })));
     const bad = statuses.find((s) => s !== 0);
     if (bad !== undefined) throw new Error(`deliver_sm answered with status 0x${bad.toString(16)}`);

@@ -69,7 +69,7 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
     for (const l of reportListeners) l(report);
   });
   client.on('mo', (m) => {
-    const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now() };
+    const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now(), carrierRef: m.carrierRef };
     for (const l of inboundListeners) l(message);
   });
 

@@ -2,7 +2,7 @@ import { ConcatReassembler } from './concat-reassembler';
 import type { SmPdu } from './pdu';
 import { concatFromSarTlvs, decodeText, splitUserData } from './short-message';
 import { displayAddress } from './smpp-address';
-import { TlvTag, findTlv } from './tlv';
+import { TlvTag, findTlv, tlvUint } from './tlv';
 
 export interface MoMessage {
   source: string;
@@ -11,6 +11,13 @@ export interface MoMessage {
   dataCoding: number;
   /** How many deliver_sm it was reassembled from. */
   parts: number;
+  /**
+   * What the SMSC or handset gave to tell this message from another with the
+   * same text: the handset's message reference (user_message_reference) and
+   * the concatenation reference; '' when it gave neither. A redelivered
+   * deliver_sm carries the same ones.
+   */
+  carrierRef: string;
 }
 
 /**
@@ -33,12 +40,14 @@ export class MoAssembler {
     const source = displayAddress(pdu.sourceAddr, pdu.sourceAddrTon);
     const destination = displayAddress(pdu.destinationAddr, pdu.destAddrTon);
     let parts = 1;
+    const userRef = tlvUint(pdu.tlvs, TlvTag.user_message_reference);
+    const carrierRef = [userRef !== undefined ? `umr:${userRef}` : '', concat && concat.total > 1 ? `cat:${concat.ref}/${concat.total}` : ''].filter(Boolean).join(' ');
     if (concat && concat.total > 1) {
       const whole = this.reassembler.add(`${source}\u0000${destination}`, concat, payload);
       if (!whole) return undefined;
       payload = whole.payload;
       parts = concat.total;
     }
-    return { source, destination, text: decodeText(payload, pdu.dataCoding), dataCoding: pdu.dataCoding, parts };
+    return { source, destination, text: decodeText(payload, pdu.dataCoding), dataCoding: pdu.dataCoding, parts, carrierRef };
   }
 }

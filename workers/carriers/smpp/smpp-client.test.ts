@@ -165,8 +165,8 @@ describe('SMPP client', () => {
     expect(await sim.originate({ source: '+64219876543', destination: '4000', text: long })).toBe(4);
     await eventually(() => (mo.length === 2 ? true : undefined));
     expect(mo).toEqual([
-      { source: '+64219876543', destination: '4000', text: 'STOP', dataCoding: 0, parts: 1 },
-      { source: '+64219876543', destination: '4000', text: long, dataCoding: 8, parts: 4 },
+      { source: '+64219876543', destination: '4000', text: 'STOP', dataCoding: 0, parts: 1, carrierRef: '' },
+      { source: '+64219876543', destination: '4000', text: long, dataCoding: 8, parts: 4, carrierRef: expect.stringMatching(/^cat:\d+\/4$/) },
     ]);
   });
 

@@ -51,6 +51,9 @@ export interface ApplicationSummary {
   name: string;
   hasPassword: boolean;
   hasApiKey: boolean;
+  sourceAddresses: string[];
+  /** -1: the service default; 0: no limit */
+  imRateLimit: number;
 }
 
 export interface AuthenticateRequest {
@@ -89,7 +92,22 @@ export interface UpsertApplicationRequest {
     | string
     | undefined;
   /** Intelligent Messaging default attempts, e.g. "wab:read:60,sms". */
-  imDefaultAttempts?: string | undefined;
+  imDefaultAttempts?:
+    | string
+    | undefined;
+  /**
+   * Numbers, short codes and masks the application claims: replies to them
+   * are its own. Unset: keep; an empty list: none.
+   */
+  sourceAddresses:
+    | AddressList
+    | undefined;
+  /** Intelligent Messaging requests per second, 0..100; -1: the service default. */
+  imRateLimit?: number | undefined;
+}
+
+export interface AddressList {
+  addresses: string[];
 }
 
 function createBaseListOptOutsRequest(): ListOptOutsRequest {
@@ -467,7 +485,7 @@ export const ListApplicationsResponse: MessageFns<ListApplicationsResponse> = {
 };
 
 function createBaseApplicationSummary(): ApplicationSummary {
-  return { id: "", name: "", hasPassword: false, hasApiKey: false };
+  return { id: "", name: "", hasPassword: false, hasApiKey: false, sourceAddresses: [], imRateLimit: 0 };
 }
 
 export const ApplicationSummary: MessageFns<ApplicationSummary> = {
@@ -483,6 +501,12 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     }
     if (message.hasApiKey !== false) {
       writer.uint32(32).bool(message.hasApiKey);
+    }
+    for (const v of message.sourceAddresses) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.imRateLimit !== 0) {
+      writer.uint32(48).int32(message.imRateLimit);
     }
     return writer;
   },
@@ -532,6 +556,22 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
             message.hasApiKey = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sourceAddresses.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.imRateLimit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -558,6 +598,16 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
         : isSet(object.has_api_key)
         ? globalThis.Boolean(object.has_api_key)
         : false,
+      sourceAddresses: globalThis.Array.isArray(object?.sourceAddresses)
+        ? object.sourceAddresses.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.source_addresses)
+        ? object.source_addresses.map((e: any) => globalThis.String(e))
+        : [],
+      imRateLimit: isSet(object.imRateLimit)
+        ? globalThis.Number(object.imRateLimit)
+        : isSet(object.im_rate_limit)
+        ? globalThis.Number(object.im_rate_limit)
+        : 0,
     };
   },
 
@@ -575,6 +625,12 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     if (message.hasApiKey !== false) {
       obj.hasApiKey = message.hasApiKey;
     }
+    if (message.sourceAddresses?.length) {
+      obj.sourceAddresses = message.sourceAddresses;
+    }
+    if (message.imRateLimit !== 0) {
+      obj.imRateLimit = Math.round(message.imRateLimit);
+    }
     return obj;
   },
 
@@ -587,6 +643,8 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     message.name = object.name ?? "";
     message.hasPassword = object.hasPassword ?? false;
     message.hasApiKey = object.hasApiKey ?? false;
+    message.sourceAddresses = object.sourceAddresses?.map((e) => e) || [];
+    message.imRateLimit = object.imRateLimit ?? 0;
     return message;
   },
 };
@@ -982,6 +1040,8 @@ function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
     rotateCallbackSecret: false,
     imStatusCallbackUrl: undefined,
     imDefaultAttempts: undefined,
+    sourceAddresses: undefined,
+    imRateLimit: undefined,
   };
 }
 
@@ -1013,6 +1073,12 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.imDefaultAttempts !== undefined) {
       writer.uint32(74).string(message.imDefaultAttempts);
+    }
+    if (message.sourceAddresses !== undefined) {
+      AddressList.encode(message.sourceAddresses, writer.uint32(82).fork()).join();
+    }
+    if (message.imRateLimit !== undefined) {
+      writer.uint32(88).int32(message.imRateLimit);
     }
     return writer;
   },
@@ -1102,6 +1168,22 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.imDefaultAttempts = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.sourceAddresses = AddressList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.imRateLimit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1153,6 +1235,16 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         : isSet(object.im_default_attempts)
         ? globalThis.String(object.im_default_attempts)
         : undefined,
+      sourceAddresses: isSet(object.sourceAddresses)
+        ? AddressList.fromJSON(object.sourceAddresses)
+        : isSet(object.source_addresses)
+        ? AddressList.fromJSON(object.source_addresses)
+        : undefined,
+      imRateLimit: isSet(object.imRateLimit)
+        ? globalThis.Number(object.imRateLimit)
+        : isSet(object.im_rate_limit)
+        ? globalThis.Number(object.im_rate_limit)
+        : undefined,
     };
   },
 
@@ -1185,6 +1277,12 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.imDefaultAttempts !== undefined) {
       obj.imDefaultAttempts = message.imDefaultAttempts;
     }
+    if (message.sourceAddresses !== undefined) {
+      obj.sourceAddresses = AddressList.toJSON(message.sourceAddresses);
+    }
+    if (message.imRateLimit !== undefined) {
+      obj.imRateLimit = Math.round(message.imRateLimit);
+    }
     return obj;
   },
 
@@ -1202,6 +1300,81 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     message.rotateCallbackSecret = object.rotateCallbackSecret ?? false;
     message.imStatusCallbackUrl = object.imStatusCallbackUrl ?? undefined;
     message.imDefaultAttempts = object.imDefaultAttempts ?? undefined;
+    message.sourceAddresses = (object.sourceAddresses !== undefined && object.sourceAddresses !== null)
+      ? AddressList.fromPartial(object.sourceAddresses)
+      : undefined;
+    message.imRateLimit = object.imRateLimit ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAddressList(): AddressList {
+  return { addresses: [] };
+}
+
+export const AddressList: MessageFns<AddressList> = {
+  encode(message: AddressList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.addresses) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddressList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddressList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.addresses.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddressList {
+    return {
+      addresses: globalThis.Array.isArray(object?.addresses)
+        ? object.addresses.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AddressList): unknown {
+    const obj: any = {};
+    if (message.addresses?.length) {
+      obj.addresses = message.addresses;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddressList>, I>>(base?: I): AddressList {
+    return AddressList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddressList>, I>>(object: I): AddressList {
+    const message = createBaseAddressList();
+    message.addresses = object.addresses?.map((e) => e) || [];
     return message;
   },
 };

@@ -23,6 +23,21 @@ export const protobufPackage = "hermod.v1";
 
 export const protobufFileName = "hermod/v1/im.proto";
 
+export interface RateBudgetRequest {
+  applicationId: string;
+  /** requests the gateway has waiting; core may grant fewer */
+  wanted: number;
+}
+
+export interface RateBudget {
+  /** requests per second; 0: no limit (granted is then what was wanted) */
+  limit: number;
+  /** requests the gateway may accept until the window ends */
+  granted: number;
+  /** when the current one-second window ends, from when core answered */
+  windowEndsInMs: number;
+}
+
 export interface ImDestination {
   contactId: string;
   mobile: string;
@@ -128,6 +143,200 @@ export interface ImContact {
 export interface ImContacts {
   contacts: ImContact[];
 }
+
+function createBaseRateBudgetRequest(): RateBudgetRequest {
+  return { applicationId: "", wanted: 0 };
+}
+
+export const RateBudgetRequest: MessageFns<RateBudgetRequest> = {
+  encode(message: RateBudgetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationId !== "") {
+      writer.uint32(10).string(message.applicationId);
+    }
+    if (message.wanted !== 0) {
+      writer.uint32(16).int32(message.wanted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RateBudgetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRateBudgetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.wanted = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RateBudgetRequest {
+    return {
+      applicationId: isSet(object.applicationId)
+        ? globalThis.String(object.applicationId)
+        : isSet(object.application_id)
+        ? globalThis.String(object.application_id)
+        : "",
+      wanted: isSet(object.wanted) ? globalThis.Number(object.wanted) : 0,
+    };
+  },
+
+  toJSON(message: RateBudgetRequest): unknown {
+    const obj: any = {};
+    if (message.applicationId !== "") {
+      obj.applicationId = message.applicationId;
+    }
+    if (message.wanted !== 0) {
+      obj.wanted = Math.round(message.wanted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RateBudgetRequest>, I>>(base?: I): RateBudgetRequest {
+    return RateBudgetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RateBudgetRequest>, I>>(object: I): RateBudgetRequest {
+    const message = createBaseRateBudgetRequest();
+    message.applicationId = object.applicationId ?? "";
+    message.wanted = object.wanted ?? 0;
+    return message;
+  },
+};
+
+function createBaseRateBudget(): RateBudget {
+  return { limit: 0, granted: 0, windowEndsInMs: 0 };
+}
+
+export const RateBudget: MessageFns<RateBudget> = {
+  encode(message: RateBudget, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.granted !== 0) {
+      writer.uint32(16).int32(message.granted);
+    }
+    if (message.windowEndsInMs !== 0) {
+      writer.uint32(24).int32(message.windowEndsInMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RateBudget {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRateBudget();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.granted = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.windowEndsInMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RateBudget {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      granted: isSet(object.granted) ? globalThis.Number(object.granted) : 0,
+      windowEndsInMs: isSet(object.windowEndsInMs)
+        ? globalThis.Number(object.windowEndsInMs)
+        : isSet(object.window_ends_in_ms)
+        ? globalThis.Number(object.window_ends_in_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: RateBudget): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.granted !== 0) {
+      obj.granted = Math.round(message.granted);
+    }
+    if (message.windowEndsInMs !== 0) {
+      obj.windowEndsInMs = Math.round(message.windowEndsInMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RateBudget>, I>>(base?: I): RateBudget {
+    return RateBudget.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RateBudget>, I>>(object: I): RateBudget {
+    const message = createBaseRateBudget();
+    message.limit = object.limit ?? 0;
+    message.granted = object.granted ?? 0;
+    message.windowEndsInMs = object.windowEndsInMs ?? 0;
+    return message;
+  },
+};
 
 function createBaseImDestination(): ImDestination {
   return { contactId: "", mobile: "", email: "" };
@@ -1827,6 +2036,19 @@ export const IntelligentMessagingService = {
     responseSerialize: (value: ImContacts): Buffer => Buffer.from(ImContacts.encode(value).finish()),
     responseDeserialize: (value: Buffer): ImContacts => ImContacts.decode(value),
   },
+  /**
+   * A share of the application's requests for the current second, counted in
+   * hot state so every gateway draws from one allowance.
+   */
+  takeRateBudget: {
+    path: "/hermod.v1.IntelligentMessaging/TakeRateBudget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RateBudgetRequest): Buffer => Buffer.from(RateBudgetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RateBudgetRequest => RateBudgetRequest.decode(value),
+    responseSerialize: (value: RateBudget): Buffer => Buffer.from(RateBudget.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RateBudget => RateBudget.decode(value),
+  },
 } as const;
 
 export interface IntelligentMessagingServer extends UntypedServiceImplementation {
@@ -1837,6 +2059,11 @@ export interface IntelligentMessagingServer extends UntypedServiceImplementation
   listTemplates: handleUnaryCall<ImListRequest, ImTemplates>;
   upsertContact: handleUnaryCall<ImContact, ImContact>;
   listContacts: handleUnaryCall<ImListRequest, ImContacts>;
+  /**
+   * A share of the application's requests for the current second, counted in
+   * hot state so every gateway draws from one allowance.
+   */
+  takeRateBudget: handleUnaryCall<RateBudgetRequest, RateBudget>;
 }
 
 export interface IntelligentMessagingClient extends Client {
@@ -1930,6 +2157,25 @@ export interface IntelligentMessagingClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ImContacts) => void,
+  ): ClientUnaryCall;
+  /**
+   * A share of the application's requests for the current second, counted in
+   * hot state so every gateway draws from one allowance.
+   */
+  takeRateBudget(
+    request: RateBudgetRequest,
+    callback: (error: ServiceError | null, response: RateBudget) => void,
+  ): ClientUnaryCall;
+  takeRateBudget(
+    request: RateBudgetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RateBudget) => void,
+  ): ClientUnaryCall;
+  takeRateBudget(
+    request: RateBudgetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RateBudget) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,39 @@
+import type { LastMessage, ReplyContext } from '../ports/state';
+
+/**
+ * Which rule chose the application of a reply, stored on the MO record and
+ * logged, from the most to the least certain:
+ * - `claimed-address`: an operator claimed the address the handset replied to
+ *   for the application (`hermod apps set-sources`);
+ * - `only-sender-from-address`: one application, and no other, sends from it;
+ * - `last-message-from-address`: several send from it (a shared short code):
+ *   the one that last messaged this handset from it;
+ * - `last-message-to-handset`: no application is known to use the address
+ *   (the carrier's default number, a mask a handset cannot answer): the one
+ *   that last messaged the handset at all;
+ * - `unmatched`: none of these; the reply is stored without an application.
+ */
+export type ReplyRule = 'claimed-address' | 'only-sender-from-address' | 'last-message-from-address' | 'last-message-to-handset' | 'unmatched';
+
+export interface ReplyRoute {
+  applicationId: string;
+  /** The outgoing message the reply answers, when one is known for that application. */
+  replyTo: string;
+  rule: ReplyRule;
+}
+
+/** Routes one reply from what hot state knows about the handset and the address, and the address's claimant. */
+export function routeReply(context: ReplyContext, claimedBy: string | undefined): ReplyRoute {
+  const { lastFromAddress, lastToHandset, sendersOfAddress } = context;
+  const answered = (applicationId: string): string =>
+    [lastFromAddress, lastToHandset].find((m): m is LastMessage => m?.applicationId === applicationId)?.messageId ?? '';
+  if (claimedBy) return { applicationId: claimedBy, replyTo: answered(claimedBy), rule: 'claimed-address' };
+  if (sendersOfAddress.length === 1) {
+    const only = sendersOfAddress[0]!;
+    return { applicationId: only, replyTo: lastFromAddress?.applicationId === only ? lastFromAddress.messageId : '', rule: 'only-sender-from-address' };
+  }
+  if (lastFromAddress) return { applicationId: lastFromAddress.applicationId, replyTo: lastFromAddress.messageId, rule: 'last-message-from-address' };
+  // A known address whose senders never messaged this handset from it: guessing would hand the reply to a stranger.
+  if (sendersOfAddress.length === 0 && lastToHandset) return { applicationId: lastToHandset.applicationId, replyTo: lastToHandset.messageId, rule: 'last-message-to-handset' };
+  return { applicationId: '', replyTo: '', rule: 'unmatched' };
+}

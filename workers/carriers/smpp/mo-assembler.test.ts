@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CommandId } from './command-id';
+import { MoAssembler } from './mo-assembler';
+import type { SmPdu } from './pdu';
+import { planSms } from './segment';
+import { smppAddress } from './smpp-address';
+import { TlvTag, uint16Tlv } from './tlv';
+
+/** The deliver_sm an SMSC sends for each part of a reply from `source` to `destination`. */
+function deliverSms(text: string, options: { source?: string; destination?: string; reference?: number; userMessageReference?: number } = {}): SmPdu[] {
+  const plan = planSms(text, options.reference !== undefined ? { reference: options.reference } : {});
+  const src = smppAddress(options.source ?? '+6421000001');
+  const dst = smppAddress(options.destination ?? '4001');
+  return plan.segments.map((shortMessage) => ({
+    commandId: CommandId.deliver_sm,
+    commandStatus: 0,
+    sequenceNumber: 1,
+    sourceAddr: src.addr,
+    sourceAddrTon: src.ton,
+    destinationAddr: dst.addr,
+    destAddrTon: dst.ton,
+    esmClass: plan.esmClass,
+    registeredDelivery: 0,
+    dataCoding: plan.dataCoding,
+    shortMessage,
+    tlvs: options.userMessageReference !== undefined ? [uint16Tlv(TlvTag.user_message_reference, options.userMessageReference)] : undefined,
+  }));
+}
+
+describe('MoAssembler', () => {
+  it('names the handset’s message reference, so a redelivered deliver_sm can be recognised', () => {
+    const mo = new MoAssembler().add(deliverSms('Kia ora, e hoa mā', { userMessageReference: 513 })[0]!);
+    expect(mo).toMatchObject({ source: '+6421000001', destination: '4001', text: 'Kia ora, e hoa mā', carrierRef: 'umr:513', parts: 1 });
+    expect(new MoAssembler().add(deliverSms('你好')[0]!)?.carrierRef).toBe('');
+  });
+
+  it('joins the parts of a long reply in any order, naming its concatenation reference', () => {
+    const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 });
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 255 }), fc.integer(), (body, reference, seed) => {
+        const parts = deliverSms(body, { reference });
+        // Deterministic shuffle from the seed: carriers deliver parts in any order.
+        const order = parts.map((p, i) => ({ p, k: Math.sin(seed + i) })).sort((a, b) => a.k - b.k).map((x) => x.p);
+        const assembler = new MoAssembler();
+        const results = order.map((p) => assembler.add(p));
+        const whole = results[results.length - 1];
+        expect(results.slice(0, -1).every((r) => r === undefined)).toBe(true);
+        expect(whole?.text).toBe(body);
+        expect(whole?.carrierRef).toBe(parts.length > 1 ? `cat:${reference}/${parts.length}` : '');
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
