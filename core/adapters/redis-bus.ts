@@ -26,7 +26,7 @@ export interface RedisBusOptions {
   maxLen?: number;
   /** How often the owner of a partition trims what every group of its stream has acknowledged (default 5 s). */
   trimEveryMs?: number;
-  /** Acknowledged entries younger than this stay, so a group created just after a publish still sees it (default 30 s). */
+  /** Acknowledged entries younger than this stay, so a group created just after a publish still sees it (default 10 s). */
   keepAcknowledgedMs?: number;
   /** Lifetime of a partition lease and of a group membership without renewal (default 5 s). */
   leaseMs?: number;
@@ -203,7 +203,7 @@ export function createRedisBus(options: RedisBusOptions): Bus {
     maxRetryDelayMs: options.maxRetryDelayMs ?? 2000,
     closeTimeoutMs: options.closeTimeoutMs ?? 10_000,
     trimEveryMs: Math.max(10, options.trimEveryMs ?? 5000),
-    keepAcknowledgedMs: Math.max(0, options.keepAcknowledgedMs ?? 30_000),
+    keepAcknowledgedMs: Math.max(0, options.keepAcknowledgedMs ?? 10_000),
   };
   const maxLen = options.maxLen !== undefined ? Math.max(1, Math.trunc(options.maxLen)) : undefined;
   const log = createLogger({ component: 'redis-bus' });
