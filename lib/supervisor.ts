@@ -2,29 +2,58 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
 import type { Role } from './run-role';
 import { serveMetrics } from './metrics';
+import { CHANNELS, type Channel } from '../workers/channel-pools';
 
 const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'hermod.js');
 const RESTART_DELAY_MS = 1000;
 
 /**
- * `hermod start`: the whole service on one machine. Starts the SMSC
- * simulator, then core, then one gateway per core; restarts a process that
- * dies; serves the metrics of all of them on one port; on SIGTERM or Ctrl-C
- * stops the gateways first, then core, so in-flight work is flushed.
+ * The channels that need a worker process of their own under `hermod start`:
+ * none when core runs the pools (always with the in-process bus), else one
+ * per channel. Workers in their own processes share core's hot state only
+ * through Redis, so an external bus with in-process state and workers outside
+ * core cannot work: that is refused rather than left with messages queued.
+ */
+export function workerChannels(config: Readonly<Config>): readonly Channel[] {
+  const { bus, state, coreRunsWorkers } = config.adapters;
+  if (coreRunsWorkers) return [];
+  if (state === 'memory') {
+    throw new ConfigError(
+      `HERMOD_BUS=${bus} runs the channel workers in processes of their own, and they need the hot state core uses: ` +
+        'set HERMOD_STATE=redis, or HERMOD_CORE_RUNS_WORKERS=true to run them inside core',
+    );
+  }
+  return CHANNELS;
+}
+
+/**
+ * `hermod start`: the whole service on one machine. Starts the simulators,
+ * then core, then one worker per channel (unless core runs them), then one
+ * gateway per CPU core; restarts a process that dies; serves the metrics of
+ * all of them on one port; on SIGTERM or Ctrl-C stops the gateways first,
+ * then core, then the workers, so in-flight work is flushed.
  */
 export async function runSupervisor(config: Readonly<Config>, log: Logger): Promise<void> {
+  let channels: readonly Channel[];
+  try {
+    channels = workerChannels(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log.error(`configuration error: ${err.message}`);
+    process.exit(2);
+  }
   cluster.setupPrimary({ exec: ENTRY, args: [] });
   const secrets = simulatorWebhookSecrets(config);
-  const workers = new Map<Worker, { role: Role; index: number }>();
+  const workers = new Map<Worker, { role: Role; index: number; channel?: Channel }>();
   let stopping = false;
 
-  const fork = (role: Role, index: number): Promise<Worker> => {
-    const worker = cluster.fork({ ...secrets, HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index) });
-    workers.set(worker, { role, index });
+  const fork = (role: Role, index: number, channel?: Channel): Promise<Worker> => {
+    const worker = cluster.fork({ ...secrets, HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index), ...(channel ? { HERMOD_CHANNEL: channel } : {}) });
+    workers.set(worker, { role, index, channel });
     return new Promise((resolve, reject) => {
       const onMessage = (msg: { type?: string }) => {
         if (msg?.type === 'ready') {
@@ -42,9 +71,9 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     const info = workers.get(worker);
     workers.delete(worker);
     if (!info || stopping) return;
-    log.error('process died; restarting', { role: info.role, code, signal });
+    log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
     setTimeout(() => {
-      if (!stopping) fork(info.role, info.index).catch((err) => log.error('restart failed', { role: info.role, err }));
+      if (!stopping) fork(info.role, info.index, info.channel).catch((err) => log.error('restart failed', { role: info.role, channel: info.channel, err }));
     }, RESTART_DELAY_MS);
   });
 
@@ -65,6 +94,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     log.info('stopping hermod', { signal });
     await stopRole('gateway');
     await stopRole('core');
+    await stopRole('worker');
     await stopRole('smsc-simulator');
     await stopRole('channel-simulators');
     log.info('hermod stopped');
@@ -76,6 +106,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   if (config.simulator.enabled) await fork('smsc-simulator', 0);
   if (config.channelSimulators.enabled) await fork('channel-simulators', 0);
   await fork('core', 0);
+  await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
   const metrics = await serveMetrics(config.metricsPort, config.host, log, true);
   log.info('hermod is running', {
@@ -83,6 +114,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     http: `http://${config.host}:${config.httpPort}`,
     metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
     gateways: config.gateways,
+    workers: channels.length > 0 ? channels : 'in core',
     dataDir: config.dataDir,
   });
 }

@@ -18,6 +18,8 @@ afterAll(() => deleteKeys(prefixes));
 const FAST = { leaseMs: 600, renewEveryMs: 100, claimIdleMs: 300, blockMs: 500, retryDelayMs: 5, closeTimeoutMs: 2000 } satisfies Partial<RedisBusOptions>;
 
 describeBusContract('Redis Streams', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST }), { settleMs: 400 });
+// The same promises while acknowledged entries are trimmed as soon as possible.
+describeBusContract('Redis Streams, trimming at once', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST, trimEveryMs: 20, keepAcknowledgedMs: 0 }), { settleMs: 400 });
 
 const text = (r: DeliveredRecord): string => r.value.toString();
 
@@ -240,6 +242,79 @@ describe('Redis Streams bus', () => {
     try {
       // Approximate trimming drops whole radix-tree nodes (100 entries by default).
       expect(await raw.xlen(`{${prefix}:${topic}:0}`)).toBeLessThan(300);
+    } finally {
+      await raw.quit();
+    }
+  });
+
+  it('trims stream entries once every consumer group has acknowledged them', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const options = { partitions: 2, trimEveryMs: 100, keepAcknowledgedMs: 0 };
+    const one: string[] = [];
+    const two: string[] = [];
+    await bus(prefix, options).subscribe(topic, async (records) => void one.push(...records.map(text)), { group: 'one', maxBatch: 50 });
+    await bus(prefix, options).subscribe(topic, async (records) => void two.push(...records.map(text)), { group: 'two', maxBatch: 50 });
+    const publisher = bus(prefix, options);
+    const values = Array.from({ length: 400 }, (_, i) => `Kia ora ${i} — 你好 👋🏽`);
+    for (let i = 0; i < values.length; i += 100) await publisher.publish(topic, values.slice(i, i + 100).map((v, j) => ({ key: `k${(i + j) % 7}`, value: Buffer.from(v) })));
+    await waitFor('both groups', () => one.length >= values.length && two.length >= values.length, 10_000);
+    const raw = rawRedis();
+    try {
+      const total = async () => (await Promise.all([0, 1].map((p) => raw.xlen(`{${prefix}:${topic}:${p}}`)))).reduce((a, n) => a + n, 0);
+      const deadline = Date.now() + 5000;
+      let left = await total();
+      while (left > 0 && Date.now() < deadline) {
+        await sleep(50);
+        left = await total();
+      }
+      expect(left).toBe(0);
+      // What comes after the trim is still delivered, and lag still counts it.
+      await publisher.publish(topic, [{ key: 'k1', value: Buffer.from('Привет') }]);
+      await waitFor('the record after the trim', () => one.includes('Привет') && two.includes('Привет'));
+      let lag = await publisher.lag(topic, 'one');
+      for (const until = Date.now() + 5000; lag !== 0 && Date.now() < until; lag = await publisher.lag(topic, 'one')) await sleep(20);
+      expect(lag).toBe(0);
+    } finally {
+      await raw.quit();
+    }
+    expect(new Set(one)).toEqual(new Set([...values, 'Привет']));
+  });
+
+  it('never trims what a group still holds unacknowledged or has not read yet', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const options = { partitions: 1, trimEveryMs: 50, keepAcknowledgedMs: 0 };
+    // A group whose only member has gone: it has read nothing and acknowledged nothing.
+    await (await bus(prefix, options).subscribe(topic, async () => undefined, { group: 'away' })).close();
+    const fast: string[] = [];
+    const slow: string[] = [];
+    const gate = deferred();
+    await bus(prefix, options).subscribe(topic, async (records) => void fast.push(...records.map(text)), { group: 'fast' });
+    await bus(prefix, options).subscribe(topic, async (records) => {
+      await gate.promise;
+      slow.push(...records.map(text));
+    }, { group: 'slow', maxBatch: 10 });
+    const values = Array.from({ length: 100 }, (_, i) => String(i));
+    await bus(prefix, options).publish(topic, values.map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await waitFor('the fast group', () => fast.length >= values.length);
+    await sleep(500); // several trim rounds
+    const raw = rawRedis();
+    const key = `{${prefix}:${topic}:0}`;
+    try {
+      expect(await raw.xlen(key)).toBe(100);
+      gate.resolve();
+      await waitFor('the slow group', () => slow.length >= values.length);
+      expect(slow).toEqual(values);
+      await sleep(500);
+      expect(await raw.xlen(key)).toBe(100); // 'away' has still read none of it
+      const away: string[] = [];
+      await bus(prefix, options).subscribe(topic, async (records) => void away.push(...records.map(text)), { group: 'away' });
+      await waitFor('the group that came back', () => away.length >= values.length);
+      expect(away).toEqual(values);
+      const deadline = Date.now() + 5000;
+      while ((await raw.xlen(key)) > 0 && Date.now() < deadline) await sleep(50);
+      expect(await raw.xlen(key)).toBe(0);
     } finally {
       await raw.quit();
     }

@@ -5,6 +5,7 @@ import { HermodError } from '../../lib/errors';
 import { createLogger, type Logger } from '../../lib/log';
 import { fnv1a } from './memory-bus';
 import { closeRedis, openRedis, pipelineResults, unavailable, watchErrors, type RedisConnectionOptions } from './redis-connection';
+import { TRIM_ACKNOWLEDGED_LUA } from './redis-stream-trim';
 
 export interface RedisBusOptions {
   redis: RedisConnectionOptions;
@@ -21,8 +22,12 @@ export interface RedisBusOptions {
   claimIdleMs?: number;
   /** Longest wait of one blocking read (default 1 s). */
   blockMs?: number;
-  /** Trim each partition stream to about this many entries on publish (XADD MAXLEN ~); default: no trimming. */
+  /** Also trim each partition stream to about this many entries on publish (XADD MAXLEN ~), acknowledged or not; default: off. */
   maxLen?: number;
+  /** How often the owner of a partition trims what every group of its stream has acknowledged (default 5 s). */
+  trimEveryMs?: number;
+  /** Acknowledged entries younger than this stay, so a group created just after a publish still sees it (default 10 s). */
+  keepAcknowledgedMs?: number;
   /** Lifetime of a partition lease and of a group membership without renewal (default 5 s). */
   leaseMs?: number;
   /** How often members renew leases and rebalance partitions (default leaseMs / 3). */
@@ -120,6 +125,7 @@ interface Scripts {
   hermodLeaseRelease(stream: string, lease: string, group: string, consumer: string, token: string, idleMs: number): Promise<number>;
   hermodMembers(members: string, id: string, ttlMs: number, leave: '0' | '1'): Promise<string[]>;
   hermodPruneConsumers(stream: string, group: string, consumer: string, minIdleMs: number): Promise<number>;
+  hermodTrimAcknowledged(stream: string, keepMs: number): Promise<number>;
 }
 
 interface Settings {
@@ -132,6 +138,8 @@ interface Settings {
   retryDelayMs: number;
   maxRetryDelayMs: number;
   closeTimeoutMs: number;
+  trimEveryMs: number;
+  keepAcknowledgedMs: number;
 }
 
 /**
@@ -171,10 +179,16 @@ interface Settings {
  * blocking read again (which is woken with CLIENT UNBLOCK when it must include
  * a partition). A rejected batch is handed out again after a backoff.
  *
- * Limits: streams are only trimmed by `maxLen` (off by default: acknowledged
- * entries stay until trimmed); the blocking read names several streams, so it
- * runs against one Redis (or one cluster node holding them all), not a
- * cluster spreading the partitions.
+ * Trimming: every trimEveryMs the owner of a partition removes the entries
+ * that every group of the stream has acknowledged and that are older than
+ * keepAcknowledgedMs (see redis-stream-trim.ts), so the streams stay about as
+ * long as the slowest group's backlog. A group whose members are all gone holds
+ * its entries until one comes back: delete such a group (XGROUP DESTROY) when
+ * nobody will.
+ *
+ * Limits: the blocking read names several streams, so it runs against one
+ * Redis (or one cluster node holding them all), not a cluster spreading the
+ * partitions.
  */
 export function createRedisBus(options: RedisBusOptions): Bus {
   const leaseMs = Math.max(50, options.leaseMs ?? 5000);
@@ -188,6 +202,8 @@ export function createRedisBus(options: RedisBusOptions): Bus {
     retryDelayMs: options.retryDelayMs ?? 50,
     maxRetryDelayMs: options.maxRetryDelayMs ?? 2000,
     closeTimeoutMs: options.closeTimeoutMs ?? 10_000,
+    trimEveryMs: Math.max(10, options.trimEveryMs ?? 5000),
+    keepAcknowledgedMs: Math.max(0, options.keepAcknowledgedMs ?? 10_000),
   };
   const maxLen = options.maxLen !== undefined ? Math.max(1, Math.trunc(options.maxLen)) : undefined;
   const log = createLogger({ component: 'redis-bus' });
@@ -196,6 +212,7 @@ export function createRedisBus(options: RedisBusOptions): Bus {
   cmd.defineCommand('hermodLeaseRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
   cmd.defineCommand('hermodMembers', { numberOfKeys: 1, lua: MEMBERS_LUA });
   cmd.defineCommand('hermodPruneConsumers', { numberOfKeys: 1, lua: PRUNE_LUA });
+  cmd.defineCommand('hermodTrimAcknowledged', { numberOfKeys: 1, lua: TRIM_ACKNOWLEDGED_LUA });
 
   const subscribers = new Set<Subscriber>();
   let closed = false;
@@ -313,6 +330,7 @@ class Subscriber {
   private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
 
   private tickTimer: NodeJS.Timeout | undefined;
+  private lastTrim = 0;
   private ticking: Promise<void> | undefined;
   private readDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -412,6 +430,10 @@ class Subscriber {
       if (part.state === 'idle') this.wakeReader();
     });
     if (this.closing) return;
+    if (now - this.lastTrim >= this.settings.trimEveryMs) {
+      this.lastTrim = now;
+      await this.trimHeld();
+    }
 
     // Who holds what, and what is free.
     const counts = new Map<string, number>();
@@ -458,6 +480,20 @@ class Subscriber {
     for (const part of order.slice(0, surplus)) {
       part.wantRelease = true;
       if (part.state === 'idle') this.wakeReader();
+    }
+  }
+
+  /** Trims the streams of the partitions we hold of what every group has acknowledged. */
+  private async trimHeld(): Promise<void> {
+    const held = [...this.parts.values()].filter((p) => !p.lost && !p.abandoned && p.state !== 'releasing');
+    if (held.length === 0) return;
+    const pipeline = this.cmd.pipeline();
+    for (const part of held) void (pipeline as unknown as Scripts).hermodTrimAcknowledged(part.key, this.settings.keepAcknowledgedMs);
+    try {
+      pipelineResults('trimming acknowledged entries', await pipeline.exec());
+    } catch (err) {
+      // Nothing is lost by a missed trim; the next round tries again.
+      this.log.warn('trimming acknowledged entries failed', { err });
     }
   }
 

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { eventually, startHermod } from './support/hermod-process';
+import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
+import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+
+const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
+
+describe('hermod start on the Redis bus and Redis state', () => {
+  let h: HermodWithChannels;
+  let basic: Client;
+  const prefix = `hermod-start-${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    h = await startHermodWithChannels('start-redis', {
+      env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'redis', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: prefix, HERMOD_BUS_PARTITIONS: '4' },
+    });
+    basic = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'acme', pass: 'secret' });
+  }, 120_000);
+
+  afterAll(async () => {
+    basic?.close();
+    await h?.stop();
+    await deleteRedisKeys(prefix);
+  }, 60_000);
+
+  it('delivers an SMS sent through v2 all the way to received, without any worker started by hand', async () => {
+    const sent = await basic.post('/rest/sms/v2/messages', { destination: '+6421000201', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
+    expect(sent.status, sent.text).toBe(202);
+    const done = await eventually(async () => {
+      const r = await basic.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+      return r.json?.status === 'received' ? r : undefined;
+    }, 60_000, 200);
+    expect(done.json).toMatchObject({ id: sent.json.id, status: 'received', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
+  }, 90_000);
+
+  it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
+    const email = await h.client.post('/rest/im/v1/message', {
+      destination: { email: 'hoa@example.com' },
+      message: { type: 'text', text: { body: 'Привет, 你好世界 🎉' } },
+      delivery_attempts: [{ channel: 'email' }],
+    });
+    const wab = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile: '+6421100201' },
+      message: { type: 'text', text: { body: 'Kia ora, e hoa mā' } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    expect(email.status, email.text).toBe(202);
+    expect(wab.status, wab.text).toBe(202);
+    for (const id of [email.json.id as string, wab.json.id as string]) {
+      await eventually(async () => (h.callbacks.some((c) => c.body.id === id && FINAL.has(c.body.status)) ? true : undefined), 60_000, 200);
+    }
+    expect(h.smtp.mails.some((m) => m.to.includes('hoa@example.com'))).toBe(true);
+    expect(h.wab.received.some((m) => m.to === '6421100201')).toBe(true);
+  }, 90_000);
+});
+
+describe('hermod start with a combination that cannot work', () => {
+  it('refuses the Redis bus with in-process hot state, naming the fix, instead of leaving messages queued', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-refused-'));
+    try {
+      const outcome = await startHermod({ dataDir, env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'memory', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: `hermod-refused-${randomUUID().slice(0, 8)}` } }).then(
+        async (started) => {
+          await started.stop();
+          return 'it started';
+        },
+        (err: Error) => err.message,
+      );
+      expect(outcome).toMatch(/exited with 2[\s\S]*configuration error[\s\S]*HERMOD_STATE=redis[\s\S]*HERMOD_CORE_RUNS_WORKERS=true/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
