@@ -41,16 +41,16 @@ const HOUR = 60 * 60 * 1000;
 
 describe('journal replay (property)', () => {
   it('replays exactly the rows journaled after the last checkpoint, wherever the process dies', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 20 }), crash, fc.integer({ min: 1, max: 300 }), crashAndReplay), { numRuns: 150 });
+    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 20 }), crash, fc.integer({ min: 1, max: 300 }), fc.boolean(), crashAndReplay), { numRuns: 150 });
   }, 120_000);
 });
 
-async function crashAndReplay(ops: Op[], death: Crash, segmentBytes: number): Promise<void> {
+async function crashAndReplay(ops: Op[], death: Crash, segmentBytes: number, fsync: boolean): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-prop-'));
   const made: string[] = [dir];
   try {
     const first = recordingHistory();
-    const journal = await createJournaledHistory({ inner: first.history, dir, log: recordingLogger(), flushIntervalMs: HOUR, segmentBytes });
+    const journal = await createJournaledHistory({ inner: first.history, dir, log: recordingLogger(), flushIntervalMs: HOUR, segmentBytes, fsync });
     // Rows journaled since the last checkpoint, as the model sees them.
     let messages: string[] = [];
     let events: string[] = [];
