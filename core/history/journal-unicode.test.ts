@@ -164,4 +164,20 @@ describe('journal replay after a crash, with text that is not ASCII', () => {
     expect((await reopen(image)).inner.messages).toEqual([row('b', SAMPLES.emoji)]);
     expect((await reopen(image)).inner.messages).toEqual([]);
   });
+
+  it('refuses a batch the disk would not take, and keeps the batches after it in a fresh segment', async () => {
+    const dir = tmp();
+    const inner = recordingHistory();
+    const journal = await createJournaledHistory({ inner: inner.history, dir, log: recordingLogger(), flushIntervalMs: HOUR, segmentBytes: 10 });
+    await journal.insertEncoded(row('a', SAMPLES.CJK), '');
+    // The next segment is a disk that is always full (and cannot be cut back either).
+    fs.symlinkSync('/dev/full', path.join(dir, 'journal-0000000002.ndjson'));
+    await expect(journal.insertEncoded(row('b', SAMPLES.emoji), '')).rejects.toThrow(/ENOSPC/);
+    await journal.insertEncoded(row('c', SAMPLES['te reo Māori']), '');
+    await journal.flush();
+    expect(inner.messages).toEqual([row('a', SAMPLES.CJK), row('c', SAMPLES['te reo Māori'])]);
+    // (The flush already removed the full disk with the segments before its checkpoint; never replay from it.)
+    fs.rmSync(path.join(dir, 'journal-0000000002.ndjson'), { force: true });
+    await journal.close();
+  });
 });
