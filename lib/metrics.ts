@@ -136,6 +136,12 @@ export const campaignMessages = once('hermod_campaign_messages_total', () => new
   help: 'Messages created by campaign fan-out',
 }));
 
+export const journalDamagedLines = once('hermod_journal_damaged_lines_total', () => new Counter({
+  name: 'hermod_journal_damaged_lines_total',
+  help: "History journal lines that could not be read on replay and were set aside in the journal's damaged/ folder, by reason (not_utf8, not_json, unknown_kind)",
+  labelNames: ['reason'] as const,
+}));
+
 /** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */
 export function serveMetrics(port: number, host: string, log: Logger, aggregate = false): Promise<http.Server> {
   const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;

@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { History, MessageRecord, StatusEvent } from '../ports/history';
 import type { Logger } from '../../lib/log';
 import { historyFlushFailures } from '../../lib/metrics';
+import { writeCheckpoint, type Checkpoint } from './journal-checkpoint';
+import { encodeJournalBatch } from './journal-lines';
+import { listSegments, replayJournal, segmentName } from './journal-replay';
 import { eventRow, messageRow } from './rows';
 
 /**
@@ -31,84 +34,25 @@ export interface JournaledHistoryOptions {
   segmentBytes?: number;
 }
 
-/**
- * Journal lines: `E<row>` or `M<row>`, the row being the JSONEachRow line the
- * history table takes (rows.ts), so a flush sends them as they are. Lines of
- * the earlier form, `{"m":record}` / `{"e":event}`, are still read on replay.
- */
-interface LegacyEntry {
-  m?: MessageRecord;
-  e?: StatusEvent;
-}
-
-interface Checkpoint {
-  segment: number;
-  offset: number;
-}
-
-const SEGMENT = (n: number): string => `journal-${String(n).padStart(10, '0')}.ndjson`;
-const SEGMENT_RE = /^journal-(\d{10})\.ndjson$/;
-
 export async function createJournaledHistory(options: JournaledHistoryOptions): Promise<History & { flush(): Promise<void> }> {
   const { inner, dir, log } = options;
   const flushIntervalMs = options.flushIntervalMs ?? 200;
   const flushRows = options.flushRows ?? 50_000;
   const segmentBytes = options.segmentBytes ?? 64 * 1024 * 1024;
+  const fsync = options.fsync ?? false;
   await fsp.mkdir(dir, { recursive: true });
   const checkpointFile = path.join(dir, 'checkpoint.json');
+  const segmentPath = (n: number): string => path.join(dir, segmentName(n));
 
-  const readCheckpoint = async (): Promise<Checkpoint> => {
-    try {
-      return JSON.parse(await fsp.readFile(checkpointFile, 'utf8')) as Checkpoint;
-    } catch {
-      return { segment: 0, offset: 0 };
-    }
-  };
-  const writeCheckpoint = async (cp: Checkpoint): Promise<void> => {
-    const tmp = `${checkpointFile}.tmp`;
-    await fsp.writeFile(tmp, JSON.stringify(cp));
-    await fsp.rename(tmp, checkpointFile);
-  };
-  const segments = async (): Promise<number[]> =>
-    (await fsp.readdir(dir)).map((f) => SEGMENT_RE.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number).sort((a, b) => a - b);
-
-  // Replay what was journaled after the last checkpoint.
-  const start = await readCheckpoint();
-  let replayed = 0;
-  for (const n of await segments()) {
-    if (n < start.segment) continue;
-    const text = await fsp.readFile(path.join(dir, SEGMENT(n)), 'utf8');
-    const from = n === start.segment ? start.offset : 0;
-    const messages: string[] = [];
-    const events: string[] = [];
-    const lines = text.slice(from).split('\n');
-    // The last line is complete only when the text ends with a newline: a torn one was never acknowledged.
-    if (!text.endsWith('\n')) lines.pop();
-    for (const line of lines) {
-      if (!line) continue;
-      const kind = line[0];
-      if (kind === 'E') events.push(line.slice(1));
-      else if (kind === 'M') messages.push(line.slice(1));
-      else {
-        try {
-          const entry = JSON.parse(line) as LegacyEntry;
-          if (entry.m) messages.push(JSON.stringify(messageRow(entry.m)));
-          if (entry.e) events.push(JSON.stringify(eventRow(entry.e)));
-        } catch {
-          continue;
-        }
-      }
-    }
-    if (messages.length + events.length > 0) await inner.insertEncoded(messages.join('\n'), events.join('\n'));
-    replayed += messages.length + events.length;
-  }
-  const existing = await segments();
-  let segment = (existing.at(-1) ?? 0) + 1;
-  let handle = await fsp.open(path.join(dir, SEGMENT(segment)), 'a');
+  const replay = await replayJournal(dir, inner, log, checkpointFile);
+  let segment = replay.lastSegment + 1;
+  let handle = await fsp.open(segmentPath(segment), 'a');
   let offset = 0;
-  await writeCheckpoint({ segment, offset: 0 });
-  for (const n of existing) await fsp.rm(path.join(dir, SEGMENT(n)), { force: true });
-  if (replayed > 0) log.info('replayed journaled history writes', { rows: replayed });
+  /** Set when a failed write may have left part of a batch behind: the next batch starts a new segment. */
+  let torn = false;
+  await writeCheckpoint(checkpointFile, { segment, offset: 0 }, fsync);
+  for (const n of replay.segments) await fsp.rm(segmentPath(n), { force: true });
+  if (replay.rows > 0) log.info('replayed journaled history writes', { rows: replay.rows });
 
   let pendingMessages: string[] = [];
   let pendingEvents: string[] = [];
@@ -122,25 +66,16 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
 
   const appendRows = (messageRows: readonly string[], eventRows: readonly string[]): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
-    let text = '';
-    for (const r of eventRows) text += 'E' + r + '\n';
-    for (const r of messageRows) text += 'M' + r + '\n';
-    const buf = Buffer.from(text);
+    const buf = encodeJournalBatch(messageRows, eventRows);
     const write = appending.then(async () => {
-      if (offset > segmentBytes) {
-        await handle.close();
-        segment++;
-        handle = await fsp.open(path.join(dir, SEGMENT(segment)), 'a');
-        offset = 0;
+      if (offset > segmentBytes || torn) {
+        const next = await fsp.open(segmentPath(segment + 1), 'a');
+        const previous = handle;
+        // Segment, handle and offset change together: a flush reads them as one checkpoint.
+        [handle, segment, offset, torn] = [next, segment + 1, 0, false];
+        await previous.close();
       }
-      if (options.fsync) {
-        await handle.write(buf, 0, buf.length);
-        await handle.datasync();
-      } else {
-        // A write to the page cache takes microseconds: doing it in place keeps
-        // the acknowledgement off the libuv thread pool, which chDB keeps busy.
-        fs.writeSync(handle.fd, buf, 0, buf.length);
-      }
+      await writeBatch(buf);
       offset += buf.length;
       for (const r of eventRows) pendingEvents.push(r);
       for (const r of messageRows) pendingMessages.push(r);
@@ -148,6 +83,27 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     });
     appending = write.catch(() => undefined);
     return write;
+  };
+
+  const writeBatch = async (buf: Buffer): Promise<void> => {
+    let written = 0;
+    try {
+      // A write may take less than asked (disk full): a batch is acknowledged only once all of it is there.
+      while (written < buf.length) {
+        if (fsync) written += (await handle.write(buf, written, buf.length - written)).bytesWritten;
+        // A write to the page cache takes microseconds: doing it in place keeps
+        // the acknowledgement off the libuv thread pool, which chDB keeps busy.
+        else written += fs.writeSync(handle.fd, buf, written, buf.length - written);
+      }
+      if (fsync) await handle.datasync();
+    } catch (err) {
+      // The caller hears the batch failed, so it must not come back on replay, nor
+      // glue its torn tail onto the next batch's first line: cut it off.
+      await handle.truncate(offset).catch(() => {
+        torn = true;
+      });
+      throw err;
+    }
   };
 
   const flush = (): Promise<void> => {
@@ -170,8 +126,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
           log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
           throw err;
         }
-        await writeCheckpoint(upTo);
-        for (const n of await segments()) if (n < upTo.segment) await fsp.rm(path.join(dir, SEGMENT(n)), { force: true });
+        await writeCheckpoint(checkpointFile, upTo, fsync);
+        for (const n of await listSegments(dir)) if (n < upTo.segment) await fsp.rm(segmentPath(n), { force: true });
       } finally {
         flushing = undefined;
       }
@@ -211,7 +167,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       },
     },
     insertMessages: (messages, events) => append(messages, events),
-    insertEncoded: (messageRows, eventRows) => appendRows(messageRows ? messageRows.split('\n') : [], eventRows ? eventRows.split('\n') : []),
+    insertEncoded: (messageRows, eventRows) => appendRows(rowsOf(messageRows), rowsOf(eventRows)),
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
     findMessage: (id) => inner.findMessage(id),
@@ -243,3 +199,6 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     },
   };
 }
+
+/** Encoded rows, one a line; an empty line is no row (the engine skips it too). */
+const rowsOf = (text: string): string[] => (text ? text.split('\n').filter((r) => r.length > 0) : []);
