@@ -51,6 +51,16 @@ describe('receipt store', () => {
     expect([...ReceiptStore.open(file).owed.keys()]).toEqual(['b']);
   });
 
+  it('has a receipt on disk before the next setImmediate, when the simulator answers the submit_sm', async () => {
+    const file = tempFile();
+    const store = ReceiptStore.open(file);
+    store.owe(receipt('a', 'Kia ora, e hoa mā'));
+    store.owe(receipt('b', '你好世界'));
+    await new Promise((r) => setImmediate(r));
+    expect([...replayReceiptLog(fs.readFileSync(file)).keys()]).toEqual(['a', 'b']);
+    store.close();
+  });
+
   it('compacts its log once acknowledgements pile up, keeping what is owed', () => {
     const file = tempFile();
     const store = ReceiptStore.open(file, { compactAfter: 50 });
@@ -58,6 +68,7 @@ describe('receipt store', () => {
     for (let i = 0; i < 200; i++) {
       store.owe(receipt(`r${i}`, 'tēnā koe'));
       store.ack(`r${i}`);
+      store.flush();
     }
     const lines = fs.readFileSync(file, 'utf8').split('\n').length - 1;
     expect(lines).toBeLessThanOrEqual(51);
@@ -93,12 +104,14 @@ describe('receipt store', () => {
           if (o.kind === 'owe') {
             const r = receipt(`m${next++}`, o.text, o.systemId);
             store.owe(r);
+            store.flush();
             model.set(r.carrierMessageId, r);
           } else if (o.kind === 'ack') {
             const keys = [...model.keys()];
             if (keys.length === 0) continue;
             const id = keys[o.pick % keys.length]!;
             store.ack(id);
+            store.flush();
             model.delete(id);
           } else {
             store.close();

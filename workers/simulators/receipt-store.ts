@@ -60,15 +60,18 @@ function encode(entry: Entry): Buffer {
 
 /**
  * Store and forward for the simulator: an append-only log of receipts owed
- * and acknowledged, in its data directory. Every append is a write(2) before
- * the caller goes on (an SMSC commits a message before it answers the
- * submit), so a kill -9 loses at most the line being written. Opening replays
- * the log and compacts it to the receipts still owed; the log is compacted
- * again whenever acknowledged lines outnumber owed ones by far.
+ * and acknowledged, in its data directory. Appends made in one turn of the
+ * event loop go out in one write(2) on the next tick, before any
+ * submit_sm_resp of that turn (the SMPP connection flushes on setImmediate),
+ * so a receipt is on disk before its submit is answered, as an SMSC commits
+ * before it acknowledges; a kill -9 loses at most the line being written.
+ * Opening replays the log and compacts it to the receipts still owed; the log
+ * is compacted again whenever acknowledged lines outnumber owed ones by far.
  */
 export class ReceiptStore {
   private fd: number | undefined;
   private lines = 0;
+  private pending: Buffer[] = [];
 
   private constructor(
     private readonly file: string,
@@ -106,23 +109,34 @@ export class ReceiptStore {
   ack(carrierMessageId: string): void {
     if (this.fd === undefined || !this.owed.delete(carrierMessageId)) return;
     this.append(encode({ ack: carrierMessageId }));
+  }
+
+  /** Writes what was appended in this turn now (it would go on the next tick anyway). */
+  flush(): void {
+    if (this.fd === undefined || this.pending.length === 0) return;
+    const lines = this.pending;
+    this.pending = [];
+    fs.writeSync(this.fd, lines.length === 1 ? lines[0]! : Buffer.concat(lines));
+    this.lines += lines.length;
     if (this.lines > this.compactAfter && this.lines > 4 * this.owed.size) this.compact();
   }
 
   close(): void {
     if (this.fd === undefined) return;
+    this.flush();
     fs.closeSync(this.fd);
     this.fd = undefined;
   }
 
   private append(line: Buffer): void {
-    fs.writeSync(this.fd!, line);
-    this.lines++;
+    if (this.pending.push(line) === 1) process.nextTick(() => this.flush());
   }
 
   /** Rewrites the log as the owed receipts alone; the rename makes it all or nothing. */
   private compact(): void {
     if (this.fd !== undefined) fs.closeSync(this.fd);
+    // Whatever was pending is in `owed` already.
+    this.pending = [];
     const tmp = `${this.file}.compacting`;
     const parts = [...this.owed.values()].map((owe) => encode({ owe }));
     const fd = fs.openSync(tmp, 'w');
