@@ -61,5 +61,5 @@ describe('fault run', () => {
     expect(accepted).toBeGreaterThanOrEqual(600);
     expect(report.lost.map((m) => `${m.id} ${JSON.stringify(m.content)}: ${m.found}`)).toEqual([]);
     expect(withoutFinal).toBe(0);
-  });
+  }, 300_000);
 });
