@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { planSms } from '../workers/carriers/smpp/segment';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
-import { startSmscSimulatorProcess } from './support/smsc-simulator-process';
+import { explainWithoutFinal, startSmscSimulatorProcess } from './support/smsc-simulator-process';
 import { awaitFinalStatuses, runSmsLoad } from './support/sms-load';
 
 /** What users write: te reo Māori, Cyrillic, CJK, emoji, and all of them at once; some long enough to need several parts. */
@@ -60,6 +60,7 @@ describe('fault run', () => {
 
     expect(accepted).toBeGreaterThanOrEqual(600);
     expect(report.lost.map((m) => `${m.id} ${JSON.stringify(m.content)}: ${m.found}`)).toEqual([]);
+    expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
     expect(withoutFinal).toBe(0);
   }, 300_000);
 });

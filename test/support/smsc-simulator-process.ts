@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startRole, type RoleProcess } from './role-process';
+import type { FinalReport, SentMessage } from './sms-load';
 
 const READY = '"msg":"SMSC simulator listening"';
 
@@ -99,4 +100,20 @@ function logged(output: string, msg: string): Record<string, any>[] {
     }
   }
   return found;
+}
+
+/**
+ * For a failure message: each message without a final status, what the SMSC
+ * accepted for it, and which of those receipts hermod acknowledged (a receipt
+ * acknowledged and still no final status was lost inside hermod).
+ */
+export function explainWithoutFinal(report: FinalReport, accepted: readonly SentMessage[], smsc: SmscSimulatorProcess): string[] {
+  const byId = new Map(accepted.map((m) => [m.id, m]));
+  const acked = smsc.acknowledgedReceipts();
+  const submits = smsc.submits();
+  return [...report.withoutFinal].map(([id, status]) => {
+    const m = byId.get(id)!;
+    const carrierIds = submits.filter((s) => s.destination === m.destination).map((s) => s.carrierMessageId);
+    return `${id} ${status}: submitted as [${carrierIds.join(', ')}], receipts acknowledged by hermod: [${carrierIds.filter((c) => acked.has(c)).join(', ')}]`;
+  });
 }
