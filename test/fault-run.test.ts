@@ -26,8 +26,10 @@ describe('fault run', () => {
 
   it('brings every message answered 202 to a final status after kill -9 of every hermod process mid-load, with the SMSC in its own process', async () => {
     const smsc = await startSmscSimulatorProcess({ receiptDelay: '300ms' });
+    cleanup.push(async () => fs.rmSync(smsc.dataDir, { recursive: true, force: true }));
     cleanup.push(() => smsc.stop());
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-fault-run-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_HOST: '127.0.0.1', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_SMPP_RECONNECT_MAX: '500ms' };
 
     let hermod: HermodProcess = await startHermod({ dataDir, env });

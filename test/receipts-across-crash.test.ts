@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './support/free-port';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
@@ -12,14 +12,16 @@ const RECEIPT_DELAY_MS = 400;
 
 describe('delivery receipts owed across a crash', () => {
   const cleanup: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanup.reverse()) await c().catch(() => undefined);
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
   });
 
   async function start(): Promise<{ smsc: SmscSimulatorProcess; dataDir: string; env: Record<string, string> }> {
     const smsc = await startSmscSimulatorProcess({ receiptDelay: `${RECEIPT_DELAY_MS}ms` });
+    cleanup.push(async () => fs.rmSync(smsc.dataDir, { recursive: true, force: true }));
     cleanup.push(() => smsc.stop());
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-crash-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_HOST: '127.0.0.1', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
     return { smsc, dataDir, env };
   }
@@ -70,6 +72,7 @@ describe('delivery receipts owed across a crash', () => {
 
   it('brings every accepted message to a final status after kill -9 of `npm start` with its own SMSC simulator inside, once it is started again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-embedded-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     // hermod's SMPP client needs the port before the simulator binds it: the one place a free port is picked ahead.
     const env = { HERMOD_SMSC_SIMULATOR: 'true', HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: `${RECEIPT_DELAY_MS}ms`, HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
     let hermod: HermodProcess = await startHermod({ dataDir, env });
