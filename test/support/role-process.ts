@@ -14,8 +14,11 @@ export interface RoleProcess {
 export async function startRole(args: string[], env: Record<string, string>, readyText: string): Promise<RoleProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  // Decoded as streams, so a character split between two chunks stays whole (logs carry users' texts).
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', (c: string) => (output += c));
+  child.stderr!.on('data', (c: string) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${output}`)), 60_000);

@@ -1,33 +1,25 @@
+import type { Logger } from '../../lib/log';
 import { CommandId } from '../carriers/smpp/command-id';
+import { CommandStatus } from '../carriers/smpp/command-status';
 import { MESSAGE_STATE_BY_STATE, formatReceiptText, type ReceiptState } from '../carriers/smpp/delivery-receipt';
 import type { SmPdu } from '../carriers/smpp/pdu';
 import { TlvTag, cStringTlv, uint8Tlv, type Tlv } from '../carriers/smpp/tlv';
+import type { OwedReceipt, ReceiptStore } from './receipt-store';
 import type { SmscSession } from './smsc-session';
 
-export interface ReceiptOrder {
-  systemId: string;
-  /** The session the submit came in on; preferred while it is bound. */
-  session: SmscSession;
-  carrierMessageId: string;
-  state: ReceiptState;
-  errorCode: number;
-  submitDate: number;
-  /** Addresses of the original submit_sm (the receipt goes the other way). */
-  sourceAddr: string;
-  sourceTon: number;
-  sourceNpi: number;
-  destinationAddr: string;
-  destTon: number;
-  destNpi: number;
-  text: string;
+export interface ReceiptOrder extends OwedReceipt {
+  /** The session the submit came in on, preferred while it is bound (none for a receipt replayed after a restart). */
+  session?: SmscSession;
 }
 
 /**
  * Sends delivery receipts as deliver_sm after a delay, on the submitting
  * session if it is still bound, else on another session of the same
- * system_id; with none bound they wait for the next bind, and one whose
- * session drops before deliver_sm_resp is sent again. Like an SMSC, a
- * receipt is only done when acknowledged.
+ * system_id; with none bound they wait for the next bind (store and
+ * forward). Like an SMSC, a receipt is only done when a deliver_sm_resp
+ * acknowledges it: one whose session drops first is sent again on the next
+ * bind, and one not answered in time (or answered with a temporary error) is
+ * sent again after `retryMs`. With a store, what is owed survives a restart.
  */
 export class ReceiptDispatcher {
   private readonly waiting = new Map<string, ReceiptOrder[]>();
@@ -38,12 +30,19 @@ export class ReceiptDispatcher {
     private readonly sessionsOf: (systemId: string) => SmscSession[],
     /** Called each time a receipt's deliver_sm is handed to a session (again if it is resent). */
     private readonly onWritten: (order: ReceiptOrder) => void = () => undefined,
+    private readonly options: { store?: ReceiptStore; retryMs?: number; log?: Logger } = {},
   ) {}
 
+  /** A new receipt: recorded as owed (before the submit is answered), sent once due. */
   schedule(order: ReceiptOrder, delayMs: number): void {
-    const gen = this.generation;
-    if (delayMs <= 0) setImmediate(() => gen === this.generation && this.deliver(order));
-    else setTimeout(() => gen === this.generation && this.deliver(order), delayMs);
+    this.options.store?.owe(order);
+    this.after(Math.max(0, delayMs), order);
+  }
+
+  /** Receipts owed from before a restart: each goes out when due and a bind of its system_id exists. */
+  restore(owed: Iterable<OwedReceipt>): void {
+    const now = Date.now();
+    for (const o of owed) this.after(o.dueAt - now, { ...o });
   }
 
   /** A session bound: give it what was waiting for its system_id. */
@@ -60,14 +59,20 @@ export class ReceiptDispatcher {
     return n;
   }
 
-  /** Forgets everything, including receipts whose timers are still running. */
+  /** Forgets everything in memory, including receipts whose timers are still running (the store keeps what is owed). */
   clear(): void {
     this.generation++;
     this.waiting.clear();
   }
 
+  private after(delayMs: number, order: ReceiptOrder): void {
+    const gen = this.generation;
+    if (delayMs <= 0) setImmediate(() => gen === this.generation && this.deliver(order));
+    else setTimeout(() => gen === this.generation && this.deliver(order), delayMs);
+  }
+
   private deliver(order: ReceiptOrder): void {
-    const session = order.session.canReceive ? order.session : this.sessionsOf(order.systemId).find((s) => s.canReceive);
+    const session = order.session?.canReceive ? order.session : this.sessionsOf(order.systemId).find((s) => s.canReceive);
     if (!session) {
       const list = this.waiting.get(order.systemId);
       if (list) list.push(order);
@@ -77,11 +82,20 @@ export class ReceiptDispatcher {
     order.session = session;
     const gen = this.generation;
     session.request(this.pdu(order)).then(
-      () => {
-        this.sent++;
+      (status) => {
+        if (gen !== this.generation) return;
+        // ESME_RX_P_APPN: the ESME will never take it; anything else non-zero is worth another try.
+        if (status === CommandStatus.ESME_ROK || status === CommandStatus.ESME_RX_P_APPN) {
+          this.sent++;
+          this.options.store?.ack(order.carrierMessageId);
+          this.options.log?.debug('receipt acknowledged', { carrierMessageId: order.carrierMessageId, systemId: order.systemId, status });
+        } else this.after(this.options.retryMs ?? 1000, order);
       },
       () => {
-        if (gen === this.generation) this.deliver(order);
+        if (gen !== this.generation) return;
+        // Session gone: the next bound one takes it at once (or it waits for a bind); no answer in time: later.
+        if (session.canReceive) this.after(this.options.retryMs ?? 1000, order);
+        else this.deliver(order);
       },
     );
     this.onWritten(order);
@@ -137,7 +151,7 @@ export function wantsReceipt(registeredDelivery: number, outcome: ReceiptState):
 }
 
 /** What to send back for an accepted submit_sm. */
-export function receiptOrder(session: SmscSession, pdu: SmPdu, carrierMessageId: string, state: ReceiptState, text: string): ReceiptOrder {
+export function receiptOrder(session: SmscSession, pdu: SmPdu, carrierMessageId: string, state: ReceiptState, text: string, delayMs: number): ReceiptOrder {
   return {
     systemId: session.systemId,
     session,
@@ -145,6 +159,7 @@ export function receiptOrder(session: SmscSession, pdu: SmPdu, carrierMessageId:
     state,
     errorCode: state === 'delivered' ? 0 : state === 'expired' ? 27 : 1,
     submitDate: Date.now(),
+    dueAt: Date.now() + delayMs,
     sourceAddr: pdu.sourceAddr,
     sourceTon: pdu.sourceAddrTon ?? 0,
     sourceNpi: pdu.sourceAddrNpi ?? 0,

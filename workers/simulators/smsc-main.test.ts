@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +14,10 @@ const root = path.resolve(here, '../..');
 
 describe('SMSC simulator entry point', () => {
   it('runs as a process that logs one JSON line with its address, serves SMPP, and stops on SIGTERM', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-smsc-main-'));
     const child = spawn(process.execPath, [path.join(root, 'bin/hermod.js'), 'smsc-simulator'], {
       cwd: root,
-      env: { ...process.env, HERMOD_SMSC_PORT: '0', HERMOD_SMSC_RECEIPT_DELAY: '0ms', HERMOD_METRICS_PORT: '0' },
+      env: { ...process.env, HERMOD_SMSC_PORT: '0', HERMOD_SMSC_RECEIPT_DELAY: '0ms', HERMOD_METRICS_PORT: '0', HERMOD_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
@@ -34,6 +37,7 @@ describe('SMSC simulator entry point', () => {
       expect(code).toBe(0);
     } finally {
       child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

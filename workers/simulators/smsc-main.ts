@@ -1,10 +1,11 @@
+import path from 'node:path';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/log';
 import { createSmscSimulator, type SmscSimulatorOptions } from './smsc-simulator';
 
 /** Starts the simulator; logs one JSON line with where it listens. */
 export async function startSimulator(options: SmscSimulatorOptions, log: Logger): Promise<{ port: number; stop(): Promise<void> }> {
-  const simulator = createSmscSimulator(options);
+  const simulator = createSmscSimulator({ log, ...options });
   const { host, port } = await simulator.start();
   log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
   return {
@@ -16,8 +17,13 @@ export async function startSimulator(options: SmscSimulatorOptions, log: Logger)
   };
 }
 
-/** The `smsc-simulator` role of `hermod start` / `hermod smsc-simulator`, configured by lib/config. */
+/**
+ * The `smsc-simulator` role of `hermod start` / `hermod smsc-simulator`,
+ * configured by lib/config. Receipts it owes are kept in its data directory,
+ * so they reach the ESME after a crash of either side.
+ */
 export function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ stop(): Promise<void> }> {
   const s = config.simulator;
-  return startSimulator({ host: s.host, port: s.port, receiptDelayMs: s.receiptDelayMs, outcomes: s.outcomes }, log);
+  const storeFile = path.join(config.dataDir, 'smsc-simulator', 'owed-receipts.log');
+  return startSimulator({ host: s.host, port: s.port, receiptDelayMs: s.receiptDelayMs, outcomes: s.outcomes, storeFile }, log);
 }

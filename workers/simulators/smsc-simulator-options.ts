@@ -32,6 +32,14 @@ export interface SmscSimulatorOptions {
   systemId?: string;
   /** How long it waits for deliver_sm_resp / enquire_link_resp before trying again. */
   requestTimeoutMs?: number;
+  /** Wait before a receipt not acknowledged in time (or answered with an error) is sent again (default 1 s). */
+  receiptRetryMs?: number;
+  /**
+   * Log of the receipts owed (store and forward): they survive stop() and a
+   * crash, and the next start() sends them once their system_id binds.
+   * Without it, pending receipts live in memory only.
+   */
+  storeFile?: string;
   log?: Logger;
 }
 

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CommandId } from '../carriers/smpp/command-id';
 import { CommandStatus } from '../carriers/smpp/command-status';
@@ -9,7 +12,7 @@ import { planSms } from '../carriers/smpp/segment';
 import type { DeliveryReceipt } from '../carriers/smpp/smpp-client';
 import { sarTlvs } from '../carriers/smpp/tlv';
 import { eventually, once, smppTestKit } from './smpp-test-kit';
-import type { AssembledMessage, SentReceipt, SimulatedSubmit } from './smsc-simulator';
+import { createSmscSimulator, type AssembledMessage, type SentReceipt, type SimulatedSubmit } from './smsc-simulator';
 
 const kit = smppTestKit();
 
@@ -30,6 +33,7 @@ async function rawPeer(port: number) {
       socket.write(w.take());
     },
     closed: once(socket, 'close'),
+    destroy: () => socket.destroy(),
   };
 }
 
@@ -198,5 +202,66 @@ describe('SMSC simulator', () => {
     const { port } = await sim.start();
     await sim.stop();
     expect((await sim.start()).port).toBe(port);
+  });
+  it('sends the receipts it owed before a restart once the same system_id binds again, texts in any script intact', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-smsc-store-'));
+    kit.defer(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    const storeFile = path.join(dir, 'smsc-simulator', 'owed-receipts.log');
+    // Stopped before the receipts fall due: only the file remembers them.
+    const first = await kit.simulator({ receiptDelayMs: 1000, storeFile });
+    const client = await kit.client(first);
+    const texts = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界 👋🏽🎉'];
+    const ids: string[] = [];
+    for (const text of texts) {
+      const plan = planSms(text);
+      ids.push((await client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding })).messageId);
+    }
+    await first.stop();
+    expect(first.receiptCount).toBe(0);
+    expect(fs.readFileSync(storeFile, 'utf8')).toContain('tēnā koe');
+
+    // A new simulator (a new process, as far as it knows) on the same file.
+    const second = await kit.simulator({ storeFile, port: first.port });
+    const receipts: DeliveryReceipt[] = [];
+    client.on('receipt', (r) => receipts.push(r));
+    await eventually(() => (receipts.length === 3 ? true : undefined), 5000);
+    expect(receipts.map((r) => r.carrierMessageId).sort()).toEqual([...ids].sort());
+    await eventually(() => (second.receiptCount === 3 ? true : undefined), 5000);
+    await second.stop();
+    const third = createSmscSimulator({ storeFile, port: 0 });
+    await third.start();
+    kit.defer(() => third.stop());
+    const late = await kit.client(third);
+    const extra: DeliveryReceipt[] = [];
+    late.on('receipt', (r) => extra.push(r));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(extra).toEqual([]);
+  });
+
+  it('sends a receipt again when no deliver_sm_resp comes in time, and not after one does', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0, requestTimeoutMs: 100, receiptRetryMs: 50 });
+    const peer = await rawPeer(sim.port);
+    peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
+    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 2, sourceAddr: 'Hermod', destinationAddr: '64211234567', esmClass: 0, registeredDelivery: 1, dataCoding: 0, shortMessage: Buffer.from('hi') });
+    const delivers = (): Pdu[] => peer.received.filter((p) => p.commandId === CommandId.deliver_sm);
+    await eventually(() => (delivers().length === 2 ? true : undefined), 3000);
+    const second = delivers()[1]!;
+    peer.send({ commandId: CommandId.deliver_sm_resp, commandStatus: 0, sequenceNumber: second.sequenceNumber, messageId: '' });
+    await eventually(() => (sim.receiptCount === 1 ? true : undefined), 3000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(delivers()).toHaveLength(2);
+  });
+
+  it('sends a receipt again on the next bind when the bind that got it dropped before answering', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0 });
+    const peer = await rawPeer(sim.port);
+    peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
+    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 2, sourceAddr: 'Hermod', destinationAddr: '64211234567', esmClass: 0, registeredDelivery: 1, dataCoding: 0, shortMessage: Buffer.from('hi') });
+    await eventually(() => (peer.received.some((p) => p.commandId === CommandId.deliver_sm) ? true : undefined), 3000);
+    const messageId = (peer.received.find((p) => p.commandId === CommandId.submit_sm_resp) as { messageId: string }).messageId;
+    peer.destroy();
+    const client = await kit.client(sim, {}, false);
+    const [receipt] = (await once(client, 'receipt')) as [DeliveryReceipt];
+    expect(receipt.carrierMessageId).toBe(messageId);
   });
 });

@@ -10,6 +10,7 @@ import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
 import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';
 import { createOutcomePicker, type Outcome } from './outcome-picker';
 import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
+import { ReceiptStore } from './receipt-store';
 import { SmscSession, type SessionStats } from './smsc-session';
 import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
 
@@ -19,7 +20,7 @@ export type { AssembledMessage, BindEvent, SentReceipt, SimulatedSubmit, SmscSim
 
 export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   start(): Promise<{ host: string; port: number }>;
-  /** Closes the listener and every session, forgets pending receipts (the carrier went away). */
+  /** Closes the listener and every session; pending receipts are forgotten unless `storeFile` keeps them for the next start. */
   stop(): Promise<void>;
   /** While true, new connections are closed at once (an unreachable carrier). */
   refuse(on: boolean): void;
@@ -52,7 +53,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
   private readonly o: SmscSimulatorOptions;
   private readonly pick: () => Outcome;
   private readonly live = new Set<SmscSession>();
-  private readonly receipts: ReceiptDispatcher;
+  private receipts: ReceiptDispatcher;
+  private store: ReceiptStore | undefined;
   private readonly reassembler = new ConcatReassembler<string>();
   private server: net.Server | undefined;
   private host: string;
@@ -78,12 +80,33 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     this.pick = createOutcomePicker(options.outcomes ?? { delivered: 1 }, options.seed);
     // Ids unique across restarts of the process unless a seed asks for reproducibility.
     this.idBase = options.seed === undefined ? Date.now() * 1024 : 0;
-    this.receipts = new ReceiptDispatcher(
+    this.receipts = this.dispatcher();
+  }
+
+  private dispatcher(): ReceiptDispatcher {
+    return new ReceiptDispatcher(
       (systemId) => [...this.live].filter((s) => s.systemId === systemId),
       (order) => {
         if (this.listenerCount('receipt') > 0) this.emit('receipt', { carrierMessageId: order.carrierMessageId, destination: displayAddress(order.destinationAddr, order.destTon), state: order.state, at: Date.now() });
       },
+      { store: this.store, retryMs: this.o.receiptRetryMs, log: this.o.log },
     );
+  }
+
+  /** Opens the receipt log and takes back what was owed before the last stop or crash. */
+  private openStore(file: string): void {
+    const store = ReceiptStore.open(file);
+    this.store = store;
+    const sent = this.receipts.sent;
+    this.receipts = this.dispatcher();
+    this.receipts.sent = sent;
+    this.receipts.restore(store.owed.values());
+    // A seeded simulator counts ids from a fixed base: continue past the ids still owed so none is given twice.
+    for (const id of store.owed.keys()) {
+      const n = parseInt(id, 16) - this.idBase;
+      if (Number.isSafeInteger(n) && n > this.idCounter) this.idCounter = n;
+    }
+    if (store.size > 0) this.o.log?.info('SMSC simulator restored owed receipts', { count: store.size, file });
   }
 
   get port(): number {
@@ -110,6 +133,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
 
   async start(): Promise<{ host: string; port: number }> {
     if (!this.server) {
+      if (this.o.storeFile) this.openStore(this.o.storeFile);
       const server = net.createServer((socket) => this.onConnection(socket));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -121,7 +145,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       this.server = server;
       this.boundPort = (server.address() as net.AddressInfo).port;
       if (this.o.enquireLinkMs) this.enquireTimer = setInterval(() => void this.enquireLink().catch(() => undefined), this.o.enquireLinkMs);
-      this.o.log?.info('SMSC simulator listening', { host: this.host, port: this.boundPort });
+      this.o.log?.debug('SMSC simulator bound', { host: this.host, port: this.boundPort });
     }
     return { host: this.host, port: this.boundPort };
   }
@@ -129,6 +153,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
   async stop(): Promise<void> {
     this.generation++;
     this.receipts.clear();
+    this.store?.close();
+    this.store = undefined;
     this.reassembler.clear();
     clearInterval(this.enquireTimer);
     const server = this.server;
@@ -268,16 +294,21 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     }
     const carrierMessageId = status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(16) : undefined;
     if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
-    if (carrierMessageId) this.assemble(view, payload, carrierMessageId);
+    if (carrierMessageId) {
+      this.o.log?.debug('submit accepted', { carrierMessageId, systemId: view.systemId, destination: view.destination, text: view.text, part: view.concat?.seq });
+      this.assemble(view, payload, carrierMessageId);
+    }
 
     const gen = this.generation;
     const answer = (): void => {
       if (gen !== this.generation) return;
       session.outstanding--;
-      respond(status, carrierMessageId ?? '');
+      // The receipt is owed (and stored) before the submit is answered, as an SMSC commits before it acknowledges.
       if (carrierMessageId && outcome && outcome !== 'rejected' && wantsReceipt(pdu.registeredDelivery, outcome)) {
-        this.receipts.schedule(receiptOrder(session, pdu, carrierMessageId, outcome, view.text), this.o.receiptDelayMs ?? 200);
+        const delay = this.o.receiptDelayMs ?? 200;
+        this.receipts.schedule(receiptOrder(session, pdu, carrierMessageId, outcome, view.text, delay), delay);
       }
+      respond(status, carrierMessageId ?? '');
     };
     const delay = this.o.submitRespDelayMs ?? 0;
     if (delay > 0) setTimeout(answer, delay);

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './support/free-port';
+import { createClient, type Client } from './support/https-client';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { explainWithoutFinal, startSmscSimulatorProcess, type SmscSimulatorProcess } from './support/smsc-simulator-process';
+import { awaitFinalStatuses, runSmsLoad } from './support/sms-load';
+
+const RECEIPT_DELAY_MS = 400;
+
+describe('delivery receipts owed across a crash', () => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  async function start(): Promise<{ smsc: SmscSimulatorProcess; dataDir: string; env: Record<string, string> }> {
+    const smsc = await startSmscSimulatorProcess({ receiptDelay: `${RECEIPT_DELAY_MS}ms` });
+    cleanup.push(async () => fs.rmSync(smsc.dataDir, { recursive: true, force: true }));
+    cleanup.push(() => smsc.stop());
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-crash-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_HOST: '127.0.0.1', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
+    return { smsc, dataDir, env };
+  }
+
+  const message = (i: number) => ({ destination: `+6421${String(i).padStart(6, '0')}`, content: `Kia ora, e hoa mā — tēnā koe #${i}` });
+
+  it('brings every accepted message to a final status after kill -9 of hermod while receipts were still owed', async () => {
+    const { smsc, dataDir, env } = await start();
+    let hermod: HermodProcess = await startHermod({ dataDir, env });
+    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
+    let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const load = runSmsLoad(() => client, { count: 5000, concurrency: 16, message });
+    while (load.accepted.length < 400) await new Promise((r) => setTimeout(r, 20));
+    const killedAt = Date.now();
+    await hermod.kill9();
+    await load.done;
+    client.close();
+    // The point of the test: the carrier still owed receipts when hermod died.
+    expect(smsc.submits().filter((s) => s.at > killedAt - RECEIPT_DELAY_MS).length).toBeGreaterThan(0);
+
+    hermod = await startHermod({ dataDir, env, ports });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    const report = await awaitFinalStatuses(client, load.accepted, 90_000);
+    expect(report.lost).toEqual([]);
+    expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
+  }, 300_000);
+
+  it('brings every accepted message to a final status after kill -9 of the SMSC simulator while it owed receipts, once it is back', async () => {
+    const { smsc, dataDir, env } = await start();
+    const hermod = await startHermod({ dataDir, env });
+    cleanup.push(() => hermod.stop());
+    const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    const load = runSmsLoad(() => client, { count: 600, concurrency: 16, message });
+    while (smsc.submits().length < 300) await new Promise((r) => setTimeout(r, 20));
+    const killedAt = Date.now();
+    await smsc.kill9();
+    expect(smsc.submits().filter((s) => s.at > killedAt - RECEIPT_DELAY_MS).length).toBeGreaterThan(0);
+    await smsc.restart();
+    await load.done;
+
+    const report = await awaitFinalStatuses(client, load.accepted, 90_000);
+    expect(report.lost).toEqual([]);
+    expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
+  }, 300_000);
+
+  it('brings every accepted message to a final status after kill -9 of `npm start` with its own SMSC simulator inside, once it is started again', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-embedded-'));
+    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    // hermod's SMPP client needs the port before the simulator binds it: the one place a free port is picked ahead.
+    const env = { HERMOD_SMSC_SIMULATOR: 'true', HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: `${RECEIPT_DELAY_MS}ms`, HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
+    let hermod: HermodProcess = await startHermod({ dataDir, env });
+    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
+    let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const load = runSmsLoad(() => client, { count: 5000, concurrency: 16, message });
+    while (load.accepted.length < 400) await new Promise((r) => setTimeout(r, 20));
+    await hermod.kill9();
+    await load.done;
+    client.close();
+
+    hermod = await startHermod({ dataDir, env, ports });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    const report = await awaitFinalStatuses(client, load.accepted, 90_000);
+    expect(report.lost.map((m) => `${m.id}: ${m.found}`)).toEqual([]);
+    expect(Object.fromEntries(report.withoutFinal)).toEqual({});
+  }, 300_000);
+});
