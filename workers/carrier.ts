@@ -29,7 +29,8 @@ export interface Carrier {
   send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[] }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
-  onReport(listener: (report: CarrierReport) => void): void;
+  /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */
+  onReport(listener: (report: CarrierReport) => void | Promise<void>): void;
   onInbound(listener: (message: InboundMessage) => void): void;
   close(): Promise<void>;
 }

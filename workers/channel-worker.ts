@@ -42,21 +42,34 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   let stopping = false;
 
+  const publishStatuses = (updates: StatusUpdate[], untilDurable: boolean) =>
+    bus.publish(topicName('status'), updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })), { untilDurable });
   const statuses = createBatcher<StatusUpdate, void>(
     async (updates) => {
-      await bus.publish(topicName('status'), updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })));
+      await publishStatuses(updates, false);
       return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
   );
+  // Delivery reports are acknowledged to the carrier only once durable: a batch waits for its records to be handled.
+  const reports = createBatcher<StatusUpdate, void>(
+    async (updates) => {
+      await publishStatuses(updates, true);
+      return [];
+    },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
+  );
   const report = (id: string, status: MessageStatus, extra: Partial<StatusUpdate> = {}): Promise<void> =>
     statuses.add({ id, status, at: Date.now(), channel, ...extra });
 
-  carrier.onReport((r: CarrierReport) => {
-    void (async () => {
+  carrier.onReport(async (r: CarrierReport) => {
+    try {
       const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
-      await statuses.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
-    })().catch((err) => log.error('could not publish a delivery report', { err, carrierId: r.carrierId }));
+      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
+    } catch (err) {
+      log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
+      throw err;
+    }
   });
 
   // Replies from handsets go to core, keyed by the handset so one sender's replies stay in order.

@@ -146,3 +146,42 @@ describe('in-memory bus', () => {
     await expect(bus.subscribe('t', async () => undefined, { group: 'g' })).rejects.toMatchObject({ code: 'unavailable' });
   });
 });
+
+describe('in-memory bus, publishing until durable', () => {
+  it('resolves a durable publish only once every subscribed group has acknowledged the records', async () => {
+    const bus = createMemoryBus({ partitions: 4, retryDelayMs: 5 });
+    let releaseFirst!: () => void;
+    const held = new Promise<void>((r) => (releaseFirst = r));
+    await bus.subscribe('t', async () => held, { group: 'slow' });
+    await bus.subscribe('t', async () => undefined, { group: 'quick' });
+    let done = false;
+    const publishing = bus.publish('t', [{ key: 'Kia ora, e hoa mā', value: Buffer.from('tēnā koe') }], { untilDurable: true }).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(done).toBe(false);
+    releaseFirst();
+    await publishing;
+    expect(done).toBe(true);
+    await bus.close();
+  });
+
+  it('waits through a failed batch until its redelivery is acknowledged', async () => {
+    const bus = createMemoryBus({ partitions: 1, retryDelayMs: 5 });
+    let calls = 0;
+    await bus.subscribe('t', async () => {
+      if (++calls < 3) throw new Error('not yet');
+    }, { group: 'g' });
+    await bus.publish('t', [{ key: 'k', value: Buffer.from('👋🏽') }], { untilDurable: true });
+    expect(calls).toBe(3);
+    await bus.close();
+  });
+
+  it('rejects a durable publish still waiting when the bus closes, and does not wait when nobody subscribed', async () => {
+    const bus = createMemoryBus({ partitions: 1, retryDelayMs: 5, closeTimeoutMs: 50 });
+    await bus.publish('nobody', [{ key: 'k', value: Buffer.from('x') }], { untilDurable: true });
+    await bus.subscribe('t', () => new Promise<void>(() => undefined), { group: 'stuck' });
+    const waiting = bus.publish('t', [{ key: 'k', value: Buffer.from('x') }], { untilDurable: true });
+    await new Promise((r) => setTimeout(r, 20));
+    await bus.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+  });
+});

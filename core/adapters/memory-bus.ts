@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchHandler, Bus, BusRecord, DeliveredRecord, SubscribeOptions, Subscription } from '../ports/bus';
+import type { BatchHandler, Bus, BusRecord, DeliveredRecord, PublishOptions, SubscribeOptions, Subscription } from '../ports/bus';
 import { HermodError } from '../../lib/errors';
 
 export interface MemoryBusOptions {
@@ -60,7 +60,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   const topicOf = (name: string): Topic => {
     let topic = topics.get(name);
     if (!topic) {
-      topic = { name, logs: Array.from({ length: partitions }, () => new PartitionLog()), groups: new Map() };
+      topic = { name, logs: Array.from({ length: partitions }, () => new PartitionLog()), groups: new Map(), waiters: Array.from({ length: partitions }, () => []) };
       topics.set(name, topic);
     }
     return topic;
@@ -131,6 +131,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       cursor.failures = 0;
       if (cursor.handedOut.size > 0) for (const offset of cursor.handedOut.keys()) if (offset < delivery.to) cursor.handedOut.delete(offset);
       release(cursor.group.topic, cursor.partition);
+      wakeDurabilityWaiters(cursor.group.topic, cursor.partition);
     } else if (!closed) {
       cursor.failures += 1;
       const delay = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (cursor.failures - 1));
@@ -140,6 +141,20 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       }, delay);
     }
     markDirty(cursor.group);
+  }
+
+  /** Resolves the publishes waiting for offsets that every group of the partition's topic has acknowledged now. */
+  function wakeDurabilityWaiters(topic: Topic, partition: number): void {
+    const waiters = topic.waiters[partition]!;
+    if (waiters.length === 0) return;
+    let lowest = Infinity;
+    for (const group of topic.groups.values()) lowest = Math.min(lowest, group.cursors[partition]!.committed);
+    let kept = 0;
+    for (const w of waiters) {
+      if (w.offset < lowest) w.resolve();
+      else waiters[kept++] = w;
+    }
+    waiters.length = kept;
   }
 
   /** Drops the records of a partition that every group has acknowledged. */
@@ -187,12 +202,23 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       if (!topic || !group) return 0;
       return group.cursors.reduce((sum, cursor, p) => sum + (topic.logs[p]!.end - cursor.committed), 0);
     },
-    async publish(topicName: string, records: readonly BusRecord[]) {
+    async publish(topicName: string, records: readonly BusRecord[], publishOptions?: PublishOptions) {
       if (closed) throw new HermodError('unavailable', 'bus is closed');
       if (records.length === 0) return;
       const topic = topicOf(topicName);
-      for (const record of records) topic.logs[fnv1a(record.key) % partitions]!.append(record.key, record.value);
+      const last = new Map<number, number>();
+      for (const record of records) {
+        const partition = fnv1a(record.key) % partitions;
+        const log = topic.logs[partition]!;
+        last.set(partition, log.end);
+        log.append(record.key, record.value);
+      }
       for (const group of topic.groups.values()) markDirty(group);
+      // Nobody subscribed: nothing here will make them durable, so there is nothing to wait for.
+      if (!publishOptions?.untilDurable || topic.groups.size === 0) return;
+      await Promise.all(
+        [...last].map(([partition, offset]) => new Promise<void>((resolve, reject) => topic.waiters[partition]!.push({ offset, resolve, reject }))),
+      );
     },
 
     async subscribe(topicName: string, handler: BatchHandler, subscribeOptions: SubscribeOptions): Promise<Subscription> {
@@ -239,6 +265,9 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
             cursor.retryTimer = undefined;
           }
       dirty.clear();
+      for (const topic of topics.values()) {
+        for (const waiters of topic.waiters) for (const w of waiters) w.reject(new HermodError('unavailable', 'bus closed before the records were handled'));
+      }
       topics.clear();
     },
   };
@@ -248,6 +277,8 @@ interface Topic {
   name: string;
   logs: PartitionLog[];
   groups: Map<string, Group>;
+  /** Per partition: publishes waiting until every group has acknowledged `offset`. */
+  waiters: { offset: number; resolve: () => void; reject: (err: Error) => void }[][];
 }
 
 interface Group {

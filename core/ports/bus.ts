@@ -35,8 +35,19 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface PublishOptions {
+  /**
+   * Resolve only once the records would outlive this process. A bus that
+   * stores records (Redis, Kafka) is there when publish resolves; the
+   * in-process bus is there once every group subscribed to the topic has
+   * acknowledged them (its consumers make them durable, e.g. in history).
+   * For what a peer must not be told is done before it is (an SMPP receipt).
+   */
+  untilDurable?: boolean;
+}
+
 export interface Bus {
-  publish(topic: string, records: readonly BusRecord[]): Promise<void>;
+  publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
   subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
   /** Records of the topic that the group has not acknowledged yet (0 for an unknown topic or group). */
   lag(topic: string, group: string): Promise<number>;

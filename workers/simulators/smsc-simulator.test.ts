@@ -163,7 +163,7 @@ describe('SMSC simulator', () => {
     const sim = await kit.simulator({ outcomes: { delivered: 1 }, receiptDelayMs: 0 });
     const client = await kit.client(sim);
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r) => receipts.push(r));
+    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
     const base = { source: 'Hermod', destination: '+6421', shortMessage: Buffer.from('x'), dataCoding: 0 };
     const ids = await Promise.all([0, 1, 2].map((registeredDelivery) => client.submit({ ...base, registeredDelivery })));
     await eventually(() => (receipts.length >= 1 ? true : undefined));
@@ -223,7 +223,7 @@ describe('SMSC simulator', () => {
     // A new simulator (a new process, as far as it knows) on the same file.
     const second = await kit.simulator({ storeFile, port: first.port });
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r) => receipts.push(r));
+    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
     await eventually(() => (receipts.length === 3 ? true : undefined), 5000);
     expect(receipts.map((r) => r.carrierMessageId).sort()).toEqual([...ids].sort());
     await eventually(() => (second.receiptCount === 3 ? true : undefined), 5000);
@@ -233,7 +233,7 @@ describe('SMSC simulator', () => {
     kit.defer(() => third.stop());
     const late = await kit.client(third);
     const extra: DeliveryReceipt[] = [];
-    late.on('receipt', (r) => extra.push(r));
+    late.on('receipt', (r, settle) => { extra.push(r); settle(true); });
     await new Promise((r) => setTimeout(r, 100));
     expect(extra).toEqual([]);
   });

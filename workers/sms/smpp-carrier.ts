@@ -36,7 +36,7 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
     reconnectMaxMs: config.reconnectMaxMs,
     log,
   });
-  const reportListeners: ((r: CarrierReport) => void)[] = [];
+  const reportListeners: ((r: CarrierReport) => void | Promise<void>)[] = [];
   const inboundListeners: ((m: InboundMessage) => void)[] = [];
   // When each carrier id was acknowledged, for the receipt latency histogram.
   const submittedAt = new Map<string, number>();
@@ -57,16 +57,22 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
     up.set(0);
     log.warn('SMPP bind failed', { bind, reason: e.reason, status: e.status });
   });
-  client.on('receipt', (r: DeliveryReceipt) => {
+  client.on('receipt', (r: DeliveryReceipt, settle) => {
     const status = STATUS_BY_RECEIPT[r.state];
-    if (!status) return;
+    if (!status) return settle(true);
     const at = submittedAt.get(r.carrierMessageId);
     if (at !== undefined) {
       submittedAt.delete(r.carrierMessageId);
       receiptLatency.observe((Date.now() - at) / 1000);
     }
     const report: CarrierReport = { carrierId: r.carrierMessageId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
-    for (const l of reportListeners) l(report);
+    Promise.all(reportListeners.map((l) => l(report))).then(
+      () => settle(true),
+      (err: unknown) => {
+        log.warn('delivery receipt not recorded; the SMSC will send it again', { err, carrierId: r.carrierMessageId });
+        settle(false);
+      },
+    );
   });
   client.on('mo', (m) => {
     const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now(), carrierRef: m.carrierRef };

@@ -22,6 +22,7 @@ export type SmppClientEvents = {
   bound: [BoundEvent];
   disconnected: [DisconnectedEvent];
   bindFailed: [BindFailedEvent];
-  receipt: [DeliveryReceipt];
+  /** `settle(true)` once the receipt is safe with the listener (deliver_sm_resp OK), `settle(false)` for the SMSC to send it again. */
+  receipt: [DeliveryReceipt, (handled: boolean) => void];
   mo: [MoMessage];
 };

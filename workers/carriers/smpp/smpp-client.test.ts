@@ -26,7 +26,7 @@ describe('SMPP client', () => {
     expect(sim.sessions()).toMatchObject([{ systemId: 'hermod', mode: 'transceiver', bound: true }]);
 
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r) => receipts.push(r));
+    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => client.submit(sms(`hello ${i}`))));
     const ids = results.map((r) => r.messageId);
     expect(new Set(ids).size).toBe(20);
@@ -41,7 +41,7 @@ describe('SMPP client', () => {
     const outcomes = new Map<string, string>();
     sim.on('submit', (s) => s.carrierMessageId && outcomes.set(s.carrierMessageId, s.outcome!));
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r) => receipts.push(r));
+    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
     await Promise.all(Array.from({ length: 10 }, () => client.submit(sms('x'))));
     await eventually(() => (receipts.length === 10 ? true : undefined));
     for (const r of receipts) expect(r.state).toBe(outcomes.get(r.carrierMessageId));
@@ -54,7 +54,7 @@ describe('SMPP client', () => {
     const client = await kit.client(sim);
     const known = new Set<string>();
     const orphans: string[] = [];
-    client.on('receipt', (r) => known.has(r.carrierMessageId) || orphans.push(r.carrierMessageId));
+    client.on('receipt', (r, settle) => { if (!known.has(r.carrierMessageId)) orphans.push(r.carrierMessageId); settle(true); });
     await Promise.all(Array.from({ length: 50 }, async () => known.add((await client.submit(sms('now'))).messageId)));
     await eventually(() => (sim.receiptCount === 50 ? true : undefined));
     await new Promise((r) => setImmediate(r));
@@ -202,12 +202,38 @@ describe('SMPP client', () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const client = await kit.client(sim, { windowSize: 256 });
     let receipts = 0;
-    client.on('receipt', () => receipts++);
+    client.on('receipt', (_r, settle) => { receipts++; settle(true); });
     const started = performance.now();
     const shortMessage = Buffer.from('throughput test message');
     await Promise.all(Array.from({ length: 5000 }, (_, i) => client.submit({ source: 'Hermod', destination: `+6421${i}`, shortMessage, dataCoding: 0 })));
     await eventually(() => (receipts === 5000 ? true : undefined), 1500, 2);
     expect(sim.submitCount).toBe(5000);
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('SMPP client receipts', () => {
+  it('answers a receipt only when its listener has it safe, and asks for it again when the listener fails', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0, receiptRetryMs: 100 });
+    const client = await kit.client(sim);
+    const seen: string[] = [];
+    let refuseFirst = true;
+    client.on('receipt', (r, settle) => {
+      seen.push(r.carrierMessageId);
+      if (refuseFirst) {
+        refuseFirst = false;
+        // Not safe yet: the SMSC keeps owing it and sends it again.
+        setTimeout(() => settle(false), 50);
+        return;
+      }
+      setTimeout(() => settle(true), 50);
+    });
+    const { messageId } = await client.submit(sms('Kia ora, e hoa mā'));
+    await eventually(() => (seen.length >= 2 ? true : undefined), 5000);
+    expect(seen.slice(0, 2)).toEqual([messageId, messageId]);
+    await eventually(() => (sim.receiptCount >= 1 ? true : undefined), 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    // Acknowledged once the listener settled: no more redeliveries.
+    expect(seen.length).toBe(2);
   });
 });

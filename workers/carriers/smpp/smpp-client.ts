@@ -42,7 +42,7 @@ interface Job extends SubmitJob<SubmitResult> {
 }
 
 type State = 'connecting' | 'binding' | 'bound' | 'unbinding' | 'waiting' | 'closed';
-type Deferred = ['receipt', DeliveryReceipt] | ['mo', MoMessage];
+type Deferred = ['receipt', DeliveryReceipt, (handled: boolean) => void] | ['mo', MoMessage];
 
 class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClient {
   private readonly o: ResolvedClientOptions;
@@ -187,8 +187,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         return;
       }
       case CommandId.deliver_sm:
-        conn.send({ commandId: CommandId.deliver_sm_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber, messageId: '' });
-        this.onDeliver(pdu);
+        this.onDeliver(conn, pdu);
         return;
       case CommandId.enquire_link:
         conn.send({ commandId: CommandId.enquire_link_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
@@ -277,13 +276,31 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     return seq;
   }
 
-  private onDeliver(pdu: SmPdu): void {
+  /**
+   * A receipt is answered only once its listener has it safe (a store-and-forward
+   * SMSC stops owing it at our deliver_sm_resp, so answering first would lose it
+   * to a crash in between); a refusal asks the SMSC to send it again later.
+   */
+  private onDeliver(conn: SmppConnection, pdu: SmPdu): void {
+    const answer = (commandStatus: number): void => {
+      if (this.conn === conn) conn.send({ commandId: CommandId.deliver_sm_resp, commandStatus, sequenceNumber: pdu.sequenceNumber, messageId: '' });
+    };
     if (isReceiptEsmClass(pdu.esmClass) || findTlv(pdu.tlvs, TlvTag.receipted_message_id)) {
       const receipt = parseDeliveryReceipt(pdu);
-      if (receipt) this.defer(['receipt', receipt]);
-      else this.log.warn('delivery receipt without a message id', { text: pdu.shortMessage.toString('latin1') });
+      if (receipt) {
+        let answered = false;
+        this.defer(['receipt', receipt, (handled) => {
+          if (answered) return;
+          answered = true;
+          answer(handled ? CommandStatus.ESME_ROK : CommandStatus.ESME_RX_T_APPN);
+        }]);
+      } else {
+        answer(CommandStatus.ESME_ROK);
+        this.log.warn('delivery receipt without a message id', { text: pdu.shortMessage.toString('latin1') });
+      }
       return;
     }
+    answer(CommandStatus.ESME_ROK);
     const mo = this.mo.add(pdu);
     if (mo) this.defer(['mo', mo]);
   }
@@ -300,12 +317,15 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private readonly emitDeferred = (): void => {
     const events = this.deferred;
     this.deferred = [];
-    for (const [name, payload] of events) {
+    for (const event of events) {
       try {
-        if (name === 'receipt') this.emit('receipt', payload);
-        else this.emit('mo', payload);
+        if (event[0] === 'receipt') {
+          if (this.listenerCount('receipt') === 0) event[2](true);
+          else this.emit('receipt', event[1], event[2]);
+        } else this.emit('mo', event[1]);
       } catch (err) {
-        this.log.error(`an SMPP '${name}' listener threw`, { err });
+        this.log.error(`an SMPP '${event[0]}' listener threw`, { err });
+        if (event[0] === 'receipt') event[2](false);
       }
     }
   };

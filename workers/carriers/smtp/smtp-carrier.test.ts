@@ -19,7 +19,7 @@ describe('SMTP carrier', () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
-    carrier.onReport((r) => reports.push(r));
+    carrier.onReport((r) => void reports.push(r));
     const job = emailJob({ content: 'Your code is 4711.\nIt expires in 10 minutes.', im: { type: 'text', subject: 'Your code', reference: 'order-42' } });
 
     const { carrierIds } = await carrier.send(job);
@@ -72,7 +72,7 @@ describe('SMTP carrier', () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
-    carrier.onReport((r) => reports.push(r));
+    carrier.onReport((r) => void reports.push(r));
 
     const err = await sendFailure(carrier.send(emailJob({ destination: 'ada+bounce@example.com' })));
 
