@@ -77,7 +77,8 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
   const major = Number(options.version.split('.')[0]);
   const jars = await kafkaJars(options.version);
   const root = mkdtempSync(path.join(os.tmpdir(), `hermod-kafka-${options.version}-`));
-  const clusterId = randomBytes(16).toString('base64url');
+  // Kafka's own generator never starts an id with '-', which its argument parser would take for an option.
+  const clusterId = `K${randomBytes(15).toString('base64url')}`;
   const ports = await Promise.all(Array.from({ length: count }, async () => ({ broker: await freePort(), controller: await freePort() })));
   const voters = ports.map((p, i) => `${i + 1}@127.0.0.1:${p.controller}`).join(',');
 
