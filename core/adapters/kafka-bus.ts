@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
 import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } from '../ports/bus';
 import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
+import { createPartitionedPublisher } from './kafka-bus-publish';
 import { createPartitionRunner } from './kafka-bus-subscription';
 
 export interface KafkaBusOptions {
@@ -56,6 +57,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     return producer;
   };
 
+  const send = createPartitionedPublisher(getProducer, getAdmin);
+
   const ensureTopic = (topic: string): Promise<void> => {
     if (!createTopics) return Promise.resolve();
     let known = knownTopics.get(topic);
@@ -78,8 +81,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       if (records.length === 0) return;
       try {
         await ensureTopic(topic);
-        const p = await getProducer();
-        await p.send({ topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value })) });
+        await send(topic, records);
       } catch (err) {
         throw toKafkaBusError(err, `publishing to ${topic}`);
       }
