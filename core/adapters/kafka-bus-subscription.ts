@@ -10,8 +10,9 @@ import type { BatchHandler, DeliveredRecord } from '../ports/bus';
  * lease of the next batch in the same fetch rides on that same commit.
  */
 const LEASE_PREFIX = 'hermod:handed=';
-const leaseMetadata = (handed: number): string => `${LEASE_PREFIX}${handed}`;
-const parseLease = (metadata: string | null | undefined): number => {
+export const leaseMetadata = (handed: number): string => `${LEASE_PREFIX}${handed}`;
+/** Hand-outs recorded in a commit's metadata; 0 for anything hermod did not write. */
+export const parseLease = (metadata: string | null | undefined): number => {
   if (!metadata?.startsWith(LEASE_PREFIX)) return 0;
   const n = Number(metadata.slice(LEASE_PREFIX.length));
   return Number.isSafeInteger(n) && n > 0 ? n : 0;

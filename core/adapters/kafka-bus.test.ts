@@ -29,6 +29,7 @@ if (unavailable && !process.env.CI) {
     describe(`Kafka ${version}`, { timeout: 120_000 }, () => {
       let cluster: KafkaCluster | undefined;
       beforeAll(async () => {
+        if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
         cluster = await startKafkaCluster({ version });
       }, 15 * 60_000);
       afterAll(async () => {

@@ -27,6 +27,7 @@ if (unavailable && !process.env.CI) {
     let cluster: KafkaCluster | undefined;
     let bus: Bus | undefined;
     beforeAll(async () => {
+      if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
       cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
     }, 15 * 60_000);
     afterAll(async () => {
