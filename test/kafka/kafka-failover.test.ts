@@ -10,7 +10,6 @@ import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCl
 // the broker leading the topic's partitions is killed with SIGKILL while records are published and
 // consumed, and every record published must still be consumed.
 const unavailable = kafkaUnavailableReason();
-const version = KAFKA_VERSIONS[KAFKA_VERSIONS.length - 1]!;
 const TOTAL = 3_000;
 const BATCH = 50;
 const TEXTS = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
@@ -23,78 +22,80 @@ if (unavailable && !process.env.CI) {
     it.skip(`runs against a three-node Kafka cluster; skipped here because ${unavailable}`, () => undefined);
   });
 } else {
-  describe(`Kafka ${version}, three nodes`, () => {
-    let cluster: KafkaCluster | undefined;
-    let bus: Bus | undefined;
-    beforeAll(async () => {
-      if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
-      cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
-    }, 15 * 60_000);
-    afterAll(async () => {
-      await bus?.close().catch(() => undefined);
-      await cluster?.stop();
-    }, 120_000);
+  for (const version of KAFKA_VERSIONS) {
+    describe(`Kafka ${version}, three nodes`, () => {
+      let cluster: KafkaCluster | undefined;
+      let bus: Bus | undefined;
+      beforeAll(async () => {
+        if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
+        cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
+      }, 15 * 60_000);
+      afterAll(async () => {
+        await bus?.close().catch(() => undefined);
+        await cluster?.stop();
+      }, 120_000);
 
-    it('loses no published record when the partition leaders’ broker is killed mid-run', async () => {
-      const c = cluster!;
-      bus = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 3, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });
-      const topic = unique('failover');
-      const group = unique('group');
-      const seen = new Map<number, number>();
-      await bus.subscribe(
-        topic,
-        async (records) => {
-          for (const r of records) {
-            const n = Number(r.value.toString('utf8').split(' ')[0]);
-            seen.set(n, (seen.get(n) ?? 0) + 1);
+      it('loses no published record when the partition leaders’ broker is killed mid-run', async () => {
+        const c = cluster!;
+        bus = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 3, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });
+        const topic = unique('failover');
+        const group = unique('group');
+        const seen = new Map<number, number>();
+        await bus.subscribe(
+          topic,
+          async (records) => {
+            for (const r of records) {
+              const n = Number(r.value.toString('utf8').split(' ')[0]);
+              seen.set(n, (seen.get(n) ?? 0) + 1);
+            }
+          },
+          { group, maxBatch: 100 },
+        );
+
+        const leader = await leaderOfMostPartitions(c.brokers, topic);
+        let killedAt = -1;
+        let publishRetries = 0;
+        for (let start = 0; start < TOTAL; start += BATCH) {
+          if (killedAt < 0 && start >= TOTAL / 3) {
+            c.nodes.find((n) => n.id === leader)!.kill();
+            killedAt = start;
           }
-        },
-        { group, maxBatch: 100 },
-      );
-
-      const leader = await leaderOfMostPartitions(c.brokers, topic);
-      let killedAt = -1;
-      let publishRetries = 0;
-      for (let start = 0; start < TOTAL; start += BATCH) {
-        if (killedAt < 0 && start >= TOTAL / 3) {
-          c.nodes.find((n) => n.id === leader)!.kill();
-          killedAt = start;
-        }
-        const records = Array.from({ length: BATCH }, (_, i) => ({
-          key: `+6421${String((start + i) % 97).padStart(6, '0')}`,
-          value: Buffer.from(`${start + i} ${TEXTS[(start + i) % TEXTS.length]}`),
-        }));
-        // A client retries what the bus says is retryable, as hermod's publishers do.
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await bus.publish(topic, records);
-            break;
-          } catch (err) {
-            if (!(err instanceof HermodError) || attempt >= 10) throw err;
-            publishRetries += 1;
-            await sleep(500);
+          const records = Array.from({ length: BATCH }, (_, i) => ({
+            key: `+6421${String((start + i) % 97).padStart(6, '0')}`,
+            value: Buffer.from(`${start + i} ${TEXTS[(start + i) % TEXTS.length]}`),
+          }));
+          // A client retries what the bus says is retryable, as hermod's publishers do.
+          for (let attempt = 0; ; attempt++) {
+            try {
+              await bus.publish(topic, records);
+              break;
+            } catch (err) {
+              if (!(err instanceof HermodError) || attempt >= 10) throw err;
+              publishRetries += 1;
+              await sleep(500);
+            }
           }
         }
-      }
 
-      const deadline = Date.now() + 120_000;
-      while (seen.size < TOTAL && Date.now() < deadline) await sleep(200);
-      const lost = Array.from({ length: TOTAL }, (_, n) => n).filter((n) => !seen.has(n));
-      const duplicates = [...seen.values()].reduce((sum, count) => sum + count - 1, 0);
-      console.log(
-        `Kafka ${version} failover: killed broker ${leader} after ${killedAt} of ${TOTAL} records; ` +
-          `consumed ${seen.size} distinct, lost ${lost.length}, duplicates ${duplicates}, publish retries ${publishRetries}`,
-      );
-      if (lost.length > 0) {
-        // Tell a record the bus never handed out from one the cluster does not have.
-        const inLog = await valuesInLog(c.brokers, topic);
-        const ends = await endOffsets(c.brokers, topic);
-        console.log(`lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`);
-      }
-      expect(killedAt).toBeGreaterThan(0);
-      expect(lost).toEqual([]);
-    }, 300_000);
-  });
+        const deadline = Date.now() + 120_000;
+        while (seen.size < TOTAL && Date.now() < deadline) await sleep(200);
+        const lost = Array.from({ length: TOTAL }, (_, n) => n).filter((n) => !seen.has(n));
+        const duplicates = [...seen.values()].reduce((sum, count) => sum + count - 1, 0);
+        console.log(
+          `Kafka ${version} failover: killed broker ${leader} after ${killedAt} of ${TOTAL} records; ` +
+            `consumed ${seen.size} distinct, lost ${lost.length}, duplicates ${duplicates}, publish retries ${publishRetries}`,
+        );
+        if (lost.length > 0) {
+          // Tell a record the bus never handed out from one the cluster does not have.
+          const inLog = await valuesInLog(c.brokers, topic);
+          const ends = await endOffsets(c.brokers, topic);
+          console.log(`lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`);
+        }
+        expect(killedAt).toBeGreaterThan(0);
+        expect(lost).toEqual([]);
+      }, 300_000);
+    });
+  }
 }
 
 /** The node that leads most of the topic's partitions (the topic exists once the bus subscribed). */
