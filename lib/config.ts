@@ -87,6 +87,8 @@ export interface AdaptersConfig {
   redisPrefix: string;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;
+  /** Create missing Kafka topics; off where an operator owns the topics (ACLs, partition counts). */
+  kafkaCreateTopics: boolean;
   clickhouseUrl: string;
   clickhouseDatabase: string;
   /** Run the channel worker pools inside the core process (required with the in-process bus). */
@@ -226,6 +228,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     redisPrefix: str('HERMOD_REDIS_PREFIX', 'hermod'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '').split(',').map((b) => b.trim()).filter(Boolean),
     kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
+    kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),
     clickhouseUrl: str('HERMOD_CLICKHOUSE_URL', ''),
     clickhouseDatabase: str('HERMOD_CLICKHOUSE_DATABASE', ''),
     coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),

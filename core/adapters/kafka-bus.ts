@@ -1,52 +1,70 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
-import type { BatchHandler, Bus, BusRecord, DeliveredRecord, SubscribeOptions, Subscription } from '../ports/bus';
+import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } from '../ports/bus';
+import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
+import { createPartitionedPublisher } from './kafka-bus-publish';
+import { createPartitionRunner } from './kafka-bus-subscription';
 
 export interface KafkaBusOptions {
   brokers: string[];
   clientId?: string;
-  /** Create missing topics with this many partitions (0: never create). */
+  /** Partitions of the topics this bus creates (default 16). */
   partitions?: number;
   replicationFactor?: number;
+  /** Create missing topics (default true). Off where an operator owns the topics. */
+  createTopics?: boolean;
   /** How long a failed batch waits before it is handed to the handler again. */
   retryBackoffMs?: number;
+  /** A member that has not heartbeated for this long loses its partitions (default 30 s). */
+  sessionTimeoutMs?: number;
+  /** Longest subscribe() waits for the member to join its group before it returns anyway (default 10 s). */
+  joinWaitMs?: number;
 }
 
 /**
  * The bus on Kafka. One topic per channel; records keyed by destination so
  * the default (murmur2) partitioner keeps one destination in order; one
- * consumer group per worker pool. The producer is idempotent and waits for
- * all in-sync replicas; offsets are committed by hand only after the handler
- * resolved, so a crash means redelivery, never loss.
+ * consumer group per worker pool, whose members handle their partitions
+ * concurrently. The producer is idempotent and waits for all in-sync
+ * replicas; offsets are committed by hand only after the handler resolved, so
+ * a crash means redelivery, never loss. Every kafkajs failure leaves here as a
+ * HermodError.
  */
 export function createKafkaBus(options: KafkaBusOptions): Bus {
   const kafka = new Kafka({ clientId: options.clientId ?? 'hermod', brokers: options.brokers, logLevel: logLevel.WARN });
   const partitions = options.partitions ?? 16;
+  const createTopics = options.createTopics ?? true;
   const retryBackoffMs = options.retryBackoffMs ?? 500;
+  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  // Members learn of a rebalance from a heartbeat's answer: a short interval makes scaling out quick.
+  const heartbeatInterval = Math.max(100, Math.min(1_000, Math.floor(sessionTimeout / 6)));
+  const joinWaitMs = options.joinWaitMs ?? 10_000;
   let producer: Promise<Producer> | undefined;
   let admin: Promise<Admin> | undefined;
   const knownTopics = new Map<string, Promise<void>>();
   const consumers = new Set<Consumer>();
 
-  const getProducer = (): Promise<Producer> =>
-    (producer ??= (async () => {
-      // Idempotence needs one request in flight per broker to keep sequence numbers gapless.
-      const p = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-      await p.connect();
-      return p;
-    })());
+  const connected = <T extends { connect(): Promise<void> }>(client: T): Promise<T> => client.connect().then(() => client);
+  const getAdmin = (): Promise<Admin> => {
+    admin ??= connected(kafka.admin());
+    admin.catch(() => (admin = undefined));
+    return admin;
+  };
+  const getProducer = (): Promise<Producer> => {
+    // Idempotence needs one request in flight per broker to keep sequence numbers gapless.
+    producer ??= connected(kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }));
+    producer.catch(() => (producer = undefined));
+    return producer;
+  };
+
+  const send = createPartitionedPublisher(getProducer, getAdmin);
 
   const ensureTopic = (topic: string): Promise<void> => {
+    if (!createTopics) return Promise.resolve();
     let known = knownTopics.get(topic);
     if (!known) {
       known = (async () => {
-        if (partitions <= 0) return;
-        admin ??= (async () => {
-          const a = kafka.admin();
-          await a.connect();
-          return a;
-        })();
-        const a = await admin;
+        const a = await getAdmin();
         await a.createTopics({
           waitForLeaders: true,
           topics: [{ topic, numPartitions: partitions, replicationFactor: options.replicationFactor ?? -1 }],
@@ -61,50 +79,67 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   return {
     async publish(topic: string, records: readonly BusRecord[]): Promise<void> {
       if (records.length === 0) return;
-      await ensureTopic(topic);
-      const p = await getProducer();
-      await p.send({ topic, acks: -1, messages: records.map((r) => ({ key: r.key, value: r.value })) });
+      try {
+        await ensureTopic(topic);
+        await send(topic, records);
+      } catch (err) {
+        throw toKafkaBusError(err, `publishing to ${topic}`);
+      }
     },
 
     async subscribe(topic: string, handler: BatchHandler, subscribe: SubscribeOptions): Promise<Subscription> {
-      await ensureTopic(topic);
-      const maxBatch = subscribe.maxBatch ?? 256;
-      const consumer = kafka.consumer({ groupId: subscribe.group, allowAutoTopicCreation: false });
-      consumers.add(consumer);
+      const consumer = kafka.consumer({
+        groupId: subscribe.group,
+        allowAutoTopicCreation: false,
+        sessionTimeout,
+        heartbeatInterval,
+      });
       let closing = false;
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
+      const runner = createPartitionRunner({
+        topic,
+        group: subscribe.group,
+        consumer,
+        admin: getAdmin,
+        handler,
+        maxBatch: subscribe.maxBatch ?? 256,
+        retryBackoffMs,
+        heartbeatEveryMs: heartbeatInterval,
+        closing: () => closing,
+      });
+      consumer.on(consumer.events.GROUP_JOIN, () => runner.reassigned());
+      try {
+        await ensureTopic(topic);
+        consumers.add(consumer);
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: true });
+      } catch (err) {
+        consumers.delete(consumer);
+        await consumer.disconnect().catch(() => undefined);
+        throw toKafkaBusError(err, `subscribing group ${subscribe.group} to ${topic}`);
+      }
+      // run() resolves once the member has joined. A join waits until every member of the group has
+      // rejoined, which a member busy in a long handler does only when it is done (or is expelled after
+      // the rebalance timeout), so subscribe() waits for the join only so long. Nothing is missed by not
+      // waiting: a new group starts at the beginning, an existing one at its commits; kafkajs goes on
+      // joining, and retries a failed join, by itself.
+      const running = consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          for (let start = 0; start < batch.messages.length; start += maxBatch) {
-            const slice = batch.messages.slice(start, start + maxBatch);
-            const records: DeliveredRecord[] = slice.map((m) => ({
-              topic,
-              partition: batch.partition,
-              offset: m.offset,
-              key: m.key?.toString('utf8') ?? '',
-              value: m.value ?? Buffer.alloc(0),
-              redeliveries: 0,
-            }));
-            for (let attempt = 0; ; attempt++) {
-              if (!isRunning() || isStale() || closing) return;
-              try {
-                await handler(records.map((r) => ({ ...r, redeliveries: attempt })));
-                break;
-              } catch {
-                await heartbeat();
-                await new Promise((r) => setTimeout(r, Math.min(30_000, retryBackoffMs * 2 ** Math.min(attempt, 6))));
-              }
-            }
-            const last = slice[slice.length - 1]!;
-            resolveOffset(last.offset);
-            await consumer.commitOffsets([{ topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }]);
-            await heartbeat();
-          }
-        },
+        // One batch per partition at a time (order), the partitions of a member side by side.
+        partitionsConsumedConcurrently: Math.max(1, partitions),
+        eachBatch: (payload) => runner.eachBatch(payload),
       });
+      running.catch(() => undefined); // kafkajs logs its own crash
+      let waited: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([running, new Promise((r) => (waited = setTimeout(r, joinWaitMs)))]);
+      } catch (err) {
+        consumers.delete(consumer);
+        await consumer.disconnect().catch(() => undefined);
+        throw toKafkaBusError(err, `subscribing group ${subscribe.group} to ${topic}`);
+      } finally {
+        clearTimeout(waited);
+      }
       return {
         async close() {
           closing = true;
@@ -115,24 +150,49 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
 
     async lag(topic: string, group: string): Promise<number> {
-      admin ??= (async () => {
-        const a = kafka.admin();
-        await a.connect();
-        return a;
-      })();
-      const a = await admin;
-      const [ends, committed] = await Promise.all([a.fetchTopicOffsets(topic), a.fetchOffsets({ groupId: group, topics: [topic] })]);
-      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-      return ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? Number(p.low))), 0);
+      try {
+        const a = await getAdmin();
+        // Asking for the offsets of a missing topic would retry for seconds before it fails.
+        if (!knownTopics.has(topic) && !(await a.listTopics()).includes(topic)) return 0;
+        const ends = await a.fetchTopicOffsets(topic).catch((err: unknown) => {
+          if (isKafkaProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) return undefined;
+          throw err;
+        });
+        if (!ends) return 0;
+        const [committed] = await a.fetchOffsets({ groupId: group, topics: [topic] });
+        const done = new Map((committed?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, Number(p.offset)]));
+        // A group with no commit at all is either unknown (no lag, by the port's contract) or
+        // subscribed and not done with anything yet (it starts at the beginning).
+        if (done.size === 0 && !(await groupExists(a, group))) return 0;
+        return ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - (done.get(p.partition) ?? Number(p.low))), 0);
+      } catch (err) {
+        throw toKafkaBusError(err, `reading the lag of group ${group} on ${topic}`);
+      }
     },
 
     async close(): Promise<void> {
-      await Promise.all([...consumers].map((c) => c.disconnect()));
-      consumers.clear();
-      if (producer) await (await producer).disconnect();
-      if (admin) await (await admin).disconnect();
+      try {
+        await Promise.all([...consumers].map((c) => c.disconnect()));
+        consumers.clear();
+        if (producer) await (await producer).disconnect();
+        if (admin) await (await admin).disconnect();
+      } catch (err) {
+        throw toKafkaBusError(err, 'closing the bus');
+      }
     },
   };
+}
+
+/** The coordinator knows the group: it has members, or offsets it keeps. Unknown groups are 'Dead'. */
+async function groupExists(admin: Admin, group: string): Promise<boolean> {
+  try {
+    const { groups } = await admin.describeGroups([group]);
+    return groups.some((g) => g.groupId === group && g.state !== 'Dead');
+  } catch (err) {
+    // Kafka 4's group coordinator answers a describe of an unknown group with an error, not 'Dead'.
+    if (isKafkaProtocolError(err, 'GROUP_ID_NOT_FOUND')) return false;
+    throw err;
+  }
 }
 
 export const kafkaClientId = (): string => `hermod-${randomUUID().slice(0, 8)}`;

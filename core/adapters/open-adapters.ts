@@ -21,6 +21,7 @@ export async function openBus(a: AdaptersConfig): Promise<Bus> {
         brokers: a.kafkaBrokers,
         partitions: a.busPartitions,
         replicationFactor: a.kafkaReplicationFactor > 0 ? a.kafkaReplicationFactor : undefined,
+        createTopics: a.kafkaCreateTopics,
       });
   }
 }
