@@ -93,8 +93,9 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
     await cluster?.stop();
   });
 
-  const state = (prefix: string, waitReplicas: number): HotState => {
-    const s = createRedisState({ redis: { cluster: parseRedisClusterUrl(cluster.url) }, prefix, waitReplicas, waitTimeoutMs: 1000 });
+  // Generous waits where the replica is meant to confirm (a busy machine); short where it cannot.
+  const state = (prefix: string, waitReplicas: number, waitTimeoutMs = 10_000): HotState => {
+    const s = createRedisState({ redis: { cluster: parseRedisClusterUrl(cluster.url) }, prefix, waitReplicas, waitTimeoutMs });
     open.push(s);
     return s;
   };
@@ -163,7 +164,7 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
 
   it('refuses to acknowledge (unavailable) a write its replica never got, where a client not waiting for replicas is told done and loses it with the master', async () => {
     const prefix = randomPrefix();
-    const waiting = state(prefix, 1);
+    const waiting = state(prefix, 1, 1000);
     const notWaiting = state(prefix, 0);
     const { master, ids } = await idsOnOneMaster(prefix, 40);
     const [refused, told] = [ids.slice(0, 20), ids.slice(20)];

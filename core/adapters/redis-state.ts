@@ -112,7 +112,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
     try {
       await waitForReplicas(client, keys, waitReplicas, waitTimeoutMs);
     } catch (err) {
-      throw unavailable(what, err);
+      // Applied on the master, perhaps, but not promised: the caller retries.
+      throw new HermodError('unavailable', `${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     return results;
   };
