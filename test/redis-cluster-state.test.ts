@@ -132,7 +132,9 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
 
     const after = await readAll(s, ids);
     const lost = ids.filter((id, i) => JSON.stringify(after[i]) !== JSON.stringify(want.get(id)));
-    expect(lost, `${lost.length} of ${ids.length} acknowledged statuses lost`).toEqual([]);
+    const owners = await cluster.masters();
+    const detail = lost.slice(0, 5).map((id) => `${id} on ${owners.find((m) => m.serves(hashSlot(statusKey(prefix, id))))?.port} (was ${onVictim.includes(id) ? 'victim' : '?'}): got ${JSON.stringify(after[ids.indexOf(id)])}`);
+    expect(lost, `${lost.length} of ${ids.length} acknowledged statuses lost, e.g. ${detail.join('; ')}\n${await cluster.logs()}`).toEqual([]);
 
     // The promoted replica takes writes (it has no replica of its own now, so nothing to wait for there).
     expect(await s.advanceStatuses(ids.map((id, i) => ({ id, status: 'received', at: 1_800_000_000_000 + i })))).toEqual(ids.map(() => true));

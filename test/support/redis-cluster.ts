@@ -29,6 +29,8 @@ export interface LocalRedisCluster {
   resume(port: number): void;
   /** Resolves once the dead master's replica owns its slots and every live node says cluster_state:ok. */
   waitForFailover(deadPort: number, timeoutMs?: number): Promise<void>;
+  /** The last lines of every node's log, to explain a failure. */
+  logs(): Promise<string>;
   /** Stops every process (kill -9: nothing is kept anyway) and removes the directories. */
   stop(): Promise<void>;
 }
@@ -156,6 +158,15 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
         `a replica to take over from the master on port ${deadPort}`,
       );
     },
+    async logs() {
+      return nodes
+        .map((n) => {
+          const file = path.join(n.dir, 'redis.log');
+          const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+          return `--- node ${n.port}\n${text.split('\n').slice(-40).join('\n')}`;
+        })
+        .join('\n');
+    },
     stop,
   };
 }
@@ -176,6 +187,8 @@ async function startNode(root: string, index: number, nodeTimeoutMs: number): Pr
     '--dir', dir,
     '--save', '',
     '--appendonly', 'no',
+    // A replica's first sync starts at once instead of after the default 5 s.
+    '--repl-diskless-sync-delay', '0',
     '--protected-mode', 'no',
     '--logfile', path.join(dir, 'redis.log'),
   ];
@@ -201,15 +214,22 @@ async function waitForPing(node: Node): Promise<void> {
   );
 }
 
-/** cluster_state:ok and `masters` masters on every node, and (unless told otherwise) every replica's link up. */
+/**
+ * cluster_state:ok and `masters` masters on every node, and (unless told otherwise) every replica in sync and
+ * listed by CLUSTER SLOTS: Redis lists a replica there only once it has taken data from its master, and
+ * clients (hermod's replica wait among them) go by that list.
+ */
 async function clusterHealthy(ports: readonly number[], masters: number, opts: { requireReplicas?: boolean } = {}): Promise<boolean> {
   try {
     for (const port of ports) {
       const info = await withNode(port, (r) => r.call('CLUSTER', 'INFO') as Promise<string>);
       if (!/cluster_state:ok/.test(info) || !new RegExp(`cluster_size:${masters}\\b`).test(info)) return false;
       const replication = await withNode(port, (r) => r.info('replication'));
-      if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return false;
-      if (opts.requireReplicas !== false && /role:master/.test(replication) && !/connected_slaves:1/.test(replication)) return false;
+      if (/role:slave/.test(replication) && !(/master_link_status:up/.test(replication) && /master_sync_in_progress:0/.test(replication))) return false;
+      if (opts.requireReplicas === false) continue;
+      if (/role:master/.test(replication) && !/slave0:.*state=online/.test(replication)) return false;
+      const slots = await withNode(port, (r) => r.call('CLUSTER', 'SLOTS') as Promise<unknown[][]>);
+      if (slots.some((range) => range.length < 4)) return false;
     }
     return true;
   } catch {
