@@ -83,8 +83,18 @@ export interface AdaptersConfig {
   history: HistoryKind;
   /** Partitions per topic (Redis streams per topic, Kafka partitions when hermod creates the topic). */
   busPartitions: number;
+  /** A single Redis (`redis://` / `rediss://` URL); unused when `redisCluster` is set. */
   redisUrl: string;
+  /** Redis Cluster seed nodes (HERMOD_REDIS_CLUSTER=true; HERMOD_REDIS_URL lists them); undefined for a single Redis. */
+  redisCluster: RedisClusterConfig | undefined;
   redisPrefix: string;
+  /**
+   * Replicas that must hold a hot-state write before it is acknowledged (Redis WAIT), at most as many as the
+   * cluster lists for the key's slot; 0 acknowledges on the master's word alone.
+   */
+  redisWaitReplicas: number;
+  /** How long a write waits for those replicas before it fails as unavailable. */
+  redisWaitTimeoutMs: number;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;
   /** Create missing Kafka topics; off where an operator owns the topics (ACLs, partition counts). */
@@ -93,6 +103,15 @@ export interface AdaptersConfig {
   clickhouseDatabase: string;
   /** Run the channel worker pools inside the core process (required with the in-process bus). */
   coreRunsWorkers: boolean;
+}
+
+/** Where a Redis Cluster is reached: any of its nodes (the client learns the rest), and how. */
+export interface RedisClusterConfig {
+  nodes: { host: string; port: number }[];
+  username: string;
+  password: string;
+  /** `rediss://`: TLS to every node. */
+  tls: boolean;
 }
 
 /** Mutual TLS between roles (gRPC): this process's certificate and key, and the CA that signs every role's. */
@@ -218,14 +237,20 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     return raw as T;
   };
   const bus = oneOf<BusKind>('HERMOD_BUS', ['memory', 'redis', 'kafka'], 'memory');
+  const redisUrl = str('HERMOD_REDIS_URL', 'redis://127.0.0.1:6379');
+  const redisCluster = bool('HERMOD_REDIS_CLUSTER', false) ? clusterOf('HERMOD_REDIS_URL', redisUrl) : undefined;
   const history = oneOf<HistoryKind>('HERMOD_HISTORY', ['chdb', 'clickhouse'], 'chdb');
   const adapters: AdaptersConfig = {
     bus,
     state: oneOf<StateKind>('HERMOD_STATE', ['memory', 'redis'], 'memory'),
     history,
     busPartitions: int('HERMOD_BUS_PARTITIONS', 16, 1, 4096),
-    redisUrl: str('HERMOD_REDIS_URL', 'redis://127.0.0.1:6379'),
+    redisUrl,
+    redisCluster,
     redisPrefix: str('HERMOD_REDIS_PREFIX', 'hermod'),
+    // A cluster fails a master over to its replica, so a write counts once the replica has it; a single Redis has no one to fail over to.
+    redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
+    redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '').split(',').map((b) => b.trim()).filter(Boolean),
     kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
     kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),
@@ -234,6 +259,11 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),
   };
   if (bus === 'kafka' && adapters.kafkaBrokers.length === 0) throw new ConfigError('HERMOD_BUS=kafka needs HERMOD_KAFKA_BROKERS (host:port,host:port)');
+  if (bus === 'redis' && redisCluster) {
+    // Each partition's stream, consumer group and lease keys are not yet kept in one hash slot.
+    throw new ConfigError('HERMOD_BUS=redis does not run on a Redis Cluster (HERMOD_REDIS_CLUSTER=true): use HERMOD_BUS=kafka, or a single Redis for the bus');
+  }
+  if (adapters.redisWaitReplicas > 0 && adapters.redisWaitTimeoutMs < 1) throw new ConfigError('HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms (Redis reads 0 as wait forever)');
   if (history === 'clickhouse' && !adapters.clickhouseUrl) throw new ConfigError('HERMOD_HISTORY=clickhouse needs HERMOD_CLICKHOUSE_URL');
 
   const config: Config = {
@@ -370,6 +400,59 @@ function parseOutcomes(text: string): SimulatorConfig['outcomes'] {
   }
   if (Object.values(outcomes).every((w) => w === 0)) throw new ConfigError('HERMOD_SMSC_OUTCOMES: all weights are zero');
   return outcomes;
+}
+
+/**
+ * `redis://[user:password@]host[:port][,host[:port]…][/0]` (or `rediss://` for TLS): the seed nodes of a
+ * Redis Cluster, with one set of credentials for every node. Hosts may be names, IPv4 or `[IPv6]`; the
+ * port defaults to 6379. A cluster has only database 0, so any other database is refused.
+ */
+export function parseRedisClusterUrl(url: string): RedisClusterConfig {
+  const bad = (why: string): ConfigError => new ConfigError(`Redis Cluster URL ${JSON.stringify(redact(url))}: ${why} (use redis://host:port,host:port)`);
+  const scheme = /^(rediss?):\/\//i.exec(url);
+  if (!scheme) throw bad('it must start with redis:// or rediss://');
+  let rest = url.slice(scheme[0].length);
+  const slash = rest.indexOf('/');
+  if (slash >= 0) {
+    const db = rest.slice(slash + 1);
+    if (db !== '' && db !== '0') throw bad('a cluster has only database 0');
+    rest = rest.slice(0, slash);
+  }
+  let username = '';
+  let password = '';
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) {
+    const userinfo = rest.slice(0, at);
+    rest = rest.slice(at + 1);
+    const colon = userinfo.indexOf(':');
+    try {
+      username = decodeURIComponent(colon >= 0 ? userinfo.slice(0, colon) : userinfo);
+      password = colon >= 0 ? decodeURIComponent(userinfo.slice(colon + 1)) : '';
+    } catch {
+      throw bad('its credentials are not valid percent-encoding');
+    }
+  }
+  const nodes = rest.split(',').map((part) => {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+))(?::(\d{1,5}))?$/.exec(part.trim());
+    if (!m) throw bad(`${JSON.stringify(part)} is not host:port`);
+    const port = m[3] === undefined ? 6379 : Number(m[3]);
+    if (port < 1 || port > 65535) throw bad(`port ${port} is out of range`);
+    return { host: m[1] ?? m[2]!, port };
+  });
+  return { nodes, username, password, tls: scheme[1]!.toLowerCase() === 'rediss' };
+}
+
+function clusterOf(name: string, url: string): RedisClusterConfig {
+  try {
+    return parseRedisClusterUrl(url);
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+}
+
+/** The URL without its password, fit for an error message. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^/@]*):[^/@]*@/, '//$1:***@');
 }
 
 const GRPC_TLS_VARIABLES = ['HERMOD_GRPC_TLS_CERT', 'HERMOD_GRPC_TLS_KEY', 'HERMOD_GRPC_TLS_CA'] as const;

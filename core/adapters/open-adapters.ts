@@ -15,6 +15,7 @@ export async function openBus(a: AdaptersConfig): Promise<Bus> {
     case 'memory':
       return (await import('./memory-bus')).createMemoryBus({ partitions: a.busPartitions });
     case 'redis':
+      // resolveConfig refuses HERMOD_BUS=redis with HERMOD_REDIS_CLUSTER, so redisUrl is the one Redis here.
       return (await import('./redis-bus')).createRedisBus({ redis: a.redisUrl, prefix: a.redisPrefix, partitions: a.busPartitions });
     case 'kafka':
       return (await import('./kafka-bus')).createKafkaBus({
@@ -31,7 +32,12 @@ export async function openState(a: AdaptersConfig): Promise<HotState> {
     case 'memory':
       return (await import('./memory-state')).createMemoryState();
     case 'redis':
-      return (await import('./redis-state')).createRedisState({ redis: a.redisUrl, prefix: a.redisPrefix });
+      return (await import('./redis-state')).createRedisState({
+        redis: a.redisCluster ? { cluster: a.redisCluster } : a.redisUrl,
+        prefix: a.redisPrefix,
+        waitReplicas: a.redisWaitReplicas,
+        waitTimeoutMs: a.redisWaitTimeoutMs,
+      });
   }
 }
 

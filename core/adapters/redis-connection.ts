@@ -1,9 +1,131 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisClusterConfig } from '../../lib/config';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 
 /** Where a Redis adapter connects: ioredis options or a `redis://` / `rediss://` URL. */
 export type RedisConnectionOptions = RedisOptions | string;
+
+/** A single Redis as above, or a Redis Cluster by its seed nodes. */
+export type RedisTarget = RedisConnectionOptions | { cluster: RedisClusterConfig };
+
+/** A connection to one Redis or to a whole cluster; both speak the same commands. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Opens a single connection or a cluster client, per `target`. A cluster
+ * client routes each command to the master of its key's hash slot and
+ * follows failovers (MOVED) by itself; with auto-pipelining it gathers
+ * concurrent commands into one pipeline per node.
+ */
+export function openRedisClient(target: RedisTarget, overrides: RedisOptions & { enableAutoPipelining?: boolean }, log: Logger): RedisClient {
+  if (typeof target === 'string' || !('cluster' in target)) return openRedis(target, overrides, log);
+  const { nodes, username, password, tls } = target.cluster;
+  const { enableAutoPipelining, ...redisOptions } = overrides;
+  const client = new Cluster(
+    nodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      enableAutoPipelining,
+      redisOptions: { ...redisOptions, username: username || undefined, password: password || undefined, ...(tls ? { tls: {} } : {}) },
+      // With TLS the certificates name the hosts, so connect by name rather than by the address it resolves to.
+      ...(tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
+    },
+  );
+  watchErrors(client, log);
+  return client;
+}
+
+/**
+ * Sends one command per entry together (auto-pipelined) and resolves with
+ * their results in order, or rejects with the first error. On a cluster,
+ * commands answered with a redirection (a slot moved by a failover or a
+ * resharding, or the cluster briefly down) were not run, so they are sent
+ * again once the client has re-read the slot map: ioredis retries an
+ * auto-pipeline only when every command in it got the very same redirection,
+ * which commands on several slots never do.
+ */
+export async function sendAll<T>(client: RedisClient, commands: readonly (() => Promise<T>)[]): Promise<T[]> {
+  if (!(client instanceof Cluster)) return Promise.all(commands.map((send) => send()));
+  const settled = await Promise.allSettled(commands.map((send) => send()));
+  for (let attempt = 1; attempt <= REDIRECT_RETRIES; attempt++) {
+    const redirected = settled.flatMap((s, i) => (s.status === 'rejected' && isRedirection(s.reason) ? [i] : []));
+    if (redirected.length === 0) break;
+    await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS * attempt));
+    // Re-sent in their original order, in one turn, so one key's commands stay in order.
+    const again = await Promise.allSettled(redirected.map((i) => commands[i]!()));
+    redirected.forEach((i, j) => (settled[i] = again[j]!));
+  }
+  return settled.map((s) => {
+    if (s.status === 'rejected') throw s.reason;
+    return s.value;
+  });
+}
+
+const REDIRECT_RETRIES = 5;
+const REDIRECT_DELAY_MS = 100;
+
+/** A reply saying the command was not run here (RESP errors start with their code). */
+function isRedirection(err: unknown): boolean {
+  return err instanceof Error && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(err.message);
+}
+
+/**
+ * Blocks until `replicas` replicas hold every write this client has sent to
+ * the masters of `keys` (Redis WAIT, on the very connection that carried the
+ * writes, since WAIT counts that connection's writes). On a cluster, a slot
+ * whose shard lists fewer replicas (one lost to a failover and not yet
+ * replaced) needs only those it has, so the shard keeps taking writes.
+ * Throws `unavailable` when the replicas do not confirm in `timeoutMs`.
+ */
+export async function waitForReplicas(client: RedisClient, keys: Iterable<string>, replicas: number, timeoutMs: number): Promise<void> {
+  if (replicas <= 0) return;
+  if (!(client instanceof Cluster)) {
+    const confirmed = Number(await client.call('WAIT', replicas, timeoutMs));
+    if (confirmed < replicas) throw new HermodError('unavailable', `only ${confirmed} of ${replicas} Redis replicas confirmed a write within ${timeoutMs} ms`);
+    return;
+  }
+  // Master node key ("host:port") -> replicas wanted there.
+  const wanted = new Map<string, number>();
+  for (const key of keys) {
+    const owners = client.slots[hashSlot(key)];
+    if (!owners || owners.length === 0) throw new HermodError('unavailable', 'the Redis Cluster topology is not known yet');
+    wanted.set(owners[0]!, Math.max(wanted.get(owners[0]!) ?? 0, Math.min(replicas, owners.length - 1)));
+  }
+  const masters = client.nodes('master');
+  await Promise.all(
+    [...wanted].map(async ([nodeKey, count]) => {
+      if (count === 0) return;
+      const node = masters.find((m) => `${m.options.host}:${m.options.port}` === nodeKey);
+      if (!node) throw new HermodError('unavailable', `Redis Cluster node ${nodeKey} is not connected`);
+      const confirmed = Number(await node.call('WAIT', count, timeoutMs));
+      if (confirmed < count) throw new HermodError('unavailable', `only ${confirmed} of ${count} replicas of Redis Cluster node ${nodeKey} confirmed a write within ${timeoutMs} ms`);
+    }),
+  );
+}
+
+/**
+ * The cluster hash slot of a key (CRC16/XMODEM mod 16384 of the key, or of
+ * the part inside its first non-empty `{…}`), as Redis computes it. Works on
+ * the key's UTF-8 bytes, like Redis.
+ */
+export function hashSlot(key: string): number {
+  let bytes = Buffer.from(key, 'utf8');
+  const open = bytes.indexOf(0x7b);
+  if (open >= 0) {
+    const close = bytes.indexOf(0x7d, open + 1);
+    if (close > open + 1) bytes = bytes.subarray(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of bytes) crc = ((crc << 8) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!) & 0xffff;
+  return crc & 0x3fff;
+}
+
+const CRC16_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let crc = n << 8;
+  for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
 
 /**
  * Opens one ioredis connection with `overrides` applied on top of the caller's
@@ -19,7 +141,7 @@ export function openRedis(connection: RedisConnectionOptions, overrides: RedisOp
 }
 
 /** Logs a connection's errors without repeating the same one over and over. */
-export function watchErrors(client: Redis, log: Logger): void {
+export function watchErrors(client: RedisClient, log: Logger): void {
   let last: string | undefined;
   client.on('error', (err: Error) => {
     if (err.message === last) return;
@@ -32,7 +154,7 @@ export function watchErrors(client: Redis, log: Logger): void {
 }
 
 /** Closes a connection politely, falling back to dropping it when QUIT cannot be sent. */
-export async function closeRedis(client: Redis): Promise<void> {
+export async function closeRedis(client: RedisClient): Promise<void> {
   if (client.status === 'end') return;
   try {
     await client.quit();

@@ -1,16 +1,25 @@
-import type { Redis } from 'ioredis';
 import { isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
-import { closeRedis, openRedis, pipelineResults, unavailable, type RedisConnectionOptions } from './redis-connection';
+import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
 export interface RedisStateOptions {
-  redis: RedisConnectionOptions;
+  /** A single Redis, or `{ cluster }` for a Redis Cluster. */
+  redis: RedisTarget;
   /** First part of every key (default `hermod`). */
   prefix?: string;
   /** Lifetime of a status or carrier id after its last write (default 7 days). */
   ttlSeconds?: number;
+  /**
+   * Replicas that must hold each write before it resolves (Redis WAIT; on a
+   * cluster, at most as many as the key's shard lists). Default 0: the
+   * master's word. A master killed right after answering may otherwise take
+   * the write with it when its replica takes over.
+   */
+  waitReplicas?: number;
+  /** How long a write waits for them before failing as unavailable (default 1000 ms). */
+  waitTimeoutMs?: number;
 }
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -78,21 +87,26 @@ interface ScriptedClient {
  * holding `stage|status|at`, and one per carrier id,
  * `<prefix>:carrier:{<carrierId>}` holding our message id; every key lives
  * `ttlSeconds` after its last write. The braces make each key its own hash
- * slot, so every command touches one slot and the layout suits a cluster.
+ * slot. Every command and script touches exactly one key, so nothing here
+ * spans two slots and the same code runs on a single Redis and on a cluster.
  *
- * A batch of advances is one pipeline (one round trip) of one script call per
- * advance; Redis runs them in order, each atomically, so concurrent writers in
- * any number of processes never move a message backwards and exactly one of
- * them applies a given step. The connection auto-pipelines, so concurrent
- * single reads share round trips too.
+ * A batch is one command per entry, sent together: the client auto-pipelines
+ * them into one round trip per node (on a cluster, one pipeline per master).
+ * Redis runs each script atomically and a key's commands in the order sent,
+ * so concurrent writers in any number of processes never move a message
+ * backwards and exactly one of them applies a given step. With
+ * `waitReplicas`, a write resolves only once replicas hold it.
  */
 export function createRedisState(options: RedisStateOptions): HotState {
   const prefix = options.prefix ?? 'hermod';
   const ttlSeconds = Math.max(1, Math.trunc(options.ttlSeconds ?? DEFAULT_TTL_SECONDS));
   const log = createLogger({ component: 'redis-state' });
-  const client: Redis = openRedis(options.redis, { enableAutoPipelining: true }, log);
+  const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true }, log);
   client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 1, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
+  const scripted = client as unknown as ScriptedClient;
+  const waitReplicas = options.waitReplicas ?? 0;
+  const waitTimeoutMs = options.waitTimeoutMs ?? 1000;
   let closed = false;
 
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
@@ -114,104 +128,98 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const open = (): void => {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
+  /** Runs one command per entry together (auto-pipelined), failing as a whole with the first error. */
+  const each = async <T>(what: string, commands: (() => Promise<T>)[]): Promise<T[]> => {
+    try {
+      return await sendAll(client, commands);
+    } catch (err) {
+      throw unavailable(what, err);
+    }
+  };
+  /** Writes of `keys`, then (when asked) the replicas' confirmation: only then is a write acknowledged. */
+  const write = async <T>(what: string, keys: string[], commands: (() => Promise<T>)[]): Promise<T[]> => {
+    const results = await each(what, commands);
+    try {
+      await waitForReplicas(client, keys, waitReplicas, waitTimeoutMs);
+    } catch (err) {
+      // Applied on the master, perhaps, but not promised: the caller retries.
+      throw new HermodError('unavailable', `${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    return results;
+  };
 
   return {
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();
       if (advances.length === 0) return [];
-      const pipeline = client.pipeline();
-      const scripted = pipeline as unknown as ScriptedClient;
-      for (const a of advances) void scripted.hermodAdvanceStatus(statusKey(a.id), a.status, String(a.at), ttlSeconds);
-      let results: [Error | null, unknown][] | null;
-      try {
-        results = await pipeline.exec();
-      } catch (err) {
-        throw unavailable('advancing statuses', err);
-      }
-      return pipelineResults('advancing statuses', results).map((r) => Number(r) === 1);
+      const keys = advances.map((a) => statusKey(a.id));
+      const applied = await write('advancing statuses', keys, advances.map((a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, a.status, String(a.at), ttlSeconds)));
+      return applied.map((r) => Number(r) === 1);
     },
 
     async getStatus(id: string): Promise<StatusEntry | undefined> {
       open();
-      let value: string | null;
-      try {
-        value = await client.get(statusKey(id));
-      } catch (err) {
-        throw unavailable('reading a status', err);
-      }
-      return value === null ? undefined : parseStatus(value);
+      const [value] = await each('reading a status', [() => client.get(statusKey(id))]);
+      return value === null || value === undefined ? undefined : parseStatus(value);
     },
 
     async putCarrierIds(pairs): Promise<void> {
       open();
       if (pairs.length === 0) return;
-      const pipeline = client.pipeline();
-      for (const p of pairs) {
-        pipeline.set(carrierKey(p.carrierId), p.messageId, 'EX', ttlSeconds);
-        pipeline.set(submittedKey(p.messageId), '1', 'EX', ttlSeconds);
-      }
-      try {
-        pipelineResults('storing carrier ids', await pipeline.exec());
-      } catch (err) {
-        throw unavailable('storing carrier ids', err);
-      }
+      const keys = pairs.flatMap((p) => [carrierKey(p.carrierId), submittedKey(p.messageId)]);
+      await write('storing carrier ids', keys, pairs.flatMap((p, i) => [() => client.set(keys[2 * i]!, p.messageId, 'EX', ttlSeconds), () => client.set(keys[2 * i + 1]!, '1', 'EX', ttlSeconds)]));
     },
 
     async rememberLastMessages(entries): Promise<void> {
       open();
       if (entries.length === 0) return;
-      const pipeline = client.pipeline();
       const now = Date.now();
+      const keys: string[] = [];
+      const commands: (() => Promise<unknown>)[] = [];
       // A batch (a campaign's partition) mostly comes from one address: its senders are written once.
       const senders = new Map<string, Set<string>>();
       for (const e of entries) {
         const value = `${e.applicationId}|${e.messageId}`;
-        pipeline.set(lastMessageKey(e.handset), value, 'EX', ttlSeconds);
+        keys.push(lastMessageKey(e.handset));
+        commands.push(() => client.set(lastMessageKey(e.handset), value, 'EX', ttlSeconds));
         if (!e.source) continue;
-        pipeline.set(lastFromKey(e.source, e.handset), value, 'EX', ttlSeconds);
+        keys.push(lastFromKey(e.source, e.handset));
+        commands.push(() => client.set(lastFromKey(e.source, e.handset), value, 'EX', ttlSeconds));
         const apps = senders.get(e.source) ?? new Set<string>();
         apps.add(e.applicationId);
         senders.set(e.source, apps);
       }
+      // Each command touches one key, so on a cluster every one goes to its own slot's master.
       for (const [source, apps] of senders) {
-        pipeline.zadd(sendersKey(source), ...[...apps].flatMap((app) => [now, app]));
-        pipeline.zremrangebyscore(sendersKey(source), '-inf', now - ttlSeconds * 1000);
-        pipeline.expire(sendersKey(source), ttlSeconds);
+        const key = sendersKey(source);
+        keys.push(key);
+        commands.push(() => client.zadd(key, ...[...apps].flatMap((app) => [now, app])));
+        commands.push(() => client.zremrangebyscore(key, '-inf', now - ttlSeconds * 1000));
+        commands.push(() => client.expire(key, ttlSeconds));
       }
-      try {
-        pipelineResults('remembering last messages', await pipeline.exec());
-      } catch (err) {
-        throw unavailable('remembering last messages', err);
-      }
+      await write('remembering last messages', keys, commands);
     },
 
     async getLastMessage(handset: string) {
       open();
-      try {
-        return parseLast(await client.get(lastMessageKey(handset)));
-      } catch (err) {
-        throw unavailable('reading the last message to a handset', err);
-      }
+      const [value] = await each('reading the last message to a handset', [() => client.get(lastMessageKey(handset))]);
+      return parseLast(value ?? null);
     },
 
     async getReplyContext(handset: string, address: string): Promise<ReplyContext> {
       open();
-      const pipeline = client.pipeline();
-      pipeline.get(lastMessageKey(handset));
+      // One key per command: on a cluster each goes to its own slot.
+      const reads: (() => Promise<unknown>)[] = [() => client.get(lastMessageKey(handset))];
       if (address) {
-        pipeline.get(lastFromKey(address, handset));
-        pipeline.zrangebyscore(sendersKey(address), Date.now() - ttlSeconds * 1000, '+inf');
+        reads.push(() => client.get(lastFromKey(address, handset)));
+        reads.push(() => client.zrangebyscore(sendersKey(address), Date.now() - ttlSeconds * 1000, '+inf'));
       }
-      try {
-        const [last, lastFrom, senders] = pipelineResults('reading what a reply answers', await pipeline.exec());
-        return {
-          lastToHandset: parseLast(last as string | null),
-          lastFromAddress: address ? parseLast(lastFrom as string | null) : undefined,
-          sendersOfAddress: address ? (senders as string[]) : [],
-        };
-      } catch (err) {
-        throw unavailable('reading what a reply answers', err);
-      }
+      const [last, lastFrom, senders] = await each('reading what a reply answers', reads);
+      return {
+        lastToHandset: parseLast((last as string | null) ?? null),
+        lastFromAddress: address ? parseLast((lastFrom as string | null) ?? null) : undefined,
+        sendersOfAddress: address ? (senders as string[]) : [],
+      };
     },
 
     async takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant> {
@@ -227,106 +235,69 @@ export function createRedisState(options: RedisStateOptions): HotState {
     async setOptOuts(entries): Promise<void> {
       open();
       if (entries.length === 0) return;
-      const pipeline = client.pipeline();
-      for (const e of entries) {
-        if (e.optedOut) pipeline.sadd(optOutKey(e.applicationId), e.handset);
-        else pipeline.srem(optOutKey(e.applicationId), e.handset);
-      }
-      try {
-        pipelineResults('storing opt-outs', await pipeline.exec());
-      } catch (err) {
-        throw unavailable('storing opt-outs', err);
-      }
+      const keys = entries.map((e) => optOutKey(e.applicationId));
+      await write('storing opt-outs', keys, entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, e.handset) : client.srem(keys[i]!, e.handset))));
     },
 
     async areOptedOut(pairs): Promise<boolean[]> {
       open();
       if (pairs.length === 0) return [];
-      const pipeline = client.pipeline();
-      for (const p of pairs) pipeline.sismember(optOutKey(p.applicationId), p.handset);
-      try {
-        return pipelineResults('reading opt-outs', await pipeline.exec()).map((r) => Number(r) === 1);
-      } catch (err) {
-        throw unavailable('reading opt-outs', err);
-      }
+      const members = await each('reading opt-outs', pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), p.handset)));
+      return members.map((r) => Number(r) === 1);
     },
 
     async claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined> {
       open();
-      try {
-        const claimed = await client.set(idempotencyKey(key), JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX');
-        if (claimed === 'OK') return undefined;
-        const value = await client.get(idempotencyKey(key));
-        // Expired between the two calls: the claim is ours after all.
-        if (value === null) return (await client.set(idempotencyKey(key), JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX')) === 'OK' ? undefined : { fingerprint: '' };
-        return JSON.parse(value) as IdempotencyRecord;
-      } catch (err) {
-        throw unavailable('claiming an idempotency key', err);
-      }
+      const k = idempotencyKey(key);
+      const claim = async (): Promise<boolean> => {
+        const [claimed] = await write('claiming an idempotency key', [k], [() => client.set(k, JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX')]);
+        return claimed === 'OK';
+      };
+      if (await claim()) return undefined;
+      const [value] = await each('claiming an idempotency key', [() => client.get(k)]);
+      // Expired between the two calls: the claim is ours after all.
+      if (value === null || value === undefined) return (await claim()) ? undefined : { fingerprint: '' };
+      return JSON.parse(value) as IdempotencyRecord;
     },
 
     async completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void> {
       open();
-      try {
-        await client.set(idempotencyKey(key), JSON.stringify(record), 'PX', ttlMs);
-      } catch (err) {
-        throw unavailable('storing an idempotent response', err);
-      }
+      const k = idempotencyKey(key);
+      await write('storing an idempotent response', [k], [() => client.set(k, JSON.stringify(record), 'PX', ttlMs)]);
     },
 
     async releaseIdempotencyKey(key: string): Promise<void> {
       open();
-      try {
-        await client.del(idempotencyKey(key));
-      } catch (err) {
-        throw unavailable('releasing an idempotency key', err);
-      }
+      const k = idempotencyKey(key);
+      await write('releasing an idempotency key', [k], [() => client.del(k)]);
     },
 
     async wereSubmitted(messageIds: readonly string[]): Promise<boolean[]> {
       open();
       if (messageIds.length === 0) return [];
-      // One GET per key (pipelined), not MGET: the keys live in different cluster slots.
-      const pipeline = client.pipeline();
-      for (const id of messageIds) pipeline.exists(submittedKey(id));
-      try {
-        return pipelineResults('reading submit markers', await pipeline.exec()).map((n) => n === 1);
-      } catch (err) {
-        throw unavailable('reading submit markers', err);
-      }
+      // One EXISTS per key, not one EXISTS of many: the keys live in different cluster slots.
+      const found = await each('reading submit markers', messageIds.map((id) => () => client.exists(submittedKey(id))));
+      return found.map((n) => n === 1);
     },
 
     async cancelSends(messageIds: readonly string[]): Promise<void> {
       open();
       if (messageIds.length === 0) return;
-      const pipeline = client.pipeline();
-      for (const id of messageIds) pipeline.set(cancelledKey(id), '1', 'EX', ttlSeconds);
-      try {
-        pipelineResults('storing cancel markers', await pipeline.exec());
-      } catch (err) {
-        throw unavailable('storing cancel markers', err);
-      }
+      const keys = messageIds.map(cancelledKey);
+      await write('storing cancel markers', keys, keys.map((k) => () => client.set(k, '1', 'EX', ttlSeconds)));
     },
 
     async wereCancelled(messageIds: readonly string[]): Promise<boolean[]> {
       open();
       if (messageIds.length === 0) return [];
-      const pipeline = client.pipeline();
-      for (const id of messageIds) pipeline.exists(cancelledKey(id));
-      try {
-        return pipelineResults('reading cancel markers', await pipeline.exec()).map((n) => n === 1);
-      } catch (err) {
-        throw unavailable('reading cancel markers', err);
-      }
+      const found = await each('reading cancel markers', messageIds.map((id) => () => client.exists(cancelledKey(id))));
+      return found.map((n) => n === 1);
     },
 
     async getMessageIdByCarrierId(carrierId: string): Promise<string | undefined> {
       open();
-      try {
-        return (await client.get(carrierKey(carrierId))) ?? undefined;
-      } catch (err) {
-        throw unavailable('reading a carrier id', err);
-      }
+      const [messageId] = await each('reading a carrier id', [() => client.get(carrierKey(carrierId))]);
+      return messageId ?? undefined;
     },
 
     async close(): Promise<void> {

@@ -11,19 +11,31 @@ export const randomPrefix = (): string => `${process.env.HERMOD_TEST_PREFIX ?? '
 /** A plain connection for looking at keys directly. */
 export const rawRedis = (): Redis => new Redis(REDIS_URL, { lazyConnect: false });
 
-/** Deletes every key the adapters created under these prefixes (`p:…` and `{p:…`), by SCAN and DEL. */
+/**
+ * Deletes every key the adapters created under these prefixes (`p:…` and `{p:…`). The shared Redis may
+ * hold hundreds of thousands of other keys, and each SCAN walks all of them: so one MATCH pass per key
+ * form on the prefixes' common start (Redis filters, little crosses the wire), then exact matching here.
+ */
 export async function deleteKeys(prefixes: Iterable<string>): Promise<void> {
+  const all = [...prefixes];
+  if (all.length === 0) return;
+  const common = all.reduce((a, b) => {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(0, i);
+  });
+  const starts = all.flatMap((p) => [`${p}:`, `{${p}:`]);
+  const glob = common.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
   const redis = rawRedis();
   try {
-    for (const prefix of prefixes) {
-      for (const pattern of [`${prefix}:*`, `{${prefix}:*`]) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          cursor = next;
-          if (keys.length > 0) await redis.del(...keys);
-        } while (cursor !== '0');
-      }
+    for (const pattern of [`${glob}*`, `{${glob}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+        cursor = next;
+        const ours = keys.filter((k) => starts.some((s) => k.startsWith(s)));
+        if (ours.length > 0) await redis.del(...ours);
+      } while (cursor !== '0');
     }
   } finally {
     await redis.quit();
