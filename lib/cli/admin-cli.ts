@@ -51,7 +51,16 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     return i >= 0 ? args[i + 1] : undefined;
   };
   const [group, verb, name, extra] = args;
+  // Every command but `apps create` acts on an application that exists: a mistyped name must not create one.
+  const changesAnApplication = (group === 'apps' && verb !== 'create' && verb !== 'list') || group === 'keys' || (group === 'optouts' && name !== undefined);
   try {
+    if (changesAnApplication && name) {
+      const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
+      if (!applications.some((a) => a.name === name)) {
+        out(`error: no application named ${name} (hermod apps create ${name} makes one)`);
+        return 1;
+      }
+    }
     if (group === 'apps' && verb === 'list') {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
       out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses');
