@@ -12,6 +12,7 @@ import { importBody } from './import-body';
 import { respondWithStreamedJson } from './streamed-json';
 import { listsAsJson, reportAsJson } from './answers';
 import { parseCampaignSchedule } from './campaign-schedule';
+import { checkSenderAddress } from '../http/sender-address';
 
 export interface CampaignManagerDeps {
   campaigns: CampaignsClient;
@@ -89,6 +90,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     const who = await caller(ctx);
     const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'campaign', (f) => {
       const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
+      checkSenderAddress(f.mask as string | undefined, 'mask');
       return {
         ...commitFields(f),
         schedule: schedule.at,

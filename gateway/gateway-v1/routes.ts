@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
+import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
 import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './openapi';
 
@@ -55,6 +56,8 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
+    checkSenderAddress(body.source, 'source');
+    checkSenderAddress(body.mask, 'mask');
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
       if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
@@ -71,6 +74,8 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     }
     const body = validate<MessageFields & { destination: string[] }>('MessageBroadcast', raw);
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
+    checkSenderAddress(body.source, 'source');
+    checkSenderAddress(body.mask, 'mask');
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const results = await Promise.all(
         body.destination.map(async (destination) => {

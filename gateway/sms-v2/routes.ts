@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
+import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
 import { SMS_V2_OPENAPI, SMS_V2_SCHEMAS } from './openapi';
 
@@ -41,6 +42,8 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
+    checkSenderAddress(body.source, 'source');
+    checkSenderAddress(body.mask, 'mask');
     await idempotent(ctx, deps.core, caller.applicationId, async () => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,

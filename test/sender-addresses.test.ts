@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+describe('a sender no SMSC can send from', () => {
+  let hermod: HermodProcess;
+  let acme: Client;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-senders-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1' } });
+    acme = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+  });
+
+  afterAll(async () => {
+    acme?.close();
+    await hermod?.stop();
+  });
+
+  it('is refused by SMS Gateway v2 with a 400 naming the field, for source and for mask', async () => {
+    for (const field of ['source', 'mask']) {
+      const r = await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā', [field]: 'Māori' });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json).toMatchObject({ statusCode: 400, message: expect.stringContaining(`${field} must be letters, digits and punctuation`) });
+    }
+  });
+
+  it('is refused by Gateway v1 with a 400 in its four-key error shape', async () => {
+    const r = await acme.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe', source: 'Tāne' });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json).toMatchObject({ error: 'invalid_attrib', message: expect.stringContaining('source') });
+  });
+
+  it('is refused as a Campaign Manager mask with a 422 DefaultError', async () => {
+    const r = await acme.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'hui', schedule: new Date(Date.now() + 86_400_000).toISOString(), mask: 'Māori', content: 'Kia ora', members: [{ destination: '+6421000001' }],
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json).toMatchObject({ code: expect.anything(), message: expect.stringContaining('mask') });
+  });
+
+  it('still sends from an alphanumeric sender and a number', async () => {
+    expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: 'SHOP-NZ' })).status).toBe(202);
+    expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: '+6421555000' })).status).toBe(202);
+  });
+});
