@@ -10,6 +10,7 @@ import type { MessageStatus } from '../core/domain/message-status';
 import type { HotState } from '../core/ports/state';
 import { parseRedisClusterUrl, resolveConfig } from '../lib/config';
 import { redisClusterUnavailable, startRedisCluster, type LocalRedisCluster } from './support/redis-cluster';
+import { enginesRequired } from './support/engines-required';
 
 /**
  * Hot state on a real Redis Cluster (three masters, one replica each, started
@@ -17,7 +18,7 @@ import { redisClusterUnavailable, startRedisCluster, type LocalRedisCluster } fr
  * with the reason, except in CI, where it fails: there the cluster must run.
  */
 const missing = redisClusterUnavailable();
-if (missing && process.env.CI) {
+if (missing && enginesRequired) {
   describe('Redis Cluster hot state', () => {
     it('has redis-server and redis-cli to start a cluster with', () => {
       throw new Error(`cannot run the Redis Cluster tests in CI: ${missing}`);

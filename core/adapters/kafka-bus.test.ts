@@ -9,6 +9,7 @@ import { describeBusContract } from './bus-contract';
 import { unique, waitFor } from './contract-support';
 import { createKafkaBus, type KafkaBusOptions } from './kafka-bus';
 import { openBus } from './open-adapters';
+import { enginesRequired } from '../../test/support/engines-required';
 
 // A real broker per supported Kafka line, started from Maven Central jars. Without java or mvn
 // the suite skips with the reason, except in CI, where a skipped Kafka suite would hide a regression.
@@ -16,7 +17,7 @@ const unavailable = kafkaUnavailableReason();
 
 const WORLD_TEXT = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
 
-if (unavailable && !process.env.CI) {
+if (unavailable && !enginesRequired) {
   console.warn(`Kafka bus tests skipped: ${unavailable}`);
   describe('Bus contract: Kafka', () => {
     it.skip(`runs against real Kafka brokers; skipped here because ${unavailable}`, () => undefined);

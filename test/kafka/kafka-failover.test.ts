@@ -5,6 +5,7 @@ import { unique } from '../../core/adapters/contract-support';
 import type { Bus } from '../../core/ports/bus';
 import { HermodError } from '../../lib/errors';
 import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../support/kafka-cluster';
+import { enginesRequired } from '../support/engines-required';
 
 // Three combined broker/controller nodes, replication factor 3, min.insync.replicas 2, acks all:
 // the broker leading the topic's partitions is killed with SIGKILL while records are published and
@@ -16,7 +17,7 @@ const TEXTS = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世�
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-if (unavailable && !process.env.CI) {
+if (unavailable && !enginesRequired) {
   console.warn(`Kafka failover test skipped: ${unavailable}`);
   describe('Kafka failover', () => {
     it.skip(`runs against a three-node Kafka cluster; skipped here because ${unavailable}`, () => undefined);
