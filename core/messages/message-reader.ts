@@ -15,6 +15,8 @@ export function createMessageReader(deps: { history: History; state: HotState; r
     /** By the integer id of Gateway v1. */
     async getByNumericId(applicationId: string, numericId: number): Promise<StoredMessage> {
       const recent = deps.recent.getByNumericId(numericId);
+      // Another application's message is not found, by the id asked for: its UUID is not told.
+      if (recent && recent.applicationId !== applicationId) throw notFound(String(numericId));
       if (recent) return reader.get(applicationId, recent.id);
       const stored = await deps.history.getMessageByNumericId(applicationId, numericId);
       if (!stored) throw notFound(String(numericId));
