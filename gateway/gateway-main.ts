@@ -34,6 +34,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   });
 
   const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
+  // A client that stops sending in the middle of a request (a truncated body) is dropped, not waited for;
+  // a large import that keeps sending is never cut short.
+  secure.setTimeout(config.requestIdleTimeoutMs);
   const plain = http.createServer((req, res) => {
     const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
     const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;

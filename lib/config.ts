@@ -151,6 +151,8 @@ export interface Config {
     /** How long an attempt that gives no `timeout` (or 0) waits for its event; 0: no deadline. */
     defaultTimeoutMs: number;
   };
+  /** A request whose client sends nothing for this long is dropped (a truncated body). */
+  requestIdleTimeoutMs: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   /** How long a gateway waits to gather sends into one call to core. */
@@ -307,6 +309,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       outcomes: parseOutcomes(str('HERMOD_SMSC_OUTCOMES', 'delivered=1')),
     },
     maxBodyBytes: int('HERMOD_MAX_BODY_BYTES', 1024 * 1024, 1024),
+    requestIdleTimeoutMs: duration('HERMOD_REQUEST_IDLE_TIMEOUT', '60s'),
     gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+
+describe('a request whose body never arrives in full', () => {
+  let hermod: HermodProcess;
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-truncated-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1', HERMOD_REQUEST_IDLE_TIMEOUT: '2s' } });
+  });
+
+  afterAll(async () => {
+    await hermod?.stop();
+  });
+
+  it('is dropped once the client has sent nothing for HERMOD_REQUEST_IDLE_TIMEOUT, not held open', async () => {
+    const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca: hermod.ca(), servername: 'localhost' });
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    const body = '{"destination":"+6421000001","content":"Kia ora, e hoa mā"}';
+    socket.write(`POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body) + 40}\r\n\r\n${body}`);
+    const started = Date.now();
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+});
