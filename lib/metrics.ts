@@ -166,3 +166,9 @@ export function serveMetrics(port: number, host: string, log: Logger, aggregate 
     });
   });
 }
+
+export const unmatchedReports = once('hermod_delivery_reports_unmatched_total', () => new Counter({
+  name: 'hermod_delivery_reports_unmatched_total',
+  help: 'Delivery reports whose carrier id matched no message when they came: held to be matched again, matched later, or dropped',
+  labelNames: ['outcome'] as const,
+}));

@@ -5,48 +5,92 @@ import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from './status-recorder';
 import { decodeStatus, type StatusUpdate } from './bus-payloads';
 import type { Logger } from '../../lib/log';
-import { HermodError } from '../../lib/errors';
+import { unmatchedReports } from '../../lib/metrics';
+import { createUnmatchedReports } from './unmatched-reports';
 
 /**
  * Core's side of the status topic: resolves delivery reports known only by
  * carrier id, records each change, and acknowledges the batch only once its
  * events are durable (a crash means redelivery, and duplicates are ignored
- * because statuses never move backwards).
+ * because statuses never move backwards). A report whose carrier id is not
+ * known yet waits aside (unmatched-reports.ts) rather than holding up the
+ * batch: retrying the whole batch kept the submits it carried from being
+ * recorded, so two partitions could each wait on the other.
  */
-export function startStatusConsumer(deps: { bus: Bus; state: HotState; history: History; recorder: StatusRecorder; log: Logger }): Promise<Subscription> {
+export function startStatusConsumer(deps: { bus: Bus; state: HotState; history: History; recorder: StatusRecorder; log: Logger; holdUnmatchedMs?: number }): Promise<Subscription> {
   const resolveId = async (u: StatusUpdate): Promise<string | undefined> => {
     if (u.id) return u.id;
     if (!u.carrierId) return undefined;
     return (await deps.state.getMessageIdByCarrierId(u.carrierId)) ?? (await deps.history.findMessageIdByCarrierId(u.carrierId));
   };
+  const changeOf = (u: StatusUpdate, id: string): StatusChange => ({
+    messageId: id,
+    applicationId: '',
+    channel: u.channel,
+    status: u.status,
+    at: u.at,
+    detail: u.detail,
+    carrierId: u.carrierId,
+    errorCode: u.errorCode,
+  });
 
-  return deps.bus.subscribe(
-    topicName('status'),
-    async (records) => {
-      const updates = records.map((r) => decodeStatus(r.value));
-      const ids = await Promise.all(updates.map(resolveId));
+  const unmatched = createUnmatchedReports({ holdMs: deps.holdUnmatchedMs ?? 120_000, maxHeld: 100_000 });
+  // Held reports are matched again every half second, a bounded number at a time.
+  let matching = false;
+  const matchHeld = async (): Promise<void> => {
+    if (matching || unmatched.size === 0) return;
+    matching = true;
+    try {
+      const { waiting, expired } = unmatched.take();
+      for (const u of expired) {
+        unmatchedReports.inc({ outcome: 'dropped' });
+        deps.log.warn('dropping a delivery report whose carrier id never matched a message', { carrierId: u.carrierId, status: u.status });
+      }
+      const batch = waiting.slice(0, 2000);
+      const ids = await Promise.all(batch.map(resolveId));
       const changes: StatusChange[] = [];
-      updates.forEach((u, i) => {
+      batch.forEach((u, i) => {
         const id = ids[i];
-        if (!id) {
-          // A receipt for a submit whose outcome is not recorded yet: try again shortly.
-          if (records[i]!.redeliveries < 20) throw new HermodError('unavailable', `no message for carrier id ${u.carrierId}`);
-          deps.log.warn('dropping delivery report for an unknown carrier id', { carrierId: u.carrierId, status: u.status });
-          return;
-        }
-        changes.push({
-          messageId: id,
-          applicationId: '',
-          channel: u.channel,
-          status: u.status,
-          at: u.at,
-          detail: u.detail,
-          carrierId: u.carrierId,
-          errorCode: u.errorCode,
-        });
+        if (!id) return;
+        unmatched.release(u.carrierId!);
+        unmatchedReports.inc({ outcome: 'matched_later' });
+        changes.push(changeOf(u, id));
       });
-      await deps.recorder.record(changes);
-    },
-    { group: 'core-status', maxBatch: 2000 },
-  );
+      if (changes.length > 0) await deps.recorder.record(changes);
+    } catch (err) {
+      deps.log.warn('matching held delivery reports failed; will retry', { err });
+    } finally {
+      matching = false;
+    }
+  };
+  const timer = setInterval(() => void matchHeld(), 500);
+  timer.unref();
+
+  return deps.bus
+    .subscribe(
+      topicName('status'),
+      async (records) => {
+        const updates = records.map((r) => decodeStatus(r.value));
+        const ids = await Promise.all(updates.map(resolveId));
+        const changes: StatusChange[] = [];
+        updates.forEach((u, i) => {
+          const id = ids[i];
+          if (id) return void changes.push(changeOf(u, id));
+          // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others.
+          if (unmatched.hold(u)) unmatchedReports.inc({ outcome: 'held' });
+          else {
+            unmatchedReports.inc({ outcome: 'dropped' });
+            deps.log.warn('dropping a delivery report without a message (too many waiting)', { carrierId: u.carrierId, status: u.status });
+          }
+        });
+        await deps.recorder.record(changes);
+      },
+      { group: 'core-status', maxBatch: 2000 },
+    )
+    .then((subscription) => ({
+      async close() {
+        clearInterval(timer);
+        await subscription.close();
+      },
+    }));
 }

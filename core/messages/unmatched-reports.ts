@@ -1,0 +1,44 @@
+import type { StatusUpdate } from './bus-payloads';
+
+/**
+ * Delivery reports whose carrier id is not known yet: a receipt can overtake
+ * the record of the submit it belongs to (another partition, a batch still
+ * being retried, a restart). They wait here, off the bus, so they never hold
+ * up the reports behind them, and are matched again until `holdMs` has passed
+ * (then given up: a submit never recorded is sent again, and its new receipt
+ * is matched instead).
+ */
+export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number }) {
+  const now = options.now ?? Date.now;
+  const held = new Map<string, { update: StatusUpdate; until: number }>();
+  return {
+    /** Holds a report; false when it had to be dropped (too many held). */
+    hold(update: StatusUpdate): boolean {
+      if (!update.carrierId) return false;
+      if (!held.has(update.carrierId) && held.size >= options.maxHeld) return false;
+      // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
+      held.set(update.carrierId, { update, until: now() + options.holdMs });
+      return true;
+    },
+    /** Everything held, oldest first, and what of it is past its time (removed). */
+    take(): { waiting: StatusUpdate[]; expired: StatusUpdate[] } {
+      const t = now();
+      const waiting: StatusUpdate[] = [];
+      const expired: StatusUpdate[] = [];
+      for (const [carrierId, entry] of held) {
+        if (entry.until <= t) {
+          held.delete(carrierId);
+          expired.push(entry.update);
+        } else waiting.push(entry.update);
+      }
+      return { waiting, expired };
+    },
+    /** Matched: no longer held. */
+    release(carrierId: string): void {
+      held.delete(carrierId);
+    },
+    get size(): number {
+      return held.size;
+    },
+  };
+}
