@@ -8,12 +8,13 @@ import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { campaignManagerErrors } from './error-body';
 import { campaignManagerRouter } from './routes';
+import type { IdempotencyStore } from '../http/idempotency';
 
 async function serve(health: CampaignsClient['health']) {
   const log = createLogger();
   const campaigns = { health } as unknown as CampaignsClient;
   const auth = { authenticate: async () => { throw new HermodError('unauthorized', 'no'); } } as unknown as Authenticator;
-  const router = campaignManagerRouter({ campaigns, auth, log, maxBodyBytes: 1024, maxImportBytes: 1024, scheduleHorizonMs: 60 * 86_400_000 });
+  const router = campaignManagerRouter({ campaigns, core: {} as unknown as IdempotencyStore, auth, log, maxBodyBytes: 1024, maxImportBytes: 1024, scheduleHorizonMs: 60 * 86_400_000 });
   const app = new Koa();
   app.use(campaignManagerErrors(log));
   app.use(router.routes());

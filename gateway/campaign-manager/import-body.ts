@@ -1,10 +1,8 @@
-import type { Context } from 'koa';
 import type { CampaignsClient } from '../campaigns-client';
 import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/v1/campaigns';
 import { HermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const MAX_MEMBERS = 1_000_000;
 /** Problems listed in an answer; the rest are counted. */
 const MAX_LISTED = 10;
@@ -24,26 +22,22 @@ export interface ImportedBody {
  * the body ends, then the import is committed with them. With
  * strict_validation (the default) one invalid member refuses the whole
  * request; without, invalid members are dropped and reported in error_messages.
+ * The caller has checked the headers (checkJsonRequest).
  */
 export async function importBody(
-  ctx: Context,
+  body: AsyncIterable<Buffer>,
   deps: { campaigns: CampaignsClient; validate: Validate; maxBytes: number },
   applicationId: string,
   kind: 'list' | 'campaign',
   toCommit: (fields: Record<string, unknown>) => ImportCommit,
 ): Promise<ImportedBody> {
-  const type = ctx.get('content-type');
-  if (type && !JSON_TYPE.test(type)) throw new HermodError('unsupported_media_type', `content-type must be application/json, got ${type}`);
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > deps.maxBytes) throw new HermodError('body_too_large', `request body exceeds ${deps.maxBytes} bytes`);
-
   const session = deps.campaigns.startImport(applicationId, kind);
   const fields: Record<string, unknown> = {};
   const problems: string[] = [];
   let invalid = 0;
   let valid = 0;
   try {
-    const count = await parseStreamedObject(ctx.req as AsyncIterable<Buffer>, { arrayField: 'members', maxBytes: deps.maxBytes }, {
+    const count = await parseStreamedObject(body, { arrayField: 'members', maxBytes: deps.maxBytes }, {
       field(name, value) {
         fields[name] = value;
       },

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator } from '../auth';
 import type { CampaignsClient } from '../campaigns-client';
-import type { ImportCommit } from '../../proto/gen/hermod/v1/campaigns';
+import type { ImportCommit, ImportResult } from '../../proto/gen/hermod/v1/campaigns';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
@@ -13,9 +13,14 @@ import { respondWithStreamedJson } from './streamed-json';
 import { listsAsJson, reportAsJson } from './answers';
 import { parseCampaignSchedule } from './campaign-schedule';
 import { checkSenderAddress } from '../http/sender-address';
+import { checkJsonRequest } from '../http/json-request-headers';
+import { idempotentStream } from '../http/idempotent-stream';
+import type { IdempotencyStore } from '../http/idempotency';
 
 export interface CampaignManagerDeps {
   campaigns: CampaignsClient;
+  /** Idempotency-Key on list and campaign creation (core's Idempotency service). */
+  core: IdempotencyStore;
   auth: Authenticator;
   log: Logger;
   maxBodyBytes: number;
@@ -62,12 +67,27 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     await respondWithStreamedJson(ctx, listsAsJson(deps.campaigns.streamLists(who.applicationId)));
   });
 
-  router.post('/:application_name/lists', async (ctx) => {
+  /** A list or campaign body imported at most once per Idempotency-Key; `answer` sets the 201. */
+  const importOnce = async (
+    ctx: Context,
+    kind: 'list' | 'campaign',
+    toCommit: (fields: Record<string, unknown>) => ImportCommit,
+    answer: (result: ImportResult) => void,
+  ): Promise<void> => {
     const who = await caller(ctx);
-    const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'list', (f) => commitFields(f));
-    ctx.status = 201;
-    ctx.set('Location', `${base(ctx)}/lists/${result.id}`);
-    ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
+    checkJsonRequest(ctx, deps.maxImportBytes);
+    await idempotentStream(ctx, deps.core, who.applicationId, 'campaign_manager', deps.maxImportBytes, async (body) => {
+      const { result } = await importBody(body, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, kind, toCommit);
+      answer(result);
+    });
+  };
+
+  router.post('/:application_name/lists', async (ctx) => {
+    await importOnce(ctx, 'list', commitFields, (result) => {
+      ctx.status = 201;
+      ctx.set('Location', `${base(ctx)}/lists/${result.id}`);
+      ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
+    });
   });
 
   router.delete('/:application_name/lists/:list_id', plainErrors, async (ctx) => {
@@ -87,8 +107,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   });
 
   router.post('/:application_name/scheduled_campaigns', async (ctx) => {
-    const who = await caller(ctx);
-    const { result } = await importBody(ctx, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, 'campaign', (f) => {
+    await importOnce(ctx, 'campaign', (f) => {
       const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
       checkSenderAddress(f.mask as string | undefined, 'mask');
       return {
@@ -101,10 +120,11 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
         optOutResponse: (f.opt_out_response as string | undefined) ?? '',
         replyResponse: (f.reply_response as string | undefined) ?? '',
       };
+    }, (result) => {
+      ctx.status = 201;
+      ctx.set('Location', `${base(ctx)}/${result.id}/report`);
+      ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
     });
-    ctx.status = 201;
-    ctx.set('Location', `${base(ctx)}/${result.id}/report`);
-    ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
   });
 
   router.get('/:application_name/templates', async (ctx) => {

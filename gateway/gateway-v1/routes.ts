@@ -58,7 +58,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
-    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
       if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
       reply(ctx, 201, [result.outcome.value.numericId]);
@@ -76,7 +76,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
-    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
       const results = await Promise.all(
         body.destination.map(async (destination) => {
           if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };

@@ -3,42 +3,82 @@ import type { Context } from 'koa';
 import type { CoreClient } from '../core-client';
 import { HermodError } from '../../lib/errors';
 
+/** Where keys and first answers are kept: core's Idempotency service, shared by every gateway process. */
+export type IdempotencyStore = Pick<CoreClient, 'claimIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey'>;
+
+/** The interface a key belongs to: the same key on two interfaces names two unrelated requests. */
+export type IdempotencyScope = 'sms_v2' | 'gateway_v1' | 'intelligent_messaging' | 'campaign_manager';
+
 interface StoredAnswer {
   status: number;
   type: string;
   body: unknown;
+  /** Campaign Manager answers name the new list or report here. */
+  location?: string;
+}
+
+/** The request's Idempotency-Key as stored (scoped to its interface), or undefined without one. */
+export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undefined {
+  const key = ctx.get('idempotency-key');
+  if (!key) return undefined;
+  if (key.length > 255) throw new HermodError('invalid_attrib', 'Idempotency-Key is at most 255 characters');
+  // Scope names hold no ':', so `scope:key` never collides across interfaces.
+  return `${scope}:${key}`;
+}
+
+export function differentRequest(): HermodError {
+  return new HermodError('unprocessable', 'Idempotency-Key was already used with a different request');
+}
+
+export function stillRunning(): HermodError {
+  return new HermodError('conflict', 'a request with this Idempotency-Key is still being processed');
+}
+
+/** Answers with the first request's answer, marked as a replay. */
+export function replay(ctx: Context, response: string): void {
+  const answer = JSON.parse(response) as StoredAnswer;
+  ctx.status = answer.status;
+  ctx.type = answer.type;
+  ctx.body = answer.body;
+  if (answer.location) ctx.set('Location', answer.location);
+  ctx.set('Idempotent-Replayed', 'true');
 }
 
 /**
- * Runs a send at most once per Idempotency-Key (per application, for 24 hours
- * by default): a repeat with the same request gets the first answer again and
- * sends nothing; the same key with a different request is refused; a key
- * whose first request is still running is refused as a conflict. A request
- * that fails releases its key so the client can retry. Call after the body
- * has been read (readJson keeps the raw text for the fingerprint).
+ * Runs the claimed request; a failure releases the key so the client can
+ * retry, a success stores the answer under the fingerprint `fingerprint()`
+ * gives once `run` is done.
  */
-export async function idempotent(ctx: Context, core: CoreClient, applicationId: string, run: () => Promise<void>): Promise<void> {
-  const key = ctx.get('idempotency-key');
-  if (!key) return run();
-  if (key.length > 255) throw new HermodError('invalid_attrib', 'Idempotency-Key is at most 255 characters');
-  const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`).digest('hex');
-  const claim = await core.claimIdempotencyKey({ applicationId, key, fingerprint });
-  if (!claim.claimed) {
-    if (claim.fingerprint !== fingerprint) throw new HermodError('unprocessable', 'Idempotency-Key was already used with a different request');
-    if (!claim.response) throw new HermodError('conflict', 'a request with this Idempotency-Key is still being processed');
-    const answer = JSON.parse(claim.response) as StoredAnswer;
-    ctx.status = answer.status;
-    ctx.type = answer.type;
-    ctx.body = answer.body;
-    ctx.set('Idempotent-Replayed', 'true');
-    return;
-  }
+export async function runClaimed(ctx: Context, store: IdempotencyStore, applicationId: string, key: string, run: () => Promise<void>, fingerprint: () => string): Promise<void> {
   try {
     await run();
   } catch (err) {
-    await core.releaseIdempotencyKey({ applicationId, key }).catch(() => undefined);
+    await store.releaseIdempotencyKey({ applicationId, key }).catch(() => undefined);
     throw err;
   }
-  const answer: StoredAnswer = { status: ctx.status, type: ctx.type, body: ctx.body };
-  await core.completeIdempotencyKey({ applicationId, key, fingerprint, response: JSON.stringify(answer) });
+  const location = ctx.response.get('Location');
+  const answer: StoredAnswer = { status: ctx.status, type: ctx.type, body: ctx.body, ...(location ? { location } : {}) };
+  await store.completeIdempotencyKey({ applicationId, key, fingerprint: fingerprint(), response: JSON.stringify(answer) });
+}
+
+/**
+ * Runs a send at most once per Idempotency-Key (per application and
+ * interface, for 24 hours by default): a repeat with the same request gets
+ * the first answer again and sends nothing; the same key with a different
+ * request is refused; a key whose first request is still running is refused
+ * as a conflict. A request that fails releases its key so the client can
+ * retry. Call after the body has been read (readJson keeps the raw text for
+ * the fingerprint); for a streamed body see idempotentStream.
+ */
+export async function idempotent(ctx: Context, store: IdempotencyStore, applicationId: string, scope: IdempotencyScope, run: () => Promise<void>): Promise<void> {
+  const key = scopedKey(ctx, scope);
+  if (!key) return run();
+  const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`).digest('hex');
+  const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint });
+  if (!claim.claimed) {
+    if (claim.fingerprint !== fingerprint) throw differentRequest();
+    if (!claim.response) throw stillRunning();
+    return replay(ctx, claim.response);
+  }
+  await runClaimed(ctx, store, applicationId, key, run, () => fingerprint);
 }

@@ -1,4 +1,6 @@
 import { HermodError } from '../../lib/errors';
+import { Utf8StreamCheck } from './strict-utf8';
+import { checkNoLoneSurrogates, mayHaveLoneSurrogate } from './lone-surrogate';
 
 export interface StreamedObjectHandler {
   /** A top-level field other than the streamed array (or the streamed field itself when its value is not an array), with its parsed JSON value. */
@@ -38,22 +40,27 @@ export async function parseStreamedObject(
     if (k > 0) scanner.parsed = pending.slice(k);
   };
 
+  const utf8 = new Utf8StreamCheck();
   let total = 0;
   for await (const chunk of source) {
     total += chunk.length;
     // Thrown inside for-await, this also stops (and for a Readable, destroys) the source.
     if (total > options.maxBytes) throw new HermodError('body_too_large', `request body exceeds ${options.maxBytes} bytes`);
-    let pos = 0;
-    while (pos < chunk.length) {
-      pos = scanner.feed(chunk, pos);
-      // The rest of the array goes out before any field that follows it.
-      if (scanner.arrayClosed) {
-        scanner.arrayClosed = false;
-        await deliver(true);
+    // The scanner sees only whole characters, so a bad byte is named as such rather than as bad JSON.
+    for (const piece of utf8.push(chunk)) {
+      let pos = 0;
+      while (pos < piece.length) {
+        pos = scanner.feed(piece, pos);
+        // The rest of the array goes out before any field that follows it.
+        if (scanner.arrayClosed) {
+          scanner.arrayClosed = false;
+          await deliver(true);
+        }
       }
     }
     await deliver(false);
   }
+  utf8.end();
   scanner.end();
   return scanner.count;
 }
@@ -245,6 +252,7 @@ class Scanner {
         ? invalid('malformed field name', this.startOffset)
         : invalid(`malformed value for field "${this.key}"`, this.startOffset);
     }
+    if (mayHaveLoneSurrogate(text)) checkNoLoneSurrogates(value, this.state === VALUE ? this.key : '(field name)');
     if (this.state === VALUE) {
       this.handler.field(this.key, value);
       this.state = AFTER_VALUE;
@@ -314,6 +322,7 @@ class Scanner {
     } catch {
       throw this.locate(text);
     }
+    if (mayHaveLoneSurrogate(text)) elements.forEach((e, i) => checkNoLoneSurrogates(e, `${this.arrayField}[${this.count + i}]`));
     if (elements.length === 0 && (this.partParsed || !last)) {
       throw invalid(`missing element ${this.arrayField}[${this.count}]`, this.startOffset + content.length);
     }

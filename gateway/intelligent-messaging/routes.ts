@@ -4,11 +4,14 @@ import type { ImClient } from '../im-client';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { readJson } from '../http/read-json';
+import { idempotent, type IdempotencyStore } from '../http/idempotency';
 import { parseMessageRequest, toImSendRequest } from './message-request';
 import type { SharedRateLimiter } from './shared-rate-limiter';
 
 export interface IntelligentMessagingDeps {
   im: Pick<ImClient, 'send'>;
+  /** Idempotency-Key: a retried message is sent once. */
+  idempotency: IdempotencyStore;
   auth: Authenticator;
   log: Logger;
   maxBodyBytes: number;
@@ -39,9 +42,11 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
     // readJson lets a request without Content-Type through; this interface requires application/json.
     if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');
     const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes));
-    const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body));
-    ctx.status = 202;
-    ctx.body = { id };
+    await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async () => {
+      const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body));
+      ctx.status = 202;
+      ctx.body = { id };
+    });
   });
 
   return router;

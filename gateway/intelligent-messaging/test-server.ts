@@ -12,6 +12,7 @@ import { intelligentMessagingRouter } from './routes';
 import { createSharedRateLimiter } from './shared-rate-limiter';
 import { createMemoryState } from '../../core/adapters/memory-state';
 import { createImRateBudget } from '../../core/im/im-rate-budget';
+import type { IdempotencyStore } from '../http/idempotency';
 
 /** Test support: the interface served on 127.0.0.1:0 the way gateway/app.ts mounts it, with a fake core and fake credentials. */
 
@@ -26,6 +27,8 @@ export interface TestServer {
   sent: ImSendRequest[];
   /** The next sends fail with this error until it is cleared. */
   failWith(err: Error | undefined): void;
+  /** Sends wait from now until the returned function is called. */
+  hold(): () => void;
   post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: any }>;
   close(): Promise<void>;
 }
@@ -43,8 +46,10 @@ const fakeAuth: Authenticator = {
 export async function startTestServer(options: { rateLimit?: number; maxBodyBytes?: number } = {}): Promise<TestServer> {
   const sent: ImSendRequest[] = [];
   let failure: Error | undefined;
+  let held: Promise<void> | undefined;
   const im: Pick<ImClient, 'send'> = {
     async send(request) {
+      await held;
       if (failure) throw failure;
       sent.push(request);
       return { id: MESSAGE_ID };
@@ -54,7 +59,17 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
   // Core's own budget over in-process hot state, as a gateway reaches it through gRPC.
   const budget = createImRateBudget({ state: createMemoryState(), limitOf: async () => -1, defaultLimit: options.rateLimit ?? 0 });
   const rateLimiter = createSharedRateLimiter((applicationId, wanted) => budget.take(applicationId, wanted));
-  const router = intelligentMessagingRouter({ im, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
+  // Core's Idempotency service over in-process hot state, as a gateway reaches it through gRPC.
+  const state = createMemoryState();
+  const idempotency: IdempotencyStore = {
+    async claimIdempotencyKey({ applicationId, key, fingerprint }) {
+      const held = await state.claimIdempotencyKey(`${applicationId}:${key}`, fingerprint, 60_000);
+      return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint, response: '' };
+    },
+    completeIdempotencyKey: ({ applicationId, key, fingerprint, response }) => state.completeIdempotencyKey(`${applicationId}:${key}`, { fingerprint, response }, 60_000),
+    releaseIdempotencyKey: ({ applicationId, key }) => state.releaseIdempotencyKey(`${applicationId}:${key}`),
+  };
+  const router = intelligentMessagingRouter({ im, idempotency, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();
   app.silent = true;
   app.use(compose([intelligentMessagingErrors(log), router.routes() as Middleware, router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware]));
@@ -67,6 +82,14 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
     url,
     sent,
     failWith: (err) => void (failure = err),
+    hold() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
     async post(body, headers = {}) {
       const res = await fetch(`${url}/rest/im/v1/message`, {
         method: 'POST',

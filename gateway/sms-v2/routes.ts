@@ -44,7 +44,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
-    await idempotent(ctx, deps.core, caller.applicationId, async () => {
+    await idempotent(ctx, deps.core, caller.applicationId, 'sms_v2', async () => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,
         channel: 'sms',

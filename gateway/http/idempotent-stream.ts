@@ -1,0 +1,50 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { Context } from 'koa';
+import { HermodError } from '../../lib/errors';
+import { differentRequest, replay, runClaimed, scopedKey, stillRunning, type IdempotencyScope, type IdempotencyStore } from './idempotency';
+
+/** Held while the first request streams in; no SHA-256 in hex looks like it. */
+const STREAMING = 'streaming';
+
+async function* hashing(source: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * idempotent() for a body too large to hold (a list of a million members):
+ * the key is claimed before the body is read, and the body is fingerprinted
+ * with a running SHA-256 as `run` consumes it, so nothing is buffered. The
+ * answer is stored once `run` is done (the import committed). A repeat while
+ * the first still streams gets 409 at once, since its body cannot be compared
+ * yet; a repeat after it is read through (hashed, not imported) and gets the
+ * first answer, or 422 if its bytes differ.
+ */
+export async function idempotentStream(
+  ctx: Context,
+  store: IdempotencyStore,
+  applicationId: string,
+  scope: IdempotencyScope,
+  maxBytes: number,
+  run: (body: AsyncIterable<Buffer>) => Promise<void>,
+): Promise<void> {
+  const source = ctx.req as AsyncIterable<Buffer>;
+  const key = scopedKey(ctx, scope);
+  if (!key) return run(source);
+  const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`);
+  const body = hashing(source, hash);
+  const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint: STREAMING });
+  if (!claim.claimed) {
+    if (!claim.response) throw stillRunning();
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > maxBytes) throw new HermodError('body_too_large', `request body exceeds ${maxBytes} bytes`);
+    }
+    if (hash.digest('hex') !== claim.fingerprint) throw differentRequest();
+    return replay(ctx, claim.response);
+  }
+  await runClaimed(ctx, store, applicationId, key, () => run(body), () => hash.digest('hex'));
+}

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Reply } from './support/https-client';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { freePort } from './support/free-port';
+import { basic, openPost, postBytes } from './support/raw-request';
+
+const CM = '/rest/campaign_manager/v1/acme';
+const WORLD = 'Kia ora, e hoa mā — tēnā koe · Привет · 你好世界 · 👋🏽🎉';
+/** Short enough for a list member's param1 (50 characters). */
+const SHORT = 'Tēnā koe — Привет 你好世界 👋🏽🎉';
+
+/** One interface: where to post, a body around `text` (already JSON-escaped), and its error shape. */
+interface Interface {
+  name: string;
+  path: string;
+  body(text: string): string;
+  error(r: Reply, status: number, message: RegExp): void;
+}
+
+const INTERFACES: Interface[] = [
+  {
+    name: 'SMS Gateway v2',
+    path: '/rest/sms/v2/messages',
+    body: (text) => `{"destination":"+6421000001","content":"${text}"}`,
+    error: (r, status, message) => expect(r.json, r.text).toEqual({ message: expect.stringMatching(message), statusCode: status, error: expect.any(String) }),
+  },
+  {
+    name: 'Gateway v1',
+    path: '/rest/gateway/messages',
+    body: (text) => `{"destination":"+6421000001","content":"${text}"}`,
+    error: (r, status, message) => expect(r.json, r.text).toEqual({ message: expect.stringMatching(message), code: status, error: expect.any(String), 'error-desc': expect.stringMatching(message) }),
+  },
+  {
+    name: 'Campaign Manager lists',
+    path: `${CM}/lists`,
+    body: (text) => `{"name":"encoding","members":[{"destination":"+6421000001","param1":"${text}"}]}`,
+    error: (r, status, message) => expect(r.json, r.text).toEqual({ code: status, message: expect.stringMatching(message) }),
+  },
+  {
+    name: 'Campaign Manager campaigns',
+    path: `${CM}/scheduled_campaigns`,
+    body: (text) => `{"name":"encoding","schedule":"${new Date(Date.now() + 86_400_000).toISOString()}","content":"${text}","members":[{"destination":"+6421000001"}]}`,
+    error: (r, status, message) => expect(r.json, r.text).toEqual({ code: status, message: expect.stringMatching(message) }),
+  },
+  {
+    name: 'Intelligent Messaging',
+    path: '/rest/im/v1/message',
+    body: (text) => `{"destination":{"mobile":"+6421000001"},"message":{"type":"text","text":{"body":"${text}"}},"delivery_attempts":[{"channel":"sms"}]}`,
+    error: (r, status, message) =>
+      expect(r.json, r.text).toMatchObject({ code: status, message: expect.stringMatching(message), errors: [{ code: status, description: expect.stringMatching(message) }], statusCode: status, error: expect.any(String) }),
+  },
+];
+
+describe('request text must be UTF-8, on every interface', () => {
+  let hermod: HermodProcess;
+  let ca: string;
+  const post = (path: string, bytes: Buffer, type = 'application/json'): Promise<Reply> =>
+    postBytes(hermod.baseUrl, ca, path, bytes, { authorization: basic('acme', 'secret'), 'content-type': type });
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-encoding-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()) } });
+    ca = hermod.ca();
+  });
+
+  afterAll(async () => {
+    if (hermod) expect(await hermod.stop()).toBe(0);
+  });
+
+  describe.each(INTERFACES)('$name', (api) => {
+    it('refuses a body declared as ISO-8859-1 with 415 instead of turning é into U+FFFD', async () => {
+      const bytes = Buffer.from(api.body('caf\xe9'), 'latin1');
+      const r = await post(api.path, bytes, 'application/json; charset=iso-8859-1');
+      expect(r.status, r.text).toBe(415);
+      api.error(r, 415, /charset must be utf-8.*iso-8859-1/);
+    });
+
+    it('refuses bytes that are not UTF-8 with 400, naming the byte', async () => {
+      const bytes = Buffer.from(api.body('caf\xe9'), 'latin1');
+      const r = await post(api.path, bytes);
+      expect(r.status, r.text).toBe(400);
+      api.error(r, 400, new RegExp(`body is not valid UTF-8 at byte ${bytes.indexOf(0xe9)}$`));
+    });
+
+    it('refuses a lone surrogate escape with 400: no handset alphabet can carry half an emoji', async () => {
+      const r = await post(api.path, Buffer.from(api.body('bad \\ud83d surrogate')));
+      expect(r.status, r.text).toBe(400);
+      api.error(r, 400, /lone surrogate \\ud83d/);
+    });
+
+    it('accepts world text, escaped emoji pairs included, declared as charset=UTF-8', async () => {
+      const r = await post(api.path, Buffer.from(api.body(`${SHORT} \\ud83d\\udc4b`)), 'application/json; charset="UTF-8"');
+      expect([201, 202], r.text).toContain(r.status);
+    });
+  });
+
+  it('stores and shows v2 text exactly as sent', async () => {
+    const sent = await post('/rest/sms/v2/messages', Buffer.from(`{"destination":"+6421000002","content":"${WORLD}"}`), 'application/json; charset=utf-8');
+    expect(sent.status, sent.text).toBe(202);
+    const got = await fetchJson(`/rest/sms/v2/messages?id=${sent.json.id}`);
+    expect(got.content).toBe(WORLD);
+  });
+
+  it('finds invalid UTF-8 in a Campaign Manager list however the body is cut, even inside a character', async () => {
+    const head = Buffer.from('{"name":"cut","members":[{"destination":"+6421000003","param1":"你好');
+    const bad = Buffer.concat([head, Buffer.from([0xe4, 0xbd])]); // the first two bytes of 你 ...
+    const request = openPost(hermod.baseUrl, ca, `${CM}/lists`, { authorization: basic('acme', 'secret'), 'content-type': 'application/json' });
+    request.write(bad);
+    await new Promise((r) => setTimeout(r, 100));
+    const r = await request.end(Buffer.from('A"}]}')); // ... and then not its third
+    expect(r.status, r.text).toBe(400);
+    expect(r.json).toEqual({ code: 400, message: `request body is not valid UTF-8 at byte ${head.length}` });
+  });
+
+  async function fetchJson(p: string): Promise<any> {
+    const client = createClient(hermod.baseUrl, ca, { user: 'acme', pass: 'secret' });
+    try {
+      const r = await client.get(p);
+      expect(r.status, r.text).toBe(200);
+      return r.json;
+    } finally {
+      client.close();
+    }
+  }
+});
