@@ -14,8 +14,8 @@ describe('replies to campaign messages', () => {
       name: 'Hoko o te kōanga 🌸',
       schedule: new Date().toISOString(),
       content: 'Hoko o te kōanga, {{param1}}! 🎉 Reply STOP to opt out',
-      // A sender id: SMPP carries it in Latin-1.
-      mask: 'Tienda Ñ',
+      // A sender: printable ASCII, all an SMSC can send from.
+      mask: 'SHOP',
       reply_response: 'Ngā mihi mō tō whakautu — 谢谢, до встречи 👋🏽',
       opt_out_response: 'Kāore koe e whiwhi karere anō — больше никаких сообщений 🙏🏽',
       members: [
@@ -30,18 +30,18 @@ describe('replies to campaign messages', () => {
   afterAll(() => h?.stop());
 
   it('sends the campaign from its mask with each member’s parameters filled in', () => {
-    expect(to('+6427000001')[0]).toMatchObject({ source: 'Tienda Ñ', text: 'Hoko o te kōanga, Ānaru! 🎉 Reply STOP to opt out' });
+    expect(to('+6427000001')[0]).toMatchObject({ source: 'SHOP', text: 'Hoko o te kōanga, Ānaru! 🎉 Reply STOP to opt out' });
     expect(to('+6427000002')[0]!.text).toBe('Hoko o te kōanga, 小明! 🎉 Reply STOP to opt out');
   });
 
   it('answers a reply with the campaign’s reply_response', async () => {
-    await h.simulator.originate({ source: '+6427000001', destination: 'Tienda Ñ', text: 'Kei te tuwhera koutou i te Rātapu? 周日营业吗?' });
+    await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Kei te tuwhera koutou i te Rātapu? 周日营业吗?' });
     const answer = await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Ngā mihi mō tō whakautu')), 20_000);
-    expect(answer.source).toBe('Tienda Ñ');
+    expect(answer.source).toBe('SHOP');
   });
 
   it('answers STOP with the opt_out_response and opts the handset out', async () => {
-    await h.simulator.originate({ source: '+6427000002', destination: 'Tienda Ñ', text: 'STOP' });
+    await h.simulator.originate({ source: '+6427000002', destination: 'SHOP', text: 'STOP' });
     await eventually(async () => to('+6427000002').find((m) => m.text === 'Kāore koe e whiwhi karere anō — больше никаких сообщений 🙏🏽'), 20_000);
     await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6427000002') ? true : undefined));
     // A later campaign leaves the opted-out handset out (remove_opt_outs defaults to true).

@@ -1,5 +1,3 @@
-import { senderIdSchema } from '../http/sender-id';
-
 /**
  * Campaign Manager request schemas (SPEC.md §2.1, §8), compiled with ajv like
  * the other interfaces. `members` is streamed, so each member is checked on
@@ -43,7 +41,7 @@ export const CAMPAIGN_MANAGER_SCHEMAS = {
       ...common,
       schedule: { type: 'string', format: 'date-time' },
       content: { type: 'string', minLength: 1 },
-      mask: senderIdSchema(11),
+      mask: { type: 'string', minLength: 1, maxLength: 11 },
       opt_out_response: { type: 'string', minLength: 1, maxLength: 160 },
       reply_response: { type: 'string', minLength: 1, maxLength: 160 },
       template: { type: 'string', minLength: 1 },

@@ -1,5 +1,3 @@
-import { senderIdSchema } from '../http/sender-id';
-
 /** The schemas of Gateway v1 as hermod implements them; requests are validated against these. */
 export const MAX_BROADCAST = 1000;
 
@@ -7,11 +5,11 @@ const E164 = '^\\+?[1-9][0-9]{6,14}$';
 
 const common = {
   id: { type: 'integer', readOnly: true },
-  source: senderIdSchema(16),
+  source: { type: 'string', minLength: 1, maxLength: 16 },
   content: { type: 'string', minLength: 1, maxLength: 1600 },
   reference: { type: 'string', maxLength: 255 },
   class: { type: 'string', minLength: 1, maxLength: 32 },
-  mask: senderIdSchema(11),
+  mask: { type: 'string', minLength: 1, maxLength: 11 },
   sms_class: { type: 'integer', minimum: 1, maximum: 3 },
   scheduled: { type: 'string', format: 'date-time' },
 };

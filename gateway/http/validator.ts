@@ -11,8 +11,7 @@ const addFormats = (addFormatsModule as unknown as { default?: typeof addFormats
  * renders the same problems in its own shape.
  */
 export function createValidator(components: Record<string, unknown>) {
-  // verbose: a failed check carries its schema, so a schema's own `x-problem` can say what is wrong.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, verbose: true });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ $id: 'components', $defs: components });
   const cache = new Map<string, ValidateFunction>();
@@ -40,6 +39,5 @@ function describe(e: ErrorObject): FieldProblem {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
     return { field: path ? `${path}.${prop}` : prop, description: 'is not a known field' };
   }
-  const problem = e.keyword === 'pattern' ? (e.parentSchema as { 'x-problem'?: string } | undefined)?.['x-problem'] : undefined;
-  return { field: path || '(body)', description: problem ?? e.message ?? 'is invalid' };
+  return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }

@@ -1,5 +1,3 @@
-import { senderIdSchema } from '../http/sender-id';
-
 /**
  * The OpenAPI document of SMS Gateway v2 as hermod implements it. Its schemas
  * are what requests are validated against, and it is what GET /openapi.yaml serves.
@@ -15,10 +13,10 @@ export const SMS_V2_SCHEMAS = {
       id: { $ref: '#/$defs/Uuid', readOnly: true },
       destination: { type: 'string', pattern: '^\\+?[1-9][0-9]{6,14}$', description: 'Mobile number in E.164 form' },
       content: { type: 'string', minLength: 1, maxLength: 1600 },
-      source: senderIdSchema(16),
+      source: { type: 'string', minLength: 1, maxLength: 16 },
       reference: { type: 'string', maxLength: 255 },
       class: { type: 'string', maxLength: 32 },
-      mask: senderIdSchema(11),
+      mask: { type: 'string', minLength: 1, maxLength: 11 },
       sms_class: { type: 'integer', minimum: 0, maximum: 3 },
       scheduled: { type: 'string', format: 'date-time' },
       integration_id: { $ref: '#/$defs/Uuid' },
