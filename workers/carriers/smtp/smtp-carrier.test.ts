@@ -19,7 +19,7 @@ describe('SMTP carrier', () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
-    carrier.onReport((r) => reports.push(r));
+    carrier.onReport((r) => void reports.push(r));
     const job = emailJob({ content: 'Ko tō waehere ko 4711 — ваш код.\n10 分钟后过期 ⏳', im: { type: 'text', subject: 'Tō waehere — 你的代码 🔑', reference: 'заказ-42' } });
 
     const { carrierIds } = await carrier.send(job);
@@ -72,7 +72,7 @@ describe('SMTP carrier', () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
-    carrier.onReport((r) => reports.push(r));
+    carrier.onReport((r) => void reports.push(r));
 
     const err = await sendFailure(carrier.send(emailJob({ destination: 'ada+bounce@example.com' })));
 
