@@ -41,6 +41,14 @@ describe('replies (MO), STOP and blocked sends', () => {
     expect(delivered.some((m) => m.text === 'Kei te pēhea koe? 你好?')).toBe(false);
   });
 
+  it('opts a handset out when it replies STOP in full-width letters, as a CJK keyboard sends it', async () => {
+    const handset = '+6425000003';
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: '你好世界 — 回复 STOP 退订' });
+    await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
+    await simulator.originate({ source: handset, destination: '4000', text: 'ＳＴＯＰ！' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
+  });
+
   it('opts the handset back in when it replies START', async () => {
     const handset = '+6425000001';
     await simulator.originate({ source: handset, destination: '4000', text: 'START' });

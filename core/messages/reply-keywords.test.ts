@@ -6,6 +6,11 @@ describe('reply keywords', () => {
     for (const text of ['STOP', 'stop', ' Stop! ', 'unsubscribe', 'STOPALL', 'cancel', 'END', 'quit', 'opt out']) expect(keywordOf(text)).toBe('stop');
   });
 
+  it('reads a keyword typed in full-width letters, as a CJK keyboard sends it, the same as in ASCII', () => {
+    for (const text of ['ＳＴＯＰ', 'ｓｔｏｐ！', ' Ｓｔｏｐ ']) expect(keywordOf(text)).toBe('stop');
+    expect(keywordOf('ＳＴＡＲＴ')).toBe('start');
+  });
+
   it('reads START and UNSTOP as opting back in', () => {
     for (const text of ['START', 'unstop', 'Subscribe']) expect(keywordOf(text)).toBe('start');
   });
