@@ -14,7 +14,7 @@ import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 const API_KEY = 'callbacks-test-api-key-0123456789';
 const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
 
-/** A callback receiver on 127.0.0.1 that records every request and answers 200, or 503 while it is "down". */
+/** A callback receiver (listening on 127.0.0.1, named as localhost) that records every request and answers 200, or 503 while it is "down". */
 async function startReceiver() {
   const received: Received[] = [];
   const state = { down: false };
@@ -76,7 +76,7 @@ describe('status and reply callbacks', () => {
     running = await startHermodWithSimulator('callbacks', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true', HERMOD_BOOTSTRAP_API_KEY: API_KEY });
     ({ hermod, simulator, client } = running);
     // Host names, not addresses: the connection goes to what `localhost` resolves to.
-    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:pa%24s@localhost:${port}/status`, '--reply', `http://localhost:${port}/reply`, '--im-status', `http://localhost:${port}/im`]);
+    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:p%C4%81%24s@localhost:${port}/status`, '--reply', `http://localhost:${port}/reply`, '--im-status', `http://localhost:${port}/im`]);
     expect(set.code).toBe(0);
     secret = /signing secret: (\S+)/.exec(set.output)![1]!;
   });
@@ -93,22 +93,23 @@ describe('status and reply callbacks', () => {
   };
 
   it('posts every status change of a message, in order, signed, with the credentials from the URL', async () => {
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000001', content: 'track me', reference: 'order-77' });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000001', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽', reference: 'заказ-77' });
     const id = sent.json.id as string;
     await eventually(async () => (statusesOf(id).some((r) => r.json.status === 'received') ? true : undefined));
     const calls = statusesOf(id);
     expect(calls.map((c) => c.json.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
     for (const c of calls) {
-      expect(c.json).toEqual({ id, message_id: id, status: c.json.status, detail: '+6426000001', reference: 'order-77' });
+      expect(c.json).toEqual({ id, message_id: id, status: c.json.status, detail: '+6426000001', reference: 'заказ-77' });
       expect(validSignature(c)).toBe(true);
-      expect(c.headers.authorization).toBe('Basic ' + Buffer.from('hook:pa$s').toString('base64'));
+      // The password pā$s, percent-encoded in the URL, sent as UTF-8 (RFC 7617).
+      expect(c.headers.authorization).toBe('Basic ' + Buffer.from('hook:pā$s', 'utf8').toString('base64'));
       expect(c.headers['x-hermod-event-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
 
   it('retries while the receiver answers 500 and delivers later with the same event ids, still in order', async () => {
     failing = true;
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000002', content: 'retry me' });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000002', content: '你好世界 — 再试一次 🎉' });
     const id = sent.json.id as string;
     await eventually(async () => (received.filter((r) => r.json.id === id && r.answered === 500).length >= 2 ? true : undefined));
     failing = false;
@@ -120,14 +121,14 @@ describe('status and reply callbacks', () => {
   });
 
   it('posts a reply to the reply callback with reply_to naming the message it answers', async () => {
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000003', content: 'how was it?' });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000003', content: 'Как всё прошло? 👋🏽' });
     await eventually(async () => (statusesOf(sent.json.id).some((r) => r.json.status === 'received') ? true : undefined));
-    await simulator.originate({ source: '+6426000003', destination: '4000', text: 'great, thanks' });
-    const reply = await eventually(async () => received.find((r) => r.path === '/reply' && r.json.content === 'great, thanks'));
-    expect(reply.json).toMatchObject({ id: expect.any(String), source: '+6426000003', content: 'great, thanks', reply_to: sent.json.id });
+    await simulator.originate({ source: '+6426000003', destination: '4000', text: 'Ka pai rawa — 谢谢 🙏🏽' });
+    const reply = await eventually(async () => received.find((r) => r.path === '/reply' && r.json.content === 'Ka pai rawa — 谢谢 🙏🏽'));
+    expect(reply.json).toMatchObject({ id: expect.any(String), source: '+6426000003', content: 'Ka pai rawa — 谢谢 🙏🏽', reply_to: sent.json.id });
     expect(validSignature(reply)).toBe(true);
     const details = await client.get(`/rest/sms/v2/messages?id=${reply.json.id}`);
-    expect(details.json).toMatchObject({ id: reply.json.id, direction: 'MO', source: '+6426000003', content: 'great, thanks' });
+    expect(details.json).toMatchObject({ id: reply.json.id, direction: 'MO', source: '+6426000003', content: 'Ka pai rawa — 谢谢 🙏🏽' });
   });
 
   it('posts Intelligent Messaging statuses to an IM status callback named by host name', async () => {

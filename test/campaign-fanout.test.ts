@@ -13,7 +13,7 @@ import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 
 
 function members(count: number, prefix: string) {
-  return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `m${n}` }));
+  return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `Ānaru-${n} 👋🏽` }));
 }
 
 /** Counts what reaches the carrier, by destination. */
@@ -39,9 +39,9 @@ describe('campaign fan-out', () => {
       const submits = countSubmits(h.simulator);
       const list = members(10_000, '21');
       const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
-        name: 'ten thousand',
+        name: 'tekau mano — 一万',
         schedule: new Date().toISOString(),
-        content: 'Hello {{param1}}',
+        content: 'Kia ora {{param1}} — 你好, привет 🎉',
         members: list,
       });
       expect(created.status).toBe(201);
@@ -49,7 +49,7 @@ describe('campaign fan-out', () => {
 
       await eventually(async () => (submits.byDestination.size === list.length ? true : undefined), 90_000, 250);
       expect(submits.total()).toBe(list.length);
-      expect(submits.texts.get('6421000042')).toBe('Hello m42');
+      expect(submits.texts.get('6421000042')).toBe('Kia ora Ānaru-42 👋🏽 — 你好, привет 🎉');
 
       const report = await eventually(async () => {
         const r = await h.client.get(`/rest/campaign_manager/v1/acme/${id}/report`);
@@ -57,7 +57,7 @@ describe('campaign fan-out', () => {
       }, 60_000, 500);
       expect(new Set(report.map((r: { mobile: string }) => r.mobile)).size).toBe(list.length);
       expect(new Set(report.map((r: { message_id: number }) => r.message_id)).size).toBe(list.length);
-      expect(report[0]).toMatchObject({ list_name: 'ten thousand', mobile: '+6421000000', status: 'received', timezone: '+00:00' });
+      expect(report[0]).toMatchObject({ list_name: 'tekau mano — 一万', mobile: '+6421000000', status: 'received', timezone: '+00:00' });
       expect(report[0].sent_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
       expect(Date.parse(report[0].status_date)).toBeGreaterThanOrEqual(Date.parse(report[0].sent_date));
     } finally {
@@ -106,9 +106,9 @@ describe('campaign fan-out', () => {
 
       const list = members(10_000, '22');
       const created = await client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
-        name: 'interrupted',
+        name: 'kua haukotia — прервано',
         schedule: new Date().toISOString(),
-        content: 'Offer {{param1}}',
+        content: 'He tuku motuhake mōu, {{param1}} — 特价 🎁',
         members: list,
       });
       expect(created.status).toBe(201);

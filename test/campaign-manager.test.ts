@@ -21,6 +21,9 @@ function atOffset(t: number, minutes: number): string {
 let nextHandset = 0;
 const handset = (): string => `+6427${String(++nextHandset).padStart(6, '0')}`;
 
+/** `n` characters (code points) of world text: macrons, Cyrillic, CJK, emoji with a skin-tone modifier. */
+const world = (n: number): string => Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1)).slice(0, n).join('');
+
 /** An e-mail address of exactly `length` characters (at least 196), every label at most 63. */
 const emailOf = (length: number): string => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 196)}.nz`;
 
@@ -74,11 +77,11 @@ describe('Campaign Manager over HTTPS', () => {
     return r.json as ListJson[];
   };
   const createList = async (client: Client, app: string, body: Record<string, unknown>): Promise<Reply> => client.post(`${CM}/${app}/lists`, body);
-  const listBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'customers', members: [{ destination: handset() }], ...extra });
+  const listBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'kiritaki — клиенты', members: [{ destination: handset() }], ...extra });
   const campaignBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-    name: 'spring sale',
+    name: 'Hoko o te kōanga 🌸',
     schedule: atOffset(Date.now() + DAY, 13),
-    content: 'Spring sale starts tomorrow',
+    content: 'Ka tīmata te hoko āpōpō — 明天开始 🎉',
     members: [{ destination: handset() }],
     ...extra,
   });
@@ -111,7 +114,7 @@ describe('Campaign Manager over HTTPS', () => {
   };
   /** Makes `destination` opt out of acme: a message to it first, then its STOP reply. */
   const optOut = async (destination: string): Promise<void> => {
-    const sent = await acme.post('/rest/sms/v2/messages', { destination, content: 'News from acme. Reply STOP to opt out' });
+    const sent = await acme.post('/rest/sms/v2/messages', { destination, content: 'Ngā rongo hou — новости 📰 Reply STOP to opt out' });
     expect(sent.status).toBe(202);
     await eventually(async () => ((await acme.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
     await simulator.originate({ source: destination, destination: '4000', text: 'STOP' });
@@ -162,7 +165,7 @@ describe('Campaign Manager over HTTPS', () => {
     it('creates a list with 201, a Location header and a safe integer id, then shows it with its members and params', async () => {
       const [a, b] = [handset(), handset()];
       const before = Date.now();
-      const r = await createList(acme, 'acme', { name: 'vip customers', batch: 'march', email: 'ops@acme.example', members: [{ destination: a, param1: 'Ana', param6: 'six' }, { destination: b }] });
+      const r = await createList(acme, 'acme', { name: 'kiritaki VIP — 贵宾', batch: 'Poutū-te-rangi', email: 'ops@acme.example', members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }] });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
       const id = r.json.id as number;
@@ -171,7 +174,7 @@ describe('Campaign Manager over HTTPS', () => {
       expect(r.headers.location).toBe(`${hermod.baseUrl}${CM}/acme/lists/${id}`);
 
       const shown = (await listsOf(acme, 'acme')).find((l) => l.id === id);
-      expect(shown).toEqual({ id, name: 'vip customers', created: expect.any(String), members: [{ destination: a, param1: 'Ana', param6: 'six' }, { destination: b }] });
+      expect(shown).toEqual({ id, name: 'kiritaki VIP — 贵宾', created: expect.any(String), members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }] });
       const created = Date.parse(shown!.created);
       expect(created).toBeGreaterThanOrEqual(before - 1000);
       expect(created).toBeLessThanOrEqual(Date.now() + 1000);
@@ -179,12 +182,13 @@ describe('Campaign Manager over HTTPS', () => {
 
     const memberWith = (params: Record<string, string>) => ({ members: [{ destination: handset(), ...params }] });
     const listLimits: [string, () => Record<string, unknown>, () => Record<string, unknown>][] = [
-      ['a name of 50 characters', () => ({ name: 'n'.repeat(50) }), () => ({ name: 'n'.repeat(51) })],
-      ['a name of 1 character', () => ({ name: 'n' }), () => ({ name: '' })],
-      ['a param of 50 characters', () => memberWith({ param3: 'p'.repeat(50) }), () => memberWith({ param3: 'p'.repeat(51) })],
-      ['a param of 1 character', () => memberWith({ param1: 'p' }), () => memberWith({ param1: '' })],
-      ['a batch of 255 characters', () => ({ batch: 'b'.repeat(255) }), () => ({ batch: 'b'.repeat(256) })],
-      ['a batch of 1 character', () => ({ batch: 'b' }), () => ({ batch: '' })],
+      ['a name of 50 characters', () => ({ name: world(50) }), () => ({ name: world(51) })],
+      ['a name of 50 emoji', () => ({ name: '🎉'.repeat(50) }), () => ({ name: '🎉'.repeat(51) })],
+      ['a name of 1 character', () => ({ name: 'ā' }), () => ({ name: '' })],
+      ['a param of 50 characters', () => memberWith({ param3: world(50) }), () => memberWith({ param3: world(51) })],
+      ['a param of 1 character', () => memberWith({ param1: '你' }), () => memberWith({ param1: '' })],
+      ['a batch of 255 characters', () => ({ batch: world(255) }), () => ({ batch: world(256) })],
+      ['a batch of 1 character', () => ({ batch: 'б' }), () => ({ batch: '' })],
       ['an e-mail of 254 characters', () => ({ email: emailOf(254) }), () => ({ email: emailOf(255) })],
       ['an e-mail of 3 characters', () => ({ email: 'a@b' }), () => ({ email: 'a@' })],
       ['a well-formed e-mail', () => ({ email: 'lists@acme.example' }), () => ({ email: 'not an e-mail' })],
@@ -204,7 +208,7 @@ describe('Campaign Manager over HTTPS', () => {
       expectDefaultError(await createList(acme, 'acme', { name: 'no members' }), 422);
       expectDefaultError(await createList(acme, 'acme', { name: 'not an array', members: { destination: handset() } }), 422);
       expectDefaultError(await createList(acme, 'acme', { members: [{ destination: handset() }] }), 422);
-      expectDefaultError(await createList(acme, 'acme', { name: 'no destination', members: [{ param1: 'x' }] }), 422);
+      expectDefaultError(await createList(acme, 'acme', { name: 'no destination', members: [{ param1: 'Привет' }] }), 422);
     });
 
     it('refuses a whole list with one invalid member under strict validation, the default', async () => {
@@ -219,13 +223,13 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('drops invalid members without strict validation, and says which in error_messages', async () => {
       const [a, b] = [handset(), handset()];
-      const r = await createList(acme, 'acme', { name: 'lenient list', strict_validation: false, members: [{ destination: a }, { destination: 'call me' }, { destination: b, param1: 'p'.repeat(51) }, { destination: b, param1: 'ok' }] });
+      const r = await createList(acme, 'acme', { name: 'lenient list', strict_validation: false, members: [{ destination: a }, { destination: 'call me' }, { destination: b, param1: world(51) }, { destination: b, param1: 'Ka pai 👍🏽' }] });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number), error_messages: expect.stringMatching(/2 invalid members dropped/) });
       expect(r.json.error_messages).toMatch(/members\[1\]/);
       expect(r.json.error_messages).toMatch(/members\[2\]/);
       const shown = (await listsOf(acme, 'acme')).find((l) => l.id === r.json.id);
-      expect(shown?.members).toEqual([{ destination: a }, { destination: b, param1: 'ok' }]);
+      expect(shown?.members).toEqual([{ destination: a }, { destination: b, param1: 'Ka pai 👍🏽' }]);
 
       expectDefaultError(await createList(acme, 'acme', { name: 'nothing valid', strict_validation: false, members: [{ destination: 'x' }] }), 422);
     });
@@ -283,14 +287,15 @@ describe('Campaign Manager over HTTPS', () => {
 
   describe('scheduled campaigns', () => {
     const campaignLimits: [string, Record<string, unknown>, Record<string, unknown>][] = [
-      ['a name of 50 characters', { name: 'n'.repeat(50) }, { name: 'n'.repeat(51) }],
+      ['a name of 50 characters', { name: world(50) }, { name: world(51) }],
+      // A mask is a sender: printable ASCII, all an SMSC can send from (test/sender-addresses.test.ts has the rest).
       ['a mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],
       ['a mask of 1 character', { mask: 'm' }, { mask: '' }],
-      ['an opt_out_response of 160 characters', { opt_out_response: 'o'.repeat(160) }, { opt_out_response: 'o'.repeat(161) }],
-      ['a reply_response of 160 characters', { reply_response: 'r'.repeat(160) }, { reply_response: 'r'.repeat(161) }],
-      ['a batch of 255 characters', { batch: 'b'.repeat(255) }, { batch: 'b'.repeat(256) }],
+      ['an opt_out_response of 160 characters', { opt_out_response: world(160) }, { opt_out_response: world(161) }],
+      ['a reply_response of 160 characters', { reply_response: world(160) }, { reply_response: world(161) }],
+      ['a batch of 255 characters', { batch: world(255) }, { batch: world(256) }],
       ['an e-mail of 254 characters', { email: emailOf(254) }, { email: emailOf(255) }],
-      ['content of 1 character', { content: 'x' }, { content: '' }],
+      ['content of 1 character', { content: '👋' }, { content: '' }],
       ['a schedule with an offset', { schedule: atOffset(Date.now() + DAY, -210) }, { schedule: '2030-13-01T00:00:00Z' }],
     ];
     for (const [what, ok, bad] of campaignLimits) {
@@ -323,17 +328,17 @@ describe('Campaign Manager over HTTPS', () => {
       const neither = campaignBody();
       delete neither.content;
       expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, neither), 422);
-      await setTemplate('acme', 'both-check', 'Hello {{param1}}');
+      await setTemplate('acme', 'both-check', 'Привет, {{param1}}!');
       expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ template: 'both-check' })), 422);
-      const unknown = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ content: 'Hi {{first_name}}' }));
+      const unknown = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ content: 'Kia ora {{first_name}} 👋🏽' }));
       expectDefaultError(unknown, 422);
       expect(unknown.json.message).toContain('{{first_name}}');
     });
 
     it('sends each member the content with its params and destination filled in, from the mask', async () => {
-      const members = [{ destination: handset(), param1: 'Ana', param2: '4711' }, { destination: handset(), param1: 'Bo' }, { destination: handset(), param2: '99' }];
+      const members = [{ destination: handset(), param1: 'Ānaru 👋🏽', param2: '四七一一' }, { destination: handset(), param1: 'Боря' }, { destination: handset(), param2: '99 🎉' }];
       const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
-        name: 'codes', schedule: atOffset(Date.now() - 1000, 13), mask: 'ACME', content: 'Hi {{param1}}, code {{ param2 }} for {{destination}}', members,
+        name: 'ngā waehere — коды', schedule: atOffset(Date.now() - 1000, 13), mask: 'ACME', content: 'Kia ora {{param1}}, tō waehere {{ param2 }} mō {{destination}} — 你好', members,
       });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
@@ -344,7 +349,7 @@ describe('Campaign Manager over HTTPS', () => {
       for (const m of members) {
         const got = deliveredTo(m.destination);
         expect(got).toHaveLength(1);
-        expect(got[0]!.text).toBe(`Hi ${m.param1 ?? ''}, code ${m.param2 ?? ''} for ${m.destination}`);
+        expect(got[0]!.text).toBe(`Kia ora ${m.param1 ?? ''}, tō waehere ${m.param2 ?? ''} mō ${m.destination} — 你好`);
         expect(got[0]!.source).toBe('ACME');
       }
     });
@@ -352,7 +357,7 @@ describe('Campaign Manager over HTTPS', () => {
     it('reports every message of a campaign as received, with dates in the schedule\'s offset', async () => {
       const members = [handset(), handset(), handset()];
       const before = Date.now();
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'reported', schedule: atOffset(before - 1000, 13 * 60), content: 'Your parcel is on its way', members: members.map((destination) => ({ destination })) });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'kua pūrongotia — 已报告', schedule: atOffset(before - 1000, 13 * 60), content: 'Ваша посылка в пути 📦', members: members.map((destination) => ({ destination })) });
       expect(r.status, r.text).toBe(201);
       const id = r.json.id as number;
 
@@ -363,7 +368,7 @@ describe('Campaign Manager over HTTPS', () => {
       expect(rows.map((row) => row.mobile).sort()).toEqual([...members].sort());
       expect(new Set(rows.map((row) => row.message_id)).size).toBe(members.length);
       for (const row of rows) {
-        expect(row).toEqual({ list_name: 'reported', message_id: expect.any(Number), mobile: expect.any(String), sent_date: expect.any(String), status: 'received', status_date: expect.any(String), timezone: '+13:00' });
+        expect(row).toEqual({ list_name: 'kua pūrongotia — 已报告', message_id: expect.any(Number), mobile: expect.any(String), sent_date: expect.any(String), status: 'received', status_date: expect.any(String), timezone: '+13:00' });
         expect(Number.isSafeInteger(row.message_id)).toBe(true);
         for (const date of [row.sent_date, row.status_date]) {
           expect(date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+13:00$/);
@@ -376,7 +381,7 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('reports a campaign scheduled at a negative offset in that offset', async () => {
       const destination = handset();
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'newfoundland', schedule: atOffset(Date.now() - 1000, -210), content: 'Eh', members: [{ destination }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'Terre-Neuve', schedule: atOffset(Date.now() - 1000, -210), content: 'Bonjour, ça va? 🍁', members: [{ destination }] });
       expect(r.status, r.text).toBe(201);
       const [row] = await eventually(async () => {
         const got = await report(acme, 'acme', r.json.id);
@@ -397,20 +402,20 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('answers 404 with a DefaultError for the report of an unknown campaign, of another application\'s campaign, or of a non-integer id', async () => {
       expectDefaultError(await acme.get(`${CM}/acme/4242424242/report`), 404);
-      const theirs = await globex.post(`${CM}/globex/scheduled_campaigns`, campaignBody({ name: 'globex only' }));
+      const theirs = await globex.post(`${CM}/globex/scheduled_campaigns`, campaignBody({ name: 'globex anake — 私人' }));
       expect(theirs.status, theirs.text).toBe(201);
       expect((await globex.get(`${CM}/globex/${theirs.json.id}/report`)).status).toBe(200);
       const r = await acme.get(`${CM}/acme/${theirs.json.id}/report`);
       expectDefaultError(r, 404);
-      expect(r.text).not.toContain('globex only');
+      expect(r.text).not.toContain('globex anake');
       for (const id of ['abc', '1.5', '-1', '0', '1e3', '9007199254740992']) expectDefaultError(await acme.get(`${CM}/acme/${id}/report`), 404);
     });
   });
 
   describe('templates', () => {
     it('lists the application\'s templates as id and name, and not another application\'s', async () => {
-      const welcomeSet = await setTemplate('acme', 'welcome', 'Welcome {{param1}}, your number is {{destination}}');
-      await setTemplate('globex', 'globex-secret', 'Hidden');
+      const welcomeSet = await setTemplate('acme', 'welcome', 'Nau mai {{param1}}, ko {{destination}} tō nama 👋🏽');
+      await setTemplate('globex', 'globex-secret', 'Муна — 秘密');
       const r = await acme.get(`${CM}/acme/templates`);
       expect(r.status, r.text).toBe(200);
       const welcome = (r.json as { id: number; name: string }[]).find((t) => t.name === 'welcome');
@@ -421,21 +426,21 @@ describe('Campaign Manager over HTTPS', () => {
     });
 
     it('sends a campaign from a template named by name or by id, filled in for each member', async () => {
-      const { id } = await setTemplate('acme', 'reminder', 'Reminder for {{param1}} at {{destination}}');
+      const { id } = await setTemplate('acme', 'reminder', 'He whakamaumahara mō {{param1}} ki {{destination}} — 提醒 ⏰');
       const [a, b] = [handset(), handset()];
-      for (const [template, destination, param1] of [['reminder', a, 'Ana'], [String(id), b, 'Bo']] as const) {
+      for (const [template, destination, param1] of [['reminder', a, 'Ānaru 👋🏽'], [String(id), b, 'Боря']] as const) {
         const body = campaignBody({ schedule: atOffset(Date.now() - 1000, 0), template, members: [{ destination, param1 }] });
         delete body.content;
         const r = await acme.post(`${CM}/acme/scheduled_campaigns`, body);
         expect(r.status, r.text).toBe(201);
       }
       await eventually(async () => (deliveredTo(a).length > 0 && deliveredTo(b).length > 0 ? true : undefined));
-      expect(deliveredTo(a).map((m) => m.text)).toEqual([`Reminder for Ana at ${a}`]);
-      expect(deliveredTo(b).map((m) => m.text)).toEqual([`Reminder for Bo at ${b}`]);
+      expect(deliveredTo(a).map((m) => m.text)).toEqual([`He whakamaumahara mō Ānaru 👋🏽 ki ${a} — 提醒 ⏰`]);
+      expect(deliveredTo(b).map((m) => m.text)).toEqual([`He whakamaumahara mō Боря ki ${b} — 提醒 ⏰`]);
     });
 
     it('refuses a campaign naming an unknown template, or another application\'s, with 422', async () => {
-      await setTemplate('globex', 'globex-secret', 'Hidden');
+      await setTemplate('globex', 'globex-secret', 'Муна — 秘密');
       for (const template of ['no-such-template', 'globex-secret']) {
         const body = campaignBody({ template });
         delete body.content;
@@ -453,7 +458,7 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('leaves a handset that replied STOP out of a list by default, and says so', async () => {
       const other = handset();
-      const r = await createList(acme, 'acme', { name: 'without opt-outs', members: [{ destination: stopped }, { destination: other }] });
+      const r = await createList(acme, 'acme', { name: 'kāore he whakakore', members: [{ destination: stopped }, { destination: other }] });
       expect(r.status, r.text).toBe(201);
       expect(r.json.error_messages).toMatch(/1 opted-out member (was|were) removed/);
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: other }]);
@@ -462,20 +467,20 @@ describe('Campaign Manager over HTTPS', () => {
     it('leaves a handset out of an existing list once it replies STOP', async () => {
       const later = handset();
       const other = handset();
-      const r = await createList(acme, 'acme', { name: 'before the stop', members: [{ destination: later }, { destination: other }] });
+      const r = await createList(acme, 'acme', { name: 'i mua i te STOP', members: [{ destination: later }, { destination: other }] });
       expect(r.status, r.text).toBe(201);
       await optOut(later);
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: other }]);
     });
 
     it('refuses a list whose every member opted out', async () => {
-      const r = await createList(acme, 'acme', { name: 'nobody left', members: [{ destination: stopped }] });
+      const r = await createList(acme, 'acme', { name: 'никого не осталось', members: [{ destination: stopped }] });
       expect(r.status, r.text).toBe(422);
     });
 
     it('keeps a handset that replied STOP in a list with remove_opt_outs false', async () => {
       const other = handset();
-      const r = await createList(acme, 'acme', { name: 'with opt-outs', remove_opt_outs: false, members: [{ destination: stopped }, { destination: other }] });
+      const r = await createList(acme, 'acme', { name: 'me ngā whakakore', remove_opt_outs: false, members: [{ destination: stopped }, { destination: other }] });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: stopped }, { destination: other }]);
@@ -484,7 +489,7 @@ describe('Campaign Manager over HTTPS', () => {
     it('does not send a campaign to a handset that replied STOP, and leaves it out of the report', async () => {
       const other = handset();
       const sentBefore = deliveredTo(stopped).length;
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'respectful', schedule: atOffset(Date.now() - 1000, 13), content: 'Offer', members: [{ destination: stopped }, { destination: other }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'whai whakaaro', schedule: atOffset(Date.now() - 1000, 13), content: 'He tuku motuhake — 特价 🎁', members: [{ destination: stopped }, { destination: other }] });
       expect(r.status, r.text).toBe(201);
       expect(r.json.error_messages).toMatch(/1 opted-out member (was|were) removed/);
       const rows = await eventually(async () => {
@@ -499,7 +504,7 @@ describe('Campaign Manager over HTTPS', () => {
     it('with remove_opt_outs false still never sends to a handset that replied STOP, and reports it as blocked', async () => {
       const other = handset();
       const sentBefore = deliveredTo(stopped).length;
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'not removed', remove_opt_outs: false, schedule: atOffset(Date.now() - 1000, 13), content: 'Offer', members: [{ destination: stopped }, { destination: other }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'kāore i tangohia', remove_opt_outs: false, schedule: atOffset(Date.now() - 1000, 13), content: 'He tuku motuhake — 特价 🎁', members: [{ destination: stopped }, { destination: other }] });
       expect(r.status, r.text).toBe(201);
       const rows = await eventually(async () => {
         const got = await report(acme, 'acme', r.json.id);
@@ -512,7 +517,7 @@ describe('Campaign Manager over HTTPS', () => {
 
   describe('request bodies', () => {
     it('answers malformed JSON with 400, in plain text for the bulk delete', async () => {
-      const raw = '{"name": "broken", "members": [';
+      const raw = '{"name": "kua pakaru — сломан 💥", "members": [';
       for (const path of ['lists', 'scheduled_campaigns']) {
         expectDefaultError(await acme.request('POST', `${CM}/acme/${path}`, { raw }), 400);
       }
@@ -530,11 +535,11 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('answers a list body larger than HERMOD_MAX_IMPORT_BYTES with 413 and keeps nothing of it', async () => {
       const members = Array.from({ length: 3000 }, () => ({ destination: handset() }));
-      const body = JSON.stringify({ name: 'too big', members });
+      const body = JSON.stringify({ name: 'nui rawa — 太大', members });
       expect(body.length).toBeGreaterThan(MAX_IMPORT_BYTES);
       expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw: body }), 413);
       expectDefaultError(await acme.request('POST', `${CM}/acme/lists`, { raw: body, headers: { 'content-length': String(Buffer.byteLength(body)) } }), 413);
-      expect((await listsOf(acme, 'acme')).some((l) => l.name === 'too big')).toBe(false);
+      expect((await listsOf(acme, 'acme')).some((l) => l.name === 'nui rawa — 太大')).toBe(false);
     });
   });
 });

@@ -11,15 +11,16 @@ describe('replies to campaign messages', () => {
     h = await startHermodWithSimulator('campaign-replies');
     h.simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
     const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
-      name: 'spring sale',
+      name: 'Hoko o te kōanga 🌸',
       schedule: new Date().toISOString(),
-      content: 'Spring sale, {{param1}}! Reply STOP to opt out',
+      content: 'Hoko o te kōanga, {{param1}}! 🎉 Reply STOP to opt out',
+      // A sender: printable ASCII, all an SMSC can send from.
       mask: 'SHOP',
-      reply_response: 'Thanks for your reply, see you in store',
-      opt_out_response: 'You will get no more messages from SHOP',
+      reply_response: 'Ngā mihi mō tō whakautu — 谢谢, до встречи 👋🏽',
+      opt_out_response: 'Kāore koe e whiwhi karere anō — больше никаких сообщений 🙏🏽',
       members: [
-        { destination: '+6427000001', param1: 'Ana' },
-        { destination: '+6427000002', param1: 'Ben' },
+        { destination: '+6427000001', param1: 'Ānaru' },
+        { destination: '+6427000002', param1: '小明' },
       ],
     });
     expect(created.status).toBe(201);
@@ -29,35 +30,35 @@ describe('replies to campaign messages', () => {
   afterAll(() => h?.stop());
 
   it('sends the campaign from its mask with each member’s parameters filled in', () => {
-    expect(to('+6427000001')[0]).toMatchObject({ source: 'SHOP', text: 'Spring sale, Ana! Reply STOP to opt out' });
-    expect(to('+6427000002')[0]!.text).toBe('Spring sale, Ben! Reply STOP to opt out');
+    expect(to('+6427000001')[0]).toMatchObject({ source: 'SHOP', text: 'Hoko o te kōanga, Ānaru! 🎉 Reply STOP to opt out' });
+    expect(to('+6427000002')[0]!.text).toBe('Hoko o te kōanga, 小明! 🎉 Reply STOP to opt out');
   });
 
   it('answers a reply with the campaign’s reply_response', async () => {
-    await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Do you open on Sunday?' });
-    const answer = await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Thanks for your reply')), 20_000);
+    await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Kei te tuwhera koutou i te Rātapu? 周日营业吗?' });
+    const answer = await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Ngā mihi mō tō whakautu')), 20_000);
     expect(answer.source).toBe('SHOP');
   });
 
   it('answers STOP with the opt_out_response and opts the handset out', async () => {
     await h.simulator.originate({ source: '+6427000002', destination: 'SHOP', text: 'STOP' });
-    await eventually(async () => to('+6427000002').find((m) => m.text === 'You will get no more messages from SHOP'), 20_000);
+    await eventually(async () => to('+6427000002').find((m) => m.text === 'Kāore koe e whiwhi karere anō — больше никаких сообщений 🙏🏽'), 20_000);
     await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6427000002') ? true : undefined));
     // A later campaign leaves the opted-out handset out (remove_opt_outs defaults to true).
     const later = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
-      name: 'summer sale',
+      name: 'Hoko o te raumati ☀️',
       schedule: new Date().toISOString(),
-      content: 'Summer sale!',
+      content: 'Hoko o te raumati! 夏季特卖 ☀️',
       members: [{ destination: '+6427000001' }, { destination: '+6427000002' }],
     });
     expect(later.status).toBe(201);
     expect(later.json.error_messages).toMatch(/1 opted-out member was removed/);
-    await eventually(async () => (to('+6427000001').some((m) => m.text === 'Summer sale!') ? true : undefined), 20_000);
+    await eventually(async () => (to('+6427000001').some((m) => m.text === 'Hoko o te raumati! 夏季特卖 ☀️') ? true : undefined), 20_000);
     const report = await eventually(async () => {
       const r = await h.client.get(`/rest/campaign_manager/v1/acme/${later.json.id}/report`);
       return r.json?.length === 1 && r.json[0].status === 'received' ? r.json : undefined;
     }, 20_000);
     expect(report[0].mobile).toBe('+6427000001');
-    expect(to('+6427000002').some((m) => m.text === 'Summer sale!')).toBe(false);
+    expect(to('+6427000002').some((m) => m.text === 'Hoko o te raumati! 夏季特卖 ☀️')).toBe(false);
   });
 });

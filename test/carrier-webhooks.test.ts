@@ -46,7 +46,7 @@ describe('carrier webhooks have no public default secret', () => {
       },
     });
     const port = (receiver.address() as { port: number }).port;
-    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://127.0.0.1:${port}/im`])).code).toBe(0);
+    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://localhost:${port}/im`])).code).toBe(0);
     client = createClient(hermod.baseUrl, hermod.ca());
   });
 

@@ -28,7 +28,7 @@ describe('durability: nothing answered 202 is lost', () => {
     const ids: string[] = [];
     for (let i = 0; i < 1000; i += 50) {
       const replies = await Promise.all(Array.from({ length: 50 }, (_, j) =>
-        client.post('/rest/sms/v2/messages', { destination: `+64210${String(i + j).padStart(5, '0')}`, content: `message ${i + j}` })));
+        client.post('/rest/sms/v2/messages', { destination: `+64210${String(i + j).padStart(5, '0')}`, content: `Kia ora ${i + j} — 你好 👋🏽` })));
       for (const r of replies) {
         expect(r.status).toBe(202);
         ids.push(r.json.id);
@@ -71,7 +71,7 @@ describe('durability: nothing answered 202 is lost', () => {
     const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const due = Date.now() + 20_000;
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6427000001', content: 'scheduled across a restart', scheduled: new Date(due).toISOString() });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6427000001', content: 'Āpōpō — завтра, 明天 ⏰', scheduled: new Date(due).toISOString() });
     expect(sent.status).toBe(202);
     client.close();
     expect(await hermod.stop()).toBe(0);
@@ -83,8 +83,8 @@ describe('durability: nothing answered 202 is lost', () => {
     expect(Date.now()).toBeLessThan(due);
     expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
 
-    await eventually(async () => (submittedAt.has('scheduled across a restart') ? true : undefined), 30_000, 50);
-    const at = submittedAt.get('scheduled across a restart')!;
+    await eventually(async () => (submittedAt.has('Āpōpō — завтра, 明天 ⏰') ? true : undefined), 30_000, 50);
+    const at = submittedAt.get('Āpōpō — завтра, 明天 ⏰')!;
     expect(at).toBeGreaterThanOrEqual(due);
     expect(at - due).toBeLessThan(1000);
   });

@@ -7,10 +7,6 @@ import { startHermodWithChannels, type HermodWithChannels } from './support/herm
  * every attempt, that a superseded attempt never reaches its carrier, that an
  * opted-out handset is never sent to (not even after a restart), and that no
  * attempt waits for ever.
- *
- * The IM status callback receiver is on http://127.0.0.1 (see
- * hermod-with-channels.ts): callbacks to host names are being fixed on another
- * branch, after which it moves to a host name.
  */
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
 
@@ -135,7 +131,7 @@ describe('Intelligent Messaging to a handset that opted out', () => {
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
     const mobile = '+6421400001';
     // The handset gets one message, answers STOP, and is opted out of the application.
-    const first = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Reply STOP to opt out' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const first = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Kia ora! Reply STOP to opt out 👋🏽' } }, delivery_attempts: [{ channel: 'sms' }] });
     expect(await outcome(first)).toMatchObject({ status: 'received' });
     await h.smsc.originate({ source: mobile, destination: '4000', text: 'STOP' });
     await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes(mobile) ? true : undefined));
@@ -152,7 +148,7 @@ describe('Intelligent Messaging to a handset that opted out', () => {
 
     await h.restart();
     await new Promise((r) => setTimeout(r, 5000)); // a resumed message would be on its way by now
-    expect(smsTo(mobile).map((m) => m.text)).toEqual(['Reply STOP to opt out']);
+    expect(smsTo(mobile).map((m) => m.text)).toEqual(['Kia ora! Reply STOP to opt out 👋🏽']);
     expect(h.wab.received.filter((m) => m.to === digitsOf(mobile))).toEqual([]);
   }, 120_000);
 });

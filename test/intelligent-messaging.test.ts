@@ -55,13 +55,13 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const mobile = '+6421100001';
     const id = await send({
       destination: { mobile },
-      message: { type: 'text', text: { body: 'Your table is ready.' } },
+      message: { type: 'text', text: { body: 'Kua rite tō tēpu — your table is ready 🍽️' } },
       delivery_attempts: [{ first: { channel: 'wab', event: 'read', timeout: 5 } }, { last: { channel: 'sms' } }],
-      reference: 'table-12',
+      reference: 'tēpu-12',
     });
     await settles(id, 'read', ['accepted', 'submitted', 'received', 'read']);
-    expect(callbacksOf(id).every((c) => c.detail === 'table-12')).toBe(true);
-    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toMatchObject([{ type: 'text', text: { body: 'Your table is ready.' } }]);
+    expect(callbacksOf(id).every((c) => c.detail === 'tēpu-12')).toBe(true);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toMatchObject([{ type: 'text', text: { body: 'Kua rite tō tēpu — your table is ready 🍽️' } }]);
     expect(smsTo(mobile)).toEqual([]);
   });
 
@@ -70,13 +70,13 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const started = Date.now();
     const id = await send({
       destination: { mobile },
-      message: { type: 'text', text: { body: 'Flight NZ101 boards at gate 7' } },
+      message: { type: 'text', text: { body: 'Рейс NZ101: посадка у выхода 7 ✈️' } },
       delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 2 }, { channel: 'sms' }],
     });
     await settles(id, 'received', ['accepted', 'submitted', 'received']);
     await eventually(async () => (smsTo(mobile).length === 1 ? true : undefined), 10_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
-    expect(smsTo(mobile)[0]!.text).toBe('Flight NZ101 boards at gate 7');
+    expect(smsTo(mobile)[0]!.text).toBe('Рейс NZ101: посадка у выхода 7 ✈️');
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
   });
 
@@ -84,7 +84,7 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const mobile = '+6421100021';
     const id = await send({
       destination: { mobile },
-      message: { type: 'text', text: { body: 'Parcel at the door' } },
+      message: { type: 'text', text: { body: '包裹已到门口 📦' } },
       delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 1 }, { channel: 'sms' }],
     });
     await eventually(async () => (smsTo(mobile).length === 1 ? true : undefined), 10_000);
@@ -98,27 +98,41 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
 
   it('delivers to an e-mail destination through the SMTP sink', async () => {
     const email = `ana.${randomUUID().slice(0, 8)}@example.com`;
-    const id = await send({ destination: { email }, message: { type: 'text', text: { body: 'Your invoice is ready' } }, delivery_attempts: [{ channel: 'email' }] });
+    const invoice = 'Kua rite tō nama utu — 您的发票 🧾';
+    const id = await send({ destination: { email }, message: { type: 'text', text: { body: invoice } }, delivery_attempts: [{ channel: 'email' }] });
     await settles(id, 'received', ['accepted', 'received']);
     const mail = h.smtp.mails.find((m) => m.to.includes(email));
-    expect(mail).toMatchObject({ subject: 'Your invoice is ready', text: expect.stringContaining('Your invoice is ready') });
+    expect(mail).toMatchObject({ subject: invoice, text: expect.stringContaining(invoice) });
+  });
+
+  it('makes the first line of a long e-mail its subject, cut at 78 characters without breaking an emoji in two', async () => {
+    const email = `tane.${randomUUID().slice(0, 8)}@example.com`;
+    // 77 characters inside the BMP, then an emoji with a skin-tone modifier as the 78th.
+    const lead = Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界! '.repeat(3)).slice(0, 77).join('');
+    const body = `${lead}👋🏽🎉 and the rest of the line\nНа второй строке — 第二行`;
+    const id = await send({ destination: { email }, message: { type: 'text', text: { body } }, delivery_attempts: [{ channel: 'email' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+    const mail = h.smtp.mails.find((m) => m.to.includes(email));
+    expect(mail?.subject).toBe(`${lead}👋🏽`);
+    expect(mail?.text).toContain(body);
   });
 
   it('sends a template with its parameters on WhatsApp', async () => {
     const templateId = randomUUID();
-    const set = await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'order_shipped', 'en_US', 'Hi {{name}}, order {{order}} has shipped']);
+    const set = await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'order_shipped', 'en_US', 'Kia ora {{name}}, kua tukuna tō ota {{order}} 📦']);
     expect(set.code, set.output).toBe(0);
     const mobile = '+6421100031';
     const id = await send({
       destination: { mobile },
-      message: { type: 'template', template: { template_id: templateId, language: 'en_US', parameters: [{ name: 'name', text: 'Ana' }, { name: 'order', text: 'A-77' }] } },
+      message: { type: 'template', template: { template_id: templateId, language: 'en_US', parameters: [{ name: 'name', text: 'Ngāi Tahu 👋🏽' }, { name: 'order', text: 'Заказ-77' }] } },
       delivery_attempts: [{ channel: 'wab' }],
     });
     await settles(id, 'received', ['accepted', 'received']);
     const sent = h.wab.received.find((m) => m.to === mobile.slice(1))!;
     expect(sent.type).toBe('template');
     expect(sent.template).toMatchObject({ name: 'order_shipped', language: { code: 'en_US' } });
-    expect(JSON.stringify(sent.template!.components)).toContain('A-77');
+    expect(JSON.stringify(sent.template!.components)).toContain('Заказ-77');
+    expect(JSON.stringify(sent.template!.components)).toContain('Ngāi Tahu 👋🏽');
   });
 
   it('sends a media message on MMS', async () => {
@@ -130,34 +144,34 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
 
   it('delivers on RCS', async () => {
     const mobile = '+6421100050'; // RCS simulator: delivered, never read, for numbers ending in 0
-    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Boarding pass attached' } }, delivery_attempts: [{ channel: 'rcs' }] });
+    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Kei te tāpiritia tō pāhi eke 🎫' } }, delivery_attempts: [{ channel: 'rcs' }] });
     await settles(id, 'received', ['accepted', 'received']);
-    expect(JSON.stringify(h.rcs.received)).toContain('Boarding pass attached');
+    expect(JSON.stringify(h.rcs.received)).toContain('Kei te tāpiritia tō pāhi eke 🎫');
   });
 
   it('resolves a destination by contact id', async () => {
     const contact = randomUUID();
     const set = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+6421100061']);
     expect(set.code, set.output).toBe(0);
-    const id = await send({ destination: { contact_id: contact }, message: { type: 'text', text: { body: 'Hello contact' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const id = await send({ destination: { contact_id: contact }, message: { type: 'text', text: { body: 'Привет, 你好 👋🏽' } }, delivery_attempts: [{ channel: 'sms' }] });
     await settles(id, 'received', ['accepted', 'received']);
     expect(smsTo('+6421100061')).toHaveLength(1);
-    const unknown = await h.client.post('/rest/im/v1/message', { destination: { contact_id: randomUUID() }, message: { type: 'text', text: { body: 'x' } } });
+    const unknown = await h.client.post('/rest/im/v1/message', { destination: { contact_id: randomUUID() }, message: { type: 'text', text: { body: 'Привет' } } });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
   });
 
   it('uses the application’s default attempts (sms when unset) and refuses a destination no attempt can reach', async () => {
-    const id = await send({ destination: { mobile: '+6421100071' }, message: { type: 'text', text: { body: 'default route' } } });
+    const id = await send({ destination: { mobile: '+6421100071' }, message: { type: 'text', text: { body: 'Kia ora — default route 🎉' } } });
     await settles(id, 'received', ['accepted', 'received']);
     expect(smsTo('+6421100071')).toHaveLength(1);
-    const r = await h.client.post('/rest/im/v1/message', { destination: { email: 'x@example.com' }, message: { type: 'text', text: { body: 'no way there' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const r = await h.client.post('/rest/im/v1/message', { destination: { email: 'x@example.com' }, message: { type: 'text', text: { body: '无路可达' } }, delivery_attempts: [{ channel: 'sms' }] });
     expect(r.status).toBe(422);
   });
 
   it('ends as failed when the last channel fails, after trying each in order', async () => {
     const mobile = '+6421100019'; // WhatsApp simulator fails numbers ending in 9
-    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'will fail' } }, delivery_attempts: [{ channel: 'wab' }] });
+    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Ka hē tēnei — will fail' } }, delivery_attempts: [{ channel: 'wab' }] });
     await settles(id, 'failed', ['accepted', 'failed']);
   });
 });
@@ -173,7 +187,7 @@ describe('Intelligent Messaging across a restart', () => {
     const mobile = '+6421200010'; // delivered on WhatsApp, never read
     const r = await h.client.post('/rest/im/v1/message', {
       destination: { mobile },
-      message: { type: 'text', text: { body: 'Your appointment is tomorrow' } },
+      message: { type: 'text', text: { body: 'Āpōpō tō hui — 明天见 👋🏽' } },
       delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 4 }, { channel: 'sms' }],
     });
     expect(r.status, r.text).toBe(202);

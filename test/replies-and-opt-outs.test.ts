@@ -24,7 +24,7 @@ describe('replies (MO), STOP and blocked sends', () => {
 
   it('opts a handset out when it replies STOP, and ends later sends to it as blocked without sending them', async () => {
     const handset = '+6425000001';
-    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Sale today! Reply STOP to opt out' });
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Hoko nui i tēnei rā! 🎉 Reply STOP to opt out' });
     await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
 
     await simulator.originate({ source: handset, destination: '4000', text: 'Stop' });
@@ -33,12 +33,20 @@ describe('replies (MO), STOP and blocked sends', () => {
       return listed.output.includes(handset) ? true : undefined;
     });
 
-    const later = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'are you still there?' });
+    const later = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kei te pēhea koe? 你好?' });
     expect(later.status).toBe(202);
     await eventually(async () => ((await statusOf(later.json.id)) === 'blocked' ? true : undefined));
-    const other = await client.post('/rest/sms/v2/messages', { destination: '+6425000002', content: 'not opted out' });
+    const other = await client.post('/rest/sms/v2/messages', { destination: '+6425000002', content: 'Привет — not opted out 👋🏽' });
     await eventually(async () => ((await statusOf(other.json.id)) === 'received' ? true : undefined));
-    expect(delivered.some((m) => m.text === 'are you still there?')).toBe(false);
+    expect(delivered.some((m) => m.text === 'Kei te pēhea koe? 你好?')).toBe(false);
+  });
+
+  it('opts a handset out when it replies STOP in full-width letters, as a CJK keyboard sends it', async () => {
+    const handset = '+6425000003';
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: '你好世界 — 回复 STOP 退订' });
+    await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
+    await simulator.originate({ source: handset, destination: '4000', text: 'ＳＴＯＰ！' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
   });
 
   it('opts the handset back in when it replies START', async () => {
@@ -48,7 +56,7 @@ describe('replies (MO), STOP and blocked sends', () => {
       const listed = await hermod.cli(['optouts', 'list', 'acme']);
       return listed.output.includes(handset) ? undefined : true;
     });
-    const again = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'welcome back' });
+    const again = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Nau mai anō — welcome back 👋🏽' });
     await eventually(async () => ((await statusOf(again.json.id)) === 'received' ? true : undefined));
   });
 });

@@ -40,9 +40,8 @@ describe('reply routing between applications that message the same handset', () 
     running = await startHermodWithSimulator('reply-routing', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
     ({ hermod, simulator, client: acme } = running);
     expect((await hermod.cli(['apps', 'create', 'beta', '--password', 'beta-secret'])).code).toBe(0);
-    // An IP literal, not localhost: callbacks to a host name fail on Node 20 (see the report of this branch).
-    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--reply', `http://127.0.0.1:${port}/acme/reply`])).code).toBe(0);
-    expect((await hermod.cli(['apps', 'set-callbacks', 'beta', '--reply', `http://127.0.0.1:${port}/beta/reply`])).code).toBe(0);
+    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--reply', `http://localhost:${port}/acme/reply`])).code).toBe(0);
+    expect((await hermod.cli(['apps', 'set-callbacks', 'beta', '--reply', `http://localhost:${port}/beta/reply`])).code).toBe(0);
     beta = createClient(hermod.baseUrl, hermod.ca(), { user: 'beta', pass: 'beta-secret' });
   }, 120_000);
 
@@ -71,8 +70,8 @@ describe('reply routing between applications that message the same handset', () 
 
   it('gives each application only the reply to the address it sent from, though the other messaged the handset last', async () => {
     const handset = '+6421500001';
-    const fromAcme = await send(acme, { destination: handset, source: '4001', content: 'Your table is booked' });
-    const fromBeta = await send(beta, { destination: handset, source: '4002', content: 'Your parcel is on its way' });
+    const fromAcme = await send(acme, { destination: handset, source: '4001', content: 'Kua rāhuitia tō tēpu — your table is booked 🍽️' });
+    const fromBeta = await send(beta, { destination: handset, source: '4002', content: 'Ваша посылка в пути 📦' });
 
     await simulator.originate({ source: handset, destination: '4001', text: 'Kia ora, e hoa mā' });
     await simulator.originate({ source: handset, destination: '4002', text: '你好' });
@@ -92,8 +91,8 @@ describe('reply routing between applications that message the same handset', () 
 
   it('tells two applications sharing a short code apart by which last messaged the handset from it', async () => {
     const [one, two] = ['+6421500002', '+6421500003'];
-    await send(acme, { destination: one, source: '4100', content: 'Reminder: dentist at 10' });
-    await send(beta, { destination: two, source: '4100', content: 'Reminder: pick-up at 3' });
+    await send(acme, { destination: one, source: '4100', content: '提醒：明天十点看牙医' });
+    await send(beta, { destination: two, source: '4100', content: 'Напоминание: заберите заказ в 3 👋🏽' });
 
     await simulator.originate({ source: one, destination: '4100', text: '👍' });
     await simulator.originate({ source: two, destination: '4100', text: 'Привет 👍' });
@@ -106,7 +105,7 @@ describe('reply routing between applications that message the same handset', () 
 
   it('makes one reply and one callback of a deliver_sm the carrier sends twice', async () => {
     const handset = '+6421500004';
-    await send(acme, { destination: handset, source: '4001', content: 'Rate us from 1 to 5' });
+    await send(acme, { destination: handset, source: '4001', content: 'Me pēhea mātou? 1–5 ⭐' });
     const reply = { source: handset, destination: '4001', text: 'Kia ora, e hoa mā — 5 👍', userMessageReference: 77 };
     await simulator.originate(reply);
     await simulator.originate(reply);
@@ -131,13 +130,13 @@ describe('reply routing between applications that message the same handset', () 
 
   it('opts a handset out only of the application whose address it sent STOP to', async () => {
     const handset = '+6421500005';
-    await send(acme, { destination: handset, source: '4001', content: 'Sale today!' });
-    await send(beta, { destination: handset, source: '4002', content: 'Your order shipped' });
+    await send(acme, { destination: handset, source: '4001', content: 'Hoko nui i tēnei rā! 🎉' });
+    await send(beta, { destination: handset, source: '4002', content: '您的订单已发货 📦' });
     await simulator.originate({ source: handset, destination: '4001', text: 'STOP' });
     await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
     expect((await hermod.cli(['optouts', 'list', 'beta'])).output).not.toContain(handset);
 
-    const blocked = await acme.post('/rest/sms/v2/messages', { destination: handset, source: '4001', content: 'still there?' });
+    const blocked = await acme.post('/rest/sms/v2/messages', { destination: handset, source: '4001', content: 'Kei reira tonu koe? 👋🏽' });
     await eventually(async () => ((await statusOf(acme, blocked.json.id)) === 'blocked' ? true : undefined));
     await send(beta, { destination: handset, source: '4002', content: 'Delivered: tēnā koe' });
   });
@@ -152,7 +151,7 @@ describe('reply routing between applications that message the same handset', () 
 
     const handset = '+6421500006';
     // acme is the only one (and the last) to send from 4300, but beta holds the claim.
-    await send(acme, { destination: handset, source: '4300', content: 'Hello from acme' });
+    await send(acme, { destination: handset, source: '4300', content: 'Kia ora mai i a acme 👋🏽' });
     await simulator.originate({ source: handset, destination: '4300', text: 'Who is this? 你好' });
     const reply = await eventually(async () => repliesFrom(handset)[0]);
     expect(reply).toMatchObject({ app: 'beta', json: { content: 'Who is this? 你好', destination: '4300' } });

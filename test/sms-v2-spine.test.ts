@@ -7,6 +7,7 @@ import { eventually, startHermod, type HermodProcess } from './support/hermod-pr
 import { freePort } from './support/free-port';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽🎉';
 
 describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and back', () => {
   let hermod: HermodProcess;
@@ -27,7 +28,7 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
   });
 
   it('accepts a message with 202 and the accepted status, then shows it received once the simulator reports delivery', async () => {
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000001', content: KIA_ORA, reference: 'Привет-1' });
     expect(sent.status).toBe(202);
     expect(sent.json).toEqual({ id: expect.stringMatching(UUID), status: 'accepted', detail: '+6421000001' });
 
@@ -36,12 +37,12 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
       return r.json?.status === 'received' ? r : undefined;
     });
     expect(details.status).toBe(200);
-    expect(details.json).toMatchObject({ id: sent.json.id, destination: '+6421000001', content: 'hi', direction: 'MT', status: 'received' });
+    expect(details.json).toMatchObject({ id: sent.json.id, destination: '+6421000001', content: KIA_ORA, reference: 'Привет-1', direction: 'MT', status: 'received' });
   });
 
   it('holds a scheduled message as queued until its time, then sends it', async () => {
     const scheduled = new Date(Date.now() + 2500).toISOString();
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'later', scheduled });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: '你好世界, later', scheduled });
     expect(sent.status).toBe(202);
     await new Promise((r) => setTimeout(r, 500));
     expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
@@ -53,26 +54,27 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
   });
 
   it('refuses a schedule in the past or more than 60 days ahead', async () => {
-    const past = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'x', scheduled: '2020-01-01T00:00:00Z' });
+    const past = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'Привет', scheduled: '2020-01-01T00:00:00Z' });
     expect(past.status).toBe(400);
     expect(past.json.message).toContain('past');
-    const far = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'x', scheduled: new Date(Date.now() + 61 * 86_400_000).toISOString() });
+    const far = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'Привет', scheduled: new Date(Date.now() + 61 * 86_400_000).toISOString() });
     expect(far.status).toBe(400);
     expect(far.json.message).toContain('60 days');
   });
 
   it('redirects plain HTTP to the same path over HTTPS', async () => {
-    const r = await createClient(`http://127.0.0.1:${hermod.httpPort}`).post('/rest/sms/v2/messages?x=1', { destination: '+6421000001', content: 'hi' });
+    // By host name: the redirect keeps the host the client asked for.
+    const r = await createClient(`http://localhost:${hermod.httpPort}`).post('/rest/sms/v2/messages?x=1', { destination: '+6421000001', content: KIA_ORA });
     expect(r.status).toBe(308);
-    expect(r.headers.location).toBe(`https://127.0.0.1:${hermod.httpsPort}/rest/sms/v2/messages?x=1`);
+    expect(r.headers.location).toBe(`https://localhost:${hermod.httpsPort}/rest/sms/v2/messages?x=1`);
   });
 
   it('answers 401 in the v2 error shape without credentials and with a wrong password', async () => {
-    const missing = await anonymous.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    const missing = await anonymous.post('/rest/sms/v2/messages', { destination: '+6421000001', content: KIA_ORA });
     expect(missing.status).toBe(401);
     expect(missing.json).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
 
-    const wrong = await createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'nope' }).post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'hi' });
+    const wrong = await createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'nope' }).post('/rest/sms/v2/messages', { destination: '+6421000001', content: KIA_ORA });
     expect(wrong.status).toBe(401);
     expect(wrong.json).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
 
@@ -81,7 +83,7 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
   });
 
   it('rejects malformed JSON and a missing field with 400 in the v2 error shape', async () => {
-    const malformed = await client.request('POST', '/rest/sms/v2/messages', { raw: '{"destination": "+6421000001",', headers: { 'content-type': 'application/json' } });
+    const malformed = await client.request('POST', '/rest/sms/v2/messages', { raw: '{"destination": "+6421000001", "content": "Kia ora, e hoa mā",', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
     expect(malformed.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('JSON') });
 
@@ -89,7 +91,7 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(missing.status).toBe(400);
     expect(missing.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('content') });
 
-    const notANumber = await client.post('/rest/sms/v2/messages', { destination: 'hello', content: 'hi' });
+    const notANumber = await client.post('/rest/sms/v2/messages', { destination: 'Привет', content: KIA_ORA });
     expect(notANumber.status).toBe(400);
     expect(notANumber.json.message).toContain('destination');
   });

@@ -37,26 +37,27 @@ describe('operators\' CLI and tenancy', () => {
   it('never shows one application the messages of another: 404 on v2 and v1', async () => {
     await hermod.cli(['apps', 'create', 'initech', '--password', 'initech-pw']);
     const initech = createClient(hermod.baseUrl, hermod.ca(), { user: 'initech', pass: 'initech-pw' });
-    const v2 = await acme.post('/rest/sms/v2/messages', { destination: '+6421000009', content: 'private' });
-    const v1 = await acme.post('/rest/gateway/messages', { destination: '+6421000009', content: 'private' });
+    const v2 = await acme.post('/rest/sms/v2/messages', { destination: '+6421000009', content: 'Tāku muna — 私人 🤫' });
+    const v1 = await acme.post('/rest/gateway/messages', { destination: '+6421000009', content: 'Tāku muna — 私人 🤫' });
     expect((await acme.get(`/rest/sms/v2/messages?id=${v2.json.id}`)).status).toBe(200);
 
     const otherV2 = await initech.get(`/rest/sms/v2/messages?id=${v2.json.id}`);
     expect(otherV2.status).toBe(404);
-    expect(otherV2.text).not.toContain('private');
+    expect(otherV2.text).not.toContain('muna');
     const otherV1 = await initech.get(`/rest/gateway/messages/${v1.json[0]}`);
     expect(otherV1.status).toBe(404);
-    expect(otherV1.text).not.toContain('private');
+    expect(otherV1.text).not.toContain('muna');
     initech.close();
   });
 
   it('changes a password so that the new one works for a new client', async () => {
     await hermod.cli(['apps', 'create', 'hooli', '--password', 'old-pw']);
-    expect((await hermod.cli(['apps', 'set-password', 'hooli', 'new-pw'])).code).toBe(0);
-    const fresh = createClient(hermod.baseUrl, hermod.ca(), { user: 'hooli', pass: 'new-pw' });
-    expect((await fresh.post('/rest/sms/v2/messages', { destination: '+6421000010', content: 'x' })).status).toBe(202);
-    const stale = createClient(hermod.baseUrl, hermod.ca(), { user: 'hooli', pass: 'wrong' });
-    expect((await stale.post('/rest/sms/v2/messages', { destination: '+6421000010', content: 'x' })).status).toBe(401);
+    // A password is what a person typed: a macron and an emoji, sent as UTF-8 in Basic credentials.
+    expect((await hermod.cli(['apps', 'set-password', 'hooli', 'kupuhipa-hōu-🔑'])).code).toBe(0);
+    const fresh = createClient(hermod.baseUrl, hermod.ca(), { user: 'hooli', pass: 'kupuhipa-hōu-🔑' });
+    expect((await fresh.post('/rest/sms/v2/messages', { destination: '+6421000010', content: 'Привет 👋🏽' })).status).toBe(202);
+    const stale = createClient(hermod.baseUrl, hermod.ca(), { user: 'hooli', pass: 'kupuhipa-hou-🔑' });
+    expect((await stale.post('/rest/sms/v2/messages', { destination: '+6421000010', content: 'Привет 👋🏽' })).status).toBe(401);
     fresh.close();
     stale.close();
   });
@@ -85,33 +86,34 @@ describe('Idempotency-Key on sends', () => {
     await hermod?.stop();
   });
 
+  // Idempotency keys stay ASCII: they travel in an HTTP header, which carries no other characters.
   it('answers a repeated v2 send with the first answer and sends nothing new, on either gateway process', async () => {
-    const body = { destination: '+6421000011', content: 'once only' };
-    const first = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-1' });
+    const body = { destination: '+6421000011', content: 'Kotahi anake — 只一次 🎉' };
+    const first = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'ota-1' });
     expect(first.status).toBe(202);
-    const replies = await Promise.all(Array.from({ length: 6 }, () => client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-1' })));
+    const replies = await Promise.all(Array.from({ length: 6 }, () => client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'ota-1' })));
     for (const r of replies) {
       expect(r.status).toBe(202);
       expect(r.json).toEqual(first.json);
       expect(r.headers['idempotent-replayed']).toBe('true');
     }
-    const other = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-2' });
+    const other = await client.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'ota-2' });
     expect(other.json.id).not.toBe(first.json.id);
   });
 
   it('refuses the same key with a different body in the interface\'s own error shape', async () => {
-    await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'a' }, { 'idempotency-key': 'v1-key' });
-    const again = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'a' }, { 'idempotency-key': 'v1-key' });
+    await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'Kia ora, e hoa mā' }, { 'idempotency-key': 'v1-key' });
+    const again = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'Kia ora, e hoa mā' }, { 'idempotency-key': 'v1-key' });
     expect(again.status).toBe(201);
-    const changed = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'b' }, { 'idempotency-key': 'v1-key' });
+    const changed = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'Kia ora, e hoa mā!' }, { 'idempotency-key': 'v1-key' });
     expect(changed.status).toBe(422);
     expect(changed.json).toMatchObject({ code: 422, error: expect.any(String), 'error-desc': expect.stringContaining('Idempotency-Key') });
   });
 
   it('does not keep a key whose request was refused, so the corrected request can use it', async () => {
-    const bad = await client.post('/rest/sms/v2/messages', { destination: 'nope', content: 'x' }, { 'idempotency-key': 'retry-me' });
+    const bad = await client.post('/rest/sms/v2/messages', { destination: 'nope', content: '你好世界' }, { 'idempotency-key': 'retry-me' });
     expect(bad.status).toBe(400);
-    const good = await client.post('/rest/sms/v2/messages', { destination: '+6421000013', content: 'x' }, { 'idempotency-key': 'retry-me' });
+    const good = await client.post('/rest/sms/v2/messages', { destination: '+6421000013', content: '你好世界' }, { 'idempotency-key': 'retry-me' });
     expect(good.status).toBe(202);
   });
 });

@@ -33,10 +33,10 @@ export function message(overrides: Partial<MessageRecord> = {}): MessageRecord {
     direction: 'MT',
     destination: '+4915112345678',
     source: 'HERMOD',
-    content: 'Hello ✓ "quoted" \\ back\nslash, 😀',
-    reference: 'ref-1',
+    content: 'Kia ora, e hoa mā ✓ "quoted" \\ back\nslash — Привет, 你好世界 👋🏽🎉',
+    reference: 'заказ-1 — 订单',
     messageClass: 'promotional',
-    mask: 'Shop',
+    mask: 'Tienda Ñ',
     smsClass: 1,
     scheduledAt: 0,
     integrationId: 'int-9',
@@ -311,17 +311,17 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
     });
     describe('campaign store', () => {
       const list = (overrides: Partial<ListRecord> = {}): ListRecord => ({
-        id: 101, applicationId: 'app-one', name: 'vip', batch: 'b1', email: 'ops@example.com', removeOptOuts: true,
+        id: 101, applicationId: 'app-one', name: 'kiritaki VIP — 贵宾 🌟', batch: 'Poutū-te-rangi', email: 'ops@example.com', removeOptOuts: true,
         memberCount: 3, createdAt: BASE, deleted: false, updatedAt: BASE, ...overrides,
       });
       const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecord => ({
-        id: 202, applicationId: 'app-one', name: 'spring', batch: '', email: '', scheduleAt: BASE + 60_000, utcOffsetMinutes: 780,
-        content: 'Hi {{param1}}', template: '', mask: 'SHOP', optOutResponse: 'bye', replyResponse: 'thanks', removeOptOuts: true,
+        id: 202, applicationId: 'app-one', name: 'Hoko o te kōanga 🌸', batch: '', email: '', scheduleAt: BASE + 60_000, utcOffsetMinutes: 780,
+        content: 'Kia ora {{param1}} — 你好 👋🏽', template: '', mask: 'Café', optOutResponse: 'Ka kite — до свидания 👋🏽', replyResponse: 'Ngā mihi — 谢谢 🙏🏽', removeOptOuts: true,
         memberCount: 2, numericBase: 4096 * 1000, state: 'scheduled', createdAt: BASE, updatedAt: BASE, ...overrides,
       });
 
       it('reads members back in pages by position, with their parameters and opt-out mark', async () => {
-        const rows = Array.from({ length: 2500 }, (_, i) => ({ position: i, destination: `+64210${String(i).padStart(5, '0')}`, params: [`p${i}`, '', '', '', '', i % 2 ? 'six' : ''], optedOut: i === 7 }));
+        const rows = Array.from({ length: 2500 }, (_, i) => ({ position: i, destination: `+64210${String(i).padStart(5, '0')}`, params: [`Ānaru-${i} 👋🏽`, '', '', '', '', i % 2 ? 'шесть 六' : ''], optedOut: i === 7 }));
         await history.campaigns.insertMembers(101, rows.slice(0, 1200));
         await history.campaigns.insertMembers(101, rows.slice(1200));
         await history.campaigns.insertMembers(102, rows.slice(0, 5));
@@ -339,9 +339,9 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
 
       it('shows only lists not deleted, of the application asked for', async () => {
         await history.campaigns.upsertList(list());
-        await history.campaigns.upsertList(list({ id: 102, name: 'other' }));
+        await history.campaigns.upsertList(list({ id: 102, name: 'другой — 其他' }));
         await history.campaigns.upsertList(list({ id: 103, applicationId: 'app-two' }));
-        await history.campaigns.upsertList(list({ id: 102, name: 'other', deleted: true, updatedAt: BASE + 1 }));
+        await history.campaigns.upsertList(list({ id: 102, name: 'другой — 其他', deleted: true, updatedAt: BASE + 1 }));
         expect(await history.campaigns.listLists('app-one')).toEqual([list()]);
         expect((await history.campaigns.listLists('app-two')).map((l) => l.id)).toEqual([103]);
       });
@@ -358,10 +358,10 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       });
 
       it('lists an application\'s templates with their newest content', async () => {
-        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hi', updatedAt: BASE });
-        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hello {{param1}}', updatedAt: BASE + 1 });
-        await history.campaigns.upsertTemplate({ id: 2, applicationId: 'app-two', name: 'x', content: 'y', updatedAt: BASE });
-        expect(await history.campaigns.listTemplates('app-one')).toEqual([{ id: 1, applicationId: 'app-one', name: 'welcome', content: 'Hello {{param1}}', updatedAt: BASE + 1 }]);
+        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Kia ora', updatedAt: BASE });
+        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Привет, {{param1}} 你好 👋🏽', updatedAt: BASE + 1 });
+        await history.campaigns.upsertTemplate({ id: 2, applicationId: 'app-two', name: '秘密', content: 'Муна 🤫', updatedAt: BASE });
+        expect(await history.campaigns.listTemplates('app-one')).toEqual([{ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Привет, {{param1}} 你好 👋🏽', updatedAt: BASE + 1 }]);
       });
 
       it('reports campaign messages in position order with their latest status and when they went out', async () => {

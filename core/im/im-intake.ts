@@ -5,6 +5,7 @@ import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
 import { newImMessageId } from './im-ids';
+import { mailSubject } from './mail-subject';
 
 export interface ImRequest {
   applicationId: string;
@@ -72,7 +73,7 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
       attempts,
       reference: req.reference,
       schedulerPipe: req.schedulerPipe,
-      subject: (template?.name ?? text.split('\n')[0]!).slice(0, 78) || 'Message',
+      subject: mailSubject(template?.name, text),
     };
     const id = newImMessageId();
     const record: MessageRecord = {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChdbHistory } from '../adapters/chdb-history';
 import { message } from '../adapters/history-contract';
@@ -17,6 +18,34 @@ describe('link shortening', () => {
   it('finds URLs in text without the punctuation that ends a sentence', () => {
     expect(findUrls('See https://example.com/a?b=1. Or http://x.io/y!')).toEqual(['https://example.com/a?b=1', 'http://x.io/y']);
     expect(findUrls('no links here, not even example.com')).toEqual([]);
+  });
+
+  it('ends a URL where world text around it says so: CJK punctuation, typographic quotes, an ellipsis', () => {
+    expect(findUrls('你的订单：https://shop.example/orders/42?x=1。谢谢 👋🏽')).toEqual(['https://shop.example/orders/42?x=1']);
+    expect(findUrls('详情见https://shop.example/a，或者https://shop.example/b！')).toEqual(['https://shop.example/a', 'https://shop.example/b']);
+    expect(findUrls('Tirohia “https://shop.example/tēnā-koe”… «https://shop.example/привет»')).toEqual(['https://shop.example/tēnā-koe', 'https://shop.example/привет']);
+  });
+
+  it('finds a link exactly, whatever world text comes before it and whatever follows a stop after it (property)', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 30 }).filter((t) => !/https?:/i.test(t));
+    const path = fc.array(fc.constantFrom('a', 'Z', '0', '-', '_', '/', 'ā', 'п', '你', '%C4%81', '?q=1', '#top'), { maxLength: 12 }).map((p) => p.join(''));
+    const stop = fc.constantFrom(' ', '\n', '。', '，', '：', '」', '！', '？', '…', '”', '’', '»', '、');
+    const before = fc.constantFrom(' ', '\n', '：', '「', '“', '«', '（');
+    fc.assert(
+      fc.property(text, before, path, stop, text, (prefix, open, p, close, suffix) => {
+        const url = `https://shop.example/${p}`.replace(/[.,!?;:)\]]+$/, '');
+        expect(findUrls(`${prefix}${open}${url}${close}${suffix}`)[0]).toBe(url);
+      }),
+    );
+  });
+
+  it('keeps the rest of a world-text message as it was when it shortens the link in it', async () => {
+    history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
+    const shortener = createLinkShortener({ history, baseUrl: 'https://s.example/l/' });
+    const m = message({ content: 'Kia ora! 你的订单：https://shop.example/orders/42?x=1。谢谢 👋🏽' });
+    await shortener.shorten([m]);
+    expect(m.content).toMatch(/^Kia ora! 你的订单：https:\/\/s\.example\/l\/[A-Za-z0-9]{8}。谢谢 👋🏽$/);
+    expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe('https://shop.example/orders/42?x=1');
   });
 
   it('replaces each URL with a short link that resolves back to it and counts every click', async () => {

@@ -3,7 +3,10 @@ import type { History, LinkClick, MessageRecord, ShortLinkRecord } from '../port
 import { createBatcher } from '../../lib/batcher';
 import { HermodError } from '../../lib/errors';
 
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"']+/gi;
+// A URL ends at white space, and at what ends one in world text without it: CJK and
+// full-width punctuation (。，：「」…), typographic quotes (“ ” ‘ ’ « ») and an ellipsis.
+// Without those, a Chinese sentence after a link became part of the link, and was lost from the message.
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'\u3000-\u303f\uff00-\uffef\u2018-\u201f\u00ab\u00bb\u2026]+/gi;
 const TRAILING_PUNCTUATION = /[.,!?;:)\]]+$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CODE_LENGTH = 8;

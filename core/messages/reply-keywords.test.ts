@@ -6,11 +6,16 @@ describe('reply keywords', () => {
     for (const text of ['STOP', 'stop', ' Stop! ', 'unsubscribe', 'STOPALL', 'cancel', 'END', 'quit', 'opt out']) expect(keywordOf(text)).toBe('stop');
   });
 
+  it('reads a keyword typed in full-width letters, as a CJK keyboard sends it, the same as in ASCII', () => {
+    for (const text of ['ＳＴＯＰ', 'ｓｔｏｐ！', ' Ｓｔｏｐ ']) expect(keywordOf(text)).toBe('stop');
+    expect(keywordOf('ＳＴＡＲＴ')).toBe('start');
+  });
+
   it('reads START and UNSTOP as opting back in', () => {
     for (const text of ['START', 'unstop', 'Subscribe']) expect(keywordOf(text)).toBe('start');
   });
 
   it('leaves ordinary replies alone, including ones that merely contain a keyword', () => {
-    for (const text of ['Please stop by tomorrow', 'thanks', '', 'STOPPED']) expect(keywordOf(text)).toBeUndefined();
+    for (const text of ['Please stop by tomorrow', 'thanks', '', 'STOPPED', 'Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉', 'Tēnā koe, stop by tomorrow']) expect(keywordOf(text)).toBeUndefined();
   });
 });

@@ -3,7 +3,8 @@ const STOP_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', '
 const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 'YES']);
 
 export function keywordOf(text: string): 'stop' | 'start' | undefined {
-  const word = text.trim().toUpperCase().replace(/[.!]+$/, '');
+  // NFKC: a CJK keyboard in full-width mode sends ＳＴＯＰ, which means STOP all the same.
+  const word = text.normalize('NFKC').trim().toUpperCase().replace(/[.!]+$/, '');
   if (STOP_WORDS.has(word)) return 'stop';
   if (START_WORDS.has(word)) return 'start';
   return undefined;

@@ -39,9 +39,10 @@ async function parseError(chunks: Buffer[], options: Partial<StreamedObjectOptio
 
 describe('parseStreamedObject', () => {
   it('delivers the array elements in order, in batches with the index of their first element', async () => {
-    const members = Array.from({ length: 10 }, (_, i) => ({ destination: `+642100000${i}`, param1: String(i) }));
+    const members = Array.from({ length: 10 }, (_, i) => ({ destination: `+642100000${i}`, param1: `Ānaru ${i} — Привет, 你好 👋🏽` }));
     const body = JSON.stringify({ members });
-    for (const size of [1, 7, 64, body.length]) {
+    // Chunks of 1 and 7 bytes cut inside the UTF-8 of ā, п, 你 and 👋🏽.
+    for (const size of [1, 7, 64, Buffer.byteLength(body)]) {
       const { count, batches } = await parse(split(body, size), { batchSize: 3 });
       expect(count).toBe(10);
       expect(batches.map((b) => b.firstIndex)).toEqual([0, 3, 6, 9]);
@@ -50,9 +51,9 @@ describe('parseStreamedObject', () => {
   });
 
   it('reports the other fields whether they come before or after the array, in body order', async () => {
-    const body = '{"name":"spring","members":[{"destination":"+6421000001"}],"strict_validation":false,"n":-1.5e3}';
+    const body = '{"name":"Hoko o te kōanga 🌸","members":[{"destination":"+6421000001"}],"strict_validation":false,"n":-1.5e3}';
     const { fields, elements } = await parse(split(body, 5));
-    expect(fields).toEqual([['name', 'spring'], ['strict_validation', false], ['n', -1500]]);
+    expect(fields).toEqual([['name', 'Hoko o te kōanga 🌸'], ['strict_validation', false], ['n', -1500]]);
     expect(elements).toEqual([{ destination: '+6421000001' }]);
   });
 
@@ -63,10 +64,10 @@ describe('parseStreamedObject', () => {
   });
 
   it('returns zero and never calls elements when the array field is absent', async () => {
-    const { count, batches, fields } = await parse(split('{"name":"x","list":[1,2]}', 4));
+    const { count, batches, fields } = await parse(split('{"name":"你好世界","list":[1,2]}', 4));
     expect(count).toBe(0);
     expect(batches).toEqual([]);
-    expect(fields).toEqual([['name', 'x'], ['list', [1, 2]]]);
+    expect(fields).toEqual([['name', '你好世界'], ['list', [1, 2]]]);
   });
 
   it('reports an empty array as zero elements', async () => {

@@ -5,6 +5,8 @@ import { MESSAGE_ID, startTestServer, type TestServer } from './test-server';
 const UUID = '3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e';
 const TEMPLATE_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 const x = (n: number, ch = 'a'): string => ch.repeat(n);
+/** `n` characters (code points) of world text: limits count characters, not UTF-16 units or bytes. */
+const world = (n: number): string => Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1)).slice(0, n).join('');
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,7 +17,7 @@ afterAll(() => server.close());
 type Body = Record<string, any>;
 const request = (overrides: Body = {}): Body => ({
   destination: { mobile: '+64211234567' },
-  message: { type: 'text', text: { body: 'Hello, Ana. Your order #42 is ready!' } },
+  message: { type: 'text', text: { body: 'Kia ora Ānaru — Заказ #42 готов! 你好 👋🏽' } },
   ...overrides,
 });
 const text = (body: unknown): Body => request({ message: { type: 'text', text: { body } } });
@@ -110,6 +112,8 @@ describe('MessagePostRequest formats', () => {
 
   it('accepts a text body of 10000 characters with punctuation and refuses 10001, empty or control characters', async () => {
     expect((await accepted(text(x(10000)))).message?.text).toBe(x(10000));
+    expect((await accepted(text(world(10000)))).message?.text).toBe(world(10000));
+    await rejected(text(world(10001)), 'message.text.body');
     const prose = 'Kia ora, Ana! Your parcel (#42) arrives at 9:30 — track it: https://t.example/x?a=1.\nThanks 🙂';
     expect((await accepted(text(prose))).message?.text).toBe(prose);
     await rejected(text(x(10001)), 'message.text.body');
@@ -135,15 +139,15 @@ describe('MessagePostRequest formats', () => {
   });
 
   it('accepts template parameter text of 256 characters and refuses 257 or a missing one', async () => {
-    const sent = await accepted(template({ parameters: [{ name: 'code', text: x(256, '.') }] }));
-    expect(sent.message?.template?.parameters).toEqual([{ name: 'code', text: x(256, '.') }]);
-    await rejected(template({ parameters: [{ name: 'a', text: 'ok' }, { name: 'code', text: x(257) }] }), 'message.template.parameters[1].text');
-    await rejected(template({ parameters: [{ name: 'a', text: 'ok' }, { name: 'code' }] }), 'message.template.parameters[1].text');
+    const sent = await accepted(template({ parameters: [{ name: 'code', text: world(256) }] }));
+    expect(sent.message?.template?.parameters).toEqual([{ name: 'code', text: world(256) }]);
+    await rejected(template({ parameters: [{ name: 'a', text: 'Ka pai 👍🏽' }, { name: 'code', text: world(257) }] }), 'message.template.parameters[1].text');
+    await rejected(template({ parameters: [{ name: 'a', text: 'Ka pai 👍🏽' }, { name: 'code' }] }), 'message.template.parameters[1].text');
   });
 
   it('accepts a reference of 255 characters and refuses 256', async () => {
-    expect((await accepted(request({ reference: x(255, '#') }))).reference).toBe(x(255, '#'));
-    await rejected(request({ reference: x(256, '#') }), 'reference');
+    expect((await accepted(request({ reference: world(255) }))).reference).toBe(world(255));
+    await rejected(request({ reference: world(256) }), 'reference');
   });
 
   it('accepts each scheduler pipe and refuses another', async () => {
@@ -156,7 +160,7 @@ describe('MessagePostRequest formats', () => {
     expect(sent).toEqual({
       applicationId: 'app-1',
       destination: { contactId: '', mobile: '+64211234567', email: '' },
-      message: { type: 'text', text: 'Hello, Ana. Your order #42 is ready!', media: undefined, template: undefined },
+      message: { type: 'text', text: 'Kia ora Ānaru — Заказ #42 готов! 你好 👋🏽', media: undefined, template: undefined },
       attempts: [],
       reference: '',
       schedulerPipe: '',

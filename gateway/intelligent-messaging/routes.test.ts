@@ -4,9 +4,9 @@ import { API_KEY, BASIC, MESSAGE_ID, startTestServer, type TestServer } from './
 
 const BODY = {
   destination: { mobile: '+64211234567' },
-  message: { type: 'text', text: { body: 'Hello.' } },
+  message: { type: 'text', text: { body: 'Kia ora, e hoa mā — 你好 👋🏽' } },
   delivery_attempts: [{ first: { channel: 'wab', event: 'read', timeout: 15 } }, { last: { channel: 'sms' } }],
-  reference: 'order-42',
+  reference: 'заказ-42',
 };
 
 /** The APIError shape of SPEC.md §2.4 with the sample bodies' statusCode and error. */
@@ -34,12 +34,12 @@ describe('POST /rest/im/v1/message', () => {
     expect(server.sent.at(-1)).toEqual({
       applicationId: 'app-1',
       destination: { contactId: '', mobile: '+64211234567', email: '' },
-      message: { type: 'text', text: 'Hello.', media: undefined, template: undefined },
+      message: { type: 'text', text: 'Kia ora, e hoa mā — 你好 👋🏽', media: undefined, template: undefined },
       attempts: [
         { channel: 'wab', event: 'read', timeout: 15 },
         { channel: 'sms', event: '', timeout: undefined },
       ],
-      reference: 'order-42',
+      reference: 'заказ-42',
       schedulerPipe: '',
     });
   });
@@ -136,7 +136,8 @@ describe('a body over the size limit', () => {
   it('answers 413 in APIError shape', async () => {
     const server = await startTestServer({ maxBodyBytes: 200 });
     try {
-      const res = await server.post({ ...BODY, reference: 'x'.repeat(250) });
+      // 70 characters, well within a reference, but 210 bytes of UTF-8: the limit is on bytes.
+      const res = await server.post({ ...BODY, reference: '你'.repeat(70) });
       expect(res.status).toBe(413);
       expectApiError(res.json, 413, 'Payload Too Large');
     } finally {

@@ -44,7 +44,8 @@ export interface HermodWithChannels {
  */
 export async function startHermodWithChannels(name: string, options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {}): Promise<HermodWithChannels> {
   const ports = { https: await freePort(), http: await freePort(), metrics: await freePort() };
-  const webhooks = `https://127.0.0.1:${ports.https}/webhooks`;
+  // Host names, not addresses, for every URL hermod and the simulators are given.
+  const webhooks = `https://localhost:${ports.https}/webhooks`;
   const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
   const smtp = createSmtpSink({ host: '127.0.0.1', port: 0 });
   const wab = createWhatsAppSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, appSecret: SECRET, webhookUrl: `${webhooks}/wab`, deliverDelayMs: 50, readDelayMs: options.readDelayMs ?? 150 });
@@ -65,7 +66,7 @@ export async function startHermodWithChannels(name: string, options: { readDelay
   const receiverPort = (receiver.address() as { port: number }).port;
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
-  const carrier = (prefix: string, port: number) => ({ [`HERMOD_${prefix}_URL`]: `http://127.0.0.1:${port}`, [`HERMOD_${prefix}_TOKEN`]: TOKEN, [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET });
+  const carrier = (prefix: string, port: number) => ({ [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`, [`HERMOD_${prefix}_TOKEN`]: TOKEN, [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET });
   const startOptions = {
     dataDir,
     ports,

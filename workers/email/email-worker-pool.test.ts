@@ -16,7 +16,7 @@ async function emailPool() {
 describe('e-mail worker pool', () => {
   it('takes a job from the email topic, sends it and reports it submitted, then received', async () => {
     const { sink, publish, statusesOnce } = await emailPool();
-    const job = emailJob({ im: { type: 'text', subject: 'Welcome' } });
+    const job = emailJob({ im: { type: 'text', subject: 'Nau mai — Добро пожаловать 👋🏽' } });
 
     await publish([job]);
 
@@ -27,7 +27,7 @@ describe('e-mail worker pool', () => {
       expect.objectContaining({ status: 'submitted', channel: 'email', carrierId }),
       expect.objectContaining({ status: 'received', channel: 'email', carrierId, errorCode: '' }),
     ]);
-    expect(sink.mails[0]).toMatchObject({ subject: 'Welcome', to: [job.destination] });
+    expect(sink.mails[0]).toMatchObject({ subject: 'Nau mai — Добро пожаловать 👋🏽', to: [job.destination] });
   });
 
   it('reports a job to a mailbox the server refuses as rejected, and sends nothing', async () => {

@@ -8,11 +8,11 @@ const kit = channelPoolTestKit();
 
 async function mmsPool() {
   const sim = await kit.simulator((webhookUrl) => createMmsSimulator({ token: 't', webhookSecret: 's', webhookUrl }));
-  const config = { baseUrl: `http://127.0.0.1:${sim.port}`, token: 't', sender: '+15550000000', webhookSecret: 's', apiVersion: '' };
+  const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: '+15550000000', webhookSecret: 's', apiVersion: '' };
   return { sim, ...(await kit.pool('mms', (deps) => startMmsWorkerPool({ config, ...deps }))) };
 }
 
-const job = (destination: string) => imJob('mms', destination, { type: 'text' }, 'Hi');
+const job = (destination: string) => imJob('mms', destination, { type: 'text' });
 
 describe('MMS worker pool', () => {
   it('takes a job from the mms topic, sends it and reports it submitted under the provider id', async () => {

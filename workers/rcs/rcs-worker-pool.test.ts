@@ -8,11 +8,11 @@ const kit = channelPoolTestKit();
 
 async function rcsPool() {
   const sim = await kit.simulator((webhookUrl) => createRcsSimulator({ token: 't', clientToken: 's', webhookUrl }));
-  const config = { baseUrl: `http://127.0.0.1:${sim.port}`, token: 't', sender: 'hermod-agent', webhookSecret: 's', apiVersion: '' };
+  const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: 'hermod-agent', webhookSecret: 's', apiVersion: '' };
   return { sim, ...(await kit.pool('rcs', (deps) => startRcsWorkerPool({ config, ...deps }))) };
 }
 
-const job = (destination: string) => imJob('rcs', destination, { type: 'text' }, 'Hi');
+const job = (destination: string) => imJob('rcs', destination, { type: 'text' });
 
 describe('RCS worker pool', () => {
   it('takes a job from the rcs topic, sends it and reports it submitted under its own id', async () => {

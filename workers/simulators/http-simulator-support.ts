@@ -213,7 +213,7 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A webhook endpoint on 127.0.0.1:0, HTTPS with a fresh self-signed certificate unless `tls: false`. */
+/** A webhook endpoint on 127.0.0.1:0, named by host name (localhost), HTTPS with a fresh self-signed certificate unless `tls: false`. */
 export async function startWebhookReceiver(options: { tls?: boolean } = {}): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let refusing = 0;
@@ -243,7 +243,7 @@ export async function startWebhookReceiver(options: { tls?: boolean } = {}): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/webhooks`,
+    url: `${tls ? 'https' : 'http'}://localhost:${port}/webhooks`,
     received,
     get refused() {
       return refused;

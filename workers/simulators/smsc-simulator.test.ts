@@ -50,8 +50,9 @@ describe('SMSC simulator', () => {
     const client = await kit.client(sim);
     const messages: AssembledMessage[] = [];
     sim.on('message', (m) => messages.push(m));
+    // GSM 03.38 on purpose: its escapes are what must not split across parts.
     const gsm = 'Escapes {like} [these] must not split: ' + '€'.repeat(100) + ' ~end~';
-    const ucs2 = 'Emoji 😀 never split 🇳🇿 '.repeat(12);
+    const ucs2 = 'Kia ora, e hoa mā — Привет, 你好世界 👋🏽🎉 never split 🇳🇿 '.repeat(8);
     const gsmIds = await submitText(client, gsm);
     await submitText(client, ucs2, (i, n) => n - 1 - i);
     await eventually(() => (messages.length === 2 ? true : undefined));
@@ -63,9 +64,11 @@ describe('SMSC simulator', () => {
     const sim = await kit.simulator();
     const client = await kit.client(sim);
     const message = once(sim, 'message');
-    await Promise.all(['world', 'hello '].map((part, i) =>
-      client.submit({ source: '555', destination: '+6421', shortMessage: Buffer.from(part), dataCoding: 0, tlvs: sarTlvs(0x0102, 2, 2 - i) })));
-    expect((await message)[0]).toMatchObject({ text: 'hello world', parts: 2 });
+    // UCS-2 parts, the second sent first.
+    const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
+    await Promise.all(['你好世界 👋🏽', 'Kia ora, e hoa mā — '].map((part, i) =>
+      client.submit({ source: '555', destination: '+6421', shortMessage: ucs2(part), dataCoding: 8, tlvs: sarTlvs(0x0102, 2, 2 - i) })));
+    expect((await message)[0]).toMatchObject({ text: 'Kia ora, e hoa mā — 你好世界 👋🏽', parts: 2 });
   });
 
   it('emits a submit event per submit_sm and counts them', async () => {

@@ -6,8 +6,9 @@ const raw = (lines: string[]): Buffer => Buffer.from(lines.join('\r\n') + '\r\n'
 describe('readMessage', () => {
   it('unfolds headers, names them in lower case and decodes quoted-printable text', () => {
     const m = readMessage(raw([
-      'Subject: a long',
-      ' subject',
+      // A subject in two encoded words, folded between them: the space between adjacent words is not text.
+      'Subject: =?UTF-8?Q?Kia_ora,_e_hoa_m=C4=81?=',
+      ' =?UTF-8?B?IOKAlCDkvaDlpb0g8J+Ri/Cfj70=?=',
       'Message-ID: <1@x>',
       'X-Hermod-Message-Id: msg-1',
       'Content-Type: text/plain; charset=utf-8',
@@ -18,7 +19,7 @@ describe('readMessage', () => {
       'second line',
     ]));
     expect(m).toEqual({
-      subject: 'a long subject',
+      subject: 'Kia ora, e hoa mā — 你好 👋🏽',
       messageId: '<1@x>',
       headers: expect.objectContaining({ 'x-hermod-message-id': 'msg-1', 'content-transfer-encoding': 'quoted-printable' }),
       text: 'Grüße aus Zürich, a line broken by the encoder and continued\nsecond line',
@@ -36,16 +37,16 @@ describe('readMessage', () => {
       '',
       '----b1',
       'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 7bit',
+      'Content-Transfer-Encoding: 8bit',
       '',
-      'plain body',
+      'Привет, 你好 👋🏽',
       '----b1',
       'Content-Type: text/html',
       '',
       '<p>html body</p>',
       '----b1--',
     ]));
-    expect(m.text).toBe('plain body');
+    expect(m.text).toBe('Привет, 你好 👋🏽');
   });
 });
 

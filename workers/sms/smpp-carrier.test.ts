@@ -11,11 +11,11 @@ describe('SMPP carrier metrics', () => {
   it('shows its bind up while bound, down once the SMSC goes away, and drops it when closed on purpose', async () => {
     const sim = await kit.simulator();
     const carrier = createSmppCarrier(
-      { host: '127.0.0.1', port: sim.port, systemId: 'hermod', password: 'secret', systemType: '', windowSize: 10, enquireLinkMs: 30_000, submitTimeoutMs: 2000, reconnectMinMs: 10, reconnectMaxMs: 50 },
+      { host: 'localhost', port: sim.port, systemId: 'hermod', password: 'secret', systemType: '', windowSize: 10, enquireLinkMs: 30_000, submitTimeoutMs: 2000, reconnectMinMs: 10, reconnectMaxMs: 50 },
       quietLog,
     );
     kit.defer(() => carrier.close());
-    const bind = `hermod@127.0.0.1:${sim.port}`;
+    const bind = `hermod@localhost:${sim.port}`;
     await carrier.ready();
     expect(await bindUp(bind)).toBe(1);
 

@@ -9,11 +9,11 @@ const kit = channelPoolTestKit();
 
 async function wabPool() {
   const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl }));
-  const config = { baseUrl: `http://127.0.0.1:${sim.port}`, token: 't', sender: '100000000000001', webhookSecret: 's', apiVersion: 'v21.0' };
+  const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: '100000000000001', webhookSecret: 's', apiVersion: 'v21.0' };
   return { sim, ...(await kit.pool('wab', (deps) => startWabWorkerPool({ config, ...deps }))) };
 }
 
-const job = (destination: string) => imJob('wab', destination, { type: 'text' }, 'Hi');
+const job = (destination: string) => imJob('wab', destination, { type: 'text' });
 
 describe('WhatsApp worker pool', () => {
   it('takes a job from the wab topic, sends it and reports it submitted under the wamid', async () => {

@@ -67,7 +67,10 @@ export async function sendError(promise: Promise<unknown>): Promise<HermodError>
   return err as HermodError;
 }
 
+/** What a person writes: te reo Māori with macrons, Cyrillic, CJK, emoji with a skin-tone modifier. */
+export const WORLD_TEXT = 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉';
+
 /** A job on an HTTP channel with a fresh id. */
-export function imJob(channel: string, destination: string, im?: OutboundJob['im'], content = 'Hello from hermod'): OutboundJob {
+export function imJob(channel: string, destination: string, im?: OutboundJob['im'], content = WORLD_TEXT): OutboundJob {
   return { id: `msg-${randomUUID()}`, applicationId: 'app', channel, destination, source: '', content, acceptedAt: Date.now(), ...(im ? { im } : {}) };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createMmsSimulator } from '../../simulators/mms-simulator';
-import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
+import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
 import { mmsWebhook } from './mms-webhook';
 
@@ -15,7 +15,7 @@ const simulator = () => kit.simulator((webhookUrl) => createMmsSimulator({ token
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('mms', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
-  return { baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, sender: '+15550000000', webhookSecret: SECRET, apiVersion: '', ...overrides };
+  return { baseUrl: `http://localhost:${port}`, token: TOKEN, sender: '+15550000000', webhookSecret: SECRET, apiVersion: '', ...overrides };
 }
 
 describe('MMS carrier against the MMS provider simulator', () => {
@@ -23,9 +23,9 @@ describe('MMS carrier against the MMS provider simulator', () => {
     const sim = await simulator();
     const carrier = createMmsCarrier(config(sim.port), quietLog);
     const media = { mimeType: 'image/png', url: 'https://cdn.example.com/a.png' };
-    const { carrierIds } = await carrier.send(job('+64211234561', { type: 'media', media, subject: 'Your ticket' }, 'See attached'));
+    const { carrierIds } = await carrier.send(job('+64211234561', { type: 'media', media, subject: 'Tō tīkiti — ваш билет 🎫' }, 'Kei te tāpiri — 见附件 📎'));
     expect(sim.received).toEqual([
-      { id: carrierIds[0], from: '+15550000000', to: '+64211234561', subject: 'Your ticket', text: 'See attached', media: [{ url: media.url, content_type: 'image/png' }] },
+      { id: carrierIds[0], from: '+15550000000', to: '+64211234561', subject: 'Tō tīkiti — ваш билет 🎫', text: 'Kei te tāpiri — 见附件 📎', media: [{ url: media.url, content_type: 'image/png' }] },
     ]);
   });
 
@@ -34,12 +34,12 @@ describe('MMS carrier against the MMS provider simulator', () => {
     const carrier = createMmsCarrier(config(sim.port), quietLog);
     await carrier.send(job('+64211234561'));
     const template = { id: 't1', name: 'promo', language: 'en', parameters: [] };
-    await carrier.send(job('+64211234561', { type: 'template', template }, 'Sale on Friday'));
+    await carrier.send(job('+64211234561', { type: 'template', template }, 'Hoko i te Rāmere — 周五特卖 🎉'));
     const url = 'https://cdn.example.com/v.mp4';
     await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'video/mp4', url } }, url));
     expect(sim.received.map(({ text, media }) => ({ text, media: media.length }))).toEqual([
-      { text: 'Hello from hermod', media: 0 },
-      { text: 'Sale on Friday', media: 0 },
+      { text: WORLD_TEXT, media: 0 },
+      { text: 'Hoko i te Rāmere — 周五特卖 🎉', media: 0 },
       { text: undefined, media: 1 },
     ]);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createRcsSimulator } from '../../simulators/rcs-simulator';
-import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
+import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createRcsCarrier } from './rcs-carrier';
 import { rcsWebhook } from './rcs-webhook';
 
@@ -16,7 +16,7 @@ const simulator = () => kit.simulator((webhookUrl) => createRcsSimulator({ token
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('rcs', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
-  return { baseUrl: `http://127.0.0.1:${port}/`, token: TOKEN, sender: 'hermod-agent', webhookSecret: CLIENT_TOKEN, apiVersion: '', ...overrides };
+  return { baseUrl: `http://localhost:${port}/`, token: TOKEN, sender: 'hermod-agent', webhookSecret: CLIENT_TOKEN, apiVersion: '', ...overrides };
 }
 
 describe('RCS carrier against the RBM simulator', () => {
@@ -25,7 +25,7 @@ describe('RCS carrier against the RBM simulator', () => {
     const carrier = createRcsCarrier(config(sim.port), quietLog);
     const j = job('+64211234561');
     expect(await carrier.send(j)).toEqual({ carrierIds: [j.id] });
-    expect(sim.received).toEqual([{ messageId: j.id, agentId: 'hermod-agent', phone: '+64211234561', text: 'Hello from hermod' }]);
+    expect(sim.received).toEqual([{ messageId: j.id, agentId: 'hermod-agent', phone: '+64211234561', text: WORLD_TEXT }]);
   });
 
   it('sends media as a file and a template as its rendered text', async () => {
@@ -33,11 +33,11 @@ describe('RCS carrier against the RBM simulator', () => {
     const carrier = createRcsCarrier(config(sim.port), quietLog);
     const url = 'https://cdn.example.com/a.jpg';
     await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'image/jpeg', url } }, url));
-    const template = { id: 't1', name: 'order_shipped', language: 'en', parameters: [{ name: 'order', text: 'A-17' }] };
-    await carrier.send(job('+64211234561', { type: 'template', template }, 'Order A-17 has shipped'));
+    const template = { id: 't1', name: 'order_shipped', language: 'en', parameters: [{ name: 'order', text: 'Заказ-17' }] };
+    await carrier.send(job('+64211234561', { type: 'template', template }, 'Kua tukuna Заказ-17 — 已发货 📦'));
     expect(sim.received.map(({ fileUrl, text }) => ({ fileUrl, text }))).toEqual([
       { fileUrl: url, text: undefined },
-      { fileUrl: undefined, text: 'Order A-17 has shipped' },
+      { fileUrl: undefined, text: 'Kua tukuna Заказ-17 — 已发货 📦' },
     ]);
   });
 

@@ -29,7 +29,7 @@ describe('RCS webhook parsing and verification', () => {
   });
 
   it('skips user messages, typing, unknown events and junk without throwing', () => {
-    expect(rcsWebhook.parse(envelope({ senderPhoneNumber: '+64211234561', text: 'hi', messageId: 'mo-1' }))).toEqual([]);
+    expect(rcsWebhook.parse(envelope({ senderPhoneNumber: '+64211234561', text: 'Kia ora, e hoa mā — Привет 👋🏽', messageId: 'mo-1' }))).toEqual([]);
     expect(rcsWebhook.parse(envelope({ eventType: 'IS_TYPING', messageId: 'x' }))).toEqual([]);
     expect(rcsWebhook.parse({ message: { data: 'bm90IGpzb24=' } })).toEqual([]);
     for (const junk of [undefined, null, 7, 'x', [], {}, { message: 'x' }, { eventType: 'DELIVERED' }]) expect(rcsWebhook.parse(junk)).toEqual([]);

@@ -6,6 +6,7 @@ function joinText(plan: ReturnType<typeof planSms>): string {
   return plan.segments.map((s) => decodeShortMessage(s, plan.dataCoding, plan.esmClass === 0x40).text).join('');
 }
 
+// The GSM 03.38 cases use ASCII and GSM's own extension characters on purpose: they are about that alphabet.
 describe('SMS segmentation', () => {
   it('fits 160 GSM characters in one SMS without a UDH', () => {
     const plan = planSms('a'.repeat(160));
@@ -41,6 +42,29 @@ describe('SMS segmentation', () => {
     expect(plan.segments[0]!.toString('hex')).toBe('00480069' + '0020' + 'd83dde00');
   });
 
+  it('sends te reo Māori with macrons as UCS-2, 28 characters in one part, three times that in two', () => {
+    const kiaOra = 'Kia ora, e hoa mā — tēnā koe';
+    expect(planSms(kiaOra)).toMatchObject({ encoding: 'ucs2', count: 1, dataCoding: 0x08, units: 28 });
+    const plan = planSms(kiaOra.repeat(3));
+    expect(plan).toMatchObject({ encoding: 'ucs2', count: 2, units: 84 });
+    expect(plan.segments.map((s) => s.length)).toEqual([6 + 67 * 2, 6 + 17 * 2]);
+    expect(joinText(plan)).toBe(kiaOra.repeat(3));
+  });
+
+  it('counts an emoji with a skin-tone modifier as four UCS-2 units, and splits a long run of them only between surrogate pairs', () => {
+    expect(planSms('👋🏽')).toMatchObject({ encoding: 'ucs2', count: 1, units: 4 });
+    expect(planSms('ā' + '👋🏽'.repeat(17))).toMatchObject({ count: 1, units: 69 });
+    const text = 'ā' + '👋🏽'.repeat(18);
+    const plan = planSms(text);
+    expect(plan).toMatchObject({ count: 2, units: 73 });
+    for (const s of plan.segments) {
+      const body = s.subarray(6);
+      const last = body.readUInt16BE(body.length - 2);
+      expect(last >= 0xd800 && last <= 0xdbff).toBe(false);
+    }
+    expect(joinText(plan)).toBe(text);
+  });
+
   it('fits 70 UCS-2 units in one SMS, emoji counting two, and splits 71 into parts of 67', () => {
     expect(planSms('😀'.repeat(35)).count).toBe(1);
     expect(planSms('д'.repeat(70)).count).toBe(1);
@@ -63,7 +87,7 @@ describe('SMS segmentation', () => {
   });
 
   it('round-trips long mixed texts through plan and decode, and measures what it plans', () => {
-    const texts = ['', 'short', 'x'.repeat(1000), '{curly} [square] ~tilde~ '.repeat(30), 'Ünïcödé ☃ '.repeat(40), '🇳🇿 kia ora '.repeat(25)];
+    const texts = ['', 'short', 'x'.repeat(1000), '{curly} [square] ~tilde~ '.repeat(30), 'Ünïcödé ☃ '.repeat(40), '🇳🇿 kia ora '.repeat(25), 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉 '.repeat(20)];
     for (const text of texts) {
       const plan = planSms(text);
       expect(joinText(plan)).toBe(text);

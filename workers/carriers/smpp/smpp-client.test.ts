@@ -109,8 +109,8 @@ describe('SMPP client', () => {
   it('times out a submit the SMSC does not answer, with a retryable error, and frees its window slot', async () => {
     const sim = await kit.simulator({ submitRespDelayMs: 300 });
     const client = await kit.client(sim, { submitTimeoutMs: 50, windowSize: 1 });
-    const first = client.submit(sms('slow'));
-    const second = client.submit(sms('slower'));
+    const first = client.submit(sms('Kia ora — 慢 🐢'));
+    const second = client.submit(sms('Привет — 更慢 🐌'));
     expect(await rejection(first)).toMatchObject({ code: 'timeout', retryable: true });
     expect(client.windowInUse).toBe(1); // the second one took the slot
     expect(await rejection(second)).toMatchObject({ code: 'timeout', retryable: true });
@@ -120,7 +120,7 @@ describe('SMPP client', () => {
     const sim = await kit.simulator();
     sim.refuse(true);
     const client = await kit.client(sim, {}, false);
-    expect(await rejection(client.submit(sms('x')))).toMatchObject({ code: 'unavailable', retryable: true });
+    expect(await rejection(client.submit(sms('你好世界')))).toMatchObject({ code: 'unavailable', retryable: true });
   });
 
   it('fails in-flight submits with retryable errors when the SMSC goes away, and reconnects when it is back on the same port', async () => {
@@ -143,7 +143,7 @@ describe('SMPP client', () => {
     const again = await kit.simulator({ port });
     await client.ready();
     expect(again.port).toBe(port);
-    expect((await client.submit(sms('back'))).messageId).toMatch(/^[0-9a-f]+$/);
+    expect((await client.submit(sms('Kua hoki mai — 👋🏽'))).messageId).toMatch(/^[0-9a-f]+$/);
   });
 
   it('keeps retrying a refused bind with backoff and reports why', async () => {
@@ -173,27 +173,35 @@ describe('SMPP client', () => {
   it('sends a body longer than 254 octets as message_payload', async () => {
     const sim = await kit.simulator();
     const client = await kit.client(sim);
-    const text = 'p'.repeat(400);
-    const [message] = await Promise.all([once(sim, 'message'), client.submit({ source: '1234', destination: '+6421', shortMessage: Buffer.from(text), dataCoding: 0 })]);
+    const text = 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉 '.repeat(5);
+    // UCS-2 (data_coding 8), big-endian: 2 octets per UTF-16 unit, 440 in all.
+    const shortMessage = Buffer.from(text, 'utf16le').swap16();
+    expect(shortMessage.length).toBeGreaterThan(254);
+    const [message] = await Promise.all([once(sim, 'message'), client.submit({ source: '1234', destination: '+6421', shortMessage, dataCoding: 8 })]);
     expect(message[0]).toMatchObject({ text, parts: 1 });
   });
 
   it('rejects addresses SMPP cannot carry before they reach the window', async () => {
     const sim = await kit.simulator();
     const client = await kit.client(sim);
-    expect(await rejection(client.submit(sms('x', '+' + '1'.repeat(21))))).toMatchObject({ code: 'invalid_attrib', retryable: false });
+    expect(await rejection(client.submit(sms('Kia ora', '+' + '1'.repeat(21))))).toMatchObject({ code: 'invalid_attrib', retryable: false });
     expect(client.windowInUse).toBe(0);
+    // source_addr is one octet per character: a macron does not fit, Latin-1 does.
+    expect(await rejection(client.submit({ ...sms('Kia ora'), source: 'Māori' }))).toMatchObject({ code: 'invalid_attrib', retryable: false });
+    expect(client.windowInUse).toBe(0);
+    const [message] = await Promise.all([once(sim, 'message'), client.submit({ ...sms('Kia ora'), source: 'Café' })]);
+    expect(message[0]).toMatchObject({ source: 'Café' });
   });
 
   it('closes by letting in-flight submits finish, then unbinding, and does not reconnect', async () => {
     const sim = await kit.simulator({ submitRespDelayMs: 30 });
     const client = await kit.client(sim);
-    const pending = client.submit(sms('last'));
+    const pending = client.submit(sms('Te mea whakamutunga — последнее'));
     const closed = once(sim, 'sessionClosed');
     await client.close();
     expect((await pending).messageId).toBeTruthy();
     await closed;
-    expect(await rejection(client.submit(sms('late')))).toMatchObject({ code: 'unavailable' });
+    expect(await rejection(client.submit(sms('Kua tōmuri — 太晚了')))).toMatchObject({ code: 'unavailable' });
     await new Promise((r) => setTimeout(r, 60));
     expect(sim.boundCount).toBe(0);
   });

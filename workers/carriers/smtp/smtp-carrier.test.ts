@@ -20,15 +20,15 @@ describe('SMTP carrier', () => {
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
     carrier.onReport((r) => void reports.push(r));
-    const job = emailJob({ content: 'Your code is 4711.\nIt expires in 10 minutes.', im: { type: 'text', subject: 'Your code', reference: 'order-42' } });
+    const job = emailJob({ content: 'Ko tō waehere ko 4711 — ваш код.\n10 分钟后过期 ⏳', im: { type: 'text', subject: 'Tō waehere — 你的代码 🔑', reference: 'заказ-42' } });
 
     const { carrierIds } = await carrier.send(job);
 
     expect(sink.mails).toHaveLength(1);
     const mail = sink.mails[0]!;
-    expect(mail).toMatchObject({ from: 'hermod@localhost', to: ['ada@example.com'], subject: 'Your code', text: job.content, messageId: carrierIds[0] });
+    expect(mail).toMatchObject({ from: 'hermod@localhost', to: ['ada@example.com'], subject: 'Tō waehere — 你的代码 🔑', text: job.content, messageId: carrierIds[0] });
     expect(mail.headers['x-hermod-message-id']).toBe(job.id);
-    expect(mail.headers['x-hermod-reference']).toBe('order-42');
+    expect(mail.headers['x-hermod-reference']).toBe('заказ-42');
     const report = await eventually(() => reports[0]);
     expect(report).toMatchObject({ carrierId: carrierIds[0], status: 'received', errorCode: '' });
   });
@@ -38,7 +38,7 @@ describe('SMTP carrier', () => {
     const carrier = kit.carrier(sink.port, { from: 'noreply@hermod.example' });
 
     await carrier.send(emailJob({ source: 'billing@shop.example' }));
-    await carrier.send(emailJob({ source: 'ShopName' }));
+    await carrier.send(emailJob({ source: 'Tauhokohoko Māori' }));
 
     expect(sink.mails.map((m) => m.from)).toEqual(['billing@shop.example', 'noreply@hermod.example']);
     expect(sink.mails.map((m) => m.subject)).toEqual(['Message', 'Message']);
@@ -61,10 +61,10 @@ describe('SMTP carrier', () => {
     const carrier = kit.carrier(sink.port);
     const url = 'https://cdn.example.com/pictures/cat.png?size=large';
 
-    await carrier.send(emailJob({ content: 'Look at this', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
+    await carrier.send(emailJob({ content: 'Titiro ki tēnei — 看这个 👀', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
     await carrier.send(emailJob({ content: '', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
 
-    expect(sink.mails.map((m) => m.text)).toEqual([`Look at this\n${url}`, url]);
+    expect(sink.mails.map((m) => m.text)).toEqual([`Titiro ki tēnei — 看这个 👀\n${url}`, url]);
     expect(sink.mails[0]!.headers['content-type']).toMatch(/^text\/plain/);
   });
 
@@ -109,7 +109,7 @@ describe('SMTP carrier', () => {
   it('delivers many concurrent sends over its connection pool', async () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port, { maxConnections: 3 });
-    const jobs = Array.from({ length: 25 }, (_, i) => emailJob({ destination: `user${i}@example.com`, content: `message ${i}` }));
+    const jobs = Array.from({ length: 25 }, (_, i) => emailJob({ destination: `user${i}@example.com`, content: `Kia ora ${i} — 你好 👋🏽` }));
 
     const results = await Promise.all(jobs.map((j) => carrier.send(j)));
 

@@ -44,7 +44,7 @@ export function emailJob(over: Partial<OutboundJob> = {}): OutboundJob {
     channel: 'email',
     destination: 'ada@example.com',
     source: '',
-    content: 'Hello from Hermod',
+    content: 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉',
     acceptedAt: Date.now(),
     ...over,
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createWhatsAppSimulator } from '../../simulators/whatsapp-simulator';
-import { httpCarrierTestKit, imJob, quietLog, sendError } from '../http/http-carrier-test-kit';
+import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createWhatsAppCarrier } from './whatsapp-carrier';
 import { whatsAppWebhook } from './whatsapp-webhook';
 
@@ -15,7 +15,7 @@ const simulator = () => kit.simulator((webhookUrl) => createWhatsAppSimulator({ 
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('wab', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
-  return { baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, sender: '100000000000001', webhookSecret: APP_SECRET, apiVersion: 'v21.0', ...overrides };
+  return { baseUrl: `http://localhost:${port}`, token: TOKEN, sender: '100000000000001', webhookSecret: APP_SECRET, apiVersion: 'v21.0', ...overrides };
 }
 
 describe('WhatsApp carrier against the Cloud API simulator', () => {
@@ -25,19 +25,19 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
     const { carrierIds } = await carrier.send(job('+64211234561'));
     expect(carrierIds).toHaveLength(1);
     expect(carrierIds[0]).toMatch(/^wamid\./);
-    expect(sim.received).toEqual([{ id: carrierIds[0], phoneNumberId: '100000000000001', to: '64211234561', type: 'text', text: { body: 'Hello from hermod', preview_url: false } }]);
+    expect(sim.received).toEqual([{ id: carrierIds[0], phoneNumberId: '100000000000001', to: '64211234561', type: 'text', text: { body: WORLD_TEXT, preview_url: false } }]);
   });
 
   it('sends media with the kind its MIME type names, captioned only by a real text', async () => {
     const sim = await simulator();
     const carrier = createWhatsAppCarrier(config(sim.port), quietLog);
     const url = 'https://cdn.example.com/file';
-    await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'image/jpeg', url } }, 'Look at this'));
+    await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'image/jpeg', url } }, 'Titiro ki tēnei — 看这个 👀'));
     await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'video/mp4', url } }, url));
-    await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'audio/ogg', url } }, 'audio takes no caption'));
+    await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'audio/ogg', url } }, 'Аудио без подписи 🎧'));
     await carrier.send(job('+64211234561', { type: 'media', media: { mimeType: 'application/pdf', url } }, url));
     expect(sim.received.map((m) => [m.type, m.media])).toEqual([
-      ['image', { link: url, caption: 'Look at this' }],
+      ['image', { link: url, caption: 'Titiro ki tēnei — 看这个 👀' }],
       ['video', { link: url }],
       ['audio', { link: url }],
       ['document', { link: url }],
@@ -47,14 +47,14 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
   it('sends a template by name and language with its named body parameters', async () => {
     const sim = await simulator();
     const carrier = createWhatsAppCarrier(config(sim.port), quietLog);
-    const template = { id: 't1', name: 'order_shipped', language: 'en_US', parameters: [{ name: 'order', text: 'A-17' }, { name: 'eta', text: 'Friday' }] };
-    await carrier.send(job('+64211234561', { type: 'template', template }, 'Order A-17 arrives Friday'));
+    const template = { id: 't1', name: 'order_shipped', language: 'en_US', parameters: [{ name: 'order', text: 'Заказ-17' }, { name: 'eta', text: 'Rāmere 星期五 📦' }] };
+    await carrier.send(job('+64211234561', { type: 'template', template }, 'Ka tae mai Заказ-17 hei te Rāmere 星期五 📦'));
     expect(sim.received[0]).toMatchObject({
       type: 'template',
       template: {
         name: 'order_shipped',
         language: { code: 'en_US' },
-        components: [{ type: 'body', parameters: [{ type: 'text', parameter_name: 'order', text: 'A-17' }, { type: 'text', parameter_name: 'eta', text: 'Friday' }] }],
+        components: [{ type: 'body', parameters: [{ type: 'text', parameter_name: 'order', text: 'Заказ-17' }, { type: 'text', parameter_name: 'eta', text: 'Rāmere 星期五 📦' }] }],
       },
     });
   });

@@ -27,7 +27,7 @@ describe('WhatsApp webhook parsing', () => {
     const body = {
       object: 'whatsapp_business_account',
       entry: [
-        { changes: [{ field: 'messages', value: { messages: [{ from: '64211234561', id: 'wamid.in', type: 'text', text: { body: 'hi' } }] } }] },
+        { changes: [{ field: 'messages', value: { messages: [{ from: '64211234561', id: 'wamid.in', type: 'text', text: { body: 'Kia ora, e hoa mā — 你好 👋🏽' } }] } }] },
         { changes: [{ field: 'account_update', value: { statuses: [{ id: 'x', status: 'sent', timestamp: '1' }] } }] },
         { changes: [{ field: 'messages', value: { statuses: [{ id: 'wamid.3', status: 'deleted' }, { status: 'read' }, null, 'junk', { id: 'wamid.4', status: '__proto__' }] } }] },
         'junk',

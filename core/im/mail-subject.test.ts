@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mailSubject } from './mail-subject';
+
+/** 77 characters, none of them outside the BMP, so the 78th starts at UTF-16 unit 77. */
+const LEAD = Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界! '.repeat(3)).slice(0, 77).join('');
+
+describe('the subject of an e-mail attempt', () => {
+  it('is the first line of the text, or the template name', () => {
+    expect(mailSubject(undefined, 'Kia ora, e hoa mā — tēnā koe 👋🏽\nsecond line')).toBe('Kia ora, e hoa mā — tēnā koe 👋🏽');
+    expect(mailSubject('order_shipped', '你好世界')).toBe('order_shipped');
+    expect(mailSubject(undefined, '\nПривет')).toBe('Message');
+  });
+
+  it('cuts a long line at 78 characters without splitting an emoji with a skin-tone modifier', () => {
+    expect(mailSubject(undefined, `${LEAD}👋🏽🎉 and the rest`)).toBe(`${LEAD}👋🏽`);
+    expect(mailSubject(undefined, `${LEAD}x👋🏽`)).toBe(`${LEAD}x`);
+  });
+
+  it('is always well-formed text, a prefix of the first line, of at most 78 characters', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
+        const subject = mailSubject(undefined, text);
+        // Well-formed: no lone surrogate (String#isWellFormed is past this project's lib target).
+        expect(subject).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+        if (subject !== 'Message') expect(text.split('\n')[0]!.startsWith(subject)).toBe(true);
+        expect([...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(subject)].length).toBeLessThanOrEqual(78);
+      }),
+    );
+  });
+});
