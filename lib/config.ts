@@ -95,6 +95,8 @@ export interface AdaptersConfig {
   redisWaitReplicas: number;
   /** How long a write waits for those replicas before it fails as unavailable. */
   redisWaitTimeoutMs: number;
+  /** How long a message stays in Redis hot state once its status is final (then it is read from history). */
+  stateFinalTtlMs: number;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;
   /** Create missing Kafka topics; off where an operator owns the topics (ACLs, partition counts). */
@@ -253,6 +255,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     // A cluster fails a master over to its replica, so a write counts once the replica has it; a single Redis has no one to fail over to.
     redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
     redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
+    stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '10m'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '').split(',').map((b) => b.trim()).filter(Boolean),
     kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
     kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),

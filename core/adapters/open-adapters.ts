@@ -37,6 +37,7 @@ export async function openState(a: AdaptersConfig): Promise<HotState> {
         prefix: a.redisPrefix,
         waitReplicas: a.redisWaitReplicas,
         waitTimeoutMs: a.redisWaitTimeoutMs,
+        finalTtlSeconds: Math.max(1, Math.round(a.stateFinalTtlMs / 1000)),
       });
   }
 }

@@ -19,7 +19,7 @@ describeStateContract('Redis', () => createRedisState({ redis: REDIS_URL, prefix
 
 describe('Redis hot state', () => {
   const open: HotState[] = [];
-  const state = (prefix: string, extra: { ttlSeconds?: number } = {}): HotState => {
+  const state = (prefix: string, extra: { ttlSeconds?: number; finalTtlSeconds?: number } = {}): HotState => {
     const s = createRedisState({ redis: REDIS_URL, prefix, ...extra });
     open.push(s);
     return s;
@@ -35,6 +35,28 @@ describe('Redis hot state', () => {
     await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1 })));
     const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2 })));
     pairs.forEach((p, i) => expect(applied[i], `${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next)));
+  });
+
+  it('keeps a message only briefly once its status is final: its status, submit mark and carrier id expire after the final time to live', async () => {
+    const prefix = freshPrefix();
+    const s = state(prefix, { ttlSeconds: 3600, finalTtlSeconds: 5 });
+    const raw = rawRedis();
+    try {
+      await s.putCarrierIds([{ carrierId: 'c-tēnā', messageId: 'm-final' }]);
+      await s.advanceStatuses([{ id: 'm-final', status: 'submitted', at: 1, carrierId: 'c-tēnā' }]);
+      const keys = [`${prefix}:msg:{m-final}:status`, `${prefix}:submitted:{m-final}`, `${prefix}:carrier:{c-tēnā}`];
+      for (const key of keys) expect(await raw.ttl(key), key).toBeGreaterThan(3000);
+      await s.advanceStatuses([{ id: 'm-final', status: 'received', at: 2, carrierId: 'c-tēnā' }]);
+      for (const key of keys) {
+        const ttl = await raw.ttl(key);
+        expect(ttl, key).toBeGreaterThan(0);
+        expect(ttl, key).toBeLessThanOrEqual(5);
+      }
+      // Meanwhile a late duplicate is still refused.
+      expect(await s.advanceStatuses([{ id: 'm-final', status: 'submitted', at: 3 }])).toEqual([false]);
+    } finally {
+      await raw.quit();
+    }
   });
 
   it('stores `stage|status|at` under <prefix>:msg:{<id>}:status with the time to live, renewed on each advance', async () => {

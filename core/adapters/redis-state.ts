@@ -1,4 +1,4 @@
-import { isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
+import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
@@ -11,6 +11,8 @@ export interface RedisStateOptions {
   prefix?: string;
   /** Lifetime of a status or carrier id after its last write (default 7 days). */
   ttlSeconds?: number;
+  /** Lifetime of a message's keys once its status is final (default 10 minutes). */
+  finalTtlSeconds?: number;
   /**
    * Replicas that must hold each write before it resolves (Redis WAIT; on a
    * cluster, at most as many as the key's shard lists). Default 0: the
@@ -23,6 +25,7 @@ export interface RedisStateOptions {
 }
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
+const DEFAULT_FINAL_TTL_SECONDS = 10 * 60;
 
 /**
  * The stage table of `message-status.ts`, written into the script so Redis
@@ -32,7 +35,10 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).join(',')}}`;
 
 /**
- * KEYS[1] status key; ARGV: status, at, ttl seconds. Returns 1 when applied.
+ * KEYS[1] status key, KEYS[2..] the message's other keys (same hash slot);
+ * ARGV: status, at, ttl seconds, ttl seconds once final. Returns 1 when applied.
+ * A final status keeps the message in hot state only briefly (late duplicate
+ * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
  * or any non-final stage; otherwise only a strictly later stage applies.
  */
@@ -54,7 +60,12 @@ if current then
     end
   end
 end
-redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX', ARGV[3])
+local ttl = ARGV[3]
+if nextStage >= ${stageOf('received')} then
+  ttl = ARGV[4]
+  for i = 2, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX', ttl)
 return 1
 `;
 
@@ -78,7 +89,7 @@ return { granted, 1000 - math.floor(tonumber(t[2]) / 1000) }
 `;
 
 interface ScriptedClient {
-  hermodAdvanceStatus(key: string, status: string, at: string, ttl: number): Promise<number>;
+  hermodAdvanceStatus(statusKey: string, submittedKey: string, cancelledKey: string, status: string, at: string, ttl: number, finalTtl: number): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
 }
 
@@ -100,9 +111,10 @@ interface ScriptedClient {
 export function createRedisState(options: RedisStateOptions): HotState {
   const prefix = options.prefix ?? 'hermod';
   const ttlSeconds = Math.max(1, Math.trunc(options.ttlSeconds ?? DEFAULT_TTL_SECONDS));
+  const finalTtlSeconds = Math.max(1, Math.min(ttlSeconds, Math.trunc(options.finalTtlSeconds ?? DEFAULT_FINAL_TTL_SECONDS)));
   const log = createLogger({ component: 'redis-state' });
   const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true }, log);
-  client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 1, lua: ADVANCE_LUA });
+  client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 3, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
   const scripted = client as unknown as ScriptedClient;
   const waitReplicas = options.waitReplicas ?? 0;
@@ -153,7 +165,10 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (advances.length === 0) return [];
       const keys = advances.map((a) => statusKey(a.id));
-      const applied = await write('advancing statuses', keys, advances.map((a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, a.status, String(a.at), ttlSeconds)));
+      const applied = await write('advancing statuses', keys, advances.map((a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, submittedKey(a.id), cancelledKey(a.id), a.status, String(a.at), ttlSeconds, finalTtlSeconds)));
+      // The carrier id of a final report is not needed any more either (another slot: its own command).
+      const done = advances.filter((a, i) => a.carrierId && Number(applied[i]) === 1 && isFinal(a.status));
+      if (done.length > 0) await each('expiring carrier ids', done.map((a) => () => client.expire(carrierKey(a.carrierId!), finalTtlSeconds)));
       return applied.map((r) => Number(r) === 1);
     },
 

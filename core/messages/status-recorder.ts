@@ -44,7 +44,7 @@ export function createStatusRecorder(deps: { history: History; state: HotState }
     async record(changes) {
       if (changes.length === 0) return [];
       const applied = await deps.state.advanceStatuses(
-        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at })),
+        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId })),
       );
       const writes: Promise<void>[] = [];
       changes.forEach((c, i) => {

@@ -15,6 +15,8 @@ export interface StatusAdvance {
   id: string;
   status: MessageStatus;
   at: number;
+  /** The carrier's id the report came with, if any (hot state may forget it once the status is final). */
+  carrierId?: string;
 }
 
 /** What an Idempotency-Key holds: the request it was first used for, and the answer once there is one. */
