@@ -3,4 +3,4 @@
  * where their engine cannot run, except in CI and under `npm run
  * test:engines`, where a skipped engine would hide a regression.
  */
-export const enginesRequired = Boolean(process.env.CI || process.env.HERMOD_REQUIRE_ENGINES);
+export const enginesRequired = Boolean(process.env.CI || process.env.REQUIRE_ENGINES);
