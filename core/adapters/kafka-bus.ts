@@ -108,10 +108,21 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       });
       consumer.on(consumer.events.GROUP_JOIN, () => runner.reassigned());
       try {
-        await ensureTopic(topic);
         consumers.add(consumer);
         await consumer.connect();
-        await consumer.subscribe({ topic, fromBeginning: true });
+        // A topic just created is not yet known to every broker of a cluster ("does not host this
+        // topic-partition", retriable): try again for a while instead of failing the subscription.
+        const deadline = Date.now() + 30_000;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await ensureTopic(topic);
+            await consumer.subscribe({ topic, fromBeginning: true });
+            break;
+          } catch (err) {
+            if (!(err as { retriable?: boolean }).retriable || Date.now() > deadline) throw err;
+            await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+          }
+        }
       } catch (err) {
         consumers.delete(consumer);
         await consumer.disconnect().catch(() => undefined);
