@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
  * `npm run test:engines`, where that is a failure.
  */
 const ENGINE_SUITES = [
-  'core/adapters/kafka-bus.test.ts',
+  'core/adapters/kafka-bus-3.test.ts',
+  'core/adapters/kafka-bus-4.test.ts',
   'core/adapters/clickhouse-history.test.ts',
   'test/kafka/**/*.test.ts',
   'test/redis-cluster-state.test.ts',
@@ -46,7 +47,8 @@ export default defineConfig({
           include: ENGINE_SUITES,
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Two engine suites at a time: they wait on brokers and failovers more than they compute.
+          maxWorkers: 2,
         },
       },
     ],

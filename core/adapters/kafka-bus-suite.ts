@@ -2,7 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../lib/config';
 import { HermodError } from '../../lib/errors';
-import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../../test/support/kafka-cluster';
+import { type KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../../test/support/kafka-cluster';
 import { startKafkaMemberProcess } from '../../test/support/kafka-member-process';
 import type { Bus, DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
@@ -17,6 +17,8 @@ const unavailable = kafkaUnavailableReason();
 
 const WORLD_TEXT = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
 
+/** The Kafka bus suite against one broker of `version`; one test file per version, so the two run side by side. */
+export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]): void {
 if (unavailable && !enginesRequired) {
   console.warn(`Kafka bus tests skipped: ${unavailable}`);
   describe('Bus contract: Kafka', () => {
@@ -25,7 +27,7 @@ if (unavailable && !enginesRequired) {
 } else {
   // A member's close waits for its in-flight batch and its group's rebalance: more than the 10 s hook default.
   vi.setConfig({ hookTimeout: 60_000 });
-  for (const version of KAFKA_VERSIONS) {
+  {
     // A cold broker and the group rebalances of kafkajs take seconds, not milliseconds.
     describe(`Kafka ${version}`, { timeout: 120_000 }, () => {
       let cluster: KafkaCluster | undefined;
@@ -134,4 +136,5 @@ if (unavailable && !enginesRequired) {
       });
     });
   }
+}
 }
