@@ -10,9 +10,13 @@ export interface Caller {
  * Checks credentials through core and remembers a success for a while, keyed
  * by the exact header, so a busy client does not pay for a password hash on
  * every request. Concurrent first requests with the same header share one check.
+ * Once a success is older than `cacheMs` it is checked again in the background
+ * while requests go on being served from it (up to `staleMs`): a check that
+ * is slow under load must not hold every request of a busy client behind it.
+ * A check that fails drops the entry at once.
  */
-export function createAuthenticator(core: CoreClient, cacheMs: number) {
-  const cache = new Map<string, { caller: Caller; expires: number }>();
+export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs = Math.max(cacheMs * 10, 60_000)) {
+  const cache = new Map<string, { caller: Caller; expires: number; staleUntil: number }>();
   const inflight = new Map<string, Promise<Caller | undefined>>();
   const MAX_ENTRIES = 10_000;
 
@@ -25,6 +29,26 @@ export function createAuthenticator(core: CoreClient, cacheMs: number) {
     return { applicationId: res.application.id, applicationName: res.application.name };
   };
 
+  /** One check per header at a time; its outcome updates the cache. */
+  const checkAndRemember = (header: string): Promise<Caller | undefined> => {
+    let pending = inflight.get(header);
+    if (!pending) {
+      pending = check(header)
+        .then((caller) => {
+          if (!caller) cache.delete(header);
+          else {
+            if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+            const now = Date.now();
+            cache.set(header, { caller, expires: now + cacheMs, staleUntil: now + staleMs });
+          }
+          return caller;
+        })
+        .finally(() => inflight.delete(header));
+      inflight.set(header, pending);
+    }
+    return pending;
+  };
+
   return {
     /** The caller for an Authorization header, or a 401 error. `allowApiKey` for Intelligent Messaging. */
     async authenticate(header: string | undefined, allowApiKey = false): Promise<Caller> {
@@ -33,15 +57,13 @@ export function createAuthenticator(core: CoreClient, cacheMs: number) {
       const now = Date.now();
       const hit = cache.get(header);
       if (hit && hit.expires > now) return hit.caller;
-      let pending = inflight.get(header);
-      if (!pending) {
-        pending = check(header).finally(() => inflight.delete(header));
-        inflight.set(header, pending);
+      if (hit && hit.staleUntil > now) {
+        // Served as it was; checked again meanwhile (a failure to reach core keeps the entry until it is too old).
+        void checkAndRemember(header).catch(() => undefined);
+        return hit.caller;
       }
-      const caller = await pending;
+      const caller = await checkAndRemember(header);
       if (!caller) throw new HermodError('unauthorized', 'invalid credentials');
-      if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-      cache.set(header, { caller, expires: now + cacheMs });
       return caller;
     },
   };

@@ -1,0 +1,77 @@
+import { describe, expect, it, vi } from 'vitest';
+import { HermodError } from '../lib/errors';
+import { createAuthenticator } from './auth';
+import type { CoreClient } from './core-client';
+
+const HEADER = 'Basic ' + Buffer.from('tāne:pūtea-secret').toString('base64');
+
+/** Core's Authenticate, answered only when the test says so (as a core busy under load would). */
+function slowCore() {
+  const answers: ((ok: boolean) => void)[] = [];
+  const core = {
+    authenticate: vi.fn(() => new Promise((resolve) => answers.push((ok) => resolve(ok ? { ok: true, application: { id: 'app-1', name: 'tāne' } } : { ok: false })))),
+  } as unknown as CoreClient;
+  return { core, answer: (ok: boolean) => answers.shift()!(ok), calls: () => (core.authenticate as ReturnType<typeof vi.fn>).mock.calls.length };
+}
+
+describe('credential cache of a gateway', () => {
+  it('keeps serving a client whose cached check has expired while core is slow to check it again', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core, answer, calls } = slowCore();
+      const auth = createAuthenticator(core, 1000, 60_000);
+      const first = auth.authenticate(HEADER);
+      answer(true);
+      expect(await first).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      vi.setSystemTime(5000);
+      // Core does not answer the new check yet; requests are not held behind it.
+      expect(await auth.authenticate(HEADER)).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      expect(await auth.authenticate(HEADER)).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      expect(calls()).toBe(2);
+      answer(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses at once when the check made in the background finds the password changed', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core, answer } = slowCore();
+      const auth = createAuthenticator(core, 1000, 60_000);
+      const first = auth.authenticate(HEADER);
+      answer(true);
+      await first;
+      vi.setSystemTime(5000);
+      await auth.authenticate(HEADER);
+      answer(false);
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      // The entry is gone: the next request is checked, not served from the cache.
+      const refused = auth.authenticate(HEADER).then(() => 'served', (e: unknown) => e);
+      answer(false);
+      expect(await refused).toBeInstanceOf(HermodError);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('waits for a new check once the cached one is too old to serve', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core, answer } = slowCore();
+      const auth = createAuthenticator(core, 1000, 10_000);
+      const first = auth.authenticate(HEADER);
+      answer(true);
+      await first;
+      vi.setSystemTime(20_000);
+      let settled = false;
+      const again = auth.authenticate(HEADER).then(() => (settled = true));
+      await Promise.resolve();
+      expect(settled).toBe(false);
+      answer(true);
+      await again;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
