@@ -16,8 +16,9 @@ export interface MultiProcessOptions {
   /** What the printed line starts with (default `multi-process`). */
   title?: string;
   /**
-   * Run once the first half of the messages has been accepted, instead of
-   * killing one SMS worker with -9 (the default).
+   * Started once the first half of the messages has been accepted and run
+   * while the second half is being sent, instead of killing one SMS worker
+   * with -9 (the default).
    */
   disrupt?: (roles: { workers: readonly RoleProcess[] }) => Promise<void>;
   /**
@@ -73,6 +74,7 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
 
   const ids: string[] = [];
   let killed = false;
+  let disruption: Promise<void> | undefined;
   const concurrency = 100;
   for (let i = 0; i < MESSAGES; i += concurrency) {
     const replies = await Promise.all(Array.from({ length: concurrency }, (_, j) => {
@@ -85,11 +87,13 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
     }
     if (!killed && i >= MESSAGES / 2) {
       killed = true;
-      if (options.disrupt) await options.disrupt({ workers });
+      // A disruption of the test's own runs alongside the traffic, so it lands while requests are in flight.
+      if (options.disrupt) disruption = options.disrupt({ workers });
       else await workers[0]!.kill9();
     }
   }
 
+  await disruption;
   // A timeout here still prints the counts below, so a loss reads as a number, not a bare timeout.
   await eventually(async () => (received.size === MESSAGES ? true : undefined), 120_000, 250).catch(() => undefined);
   const submits = [...received.values()].reduce((a, n) => a + n, 0);
