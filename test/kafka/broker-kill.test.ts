@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicName } from '../../core/ports/bus';
 import { enginesRequired } from '../support/engines-required';
 import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../support/kafka-cluster';
+import { eventually } from '../support/hermod-process';
 import type { RoleProcess } from '../support/role-process';
 import { deleteRedisKeys } from '../support/redis-keys';
 import { runMultiProcess } from '../support/multi-process-run';
@@ -49,7 +50,15 @@ if (unavailable && !enginesRequired) {
             const leaders = await partitionLeaders(c.brokers, topicName('sms'));
             killed = mostFrequent(leaders);
             c.nodes.find((n) => n.id === killed)!.kill();
-            console.log(`killed broker ${killed}, leader of ${leaders.filter((l) => l === killed).length} of ${leaders.length} partitions of ${topicName('sms')}`);
+            // The kill counts only once its partitions have failed over to the brokers left.
+            const alive = c.nodes.filter((n) => n.id !== killed).map((n) => n.address);
+            const after = await eventually(async () => {
+              const now = await partitionLeaders(alive, topicName('sms'));
+              return now.every((l) => l !== killed && l >= 0) ? now : undefined;
+            }, 60_000, 500);
+            console.log(
+              `killed broker ${killed}, leader of ${leaders.filter((l) => l === killed).length} of ${leaders.length} partitions of ${topicName('sms')}; leaders after: ${after.join(' ')}`,
+            );
           },
           // A dead broker can cost the workers' group its last offset commits, so a whole
           // uncommitted stretch may be redelivered; at least once is the promise, not exactly once.
