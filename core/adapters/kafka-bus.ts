@@ -65,10 +65,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     if (!known) {
       known = (async () => {
         const a = await getAdmin();
-        await a.createTopics({
-          waitForLeaders: true,
-          topics: [{ topic, numPartitions: partitions, replicationFactor: options.replicationFactor ?? -1 }],
-        });
+        await untilKnown(() =>
+          a.createTopics({
+            waitForLeaders: true,
+            topics: [{ topic, numPartitions: partitions, replicationFactor: options.replicationFactor ?? -1 }],
+          }),
+        );
       })();
       known.catch(() => knownTopics.delete(topic));
       knownTopics.set(topic, known);
@@ -108,21 +110,11 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       });
       consumer.on(consumer.events.GROUP_JOIN, () => runner.reassigned());
       try {
+        await ensureTopic(topic);
         consumers.add(consumer);
         await consumer.connect();
-        // A topic just created is not yet known to every broker of a cluster ("does not host this
-        // topic-partition", retriable): try again for a while instead of failing the subscription.
-        const deadline = Date.now() + 30_000;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await ensureTopic(topic);
-            await consumer.subscribe({ topic, fromBeginning: true });
-            break;
-          } catch (err) {
-            if (!(err as { retriable?: boolean }).retriable || Date.now() > deadline) throw err;
-            await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
-          }
-        }
+        // kafkajs takes the topic back out of its targets on that error, so subscribing again is clean.
+        await untilKnown(() => consumer.subscribe({ topic, fromBeginning: true }), createTopics ? TOPIC_PROPAGATION_MS : 0);
       } catch (err) {
         consumers.delete(consumer);
         await consumer.disconnect().catch(() => undefined);
@@ -192,6 +184,27 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       }
     },
   };
+}
+
+/**
+ * How long a topic this bus has just made sure of may stay unknown to the
+ * broker asked about it. On a fresh three-node Kafka 3.9 cluster a broker
+ * answered the metadata request of createTopics({ waitForLeaders }) — and of
+ * a consumer's subscribe() — with UNKNOWN_TOPIC_OR_PARTITION before the new
+ * topic reached it; kafkajs retries neither, and core exited at start-up.
+ */
+const TOPIC_PROPAGATION_MS = 30_000;
+
+async function untilKnown<T>(attempt: () => Promise<T>, waitMs = TOPIC_PROPAGATION_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isKafkaProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION') || Date.now() >= deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** The coordinator knows the group: it has members, or offsets it keeps. Unknown groups are 'Dead'. */

@@ -36,6 +36,21 @@ if (unavailable && !enginesRequired) {
         await cluster?.stop();
       }, 120_000);
 
+      it('lets a fresh bus subscribe to topics it has just created, whichever node it asks first', async () => {
+        const c = cluster!;
+        // A new topic reaches the nodes one by one; hermod's roles start by creating theirs and subscribing at once.
+        for (let i = 0; i < 6; i++) {
+          const brokers = [...c.brokers.slice(i % 3), ...c.brokers.slice(0, i % 3)];
+          const fresh = createKafkaBus({ brokers, partitions: 12, replicationFactor: 3, sessionTimeoutMs: 10_000, joinWaitMs: 1_000 });
+          try {
+            const subscription = await fresh.subscribe(unique('fresh'), async () => undefined, { group: unique('group') });
+            await subscription.close();
+          } finally {
+            await fresh.close().catch(() => undefined);
+          }
+        }
+      }, 180_000);
+
       it('loses no published record when the partition leaders’ broker is killed mid-run', async () => {
         const c = cluster!;
         bus = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 3, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });

@@ -12,13 +12,30 @@ import { REDIS_URL } from './redis-keys';
 const MESSAGES = 10_000;
 const WINDOW = 64;
 
+export interface MultiProcessOptions {
+  /** What the printed line starts with (default `multi-process`). */
+  title?: string;
+  /**
+   * Started once the first half of the messages has been accepted and run
+   * while the second half is being sent, instead of killing one SMS worker
+   * with -9 (the default).
+   */
+  disrupt?: (roles: { workers: readonly RoleProcess[] }) => Promise<void>;
+  /**
+   * Most duplicate submits allowed (default: what the killed worker could have
+   * had in flight). A disruption elsewhere may redeliver more; lost stays 0.
+   */
+  maxDuplicates?: number;
+}
+
 /**
  * Two gateways, one core and three SMS workers as processes of their own on
  * the given bus, with Redis hot state under `prefix`: 10,000 messages sent
- * through both gateways while one worker is killed with -9. Prints sent,
- * reached, lost and duplicates, and asserts none lost.
+ * through both gateways while one worker is killed with -9 (or while
+ * `options.disrupt` does its own damage). Prints sent, reached, lost and
+ * duplicates, and asserts none lost.
  */
-export async function runMultiProcess(label: string, busEnv: Record<string, string>, prefix: string, processes: RoleProcess[]): Promise<void> {
+export async function runMultiProcess(label: string, busEnv: Record<string, string>, prefix: string, processes: RoleProcess[], options: MultiProcessOptions = {}): Promise<void> {
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
   const { port: smscPort } = await simulator.start();
   const received = new Map<string, number>();
@@ -57,6 +74,7 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
 
   const ids: string[] = [];
   let killed = false;
+  let disruption: Promise<void> | undefined;
   const concurrency = 100;
   for (let i = 0; i < MESSAGES; i += concurrency) {
     const replies = await Promise.all(Array.from({ length: concurrency }, (_, j) => {
@@ -69,18 +87,26 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
     }
     if (!killed && i >= MESSAGES / 2) {
       killed = true;
-      await workers[0]!.kill9();
+      // A disruption of the test's own runs alongside the traffic, so it lands while requests are in flight.
+      if (options.disrupt) disruption = options.disrupt({ workers });
+      else await workers[0]!.kill9();
     }
   }
 
-  await eventually(async () => (received.size === MESSAGES ? true : undefined), 120_000, 250);
+  await disruption;
+  // A timeout here still prints the counts below, so a loss reads as a number, not a bare timeout.
+  await eventually(async () => (received.size === MESSAGES ? true : undefined), 120_000, 250).catch(() => undefined);
   const submits = [...received.values()].reduce((a, n) => a + n, 0);
   const duplicates = submits - received.size;
   const lost = MESSAGES - received.size;
-  console.log(`multi-process (${label}): ${MESSAGES} messages, ${received.size} reached the simulator, ${lost} lost, ${duplicates} duplicate submits`);
+  console.log(`${options.title ?? 'multi-process'} (${label}): ${MESSAGES} messages, ${received.size} reached the simulator, ${lost} lost, ${duplicates} duplicate submits`);
+  if (lost > 0) {
+    const missing = Array.from({ length: MESSAGES }, (_, n) => n).filter((n) => !received.has(`m${n}`));
+    console.log(`never reached the simulator (first 20 of ${lost}): ${missing.slice(0, 20).map((n) => `m${n} ${ids[n]}`).join(', ')}`);
+  }
   expect(lost).toBe(0);
   // Only what the killed worker had in flight may go out twice.
-  expect(duplicates).toBeLessThanOrEqual(WINDOW * 2);
+  expect(duplicates).toBeLessThanOrEqual(options.maxDuplicates ?? WINDOW * 2);
   // Statuses came back through the bus to core: a sample reads `received` through either gateway.
   for (const [i, id] of ids.filter((_, i) => i % 500 === 0).entries()) {
     const details = await eventually(async () => {
