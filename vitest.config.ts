@@ -47,8 +47,8 @@ export default defineConfig({
           include: ENGINE_SUITES,
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          // Two engine suites at a time: they wait on brokers and failovers more than they compute.
-          maxWorkers: 2,
+          // Engine suites side by side (they wait on brokers and failovers more than they compute).
+          fileParallelism: true,
         },
       },
     ],
