@@ -8,6 +8,22 @@ export interface Reply {
   json: any;
 }
 
+/** Reads a whole answer: its text, and its JSON when it is JSON. */
+export function readReply(res: http.IncomingMessage, resolve: (reply: Reply) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+  });
+}
+
 /** A small HTTPS client that trusts exactly the given CA (the service's self-signed certificate). */
 export function createClient(baseUrl: string, ca?: string, auth?: { user: string; pass: string }) {
   const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 64 });
@@ -18,20 +34,7 @@ export function createClient(baseUrl: string, ca?: string, auth?: { user: string
     const headers: Record<string, string> = { ...(authHeader ? { authorization: authHeader } : {}), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      });
+      const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => readReply(res, resolve));
       req.on('error', reject);
       if (payload !== undefined) req.write(payload);
       req.end();

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import https from 'node:https';
-import type { Reply } from './https-client';
+import { readReply, type Reply } from './https-client';
 
 export interface OpenRequest {
   /** Sends more of the body now. */
@@ -19,20 +19,7 @@ export interface OpenRequest {
 export function openPost(baseUrl: string, ca: string, path: string, headers: Record<string, string>): OpenRequest {
   let req!: http.ClientRequest;
   const reply = new Promise<Reply>((resolve, reject) => {
-    req = https.request(new URL(path, baseUrl), { method: 'POST', ca, agent: false, headers: { 'transfer-encoding': 'chunked', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    req = https.request(new URL(path, baseUrl), { method: 'POST', ca, agent: false, headers: { 'transfer-encoding': 'chunked', ...headers } }, (res) => readReply(res, resolve));
     req.on('error', reject);
   });
   // A test that fails before ending the body leaves this to be cut off at shutdown: not a second failure.
