@@ -50,8 +50,8 @@ async function startBaseline(kind: 'http' | 'https', cert?: string, key?: string
 async function main(): Promise<void> {
   let hermod: HermodProcess | undefined;
   let url = process.env.BENCH_URL;
-  let user = process.env.BENCH_USER ?? 'bench';
-  let pass = process.env.BENCH_PASS ?? 'bench-secret';
+  const user = process.env.BENCH_USER ?? 'bench';
+  const pass = process.env.BENCH_PASS ?? 'bench-secret';
   let dataDir = '';
   if (!url) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bench-'));

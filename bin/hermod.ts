@@ -36,7 +36,7 @@ function flag(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
-  let config;
+  let config: ReturnType<typeof resolveConfig>;
   try {
     config = resolveConfig(process.env);
     setLogLevel(config.logLevel);

@@ -10,7 +10,7 @@ import {
   type ReportChunk,
   type Template,
 } from '../proto/gen/hermod/v1/campaigns';
-import { HermodError } from '../lib/errors';
+import type { HermodError } from '../lib/errors';
 import { fromServiceError } from '../lib/grpc-errors';
 import { unaryCall } from './unary-call';
 import { grpcDuration } from '../lib/metrics';

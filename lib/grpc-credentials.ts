@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { ChannelCredentials, ServerCredentials, credentials } from '@grpc/grpc-js';
+import { type ChannelCredentials, ServerCredentials, credentials } from '@grpc/grpc-js';
 import type { GrpcTlsConfig } from './config';
 
 export interface GrpcCredentials {

@@ -81,7 +81,7 @@ export function createAccounts(deps: { history: History }): Accounts {
     },
     async authenticateBasic(name, password) {
       const app = await deps.history.getApplicationByName(name);
-      if (!app || !app.passwordHash) return undefined;
+      if (!app?.passwordHash) return undefined;
       return (await verifyPassword(password, app.passwordHash)) ? { id: app.id, name: app.name } : undefined;
     },
     async authenticateApiKey(key) {

@@ -27,7 +27,6 @@ if (unavailable && !enginesRequired) {
 } else {
   // A member's close waits for its in-flight batch and its group's rebalance: more than the 10 s hook default.
   vi.setConfig({ hookTimeout: 60_000 });
-  {
     // A cold broker and the group rebalances of kafkajs take seconds, not milliseconds.
     describe(`Kafka ${version}`, { timeout: 120_000 }, () => {
       let cluster: KafkaCluster | undefined;
@@ -135,6 +134,5 @@ if (unavailable && !enginesRequired) {
         }, 120_000);
       });
     });
-  }
 }
 }

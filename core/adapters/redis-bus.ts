@@ -358,7 +358,9 @@ class Subscriber {
     this.token = `${this.consumer}#${randomUUID().slice(0, 8)}`;
     this.maxBatch = Math.max(1, Math.trunc(options.maxBatch ?? DEFAULT_MAX_BATCH));
     this.keys = Array.from({ length: settings.partitions }, (_, p) => streamKey(settings.prefix, topic, p));
-    this.keys.forEach((key, p) => this.partitionOf.set(key, p));
+    this.keys.forEach((key, p) => {
+      this.partitionOf.set(key, p);
+    });
     this.leases = this.keys.map((key) => `${key}:owner:${this.group}`);
     this.membersKey = `{${settings.prefix}:${topic}}:members:${this.group}`;
     this.log = log.child({ topic, group: this.group, consumer: this.consumer });
@@ -730,7 +732,7 @@ class Subscriber {
         const part = partition === undefined ? undefined : this.parts.get(partition);
         // Records for a partition that is no longer surely ours, or read while closing, stay
         // pending here: a hand-back marks them claimable, a lost lease's next owner claims them once idle.
-        if (!part || part.state !== 'idle' || this.expired(part) || this.closing) continue;
+        if (part?.state !== 'idle' || this.expired(part) || this.closing) continue;
         const records = stream.entries.flatMap((e) => (e.fields ? [this.record(part, e.id, e.fields, 0)] : []));
         if (records.length > 0) this.track(this.work(part, records));
       }

@@ -54,7 +54,9 @@ export async function sendAll<T>(client: RedisClient, commands: readonly (() => 
     await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS * attempt));
     // Re-sent in their original order, in one turn, so one key's commands stay in order.
     const again = await Promise.allSettled(redirected.map((i) => commands[i]!()));
-    redirected.forEach((i, j) => (settled[i] = again[j]!));
+    redirected.forEach((i, j) => {
+      settled[i] = again[j]!;
+    });
   }
   return settled.map((s) => {
     if (s.status === 'rejected') throw s.reason;

@@ -34,7 +34,9 @@ describe('Redis hot state', () => {
     for (const current of MESSAGE_STATUSES) for (const next of MESSAGE_STATUSES) pairs.push({ current, next, id: unique('m') });
     await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1 })));
     const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2 })));
-    pairs.forEach((p, i) => expect(applied[i], `${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next)));
+    pairs.forEach((p, i) => {
+      expect(applied[i], `${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next));
+    });
   });
 
   it('keeps a message only briefly once its status is final: its status, submit mark and carrier id expire after the final time to live', async () => {
@@ -103,7 +105,9 @@ describe('Redis hot state', () => {
       await Promise.all(
         batches.map(async (batch) => {
           const result = await client.advanceStatuses(batch);
-          batch.forEach((a, i) => result[i] && applied.push({ id: a.id, status: a.status }));
+          batch.forEach((a, i) => {
+            result[i] && applied.push({ id: a.id, status: a.status });
+          });
         }),
       );
       return applied;

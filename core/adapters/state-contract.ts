@@ -92,7 +92,9 @@ export function describeStateContract(name: string, factory: StateFactory): void
       const ids = Array.from({ length: 40 }, () => unique('msg'));
       await Promise.all(ids.map((id, i) => state.advanceStatuses([{ id, status: i % 2 ? 'sent' : 'queued', at: i }])));
       const read = await Promise.all(ids.map((id) => state.getStatus(id)));
-      read.forEach((entry, i) => expect(entry).toEqual({ status: i % 2 ? 'sent' : 'queued', at: i }));
+      read.forEach((entry, i) => {
+        expect(entry).toEqual({ status: i % 2 ? 'sent' : 'queued', at: i });
+      });
     });
 
     it('maps carrier message ids to our message ids', async () => {

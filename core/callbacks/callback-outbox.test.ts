@@ -116,7 +116,9 @@ describe('callback outbox replay', () => {
             const current = outbox.owed().filter((j) => op.handOver.includes(j.eventId));
             // A copy is not the object that was put: it is not handed over.
             outbox.handOver([...current.filter((_, k) => k % 2 === 0), ...current.filter((_, k) => k % 2 === 1).map((j) => ({ ...j }))]);
-            current.forEach((j, k) => k % 2 === 0 && model.delete(j.eventId));
+            current.forEach((j, k) => {
+              k % 2 === 0 && model.delete(j.eventId);
+            });
           }
           if (i === restart) {
             // kill -9 (the descriptor's closing changes nothing on disk), and the next write was torn part-way.

@@ -143,7 +143,9 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       if (jobs.length === 0) return;
       const lines = jobs.map((j) => encodeOwed([j]));
       append(Buffer.concat(lines));
-      jobs.forEach((j, i) => remember(j, lines[i]!.length));
+      jobs.forEach((j, i) => {
+        remember(j, lines[i]!.length);
+      });
       maybeCompact();
     },
     settle,

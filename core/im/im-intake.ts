@@ -97,7 +97,7 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
       replyTo: '',
     };
     const [result] = await deps.intake.acceptRecords([record]);
-    if (!result || !result.ok) throw result?.ok === false ? result.error : new HermodError('internal', 'the message was not stored');
+    if (!result?.ok) throw result?.ok === false ? result.error : new HermodError('internal', 'the message was not stored');
     return id;
   };
 

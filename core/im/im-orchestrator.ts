@@ -135,7 +135,7 @@ export async function startImOrchestrator(deps: {
     reference: plan.reference,
   });
 
-  const publishAttempt = async (im: Open, k: number, record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>): Promise<void> => {
+  const publishAttempt = async (im: Open, _k: number, record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>): Promise<void> => {
     await bus.publish(topicName(record.channel), [
       {
         key: record.destination,

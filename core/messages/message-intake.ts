@@ -6,7 +6,7 @@ import type { HotState } from '../ports/state';
 import type { StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
-import { HermodError, toHermodError } from '../../lib/errors';
+import { type HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from './bus-payloads';
 import { countSegments } from './segments';

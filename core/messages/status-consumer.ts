@@ -75,7 +75,10 @@ export function startStatusConsumer(deps: { bus: Bus; state: HotState; history: 
         const changes: StatusChange[] = [];
         updates.forEach((u, i) => {
           const id = ids[i];
-          if (id) return void changes.push(changeOf(u, id));
+          if (id) {
+            changes.push(changeOf(u, id));
+            return;
+          }
           // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others.
           if (unmatched.hold(u)) unmatchedReports.inc({ outcome: 'held' });
           else {

@@ -125,9 +125,9 @@ describe('request text is UTF-8 (property)', () => {
   it('refuses a lone surrogate escape anywhere in a string or key, and accepts escaped pairs', async () => {
     const lone = fc.constantFrom('\\ud83d', '\\uDC4B', '\\udbff', '\\ud800');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('content', 'key', 'member', 'nested'), lone, text, async (where, escape, around) => {
+      fc.asyncProperty(fc.constantFrom('content', 'key', 'member', 'nested'), lone, text, async (where, loneEscape, around) => {
         const s = JSON.stringify(around).slice(1, -1);
-        const bad = `${s}${escape}${s}`;
+        const bad = `${s}${loneEscape}${s}`;
         const body =
           where === 'content' ? `{"content":"${bad}","members":[]}`
           : where === 'key' ? `{"${bad}":1,"members":[]}`
@@ -135,9 +135,9 @@ describe('request text is UTF-8 (property)', () => {
           : `{"extra":{"a":[1,"${bad}"]},"members":[]}`;
         const bytes = Buffer.from(body, 'utf8');
         for (const outcome of [await refusal(readJson(contextFor(bytes, [7]), 10_000_000)), await refusal(streamed(bytes, [7]))]) {
-          expect(outcome).toMatchObject({ code: 'invalid_json', message: expect.stringContaining(`lone surrogate ${escape.toLowerCase()}`) });
+          expect(outcome).toMatchObject({ code: 'invalid_json', message: expect.stringContaining(`lone surrogate ${loneEscape.toLowerCase()}`) });
         }
-        const paired = Buffer.from(body.replace(escape, '\\ud83d\\udc4b'), 'utf8');
+        const paired = Buffer.from(body.replace(loneEscape, '\\ud83d\\udc4b'), 'utf8');
         expect(await readJson(contextFor(paired, [7]), 10_000_000)).toEqual(JSON.parse(paired.toString('utf8')));
       }),
       { numRuns: 300 },

@@ -322,7 +322,9 @@ class Scanner {
     } catch {
       throw this.locate(text);
     }
-    if (mayHaveLoneSurrogate(text)) elements.forEach((e, i) => checkNoLoneSurrogates(e, `${this.arrayField}[${this.count + i}]`));
+    if (mayHaveLoneSurrogate(text)) elements.forEach((e, i) => {
+      checkNoLoneSurrogates(e, `${this.arrayField}[${this.count + i}]`);
+    });
     if (elements.length === 0 && (this.partParsed || !last)) {
       throw invalid(`missing element ${this.arrayField}[${this.count}]`, this.startOffset + content.length);
     }

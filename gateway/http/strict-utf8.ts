@@ -50,7 +50,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
-    throw notUtf8(at < 0 ? 0 : at);
+    throw notUtf8(Math.max(at , 0));
   }
 }
 
@@ -74,7 +74,7 @@ export class Utf8StreamCheck {
       this.decoder.decode(chunk, { stream: true });
     } catch {
       const at = firstInvalidUtf8(Buffer.concat([this.tail, chunk]));
-      throw notUtf8(this.offset - this.tail.length + (at < 0 ? 0 : at));
+      throw notUtf8(this.offset - this.tail.length + (Math.max(at , 0)));
     }
     this.offset += chunk.length;
     const held = this.tail;

@@ -26,7 +26,9 @@ describe('receipt store', () => {
   it('gives back exactly the receipts not acknowledged, texts in any script intact, after it is opened again', () => {
     const file = tempFile();
     const store = ReceiptStore.open(file);
-    WORLD_TEXTS.forEach((text, i) => store.owe(receipt(`id${i}`, text)));
+    WORLD_TEXTS.forEach((text, i) => {
+      store.owe(receipt(`id${i}`, text));
+    });
     store.ack('id1');
     store.ack('id3');
     store.close();

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { HermodError } from '../../../lib/errors';
+import type { HermodError } from '../../../lib/errors';
 import { Fifo } from './fifo';
 
 export interface SubmitJob<R> {
