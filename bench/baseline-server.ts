@@ -18,9 +18,8 @@ const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   });
 };
 
-const server = kind === 'https'
-  ? https.createServer({ cert: fs.readFileSync(certFile!), key: fs.readFileSync(keyFile!) }, handler)
-  : http.createServer(handler);
+const server =
+  kind === 'https' ? https.createServer({ cert: fs.readFileSync(certFile!), key: fs.readFileSync(keyFile!) }, handler) : http.createServer(handler);
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ port: (server.address() as { port: number }).port });

@@ -59,14 +59,22 @@ async function main(): Promise<void> {
   let failed = false;
   try {
     const h = await measureHermodCallbacks(receiver, track, knobs);
-    const sampleBody = JSON.stringify({ id: '2b1e6f0e-7d1c-4b5e-9a51-3f1f7a8c9d10', message_id: '2b1e6f0e-7d1c-4b5e-9a51-3f1f7a8c9d10', status: 'received', detail: '+64210000001', reference: 'cb-xxxxxxxx-12345' });
+    const sampleBody = JSON.stringify({
+      id: '2b1e6f0e-7d1c-4b5e-9a51-3f1f7a8c9d10',
+      message_id: '2b1e6f0e-7d1c-4b5e-9a51-3f1f7a8c9d10',
+      status: 'received',
+      detail: '+64210000001',
+      reference: 'cb-xxxxxxxx-12345',
+    });
     const f = await measureCallbackFloor(receiver, track, sampleBody, knobs);
 
     const sendRate = h.fired / h.firedSeconds;
     const acceptedRate = h.accepted / Math.max(h.firedSeconds, h.acceptSeconds);
     const lost = h.missing.noCarrierMessage + h.missing.noReceipt + h.missing.noCallback;
     const met = h.latency.p99 <= TARGET_P99_MS && acceptedRate >= 0.95 * 1000 && lost === 0 && h.latency.count > 0;
-    console.log(`\ndelivery report → callback, ${rate}/s offered for ${duration} s (after ${warmup} s warm-up), ${os.availableParallelism()} cores, node ${process.version}, HERMOD_GATEWAYS=${gateways}, simulator receipts after ${receiptDelayMs} ms\n`);
+    console.log(
+      `\ndelivery report → callback, ${rate}/s offered for ${duration} s (after ${warmup} s warm-up), ${os.availableParallelism()} cores, node ${process.version}, HERMOD_GATEWAYS=${gateways}, simulator receipts after ${receiptDelayMs} ms\n`,
+    );
     const row = (what: string, s: Spread): string[] => [what, String(s.count), formatMs(s.p50), formatMs(s.p90), formatMs(s.p99), formatMs(s.max)];
     printTable(
       [{ title: 'what' }, ...['count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'].map((title) => ({ title, align: 'right' as const }))],
@@ -79,11 +87,19 @@ async function main(): Promise<void> {
         ...h.byStatus.map((b) => row(`hermod: POST sent → \`${b.status}\` callback at the receiver (for context)`, b.spread)),
       ],
     );
-    console.log(`\noffered ${h.fired} sends in ${h.firedSeconds.toFixed(2)} s (${Math.round(sendRate)}/s); 202 accepted ${h.accepted}, the last ${h.acceptSeconds.toFixed(2)} s after the first send (${Math.round(acceptedRate)}/s achieved), other answers ${h.refused}, errors ${h.errors}`);
-    console.log(`measured messages without a carrier message ${h.missing.noCarrierMessage}, without a receipt ${h.missing.noReceipt}, without a received callback after ${drainS} s ${h.missing.noCallback}; callback id ≠ 202 id: ${h.idMismatches}`);
+    console.log(
+      `\noffered ${h.fired} sends in ${h.firedSeconds.toFixed(2)} s (${Math.round(sendRate)}/s); 202 accepted ${h.accepted}, the last ${h.acceptSeconds.toFixed(2)} s after the first send (${Math.round(acceptedRate)}/s achieved), other answers ${h.refused}, errors ${h.errors}`,
+    );
+    console.log(
+      `measured messages without a carrier message ${h.missing.noCarrierMessage}, without a receipt ${h.missing.noReceipt}, without a received callback after ${drainS} s ${h.missing.noCallback}; callback id ≠ 202 id: ${h.idMismatches}`,
+    );
     console.log(`status callbacks at the receiver (warm-up included): ${JSON.stringify(Object.fromEntries(h.callbacks))}`);
-    console.log(`during the measured run and its drain hermod made ${h.callbacksInRun} callbacks over ${h.callbackConnections} new TCP connections to the receiver`);
-    console.log(`this process's event-loop delay during the measured run (both timestamps are taken here): p99 ${formatMs(h.loopDelayP99)} ms, max ${formatMs(h.loopDelayMax)} ms`);
+    console.log(
+      `during the measured run and its drain hermod made ${h.callbacksInRun} callbacks over ${h.callbackConnections} new TCP connections to the receiver`,
+    );
+    console.log(
+      `this process's event-loop delay during the measured run (both timestamps are taken here): p99 ${formatMs(h.loopDelayP99)} ms, max ${formatMs(h.loopDelayMax)} ms`,
+    );
     console.log(`CPU during the measured run and its drain, % of one core: ${h.cpu.map((c) => `${c.label} ${Math.round(c.percent)}`).join('; ')}`);
     console.log(`hermod's output: ${h.logFile}`);
     console.log(`floor run: ${Math.round((rate * duration) / f.seconds)}/s offered, errors ${f.errors}`);

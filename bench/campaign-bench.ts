@@ -58,25 +58,38 @@ async function main(): Promise<void> {
   const pass = process.env.BENCH_PASS ?? 'bench-secret';
   const { service: s, hermod, simulator } = await startCampaignService({ url: process.env.BENCH_URL, user, pass, receiptDelayMs, gateways });
   const pid = hermod ? hermodPid() : undefined;
-  if (hermod && pid === undefined) throw new Error('cannot find the hermod process among this process\'s children');
+  if (hermod && pid === undefined) throw new Error("cannot find the hermod process among this process's children");
   const rss = createRssSampler(pid);
   const rows: Row[] = [];
   const million = members === 1_000_000;
   const judge = (ok: boolean): boolean | undefined => (million ? ok : undefined);
   let failed = false;
   let intake: IntakeFigures | undefined;
-  console.log(`campaign bench: ${members} members against ${s.url}${hermod ? ` (started here, ${gateways} gateway process(es), SMSC simulator in this process)` : ''}`);
+  console.log(
+    `campaign bench: ${members} members against ${s.url}${hermod ? ` (started here, ${gateways} gateway process(es), SMSC simulator in this process)` : ''}`,
+  );
 
   try {
     // 1. The list.
     const listProgress = { generated: 0 };
     const importPeak = rss.phase();
     let t = performance.now();
-    let stopProgress = every(PROGRESS_MS, () => console.log(`  import: ${listProgress.generated} members sent, ${seconds(t).toFixed(0)} s${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`));
+    let stopProgress = every(PROGRESS_MS, () =>
+      console.log(
+        `  import: ${listProgress.generated} members sent, ${seconds(t).toFixed(0)} s${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`,
+      ),
+    );
     const listId = await postMembers(s, 'lists', { name: `bench-${Date.now()}` }, members, listProgress).finally(stopProgress);
     const importS = seconds(t);
     const importRss = importPeak();
-    rows.push({ phase: 'import list (POST /lists, streamed body)', seconds: importS, perSecond: members / importS, rssMb: rss.enabled ? importRss / MB : undefined, target: '≤ 15 s, RSS ≤ 1536 MB', met: judge(importS <= 15 && (!rss.enabled || importRss <= 1536 * MB)) });
+    rows.push({
+      phase: 'import list (POST /lists, streamed body)',
+      seconds: importS,
+      perSecond: members / importS,
+      rssMb: rss.enabled ? importRss / MB : undefined,
+      target: '≤ 15 s, RSS ≤ 1536 MB',
+      met: judge(importS <= 15 && (!rss.enabled || importRss <= 1536 * MB)),
+    });
     console.log(`list ${listId}: ${importS.toFixed(2)} s`);
 
     // 2. The campaign, scheduled for now, to the same members.
@@ -84,9 +97,21 @@ async function main(): Promise<void> {
     const schedulePeak = rss.phase();
     const scheduleStart = performance.now();
     stopProgress = every(PROGRESS_MS, () => console.log(`  schedule: ${campaignProgress.generated} members sent, ${seconds(scheduleStart).toFixed(0)} s`));
-    const campaignId = await postMembers(s, 'scheduled_campaigns', { name: `bench-${Date.now()}`, schedule: new Date().toISOString(), content: 'Hi {{param1}}, your appointment is tomorrow at 10' }, members, campaignProgress).finally(stopProgress);
+    const campaignId = await postMembers(
+      s,
+      'scheduled_campaigns',
+      { name: `bench-${Date.now()}`, schedule: new Date().toISOString(), content: 'Hi {{param1}}, your appointment is tomorrow at 10' },
+      members,
+      campaignProgress,
+    ).finally(stopProgress);
     const scheduleS = seconds(scheduleStart);
-    rows.push({ phase: 'schedule campaign (POST /scheduled_campaigns, streamed body)', seconds: scheduleS, perSecond: members / scheduleS, rssMb: rss.enabled ? schedulePeak() / MB : undefined, target: 'part of schedule → all submitted' });
+    rows.push({
+      phase: 'schedule campaign (POST /scheduled_campaigns, streamed body)',
+      seconds: scheduleS,
+      perSecond: members / scheduleS,
+      rssMb: rss.enabled ? schedulePeak() / MB : undefined,
+      target: 'part of schedule → all submitted',
+    });
     console.log(`campaign ${campaignId}: ${scheduleS.toFixed(2)} s${simulator ? `; ${simulator.submitCount} submits already at the simulator` : ''}`);
 
     // 3. Fan-out until the simulator has every message.
@@ -101,8 +126,20 @@ async function main(): Promise<void> {
     }
     const note = fanout.done ? '' : ` — TIMED OUT, ${fanout.reached} of ${members}`;
     const seen = simulator ? 'last submit_sm at the simulator' : 'every report row past queued, report polled';
-    rows.push({ phase: `fan-out → all submitted (201 → ${seen})${note}`, seconds: fanoutS, perSecond: fanout.reached / fanoutS, rssMb: rss.enabled ? fanoutPeak() / MB : undefined, target: '' });
-    rows.push({ phase: `schedule → all submitted (both lines above)${note}`, seconds: totalS, perSecond: fanout.reached / totalS, target: '≤ 120 s', met: judge(fanout.done && totalS <= 120) });
+    rows.push({
+      phase: `fan-out → all submitted (201 → ${seen})${note}`,
+      seconds: fanoutS,
+      perSecond: fanout.reached / fanoutS,
+      rssMb: rss.enabled ? fanoutPeak() / MB : undefined,
+      target: '',
+    });
+    rows.push({
+      phase: `schedule → all submitted (both lines above)${note}`,
+      seconds: totalS,
+      perSecond: fanout.reached / totalS,
+      target: '≤ 120 s',
+      met: judge(fanout.done && totalS <= 120),
+    });
 
     // 4. The report, read as a stream.
     const reportProgress = { rows: 0 };
@@ -111,7 +148,14 @@ async function main(): Promise<void> {
     stopProgress = every(PROGRESS_MS, () => console.log(`  report: ${reportProgress.rows} rows, ${seconds(t).toFixed(0)} s`));
     const report = await readReport(s, campaignId, reportProgress).finally(stopProgress);
     const reportS = seconds(t);
-    rows.push({ phase: `report (GET …/report, streamed, ${report.rows} rows)`, seconds: reportS, perSecond: report.rows / reportS, rssMb: rss.enabled ? reportPeak() / MB : undefined, target: '≤ 10 s', met: judge(reportS <= 10 && report.rows === members) });
+    rows.push({
+      phase: `report (GET …/report, streamed, ${report.rows} rows)`,
+      seconds: reportS,
+      perSecond: report.rows / reportS,
+      rssMb: rss.enabled ? reportPeak() / MB : undefined,
+      target: '≤ 10 s',
+      met: judge(reportS <= 10 && report.rows === members),
+    });
     console.log(`report: ${report.rows} rows in ${reportS.toFixed(2)} s; statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`);
     if (report.rows !== members) {
       failed = true;
@@ -132,18 +176,42 @@ async function main(): Promise<void> {
   // 5. The ceiling, with the service stopped so it does not compete for the cores.
   if (ceilingOptions.submits > 0) {
     intake = await measureSmscIntake(ceilingOptions);
-    rows.push({ phase: `ceiling: simulator intake, raw submit_sm (${intake.submits} over ${intake.binds} bind(s), window ${intake.window})`, seconds: intake.seconds, perSecond: intake.rate, target: '' });
+    rows.push({
+      phase: `ceiling: simulator intake, raw submit_sm (${intake.submits} over ${intake.binds} bind(s), window ${intake.window})`,
+      seconds: intake.seconds,
+      perSecond: intake.rate,
+      target: '',
+    });
   }
 
-  console.log(`\ncampaign at ${members} members, ${os.availableParallelism()} cores, node ${process.version}${hermod ? `, HERMOD_GATEWAYS=${gateways}` : ''}\n`);
+  console.log(
+    `\ncampaign at ${members} members, ${os.availableParallelism()} cores, node ${process.version}${hermod ? `, HERMOD_GATEWAYS=${gateways}` : ''}\n`,
+  );
   printTable(
-    [{ title: 'phase' }, { title: 'seconds', align: 'right' }, { title: 'messages/s', align: 'right' }, { title: 'peak hermod RSS MB', align: 'right' }, { title: 'DESIGN.md §5 target' }, { title: 'met' }],
+    [
+      { title: 'phase' },
+      { title: 'seconds', align: 'right' },
+      { title: 'messages/s', align: 'right' },
+      { title: 'peak hermod RSS MB', align: 'right' },
+      { title: 'DESIGN.md §5 target' },
+      { title: 'met' },
+    ],
     rows.map((r) => {
       const met = r.met === undefined ? (r.target.startsWith('≤') ? 'n/a' : '') : r.met ? 'yes' : 'no';
-      return [r.phase, r.seconds.toFixed(2), r.perSecond === undefined ? '' : Math.round(r.perSecond), r.rssMb === undefined ? '' : Math.round(r.rssMb), r.target, met];
+      return [
+        r.phase,
+        r.seconds.toFixed(2),
+        r.perSecond === undefined ? '' : Math.round(r.perSecond),
+        r.rssMb === undefined ? '' : Math.round(r.rssMb),
+        r.target,
+        met,
+      ];
     }),
   );
-  if (rss.enabled) console.log(`\npeak RSS of the hermod process tree over the whole run: ${Math.round(rss.peak() / MB)} MB (this driver process, simulator included: ${Math.round(process.memoryUsage().rss / MB)} MB at the end)`);
+  if (rss.enabled)
+    console.log(
+      `\npeak RSS of the hermod process tree over the whole run: ${Math.round(rss.peak() / MB)} MB (this driver process, simulator included: ${Math.round(process.memoryUsage().rss / MB)} MB at the end)`,
+    );
   const fan = rows.find((r) => r.phase.startsWith('fan-out'));
   if (intake && fan?.perSecond) console.log(`hermod fan-out / simulator intake ceiling: ${(fan.perSecond / intake.rate).toFixed(2)}`);
   if (!million) console.log('targets are for 1,000,000 members; "n/a" at other sizes');

@@ -36,7 +36,10 @@ try {
         const from = next;
         next += batch;
         const n = Math.min(batch, records - from);
-        await bus.publish(topic, Array.from({ length: n }, (_, i) => ({ key: `+6421${String((from + i) % 10_000).padStart(6, '0')}`, value: body })));
+        await bus.publish(
+          topic,
+          Array.from({ length: n }, (_, i) => ({ key: `+6421${String((from + i) % 10_000).padStart(6, '0')}`, value: body })),
+        );
       }
     }),
   );

@@ -68,7 +68,9 @@ interface Figures {
 
 const withTimeout = <T>(what: string, p: Promise<T>): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took longer than ${phaseTimeoutMs} ms`)), phaseTimeoutMs)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took longer than ${phaseTimeoutMs} ms`)), phaseTimeoutMs)),
+  );
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
 
@@ -90,7 +92,9 @@ function kafkajsClient(brokers: string[], admin: Admin, perPartition: boolean): 
   const metadata = new Map<string, Promise<PartitionMetadata[]>>();
   const consumers: ReturnType<Kafka['consumer']>[] = [];
   return {
-    name: perPartition ? `kafkajs ${packageVersion('kafkajs')}, one send() per partition (the adapter)` : `kafkajs ${packageVersion('kafkajs')}, one send() per batch`,
+    name: perPartition
+      ? `kafkajs ${packageVersion('kafkajs')}, one send() per partition (the adapter)`
+      : `kafkajs ${packageVersion('kafkajs')}, one send() per batch`,
     async send(topic, messages) {
       await connected;
       if (!perPartition) {
@@ -158,7 +162,11 @@ function platformaticClient(brokers: string[], mode: PlatformaticMode): ClientUn
   });
   const consumers: PltConsumer[] = [];
   let queue: Promise<unknown> = Promise.resolve();
-  const label = { concurrent: 'idempotent, overlapping sends', serialized: 'idempotent, one send() at a time', 'not-idempotent': 'not idempotent, overlapping sends' }[mode];
+  const label = {
+    concurrent: 'idempotent, overlapping sends',
+    serialized: 'idempotent, one send() at a time',
+    'not-idempotent': 'not idempotent, overlapping sends',
+  }[mode];
   return {
     name: `@platformatic/kafka ${packageVersion('@platformatic/kafka')}, one send() per batch, ${label}`,
     async send(topic, messages) {
@@ -209,7 +217,10 @@ async function measure(client: ClientUnderTest, admin: Admin): Promise<Figures> 
             const from = next;
             next += batch;
             const n = Math.min(batch, records - from);
-            await client.send(topic, Array.from({ length: n }, (_, i) => ({ key: keyOf(from + i), value: body })));
+            await client.send(
+              topic,
+              Array.from({ length: n }, (_, i) => ({ key: keyOf(from + i), value: body })),
+            );
           }
         }),
       ),
@@ -247,7 +258,9 @@ try {
   }
   await admin.disconnect();
 
-  console.log(`Kafka ${cluster.version} (one KRaft node), ${records} records of ${valueBytes} B, ${partitions} partitions, batches of ${batch} from ${publishers} concurrent senders`);
+  console.log(
+    `Kafka ${cluster.version} (one KRaft node), ${records} records of ${valueBytes} B, ${partitions} partitions, batches of ${batch} from ${publishers} concurrent senders`,
+  );
   console.log('| client | publish records/s | consume records/s |');
   console.log('|---|---:|---:|');
   for (const r of results) {

@@ -60,9 +60,16 @@ async function main(): Promise<void> {
   const hermod = await startHermod({
     dataDir,
     env: {
-      HERMOD_BUS: 'redis', HERMOD_STATE: 'redis', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: prefix,
-      HERMOD_BOOTSTRAP_APP: 'soak', HERMOD_BOOTSTRAP_PASSWORD: 'soak-secret', HERMOD_GATEWAYS: gateways,
-      HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: '20ms', HERMOD_STATE_FINAL_TTL: finalTtl,
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: REDIS_URL,
+      HERMOD_REDIS_PREFIX: prefix,
+      HERMOD_BOOTSTRAP_APP: 'soak',
+      HERMOD_BOOTSTRAP_PASSWORD: 'soak-secret',
+      HERMOD_GATEWAYS: gateways,
+      HERMOD_SMSC_PORT: String(await freePort()),
+      HERMOD_SMSC_RECEIPT_DELAY: '20ms',
+      HERMOD_STATE_FINAL_TTL: finalTtl,
     },
   });
   const service: Service = {
@@ -80,7 +87,9 @@ async function main(): Promise<void> {
   const sample = async (phase: 'idle' | 'load'): Promise<void> => {
     const s = { ...(await sampleRedis(REDIS_URL, prefix)), phase, sent: accepted };
     samples.push(s);
-    console.log(`  ${phase} t=${Math.round(s.at / 1000)}s used_memory ${(s.usedMemory / MB).toFixed(1)} MB, streams ${s.entries} entries in ${(s.streamBytes / MB).toFixed(1)} MB, ${accepted} accepted, ${failed} failed, ${skipped} skipped`);
+    console.log(
+      `  ${phase} t=${Math.round(s.at / 1000)}s used_memory ${(s.usedMemory / MB).toFixed(1)} MB, streams ${s.entries} entries in ${(s.streamBytes / MB).toFixed(1)} MB, ${accepted} accepted, ${failed} failed, ${skipped} skipped`,
+    );
   };
   try {
     console.log(`idle ${idleS}s (baseline), then ${rate}/s for ${minutes} min to ${handsets} handsets, HERMOD_STATE_FINAL_TTL=${finalTtl}; prefix ${prefix}`);
@@ -96,14 +105,16 @@ async function main(): Promise<void> {
       sent += 1;
       inFlight += 1;
       const body = JSON.stringify({ destination: destination(i % handsets), content: `Kia ora ${i} — tēnā koe 👋🏽` });
-      serviceRequest(service, 'POST', '/rest/sms/v2/messages', Readable.from([body])).then(
-        async (res) => {
-          await readText(res);
-          if (res.statusCode === 202) accepted += 1;
-          else failed += 1;
-        },
-        () => void (failed += 1),
-      ).finally(() => (inFlight -= 1));
+      serviceRequest(service, 'POST', '/rest/sms/v2/messages', Readable.from([body]))
+        .then(
+          async (res) => {
+            await readText(res);
+            if (res.statusCode === 202) accepted += 1;
+            else failed += 1;
+          },
+          () => void (failed += 1),
+        )
+        .finally(() => (inFlight -= 1));
     });
     clearInterval(timer);
     await sampling;
@@ -130,7 +141,13 @@ function report(samples: (RedisSample & { phase: string })[], run: { sent: numbe
   // The second half leaves out the ramp-up while the streams fill to their steady length.
   const slopes = (value: (s: RedisSample) => number): number[] => [slopePerMinute(load, value), slopePerMinute(load.slice(Math.floor(load.length / 2)), value)];
   printTable(
-    [{ title: 'figure' }, ...['idle baseline', 'first load sample', 'last load sample', 'slope/min, whole load', 'slope/min, second half'].map((title) => ({ title, align: 'right' as const }))],
+    [
+      { title: 'figure' },
+      ...['idle baseline', 'first load sample', 'last load sample', 'slope/min, whole load', 'slope/min, second half'].map((title) => ({
+        title,
+        align: 'right' as const,
+      })),
+    ],
     [
       ['Redis used_memory, MB (whole server)', mb(base.usedMemory), mb(first.usedMemory), mb(last.usedMemory), ...slopes((s) => s.usedMemory).map(mb)],
       ["hermod's streams, entries (total XLEN)", base.entries, first.entries, last.entries, ...slopes((s) => s.entries).map(Math.round)],

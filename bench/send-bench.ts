@@ -55,7 +55,16 @@ async function main(): Promise<void> {
   let dataDir = '';
   if (!url) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bench-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_BOOTSTRAP_APP: user, HERMOD_BOOTSTRAP_PASSWORD: pass, HERMOD_SMSC_PORT: String(await freePort()), ...(process.env.BENCH_NO_CARRIER ? { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: '1' } : {}), ...(process.env.HERMOD_GATEWAYS ? { HERMOD_GATEWAYS: process.env.HERMOD_GATEWAYS } : {}) } });
+    hermod = await startHermod({
+      dataDir,
+      env: {
+        HERMOD_BOOTSTRAP_APP: user,
+        HERMOD_BOOTSTRAP_PASSWORD: pass,
+        HERMOD_SMSC_PORT: String(await freePort()),
+        ...(process.env.BENCH_NO_CARRIER ? { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: '1' } : {}),
+        ...(process.env.HERMOD_GATEWAYS ? { HERMOD_GATEWAYS: process.env.HERMOD_GATEWAYS } : {}),
+      },
+    });
     url = hermod.baseUrl;
   }
   const auth = { authorization: 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64') };

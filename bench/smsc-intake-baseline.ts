@@ -42,7 +42,9 @@ interface BlastDone {
 export async function measureSmscIntake(options: IntakeOptions): Promise<IntakeFigures> {
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: options.receiptDelayMs ?? 20 });
   const { port } = await simulator.start();
-  const child = fork(import.meta.filename, ['blast', String(port), String(options.submits), String(options.binds), String(options.window)], { execArgv: ['--import', 'tsx'] });
+  const child = fork(import.meta.filename, ['blast', String(port), String(options.submits), String(options.binds), String(options.window)], {
+    execArgv: ['--import', 'tsx'],
+  });
   try {
     const done = await new Promise<BlastDone>((resolve, reject) => {
       child.once('message', (m: BlastDone) => resolve(m));
@@ -70,7 +72,10 @@ function blastOne(client: SmppClient, first: number, count: number, inFlight: nu
         pending++;
         client
           .submit({ source: 'hermod', destination: `+6421${String(i % 10_000_000).padStart(7, '0')}`, shortMessage: TEXT, dataCoding: 0 })
-          .then(() => tally.ok++, () => tally.failed++)
+          .then(
+            () => tally.ok++,
+            () => tally.failed++,
+          )
           .finally(() => {
             pending--;
             if (next >= count && pending === 0) resolve();
@@ -84,7 +89,8 @@ function blastOne(client: SmppClient, first: number, count: number, inFlight: nu
 
 async function blast(port: number, submits: number, binds: number, window: number): Promise<BlastDone> {
   const clients = Array.from({ length: binds }, () =>
-    createSmppClient({ host: '127.0.0.1', port, systemId: 'bench', password: 'bench', windowSize: window, enquireLinkMs: 0, log: quiet }));
+    createSmppClient({ host: '127.0.0.1', port, systemId: 'bench', password: 'bench', windowSize: window, enquireLinkMs: 0, log: quiet }),
+  );
   await Promise.all(clients.map((c) => c.ready()));
   const tally = { ok: 0, failed: 0 };
   const per = Math.ceil(submits / binds);
@@ -113,7 +119,10 @@ if (process.argv[1] === import.meta.filename) {
       window: Number(process.env.BENCH_SMSC_WINDOW ?? 1024),
     };
     measureSmscIntake(options).then(
-      (f) => console.log(`SMSC simulator intake: ${f.submits} submit_sm over ${f.binds} bind(s), window ${f.window}: ${f.seconds.toFixed(2)} s, ${Math.round(f.rate)} submits/s (simulator counted ${f.received}, failed ${f.failed})`),
+      (f) =>
+        console.log(
+          `SMSC simulator intake: ${f.submits} submit_sm over ${f.binds} bind(s), window ${f.window}: ${f.seconds.toFixed(2)} s, ${Math.round(f.rate)} submits/s (simulator counted ${f.received}, failed ${f.failed})`,
+        ),
       (err) => {
         console.error(err);
         process.exit(1);

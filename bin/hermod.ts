@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     case 'worker':
     case 'smsc-simulator':
     case 'channel-simulators': {
-      const channel = command === 'worker' ? (cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms' : undefined;
+      const channel = command === 'worker' ? ((cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms') : undefined;
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;
     }

@@ -46,7 +46,11 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const numericIds = createNumericIds(config.coreInstance);
   const shortener = createLinkShortener({ history, baseUrl: config.shortLinkBase });
   const intake = createMessageIntake({
-    history, state, bus, recorder, recent,
+    history,
+    state,
+    bus,
+    recorder,
+    recent,
     numericIds,
     shortener,
     // The message is durable; recovery at the next start hands it over again.
@@ -71,7 +75,12 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({
-    bus, state, history, recent, numericIds, log,
+    bus,
+    state,
+    history,
+    recent,
+    numericIds,
+    log,
     ownerOfAddress: (address) => accounts.ownerOfAddress(address),
     dedupWindowMs: config.moDedupWindowMs,
     onReplies: (r) => callbacks.repliesReceived(r),
@@ -93,21 +102,47 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   });
   const lagMonitor = startBusLagMonitor(bus, log);
 
-  const orchestrator = await startImOrchestrator({ bus, state, history, recorder, numericIds, notices: callbacks, recent, log, defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000 });
+  const orchestrator = await startImOrchestrator({
+    bus,
+    state,
+    history,
+    recorder,
+    numericIds,
+    notices: callbacks,
+    recent,
+    log,
+    defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
+  });
   recorder.onApplied((change) => orchestrator.statusApplied(change));
   const imIntake = createImIntake({ history, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 
   const server = createCoreGrpcServer({
-    intake, reader, accounts, shortener, state,
+    intake,
+    reader,
+    accounts,
+    shortener,
+    state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     campaigns: { store: history.campaigns, history, importMembers, templates, state },
     im: {
-      accept: imIntake, bus, history,
-      rateBudget: createImRateBudget({ state, limitOf: async (id) => (await accounts.callbackSettings(id))?.imRateLimit ?? -1, defaultLimit: config.im.rateLimit }),
+      accept: imIntake,
+      bus,
+      history,
+      rateBudget: createImRateBudget({
+        state,
+        limitOf: async (id) => (await accounts.callbackSettings(id))?.imRateLimit ?? -1,
+        defaultLimit: config.im.rateLimit,
+      }),
     },
   });
   const port = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
-  log.info('core listening', { grpc: config.coreAddress.replace(/:\d+$/, `:${port}`), dataDir: config.dataDir, bus: config.adapters.bus, state: config.adapters.state, history: config.adapters.history });
+  log.info('core listening', {
+    grpc: config.coreAddress.replace(/:\d+$/, `:${port}`),
+    dataDir: config.dataDir,
+    bus: config.adapters.bus,
+    state: config.adapters.state,
+    history: config.adapters.history,
+  });
 
   return {
     port,

@@ -65,7 +65,11 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
       '/rest/im/v1',
       intelligentMessagingErrors(deps.log),
       intelligentMessagingRouter({
-        im: deps.im, idempotency: deps.core, auth: deps.auth, log: deps.log, maxBodyBytes: deps.maxBodyBytes,
+        im: deps.im,
+        idempotency: deps.core,
+        auth: deps.auth,
+        log: deps.log,
+        maxBodyBytes: deps.maxBodyBytes,
         rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted })),
       }),
     ),

@@ -9,7 +9,9 @@ const HEADER = 'Basic ' + Buffer.from('tāne:pūtea-secret').toString('base64');
 function slowCore() {
   const answers: ((ok: boolean) => void)[] = [];
   const core = {
-    authenticate: vi.fn(() => new Promise((resolve) => answers.push((ok) => resolve(ok ? { ok: true, application: { id: 'app-1', name: 'tāne' } } : { ok: false })))),
+    authenticate: vi.fn(
+      () => new Promise((resolve) => answers.push((ok) => resolve(ok ? { ok: true, application: { id: 'app-1', name: 'tāne' } } : { ok: false }))),
+    ),
   } as unknown as CoreClient;
   return { core, answer: (ok: boolean) => answers.shift()!(ok), calls: () => (core.authenticate as ReturnType<typeof vi.fn>).mock.calls.length };
 }
@@ -47,7 +49,10 @@ describe('credential cache of a gateway', () => {
       answer(false);
       for (let i = 0; i < 5; i++) await Promise.resolve();
       // The entry is gone: the next request is checked, not served from the cache.
-      const refused = auth.authenticate(HEADER).then(() => 'served', (e: unknown) => e);
+      const refused = auth.authenticate(HEADER).then(
+        () => 'served',
+        (e: unknown) => e,
+      );
       answer(false);
       expect(await refused).toBeInstanceOf(HermodError);
     } finally {

@@ -51,7 +51,10 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
 }
 
 export function createCampaignsClient(address: string, channelCredentials: ChannelCredentials): CampaignsClient {
-  const client = new GrpcCampaignsClient(address, channelCredentials, { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  const client = new GrpcCampaignsClient(address, channelCredentials, {
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  });
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
 
   return {
@@ -67,7 +70,9 @@ export function createCampaignsClient(address: string, channelCredentials: Chann
       });
       let failed: HermodError | undefined;
       result.catch((e: HermodError) => (failed = e));
-      call.write({ part: { $case: 'begin', value: { applicationId, kind: kind === 'campaign' ? ImportKind.IMPORT_KIND_CAMPAIGN : ImportKind.IMPORT_KIND_LIST } } });
+      call.write({
+        part: { $case: 'begin', value: { applicationId, kind: kind === 'campaign' ? ImportKind.IMPORT_KIND_CAMPAIGN : ImportKind.IMPORT_KIND_LIST } },
+      });
       return {
         async write(members) {
           if (failed) throw failed;
@@ -95,7 +100,8 @@ export function createCampaignsClient(address: string, channelCredentials: Chann
       const res = await unary<object, { templates: Template[] }>('ListTemplates', client.listTemplates as never, { applicationId, applicationName: '' });
       return res.templates;
     },
-    streamCampaignReport: (applicationId, campaignId) => mapped('StreamCampaignReport', client.streamCampaignReport({ applicationId, campaignId }, deadline(STREAM_TIMEOUT_MS))),
+    streamCampaignReport: (applicationId, campaignId) =>
+      mapped('StreamCampaignReport', client.streamCampaignReport({ applicationId, campaignId }, deadline(STREAM_TIMEOUT_MS))),
     health: () => unary('Health', client.health as never, {}),
     close: () => client.close(),
   };

@@ -1,5 +1,12 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { MessagingClient, type MessageDetails, type OutboundMessage, type ResolveShortLinkRequest, type ResolveShortLinkResponse, type SendResult } from '../proto/gen/hermod/v1/messages';
+import {
+  MessagingClient,
+  type MessageDetails,
+  type OutboundMessage,
+  type ResolveShortLinkRequest,
+  type ResolveShortLinkResponse,
+  type SendResult,
+} from '../proto/gen/hermod/v1/messages';
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
 import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
 import { createBatcher } from '../lib/batcher';
@@ -18,7 +25,6 @@ export interface CoreClient {
   close(): void;
 }
 
-
 export function createCoreClient(address: string, channelCredentials: ChannelCredentials, options: { batchMax: number; batchDelayMs: number }): CoreClient {
   const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 64 * 1024 * 1024 };
   const messaging = new MessagingClient(address, channelCredentials, channelOptions);
@@ -34,7 +40,8 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
   return {
     send: (message) => sends.add(message),
     getMessage: (applicationId, id) => unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
-    getMessageByNumericId: (applicationId, numericId) => unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
+    getMessageByNumericId: (applicationId, numericId) =>
+      unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
     authenticate: (request) => unaryCall(accounts, 'Authenticate', accounts.authenticate as never, request),
     resolveShortLink: (request) => unaryCall(messaging, 'ResolveShortLink', messaging.resolveShortLink as never, request),
     claimIdempotencyKey: (request) => unaryCall(idempotency, 'Claim', idempotency.claim as never, request),

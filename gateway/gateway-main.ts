@@ -26,7 +26,11 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const campaigns = createCampaignsClient(config.coreAddress, grpcCredentials);
   const im = createImClient(config.coreAddress, grpcCredentials);
   const app = createGatewayApp({
-    core, auth, log, campaigns, im,
+    core,
+    auth,
+    log,
+    campaigns,
+    im,
     maxBodyBytes: config.maxBodyBytes,
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
@@ -47,7 +51,12 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   await listen(plain, config.httpPort, config.host);
   const httpsPort = (secure.address() as AddressInfo).port;
   const httpPort = (plain.address() as AddressInfo).port;
-  log.info('gateway listening', { https: `https://${config.host}:${httpsPort}`, http: `http://${config.host}:${httpPort}`, selfSignedCertificate: tls.selfSigned, core: config.coreAddress });
+  log.info('gateway listening', {
+    https: `https://${config.host}:${httpsPort}`,
+    http: `http://${config.host}:${httpPort}`,
+    selfSignedCertificate: tls.selfSigned,
+    core: config.coreAddress,
+  });
 
   return {
     httpsPort,

@@ -1,5 +1,12 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { IntelligentMessagingClient, type CarrierEventsRequest, type ImAccepted, type ImSendRequest, type RateBudget, type RateBudgetRequest } from '../proto/gen/hermod/v1/im';
+import {
+  IntelligentMessagingClient,
+  type CarrierEventsRequest,
+  type ImAccepted,
+  type ImSendRequest,
+  type RateBudget,
+  type RateBudgetRequest,
+} from '../proto/gen/hermod/v1/im';
 import { unaryCall } from './unary-call';
 
 /** The gateway's side of core's IntelligentMessaging service. */
@@ -16,7 +23,8 @@ export function createImClient(address: string, channelCredentials: ChannelCrede
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
   return {
     send: (request) => unary('ImSendMessage', client.sendMessage as never, request),
-    reportCarrierEvents: async (request) => (await unary<CarrierEventsRequest, { recorded: number }>('ReportCarrierEvents', client.reportCarrierEvents as never, request)).recorded,
+    reportCarrierEvents: async (request) =>
+      (await unary<CarrierEventsRequest, { recorded: number }>('ReportCarrierEvents', client.reportCarrierEvents as never, request)).recorded,
     takeRateBudget: (request) => unary('TakeRateBudget', client.takeRateBudget as never, request),
     close: () => client.close(),
   };

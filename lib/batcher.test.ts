@@ -4,10 +4,13 @@ import { createBatcher } from './batcher';
 describe('batcher', () => {
   it('gathers items added in the same turn into one flush and answers each with its own result', async () => {
     const flushes: number[][] = [];
-    const b = createBatcher<number, number>(async (items) => {
-      flushes.push(items);
-      return items.map((x) => x * 2);
-    }, { maxItems: 100, maxDelayMs: 0, maxConcurrent: 1 });
+    const b = createBatcher<number, number>(
+      async (items) => {
+        flushes.push(items);
+        return items.map((x) => x * 2);
+      },
+      { maxItems: 100, maxDelayMs: 0, maxConcurrent: 1 },
+    );
     const results = await Promise.all([1, 2, 3].map((x) => b.add(x)));
     expect(results).toEqual([2, 4, 6]);
     expect(flushes).toEqual([[1, 2, 3]]);
@@ -15,10 +18,13 @@ describe('batcher', () => {
 
   it('never puts more than maxItems into one flush', async () => {
     const sizes: number[] = [];
-    const b = createBatcher<number, void>(async (items) => {
-      sizes.push(items.length);
-      return items.map(() => undefined);
-    }, { maxItems: 10, maxDelayMs: 5, maxConcurrent: 2 });
+    const b = createBatcher<number, void>(
+      async (items) => {
+        sizes.push(items.length);
+        return items.map(() => undefined);
+      },
+      { maxItems: 10, maxDelayMs: 5, maxConcurrent: 2 },
+    );
     await Promise.all(Array.from({ length: 35 }, (_, i) => b.add(i)));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
     expect(sizes.reduce((a, x) => a + x, 0)).toBe(35);
@@ -26,10 +32,13 @@ describe('batcher', () => {
 
   it('rejects every item of a batch whose flush failed, and keeps working afterwards', async () => {
     let fail = true;
-    const b = createBatcher<number, number>(async (items) => {
-      if (fail) throw new Error('disk full');
-      return items;
-    }, { maxItems: 10, maxDelayMs: 0, maxConcurrent: 1 });
+    const b = createBatcher<number, number>(
+      async (items) => {
+        if (fail) throw new Error('disk full');
+        return items;
+      },
+      { maxItems: 10, maxDelayMs: 0, maxConcurrent: 1 },
+    );
     await expect(b.add(1)).rejects.toThrow('disk full');
     fail = false;
     await expect(b.add(2)).resolves.toBe(2);
@@ -37,11 +46,14 @@ describe('batcher', () => {
 
   it('drain waits for items still being flushed', async () => {
     let done = 0;
-    const b = createBatcher<number, void>(async (items) => {
-      await new Promise((r) => setTimeout(r, 20));
-      done += items.length;
-      return items.map(() => undefined);
-    }, { maxItems: 2, maxDelayMs: 50, maxConcurrent: 1 });
+    const b = createBatcher<number, void>(
+      async (items) => {
+        await new Promise((r) => setTimeout(r, 20));
+        done += items.length;
+        return items.map(() => undefined);
+      },
+      { maxItems: 2, maxDelayMs: 50, maxConcurrent: 1 },
+    );
     for (let i = 0; i < 5; i++) void b.add(i);
     await b.drain();
     expect(done).toBe(5);

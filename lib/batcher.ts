@@ -23,10 +23,7 @@ interface Waiting<T, R> {
   reject(err: unknown): void;
 }
 
-export function createBatcher<T, R>(
-  flush: (items: T[]) => Promise<R[]>,
-  options: BatcherOptions,
-): Batcher<T, R> {
+export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, options: BatcherOptions): Batcher<T, R> {
   let queue: Waiting<T, R>[] = [];
   let running = 0;
   let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
@@ -61,19 +58,21 @@ export function createBatcher<T, R>(
     } catch (err) {
       results = Promise.reject(err);
     }
-    results.then(
-      (values) => {
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(values[i] as R);
-      },
-      (err) => {
-        for (const w of batch) w.reject(err);
-      },
-    ).finally(() => {
-      running--;
-      // Whatever queued up during this flush has waited long enough.
-      if (queue.length > 0) kick();
-      settleDrain();
-    });
+    results
+      .then(
+        (values) => {
+          for (let i = 0; i < batch.length; i++) batch[i]!.resolve(values[i] as R);
+        },
+        (err) => {
+          for (const w of batch) w.reject(err);
+        },
+      )
+      .finally(() => {
+        running--;
+        // Whatever queued up during this flush has waited long enough.
+        if (queue.length > 0) kick();
+        settleDrain();
+      });
   };
 
   const schedule = (): void => {

@@ -11,7 +11,13 @@ function variablesRead(): Set<string> {
   const branches: Record<string, string>[] = [
     {},
     { HERMOD_BOOTSTRAP_APP: 'acme', HERMOD_BOOTSTRAP_PASSWORD: 'pw' },
-    { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: 'kafka.example.com:9092', HERMOD_STATE: 'redis', HERMOD_HISTORY: 'clickhouse', HERMOD_CLICKHOUSE_URL: 'http://clickhouse.example.com:8123' },
+    {
+      HERMOD_BUS: 'kafka',
+      HERMOD_KAFKA_BROKERS: 'kafka.example.com:9092',
+      HERMOD_STATE: 'redis',
+      HERMOD_HISTORY: 'clickhouse',
+      HERMOD_CLICKHOUSE_URL: 'http://clickhouse.example.com:8123',
+    },
     { HERMOD_BUS: 'redis', HERMOD_STATE: 'redis' },
   ];
   for (const values of branches) {

@@ -6,7 +6,12 @@ describe('configuration', () => {
     const c = resolveConfig({});
     expect(c).toMatchObject({ httpsPort: 8443, httpPort: 8080, metricsPort: 9464, bootstrap: undefined });
     expect(c.adapters).toMatchObject({ bus: 'memory', state: 'memory', history: 'chdb', coreRunsWorkers: true });
-    expect(c.simulator).toMatchObject({ enabled: true, port: 2775, receiptDelayMs: 200, outcomes: { delivered: 1, undeliverable: 0, expired: 0, rejected: 0 } });
+    expect(c.simulator).toMatchObject({
+      enabled: true,
+      port: 2775,
+      receiptDelayMs: 200,
+      outcomes: { delivered: 1, undeliverable: 0, expired: 0, rejected: 0 },
+    });
     expect(Object.isFrozen(c)).toBe(true);
   });
 

@@ -256,7 +256,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
     redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
     stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '10m'),
-    kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '').split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
     kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),
     clickhouseUrl: str('HERMOD_CLICKHOUSE_URL', ''),
@@ -268,7 +271,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     // Each partition's stream, consumer group and lease keys are not yet kept in one hash slot.
     throw new ConfigError('HERMOD_BUS=redis does not run on a Redis Cluster (HERMOD_REDIS_CLUSTER=true): use HERMOD_BUS=kafka, or a single Redis for the bus');
   }
-  if (adapters.redisWaitReplicas > 0 && adapters.redisWaitTimeoutMs < 1) throw new ConfigError('HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms (Redis reads 0 as wait forever)');
+  if (adapters.redisWaitReplicas > 0 && adapters.redisWaitTimeoutMs < 1)
+    throw new ConfigError('HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms (Redis reads 0 as wait forever)');
   if (history === 'clickhouse' && !adapters.clickhouseUrl) throw new ConfigError('HERMOD_HISTORY=clickhouse needs HERMOD_CLICKHOUSE_URL');
 
   const config: Config = {
@@ -352,7 +356,9 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     const url = env[`HERMOD_${prefix}_URL`];
     const webhookSecret = str(`HERMOD_${prefix}_WEBHOOK_SECRET`, '');
     if (url && !webhookSecret) {
-      throw new ConfigError(`HERMOD_${prefix}_URL points at a carrier, so HERMOD_${prefix}_WEBHOOK_SECRET must be set (it verifies the carrier's signed webhooks)`);
+      throw new ConfigError(
+        `HERMOD_${prefix}_URL points at a carrier, so HERMOD_${prefix}_WEBHOOK_SECRET must be set (it verifies the carrier's signed webhooks)`,
+      );
     }
     return {
       baseUrl: url || baseUrl,
@@ -384,7 +390,9 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   config.shortLinkBase = str('HERMOD_SHORT_LINK_BASE', `https://localhost:${config.httpsPort}/l`);
   if (!config.grpcTls && !isLoopbackAddress(config.coreAddress)) {
     // Anything that reaches core's gRPC can act as any application: beyond this machine, roles prove who they are.
-    throw new ConfigError(`HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`);
+    throw new ConfigError(
+      `HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`,
+    );
   }
   if (config.scheduleHorizonMs < 60_000) throw new ConfigError('HERMOD_SCHEDULE_HORIZON must be at least 1m');
   // Shorter than a carrier's resend interval would let its redeliveries through as new replies.
@@ -397,7 +405,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
 
 function parseOutcomes(text: string): SimulatorConfig['outcomes'] {
   const outcomes = { delivered: 0, undeliverable: 0, expired: 0, rejected: 0 };
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, weight] = part.split('=');
     if (!name || !(name in outcomes) || weight === undefined || !(Number(weight) >= 0)) {
       throw new ConfigError(`HERMOD_SMSC_OUTCOMES: bad entry ${JSON.stringify(part)} (use e.g. delivered=9,undeliverable=1)`);

@@ -27,120 +27,196 @@ function once<T>(name: string, make: () => T): T {
   return (register.getSingleMetric(name) as T | undefined) ?? make();
 }
 
-export const httpRequests = once('hermod_http_requests_total', () => new Counter({
-  name: 'hermod_http_requests_total',
-  help: 'HTTP requests answered, by interface, route and status',
-  labelNames: ['interface', 'route', 'method', 'status'] as const,
-}));
+export const httpRequests = once(
+  'hermod_http_requests_total',
+  () =>
+    new Counter({
+      name: 'hermod_http_requests_total',
+      help: 'HTTP requests answered, by interface, route and status',
+      labelNames: ['interface', 'route', 'method', 'status'] as const,
+    }),
+);
 
-export const httpDuration = once('hermod_http_request_duration_seconds', () => new Histogram({
-  name: 'hermod_http_request_duration_seconds',
-  help: 'HTTP request latency, by interface, route and status',
-  labelNames: ['interface', 'route', 'method', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-}));
+export const httpDuration = once(
+  'hermod_http_request_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'hermod_http_request_duration_seconds',
+      help: 'HTTP request latency, by interface, route and status',
+      labelNames: ['interface', 'route', 'method', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+    }),
+);
 
-export const grpcDuration = once('hermod_grpc_call_duration_seconds', () => new Histogram({
-  name: 'hermod_grpc_call_duration_seconds',
-  help: 'gRPC call latency between gateway and core, by side, method and code',
-  labelNames: ['side', 'method', 'code'] as const,
-  buckets: LATENCY_BUCKETS,
-}));
+export const grpcDuration = once(
+  'hermod_grpc_call_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'hermod_grpc_call_duration_seconds',
+      help: 'gRPC call latency between gateway and core, by side, method and code',
+      labelNames: ['side', 'method', 'code'] as const,
+      buckets: LATENCY_BUCKETS,
+    }),
+);
 
-export const messagesByStatus = once('hermod_core_messages_total', () => new Counter({
-  name: 'hermod_core_messages_total',
-  help: 'Messages that reached each status, by channel',
-  labelNames: ['channel', 'status'] as const,
-}));
+export const messagesByStatus = once(
+  'hermod_core_messages_total',
+  () =>
+    new Counter({
+      name: 'hermod_core_messages_total',
+      help: 'Messages that reached each status, by channel',
+      labelNames: ['channel', 'status'] as const,
+    }),
+);
 
-export const busLag = once('hermod_bus_lag_records', () => new Gauge({
-  name: 'hermod_bus_lag_records',
-  help: 'Records of a topic that a consumer group has not acknowledged yet',
-  labelNames: ['topic', 'group'] as const,
-}));
+export const busLag = once(
+  'hermod_bus_lag_records',
+  () =>
+    new Gauge({
+      name: 'hermod_bus_lag_records',
+      help: 'Records of a topic that a consumer group has not acknowledged yet',
+      labelNames: ['topic', 'group'] as const,
+    }),
+);
 
-export const callbacksTotal = once('hermod_callbacks_total', () => new Counter({
-  name: 'hermod_callbacks_total',
-  help: 'Customer callbacks by application, kind and outcome (delivered, retry, refused, given_up, not_configured)',
-  labelNames: ['application', 'kind', 'outcome'] as const,
-}));
+export const callbacksTotal = once(
+  'hermod_callbacks_total',
+  () =>
+    new Counter({
+      name: 'hermod_callbacks_total',
+      help: 'Customer callbacks by application, kind and outcome (delivered, retry, refused, given_up, not_configured)',
+      labelNames: ['application', 'kind', 'outcome'] as const,
+    }),
+);
 
-export const callbacksAwaitingRetry = once('hermod_callbacks_awaiting_retry', () => new Gauge({
-  name: 'hermod_callbacks_awaiting_retry',
-  help: 'Callbacks of an application waiting on the retry topic after a failed delivery (their receiver is failing)',
-  labelNames: ['application'] as const,
-}));
+export const callbacksAwaitingRetry = once(
+  'hermod_callbacks_awaiting_retry',
+  () =>
+    new Gauge({
+      name: 'hermod_callbacks_awaiting_retry',
+      help: 'Callbacks of an application waiting on the retry topic after a failed delivery (their receiver is failing)',
+      labelNames: ['application'] as const,
+    }),
+);
 
-export const callbacksOwed = once('hermod_callbacks_owed', () => new Gauge({
-  name: 'hermod_callbacks_owed',
-  help: 'Callbacks in this core\'s outbox: owed until delivered, refused, given up or handed to a bus that keeps them',
-}));
+export const callbacksOwed = once(
+  'hermod_callbacks_owed',
+  () =>
+    new Gauge({
+      name: 'hermod_callbacks_owed',
+      help: "Callbacks in this core's outbox: owed until delivered, refused, given up or handed to a bus that keeps them",
+    }),
+);
 
-export const smppWindowInUse = once('hermod_smpp_window_in_use', () => new Gauge({
-  name: 'hermod_smpp_window_in_use',
-  help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
-  labelNames: ['bind'] as const,
-}));
+export const smppWindowInUse = once(
+  'hermod_smpp_window_in_use',
+  () =>
+    new Gauge({
+      name: 'hermod_smpp_window_in_use',
+      help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
+      labelNames: ['bind'] as const,
+    }),
+);
 
-export const smppBindUp = once('hermod_smpp_bind_up', () => new Gauge({
-  name: 'hermod_smpp_bind_up',
-  help: 'Whether an SMPP bind is up (1) or down (0); across a service\'s processes the lowest counts',
-  labelNames: ['bind'] as const,
-  // One process with its bind down is an outage of that bind, whatever the others do.
-  aggregator: 'min',
-}));
+export const smppBindUp = once(
+  'hermod_smpp_bind_up',
+  () =>
+    new Gauge({
+      name: 'hermod_smpp_bind_up',
+      help: "Whether an SMPP bind is up (1) or down (0); across a service's processes the lowest counts",
+      labelNames: ['bind'] as const,
+      // One process with its bind down is an outage of that bind, whatever the others do.
+      aggregator: 'min',
+    }),
+);
 
-export const smppSubmits = once('hermod_smpp_submits_total', () => new Counter({
-  name: 'hermod_smpp_submits_total',
-  help: 'submit_sm sent to the carrier, by outcome',
-  labelNames: ['outcome'] as const,
-}));
+export const smppSubmits = once(
+  'hermod_smpp_submits_total',
+  () =>
+    new Counter({
+      name: 'hermod_smpp_submits_total',
+      help: 'submit_sm sent to the carrier, by outcome',
+      labelNames: ['outcome'] as const,
+    }),
+);
 
-export const receiptLatency = once('hermod_smpp_receipt_latency_seconds', () => new Histogram({
-  name: 'hermod_smpp_receipt_latency_seconds',
-  help: 'Time from carrier acceptance to delivery receipt',
-  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-}));
+export const receiptLatency = once(
+  'hermod_smpp_receipt_latency_seconds',
+  () =>
+    new Histogram({
+      name: 'hermod_smpp_receipt_latency_seconds',
+      help: 'Time from carrier acceptance to delivery receipt',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    }),
+);
 
-export const carrierSends = once('hermod_carrier_sends_total', () => new Counter({
-  name: 'hermod_carrier_sends_total',
-  help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken)',
-  labelNames: ['channel', 'outcome'] as const,
-}));
+export const carrierSends = once(
+  'hermod_carrier_sends_total',
+  () =>
+    new Counter({
+      name: 'hermod_carrier_sends_total',
+      help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken)',
+      labelNames: ['channel', 'outcome'] as const,
+    }),
+);
 
-export const carrierSendDuration = once('hermod_carrier_send_duration_seconds', () => new Histogram({
-  name: 'hermod_carrier_send_duration_seconds',
-  help: 'Time from handing a message to the carrier to its acceptance (submit_sm_resp, SMTP 250, HTTP 2xx), by channel',
-  labelNames: ['channel'] as const,
-  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-}));
+export const carrierSendDuration = once(
+  'hermod_carrier_send_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'hermod_carrier_send_duration_seconds',
+      help: 'Time from handing a message to the carrier to its acceptance (submit_sm_resp, SMTP 250, HTTP 2xx), by channel',
+      labelNames: ['channel'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
+);
 
-export const imAttempts = once('hermod_im_attempts_total', () => new Counter({
-  name: 'hermod_im_attempts_total',
-  help: 'Intelligent Messaging delivery attempts, by channel and how they ended (succeeded, failed, timed_out), and reports that came after the attempt stopped counting (late_report)',
-  labelNames: ['channel', 'outcome'] as const,
-}));
+export const imAttempts = once(
+  'hermod_im_attempts_total',
+  () =>
+    new Counter({
+      name: 'hermod_im_attempts_total',
+      help: 'Intelligent Messaging delivery attempts, by channel and how they ended (succeeded, failed, timed_out), and reports that came after the attempt stopped counting (late_report)',
+      labelNames: ['channel', 'outcome'] as const,
+    }),
+);
 
-export const historyFlushFailures = once('hermod_history_flush_failures_total', () => new Counter({
-  name: 'hermod_history_flush_failures_total',
-  help: 'Flushes of the history journal into ClickHouse that failed (the rows stay journaled and the flush is retried)',
-}));
+export const historyFlushFailures = once(
+  'hermod_history_flush_failures_total',
+  () =>
+    new Counter({
+      name: 'hermod_history_flush_failures_total',
+      help: 'Flushes of the history journal into ClickHouse that failed (the rows stay journaled and the flush is retried)',
+    }),
+);
 
-export const campaignsSending = once('hermod_campaigns_sending', () => new Gauge({
-  name: 'hermod_campaigns_sending',
-  help: 'Campaigns started and not yet handed in full to their channel',
-}));
+export const campaignsSending = once(
+  'hermod_campaigns_sending',
+  () =>
+    new Gauge({
+      name: 'hermod_campaigns_sending',
+      help: 'Campaigns started and not yet handed in full to their channel',
+    }),
+);
 
-export const campaignMessages = once('hermod_campaign_messages_total', () => new Counter({
-  name: 'hermod_campaign_messages_total',
-  help: 'Messages created by campaign fan-out',
-}));
+export const campaignMessages = once(
+  'hermod_campaign_messages_total',
+  () =>
+    new Counter({
+      name: 'hermod_campaign_messages_total',
+      help: 'Messages created by campaign fan-out',
+    }),
+);
 
-export const journalDamagedLines = once('hermod_journal_damaged_lines_total', () => new Counter({
-  name: 'hermod_journal_damaged_lines_total',
-  help: "History journal lines that could not be read on replay and were set aside in the journal's damaged/ folder, by reason (not_utf8, not_json, unknown_kind)",
-  labelNames: ['reason'] as const,
-}));
+export const journalDamagedLines = once(
+  'hermod_journal_damaged_lines_total',
+  () =>
+    new Counter({
+      name: 'hermod_journal_damaged_lines_total',
+      help: "History journal lines that could not be read on replay and were set aside in the journal's damaged/ folder, by reason (not_utf8, not_json, unknown_kind)",
+      labelNames: ['reason'] as const,
+    }),
+);
 
 /** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */
 export function serveMetrics(port: number, host: string, log: Logger, aggregate = false): Promise<http.Server> {
@@ -167,8 +243,12 @@ export function serveMetrics(port: number, host: string, log: Logger, aggregate 
   });
 }
 
-export const unmatchedReports = once('hermod_delivery_reports_unmatched_total', () => new Counter({
-  name: 'hermod_delivery_reports_unmatched_total',
-  help: 'Delivery reports whose carrier id matched no message when they came: held to be matched again, matched later, or dropped',
-  labelNames: ['outcome'] as const,
-}));
+export const unmatchedReports = once(
+  'hermod_delivery_reports_unmatched_total',
+  () =>
+    new Counter({
+      name: 'hermod_delivery_reports_unmatched_total',
+      help: 'Delivery reports whose carrier id matched no message when they came: held to be matched again, matched later, or dropped',
+      labelNames: ['outcome'] as const,
+    }),
+);

@@ -4,7 +4,11 @@ import { ConfigError, parseRedisClusterUrl, resolveConfig } from './config';
 
 describe('Redis Cluster configuration', () => {
   it('reads the seed nodes of HERMOD_REDIS_URL as a cluster when HERMOD_REDIS_CLUSTER is true', () => {
-    const a = resolveConfig({ HERMOD_STATE: 'redis', HERMOD_REDIS_CLUSTER: 'true', HERMOD_REDIS_URL: 'redis://redis-0.redis:7000,redis-1.redis:7001,10.0.0.3' }).adapters;
+    const a = resolveConfig({
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_CLUSTER: 'true',
+      HERMOD_REDIS_URL: 'redis://redis-0.redis:7000,redis-1.redis:7001,10.0.0.3',
+    }).adapters;
     expect(a.redisCluster).toEqual({
       nodes: [
         { host: 'redis-0.redis', port: 7000 },
@@ -58,13 +62,24 @@ describe('Redis Cluster configuration', () => {
     expect(() => resolveConfig({ HERMOD_BUS: 'redis', HERMOD_REDIS_CLUSTER: 'true', HERMOD_REDIS_URL: 'redis://localhost:7000' })).toThrow(
       /HERMOD_BUS=redis does not run on a Redis Cluster.*HERMOD_BUS=kafka/,
     );
-    expect(resolveConfig({ HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: 'kafka:9092', HERMOD_STATE: 'redis', HERMOD_REDIS_CLUSTER: 'true', HERMOD_REDIS_URL: 'redis://localhost:7000' }).adapters.redisCluster).toBeDefined();
+    expect(
+      resolveConfig({
+        HERMOD_BUS: 'kafka',
+        HERMOD_KAFKA_BROKERS: 'kafka:9092',
+        HERMOD_STATE: 'redis',
+        HERMOD_REDIS_CLUSTER: 'true',
+        HERMOD_REDIS_URL: 'redis://localhost:7000',
+      }).adapters.redisCluster,
+    ).toBeDefined();
   });
 
   it('bounds the replica wait: a count from 0 to 16, and a timeout of at least 1 ms (Redis waits forever on 0)', () => {
     const cluster = { HERMOD_REDIS_CLUSTER: 'true', HERMOD_REDIS_URL: 'redis://localhost:7000' };
     expect(resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_REPLICAS: '0' }).adapters.redisWaitReplicas).toBe(0);
-    expect(resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_REPLICAS: '2', HERMOD_REDIS_WAIT_TIMEOUT: '250ms' }).adapters).toMatchObject({ redisWaitReplicas: 2, redisWaitTimeoutMs: 250 });
+    expect(resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_REPLICAS: '2', HERMOD_REDIS_WAIT_TIMEOUT: '250ms' }).adapters).toMatchObject({
+      redisWaitReplicas: 2,
+      redisWaitTimeoutMs: 250,
+    });
     expect(() => resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_REPLICAS: '17' })).toThrow(/HERMOD_REDIS_WAIT_REPLICAS/);
     expect(() => resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_TIMEOUT: '0ms' })).toThrow(/HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms/);
     expect(() => resolveConfig({ ...cluster, HERMOD_REDIS_WAIT_TIMEOUT: 'soon' })).toThrow(/HERMOD_REDIS_WAIT_TIMEOUT/);

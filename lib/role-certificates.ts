@@ -21,7 +21,10 @@ export async function makeRoleCertificates(dir: string, name: string, hosts: rea
   const ca = await generate([{ name: 'commonName', value: `${name} CA` }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true }],
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
   } as Options);
   const ip = /^[\d.]+$|:/;
   const role = await generate([{ name: 'commonName', value: hosts[0] ?? 'localhost' }], {

@@ -78,13 +78,16 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   });
 
   const stopRole = async (role: Role): Promise<void> => {
-    const exits = [...workers].filter(([, i]) => i.role === role).map(([w]) =>
-      new Promise<void>((resolve) => {
-        if (w.isDead()) return resolve();
-        w.once('exit', () => resolve());
-        w.send({ type: 'shutdown' });
-      }),
-    );
+    const exits = [...workers]
+      .filter(([, i]) => i.role === role)
+      .map(
+        ([w]) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.send({ type: 'shutdown' });
+          }),
+      );
     await Promise.all(exits);
   };
 

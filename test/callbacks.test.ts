@@ -76,7 +76,17 @@ describe('status and reply callbacks', () => {
     running = await startHermodWithSimulator('callbacks', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true', HERMOD_BOOTSTRAP_API_KEY: API_KEY });
     ({ hermod, simulator, client } = running);
     // Host names, not addresses: the connection goes to what `localhost` resolves to.
-    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:p%C4%81%24s@localhost:${port}/status`, '--reply', `http://localhost:${port}/reply`, '--im-status', `http://localhost:${port}/im`]);
+    const set = await hermod.cli([
+      'apps',
+      'set-callbacks',
+      'acme',
+      '--status',
+      `http://hook:p%C4%81%24s@localhost:${port}/status`,
+      '--reply',
+      `http://localhost:${port}/reply`,
+      '--im-status',
+      `http://localhost:${port}/im`,
+    ]);
     expect(set.code).toBe(0);
     secret = /signing secret: (\S+)/.exec(set.output)![1]!;
   });
@@ -93,7 +103,11 @@ describe('status and reply callbacks', () => {
   };
 
   it('posts every status change of a message, in order, signed, with the credentials from the URL', async () => {
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6426000001', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽', reference: 'заказ-77' });
+    const sent = await client.post('/rest/sms/v2/messages', {
+      destination: '+6426000001',
+      content: 'Kia ora, e hoa mā — tēnā koe 👋🏽',
+      reference: 'заказ-77',
+    });
     const id = sent.json.id as string;
     await eventually(async () => (statusesOf(id).some((r) => r.json.status === 'received') ? true : undefined));
     const calls = statusesOf(id);
@@ -132,12 +146,16 @@ describe('status and reply callbacks', () => {
   });
 
   it('posts Intelligent Messaging statuses to an IM status callback named by host name', async () => {
-    const sent = await client.post('/rest/im/v1/message', {
-      destination: { mobile: '+6426000004' },
-      message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } },
-      delivery_attempts: [{ channel: 'sms' }],
-      reference: 'tēnā-42',
-    }, { authorization: API_KEY });
+    const sent = await client.post(
+      '/rest/im/v1/message',
+      {
+        destination: { mobile: '+6426000004' },
+        message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } },
+        delivery_attempts: [{ channel: 'sms' }],
+        reference: 'tēnā-42',
+      },
+      { authorization: API_KEY },
+    );
     expect(sent.status, sent.text).toBe(202);
     const id = sent.json.id as string;
     const im = () => received.filter((r) => r.path === '/im' && r.json.id === id && r.answered === 200);
@@ -170,7 +188,15 @@ describe('callbacks owed when every hermod process is killed', () => {
 
     let hermod = await startHermod({ dataDir, env });
     const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
-    const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${receiver.port}/status`, '--reply', `http://localhost:${receiver.port}/reply`]);
+    const set = await hermod.cli([
+      'apps',
+      'set-callbacks',
+      'acme',
+      '--status',
+      `http://localhost:${receiver.port}/status`,
+      '--reply',
+      `http://localhost:${receiver.port}/reply`,
+    ]);
     expect(set.code, set.output).toBe(0);
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const contents = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
@@ -279,7 +305,11 @@ describe('callback retries on the Redis bus', () => {
       expect(gap, `retry ${i}`).toBeLessThanOrEqual(1.25 * 1000 * 2 ** (i - 1) + 3000);
     }
     // Later statuses waited behind the failing one and then came in order.
-    expect(tries().filter((r) => r.answered === 200).map((r) => r.json.status)).toEqual(STATUSES);
+    expect(
+      tries()
+        .filter((r) => r.answered === 200)
+        .map((r) => r.json.status),
+    ).toEqual(STATUSES);
     // One stream entry per callback made, none per retry or per 2 s of waiting.
     expect(entriesWhileFailing).toBeLessThanOrEqual(STATUSES.length);
     expect(await callbackStreamEntries()).toBeLessThanOrEqual(STATUSES.length);

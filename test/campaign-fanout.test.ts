@@ -11,7 +11,6 @@ import { freePort } from './support/free-port';
 import { startRole, type RoleProcess } from './support/role-process';
 import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 
-
 function members(count: number, prefix: string) {
   return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `Ānaru-${n} 👋🏽` }));
 }
@@ -51,10 +50,14 @@ describe('campaign fan-out', () => {
       expect(submits.total()).toBe(list.length);
       expect(submits.texts.get('6421000042')).toBe('Kia ora Ānaru-42 👋🏽 — 你好, привет 🎉');
 
-      const report = await eventually(async () => {
-        const r = await h.client.get(`/rest/campaign_manager/v1/acme/${id}/report`);
-        return r.status === 200 && r.json.length === list.length && r.json.every((row: { status: string }) => row.status === 'received') ? r.json : undefined;
-      }, 60_000, 500);
+      const report = await eventually(
+        async () => {
+          const r = await h.client.get(`/rest/campaign_manager/v1/acme/${id}/report`);
+          return r.status === 200 && r.json.length === list.length && r.json.every((row: { status: string }) => row.status === 'received') ? r.json : undefined;
+        },
+        60_000,
+        500,
+      );
       expect(new Set(report.map((r: { mobile: string }) => r.mobile)).size).toBe(list.length);
       expect(new Set(report.map((r: { message_id: number }) => r.message_id)).size).toBe(list.length);
       expect(report[0]).toMatchObject({ list_name: 'tekau mano — 一万', mobile: '+6421000000', status: 'received', timezone: '+00:00' });
@@ -101,8 +104,17 @@ describe('campaign fan-out', () => {
       let core = await startCore();
       for (let i = 0; i < 2; i++) processes.push(await startRole(['worker', '--channel', 'sms'], await withPorts(), '"msg":"channel worker started"'));
       const httpsPort = await freePort();
-      processes.push(await startRole(['gateway'], await withPorts({ HERMOD_HTTPS_PORT: String(httpsPort), HERMOD_HTTP_PORT: String(await freePort()) }), '"msg":"gateway listening"'));
-      const client = createClient(`https://127.0.0.1:${httpsPort}`, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+      processes.push(
+        await startRole(
+          ['gateway'],
+          await withPorts({ HERMOD_HTTPS_PORT: String(httpsPort), HERMOD_HTTP_PORT: String(await freePort()) }),
+          '"msg":"gateway listening"',
+        ),
+      );
+      const client = createClient(`https://127.0.0.1:${httpsPort}`, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), {
+        user: 'acme',
+        pass: 'secret',
+      });
 
       const list = members(10_000, '22');
       const created = await client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
@@ -123,7 +135,9 @@ describe('campaign fan-out', () => {
       // Let anything sent twice arrive before counting.
       await new Promise((r) => setTimeout(r, 2000));
       const duplicates = submits.total() - submits.byDestination.size;
-      console.log(`campaign across a core kill: ${list.length} members, ${atKill} had their message when core was killed, ${submits.byDestination.size} reached the simulator, ${duplicates} duplicates`);
+      console.log(
+        `campaign across a core kill: ${list.length} members, ${atKill} had their message when core was killed, ${submits.byDestination.size} reached the simulator, ${duplicates} duplicates`,
+      );
       expect(atKill).toBeLessThan(list.length);
       expect(submits.byDestination.size).toBe(list.length);
       expect(duplicates).toBe(0);

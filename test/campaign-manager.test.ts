@@ -22,7 +22,10 @@ let nextHandset = 0;
 const handset = (): string => `+6427${String(++nextHandset).padStart(6, '0')}`;
 
 /** `n` characters (code points) of world text: macrons, Cyrillic, CJK, emoji with a skin-tone modifier. */
-const world = (n: number): string => Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1)).slice(0, n).join('');
+const world = (n: number): string =>
+  Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1))
+    .slice(0, n)
+    .join('');
 
 /** An e-mail address of exactly `length` characters (at least 196), every label at most 63. */
 const emailOf = (length: number): string => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 196)}.nz`;
@@ -77,7 +80,11 @@ describe('Campaign Manager over HTTPS', () => {
     return r.json as ListJson[];
   };
   const createList = async (client: Client, app: string, body: Record<string, unknown>): Promise<Reply> => client.post(`${CM}/${app}/lists`, body);
-  const listBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'kiritaki — клиенты', members: [{ destination: handset() }], ...extra });
+  const listBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name: 'kiritaki — клиенты',
+    members: [{ destination: handset() }],
+    ...extra,
+  });
   const campaignBody = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     name: 'Hoko o te kōanga 🌸',
     schedule: atOffset(Date.now() + DAY, 13),
@@ -130,7 +137,11 @@ describe('Campaign Manager over HTTPS', () => {
     });
 
     it('refuses a request without credentials or with a wrong password with 401 and a DefaultError', async () => {
-      for (const r of [await anonymous.get(`${CM}/acme/lists`), await anonymous.post(`${CM}/acme/lists`, listBody()), await anonymous.get(`${CM}/acme/templates`)]) {
+      for (const r of [
+        await anonymous.get(`${CM}/acme/lists`),
+        await anonymous.post(`${CM}/acme/lists`, listBody()),
+        await anonymous.get(`${CM}/acme/templates`),
+      ]) {
         expectDefaultError(r, 401);
         expect(r.headers['www-authenticate']).toMatch(/^Basic/);
       }
@@ -143,7 +154,7 @@ describe('Campaign Manager over HTTPS', () => {
       }
     });
 
-    it('refuses another application\'s name in the path with 403 in each operation\'s error shape', async () => {
+    it("refuses another application's name in the path with 403 in each operation's error shape", async () => {
       expectDefaultError(await acme.get(`${CM}/globex/lists`), 403);
       expectDefaultError(await acme.post(`${CM}/globex/lists`, listBody()), 403);
       expectDefaultError(await acme.post(`${CM}/globex/scheduled_campaigns`, campaignBody()), 403);
@@ -165,7 +176,12 @@ describe('Campaign Manager over HTTPS', () => {
     it('creates a list with 201, a Location header and a safe integer id, then shows it with its members and params', async () => {
       const [a, b] = [handset(), handset()];
       const before = Date.now();
-      const r = await createList(acme, 'acme', { name: 'kiritaki VIP — 贵宾', batch: 'Poutū-te-rangi', email: 'ops@acme.example', members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }] });
+      const r = await createList(acme, 'acme', {
+        name: 'kiritaki VIP — 贵宾',
+        batch: 'Poutū-te-rangi',
+        email: 'ops@acme.example',
+        members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }],
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
       const id = r.json.id as number;
@@ -174,7 +190,12 @@ describe('Campaign Manager over HTTPS', () => {
       expect(r.headers.location).toBe(`${hermod.baseUrl}${CM}/acme/lists/${id}`);
 
       const shown = (await listsOf(acme, 'acme')).find((l) => l.id === id);
-      expect(shown).toEqual({ id, name: 'kiritaki VIP — 贵宾', created: expect.any(String), members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }] });
+      expect(shown).toEqual({
+        id,
+        name: 'kiritaki VIP — 贵宾',
+        created: expect.any(String),
+        members: [{ destination: a, param1: 'Ānaru 👋🏽', param6: 'шесть' }, { destination: b }],
+      });
       const created = Date.parse(shown!.created);
       expect(created).toBeGreaterThanOrEqual(before - 1000);
       expect(created).toBeLessThanOrEqual(Date.now() + 1000);
@@ -192,7 +213,11 @@ describe('Campaign Manager over HTTPS', () => {
       ['an e-mail of 254 characters', () => ({ email: emailOf(254) }), () => ({ email: emailOf(255) })],
       ['an e-mail of 3 characters', () => ({ email: 'a@b' }), () => ({ email: 'a@' })],
       ['a well-formed e-mail', () => ({ email: 'lists@acme.example' }), () => ({ email: 'not an e-mail' })],
-      ['a destination of 15 digits', () => ({ members: [{ destination: '+' + '6'.repeat(15) }] }), () => ({ members: [{ destination: '+' + '6'.repeat(16) }] })],
+      [
+        'a destination of 15 digits',
+        () => ({ members: [{ destination: '+' + '6'.repeat(15) }] }),
+        () => ({ members: [{ destination: '+' + '6'.repeat(16) }] }),
+      ],
       ['remove_opt_outs and strict_validation as booleans', () => ({ remove_opt_outs: false, strict_validation: true }), () => ({ remove_opt_outs: 'no' })],
     ];
     for (const [what, ok, bad] of listLimits) {
@@ -213,7 +238,10 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('refuses a whole list with one invalid member under strict validation, the default', async () => {
       const name = 'strict list';
-      for (const body of [{ name, members: [{ destination: handset() }, { destination: 'call me' }] }, { name, strict_validation: true, members: [{ destination: handset() }, { destination: handset(), param2: '' }] }]) {
+      for (const body of [
+        { name, members: [{ destination: handset() }, { destination: 'call me' }] },
+        { name, strict_validation: true, members: [{ destination: handset() }, { destination: handset(), param2: '' }] },
+      ]) {
         const r = await createList(acme, 'acme', body);
         expectDefaultError(r, 422);
         expect(r.json.message).toMatch(/members\[1\]/);
@@ -223,7 +251,11 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('drops invalid members without strict validation, and says which in error_messages', async () => {
       const [a, b] = [handset(), handset()];
-      const r = await createList(acme, 'acme', { name: 'lenient list', strict_validation: false, members: [{ destination: a }, { destination: 'call me' }, { destination: b, param1: world(51) }, { destination: b, param1: 'Ka pai 👍🏽' }] });
+      const r = await createList(acme, 'acme', {
+        name: 'lenient list',
+        strict_validation: false,
+        members: [{ destination: a }, { destination: 'call me' }, { destination: b, param1: world(51) }, { destination: b, param1: 'Ka pai 👍🏽' }],
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number), error_messages: expect.stringMatching(/2 invalid members dropped/) });
       expect(r.json.error_messages).toMatch(/members\[1\]/);
@@ -274,7 +306,7 @@ describe('Campaign Manager over HTTPS', () => {
       expectPlainError(await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: ['1', 2.5] }), 422);
     });
 
-    it('never shows or deletes another application\'s list', async () => {
+    it("never shows or deletes another application's list", async () => {
       const r = await createList(globex, 'globex', listBody({ name: 'globex private' }));
       expect(r.status, r.text).toBe(201);
       const id = r.json.id as number;
@@ -336,9 +368,17 @@ describe('Campaign Manager over HTTPS', () => {
     });
 
     it('sends each member the content with its params and destination filled in, from the mask', async () => {
-      const members = [{ destination: handset(), param1: 'Ānaru 👋🏽', param2: '四七一一' }, { destination: handset(), param1: 'Боря' }, { destination: handset(), param2: '99 🎉' }];
+      const members = [
+        { destination: handset(), param1: 'Ānaru 👋🏽', param2: '四七一一' },
+        { destination: handset(), param1: 'Боря' },
+        { destination: handset(), param2: '99 🎉' },
+      ];
       const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
-        name: 'ngā waehere — коды', schedule: atOffset(Date.now() - 1000, 13), mask: 'ACME', content: 'Kia ora {{param1}}, tō waehere {{ param2 }} mō {{destination}} — 你好', members,
+        name: 'ngā waehere — коды',
+        schedule: atOffset(Date.now() - 1000, 13),
+        mask: 'ACME',
+        content: 'Kia ora {{param1}}, tō waehere {{ param2 }} mō {{destination}} — 你好',
+        members,
       });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
@@ -354,10 +394,15 @@ describe('Campaign Manager over HTTPS', () => {
       }
     });
 
-    it('reports every message of a campaign as received, with dates in the schedule\'s offset', async () => {
+    it("reports every message of a campaign as received, with dates in the schedule's offset", async () => {
       const members = [handset(), handset(), handset()];
       const before = Date.now();
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'kua pūrongotia — 已报告', schedule: atOffset(before - 1000, 13 * 60), content: 'Ваша посылка в пути 📦', members: members.map((destination) => ({ destination })) });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'kua pūrongotia — 已报告',
+        schedule: atOffset(before - 1000, 13 * 60),
+        content: 'Ваша посылка в пути 📦',
+        members: members.map((destination) => ({ destination })),
+      });
       expect(r.status, r.text).toBe(201);
       const id = r.json.id as number;
 
@@ -368,7 +413,15 @@ describe('Campaign Manager over HTTPS', () => {
       expect(rows.map((row) => row.mobile).sort()).toEqual([...members].sort());
       expect(new Set(rows.map((row) => row.message_id)).size).toBe(members.length);
       for (const row of rows) {
-        expect(row).toEqual({ list_name: 'kua pūrongotia — 已报告', message_id: expect.any(Number), mobile: expect.any(String), sent_date: expect.any(String), status: 'received', status_date: expect.any(String), timezone: '+13:00' });
+        expect(row).toEqual({
+          list_name: 'kua pūrongotia — 已报告',
+          message_id: expect.any(Number),
+          mobile: expect.any(String),
+          sent_date: expect.any(String),
+          status: 'received',
+          status_date: expect.any(String),
+          timezone: '+13:00',
+        });
         expect(Number.isSafeInteger(row.message_id)).toBe(true);
         for (const date of [row.sent_date, row.status_date]) {
           expect(date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+13:00$/);
@@ -381,7 +434,12 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('reports a campaign scheduled at a negative offset in that offset', async () => {
       const destination = handset();
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'Terre-Neuve', schedule: atOffset(Date.now() - 1000, -210), content: 'Bonjour, ça va? 🍁', members: [{ destination }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'Terre-Neuve',
+        schedule: atOffset(Date.now() - 1000, -210),
+        content: 'Bonjour, ça va? 🍁',
+        members: [{ destination }],
+      });
       expect(r.status, r.text).toBe(201);
       const [row] = await eventually(async () => {
         const got = await report(acme, 'acme', r.json.id);
@@ -394,13 +452,16 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('drops invalid campaign members without strict validation, and refuses the campaign with it', async () => {
       const good = handset();
-      const lenient = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ strict_validation: false, members: [{ destination: 'nope' }, { destination: good }] }));
+      const lenient = await acme.post(
+        `${CM}/acme/scheduled_campaigns`,
+        campaignBody({ strict_validation: false, members: [{ destination: 'nope' }, { destination: good }] }),
+      );
       expect(lenient.status, lenient.text).toBe(201);
       expect(lenient.json.error_messages).toMatch(/1 invalid member dropped.*members\[0\]/);
       expectDefaultError(await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ members: [{ destination: 'nope' }, { destination: good }] })), 422);
     });
 
-    it('answers 404 with a DefaultError for the report of an unknown campaign, of another application\'s campaign, or of a non-integer id', async () => {
+    it("answers 404 with a DefaultError for the report of an unknown campaign, of another application's campaign, or of a non-integer id", async () => {
       expectDefaultError(await acme.get(`${CM}/acme/4242424242/report`), 404);
       const theirs = await globex.post(`${CM}/globex/scheduled_campaigns`, campaignBody({ name: 'globex anake — 私人' }));
       expect(theirs.status, theirs.text).toBe(201);
@@ -413,7 +474,7 @@ describe('Campaign Manager over HTTPS', () => {
   });
 
   describe('templates', () => {
-    it('lists the application\'s templates as id and name, and not another application\'s', async () => {
+    it("lists the application's templates as id and name, and not another application's", async () => {
       const welcomeSet = await setTemplate('acme', 'welcome', 'Nau mai {{param1}}, ko {{destination}} tō nama 👋🏽');
       await setTemplate('globex', 'globex-secret', 'Муна — 秘密');
       const r = await acme.get(`${CM}/acme/templates`);
@@ -428,7 +489,10 @@ describe('Campaign Manager over HTTPS', () => {
     it('sends a campaign from a template named by name or by id, filled in for each member', async () => {
       const { id } = await setTemplate('acme', 'reminder', 'He whakamaumahara mō {{param1}} ki {{destination}} — 提醒 ⏰');
       const [a, b] = [handset(), handset()];
-      for (const [template, destination, param1] of [['reminder', a, 'Ānaru 👋🏽'], [String(id), b, 'Боря']] as const) {
+      for (const [template, destination, param1] of [
+        ['reminder', a, 'Ānaru 👋🏽'],
+        [String(id), b, 'Боря'],
+      ] as const) {
         const body = campaignBody({ schedule: atOffset(Date.now() - 1000, 0), template, members: [{ destination, param1 }] });
         delete body.content;
         const r = await acme.post(`${CM}/acme/scheduled_campaigns`, body);
@@ -439,7 +503,7 @@ describe('Campaign Manager over HTTPS', () => {
       expect(deliveredTo(b).map((m) => m.text)).toEqual([`He whakamaumahara mō Боря ki ${b} — 提醒 ⏰`]);
     });
 
-    it('refuses a campaign naming an unknown template, or another application\'s, with 422', async () => {
+    it("refuses a campaign naming an unknown template, or another application's, with 422", async () => {
       await setTemplate('globex', 'globex-secret', 'Муна — 秘密');
       for (const template of ['no-such-template', 'globex-secret']) {
         const body = campaignBody({ template });
@@ -480,7 +544,11 @@ describe('Campaign Manager over HTTPS', () => {
 
     it('keeps a handset that replied STOP in a list with remove_opt_outs false', async () => {
       const other = handset();
-      const r = await createList(acme, 'acme', { name: 'me ngā whakakore', remove_opt_outs: false, members: [{ destination: stopped }, { destination: other }] });
+      const r = await createList(acme, 'acme', {
+        name: 'me ngā whakakore',
+        remove_opt_outs: false,
+        members: [{ destination: stopped }, { destination: other }],
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.json).toEqual({ id: expect.any(Number) });
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: stopped }, { destination: other }]);
@@ -489,7 +557,12 @@ describe('Campaign Manager over HTTPS', () => {
     it('does not send a campaign to a handset that replied STOP, and leaves it out of the report', async () => {
       const other = handset();
       const sentBefore = deliveredTo(stopped).length;
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'whai whakaaro', schedule: atOffset(Date.now() - 1000, 13), content: 'He tuku motuhake — 特价 🎁', members: [{ destination: stopped }, { destination: other }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'whai whakaaro',
+        schedule: atOffset(Date.now() - 1000, 13),
+        content: 'He tuku motuhake — 特价 🎁',
+        members: [{ destination: stopped }, { destination: other }],
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.json.error_messages).toMatch(/1 opted-out member (was|were) removed/);
       const rows = await eventually(async () => {
@@ -504,7 +577,13 @@ describe('Campaign Manager over HTTPS', () => {
     it('with remove_opt_outs false still never sends to a handset that replied STOP, and reports it as blocked', async () => {
       const other = handset();
       const sentBefore = deliveredTo(stopped).length;
-      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'kāore i tangohia', remove_opt_outs: false, schedule: atOffset(Date.now() - 1000, 13), content: 'He tuku motuhake — 特价 🎁', members: [{ destination: stopped }, { destination: other }] });
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'kāore i tangohia',
+        remove_opt_outs: false,
+        schedule: atOffset(Date.now() - 1000, 13),
+        content: 'He tuku motuhake — 特价 🎁',
+        members: [{ destination: stopped }, { destination: other }],
+      });
       expect(r.status, r.text).toBe(201);
       const rows = await eventually(async () => {
         const got = await report(acme, 'acme', r.json.id);

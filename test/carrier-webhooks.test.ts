@@ -69,7 +69,15 @@ describe('carrier webhooks have no public default secret', () => {
   });
 
   it('still takes the simulators’ own signed reports: a WhatsApp message is delivered and read', async () => {
-    const sent = await client.post('/rest/im/v1/message', { destination: { mobile: '+6421555001' }, message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } }, delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 60 }] }, { authorization: API_KEY });
+    const sent = await client.post(
+      '/rest/im/v1/message',
+      {
+        destination: { mobile: '+6421555001' },
+        message: { type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } },
+        delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 60 }],
+      },
+      { authorization: API_KEY },
+    );
     expect(sent.status, sent.text).toBe(202);
     await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
   });
@@ -80,7 +88,9 @@ describe('a real carrier needs its webhook secret', () => {
     it(`refuses to start with HERMOD_${prefix}_URL set and no HERMOD_${prefix}_WEBHOOK_SECRET`, () => {
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(ConfigError);
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(new RegExp(`HERMOD_${prefix}_WEBHOOK_SECRET`));
-      expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret' })).not.toThrow();
+      expect(() =>
+        resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret' }),
+      ).not.toThrow();
     });
   }
 });

@@ -33,7 +33,9 @@ describe('ClickHouse HTTP stand-in', () => {
   it('binds any text parameter exactly as a server would read it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), async (a, b) => {
-        const rows = await (await client.query({ query: 'SELECT {a:String} AS a, {b:Nullable(String)} AS b', query_params: { a, b }, format: 'JSONEachRow' })).json();
+        const rows = await (
+          await client.query({ query: 'SELECT {a:String} AS a, {b:Nullable(String)} AS b', query_params: { a, b }, format: 'JSONEachRow' })
+        ).json();
         expect(rows).toEqual([{ a, b }]);
       }),
       { numRuns: 40 },
@@ -54,10 +56,20 @@ describe('ClickHouse HTTP stand-in', () => {
 
   it('inserts rows into the database of the request, and reports them in X-ClickHouse-Summary', async () => {
     const scoped = createClient({ url: standin.url, database });
-    const result = await scoped.insert({ table: 'notes', values: [{ id: 1, text: 'Kia ora, e hoa mā — tēnā koe' }, { id: 2, text: '你好世界' }], format: 'JSONEachRow' });
+    const result = await scoped.insert({
+      table: 'notes',
+      values: [
+        { id: 1, text: 'Kia ora, e hoa mā — tēnā koe' },
+        { id: 2, text: '你好世界' },
+      ],
+      format: 'JSONEachRow',
+    });
     expect(result.summary?.written_rows).toBe('2');
     const json = await (await scoped.query({ query: 'SELECT id, text FROM notes ORDER BY id', format: 'JSON' })).json<{ data: unknown[] }>();
-    expect(json.data).toEqual([{ id: 1, text: 'Kia ora, e hoa mā — tēnā koe' }, { id: 2, text: '你好世界' }]);
+    expect(json.data).toEqual([
+      { id: 1, text: 'Kia ora, e hoa mā — tēnā koe' },
+      { id: 2, text: '你好世界' },
+    ]);
     await scoped.close();
   });
 
@@ -67,8 +79,14 @@ describe('ClickHouse HTTP stand-in', () => {
     expect((await post(`${standin.url}/?query=${encodeURIComponent(statement)}`, '{"id":3,"text":"Привет"}\n')).status).toBe(200);
     expect((await post(standin.url, `${statement}\n{"id":4,"text":"你好世界"}\n`)).status).toBe(200);
     expect((await post(`${standin.url}/?query=${encodeURIComponent(`${statement} {"id":5,"text":"👋🏽🎉"}`)}`)).status).toBe(200);
-    const rows = await (await client.query({ query: `SELECT id, text FROM ${database}.notes WHERE id IN (3, 4, 5) ORDER BY id`, format: 'JSONEachRow' })).json();
-    expect(rows).toEqual([{ id: 3, text: 'Привет' }, { id: 4, text: '你好世界' }, { id: 5, text: '👋🏽🎉' }]);
+    const rows = await (
+      await client.query({ query: `SELECT id, text FROM ${database}.notes WHERE id IN (3, 4, 5) ORDER BY id`, format: 'JSONEachRow' })
+    ).json();
+    expect(rows).toEqual([
+      { id: 3, text: 'Привет' },
+      { id: 4, text: '你好世界' },
+      { id: 5, text: '👋🏽🎉' },
+    ]);
   });
 
   it('echoes the query id and says which format it answered in', async () => {
@@ -143,7 +161,13 @@ describe('ClickHouse HTTP stand-in SQL reading', () => {
 
   it('splits an insert into its statement and its data', () => {
     const text = 'INSERT INTO messages (id, content) FORMAT JSONEachRow\n{"id":"1","content":"FORMAT"}\n';
-    expect(parseInsertWithData(text)).toMatchObject({ table: 'messages', columns: ['id', 'content'], format: 'JSONEachRow', plain: true, head: 'INSERT INTO messages (id, content) FORMAT JSONEachRow' });
+    expect(parseInsertWithData(text)).toMatchObject({
+      table: 'messages',
+      columns: ['id', 'content'],
+      format: 'JSONEachRow',
+      plain: true,
+      head: 'INSERT INTO messages (id, content) FORMAT JSONEachRow',
+    });
     expect(text.slice(parseInsertWithData(text)!.dataOffset)).toBe('{"id":"1","content":"FORMAT"}\n');
     expect(parseInsertWithData("INSERT INTO t VALUES ('x')")).toBeUndefined();
   });

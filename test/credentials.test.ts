@@ -8,10 +8,26 @@ import { freePort } from './support/free-port';
 
 /** One request per Basic-authenticated interface; each answers something other than 401 to good credentials. */
 const INTERFACES: { name: string; call: (c: Client, header: string) => Promise<number> }[] = [
-  { name: 'SMS Gateway v2', call: async (c, h) => (await c.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā' }, { authorization: h })).status },
-  { name: 'Gateway v1', call: async (c, h) => (await c.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe 👋🏽' }, { authorization: h })).status },
+  {
+    name: 'SMS Gateway v2',
+    call: async (c, h) => (await c.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā' }, { authorization: h })).status,
+  },
+  {
+    name: 'Gateway v1',
+    call: async (c, h) => (await c.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe 👋🏽' }, { authorization: h })).status,
+  },
   { name: 'Campaign Manager', call: async (c, h) => (await c.get('/rest/campaign_manager/v1/tāne/lists', { authorization: h })).status },
-  { name: 'Intelligent Messaging', call: async (c, h) => (await c.post('/rest/im/v1/message', { destination: { mobile: '+6421000001' }, content: { text: '你好' }, delivery_attempts: [{ channel: 'sms' }] }, { authorization: h })).status },
+  {
+    name: 'Intelligent Messaging',
+    call: async (c, h) =>
+      (
+        await c.post(
+          '/rest/im/v1/message',
+          { destination: { mobile: '+6421000001' }, content: { text: '你好' }, delivery_attempts: [{ channel: 'sms' }] },
+          { authorization: h },
+        )
+      ).status,
+  },
 ];
 
 const basic = (user: string, pass: string): string => 'Basic ' + Buffer.from(`${user}:${pass}`, 'utf8').toString('base64');

@@ -27,8 +27,11 @@ describe('durability: nothing answered 202 is lost', () => {
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const ids: string[] = [];
     for (let i = 0; i < 1000; i += 50) {
-      const replies = await Promise.all(Array.from({ length: 50 }, (_, j) =>
-        client.post('/rest/sms/v2/messages', { destination: `+64210${String(i + j).padStart(5, '0')}`, content: `Kia ora ${i + j} — 你好 👋🏽` })));
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          client.post('/rest/sms/v2/messages', { destination: `+64210${String(i + j).padStart(5, '0')}`, content: `Kia ora ${i + j} — 你好 👋🏽` }),
+        ),
+      );
       for (const r of replies) {
         expect(r.status).toBe(202);
         ids.push(r.json.id);
@@ -45,15 +48,19 @@ describe('durability: nothing answered 202 is lost', () => {
     cleanup.push(async () => client.close());
 
     const delivered = new Set<string>();
-    await eventually(async () => {
-      for (const id of ids) {
-        if (delivered.has(id)) continue;
-        const r = await client.get(`/rest/sms/v2/messages?id=${id}`);
-        expect(r.status).toBe(200);
-        if (r.json.status === 'received') delivered.add(id);
-      }
-      return delivered.size === ids.length ? true : undefined;
-    }, 60_000, 250);
+    await eventually(
+      async () => {
+        for (const id of ids) {
+          if (delivered.has(id)) continue;
+          const r = await client.get(`/rest/sms/v2/messages?id=${id}`);
+          expect(r.status).toBe(200);
+          if (r.json.status === 'received') delivered.add(id);
+        }
+        return delivered.size === ids.length ? true : undefined;
+      },
+      60_000,
+      250,
+    );
     expect(delivered.size).toBe(1000);
     expect(simulator.submitCount).toBeGreaterThanOrEqual(1000);
   });
@@ -71,7 +78,11 @@ describe('durability: nothing answered 202 is lost', () => {
     const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const due = Date.now() + 20_000;
-    const sent = await client.post('/rest/sms/v2/messages', { destination: '+6427000001', content: 'Āpōpō — завтра, 明天 ⏰', scheduled: new Date(due).toISOString() });
+    const sent = await client.post('/rest/sms/v2/messages', {
+      destination: '+6427000001',
+      content: 'Āpōpō — завтра, 明天 ⏰',
+      scheduled: new Date(due).toISOString(),
+    });
     expect(sent.status).toBe(202);
     client.close();
     expect(await hermod.stop()).toBe(0);

@@ -31,7 +31,13 @@ describe('Gateway v1 (/rest/gateway)', () => {
 
   it('answers a send with exactly 201 and a bare array holding the new integer id, which reads back', async () => {
     // The sender stays printable ASCII, all an SMSC can send from (test/sender-addresses.test.ts has the rest).
-    const sent = await client.post('/rest/gateway/messages', { destination: '+6421000001', content: KIA_ORA, source: 'HERMOD', reference: 'заказ-1 你好', sms_class: 2 });
+    const sent = await client.post('/rest/gateway/messages', {
+      destination: '+6421000001',
+      content: KIA_ORA,
+      source: 'HERMOD',
+      reference: 'заказ-1 你好',
+      sms_class: 2,
+    });
     expect(sent.status).toBe(201);
     expect(sent.json).toEqual([expect.any(Number)]);
     const id = sent.json[0] as number;
@@ -39,22 +45,41 @@ describe('Gateway v1 (/rest/gateway)', () => {
 
     const read = await client.get(`/rest/gateway/messages/${id}`);
     expect(read.status).toBe(200);
-    expect(read.json).toMatchObject({ id, content: KIA_ORA, source: 'HERMOD', destination: '+6421000001', reference: 'заказ-1 你好', class: 'mt_message', sms_class: 2 });
+    expect(read.json).toMatchObject({
+      id,
+      content: KIA_ORA,
+      source: 'HERMOD',
+      destination: '+6421000001',
+      reference: 'заказ-1 你好',
+      class: 'mt_message',
+      sms_class: 2,
+    });
     await eventually(async () => ((await client.get(`/rest/gateway/messages/${id}`)).json.status === 'received' ? true : undefined));
   });
 
   it('accepts and answers in the vendor media type', async () => {
-    const r = await client.request('POST', '/rest/gateway/messages', { raw: JSON.stringify({ destination: '+6421000002', content: '你好世界 — vnd' }), headers: { 'content-type': VND, accept: VND } });
+    const r = await client.request('POST', '/rest/gateway/messages', {
+      raw: JSON.stringify({ destination: '+6421000002', content: '你好世界 — vnd' }),
+      headers: { 'content-type': VND, accept: VND },
+    });
     expect(r.status).toBe(201);
     expect(r.headers['content-type']).toContain(VND);
   });
 
   it('refuses bad requests with message, code, error and error-desc', async () => {
-    expectError(await client.request('POST', '/rest/gateway/messages', { raw: '{"content": "Привет",', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectError(
+      await client.request('POST', '/rest/gateway/messages', { raw: '{"content": "Привет",', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     expectError(await client.post('/rest/gateway/messages', { destination: '+6421000001' }), 400, 'missing_attrib');
     expectError(await client.post('/rest/gateway/messages', { content: 'Привет, no destination' }), 400, 'missing_attrib');
     expectError(await client.post('/rest/gateway/messages', { destination: 'not-a-number', content: KIA_ORA }), 400, 'invalid_attrib');
-    expectError(await createClient(hermod.baseUrl, hermod.ca()).post('/rest/gateway/messages', { destination: '+6421000001', content: KIA_ORA }), 401, 'unauthorized');
+    expectError(
+      await createClient(hermod.baseUrl, hermod.ca()).post('/rest/gateway/messages', { destination: '+6421000001', content: KIA_ORA }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('takes sms_class 1 to 3 and refuses 4', async () => {
@@ -68,7 +93,10 @@ describe('Gateway v1 (/rest/gateway)', () => {
   });
 
   it('broadcasts with one result per destination, failures carrying a null id and a reason', async () => {
-    const r = await client.post('/rest/gateway/messages/broadcast', { destination: ['+6421000003', 'nope', '+6421000004'], content: 'Kia ora koutou katoa 👋🏽' });
+    const r = await client.post('/rest/gateway/messages/broadcast', {
+      destination: ['+6421000003', 'nope', '+6421000004'],
+      content: 'Kia ora koutou katoa 👋🏽',
+    });
     expect(r.status).toBe(201);
     expect(r.json).toEqual([
       { id: expect.any(Number), destination: '+6421000003', status: 'success', message: null },

@@ -31,7 +31,11 @@ describe('roles authenticate each other with mutual TLS', () => {
   beforeAll(async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-mtls-'));
     // As an operator makes them: `hermod grpc-certs <dir> <host>...` prints the three variables.
-    const printed = execFileSync(process.execPath, [path.join(import.meta.dirname, '../bin/hermod.js'), 'grpc-certs', path.join(dir, 'certs'), 'localhost', '127.0.0.1'], { encoding: 'utf8' });
+    const printed = execFileSync(
+      process.execPath,
+      [path.join(import.meta.dirname, '../bin/hermod.js'), 'grpc-certs', path.join(dir, 'certs'), 'localhost', '127.0.0.1'],
+      { encoding: 'utf8' },
+    );
     const variable = (name: string): string => new RegExp(`^${name}=(.+)$`, 'm').exec(printed)![1]!;
     ours = { certFile: variable('HERMOD_GRPC_TLS_CERT'), keyFile: variable('HERMOD_GRPC_TLS_KEY'), caFile: variable('HERMOD_GRPC_TLS_CA') };
     stranger = await makeRoleCertificates(path.join(dir, 'certs'), 'stranger');
@@ -61,7 +65,9 @@ describe('roles authenticate each other with mutual TLS', () => {
   });
 
   it('answers a client that holds a certificate signed by the roles’ CA', async () => {
-    expect(await listApplications(address, credentials.createSsl(fs.readFileSync(ours.caFile), fs.readFileSync(ours.keyFile), fs.readFileSync(ours.certFile)))).toBe('ok');
+    expect(
+      await listApplications(address, credentials.createSsl(fs.readFileSync(ours.caFile), fs.readFileSync(ours.keyFile), fs.readFileSync(ours.certFile))),
+    ).toBe('ok');
   });
 
   it('refuses a plaintext client', async () => {
@@ -73,13 +79,19 @@ describe('roles authenticate each other with mutual TLS', () => {
   });
 
   it('refuses a client whose certificate another CA signed', async () => {
-    expect(await listApplications(address, credentials.createSsl(fs.readFileSync(ours.caFile), fs.readFileSync(stranger.keyFile), fs.readFileSync(stranger.certFile)))).toMatch(/^refused/);
+    expect(
+      await listApplications(
+        address,
+        credentials.createSsl(fs.readFileSync(ours.caFile), fs.readFileSync(stranger.keyFile), fs.readFileSync(stranger.certFile)),
+      ),
+    ).toMatch(/^refused/);
   });
 });
 
 describe('plaintext between roles', () => {
   it('is allowed on loopback', () => {
-    for (const address of ['127.0.0.1:50051', 'localhost:50051', '[::1]:50051']) expect(resolveConfig({ HERMOD_CORE_ADDRESS: address }).grpcTls).toBeUndefined();
+    for (const address of ['127.0.0.1:50051', 'localhost:50051', '[::1]:50051'])
+      expect(resolveConfig({ HERMOD_CORE_ADDRESS: address }).grpcTls).toBeUndefined();
   });
 
   it('is refused beyond loopback: a core address on the network needs the certificate files', () => {

@@ -9,7 +9,11 @@ import { startHermodWithSimulator, type HermodWithSimulator } from './support/he
 describe('hermod start with its history on a ClickHouse server', () => {
   let standin: ClickHouseHttpStandin;
   let running: HermodWithSimulator | undefined;
-  const env = (url: string) => ({ HERMOD_HISTORY: 'clickhouse', HERMOD_CLICKHOUSE_URL: url.replace('http://', 'http://hermod:p%C4%81ss@') + '/hermod_e2e', HERMOD_HISTORY_FLUSH: '100ms' });
+  const env = (url: string) => ({
+    HERMOD_HISTORY: 'clickhouse',
+    HERMOD_CLICKHOUSE_URL: url.replace('http://', 'http://hermod:p%C4%81ss@') + '/hermod_e2e',
+    HERMOD_HISTORY_FLUSH: '100ms',
+  });
 
   beforeAll(async () => {
     standin = await startClickHouseHttpStandin({ users: { default: '', hermod: 'pāss' } });
@@ -35,7 +39,13 @@ describe('hermod start with its history on a ClickHouse server', () => {
 
     // What reached ClickHouse, as the server has it.
     const admin = createClient({ url: standin.url, database: 'hermod_e2e' });
-    const rows = await (await admin.query({ query: 'SELECT content FROM messages WHERE id IN {ids:Array(String)} ORDER BY destination', query_params: { ids }, format: 'JSONEachRow' })).json<{ content: string }>();
+    const rows = await (
+      await admin.query({
+        query: 'SELECT content FROM messages WHERE id IN {ids:Array(String)} ORDER BY destination',
+        query_params: { ids },
+        format: 'JSONEachRow',
+      })
+    ).json<{ content: string }>();
     await admin.close();
     expect(rows.map((r) => r.content)).toEqual(texts);
 

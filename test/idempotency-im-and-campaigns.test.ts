@@ -11,13 +11,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let nextHandset = 0;
 const handset = (): string => `+6428${String(++nextHandset).padStart(6, '0')}`;
-const imBody = (mobile: string, text: string) => ({ destination: { mobile }, message: { type: 'text', text: { body: text } }, delivery_attempts: [{ channel: 'sms' }] });
+const imBody = (mobile: string, text: string) => ({
+  destination: { mobile },
+  message: { type: 'text', text: { body: text } },
+  delivery_attempts: [{ channel: 'sms' }],
+});
 /** Now, as RFC 3339 at +13:00 (a campaign due at once). */
 const dueNow = (): string => new Date(Date.now() - 1000 + 13 * 3_600_000).toISOString().slice(0, 19) + '+13:00';
 
 const expectApiError = (r: Reply, status: number, message: RegExp): void => {
   expect(r.status, r.text).toBe(status);
-  expect(r.json).toMatchObject({ code: status, message: expect.stringMatching(message), errors: [{ code: status, description: expect.stringMatching(message) }] });
+  expect(r.json).toMatchObject({
+    code: status,
+    message: expect.stringMatching(message),
+    errors: [{ code: status, description: expect.stringMatching(message) }],
+  });
 };
 const expectDefaultError = (r: Reply, status: number, message: RegExp): void => {
   expect(r.status, r.text).toBe(status);
@@ -114,7 +122,13 @@ describe('Idempotency-Key on Intelligent Messaging and Campaign Manager', () => 
     };
 
     it('creates one list when the same list is posted twice with one key, and answers the retry with the first answer', async () => {
-      const body = { name: 'idem-list-Māori', members: [{ destination: handset(), param1: 'Tēnā koe' }, { destination: handset(), param1: 'Привет' }] };
+      const body = {
+        name: 'idem-list-Māori',
+        members: [
+          { destination: handset(), param1: 'Tēnā koe' },
+          { destination: handset(), param1: 'Привет' },
+        ],
+      };
       const first = await acme.post(`${CM}/acme/lists`, body, { 'idempotency-key': 'list-1' });
       expect(first.status, first.text).toBe(201);
       const again = await acme.post(`${CM}/acme/lists`, body, { 'idempotency-key': 'list-1' });
@@ -173,9 +187,17 @@ describe('Idempotency-Key on Intelligent Messaging and Campaign Manager', () => 
     });
 
     it('does not keep the key of a refused campaign, so the corrected one can use it', async () => {
-      const bad = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'idem-fix', schedule: 'tomorrow', content: 'x', members: [{ destination: handset() }] }, { 'idempotency-key': 'campaign-fix' });
+      const bad = await acme.post(
+        `${CM}/acme/scheduled_campaigns`,
+        { name: 'idem-fix', schedule: 'tomorrow', content: 'x', members: [{ destination: handset() }] },
+        { 'idempotency-key': 'campaign-fix' },
+      );
       expectDefaultError(bad, 422, /schedule/);
-      const good = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'idem-fix', schedule: dueNow(), content: 'x', members: [{ destination: handset() }] }, { 'idempotency-key': 'campaign-fix' });
+      const good = await acme.post(
+        `${CM}/acme/scheduled_campaigns`,
+        { name: 'idem-fix', schedule: dueNow(), content: 'x', members: [{ destination: handset() }] },
+        { 'idempotency-key': 'campaign-fix' },
+      );
       expect(good.status, good.text).toBe(201);
       expect(good.headers['idempotent-replayed']).toBeUndefined();
     });

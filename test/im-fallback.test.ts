@@ -27,15 +27,20 @@ function helpers(get: () => HermodWithChannels, sms: { destination: string; text
     expect(r.status, r.text).toBe(202);
     return r.json.id as string;
   };
-  const callbacksOf = (id: string): ImCallback[] => get().callbacks.filter((c) => c.body.id === id).map((c) => c.body as ImCallback);
+  const callbacksOf = (id: string): ImCallback[] =>
+    get()
+      .callbacks.filter((c) => c.body.id === id)
+      .map((c) => c.body as ImCallback);
   /** Callbacks about the message as a whole (no channel): `accepted`, then its outcome. */
   const overall = (id: string) => callbacksOf(id).filter((c) => c.channel === undefined);
   const ofAttempt = (id: string, attempt: number) => callbacksOf(id).filter((c) => c.attempt === attempt);
   /** The message's outcome: its first overall callback past `accepted`, `sent` and `submitted`. */
-  const outcome = (id: string, ms = 20_000) =>
-    eventually(async () => overall(id).find((c) => !['accepted', 'sent', 'submitted'].includes(c.status)), ms, 50);
+  const outcome = (id: string, ms = 20_000) => eventually(async () => overall(id).find((c) => !['accepted', 'sent', 'submitted'].includes(c.status)), ms, 50);
   const smsTo = (mobile: string) => sms.filter((m) => digitsOf(m.destination) === digitsOf(mobile));
-  const show = (id: string) => callbacksOf(id).map((c) => `${c.status}${c.channel ? `@${c.channel}#${c.attempt}` : ''}`).join(' → ');
+  const show = (id: string) =>
+    callbacksOf(id)
+      .map((c) => `${c.status}${c.channel ? `@${c.channel}#${c.attempt}` : ''}`)
+      .join(' → ');
   return { send, callbacksOf, overall, ofAttempt, outcome, smsTo, show };
 }
 
@@ -63,15 +68,27 @@ describe('Intelligent Messaging fallback: what the customer hears, and what is n
     const final = await outcome(id);
     expect(final, show(id)).toMatchObject({ status: 'received', detail: 'tēnā-koe-1' });
     await new Promise((r) => setTimeout(r, 500)); // anything late would show now
-    expect(overall(id).map((c) => c.status), show(id)).toEqual(['accepted', 'received']);
+    expect(
+      overall(id).map((c) => c.status),
+      show(id),
+    ).toEqual(['accepted', 'received']);
     // WhatsApp's part: delivered, then expired because it was not read within 2 s.
     const wab = ofAttempt(id, 1);
-    expect(wab.every((c) => c.channel === 'wab'), show(id)).toBe(true);
-    expect(wab.map((c) => c.status), show(id)).toContain('received');
+    expect(
+      wab.every((c) => c.channel === 'wab'),
+      show(id),
+    ).toBe(true);
+    expect(
+      wab.map((c) => c.status),
+      show(id),
+    ).toContain('received');
     expect(wab.at(-1), show(id)).toMatchObject({ status: 'expired' });
     // The SMS fallback's part, ending in its delivery.
     const viaSms = ofAttempt(id, 2);
-    expect(viaSms.every((c) => c.channel === 'sms'), show(id)).toBe(true);
+    expect(
+      viaSms.every((c) => c.channel === 'sms'),
+      show(id),
+    ).toBe(true);
     expect(viaSms.at(-1), show(id)).toMatchObject({ status: 'received', detail: 'tēnā-koe-1' });
     expect(smsTo(mobile).map((m) => m.text)).toEqual([KIA_ORA]);
   });
@@ -86,13 +103,24 @@ describe('Intelligent Messaging fallback: what the customer hears, and what is n
     });
     const final = await outcome(id);
     expect(final, show(id)).toMatchObject({ status: 'expired', detail: 'Привет' });
-    expect(ofAttempt(id, 1).map((c) => c.status), show(id)).toContain('received');
+    expect(
+      ofAttempt(id, 1).map((c) => c.status),
+      show(id),
+    ).toContain('received');
   });
 
   it('falls back after the default timeout when an attempt gives none, or 0', async () => {
     const mobile = '+6421300038'; // the WhatsApp simulator never reports on numbers ending in 8
-    const none = await send({ destination: { mobile }, message: { type: 'text', text: { body: KIA_ORA } }, delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }] });
-    const zero = await send({ destination: { mobile }, message: { type: 'text', text: { body: KIA_ORA } }, delivery_attempts: [{ channel: 'wab', event: 'delivered', timeout: 0 }, { channel: 'sms' }] });
+    const none = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: KIA_ORA } },
+      delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
+    });
+    const zero = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: KIA_ORA } },
+      delivery_attempts: [{ channel: 'wab', event: 'delivered', timeout: 0 }, { channel: 'sms' }],
+    });
     for (const id of [none, zero]) {
       expect(await outcome(id), show(id)).toMatchObject({ status: 'received' });
       expect(ofAttempt(id, 1).at(-1), show(id)).toMatchObject({ channel: 'wab', status: 'expired' });
@@ -131,7 +159,11 @@ describe('Intelligent Messaging to a handset that opted out', () => {
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
     const mobile = '+6421400001';
     // The handset gets one message, answers STOP, and is opted out of the application.
-    const first = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Kia ora! Reply STOP to opt out 👋🏽' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const first = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kia ora! Reply STOP to opt out 👋🏽' } },
+      delivery_attempts: [{ channel: 'sms' }],
+    });
     expect(await outcome(first)).toMatchObject({ status: 'received' });
     await h.smsc.originate({ source: mobile, destination: '4000', text: 'STOP' });
     await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes(mobile) ? true : undefined));
@@ -143,7 +175,9 @@ describe('Intelligent Messaging to a handset that opted out', () => {
       reference: 'kia-ora',
     });
     // Soft, so that the restart below is checked whatever the callbacks said.
-    expect.soft(await outcome(id, 10_000).catch(() => undefined), show(id)).toMatchObject({ status: 'rejected', detail: 'kia-ora', reason: 'destination opted out' });
+    expect
+      .soft(await outcome(id, 10_000).catch(() => undefined), show(id))
+      .toMatchObject({ status: 'rejected', detail: 'kia-ora', reason: 'destination opted out' });
     expect.soft(overall(id).map((c) => c.status)).toEqual(['accepted', 'rejected']);
 
     await h.restart();

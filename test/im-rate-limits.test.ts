@@ -34,15 +34,30 @@ describe('Intelligent Messaging rate limits across two gateways', () => {
   /** One request on its own connection, so the burst spreads over both gateways. */
   const post = (key: string, i: number): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ destination: { mobile: `+64215${String(i).padStart(5, '0')}` }, message: { type: 'text', text: { body: `Kia ora ${i} 👋🏽` } }, delivery_attempts: [{ channel: 'sms' }] });
+      const body = JSON.stringify({
+        destination: { mobile: `+64215${String(i).padStart(5, '0')}` },
+        message: { type: 'text', text: { body: `Kia ora ${i} 👋🏽` } },
+        delivery_attempts: [{ channel: 'sms' }],
+      });
       const sentAt = Date.now();
       const req = https.request(
         `${hermod.baseUrl}/rest/im/v1/message`,
-        { method: 'POST', ca: hermod.ca(), agent: false, headers: { authorization: key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          method: 'POST',
+          ca: hermod.ca(),
+          agent: false,
+          headers: { authorization: key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () =>
-            resolve({ status: res.statusCode!, limit: res.headers['x-ratelimit-limit'] as string | undefined, retryAfter: res.headers.retryafter as string | undefined, sentAt, answeredAt: Date.now() }),
+            resolve({
+              status: res.statusCode!,
+              limit: res.headers['x-ratelimit-limit'] as string | undefined,
+              retryAfter: res.headers.retryafter as string | undefined,
+              sentAt,
+              answeredAt: Date.now(),
+            }),
           );
         },
       );

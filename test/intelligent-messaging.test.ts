@@ -24,7 +24,8 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(r.json.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     return r.json.id as string;
   };
-  const callbacksOf = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { id: string; status: string; detail: string; channel?: string; attempt?: number });
+  const callbacksOf = (id: string) =>
+    h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { id: string; status: string; detail: string; channel?: string; attempt?: number });
   /**
    * Waits for the message's outcome (a callback without a channel, after
    * `accepted`), then checks that the message said `accepted` then that
@@ -36,7 +37,10 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     await new Promise((r) => setTimeout(r, 300)); // anything late would show now
     const all = callbacksOf(id);
     const shown = all.map((c) => `${c.status}${c.channel ? `@${c.channel}#${c.attempt}` : ''}`).join(' → ');
-    expect(all.filter((c) => c.channel === undefined).map((c) => c.status), shown).toEqual(['accepted', final]);
+    expect(
+      all.filter((c) => c.channel === undefined).map((c) => c.status),
+      shown,
+    ).toEqual(['accepted', final]);
     for (const n of new Set(all.map((c) => c.attempt).filter((a) => a !== undefined))) {
       const statuses = all.filter((c) => c.attempt === n).map((c) => c.status);
       if (statuses.at(-1) === 'expired') statuses.pop(); // timed out: told after whatever it had reached
@@ -44,7 +48,10 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     }
     const statuses = all.map((c) => c.status);
     const positions = expected.map((s) => statuses.indexOf(s));
-    expect(positions.every((p) => p >= 0), shown).toBe(true);
+    expect(
+      positions.every((p) => p >= 0),
+      shown,
+    ).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(all.at(-1), shown).toMatchObject({ status: final });
     expect(all.at(-1)!.channel, shown).toBeUndefined();
@@ -61,7 +68,9 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     });
     await settles(id, 'read', ['accepted', 'submitted', 'received', 'read']);
     expect(callbacksOf(id).every((c) => c.detail === 'tēpu-12')).toBe(true);
-    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toMatchObject([{ type: 'text', text: { body: 'Kua rite tō tēpu — your table is ready 🍽️' } }]);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toMatchObject([
+      { type: 'text', text: { body: 'Kua rite tō tēpu — your table is ready 🍽️' } },
+    ]);
     expect(smsTo(mobile)).toEqual([]);
   });
 
@@ -124,7 +133,17 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const mobile = '+6421100031';
     const id = await send({
       destination: { mobile },
-      message: { type: 'template', template: { template_id: templateId, language: 'en_US', parameters: [{ name: 'name', text: 'Ngāi Tahu 👋🏽' }, { name: 'order', text: 'Заказ-77' }] } },
+      message: {
+        type: 'template',
+        template: {
+          template_id: templateId,
+          language: 'en_US',
+          parameters: [
+            { name: 'name', text: 'Ngāi Tahu 👋🏽' },
+            { name: 'order', text: 'Заказ-77' },
+          ],
+        },
+      },
       delivery_attempts: [{ channel: 'wab' }],
     });
     await settles(id, 'received', ['accepted', 'received']);
@@ -137,14 +156,22 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
 
   it('sends a media message on MMS', async () => {
     const mobile = '+6421100041';
-    const id = await send({ destination: { mobile }, message: { type: 'media', media: { type: 'image/png', url: 'https://cdn.example.com/coupon.png' } }, delivery_attempts: [{ channel: 'mms' }] });
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'media', media: { type: 'image/png', url: 'https://cdn.example.com/coupon.png' } },
+      delivery_attempts: [{ channel: 'mms' }],
+    });
     await settles(id, 'received', ['accepted', 'received']);
     expect(JSON.stringify(h.mms.received.find((m) => JSON.stringify(m).includes(mobile)))).toContain('https://cdn.example.com/coupon.png');
   });
 
   it('delivers on RCS', async () => {
     const mobile = '+6421100050'; // RCS simulator: delivered, never read, for numbers ending in 0
-    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Kei te tāpiritia tō pāhi eke 🎫' } }, delivery_attempts: [{ channel: 'rcs' }] });
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kei te tāpiritia tō pāhi eke 🎫' } },
+      delivery_attempts: [{ channel: 'rcs' }],
+    });
     await settles(id, 'received', ['accepted', 'received']);
     expect(JSON.stringify(h.rcs.received)).toContain('Kei te tāpiritia tō pāhi eke 🎫');
   });
@@ -153,10 +180,17 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const contact = randomUUID();
     const set = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+6421100061']);
     expect(set.code, set.output).toBe(0);
-    const id = await send({ destination: { contact_id: contact }, message: { type: 'text', text: { body: 'Привет, 你好 👋🏽' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const id = await send({
+      destination: { contact_id: contact },
+      message: { type: 'text', text: { body: 'Привет, 你好 👋🏽' } },
+      delivery_attempts: [{ channel: 'sms' }],
+    });
     await settles(id, 'received', ['accepted', 'received']);
     expect(smsTo('+6421100061')).toHaveLength(1);
-    const unknown = await h.client.post('/rest/im/v1/message', { destination: { contact_id: randomUUID() }, message: { type: 'text', text: { body: 'Привет' } } });
+    const unknown = await h.client.post('/rest/im/v1/message', {
+      destination: { contact_id: randomUUID() },
+      message: { type: 'text', text: { body: 'Привет' } },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
   });
@@ -165,13 +199,21 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const id = await send({ destination: { mobile: '+6421100071' }, message: { type: 'text', text: { body: 'Kia ora — default route 🎉' } } });
     await settles(id, 'received', ['accepted', 'received']);
     expect(smsTo('+6421100071')).toHaveLength(1);
-    const r = await h.client.post('/rest/im/v1/message', { destination: { email: 'x@example.com' }, message: { type: 'text', text: { body: '无路可达' } }, delivery_attempts: [{ channel: 'sms' }] });
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { email: 'x@example.com' },
+      message: { type: 'text', text: { body: '无路可达' } },
+      delivery_attempts: [{ channel: 'sms' }],
+    });
     expect(r.status).toBe(422);
   });
 
   it('ends as failed when the last channel fails, after trying each in order', async () => {
     const mobile = '+6421100019'; // WhatsApp simulator fails numbers ending in 9
-    const id = await send({ destination: { mobile }, message: { type: 'text', text: { body: 'Ka hē tēnei — will fail' } }, delivery_attempts: [{ channel: 'wab' }] });
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Ka hē tēnei — will fail' } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
     await settles(id, 'failed', ['accepted', 'failed']);
   });
 });
@@ -215,7 +257,10 @@ describe('carrier webhooks and callback pacing', () => {
 
   it('refuses a carrier webhook whose signature does not match, and answers WhatsApp’s subscription handshake', async () => {
     const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
-    const forged = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) } });
+    const forged = await h.client.request('POST', '/webhooks/wab', {
+      raw: body,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) },
+    });
     expect(forged.status).toBe(401);
     const unsigned = await h.client.request('POST', '/webhooks/mms', { raw: '{}', headers: { 'content-type': 'application/json' } });
     expect(unsigned.status).toBe(401);
@@ -227,9 +272,18 @@ describe('carrier webhooks and callback pacing', () => {
 
   it('paces status callbacks to the rate the receiver announces in X-RateLimit-Limit', async () => {
     const settled = (ids: string[]) =>
-      eventually(async () => (ids.every((id) => h.callbacks.some((c) => c.body.id === id && c.body.channel === undefined && c.body.status === 'received')) ? true : undefined), 30_000, 100);
+      eventually(
+        async () =>
+          ids.every((id) => h.callbacks.some((c) => c.body.id === id && c.body.channel === undefined && c.body.status === 'received')) ? true : undefined,
+        30_000,
+        100,
+      );
     const send = async (i: number): Promise<string> => {
-      const r = await h.client.post('/rest/im/v1/message', { destination: { mobile: `+642130000${i}` }, message: { type: 'text', text: { body: `Kia ora ${i} 👋🏽` } }, delivery_attempts: [{ channel: 'sms' }] });
+      const r = await h.client.post('/rest/im/v1/message', {
+        destination: { mobile: `+642130000${i}` },
+        message: { type: 'text', text: { body: `Kia ora ${i} 👋🏽` } },
+        delivery_attempts: [{ channel: 'sms' }],
+      });
       expect(r.status, r.text).toBe(202);
       return r.json.id as string;
     };

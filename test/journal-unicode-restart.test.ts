@@ -55,7 +55,10 @@ function receiptHistory(carrier: CarrierLog, hermod: HermodProcess, sent: readon
   const counts = sent
     .filter((s) => stuck.has(s.id))
     .map((s) => (carrier.carrierIdsByText.get(s.content) ?? []).map((id) => carrier.receiptWrites.get(id) ?? 0).join('+') || 'never submitted');
-  const dropped = hermod.output().split('\n').filter((l) => l.includes('dropping delivery report')).length;
+  const dropped = hermod
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('dropping delivery report')).length;
   return `receipt deliver_sm written per such message: ${JSON.stringify(counts)}; hermod logged ${dropped} dropped delivery reports after the restart`;
 }
 
@@ -110,7 +113,13 @@ function longTail(dataDir: string): boolean {
 }
 
 /** Polls every message until `done` says each status is enough; returns the last status of each. */
-async function statusesAfterRestart(client: Client, sent: readonly Sent[], done: (status: string) => boolean, timeoutMs: number, explain: (stuck: ReadonlySet<string>) => string = () => ''): Promise<Map<string, string>> {
+async function statusesAfterRestart(
+  client: Client,
+  sent: readonly Sent[],
+  done: (status: string) => boolean,
+  timeoutMs: number,
+  explain: (stuck: ReadonlySet<string>) => string = () => '',
+): Promise<Map<string, string>> {
   const last = new Map<string, string>();
   const finished = new Set<string>();
   await eventually(
@@ -128,12 +137,18 @@ async function statusesAfterRestart(client: Client, sent: readonly Sent[], done:
     250,
   ).catch((err: Error) => {
     const stuck = [...last].filter(([id]) => !finished.has(id));
-    throw new Error(`${stuck.length} of ${sent.length} messages never got there, e.g. ${JSON.stringify(stuck.slice(0, 5))}: ${err.message}; ${explain(new Set(stuck.map(([id]) => id)))}`);
+    throw new Error(
+      `${stuck.length} of ${sent.length} messages never got there, e.g. ${JSON.stringify(stuck.slice(0, 5))}: ${err.message}; ${explain(new Set(stuck.map(([id]) => id)))}`,
+    );
   });
   return last;
 }
 
-async function restart(dataDir: string, env: Record<string, string>, ports: { https: number; http: number; metrics: number }): Promise<{ hermod: HermodProcess; client: Client }> {
+async function restart(
+  dataDir: string,
+  env: Record<string, string>,
+  ports: { https: number; http: number; metrics: number },
+): Promise<{ hermod: HermodProcess; client: Client }> {
   const hermod = await startHermod({ dataDir, env, ports });
   cleanup.push(() => hermod.stop());
   const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
@@ -141,7 +156,14 @@ async function restart(dataDir: string, env: Record<string, string>, ports: { ht
   return { hermod, client };
 }
 
-async function start(name: string): Promise<{ dataDir: string; env: Record<string, string>; simulator: SmscSimulator; carrier: CarrierLog; hermod: HermodProcess; ports: { https: number; http: number; metrics: number } }> {
+async function start(name: string): Promise<{
+  dataDir: string;
+  env: Record<string, string>;
+  simulator: SmscSimulator;
+  carrier: CarrierLog;
+  hermod: HermodProcess;
+  ports: { https: number; http: number; metrics: number };
+}> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
   cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const smscPort = await freePort();

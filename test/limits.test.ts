@@ -29,7 +29,10 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
 
   const base = { destination: '+6421000001', content: 'Kia ora, e hoa mā' };
   // Limits count characters (code points), not UTF-16 units or bytes: 👋🏽 is two characters, four UTF-16 units, eight UTF-8 bytes.
-  const world = (n: number): string => Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1)).slice(0, n).join('');
+  const world = (n: number): string =>
+    Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1))
+      .slice(0, n)
+      .join('');
   const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
     ['destination of 15 digits', { destination: '+' + '6'.repeat(15) }, { destination: '+' + '6'.repeat(16) }],
     ['destination of 7 digits', { destination: '+6421000' }, { destination: '+642100' }],
@@ -41,7 +44,11 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     ['reference of 255 characters', { reference: world(255) }, { reference: world(256) }],
     ['class of 32 characters', { class: world(32) }, { class: world(33) }],
     ['mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],
-    ['scheduled 60 days ahead less a minute', { scheduled: new Date(Date.now() + 60 * DAY - 60_000).toISOString() }, { scheduled: new Date(Date.now() + 60 * DAY + 60_000).toISOString() }],
+    [
+      'scheduled 60 days ahead less a minute',
+      { scheduled: new Date(Date.now() + 60 * DAY - 60_000).toISOString() },
+      { scheduled: new Date(Date.now() + 60 * DAY + 60_000).toISOString() },
+    ],
     ['scheduled with an offset', { scheduled: withOffset(Date.now() + 30 * DAY, 13) }, { scheduled: '2026-13-01T00:00:00Z' }],
   ];
 
@@ -70,7 +77,10 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
   });
 
   it('refuses a body larger than the configured maximum with 413', async () => {
-    const r = await client.request('POST', '/rest/sms/v2/messages', { raw: JSON.stringify({ ...base, content: '你'.repeat(400_000) }), headers: { 'content-type': 'application/json' } });
+    const r = await client.request('POST', '/rest/sms/v2/messages', {
+      raw: JSON.stringify({ ...base, content: '你'.repeat(400_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(413);
     expect(r.json).toMatchObject({ statusCode: 413 });
   });

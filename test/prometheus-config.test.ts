@@ -15,8 +15,12 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
     expect(run.code).toBe(0);
 
     // Every alert has a test group of its own.
-    const alerts = (parse(fs.readFileSync(path.join(DIR, 'hermod-alerts.yml'), 'utf8')) as { groups: { rules: { alert: string }[] }[] }).groups.flatMap((g) => g.rules.map((r) => r.alert));
-    const tests = parse(fs.readFileSync(path.join(DIR, 'hermod-alerts.test.yml'), 'utf8')) as { tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[] };
+    const alerts = (parse(fs.readFileSync(path.join(DIR, 'hermod-alerts.yml'), 'utf8')) as { groups: { rules: { alert: string }[] }[] }).groups.flatMap((g) =>
+      g.rules.map((r) => r.alert),
+    );
+    const tests = parse(fs.readFileSync(path.join(DIR, 'hermod-alerts.test.yml'), 'utf8')) as {
+      tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
+    };
     const firing = new Set(tests.tests.flatMap((t) => t.alert_rule_test.filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
     expect(alerts.filter((a) => !firing.has(a))).toEqual([]);
   });
@@ -33,7 +37,10 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
       // Debian builds Prometheus without Kubernetes discovery: check the rest
       // of the file (relabelling, rules) with the discovery swapped for a static one.
       console.warn('promtool has no Kubernetes discovery (Debian build): checking prometheus-kubernetes.yml with static discovery instead');
-      const config = parse(fs.readFileSync(path.join(DIR, 'prometheus-kubernetes.yml'), 'utf8')) as { rule_files: string[]; scrape_configs: Record<string, unknown>[] };
+      const config = parse(fs.readFileSync(path.join(DIR, 'prometheus-kubernetes.yml'), 'utf8')) as {
+        rule_files: string[];
+        scrape_configs: Record<string, unknown>[];
+      };
       for (const job of config.scrape_configs) {
         expect(job.kubernetes_sd_configs).toEqual([{ role: 'pod' }]);
         delete job.kubernetes_sd_configs;

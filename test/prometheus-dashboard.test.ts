@@ -13,7 +13,9 @@ const tool = prometheusTool('prometheus');
 
 /** Every PromQL expression of the Grafana dashboard, with its panel's title. */
 function dashboardQueries(): { title: string; expr: string }[] {
-  const dashboard = JSON.parse(fs.readFileSync(path.join(DEPLOY, 'grafana/hermod-dashboard.json'), 'utf8')) as { panels: { title: string; targets?: { expr?: string }[] }[] };
+  const dashboard = JSON.parse(fs.readFileSync(path.join(DEPLOY, 'grafana/hermod-dashboard.json'), 'utf8')) as {
+    panels: { title: string; targets?: { expr?: string }[] }[];
+  };
   return dashboard.panels.flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => ({ title: p.title, expr: t.expr! })));
 }
 
@@ -34,7 +36,10 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
     running = await startHermodWithSimulator('prometheus', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
     const set = await running.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${(receiver.address() as AddressInfo).port}/status`]);
     expect(set.code).toBe(0);
-    prometheus = await startPrometheus({ targets: [`127.0.0.1:${running.hermod.metricsPort}`], ruleFiles: [path.join(DEPLOY, 'prometheus/hermod-alerts.yml')] });
+    prometheus = await startPrometheus({
+      targets: [`127.0.0.1:${running.hermod.metricsPort}`],
+      ruleFiles: [path.join(DEPLOY, 'prometheus/hermod-alerts.yml')],
+    });
     // Counters must exist before the traffic for rate() to see it rise.
     await eventually(async () => ((await prometheus.query('up{job="hermod"} == 1')).length === 1 ? true : undefined), 60_000, 250);
 
@@ -60,10 +65,14 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
   });
 
   it.each(dashboardQueries())('answers the dashboard panel "$title" with data: $expr', async ({ expr }) => {
-    const result = await eventually(async () => {
-      const r = await prometheus.query(expr);
-      return r.some((s) => Number.isFinite(Number(s.value[1]))) ? r : undefined;
-    }, 60_000, 1000);
+    const result = await eventually(
+      async () => {
+        const r = await prometheus.query(expr);
+        return r.some((s) => Number.isFinite(Number(s.value[1]))) ? r : undefined;
+      },
+      60_000,
+      1000,
+    );
     expect(result.length).toBeGreaterThan(0);
   });
 

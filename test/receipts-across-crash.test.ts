@@ -22,7 +22,13 @@ describe('delivery receipts owed across a crash', () => {
     cleanup.push(() => smsc.stop());
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-crash-'));
     cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_HOST: '127.0.0.1', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
+    const env = {
+      HERMOD_SMSC_SIMULATOR: 'false',
+      HERMOD_SMPP_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String(smsc.port),
+      HERMOD_GATEWAYS: '1',
+      HERMOD_SMPP_RECONNECT_MAX: '500ms',
+    };
     return { smsc, dataDir, env };
   }
 
@@ -74,7 +80,13 @@ describe('delivery receipts owed across a crash', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-embedded-'));
     cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     // hermod's SMPP client needs the port before the simulator binds it: the one place a free port is picked ahead.
-    const env = { HERMOD_SMSC_SIMULATOR: 'true', HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: `${RECEIPT_DELAY_MS}ms`, HERMOD_GATEWAYS: '1', HERMOD_SMPP_RECONNECT_MAX: '500ms' };
+    const env = {
+      HERMOD_SMSC_SIMULATOR: 'true',
+      HERMOD_SMSC_PORT: String(await freePort()),
+      HERMOD_SMSC_RECEIPT_DELAY: `${RECEIPT_DELAY_MS}ms`,
+      HERMOD_GATEWAYS: '1',
+      HERMOD_SMPP_RECONNECT_MAX: '500ms',
+    };
     let hermod: HermodProcess = await startHermod({ dataDir, env });
     const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });

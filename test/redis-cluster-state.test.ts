@@ -72,7 +72,13 @@ describeCluster('Redis Cluster hot state', () => {
     const redis = new Redis({ host: '127.0.0.1', port: cluster.ports[0]! });
     try {
       const samples = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉', '{user1000}.following', 'foo{}{bar}', 'foo{{bar}}zap', '{}', ''];
-      const keys = [...samples, ...fc.sample(fc.tuple(fc.string({ unit: 'grapheme' }), fc.constantFrom('', '{', '}', '{}'), fc.string()).map((parts) => parts.join('')), 300)];
+      const keys = [
+        ...samples,
+        ...fc.sample(
+          fc.tuple(fc.string({ unit: 'grapheme' }), fc.constantFrom('', '{', '}', '{}'), fc.string()).map((parts) => parts.join('')),
+          300,
+        ),
+      ];
       for (const key of keys) expect(hashSlot(key), JSON.stringify(key)).toBe(Number(await redis.call('CLUSTER', 'KEYSLOT', key)));
     } finally {
       redis.disconnect();
@@ -134,7 +140,12 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
     const after = await readAll(s, ids);
     const lost = ids.filter((id, i) => JSON.stringify(after[i]) !== JSON.stringify(want.get(id)));
     const owners = await cluster.masters();
-    const detail = lost.slice(0, 5).map((id) => `${id} on ${owners.find((m) => m.serves(hashSlot(statusKey(prefix, id))))?.port} (was ${onVictim.includes(id) ? 'victim' : '?'}): got ${JSON.stringify(after[ids.indexOf(id)])}`);
+    const detail = lost
+      .slice(0, 5)
+      .map(
+        (id) =>
+          `${id} on ${owners.find((m) => m.serves(hashSlot(statusKey(prefix, id))))?.port} (was ${onVictim.includes(id) ? 'victim' : '?'}): got ${JSON.stringify(after[ids.indexOf(id)])}`,
+      );
     expect(lost, `${lost.length} of ${ids.length} acknowledged statuses lost, e.g. ${detail.join('; ')}\n${await cluster.logs()}`).toEqual([]);
 
     // The promoted replica takes writes (it has no replica of its own now, so nothing to wait for there).

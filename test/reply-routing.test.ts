@@ -79,8 +79,12 @@ describe('reply routing between applications that message the same handset', () 
     await new Promise((r) => setTimeout(r, 500));
 
     const calls = repliesFrom(handset);
-    expect(calls.filter((c) => c.app === 'acme').map((c) => c.json)).toEqual([expect.objectContaining({ content: 'Kia ora, e hoa mā', destination: '4001', reply_to: fromAcme })]);
-    expect(calls.filter((c) => c.app === 'beta').map((c) => c.json)).toEqual([expect.objectContaining({ content: '你好', destination: '4002', reply_to: fromBeta })]);
+    expect(calls.filter((c) => c.app === 'acme').map((c) => c.json)).toEqual([
+      expect.objectContaining({ content: 'Kia ora, e hoa mā', destination: '4001', reply_to: fromAcme }),
+    ]);
+    expect(calls.filter((c) => c.app === 'beta').map((c) => c.json)).toEqual([
+      expect.objectContaining({ content: '你好', destination: '4002', reply_to: fromBeta }),
+    ]);
 
     // Each reply is its application's message, and only its.
     const acmeReply = calls.find((c) => c.app === 'acme')!.json.id;
@@ -113,7 +117,12 @@ describe('reply routing between applications that message the same handset', () 
     await eventually(async () => (hermod.output().includes('"msg":"dropped a redelivered reply"') ? true : undefined));
     await new Promise((r) => setTimeout(r, 1000));
     expect(repliesFrom(handset)).toHaveLength(1);
-    expect(hermod.output().split('\n').filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${handset}"`))).toHaveLength(1);
+    expect(
+      hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${handset}"`)),
+    ).toHaveLength(1);
 
     // A new message from the handset (its own new reference) is a new reply, even with the same text.
     await simulator.originate({ ...reply, userMessageReference: 78 });

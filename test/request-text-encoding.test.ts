@@ -31,7 +31,13 @@ const INTERFACES: Interface[] = [
     name: 'Gateway v1',
     path: '/rest/gateway/messages',
     body: (text) => `{"destination":"+6421000001","content":"${text}"}`,
-    error: (r, status, message) => expect(r.json, r.text).toEqual({ message: expect.stringMatching(message), code: status, error: expect.any(String), 'error-desc': expect.stringMatching(message) }),
+    error: (r, status, message) =>
+      expect(r.json, r.text).toEqual({
+        message: expect.stringMatching(message),
+        code: status,
+        error: expect.any(String),
+        'error-desc': expect.stringMatching(message),
+      }),
   },
   {
     name: 'Campaign Manager lists',
@@ -42,7 +48,8 @@ const INTERFACES: Interface[] = [
   {
     name: 'Campaign Manager campaigns',
     path: `${CM}/scheduled_campaigns`,
-    body: (text) => `{"name":"encoding","schedule":"${new Date(Date.now() + 86_400_000).toISOString()}","content":"${text}","members":[{"destination":"+6421000001"}]}`,
+    body: (text) =>
+      `{"name":"encoding","schedule":"${new Date(Date.now() + 86_400_000).toISOString()}","content":"${text}","members":[{"destination":"+6421000001"}]}`,
     error: (r, status, message) => expect(r.json, r.text).toEqual({ code: status, message: expect.stringMatching(message) }),
   },
   {
@@ -50,7 +57,13 @@ const INTERFACES: Interface[] = [
     path: '/rest/im/v1/message',
     body: (text) => `{"destination":{"mobile":"+6421000001"},"message":{"type":"text","text":{"body":"${text}"}},"delivery_attempts":[{"channel":"sms"}]}`,
     error: (r, status, message) =>
-      expect(r.json, r.text).toMatchObject({ code: status, message: expect.stringMatching(message), errors: [{ code: status, description: expect.stringMatching(message) }], statusCode: status, error: expect.any(String) }),
+      expect(r.json, r.text).toMatchObject({
+        code: status,
+        message: expect.stringMatching(message),
+        errors: [{ code: status, description: expect.stringMatching(message) }],
+        statusCode: status,
+        error: expect.any(String),
+      }),
   },
 ];
 

@@ -37,7 +37,11 @@ describe('a sender no SMSC can send from', () => {
 
   it('is refused as a Campaign Manager mask with a 422 DefaultError', async () => {
     const r = await acme.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
-      name: 'hui', schedule: new Date(Date.now() + 86_400_000).toISOString(), mask: 'Māori', content: 'Kia ora', members: [{ destination: '+6421000001' }],
+      name: 'hui',
+      schedule: new Date(Date.now() + 86_400_000).toISOString(),
+      mask: 'Māori',
+      content: 'Kia ora',
+      members: [{ destination: '+6421000001' }],
     });
     expect(r.status, r.text).toBe(422);
     expect(r.json).toMatchObject({ code: expect.anything(), message: expect.stringContaining('mask') });

@@ -37,7 +37,14 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
       return r.json?.status === 'received' ? r : undefined;
     });
     expect(details.status).toBe(200);
-    expect(details.json).toMatchObject({ id: sent.json.id, destination: '+6421000001', content: KIA_ORA, reference: 'Привет-1', direction: 'MT', status: 'received' });
+    expect(details.json).toMatchObject({
+      id: sent.json.id,
+      destination: '+6421000001',
+      content: KIA_ORA,
+      reference: 'Привет-1',
+      direction: 'MT',
+      status: 'received',
+    });
   });
 
   it('holds a scheduled message as queued until its time, then sends it', async () => {
@@ -57,7 +64,11 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     const past = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'Привет', scheduled: '2020-01-01T00:00:00Z' });
     expect(past.status).toBe(400);
     expect(past.json.message).toContain('past');
-    const far = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: 'Привет', scheduled: new Date(Date.now() + 61 * 86_400_000).toISOString() });
+    const far = await client.post('/rest/sms/v2/messages', {
+      destination: '+6421000002',
+      content: 'Привет',
+      scheduled: new Date(Date.now() + 61 * 86_400_000).toISOString(),
+    });
     expect(far.status).toBe(400);
     expect(far.json.message).toContain('60 days');
   });
@@ -74,16 +85,24 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(missing.status).toBe(401);
     expect(missing.json).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
 
-    const wrong = await createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'nope' }).post('/rest/sms/v2/messages', { destination: '+6421000001', content: KIA_ORA });
+    const wrong = await createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'nope' }).post('/rest/sms/v2/messages', {
+      destination: '+6421000001',
+      content: KIA_ORA,
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.json).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
 
-    const unknownApp = await createClient(hermod.baseUrl, hermod.ca(), { user: 'nobody', pass: 'secret' }).get('/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000');
+    const unknownApp = await createClient(hermod.baseUrl, hermod.ca(), { user: 'nobody', pass: 'secret' }).get(
+      '/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000',
+    );
     expect(unknownApp.status).toBe(401);
   });
 
   it('rejects malformed JSON and a missing field with 400 in the v2 error shape', async () => {
-    const malformed = await client.request('POST', '/rest/sms/v2/messages', { raw: '{"destination": "+6421000001", "content": "Kia ora, e hoa mā",', headers: { 'content-type': 'application/json' } });
+    const malformed = await client.request('POST', '/rest/sms/v2/messages', {
+      raw: '{"destination": "+6421000001", "content": "Kia ora, e hoa mā",',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('JSON') });
 

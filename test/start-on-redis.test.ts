@@ -31,10 +31,14 @@ describe('hermod start on the Redis bus and Redis state', () => {
   it('delivers an SMS sent through v2 all the way to received, without any worker started by hand', async () => {
     const sent = await basic.post('/rest/sms/v2/messages', { destination: '+6421000201', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
     expect(sent.status, sent.text).toBe(202);
-    const done = await eventually(async () => {
-      const r = await basic.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
-      return r.json?.status === 'received' ? r : undefined;
-    }, 60_000, 200);
+    const done = await eventually(
+      async () => {
+        const r = await basic.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+        return r.json?.status === 'received' ? r : undefined;
+      },
+      60_000,
+      200,
+    );
     expect(done.json).toMatchObject({ id: sent.json.id, status: 'received', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
   }, 90_000);
 
@@ -63,7 +67,10 @@ describe('hermod start with a combination that cannot work', () => {
   it('refuses the Redis bus with in-process hot state, naming the fix, instead of leaving messages queued', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-refused-'));
     try {
-      const outcome = await startHermod({ dataDir, env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'memory', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: `hermod-refused-${randomUUID().slice(0, 8)}` } }).then(
+      const outcome = await startHermod({
+        dataDir,
+        env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'memory', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: `hermod-refused-${randomUUID().slice(0, 8)}` },
+      }).then(
         async (started) => {
           await started.stop();
           return 'it started';

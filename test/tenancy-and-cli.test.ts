@@ -6,7 +6,7 @@ import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { freePort } from './support/free-port';
 
-describe('operators\' CLI and tenancy', () => {
+describe("operators' CLI and tenancy", () => {
   let hermod: HermodProcess;
   let acme: Client;
 
@@ -101,7 +101,7 @@ describe('Idempotency-Key on sends', () => {
     expect(other.json.id).not.toBe(first.json.id);
   });
 
-  it('refuses the same key with a different body in the interface\'s own error shape', async () => {
+  it("refuses the same key with a different body in the interface's own error shape", async () => {
     await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'Kia ora, e hoa mā' }, { 'idempotency-key': 'v1-key' });
     const again = await client.post('/rest/gateway/messages', { destination: '+6421000012', content: 'Kia ora, e hoa mā' }, { 'idempotency-key': 'v1-key' });
     expect(again.status).toBe(201);

@@ -22,7 +22,9 @@ describe('a request whose body never arrives in full', () => {
     const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca: hermod.ca(), servername: 'localhost' });
     await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
     const body = '{"destination":"+6421000001","content":"Kia ora, e hoa mā"}';
-    socket.write(`POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body) + 40}\r\n\r\n${body}`);
+    socket.write(
+      `POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body) + 40}\r\n\r\n${body}`,
+    );
     const started = Date.now();
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     expect(Date.now() - started).toBeLessThan(15_000);

@@ -56,7 +56,11 @@ export function channelPoolTestKit() {
     const statusesOf = (id: string) => updates.filter((u) => u.id === id);
     return {
       state,
-      publish: (jobs) => bus.publish(topicName(channel), jobs.map((j) => ({ key: j.id, value: encodeJob(j) }))),
+      publish: (jobs) =>
+        bus.publish(
+          topicName(channel),
+          jobs.map((j) => ({ key: j.id, value: encodeJob(j) })),
+        ),
       statusesOf,
       statusesOnce: (id, status, ms = 3000) => eventually(() => (statusesOf(id).some((u) => !status || u.status === status) ? statusesOf(id) : undefined), ms),
     };

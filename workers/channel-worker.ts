@@ -43,7 +43,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   let stopping = false;
 
   const publishStatuses = (updates: StatusUpdate[], untilDurable: boolean) =>
-    bus.publish(topicName('status'), updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })), { untilDurable });
+    bus.publish(
+      topicName('status'),
+      updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })),
+      { untilDurable },
+    );
   const statuses = createBatcher<StatusUpdate, void>(
     async (updates) => {
       await publishStatuses(updates, false);

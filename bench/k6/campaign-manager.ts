@@ -13,7 +13,10 @@ const headers = { 'content-type': 'application/json', authorization: basicAuth()
 
 export default function (): void {
   const members = Array.from({ length: listSize }, (_, i) => ({ destination: destination(), param1: `member ${i}` }));
-  const list = http.post(`${prefix}/lists`, JSON.stringify({ name: `k6-${Date.now()}`, members }), { headers, tags: { interface: 'campaign_manager', op: 'create_list' } });
+  const list = http.post(`${prefix}/lists`, JSON.stringify({ name: `k6-${Date.now()}`, members }), {
+    headers,
+    tags: { interface: 'campaign_manager', op: 'create_list' },
+  });
   check(list, { 'list created 201': (r) => r.status === 201, 'list has an id': (r) => typeof r.json('id') === 'number' });
 
   const campaign = http.post(

@@ -45,7 +45,17 @@ describe('k6 scripts', () => {
     try {
       fs.writeFileSync(path.join(dir, 'common.ts'), 'export const x = 1;\n');
       fs.writeFileSync(path.join(dir, 'script.ts'), "import { x } from './common';\nexport const options = {};\nexport default function () { return x; }\n");
-      await expect(build({ entryPoints: [path.join(dir, 'script.ts')], bundle: true, write: false, format: 'esm', external: ['k6', 'k6/*'], resolveExtensions: [], logLevel: 'silent' })).rejects.toThrow(/Could not resolve/);
+      await expect(
+        build({
+          entryPoints: [path.join(dir, 'script.ts')],
+          bundle: true,
+          write: false,
+          format: 'esm',
+          external: ['k6', 'k6/*'],
+          resolveExtensions: [],
+          logLevel: 'silent',
+        }),
+      ).rejects.toThrow(/Could not resolve/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

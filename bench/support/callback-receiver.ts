@@ -10,7 +10,9 @@ export interface CallbackReceiver {
 }
 
 /** A bare node:http server that answers 200 at once and hands every body, with its arrival time, to `onBody`. */
-export async function startCallbackReceiver(onBody: (path: string, body: string, at: number, headers: http.IncomingHttpHeaders) => void): Promise<CallbackReceiver> {
+export async function startCallbackReceiver(
+  onBody: (path: string, body: string, at: number, headers: http.IncomingHttpHeaders) => void,
+): Promise<CallbackReceiver> {
   const statuses = new Map<string, number>();
   const server = http.createServer((req, res) => {
     let body = '';

@@ -16,11 +16,14 @@ function cpuTicks(pid: number): number {
 }
 
 const machineBusyMs = (): { busy: number; total: number } =>
-  os.cpus().reduce((a, c) => {
-    const t = c.times;
-    const busy = t.user + t.nice + t.sys + t.irq;
-    return { busy: a.busy + busy, total: a.total + busy + t.idle };
-  }, { busy: 0, total: 0 });
+  os.cpus().reduce(
+    (a, c) => {
+      const t = c.times;
+      const busy = t.user + t.nice + t.sys + t.irq;
+      return { busy: a.busy + busy, total: a.total + busy + t.idle };
+    },
+    { busy: 0, total: 0 },
+  );
 
 /** CPU use between start() and stop(), as % of one core: per hermod role, this process, and everything else. */
 export function createCpuMeter(root: number | undefined) {
@@ -50,7 +53,10 @@ export function createCpuMeter(root: number | undefined) {
       rows.push({ label: 'this bench process (load, receiver, SMSC simulator)', percent: pct(last.self - first.self) });
       const machineBusyS = (last.machine.busy - first.machine.busy) / 1000;
       rows.push({ label: 'everything else on the machine', percent: Math.max(0, (100 * machineBusyS) / seconds - pct(ours)) });
-      rows.push({ label: `machine total (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %)`, percent: (100 * machineBusyS) / seconds });
+      rows.push({
+        label: `machine total (${os.availableParallelism()} cores = ${os.availableParallelism() * 100} %)`,
+        percent: (100 * machineBusyS) / seconds,
+      });
       return rows;
     },
   };

@@ -20,7 +20,12 @@ export interface FloorFigures {
 }
 
 /** The floor: one bare HTTP hop from this process to the same receiver, at the same rate. */
-export async function measureCallbackFloor(receiver: CallbackReceiver, track: { onFloor?: (seq: string, at: number) => void }, sampleBody: string, load: CallbackLoad): Promise<FloorFigures> {
+export async function measureCallbackFloor(
+  receiver: CallbackReceiver,
+  track: { onFloor?: (seq: string, at: number) => void },
+  sampleBody: string,
+  load: CallbackLoad,
+): Promise<FloorFigures> {
   const { rate, duration, warmup, connections } = load;
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const startedAt = new Map<string, number>();
@@ -37,13 +42,23 @@ export async function measureCallbackFloor(receiver: CallbackReceiver, track: { 
     const t0 = performance.now();
     startedAt.set(seq, t0);
     inFlight++;
-    const req = http.request({ host: '127.0.0.1', port: receiver.port, path: '/floor', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(sampleBody), 'x-bench-seq': seq } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        inFlight--;
-        if (i >= 0) roundTrip.push(performance.now() - t0);
-      });
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: receiver.port,
+        path: '/floor',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(sampleBody), 'x-bench-seq': seq },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          inFlight--;
+          if (i >= 0) roundTrip.push(performance.now() - t0);
+        });
+      },
+    );
     req.on('error', () => {
       inFlight--;
       errors++;

@@ -57,7 +57,11 @@ export interface HermodFigures {
  * acme's status callback at `receiver`, sends at the paced open-model rate and
  * measures receipt → `received` callback per message.
  */
-export async function measureHermodCallbacks(receiver: CallbackReceiver, track: { onCallback?: (body: string, at: number) => void }, o: HermodCallbackOptions): Promise<HermodFigures> {
+export async function measureHermodCallbacks(
+  receiver: CallbackReceiver,
+  track: { onCallback?: (body: string, at: number) => void },
+  o: HermodCallbackOptions,
+): Promise<HermodFigures> {
   const { rate, duration, warmup, connections, receiptDelayMs, drainS, gateways } = o;
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs });
   const { port } = await simulator.start();
@@ -136,25 +140,29 @@ export async function measureHermodCallbacks(receiver: CallbackReceiver, track: 
       const t0 = performance.now();
       sentAt.set(token, t0);
       inFlight++;
-      const req = https.request(target, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          inFlight--;
-          if (res.statusCode !== 202) {
-            refused++;
-            if (refused <= 3) console.log(`  send ${i} answered ${res.statusCode}: ${text.slice(0, 200)}`);
-            return;
-          }
-          if (i < warmCount) return;
-          accepted++;
-          lastAcceptedAt = performance.now();
-          sendLatencies.push(lastAcceptedAt - t0);
-          idByToken.set(token, (JSON.parse(text) as { id: string }).id);
-          measured.push(token);
-        });
-      });
+      const req = https.request(
+        target,
+        { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => {
+            inFlight--;
+            if (res.statusCode !== 202) {
+              refused++;
+              if (refused <= 3) console.log(`  send ${i} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+              return;
+            }
+            if (i < warmCount) return;
+            accepted++;
+            lastAcceptedAt = performance.now();
+            sendLatencies.push(lastAcceptedAt - t0);
+            idByToken.set(token, (JSON.parse(text) as { id: string }).id);
+            measured.push(token);
+          });
+        },
+      );
       req.on('error', (err) => {
         inFlight--;
         errors++;
@@ -163,13 +171,17 @@ export async function measureHermodCallbacks(receiver: CallbackReceiver, track: 
       req.end(body);
     };
 
-    console.log(`sending ${rate}/s for ${warmup} s warm-up + ${duration} s to ${hermod.baseUrl} (${gateways} gateway process(es), simulator receipts after ${receiptDelayMs} ms)`);
+    console.log(
+      `sending ${rate}/s for ${warmup} s warm-up + ${duration} s to ${hermod.baseUrl} (${gateways} gateway process(es), simulator receipts after ${receiptDelayMs} ms)`,
+    );
     const loop = monitorEventLoopDelay({ resolution: 10 });
     let lastFired = 0;
     const startedAt = performance.now();
     const progress = setInterval(() => {
       const l = spread(windowLatencies.splice(0));
-      console.log(`  ${((performance.now() - startedAt) / 1000).toFixed(0)} s: ${lastFired} fired, ${inFlight} in flight, ${callbackAt.size} received callbacks; receipt → callback in the last ${PROGRESS_MS / 1000} s p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`);
+      console.log(
+        `  ${((performance.now() - startedAt) / 1000).toFixed(0)} s: ${lastFired} fired, ${inFlight} in flight, ${callbackAt.size} received callbacks; receipt → callback in the last ${PROGRESS_MS / 1000} s p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`,
+      );
     }, PROGRESS_MS);
     await paced(rate, warmup, (i) => send(i));
     const cpu = createCpuMeter(hermodPid());
@@ -210,7 +222,10 @@ export async function measureHermodCallbacks(receiver: CallbackReceiver, track: 
       latency: spread(latencies),
       sendLatency: spread(sendLatencies),
       submitLatency: spread(submitLatencies),
-      byStatus: [...statusAt].map(([status, seen]) => ({ status, spread: spread(measured.filter((t) => seen.has(t)).map((t) => seen.get(t)! - sentAt.get(t)!)) })),
+      byStatus: [...statusAt].map(([status, seen]) => ({
+        status,
+        spread: spread(measured.filter((t) => seen.has(t)).map((t) => seen.get(t)! - sentAt.get(t)!)),
+      })),
       logFile: path.join(dataDir, 'hermod-output.log'),
       fired: main.fired,
       firedSeconds: main.seconds,

@@ -6,7 +6,14 @@ import type { Service } from './service-request';
 import { sleep } from './sleep';
 
 /** Waits for one submit_sm per member at the simulator, or (external service) for every report row to be past `queued`. */
-export async function waitAllSubmitted(s: Service, campaignId: number, simulator: SmscSimulator | undefined, rss: RssSampler, from: number, o: { members: number; timeoutS: number }): Promise<{ done: boolean; reached: number }> {
+export async function waitAllSubmitted(
+  s: Service,
+  campaignId: number,
+  simulator: SmscSimulator | undefined,
+  rss: RssSampler,
+  from: number,
+  o: { members: number; timeoutS: number },
+): Promise<{ done: boolean; reached: number }> {
   const { members } = o;
   const deadline = from + o.timeoutS * 1000;
   let last = { at: from, count: 0 };
@@ -22,7 +29,9 @@ export async function waitAllSubmitted(s: Service, campaignId: number, simulator
     if (now > deadline) return { done: false, reached: count };
     if (now - lastPrint >= PROGRESS_MS) {
       const rate = (count - last.count) / ((now - last.at) / 1000);
-      console.log(`  fan-out: ${count} of ${members} submitted, ${Math.round(rate)}/s now, ${Math.round(count / ((now - from) / 1000))}/s overall${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`);
+      console.log(
+        `  fan-out: ${count} of ${members} submitted, ${Math.round(rate)}/s now, ${Math.round(count / ((now - from) / 1000))}/s overall${rss.enabled ? `, hermod RSS ${Math.round(rss.now() / MB)} MB` : ''}`,
+      );
       last = { at: now, count };
       lastPrint = now;
     }

@@ -74,7 +74,14 @@ export function createAccounts(deps: { history: History }): Accounts {
       if (hit && hit.expires > Date.now()) return hit.value;
       const app = (await deps.history.listApplications()).find((a) => a.id === applicationId);
       const value = app
-        ? { statusCallbackUrl: app.statusCallbackUrl, replyCallbackUrl: app.replyCallbackUrl, imStatusCallbackUrl: app.imStatusCallbackUrl, callbackSecret: app.callbackSecret, imDefaultAttempts: app.imDefaultAttempts, imRateLimit: app.imRateLimit }
+        ? {
+            statusCallbackUrl: app.statusCallbackUrl,
+            replyCallbackUrl: app.replyCallbackUrl,
+            imStatusCallbackUrl: app.imStatusCallbackUrl,
+            callbackSecret: app.callbackSecret,
+            imDefaultAttempts: app.imDefaultAttempts,
+            imRateLimit: app.imRateLimit,
+          }
         : undefined;
       settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
       return value;
@@ -95,7 +102,10 @@ export function createAccounts(deps: { history: History }): Accounts {
         const claimed = await claims();
         for (const address of input.sourceAddresses) {
           const owner = claimed.get(replyAddressKey(address));
-          if (owner && owner !== current?.id) throw new HermodError('conflict', `${address} is already claimed by another application`, { fields: [{ field: 'source_addresses', description: `${address} belongs to another application` }] });
+          if (owner && owner !== current?.id)
+            throw new HermodError('conflict', `${address} is already claimed by another application`, {
+              fields: [{ field: 'source_addresses', description: `${address} belongs to another application` }],
+            });
         }
       }
       const record = {
@@ -127,7 +137,14 @@ export function createAccounts(deps: { history: History }): Accounts {
       return optOuts.map((o) => ({ applicationName: byId.get(o.applicationId) ?? o.applicationId, handset: o.handset, at: o.at }));
     },
     async list() {
-      return (await deps.history.listApplications()).map((a) => ({ id: a.id, name: a.name, hasPassword: a.passwordHash !== '', hasApiKey: a.apiKeyHash !== '', sourceAddresses: a.sourceAddresses, imRateLimit: a.imRateLimit }));
+      return (await deps.history.listApplications()).map((a) => ({
+        id: a.id,
+        name: a.name,
+        hasPassword: a.passwordHash !== '',
+        hasApiKey: a.apiKeyHash !== '',
+        sourceAddresses: a.sourceAddresses,
+        imRateLimit: a.imRateLimit,
+      }));
     },
   };
 }

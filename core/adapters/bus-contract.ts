@@ -32,7 +32,11 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       subscriptions.push(sub);
       return sub;
     };
-    const publishValues = (key: string, values: string[]) => bus.publish(topic, values.map((v) => ({ key, value: Buffer.from(v) })));
+    const publishValues = (key: string, values: string[]) =>
+      bus.publish(
+        topic,
+        values.map((v) => ({ key, value: Buffer.from(v) })),
+      );
 
     beforeEach(async () => {
       bus = await factory();
@@ -112,18 +116,26 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       const group = unique('group');
       const gate = deferred();
       const firstMemberGot: DeliveredRecord[] = [];
-      const first = await subscribe(async (records) => {
-        firstMemberGot.push(...records);
-        await gate.promise;
-      }, group, { consumer: 'first' });
+      const first = await subscribe(
+        async (records) => {
+          firstMemberGot.push(...records);
+          await gate.promise;
+        },
+        group,
+        { consumer: 'first' },
+      );
       await settle();
       await publishValues('k', ['1', '2', '3']);
       await waitFor('the first member to hold the batch', () => firstMemberGot.length > 0, timeoutMs);
 
       const secondMemberGot: DeliveredRecord[] = [];
-      await subscribe(async (records) => {
-        secondMemberGot.push(...records);
-      }, group, { consumer: 'second' });
+      await subscribe(
+        async (records) => {
+          secondMemberGot.push(...records);
+        },
+        group,
+        { consumer: 'second' },
+      );
       await settle();
 
       // The first member stops and gives up on the batch it holds, as a worker does when it shuts down.
@@ -162,16 +174,27 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
     it('shares the work of a topic between two members of a group, handing each record to only one of them', async () => {
       const group = unique('group');
       const byMember = { a: [] as string[], b: [] as string[] };
-      await subscribe(async (records) => {
-        byMember.a.push(...records.map(text));
-      }, group, { consumer: 'a' });
-      await subscribe(async (records) => {
-        byMember.b.push(...records.map(text));
-      }, group, { consumer: 'b' });
+      await subscribe(
+        async (records) => {
+          byMember.a.push(...records.map(text));
+        },
+        group,
+        { consumer: 'a' },
+      );
+      await subscribe(
+        async (records) => {
+          byMember.b.push(...records.map(text));
+        },
+        group,
+        { consumer: 'b' },
+      );
       await settle();
 
       const values = Array.from({ length: 200 }, (_, i) => String(i));
-      await bus.publish(topic, values.map((v) => ({ key: `destination-${v}`, value: Buffer.from(v) })));
+      await bus.publish(
+        topic,
+        values.map((v) => ({ key: `destination-${v}`, value: Buffer.from(v) })),
+      );
 
       await waitFor('all records', () => byMember.a.length + byMember.b.length >= values.length, timeoutMs);
       await sleep(20);
@@ -215,7 +238,10 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       await settle();
 
       const values = Array.from({ length: 50 }, (_, i) => String(i));
-      await bus.publish(topic, values.map((v) => ({ key: `k${Number(v) % 7}`, value: Buffer.from(v) })));
+      await bus.publish(
+        topic,
+        values.map((v) => ({ key: `k${Number(v) % 7}`, value: Buffer.from(v) })),
+      );
 
       await waitFor('both groups', () => one.length >= values.length && two.length >= values.length, timeoutMs);
       expect(one.sort()).toEqual([...values].sort());
@@ -224,11 +250,18 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
 
     it('never hands a handler more records than the subscription’s maxBatch', async () => {
       const sizes: number[] = [];
-      await subscribe(async (records) => {
-        sizes.push(records.length);
-      }, unique('group'), { maxBatch: 10 });
+      await subscribe(
+        async (records) => {
+          sizes.push(records.length);
+        },
+        unique('group'),
+        { maxBatch: 10 },
+      );
       await settle();
-      await publishValues('k', Array.from({ length: 95 }, (_, i) => String(i)));
+      await publishValues(
+        'k',
+        Array.from({ length: 95 }, (_, i) => String(i)),
+      );
 
       await waitFor('all records', () => sizes.reduce((a, b) => a + b, 0) >= 95, timeoutMs);
       expect(Math.max(...sizes)).toBeLessThanOrEqual(10);

@@ -38,7 +38,10 @@ describe('chDB history', () => {
     history = await createChdbHistory({ dataDir });
     const insert = vi.spyOn(Session.prototype, 'insert');
     const batch = Array.from({ length: 300 }, () => message());
-    await history.insertMessages(batch, batch.map((m) => event(m, 'accepted', m.acceptedAt)));
+    await history.insertMessages(
+      batch,
+      batch.map((m) => event(m, 'accepted', m.acceptedAt)),
+    );
     await history.appendEvents(batch.map((m) => event(m, 'queued', m.acceptedAt + 1)));
     expect(insert).toHaveBeenCalledTimes(3);
   });

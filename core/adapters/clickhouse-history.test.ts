@@ -17,19 +17,22 @@ const serverUrl = async (): Promise<string> => {
 };
 afterAll(async () => (await standin)?.close());
 
-describeHistoryContract(process.env.CLICKHOUSE_URL ? 'ClickHouse server (@clickhouse/client)' : 'ClickHouse over HTTP, chDB behind a stand-in for the server (@clickhouse/client)', async () => {
-  const url = await serverUrl();
-  // Each test gets a database of its own on the shared server.
-  const database = `hermod_test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  return {
-    open: () => createClickHouseHistory({ url, database }),
-    dispose: async () => {
-      const admin = createClient({ url });
-      await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-      await admin.close();
-    },
-  };
-});
+describeHistoryContract(
+  process.env.CLICKHOUSE_URL ? 'ClickHouse server (@clickhouse/client)' : 'ClickHouse over HTTP, chDB behind a stand-in for the server (@clickhouse/client)',
+  async () => {
+    const url = await serverUrl();
+    // Each test gets a database of its own on the shared server.
+    const database = `hermod_test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    return {
+      open: () => createClickHouseHistory({ url, database }),
+      dispose: async () => {
+        const admin = createClient({ url });
+        await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+        await admin.close();
+      },
+    };
+  },
+);
 
 describe('ClickHouse history over HTTP', () => {
   const opened: History[] = [];
@@ -63,7 +66,10 @@ describe('ClickHouse history over HTTP', () => {
     const database = `hermod_gzip_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     const history = await open({ url: `${url}?compression_request=1&compression_response=1`, database });
     const batch = ['Привет', '你好世界', '👋🏽🎉', 'Kia ora, e hoa mā — tēnā koe'].map(greeting);
-    await history.insertMessages(batch, batch.map((m) => event(m, 'accepted', m.acceptedAt)));
+    await history.insertMessages(
+      batch,
+      batch.map((m) => event(m, 'accepted', m.acceptedAt)),
+    );
     for (const m of batch) expect((await history.getMessage(m.applicationId, m.id))?.content).toBe(m.content);
     const admin = createClient({ url });
     await admin.command({ query: `DROP DATABASE ${database}` });

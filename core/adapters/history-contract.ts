@@ -211,9 +211,35 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
     });
 
     it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {
-      const v1: ApplicationRecord = { id: randomUUID(), name: 'acme', passwordHash: 'scrypt$1$1$1$salt$one', apiKeyHash: 'a'.repeat(64), statusCallbackUrl: 'https://cb.example/status', replyCallbackUrl: '', callbackSecret: 'k1', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: BASE };
+      const v1: ApplicationRecord = {
+        id: randomUUID(),
+        name: 'acme',
+        passwordHash: 'scrypt$1$1$1$salt$one',
+        apiKeyHash: 'a'.repeat(64),
+        statusCallbackUrl: 'https://cb.example/status',
+        replyCallbackUrl: '',
+        callbackSecret: 'k1',
+        imStatusCallbackUrl: '',
+        imDefaultAttempts: '',
+        sourceAddresses: [],
+        imRateLimit: -1,
+        updatedAt: BASE,
+      };
       const v2: ApplicationRecord = { ...v1, passwordHash: 'scrypt$1$1$1$salt$two', apiKeyHash: 'b'.repeat(64), updatedAt: BASE + 1 };
-      const other: ApplicationRecord = { id: randomUUID(), name: 'globex', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: BASE };
+      const other: ApplicationRecord = {
+        id: randomUUID(),
+        name: 'globex',
+        passwordHash: '',
+        apiKeyHash: '',
+        statusCallbackUrl: '',
+        replyCallbackUrl: '',
+        callbackSecret: '',
+        imStatusCallbackUrl: '',
+        imDefaultAttempts: '',
+        sourceAddresses: [],
+        imRateLimit: -1,
+        updatedAt: BASE,
+      };
       await history.upsertApplication(v1);
       await history.upsertApplication(other);
       await history.upsertApplication(v2);
@@ -232,7 +258,10 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       await history.insertShortLinks([link]);
       expect(await history.getShortLink('Ab3dE6gH')).toEqual(link);
       expect(await history.getShortLink('ab3de6gh')).toBeUndefined();
-      await history.recordLinkClicks([{ code: link.code, at: BASE + 1, userAgent: 'ua', ip: '127.0.0.1' }, { code: link.code, at: BASE + 2, userAgent: 'ua', ip: '127.0.0.1' }]);
+      await history.recordLinkClicks([
+        { code: link.code, at: BASE + 1, userAgent: 'ua', ip: '127.0.0.1' },
+        { code: link.code, at: BASE + 2, userAgent: 'ua', ip: '127.0.0.1' },
+      ]);
       expect(await history.countLinkClicks(link.code)).toBe(2);
     });
 
@@ -251,13 +280,30 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       const mt = message();
       const mo = message({ direction: 'MO', content: 'Kia ora, e hoa mā', replyTo: mt.id, replyRoute: 'last-message-from-address' });
       await history.insertMessages([mt, mo], [accepted(mt), accepted(mo)]);
-      expect(await history.getMessage(mo.applicationId, mo.id)).toMatchObject({ replyRoute: 'last-message-from-address', replyTo: mt.id, content: 'Kia ora, e hoa mā' });
+      expect(await history.getMessage(mo.applicationId, mo.id)).toMatchObject({
+        replyRoute: 'last-message-from-address',
+        replyTo: mt.id,
+        content: 'Kia ora, e hoa mā',
+      });
       expect((await history.getMessage(mt.applicationId, mt.id))?.replyRoute).toBeUndefined();
     });
 
     it('keeps messages, events and applications across closing and reopening', async () => {
       const m = message();
-      const app: ApplicationRecord = { id: randomUUID(), name: 'durable', passwordHash: '', apiKeyHash: 'c'.repeat(64), statusCallbackUrl: '', replyCallbackUrl: 'https://cb.example/reply', callbackSecret: 's', imStatusCallbackUrl: 'https://cb.example/im', imDefaultAttempts: 'wab:read:60,sms', sourceAddresses: ['4001', 'Māori Co'], imRateLimit: 5, updatedAt: BASE };
+      const app: ApplicationRecord = {
+        id: randomUUID(),
+        name: 'durable',
+        passwordHash: '',
+        apiKeyHash: 'c'.repeat(64),
+        statusCallbackUrl: '',
+        replyCallbackUrl: 'https://cb.example/reply',
+        callbackSecret: 's',
+        imStatusCallbackUrl: 'https://cb.example/im',
+        imDefaultAttempts: 'wab:read:60,sms',
+        sourceAddresses: ['4001', 'Māori Co'],
+        imRateLimit: 5,
+        updatedAt: BASE,
+      };
       await history.insertMessages([m], [accepted(m)]);
       await history.appendEvents([event(m, 'submitted', BASE + 1, { carrierId: 'carrier-1' })]);
       await history.upsertApplication(app);
@@ -275,13 +321,22 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         const texts = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'];
         // Two tenants share a handset; each writer sends batches of both.
         const batchOf = (writer: number, n: number) =>
-          Array.from({ length: 50 }, (_, i) => message({ applicationId: i % 2 ? 'app-one' : 'app-two', destination: '+64211234567', content: `${texts[(writer + n + i) % 4]} ${writer}/${n}/${i}`, acceptedAt: BASE + n * 100 + i }));
+          Array.from({ length: 50 }, (_, i) =>
+            message({
+              applicationId: i % 2 ? 'app-one' : 'app-two',
+              destination: '+64211234567',
+              content: `${texts[(writer + n + i) % 4]} ${writer}/${n}/${i}`,
+              acceptedAt: BASE + n * 100 + i,
+            }),
+          );
         const batches = [0, 1].map((writer) => Array.from({ length: 6 }, (_, n) => batchOf(writer, n)));
         const write = (h: History, own: MessageRecord[][]) =>
-          Promise.all(own.map(async (batch) => {
-            await h.insertMessages(batch, batch.map(accepted));
-            await h.appendEvents(batch.map((m) => event(m, 'queued', m.acceptedAt + 1)));
-          }));
+          Promise.all(
+            own.map(async (batch) => {
+              await h.insertMessages(batch, batch.map(accepted));
+              await h.appendEvents(batch.map((m) => event(m, 'queued', m.acceptedAt + 1)));
+            }),
+          );
         await Promise.all([write(history, batches[0]!), write(second, batches[1]!)]);
         // And both report on one message at once: the furthest stage wins whichever lands last.
         const shared = batches[0]![0]![0]!;
@@ -290,7 +345,10 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           second.appendEvents([event(shared, 'submitted', BASE + 60_000)]),
         ]);
 
-        const expected = batches.flat(2).filter((m) => m.id !== shared.id).map((m) => ({ ...m, status: 'queued', statusAt: m.acceptedAt + 1 }));
+        const expected = batches
+          .flat(2)
+          .filter((m) => m.id !== shared.id)
+          .map((m) => ({ ...m, status: 'queued', statusAt: m.acceptedAt + 1 }));
         const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
         for (const reader of [history, second]) {
           // 'received' is final for recovery, so the shared message is read on its own.
@@ -311,17 +369,47 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
     });
     describe('campaign store', () => {
       const list = (overrides: Partial<ListRecord> = {}): ListRecord => ({
-        id: 101, applicationId: 'app-one', name: 'kiritaki VIP — 贵宾 🌟', batch: 'Poutū-te-rangi', email: 'ops@example.com', removeOptOuts: true,
-        memberCount: 3, createdAt: BASE, deleted: false, updatedAt: BASE, ...overrides,
+        id: 101,
+        applicationId: 'app-one',
+        name: 'kiritaki VIP — 贵宾 🌟',
+        batch: 'Poutū-te-rangi',
+        email: 'ops@example.com',
+        removeOptOuts: true,
+        memberCount: 3,
+        createdAt: BASE,
+        deleted: false,
+        updatedAt: BASE,
+        ...overrides,
       });
       const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecord => ({
-        id: 202, applicationId: 'app-one', name: 'Hoko o te kōanga 🌸', batch: '', email: '', scheduleAt: BASE + 60_000, utcOffsetMinutes: 780,
-        content: 'Kia ora {{param1}} — 你好 👋🏽', template: '', mask: 'Café', optOutResponse: 'Ka kite — до свидания 👋🏽', replyResponse: 'Ngā mihi — 谢谢 🙏🏽', removeOptOuts: true,
-        memberCount: 2, numericBase: 4096 * 1000, state: 'scheduled', createdAt: BASE, updatedAt: BASE, ...overrides,
+        id: 202,
+        applicationId: 'app-one',
+        name: 'Hoko o te kōanga 🌸',
+        batch: '',
+        email: '',
+        scheduleAt: BASE + 60_000,
+        utcOffsetMinutes: 780,
+        content: 'Kia ora {{param1}} — 你好 👋🏽',
+        template: '',
+        mask: 'Café',
+        optOutResponse: 'Ka kite — до свидания 👋🏽',
+        replyResponse: 'Ngā mihi — 谢谢 🙏🏽',
+        removeOptOuts: true,
+        memberCount: 2,
+        numericBase: 4096 * 1000,
+        state: 'scheduled',
+        createdAt: BASE,
+        updatedAt: BASE,
+        ...overrides,
       });
 
       it('reads members back in pages by position, with their parameters and opt-out mark', async () => {
-        const rows = Array.from({ length: 2500 }, (_, i) => ({ position: i, destination: `+64210${String(i).padStart(5, '0')}`, params: [`Ānaru-${i} 👋🏽`, '', '', '', '', i % 2 ? 'шесть 六' : ''], optedOut: i === 7 }));
+        const rows = Array.from({ length: 2500 }, (_, i) => ({
+          position: i,
+          destination: `+64210${String(i).padStart(5, '0')}`,
+          params: [`Ānaru-${i} 👋🏽`, '', '', '', '', i % 2 ? 'шесть 六' : ''],
+          optedOut: i === 7,
+        }));
         await history.campaigns.insertMembers(101, rows.slice(0, 1200));
         await history.campaigns.insertMembers(101, rows.slice(1200));
         await history.campaigns.insertMembers(102, rows.slice(0, 5));
@@ -357,18 +445,31 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         expect(await history.campaigns.maxReservedNumericId()).toBe(4096 * 1000 + 4 * 4096);
       });
 
-      it('lists an application\'s templates with their newest content', async () => {
+      it("lists an application's templates with their newest content", async () => {
         await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Kia ora', updatedAt: BASE });
-        await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Привет, {{param1}} 你好 👋🏽', updatedAt: BASE + 1 });
+        await history.campaigns.upsertTemplate({
+          id: 1,
+          applicationId: 'app-one',
+          name: 'nau mai — 欢迎',
+          content: 'Привет, {{param1}} 你好 👋🏽',
+          updatedAt: BASE + 1,
+        });
         await history.campaigns.upsertTemplate({ id: 2, applicationId: 'app-two', name: '秘密', content: 'Муна 🤫', updatedAt: BASE });
-        expect(await history.campaigns.listTemplates('app-one')).toEqual([{ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Привет, {{param1}} 你好 👋🏽', updatedAt: BASE + 1 }]);
+        expect(await history.campaigns.listTemplates('app-one')).toEqual([
+          { id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Привет, {{param1}} 你好 👋🏽', updatedAt: BASE + 1 },
+        ]);
       });
 
       it('reports campaign messages in position order with their latest status and when they went out', async () => {
         const ids = [0, 1, 2].map((p) => campaignMessageId(202, p));
         const ms = ids.map((id, p) => message({ id, numericId: 4096 * 1000 + p, destination: `+6421000${p}`, acceptedAt: BASE }));
         await history.insertMessages([ms[2]!, ms[0]!, ms[1]!], ms.map(accepted));
-        await history.appendEvents([event(ms[0]!, 'sent', BASE + 10), event(ms[0]!, 'received', BASE + 30), event(ms[0]!, 'submitted', BASE + 20), event(ms[1]!, 'queued', BASE + 5)]);
+        await history.appendEvents([
+          event(ms[0]!, 'sent', BASE + 10),
+          event(ms[0]!, 'received', BASE + 30),
+          event(ms[0]!, 'submitted', BASE + 20),
+          event(ms[1]!, 'queued', BASE + 5),
+        ]);
         await history.insertMessages([message()], []);
         const range = campaignMessageRange(202, 0, 3);
         expect(await history.campaigns.messageIdsInRange(range.lo, range.hi)).toEqual(new Set(ids));

@@ -39,8 +39,7 @@ function chain(err: unknown): Error[] {
   return errors;
 }
 
-const innermostProtocolError = (err: unknown): ProtocolError | undefined =>
-  chain(err).findLast((e): e is ProtocolError => e instanceof KafkaJSProtocolError);
+const innermostProtocolError = (err: unknown): ProtocolError | undefined => chain(err).findLast((e): e is ProtocolError => e instanceof KafkaJSProtocolError);
 
 /** A Kafka protocol error of this type, or a kafkajs error that gave up on one, (Kafka's stable error name, e.g. UNKNOWN_TOPIC_OR_PARTITION). */
 export const isKafkaProtocolError = (err: unknown, type: string): boolean => innermostProtocolError(err)?.type === type;

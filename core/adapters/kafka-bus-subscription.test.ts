@@ -4,9 +4,11 @@ import { leaseMetadata, parseLease } from './kafka-bus-subscription';
 
 describe('hand-out counts in Kafka commit metadata', () => {
   it('reads back every count it wrote', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => {
         expect(parseLease(leaseMetadata(n))).toBe(n);
-      }));
+      }),
+    );
   });
 
   it('counts no hand-out for metadata another client wrote, whatever it holds', () => {

@@ -19,14 +19,14 @@ const WORLD_TEXT = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好
 
 /** The Kafka bus suite against one broker of `version`; one test file per version, so the two run side by side. */
 export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]): void {
-if (unavailable && !enginesRequired) {
-  console.warn(`Kafka bus tests skipped: ${unavailable}`);
-  describe('Bus contract: Kafka', () => {
-    it.skip(`runs against real Kafka brokers; skipped here because ${unavailable}`, () => undefined);
-  });
-} else {
-  // A member's close waits for its in-flight batch and its group's rebalance: more than the 10 s hook default.
-  vi.setConfig({ hookTimeout: 60_000 });
+  if (unavailable && !enginesRequired) {
+    console.warn(`Kafka bus tests skipped: ${unavailable}`);
+    describe('Bus contract: Kafka', () => {
+      it.skip(`runs against real Kafka brokers; skipped here because ${unavailable}`, () => undefined);
+    });
+  } else {
+    // A member's close waits for its in-flight batch and its group's rebalance: more than the 10 s hook default.
+    vi.setConfig({ hookTimeout: 60_000 });
     // A cold broker and the group rebalances of kafkajs take seconds, not milliseconds.
     describe(`Kafka ${version}`, { timeout: 120_000 }, () => {
       let cluster: KafkaCluster | undefined;
@@ -70,10 +70,14 @@ if (unavailable && !enginesRequired) {
             },
             { group },
           );
-          await bus.publish(topic, WORLD_TEXT.map((text) => ({ key: '+64211234567', value: Buffer.from(text) })));
+          await bus.publish(
+            topic,
+            WORLD_TEXT.map((text) => ({ key: '+64211234567', value: Buffer.from(text) })),
+          );
           await waitFor('the slow batch to be acknowledged', () => calls.length >= 1, 60_000);
           let lag = -1;
-          for (const deadline = Date.now() + 60_000; Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0; ) await new Promise((r) => setTimeout(r, 200));
+          for (const deadline = Date.now() + 60_000; Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0; )
+            await new Promise((r) => setTimeout(r, 200));
           expect(lag).toBe(0);
           expect(calls.flat().map((r) => r.redeliveries)).toEqual(WORLD_TEXT.map(() => 0));
           expect(calls.flat().map((r) => r.value.toString('utf8'))).toEqual(WORLD_TEXT);
@@ -95,9 +99,13 @@ if (unavailable && !enginesRequired) {
 
           const survivor = open({ partitions: 1, sessionTimeoutMs: 6_000 });
           const got: DeliveredRecord[] = [];
-          await survivor.subscribe(topic, async (records) => {
-            got.push(...records);
-          }, { group });
+          await survivor.subscribe(
+            topic,
+            async (records) => {
+              got.push(...records);
+            },
+            { group },
+          );
           await waitFor('the survivor to receive the batch', () => got.length >= 1, 90_000);
           expect(got[0]!.value.toString('utf8')).toBe('Привет');
           expect(got[0]!.redeliveries).toBe(1);
@@ -134,5 +142,5 @@ if (unavailable && !enginesRequired) {
         }, 120_000);
       });
     });
-}
+  }
 }

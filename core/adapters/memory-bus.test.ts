@@ -26,7 +26,10 @@ describe('in-memory bus', () => {
     const bus = createMemoryBus({ partitions: 16 });
     const seen: DeliveredRecord[] = [];
     await bus.subscribe('t', async (records) => void seen.push(...records), { group: 'g' });
-    await bus.publish('t', ['+4915112345678', 'a', 'b'].map((key) => ({ key, value: value(key) })));
+    await bus.publish(
+      't',
+      ['+4915112345678', 'a', 'b'].map((key) => ({ key, value: value(key) })),
+    );
     await waitFor('records', () => seen.length === 3);
     for (const r of seen) expect(r.partition).toBe(fnv1a(r.key) % 16);
     await bus.close();
@@ -36,10 +39,14 @@ describe('in-memory bus', () => {
     const bus = createMemoryBus({ closeTimeoutMs: 20 });
     const second: DeliveredRecord[] = [];
     let firstCalls = 0;
-    const first = await bus.subscribe('t', () => {
-      firstCalls += 1;
-      return new Promise<void>(() => undefined);
-    }, { group: 'g' });
+    const first = await bus.subscribe(
+      't',
+      () => {
+        firstCalls += 1;
+        return new Promise<void>(() => undefined);
+      },
+      { group: 'g' },
+    );
     await bus.publish('t', [{ key: 'k', value: value('stuck') }]);
     await waitFor('the first member to hold it', () => firstCalls === 1);
     await bus.subscribe('t', async (records) => void second.push(...records), { group: 'g' });
@@ -53,10 +60,14 @@ describe('in-memory bus', () => {
     const bus = createMemoryBus();
     let release!: () => void;
     const got: string[] = [];
-    const sub = await bus.subscribe('t', async (records) => {
-      await new Promise<void>((r) => (release = r));
-      got.push(...texts(records));
-    }, { group: 'g' });
+    const sub = await bus.subscribe(
+      't',
+      async (records) => {
+        await new Promise<void>((r) => (release = r));
+        got.push(...texts(records));
+      },
+      { group: 'g' },
+    );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
     await waitFor('the batch', () => release !== undefined);
     const closing = sub.close();
@@ -89,10 +100,14 @@ describe('in-memory bus', () => {
     await bus.publish('t', [{ key: 'k', value: value('1') }]);
     await waitFor('fast group', () => fast.length === 1);
     // Released: every group (just `fast`) acknowledged it. Now a slow group holds back record 2.
-    await bus.subscribe('t', async (records) => {
-      if (slowGot.length === 0) await new Promise<void>((r) => (slowGate = r));
-      slowGot.push(...texts(records));
-    }, { group: 'slow' });
+    await bus.subscribe(
+      't',
+      async (records) => {
+        if (slowGot.length === 0) await new Promise<void>((r) => (slowGate = r));
+        slowGot.push(...texts(records));
+      },
+      { group: 'slow' },
+    );
     await bus.publish('t', [{ key: 'k', value: value('2') }]);
     await waitFor('both groups to see 2', () => fast.length === 2 && slowGate !== undefined);
 
@@ -108,10 +123,14 @@ describe('in-memory bus', () => {
   it('backs off between redeliveries of a failing batch', async () => {
     const bus = createMemoryBus({ retryDelayMs: 10, maxRetryDelayMs: 40 });
     const times: number[] = [];
-    await bus.subscribe('t', async () => {
-      times.push(Date.now());
-      if (times.length < 5) throw new Error('not yet');
-    }, { group: 'g' });
+    await bus.subscribe(
+      't',
+      async () => {
+        times.push(Date.now());
+        if (times.length < 5) throw new Error('not yet');
+      },
+      { group: 'g' },
+    );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
     await waitFor('five attempts', () => times.length === 5);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
@@ -127,10 +146,14 @@ describe('in-memory bus', () => {
     const before = timers();
     const bus = createMemoryBus({ retryDelayMs: 60_000 });
     let calls = 0;
-    await bus.subscribe('t', async () => {
-      calls += 1;
-      throw new Error('always');
-    }, { group: 'g' });
+    await bus.subscribe(
+      't',
+      async () => {
+        calls += 1;
+        throw new Error('always');
+      },
+      { group: 'g' },
+    );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
     await waitFor('a failed delivery', () => calls === 1);
     await sleep(5);
@@ -167,9 +190,13 @@ describe('in-memory bus, publishing until durable', () => {
   it('waits through a failed batch until its redelivery is acknowledged', async () => {
     const bus = createMemoryBus({ partitions: 1, retryDelayMs: 5 });
     let calls = 0;
-    await bus.subscribe('t', async () => {
-      if (++calls < 3) throw new Error('not yet');
-    }, { group: 'g' });
+    await bus.subscribe(
+      't',
+      async () => {
+        if (++calls < 3) throw new Error('not yet');
+      },
+      { group: 'g' },
+    );
     await bus.publish('t', [{ key: 'k', value: Buffer.from('👋🏽') }], { untilDurable: true });
     expect(calls).toBe(3);
     await bus.close();

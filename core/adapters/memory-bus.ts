@@ -60,7 +60,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   const topicOf = (name: string): Topic => {
     let topic = topics.get(name);
     if (!topic) {
-      topic = { name, logs: Array.from({ length: partitions }, () => new PartitionLog()), groups: new Map(), waiters: Array.from({ length: partitions }, () => []) };
+      topic = {
+        name,
+        logs: Array.from({ length: partitions }, () => new PartitionLog()),
+        groups: new Map(),
+        waiters: Array.from({ length: partitions }, () => []),
+      };
       topics.set(name, topic);
     }
     return topic;

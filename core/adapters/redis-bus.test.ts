@@ -19,7 +19,11 @@ const FAST = { leaseMs: 600, renewEveryMs: 100, claimIdleMs: 300, blockMs: 500, 
 
 describeBusContract('Redis Streams', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST }), { settleMs: 400 });
 // The same promises while acknowledged entries are trimmed as soon as possible.
-describeBusContract('Redis Streams, trimming at once', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST, trimEveryMs: 20, keepAcknowledgedMs: 0 }), { settleMs: 400 });
+describeBusContract(
+  'Redis Streams, trimming at once',
+  () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST, trimEveryMs: 20, keepAcknowledgedMs: 0 }),
+  { settleMs: 400 },
+);
 
 const text = (r: DeliveredRecord): string => r.value.toString();
 
@@ -61,7 +65,10 @@ describe('Redis Streams bus', () => {
     await Promise.all(
       publishers.map(async (publisher, p) => {
         for (let n = 0; n < rounds; n++) {
-          await publisher.publish(topic, Array.from({ length: 4 }, (_, k) => ({ key: `p${p}-k${k}`, value: Buffer.from(String(n)) })));
+          await publisher.publish(
+            topic,
+            Array.from({ length: 4 }, (_, k) => ({ key: `p${p}-k${k}`, value: Buffer.from(String(n)) })),
+          );
           if (n % 9 === p) await sleep(2);
         }
       }),
@@ -97,7 +104,10 @@ describe('Redis Streams bus', () => {
     let published = 0;
     const publishing = (async () => {
       for (let n = 0; n < rounds; n++) {
-        await publisher.publish(topic, Array.from({ length: keys }, (_, k) => ({ key: `k${k}`, value: Buffer.from(String(n)) })));
+        await publisher.publish(
+          topic,
+          Array.from({ length: keys }, (_, k) => ({ key: `k${k}`, value: Buffer.from(String(n)) })),
+        );
         published += keys;
         await sleep(10);
       }
@@ -132,7 +142,10 @@ describe('Redis Streams bus', () => {
     const topic = unique('t');
     const seen: DeliveredRecord[] = [];
     await b.subscribe(topic, async (records) => void seen.push(...records), { group: 'g' });
-    await b.publish(topic, ['+4915112345678', 'a', 'b', 'zz'].map((key) => ({ key, value: Buffer.from(key) })));
+    await b.publish(
+      topic,
+      ['+4915112345678', 'a', 'b', 'zz'].map((key) => ({ key, value: Buffer.from(key) })),
+    );
     await waitFor('records', () => seen.length === 4);
     for (const r of seen) expect(r.partition).toBe(fnv1a(r.key) % 16);
   });
@@ -142,12 +155,19 @@ describe('Redis Streams bus', () => {
     const topic = unique('t');
     const group = unique('g');
     let stuckCalls = 0;
-    await bus(prefix, { partitions: 2, closeTimeoutMs: 50 }).subscribe(topic, async () => {
-      stuckCalls += 1;
-      await new Promise<void>(() => undefined);
-    }, { group, consumer: 'stuck' });
+    await bus(prefix, { partitions: 2, closeTimeoutMs: 50 }).subscribe(
+      topic,
+      async () => {
+        stuckCalls += 1;
+        await new Promise<void>(() => undefined);
+      },
+      { group, consumer: 'stuck' },
+    );
     const publisher = bus(prefix, { partitions: 2 });
-    await publisher.publish(topic, [{ key: 'k', value: Buffer.from('1') }, { key: 'k', value: Buffer.from('2') }]);
+    await publisher.publish(topic, [
+      { key: 'k', value: Buffer.from('1') },
+      { key: 'k', value: Buffer.from('2') },
+    ]);
     await waitFor('the stuck member to hold the batch', () => stuckCalls === 1);
 
     const rescued: DeliveredRecord[] = [];
@@ -166,7 +186,10 @@ describe('Redis Streams bus', () => {
     const topic = unique('t');
     const group = unique('g');
     const publisher = bus(prefix, { partitions: 1 });
-    await publisher.publish(topic, ['a', 'b', 'c'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await publisher.publish(
+      topic,
+      ['a', 'b', 'c'].map((v) => ({ key: 'k', value: Buffer.from(v) })),
+    );
 
     // A member that read the records and died: its lease is still there, its entries pending.
     const raw = rawRedis();
@@ -195,14 +218,24 @@ describe('Redis Streams bus', () => {
     const group = unique('g');
     const gate = deferred();
     const firstGot: string[] = [];
-    const first = await bus(prefix, { partitions: 1, closeTimeoutMs: 30 }).subscribe(topic, async (records) => {
-      firstGot.push(...records.map(text));
-      await gate.promise;
-    }, { group, consumer: 'first' });
+    const first = await bus(prefix, { partitions: 1, closeTimeoutMs: 30 }).subscribe(
+      topic,
+      async (records) => {
+        firstGot.push(...records.map(text));
+        await gate.promise;
+      },
+      { group, consumer: 'first' },
+    );
     const publisher = bus(prefix, { partitions: 1 });
-    await publisher.publish(topic, ['1', '2'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await publisher.publish(
+      topic,
+      ['1', '2'].map((v) => ({ key: 'k', value: Buffer.from(v) })),
+    );
     await waitFor('the first member to hold the batch', () => firstGot.length === 2);
-    await publisher.publish(topic, ['3'].map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await publisher.publish(
+      topic,
+      ['3'].map((v) => ({ key: 'k', value: Buffer.from(v) })),
+    );
 
     const second: DeliveredRecord[] = [];
     await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void second.push(...records), { group, consumer: 'second' });
@@ -220,12 +253,18 @@ describe('Redis Streams bus', () => {
     const prefix = freshPrefix();
     const topic = unique('t');
     const publisher = bus(prefix);
-    await publisher.publish(topic, Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`early-${i}`) })));
+    await publisher.publish(
+      topic,
+      Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`early-${i}`) })),
+    );
     const one: string[] = [];
     const two: string[] = [];
     await bus(prefix).subscribe(topic, async (records) => void one.push(...records.map(text)), { group: 'one' });
     await bus(prefix).subscribe(topic, async (records) => void two.push(...records.map(text)), { group: 'two' });
-    await publisher.publish(topic, Array.from({ length: 30 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`late-${i}`) })));
+    await publisher.publish(
+      topic,
+      Array.from({ length: 30 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`late-${i}`) })),
+    );
     await waitFor('both groups', () => one.length >= 50 && two.length >= 50);
     await sleep(50);
     expect(one).toHaveLength(50);
@@ -237,7 +276,11 @@ describe('Redis Streams bus', () => {
     const prefix = freshPrefix();
     const topic = unique('t');
     const b = bus(prefix, { partitions: 1, maxLen: 10 });
-    for (let i = 0; i < 5; i++) await b.publish(topic, Array.from({ length: 200 }, (_, j) => ({ key: 'k', value: Buffer.from(String(i * 200 + j)) })));
+    for (let i = 0; i < 5; i++)
+      await b.publish(
+        topic,
+        Array.from({ length: 200 }, (_, j) => ({ key: 'k', value: Buffer.from(String(i * 200 + j)) })),
+      );
     const raw = rawRedis();
     try {
       // Approximate trimming drops whole radix-tree nodes (100 entries by default).
@@ -257,7 +300,11 @@ describe('Redis Streams bus', () => {
     await bus(prefix, options).subscribe(topic, async (records) => void two.push(...records.map(text)), { group: 'two', maxBatch: 50 });
     const publisher = bus(prefix, options);
     const values = Array.from({ length: 400 }, (_, i) => `Kia ora ${i} — 你好 👋🏽`);
-    for (let i = 0; i < values.length; i += 100) await publisher.publish(topic, values.slice(i, i + 100).map((v, j) => ({ key: `k${(i + j) % 7}`, value: Buffer.from(v) })));
+    for (let i = 0; i < values.length; i += 100)
+      await publisher.publish(
+        topic,
+        values.slice(i, i + 100).map((v, j) => ({ key: `k${(i + j) % 7}`, value: Buffer.from(v) })),
+      );
     await waitFor('both groups', () => one.length >= values.length && two.length >= values.length, 10_000);
     const raw = rawRedis();
     try {
@@ -291,12 +338,19 @@ describe('Redis Streams bus', () => {
     const slow: string[] = [];
     const gate = deferred();
     await bus(prefix, options).subscribe(topic, async (records) => void fast.push(...records.map(text)), { group: 'fast' });
-    await bus(prefix, options).subscribe(topic, async (records) => {
-      await gate.promise;
-      slow.push(...records.map(text));
-    }, { group: 'slow', maxBatch: 10 });
+    await bus(prefix, options).subscribe(
+      topic,
+      async (records) => {
+        await gate.promise;
+        slow.push(...records.map(text));
+      },
+      { group: 'slow', maxBatch: 10 },
+    );
     const values = Array.from({ length: 100 }, (_, i) => String(i));
-    await bus(prefix, options).publish(topic, values.map((v) => ({ key: 'k', value: Buffer.from(v) })));
+    await bus(prefix, options).publish(
+      topic,
+      values.map((v) => ({ key: 'k', value: Buffer.from(v) })),
+    );
     await waitFor('the fast group', () => fast.length >= values.length);
     await sleep(500); // several trim rounds
     const raw = rawRedis();
@@ -326,10 +380,14 @@ describe('Redis Streams bus', () => {
     const realSetTimeout = globalThis.setTimeout;
     const realClearTimeout = globalThis.clearTimeout;
     globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-      const handle = realSetTimeout((...a: unknown[]) => {
-        pending.delete(handle);
-        fn(...a);
-      }, ms, ...args);
+      const handle = realSetTimeout(
+        (...a: unknown[]) => {
+          pending.delete(handle);
+          fn(...a);
+        },
+        ms,
+        ...args,
+      );
       pending.add(handle);
       return handle;
     }) as typeof setTimeout;
@@ -344,10 +402,14 @@ describe('Redis Streams bus', () => {
     try {
       b = createRedisBus({ redis: REDIS_URL, prefix, ...FAST, partitions: 4, retryDelayMs: 60_000 });
       let calls = 0;
-      await b.subscribe(topic, async () => {
-        calls += 1;
-        throw new Error('always');
-      }, { group: 'g', consumer: 'c' });
+      await b.subscribe(
+        topic,
+        async () => {
+          calls += 1;
+          throw new Error('always');
+        },
+        { group: 'g', consumer: 'c' },
+      );
       await b.publish(topic, [{ key: 'k', value: Buffer.from('x') }]);
       await waitFor('a failed delivery', () => calls >= 1);
       await sleep(20);

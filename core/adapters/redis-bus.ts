@@ -588,10 +588,7 @@ class Subscriber {
         // Acknowledge and fetch the next batch in one round trip; if the ack fails, the
         // partition re-reads its pending entries first, so order is kept.
         const prefetch = part.mode === 'live' && !this.closing && !part.wantRelease && !part.lost && !part.abandoned;
-        const [, next] = await Promise.all([
-          this.cmd.xack(part.key, this.group, ...handed.map((r) => r.offset)),
-          prefetch ? this.readNew(part) : undefined,
-        ]);
+        const [, next] = await Promise.all([this.cmd.xack(part.key, this.group, ...handed.map((r) => r.offset)), prefetch ? this.readNew(part) : undefined]);
         batch = next;
         errors = 0;
       } catch (err) {
@@ -612,7 +609,17 @@ class Subscriber {
   private async claimOthers(part: Part): Promise<boolean> {
     let cursor = '0-0';
     do {
-      const reply = (await this.cmd.call('XAUTOCLAIM', part.key, this.group, this.consumer, String(this.settings.claimIdleMs), cursor, 'COUNT', String(CLAIM_CHUNK), 'JUSTID')) as unknown[];
+      const reply = (await this.cmd.call(
+        'XAUTOCLAIM',
+        part.key,
+        this.group,
+        this.consumer,
+        String(this.settings.claimIdleMs),
+        cursor,
+        'COUNT',
+        String(CLAIM_CHUNK),
+        'JUSTID',
+      )) as unknown[];
       cursor = String(reply[0]);
     } while (cursor !== '0-0' && !this.closing);
     const summary = (await this.cmd.call('XPENDING', part.key, this.group)) as unknown[];
@@ -708,10 +715,16 @@ class Subscriber {
           );
         }
         reply = await readGroup(this.reader)(
-          'GROUP', this.group, this.consumer,
-          'COUNT', String(this.maxBatch),
-          'BLOCK', String(this.settings.blockMs),
-          'STREAMS', ...keys, ...keys.map(() => '>'),
+          'GROUP',
+          this.group,
+          this.consumer,
+          'COUNT',
+          String(this.maxBatch),
+          'BLOCK',
+          String(this.settings.blockMs),
+          'STREAMS',
+          ...keys,
+          ...keys.map(() => '>'),
         );
         errors = 0;
       } catch (err) {
@@ -820,10 +833,7 @@ class Subscriber {
     // Let the handlers finish (and acknowledge) the batches they hold, up to closeTimeoutMs.
     if (this.workers.size > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all([...this.workers]),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.settings.closeTimeoutMs))),
-      ]);
+      await Promise.race([Promise.all([...this.workers]), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.settings.closeTimeoutMs)))]);
       clearTimeout(timer);
     }
     this.dead = true;

@@ -101,7 +101,11 @@ export async function waitForReplicas(client: RedisClient, keys: Iterable<string
       const node = masters.find((m) => `${m.options.host}:${m.options.port}` === nodeKey);
       if (!node) throw new HermodError('unavailable', `Redis Cluster node ${nodeKey} is not connected`);
       const confirmed = Number(await node.call('WAIT', count, timeoutMs));
-      if (confirmed < count) throw new HermodError('unavailable', `only ${confirmed} of ${count} replicas of Redis Cluster node ${nodeKey} confirmed a write within ${timeoutMs} ms`);
+      if (confirmed < count)
+        throw new HermodError(
+          'unavailable',
+          `only ${confirmed} of ${count} replicas of Redis Cluster node ${nodeKey} confirmed a write within ${timeoutMs} ms`,
+        );
     }),
   );
 }

@@ -89,7 +89,15 @@ return { granted, 1000 - math.floor(tonumber(t[2]) / 1000) }
 `;
 
 interface ScriptedClient {
-  hermodAdvanceStatus(statusKey: string, submittedKey: string, cancelledKey: string, status: string, at: string, ttl: number, finalTtl: number): Promise<number>;
+  hermodAdvanceStatus(
+    statusKey: string,
+    submittedKey: string,
+    cancelledKey: string,
+    status: string,
+    at: string,
+    ttl: number,
+    finalTtl: number,
+  ): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
 }
 
@@ -165,10 +173,20 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (advances.length === 0) return [];
       const keys = advances.map((a) => statusKey(a.id));
-      const applied = await write('advancing statuses', keys, advances.map((a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, submittedKey(a.id), cancelledKey(a.id), a.status, String(a.at), ttlSeconds, finalTtlSeconds)));
+      const applied = await write(
+        'advancing statuses',
+        keys,
+        advances.map(
+          (a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, submittedKey(a.id), cancelledKey(a.id), a.status, String(a.at), ttlSeconds, finalTtlSeconds),
+        ),
+      );
       // The carrier id of a final report is not needed any more either (another slot: its own command).
       const done = advances.filter((a, i) => a.carrierId && Number(applied[i]) === 1 && isFinal(a.status));
-      if (done.length > 0) await each('expiring carrier ids', done.map((a) => () => client.expire(carrierKey(a.carrierId!), finalTtlSeconds)));
+      if (done.length > 0)
+        await each(
+          'expiring carrier ids',
+          done.map((a) => () => client.expire(carrierKey(a.carrierId!), finalTtlSeconds)),
+        );
       return applied.map((r) => Number(r) === 1);
     },
 
@@ -182,7 +200,11 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (pairs.length === 0) return;
       const keys = pairs.flatMap((p) => [carrierKey(p.carrierId), submittedKey(p.messageId)]);
-      await write('storing carrier ids', keys, pairs.flatMap((p, i) => [() => client.set(keys[2 * i]!, p.messageId, 'EX', ttlSeconds), () => client.set(keys[2 * i + 1]!, '1', 'EX', ttlSeconds)]));
+      await write(
+        'storing carrier ids',
+        keys,
+        pairs.flatMap((p, i) => [() => client.set(keys[2 * i]!, p.messageId, 'EX', ttlSeconds), () => client.set(keys[2 * i + 1]!, '1', 'EX', ttlSeconds)]),
+      );
     },
 
     async rememberLastMessages(entries): Promise<void> {
@@ -240,7 +262,11 @@ export function createRedisState(options: RedisStateOptions): HotState {
     async takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant> {
       open();
       try {
-        const [granted, endsIn] = await (client as unknown as ScriptedClient).hermodTakeRate(rateKey(key), Math.floor(limitPerSecond), Math.max(0, Math.floor(wanted)));
+        const [granted, endsIn] = await (client as unknown as ScriptedClient).hermodTakeRate(
+          rateKey(key),
+          Math.floor(limitPerSecond),
+          Math.max(0, Math.floor(wanted)),
+        );
         return { granted: Number(granted), windowEndsInMs: Number(endsIn) };
       } catch (err) {
         throw unavailable('taking from a rate limit', err);
@@ -251,13 +277,20 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (entries.length === 0) return;
       const keys = entries.map((e) => optOutKey(e.applicationId));
-      await write('storing opt-outs', keys, entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, e.handset) : client.srem(keys[i]!, e.handset))));
+      await write(
+        'storing opt-outs',
+        keys,
+        entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, e.handset) : client.srem(keys[i]!, e.handset))),
+      );
     },
 
     async areOptedOut(pairs): Promise<boolean[]> {
       open();
       if (pairs.length === 0) return [];
-      const members = await each('reading opt-outs', pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), p.handset)));
+      const members = await each(
+        'reading opt-outs',
+        pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), p.handset)),
+      );
       return members.map((r) => Number(r) === 1);
     },
 
@@ -291,7 +324,10 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (messageIds.length === 0) return [];
       // One EXISTS per key, not one EXISTS of many: the keys live in different cluster slots.
-      const found = await each('reading submit markers', messageIds.map((id) => () => client.exists(submittedKey(id))));
+      const found = await each(
+        'reading submit markers',
+        messageIds.map((id) => () => client.exists(submittedKey(id))),
+      );
       return found.map((n) => n === 1);
     },
 
@@ -299,13 +335,20 @@ export function createRedisState(options: RedisStateOptions): HotState {
       open();
       if (messageIds.length === 0) return;
       const keys = messageIds.map(cancelledKey);
-      await write('storing cancel markers', keys, keys.map((k) => () => client.set(k, '1', 'EX', ttlSeconds)));
+      await write(
+        'storing cancel markers',
+        keys,
+        keys.map((k) => () => client.set(k, '1', 'EX', ttlSeconds)),
+      );
     },
 
     async wereCancelled(messageIds: readonly string[]): Promise<boolean[]> {
       open();
       if (messageIds.length === 0) return [];
-      const found = await each('reading cancel markers', messageIds.map((id) => () => client.exists(cancelledKey(id))));
+      const found = await each(
+        'reading cancel markers',
+        messageIds.map((id) => () => client.exists(cancelledKey(id))),
+      );
       return found.map((n) => n === 1);
     },
 

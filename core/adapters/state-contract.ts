@@ -56,7 +56,12 @@ export function describeStateContract(name: string, factory: StateFactory): void
     it('does not move between final statuses', async () => {
       const id = unique('msg');
       await state.advanceStatuses([{ id, status: 'failed', at: 1 }]);
-      expect(await state.advanceStatuses([{ id, status: 'received', at: 2 }, { id, status: 'read', at: 3 }])).toEqual([false, false]);
+      expect(
+        await state.advanceStatuses([
+          { id, status: 'received', at: 2 },
+          { id, status: 'read', at: 3 },
+        ]),
+      ).toEqual([false, false]);
       expect((await state.getStatus(id))?.status).toBe('failed');
     });
 
@@ -212,7 +217,13 @@ export function describeStateContract(name: string, factory: StateFactory): void
     it('keeps opt-outs per application and handset, and lets a handset opt back in', async () => {
       const app = `app-${Math.random().toString(36).slice(2)}`;
       await state.setOptOuts([{ applicationId: app, handset: '+641', optedOut: true }]);
-      expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }, { applicationId: app, handset: '+642' }, { applicationId: `${app}-other`, handset: '+641' }])).toEqual([true, false, false]);
+      expect(
+        await state.areOptedOut([
+          { applicationId: app, handset: '+641' },
+          { applicationId: app, handset: '+642' },
+          { applicationId: `${app}-other`, handset: '+641' },
+        ]),
+      ).toEqual([true, false, false]);
       await state.setOptOuts([{ applicationId: app, handset: '+641', optedOut: false }]);
       expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }])).toEqual([false]);
     });

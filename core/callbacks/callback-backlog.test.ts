@@ -8,7 +8,14 @@ const awaiting = async (application: string): Promise<number | undefined> =>
   (await callbacksAwaitingRetry.get()).values.find((v) => v.labels.application === application)?.value;
 
 const job = (applicationId: string, createdAt: number): CallbackJob => ({
-  eventId: randomUUID(), applicationId, kind: 'status', messageId: randomUUID(), body: { detail: 'Привет' }, createdAt, attempt: 0, notBefore: 0,
+  eventId: randomUUID(),
+  applicationId,
+  kind: 'status',
+  messageId: randomUUID(),
+  body: { detail: 'Привет' },
+  createdAt,
+  attempt: 0,
+  notBefore: 0,
 });
 
 describe('callback backlog', () => {

@@ -63,7 +63,14 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     }
     try {
       await pace(url);
-      const answer = await deliverCallback({ url, secret: settings.callbackSecret, eventId: job.eventId, body: JSON.stringify(job.body), timeoutMs: o.timeoutMs, allowPrivate: o.allowPrivate });
+      const answer = await deliverCallback({
+        url,
+        secret: settings.callbackSecret,
+        eventId: job.eventId,
+        body: JSON.stringify(job.body),
+        timeoutMs: o.timeoutMs,
+        allowPrivate: o.allowPrivate,
+      });
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
       return { done: true };

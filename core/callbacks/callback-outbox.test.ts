@@ -28,7 +28,9 @@ const jobOf = (eventId: string, content: string, attempt = 0): CallbackJob => ({
 type Line = { owe: CallbackJob } | { settle: string };
 const lineArb = (ids: string[]): fc.Arbitrary<Line> =>
   fc.oneof(
-    fc.record({ id: fc.constantFrom(...ids), content: unicodeText, attempt: fc.nat(5) }).map(({ id, content, attempt }) => ({ owe: jobOf(id, content, attempt) })),
+    fc
+      .record({ id: fc.constantFrom(...ids), content: unicodeText, attempt: fc.nat(5) })
+      .map(({ id, content, attempt }) => ({ owe: jobOf(id, content, attempt) })),
     fc.constantFrom(...ids).map((id) => ({ settle: id })),
   );
 const encodeLine = (l: Line): Buffer => ('owe' in l ? encodeOwed([l.owe]) : encodeSettled([l.settle]));
@@ -55,17 +57,22 @@ describe('callback outbox replay', () => {
   it('brings back exactly the unsettled jobs written before a crash, whatever the text and wherever the last line was torn', () => {
     const ids = ['e1', 'e2', 'e3', 'e4', 'e5', 'e6'];
     fc.assert(
-      fc.property(fc.array(lineArb(ids), { maxLength: 40 }), fc.nat(), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (lines, cut, tornFraction) => {
-        const encoded = lines.map(encodeLine);
-        // The crash came after `complete` whole lines and in the middle of the next one.
-        const complete = lines.length === 0 ? 0 : cut % (lines.length + 1);
-        const torn = encoded[complete];
-        const tail = torn ? torn.subarray(0, Math.floor(tornFraction * torn.length)) : Buffer.alloc(0);
-        const bytes = Buffer.concat([...encoded.slice(0, complete), tail]);
-        const { owed, damaged } = replayOutbox(bytes);
-        expect(damaged).toBe(0);
-        expect([...owed]).toEqual(modelOf(lines.slice(0, complete)));
-      }),
+      fc.property(
+        fc.array(lineArb(ids), { maxLength: 40 }),
+        fc.nat(),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (lines, cut, tornFraction) => {
+          const encoded = lines.map(encodeLine);
+          // The crash came after `complete` whole lines and in the middle of the next one.
+          const complete = lines.length === 0 ? 0 : cut % (lines.length + 1);
+          const torn = encoded[complete];
+          const tail = torn ? torn.subarray(0, Math.floor(tornFraction * torn.length)) : Buffer.alloc(0);
+          const bytes = Buffer.concat([...encoded.slice(0, complete), tail]);
+          const { owed, damaged } = replayOutbox(bytes);
+          expect(damaged).toBe(0);
+          expect([...owed]).toEqual(modelOf(lines.slice(0, complete)));
+        },
+      ),
       { numRuns: 500 },
     );
   });

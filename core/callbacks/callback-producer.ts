@@ -38,7 +38,10 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const { outbox } = deps;
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
-      await deps.bus.publish(topicName('callbacks'), jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })));
+      await deps.bus.publish(
+        topicName('callbacks'),
+        jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })),
+      );
       if (deps.busKeepsRecords) {
         outbox.handOver(jobs);
         callbacksOwed.set(outbox.size);

@@ -80,8 +80,14 @@ describe('callbacks to receivers named by host name', () => {
 
   it('refuses a name when any one of its addresses is private, and sends nothing', async () => {
     const { resolve } = resolverOf({ 'mixed.example.com': ['93.184.216.34', '10.0.0.7'], 'lo.example.com': ['2606:4700::1111', '::1'] });
-    await expect(deliverCallback(delivery(`http://mixed.example.com:${port}/x`, 'mixed-1', false), { resolve })).rejects.toMatchObject({ code: 'forbidden', retryable: false });
-    await expect(deliverCallback(delivery(`https://lo.example.com:${port}/x`, 'mixed-2', false), { resolve })).rejects.toMatchObject({ code: 'forbidden', retryable: false });
+    await expect(deliverCallback(delivery(`http://mixed.example.com:${port}/x`, 'mixed-1', false), { resolve })).rejects.toMatchObject({
+      code: 'forbidden',
+      retryable: false,
+    });
+    await expect(deliverCallback(delivery(`https://lo.example.com:${port}/x`, 'mixed-2', false), { resolve })).rejects.toMatchObject({
+      code: 'forbidden',
+      retryable: false,
+    });
     expect(received).toEqual([]);
   });
 
@@ -89,7 +95,9 @@ describe('callbacks to receivers named by host name', () => {
     // DNS rebinding: a public address for the check, loopback for anyone who asks again.
     let calls = 0;
     const { resolve, asked } = resolverOf({ 'rebind.example.com': () => (calls++ === 0 ? ['203.0.113.7'] : ['127.0.0.1']) });
-    await expect(deliverCallback({ ...delivery(`http://rebind.example.com:${port}/x`, 'rebind-1', false), timeoutMs: 1500 }, { resolve })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(
+      deliverCallback({ ...delivery(`http://rebind.example.com:${port}/x`, 'rebind-1', false), timeoutMs: 1500 }, { resolve }),
+    ).rejects.toMatchObject({ code: 'unavailable' });
     expect(asked).toEqual(['rebind.example.com']);
     expect(connections).toEqual([]);
     expect(received).toEqual([]);
@@ -97,7 +105,10 @@ describe('callbacks to receivers named by host name', () => {
 
   it('treats a name that does not resolve as a failure worth retrying', async () => {
     const { resolve } = resolverOf({});
-    await expect(deliverCallback(delivery(`http://nowhere.example.com:${port}/x`, 'nx-1'), { resolve })).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    await expect(deliverCallback(delivery(`http://nowhere.example.com:${port}/x`, 'nx-1'), { resolve })).rejects.toMatchObject({
+      code: 'unavailable',
+      retryable: true,
+    });
   });
 
   it('reuses one kept-alive connection for callbacks to the same name and answer', async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { campaignMessageId, campaignMessageNumericId, campaignMessageRange, campaignOfMessage, isCampaignMessageId, positionOfCampaignMessage } from './campaign-message-ids';
+import {
+  campaignMessageId,
+  campaignMessageNumericId,
+  campaignMessageRange,
+  campaignOfMessage,
+  isCampaignMessageId,
+  positionOfCampaignMessage,
+} from './campaign-message-ids';
 
 describe('campaign message ids', () => {
   const campaign = 2 ** 53 - 12345;

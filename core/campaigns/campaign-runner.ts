@@ -84,7 +84,10 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     }
     open.set(c.id, { campaign: c, partitions: new Set(jobs.map((j) => j.from)) });
     campaignsSending.set(open.size);
-    await bus.publish(FANOUT_TOPIC, jobs.map((j) => ({ key: `${j.campaignId}:${j.from}`, value: Buffer.from(JSON.stringify(j)) })));
+    await bus.publish(
+      FANOUT_TOPIC,
+      jobs.map((j) => ({ key: `${j.campaignId}:${j.from}`, value: Buffer.from(JSON.stringify(j)) })),
+    );
     if (c.state === 'scheduled') await store.upsertCampaign({ ...c, state: 'sending', updatedAt: Math.max(now(), c.updatedAt + 1) });
     log.info('campaign started', { campaign: c.id, members: c.memberCount, partitions: jobs.length });
   };

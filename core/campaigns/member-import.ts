@@ -85,7 +85,10 @@ export function createMemberImporter(deps: {
       // Nothing of a failed or cancelled import is visible; its members are removed too (best effort).
       if (id && !committing) {
         const owner = id;
-        void writing.catch(() => undefined).then(() => deps.store.deleteMembers(owner)).catch(() => undefined);
+        void writing
+          .catch(() => undefined)
+          .then(() => deps.store.deleteMembers(owner))
+          .catch(() => undefined);
       }
       throw err;
     }
@@ -124,15 +127,25 @@ export function createMemberImporter(deps: {
         const removed = f.removeOptOuts ? optedOut : 0;
         if (removed === count) throw new HermodError('unprocessable', `members: all ${count} members opted out and were removed; nothing is left`);
         committing = true;
-        const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : ''].filter(Boolean).join('; ');
+        const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : '']
+          .filter(Boolean)
+          .join('; ');
         if (campaign) {
           const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
           await deps.store.upsertCampaign(record);
           deps.onCampaign(record);
         } else {
           await deps.store.upsertList({
-            id, applicationId: begin.applicationId, name: f.name, batch: f.batch, email: f.email, removeOptOuts: f.removeOptOuts,
-            memberCount: count, createdAt: at, deleted: false, updatedAt: at,
+            id,
+            applicationId: begin.applicationId,
+            name: f.name,
+            batch: f.batch,
+            email: f.email,
+            removeOptOuts: f.removeOptOuts,
+            memberCount: count,
+            createdAt: at,
+            deleted: false,
+            updatedAt: at,
           });
         }
         return { id, errorMessages: notes, members: count - removed, optedOut: removed };
@@ -142,7 +155,10 @@ export function createMemberImporter(deps: {
     }
   };
 
-  async function prepareCampaign(applicationId: string, f: ImportFields): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'numericBase' | 'createdAt' | 'updatedAt'>> {
+  async function prepareCampaign(
+    applicationId: string,
+    f: ImportFields,
+  ): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'numericBase' | 'createdAt' | 'updatedAt'>> {
     if (f.scheduleAt === undefined) throw new HermodError('unprocessable', 'schedule is required');
     if (f.content && f.template) throw new HermodError('unprocessable', 'give either content or template, not both');
     let content = f.content;
@@ -154,9 +170,19 @@ export function createMemberImporter(deps: {
     }
     compileContent(content); // refuses unknown placeholders now rather than at send time
     return {
-      applicationId, name: f.name, batch: f.batch, email: f.email, scheduleAt: f.scheduleAt, utcOffsetMinutes: f.utcOffsetMinutes,
-      content, template: f.template, mask: f.mask, optOutResponse: f.optOutResponse, replyResponse: f.replyResponse,
-      removeOptOuts: f.removeOptOuts, state: 'scheduled',
+      applicationId,
+      name: f.name,
+      batch: f.batch,
+      email: f.email,
+      scheduleAt: f.scheduleAt,
+      utcOffsetMinutes: f.utcOffsetMinutes,
+      content,
+      template: f.template,
+      mask: f.mask,
+      optOutResponse: f.optOutResponse,
+      replyResponse: f.replyResponse,
+      removeOptOuts: f.removeOptOuts,
+      state: 'scheduled',
     };
   }
 }

@@ -6,7 +6,9 @@ import { compileContent } from './message-template';
 describe('campaign content placeholders', () => {
   it('fill in each member’s parameters and destination', () => {
     const render = compileContent('Kia ora {{param1}}, tō waehere {{ param2 }} mō {{destination}} — 你好 👋🏽');
-    expect(render({ destination: '+6421000001', params: ['Ānaru', 'Привет-4711 🎉'] })).toBe('Kia ora Ānaru, tō waehere Привет-4711 🎉 mō +6421000001 — 你好 👋🏽');
+    expect(render({ destination: '+6421000001', params: ['Ānaru', 'Привет-4711 🎉'] })).toBe(
+      'Kia ora Ānaru, tō waehere Привет-4711 🎉 mō +6421000001 — 你好 👋🏽',
+    );
   });
 
   it('render a parameter the member does not have as nothing', () => {
@@ -14,7 +16,9 @@ describe('campaign content placeholders', () => {
   });
 
   it('leave content without placeholders as it is', () => {
-    expect(compileContent('50% off today {not a placeholder} — 五折 {{ 🎉')({ destination: '+1', params: [] })).toBe('50% off today {not a placeholder} — 五折 {{ 🎉');
+    expect(compileContent('50% off today {not a placeholder} — 五折 {{ 🎉')({ destination: '+1', params: [] })).toBe(
+      '50% off today {not a placeholder} — 五折 {{ 🎉',
+    );
   });
 
   it('put a member’s parameter in as it is, even one that looks like a placeholder', () => {
@@ -31,12 +35,17 @@ describe('campaign content placeholders', () => {
     const text = fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('{') && !s.includes('}'));
     const param = fc.string({ unit: 'grapheme', maxLength: 50 });
     fc.assert(
-      fc.property(fc.array(fc.tuple(text, fc.integer({ min: 0, max: 6 })), { maxLength: 6 }), text, fc.array(param, { maxLength: 6 }), (parts, tail, params) => {
-        const destination = '+6421000001';
-        const content = parts.map(([t, slot]) => `${t}{{${slot === 0 ? 'destination' : `param${slot}`}}}`).join('') + tail;
-        const expected = parts.map(([t, slot]) => t + (slot === 0 ? destination : (params[slot - 1] ?? ''))).join('') + tail;
-        expect(compileContent(content)({ destination, params })).toBe(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(text, fc.integer({ min: 0, max: 6 })), { maxLength: 6 }),
+        text,
+        fc.array(param, { maxLength: 6 }),
+        (parts, tail, params) => {
+          const destination = '+6421000001';
+          const content = parts.map(([t, slot]) => `${t}{{${slot === 0 ? 'destination' : `param${slot}`}}}`).join('') + tail;
+          const expected = parts.map(([t, slot]) => t + (slot === 0 ? destination : (params[slot - 1] ?? ''))).join('') + tail;
+          expect(compileContent(content)({ destination, params })).toBe(expected);
+        },
+      ),
     );
   });
 });

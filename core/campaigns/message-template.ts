@@ -14,7 +14,10 @@ export type RenderMember = (member: { destination: string; params: readonly stri
 export function compileContent(content: string): RenderMember {
   const unknown = [...content.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((name) => !KNOWN.test(name));
   if (unknown.length > 0) {
-    throw new HermodError('unprocessable', `content has unknown placeholders: ${[...new Set(unknown)].map((n) => `{{${n}}}`).join(', ')} (use {{param1}}..{{param6}} or {{destination}})`);
+    throw new HermodError(
+      'unprocessable',
+      `content has unknown placeholders: ${[...new Set(unknown)].map((n) => `{{${n}}}`).join(', ')} (use {{param1}}..{{param6}} or {{destination}})`,
+    );
   }
   // Literal text and placeholders alternate: pieces[0], slot 0, pieces[1], slot 1, ...
   const pieces: string[] = [];

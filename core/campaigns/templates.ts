@@ -22,7 +22,13 @@ export function createTemplates(deps: { store: CampaignStore; history: History; 
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');
       compileContent(content);
       const current = (await deps.store.listTemplates(app.id)).find((t) => t.name === name);
-      const record: TemplateRecord = { id: current?.id ?? deps.numericIds(), applicationId: app.id, name, content, updatedAt: Math.max(now(), (current?.updatedAt ?? 0) + 1) };
+      const record: TemplateRecord = {
+        id: current?.id ?? deps.numericIds(),
+        applicationId: app.id,
+        name,
+        content,
+        updatedAt: Math.max(now(), (current?.updatedAt ?? 0) + 1),
+      };
       await deps.store.upsertTemplate(record);
       return record;
     },

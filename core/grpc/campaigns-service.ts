@@ -34,7 +34,6 @@ export interface CampaignServices {
 const PAGE = 50_000;
 const CHUNK = 5_000;
 
-
 /** A server stream: writes with backpressure, ends it, or ends it with the error's status. */
 function serverStream<Req, Res>(method: string, handler: (req: Req, write: (res: Res) => Promise<void>, cancelled: () => boolean) => Promise<void>) {
   return (call: ServerWritableStream<Req, Res>): void => {
@@ -63,9 +62,17 @@ async function* importParts(call: ServerReadableStream<ImportChunk, ImportResult
       yield {
         part: 'commit',
         fields: {
-          name: c.name, batch: c.batch, email: c.email, removeOptOuts: c.removeOptOuts,
-          scheduleAt: c.schedule ? c.schedule.getTime() : undefined, utcOffsetMinutes: c.utcOffsetMinutes,
-          content: c.content, template: c.template, mask: c.mask, optOutResponse: c.optOutResponse, replyResponse: c.replyResponse,
+          name: c.name,
+          batch: c.batch,
+          email: c.email,
+          removeOptOuts: c.removeOptOuts,
+          scheduleAt: c.schedule ? c.schedule.getTime() : undefined,
+          utcOffsetMinutes: c.utcOffsetMinutes,
+          content: c.content,
+          template: c.template,
+          mask: c.mask,
+          optOutResponse: c.optOutResponse,
+          replyResponse: c.replyResponse,
           errorMessages: c.errorMessages,
         },
       };
@@ -96,7 +103,9 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
           const now = list.removeOptOuts ? await s.state.areOptedOut(page.map((m) => ({ applicationId: req.applicationId, handset: m.destination }))) : [];
           const shown = list.removeOptOuts ? page.filter((m, i) => !m.optedOut && !now[i]) : page;
           for (let i = 0; i < shown.length; i += CHUNK) {
-            await write({ part: { $case: 'members', value: { members: shown.slice(i, i + CHUNK).map((m) => ({ destination: m.destination, params: [...m.params] })) } } });
+            await write({
+              part: { $case: 'members', value: { members: shown.slice(i, i + CHUNK).map((m) => ({ destination: m.destination, params: [...m.params] })) } },
+            });
           }
         }
       }
@@ -150,7 +159,9 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
         for (let i = 0; i < rows.length; i += CHUNK) {
           await write({
             utcOffsetMinutes: c.utcOffsetMinutes,
-            rows: rows.slice(i, i + CHUNK).map((r) => ({ listName: c.name, messageId: r.messageNumericId, mobile: r.mobile, sentAt: r.sentAt, status: r.status, statusAt: r.statusAt })),
+            rows: rows
+              .slice(i, i + CHUNK)
+              .map((r) => ({ listName: c.name, messageId: r.messageNumericId, mobile: r.mobile, sentAt: r.sentAt, status: r.status, statusAt: r.statusAt })),
           });
         }
       }

@@ -28,7 +28,6 @@ export interface CoreServices {
   im: Parameters<typeof imService>[0];
 }
 
-
 export function createCoreGrpcServer(services: CoreServices): Server {
   const server = new Server({
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -56,10 +55,11 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       });
       const results = await services.intake.accept(inputs);
       return {
-        results: results.map((r): SendResult =>
-          r.ok
-            ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
-            : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
+        results: results.map(
+          (r): SendResult =>
+            r.ok
+              ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
+              : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
         ),
       };
     }),
@@ -111,7 +111,8 @@ export function createCoreGrpcServer(services: CoreServices): Server {
         throw new HermodError('invalid_attrib', 'im_rate_limit is 0..100 requests per second, or -1 for the service default');
       }
       for (const address of req.sourceAddresses?.addresses ?? []) {
-        if (address.length === 0 || address.length > 30) throw new HermodError('invalid_attrib', `source address ${JSON.stringify(address)} must be 1..30 characters`);
+        if (address.length === 0 || address.length > 30)
+          throw new HermodError('invalid_attrib', `source address ${JSON.stringify(address)} must be 1..30 characters`);
       }
       const app = await services.accounts.upsert({
         name: req.name,
@@ -130,7 +131,9 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       return { ...app, callbackSecret: settings?.callbackSecret ?? '' };
     }),
     listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),
-    listOptOuts: unaryHandler('ListOptOuts', async (req: { applicationName: string }) => ({ optOuts: await services.accounts.listOptOuts(req.applicationName || undefined) })),
+    listOptOuts: unaryHandler('ListOptOuts', async (req: { applicationName: string }) => ({
+      optOuts: await services.accounts.listOptOuts(req.applicationName || undefined),
+    })),
   };
 
   // Keys are scoped to the application, so two tenants never collide.
@@ -139,10 +142,16 @@ export function createCoreGrpcServer(services: CoreServices): Server {
     claim: unaryHandler('Claim', async (req: ClaimRequest) => {
       if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
       const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyTtlMs);
-      return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint: req.fingerprint, response: '' };
+      return held
+        ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' }
+        : { claimed: true, fingerprint: req.fingerprint, response: '' };
     }),
     complete: unaryHandler('Complete', async (req: CompleteRequest) => {
-      await services.state.completeIdempotencyKey(scoped(req.applicationId, req.key), { fingerprint: req.fingerprint, response: req.response }, services.idempotencyTtlMs);
+      await services.state.completeIdempotencyKey(
+        scoped(req.applicationId, req.key),
+        { fingerprint: req.fingerprint, response: req.response },
+        services.idempotencyTtlMs,
+      );
       return {};
     }),
     release: unaryHandler('Release', async (req: ReleaseRequest) => {
@@ -160,9 +169,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
 }
 
 export async function bindServer(server: Server, address: string, serverCredentials: ServerCredentials = ServerCredentials.createInsecure()): Promise<number> {
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, serverCredentials, (err, port) => (err ? reject(err) : resolve(port))),
-  );
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync(address, serverCredentials, (err, port) => (err ? reject(err) : resolve(port))));
   disableNagleOnAcceptedSockets(server);
   return port;
 }

@@ -12,7 +12,6 @@ import { unaryHandler } from './unary-handler';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-
 /** The IntelligentMessaging gRPC service: sends, carrier webhooks, and the operators' templates and contacts. */
 export function imService(deps: { accept: ImIntake; bus: Bus; history: History; rateBudget: ImRateBudget }): UntypedServiceImplementation {
   const appId = async (name: string): Promise<string> => {
@@ -44,7 +43,15 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
         topicName('status'),
         events.map((e) => ({
           key: e.carrierId,
-          value: encodeStatus({ id: '', carrierId: e.carrierId, status: e.status as never, at: e.at || Date.now(), errorCode: e.errorCode, detail: e.detail, channel: req.channel }),
+          value: encodeStatus({
+            id: '',
+            carrierId: e.carrierId,
+            status: e.status as never,
+            at: e.at || Date.now(),
+            errorCode: e.errorCode,
+            detail: e.detail,
+            channel: req.channel,
+          }),
         })),
       );
       return { recorded: events.length };
@@ -58,22 +65,49 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
     upsertTemplate: unaryHandler('ImUpsertTemplate', async (req: ImTemplate) => {
       if (!UUID.test(req.id)) throw new HermodError('invalid_attrib', 'template id must be a lowercase UUID');
       if (!req.name || !req.body) throw new HermodError('invalid_attrib', 'template name and body are required');
-      if (!/^[A-Za-z_]{2,5}$/.test(req.language)) throw new HermodError('invalid_attrib', 'template language must be 2..5 letters or underscores, e.g. en or en_US');
-      await deps.history.im.upsertTemplate({ applicationId: await appId(req.applicationName), id: req.id, name: req.name, language: req.language, body: req.body, updatedAt: Date.now() });
+      if (!/^[A-Za-z_]{2,5}$/.test(req.language))
+        throw new HermodError('invalid_attrib', 'template language must be 2..5 letters or underscores, e.g. en or en_US');
+      await deps.history.im.upsertTemplate({
+        applicationId: await appId(req.applicationName),
+        id: req.id,
+        name: req.name,
+        language: req.language,
+        body: req.body,
+        updatedAt: Date.now(),
+      });
       return req;
     }),
     listTemplates: unaryHandler('ImListTemplates', async (req: ImListRequest) => ({
-      templates: (await deps.history.im.listTemplates(await appId(req.applicationName))).map((t) => ({ applicationName: req.applicationName, id: t.id, name: t.name, language: t.language, body: t.body })),
+      templates: (await deps.history.im.listTemplates(await appId(req.applicationName))).map((t) => ({
+        applicationName: req.applicationName,
+        id: t.id,
+        name: t.name,
+        language: t.language,
+        body: t.body,
+      })),
     })),
     upsertContact: unaryHandler('ImUpsertContact', async (req: ImContact) => {
       if (!UUID.test(req.contactId)) throw new HermodError('invalid_attrib', 'contact id must be a lowercase UUID');
       if (!req.mobile && !req.email && !req.whatsappId) throw new HermodError('invalid_attrib', 'a contact needs a mobile, an e-mail or a WhatsApp id');
       if (req.mobile && !/^\+[1-9][0-9]{1,14}$/.test(req.mobile)) throw new HermodError('invalid_attrib', 'mobile must be E.164, e.g. +6421000001');
-      await deps.history.im.upsertContact({ applicationId: await appId(req.applicationName), contactId: req.contactId, mobile: req.mobile, email: req.email, whatsappId: req.whatsappId, updatedAt: Date.now() });
+      await deps.history.im.upsertContact({
+        applicationId: await appId(req.applicationName),
+        contactId: req.contactId,
+        mobile: req.mobile,
+        email: req.email,
+        whatsappId: req.whatsappId,
+        updatedAt: Date.now(),
+      });
       return req;
     }),
     listContacts: unaryHandler('ImListContacts', async (req: ImListRequest) => ({
-      contacts: (await deps.history.im.listContacts(await appId(req.applicationName))).map((c) => ({ applicationName: req.applicationName, contactId: c.contactId, mobile: c.mobile, email: c.email, whatsappId: c.whatsappId })),
+      contacts: (await deps.history.im.listContacts(await appId(req.applicationName))).map((c) => ({
+        applicationName: req.applicationName,
+        contactId: c.contactId,
+        mobile: c.mobile,
+        email: c.email,
+        whatsappId: c.whatsappId,
+      })),
     })),
   };
 }

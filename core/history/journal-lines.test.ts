@@ -3,8 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { encodeJournalBatch, readJournalLines } from './journal-lines';
 
 /** Rows as the history tables take them: one JSON object a line, with text in any script. */
-const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 10 }), fc.constantFrom('Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'));
-const rows = fc.array(text.map((content) => JSON.stringify({ content })), { maxLength: 6 });
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 10 }),
+  fc.constantFrom('Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉'),
+);
+const rows = fc.array(
+  text.map((content) => JSON.stringify({ content })),
+  { maxLength: 6 },
+);
 const batches = fc.array(fc.record({ messages: rows, events: rows }), { maxLength: 6 });
 
 describe('journal lines', () => {
@@ -33,15 +40,24 @@ describe('journal lines', () => {
 
   it('leave out a last line cut at any byte, even inside a character, and keep every whole line before it', () => {
     fc.assert(
-      fc.property(rows.filter((r) => r.length > 0), fc.nat(), (messages, cutAt) => {
-        const bytes = encodeJournalBatch(messages, []);
-        const cut = cutAt % bytes.length;
-        const read = readJournalLines(bytes.subarray(0, cut), 0);
-        const whole = bytes.subarray(0, cut).toString('utf8').split('\n').slice(0, -1).map((l) => l.slice(1));
-        expect(read.messages).toEqual(whole);
-        expect(read.damaged).toEqual([]);
-        expect(read.tornBytes).toBe(cut - Buffer.byteLength(whole.map((w) => `M${w}\n`).join('')));
-      }),
+      fc.property(
+        rows.filter((r) => r.length > 0),
+        fc.nat(),
+        (messages, cutAt) => {
+          const bytes = encodeJournalBatch(messages, []);
+          const cut = cutAt % bytes.length;
+          const read = readJournalLines(bytes.subarray(0, cut), 0);
+          const whole = bytes
+            .subarray(0, cut)
+            .toString('utf8')
+            .split('\n')
+            .slice(0, -1)
+            .map((l) => l.slice(1));
+          expect(read.messages).toEqual(whole);
+          expect(read.damaged).toEqual([]);
+          expect(read.tornBytes).toBe(cut - Buffer.byteLength(whole.map((w) => `M${w}\n`).join('')));
+        },
+      ),
     );
   });
 
@@ -61,7 +77,9 @@ describe('journal lines', () => {
 
   it('tell apart why a line is damaged', () => {
     const journal = Buffer.concat([
-      Buffer.from('M{"content":"Kia ora, e hoa m'), Buffer.from([0xc4]), Buffer.from('"}\n'), // a macron cut in half
+      Buffer.from('M{"content":"Kia ora, e hoa m'),
+      Buffer.from([0xc4]),
+      Buffer.from('"}\n'), // a macron cut in half
       Buffer.from('M{"content":"Привет"\n'), // a row cut short, then a newline from the next write
       Buffer.from('X{"content":"你好世界"}\n'),
       Buffer.from('{"neither":"👋🏽🎉"}\n'),
@@ -70,7 +88,26 @@ describe('journal lines', () => {
   });
 
   it('read the earlier {"m":…} / {"e":…} lines as rows', () => {
-    const m = { id: 'm1', numericId: 1, replyTo: '', applicationId: 'a', channel: 'sms', direction: 'MT' as const, destination: '+64211234567', source: 'Hermod', content: 'Kia ora, e hoa mā — tēnā koe', reference: '', messageClass: '', mask: '', smsClass: 0, scheduledAt: 0, integrationId: '', via: 'sms_v2', segments: 1, acceptedAt: 0 };
+    const m = {
+      id: 'm1',
+      numericId: 1,
+      replyTo: '',
+      applicationId: 'a',
+      channel: 'sms',
+      direction: 'MT' as const,
+      destination: '+64211234567',
+      source: 'Hermod',
+      content: 'Kia ora, e hoa mā — tēnā koe',
+      reference: '',
+      messageClass: '',
+      mask: '',
+      smsClass: 0,
+      scheduledAt: 0,
+      integrationId: '',
+      via: 'sms_v2',
+      segments: 1,
+      acceptedAt: 0,
+    };
     const read = readJournalLines(Buffer.from(JSON.stringify({ m }) + '\n'), 0);
     expect(read.messages).toHaveLength(1);
     expect(JSON.parse(read.messages[0]!)).toMatchObject({ id: 'm1', content: 'Kia ora, e hoa mā — tēnā koe' });

@@ -37,7 +37,10 @@ export async function replayJournal(dir: string, inner: History, log: Logger, ch
   const found = await readCheckpoint(checkpointFile);
   if (found.kind === 'unreadable') {
     // Losing acknowledged rows is worse than storing some twice.
-    log.warn('history journal checkpoint is unreadable; replaying every journaled row, so some may be stored twice', { file: checkpointFile, text: found.text });
+    log.warn('history journal checkpoint is unreadable; replaying every journaled row, so some may be stored twice', {
+      file: checkpointFile,
+      text: found.text,
+    });
   }
   const start = found.kind === 'found' ? found.checkpoint : { segment: 0, offset: 0 };
   const segments = await listSegments(dir);
@@ -46,11 +49,16 @@ export async function replayJournal(dir: string, inner: History, log: Logger, ch
     if (n < start.segment) continue; // flushed; its removal was cut short
     const bytes = await fsp.readFile(path.join(dir, segmentName(n)));
     const from = n === start.segment ? start.offset : 0;
-    if (from > bytes.length) log.warn('history journal segment is shorter than its checkpoint says', { segment: segmentName(n), bytes: bytes.length, checkpoint: from });
+    if (from > bytes.length)
+      log.warn('history journal segment is shorter than its checkpoint says', { segment: segmentName(n), bytes: bytes.length, checkpoint: from });
     const lines = readJournalLines(bytes, from);
     if (lines.damaged.length > 0) await setAside(dir, n, lines.damaged, log);
     if (lines.tornBytes > 0) {
-      log.info('history journal ends in a line the process died writing (never acknowledged); left out', { segment: segmentName(n), offset: bytes.length - lines.tornBytes, bytes: lines.tornBytes });
+      log.info('history journal ends in a line the process died writing (never acknowledged); left out', {
+        segment: segmentName(n),
+        offset: bytes.length - lines.tornBytes,
+        bytes: lines.tornBytes,
+      });
     }
     if (lines.messages.length + lines.events.length > 0) await inner.insertEncoded(lines.messages.join('\n'), lines.events.join('\n'));
     rows += lines.messages.length + lines.events.length;
@@ -65,6 +73,12 @@ async function setAside(dir: string, segment: number, damaged: readonly DamagedL
   await fsp.appendFile(file, Buffer.concat(damaged.flatMap((d) => [d.bytes, Buffer.from('\n')])));
   for (const d of damaged) {
     journalDamagedLines.inc({ reason: d.reason });
-    log.warn('damaged history journal line set aside', { segment: segmentName(segment), offset: d.offset, bytes: d.bytes.length, reason: d.reason, setAsideIn: file });
+    log.warn('damaged history journal line set aside', {
+      segment: segmentName(segment),
+      offset: d.offset,
+      bytes: d.bytes.length,
+      reason: d.reason,
+      setAsideIn: file,
+    });
   }
 }

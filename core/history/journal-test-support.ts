@@ -83,5 +83,8 @@ export function journalBatch(messages: readonly string[], events: readonly strin
 
 /** The journal's segment files, in order. */
 export function segmentFiles(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => /^journal-\d{10}\.ndjson$/.test(f)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^journal-\d{10}\.ndjson$/.test(f))
+    .sort();
 }

@@ -24,7 +24,10 @@ const text = fc.oneof(
 type Op = { kind: 'append'; messages: string[]; events: string[] } | { kind: 'flush' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('append' as const), messages: fc.array(text, { maxLength: 4 }), events: fc.array(text, { maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), messages: fc.array(text, { maxLength: 4 }), events: fc.array(text, { maxLength: 3 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'flush' as const }) },
 );
 

@@ -70,7 +70,12 @@ describe('journaled history', () => {
     const torn = message();
     fs.writeFileSync(
       path.join(dir, 'journal-0000000001.ndjson'),
-      JSON.stringify({ e: event(old, 'accepted', old.acceptedAt) }) + '\n' + JSON.stringify({ m: old }) + '\n' + 'M' + JSON.stringify({ id: torn.id }).slice(0, 10),
+      JSON.stringify({ e: event(old, 'accepted', old.acceptedAt) }) +
+        '\n' +
+        JSON.stringify({ m: old }) +
+        '\n' +
+        'M' +
+        JSON.stringify({ id: torn.id }).slice(0, 10),
     );
     const { journaled } = await setup(dataDir, 60_000);
     open.push(journaled);

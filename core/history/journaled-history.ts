@@ -62,7 +62,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
 
   // Encoded once, here: the same text goes to the journal now and to the engine at the flush.
   const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> =>
-    appendRows(messages.map((m) => JSON.stringify(messageRow(m))), events.map((e) => JSON.stringify(eventRow(e))));
+    appendRows(
+      messages.map((m) => JSON.stringify(messageRow(m))),
+      events.map((e) => JSON.stringify(eventRow(e))),
+    );
 
   const appendRows = (messageRows: readonly string[], eventRows: readonly string[]): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));

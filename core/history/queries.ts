@@ -63,7 +63,20 @@ export const INSERTS = {
   },
   applications: {
     table: applications,
-    columns: ['id', 'name', 'password_hash', 'api_key_hash', 'status_callback_url', 'reply_callback_url', 'callback_secret', 'im_status_callback_url', 'im_default_attempts', 'source_addresses', 'im_rate_limit', 'updated_at'],
+    columns: [
+      'id',
+      'name',
+      'password_hash',
+      'api_key_hash',
+      'status_callback_url',
+      'reply_callback_url',
+      'callback_secret',
+      'im_status_callback_url',
+      'im_default_attempts',
+      'source_addresses',
+      'im_rate_limit',
+      'updated_at',
+    ],
   },
 } as const;
 

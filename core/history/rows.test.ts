@@ -5,15 +5,48 @@ import { applicationRow, dateTime64, eventRow, messageRow, parseJsonEachRow, toN
 const record = {
   numericId: 42,
   replyTo: '',
-  id: 'm1', applicationId: 'a', channel: 'sms', direction: 'MT' as const, destination: '+1', source: 's', content: 'c', reference: '',
-  messageClass: '', mask: '', smsClass: 0, scheduledAt: 0, integrationId: '', via: 'sms_v2', segments: 1, acceptedAt: 1_700_000_000_123,
+  id: 'm1',
+  applicationId: 'a',
+  channel: 'sms',
+  direction: 'MT' as const,
+  destination: '+1',
+  source: 's',
+  content: 'c',
+  reference: '',
+  messageClass: '',
+  mask: '',
+  smsClass: 0,
+  scheduledAt: 0,
+  integrationId: '',
+  via: 'sms_v2',
+  segments: 1,
+  acceptedAt: 1_700_000_000_123,
 };
 
 describe('history rows', () => {
   it('build rows with exactly the columns each insert names', () => {
     expect(Object.keys(messageRow(record))).toEqual(INSERTS.messages.columns);
-    expect(Object.keys(eventRow({ messageId: 'm1', applicationId: 'a', status: 'sent', at: 1, detail: '', carrierId: '', errorCode: '' }))).toEqual(INSERTS.events.columns);
-    expect(Object.keys(applicationRow({ id: 'i', name: 'n', passwordHash: '', apiKeyHash: '', statusCallbackUrl: '', replyCallbackUrl: '', callbackSecret: '', imStatusCallbackUrl: '', imDefaultAttempts: '', sourceAddresses: [], imRateLimit: -1, updatedAt: 0 }))).toEqual(INSERTS.applications.columns);
+    expect(Object.keys(eventRow({ messageId: 'm1', applicationId: 'a', status: 'sent', at: 1, detail: '', carrierId: '', errorCode: '' }))).toEqual(
+      INSERTS.events.columns,
+    );
+    expect(
+      Object.keys(
+        applicationRow({
+          id: 'i',
+          name: 'n',
+          passwordHash: '',
+          apiKeyHash: '',
+          statusCallbackUrl: '',
+          replyCallbackUrl: '',
+          callbackSecret: '',
+          imStatusCallbackUrl: '',
+          imDefaultAttempts: '',
+          sourceAddresses: [],
+          imRateLimit: -1,
+          updatedAt: 0,
+        }),
+      ),
+    ).toEqual(INSERTS.applications.columns);
   });
 
   it('write times as UTC DateTime64 text to the millisecond', () => {

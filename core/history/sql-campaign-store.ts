@@ -1,6 +1,18 @@
 import type { CampaignRecord, CampaignState, CampaignStore, ListRecord, MemberRow, ReportRecord, TemplateRecord } from '../ports/campaign-store';
 import { isMessageStatus } from '../domain/message-status';
-import { CAMPAIGN_INSERTS, DELETE_MEMBERS, FIND_CAMPAIGN, GET_CAMPAIGN, LIST_LISTS, LIST_TEMPLATES, LIST_UNSENT_CAMPAIGNS, MAX_RESERVED_NUMERIC_ID, MESSAGE_IDS_IN_RANGE, READ_MEMBERS, REPORT_RANGE } from './campaign-queries';
+import {
+  CAMPAIGN_INSERTS,
+  DELETE_MEMBERS,
+  FIND_CAMPAIGN,
+  GET_CAMPAIGN,
+  LIST_LISTS,
+  LIST_TEMPLATES,
+  LIST_UNSENT_CAMPAIGNS,
+  MAX_RESERVED_NUMERIC_ID,
+  MESSAGE_IDS_IN_RANGE,
+  READ_MEMBERS,
+  REPORT_RANGE,
+} from './campaign-queries';
 import { dateTime64, jsonEachRow, toNumber } from './rows';
 import { positionOfCampaignMessage } from '../campaigns/campaign-message-ids';
 
@@ -91,9 +103,16 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
       await io.insert(
         CAMPAIGN_INSERTS.lists,
         jsonEachRow([l], (x) => ({
-          id: x.id, application_id: x.applicationId, name: x.name, batch: x.batch, email: x.email,
-          remove_opt_outs: x.removeOptOuts ? 1 : 0, member_count: x.memberCount, created_at: dateTime64(x.createdAt),
-          deleted: x.deleted ? 1 : 0, updated_at: dateTime64(x.updatedAt),
+          id: x.id,
+          application_id: x.applicationId,
+          name: x.name,
+          batch: x.batch,
+          email: x.email,
+          remove_opt_outs: x.removeOptOuts ? 1 : 0,
+          member_count: x.memberCount,
+          created_at: dateTime64(x.createdAt),
+          deleted: x.deleted ? 1 : 0,
+          updated_at: dateTime64(x.updatedAt),
         })),
       );
     },
@@ -104,10 +123,24 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
       await io.insert(
         CAMPAIGN_INSERTS.campaigns,
         jsonEachRow([c], (x) => ({
-          id: x.id, application_id: x.applicationId, name: x.name, batch: x.batch, email: x.email,
-          schedule_at: dateTime64(x.scheduleAt), utc_offset_minutes: x.utcOffsetMinutes, content: x.content, template: x.template,
-          mask: x.mask, opt_out_response: x.optOutResponse, reply_response: x.replyResponse, remove_opt_outs: x.removeOptOuts ? 1 : 0,
-          member_count: x.memberCount, numeric_base: x.numericBase, state: x.state, created_at: dateTime64(x.createdAt), updated_at: dateTime64(x.updatedAt),
+          id: x.id,
+          application_id: x.applicationId,
+          name: x.name,
+          batch: x.batch,
+          email: x.email,
+          schedule_at: dateTime64(x.scheduleAt),
+          utc_offset_minutes: x.utcOffsetMinutes,
+          content: x.content,
+          template: x.template,
+          mask: x.mask,
+          opt_out_response: x.optOutResponse,
+          reply_response: x.replyResponse,
+          remove_opt_outs: x.removeOptOuts ? 1 : 0,
+          member_count: x.memberCount,
+          numeric_base: x.numericBase,
+          state: x.state,
+          created_at: dateTime64(x.createdAt),
+          updated_at: dateTime64(x.updatedAt),
         })),
       );
     },
@@ -134,7 +167,15 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
     },
     async listTemplates(applicationId) {
       const rows = await io.select('listTemplates', LIST_TEMPLATES, { applicationId });
-      return rows.map((r): TemplateRecord => ({ id: toNumber(r.id), applicationId: str(r.applicationId), name: str(r.name), content: str(r.content), updatedAt: toNumber(r.updatedAt) }));
+      return rows.map(
+        (r): TemplateRecord => ({
+          id: toNumber(r.id),
+          applicationId: str(r.applicationId),
+          name: str(r.name),
+          content: str(r.content),
+          updatedAt: toNumber(r.updatedAt),
+        }),
+      );
     },
     async messageIdsInRange(lo, hi) {
       const rows = await io.select('messageIdsInRange', MESSAGE_IDS_IN_RANGE, { lo, hi });

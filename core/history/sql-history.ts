@@ -130,16 +130,30 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     },
     async insertShortLinks(links) {
       if (links.length === 0) return;
-      await insert(INSERTS.shortLinks, jsonEachRow(links, (l) => ({ code: l.code, url: l.url, message_id: l.messageId, application_id: l.applicationId, created_at: dateTime64(l.createdAt) })));
+      await insert(
+        INSERTS.shortLinks,
+        jsonEachRow(links, (l) => ({
+          code: l.code,
+          url: l.url,
+          message_id: l.messageId,
+          application_id: l.applicationId,
+          created_at: dateTime64(l.createdAt),
+        })),
+      );
     },
     async getShortLink(code) {
       const rows = await select('getShortLink', GET_SHORT_LINK, { code });
       const r = rows[0];
-      return r ? { code: String(r.code), url: String(r.url), messageId: String(r.messageId), applicationId: String(r.applicationId), createdAt: toNumber(r.createdAt) } : undefined;
+      return r
+        ? { code: String(r.code), url: String(r.url), messageId: String(r.messageId), applicationId: String(r.applicationId), createdAt: toNumber(r.createdAt) }
+        : undefined;
     },
     async recordLinkClicks(clicks) {
       if (clicks.length === 0) return;
-      await insert(INSERTS.linkClicks, jsonEachRow(clicks, (c) => ({ code: c.code, at: dateTime64(c.at), user_agent: c.userAgent, ip: c.ip })));
+      await insert(
+        INSERTS.linkClicks,
+        jsonEachRow(clicks, (c) => ({ code: c.code, at: dateTime64(c.at), user_agent: c.userAgent, ip: c.ip })),
+      );
     },
     async countLinkClicks(code) {
       const rows = await select('countLinkClicks', COUNT_LINK_CLICKS, { code });
@@ -147,7 +161,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     },
     async recordOptOuts(entries) {
       if (entries.length === 0) return;
-      await insert(INSERTS.optOuts, jsonEachRow(entries, (e) => ({ application_id: e.applicationId, handset: e.handset, opted_out: e.optedOut ? 1 : 0, at: dateTime64(e.at) })));
+      await insert(
+        INSERTS.optOuts,
+        jsonEachRow(entries, (e) => ({ application_id: e.applicationId, handset: e.handset, opted_out: e.optedOut ? 1 : 0, at: dateTime64(e.at) })),
+      );
     },
     async listOptOuts(applicationId = '') {
       const rows = await select('listOptOuts', LIST_OPT_OUTS, { applicationId });

@@ -6,17 +6,37 @@ import type { SqlIo } from './sql-campaign-store';
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
 const toTemplate = (r: Record<string, unknown>): ImTemplateRecord => ({
-  applicationId: str(r.applicationId), id: str(r.id), name: str(r.name), language: str(r.language), body: str(r.body), updatedAt: toNumber(r.updatedAt),
+  applicationId: str(r.applicationId),
+  id: str(r.id),
+  name: str(r.name),
+  language: str(r.language),
+  body: str(r.body),
+  updatedAt: toNumber(r.updatedAt),
 });
 const toContact = (r: Record<string, unknown>): ContactRecord => ({
-  applicationId: str(r.applicationId), contactId: str(r.contactId), mobile: str(r.mobile), email: str(r.email), whatsappId: str(r.whatsappId), updatedAt: toNumber(r.updatedAt),
+  applicationId: str(r.applicationId),
+  contactId: str(r.contactId),
+  mobile: str(r.mobile),
+  email: str(r.email),
+  whatsappId: str(r.whatsappId),
+  updatedAt: toNumber(r.updatedAt),
 });
 
 /** Intelligent Messaging templates, contacts and open messages on a ClickHouse engine. */
 export function createSqlImStore(io: SqlIo): ImStore {
   return {
     async upsertTemplate(t) {
-      await io.insert(IM_INSERTS.templates, jsonEachRow([t], (x) => ({ application_id: x.applicationId, id: x.id, name: x.name, language: x.language, body: x.body, updated_at: dateTime64(x.updatedAt) })));
+      await io.insert(
+        IM_INSERTS.templates,
+        jsonEachRow([t], (x) => ({
+          application_id: x.applicationId,
+          id: x.id,
+          name: x.name,
+          language: x.language,
+          body: x.body,
+          updated_at: dateTime64(x.updatedAt),
+        })),
+      );
     },
     async getTemplate(applicationId, id) {
       const rows = await io.select('getImTemplate', GET_IM_TEMPLATE, { applicationId, id });
@@ -26,7 +46,17 @@ export function createSqlImStore(io: SqlIo): ImStore {
       return (await io.select('listImTemplates', LIST_IM_TEMPLATES, { applicationId })).map(toTemplate);
     },
     async upsertContact(c) {
-      await io.insert(IM_INSERTS.contacts, jsonEachRow([c], (x) => ({ application_id: x.applicationId, contact_id: x.contactId, mobile: x.mobile, email: x.email, whatsapp_id: x.whatsappId, updated_at: dateTime64(x.updatedAt) })));
+      await io.insert(
+        IM_INSERTS.contacts,
+        jsonEachRow([c], (x) => ({
+          application_id: x.applicationId,
+          contact_id: x.contactId,
+          mobile: x.mobile,
+          email: x.email,
+          whatsapp_id: x.whatsappId,
+          updated_at: dateTime64(x.updatedAt),
+        })),
+      );
     },
     async getContact(applicationId, contactId) {
       const rows = await io.select('getContact', GET_CONTACT, { applicationId, contactId });

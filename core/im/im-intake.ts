@@ -36,7 +36,10 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
     const destination = { mobile: req.destination.mobile, email: req.destination.email, whatsappId: '' };
     if (req.destination.contactId) {
       const contact = await deps.history.im.getContact(req.applicationId, req.destination.contactId);
-      if (!contact) throw new HermodError('not_found', `contact ${req.destination.contactId} is not a contact of this application`, { fields: [{ field: 'destination.contact_id', description: 'no such contact' }] });
+      if (!contact)
+        throw new HermodError('not_found', `contact ${req.destination.contactId} is not a contact of this application`, {
+          fields: [{ field: 'destination.contact_id', description: 'no such contact' }],
+        });
       destination.mobile ||= contact.mobile;
       destination.email ||= contact.email;
       destination.whatsappId = contact.whatsappId;
@@ -49,10 +52,16 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
       const t = req.message.template;
       if (!t) throw new HermodError('invalid_attrib', 'message.template is required for a template message');
       const stored = await deps.history.im.getTemplate(req.applicationId, t.templateId);
-      if (!stored) throw new HermodError('not_found', `template ${t.templateId} is not a template of this application`, { fields: [{ field: 'message.template.template_id', description: 'no such template' }] });
+      if (!stored)
+        throw new HermodError('not_found', `template ${t.templateId} is not a template of this application`, {
+          fields: [{ field: 'message.template.template_id', description: 'no such template' }],
+        });
       const values = new Map(t.parameters.map((p) => [p.name, p.text]));
       const missing = [...stored.body.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((n) => !values.has(n));
-      if (missing.length > 0) throw new HermodError('unprocessable', `template parameters missing: ${[...new Set(missing)].join(', ')}`, { fields: missing.map((n) => ({ field: 'message.template.parameters', description: `${n} is required by the template` })) });
+      if (missing.length > 0)
+        throw new HermodError('unprocessable', `template parameters missing: ${[...new Set(missing)].join(', ')}`, {
+          fields: missing.map((n) => ({ field: 'message.template.parameters', description: `${n} is required by the template` })),
+        });
       text = stored.body.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? '');
       template = { id: stored.id, name: stored.name, language: t.language || stored.language, parameters: t.parameters };
     } else if (type === 'media') {
@@ -104,7 +113,10 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
   async function attemptsFor(req: ImRequest): Promise<ImAttemptPlan[]> {
     if (req.attempts.length > 0) {
       const unknown = req.attempts.findIndex((a) => !isKnownEvent(a.event));
-      if (unknown >= 0) throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: hermod can wait for submitted, sent, delivered (received) or read`, { fields: [{ field: `delivery_attempts[${unknown}].event`, description: 'not an event hermod reports' }] });
+      if (unknown >= 0)
+        throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: hermod can wait for submitted, sent, delivered (received) or read`, {
+          fields: [{ field: `delivery_attempts[${unknown}].event`, description: 'not an event hermod reports' }],
+        });
       return req.attempts.map((a) => ({ channel: a.channel as ImChannel, event: a.event, ...(a.timeout !== undefined ? { timeout: a.timeout } : {}) }));
     }
     const own = (await deps.accounts.callbackSettings(req.applicationId))?.imDefaultAttempts;

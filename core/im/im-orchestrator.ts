@@ -85,7 +85,15 @@ export async function startImOrchestrator(deps: {
     const told = toImStatus(status);
     if (!told) return;
     const attempt = k === undefined ? undefined : { number: k + 1, channel: im.plan.attempts[k]!.channel };
-    notices.imStatus({ applicationId: im.applicationId, messageId: im.id, status: told, reference: im.plan.reference, at: Date.now(), ...(attempt ? { attempt } : {}), ...(reason ? { reason } : {}) });
+    notices.imStatus({
+      applicationId: im.applicationId,
+      messageId: im.id,
+      status: told,
+      reference: im.plan.reference,
+      at: Date.now(),
+      ...(attempt ? { attempt } : {}),
+      ...(reason ? { reason } : {}),
+    });
   };
 
   /** The outcome goes on the message (history), is marked settled, then told. */
@@ -102,7 +110,9 @@ export async function startImOrchestrator(deps: {
   const markSettled = async (im: Pick<Open, 'id' | 'applicationId'>): Promise<void> => {
     const current = (await state.getStatus(im.id))?.status ?? 'accepted';
     // The marker repeats the current status, so it never changes what the message reads as.
-    await history.appendEvents([{ messageId: im.id, applicationId: im.applicationId, status: current, at: Date.now(), detail: IM_SETTLED, carrierId: '', errorCode: '' }]);
+    await history.appendEvents([
+      { messageId: im.id, applicationId: im.applicationId, status: current, at: Date.now(), detail: IM_SETTLED, carrierId: '', errorCode: '' },
+    ]);
   };
 
   /** Attempt k must never reach its carrier from now on (a worker may still hold it, queued or retrying). */
@@ -135,11 +145,24 @@ export async function startImOrchestrator(deps: {
     reference: plan.reference,
   });
 
-  const publishAttempt = async (im: Open, _k: number, record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>): Promise<void> => {
+  const publishAttempt = async (
+    im: Open,
+    _k: number,
+    record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>,
+  ): Promise<void> => {
     await bus.publish(topicName(record.channel), [
       {
         key: record.destination,
-        value: encodeJob({ id: record.id, applicationId: im.applicationId, channel: record.channel, destination: record.destination, source: '', content: record.content, acceptedAt: record.acceptedAt, im: details(im.plan) }),
+        value: encodeJob({
+          id: record.id,
+          applicationId: im.applicationId,
+          channel: record.channel,
+          destination: record.destination,
+          source: '',
+          content: record.content,
+          acceptedAt: record.acceptedAt,
+          im: details(im.plan),
+        }),
       },
     ]);
     await recorder.record([{ messageId: record.id, applicationId: im.applicationId, channel: record.channel, status: 'queued', at: Date.now() }]);
@@ -182,7 +205,15 @@ export async function startImOrchestrator(deps: {
       acceptedAt: now,
       replyTo: im.id,
     };
-    const accepted = { messageId: id, applicationId: im.applicationId, status: 'accepted' as const, at: now, detail: `attempt ${k + 1} on ${attempt.channel}`, carrierId: '', errorCode: '' };
+    const accepted = {
+      messageId: id,
+      applicationId: im.applicationId,
+      status: 'accepted' as const,
+      at: now,
+      detail: `attempt ${k + 1} on ${attempt.channel}`,
+      carrierId: '',
+      errorCode: '',
+    };
     await history.insertMessages([record], [accepted]);
     await state.advanceStatuses([{ id, status: 'accepted', at: now }]);
     tell(im, 'accepted', k);
@@ -205,7 +236,9 @@ export async function startImOrchestrator(deps: {
     const why = `no ${attempt.event || 'delivery'} within ${timeoutOf(attempt)} s`;
     await cancel(im, k);
     // The outcome goes on the attempt in history even when it already reads as delivered (waiting for `read`).
-    await history.appendEvents([{ messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: why, carrierId: '', errorCode: 'attempt_timeout' }]);
+    await history.appendEvents([
+      { messageId: id, applicationId: im.applicationId, status: 'expired', at: Date.now(), detail: why, carrierId: '', errorCode: 'attempt_timeout' },
+    ]);
     tell(im, 'expired', k, why);
     imAttempts.inc({ channel: attempt.channel, outcome: 'timed_out' });
     log.info('im attempt timed out; falling back', { id: im.id, attempt: k + 1, channel: attempt.channel, next: im.plan.attempts[k + 1]?.channel ?? 'none' });

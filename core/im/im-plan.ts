@@ -70,14 +70,20 @@ export function addressFor(channel: ImChannel, d: ImPlan['destination']): string
 
 /** `wab:read:60,sms` → attempts (channel[:event[:timeout seconds]]). */
 export function parseAttemptList(text: string): ImAttemptPlan[] {
-  const attempts = text.split(',').map((s) => s.trim()).filter(Boolean).map((part) => {
-    const [channel, event = '', timeout] = part.split(':');
-    if (!(IM_CHANNELS as readonly string[]).includes(channel ?? '')) throw new HermodError('invalid_attrib', `attempts: unknown channel ${JSON.stringify(channel)} in ${JSON.stringify(text)}`);
-    if (!isKnownEvent(event)) throw new HermodError('invalid_attrib', `attempts: unknown event ${JSON.stringify(event)}`);
-    const seconds = timeout === undefined || timeout === '' ? undefined : Number(timeout);
-    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0 && seconds <= 604_800)) throw new HermodError('invalid_attrib', `attempts: timeout must be 0..604800 seconds`);
-    return { channel: channel as ImChannel, event, ...(seconds !== undefined ? { timeout: seconds } : {}) };
-  });
+  const attempts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [channel, event = '', timeout] = part.split(':');
+      if (!(IM_CHANNELS as readonly string[]).includes(channel ?? ''))
+        throw new HermodError('invalid_attrib', `attempts: unknown channel ${JSON.stringify(channel)} in ${JSON.stringify(text)}`);
+      if (!isKnownEvent(event)) throw new HermodError('invalid_attrib', `attempts: unknown event ${JSON.stringify(event)}`);
+      const seconds = timeout === undefined || timeout === '' ? undefined : Number(timeout);
+      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0 && seconds <= 604_800))
+        throw new HermodError('invalid_attrib', `attempts: timeout must be 0..604800 seconds`);
+      return { channel: channel as ImChannel, event, ...(seconds !== undefined ? { timeout: seconds } : {}) };
+    });
   if (attempts.length === 0 || attempts.length > 10) throw new HermodError('invalid_attrib', 'attempts: 1..10 attempts');
   return attempts;
 }

@@ -12,7 +12,14 @@ const wellFormed = (s: string): boolean => {
     return false;
   }
 };
-const notice = (n: Partial<ImStatusNotice> = {}): ImStatusNotice => ({ applicationId: 'app', messageId: 'm-1', status: 'received', reference: 'tēnā-koe', at: 1, ...n });
+const notice = (n: Partial<ImStatusNotice> = {}): ImStatusNotice => ({
+  applicationId: 'app',
+  messageId: 'm-1',
+  status: 'received',
+  reference: 'tēnā-koe',
+  at: 1,
+  ...n,
+});
 
 describe('Intelligent Messaging status callbacks', () => {
   it('posts the message as a whole with only the spec’s id, status and detail', () => {
@@ -21,7 +28,12 @@ describe('Intelligent Messaging status callbacks', () => {
 
   it('names the attempt’s channel and number, and why it did not succeed', () => {
     expect(imCallbackBody(notice({ status: 'expired', attempt: { number: 1, channel: 'wab' }, reason: 'no read within 60 s' }))).toEqual({
-      id: 'm-1', status: 'expired', detail: 'tēnā-koe', channel: 'wab', attempt: 1, reason: 'no read within 60 s',
+      id: 'm-1',
+      status: 'expired',
+      detail: 'tēnā-koe',
+      channel: 'wab',
+      attempt: 1,
+      reason: 'no read within 60 s',
     });
   });
 

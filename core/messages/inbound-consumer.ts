@@ -43,9 +43,14 @@ export function startInboundConsumer(deps: {
     topicName('inbound'),
     async (batch) => {
       const delivered = batch.map((r) => ({ m: decodeInbound(r.value), busPosition: `${r.topic}/${r.partition}/${r.offset}` }));
-      const ids = await firstDeliveries(deps.state, delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: randomUUID(), busPosition })), windowMs);
+      const ids = await firstDeliveries(
+        deps.state,
+        delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: randomUUID(), busPosition })),
+        windowMs,
+      );
       for (const [i, { m }] of delivered.entries()) {
-        if (ids[i] === undefined) deps.log.info('dropped a redelivered reply', { source: m.source, destination: m.destination, carrierRef: m.carrierRef ?? '' });
+        if (ids[i] === undefined)
+          deps.log.info('dropped a redelivered reply', { source: m.source, destination: m.destination, carrierRef: m.carrierRef ?? '' });
       }
       const fresh = delivered.flatMap(({ m }, i) => (ids[i] === undefined ? [] : [{ m, id: ids[i]! }]));
       if (fresh.length === 0) return;
@@ -78,11 +83,30 @@ export function startInboundConsumer(deps: {
         replyTo: routes[i]!.replyTo,
         replyRoute: routes[i]!.rule,
       }));
-      await deps.history.insertMessages(records, records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, status: 'received', at: r.acceptedAt, detail: '', carrierId: '', errorCode: '' })));
+      await deps.history.insertMessages(
+        records,
+        records.map((r) => ({
+          messageId: r.id,
+          applicationId: r.applicationId,
+          status: 'received',
+          at: r.acceptedAt,
+          detail: '',
+          carrierId: '',
+          errorCode: '',
+        })),
+      );
       deps.recent.put(records);
       await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
       for (const r of records) {
-        if (r.applicationId) deps.log.info('reply routed', { id: r.id, application: r.applicationId, rule: r.replyRoute, source: r.source, destination: r.destination, replyTo: r.replyTo });
+        if (r.applicationId)
+          deps.log.info('reply routed', {
+            id: r.id,
+            application: r.applicationId,
+            rule: r.replyRoute,
+            source: r.source,
+            destination: r.destination,
+            replyTo: r.replyTo,
+          });
         else deps.log.warn('reply matches no application', { id: r.id, rule: r.replyRoute, source: r.source, destination: r.destination });
       }
       deps.onReplies?.(records);
@@ -94,7 +118,8 @@ export function startInboundConsumer(deps: {
       if (optOuts.length > 0) {
         await deps.history.recordOptOuts(optOuts);
         await deps.state.setOptOuts(optOuts);
-        for (const o of optOuts) deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });
+        for (const o of optOuts)
+          deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });
       }
       await deps.respond?.(records).catch((err) => deps.log.error('could not answer replies', { err }));
     },

@@ -28,9 +28,20 @@ describe('firstDeliveries', () => {
   it('takes the first copy of a message and drops a carrier redelivery, even within one batch', async () => {
     const state = createMemoryState();
     const key = inboundKey(reply);
-    expect(await firstDeliveries(state, [{ key, candidateId: 'id-1', busPosition: 'p/0/1' }, { key, candidateId: 'id-2', busPosition: 'p/0/2' }], 60_000)).toEqual(['id-1', undefined]);
+    expect(
+      await firstDeliveries(
+        state,
+        [
+          { key, candidateId: 'id-1', busPosition: 'p/0/1' },
+          { key, candidateId: 'id-2', busPosition: 'p/0/2' },
+        ],
+        60_000,
+      ),
+    ).toEqual(['id-1', undefined]);
     expect(await firstDeliveries(state, [{ key, candidateId: 'id-3', busPosition: 'p/1/9' }], 60_000)).toEqual([undefined]);
-    expect(await firstDeliveries(state, [{ key: inboundKey({ ...reply, text: '你好' }), candidateId: 'id-4', busPosition: 'p/0/3' }], 60_000)).toEqual(['id-4']);
+    expect(await firstDeliveries(state, [{ key: inboundKey({ ...reply, text: '你好' }), candidateId: 'id-4', busPosition: 'p/0/3' }], 60_000)).toEqual([
+      'id-4',
+    ]);
   });
 
   it('goes on with the same record id when the bus hands out the same record again', async () => {

@@ -11,7 +11,9 @@ import type { InboundPayload } from './bus-payloads';
  * fields apart whatever they contain, and the hash keeps the key short.
  */
 export function inboundKey(m: Pick<InboundPayload, 'channel' | 'source' | 'destination' | 'text' | 'carrierRef'>): string {
-  return createHash('sha256').update(JSON.stringify([m.channel, m.source, m.destination, m.text, m.carrierRef ?? ''])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([m.channel, m.source, m.destination, m.text, m.carrierRef ?? '']))
+    .digest('base64url');
 }
 
 export interface InboundDelivery {

@@ -23,7 +23,10 @@ describe('link shortening', () => {
   it('ends a URL where world text around it says so: CJK punctuation, typographic quotes, an ellipsis', () => {
     expect(findUrls('你的订单：https://shop.example/orders/42?x=1。谢谢 👋🏽')).toEqual(['https://shop.example/orders/42?x=1']);
     expect(findUrls('详情见https://shop.example/a，或者https://shop.example/b！')).toEqual(['https://shop.example/a', 'https://shop.example/b']);
-    expect(findUrls('Tirohia “https://shop.example/tēnā-koe”… «https://shop.example/привет»')).toEqual(['https://shop.example/tēnā-koe', 'https://shop.example/привет']);
+    expect(findUrls('Tirohia “https://shop.example/tēnā-koe”… «https://shop.example/привет»')).toEqual([
+      'https://shop.example/tēnā-koe',
+      'https://shop.example/привет',
+    ]);
   });
 
   it('finds a link exactly, whatever world text comes before it and whatever follows a stop after it (property)', () => {
@@ -45,7 +48,9 @@ describe('link shortening', () => {
     const m = message({ content: 'Kia ora! 你的订单：https://shop.example/orders/42?x=1。谢谢 👋🏽' });
     await shortener.shorten([m]);
     expect(m.content).toMatch(/^Kia ora! 你的订单：https:\/\/s\.example\/l\/[A-Za-z0-9]{8}。谢谢 👋🏽$/);
-    expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe('https://shop.example/orders/42?x=1');
+    expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe(
+      'https://shop.example/orders/42?x=1',
+    );
   });
 
   it('replaces each URL with a short link that resolves back to it and counts every click', async () => {

@@ -52,7 +52,10 @@ export function createMessageIntake(deps: {
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
     async (items) => {
-      await deps.history.insertMessages(items.map((i) => i.record), items.map((i) => i.event));
+      await deps.history.insertMessages(
+        items.map((i) => i.record),
+        items.map((i) => i.event),
+      );
       return [];
     },
     { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
@@ -93,7 +96,9 @@ export function createMessageIntake(deps: {
   };
 
   const rememberRecipients = (records: readonly MessageRecord[]): Promise<void> =>
-    deps.state.rememberLastMessages(records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })));
+    deps.state.rememberLastMessages(
+      records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })),
+    );
 
   const publish = async (records: readonly MessageRecord[]): Promise<void> => {
     await rememberRecipients(records);
@@ -121,9 +126,7 @@ export function createMessageIntake(deps: {
       );
     }
     const now = Date.now();
-    await deps.recorder.record(
-      records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })),
-    );
+    await deps.recorder.record(records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
   };
 
   /**
@@ -151,7 +154,16 @@ export function createMessageIntake(deps: {
       remember(refused);
       await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
       deps.recorder.announce(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
-      await deps.recorder.record(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'blocked', at: now, detail: 'destination opted out' })));
+      await deps.recorder.record(
+        refused.map((r) => ({
+          messageId: r.id,
+          applicationId: r.applicationId,
+          channel: r.channel,
+          status: 'blocked',
+          at: now,
+          detail: 'destination opted out',
+        })),
+      );
     }
     if (stored.length > 0) {
       remember(stored);

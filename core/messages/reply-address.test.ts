@@ -21,9 +21,11 @@ describe('replyAddressKey', () => {
         expect(replyAddressKey(key)).toBe(key);
       }),
     );
-    fc.assert(fc.property(fc.stringMatching(/^\d{3,15}$/), (digits) => {
-      expect(replyAddressKey(`+${digits}`)).toBe(digits);
-    }));
+    fc.assert(
+      fc.property(fc.stringMatching(/^\d{3,15}$/), (digits) => {
+        expect(replyAddressKey(`+${digits}`)).toBe(digits);
+      }),
+    );
   });
 
   it('keeps numbers that differ in any digit apart', () => {

@@ -4,7 +4,11 @@ const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 
 
 export function keywordOf(text: string): 'stop' | 'start' | undefined {
   // NFKC: a CJK keyboard in full-width mode sends ＳＴＯＰ, which means STOP all the same.
-  const word = text.normalize('NFKC').trim().toUpperCase().replace(/[.!]+$/, '');
+  const word = text
+    .normalize('NFKC')
+    .trim()
+    .toUpperCase()
+    .replace(/[.!]+$/, '');
   if (STOP_WORDS.has(word)) return 'stop';
   if (START_WORDS.has(word)) return 'start';
   return undefined;

@@ -7,23 +7,39 @@ const none: ReplyContext = { sendersOfAddress: [] };
 
 describe('routeReply', () => {
   it('gives a reply to the application that claimed the address, whoever messaged the handset last', () => {
-    const context: ReplyContext = { lastToHandset: { applicationId: 'b', messageId: 'mb' }, lastFromAddress: { applicationId: 'b', messageId: 'mb' }, sendersOfAddress: ['a', 'b'] };
+    const context: ReplyContext = {
+      lastToHandset: { applicationId: 'b', messageId: 'mb' },
+      lastFromAddress: { applicationId: 'b', messageId: 'mb' },
+      sendersOfAddress: ['a', 'b'],
+    };
     expect(routeReply(context, 'a')).toEqual({ applicationId: 'a', replyTo: '', rule: 'claimed-address' });
   });
 
   it('gives a reply to the only application that sends from the address, not to the last one to message the handset', () => {
-    const context: ReplyContext = { lastToHandset: { applicationId: 'b', messageId: 'mb' }, lastFromAddress: { applicationId: 'a', messageId: 'ma' }, sendersOfAddress: ['a'] };
+    const context: ReplyContext = {
+      lastToHandset: { applicationId: 'b', messageId: 'mb' },
+      lastFromAddress: { applicationId: 'a', messageId: 'ma' },
+      sendersOfAddress: ['a'],
+    };
     expect(routeReply(context, undefined)).toEqual({ applicationId: 'a', replyTo: 'ma', rule: 'only-sender-from-address' });
   });
 
   it('tells two applications sharing a short code apart by which last messaged the handset from it', () => {
-    const context: ReplyContext = { lastToHandset: { applicationId: 'b', messageId: 'mb2' }, lastFromAddress: { applicationId: 'a', messageId: 'ma' }, sendersOfAddress: ['a', 'b'] };
+    const context: ReplyContext = {
+      lastToHandset: { applicationId: 'b', messageId: 'mb2' },
+      lastFromAddress: { applicationId: 'a', messageId: 'ma' },
+      sendersOfAddress: ['a', 'b'],
+    };
     expect(routeReply(context, undefined)).toEqual({ applicationId: 'a', replyTo: 'ma', rule: 'last-message-from-address' });
   });
 
   it('falls back to the last message to the handset only when no application is known to use the address', () => {
     const last = { applicationId: 'a', messageId: 'ma' };
-    expect(routeReply({ lastToHandset: last, sendersOfAddress: [] }, undefined)).toEqual({ applicationId: 'a', replyTo: 'ma', rule: 'last-message-to-handset' });
+    expect(routeReply({ lastToHandset: last, sendersOfAddress: [] }, undefined)).toEqual({
+      applicationId: 'a',
+      replyTo: 'ma',
+      rule: 'last-message-to-handset',
+    });
     expect(routeReply({ lastToHandset: last, sendersOfAddress: ['b', 'c'] }, undefined)).toEqual({ applicationId: '', replyTo: '', rule: 'unmatched' });
     expect(routeReply(none, undefined).rule).toBe('unmatched');
   });
@@ -32,14 +48,21 @@ describe('routeReply', () => {
     const app = fc.constantFrom('a', 'b', 'c', 'd');
     const last = fc.option(fc.record({ applicationId: app, messageId: fc.string() }), { nil: undefined });
     fc.assert(
-      fc.property(last, last, fc.uniqueArray(app, { maxLength: 4 }), fc.option(app, { nil: undefined }), (lastToHandset, lastFromAddress, sendersOfAddress, claimedBy) => {
-        const route = routeReply({ lastToHandset, lastFromAddress, sendersOfAddress }, claimedBy);
-        if (route.applicationId === '') return;
-        const allowed = claimedBy ?? (sendersOfAddress.length === 1 ? sendersOfAddress[0] : (lastFromAddress?.applicationId ?? lastToHandset?.applicationId));
-        expect(route.applicationId).toBe(allowed);
-        // A reply names only a message of its own application.
-        if (route.replyTo) expect([lastToHandset, lastFromAddress].some((m) => m?.applicationId === route.applicationId && m.messageId === route.replyTo)).toBe(true);
-      }),
+      fc.property(
+        last,
+        last,
+        fc.uniqueArray(app, { maxLength: 4 }),
+        fc.option(app, { nil: undefined }),
+        (lastToHandset, lastFromAddress, sendersOfAddress, claimedBy) => {
+          const route = routeReply({ lastToHandset, lastFromAddress, sendersOfAddress }, claimedBy);
+          if (route.applicationId === '') return;
+          const allowed = claimedBy ?? (sendersOfAddress.length === 1 ? sendersOfAddress[0] : (lastFromAddress?.applicationId ?? lastToHandset?.applicationId));
+          expect(route.applicationId).toBe(allowed);
+          // A reply names only a message of its own application.
+          if (route.replyTo)
+            expect([lastToHandset, lastFromAddress].some((m) => m?.applicationId === route.applicationId && m.messageId === route.replyTo)).toBe(true);
+        },
+      ),
     );
   });
 });

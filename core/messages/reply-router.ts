@@ -34,6 +34,7 @@ export function routeReply(context: ReplyContext, claimedBy: string | undefined)
   }
   if (lastFromAddress) return { applicationId: lastFromAddress.applicationId, replyTo: lastFromAddress.messageId, rule: 'last-message-from-address' };
   // A known address whose senders never messaged this handset from it: guessing would hand the reply to a stranger.
-  if (sendersOfAddress.length === 0 && lastToHandset) return { applicationId: lastToHandset.applicationId, replyTo: lastToHandset.messageId, rule: 'last-message-to-handset' };
+  if (sendersOfAddress.length === 0 && lastToHandset)
+    return { applicationId: lastToHandset.applicationId, replyTo: lastToHandset.messageId, rule: 'last-message-to-handset' };
   return { applicationId: '', replyTo: '', rule: 'unmatched' };
 }

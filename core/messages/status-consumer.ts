@@ -17,7 +17,14 @@ import { createUnmatchedReports } from './unmatched-reports';
  * batch: retrying the whole batch kept the submits it carried from being
  * recorded, so two partitions could each wait on the other.
  */
-export function startStatusConsumer(deps: { bus: Bus; state: HotState; history: History; recorder: StatusRecorder; log: Logger; holdUnmatchedMs?: number }): Promise<Subscription> {
+export function startStatusConsumer(deps: {
+  bus: Bus;
+  state: HotState;
+  history: History;
+  recorder: StatusRecorder;
+  log: Logger;
+  holdUnmatchedMs?: number;
+}): Promise<Subscription> {
   const resolveId = async (u: StatusUpdate): Promise<string | undefined> => {
     if (u.id) return u.id;
     if (!u.carrierId) return undefined;

@@ -43,9 +43,7 @@ export function createStatusRecorder(deps: { history: History; state: HotState }
   return {
     async record(changes) {
       if (changes.length === 0) return [];
-      const applied = await deps.state.advanceStatuses(
-        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId })),
-      );
+      const applied = await deps.state.advanceStatuses(changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId })));
       const writes: Promise<void>[] = [];
       changes.forEach((c, i) => {
         if (!applied[i]) return;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { StatusUpdate } from './bus-payloads';
 import { createUnmatchedReports } from './unmatched-reports';
 
-const report = (carrierId: string, status: StatusUpdate['status'] = 'received'): StatusUpdate => ({ id: '', carrierId, status, at: 1, channel: 'sms' }) as StatusUpdate;
+const report = (carrierId: string, status: StatusUpdate['status'] = 'received'): StatusUpdate =>
+  ({ id: '', carrierId, status, at: 1, channel: 'sms' }) as StatusUpdate;
 
 describe('delivery reports waiting for their carrier id', () => {
   it('are held until matched, and given up once their time has passed', () => {
@@ -23,7 +24,10 @@ describe('delivery reports waiting for their carrier id', () => {
     held.hold(report('c1', 'received'));
     held.hold(report('c2'));
     expect(held.hold(report('c3'))).toBe(false);
-    expect(held.take().waiting.map((u) => [u.carrierId, u.status])).toEqual([['c1', 'received'], ['c2', 'received']]);
+    expect(held.take().waiting.map((u) => [u.carrierId, u.status])).toEqual([
+      ['c1', 'received'],
+      ['c2', 'received'],
+    ]);
     expect(held.hold(report(''))).toBe(false);
   });
 });

@@ -12,7 +12,9 @@ export function parseCampaignSchedule(text: string, horizonMs: number, now = Dat
   const m = RFC3339.exec(text);
   const at = Date.parse(text);
   if (!m || Number.isNaN(at)) {
-    throw new HermodError('invalid_attrib', 'schedule must be an RFC 3339 date-time with an offset', { fields: [{ field: 'schedule', description: 'must be an RFC 3339 date-time with an offset' }] });
+    throw new HermodError('invalid_attrib', 'schedule must be an RFC 3339 date-time with an offset', {
+      fields: [{ field: 'schedule', description: 'must be an RFC 3339 date-time with an offset' }],
+    });
   }
   checkHorizon(at, 'schedule', horizonMs, now);
   const utcOffsetMinutes = m[1] ? 0 : (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));

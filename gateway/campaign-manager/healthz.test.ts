@@ -13,8 +13,20 @@ import type { IdempotencyStore } from '../http/idempotency';
 async function serve(health: CampaignsClient['health']) {
   const log = createLogger();
   const campaigns = { health } as unknown as CampaignsClient;
-  const auth = { authenticate: async () => { throw new HermodError('unauthorized', 'no'); } } as unknown as Authenticator;
-  const router = campaignManagerRouter({ campaigns, core: {} as unknown as IdempotencyStore, auth, log, maxBodyBytes: 1024, maxImportBytes: 1024, scheduleHorizonMs: 60 * 86_400_000 });
+  const auth = {
+    authenticate: async () => {
+      throw new HermodError('unauthorized', 'no');
+    },
+  } as unknown as Authenticator;
+  const router = campaignManagerRouter({
+    campaigns,
+    core: {} as unknown as IdempotencyStore,
+    auth,
+    log,
+    maxBodyBytes: 1024,
+    maxImportBytes: 1024,
+    scheduleHorizonMs: 60 * 86_400_000,
+  });
   const app = new Koa();
   app.use(campaignManagerErrors(log));
   app.use(router.routes());

@@ -37,30 +37,38 @@ export async function importBody(
   let invalid = 0;
   let valid = 0;
   try {
-    const count = await parseStreamedObject(body, { arrayField: 'members', maxBytes: deps.maxBytes }, {
-      field(name, value) {
-        fields[name] = value;
+    const count = await parseStreamedObject(
+      body,
+      { arrayField: 'members', maxBytes: deps.maxBytes },
+      {
+        field(name, value) {
+          fields[name] = value;
+        },
+        async elements(elements, firstIndex) {
+          if (firstIndex + elements.length > MAX_MEMBERS) throw new HermodError('invalid_attrib', `members: at most ${MAX_MEMBERS} members`);
+          const good: Member[] = [];
+          elements.forEach((element, i) => {
+            try {
+              const m = deps.validate<Record<string, string>>('Member', element);
+              good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
+            } catch (err) {
+              invalid++;
+              if (problems.length < MAX_LISTED) problems.push(`members[${firstIndex + i}]: ${(err as Error).message}`);
+            }
+          });
+          valid += good.length;
+          if (good.length > 0) await session.write(good);
+        },
       },
-      async elements(elements, firstIndex) {
-        if (firstIndex + elements.length > MAX_MEMBERS) throw new HermodError('invalid_attrib', `members: at most ${MAX_MEMBERS} members`);
-        const good: Member[] = [];
-        elements.forEach((element, i) => {
-          try {
-            const m = deps.validate<Record<string, string>>('Member', element);
-            good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
-          } catch (err) {
-            invalid++;
-            if (problems.length < MAX_LISTED) problems.push(`members[${firstIndex + i}]: ${(err as Error).message}`);
-          }
-        });
-        valid += good.length;
-        if (good.length > 0) await session.write(good);
-      },
-    });
+    );
     const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
     deps.validate(schema, fields);
     if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');
-    if (count === 0) throw new HermodError(Object.hasOwn(fields, 'members') || problems.length > 0 ? 'invalid_attrib' : 'missing_attrib', 'members: at least 1 member is required');
+    if (count === 0)
+      throw new HermodError(
+        Object.hasOwn(fields, 'members') || problems.length > 0 ? 'invalid_attrib' : 'missing_attrib',
+        'members: at least 1 member is required',
+      );
     const described = `${invalid} invalid member${invalid === 1 ? '' : 's'}: ${problems.join('; ')}${invalid > problems.length ? '; …' : ''}`;
     if (invalid > 0 && fields.strict_validation !== false) throw new HermodError('invalid_attrib', described);
     if (valid === 0) throw new HermodError('invalid_attrib', `no valid members; ${described}`);

@@ -46,7 +46,8 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     return who;
   };
   const integerId = (value: string | undefined, name: string): number => {
-    if (!value || !INTEGER_ID.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
+    if (!value || !INTEGER_ID.test(value) || Number(value) > Number.MAX_SAFE_INTEGER)
+      throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
     return Number(value);
   };
   const plainErrors = async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
@@ -107,24 +108,29 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   });
 
   router.post('/:application_name/scheduled_campaigns', async (ctx) => {
-    await importOnce(ctx, 'campaign', (f) => {
-      const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
-      checkSenderAddress(f.mask as string | undefined, 'mask');
-      return {
-        ...commitFields(f),
-        schedule: schedule.at,
-        utcOffsetMinutes: schedule.utcOffsetMinutes,
-        content: (f.content as string | undefined) ?? '',
-        template: (f.template as string | undefined) ?? '',
-        mask: (f.mask as string | undefined) ?? '',
-        optOutResponse: (f.opt_out_response as string | undefined) ?? '',
-        replyResponse: (f.reply_response as string | undefined) ?? '',
-      };
-    }, (result) => {
-      ctx.status = 201;
-      ctx.set('Location', `${base(ctx)}/${result.id}/report`);
-      ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
-    });
+    await importOnce(
+      ctx,
+      'campaign',
+      (f) => {
+        const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
+        checkSenderAddress(f.mask as string | undefined, 'mask');
+        return {
+          ...commitFields(f),
+          schedule: schedule.at,
+          utcOffsetMinutes: schedule.utcOffsetMinutes,
+          content: (f.content as string | undefined) ?? '',
+          template: (f.template as string | undefined) ?? '',
+          mask: (f.mask as string | undefined) ?? '',
+          optOutResponse: (f.opt_out_response as string | undefined) ?? '',
+          replyResponse: (f.reply_response as string | undefined) ?? '',
+        };
+      },
+      (result) => {
+        ctx.status = 201;
+        ctx.set('Location', `${base(ctx)}/${result.id}/report`);
+        ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
+      },
+    );
   });
 
   router.get('/:application_name/templates', async (ctx) => {

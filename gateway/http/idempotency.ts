@@ -49,7 +49,14 @@ export function replay(ctx: Context, response: string): void {
  * retry, a success stores the answer under the fingerprint `fingerprint()`
  * gives once `run` is done.
  */
-export async function runClaimed(ctx: Context, store: IdempotencyStore, applicationId: string, key: string, run: () => Promise<void>, fingerprint: () => string): Promise<void> {
+export async function runClaimed(
+  ctx: Context,
+  store: IdempotencyStore,
+  applicationId: string,
+  key: string,
+  run: () => Promise<void>,
+  fingerprint: () => string,
+): Promise<void> {
   try {
     await run();
   } catch (err) {
@@ -70,10 +77,18 @@ export async function runClaimed(ctx: Context, store: IdempotencyStore, applicat
  * retry. Call after the body has been read (readJson keeps the raw text for
  * the fingerprint); for a streamed body see idempotentStream.
  */
-export async function idempotent(ctx: Context, store: IdempotencyStore, applicationId: string, scope: IdempotencyScope, run: () => Promise<void>): Promise<void> {
+export async function idempotent(
+  ctx: Context,
+  store: IdempotencyStore,
+  applicationId: string,
+  scope: IdempotencyScope,
+  run: () => Promise<void>,
+): Promise<void> {
   const key = scopedKey(ctx, scope);
   if (!key) return run();
-  const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`)
+    .digest('hex');
   const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint });
   if (!claim.claimed) {
     if (claim.fingerprint !== fingerprint) throw differentRequest();

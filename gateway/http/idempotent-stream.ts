@@ -46,5 +46,12 @@ export async function idempotentStream(
     if (hash.digest('hex') !== claim.fingerprint) throw differentRequest();
     return replay(ctx, claim.response);
   }
-  await runClaimed(ctx, store, applicationId, key, () => run(body), () => hash.digest('hex'));
+  await runClaimed(
+    ctx,
+    store,
+    applicationId,
+    key,
+    () => run(body),
+    () => hash.digest('hex'),
+  );
 }

@@ -20,7 +20,8 @@ export function checkJsonRequest(ctx: Context, maxBytes: number): void {
   const charset = CHARSET.exec(type);
   if (charset) {
     const name = charset[1] ?? charset[2] ?? '';
-    if (!UTF8.test(name)) throw new HermodError('unsupported_media_type', `content-type charset must be utf-8 (JSON is UTF-8), got ${name || 'an empty charset'}`);
+    if (!UTF8.test(name))
+      throw new HermodError('unsupported_media_type', `content-type charset must be utf-8 (JSON is UTF-8), got ${name || 'an empty charset'}`);
   }
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > maxBytes) throw new HermodError('body_too_large', `request body exceeds ${maxBytes} bytes`);

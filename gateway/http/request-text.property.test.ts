@@ -14,20 +14,39 @@ const text = fc.oneof(
   fc.constantFrom('Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉', 'quote " backslash \\ newline \n', '\u2028\u2029', '\ufeff'),
 );
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
-const object = fc.record({ content: text, members: fc.array(fc.dictionary(text, json, { maxKeys: 3 }), { maxLength: 10 }), extra: json }, { requiredKeys: ['members'] });
+const object = fc.record(
+  { content: text, members: fc.array(fc.dictionary(text, json, { maxKeys: 3 }), { maxLength: 10 }), extra: json },
+  { requiredKeys: ['members'] },
+);
 
 /** Byte sequences no UTF-8 decoder may accept, whatever follows them at a character boundary. */
 const invalidSequence = fc.constantFrom(
-  [0x80], [0xbf], // a continuation byte with no start
-  [0xc0, 0x80], [0xc1, 0xbf], // overlong two-byte forms
+  [0x80],
+  [0xbf], // a continuation byte with no start
+  [0xc0, 0x80],
+  [0xc1, 0xbf], // overlong two-byte forms
   [0xe0, 0x80, 0xaf], // overlong three-byte form
-  [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], // surrogates encoded as UTF-8 (CESU-8)
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf], // surrogates encoded as UTF-8 (CESU-8)
   [0xf0, 0x8f, 0xbf, 0xbf], // overlong four-byte form
   [0xf4, 0x90, 0x80, 0x80], // beyond U+10FFFF
-  [0xf5], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xfe], [0xff],
-  [0xe4, 0xbd], [0xf0, 0x9f, 0x91], [0xc3], // a character cut short
+  [0xf5],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xfe],
+  [0xff],
+  [0xe4, 0xbd],
+  [0xf0, 0x9f, 0x91],
+  [0xc3], // a character cut short
   [0xe9], // Latin-1 é
 );
 
@@ -51,19 +70,31 @@ const cuts = fc.array(fc.integer({ min: 1, max: 13 }), { minLength: 1, maxLength
 
 /** Just enough of a Koa context for readJson: headers, the body stream and state. */
 function contextFor(bytes: Buffer, cutsAt: number[]): Context {
-  return { get: (name: string) => (name === 'content-type' ? 'application/json; charset=utf-8' : ''), req: Readable.from(chunked(bytes, cutsAt)), state: {} } as unknown as Context;
+  return {
+    get: (name: string) => (name === 'content-type' ? 'application/json; charset=utf-8' : ''),
+    req: Readable.from(chunked(bytes, cutsAt)),
+    state: {},
+  } as unknown as Context;
 }
 
 const streamed = (bytes: Buffer, cutsAt: number[]) => {
   const fields: Record<string, unknown> = {};
   const members: unknown[] = [];
-  return parseStreamedObject(chunked(bytes, cutsAt), { arrayField: 'members', maxBytes: 10_000_000, batchSize: 3 }, {
-    field: (name, v) => void (fields[name] = v),
-    elements: (elements) => void members.push(...elements),
-  }).then(() => ({ ...fields, members }));
+  return parseStreamedObject(
+    chunked(bytes, cutsAt),
+    { arrayField: 'members', maxBytes: 10_000_000, batchSize: 3 },
+    {
+      field: (name, v) => void (fields[name] = v),
+      elements: (elements) => void members.push(...elements),
+    },
+  ).then(() => ({ ...fields, members }));
 };
 
-const refusal = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'accepted', (err: unknown) => err);
+const refusal = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'accepted',
+    (err: unknown) => err,
+  );
 
 describe('request text is UTF-8 (property)', () => {
   it('finds a problem exactly where TextDecoder does, on any bytes', () => {
@@ -129,10 +160,13 @@ describe('request text is UTF-8 (property)', () => {
         const s = JSON.stringify(around).slice(1, -1);
         const bad = `${s}${loneEscape}${s}`;
         const body =
-          where === 'content' ? `{"content":"${bad}","members":[]}`
-          : where === 'key' ? `{"${bad}":1,"members":[]}`
-          : where === 'member' ? `{"members":[{"destination":"+6421000001"},{"param1":"${bad}"}]}`
-          : `{"extra":{"a":[1,"${bad}"]},"members":[]}`;
+          where === 'content'
+            ? `{"content":"${bad}","members":[]}`
+            : where === 'key'
+              ? `{"${bad}":1,"members":[]}`
+              : where === 'member'
+                ? `{"members":[{"destination":"+6421000001"},{"param1":"${bad}"}]}`
+                : `{"extra":{"a":[1,"${bad}"]},"members":[]}`;
         const bytes = Buffer.from(body, 'utf8');
         for (const outcome of [await refusal(readJson(contextFor(bytes, [7]), 10_000_000)), await refusal(streamed(bytes, [7]))]) {
           expect(outcome).toMatchObject({ code: 'invalid_json', message: expect.stringContaining(`lone surrogate ${loneEscape.toLowerCase()}`) });

@@ -11,7 +11,7 @@ describe('schedules', () => {
   it('take any time from now up to the horizon and refuse anything past it, whatever the horizon (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 60_000, max: 400 * DAY }), fc.double({ min: 0, max: 2, noNaN: true }), (horizon, fraction) => {
-        const at = NOW + Math.floor(horizon * fraction / 1000) * 1000;
+        const at = NOW + Math.floor((horizon * fraction) / 1000) * 1000;
         if (at <= NOW + horizon) expect(parseSchedule(iso(at), 'scheduled', horizon, NOW).getTime()).toBe(at);
         else expect(() => parseSchedule(iso(at), 'scheduled', horizon, NOW)).toThrow(HermodError);
       }),

@@ -4,7 +4,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\
 
 /** `60 days`, `36 hours`, `90 minutes`: how a horizon reads in an error message. */
 export function describeHorizon(ms: number): string {
-  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
   }
   return `${Math.round(ms / 1000)} seconds`;
@@ -20,9 +24,13 @@ export function checkHorizon(at: number, field: string, horizonMs: number, now =
 
 /** An RFC 3339 time with an offset, not in the past and within the horizon. */
 export function parseSchedule(text: string, field: string, horizonMs: number, now = Date.now()): Date {
-  if (!RFC3339.test(text)) throw new HermodError('invalid_attrib', `${field} must be an RFC 3339 date-time with an offset`, { fields: [{ field, description: 'must be an RFC 3339 date-time with an offset' }] });
+  if (!RFC3339.test(text))
+    throw new HermodError('invalid_attrib', `${field} must be an RFC 3339 date-time with an offset`, {
+      fields: [{ field, description: 'must be an RFC 3339 date-time with an offset' }],
+    });
   const at = Date.parse(text);
-  if (Number.isNaN(at)) throw new HermodError('invalid_attrib', `${field} is not a valid date-time`, { fields: [{ field, description: 'is not a valid date-time' }] });
+  if (Number.isNaN(at))
+    throw new HermodError('invalid_attrib', `${field} is not a valid date-time`, { fields: [{ field, description: 'is not a valid date-time' }] });
   // A second of slack so "now" sent by a client with a slightly fast clock is not refused.
   if (at < now - 1000) throw new HermodError('invalid_attrib', `${field} is in the past`, { fields: [{ field, description: 'is in the past' }] });
   checkHorizon(at, field, horizonMs, now);

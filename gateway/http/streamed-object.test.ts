@@ -20,10 +20,14 @@ function split(body: string | Buffer, size: number): Buffer[] {
 async function parse(chunks: Buffer[], options: Partial<StreamedObjectOptions> = {}) {
   const fields: [string, unknown][] = [];
   const batches: { firstIndex: number; elements: unknown[] }[] = [];
-  const count = await parseStreamedObject(fromChunks(chunks), { ...OPTIONS, ...options }, {
-    field: (name, value) => void fields.push([name, value]),
-    elements: (elements, firstIndex) => void batches.push({ firstIndex, elements }),
-  });
+  const count = await parseStreamedObject(
+    fromChunks(chunks),
+    { ...OPTIONS, ...options },
+    {
+      field: (name, value) => void fields.push([name, value]),
+      elements: (elements, firstIndex) => void batches.push({ firstIndex, elements }),
+    },
+  );
   const elements = batches.flatMap((b) => b.elements);
   // Rebuilt the way JSON.parse would see the body, for comparison (an absent array reads as empty).
   const object: Record<string, unknown> = Object.fromEntries(fields);
@@ -32,7 +36,10 @@ async function parse(chunks: Buffer[], options: Partial<StreamedObjectOptions> =
 }
 
 async function parseError(chunks: Buffer[], options: Partial<StreamedObjectOptions> = {}): Promise<HermodError> {
-  const err = await parse(chunks, options).then(() => undefined, (e: unknown) => e);
+  const err = await parse(chunks, options).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HermodError);
   return err as HermodError;
 }
@@ -53,21 +60,31 @@ describe('parseStreamedObject', () => {
   it('reports the other fields whether they come before or after the array, in body order', async () => {
     const body = '{"name":"Hoko o te kōanga 🌸","members":[{"destination":"+6421000001"}],"strict_validation":false,"n":-1.5e3}';
     const { fields, elements } = await parse(split(body, 5));
-    expect(fields).toEqual([['name', 'Hoko o te kōanga 🌸'], ['strict_validation', false], ['n', -1500]]);
+    expect(fields).toEqual([
+      ['name', 'Hoko o te kōanga 🌸'],
+      ['strict_validation', false],
+      ['n', -1500],
+    ]);
     expect(elements).toEqual([{ destination: '+6421000001' }]);
   });
 
   it('parses nested objects and arrays in other fields whole', async () => {
     const other = { a: [1, { b: ['c', null, true] }], d: { e: { f: [] } } };
     const { fields } = await parse(split(JSON.stringify({ other, members: [], empty: {} }), 3));
-    expect(fields).toEqual([['other', other], ['empty', {}]]);
+    expect(fields).toEqual([
+      ['other', other],
+      ['empty', {}],
+    ]);
   });
 
   it('returns zero and never calls elements when the array field is absent', async () => {
     const { count, batches, fields } = await parse(split('{"name":"你好世界","list":[1,2]}', 4));
     expect(count).toBe(0);
     expect(batches).toEqual([]);
-    expect(fields).toEqual([['name', '你好世界'], ['list', [1, 2]]]);
+    expect(fields).toEqual([
+      ['name', '你好世界'],
+      ['list', [1, 2]],
+    ]);
   });
 
   it('reports an empty array as zero elements', async () => {
@@ -195,14 +212,18 @@ describe('parseStreamedObject', () => {
       }
     }
     const pulledWhenCalled: number[] = [];
-    const count = await parseStreamedObject(source(), { ...OPTIONS, batchSize: 2 }, {
-      field() {},
-      async elements(elements) {
-        pulledWhenCalled.push(pulled);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        expect(pulled, `while handling ${JSON.stringify(elements)}`).toBe(pulledWhenCalled.at(-1));
+    const count = await parseStreamedObject(
+      source(),
+      { ...OPTIONS, batchSize: 2 },
+      {
+        field() {},
+        async elements(elements) {
+          pulledWhenCalled.push(pulled);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          expect(pulled, `while handling ${JSON.stringify(elements)}`).toBe(pulledWhenCalled.at(-1));
+        },
       },
-    });
+    );
     expect(count).toBe(6);
     expect(pulledWhenCalled).toEqual([1, 2, 4]);
   });
@@ -228,18 +249,25 @@ describe('parseStreamedObject', () => {
     const sample = new Map<number, unknown>();
     let next = 0;
     const fields: [string, unknown][] = [];
-    const count = await parseStreamedObject(readable, { arrayField: 'members', maxBytes: 100_000_000 }, {
-      field: (name, value) => void fields.push([name, value]),
-      elements(elements, firstIndex) {
-        expect(firstIndex).toBe(next);
-        expect(elements.length).toBeLessThanOrEqual(5000);
-        next += elements.length;
-        for (let i = 0; i < elements.length; i++) if ((firstIndex + i) % 9973 === 0) sample.set(firstIndex + i, elements[i]);
+    const count = await parseStreamedObject(
+      readable,
+      { arrayField: 'members', maxBytes: 100_000_000 },
+      {
+        field: (name, value) => void fields.push([name, value]),
+        elements(elements, firstIndex) {
+          expect(firstIndex).toBe(next);
+          expect(elements.length).toBeLessThanOrEqual(5000);
+          next += elements.length;
+          for (let i = 0; i < elements.length; i++) if ((firstIndex + i) % 9973 === 0) sample.set(firstIndex + i, elements[i]);
+        },
       },
-    });
+    );
     expect(count).toBe(n);
     expect(next).toBe(n);
-    expect(fields).toEqual([['name', 'big'], ['strict_validation', false]]);
+    expect(fields).toEqual([
+      ['name', 'big'],
+      ['strict_validation', false],
+    ]);
     expect(sample.size).toBe(Math.ceil(n / 9973));
     for (const [i, value] of sample) expect(value).toEqual(member(i));
   });

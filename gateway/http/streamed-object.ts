@@ -19,11 +19,7 @@ export interface StreamedObjectOptions {
 }
 
 /** Parses a JSON object body from a byte stream; resolves with the number of array elements seen (0 if the field is absent). */
-export async function parseStreamedObject(
-  source: AsyncIterable<Buffer>,
-  options: StreamedObjectOptions,
-  handler: StreamedObjectHandler,
-): Promise<number> {
+export async function parseStreamedObject(source: AsyncIterable<Buffer>, options: StreamedObjectOptions, handler: StreamedObjectHandler): Promise<number> {
   const batchSize = options.batchSize ?? 5000;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const scanner = new Scanner(options.arrayField, handler);
@@ -65,14 +61,31 @@ export async function parseStreamedObject(
   return scanner.count;
 }
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  COLON = 0x3a;
+const OPEN_BRACE = 0x7b,
+  CLOSE_BRACE = 0x7d,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACKET = 0x5d;
 const BOM = [0xef, 0xbb, 0xbf];
 
 // Where the scanner is in the top-level object.
-const START = 0, KEY_OR_CLOSE = 1, KEY_NEXT = 2, KEY = 3, COLON_NEXT = 4, VALUE_NEXT = 5, VALUE = 6, ARRAY = 7, AFTER_VALUE = 8, DONE = 9;
+const START = 0,
+  KEY_OR_CLOSE = 1,
+  KEY_NEXT = 2,
+  KEY = 3,
+  COLON_NEXT = 4,
+  VALUE_NEXT = 5,
+  VALUE = 6,
+  ARRAY = 7,
+  AFTER_VALUE = 8,
+  DONE = 9;
 // What kind of value (or key) is being collected.
-const SCALAR = 0, STRING = 1, CONTAINER = 2;
+const SCALAR = 0,
+  STRING = 1,
+  CONTAINER = 2;
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -117,7 +130,10 @@ class Scanner {
   count = 0;
   arrayClosed = false;
 
-  constructor(private readonly arrayField: string, private readonly handler: StreamedObjectHandler) {}
+  constructor(
+    private readonly arrayField: string,
+    private readonly handler: StreamedObjectHandler,
+  ) {}
 
   /** Scans `c` from `i`; returns where it stopped, early only right after the streamed array closes. */
   feed(c: Buffer, i: number): number {
@@ -217,7 +233,9 @@ class Scanner {
   /** Index just past the key or value if it ends in `c`, else -1; begin() has already consumed its opening byte. */
   private scanValue(c: Buffer, i: number): number {
     const kind = this.kind;
-    let depth = this.depth, inString = this.inString, escaped = this.escaped;
+    let depth = this.depth,
+      inString = this.inString,
+      escaped = this.escaped;
     let end = -1;
     for (const n = c.length; i < n; i++) {
       const b = c[i]!;
@@ -226,14 +244,23 @@ class Scanner {
         else if (b === BACKSLASH) escaped = true;
         else if (b === QUOTE) {
           inString = false;
-          if (depth === 0) { end = i + 1; break; }
+          if (depth === 0) {
+            end = i + 1;
+            break;
+          }
         }
       } else if (kind === SCALAR) {
-        if (isSpace(b) || b === COMMA || b === CLOSE_BRACE || b === CLOSE_BRACKET) { end = i; break; }
+        if (isSpace(b) || b === COMMA || b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+          end = i;
+          break;
+        }
       } else if (b === QUOTE) inString = true;
       else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
       else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-        if (--depth === 0) { end = i + 1; break; }
+        if (--depth === 0) {
+          end = i + 1;
+          break;
+        }
       }
     }
     this.depth = depth;
@@ -248,9 +275,7 @@ class Scanner {
     try {
       value = JSON.parse(text);
     } catch {
-      throw this.state === KEY
-        ? invalid('malformed field name', this.startOffset)
-        : invalid(`malformed value for field "${this.key}"`, this.startOffset);
+      throw this.state === KEY ? invalid('malformed field name', this.startOffset) : invalid(`malformed value for field "${this.key}"`, this.startOffset);
     }
     if (mayHaveLoneSurrogate(text)) checkNoLoneSurrogates(value, this.state === VALUE ? this.key : '(field name)');
     if (this.state === VALUE) {
@@ -278,8 +303,11 @@ class Scanner {
   /** Scans array content from `i`; parses every element completed in `c`. */
   private scanArray(c: Buffer, i: number): number {
     this.start = i;
-    let depth = this.depth, inString = this.inString, escaped = this.escaped;
-    let lastComma = -1, close = -1;
+    let depth = this.depth,
+      inString = this.inString,
+      escaped = this.escaped;
+    let lastComma = -1,
+      close = -1;
     for (const n = c.length; i < n; i++) {
       const b = c[i]!;
       if (inString) {
@@ -292,8 +320,10 @@ class Scanner {
       } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
       else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (depth > 0) depth--;
-        else if (b === CLOSE_BRACKET) { close = i; break; }
-        else throw invalid(`unexpected '}' in ${this.arrayField}`, this.offset + i);
+        else if (b === CLOSE_BRACKET) {
+          close = i;
+          break;
+        } else throw invalid(`unexpected '}' in ${this.arrayField}`, this.offset + i);
       }
     }
     this.depth = depth;
@@ -322,9 +352,10 @@ class Scanner {
     } catch {
       throw this.locate(text);
     }
-    if (mayHaveLoneSurrogate(text)) elements.forEach((e, i) => {
-      checkNoLoneSurrogates(e, `${this.arrayField}[${this.count + i}]`);
-    });
+    if (mayHaveLoneSurrogate(text))
+      elements.forEach((e, i) => {
+        checkNoLoneSurrogates(e, `${this.arrayField}[${this.count + i}]`);
+      });
     if (elements.length === 0 && (this.partParsed || !last)) {
       throw invalid(`missing element ${this.arrayField}[${this.count}]`, this.startOffset + content.length);
     }
@@ -336,7 +367,11 @@ class Scanner {
 
   /** Only on failure: finds the first malformed element, for a precise message. */
   private locate(text: string): HermodError {
-    let depth = 0, inString = false, escaped = false, from = 0, index = this.count;
+    let depth = 0,
+      inString = false,
+      escaped = false,
+      from = 0,
+      index = this.count;
     for (let i = 0; i <= text.length; i++) {
       const ch = text[i];
       if (inString) {

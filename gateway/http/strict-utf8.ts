@@ -24,7 +24,9 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
       i++;
       continue;
     }
-    let need: number, lo = 0x80, hi = 0xbf;
+    let need: number,
+      lo = 0x80,
+      hi = 0xbf;
     if (b >= 0xc2 && b <= 0xdf) need = 1;
     else if (b === 0xe0) (need = 2), (lo = 0xa0);
     else if (b === 0xed) (need = 2), (hi = 0x9f);
@@ -50,7 +52,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
-    throw notUtf8(Math.max(at , 0));
+    throw notUtf8(Math.max(at, 0));
   }
 }
 
@@ -74,7 +76,7 @@ export class Utf8StreamCheck {
       this.decoder.decode(chunk, { stream: true });
     } catch {
       const at = firstInvalidUtf8(Buffer.concat([this.tail, chunk]));
-      throw notUtf8(this.offset - this.tail.length + (Math.max(at , 0)));
+      throw notUtf8(this.offset - this.tail.length + Math.max(at, 0));
     }
     this.offset += chunk.length;
     const held = this.tail;

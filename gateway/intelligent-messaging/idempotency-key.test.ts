@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import { startTestServer, type TestServer } from './test-server';
 
-const body = (text: string) => ({ destination: { mobile: '+6421000001' }, message: { type: 'text', text: { body: text } }, delivery_attempts: [{ channel: 'sms' }] });
+const body = (text: string) => ({
+  destination: { mobile: '+6421000001' },
+  message: { type: 'text', text: { body: text } },
+  delivery_attempts: [{ channel: 'sms' }],
+});
 
 describe('Intelligent Messaging Idempotency-Key', () => {
   let server: TestServer;

@@ -6,7 +6,10 @@ const UUID = '3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e';
 const TEMPLATE_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 const x = (n: number, ch = 'a'): string => ch.repeat(n);
 /** `n` characters (code points) of world text: limits count characters, not UTF-16 units or bytes. */
-const world = (n: number): string => Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1)).slice(0, n).join('');
+const world = (n: number): string =>
+  Array.from('Kia ora, e hoa mā — tēnā koe. Привет, 你好世界 👋🏽🎉 '.repeat(Math.ceil(n / 40) + 1))
+    .slice(0, n)
+    .join('');
 
 let server: TestServer;
 beforeAll(async () => {
@@ -82,7 +85,12 @@ describe('MessagePostRequest formats', () => {
 
   it('accepts http and https URLs and refuses other schemes and non-URLs', async () => {
     const sent = await accepted(media({ type: 'image/png', url: 'https://cdn.example.com/a/b.png?size=2' }));
-    expect(sent.message).toEqual({ type: 'media', text: '', media: { mimeType: 'image/png', url: 'https://cdn.example.com/a/b.png?size=2' }, template: undefined });
+    expect(sent.message).toEqual({
+      type: 'media',
+      text: '',
+      media: { mimeType: 'image/png', url: 'https://cdn.example.com/a/b.png?size=2' },
+      template: undefined,
+    });
     await accepted(media({ type: 'image/png', url: 'http://cdn.example.com/b.png' }));
     await rejected(media({ type: 'image/png', url: 'ftp://cdn.example.com/b.png' }), 'message.media.url');
     await rejected(media({ type: 'image/png', url: 'not a url' }), 'message.media.url');
@@ -124,7 +132,12 @@ describe('MessagePostRequest formats', () => {
 
   it('accepts 0 and 20 template parameters and refuses 21', async () => {
     const sent = await accepted(template({ language: 'en', parameters: params(20) }));
-    expect(sent.message).toEqual({ type: 'template', text: '', media: undefined, template: { templateId: TEMPLATE_ID, language: 'en', parameters: params(20) } });
+    expect(sent.message).toEqual({
+      type: 'template',
+      text: '',
+      media: undefined,
+      template: { templateId: TEMPLATE_ID, language: 'en', parameters: params(20) },
+    });
     expect((await accepted(template({ parameters: [] }))).message?.template?.parameters).toEqual([]);
     expect((await accepted(template({}))).message?.template).toEqual({ templateId: TEMPLATE_ID, language: '', parameters: [] });
     await rejected(template({ parameters: params(21) }), 'message.template.parameters');
@@ -141,7 +154,15 @@ describe('MessagePostRequest formats', () => {
   it('accepts template parameter text of 256 characters and refuses 257 or a missing one', async () => {
     const sent = await accepted(template({ parameters: [{ name: 'code', text: world(256) }] }));
     expect(sent.message?.template?.parameters).toEqual([{ name: 'code', text: world(256) }]);
-    await rejected(template({ parameters: [{ name: 'a', text: 'Ka pai 👍🏽' }, { name: 'code', text: world(257) }] }), 'message.template.parameters[1].text');
+    await rejected(
+      template({
+        parameters: [
+          { name: 'a', text: 'Ka pai 👍🏽' },
+          { name: 'code', text: world(257) },
+        ],
+      }),
+      'message.template.parameters[1].text',
+    );
     await rejected(template({ parameters: [{ name: 'a', text: 'Ka pai 👍🏽' }, { name: 'code' }] }), 'message.template.parameters[1].text');
   });
 
@@ -187,7 +208,9 @@ describe('delivery attempts', () => {
   });
 
   it('unwraps labelled attempts and keeps bare ones, in order, a missing timeout left absent', async () => {
-    const sent = await accepted(attempts({ first: { channel: 'wab', event: 'read', timeout: 15 } }, { channel: 'rcs', event: 'delivered' }, { last: { channel: 'sms' } }));
+    const sent = await accepted(
+      attempts({ first: { channel: 'wab', event: 'read', timeout: 15 } }, { channel: 'rcs', event: 'delivered' }, { last: { channel: 'sms' } }),
+    );
     expect(sent.attempts).toEqual([
       { channel: 'wab', event: 'read', timeout: 15 },
       { channel: 'rcs', event: 'delivered', timeout: undefined },

@@ -103,7 +103,11 @@ describe('POST /rest/im/v1/message', () => {
     expect(res.status).toBe(415);
     expectApiError(res.json, 415, 'Unsupported Media Type');
 
-    const undeclared = await fetch(`${server.url}/rest/im/v1/message`, { method: 'POST', headers: { authorization: API_KEY }, body: new TextEncoder().encode(JSON.stringify(BODY)) });
+    const undeclared = await fetch(`${server.url}/rest/im/v1/message`, {
+      method: 'POST',
+      headers: { authorization: API_KEY },
+      body: new TextEncoder().encode(JSON.stringify(BODY)),
+    });
     expect(undeclared.status).toBe(415);
     expectApiError(await undeclared.json(), 415, 'Unsupported Media Type');
   });

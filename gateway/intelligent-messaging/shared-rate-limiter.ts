@@ -5,8 +5,7 @@ export type RateBudgetSource = (applicationId: string, wanted: number) => Promis
 
 export type RateVerdict =
   /** `limit` 0: the application has no limit. */
-  | { ok: true; limit: number }
-  | { ok: false; limit: number; retryAfterSeconds: number };
+  { ok: true; limit: number } | { ok: false; limit: number; retryAfterSeconds: number };
 
 export interface SharedRateLimiter {
   /** Spends one request of the application's allowance. */

@@ -66,13 +66,20 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
       const held = await state.claimIdempotencyKey(`${applicationId}:${key}`, fingerprint, 60_000);
       return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint, response: '' };
     },
-    completeIdempotencyKey: ({ applicationId, key, fingerprint, response }) => state.completeIdempotencyKey(`${applicationId}:${key}`, { fingerprint, response }, 60_000),
+    completeIdempotencyKey: ({ applicationId, key, fingerprint, response }) =>
+      state.completeIdempotencyKey(`${applicationId}:${key}`, { fingerprint, response }, 60_000),
     releaseIdempotencyKey: ({ applicationId, key }) => state.releaseIdempotencyKey(`${applicationId}:${key}`),
   };
   const router = intelligentMessagingRouter({ im, idempotency, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();
   app.silent = true;
-  app.use(compose([intelligentMessagingErrors(log), router.routes() as Middleware, router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware]));
+  app.use(
+    compose([
+      intelligentMessagingErrors(log),
+      router.routes() as Middleware,
+      router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware,
+    ]),
+  );
 
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -54,8 +54,7 @@ export const SMS_V2_SCHEMAS = {
 } as const;
 
 // OpenAPI refers to components where the validator uses $defs.
-const asComponents = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value).replaceAll('#/$defs/', '#/components/schemas/'));
+const asComponents = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('#/$defs/', '#/components/schemas/'));
 
 export const SMS_V2_OPENAPI = {
   openapi: '3.1.0',

@@ -32,7 +32,6 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   const validate = createValidator(SMS_V2_SCHEMAS);
   const openapiYaml = YAML.stringify(SMS_V2_OPENAPI);
 
-
   router.get('/openapi.yaml', (ctx) => {
     ctx.type = 'application/yaml';
     ctx.body = openapiYaml;

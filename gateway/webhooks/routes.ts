@@ -30,7 +30,8 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     const channel = channelOf(ctx);
     const mode = ctx.query['hub.mode'];
     const token = ctx.query['hub.verify_token'];
-    if (channel !== 'wab' || mode !== 'subscribe' || !sameSecret(token, deps.carriers.wab.webhookSecret)) throw new HermodError('forbidden', 'verification refused');
+    if (channel !== 'wab' || mode !== 'subscribe' || !sameSecret(token, deps.carriers.wab.webhookSecret))
+      throw new HermodError('forbidden', 'verification refused');
     ctx.type = 'text/plain';
     ctx.body = String(ctx.query['hub.challenge'] ?? '');
   });
@@ -55,7 +56,10 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     }
     const reports = handler.parse(body);
     if (reports.length > 0) {
-      await deps.im.reportCarrierEvents({ channel, events: reports.map((r) => ({ carrierId: r.carrierId, status: r.status, at: r.at, errorCode: r.errorCode, detail: '' })) });
+      await deps.im.reportCarrierEvents({
+        channel,
+        events: reports.map((r) => ({ carrierId: r.carrierId, status: r.status, at: r.at, errorCode: r.errorCode, detail: '' })),
+      });
     }
     ctx.status = 200;
     ctx.type = 'application/json';

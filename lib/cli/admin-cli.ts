@@ -1,5 +1,11 @@
 import { createGrpcCredentials } from '../grpc-credentials';
-import { AccountsClient, type Application, type ListApplicationsResponse, type ListOptOutsResponse, type UpsertApplicationRequest } from '../../proto/gen/hermod/v1/accounts';
+import {
+  AccountsClient,
+  type Application,
+  type ListApplicationsResponse,
+  type ListOptOutsResponse,
+  type UpsertApplicationRequest,
+} from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
 import { newApiKey } from '../../core/accounts/secrets';
@@ -40,12 +46,17 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
   const campaigns = new CampaignsClient(config.coreAddress, channelCredentials);
   const im = new IntelligentMessagingClient(config.coreAddress, channelCredentials);
   const callOn = <Req, Res>(target: object, fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
-    new Promise((resolve, reject) =>
-      fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))),
-    );
+    new Promise((resolve, reject) => fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))));
   const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> => callOn(client, fn, req);
   const upsert = (req: Partial<UpsertApplicationRequest> & { name: string }) =>
-    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, { password: '', apiKey: '', revokeApiKey: false, rotateCallbackSecret: false, sourceAddresses: undefined, ...req });
+    call<UpsertApplicationRequest, Application>(client.upsertApplication as never, {
+      password: '',
+      apiKey: '',
+      revokeApiKey: false,
+      rotateCallbackSecret: false,
+      sourceAddresses: undefined,
+      ...req,
+    });
   const option = (name: string): string | undefined => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
@@ -88,7 +99,13 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-callbacks' && name) {
-      const app = await upsert({ name, statusCallbackUrl: option('--status'), replyCallbackUrl: option('--reply'), imStatusCallbackUrl: option('--im-status'), rotateCallbackSecret: args.includes('--rotate-secret') });
+      const app = await upsert({
+        name,
+        statusCallbackUrl: option('--status'),
+        replyCallbackUrl: option('--reply'),
+        imStatusCallbackUrl: option('--im-status'),
+        rotateCallbackSecret: args.includes('--rotate-secret'),
+      });
       out(`callbacks of ${app.name} set`);
       out(`signing secret: ${app.callbackSecret}`);
       return 0;
@@ -116,7 +133,10 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-sources' && name) {
-      const addresses = args.slice(3).map((a) => a.trim()).filter(Boolean);
+      const addresses = args
+        .slice(3)
+        .map((a) => a.trim())
+        .filter(Boolean);
       await upsert({ name, sourceAddresses: { addresses } });
       out(addresses.length > 0 ? `replies to ${addresses.join(', ')} go to ${name}` : `${name} claims no source addresses`);
       return 0;
@@ -128,7 +148,9 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         return 2;
       }
       await upsert({ name, imRateLimit: perSecond });
-      out(`Intelligent Messaging rate limit of ${name}: ${perSecond < 0 ? 'the service default' : perSecond === 0 ? 'none' : `${perSecond} requests per second`}`);
+      out(
+        `Intelligent Messaging rate limit of ${name}: ${perSecond < 0 ? 'the service default' : perSecond === 0 ? 'none' : `${perSecond} requests per second`}`,
+      );
       return 0;
     }
     if (group === 'im-templates' && verb === 'list' && name) {
@@ -138,7 +160,13 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'im-templates' && verb === 'set' && name && args.length >= 7) {
-      const t = await callOn<ImTemplate, ImTemplate>(im, im.upsertTemplate as never, { applicationName: name, id: args[3]!, name: args[4]!, language: args[5]!, body: args[6]! });
+      const t = await callOn<ImTemplate, ImTemplate>(im, im.upsertTemplate as never, {
+        applicationName: name,
+        id: args[3]!,
+        name: args[4]!,
+        language: args[5]!,
+        body: args[6]!,
+      });
       out(`template ${t.name} (${t.id}) saved`);
       return 0;
     }
@@ -149,18 +177,31 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'contacts' && verb === 'set' && name && extra) {
-      const c = await callOn<ImContact, ImContact>(im, im.upsertContact as never, { applicationName: name, contactId: extra, mobile: option('--mobile') ?? '', email: option('--email') ?? '', whatsappId: option('--whatsapp') ?? '' });
+      const c = await callOn<ImContact, ImContact>(im, im.upsertContact as never, {
+        applicationName: name,
+        contactId: extra,
+        mobile: option('--mobile') ?? '',
+        email: option('--email') ?? '',
+        whatsappId: option('--whatsapp') ?? '',
+      });
       out(`contact ${c.contactId} saved`);
       return 0;
     }
     if (group === 'templates' && verb === 'list' && name) {
-      const { templates } = await callOn<object, ListTemplatesResponse>(campaigns, campaigns.listTemplates as never, { applicationId: '', applicationName: name });
+      const { templates } = await callOn<object, ListTemplatesResponse>(campaigns, campaigns.listTemplates as never, {
+        applicationId: '',
+        applicationName: name,
+      });
       out('id\tname\tcontent');
       for (const t of templates) out(`${t.id}\t${t.name}\t${t.content}`);
       return 0;
     }
     if (group === 'templates' && verb === 'set' && name && extra && args[4] !== undefined) {
-      const t = await callOn<UpsertTemplateRequest, Template>(campaigns, campaigns.upsertTemplate as never, { applicationName: name, name: extra, content: args[4] });
+      const t = await callOn<UpsertTemplateRequest, Template>(campaigns, campaigns.upsertTemplate as never, {
+        applicationName: name,
+        name: extra,
+        content: args[4],
+      });
       out(`template ${t.name} (${t.id}) saved`);
       return 0;
     }

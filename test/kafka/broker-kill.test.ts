@@ -52,10 +52,14 @@ if (unavailable && !enginesRequired) {
             c.nodes.find((n) => n.id === killed)!.kill();
             // The kill counts only once its partitions have failed over to the brokers left.
             const alive = c.nodes.filter((n) => n.id !== killed).map((n) => n.address);
-            const after = await eventually(async () => {
-              const now = await partitionLeaders(alive, topicName('sms'));
-              return now.every((l) => l !== killed && l >= 0) ? now : undefined;
-            }, 60_000, 500);
+            const after = await eventually(
+              async () => {
+                const now = await partitionLeaders(alive, topicName('sms'));
+                return now.every((l) => l !== killed && l >= 0) ? now : undefined;
+              },
+              60_000,
+              500,
+            );
             console.log(
               `killed broker ${killed}, leader of ${leaders.filter((l) => l === killed).length} of ${leaders.length} partitions of ${topicName('sms')}; leaders after: ${after.join(' ')}`,
             );

@@ -105,7 +105,9 @@ if (unavailable && !enginesRequired) {
           // Tell a record the bus never handed out from one the cluster does not have.
           const inLog = await valuesInLog(c.brokers, topic);
           const ends = await endOffsets(c.brokers, topic);
-          console.log(`lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`);
+          console.log(
+            `lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`,
+          );
         }
         expect(killedAt).toBeGreaterThan(0);
         expect(lost).toEqual([]);

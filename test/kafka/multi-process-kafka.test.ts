@@ -30,7 +30,12 @@ if (unavailable && !enginesRequired) {
     }, 120_000);
 
     it('delivers 10,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
-      await runMultiProcess(`Kafka ${NEWEST}`, { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: cluster!.brokers.join(','), HERMOD_KAFKA_REPLICATION_FACTOR: '1' }, prefix, processes);
+      await runMultiProcess(
+        `Kafka ${NEWEST}`,
+        { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: cluster!.brokers.join(','), HERMOD_KAFKA_REPLICATION_FACTOR: '1' },
+        prefix,
+        processes,
+      );
     }, 600_000);
   });
 }

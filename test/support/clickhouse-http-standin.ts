@@ -57,7 +57,11 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
     const sql = insert ? insert.head : singleStatement(request.text);
     queries.push(sql);
     if (request.readonly && !/^\s*(?:SELECT|WITH|SHOW|DESC|DESCRIBE|EXISTS|EXPLAIN)\b/i.test(sql)) {
-      throw new StandinSqlError(164, 'READONLY', 'Cannot execute query in readonly mode. For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries');
+      throw new StandinSqlError(
+        164,
+        'READONLY',
+        'Cannot execute query in readonly mode. For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries',
+      );
     }
     if (running.has(request.queryId)) {
       throw new StandinSqlError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${request.queryId} is already running.`);
@@ -71,10 +75,17 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
         await session.use(request.database);
         if (insert) {
           // The data is usually the whole body (the statement came in `query=`); it may also follow the statement inside either.
-          const data = insert.dataOffset >= request.prefixBytes && request.body.length > 0 ? request.body.subarray(insert.dataOffset - request.prefixBytes) : Buffer.from(request.text, 'utf8').subarray(insert.dataOffset);
+          const data =
+            insert.dataOffset >= request.prefixBytes && request.body.length > 0
+              ? request.body.subarray(insert.dataOffset - request.prefixBytes)
+              : Buffer.from(request.text, 'utf8').subarray(insert.dataOffset);
           if (insert.plain && RAW_FORMATS.has(insert.format)) {
             const summary = await session.insertRaw(insert.table, insert.columns, data, insert.format);
-            sendStandinResult(request, { format: 'TabSeparated', body: Buffer.alloc(0), summary: { written_rows: summary.rowsWritten, written_bytes: summary.bytesWritten } });
+            sendStandinResult(request, {
+              format: 'TabSeparated',
+              body: Buffer.alloc(0),
+              summary: { written_rows: summary.rowsWritten, written_bytes: summary.bytesWritten },
+            });
           } else {
             await session.query(`${insert.head}\n${data.toString('utf8')}`, undefined, 'TabSeparated');
             sendStandinResult(request, { format: 'TabSeparated', body: Buffer.alloc(0), summary: {} });
@@ -83,7 +94,11 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
         }
         const format = trailingFormat(sql) ?? request.defaultFormat;
         const result = await session.query(sql, bindParams(sql, request.params), format);
-        sendStandinResult(request, { format, body: Buffer.from(result.bytes()), summary: { read_rows: result.rowsRead, read_bytes: result.bytesRead, elapsed_ns: Math.round(result.elapsed * 1e9) } });
+        sendStandinResult(request, {
+          format,
+          body: Buffer.from(result.bytes()),
+          summary: { read_rows: result.rowsRead, read_bytes: result.bytesRead, elapsed_ns: Math.round(result.elapsed * 1e9) },
+        });
       });
     } finally {
       running.delete(request.queryId);
@@ -136,9 +151,9 @@ function bindParams(sql: string, params: Map<string, string>): Record<string, un
     if (value === undefined) throw new StandinSqlError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${name}\` is not set`);
     if (value === '\\N') bound[name] = null;
     else if (isTextType(type)) bound[name] = unescapeParam(value);
-    else if (value.includes('\\')) throw new StandinSqlError(48, 'NOT_IMPLEMENTED', `the ClickHouse HTTP stand-in cannot bind backslash escapes in a ${type} parameter (${name})`);
+    else if (value.includes('\\'))
+      throw new StandinSqlError(48, 'NOT_IMPLEMENTED', `the ClickHouse HTTP stand-in cannot bind backslash escapes in a ${type} parameter (${name})`);
     else bound[name] = value;
   }
   return bound;
 }
-

@@ -103,7 +103,11 @@ export function createStandinEngine(dataDir: string, poolSize: number): StandinE
     async databaseExists(name) {
       const slot = await lease();
       try {
-        const result = await slot.session.queryBindAsync('SELECT count() FROM system.databases WHERE name = {name:String}', { name }, { format: 'TabSeparated' });
+        const result = await slot.session.queryBindAsync(
+          'SELECT count() FROM system.databases WHERE name = {name:String}',
+          { name },
+          { format: 'TabSeparated' },
+        );
         return result.text().trim() === '1';
       } finally {
         release(slot);

@@ -29,16 +29,34 @@ export class StandinRequestError extends StandinSqlError {}
 
 /** URL parameters the HTTP layer itself consumes; anything else would be a query setting. */
 const HTTP_PARAMS = new Set([
-  'query', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'default_format', 'user', 'password', 'quota_key',
-  'enable_http_compression', 'http_zlib_compression_level', 'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms',
-  'buffer_size', 'role',
+  'query',
+  'database',
+  'query_id',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'wait_end_of_query',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'buffer_size',
+  'role',
 ]);
 
 /**
  * Reads, authenticates and decompresses a request. Answers `/ping` and a bare
  * `GET /` itself ("Ok.\n"), returning undefined for them.
  */
-export async function readStandinRequest(req: http.IncomingMessage, res: http.ServerResponse, users: Record<string, string>): Promise<StandinRequest | undefined> {
+export async function readStandinRequest(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  users: Record<string, string>,
+): Promise<StandinRequest | undefined> {
   const url = new URL(req.url ?? '/', 'http://standin');
   const raw = await readBody(req);
   if (url.pathname === '/ping' || (req.method === 'GET' && url.pathname === '/' && url.search === '')) {
@@ -122,7 +140,8 @@ function authenticate(req: http.IncomingMessage, url: URL, users: Record<string,
   }
   user ??= 'default';
   const expected = users[user];
-  const same = expected !== undefined && Buffer.byteLength(expected) === Buffer.byteLength(password) && timingSafeEqual(Buffer.from(expected), Buffer.from(password));
+  const same =
+    expected !== undefined && Buffer.byteLength(expected) === Buffer.byteLength(password) && timingSafeEqual(Buffer.from(expected), Buffer.from(password));
   if (!same) {
     throw new StandinRequestError(516, 'AUTHENTICATION_FAILED', `${user}: Authentication failed: password is incorrect, or there is no user with such name.`);
   }

@@ -12,7 +12,17 @@ export interface StandinResult {
 
 /** A successful answer with the headers a server sends (the client reads X-ClickHouse-Summary). */
 export function sendStandinResult(request: StandinRequest, result: StandinResult): void {
-  const summary = { read_rows: 0, read_bytes: 0, written_rows: 0, written_bytes: 0, total_rows_to_read: 0, result_rows: 0, result_bytes: 0, elapsed_ns: 0, ...result.summary };
+  const summary = {
+    read_rows: 0,
+    read_bytes: 0,
+    written_rows: 0,
+    written_bytes: 0,
+    total_rows_to_read: 0,
+    result_rows: 0,
+    result_bytes: 0,
+    elapsed_ns: 0,
+    ...result.summary,
+  };
   const headers: http.OutgoingHttpHeaders = {
     'Content-Type': `${contentType(result.format)}; charset=UTF-8`,
     'X-ClickHouse-Server-Display-Name': 'clickhouse-http-standin',
@@ -50,7 +60,8 @@ export function sendStandinError(res: http.ServerResponse, queryId: string, err:
 }
 
 function describe(err: unknown): { code: number; text: string } {
-  if (err instanceof StandinSqlError) return { code: err.code, text: `Code: ${err.code}. DB::Exception: ${err.message.replace(/\.$/, '')}. (${err.type}) (clickhouse-http-standin)` };
+  if (err instanceof StandinSqlError)
+    return { code: err.code, text: `Code: ${err.code}. DB::Exception: ${err.message.replace(/\.$/, '')}. (${err.type}) (clickhouse-http-standin)` };
   // chDB's errors already carry the engine's own text and code.
   const message = err instanceof Error ? err.message : String(err);
   const code = typeof (err as { clickhouseCode?: unknown })?.clickhouseCode === 'number' ? (err as { clickhouseCode: number }).clickhouseCode : 1001;

@@ -8,7 +8,11 @@
 
 /** A statement error the server reports with a ClickHouse code, e.g. 62 SYNTAX_ERROR. */
 export class StandinSqlError extends Error {
-  constructor(readonly code: number, readonly type: string, message: string) {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -43,7 +47,8 @@ function skipQuoted(sql: string, start: number, quote: string): number {
   while (i < sql.length) {
     if (sql[i] === '\\') i += 2;
     else if (sql[i] === quote) {
-      if (sql[i + 1] === quote) i += 2; // a doubled quote is an escaped one
+      if (sql[i + 1] === quote)
+        i += 2; // a doubled quote is an escaped one
       else return i + 1;
     } else i++;
   }
@@ -89,7 +94,10 @@ const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 export function parseInsertWithData(text: string): InsertWithData | undefined {
   const m = INSERT_HEAD.exec(text.slice(0, 64 * 1024));
   if (!m) return undefined;
-  const columns = m[2]?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const columns = m[2]
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const plain = PLAIN.test(m[1]!) && (columns ?? []).every((c) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(c));
   const head = m[0].trimEnd();
   return { table: m[1]!, ...(columns ? { columns } : {}), format: m[3]!, plain, head, dataOffset: Buffer.byteLength(m[0]) };

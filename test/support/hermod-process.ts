@@ -27,7 +27,11 @@ export interface HermodProcess {
  * Runs `hermod start` as a real process group, exactly as a user would, and
  * resolves once it says it is running.
  */
-export async function startHermod(options: { dataDir: string; env?: Record<string, string>; ports?: { https: number; http: number; metrics: number } }): Promise<HermodProcess> {
+export async function startHermod(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+  ports?: { https: number; http: number; metrics: number };
+}): Promise<HermodProcess> {
   const ports = options.ports ?? { https: await freePort(), http: await freePort(), metrics: await freePort() };
   const coreAddress = options.env?.HERMOD_CORE_ADDRESS ?? `127.0.0.1:${await freePort()}`;
   const env = {
@@ -45,7 +49,12 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     HERMOD_CHANNEL_SIMULATORS: 'false',
     ...options.env,
   };
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'start'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
@@ -75,7 +84,10 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     coreAddress,
     cli: (args) =>
       new Promise((resolve) => {
-        const c = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], { cwd: ROOT, env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress } });
+        const c = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
+          cwd: ROOT,
+          env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress },
+        });
         let out = '';
         c.stdout.on('data', (d: Buffer) => (out += d.toString()));
         c.stderr.on('data', (d: Buffer) => (out += d.toString()));

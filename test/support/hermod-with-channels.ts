@@ -42,16 +42,41 @@ export interface HermodWithChannels {
  * (SMSC, SMTP sink, WhatsApp, RCS, MMS), their webhooks going to hermod's
  * gateway, and a receiver for the application's IM status callbacks.
  */
-export async function startHermodWithChannels(name: string, options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {}): Promise<HermodWithChannels> {
+export async function startHermodWithChannels(
+  name: string,
+  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {},
+): Promise<HermodWithChannels> {
   const ports = { https: await freePort(), http: await freePort(), metrics: await freePort() };
   // Host names, not addresses, for every URL hermod and the simulators are given.
   const webhooks = `https://localhost:${ports.https}/webhooks`;
   const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
   const smtp = createSmtpSink({ host: '127.0.0.1', port: 0 });
-  const wab = createWhatsAppSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, appSecret: SECRET, webhookUrl: `${webhooks}/wab`, deliverDelayMs: 50, readDelayMs: options.readDelayMs ?? 150 });
-  const rcs = createRcsSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, clientToken: SECRET, webhookUrl: `${webhooks}/rcs`, deliverDelayMs: 50, readDelayMs: 150 });
+  const wab = createWhatsAppSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    appSecret: SECRET,
+    webhookUrl: `${webhooks}/wab`,
+    deliverDelayMs: 50,
+    readDelayMs: options.readDelayMs ?? 150,
+  });
+  const rcs = createRcsSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    clientToken: SECRET,
+    webhookUrl: `${webhooks}/rcs`,
+    deliverDelayMs: 50,
+    readDelayMs: 150,
+  });
   const mms = createMmsSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, webhookSecret: SECRET, webhookUrl: `${webhooks}/mms`, deliverDelayMs: 50 });
-  const [smscPort, smtpPort, wabPort, rcsPort, mmsPort] = [(await smsc.start()).port, (await smtp.start()).port, (await wab.start()).port, (await rcs.start()).port, (await mms.start()).port];
+  const [smscPort, smtpPort, wabPort, rcsPort, mmsPort] = [
+    (await smsc.start()).port,
+    (await smtp.start()).port,
+    (await wab.start()).port,
+    (await rcs.start()).port,
+    (await mms.start()).port,
+  ];
 
   const callbacks: ReceivedCallback[] = [];
   const receiver = http.createServer((req, res) => {
@@ -66,7 +91,11 @@ export async function startHermodWithChannels(name: string, options: { readDelay
   const receiverPort = (receiver.address() as { port: number }).port;
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
-  const carrier = (prefix: string, port: number) => ({ [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`, [`HERMOD_${prefix}_TOKEN`]: TOKEN, [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET });
+  const carrier = (prefix: string, port: number) => ({
+    [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`,
+    [`HERMOD_${prefix}_TOKEN`]: TOKEN,
+    [`HERMOD_${prefix}_WEBHOOK_SECRET`]: SECRET,
+  });
   const startOptions = {
     dataDir,
     ports,
@@ -97,7 +126,13 @@ export async function startHermodWithChannels(name: string, options: { readDelay
     get hermod() {
       return hermod;
     },
-    smsc, smtp, wab, rcs, mms, client: keyed, callbacks,
+    smsc,
+    smtp,
+    wab,
+    rcs,
+    mms,
+    client: keyed,
+    callbacks,
     async restart() {
       await hermod.kill9();
       client.close();

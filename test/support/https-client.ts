@@ -31,7 +31,11 @@ export function createClient(baseUrl: string, ca?: string, auth?: { user: string
   const request = (method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> => {
     const url = new URL(path, baseUrl);
     const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    const headers: Record<string, string> = { ...(authHeader ? { authorization: authHeader } : {}), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const headers: Record<string, string> = {
+      ...(authHeader ? { authorization: authHeader } : {}),
+      ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    };
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => readReply(res, resolve));

@@ -100,11 +100,24 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
         timeout: 120_000,
       });
       if (format.status !== 0) {
-        throw new Error(`formatting Kafka ${options.version} storage failed (java -cp '${classpath}' kafka.tools.StorageTool format -t ${clusterId} -c ${configFile}):\n${format.stdout}${format.stderr}${format.error ?? ''}`);
+        throw new Error(
+          `formatting Kafka ${options.version} storage failed (java -cp '${classpath}' kafka.tools.StorageTool format -t ${clusterId} -c ${configFile}):\n${format.stdout}${format.stderr}${format.error ?? ''}`,
+        );
       }
       const logFile = path.join(dir, 'server.out');
       const out = openSync(logFile, 'a');
-      const args = ['-Xms128m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', ...javaArgs, '-cp', classpath, 'kafka.Kafka', configFile];
+      const args = [
+        '-Xms128m',
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-Djava.awt.headless=true',
+        ...javaArgs,
+        '-cp',
+        classpath,
+        'kafka.Kafka',
+        configFile,
+      ];
       const child = spawn('java', args, { stdio: ['ignore', out, out] });
       closeSync(out);
       live.add(child);
@@ -133,7 +146,15 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
   return { version: options.version, brokers: nodes.map((n) => n.address), nodes, stop };
 }
 
-function serverProperties(p: { id: number; dir: string; count: number; voters: string; port: number; controllerPort: number; extra?: Record<string, string> }): Record<string, string> {
+function serverProperties(p: {
+  id: number;
+  dir: string;
+  count: number;
+  voters: string;
+  port: number;
+  controllerPort: number;
+  extra?: Record<string, string>;
+}): Record<string, string> {
   const replicas = String(p.count);
   return {
     'process.roles': 'broker,controller',
@@ -169,7 +190,12 @@ function serverProperties(p: { id: number; dir: string; count: number; voters: s
 function writeNodeFiles(dir: string, props: Record<string, string>, major: number): { configFile: string; javaArgs: string[] } {
   spawnSync('mkdir', ['-p', dir]);
   const configFile = path.join(dir, 'server.properties');
-  writeFileSync(configFile, Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+  writeFileSync(
+    configFile,
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n',
+  );
   // Kafka 3.x logs through log4j 1 (reload4j); 4.x through log4j2. Both to stdout, which goes to server.out.
   if (major >= 4) {
     const file = path.join(dir, 'log4j2.properties');

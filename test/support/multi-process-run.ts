@@ -35,7 +35,13 @@ export interface MultiProcessOptions {
  * `options.disrupt` does its own damage). Prints sent, reached, lost and
  * duplicates, and asserts none lost.
  */
-export async function runMultiProcess(label: string, busEnv: Record<string, string>, prefix: string, processes: RoleProcess[], options: MultiProcessOptions = {}): Promise<void> {
+export async function runMultiProcess(
+  label: string,
+  busEnv: Record<string, string>,
+  prefix: string,
+  processes: RoleProcess[],
+  options: MultiProcessOptions = {},
+): Promise<void> {
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
   const { port: smscPort } = await simulator.start();
   const received = new Map<string, number>();
@@ -67,7 +73,13 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
   for (let i = 0; i < 2; i++) {
     const https = await freePort();
     gatewayPorts.push(https);
-    processes.push(await startRole(['gateway'], await withPorts({ HERMOD_HTTPS_PORT: String(https), HERMOD_HTTP_PORT: String(await freePort()) }), '"msg":"gateway listening"'));
+    processes.push(
+      await startRole(
+        ['gateway'],
+        await withPorts({ HERMOD_HTTPS_PORT: String(https), HERMOD_HTTP_PORT: String(await freePort()) }),
+        '"msg":"gateway listening"',
+      ),
+    );
   }
   const ca = fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8');
   const clients = gatewayPorts.map((p) => createClient(`https://127.0.0.1:${p}`, ca, { user: 'acme', pass: 'secret' }));
@@ -77,10 +89,12 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
   let disruption: Promise<void> | undefined;
   const concurrency = 100;
   for (let i = 0; i < MESSAGES; i += concurrency) {
-    const replies = await Promise.all(Array.from({ length: concurrency }, (_, j) => {
-      const n = i + j;
-      return clients[n % 2]!.post('/rest/sms/v2/messages', { destination: `+6422${String(n % 5000).padStart(6, '0')}`, content: `m${n}` });
-    }));
+    const replies = await Promise.all(
+      Array.from({ length: concurrency }, (_, j) => {
+        const n = i + j;
+        return clients[n % 2]!.post('/rest/sms/v2/messages', { destination: `+6422${String(n % 5000).padStart(6, '0')}`, content: `m${n}` });
+      }),
+    );
     for (const r of replies) {
       expect(r.status).toBe(202);
       ids.push(r.json.id);
@@ -99,10 +113,17 @@ export async function runMultiProcess(label: string, busEnv: Record<string, stri
   const submits = [...received.values()].reduce((a, n) => a + n, 0);
   const duplicates = submits - received.size;
   const lost = MESSAGES - received.size;
-  console.log(`${options.title ?? 'multi-process'} (${label}): ${MESSAGES} messages, ${received.size} reached the simulator, ${lost} lost, ${duplicates} duplicate submits`);
+  console.log(
+    `${options.title ?? 'multi-process'} (${label}): ${MESSAGES} messages, ${received.size} reached the simulator, ${lost} lost, ${duplicates} duplicate submits`,
+  );
   if (lost > 0) {
     const missing = Array.from({ length: MESSAGES }, (_, n) => n).filter((n) => !received.has(`m${n}`));
-    console.log(`never reached the simulator (first 20 of ${lost}): ${missing.slice(0, 20).map((n) => `m${n} ${ids[n]}`).join(', ')}`);
+    console.log(
+      `never reached the simulator (first 20 of ${lost}): ${missing
+        .slice(0, 20)
+        .map((n) => `m${n} ${ids[n]}`)
+        .join(', ')}`,
+    );
   }
   expect(lost).toBe(0);
   // Only what the killed worker had in flight may go out twice.

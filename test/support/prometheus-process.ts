@@ -57,7 +57,10 @@ export async function startPrometheus(options: { targets: string[]; ruleFiles?: 
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`prometheus exited while starting:\n${output}`);
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`prometheus did not become ready:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));

@@ -19,7 +19,9 @@ export interface OpenRequest {
 export function openPost(baseUrl: string, ca: string, path: string, headers: Record<string, string>): OpenRequest {
   let req!: http.ClientRequest;
   const reply = new Promise<Reply>((resolve, reject) => {
-    req = https.request(new URL(path, baseUrl), { method: 'POST', ca, agent: false, headers: { 'transfer-encoding': 'chunked', ...headers } }, (res) => readReply(res, resolve));
+    req = https.request(new URL(path, baseUrl), { method: 'POST', ca, agent: false, headers: { 'transfer-encoding': 'chunked', ...headers } }, (res) =>
+      readReply(res, resolve),
+    );
     req.on('error', reject);
   });
   // A test that fails before ending the body leaves this to be cut off at shutdown: not a second failure.

@@ -84,13 +84,20 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
   try {
     for (let i = 0; i < MASTERS * 2; i++) nodes.push(await startNode(root, i, nodeTimeoutMs));
     await Promise.all(nodes.map((n) => waitForPing(n)));
-    const create = spawnSync(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => `${HOST}:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
+    const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `${HOST}:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
-    await waitUntil(() => clusterHealthy(nodes.map((n) => n.port), MASTERS), 60_000, 'the cluster to become ready');
+    await waitUntil(
+      () =>
+        clusterHealthy(
+          nodes.map((n) => n.port),
+          MASTERS,
+        ),
+      60_000,
+      'the cluster to become ready',
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -106,7 +113,10 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
 
   return {
     ports,
-    url: `redis://${ports.slice(0, MASTERS).map((p) => `${HOST}:${p}`).join(',')}`,
+    url: `redis://${ports
+      .slice(0, MASTERS)
+      .map((p) => `${HOST}:${p}`)
+      .join(',')}`,
     async masterOf(key) {
       return withNode(live()[0]!, async (r) => {
         const slot = Number(await r.call('CLUSTER', 'KEYSLOT', key));
@@ -178,19 +188,31 @@ async function startNode(root: string, index: number, nodeTimeoutMs: number): Pr
   // Redis 7 lets the cluster bus have its own port, so it need not be port + 10000 (which may be taken).
   const busPort = await freePort();
   const args = [
-    '--port', String(port),
-    '--bind', HOST,
-    '--cluster-enabled', 'yes',
-    '--cluster-port', String(busPort),
-    '--cluster-config-file', path.join(dir, 'nodes.conf'),
-    '--cluster-node-timeout', String(nodeTimeoutMs),
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-port',
+    String(busPort),
+    '--cluster-config-file',
+    path.join(dir, 'nodes.conf'),
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
     // A replica's first sync starts at once instead of after the default 5 s.
-    '--repl-diskless-sync-delay', '0',
-    '--protected-mode', 'no',
-    '--logfile', path.join(dir, 'redis.log'),
+    '--repl-diskless-sync-delay',
+    '0',
+    '--protected-mode',
+    'no',
+    '--logfile',
+    path.join(dir, 'redis.log'),
   ];
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => {

@@ -12,7 +12,11 @@ export interface RoleProcess {
 
 /** Starts `hermod <args>` as its own OS process and resolves once its log contains `readyText`. */
 export async function startRole(args: string[], env: Record<string, string>, readyText: string): Promise<RoleProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   // Decoded as streams, so a character split between two chunks stays whole (logs carry users' texts).
   child.stdout!.setEncoding('utf8');

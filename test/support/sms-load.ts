@@ -22,7 +22,10 @@ export interface LoadRun {
  * sending while the service falls over: a send that fails is not retried,
  * and only a 202 counts as accepted.
  */
-export function runSmsLoad(client: () => Client, options: { count: number; concurrency: number; message(i: number): { destination: string; content: string } }): LoadRun {
+export function runSmsLoad(
+  client: () => Client,
+  options: { count: number; concurrency: number; message(i: number): { destination: string; content: string } },
+): LoadRun {
   const accepted: SentMessage[] = [];
   let refused = 0;
   let next = 0;
@@ -64,17 +67,19 @@ export async function awaitFinalStatuses(client: Client, messages: readonly Sent
   while (pending.size > 0 && Date.now() < deadline) {
     const batch = [...pending.values()];
     for (let i = 0; i < batch.length; i += 32) {
-      await Promise.all(batch.slice(i, i + 32).map(async (m) => {
-        const r = await client.get(`/rest/sms/v2/messages?id=${m.id}`).catch(() => undefined);
-        if (!r) return;
-        if (r.status === 404 || (r.status === 200 && r.json.content !== m.content)) {
-          lost.push({ ...m, found: r.status === 404 ? 'not found' : `content ${JSON.stringify(r.json.content)}` });
-          pending.delete(m.id);
-        } else if (r.status === 200) {
-          last.set(m.id, r.json.status);
-          if (FINAL.has(r.json.status)) pending.delete(m.id);
-        }
-      }));
+      await Promise.all(
+        batch.slice(i, i + 32).map(async (m) => {
+          const r = await client.get(`/rest/sms/v2/messages?id=${m.id}`).catch(() => undefined);
+          if (!r) return;
+          if (r.status === 404 || (r.status === 200 && r.json.content !== m.content)) {
+            lost.push({ ...m, found: r.status === 404 ? 'not found' : `content ${JSON.stringify(r.json.content)}` });
+            pending.delete(m.id);
+          } else if (r.status === 200) {
+            last.set(m.id, r.json.status);
+            if (FINAL.has(r.json.status)) pending.delete(m.id);
+          }
+        }),
+      );
     }
     if (pending.size > 0) await new Promise((r) => setTimeout(r, 500));
   }

@@ -37,7 +37,9 @@ export interface SmscSimulatorProcess {
  * read from its ready log line (no free-port race); a restart asks for the
  * same port again.
  */
-export async function startSmscSimulatorProcess(options: { receiptDelay?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<SmscSimulatorProcess> {
+export async function startSmscSimulatorProcess(
+  options: { receiptDelay?: string; dataDir?: string; env?: Record<string, string> } = {},
+): Promise<SmscSimulatorProcess> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-smsc-'));
   let port = 0;
   let current: RoleProcess | undefined;
@@ -56,7 +58,10 @@ export async function startSmscSimulatorProcess(options: { receiptDelay?: string
       ...options.env,
     };
     current = await startRole(['smsc-simulator'], env, READY);
-    const line = current.output().split('\n').find((l) => l.includes(READY))!;
+    const line = current
+      .output()
+      .split('\n')
+      .find((l) => l.includes(READY))!;
     port = JSON.parse(line).port;
   };
   await launch();
@@ -69,7 +74,12 @@ export async function startSmscSimulatorProcess(options: { receiptDelay?: string
     dataDir,
     output,
     submits() {
-      return logged(output(), 'submit accepted').map(({ carrierMessageId, destination, text, time }) => ({ carrierMessageId, destination, text, at: Date.parse(time) }));
+      return logged(output(), 'submit accepted').map(({ carrierMessageId, destination, text, time }) => ({
+        carrierMessageId,
+        destination,
+        text,
+        at: Date.parse(time),
+      }));
     },
     acknowledgedReceipts() {
       return new Set(logged(output(), 'receipt acknowledged').map((l) => l.carrierMessageId as string));

@@ -17,12 +17,38 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   const unsigned = (['wab', 'rcs', 'mms'] as const).filter((ch) => !c[ch].webhookSecret);
   if (unsigned.length > 0) {
     // `hermod start` shares a fresh secret with every process; run alone, the gateways refuse what these sign with nothing.
-    log.warn('no webhook secret: the gateways will refuse these simulators’ status reports', { channels: unsigned, set: unsigned.map((ch) => `HERMOD_${ch.toUpperCase()}_WEBHOOK_SECRET`) });
+    log.warn('no webhook secret: the gateways will refuse these simulators’ status reports', {
+      channels: unsigned,
+      set: unsigned.map((ch) => `HERMOD_${ch.toUpperCase()}_WEBHOOK_SECRET`),
+    });
   }
   const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }));
-  const wab = createWhatsAppSimulator({ host: '127.0.0.1', port: s.wabPort, token: c.wab.token, appSecret: c.wab.webhookSecret, webhookUrl: `${s.webhookBase}/wab`, deliverDelayMs: 100, readDelayMs: 300 });
-  const rcs = createRcsSimulator({ host: '127.0.0.1', port: s.rcsPort, token: c.rcs.token, clientToken: c.rcs.webhookSecret, webhookUrl: `${s.webhookBase}/rcs`, deliverDelayMs: 100, readDelayMs: 300 });
-  const mms = createMmsSimulator({ host: '127.0.0.1', port: s.mmsPort, token: c.mms.token, webhookSecret: c.mms.webhookSecret, webhookUrl: `${s.webhookBase}/mms`, deliverDelayMs: 150 });
+  const wab = createWhatsAppSimulator({
+    host: '127.0.0.1',
+    port: s.wabPort,
+    token: c.wab.token,
+    appSecret: c.wab.webhookSecret,
+    webhookUrl: `${s.webhookBase}/wab`,
+    deliverDelayMs: 100,
+    readDelayMs: 300,
+  });
+  const rcs = createRcsSimulator({
+    host: '127.0.0.1',
+    port: s.rcsPort,
+    token: c.rcs.token,
+    clientToken: c.rcs.webhookSecret,
+    webhookUrl: `${s.webhookBase}/rcs`,
+    deliverDelayMs: 100,
+    readDelayMs: 300,
+  });
+  const mms = createMmsSimulator({
+    host: '127.0.0.1',
+    port: s.mmsPort,
+    token: c.mms.token,
+    webhookSecret: c.mms.webhookSecret,
+    webhookUrl: `${s.webhookBase}/mms`,
+    deliverDelayMs: 150,
+  });
   const ports = { smtp: smtp.port, wab: (await wab.start()).port, rcs: (await rcs.start()).port, mms: (await mms.start()).port };
   log.info('channel simulators listening', ports);
   return {

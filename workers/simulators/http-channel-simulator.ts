@@ -1,5 +1,14 @@
 import { EventEmitter } from 'node:events';
-import { createDelays, createJsonServer, createWebhookPoster, keep, type JsonRequest, type JsonResponse, type JsonServer, type WebhookPoster } from './http-simulator-support';
+import {
+  createDelays,
+  createJsonServer,
+  createWebhookPoster,
+  keep,
+  type JsonRequest,
+  type JsonResponse,
+  type JsonServer,
+  type WebhookPoster,
+} from './http-simulator-support';
 
 /** What every HTTP carrier simulator (WhatsApp, RCS, MMS) is started with. */
 export interface HttpChannelSimulatorOptions {

@@ -45,10 +45,18 @@ export function createJsonServer(host: string, port: number, handle: (req: JsonR
       } else chunks.push(chunk);
     });
     req.on('end', () => {
-      const request: JsonRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://simulator'), headers: req.headers, body: parseJson(Buffer.concat(chunks)) };
+      const request: JsonRequest = {
+        method: req.method ?? 'GET',
+        url: new URL(req.url ?? '/', 'http://simulator'),
+        headers: req.headers,
+        body: parseJson(Buffer.concat(chunks)),
+      };
       Promise.resolve()
         .then(() => handle(request))
-        .then((answer) => reply(res, answer), (err: unknown) => reply(res, { status: 500, body: { error: String(err) } }));
+        .then(
+          (answer) => reply(res, answer),
+          (err: unknown) => reply(res, { status: 500, body: { error: String(err) } }),
+        );
     });
   });
   return {
@@ -160,10 +168,13 @@ export function createDelays() {
     sleep(ms: number): Promise<void> {
       return new Promise((resolve) => {
         if (cancelled) return;
-        const t = setTimeout(() => {
-          timers.delete(t);
-          resolve();
-        }, Math.max(0, ms));
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            resolve();
+          },
+          Math.max(0, ms),
+        );
         timers.add(t);
       });
     },

@@ -1,5 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorEvents, type HttpChannelSimulatorOptions } from './http-channel-simulator';
+import {
+  HttpChannelSimulatorBase,
+  type HttpChannelSimulator,
+  type HttpChannelSimulatorEvents,
+  type HttpChannelSimulatorOptions,
+} from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface MmsSimulatorOptions extends HttpChannelSimulatorOptions {

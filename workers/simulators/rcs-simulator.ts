@@ -1,5 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorEvents, type HttpChannelSimulatorOptions } from './http-channel-simulator';
+import {
+  HttpChannelSimulatorBase,
+  type HttpChannelSimulator,
+  type HttpChannelSimulatorEvents,
+  type HttpChannelSimulatorOptions,
+} from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface RcsSimulatorOptions extends HttpChannelSimulatorOptions {
@@ -77,8 +82,13 @@ class Simulator extends HttpChannelSimulatorBase<RcsSimulatedMessage, RcsSimulat
   /** Like RBM: a Pub/Sub push envelope, signed over the decoded event. */
   private post(m: RcsSimulatedMessage, eventType: string): Promise<void> {
     const now = new Date().toISOString();
-    const event = Buffer.from(JSON.stringify({ senderPhoneNumber: m.phone, eventType, eventId: randomId(8), messageId: m.messageId, sendTime: now, agentId: m.agentId }));
-    const envelope = { message: { data: event.toString('base64'), messageId: randomId(8), publishTime: now }, subscription: `projects/rbm-${m.agentId}/subscriptions/rbm-agent-subscription` };
+    const event = Buffer.from(
+      JSON.stringify({ senderPhoneNumber: m.phone, eventType, eventId: randomId(8), messageId: m.messageId, sendTime: now, agentId: m.agentId }),
+    );
+    const envelope = {
+      message: { data: event.toString('base64'), messageId: randomId(8), publishTime: now },
+      subscription: `projects/rbm-${m.agentId}/subscriptions/rbm-agent-subscription`,
+    };
     const signature = createHmac('sha512', this.o.clientToken).update(event).digest('base64');
     return this.postWebhook(Buffer.from(JSON.stringify(envelope)), { 'x-goog-signature': signature });
   }
@@ -89,7 +99,8 @@ function readContent(body: unknown): { text: string } | { fileUrl: string } | st
   if (!isRecord(body) || !isRecord(body.contentMessage)) return 'contentMessage is required';
   const c = body.contentMessage;
   if (typeof c.text === 'string') return c.text ? { text: c.text } : 'contentMessage.text must not be empty';
-  if (isRecord(c.contentInfo) && typeof c.contentInfo.fileUrl === 'string' && /^https?:\/\//.test(c.contentInfo.fileUrl)) return { fileUrl: c.contentInfo.fileUrl };
+  if (isRecord(c.contentInfo) && typeof c.contentInfo.fileUrl === 'string' && /^https?:\/\//.test(c.contentInfo.fileUrl))
+    return { fileUrl: c.contentInfo.fileUrl };
   return 'contentMessage needs text or contentInfo.fileUrl (an http(s) URL)';
 }
 

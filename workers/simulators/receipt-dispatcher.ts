@@ -103,10 +103,7 @@ export class ReceiptDispatcher {
 
   private pdu(o: ReceiptOrder): SmPdu {
     const failed = o.state !== 'delivered';
-    const tlvs: Tlv[] = [
-      cStringTlv(TlvTag.receipted_message_id, o.carrierMessageId),
-      uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state]),
-    ];
+    const tlvs: Tlv[] = [cStringTlv(TlvTag.receipted_message_id, o.carrierMessageId), uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state])];
     // network_error_code: network type 3 (GSM) and a two-octet code.
     if (failed) tlvs.push({ tag: TlvTag.network_error_code, value: Buffer.of(3, (o.errorCode >> 8) & 0xff, o.errorCode & 0xff) });
     const text = formatReceiptText({

@@ -17,7 +17,21 @@ function tempFile(): string {
 }
 
 function receipt(id: string, text: string, systemId = 'hermod'): OwedReceipt {
-  return { systemId, carrierMessageId: id, state: 'delivered', errorCode: 0, submitDate: 1, dueAt: 2, sourceAddr: 'Hermod', sourceTon: 5, sourceNpi: 0, destinationAddr: '64211234567', destTon: 1, destNpi: 1, text };
+  return {
+    systemId,
+    carrierMessageId: id,
+    state: 'delivered',
+    errorCode: 0,
+    submitDate: 1,
+    dueAt: 2,
+    sourceAddr: 'Hermod',
+    sourceTon: 5,
+    sourceNpi: 0,
+    destinationAddr: '64211234567',
+    destTon: 1,
+    destNpi: 1,
+    text,
+  };
 }
 
 const WORLD_TEXTS = ['Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽🎉', 'line\nbreak and \u2028 separator'];
@@ -81,7 +95,14 @@ describe('receipt store', () => {
   it('replays any history cut at any byte to exactly the receipts owed by the lines written whole (property)', () => {
     type Op = { kind: 'owe'; text: string; systemId: string } | { kind: 'ack'; pick: number } | { kind: 'reopen' };
     const op: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('owe' as const), text: fc.string({ unit: 'binary', maxLength: 40 }), systemId: fc.constantFrom('hermod', 'ōtautahi', 'смс') }) },
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('owe' as const),
+          text: fc.string({ unit: 'binary', maxLength: 40 }),
+          systemId: fc.constantFrom('hermod', 'ōtautahi', 'смс'),
+        }),
+      },
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('ack' as const), pick: fc.nat() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
     );

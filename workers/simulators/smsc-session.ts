@@ -115,7 +115,15 @@ export class SmscSession {
   }
 
   stats(): SessionStats {
-    return { id: this.id, systemId: this.systemId, mode: this.mode, bound: this.isBound, submitCount: this.submitCount, outstanding: this.outstanding, maxOutstanding: this.maxOutstanding };
+    return {
+      id: this.id,
+      systemId: this.systemId,
+      mode: this.mode,
+      bound: this.isBound,
+      submitCount: this.submitCount,
+      outstanding: this.outstanding,
+      maxOutstanding: this.maxOutstanding,
+    };
   }
 }
 

@@ -40,8 +40,11 @@ async function rawPeer(port: number) {
 async function submitText(client: Awaited<ReturnType<typeof kit.client>>, text: string, order?: (i: number, n: number) => number) {
   const plan = planSms(text);
   const indexes = plan.segments.map((_, i) => (order ? order(i, plan.count) : i));
-  return Promise.all(indexes.map((i) =>
-    client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[i]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass })));
+  return Promise.all(
+    indexes.map((i) =>
+      client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[i]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass }),
+    ),
+  );
 }
 
 describe('SMSC simulator', () => {
@@ -56,7 +59,14 @@ describe('SMSC simulator', () => {
     const gsmIds = await submitText(client, gsm);
     await submitText(client, ucs2, (i, n) => n - 1 - i);
     await eventually(() => (messages.length === 2 ? true : undefined));
-    expect(messages[0]).toEqual({ source: 'Hermod', destination: '+64211234567', text: gsm, parts: planSms(gsm).count, carrierMessageId: gsmIds[0]!.messageId, carrierMessageIds: gsmIds.map((r) => r.messageId) });
+    expect(messages[0]).toEqual({
+      source: 'Hermod',
+      destination: '+64211234567',
+      text: gsm,
+      parts: planSms(gsm).count,
+      carrierMessageId: gsmIds[0]!.messageId,
+      carrierMessageIds: gsmIds.map((r) => r.messageId),
+    });
     expect(messages[1]).toMatchObject({ text: ucs2, parts: planSms(ucs2).count });
   });
 
@@ -66,8 +76,11 @@ describe('SMSC simulator', () => {
     const message = once(sim, 'message');
     // UCS-2 parts, the second sent first.
     const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
-    await Promise.all(['你好世界 👋🏽', 'Kia ora, e hoa mā — '].map((part, i) =>
-      client.submit({ source: '555', destination: '+6421', shortMessage: ucs2(part), dataCoding: 8, tlvs: sarTlvs(0x0102, 2, 2 - i) })));
+    await Promise.all(
+      ['你好世界 👋🏽', 'Kia ora, e hoa mā — '].map((part, i) =>
+        client.submit({ source: '555', destination: '+6421', shortMessage: ucs2(part), dataCoding: 8, tlvs: sarTlvs(0x0102, 2, 2 - i) }),
+      ),
+    );
     expect((await message)[0]).toMatchObject({ text: 'Kia ora, e hoa mā — 你好世界 👋🏽', parts: 2 });
   });
 
@@ -78,13 +91,26 @@ describe('SMSC simulator', () => {
     sim.on('submit', (s) => submits.push(s));
     await submitText(client, 'x'.repeat(200));
     expect(sim.submitCount).toBe(2);
-    expect(submits.map((s) => [s.concat?.seq, s.status, s.registeredDelivery, s.dataCoding])).toEqual([[1, 0, 1, 0], [2, 0, 1, 0]]);
+    expect(submits.map((s) => [s.concat?.seq, s.status, s.registeredDelivery, s.dataCoding])).toEqual([
+      [1, 0, 1, 0],
+      [2, 0, 1, 0],
+    ]);
   });
 
   it('answers bind, enquire_link and unbind, and refuses a submit before bind', async () => {
     const sim = await kit.simulator({ systemId: 'test-smsc' });
     const peer = await rawPeer(sim.port);
-    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 1, sourceAddr: 'a', destinationAddr: 'b', esmClass: 0, registeredDelivery: 0, dataCoding: 0, shortMessage: Buffer.from('x') });
+    peer.send({
+      commandId: CommandId.submit_sm,
+      commandStatus: 0,
+      sequenceNumber: 1,
+      sourceAddr: 'a',
+      destinationAddr: 'b',
+      esmClass: 0,
+      registeredDelivery: 0,
+      dataCoding: 0,
+      shortMessage: Buffer.from('x'),
+    });
     peer.send({ commandId: CommandId.bind_transmitter, commandStatus: 0, sequenceNumber: 2, systemId: 'raw', password: 'pw', systemType: '' });
     peer.send({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 3 });
     peer.send({ commandId: CommandId.unbind, commandStatus: 0, sequenceNumber: 4 });
@@ -166,7 +192,10 @@ describe('SMSC simulator', () => {
     const sim = await kit.simulator({ outcomes: { delivered: 1 }, receiptDelayMs: 0 });
     const client = await kit.client(sim);
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
+    client.on('receipt', (r, settle) => {
+      receipts.push(r);
+      settle(true);
+    });
     const base = { source: 'Hermod', destination: '+6421', shortMessage: Buffer.from('x'), dataCoding: 0 };
     const ids = await Promise.all([0, 1, 2].map((registeredDelivery) => client.submit({ ...base, registeredDelivery })));
     await eventually(() => (receipts.length >= 1 ? true : undefined));
@@ -191,12 +220,16 @@ describe('SMSC simulator', () => {
   it('throttles submits beyond its window and its rate', async () => {
     const sim = await kit.simulator({ maxWindow: 2, submitRespDelayMs: 20 });
     const client = await kit.client(sim, { windowSize: 4 });
-    const results = await Promise.allSettled(Array.from({ length: 4 }, () => client.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () => client.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })),
+    );
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
 
     const limited = await kit.simulator({ throttlePerSecond: 3 });
     const other = await kit.client(limited);
-    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => other.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 5 }, () => other.submit({ source: 'a', destination: '1', shortMessage: Buffer.from('x'), dataCoding: 0 })),
+    );
     expect(settled.filter((r) => r.status === 'rejected')).toHaveLength(2);
   });
 
@@ -217,7 +250,9 @@ describe('SMSC simulator', () => {
     const ids: string[] = [];
     for (const text of texts) {
       const plan = planSms(text);
-      ids.push((await client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding })).messageId);
+      ids.push(
+        (await client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding })).messageId,
+      );
     }
     await first.stop();
     expect(first.receiptCount).toBe(0);
@@ -226,7 +261,10 @@ describe('SMSC simulator', () => {
     // A new simulator (a new process, as far as it knows) on the same file.
     const second = await kit.simulator({ storeFile, port: first.port });
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
+    client.on('receipt', (r, settle) => {
+      receipts.push(r);
+      settle(true);
+    });
     await eventually(() => (receipts.length === 3 ? true : undefined), 5000);
     expect(receipts.map((r) => r.carrierMessageId).sort()).toEqual([...ids].sort());
     await eventually(() => (second.receiptCount === 3 ? true : undefined), 5000);
@@ -236,7 +274,10 @@ describe('SMSC simulator', () => {
     kit.defer(() => third.stop());
     const late = await kit.client(third);
     const extra: DeliveryReceipt[] = [];
-    late.on('receipt', (r, settle) => { extra.push(r); settle(true); });
+    late.on('receipt', (r, settle) => {
+      extra.push(r);
+      settle(true);
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect(extra).toEqual([]);
   });
@@ -245,7 +286,17 @@ describe('SMSC simulator', () => {
     const sim = await kit.simulator({ receiptDelayMs: 0, requestTimeoutMs: 100, receiptRetryMs: 50 });
     const peer = await rawPeer(sim.port);
     peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
-    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 2, sourceAddr: 'Hermod', destinationAddr: '64211234567', esmClass: 0, registeredDelivery: 1, dataCoding: 0, shortMessage: Buffer.from('hi') });
+    peer.send({
+      commandId: CommandId.submit_sm,
+      commandStatus: 0,
+      sequenceNumber: 2,
+      sourceAddr: 'Hermod',
+      destinationAddr: '64211234567',
+      esmClass: 0,
+      registeredDelivery: 1,
+      dataCoding: 0,
+      shortMessage: Buffer.from('hi'),
+    });
     const delivers = (): Pdu[] => peer.received.filter((p) => p.commandId === CommandId.deliver_sm);
     await eventually(() => (delivers().length === 2 ? true : undefined), 3000);
     const second = delivers()[1]!;
@@ -259,7 +310,17 @@ describe('SMSC simulator', () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const peer = await rawPeer(sim.port);
     peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
-    peer.send({ commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 2, sourceAddr: 'Hermod', destinationAddr: '64211234567', esmClass: 0, registeredDelivery: 1, dataCoding: 0, shortMessage: Buffer.from('hi') });
+    peer.send({
+      commandId: CommandId.submit_sm,
+      commandStatus: 0,
+      sequenceNumber: 2,
+      sourceAddr: 'Hermod',
+      destinationAddr: '64211234567',
+      esmClass: 0,
+      registeredDelivery: 1,
+      dataCoding: 0,
+      shortMessage: Buffer.from('hi'),
+    });
     await eventually(() => (peer.received.some((p) => p.commandId === CommandId.deliver_sm) ? true : undefined), 3000);
     const messageId = (peer.received.find((p) => p.commandId === CommandId.submit_sm_resp) as { messageId: string }).messageId;
     peer.destroy();

@@ -16,7 +16,15 @@ import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './sm
 
 export type { Outcome, OutcomeWeights } from './outcome-picker';
 export type { BindMode, SessionStats } from './smsc-session';
-export type { AssembledMessage, BindEvent, SentReceipt, SimulatedSubmit, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+export type {
+  AssembledMessage,
+  BindEvent,
+  SentReceipt,
+  SimulatedSubmit,
+  SmscSimulatorEvents,
+  SmscSimulatorOptions,
+  SubmitView,
+} from './smsc-simulator-options';
 
 export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   start(): Promise<{ host: string; port: number }>;
@@ -31,7 +39,14 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
    * call with the same values a redelivery of the same message, as a carrier
    * would send after a lost deliver_sm_resp.
    */
-  originate(mo: { source: string; destination: string; text: string; systemId?: string; userMessageReference?: number; concatReference?: number }): Promise<number>;
+  originate(mo: {
+    source: string;
+    destination: string;
+    text: string;
+    systemId?: string;
+    userMessageReference?: number;
+    concatReference?: number;
+  }): Promise<number>;
   /** Sends enquire_link to every bound session; resolves with how many answered. */
   enquireLink(): Promise<number>;
   sessions(): SessionStats[];
@@ -87,7 +102,13 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     return new ReceiptDispatcher(
       (systemId) => [...this.live].filter((s) => s.systemId === systemId),
       (order) => {
-        if (this.listenerCount('receipt') > 0) this.emit('receipt', { carrierMessageId: order.carrierMessageId, destination: displayAddress(order.destinationAddr, order.destTon), state: order.state, at: Date.now() });
+        if (this.listenerCount('receipt') > 0)
+          this.emit('receipt', {
+            carrierMessageId: order.carrierMessageId,
+            destination: displayAddress(order.destinationAddr, order.destTon),
+            state: order.state,
+            at: Date.now(),
+          });
       },
       { store: this.store, retryMs: this.o.receiptRetryMs, log: this.o.log },
     );
@@ -163,7 +184,14 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  async originate(mo: { source: string; destination: string; text: string; systemId?: string; userMessageReference?: number; concatReference?: number }): Promise<number> {
+  async originate(mo: {
+    source: string;
+    destination: string;
+    text: string;
+    systemId?: string;
+    userMessageReference?: number;
+    concatReference?: number;
+  }): Promise<number> {
     const candidates = [...this.live].filter((s) => s.canReceive && (mo.systemId === undefined || s.systemId === mo.systemId));
     if (candidates.length === 0) throw new Error('no bound session can receive');
     const session = candidates[this.roundRobin++ % candidates.length]!;
@@ -171,23 +199,26 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     const tlvs = mo.userMessageReference !== undefined ? [uint16Tlv(TlvTag.user_message_reference, mo.userMessageReference)] : undefined;
     const src = smppAddress(mo.source);
     const dst = smppAddress(mo.destination);
-    const statuses = await Promise.all(plan.segments.map((shortMessage) =>
-      session.request({
-        commandId: CommandId.deliver_sm,
-        commandStatus: 0,
-        sequenceNumber: 0,
-        sourceAddrTon: src.ton,
-        sourceAddrNpi: src.npi,
-        sourceAddr: src.addr,
-        destAddrTon: dst.ton,
-        destAddrNpi: dst.npi,
-        destinationAddr: dst.addr,
-        esmClass: plan.esmClass,
-        registeredDelivery: 0,
-        dataCoding: plan.dataCoding,
-        shortMessage,
-        tlvs,
-      })));
+    const statuses = await Promise.all(
+      plan.segments.map((shortMessage) =>
+        session.request({
+          commandId: CommandId.deliver_sm,
+          commandStatus: 0,
+          sequenceNumber: 0,
+          sourceAddrTon: src.ton,
+          sourceAddrNpi: src.npi,
+          sourceAddr: src.addr,
+          destAddrTon: dst.ton,
+          destAddrNpi: dst.npi,
+          destinationAddr: dst.addr,
+          esmClass: plan.esmClass,
+          registeredDelivery: 0,
+          dataCoding: plan.dataCoding,
+          shortMessage,
+          tlvs,
+        }),
+      ),
+    );
     const bad = statuses.find((s) => s !== 0);
     if (bad !== undefined) throw new Error(`deliver_sm answered with status 0x${bad.toString(16)}`);
     return plan.count;
@@ -195,8 +226,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
 
   async enquireLink(): Promise<number> {
     const bound = [...this.live].filter((s) => s.isBound);
-    const results = await Promise.allSettled(bound.map((s) =>
-      s.request({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 0 })));
+    const results = await Promise.allSettled(bound.map((s) => s.request({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 0 })));
     return results.filter((r) => r.status === 'fulfilled' && r.value === 0).length;
   }
 
@@ -205,13 +235,18 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       socket.destroy();
       return;
     }
-    const session = new SmscSession(++this.nextSessionId, socket, {
-      onPdu: (s, pdu) => this.onPdu(s, pdu),
-      onClose: (s) => {
-        this.live.delete(s);
-        this.emit('sessionClosed', s.stats());
+    const session = new SmscSession(
+      ++this.nextSessionId,
+      socket,
+      {
+        onPdu: (s, pdu) => this.onPdu(s, pdu),
+        onClose: (s) => {
+          this.live.delete(s);
+          this.emit('sessionClosed', s.stats());
+        },
       },
-    }, this.o.requestTimeoutMs ?? 10_000);
+      this.o.requestTimeoutMs ?? 10_000,
+    );
     this.live.add(session);
   }
 
@@ -295,7 +330,13 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     const carrierMessageId = status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(16) : undefined;
     if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
     if (carrierMessageId) {
-      this.o.log?.debug('submit accepted', { carrierMessageId, systemId: view.systemId, destination: view.destination, text: view.text, part: view.concat?.seq });
+      this.o.log?.debug('submit accepted', {
+        carrierMessageId,
+        systemId: view.systemId,
+        destination: view.destination,
+        text: view.text,
+        part: view.concat?.seq,
+      });
       this.assemble(view, payload, carrierMessageId);
     }
 

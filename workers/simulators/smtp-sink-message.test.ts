@@ -5,19 +5,21 @@ const raw = (lines: string[]): Buffer => Buffer.from(lines.join('\r\n') + '\r\n'
 
 describe('readMessage', () => {
   it('unfolds headers, names them in lower case and decodes quoted-printable text', () => {
-    const m = readMessage(raw([
-      // A subject in two encoded words, folded between them: the space between adjacent words is not text.
-      'Subject: =?UTF-8?Q?Kia_ora,_e_hoa_m=C4=81?=',
-      ' =?UTF-8?B?IOKAlCDkvaDlpb0g8J+Ri/Cfj70=?=',
-      'Message-ID: <1@x>',
-      'X-Hermod-Message-Id: msg-1',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: quoted-printable',
-      '',
-      'Gr=C3=BC=C3=9Fe aus Z=C3=BCrich, a line broken by the encoder=',
-      ' and continued',
-      'second line',
-    ]));
+    const m = readMessage(
+      raw([
+        // A subject in two encoded words, folded between them: the space between adjacent words is not text.
+        'Subject: =?UTF-8?Q?Kia_ora,_e_hoa_m=C4=81?=',
+        ' =?UTF-8?B?IOKAlCDkvaDlpb0g8J+Ri/Cfj70=?=',
+        'Message-ID: <1@x>',
+        'X-Hermod-Message-Id: msg-1',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        'Gr=C3=BC=C3=9Fe aus Z=C3=BCrich, a line broken by the encoder=',
+        ' and continued',
+        'second line',
+      ]),
+    );
     expect(m).toEqual({
       subject: 'Kia ora, e hoa mā — 你好 👋🏽',
       messageId: '<1@x>',
@@ -27,25 +29,29 @@ describe('readMessage', () => {
   });
 
   it('decodes base64 text in the declared charset', () => {
-    const m = readMessage(raw(['Content-Type: text/plain; charset="iso-8859-1"', 'Content-Transfer-Encoding: base64', '', Buffer.from('caf\xe9', 'latin1').toString('base64')]));
+    const m = readMessage(
+      raw(['Content-Type: text/plain; charset="iso-8859-1"', 'Content-Transfer-Encoding: base64', '', Buffer.from('caf\xe9', 'latin1').toString('base64')]),
+    );
     expect(m.text).toBe('café');
   });
 
   it('takes the first text/plain part of a multipart message', () => {
-    const m = readMessage(raw([
-      'Content-Type: multipart/alternative; boundary="--b1"',
-      '',
-      '----b1',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      'Привет, 你好 👋🏽',
-      '----b1',
-      'Content-Type: text/html',
-      '',
-      '<p>html body</p>',
-      '----b1--',
-    ]));
+    const m = readMessage(
+      raw([
+        'Content-Type: multipart/alternative; boundary="--b1"',
+        '',
+        '----b1',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        'Привет, 你好 👋🏽',
+        '----b1',
+        'Content-Type: text/html',
+        '',
+        '<p>html body</p>',
+        '----b1--',
+      ]),
+    );
     expect(m.text).toBe('Привет, 你好 👋🏽');
   });
 });

@@ -26,7 +26,10 @@ function splitEntity(raw: Buffer): { headers: Record<string, string>; body: Buff
   const lf = raw.indexOf('\n\n');
   const [end, gap] = crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : lf >= 0 ? [lf, 2] : [raw.length, 0];
   const headers: Record<string, string> = {};
-  const unfolded = raw.subarray(0, end).toString('utf8').replace(/\r?\n(?=[ \t])/g, '');
+  const unfolded = raw
+    .subarray(0, end)
+    .toString('utf8')
+    .replace(/\r?\n(?=[ \t])/g, '');
   for (const line of unfolded.split(/\r?\n/)) {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
@@ -69,7 +72,12 @@ function decodeTransfer(body: Buffer, encoding = ''): Buffer {
     case 'base64':
       return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
     case 'quoted-printable':
-      return decodeQuotedPrintable(body.toString('latin1').replace(/[ \t]+(?=\r?\n)/g, '').replace(/=\r?\n/g, ''));
+      return decodeQuotedPrintable(
+        body
+          .toString('latin1')
+          .replace(/[ \t]+(?=\r?\n)/g, '')
+          .replace(/=\r?\n/g, ''),
+      );
     default:
       return body;
   }
@@ -123,7 +131,10 @@ function parseContentType(value: string): { value: string; params: Record<string
   for (const p of rest) {
     const eq = p.indexOf('=');
     if (eq < 0) continue;
-    params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    params[p.slice(0, eq).trim().toLowerCase()] = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
   }
   return { value: type.trim().toLowerCase(), params };
 }

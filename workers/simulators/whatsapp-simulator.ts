@@ -1,5 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorEvents, type HttpChannelSimulatorOptions } from './http-channel-simulator';
+import {
+  HttpChannelSimulatorBase,
+  type HttpChannelSimulator,
+  type HttpChannelSimulatorEvents,
+  type HttpChannelSimulatorOptions,
+} from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
@@ -60,7 +65,9 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     const at = this.timeline();
     if (digit === '9') {
       await at(this.deliverDelayMs);
-      await this.post(m, 'failed', [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message could not be delivered' } }]);
+      await this.post(m, 'failed', [
+        { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message could not be delivered' } },
+      ]);
       return;
     }
     await at(0);
@@ -89,17 +96,18 @@ function readMessage(body: unknown): Omit<WhatsAppSimulatedMessage, 'id' | 'phon
   const to = body.to;
   const content = body[type];
   if (type === 'text') {
-    if (!isRecord(content) || typeof content.body !== 'string' || !content.body) return 'The parameter text[\'body\'] is required';
+    if (!isRecord(content) || typeof content.body !== 'string' || !content.body) return "The parameter text['body'] is required";
     return { to, type, text: { body: content.body, ...(typeof content.preview_url === 'boolean' ? { preview_url: content.preview_url } : {}) } };
   }
   if (MEDIA_TYPES.has(type)) {
-    if (!isRecord(content) || typeof content.link !== 'string' || !/^https?:\/\//.test(content.link)) return `The parameter ${type}['link'] must be an http(s) URL`;
+    if (!isRecord(content) || typeof content.link !== 'string' || !/^https?:\/\//.test(content.link))
+      return `The parameter ${type}['link'] must be an http(s) URL`;
     return { to, type, media: { link: content.link, ...(typeof content.caption === 'string' ? { caption: content.caption } : {}) } };
   }
   if (type === 'template') {
-    if (!isRecord(content) || typeof content.name !== 'string' || !content.name) return 'The parameter template[\'name\'] is required';
-    if (!isRecord(content.language) || typeof content.language.code !== 'string') return 'The parameter template[\'language\'][\'code\'] is required';
-    if (content.components !== undefined && !Array.isArray(content.components)) return 'The parameter template[\'components\'] must be an array';
+    if (!isRecord(content) || typeof content.name !== 'string' || !content.name) return "The parameter template['name'] is required";
+    if (!isRecord(content.language) || typeof content.language.code !== 'string') return "The parameter template['language']['code'] is required";
+    if (content.components !== undefined && !Array.isArray(content.components)) return "The parameter template['components'] must be an array";
     const components = Array.isArray(content.components) ? { components: content.components as unknown[] } : {};
     return { to, type, template: { name: content.name, language: { code: content.language.code }, ...components } };
   }

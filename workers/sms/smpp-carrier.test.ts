@@ -11,7 +11,18 @@ describe('SMPP carrier metrics', () => {
   it('shows its bind up while bound, down once the SMSC goes away, and drops it when closed on purpose', async () => {
     const sim = await kit.simulator();
     const carrier = createSmppCarrier(
-      { host: 'localhost', port: sim.port, systemId: 'hermod', password: 'secret', systemType: '', windowSize: 10, enquireLinkMs: 30_000, submitTimeoutMs: 2000, reconnectMinMs: 10, reconnectMaxMs: 50 },
+      {
+        host: 'localhost',
+        port: sim.port,
+        systemId: 'hermod',
+        password: 'secret',
+        systemType: '',
+        windowSize: 10,
+        enquireLinkMs: 30_000,
+        submitTimeoutMs: 2000,
+        reconnectMinMs: 10,
+        reconnectMaxMs: 50,
+      },
       quietLog,
     );
     kit.defer(() => carrier.close());

@@ -62,7 +62,10 @@ export function httpCarrierTestKit(options: { tls: boolean; webhook: WebhookHand
 
 /** The HermodError a send failed with (the test fails if it did not fail with one). */
 export async function sendError(promise: Promise<unknown>): Promise<HermodError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HermodError);
   return err as HermodError;
 }

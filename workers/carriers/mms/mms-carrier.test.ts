@@ -25,7 +25,14 @@ describe('MMS carrier against the MMS provider simulator', () => {
     const media = { mimeType: 'image/png', url: 'https://cdn.example.com/a.png' };
     const { carrierIds } = await carrier.send(job('+64211234561', { type: 'media', media, subject: 'Tō tīkiti — ваш билет 🎫' }, 'Kei te tāpiri — 见附件 📎'));
     expect(sim.received).toEqual([
-      { id: carrierIds[0], from: '+15550000000', to: '+64211234561', subject: 'Tō tīkiti — ваш билет 🎫', text: 'Kei te tāpiri — 见附件 📎', media: [{ url: media.url, content_type: 'image/png' }] },
+      {
+        id: carrierIds[0],
+        from: '+15550000000',
+        to: '+64211234561',
+        subject: 'Tō tīkiti — ваш билет 🎫',
+        text: 'Kei te tāpiri — 见附件 📎',
+        media: [{ url: media.url, content_type: 'image/png' }],
+      },
     ]);
   });
 
@@ -68,12 +75,15 @@ describe('MMS carrier against the MMS provider simulator', () => {
     expect(mmsWebhook.verify(hook.rawBody, { 'x-signature': (hook.headers['x-signature'] as string).slice(7) }, SECRET)).toBe(false);
   });
 
-  it('reports a number ending in 9 as sent, then failed with the provider\'s error code', async () => {
+  it("reports a number ending in 9 as sent, then failed with the provider's error code", async () => {
     const sim = await simulator();
     const carrier = createMmsCarrier(config(sim.port), quietLog);
     const [id] = (await carrier.send(job('+64211234569'))).carrierIds;
     const reports = await reportsWithin(id!, 2);
-    expect(reports.map((r) => [r.status, r.errorCode])).toEqual([['sent', ''], ['failed', 'unreachable']]);
+    expect(reports.map((r) => [r.status, r.errorCode])).toEqual([
+      ['sent', ''],
+      ['failed', 'unreachable'],
+    ]);
   });
 
   it('turns a bad token into a permanent carrier_rejected', async () => {
@@ -83,7 +93,7 @@ describe('MMS carrier against the MMS provider simulator', () => {
     expect(err.message).toMatch(/401/);
   });
 
-  it('turns an invalid request into carrier_rejected with the provider\'s message', async () => {
+  it("turns an invalid request into carrier_rejected with the provider's message", async () => {
     const sim = await simulator();
     const err = await sendError(createMmsCarrier(config(sim.port), quietLog).send(job('0211234561')));
     expect(err.code).toBe('carrier_rejected');

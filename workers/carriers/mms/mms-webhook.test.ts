@@ -9,7 +9,10 @@ describe('MMS delivery report parsing', () => {
     const at = '2025-01-01T12:00:00.250Z';
     expect(mmsWebhook.parse({ id: 'm1', status: 'sent', timestamp: at })).toEqual([{ carrierId: 'm1', status: 'sent', at: Date.parse(at), errorCode: '' }]);
     expect(mmsWebhook.parse({ id: 'm1', status: 'delivered', timestamp: at })[0]!.status).toBe('received');
-    expect(mmsWebhook.parse({ id: 'm1', status: 'failed', timestamp: at, error_code: 'unreachable' })[0]).toMatchObject({ status: 'failed', errorCode: 'unreachable' });
+    expect(mmsWebhook.parse({ id: 'm1', status: 'failed', timestamp: at, error_code: 'unreachable' })[0]).toMatchObject({
+      status: 'failed',
+      errorCode: 'unreachable',
+    });
     expect(mmsWebhook.parse({ id: 'm1', status: 'expired', timestamp: at, error_code: 4005 })[0]).toMatchObject({ status: 'expired', errorCode: '4005' });
   });
 

@@ -12,7 +12,8 @@ const CLIENT_TOKEN = 'test-client-token';
 // Plain HTTP here: the WhatsApp and MMS tests cover HTTPS with a self-signed certificate.
 const kit = httpCarrierTestKit({ tls: false, webhook: rcsWebhook, secret: CLIENT_TOKEN });
 const { reportsFor, reportsWithin } = kit;
-const simulator = () => kit.simulator((webhookUrl) => createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
+const simulator = () =>
+  kit.simulator((webhookUrl) => createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('rcs', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
@@ -20,7 +21,7 @@ function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpC
 }
 
 describe('RCS carrier against the RBM simulator', () => {
-  it('sends a text as an agent message under hermod\'s message id, which becomes the carrier id', async () => {
+  it("sends a text as an agent message under hermod's message id, which becomes the carrier id", async () => {
     const sim = await simulator();
     const carrier = createRcsCarrier(config(sim.port), quietLog);
     const j = job('+64211234561');

@@ -11,14 +11,23 @@ const envelope = (event: unknown) => ({
 
 describe('RCS webhook parsing and verification', () => {
   it('maps RBM user events in a Pub/Sub envelope: DELIVERED to received, READ to read', () => {
-    const event = { senderPhoneNumber: '+64211234561', eventType: 'DELIVERED', eventId: 'e1', messageId: 'msg-1', sendTime: '2025-01-01T12:00:00.123456789Z', agentId: 'agent' };
+    const event = {
+      senderPhoneNumber: '+64211234561',
+      eventType: 'DELIVERED',
+      eventId: 'e1',
+      messageId: 'msg-1',
+      sendTime: '2025-01-01T12:00:00.123456789Z',
+      agentId: 'agent',
+    };
     expect(rcsWebhook.parse(envelope(event))).toEqual([{ carrierId: 'msg-1', status: 'received', at: Date.parse('2025-01-01T12:00:00.123Z'), errorCode: '' }]);
     expect(rcsWebhook.parse(envelope({ ...event, eventType: 'READ' }))[0]!.status).toBe('read');
   });
 
   it('takes the event inside agentEvent, and an unwrapped body, too', () => {
     const agentEvent = { eventType: 'READ', messageId: 'msg-2', sendTime: '2025-01-01T12:00:00Z' };
-    expect(rcsWebhook.parse(envelope({ agentEvent, senderPhoneNumber: '+64211234561' }))).toEqual([{ carrierId: 'msg-2', status: 'read', at: Date.parse('2025-01-01T12:00:00Z'), errorCode: '' }]);
+    expect(rcsWebhook.parse(envelope({ agentEvent, senderPhoneNumber: '+64211234561' }))).toEqual([
+      { carrierId: 'msg-2', status: 'read', at: Date.parse('2025-01-01T12:00:00Z'), errorCode: '' },
+    ]);
     expect(rcsWebhook.parse({ agentEvent, senderPhoneNumber: '+64211234561' })[0]).toMatchObject({ carrierId: 'msg-2', status: 'read' });
   });
 
@@ -35,7 +44,7 @@ describe('RCS webhook parsing and verification', () => {
     for (const junk of [undefined, null, 7, 'x', [], {}, { message: 'x' }, { eventType: 'DELIVERED' }]) expect(rcsWebhook.parse(junk)).toEqual([]);
   });
 
-  it('accepts RBM\'s signature over the decoded event and one over the raw body', () => {
+  it("accepts RBM's signature over the decoded event and one over the raw body", () => {
     const body = envelope({ eventType: 'DELIVERED', messageId: 'msg-4' });
     const raw = Buffer.from(JSON.stringify(body));
     expect(rcsWebhook.verify(raw, { 'x-goog-signature': sign(Buffer.from(body.message.data, 'base64')) }, SECRET)).toBe(true);

@@ -31,9 +31,7 @@ export const CommandId = {
 
 export type CommandName = keyof typeof CommandId;
 
-const NAMES = new Map<number, CommandName>(
-  (Object.entries(CommandId) as [CommandName, number][]).map(([name, id]) => [id, name]),
-);
+const NAMES = new Map<number, CommandName>((Object.entries(CommandId) as [CommandName, number][]).map(([name, id]) => [id, name]));
 
 /** The spec name of a command id, or its hex form when unknown (for logs). */
 export function commandName(id: number): string {

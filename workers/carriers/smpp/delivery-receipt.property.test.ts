@@ -23,16 +23,27 @@ const FINAL: ReceiptState[] = ['delivered', 'undeliverable', 'expired', 'rejecte
 const carrierId = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF-'.split('')), minLength: 1, maxLength: 64 });
 const minute = fc.integer({ min: Date.UTC(2000, 0, 1) / 60_000, max: Date.UTC(2099, 11, 31) / 60_000 }).map((m) => m * 60_000);
 /** The original message's first characters, as users write them, including text that looks like receipt fields. */
-const original = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('Kia ora, e hoa mā', 'Привет 👋🏽', '你好世界', 'id:evil stat:REJECTD err:999', 'done date:0001010000 stat:EXPIRED'));
+const original = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 30 }),
+  fc.constantFrom('Kia ora, e hoa mā', 'Привет 👋🏽', '你好世界', 'id:evil stat:REJECTD err:999', 'done date:0001010000 stat:EXPIRED'),
+);
 
 describe('delivery receipt parser (property)', () => {
   it('reads back the id, state, error and done date of any appendix B receipt, whatever the original text held', () => {
     fc.assert(
-      fc.property(carrierId, fc.constantFrom(...FINAL), minute, minute, fc.integer({ min: 0, max: 999 }), original, (id, state, submitDate, doneDate, err, text) => {
-        const body = Buffer.from(formatReceiptText({ id, state, submitDate, doneDate, err: String(err).padStart(3, '0'), text }), 'latin1');
-        const parsed = parseDeliveryReceipt(receipt(body));
-        expect(parsed).toMatchObject({ carrierMessageId: id, state, errorCode: String(err).padStart(3, '0'), doneDate });
-      }),
+      fc.property(
+        carrierId,
+        fc.constantFrom(...FINAL),
+        minute,
+        minute,
+        fc.integer({ min: 0, max: 999 }),
+        original,
+        (id, state, submitDate, doneDate, err, text) => {
+          const body = Buffer.from(formatReceiptText({ id, state, submitDate, doneDate, err: String(err).padStart(3, '0'), text }), 'latin1');
+          const parsed = parseDeliveryReceipt(receipt(body));
+          expect(parsed).toMatchObject({ carrierMessageId: id, state, errorCode: String(err).padStart(3, '0'), doneDate });
+        },
+      ),
       { numRuns: 500 },
     );
   });

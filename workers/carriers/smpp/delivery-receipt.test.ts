@@ -34,26 +34,61 @@ describe('delivery receipts', () => {
   });
 
   it('maps every stat word to a state', () => {
-    const states = Object.fromEntries(['DELIVRD', 'UNDELIV', 'EXPIRED', 'REJECTD', 'DELETED', 'ACCEPTD', 'UNKNOWN', 'ENROUTE'].map((stat) =>
-      [stat, parseDeliveryReceipt(receipt(`id:1 stat:${stat} err:001`))!.state]));
-    expect(states).toEqual({ DELIVRD: 'delivered', UNDELIV: 'undeliverable', EXPIRED: 'expired', REJECTD: 'rejected', DELETED: 'deleted', ACCEPTD: 'accepted', UNKNOWN: 'unknown', ENROUTE: 'accepted' });
+    const states = Object.fromEntries(
+      ['DELIVRD', 'UNDELIV', 'EXPIRED', 'REJECTD', 'DELETED', 'ACCEPTD', 'UNKNOWN', 'ENROUTE'].map((stat) => [
+        stat,
+        parseDeliveryReceipt(receipt(`id:1 stat:${stat} err:001`))!.state,
+      ]),
+    );
+    expect(states).toEqual({
+      DELIVRD: 'delivered',
+      UNDELIV: 'undeliverable',
+      EXPIRED: 'expired',
+      REJECTD: 'rejected',
+      DELETED: 'deleted',
+      ACCEPTD: 'accepted',
+      UNKNOWN: 'unknown',
+      ENROUTE: 'accepted',
+    });
   });
 
   it('lets receipted_message_id and message_state TLVs win over the text', () => {
-    const r = parseDeliveryReceipt(receipt('id:999 stat:DELIVRD err:000 text:', [cStringTlv(TlvTag.receipted_message_id, 'abc'), uint8Tlv(TlvTag.message_state, 5)]));
+    const r = parseDeliveryReceipt(
+      receipt('id:999 stat:DELIVRD err:000 text:', [cStringTlv(TlvTag.receipted_message_id, 'abc'), uint8Tlv(TlvTag.message_state, 5)]),
+    );
     expect(r).toMatchObject({ carrierMessageId: 'abc', state: 'undeliverable' });
   });
 
   it('works from TLVs alone and ignores look-alike words in the original text', () => {
-    expect(parseDeliveryReceipt(receipt('', [cStringTlv(TlvTag.receipted_message_id, 'x1'), uint8Tlv(TlvTag.message_state, 3)]))).toMatchObject({ carrierMessageId: 'x1', state: 'expired', stat: 'EXPIRED' });
-    expect(parseDeliveryReceipt(receipt('id:7 stat:UNDELIV err:005 text:stat:DELIVRD id:8'))).toMatchObject({ carrierMessageId: '7', state: 'undeliverable', errorCode: '005' });
+    expect(parseDeliveryReceipt(receipt('', [cStringTlv(TlvTag.receipted_message_id, 'x1'), uint8Tlv(TlvTag.message_state, 3)]))).toMatchObject({
+      carrierMessageId: 'x1',
+      state: 'expired',
+      stat: 'EXPIRED',
+    });
+    expect(parseDeliveryReceipt(receipt('id:7 stat:UNDELIV err:005 text:stat:DELIVRD id:8'))).toMatchObject({
+      carrierMessageId: '7',
+      state: 'undeliverable',
+      errorCode: '005',
+    });
     expect(parseDeliveryReceipt(receipt('no id here'))).toBeUndefined();
   });
 
   it('formats the text it parses', () => {
-    const text = formatReceiptText({ id: 'ff01', state: 'expired', submitDate: Date.UTC(2025, 0, 2, 3, 4), doneDate: Date.UTC(2025, 0, 3, 3, 4), err: '027', text: 'Hi 😀 there' });
+    const text = formatReceiptText({
+      id: 'ff01',
+      state: 'expired',
+      submitDate: Date.UTC(2025, 0, 2, 3, 4),
+      doneDate: Date.UTC(2025, 0, 3, 3, 4),
+      err: '027',
+      text: 'Hi 😀 there',
+    });
     expect(text).toBe('id:ff01 sub:001 dlvrd:000 submit date:2501020304 done date:2501030304 stat:EXPIRED err:027 text:Hi ?? there');
-    expect(parseDeliveryReceipt(receipt(text))).toMatchObject({ carrierMessageId: 'ff01', state: 'expired', errorCode: '027', doneDate: Date.UTC(2025, 0, 3, 3, 4) });
+    expect(parseDeliveryReceipt(receipt(text))).toMatchObject({
+      carrierMessageId: 'ff01',
+      state: 'expired',
+      errorCode: '027',
+      doneDate: Date.UTC(2025, 0, 3, 3, 4),
+    });
   });
 
   it('knows receipt esm_class values and both date lengths', () => {

@@ -7,9 +7,10 @@ import { PduWriter } from './pdu-writer';
 function stream(count: number): Buffer {
   const w = new PduWriter();
   for (let i = 1; i <= count; i++) {
-    const pdu: Pdu = i % 2
-      ? { commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: i }
-      : { commandId: CommandId.submit_sm_resp, commandStatus: 0, sequenceNumber: i, messageId: `id-${i}` };
+    const pdu: Pdu =
+      i % 2
+        ? { commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: i }
+        : { commandId: CommandId.submit_sm_resp, commandStatus: 0, sequenceNumber: i, messageId: `id-${i}` };
     writePdu(w, pdu);
   }
   return w.take();
@@ -29,7 +30,12 @@ describe('SMPP frame decoder', () => {
   it('reassembles PDUs fed one byte at a time', () => {
     const bytes = stream(5);
     const decoder = new FrameDecoder();
-    expect(collect(decoder, [...bytes].map((b) => Buffer.of(b)))).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      collect(
+        decoder,
+        [...bytes].map((b) => Buffer.of(b)),
+      ),
+    ).toEqual([1, 2, 3, 4, 5]);
     expect(decoder.buffered).toBe(0);
   });
 

@@ -41,7 +41,10 @@ describe('MoAssembler', () => {
       fc.property(text, fc.integer({ min: 0, max: 255 }), fc.integer(), (body, reference, seed) => {
         const parts = deliverSms(body, { reference });
         // Deterministic shuffle from the seed: carriers deliver parts in any order.
-        const order = parts.map((p, i) => ({ p, k: Math.sin(seed + i) })).sort((a, b) => a.k - b.k).map((x) => x.p);
+        const order = parts
+          .map((p, i) => ({ p, k: Math.sin(seed + i) }))
+          .sort((a, b) => a.k - b.k)
+          .map((x) => x.p);
         const assembler = new MoAssembler();
         const results = order.map((p) => assembler.add(p));
         const whole = results[results.length - 1];

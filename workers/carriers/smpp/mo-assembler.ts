@@ -41,7 +41,9 @@ export class MoAssembler {
     const destination = displayAddress(pdu.destinationAddr, pdu.destAddrTon);
     let parts = 1;
     const userRef = tlvUint(pdu.tlvs, TlvTag.user_message_reference);
-    const carrierRef = [userRef !== undefined ? `umr:${userRef}` : '', concat && concat.total > 1 ? `cat:${concat.ref}/${concat.total}` : ''].filter(Boolean).join(' ');
+    const carrierRef = [userRef !== undefined ? `umr:${userRef}` : '', concat && concat.total > 1 ? `cat:${concat.ref}/${concat.total}` : '']
+      .filter(Boolean)
+      .join(' ');
     if (concat && concat.total > 1) {
       const whole = this.reassembler.add(`${source}\u0000${destination}`, concat, payload);
       if (!whole) return undefined;

@@ -57,7 +57,8 @@ export class PduWriter {
     for (let i = 0; i < value.length; i++) {
       const c = value.charCodeAt(i);
       // One octet per character: a NUL would end the field early and a code above 0xFF would lose its high bits.
-      if (c === 0 || c > 0xff) throw new PduError(CommandStatus.ESME_RINVPARLEN, `${field} holds ${JSON.stringify(value[i])}, which a C-octet string cannot carry`);
+      if (c === 0 || c > 0xff)
+        throw new PduError(CommandStatus.ESME_RINVPARLEN, `${field} holds ${JSON.stringify(value[i])}, which a C-octet string cannot carry`);
       buf[o++] = c;
     }
     buf[o++] = 0;

@@ -40,7 +40,12 @@ const smPdu: fc.Arbitrary<SmPdu> = fc.record({
   tlvs: fc.array(tlv, { maxLength: 4 }),
 });
 
-const plain = (pdu: Pdu): unknown => JSON.parse(JSON.stringify(pdu, (_k, v: unknown) => (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' ? Buffer.from((v as { data: number[] }).data).toString('hex') : v)));
+const plain = (pdu: Pdu): unknown =>
+  JSON.parse(
+    JSON.stringify(pdu, (_k, v: unknown) =>
+      v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' ? Buffer.from((v as { data: number[] }).data).toString('hex') : v,
+    ),
+  );
 
 describe('SMPP PDU codec (property)', () => {
   it('decodes every submit_sm and deliver_sm it encodes to the same PDU', () => {
@@ -74,7 +79,18 @@ describe('SMPP PDU codec (property)', () => {
   it('either round-trips a C-octet string exactly or refuses it: never writes a macron, an emoji or a NUL as some other byte', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 12 }), (source) => {
-        const pdu: SmPdu = { commandId: CommandId.submit_sm, commandStatus: 0, sequenceNumber: 1, sourceAddr: source, destinationAddr: '6421000001', esmClass: 0, registeredDelivery: 1, dataCoding: 0, shortMessage: Buffer.alloc(0), tlvs: [] };
+        const pdu: SmPdu = {
+          commandId: CommandId.submit_sm,
+          commandStatus: 0,
+          sequenceNumber: 1,
+          sourceAddr: source,
+          destinationAddr: '6421000001',
+          esmClass: 0,
+          registeredDelivery: 1,
+          dataCoding: 0,
+          shortMessage: Buffer.alloc(0),
+          tlvs: [],
+        };
         let bytes: Buffer;
         try {
           bytes = encode(pdu);
@@ -90,16 +106,20 @@ describe('SMPP PDU codec (property)', () => {
 
   it('never throws anything but PduError on arbitrary bytes', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 16, maxLength: 300 }), fc.constantFrom(CommandId.submit_sm, CommandId.deliver_sm, CommandId.submit_sm_resp, CommandId.bind_transceiver), (body, commandId) => {
-        const frame = Buffer.from(body);
-        frame.writeUInt32BE(frame.length, 0);
-        frame.writeUInt32BE(commandId, 4);
-        try {
-          decodePdu(frame);
-        } catch (err) {
-          expect(err).toBeInstanceOf(PduError);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 16, maxLength: 300 }),
+        fc.constantFrom(CommandId.submit_sm, CommandId.deliver_sm, CommandId.submit_sm_resp, CommandId.bind_transceiver),
+        (body, commandId) => {
+          const frame = Buffer.from(body);
+          frame.writeUInt32BE(frame.length, 0);
+          frame.writeUInt32BE(commandId, 4);
+          try {
+            decodePdu(frame);
+          } catch (err) {
+            expect(err).toBeInstanceOf(PduError);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

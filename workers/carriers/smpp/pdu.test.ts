@@ -53,8 +53,28 @@ describe('SMPP 3.4 PDU codec', () => {
 
   it('round-trips bind requests and responses of all three kinds', () => {
     for (const commandId of [CommandId.bind_transceiver, CommandId.bind_transmitter, CommandId.bind_receiver]) {
-      const pdu = roundTrip({ commandId, commandStatus: 0, sequenceNumber: 3, systemId: 'hermod', password: 'secret', systemType: 'VMA', interfaceVersion: 0x34, addrTon: 1, addrNpi: 1, addressRange: '^64' });
-      expect(pdu).toMatchObject({ commandId, systemId: 'hermod', password: 'secret', systemType: 'VMA', interfaceVersion: 0x34, addrTon: 1, addrNpi: 1, addressRange: '^64' });
+      const pdu = roundTrip({
+        commandId,
+        commandStatus: 0,
+        sequenceNumber: 3,
+        systemId: 'hermod',
+        password: 'secret',
+        systemType: 'VMA',
+        interfaceVersion: 0x34,
+        addrTon: 1,
+        addrNpi: 1,
+        addressRange: '^64',
+      });
+      expect(pdu).toMatchObject({
+        commandId,
+        systemId: 'hermod',
+        password: 'secret',
+        systemType: 'VMA',
+        interfaceVersion: 0x34,
+        addrTon: 1,
+        addrNpi: 1,
+        addressRange: '^64',
+      });
     }
     for (const commandId of [CommandId.bind_transceiver_resp, CommandId.bind_transmitter_resp, CommandId.bind_receiver_resp]) {
       const pdu = roundTrip({ commandId, commandStatus: 0, sequenceNumber: 3, systemId: 'smsc', tlvs: [uint8Tlv(TlvTag.sc_interface_version, 0x34)] });
@@ -66,7 +86,12 @@ describe('SMPP 3.4 PDU codec', () => {
   it('round-trips submit_sm and deliver_sm with every field and TLVs', () => {
     for (const commandId of [CommandId.submit_sm, CommandId.deliver_sm]) {
       const pdu = roundTrip({ ...submit, commandId });
-      expect({ ...pdu, shortMessage: pdu.shortMessage.toString('hex'), tlvs: undefined }).toEqual({ ...submit, commandId, shortMessage: submit.shortMessage.toString('hex'), tlvs: undefined });
+      expect({ ...pdu, shortMessage: pdu.shortMessage.toString('hex'), tlvs: undefined }).toEqual({
+        ...submit,
+        commandId,
+        shortMessage: submit.shortMessage.toString('hex'),
+        tlvs: undefined,
+      });
       expect(tlvUint(pdu.tlvs, TlvTag.sar_msg_ref_num)).toBe(0x1234);
       expect(tlvUint(pdu.tlvs, TlvTag.sar_total_segments)).toBe(2);
       expect(tlvUint(pdu.tlvs, TlvTag.sar_segment_seqnum)).toBe(1);
@@ -76,7 +101,11 @@ describe('SMPP 3.4 PDU codec', () => {
 
   it('carries receipted_message_id and message_payload TLVs', () => {
     const payload = Buffer.alloc(1000, 0x41);
-    const pdu = roundTrip<SmPdu>({ ...submit, shortMessage: Buffer.alloc(0), tlvs: [cStringTlv(TlvTag.receipted_message_id, 'abc123'), { tag: TlvTag.message_payload, value: payload }] });
+    const pdu = roundTrip<SmPdu>({
+      ...submit,
+      shortMessage: Buffer.alloc(0),
+      tlvs: [cStringTlv(TlvTag.receipted_message_id, 'abc123'), { tag: TlvTag.message_payload, value: payload }],
+    });
     expect(tlvCString(pdu.tlvs, TlvTag.receipted_message_id)).toBe('abc123');
     expect(pdu.tlvs?.find((t) => t.tag === TlvTag.message_payload)?.value.equals(payload)).toBe(true);
   });

@@ -7,7 +7,14 @@ import { decodeShortMessage, measureSms, planSms } from './segment';
 const WORLD = ['ā', 'ē', 'ī', 'ō', 'ū', 'Ā', 'д', 'Ж', '你', '好', '😀', '👋🏽', '🇳🇿', '€', '[', ']', '{', '}', '~', '^', '\\', '|', ' '];
 const gsmChar = fc.constantFrom(...[...GSM7_BASIC].filter((c) => c !== '\x1b'));
 const worldText = fc
-  .array(fc.oneof({ weight: 6, arbitrary: gsmChar }, { weight: 2, arbitrary: fc.constantFrom(...WORLD) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) }), { maxLength: 700 })
+  .array(
+    fc.oneof(
+      { weight: 6, arbitrary: gsmChar },
+      { weight: 2, arbitrary: fc.constantFrom(...WORLD) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) },
+    ),
+    { maxLength: 700 },
+  )
   .map((parts) => parts.join(''));
 
 describe('SMS segmentation (property)', () => {

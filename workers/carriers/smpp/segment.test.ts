@@ -87,7 +87,15 @@ describe('SMS segmentation', () => {
   });
 
   it('round-trips long mixed texts through plan and decode, and measures what it plans', () => {
-    const texts = ['', 'short', 'x'.repeat(1000), '{curly} [square] ~tilde~ '.repeat(30), 'Ünïcödé ☃ '.repeat(40), '🇳🇿 kia ora '.repeat(25), 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉 '.repeat(20)];
+    const texts = [
+      '',
+      'short',
+      'x'.repeat(1000),
+      '{curly} [square] ~tilde~ '.repeat(30),
+      'Ünïcödé ☃ '.repeat(40),
+      '🇳🇿 kia ora '.repeat(25),
+      'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉 '.repeat(20),
+    ];
     for (const text of texts) {
       const plan = planSms(text);
       expect(joinText(plan)).toBe(text);

@@ -13,7 +13,10 @@ function sms(text: string, destination = '+64211234567'): SubmitRequest {
 }
 
 async function rejection(p: Promise<unknown>): Promise<HermodError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HermodError);
   return err as HermodError;
 }
@@ -26,7 +29,10 @@ describe('SMPP client', () => {
     expect(sim.sessions()).toMatchObject([{ systemId: 'hermod', mode: 'transceiver', bound: true }]);
 
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
+    client.on('receipt', (r, settle) => {
+      receipts.push(r);
+      settle(true);
+    });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => client.submit(sms(`hello ${i}`))));
     const ids = results.map((r) => r.messageId);
     expect(new Set(ids).size).toBe(20);
@@ -41,7 +47,10 @@ describe('SMPP client', () => {
     const outcomes = new Map<string, string>();
     sim.on('submit', (s) => s.carrierMessageId && outcomes.set(s.carrierMessageId, s.outcome!));
     const receipts: DeliveryReceipt[] = [];
-    client.on('receipt', (r, settle) => { receipts.push(r); settle(true); });
+    client.on('receipt', (r, settle) => {
+      receipts.push(r);
+      settle(true);
+    });
     await Promise.all(Array.from({ length: 10 }, () => client.submit(sms('x'))));
     await eventually(() => (receipts.length === 10 ? true : undefined));
     for (const r of receipts) expect(r.state).toBe(outcomes.get(r.carrierMessageId));
@@ -54,7 +63,10 @@ describe('SMPP client', () => {
     const client = await kit.client(sim);
     const known = new Set<string>();
     const orphans: string[] = [];
-    client.on('receipt', (r, settle) => { if (!known.has(r.carrierMessageId)) orphans.push(r.carrierMessageId); settle(true); });
+    client.on('receipt', (r, settle) => {
+      if (!known.has(r.carrierMessageId)) orphans.push(r.carrierMessageId);
+      settle(true);
+    });
     await Promise.all(Array.from({ length: 50 }, async () => known.add((await client.submit(sms('now'))).messageId)));
     await eventually(() => (sim.receiptCount === 50 ? true : undefined));
     await new Promise((r) => setImmediate(r));
@@ -210,7 +222,10 @@ describe('SMPP client', () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const client = await kit.client(sim, { windowSize: 256 });
     let receipts = 0;
-    client.on('receipt', (_r, settle) => { receipts++; settle(true); });
+    client.on('receipt', (_r, settle) => {
+      receipts++;
+      settle(true);
+    });
     const started = performance.now();
     const shortMessage = Buffer.from('throughput test message');
     await Promise.all(Array.from({ length: 5000 }, (_, i) => client.submit({ source: 'Hermod', destination: `+6421${i}`, shortMessage, dataCoding: 0 })));

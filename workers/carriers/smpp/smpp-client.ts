@@ -69,8 +69,12 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     super();
     this.o = resolveClientOptions(options);
     this.log = options.log ?? createLogger({ component: 'smpp-client' });
-    this.window = new SubmitWindow<Job>(this.o.windowSize, this.o.submitTimeoutMs, (job) => this.sendSubmit(job), () =>
-      new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }));
+    this.window = new SubmitWindow<Job>(
+      this.o.windowSize,
+      this.o.submitTimeoutMs,
+      (job) => this.sendSubmit(job),
+      () => new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }),
+    );
     this.mo = new MoAssembler(this.o.concatTimeoutMs);
     this.connect();
   }
@@ -149,13 +153,17 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     socket.setKeepAlive(true, 30_000);
     let closed!: () => void;
     this.connClosed = new Promise((resolve) => (closed = resolve));
-    const conn = new SmppConnection(socket, {
-      onPdu: (pdu) => this.onPdu(conn, pdu),
-      onClose: (err) => {
-        closed();
-        this.onClose(conn, err);
+    const conn = new SmppConnection(
+      socket,
+      {
+        onPdu: (pdu) => this.onPdu(conn, pdu),
+        onClose: (err) => {
+          closed();
+          this.onClose(conn, err);
+        },
       },
-    }, this.o.maxPduLength);
+      this.o.maxPduLength,
+    );
     this.conn = conn;
     this.bindFailure = undefined;
     this.bindTimer = setTimeout(() => conn.destroy(new Error(`not bound within ${this.o.bindTimeoutMs} ms`)), this.o.bindTimeoutMs);
@@ -289,11 +297,15 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       const receipt = parseDeliveryReceipt(pdu);
       if (receipt) {
         let answered = false;
-        this.defer(['receipt', receipt, (handled) => {
-          if (answered) return;
-          answered = true;
-          answer(handled ? CommandStatus.ESME_ROK : CommandStatus.ESME_RX_T_APPN);
-        }]);
+        this.defer([
+          'receipt',
+          receipt,
+          (handled) => {
+            if (answered) return;
+            answered = true;
+            answer(handled ? CommandStatus.ESME_ROK : CommandStatus.ESME_RX_T_APPN);
+          },
+        ]);
       } else {
         answer(CommandStatus.ESME_ROK);
         this.log.warn('delivery receipt without a message id', { text: pdu.shortMessage.toString('latin1') });
@@ -354,15 +366,18 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     this.state = 'waiting';
     const base = Math.min(this.o.reconnectMaxMs, this.o.reconnectMinMs * 2 ** Math.min(this.attempt, 30));
     this.attempt++;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      if (!this.closing) this.connect();
-    }, base / 2 + (Math.random() * base) / 2);
+    this.reconnectTimer = setTimeout(
+      () => {
+        this.reconnectTimer = undefined;
+        if (!this.closing) this.connect();
+      },
+      base / 2 + (Math.random() * base) / 2,
+    );
   }
 
   private settleReady(err?: HermodError): void {
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
-    for (const w of waiters) (err ? w.reject(err) : w.resolve());
+    for (const w of waiters) err ? w.reject(err) : w.resolve();
   }
 }

@@ -55,7 +55,8 @@ export function buildSubmitPdu(r: SubmitRequest): SmPdu {
   if (r.shortMessage.length > 0xffff) problems.push({ field: 'shortMessage', description: 'longer than 65535 octets' });
   if ((r.serviceType?.length ?? 0) > 5) problems.push({ field: 'serviceType', description: 'longer than 5 characters' });
   if ((r.validityPeriod?.length ?? 0) > 16) problems.push({ field: 'validityPeriod', description: 'longer than 16 characters' });
-  if (problems.length > 0) throw new HermodError('invalid_attrib', `cannot submit: ${problems.map((p) => `${p.field} ${p.description}`).join(', ')}`, { fields: problems });
+  if (problems.length > 0)
+    throw new HermodError('invalid_attrib', `cannot submit: ${problems.map((p) => `${p.field} ${p.description}`).join(', ')}`, { fields: problems });
   let shortMessage = r.shortMessage;
   let tlvs: readonly Tlv[] | undefined = r.tlvs;
   if (shortMessage.length > MAX_SHORT_MESSAGE) {
@@ -83,4 +84,3 @@ export function buildSubmitPdu(r: SubmitRequest): SmPdu {
     tlvs,
   };
 }
-

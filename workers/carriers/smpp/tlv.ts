@@ -77,9 +77,5 @@ export function cStringTlv(tag: number, value: string): Tlv {
 
 /** The three sar_* TLVs that mark one part of a concatenated message. */
 export function sarTlvs(ref: number, total: number, seq: number): Tlv[] {
-  return [
-    uint16Tlv(TlvTag.sar_msg_ref_num, ref),
-    uint8Tlv(TlvTag.sar_total_segments, total),
-    uint8Tlv(TlvTag.sar_segment_seqnum, seq),
-  ];
+  return [uint16Tlv(TlvTag.sar_msg_ref_num, ref), uint8Tlv(TlvTag.sar_total_segments, total), uint8Tlv(TlvTag.sar_segment_seqnum, seq)];
 }

@@ -20,13 +20,22 @@ describe('SMTP carrier', () => {
     const carrier = kit.carrier(sink.port);
     const reports: CarrierReport[] = [];
     carrier.onReport((r) => void reports.push(r));
-    const job = emailJob({ content: 'Ko tō waehere ko 4711 — ваш код.\n10 分钟后过期 ⏳', im: { type: 'text', subject: 'Tō waehere — 你的代码 🔑', reference: 'заказ-42' } });
+    const job = emailJob({
+      content: 'Ko tō waehere ko 4711 — ваш код.\n10 分钟后过期 ⏳',
+      im: { type: 'text', subject: 'Tō waehere — 你的代码 🔑', reference: 'заказ-42' },
+    });
 
     const { carrierIds } = await carrier.send(job);
 
     expect(sink.mails).toHaveLength(1);
     const mail = sink.mails[0]!;
-    expect(mail).toMatchObject({ from: 'hermod@localhost', to: ['ada@example.com'], subject: 'Tō waehere — 你的代码 🔑', text: job.content, messageId: carrierIds[0] });
+    expect(mail).toMatchObject({
+      from: 'hermod@localhost',
+      to: ['ada@example.com'],
+      subject: 'Tō waehere — 你的代码 🔑',
+      text: job.content,
+      messageId: carrierIds[0],
+    });
     expect(mail.headers['x-hermod-message-id']).toBe(job.id);
     expect(mail.headers['x-hermod-reference']).toBe('заказ-42');
     const report = await eventually(() => reports[0]);
@@ -48,7 +57,7 @@ describe('SMTP carrier', () => {
   it('keeps UTF-8 text and subjects intact, emoji and accents included', async () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
-    const content = ('Grüße aus Zürich, déjà vu à la café — 😀 🇳🇿 ñ ø ß. ').repeat(8) + '\nZweite Zeile: 日本語';
+    const content = 'Grüße aus Zürich, déjà vu à la café — 😀 🇳🇿 ñ ø ß. '.repeat(8) + '\nZweite Zeile: 日本語';
     const subject = 'Ça marche? Größe 😀 '.repeat(4).trim();
 
     await carrier.send(emailJob({ content, im: { type: 'text', subject } }));

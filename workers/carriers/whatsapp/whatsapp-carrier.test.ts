@@ -11,7 +11,8 @@ const APP_SECRET = 'test-app-secret';
 
 const kit = httpCarrierTestKit({ tls: true, webhook: whatsAppWebhook, secret: APP_SECRET });
 const { reportsFor, reportsWithin } = kit;
-const simulator = () => kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: TOKEN, appSecret: APP_SECRET, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
+const simulator = () =>
+  kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: TOKEN, appSecret: APP_SECRET, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('wab', destination, im, content);
 
 function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
@@ -25,7 +26,9 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
     const { carrierIds } = await carrier.send(job('+64211234561'));
     expect(carrierIds).toHaveLength(1);
     expect(carrierIds[0]).toMatch(/^wamid\./);
-    expect(sim.received).toEqual([{ id: carrierIds[0], phoneNumberId: '100000000000001', to: '64211234561', type: 'text', text: { body: WORLD_TEXT, preview_url: false } }]);
+    expect(sim.received).toEqual([
+      { id: carrierIds[0], phoneNumberId: '100000000000001', to: '64211234561', type: 'text', text: { body: WORLD_TEXT, preview_url: false } },
+    ]);
   });
 
   it('sends media with the kind its MIME type names, captioned only by a real text', async () => {
@@ -47,14 +50,30 @@ describe('WhatsApp carrier against the Cloud API simulator', () => {
   it('sends a template by name and language with its named body parameters', async () => {
     const sim = await simulator();
     const carrier = createWhatsAppCarrier(config(sim.port), quietLog);
-    const template = { id: 't1', name: 'order_shipped', language: 'en_US', parameters: [{ name: 'order', text: 'Заказ-17' }, { name: 'eta', text: 'Rāmere 星期五 📦' }] };
+    const template = {
+      id: 't1',
+      name: 'order_shipped',
+      language: 'en_US',
+      parameters: [
+        { name: 'order', text: 'Заказ-17' },
+        { name: 'eta', text: 'Rāmere 星期五 📦' },
+      ],
+    };
     await carrier.send(job('+64211234561', { type: 'template', template }, 'Ka tae mai Заказ-17 hei te Rāmere 星期五 📦'));
     expect(sim.received[0]).toMatchObject({
       type: 'template',
       template: {
         name: 'order_shipped',
         language: { code: 'en_US' },
-        components: [{ type: 'body', parameters: [{ type: 'text', parameter_name: 'order', text: 'Заказ-17' }, { type: 'text', parameter_name: 'eta', text: 'Rāmere 星期五 📦' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', parameter_name: 'order', text: 'Заказ-17' },
+              { type: 'text', parameter_name: 'eta', text: 'Rāmere 星期五 📦' },
+            ],
+          },
+        ],
       },
     });
   });

@@ -9,12 +9,14 @@ const statuses = (...list: Record<string, unknown>[]) => ({
 
 describe('WhatsApp webhook parsing', () => {
   it('maps sent, delivered, read and failed to hermod statuses with the time in milliseconds', () => {
-    const reports = whatsAppWebhook.parse(statuses(
-      { id: 'wamid.1', status: 'sent', timestamp: '1700000000', recipient_id: '64211234561' },
-      { id: 'wamid.1', status: 'delivered', timestamp: '1700000001', recipient_id: '64211234561' },
-      { id: 'wamid.1', status: 'read', timestamp: '1700000002', recipient_id: '64211234561' },
-      { id: 'wamid.2', status: 'failed', timestamp: '1700000003', recipient_id: '64211234569', errors: [{ code: 131026, title: 'Message undeliverable' }] },
-    ));
+    const reports = whatsAppWebhook.parse(
+      statuses(
+        { id: 'wamid.1', status: 'sent', timestamp: '1700000000', recipient_id: '64211234561' },
+        { id: 'wamid.1', status: 'delivered', timestamp: '1700000001', recipient_id: '64211234561' },
+        { id: 'wamid.1', status: 'read', timestamp: '1700000002', recipient_id: '64211234561' },
+        { id: 'wamid.2', status: 'failed', timestamp: '1700000003', recipient_id: '64211234569', errors: [{ code: 131026, title: 'Message undeliverable' }] },
+      ),
+    );
     expect(reports).toEqual([
       { carrierId: 'wamid.1', status: 'sent', at: 1_700_000_000_000, errorCode: '' },
       { carrierId: 'wamid.1', status: 'received', at: 1_700_000_001_000, errorCode: '' },
@@ -27,9 +29,23 @@ describe('WhatsApp webhook parsing', () => {
     const body = {
       object: 'whatsapp_business_account',
       entry: [
-        { changes: [{ field: 'messages', value: { messages: [{ from: '64211234561', id: 'wamid.in', type: 'text', text: { body: 'Kia ora, e hoa mā — 你好 👋🏽' } }] } }] },
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: { messages: [{ from: '64211234561', id: 'wamid.in', type: 'text', text: { body: 'Kia ora, e hoa mā — 你好 👋🏽' } }] },
+            },
+          ],
+        },
         { changes: [{ field: 'account_update', value: { statuses: [{ id: 'x', status: 'sent', timestamp: '1' }] } }] },
-        { changes: [{ field: 'messages', value: { statuses: [{ id: 'wamid.3', status: 'deleted' }, { status: 'read' }, null, 'junk', { id: 'wamid.4', status: '__proto__' }] } }] },
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: { statuses: [{ id: 'wamid.3', status: 'deleted' }, { status: 'read' }, null, 'junk', { id: 'wamid.4', status: '__proto__' }] },
+            },
+          ],
+        },
         'junk',
         { changes: 'junk' },
       ],
