@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-soak-'));
   const hermod = await startHermod({
     dataDir,
+    // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof': every process of the service inherits them.
+    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
     env: {
       HERMOD_BUS: 'redis',
       HERMOD_STATE: 'redis',
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     const s = { ...(await sampleRedis(REDIS_URL, prefix)), phase, sent: accepted };
     samples.push(s);
     console.log(
-      `  ${phase} t=${Math.round(s.at / 1000)}s used_memory ${(s.usedMemory / MB).toFixed(1)} MB, streams ${s.entries} entries in ${(s.streamBytes / MB).toFixed(1)} MB, ${accepted} accepted, ${failed} failed, ${skipped} skipped`,
+      `  ${phase} t=${Math.round(s.at / 1000)}s used_memory ${(s.usedMemory / MB).toFixed(1)} MB, streams ${s.entries} entries in ${(s.streamBytes / MB).toFixed(1)} MB, ${accepted} accepted, ${failed} failed, ${skipped} skipped; ${busiest(s.byTopic)}`,
     );
   };
   try {
@@ -126,6 +128,15 @@ async function main(): Promise<void> {
     await deleteRedisKeys(prefix);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The three topics holding the most entries, e.g. `hermod.sms.v1 1200, hermod.status.v1 800, …`. */
+function busiest(byTopic: Record<string, number>): string {
+  return Object.entries(byTopic)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 3)
+    .map(([topic, n]) => `${topic} ${n}`)
+    .join(', ');
 }
 
 function report(samples: (RedisSample & { phase: string })[], run: { sent: number; accepted: number; failed: number; skipped: number; seconds: number }): void {

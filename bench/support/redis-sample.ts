@@ -9,6 +9,8 @@ export interface RedisSample {
   streams: number;
   entries: number;
   streamBytes: number;
+  /** Entries per topic (`hermod.sms.v1` → XLEN summed over its partitions), to tell which stream grows. */
+  byTopic: Record<string, number>;
 }
 
 const started = performance.now();
@@ -31,11 +33,17 @@ export async function sampleRedis(url: string, prefix: string): Promise<RedisSam
     const results = (await pipeline.exec()) ?? [];
     let entries = 0;
     let streamBytes = 0;
+    const byTopic: Record<string, number> = {};
     results.forEach(([, value], i) => {
-      if (i % 2 === 0) entries += Number(value ?? 0);
-      else streamBytes += Number(value ?? 0);
+      if (i % 2 === 1) {
+        streamBytes += Number(value ?? 0);
+        return;
+      }
+      entries += Number(value ?? 0);
+      const topic = /^\{[^:]+:(.+):\d+\}$/.exec(keys[i / 2]!)?.[1] ?? keys[i / 2]!;
+      byTopic[topic] = (byTopic[topic] ?? 0) + Number(value ?? 0);
     });
-    return { at, usedMemory, streams: keys.length, entries, streamBytes };
+    return { at, usedMemory, streams: keys.length, entries, streamBytes, byTopic };
   } finally {
     redis.disconnect();
   }

@@ -49,7 +49,7 @@ export async function startHermod(options: {
     HERMOD_CHANNEL_SIMULATORS: 'false',
     ...options.env,
   };
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'start'], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, 'bin/hermod.js'), 'start'], {
     cwd: ROOT,
     env,
     detached: true,

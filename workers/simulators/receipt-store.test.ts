@@ -51,6 +51,22 @@ describe('receipt store', () => {
     again.close();
   });
 
+  it('writes the receipt alone, not the session object a receipt order carries along', () => {
+    const file = tempFile();
+    const store = ReceiptStore.open(file);
+    // What the dispatcher hands over: the receipt plus the live session it came in on (sockets, buffers, timers).
+    const session = { systemId: 'hermod', socket: { buffered: Buffer.alloc(64 * 1024, 1) }, self: undefined as unknown };
+    session.self = session;
+    store.owe({ ...receipt('with-session', 'Kia ora'), session } as OwedReceipt);
+    store.close();
+    const line = fs.readFileSync(file, 'utf8').trim();
+    expect(Object.keys(JSON.parse(line).owe).sort()).toEqual(Object.keys(receipt('x', 'y')).sort());
+    expect(line.length).toBeLessThan(1000);
+    const again = ReceiptStore.open(file);
+    expect([...again.owed.values()]).toEqual([receipt('with-session', 'Kia ora')]);
+    again.close();
+  });
+
   it('ignores a last line torn by a crash and keeps appending cleanly after it', () => {
     const file = tempFile();
     const store = ReceiptStore.open(file);

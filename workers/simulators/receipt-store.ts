@@ -54,6 +54,24 @@ export function replayReceiptLog(bytes: Buffer): Map<string, OwedReceipt> {
   return owed;
 }
 
+function receiptOnly(r: OwedReceipt): OwedReceipt {
+  return {
+    systemId: r.systemId,
+    carrierMessageId: r.carrierMessageId,
+    state: r.state,
+    errorCode: r.errorCode,
+    submitDate: r.submitDate,
+    dueAt: r.dueAt,
+    sourceAddr: r.sourceAddr,
+    sourceTon: r.sourceTon,
+    sourceNpi: r.sourceNpi,
+    destinationAddr: r.destinationAddr,
+    destTon: r.destTon,
+    destNpi: r.destNpi,
+    text: r.text,
+  };
+}
+
 function encode(entry: Entry): Buffer {
   return Buffer.from(JSON.stringify(entry) + '\n', 'utf8');
 }
@@ -99,10 +117,12 @@ export class ReceiptStore {
     return this.owed.size;
   }
 
+  /** Records `receipt` as owed; only its own fields are kept (a dispatcher's order also carries its live session). */
   owe(receipt: OwedReceipt): void {
     if (this.fd === undefined || this.owed.has(receipt.carrierMessageId)) return;
-    this.owed.set(receipt.carrierMessageId, receipt);
-    this.append(encode({ owe: receipt }));
+    const owed = receiptOnly(receipt);
+    this.owed.set(owed.carrierMessageId, owed);
+    this.append(encode({ owe: owed }));
   }
 
   /** The ESME acknowledged it: it is never sent again. */
