@@ -31,6 +31,8 @@ export async function startHermod(options: {
   dataDir: string;
   env?: Record<string, string>;
   ports?: { https: number; http: number; metrics: number };
+  /** Arguments for node itself (e.g. --cpu-prof); the supervisor's forks inherit them. */
+  nodeArgs?: string[];
 }): Promise<HermodProcess> {
   const ports = options.ports ?? { https: await freePort(), http: await freePort(), metrics: await freePort() };
   const coreAddress = options.env?.HERMOD_CORE_ADDRESS ?? `127.0.0.1:${await freePort()}`;
