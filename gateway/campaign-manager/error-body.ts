@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { toHermodError, type ErrorCode } from '../../lib/errors';
+import { ERROR_CODES, toHermodError, type ErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 
 /**
@@ -15,6 +15,19 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   broadcast_limit: 422,
 };
 
+/** Campaign Manager's HTTP status for an error code (the same in JSON and in plain text). */
+export const campaignManagerHttpStatus = (code: ErrorCode): number => STATUS[code] ?? ERROR_CODES[code].http;
+
+/** The error bodies as the OpenAPI document publishes them (SPEC.md §2.1 DefaultError; §4.1 the plain string). */
+export const CAMPAIGN_MANAGER_ERROR_SCHEMAS = {
+  DefaultError: {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: { code: { type: 'integer', description: 'The HTTP status' }, message: { type: 'string' } },
+  },
+  PlainError: { type: 'string', pattern: '^error: ', description: 'The plain-text error of delete list, delete multiple lists and healthz' },
+};
+
 export function campaignManagerErrors(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
@@ -23,8 +36,9 @@ export function campaignManagerErrors(log: Logger) {
     } catch (err) {
       const e = toHermodError(err);
       if (e.code === 'internal') log.error('campaign manager request failed', { err, path: ctx.path });
-      render(ctx, STATUS[e.code] ?? e.httpStatus, e.code === 'internal' ? 'internal error' : e.message);
-      if (e.httpStatus === 401) ctx.set('WWW-Authenticate', 'Basic realm="hermod"');
+      const status = campaignManagerHttpStatus(e.code);
+      render(ctx, status, e.code === 'internal' ? 'internal error' : e.message);
+      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="hermod"');
     }
   };
 }

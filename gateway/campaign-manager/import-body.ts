@@ -3,7 +3,7 @@ import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/
 import { HermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 
-const MAX_MEMBERS = 1_000_000;
+export const MAX_MEMBERS = 1_000_000;
 /** Problems listed in an answer; the rest are counted. */
 const MAX_LISTED = 10;
 const PARAMS = ['param1', 'param2', 'param3', 'param4', 'param5', 'param6'] as const;

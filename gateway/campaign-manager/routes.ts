@@ -7,7 +7,9 @@ import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
-import { CAMPAIGN_MANAGER_SCHEMAS } from './schemas';
+import { serveOpenApi } from '../http/openapi';
+import { CAMPAIGN_MANAGER_OPENAPI } from './openapi';
+import { CAMPAIGN_MANAGER_SCHEMAS, MAX_APPLICATION_NAME } from './schemas';
 import { importBody } from './import-body';
 import { respondWithStreamedJson } from './streamed-json';
 import { listsAsJson, reportAsJson } from './answers';
@@ -36,12 +38,13 @@ const INTEGER_ID = /^[1-9][0-9]{0,15}$/;
 export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   const router = new Router({ prefix: '/rest/campaign_manager/v1' });
   const validate = createValidator(CAMPAIGN_MANAGER_SCHEMAS);
+  serveOpenApi(router, CAMPAIGN_MANAGER_OPENAPI);
 
   /** The caller, who must be the application the path names. */
   const caller = async (ctx: Context): Promise<{ applicationId: string; applicationName: string }> => {
     const who = await deps.auth.authenticate(ctx.get('authorization'));
     const named = ctx.params.application_name ?? '';
-    if (named.length > 255) throw new HermodError('invalid_attrib', 'application_name is at most 255 characters');
+    if (named.length > MAX_APPLICATION_NAME) throw new HermodError('invalid_attrib', `application_name is at most ${MAX_APPLICATION_NAME} characters`);
     if (named !== who.applicationName) throw new HermodError('forbidden', `credentials of ${who.applicationName} do not give access to application ${named}`);
     return who;
   };

@@ -55,3 +55,6 @@ export const CAMPAIGN_MANAGER_SCHEMAS = {
     },
   },
 };
+
+/** `{application_name}` in every path but /healthz (SPEC.md §4). */
+export const MAX_APPLICATION_NAME = 255;

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { toHermodError, type ErrorCode } from '../../lib/errors';
+import { ERROR_CODES, toHermodError, type ErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 
 /** v1's short error codes, as its existing clients read them. */
@@ -14,6 +14,27 @@ const V1_CODE: Partial<Record<ErrorCode, string>> = {
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
 };
+const OTHERWISE = 'send_failed';
+
+/** v1 answers each error code with the code's own HTTP status. */
+export const gatewayV1HttpStatus = (code: ErrorCode): number => ERROR_CODES[code].http;
+
+/** The `error` of a v1 error body. */
+export const gatewayV1ErrorName = (code: ErrorCode): string => V1_CODE[code] ?? OTHERWISE;
+
+/** v1's error body as its OpenAPI document publishes it (SPEC.md §2.3 DefaultError, and what v1 clients read besides). */
+export const GATEWAY_V1_ERROR_SCHEMAS = {
+  DefaultError: {
+    type: 'object',
+    required: ['message', 'code', 'error', 'error-desc'],
+    properties: {
+      message: { type: 'string' },
+      code: { type: 'integer', description: 'The HTTP status' },
+      error: { type: 'string', enum: [...new Set([...Object.values(V1_CODE), OTHERWISE])] },
+      'error-desc': { type: 'string', description: 'The message again' },
+    },
+  },
+};
 
 /** The only place that knows v1's error shape: `{ message, code, error, error-desc }`. */
 export function gatewayV1Errors(log: Logger) {
@@ -24,8 +45,9 @@ export function gatewayV1Errors(log: Logger) {
     } catch (err) {
       const e = toHermodError(err);
       if (e.code === 'internal') log.error('gateway v1 request failed', { err, path: ctx.path });
-      render(ctx, e.httpStatus, V1_CODE[e.code] ?? 'send_failed', e.code === 'internal' ? 'internal error' : e.message);
-      if (e.httpStatus === 401) ctx.set('WWW-Authenticate', 'Basic realm="hermod"');
+      const status = gatewayV1HttpStatus(e.code);
+      render(ctx, status, gatewayV1ErrorName(e.code), e.code === 'internal' ? 'internal error' : e.message);
+      if (status === 401) ctx.set('WWW-Authenticate', 'Basic realm="hermod"');
     }
   };
 }

@@ -10,7 +10,9 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
-import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './openapi';
+import { serveOpenApi } from '../http/openapi';
+import { GATEWAY_V1_OPENAPI } from './openapi';
+import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST, VND } from './schemas';
 
 interface MessageFields {
   content: string;
@@ -22,13 +24,13 @@ interface MessageFields {
   scheduled?: string;
 }
 
-const VND = 'application/vnd.modica.gateway.v1+json';
 const E164 = new RegExp(GATEWAY_V1_SCHEMAS.Destination.pattern);
 
 /** Gateway v1: `/rest/gateway`. Integer ids; 201 with a bare array on send. */
 export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number; scheduleHorizonMs: number }): Router {
   const router = new Router({ prefix: '/rest/gateway' });
   const validate = createValidator(GATEWAY_V1_SCHEMAS);
+  serveOpenApi(router, GATEWAY_V1_OPENAPI);
 
   // Answer in the vendor media type when the client asked for it.
   const reply = (ctx: Context, status: number, body: unknown): void => {

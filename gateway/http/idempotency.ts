@@ -17,11 +17,14 @@ interface StoredAnswer {
   location?: string;
 }
 
+/** Longest Idempotency-Key a client may send. */
+export const MAX_IDEMPOTENCY_KEY = 255;
+
 /** The request's Idempotency-Key as stored (scoped to its interface), or undefined without one. */
 export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undefined {
   const key = ctx.get('idempotency-key');
   if (!key) return undefined;
-  if (key.length > 255) throw new HermodError('invalid_attrib', 'Idempotency-Key is at most 255 characters');
+  if (key.length > MAX_IDEMPOTENCY_KEY) throw new HermodError('invalid_attrib', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
   // Scope names hold no ':', so `scope:key` never collides across interfaces.
   return `${scope}:${key}`;
 }

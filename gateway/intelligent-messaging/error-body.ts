@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
-import { toHermodError, type HermodError } from '../../lib/errors';
+import { ERROR_CODES, toHermodError, type ErrorCode, type HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 
 /** SPEC.md §2.4, §8: at most 100 errors; message and description are LongStrings, field a ShortString. */
@@ -13,6 +13,35 @@ export interface ApiErrorEntry {
   code: number;
   description: string;
 }
+
+/** The interface declares only 500 among server errors: every 5xx is answered as 500. */
+export const intelligentMessagingHttpStatus = (code: ErrorCode): number => Math.min(ERROR_CODES[code].http, 500);
+
+const statusCode = { type: 'integer', format: 'int32', minimum: 200, maximum: 500, description: 'The HTTP status' };
+
+/** The error body as the OpenAPI document publishes it (SPEC.md §2.4 APIError and Error, §7.3 the sample keys). */
+export const INTELLIGENT_MESSAGING_ERROR_SCHEMAS = {
+  APIError: {
+    type: 'object',
+    required: ['code', 'message', 'errors', 'statusCode', 'error'],
+    properties: {
+      code: statusCode,
+      message: { type: 'string', maxLength: MAX_TEXT },
+      errors: { type: 'array', minItems: 1, maxItems: MAX_ERRORS, items: { $ref: '#/$defs/Error' }, description: 'One entry per offending field' },
+      statusCode,
+      error: { type: 'string', description: "The HTTP status's reason phrase" },
+    },
+  },
+  Error: {
+    type: 'object',
+    required: ['code', 'description'],
+    properties: {
+      field: { type: 'string', maxLength: MAX_FIELD, description: 'Path of the offending field, e.g. delivery_attempts[1].first.timeout' },
+      code: { ...statusCode, format: 'int64' },
+      description: { type: 'string', maxLength: MAX_TEXT },
+    },
+  },
+};
 
 /**
  * The only place that knows Intelligent Messaging's error shape, APIError
@@ -31,7 +60,7 @@ export function intelligentMessagingErrors(log: Logger) {
     } catch (err) {
       const e = toHermodError(err);
       if (e.code === 'internal') log.error('intelligent messaging request failed', { err, path: ctx.path });
-      const status = Math.min(e.httpStatus, 500);
+      const status = intelligentMessagingHttpStatus(e.code);
       render(ctx, status, e.code === 'internal' ? 'internal error' : e.message, e.code === 'internal' ? [] : e.fields);
       // The key goes in `authorization` bare or after Bearer/ApiKey; some clients send Basic instead.
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="hermod", Basic realm="hermod"');

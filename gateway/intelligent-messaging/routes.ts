@@ -7,6 +7,9 @@ import { readJson } from '../http/read-json';
 import { idempotent, type IdempotencyStore } from '../http/idempotency';
 import { parseMessageRequest, toImSendRequest } from './message-request';
 import type { SharedRateLimiter } from './shared-rate-limiter';
+import { serveOpenApi } from '../http/openapi';
+import { INTELLIGENT_MESSAGING_OPENAPI } from './openapi';
+import { RETRY_AFTER_MAX, RETRY_AFTER_MIN } from './schemas';
 
 export interface IntelligentMessagingDeps {
   im: Pick<ImClient, 'send'>;
@@ -19,13 +22,10 @@ export interface IntelligentMessagingDeps {
   rateLimiter: SharedRateLimiter;
 }
 
-/** SPEC.md §8 bounds the RetryAfter header to 10..1000 seconds, though a bucket refills sooner. */
-const RETRY_AFTER_MIN = 10;
-const RETRY_AFTER_MAX = 1000;
-
 /** Intelligent Messaging: `/rest/im/v1`. */
 export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Router {
   const router = new Router({ prefix: '/rest/im/v1' });
+  serveOpenApi(router, INTELLIGENT_MESSAGING_OPENAPI);
 
   router.post('/message', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'), true);

@@ -22,6 +22,10 @@ export type Channel = (typeof CHANNELS)[number];
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 export type SchedulerPipe = (typeof SCHEDULER_PIPES)[number];
 
+/** SPEC.md §8 bounds the RetryAfter header to 10..1000 seconds, though a bucket refills sooner. */
+export const RETRY_AFTER_MIN = 10;
+export const RETRY_AFTER_MAX = 1000;
+
 const ref = (name: string) => ({ $ref: `#/$defs/${name}` });
 
 export const IM_SCHEMAS = {

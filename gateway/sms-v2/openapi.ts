@@ -1,27 +1,12 @@
-/**
- * The OpenAPI document of SMS Gateway v2 as hermod implements it. Its schemas
- * are what requests are validated against, and it is what GET /openapi.yaml serves.
- */
+import { content, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, openApiDocument, ref, response, WWW_AUTHENTICATE } from '../http/openapi';
+import { SMS_V2_ERROR_SCHEMAS } from './error-body';
+import { SMS_V2_SCHEMAS } from './schemas';
+
+/** The OpenAPI document of SMS Gateway v2, served at /rest/sms/v2/openapi.yaml: its request schemas are the validator's own. */
 const STATUSES = ['accepted', 'queued', 'submitted', 'sent', 'received', 'blocked', 'deficient', 'frozen', 'rejected', 'failed', 'dead', 'expired'];
 
-export const SMS_V2_SCHEMAS = {
-  Uuid: { type: 'string', format: 'uuid' },
-  SingleMessage: {
-    type: 'object',
-    required: ['destination', 'content'],
-    properties: {
-      id: { $ref: '#/$defs/Uuid', readOnly: true },
-      destination: { type: 'string', pattern: '^\\+?[1-9][0-9]{6,14}$', description: 'Mobile number in E.164 form' },
-      content: { type: 'string', minLength: 1, maxLength: 1600 },
-      source: { type: 'string', minLength: 1, maxLength: 16 },
-      reference: { type: 'string', maxLength: 255 },
-      class: { type: 'string', maxLength: 32 },
-      mask: { type: 'string', minLength: 1, maxLength: 11 },
-      sms_class: { type: 'integer', minimum: 0, maximum: 3 },
-      scheduled: { type: 'string', format: 'date-time' },
-      integration_id: { $ref: '#/$defs/Uuid' },
-    },
-  },
+/** The answers (SPEC.md §2.2); written by routes.ts, never validated. */
+const RESPONSE_SCHEMAS = {
   StatusCallback: {
     type: 'object',
     properties: {
@@ -42,47 +27,38 @@ export const SMS_V2_SCHEMAS = {
       status: { type: 'string', enum: STATUSES },
     },
   },
-  Error: {
-    type: 'object',
-    required: ['message', 'statusCode', 'error'],
-    properties: {
-      message: { type: 'string' },
-      statusCode: { type: 'integer', format: 'int32' },
-      error: { type: 'string' },
-    },
-  },
-} as const;
+};
 
-// OpenAPI refers to components where the validator uses $defs.
-const asComponents = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('#/$defs/', '#/components/schemas/'));
+const errors = {
+  '401': response('Missing or wrong credentials', content(ref('Error')), { 'WWW-Authenticate': WWW_AUTHENTICATE }),
+  default: response('Error', content(ref('Error'))),
+};
 
-export const SMS_V2_OPENAPI = {
-  openapi: '3.1.0',
-  info: { title: 'SMS Gateway v2 (hermod)', version: '1.0.0' },
-  servers: [{ url: '/rest/sms/v2' }],
-  components: {
-    securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
-    schemas: asComponents(SMS_V2_SCHEMAS),
-  },
+export const SMS_V2_OPENAPI = openApiDocument({
+  title: 'SMS Gateway v2 (hermod)',
+  version: '1.0.0',
+  server: '/rest/sms/v2',
+  securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
   security: [{ basic: [] }],
+  schemas: [SMS_V2_SCHEMAS, RESPONSE_SCHEMAS, SMS_V2_ERROR_SCHEMAS],
   paths: {
     '/messages': {
       post: {
         summary: 'Send one SMS',
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SingleMessage' } } } },
+        operationId: 'sendMessage',
+        parameters: [IDEMPOTENCY_KEY],
+        requestBody: { required: true, ...content(ref('SingleMessage')) },
         responses: {
-          '202': { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/StatusCallback' } } } },
-          default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '202': response('Accepted', content(ref('StatusCallback')), { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED }),
+          ...errors,
         },
       },
       get: {
         summary: 'Read one message',
-        parameters: [{ name: 'id', in: 'query', required: true, schema: { $ref: '#/components/schemas/Uuid' } }],
-        responses: {
-          '200': { description: 'The message', content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageDetails' } } } },
-          default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-        },
+        operationId: 'getMessage',
+        parameters: [{ name: 'id', in: 'query', required: true, schema: ref('Uuid') }],
+        responses: { '200': response('The message', content(ref('MessageDetails'))), ...errors },
       },
     },
   },
-};
+});

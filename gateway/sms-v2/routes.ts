@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import YAML from 'yaml';
 import type { Authenticator } from '../auth';
 import type { CoreClient } from '../core-client';
 import { Direction } from '../../proto/gen/hermod/v1/messages';
@@ -10,7 +9,9 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
-import { SMS_V2_OPENAPI, SMS_V2_SCHEMAS } from './openapi';
+import { serveOpenApi } from '../http/openapi';
+import { SMS_V2_OPENAPI } from './openapi';
+import { SMS_V2_SCHEMAS } from './schemas';
 
 interface SingleMessage {
   destination: string;
@@ -30,12 +31,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number; scheduleHorizonMs: number }): Router {
   const router = new Router({ prefix: '/rest/sms/v2' });
   const validate = createValidator(SMS_V2_SCHEMAS);
-  const openapiYaml = YAML.stringify(SMS_V2_OPENAPI);
-
-  router.get('/openapi.yaml', (ctx) => {
-    ctx.type = 'application/yaml';
-    ctx.body = openapiYaml;
-  });
+  serveOpenApi(router, SMS_V2_OPENAPI);
 
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'));

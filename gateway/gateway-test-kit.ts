@@ -1,0 +1,56 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGatewayApp, type GatewayDeps } from './app';
+import { createAuthenticator } from './auth';
+import type { CampaignsClient } from './campaigns-client';
+import type { CoreClient } from './core-client';
+import type { ImClient } from './im-client';
+import { HermodError } from '../lib/errors';
+import { createLogger } from '../lib/log';
+
+/**
+ * Test support: the whole gateway app (every interface, mounted as
+ * gateway-main mounts it) on 127.0.0.1:0, with no core behind it. Every call
+ * to core fails as `unavailable`, so what the gateway answers on its own
+ * (documents, missing credentials, unknown routes) is answered for real.
+ */
+export function gatewayTestDeps(): GatewayDeps {
+  const core = noCore<CoreClient>('core');
+  const carrier = { baseUrl: 'https://carrier.example', token: 'tōkena', sender: '+6421000001', webhookSecret: 'hūnā', apiVersion: 'v21.0' };
+  return {
+    core,
+    auth: createAuthenticator(core, 1_000),
+    log: createLogger({ test: 'gateway' }),
+    maxBodyBytes: 1_000_000,
+    campaigns: noCore<CampaignsClient>('campaigns'),
+    maxImportBytes: 10_000_000,
+    im: noCore<ImClient>('intelligent messaging'),
+    carriers: { wab: carrier, rcs: carrier, mms: carrier },
+    scheduleHorizonMs: 60 * 86_400_000,
+  };
+}
+
+export async function startTestGateway(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(createGatewayApp(gatewayTestDeps()).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A client whose every method fails as core being down. */
+function noCore<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get: (_, method) =>
+      method === 'then'
+        ? undefined
+        : () => {
+            throw new HermodError('unavailable', `${name} is not running in this test (${String(method)})`);
+          },
+  });
+}
