@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatus } from '../domain/message-status';
-import type { ApplicationRecord, History, MessageRecord, StatusEvent } from '../ports/history';
+import type { ApplicationRecord } from '../ports/account-store';
+import type { History } from '../ports/history';
+import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 

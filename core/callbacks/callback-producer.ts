@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord } from '../ports/history';
+import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
@@ -15,7 +15,7 @@ import type { CallbackOutbox } from './callback-outbox';
 
 export interface CallbackProducerDeps {
   bus: Bus;
-  history: History;
+  history: MessageHistory;
   recent: RecentMessages;
   log: Logger;
   outbox: CallbackOutbox;

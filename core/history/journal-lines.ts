@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { MessageRecord, StatusEvent } from '../ports/history';
+import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import { eventRow, messageRow } from './rows';
 
 /**

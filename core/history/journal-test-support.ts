@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { History } from '../ports/history';
 import type { Logger } from '../../lib/log';
+import type { EncodedHistory } from './encoded-history';
 
 /**
  * What the journal tests stand in for the engine and the logger: the journal
@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/log';
  * mistake in the test and throws.
  */
 export interface RecordingHistory {
-  history: History;
+  history: EncodedHistory;
   /** Message and event rows, in the order they were inserted. */
   messages: string[];
   events: string[];
@@ -21,7 +21,7 @@ export interface RecordingHistory {
 }
 
 export function recordingHistory(): RecordingHistory {
-  const rec: RecordingHistory = { history: undefined as unknown as History, messages: [], events: [], inserts: 0 };
+  const rec: RecordingHistory = { history: undefined as unknown as EncodedHistory, messages: [], events: [], inserts: 0 };
   const known: Record<string, unknown> = {
     campaigns: {},
     im: {},
@@ -40,7 +40,7 @@ export function recordingHistory(): RecordingHistory {
         : () => {
             throw new Error(`the journal was not expected to call ${String(key)} on its inner history`);
           },
-  }) as unknown as History;
+  }) as unknown as EncodedHistory;
   return rec;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord, StatusEvent } from '../ports/history';
+import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
@@ -36,7 +36,7 @@ export interface MessageIntake {
 }
 
 export function createMessageIntake(deps: {
-  history: History;
+  history: MessageHistory;
   state: HotState;
   bus: Bus;
   recorder: StatusRecorder;

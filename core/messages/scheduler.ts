@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 
 /**
  * Holds messages until their scheduled time, to the second, then hands them
