@@ -5,12 +5,12 @@ import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
 
-export interface AppIdentity {
+interface AppIdentity {
   id: string;
   name: string;
 }
 
-export interface CallbackSettings {
+interface CallbackSettings {
   statusCallbackUrl: string;
   replyCallbackUrl: string;
   imStatusCallbackUrl: string;
@@ -21,7 +21,7 @@ export interface CallbackSettings {
   imRateLimit: number;
 }
 
-export interface UpsertInput {
+interface UpsertInput {
   name: string;
   password?: string;
   apiKey?: string;

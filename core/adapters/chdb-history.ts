@@ -5,7 +5,7 @@ import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 import { parseJsonEachRow } from '../history/rows';
 
-export interface ChdbHistoryOptions extends SqlHistoryOptions {
+interface ChdbHistoryOptions extends SqlHistoryOptions {
   /** The database lives in `<dataDir>/history`. */
   dataDir: string;
 }

@@ -4,7 +4,7 @@ import { createClient } from '@clickhouse/client';
 import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 
-export interface ClickHouseHistoryOptions extends SqlHistoryOptions {
+interface ClickHouseHistoryOptions extends SqlHistoryOptions {
   /** e.g. http://user:password@clickhouse:8123/hermod */
   url: string;
   /** Database to use (created if missing); default: the one in the URL, else `default`. */

@@ -11,14 +11,14 @@ import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-m
  * A store the contract can open, close and open again (to check durability),
  * and throw away at the end of each test.
  */
-export interface HistoryHarness {
+interface HistoryHarness {
   /** Opens the store; called again after close() it must reach the same data. */
   open(): Promise<History>;
   /** Removes the store (after the last History of it has been closed). */
   dispose(): Promise<void>;
 }
 
-export type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
+type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
 
 /** Far enough from the suite's clock to be distinct, close enough to sit inside any recovery window. */
 const BASE = Date.now() - 60 * 60 * 1000;

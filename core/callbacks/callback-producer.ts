@@ -13,7 +13,7 @@ import { callbacksOwed } from '../../lib/metrics';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
 
-export interface CallbackProducerDeps {
+interface CallbackProducerDeps {
   bus: Bus;
   history: MessageHistory;
   recent: RecentMessages;
@@ -125,5 +125,3 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     },
   };
 }
-
-export type CallbackProducer = ReturnType<typeof createCallbackProducer>;

@@ -19,7 +19,7 @@ interface PartitionJob {
   to: number;
 }
 
-export interface CampaignRunnerOptions {
+interface CampaignRunnerOptions {
   store: CampaignStore;
   bus: Bus;
   intake: MessageIntake;
@@ -32,7 +32,7 @@ export interface CampaignRunnerOptions {
   now?: () => number;
 }
 
-export interface CampaignRunner {
+interface CampaignRunner {
   /** A newly scheduled campaign. */
   add(campaign: CampaignRecord): void;
   stop(): Promise<void>;

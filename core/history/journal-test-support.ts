@@ -10,7 +10,7 @@ import type { EncodedHistory } from './encoded-history';
  * so a recording object is the whole of what it needs; any other call is a
  * mistake in the test and throws.
  */
-export interface RecordingHistory {
+interface RecordingHistory {
   history: EncodedHistory;
   /** Message and event rows, in the order they were inserted. */
   messages: string[];
@@ -44,7 +44,7 @@ export function recordingHistory(): RecordingHistory {
   return rec;
 }
 
-export interface LogEntry {
+interface LogEntry {
   level: string;
   msg: string;
   fields: Record<string, unknown>;

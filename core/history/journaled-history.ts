@@ -22,7 +22,7 @@ import { eventRow, messageRow } from './rows';
  * Reads go to the engine; callers that must see their own fresh writes keep
  * them in memory (recent messages, hot state). listUnfinished flushes first.
  */
-export interface JournaledHistoryOptions {
+interface JournaledHistoryOptions {
   inner: EncodedHistory;
   dir: string;
   log: Logger;

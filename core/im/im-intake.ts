@@ -8,7 +8,7 @@ import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type Im
 import { newImMessageId } from './im-ids';
 import { mailSubject } from './mail-subject';
 
-export interface ImRequest {
+interface ImRequest {
   applicationId: string;
   destination: { contactId: string; mobile: string; email: string };
   message: {

@@ -16,7 +16,7 @@ import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 import { toImStatus, type ImStatusNotice } from './im-status-notice';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
-export interface ImStatusNotices {
+interface ImStatusNotices {
   imStatus(notice: ImStatusNotice): void;
 }
 
@@ -32,7 +32,7 @@ interface Open {
   turn: Promise<void>;
 }
 
-export interface ImOrchestrator {
+interface ImOrchestrator {
   /** Status changes applied by the recorder (attempts report through here). */
   statusApplied(change: StatusChange): void;
   stop(): Promise<void>;

@@ -5,7 +5,7 @@ import type { MessageRecord } from '../ports/message-history';
  * over. Schedules are durable because the messages are: after a restart,
  * recovery adds back every stored message that has not gone out.
  */
-export interface Scheduler {
+interface Scheduler {
   add(records: readonly MessageRecord[]): void;
   readonly size: number;
   stop(): void;

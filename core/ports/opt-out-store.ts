@@ -2,7 +2,7 @@
  * Handsets that opted out of (or back into) an application's messages: the
  * durable record behind hot state's opt-out set. Times are epoch milliseconds.
  */
-export interface OptOutRecord {
+interface OptOutRecord {
   applicationId: string;
   handset: string;
   optedOut: boolean;
