@@ -44,7 +44,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages();
   const numericIds = createNumericIds(config.coreInstance);
-  const shortener = createLinkShortener({ history, baseUrl: config.shortLinkBase });
+  const shortener = createLinkShortener({ links: history, baseUrl: config.shortLinkBase });
   const intake = createMessageIntake({
     history,
     state,
@@ -57,7 +57,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
   });
   const reader = createMessageReader({ history, state, recent });
-  const accounts = createAccounts({ history });
+  const accounts = createAccounts({ applications: history, optOuts: history });
 
   if (config.bootstrap) {
     const app = await accounts.upsert({ name: config.bootstrap.app, password: config.bootstrap.password, apiKey: config.bootstrap.apiKey });
@@ -78,6 +78,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     bus,
     state,
     history,
+    optOuts: history,
     recent,
     numericIds,
     log,
@@ -92,7 +93,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
   const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, log, ...config.campaigns });
-  const templates = createTemplates({ store: history.campaigns, history, numericIds });
+  const templates = createTemplates({ store: history.campaigns, applications: history, numericIds });
   const importMembers = createMemberImporter({
     store: history.campaigns,
     state,
@@ -106,6 +107,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     bus,
     state,
     history,
+    im: history.im,
     recorder,
     numericIds,
     notices: callbacks,
@@ -114,7 +116,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
   });
   recorder.onApplied((change) => orchestrator.statusApplied(change));
-  const imIntake = createImIntake({ history, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
+  const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 
   const server = createCoreGrpcServer({
     intake,
@@ -123,11 +125,12 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     shortener,
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,
-    campaigns: { store: history.campaigns, history, importMembers, templates, state },
+    campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
     im: {
       accept: imIntake,
       bus,
-      history,
+      applications: history,
+      im: history.im,
       rateBudget: createImRateBudget({
         state,
         limitOf: async (id) => (await accounts.callbackSettings(id))?.imRateLimit ?? -1,

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { History } from '../ports/history';
+import type { AccountStore } from '../ports/account-store';
+import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
 
-export interface AppIdentity {
+interface AppIdentity {
   id: string;
   name: string;
 }
 
-export interface CallbackSettings {
+interface CallbackSettings {
   statusCallbackUrl: string;
   replyCallbackUrl: string;
   imStatusCallbackUrl: string;
@@ -20,7 +21,7 @@ export interface CallbackSettings {
   imRateLimit: number;
 }
 
-export interface UpsertInput {
+interface UpsertInput {
   name: string;
   password?: string;
   apiKey?: string;
@@ -54,14 +55,14 @@ export interface Accounts {
 
 const SETTINGS_CACHE_MS = 10_000;
 
-export function createAccounts(deps: { history: History }): Accounts {
+export function createAccounts(deps: { applications: AccountStore; optOuts: OptOutStore }): Accounts {
   const settings = new Map<string, { value: CallbackSettings | undefined; expires: number }>();
   // Address key → application id, of every claim; read for every reply, so cached like the settings.
   let owners: { value: Map<string, string>; expires: number } | undefined;
   const claims = async (): Promise<Map<string, string>> => {
     if (owners && owners.expires > Date.now()) return owners.value;
     const value = new Map<string, string>();
-    for (const a of await deps.history.listApplications()) for (const address of a.sourceAddresses) value.set(replyAddressKey(address), a.id);
+    for (const a of await deps.applications.listApplications()) for (const address of a.sourceAddresses) value.set(replyAddressKey(address), a.id);
     owners = { value, expires: Date.now() + SETTINGS_CACHE_MS };
     return value;
   };
@@ -72,7 +73,7 @@ export function createAccounts(deps: { history: History }): Accounts {
     async callbackSettings(applicationId) {
       const hit = settings.get(applicationId);
       if (hit && hit.expires > Date.now()) return hit.value;
-      const app = (await deps.history.listApplications()).find((a) => a.id === applicationId);
+      const app = (await deps.applications.listApplications()).find((a) => a.id === applicationId);
       const value = app
         ? {
             statusCallbackUrl: app.statusCallbackUrl,
@@ -87,16 +88,16 @@ export function createAccounts(deps: { history: History }): Accounts {
       return value;
     },
     async authenticateBasic(name, password) {
-      const app = await deps.history.getApplicationByName(name);
+      const app = await deps.applications.getApplicationByName(name);
       if (!app?.passwordHash) return undefined;
       return (await verifyPassword(password, app.passwordHash)) ? { id: app.id, name: app.name } : undefined;
     },
     async authenticateApiKey(key) {
-      const app = await deps.history.getApplicationByApiKeyHash(hashApiKey(key));
+      const app = await deps.applications.getApplicationByApiKeyHash(hashApiKey(key));
       return app ? { id: app.id, name: app.name } : undefined;
     },
     async upsert(input) {
-      const current = await deps.history.getApplicationByName(input.name);
+      const current = await deps.applications.getApplicationByName(input.name);
       if (input.sourceAddresses) {
         owners = undefined;
         const claimed = await claims();
@@ -123,21 +124,21 @@ export function createAccounts(deps: { history: History }): Accounts {
         callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
         updatedAt: Date.now(),
       };
-      await deps.history.upsertApplication(record);
+      await deps.applications.upsertApplication(record);
       settings.delete(record.id);
       owners = undefined;
       return { id: record.id, name: record.name };
     },
     async listOptOuts(applicationName) {
-      const apps = await deps.history.listApplications();
+      const apps = await deps.applications.listApplications();
       const byId = new Map(apps.map((a) => [a.id, a.name]));
       const app = applicationName ? apps.find((a) => a.name === applicationName) : undefined;
       if (applicationName && !app) return [];
-      const optOuts = await deps.history.listOptOuts(app?.id);
+      const optOuts = await deps.optOuts.listOptOuts(app?.id);
       return optOuts.map((o) => ({ applicationName: byId.get(o.applicationId) ?? o.applicationId, handset: o.handset, at: o.at }));
     },
     async list() {
-      return (await deps.history.listApplications()).map((a) => ({
+      return (await deps.applications.listApplications()).map((a) => ({
         id: a.id,
         name: a.name,
         hasPassword: a.passwordHash !== '',

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Session, drainPending } from 'chdb';
-import type { History } from '../ports/history';
+import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 import { parseJsonEachRow } from '../history/rows';
 
-export interface ChdbHistoryOptions extends SqlHistoryOptions {
+interface ChdbHistoryOptions extends SqlHistoryOptions {
   /** The database lives in `<dataDir>/history`. */
   dataDir: string;
 }
@@ -17,7 +17,7 @@ const JSON_EACH_ROW = { format: 'JSONEachRow' } as const;
  * process (chDB binds one data directory per process). Each batch is one
  * INSERT per table, so MergeTree parts grow with batches, not rows.
  */
-export async function createChdbHistory(options: ChdbHistoryOptions): Promise<History> {
+export async function createChdbHistory(options: ChdbHistoryOptions): Promise<EncodedHistory> {
   const dbPath = path.join(options.dataDir, 'history');
   fs.mkdirSync(dbPath, { recursive: true });
   const session = new Session(dbPath);

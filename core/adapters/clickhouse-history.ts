@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient } from '@clickhouse/client';
-import type { History } from '../ports/history';
+import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 
-export interface ClickHouseHistoryOptions extends SqlHistoryOptions {
+interface ClickHouseHistoryOptions extends SqlHistoryOptions {
   /** e.g. http://user:password@clickhouse:8123/hermod */
   url: string;
   /** Database to use (created if missing); default: the one in the URL, else `default`. */
@@ -16,7 +16,7 @@ export interface ClickHouseHistoryOptions extends SqlHistoryOptions {
  * and the same parameterized SQL as the embedded chDB adapter, with the
  * parameters bound server-side.
  */
-export async function createClickHouseHistory(options: ClickHouseHistoryOptions): Promise<History> {
+export async function createClickHouseHistory(options: ClickHouseHistoryOptions): Promise<EncodedHistory> {
   const { serverUrl, database } = splitDatabase(options.url, options.database);
   if (database !== 'default') {
     // Created through the default database: a request naming a missing one is refused.

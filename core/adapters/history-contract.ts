@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatus } from '../domain/message-status';
-import type { ApplicationRecord, History, MessageRecord, StatusEvent } from '../ports/history';
+import type { ApplicationRecord } from '../ports/account-store';
+import type { History } from '../ports/history';
+import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 
@@ -9,14 +11,14 @@ import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-m
  * A store the contract can open, close and open again (to check durability),
  * and throw away at the end of each test.
  */
-export interface HistoryHarness {
+interface HistoryHarness {
   /** Opens the store; called again after close() it must reach the same data. */
   open(): Promise<History>;
   /** Removes the store (after the last History of it has been closed). */
   dispose(): Promise<void>;
 }
 
-export type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
+type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
 
 /** Far enough from the suite's clock to be distinct, close enough to sit inside any recovery window. */
 const BASE = Date.now() - 60 * 60 * 1000;

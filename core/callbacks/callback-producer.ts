@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord } from '../ports/history';
+import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
@@ -13,9 +13,9 @@ import { callbacksOwed } from '../../lib/metrics';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
 
-export interface CallbackProducerDeps {
+interface CallbackProducerDeps {
   bus: Bus;
-  history: History;
+  history: MessageHistory;
   recent: RecentMessages;
   log: Logger;
   outbox: CallbackOutbox;
@@ -125,5 +125,3 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     },
   };
 }
-
-export type CallbackProducer = ReturnType<typeof createCallbackProducer>;

@@ -1,5 +1,5 @@
 import type { CampaignRecord, CampaignStore } from '../ports/campaign-store';
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 import { OPT_OUT_CONFIRMATION, type MessageIntake, type NewMessage } from '../messages/message-intake';
 import { keywordOf } from '../messages/reply-keywords';
 import type { Logger } from '../../lib/log';

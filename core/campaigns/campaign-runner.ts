@@ -1,7 +1,7 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { CampaignRecord, CampaignStore } from '../ports/campaign-store';
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
 import { countSegments } from '../messages/segments';
@@ -19,7 +19,7 @@ interface PartitionJob {
   to: number;
 }
 
-export interface CampaignRunnerOptions {
+interface CampaignRunnerOptions {
   store: CampaignStore;
   bus: Bus;
   intake: MessageIntake;
@@ -32,7 +32,7 @@ export interface CampaignRunnerOptions {
   now?: () => number;
 }
 
-export interface CampaignRunner {
+interface CampaignRunner {
   /** A newly scheduled campaign. */
   add(campaign: CampaignRecord): void;
   stop(): Promise<void>;

@@ -1,5 +1,5 @@
+import type { AccountStore } from '../ports/account-store';
 import type { CampaignStore, TemplateRecord } from '../ports/campaign-store';
-import type { History } from '../ports/history';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { compileContent } from './message-template';
@@ -10,13 +10,13 @@ import { compileContent } from './message-template';
  * changes), Campaign Manager lists them, and a campaign's `template` names one
  * by name (or, failing that, by its numeric id).
  */
-export function createTemplates(deps: { store: CampaignStore; history: History; numericIds: NumericIds; now?: () => number }) {
+export function createTemplates(deps: { store: CampaignStore; applications: AccountStore; numericIds: NumericIds; now?: () => number }) {
   const now = deps.now ?? Date.now;
   return {
     list: (applicationId: string): Promise<TemplateRecord[]> => deps.store.listTemplates(applicationId),
 
     async upsert(applicationName: string, name: string, content: string): Promise<TemplateRecord> {
-      const app = await deps.history.getApplicationByName(applicationName);
+      const app = await deps.applications.getApplicationByName(applicationName);
       if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
       if (!name || name.length > 255) throw new HermodError('invalid_attrib', 'template name must be 1..255 characters');
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');

@@ -13,7 +13,8 @@ import {
   type UpsertTemplateRequest,
 } from '../../proto/gen/hermod/v1/campaigns';
 import type { CampaignStore } from '../ports/campaign-store';
-import type { History } from '../ports/history';
+import type { AccountStore } from '../ports/account-store';
+import type { HistoryHealth } from '../ports/history';
 import type { HotState } from '../ports/state';
 import type { MemberImporter, ImportPart } from '../campaigns/member-import';
 import type { Templates } from '../campaigns/templates';
@@ -24,7 +25,8 @@ import { timeServerCall, unaryHandler } from './unary-handler';
 
 export interface CampaignServices {
   store: CampaignStore;
-  history: History;
+  applications: AccountStore;
+  history: HistoryHealth;
   importMembers: MemberImporter;
   templates: Templates;
   state: HotState;
@@ -127,7 +129,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
     listTemplates: unaryHandler('ListTemplates', async (req: ListTemplatesRequest) => {
       let applicationId = req.applicationId;
       if (!applicationId && req.applicationName) {
-        const app = await s.history.getApplicationByName(req.applicationName);
+        const app = await s.applications.getApplicationByName(req.applicationName);
         if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
         applicationId = app.id;
       }

@@ -2,7 +2,8 @@ import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { CarrierEventsRequest, ImContact, ImListRequest, ImSendRequest, ImTemplate, RateBudgetRequest } from '../../proto/gen/hermod/v1/im';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History } from '../ports/history';
+import type { AccountStore } from '../ports/account-store';
+import type { ImStore } from '../ports/im-store';
 import type { ImIntake } from '../im/im-intake';
 import type { ImRateBudget } from '../im/im-rate-budget';
 import { encodeStatus } from '../messages/bus-payloads';
@@ -13,9 +14,15 @@ import { unaryHandler } from './unary-handler';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The IntelligentMessaging gRPC service: sends, carrier webhooks, and the operators' templates and contacts. */
-export function imService(deps: { accept: ImIntake; bus: Bus; history: History; rateBudget: ImRateBudget }): UntypedServiceImplementation {
+export function imService(deps: {
+  accept: ImIntake;
+  bus: Bus;
+  applications: AccountStore;
+  im: ImStore;
+  rateBudget: ImRateBudget;
+}): UntypedServiceImplementation {
   const appId = async (name: string): Promise<string> => {
-    const app = await deps.history.getApplicationByName(name);
+    const app = await deps.applications.getApplicationByName(name);
     if (!app) throw new HermodError('not_found', `no application named ${name}`);
     return app.id;
   };
@@ -67,7 +74,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
       if (!req.name || !req.body) throw new HermodError('invalid_attrib', 'template name and body are required');
       if (!/^[A-Za-z_]{2,5}$/.test(req.language))
         throw new HermodError('invalid_attrib', 'template language must be 2..5 letters or underscores, e.g. en or en_US');
-      await deps.history.im.upsertTemplate({
+      await deps.im.upsertTemplate({
         applicationId: await appId(req.applicationName),
         id: req.id,
         name: req.name,
@@ -78,7 +85,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
       return req;
     }),
     listTemplates: unaryHandler('ImListTemplates', async (req: ImListRequest) => ({
-      templates: (await deps.history.im.listTemplates(await appId(req.applicationName))).map((t) => ({
+      templates: (await deps.im.listTemplates(await appId(req.applicationName))).map((t) => ({
         applicationName: req.applicationName,
         id: t.id,
         name: t.name,
@@ -90,7 +97,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
       if (!UUID.test(req.contactId)) throw new HermodError('invalid_attrib', 'contact id must be a lowercase UUID');
       if (!req.mobile && !req.email && !req.whatsappId) throw new HermodError('invalid_attrib', 'a contact needs a mobile, an e-mail or a WhatsApp id');
       if (req.mobile && !/^\+[1-9][0-9]{1,14}$/.test(req.mobile)) throw new HermodError('invalid_attrib', 'mobile must be E.164, e.g. +6421000001');
-      await deps.history.im.upsertContact({
+      await deps.im.upsertContact({
         applicationId: await appId(req.applicationName),
         contactId: req.contactId,
         mobile: req.mobile,
@@ -101,7 +108,7 @@ export function imService(deps: { accept: ImIntake; bus: Bus; history: History; 
       return req;
     }),
     listContacts: unaryHandler('ImListContacts', async (req: ImListRequest) => ({
-      contacts: (await deps.history.im.listContacts(await appId(req.applicationName))).map((c) => ({
+      contacts: (await deps.im.listContacts(await appId(req.applicationName))).map((c) => ({
         applicationName: req.applicationName,
         contactId: c.contactId,
         mobile: c.mobile,

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { MessageRecord, StatusEvent } from '../ports/history';
+import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import { eventRow, messageRow } from './rows';
 
 /**
@@ -25,7 +25,7 @@ export function encodeJournalBatch(messageRows: readonly string[], eventRows: re
   return Buffer.from(text, 'utf8');
 }
 
-export type DamageReason = 'not_utf8' | 'not_json' | 'unknown_kind';
+type DamageReason = 'not_utf8' | 'not_json' | 'unknown_kind';
 
 export interface DamagedLine {
   /** Byte offset of the line in its segment. */
@@ -34,7 +34,7 @@ export interface DamagedLine {
   bytes: Buffer;
 }
 
-export interface JournalLines {
+interface JournalLines {
   messages: string[];
   events: string[];
   damaged: DamagedLine[];

@@ -1,8 +1,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { History } from '../ports/history';
 import type { Logger } from '../../lib/log';
 import { journalDamagedLines } from '../../lib/metrics';
+import type { EncodedHistory } from './encoded-history';
 import { readCheckpoint } from './journal-checkpoint';
 import { readJournalLines, type DamagedLine } from './journal-lines';
 
@@ -33,7 +33,7 @@ export interface Replay {
  * `damaged/` (the segment is deleted once replayed), logged and counted, and
  * the replay goes on: one bad line must not cost the rows after it.
  */
-export async function replayJournal(dir: string, inner: History, log: Logger, checkpointFile: string): Promise<Replay> {
+export async function replayJournal(dir: string, inner: EncodedHistory, log: Logger, checkpointFile: string): Promise<Replay> {
   const found = await readCheckpoint(checkpointFile);
   if (found.kind === 'unreadable') {
     // Losing acknowledged rows is worse than storing some twice.

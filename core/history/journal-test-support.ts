@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { History } from '../ports/history';
 import type { Logger } from '../../lib/log';
+import type { EncodedHistory } from './encoded-history';
 
 /**
  * What the journal tests stand in for the engine and the logger: the journal
@@ -10,8 +10,8 @@ import type { Logger } from '../../lib/log';
  * so a recording object is the whole of what it needs; any other call is a
  * mistake in the test and throws.
  */
-export interface RecordingHistory {
-  history: History;
+interface RecordingHistory {
+  history: EncodedHistory;
   /** Message and event rows, in the order they were inserted. */
   messages: string[];
   events: string[];
@@ -21,7 +21,7 @@ export interface RecordingHistory {
 }
 
 export function recordingHistory(): RecordingHistory {
-  const rec: RecordingHistory = { history: undefined as unknown as History, messages: [], events: [], inserts: 0 };
+  const rec: RecordingHistory = { history: undefined as unknown as EncodedHistory, messages: [], events: [], inserts: 0 };
   const known: Record<string, unknown> = {
     campaigns: {},
     im: {},
@@ -40,11 +40,11 @@ export function recordingHistory(): RecordingHistory {
         : () => {
             throw new Error(`the journal was not expected to call ${String(key)} on its inner history`);
           },
-  }) as unknown as History;
+  }) as unknown as EncodedHistory;
   return rec;
 }
 
-export interface LogEntry {
+interface LogEntry {
   level: string;
   msg: string;
   fields: Record<string, unknown>;

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { History, MessageRecord, StatusEvent } from '../ports/history';
+import type { CampaignStore } from '../ports/campaign-store';
+import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import type { Logger } from '../../lib/log';
 import { historyFlushFailures } from '../../lib/metrics';
+import type { EncodedHistory } from './encoded-history';
 import { writeCheckpoint, type Checkpoint } from './journal-checkpoint';
 import { encodeJournalBatch } from './journal-lines';
 import { listSegments, replayJournal, segmentName } from './journal-replay';
@@ -20,8 +22,8 @@ import { eventRow, messageRow } from './rows';
  * Reads go to the engine; callers that must see their own fresh writes keep
  * them in memory (recent messages, hot state). listUnfinished flushes first.
  */
-export interface JournaledHistoryOptions {
-  inner: History;
+interface JournaledHistoryOptions {
+  inner: EncodedHistory;
   dir: string;
   log: Logger;
   /** How often journaled writes are flushed to the engine. */
@@ -34,7 +36,7 @@ export interface JournaledHistoryOptions {
   segmentBytes?: number;
 }
 
-export async function createJournaledHistory(options: JournaledHistoryOptions): Promise<History & { flush(): Promise<void> }> {
+export async function createJournaledHistory(options: JournaledHistoryOptions): Promise<EncodedHistory> {
   const { inner, dir, log } = options;
   const flushIntervalMs = options.flushIntervalMs ?? 200;
   const flushRows = options.flushRows ?? 50_000;
@@ -148,7 +150,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   };
 
   // Campaign reads that must see the messages this core just stored flush first.
-  const campaigns: History['campaigns'] = {
+  const campaigns: CampaignStore = {
     ...inner.campaigns,
     async messageIdsInRange(lo, hi) {
       await flushAll();

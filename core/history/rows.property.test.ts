@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChdbHistory } from '../adapters/chdb-history';
 import { message } from '../adapters/history-contract';
-import type { History, MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
+import type { EncodedHistory } from './encoded-history';
 import { dateTime64, eventRow, jsonEachRow, messageRow, parseJsonEachRow } from './rows';
 
 /** Text people send: any code point, whole graphemes, and the scripts our users write in. */
@@ -59,7 +60,7 @@ describe('history rows (property)', () => {
 
 describe('history rows through the engine (property)', () => {
   let dataDir: string;
-  let history: History;
+  let history: EncodedHistory;
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-rows-'));
     history = await createChdbHistory({ dataDir });

@@ -1,5 +1,6 @@
 import { isMessageStatus, stageOf, type MessageStatus } from '../domain/message-status';
-import type { ApplicationRecord, Direction, MessageRecord, StatusEvent, StoredMessage } from '../ports/history';
+import type { ApplicationRecord } from '../ports/account-store';
+import type { Direction, MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 
 /**
  * Conversions between the port's records and the rows of the history tables,

@@ -1,5 +1,7 @@
-import type { ApplicationRecord, History, StoredMessage } from '../ports/history';
+import type { ApplicationRecord } from '../ports/account-store';
+import type { StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
+import type { EncodedHistory } from './encoded-history';
 import { HISTORY_SCHEMA } from './schema';
 import { createSqlCampaignStore } from './sql-campaign-store';
 import { createSqlImStore } from './sql-im-store';
@@ -44,7 +46,7 @@ export interface SqlHistoryOptions {
 
 const DEFAULT_UNFINISHED_WINDOW_MS = 70 * 24 * 60 * 60 * 1000;
 
-export async function createSqlHistory(engine: HistoryEngine, options: SqlHistoryOptions = {}): Promise<History> {
+export async function createSqlHistory(engine: HistoryEngine, options: SqlHistoryOptions = {}): Promise<EncodedHistory> {
   const windowMs = options.unfinishedWindowMs ?? DEFAULT_UNFINISHED_WINDOW_MS;
   const now = options.now ?? Date.now;
   try {

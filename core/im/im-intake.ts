@@ -1,4 +1,5 @@
-import type { History, MessageRecord } from '../ports/history';
+import type { ImStore } from '../ports/im-store';
+import type { MessageRecord } from '../ports/message-history';
 import type { MessageIntake } from '../messages/message-intake';
 import type { Accounts } from '../accounts/accounts';
 import type { NumericIds } from '../messages/numeric-ids';
@@ -7,7 +8,7 @@ import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type Im
 import { newImMessageId } from './im-ids';
 import { mailSubject } from './mail-subject';
 
-export interface ImRequest {
+interface ImRequest {
   applicationId: string;
   destination: { contactId: string; mobile: string; email: string };
   message: {
@@ -30,12 +31,12 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z0-9 _-]+?)\s*\}\}/g;
  * application's default, else the service default), and stores the message
  * with that plan. The orchestrator takes it from the `im` topic.
  */
-export function createImIntake(deps: { history: History; intake: MessageIntake; accounts: Accounts; numericIds: NumericIds; defaultAttempts: string }) {
+export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accounts: Accounts; numericIds: NumericIds; defaultAttempts: string }) {
   return async function accept(req: ImRequest): Promise<string> {
     if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
     const destination = { mobile: req.destination.mobile, email: req.destination.email, whatsappId: '' };
     if (req.destination.contactId) {
-      const contact = await deps.history.im.getContact(req.applicationId, req.destination.contactId);
+      const contact = await deps.im.getContact(req.applicationId, req.destination.contactId);
       if (!contact)
         throw new HermodError('not_found', `contact ${req.destination.contactId} is not a contact of this application`, {
           fields: [{ field: 'destination.contact_id', description: 'no such contact' }],
@@ -51,7 +52,7 @@ export function createImIntake(deps: { history: History; intake: MessageIntake; 
     if (type === 'template') {
       const t = req.message.template;
       if (!t) throw new HermodError('invalid_attrib', 'message.template is required for a template message');
-      const stored = await deps.history.im.getTemplate(req.applicationId, t.templateId);
+      const stored = await deps.im.getTemplate(req.applicationId, t.templateId);
       if (!stored)
         throw new HermodError('not_found', `template ${t.templateId} is not a template of this application`, {
           fields: [{ field: 'message.template.template_id', description: 'no such template' }],

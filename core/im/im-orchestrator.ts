@@ -1,7 +1,7 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord, StoredMessage } from '../ports/history';
-import { IM_SETTLED } from '../ports/im-store';
+import type { MessageHistory, MessageRecord, StoredMessage } from '../ports/message-history';
+import { IM_SETTLED, type ImStore } from '../ports/im-store';
 import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from '../messages/status-recorder';
 import type { NumericIds } from '../messages/numeric-ids';
@@ -16,7 +16,7 @@ import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 import { toImStatus, type ImStatusNotice } from './im-status-notice';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
-export interface ImStatusNotices {
+interface ImStatusNotices {
   imStatus(notice: ImStatusNotice): void;
 }
 
@@ -32,7 +32,7 @@ interface Open {
   turn: Promise<void>;
 }
 
-export interface ImOrchestrator {
+interface ImOrchestrator {
   /** Status changes applied by the recorder (attempts report through here). */
   statusApplied(change: StatusChange): void;
   stop(): Promise<void>;
@@ -63,7 +63,9 @@ export interface ImOrchestrator {
 export async function startImOrchestrator(deps: {
   bus: Bus;
   state: HotState;
-  history: History;
+  history: MessageHistory;
+  /** Where the messages not yet settled are found after a restart. */
+  im: ImStore;
   recorder: StatusRecorder;
   numericIds: NumericIds;
   notices: ImStatusNotices;
@@ -311,7 +313,7 @@ export async function startImOrchestrator(deps: {
 
   // Unsettled messages from before this start first, each checked against history.
   const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
-  const unsettled = await history.im.listOpenMessages(since);
+  const unsettled = await deps.im.listOpenMessages(since);
   for (const m of unsettled) {
     // Its own status is final only once an outcome was reached (the settled marker may not have followed before the stop).
     const step = m.status === 'blocked' ? endRefused(m) : isFinal(m.status) ? settleAgain(m) : begin(m);

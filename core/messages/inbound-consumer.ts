@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord } from '../ports/history';
+import type { MessageRecord, MessageHistory } from '../ports/message-history';
+import type { OptOutStore } from '../ports/opt-out-store';
 import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { decodeInbound } from './bus-payloads';
@@ -25,7 +26,8 @@ const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
 export function startInboundConsumer(deps: {
   bus: Bus;
   state: HotState;
-  history: History;
+  history: MessageHistory;
+  optOuts: OptOutStore;
   recent: RecentMessages;
   numericIds: () => number;
   log: Logger;
@@ -116,7 +118,7 @@ export function startInboundConsumer(deps: {
         .filter((x) => x.keyword && x.r.applicationId)
         .map(({ r, keyword }) => ({ applicationId: r.applicationId, handset: r.source, optedOut: keyword === 'stop', at: r.acceptedAt }));
       if (optOuts.length > 0) {
-        await deps.history.recordOptOuts(optOuts);
+        await deps.optOuts.recordOptOuts(optOuts);
         await deps.state.setOptOuts(optOuts);
         for (const o of optOuts)
           deps.log.info(o.optedOut ? 'handset opted out' : 'handset opted back in', { application: o.applicationId, handset: o.handset });

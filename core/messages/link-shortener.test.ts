@@ -44,7 +44,7 @@ describe('link shortening', () => {
 
   it('keeps the rest of a world-text message as it was when it shortens the link in it', async () => {
     history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
-    const shortener = createLinkShortener({ history, baseUrl: 'https://s.example/l/' });
+    const shortener = createLinkShortener({ links: history, baseUrl: 'https://s.example/l/' });
     const m = message({ content: 'Kia ora! 你的订单：https://shop.example/orders/42?x=1。谢谢 👋🏽' });
     await shortener.shorten([m]);
     expect(m.content).toMatch(/^Kia ora! 你的订单：https:\/\/s\.example\/l\/[A-Za-z0-9]{8}。谢谢 👋🏽$/);
@@ -55,7 +55,7 @@ describe('link shortening', () => {
 
   it('replaces each URL with a short link that resolves back to it and counts every click', async () => {
     history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
-    const shortener = createLinkShortener({ history, baseUrl: 'https://s.example/l/' });
+    const shortener = createLinkShortener({ links: history, baseUrl: 'https://s.example/l/' });
     const m = message({ content: 'Offer: https://shop.example/deal?id=7. Twice: https://shop.example/deal?id=7' });
     await shortener.shorten([m]);
     const short = findUrls(m.content);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { History, LinkClick, MessageRecord, ShortLinkRecord } from '../ports/history';
+import type { LinkClick, LinkStore, ShortLinkRecord } from '../ports/link-store';
+import type { MessageRecord } from '../ports/message-history';
 import { createBatcher } from '../../lib/batcher';
 import { HermodError } from '../../lib/errors';
 
@@ -28,7 +29,7 @@ export function findUrls(text: string): string[] {
  * `<base>/<code>`, stored with the message before it is accepted; the gateway
  * redirects the short link and every click is recorded in history.
  */
-export function createLinkShortener(deps: { history: History; baseUrl: string }) {
+export function createLinkShortener(deps: { links: LinkStore; baseUrl: string }) {
   const cache = new Map<string, ShortLinkRecord>();
   const MAX_CACHED = 100_000;
   const remember = (link: ShortLinkRecord): void => {
@@ -37,7 +38,7 @@ export function createLinkShortener(deps: { history: History; baseUrl: string })
   };
   const clicks = createBatcher<LinkClick, void>(
     async (batch) => {
-      await deps.history.recordLinkClicks(batch);
+      await deps.links.recordLinkClicks(batch);
       return [];
     },
     { maxItems: 5000, maxDelayMs: 100, maxConcurrent: 1 },
@@ -60,14 +61,14 @@ export function createLinkShortener(deps: { history: History; baseUrl: string })
         r.content = content;
       }
       if (links.length === 0) return;
-      await deps.history.insertShortLinks(links);
+      await deps.links.insertShortLinks(links);
       for (const l of links) remember(l);
     },
 
     /** The target of a short link, recording the click. */
     async resolve(code: string, click: { userAgent: string; ip: string }): Promise<string> {
       if (!/^[A-Za-z0-9]{8}$/.test(code)) throw new HermodError('not_found', 'no such link');
-      const link = cache.get(code) ?? (await deps.history.getShortLink(code));
+      const link = cache.get(code) ?? (await deps.links.getShortLink(code));
       if (!link) throw new HermodError('not_found', 'no such link');
       remember(link);
       void clicks.add({ code, at: Date.now(), userAgent: click.userAgent.slice(0, 512), ip: click.ip }).catch(() => undefined);

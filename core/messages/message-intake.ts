@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History, MessageRecord, StatusEvent } from '../ports/history';
+import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
@@ -20,7 +20,7 @@ export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 
 /** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
 export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
 
-export type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
+type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
 
 export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */
@@ -36,7 +36,7 @@ export interface MessageIntake {
 }
 
 export function createMessageIntake(deps: {
-  history: History;
+  history: MessageHistory;
   state: HotState;
   bus: Bus;
   recorder: StatusRecorder;

@@ -1,4 +1,4 @@
-import type { History, StoredMessage } from '../ports/history';
+import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { stageOf } from '../domain/message-status';
@@ -10,7 +10,7 @@ import { HermodError } from '../../lib/errors';
  * state's status when it is ahead (history events are written in batches and
  * may trail by a few milliseconds). Another application's id is not found.
  */
-export function createMessageReader(deps: { history: History; state: HotState; recent: RecentMessages }) {
+export function createMessageReader(deps: { history: MessageHistory; state: HotState; recent: RecentMessages }) {
   const reader = {
     /** By the integer id of Gateway v1. */
     async getByNumericId(applicationId: string, numericId: number): Promise<StoredMessage> {

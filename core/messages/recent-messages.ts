@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 
 /**
  * The most recently accepted messages of this core process, so that a client

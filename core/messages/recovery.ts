@@ -1,4 +1,4 @@
-import type { History, StoredMessage } from '../ports/history';
+import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from './message-intake';
 import type { Logger } from '../../lib/log';
@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/log';
  * A worker skips a message whose status shows it already went out, so the
  * only duplicates are the ones in flight at the moment of the crash.
  */
-export async function recoverUnfinished(deps: { history: History; state: HotState; intake: MessageIntake; log: Logger }): Promise<number> {
+export async function recoverUnfinished(deps: { history: MessageHistory; state: HotState; intake: MessageIntake; log: Logger }): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
   let total = 0;
   for (;;) {

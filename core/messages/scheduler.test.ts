@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 import { createScheduler } from './scheduler';
 
 const at = (id: string, scheduledAt: number) => ({ id, scheduledAt }) as MessageRecord;

@@ -1,11 +1,11 @@
-import type { MessageRecord } from '../ports/history';
+import type { MessageRecord } from '../ports/message-history';
 
 /**
  * Holds messages until their scheduled time, to the second, then hands them
  * over. Schedules are durable because the messages are: after a restart,
  * recovery adds back every stored message that has not gone out.
  */
-export interface Scheduler {
+interface Scheduler {
   add(records: readonly MessageRecord[]): void;
   readonly size: number;
   stop(): void;

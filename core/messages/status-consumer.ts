@@ -1,6 +1,6 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { History } from '../ports/history';
+import type { MessageHistory } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from './status-recorder';
 import { decodeStatus, type StatusUpdate } from './bus-payloads';
@@ -20,7 +20,7 @@ import { createUnmatchedReports } from './unmatched-reports';
 export function startStatusConsumer(deps: {
   bus: Bus;
   state: HotState;
-  history: History;
+  history: MessageHistory;
   recorder: StatusRecorder;
   log: Logger;
   holdUnmatchedMs?: number;

@@ -1,5 +1,5 @@
 import type { HotState } from '../ports/state';
-import type { History, StatusEvent } from '../ports/history';
+import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import type { MessageStatus } from '../domain/message-status';
 import { createBatcher } from '../../lib/batcher';
 import { messagesByStatus } from '../../lib/metrics';
@@ -29,7 +29,7 @@ export interface StatusRecorder {
   drain(): Promise<void>;
 }
 
-export function createStatusRecorder(deps: { history: History; state: HotState }): StatusRecorder {
+export function createStatusRecorder(deps: { history: MessageHistory; state: HotState }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
   // Events from many handlers go to history together: one insert per flush.
   const events = createBatcher<StatusEvent, void>(

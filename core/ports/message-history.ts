@@ -1,0 +1,68 @@
+import type { MessageStatus } from '../domain/message-status';
+
+/**
+ * Message history: the durable record of every message and every status
+ * change, kept in ClickHouse (chDB embedded). Writes come in batches; a write
+ * has happened when its promise resolves. Times are epoch milliseconds.
+ */
+export type Direction = 'MT' | 'MO';
+
+export interface MessageRecord {
+  id: string;
+  /** The same message as an integer ≤ 2^53 - 1 (Gateway v1 ids). */
+  numericId: number;
+  applicationId: string;
+  channel: string;
+  direction: Direction;
+  destination: string;
+  source: string;
+  content: string;
+  reference: string;
+  messageClass: string;
+  mask: string;
+  smsClass: number;
+  /** 0 when not scheduled. */
+  scheduledAt: number;
+  integrationId: string;
+  /** The interface that accepted it: sms_v2, gateway_v1, im_v1, campaign. */
+  via: string;
+  segments: number;
+  acceptedAt: number;
+  /** For a reply (MO): the id of the outgoing message it answers, when known. */
+  replyTo: string;
+  /** For a reply (MO): the rule that chose its application (reply-router.ts ReplyRule); '' otherwise. */
+  replyRoute?: string;
+}
+
+export interface StatusEvent {
+  messageId: string;
+  applicationId: string;
+  status: MessageStatus;
+  at: number;
+  detail: string;
+  carrierId: string;
+  errorCode: string;
+}
+
+export interface StoredMessage extends MessageRecord {
+  status: MessageStatus;
+  statusAt: number;
+}
+
+export interface MessageHistory {
+  /** Stores messages together with their first events (usually `accepted`). */
+  insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
+  appendEvents(events: readonly StatusEvent[]): Promise<void>;
+  /** The message with its latest status, only if it belongs to the application. */
+  getMessage(applicationId: string, id: string): Promise<StoredMessage | undefined>;
+  getMessageByNumericId(applicationId: string, numericId: number): Promise<StoredMessage | undefined>;
+  /** A message whatever its application: for core's own use (callbacks), never for an API answer. */
+  findMessage(id: string): Promise<StoredMessage | undefined>;
+  /**
+   * Messages whose latest status is before `sent` is confirmed by the carrier
+   * (accepted, queued or sent), oldest first, for re-publication after a restart.
+   * Pages by acceptance order: pass the last returned message to get the next page.
+   */
+  listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
+  findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+}
