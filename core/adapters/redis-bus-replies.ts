@@ -1,0 +1,81 @@
+import type { DeliveredRecord } from '../ports/bus';
+
+/** One entry of a stream as XREADGROUP returns it: `fields` is null for an entry trimmed away while it was pending. */
+interface StreamEntry {
+  id: string;
+  fields: Buffer[] | null;
+}
+
+/** The entries of one stream in an XREADGROUP reply. */
+export interface StreamReply {
+  key: string;
+  entries: StreamEntry[];
+}
+
+/**
+ * Reads an XREADGROUP reply: RESP2 (`[[key, entries], …]`), RESP3 with legacy
+ * mapping (`[key, entries, key, entries, …]`), or a map.
+ */
+export function parseStreams(reply: unknown): StreamReply[] {
+  if (reply === null || reply === undefined) return [];
+  let pairs: [unknown, unknown][];
+  if (reply instanceof Map) pairs = [...reply.entries()];
+  else if (Array.isArray(reply)) {
+    if (reply.length > 0 && Array.isArray(reply[0])) pairs = reply as [unknown, unknown][];
+    else {
+      pairs = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([reply[i], reply[i + 1]]);
+    }
+  } else if (typeof reply === 'object') pairs = Object.entries(reply as Record<string, unknown>);
+  else return [];
+  return pairs.map(([key, entries]) => ({
+    key: String(key),
+    entries: ((entries as unknown[] | null) ?? []).map((entry) => {
+      const [id, fields] = entry as [unknown, unknown];
+      return { id: String(id), fields: Array.isArray(fields) ? (fields as Buffer[]) : null };
+    }),
+  }));
+}
+
+/** The record a stream entry carries (fields `k`, the key, and `v`, the value; others are ignored), as delivered from `partition`. */
+export function deliveredRecord(topic: string, partition: number, id: string, fields: Buffer[], redeliveries: number): DeliveredRecord {
+  let key = '';
+  let value: Buffer = Buffer.alloc(0);
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i]!.toString();
+    if (name === 'k') key = fields[i + 1]!.toString();
+    else if (name === 'v') value = fields[i + 1]!;
+  }
+  return { key, value, topic, partition, offset: id, redeliveries };
+}
+
+/** Delivery count per entry id, from an extended XPENDING reply (`[[id, consumer, idle, deliveries], …]`). */
+export function deliveryCounts(pending: unknown): Map<string, number> {
+  const deliveries = new Map<string, number>();
+  for (const row of (pending as unknown[][] | null) ?? []) deliveries.set(String(row[0]), Number(row[3]));
+  return deliveries;
+}
+
+/** Whether a consumer other than `consumer` holds pending entries, from a summary XPENDING reply (`[count, first, last, [[consumer, count], …]]`). */
+export function othersHoldPending(summary: unknown, consumer: string): boolean {
+  const holders = Array.isArray((summary as unknown[])[3]) ? ((summary as unknown[])[3] as unknown[][]) : [];
+  return holders.some((h) => String(h[0]) !== consumer && Number(h[1]) > 0);
+}
+
+/**
+ * What `group` has not acknowledged in one stream, from its XINFO GROUPS reply
+ * (a list of field/value lists): `lag` is what the group has not read yet,
+ * `pending` what it read and has not acknowledged. 0 when the reply is not a
+ * list (no such stream yet) or the group is not in it.
+ */
+export function groupBacklog(groups: unknown, group: string): number {
+  if (!Array.isArray(groups)) return 0;
+  let total = 0;
+  for (const fields of groups as unknown[][]) {
+    const info = new Map<string, unknown>();
+    for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+    if (info.get('name') !== group) continue;
+    total += Number(info.get('lag') ?? 0) + Number(info.get('pending') ?? 0);
+  }
+  return total;
+}
