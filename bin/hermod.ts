@@ -3,7 +3,7 @@ import { ConfigError, resolveConfig } from '../lib/config';
 import { createLogger, setLogLevel } from '../lib/log';
 import { runRole, type Role } from '../lib/run-role';
 import { runSupervisor } from '../lib/supervisor';
-import { ADMIN_USAGE, runAdminCommand } from '../lib/cli/admin-cli';
+import { ADMIN_USAGE, runAdminCommand } from './cli/admin-cli';
 import { makeRoleCertificates } from '../lib/role-certificates';
 
 const USAGE = `usage: hermod <command>

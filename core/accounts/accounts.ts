@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { History } from '../ports/history';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
-import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
+import { newApiKey } from '../domain/api-key';
+import { hashApiKey, hashPassword, verifyPassword } from './secrets';
 
 export interface AppIdentity {
   id: string;
