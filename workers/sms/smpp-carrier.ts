@@ -5,7 +5,7 @@ import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/messages/bus-payloads';
 import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState } from '../carriers/smpp/smpp-client';
-import { planSms } from '../carriers/smpp/segment';
+import { planSms } from '../../core/domain/sms-segments';
 
 /** What each receipt state means for the message. `accepted` (en route) is not a change. */
 const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
