@@ -4,7 +4,7 @@ import type { OutboundJob } from '../../../core/messages/bus-payloads';
 import { HermodError } from '../../../lib/errors';
 import type { CarrierReport } from '../../carrier';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
-import type { WebhookHandler } from '../webhooks';
+import type { WebhookHandler } from '../../../lib/carrier-webhooks/webhook-handler';
 
 export { quietLog } from '../../simulators/smpp-test-kit';
 

@@ -4,7 +4,7 @@ import type { HttpCarrierConfig } from '../../../lib/config';
 import { createMmsSimulator } from '../../simulators/mms-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
-import { mmsWebhook } from './mms-webhook';
+import { mmsWebhook } from '../../../lib/carrier-webhooks/mms-webhook';
 
 const TOKEN = 'test-token';
 const SECRET = 'test-webhook-secret';

@@ -4,7 +4,7 @@ import type { HttpCarrierConfig } from '../../../lib/config';
 import { createWhatsAppSimulator } from '../../simulators/whatsapp-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createWhatsAppCarrier } from './whatsapp-carrier';
-import { whatsAppWebhook } from './whatsapp-webhook';
+import { whatsAppWebhook } from '../../../lib/carrier-webhooks/whatsapp-webhook';
 
 const TOKEN = 'test-token';
 const APP_SECRET = 'test-app-secret';
