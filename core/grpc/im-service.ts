@@ -5,7 +5,7 @@ import { topicName } from '../ports/bus';
 import type { History } from '../ports/history';
 import type { ImIntake } from '../im/im-intake';
 import type { ImRateBudget } from '../im/im-rate-budget';
-import { encodeStatus } from '../messages/bus-payloads';
+import { encodeStatus } from '../ports/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
 import { unaryHandler } from './unary-handler';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import { HermodError } from '../../../lib/errors';
 import type { CarrierReport } from '../../carrier';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createRcsSimulator } from '../../simulators/rcs-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
