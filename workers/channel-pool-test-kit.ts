@@ -5,7 +5,7 @@ import { decodeStatus, encodeJob, type OutboundJob, type StatusUpdate } from '..
 import { topicName, type Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
-import type { Channel } from './channel-pools';
+import type { Channel } from '../lib/channels';
 import { startWebhookReceiver } from './simulators/http-simulator-support';
 import { eventually, quietLog } from './simulators/smpp-test-kit';
 
