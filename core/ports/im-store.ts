@@ -1,4 +1,4 @@
-import type { StoredMessage } from './history';
+import type { StoredMessage } from './message-history';
 
 /**
  * Intelligent Messaging's part of history: the templates and contacts that
