@@ -57,6 +57,15 @@ module.exports = {
       to: { path: '^core/', pathNot: '^core/(ports|domain)/' },
     },
     {
+      name: 'ports-and-domain-stand-alone',
+      comment:
+        "Core's ports and domain are what the gateway and the workers may use of core, so they import only each other and lib/: " +
+        'through them nothing else of core reaches the other roles.',
+      severity: 'error',
+      from: { path: '^core/(ports|domain)/', pathNot: TESTS },
+      to: { path: '^(core|gateway|workers|bin)/', pathNot: '^core/(ports|domain)/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: { pathNot: TESTS },

@@ -1,9 +1,10 @@
 import cluster from 'node:cluster';
 import { ConfigError, resolveConfig } from '../lib/config';
 import { createLogger, setLogLevel } from '../lib/log';
-import { runRole, type Role } from '../lib/run-role';
+import type { Role } from '../lib/role';
+import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
-import { ADMIN_USAGE, runAdminCommand } from '../lib/cli/admin-cli';
+import { ADMIN_USAGE, runAdminCommand } from './cli/admin-cli';
 import { makeRoleCertificates } from '../lib/role-certificates';
 
 const USAGE = `usage: hermod <command>

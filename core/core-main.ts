@@ -25,19 +25,29 @@ import { createCampaignResponder } from './campaigns/campaign-responder';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
 import { createImRateBudget } from './im/im-rate-budget';
-import { CHANNELS, startChannelPools } from '../workers/channel-pools';
+import type { Bus } from './ports/bus';
+import type { HotState } from './ports/state';
 
 export interface RunningCore {
   port: number;
   stop(): Promise<void>;
 }
 
+export interface CoreOptions {
+  /**
+   * What runs in core's process on core's own bus and hot state: the channel
+   * worker pools, which the composition root (bin/run-role.ts) passes when
+   * core runs them (the in-process bus, or HERMOD_CORE_RUNS_WORKERS). Started
+   * once statuses are consumed, stopped once core hands over nothing more.
+   */
+  beside?: (deps: { bus: Bus; state: HotState }) => Promise<{ stop(): Promise<void> }>;
+}
+
 /**
  * The core role: gRPC for the gateways, message intake and status recording
- * on the configured bus, hot state and history. With the in-process bus (or
- * HERMOD_CORE_RUNS_WORKERS) the SMS worker pool runs beside it.
+ * on the configured bus, hot state and history.
  */
-export async function runCore(config: Readonly<Config>, log: Logger): Promise<RunningCore> {
+export async function runCore(config: Readonly<Config>, log: Logger, options: CoreOptions = {}): Promise<RunningCore> {
   const history = await openHistory(config, log);
   const state = await openState(config.adapters);
   const bus = await openBus(config.adapters);
@@ -88,7 +98,7 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
     respond,
   });
   const dispatcher = await startCallbackDispatcher({ bus, accounts, log, outbox, owedAtStart, ...config.callbacks });
-  const pools = config.adapters.coreRunsWorkers ? await startChannelPools(CHANNELS, { config, bus, state, log }) : undefined;
+  const pools = await options.beside?.({ bus, state });
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());

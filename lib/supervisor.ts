@@ -4,9 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
-import type { Role } from './run-role';
+import type { Role } from './role';
 import { serveMetrics } from './metrics';
-import { CHANNELS, type Channel } from '../workers/channel-pools';
+import { CHANNELS, type Channel } from './channels';
 
 const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'hermod.js');
 const RESTART_DELAY_MS = 1000;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planSms } from '../workers/carriers/smpp/segment';
+import { planSms } from '../core/domain/sms-segments';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { explainWithoutFinal, startSmscSimulatorProcess } from './support/smsc-simulator-process';

@@ -1,5 +1,5 @@
 import type { MessageStatus } from '../core/domain/message-status';
-import type { OutboundJob } from '../core/messages/bus-payloads';
+import type { OutboundJob } from '../core/ports/bus-payloads';
 
 /**
  * What a channel worker needs from a carrier: send, and tell about delivery

@@ -1,15 +1,16 @@
 import { afterEach } from 'vitest';
 import { createMemoryBus } from '../core/adapters/memory-bus';
 import { createMemoryState } from '../core/adapters/memory-state';
-import { decodeStatus, encodeJob, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
+import { decodeStatus, encodeJob, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { topicName, type Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
-import type { Channel } from './channel-pools';
+import type { Channel } from '../lib/channels';
 import { startWebhookReceiver } from './simulators/http-simulator-support';
 import { eventually, quietLog } from './simulators/smpp-test-kit';
 
 export interface PoolUnderTest {
+  bus: Bus;
   state: HotState;
   /** Publishes jobs on the channel's topic, as core does. */
   publish(jobs: OutboundJob[]): Promise<void>;
@@ -42,8 +43,9 @@ export function channelPoolTestKit() {
     return sim;
   }
 
-  async function pool(channel: Channel, start: StartPool): Promise<PoolUnderTest> {
-    const bus = createMemoryBus();
+  /** The pool on an in-process bus, or on the one `options.bus` opens (closed after the test). */
+  async function pool(channel: Channel, start: StartPool, options: { bus?: () => Bus } = {}): Promise<PoolUnderTest> {
+    const bus = options.bus?.() ?? createMemoryBus();
     const state = createMemoryState();
     const running = await start({ bus, state, log: quietLog });
     cleanup.push(async () => {
@@ -55,6 +57,7 @@ export function channelPoolTestKit() {
     await bus.subscribe(topicName('status'), async (records) => void updates.push(...records.map((r) => decodeStatus(r.value))), { group: 'test-status' });
     const statusesOf = (id: string) => updates.filter((u) => u.id === id);
     return {
+      bus,
       state,
       publish: (jobs) =>
         bus.publish(

@@ -1,14 +1,8 @@
 import type { Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Config } from '../lib/config';
+import type { Channel } from '../lib/channels';
 import type { Logger } from '../lib/log';
-
-export const CHANNELS = ['sms', 'email', 'wab', 'rcs', 'mms'] as const;
-export type Channel = (typeof CHANNELS)[number];
-
-export function isChannel(value: string): value is Channel {
-  return (CHANNELS as readonly string[]).includes(value);
-}
 
 /** Starts the worker pools of the given channels in this process; stop() stops them all. */
 export async function startChannelPools(channels: readonly Channel[], deps: { config: Readonly<Config>; bus: Bus; state: HotState; log: Logger }) {

@@ -2,7 +2,7 @@ import type { Bus, DeliveredRecord, Subscription } from '../core/ports/bus';
 import { topicName } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
-import { decodeJob, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/messages/bus-payloads';
+import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
@@ -131,7 +131,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   };
 
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
-    const jobs = records.map((r) => decodeJob(r.value));
+    const jobs = decodeRecords(records, decodeJob, log).map((d) => d.payload);
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);

@@ -3,7 +3,8 @@ import type { AccountStore } from '../ports/account-store';
 import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
-import { hashApiKey, hashPassword, newApiKey, verifyPassword } from './secrets';
+import { newApiKey } from '../domain/api-key';
+import { hashApiKey, hashPassword, verifyPassword } from './secrets';
 
 interface AppIdentity {
   id: string;

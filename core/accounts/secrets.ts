@@ -46,7 +46,3 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
-
-export function newApiKey(): string {
-  return `hmd_${randomBytes(24).toString('base64url')}`;
-}

@@ -12,7 +12,7 @@ import type { MessageIntake, NewMessage } from '../messages/message-intake';
 import type { MessageReader } from '../messages/message-reader';
 import type { Accounts } from '../accounts/accounts';
 import { HermodError } from '../../lib/errors';
-import { newApiKey } from '../accounts/secrets';
+import { newApiKey } from '../domain/api-key';
 import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
 import { parseAttemptList } from '../im/im-plan';
 

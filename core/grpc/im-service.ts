@@ -6,7 +6,7 @@ import type { AccountStore } from '../ports/account-store';
 import type { ImStore } from '../ports/im-store';
 import type { ImIntake } from '../im/im-intake';
 import type { ImRateBudget } from '../im/im-rate-budget';
-import { encodeStatus } from '../messages/bus-payloads';
+import { encodeStatus } from '../ports/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
 import { unaryHandler } from './unary-handler';

@@ -6,7 +6,7 @@ import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from '../messages/status-recorder';
 import type { NumericIds } from '../messages/numeric-ids';
 import type { RecentMessages } from '../messages/recent-messages';
-import { decodeJob, encodeJob, type ImJobDetails } from '../messages/bus-payloads';
+import { decodeJob, decodeRecords, encodeJob, type ImJobDetails } from '../ports/bus-payloads';
 import { countSegments } from '../messages/segments';
 import { isFinal, stageOf, type MessageStatus } from '../domain/message-status';
 import type { Logger } from '../../lib/log';
@@ -324,11 +324,11 @@ export async function startImOrchestrator(deps: {
   const subscription: Subscription = await bus.subscribe(
     topicName('im'),
     async (records) => {
-      const jobs = records.map((r) => decodeJob(r.value));
+      const jobs = decodeRecords(records, decodeJob, log);
       // A message whose first attempt hot state has never seen is new: no history lookups on the hot path.
-      const seen = await Promise.all(jobs.map((j) => state.getStatus(imAttemptId(j.id, 0))));
-      for (const [i, job] of jobs.entries()) {
-        await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && records[i]!.redeliveries === 0);
+      const seen = await Promise.all(jobs.map(({ payload: j }) => state.getStatus(imAttemptId(j.id, 0))));
+      for (const [i, { record, payload: job }] of jobs.entries()) {
+        await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && record.redeliveries === 0);
       }
     },
     { group: 'im-orchestrator', maxBatch: 100 },

@@ -5,7 +5,7 @@ import type { MessageRecord, MessageHistory } from '../ports/message-history';
 import type { OptOutStore } from '../ports/opt-out-store';
 import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
-import { decodeInbound } from './bus-payloads';
+import { decodeInbound, decodeRecords } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
 import { keywordOf } from './reply-keywords';
 import { replyAddressKey } from './reply-address';
@@ -44,7 +44,10 @@ export function startInboundConsumer(deps: {
   return deps.bus.subscribe(
     topicName('inbound'),
     async (batch) => {
-      const delivered = batch.map((r) => ({ m: decodeInbound(r.value), busPosition: `${r.topic}/${r.partition}/${r.offset}` }));
+      const delivered = decodeRecords(batch, decodeInbound, deps.log).map(({ record: r, payload: m }) => ({
+        m,
+        busPosition: `${r.topic}/${r.partition}/${r.offset}`,
+      }));
       const ids = await firstDeliveries(
         deps.state,
         delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: randomUUID(), busPosition })),

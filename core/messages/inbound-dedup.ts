@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HotState } from '../ports/state';
-import type { InboundPayload } from './bus-payloads';
+import type { InboundPayload } from '../ports/bus-payloads';
 
 /**
  * What makes two inbound messages the same message delivered twice: channel,

@@ -8,7 +8,7 @@ import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
 import { type HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus } from '../../lib/metrics';
-import { encodeJob } from './bus-payloads';
+import { encodeJob } from '../ports/bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
 import type { LinkShortener } from './link-shortener';

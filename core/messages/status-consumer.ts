@@ -3,7 +3,7 @@ import { topicName } from '../ports/bus';
 import type { MessageHistory } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from './status-recorder';
-import { decodeStatus, type StatusUpdate } from './bus-payloads';
+import { decodeRecords, decodeStatus, type StatusUpdate } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
 import { unmatchedReports } from '../../lib/metrics';
 import { createUnmatchedReports } from './unmatched-reports';
@@ -77,7 +77,7 @@ export function startStatusConsumer(deps: {
     .subscribe(
       topicName('status'),
       async (records) => {
-        const updates = records.map((r) => decodeStatus(r.value));
+        const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
         const ids = await Promise.all(updates.map(resolveId));
         const changes: StatusChange[] = [];
         updates.forEach((u, i) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusUpdate } from './bus-payloads';
+import type { StatusUpdate } from '../ports/bus-payloads';
 import { createUnmatchedReports } from './unmatched-reports';
 
 const report = (carrierId: string, status: StatusUpdate['status'] = 'received'): StatusUpdate =>

@@ -1,4 +1,4 @@
-import type { StatusUpdate } from './bus-payloads';
+import type { StatusUpdate } from '../ports/bus-payloads';
 
 /**
  * Delivery reports whose carrier id is not known yet: a receipt can overtake

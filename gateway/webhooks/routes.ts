@@ -5,7 +5,7 @@ import type { ImClient } from '../im-client';
 import type { HttpCarrierConfig } from '../../lib/config';
 import { HermodError, toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../workers/carriers/webhooks';
+import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../lib/carrier-webhooks/carrier-webhooks';
 
 /** Largest webhook body a carrier may send. */
 const MAX_BYTES = 1024 * 1024;

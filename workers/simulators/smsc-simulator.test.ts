@@ -8,7 +8,7 @@ import { CommandStatus } from '../carriers/smpp/command-status';
 import { FrameDecoder } from '../carriers/smpp/frame-decoder';
 import { decodePdu, writePdu, type Pdu } from '../carriers/smpp/pdu';
 import { PduWriter } from '../carriers/smpp/pdu-writer';
-import { planSms } from '../carriers/smpp/segment';
+import { planSms } from '../../core/domain/sms-segments';
 import type { DeliveryReceipt } from '../carriers/smpp/smpp-client';
 import { sarTlvs } from '../carriers/smpp/tlv';
 import { eventually, once, smppTestKit } from './smpp-test-kit';

@@ -4,7 +4,7 @@ import { CommandId, isResponse } from '../carriers/smpp/command-id';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { ConcatReassembler } from '../carriers/smpp/concat-reassembler';
 import type { BindPdu, Pdu, SmPdu } from '../carriers/smpp/pdu';
-import { planSms } from '../carriers/smpp/segment';
+import { planSms } from '../../core/domain/sms-segments';
 import { concatFromSarTlvs, decodeText, splitUserData } from '../carriers/smpp/short-message';
 import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
 import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';

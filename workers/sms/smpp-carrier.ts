@@ -2,10 +2,10 @@ import type { SmppConfig } from '../../lib/config';
 import type { Logger } from '../../lib/log';
 import { receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
 import type { MessageStatus } from '../../core/domain/message-status';
-import type { OutboundJob } from '../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState } from '../carriers/smpp/smpp-client';
-import { planSms } from '../carriers/smpp/segment';
+import { planSms } from '../../core/domain/sms-segments';
 
 /** What each receipt state means for the message. `accepted` (en route) is not a change. */
 const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {

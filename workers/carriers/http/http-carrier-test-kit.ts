@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import { HermodError } from '../../../lib/errors';
 import type { CarrierReport } from '../../carrier';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
-import type { WebhookHandler } from '../webhooks';
+import type { WebhookHandler } from '../../../lib/carrier-webhooks/webhook-handler';
 
 export { quietLog } from '../../simulators/smpp-test-kit';
 

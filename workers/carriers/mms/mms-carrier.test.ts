@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createMmsSimulator } from '../../simulators/mms-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
-import { mmsWebhook } from './mms-webhook';
+import { mmsWebhook } from '../../../lib/carrier-webhooks/mms-webhook';
 
 const TOKEN = 'test-token';
 const SECRET = 'test-webhook-secret';

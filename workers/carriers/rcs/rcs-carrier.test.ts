@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createRcsSimulator } from '../../simulators/rcs-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createRcsCarrier } from './rcs-carrier';
-import { rcsWebhook } from './rcs-webhook';
+import { rcsWebhook } from '../../../lib/carrier-webhooks/rcs-webhook';
 
 const TOKEN = 'test-token';
 const CLIENT_TOKEN = 'test-client-token';

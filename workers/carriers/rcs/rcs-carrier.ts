@@ -1,4 +1,4 @@
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import type { HermodError } from '../../../lib/errors';
 import type { Logger } from '../../../lib/log';

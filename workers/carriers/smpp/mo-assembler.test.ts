@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandId } from './command-id';
 import { MoAssembler } from './mo-assembler';
 import type { SmPdu } from './pdu';
-import { planSms } from './segment';
+import { planSms } from '../../../core/domain/sms-segments';
 import { smppAddress } from './smpp-address';
 import { TlvTag, uint16Tlv } from './tlv';
 

@@ -1,4 +1,4 @@
-import { decodeGsm7 } from './gsm7';
+import { decodeGsm7 } from '../../../core/domain/gsm7';
 import { TlvTag, tlvUint, type Tlv } from './tlv';
 
 export interface ConcatInfo {

@@ -1,7 +1,7 @@
 import { createTransport } from 'nodemailer';
 import type { EmailConfig } from '../../../lib/config';
 import type { Logger } from '../../../lib/log';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { Carrier, CarrierReport } from '../../carrier';
 import { mailOptions } from './mail-options';
 import { smtpError } from './smtp-error';

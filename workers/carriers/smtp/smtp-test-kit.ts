@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { EmailConfig } from '../../../lib/config';
 import type { Carrier } from '../../carrier';
 import { quietLog } from '../../simulators/smpp-test-kit';

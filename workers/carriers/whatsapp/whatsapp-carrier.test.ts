@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { HttpCarrierConfig } from '../../../lib/config';
 import { createWhatsAppSimulator } from '../../simulators/whatsapp-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createWhatsAppCarrier } from './whatsapp-carrier';
-import { whatsAppWebhook } from './whatsapp-webhook';
+import { whatsAppWebhook } from '../../../lib/carrier-webhooks/whatsapp-webhook';
 
 const TOKEN = 'test-token';
 const APP_SECRET = 'test-app-secret';

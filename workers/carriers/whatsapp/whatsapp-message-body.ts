@@ -1,4 +1,4 @@
-import type { OutboundJob } from '../../../core/messages/bus-payloads';
+import type { OutboundJob } from '../../../core/ports/bus-payloads';
 
 export type WhatsAppMediaKind = 'image' | 'video' | 'audio' | 'document';
 

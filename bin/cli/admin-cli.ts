@@ -1,4 +1,4 @@
-import { createGrpcCredentials } from '../grpc-credentials';
+import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import {
   AccountsClient,
   type Application,
@@ -8,9 +8,9 @@ import {
 } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
-import { newApiKey } from '../../core/accounts/secrets';
-import type { Config } from '../config';
-import { fromServiceError } from '../grpc-errors';
+import { newApiKey } from '../../core/domain/api-key';
+import type { Config } from '../../lib/config';
+import { fromServiceError } from '../../lib/grpc-errors';
 
 export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_CORE_ADDRESS):
   apps list                                  list applications

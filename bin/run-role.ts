@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
-import type { Config } from './config';
-import type { Logger } from './log';
-import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from './metrics';
-
-export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator' | 'channel-simulators';
+import { CHANNELS } from '../lib/channels';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from '../lib/metrics';
+import type { Role } from '../lib/role';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -14,14 +14,28 @@ interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * The composition root: the one place that knows every role's entry point and
+ * wires them together. Each role is imported only when this process runs it.
+ */
 async function startRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions): Promise<Running> {
   switch (role) {
     case 'gateway':
       return (await import('../gateway/gateway-main')).runGateway(config, log);
-    case 'core':
-      return (await import('../core/core-main')).runCore(config, log);
-    case 'worker':
-      return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms');
+    case 'core': {
+      const { runCore } = await import('../core/core-main');
+      if (!config.adapters.coreRunsWorkers) return runCore(config, log);
+      // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state.
+      const { startChannelPools } = await import('../workers/channel-pools');
+      return runCore(config, log, { beside: ({ bus, state }) => startChannelPools(CHANNELS, { config, bus, state, log }) });
+    }
+    case 'worker': {
+      const { openBus, openState } = await import('../core/adapters/open-adapters');
+      return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms', {
+        openBus: () => openBus(config.adapters),
+        openState: () => openState(config.adapters),
+      });
+    }
     case 'smsc-simulator':
       return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
     case 'channel-simulators':

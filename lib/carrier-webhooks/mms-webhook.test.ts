@@ -1,7 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { CARRIER_WEBHOOKS } from '../webhooks';
-import { rcsWebhook } from '../rcs/rcs-webhook';
-import { whatsAppWebhook } from '../whatsapp/whatsapp-webhook';
 import { mmsWebhook } from './mms-webhook';
 
 describe('MMS delivery report parsing', () => {
@@ -23,13 +20,5 @@ describe('MMS delivery report parsing', () => {
     expect(reports.map((r) => r.carrierId)).toEqual(['m1']);
     expect(reports[0]!.at).toBeGreaterThanOrEqual(before);
     for (const junk of [undefined, null, 3, 'x', {}, { id: 'm3', status: 'constructor' }]) expect(mmsWebhook.parse(junk)).toEqual([]);
-  });
-});
-
-describe('carrier webhook registry', () => {
-  it('has a handler for each HTTP channel', () => {
-    expect(Object.keys(CARRIER_WEBHOOKS).sort()).toEqual(['mms', 'rcs', 'wab']);
-    expect(CARRIER_WEBHOOKS).toEqual({ wab: whatsAppWebhook, rcs: rcsWebhook, mms: mmsWebhook });
-    expect(Object.isFrozen(CARRIER_WEBHOOKS)).toBe(true);
   });
 });

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGsm7 } from './gsm7';
-import { decodeShortMessage, measureSms, planSms, splitUserData } from './segment';
-
-function joinText(plan: ReturnType<typeof planSms>): string {
-  return plan.segments.map((s) => decodeShortMessage(s, plan.dataCoding, plan.esmClass === 0x40).text).join('');
-}
+import { measureSms, planSms } from './sms-segments';
+import { joinText } from './sms-segments-test-kit';
 
 // The GSM 03.38 cases use ASCII and GSM's own extension characters on purpose: they are about that alphabet.
 describe('SMS segmentation', () => {
@@ -107,28 +103,5 @@ describe('SMS segmentation', () => {
   it('refuses a text that needs more than 255 parts', () => {
     expect(() => planSms('a'.repeat(153 * 255 + 1))).toThrow(/255/);
     expect(measureSms('a'.repeat(153 * 255 + 1)).count).toBe(256);
-  });
-});
-
-describe('short_message decoding', () => {
-  it('reads 8-bit and 16-bit reference concatenation headers and skips other elements', () => {
-    expect(splitUserData(Buffer.from('050003070302' + '41', 'hex'), true)).toMatchObject({ concat: { ref: 7, total: 3, seq: 2 } });
-    expect(splitUserData(Buffer.from('0608041234020141', 'hex'), true)).toMatchObject({ concat: { ref: 0x1234, total: 2, seq: 1 } });
-    const withPort = splitUserData(Buffer.from('0b050400000000' + '000306020141', 'hex'), true);
-    expect(withPort.concat).toEqual({ ref: 6, total: 2, seq: 1 });
-    expect(withPort.payload.toString('hex')).toBe('41');
-  });
-
-  it('decodes GSM, UCS-2 and Latin-1 bodies', () => {
-    expect(decodeShortMessage(Buffer.from('48691b65', 'hex'), 0x00, false)).toEqual({ text: 'Hi€' });
-    expect(decodeShortMessage(Buffer.from('0500030103020048d83dde00', 'hex'), 0x08, true)).toEqual({ text: 'H😀', concat: { ref: 1, total: 3, seq: 2 } });
-    expect(decodeShortMessage(Buffer.from('e9', 'hex'), 0x03, false).text).toBe('é');
-    expect(decodeShortMessage(Buffer.from('48', 'hex'), 0xf0, false).text).toBe('H');
-  });
-
-  it('treats a UDH that claims to be longer than the message as absent', () => {
-    const { payload, concat } = splitUserData(Buffer.from('ff0003', 'hex'), true);
-    expect(concat).toBeUndefined();
-    expect(decodeGsm7(payload)).toHaveLength(3);
   });
 });

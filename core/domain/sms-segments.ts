@@ -1,11 +1,15 @@
-import { HermodError } from '../../../lib/errors';
+/**
+ * The encoding and segment rules of an SMS (GSM 03.38 / 03.40): which
+ * alphabet a text needs, how many parts it takes, and its parts with their
+ * concatenation headers. Core counts segments with them at intake; the SMPP
+ * carrier and the SMSC simulator send what planSms gives.
+ */
+import { HermodError } from '../../lib/errors';
 import { gsm7CharSeptets, gsm7Length, writeGsm7 } from './gsm7';
 
-export { decodeShortMessage, decodeText, splitUserData, type ConcatInfo, type DecodedShortMessage } from './short-message';
-
-/** data_coding values this module produces (SMPP 3.4 section 5.2.19). */
-export const DataCoding = { DEFAULT: 0x00, IA5: 0x01, BINARY: 0x04, LATIN1: 0x03, UCS2: 0x08 } as const;
-/** esm_class bit saying short_message starts with a User Data Header. */
+/** The data coding of each alphabet: SMPP's data_coding (3.4 section 5.2.19) and GSM 03.38's DCS agree on both. */
+export const DataCoding = { DEFAULT: 0x00, UCS2: 0x08 } as const;
+/** SMPP's esm_class bit (GSM 03.40's TP-UDHI, the same bit) saying the message starts with a User Data Header. */
 export const ESM_CLASS_UDHI = 0x40;
 
 export type SmsEncoding = 'gsm7' | 'ucs2';

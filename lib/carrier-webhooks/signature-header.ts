@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { WebhookHeaders } from '../webhooks';
+import type { WebhookHeaders } from './webhook-handler';
 
 /** The value of a signature header, its name matched without regard to case; a missing or repeated header is ''. */
 export function signatureHeader(headers: WebhookHeaders, name: string): string {

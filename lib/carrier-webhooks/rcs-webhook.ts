@@ -1,9 +1,7 @@
-import type { MessageStatus } from '../../../core/domain/message-status';
-import type { CarrierReport } from '../../carrier';
-import { hmacMatches, signatureHeader } from '../http/signature-header';
-import type { WebhookHandler } from '../webhooks';
+import { hmacMatches, signatureHeader } from './signature-header';
+import type { ReportedStatus, WebhookHandler, WebhookReport } from './webhook-handler';
 
-const STATUS = new Map<string, MessageStatus>([
+const STATUS = new Map<string, ReportedStatus>([
   ['DELIVERED', 'received'],
   ['READ', 'read'],
   // The platform revoked a message nobody received within its time to live.
@@ -39,7 +37,7 @@ export const rcsWebhook: WebhookHandler = {
     const status = typeof e.eventType === 'string' ? STATUS.get(e.eventType) : undefined;
     if (!status || typeof e.messageId !== 'string' || !e.messageId) return [];
     const publishTime = isRecord(body) && isRecord(body.message) ? body.message.publishTime : undefined;
-    const report: CarrierReport = { carrierId: e.messageId, status, at: time(e.sendTime) ?? time(publishTime) ?? Date.now(), errorCode: '' };
+    const report: WebhookReport = { carrierId: e.messageId, status, at: time(e.sendTime) ?? time(publishTime) ?? Date.now(), errorCode: '' };
     return [report];
   },
 };

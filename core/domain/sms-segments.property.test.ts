@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GSM7_BASIC, isGsm7 } from './gsm7';
-import { decodeShortMessage, measureSms, planSms } from './segment';
+import { measureSms, planSms } from './sms-segments';
+import { readParts } from './sms-segments-test-kit';
 
 /** Text as people write it: GSM letters, the escape table, te reo Māori macrons, Cyrillic, CJK, emoji with modifiers. */
 const WORLD = ['ā', 'ē', 'ī', 'ō', 'ū', 'Ā', 'д', 'Ж', '你', '好', '😀', '👋🏽', '🇳🇿', '€', '[', ']', '{', '}', '~', '^', '\\', '|', ' '];
@@ -25,8 +26,7 @@ describe('SMS segmentation (property)', () => {
         const measure = measureSms(text);
         expect(plan.count).toBe(measure.count);
         expect(plan.encoding).toBe(isGsm7(text) ? 'gsm7' : 'ucs2');
-        const udh = plan.esmClass === 0x40;
-        const parts = plan.segments.map((s) => decodeShortMessage(s, plan.dataCoding, udh));
+        const parts = readParts(plan);
         expect(parts.map((p) => p.text).join('')).toBe(text);
         expect(plan.segments.length).toBe(plan.count);
         if (plan.count > 1) expect(parts.map((p) => p.concat)).toEqual(parts.map((_, i) => ({ ref: plan.reference, total: plan.count, seq: i + 1 })));

@@ -1,9 +1,7 @@
-import type { MessageStatus } from '../../../core/domain/message-status';
-import type { CarrierReport } from '../../carrier';
-import { verifySha256SignatureHeader } from '../http/signature-header';
-import type { WebhookHandler } from '../webhooks';
+import { verifySha256SignatureHeader } from './signature-header';
+import type { ReportedStatus, WebhookHandler, WebhookReport } from './webhook-handler';
 
-const STATUS = new Map<string, MessageStatus>([
+const STATUS = new Map<string, ReportedStatus>([
   ['sent', 'sent'],
   ['delivered', 'received'],
   ['failed', 'failed'],
@@ -26,7 +24,7 @@ export const mmsWebhook: WebhookHandler = {
   },
 
   parse(body) {
-    const reports: CarrierReport[] = [];
+    const reports: WebhookReport[] = [];
     for (const r of Array.isArray(body) ? body : [body]) {
       if (!isRecord(r) || typeof r.id !== 'string' || !r.id) continue;
       const status = typeof r.status === 'string' ? STATUS.get(r.status) : undefined;

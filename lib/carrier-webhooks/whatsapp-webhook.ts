@@ -1,9 +1,7 @@
-import type { MessageStatus } from '../../../core/domain/message-status';
-import type { CarrierReport } from '../../carrier';
-import { verifySha256SignatureHeader } from '../http/signature-header';
-import type { WebhookHandler } from '../webhooks';
+import { verifySha256SignatureHeader } from './signature-header';
+import type { ReportedStatus, WebhookHandler, WebhookReport } from './webhook-handler';
 
-const STATUS = new Map<string, MessageStatus>([
+const STATUS = new Map<string, ReportedStatus>([
   ['sent', 'sent'],
   ['delivered', 'received'],
   ['read', 'read'],
@@ -22,7 +20,7 @@ export const whatsAppWebhook: WebhookHandler = {
   },
 
   parse(body) {
-    const reports: CarrierReport[] = [];
+    const reports: WebhookReport[] = [];
     if (!isRecord(body) || body.object !== 'whatsapp_business_account') return reports;
     for (const entry of records(body.entry)) {
       for (const change of records(entry.changes)) {

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import type { DeliveredRecord } from './bus';
+import {
+  decodeInbound,
+  decodeJob,
+  decodeRecords,
+  decodeStatus,
+  encodeInbound,
+  encodeJob,
+  encodeStatus,
+  type InboundPayload,
+  type OutboundJob,
+  type StatusUpdate,
+} from './bus-payloads';
+
+const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
+
+const job: OutboundJob = {
+  id: '0b7d6c1e-3f0a-4c2b-9d1e-5a6b7c8d9e0f',
+  applicationId: 'app-ā',
+  channel: 'wab',
+  destination: '+64211234561',
+  source: 'Tāmaki',
+  content: KIA_ORA,
+  acceptedAt: 1_700_000_000_123,
+  im: {
+    type: 'template',
+    template: { id: 't-1', name: 'whakatau', language: 'mi', parameters: [{ name: 'ingoa', text: 'Mere 🌿' }] },
+    subject: 'Tēnā koe',
+    reference: '参考-42',
+  },
+};
+const status: StatusUpdate = {
+  id: job.id,
+  status: 'rejected',
+  at: 1_700_000_001_000,
+  carrierId: 'wamid.ā1',
+  errorCode: 'carrier_rejected',
+  detail: 'WhatsApp: “kāore” 🙅🏽',
+  channel: 'wab',
+};
+const inbound: InboundPayload = { source: '+64211234561', destination: '4321', text: KIA_ORA, at: 1_700_000_002_000, channel: 'sms', carrierRef: 'ref-1' };
+
+const wire = (value: Buffer): Record<string, unknown> => JSON.parse(value.toString('utf8'));
+const refusal = (decode: () => unknown): HermodError => {
+  try {
+    decode();
+  } catch (err) {
+    expect(err).toBeInstanceOf(HermodError);
+    return err as HermodError;
+  }
+  throw new Error('decoded what should have been refused');
+};
+
+describe('the bus contract between core and the workers', () => {
+  it('round-trips jobs, status updates and inbound messages in any script, each marked version 1 on the wire', () => {
+    expect(decodeJob(encodeJob(job))).toEqual(job);
+    expect(decodeStatus(encodeStatus(status))).toEqual(status);
+    expect(decodeInbound(encodeInbound(inbound))).toEqual(inbound);
+    for (const value of [encodeJob(job), encodeStatus(status), encodeInbound(inbound)]) expect(wire(value).v).toBe(1);
+    const plain = { ...job, im: undefined, content: '🇳🇿'.repeat(500) };
+    expect(decodeJob(encodeJob(plain))).toEqual({ ...job, content: plain.content, im: undefined });
+  });
+
+  it('puts only the named fields on the bus, whatever else the object carries', () => {
+    const fromCarrier = { ...inbound, dataCoding: 8, parts: 2 } as InboundPayload;
+    expect(Object.keys(wire(encodeInbound(fromCarrier))).sort()).toEqual(['at', 'carrierRef', 'channel', 'destination', 'source', 'text', 'v']);
+  });
+
+  it('reads records an older build wrote without a version as version 1, dropping the fields it named then and not now', () => {
+    // The bytes the build before versions put on Redis streams and Kafka topics: JSON.stringify of the payload.
+    const oldJob = Buffer.from(JSON.stringify({ ...job, im: undefined }));
+    const oldStatus = Buffer.from('{"id":"","status":"received","at":1700000003000,"carrierId":"wamid.2","errorCode":"","channel":"wab"}');
+    const oldInbound = Buffer.from(
+      JSON.stringify({ source: '+64211234561', destination: '4321', text: '你好 ā', at: 1, dataCoding: 8, parts: 1, carrierRef: '', channel: 'sms' }),
+    );
+    expect(decodeJob(oldJob)).toEqual({ ...job, im: undefined });
+    expect(decodeStatus(oldStatus)).toEqual({ id: '', status: 'received', at: 1_700_000_003_000, carrierId: 'wamid.2', errorCode: '', channel: 'wab' });
+    expect(decodeInbound(oldInbound)).toEqual({ source: '+64211234561', destination: '4321', text: '你好 ā', at: 1, carrierRef: '', channel: 'sms' });
+  });
+
+  it('refuses what is not JSON, not an object, lacks a field or has one of the wrong type, for good', () => {
+    const cases: [Buffer, string][] = [
+      [Buffer.from('{"id": "1", '), 'invalid_json'],
+      [Buffer.from([0xff, 0xfe, 0x00]), 'invalid_json'],
+      [Buffer.from('["id"]'), 'invalid_attrib'],
+      [Buffer.from('null'), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, content: undefined })), 'missing_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, id: '' })), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, acceptedAt: '2025-01-01' })), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, im: { type: 'carrier-pigeon' } })), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, v: 0 })), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, v: '1' })), 'invalid_attrib'],
+      [Buffer.from(JSON.stringify({ ...job, v: 1.5 })), 'invalid_attrib'],
+    ];
+    for (const [value, code] of cases) expect(refusal(() => decodeJob(value))).toMatchObject({ code, retryable: false });
+    expect(refusal(() => decodeStatus(Buffer.from(JSON.stringify({ ...status, status: 'delivered-ish' }))))).toMatchObject({ code: 'invalid_attrib' });
+    expect(refusal(() => decodeStatus(Buffer.from(JSON.stringify({ ...status, channel: undefined }))))).toMatchObject({
+      code: 'missing_attrib',
+      fields: [{ field: 'channel', description: 'is required' }],
+    });
+    expect(refusal(() => decodeInbound(Buffer.from(JSON.stringify({ ...inbound, text: 42 }))))).toMatchObject({ code: 'invalid_attrib' });
+  });
+
+  it('refuses a later version than it reads as retryable, for a member that reads it', () => {
+    const err = refusal(() => decodeStatus(Buffer.from(JSON.stringify({ ...status, v: 2 }))));
+    expect(err).toMatchObject({ code: 'unprocessable', retryable: true });
+    expect(err.message).toMatch(/version 2.*version 1/);
+  });
+});
+
+describe('decoding a batch from the bus', () => {
+  const record = (value: Buffer, offset: string): DeliveredRecord => ({ topic: 'hermod.wab.v1', partition: 3, offset, key: 'k', value, redeliveries: 0 });
+  const logged: { message: string; fields: unknown }[] = [];
+  const log = { error: (message: string, fields: unknown) => logged.push({ message, fields }) } as unknown as Logger;
+
+  it('sets a malformed record aside, logged with its place on the bus, and keeps the others beside their records', () => {
+    const records = [record(encodeJob(job), '1-0'), record(Buffer.from('not json'), '2-0'), record(encodeJob({ ...job, id: 'second' }), '3-0')];
+    const decoded = decodeRecords(records, decodeJob, log);
+    expect(decoded.map((d) => [d.record.offset, d.payload.id])).toEqual([
+      ['1-0', job.id],
+      ['3-0', 'second'],
+    ]);
+    expect(logged).toEqual([
+      {
+        message: 'refused a record on the bus',
+        fields: expect.objectContaining({ topic: 'hermod.wab.v1', partition: 3, offset: '2-0', code: 'invalid_json' }),
+      },
+    ]);
+  });
+
+  it('fails the whole batch on a record of a later version, so that it is handed out again', () => {
+    const records = [record(encodeJob(job), '1-0'), record(Buffer.from(JSON.stringify({ ...job, v: 2 })), '2-0')];
+    expect(() => decodeRecords(records, decodeJob, log)).toThrow(expect.objectContaining({ code: 'unprocessable', retryable: true }));
+  });
+});

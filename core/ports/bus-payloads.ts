@@ -1,0 +1,224 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { MESSAGE_STATUSES, type MessageStatus } from '../domain/message-status';
+import type { DeliveredRecord } from './bus';
+
+/**
+ * The contract between core and the channel workers on the bus: jobs on the
+ * channel topics (and core's own `im` topic), status updates on `status`,
+ * messages from handsets on `inbound`. JSON keeps the payloads readable with
+ * any Kafka or Redis tool; they are small, so its cost is minor next to the
+ * carrier hop.
+ *
+ * Every record carries the version of its schema in `v`. A record without
+ * one was written before versions existed and reads as version 1, so records
+ * left on Redis streams or Kafka topics by an older build are still taken
+ * after an upgrade. Decoding checks each record against its schema: what is
+ * not JSON, lacks a field or has one of the wrong type is refused with a
+ * HermodError rather than half-processed. Fields the schema does not name
+ * are dropped (an older build wrote some: a reader tolerates them). A later
+ * version than this build reads is refused as retryable: the record waits
+ * for a member of the group that reads it (upgrade consumers first).
+ */
+export const BUS_PAYLOAD_VERSION = 1;
+
+export interface OutboundJob {
+  id: string;
+  applicationId: string;
+  channel: string;
+  destination: string;
+  source: string;
+  content: string;
+  acceptedAt: number;
+  /** Intelligent Messaging: the kind of message, and its media or template (content holds the text). */
+  im?: ImJobDetails;
+}
+
+export interface ImJobDetails {
+  type: 'text' | 'media' | 'template';
+  media?: { mimeType: string; url: string };
+  /** The carrier-side template: name and language as the carrier knows them, named parameters. */
+  template?: { id: string; name: string; language: string; parameters: { name: string; text: string }[] };
+  /** E-mail subject. */
+  subject?: string;
+  /** The caller's reference, for carriers that carry one. */
+  reference?: string;
+}
+
+/** A status change reported by a worker. `id` may be empty when only the carrier id is known. */
+export interface StatusUpdate {
+  id: string;
+  status: MessageStatus;
+  at: number;
+  carrierId?: string;
+  errorCode?: string;
+  detail?: string;
+  channel: string;
+}
+
+/** A message from a handset (MO), as the carrier delivered it. */
+export interface InboundPayload {
+  source: string;
+  destination: string;
+  text: string;
+  at: number;
+  channel: string;
+  /** References a carrier repeats when it delivers the same message again; '' or absent when none. */
+  carrierRef?: string;
+}
+
+const str = { type: 'string' } as const;
+const num = { type: 'number' } as const;
+/** Version 1 of each payload; `additionalProperties: false` with removeAdditional drops unnamed fields instead of refusing them. */
+const object = (required: string[], properties: Record<string, unknown>) => ({
+  type: 'object',
+  required,
+  additionalProperties: false,
+  properties: { v: { const: 1 }, ...properties },
+});
+const nested = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
+
+const SCHEMAS = {
+  job: object(['id', 'applicationId', 'channel', 'destination', 'source', 'content', 'acceptedAt'], {
+    id: { type: 'string', minLength: 1 },
+    applicationId: str,
+    channel: { type: 'string', minLength: 1 },
+    destination: str,
+    source: str,
+    content: str,
+    acceptedAt: num,
+    im: nested(['type'], {
+      type: { enum: ['text', 'media', 'template'] },
+      media: nested(['mimeType', 'url'], { mimeType: str, url: str }),
+      template: nested(['id', 'name', 'language', 'parameters'], {
+        id: str,
+        name: str,
+        language: str,
+        parameters: { type: 'array', items: nested(['name', 'text'], { name: str, text: str }) },
+      }),
+      subject: str,
+      reference: str,
+    }),
+  }),
+  status: object(['id', 'status', 'at', 'channel'], {
+    id: str,
+    status: { enum: MESSAGE_STATUSES },
+    at: num,
+    carrierId: str,
+    errorCode: str,
+    detail: str,
+    channel: str,
+  }),
+  inbound: object(['source', 'destination', 'text', 'at', 'channel'], {
+    source: str,
+    destination: str,
+    text: str,
+    at: num,
+    channel: str,
+    carrierRef: str,
+  }),
+};
+type Kind = keyof typeof SCHEMAS;
+
+const ajv = new Ajv2020({ allErrors: true, removeAdditional: true });
+const VALIDATORS = Object.fromEntries(Object.entries(SCHEMAS).map(([kind, schema]) => [kind, ajv.compile(schema)])) as Record<Kind, ValidateFunction>;
+
+const encode = (payload: object): Buffer => Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+
+function decode<T>(kind: Kind, value: Buffer): T {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString('utf8'));
+  } catch {
+    throw new HermodError('invalid_json', `a ${kind} record on the bus is not JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new HermodError('invalid_attrib', `a ${kind} record on the bus is not an object`);
+  const record = parsed as Record<string, unknown>;
+  const v = record.v ?? 1;
+  if (!Number.isSafeInteger(v) || (v as number) < 1) {
+    throw new HermodError('invalid_attrib', `a ${kind} record on the bus has version ${JSON.stringify(v)}`, {
+      fields: [{ field: 'v', description: 'is not a version' }],
+    });
+  }
+  if ((v as number) > BUS_PAYLOAD_VERSION) {
+    throw new HermodError('unprocessable', `a ${kind} record on the bus has version ${v}; this build reads up to version ${BUS_PAYLOAD_VERSION}`, {
+      retryable: true,
+    });
+  }
+  const validate = VALIDATORS[kind];
+  if (!validate(record)) {
+    const fields = (validate.errors ?? []).map(problem);
+    const missing = (validate.errors ?? []).some((e) => e.keyword === 'required');
+    throw new HermodError(
+      missing ? 'missing_attrib' : 'invalid_attrib',
+      `a ${kind} record on the bus: ${fields.map((f) => `${f.field} ${f.description}`).join('; ')}`,
+      {
+        fields,
+      },
+    );
+  }
+  delete record.v;
+  return record as T;
+}
+
+function problem(e: ErrorObject): { field: string; description: string } {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'required') {
+    const prop = (e.params as { missingProperty: string }).missingProperty;
+    return { field: path ? `${path}.${prop}` : prop, description: 'is required' };
+  }
+  return { field: path || '(record)', description: e.message ?? 'is invalid' };
+}
+
+export const encodeJob = (job: OutboundJob): Buffer =>
+  encode({
+    id: job.id,
+    applicationId: job.applicationId,
+    channel: job.channel,
+    destination: job.destination,
+    source: job.source,
+    content: job.content,
+    acceptedAt: job.acceptedAt,
+    im: job.im,
+  });
+export const decodeJob = (value: Buffer): OutboundJob => decode('job', value);
+
+export const encodeStatus = (u: StatusUpdate): Buffer =>
+  encode({ id: u.id, status: u.status, at: u.at, carrierId: u.carrierId, errorCode: u.errorCode, detail: u.detail, channel: u.channel });
+export const decodeStatus = (value: Buffer): StatusUpdate => decode('status', value);
+
+export const encodeInbound = (m: InboundPayload): Buffer =>
+  encode({ source: m.source, destination: m.destination, text: m.text, at: m.at, channel: m.channel, carrierRef: m.carrierRef });
+export const decodeInbound = (value: Buffer): InboundPayload => decode('inbound', value);
+
+/**
+ * Decodes a batch, each payload beside its record. A record the contract
+ * refuses for good (malformed) is logged and left out: handing it out again
+ * would change nothing and hold up the records behind it. A retryable refusal
+ * (a later version) fails the whole batch, so it is handed out again, in time
+ * to a member that reads it.
+ */
+export function decodeRecords<T>(
+  records: readonly DeliveredRecord[],
+  decodePayload: (value: Buffer) => T,
+  log: Logger,
+): { record: DeliveredRecord; payload: T }[] {
+  const decoded: { record: DeliveredRecord; payload: T }[] = [];
+  for (const record of records) {
+    try {
+      decoded.push({ record, payload: decodePayload(record.value) });
+    } catch (err) {
+      if (!(err instanceof HermodError) || err.retryable) throw err;
+      log.error('refused a record on the bus', {
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        code: err.code,
+        reason: err.message,
+      });
+    }
+  }
+  return decoded;
+}

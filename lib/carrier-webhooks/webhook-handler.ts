@@ -1,0 +1,23 @@
+export type WebhookHeaders = Record<string, string | string[] | undefined>;
+
+/** The statuses a carrier's delivery report can tell; each is one of core's message statuses (checked in carrier-webhooks.test.ts). */
+export type ReportedStatus = 'sent' | 'received' | 'read' | 'failed' | 'expired';
+
+/** One delivery report from a webhook body: the carrier's id of the message, its new status, when, and the carrier's error code ('' when none). */
+export interface WebhookReport {
+  carrierId: string;
+  status: ReportedStatus;
+  at: number;
+  errorCode: string;
+}
+
+/**
+ * What the gateway needs to take a carrier's delivery-report webhook: check
+ * its signature over the raw body, then turn the parsed JSON into reports.
+ * `verify` rejects a missing, repeated or garbled signature header and an
+ * empty secret; `parse` never throws and skips what it does not know.
+ */
+export interface WebhookHandler {
+  verify(rawBody: Buffer, headers: WebhookHeaders, secret: string): boolean;
+  parse(body: unknown): WebhookReport[];
+}

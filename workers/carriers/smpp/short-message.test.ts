@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { decodeGsm7 } from '../../../core/domain/gsm7';
+import { planSms } from '../../../core/domain/sms-segments';
+import { decodeShortMessage, splitUserData } from './short-message';
+
+describe('short_message decoding', () => {
+  it('reads 8-bit and 16-bit reference concatenation headers and skips other elements', () => {
+    expect(splitUserData(Buffer.from('050003070302' + '41', 'hex'), true)).toMatchObject({ concat: { ref: 7, total: 3, seq: 2 } });
+    expect(splitUserData(Buffer.from('0608041234020141', 'hex'), true)).toMatchObject({ concat: { ref: 0x1234, total: 2, seq: 1 } });
+    const withPort = splitUserData(Buffer.from('0b050400000000' + '000306020141', 'hex'), true);
+    expect(withPort.concat).toEqual({ ref: 6, total: 2, seq: 1 });
+    expect(withPort.payload.toString('hex')).toBe('41');
+  });
+
+  it('decodes GSM, UCS-2 and Latin-1 bodies', () => {
+    expect(decodeShortMessage(Buffer.from('48691b65', 'hex'), 0x00, false)).toEqual({ text: 'Hi€' });
+    expect(decodeShortMessage(Buffer.from('0500030103020048d83dde00', 'hex'), 0x08, true)).toEqual({ text: 'H😀', concat: { ref: 1, total: 3, seq: 2 } });
+    expect(decodeShortMessage(Buffer.from('e9', 'hex'), 0x03, false).text).toBe('é');
+    expect(decodeShortMessage(Buffer.from('48', 'hex'), 0xf0, false).text).toBe('H');
+  });
+
+  it('treats a UDH that claims to be longer than the message as absent', () => {
+    const { payload, concat } = splitUserData(Buffer.from('ff0003', 'hex'), true);
+    expect(concat).toBeUndefined();
+    expect(decodeGsm7(payload)).toHaveLength(3);
+  });
+
+  it('reads back every part planSms makes, text and concatenation header, in any script', () => {
+    const texts = ['x'.repeat(161), '{curly} [square] ~tilde~ '.repeat(30), 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉 '.repeat(20), '🇳🇿'];
+    for (const text of texts) {
+      const plan = planSms(text, { reference: 0x2a });
+      const parts = plan.segments.map((s) => decodeShortMessage(s, plan.dataCoding, plan.esmClass === 0x40));
+      expect(parts.map((p) => p.text).join('')).toBe(text);
+      if (plan.count > 1) expect(parts.map((p) => p.concat)).toEqual(parts.map((_, i) => ({ ref: 0x2a, total: plan.count, seq: i + 1 })));
+    }
+  });
+});

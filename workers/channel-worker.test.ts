@@ -1,0 +1,38 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisBus } from '../core/adapters/redis-bus';
+import { deleteKeys, randomPrefix, REDIS_URL } from '../core/adapters/redis-test-support';
+import { topicName } from '../core/ports/bus';
+import { encodeJob } from '../core/ports/bus-payloads';
+import { imJob } from './carriers/http/http-carrier-test-kit';
+import { channelPoolTestKit } from './channel-pool-test-kit';
+import { createWhatsAppSimulator } from './simulators/whatsapp-simulator';
+import { startWabWorkerPool } from './wab/wab-worker-pool';
+
+const kit = channelPoolTestKit();
+const prefixes = new Set<string>();
+afterAll(() => deleteKeys(prefixes));
+
+describe('a channel worker on Redis Streams during a rolling upgrade', () => {
+  it('sends a job an older build left without a version, and sets a malformed record aside without holding up the jobs behind it', async () => {
+    const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl }));
+    const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: '100000000000001', webhookSecret: 's', apiVersion: 'v21.0' };
+    const prefix = randomPrefix();
+    prefixes.add(prefix);
+    // One partition: the malformed record sits between the two jobs in the same stream.
+    const { bus, statusesOnce } = await kit.pool('wab', (deps) => startWabWorkerPool({ config, ...deps }), {
+      bus: () => createRedisBus({ redis: REDIS_URL, prefix, partitions: 1 }),
+    });
+    const before = imJob('wab', '+64211234561', { type: 'text' }, 'Kia ora, e hoa mā — tēnā koe 👋🏽');
+    const after = imJob('wab', '+64211234562', { type: 'text' }, '你好世界 🎉');
+    await bus.publish(topicName('wab'), [
+      // What the build before versions wrote: the job's JSON, no `v`.
+      { key: before.id, value: Buffer.from(JSON.stringify(before)) },
+      { key: 'junk', value: Buffer.from('{"id": "half a job", "channel": ') },
+      { key: 'no-destination', value: Buffer.from(JSON.stringify({ ...after, id: 'no-destination', destination: undefined })) },
+      { key: after.id, value: encodeJob(after) },
+    ]);
+    expect((await statusesOnce(before.id, 'submitted', 15_000)).map((u) => u.status)).toEqual(['sent', 'submitted']);
+    expect((await statusesOnce(after.id, 'submitted', 15_000)).map((u) => u.status)).toEqual(['sent', 'submitted']);
+    expect(sim.received.map((m) => m.text?.body)).toEqual(['Kia ora, e hoa mā — tēnā koe 👋🏽', '你好世界 🎉']);
+  });
+});
