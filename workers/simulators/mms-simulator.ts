@@ -1,10 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  HttpChannelSimulatorBase,
-  type HttpChannelSimulator,
-  type HttpChannelSimulatorEvents,
-  type HttpChannelSimulatorOptions,
-} from './http-channel-simulator';
+import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorOptions } from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface MmsSimulatorOptions extends HttpChannelSimulatorOptions {
@@ -22,7 +17,6 @@ export interface MmsSimulatedMessage {
   media: { url: string; content_type: string }[];
 }
 
-export type MmsSimulatorEvents = HttpChannelSimulatorEvents<MmsSimulatedMessage>;
 export type MmsSimulator = HttpChannelSimulator<MmsSimulatedMessage>;
 
 /**

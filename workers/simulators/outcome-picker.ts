@@ -35,20 +35,3 @@ export function createOutcomePicker(weights: Partial<OutcomeWeights> = {}, seed?
     return OUTCOMES[OUTCOMES.length - 1]!;
   };
 }
-
-/** `delivered=9,undeliverable=1` → weights. Throws on an unknown name or a bad number. */
-export function parseOutcomeWeights(text: string): OutcomeWeights {
-  const out: OutcomeWeights = { delivered: 0, undeliverable: 0, expired: 0, rejected: 0 };
-  for (const part of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const [name, weight] = part.split('=').map((s) => s.trim());
-    if (!name || !(OUTCOMES as readonly string[]).includes(name) || weight === undefined || weight === '' || !(Number(weight) >= 0)) {
-      throw new Error(`bad outcome ${JSON.stringify(part)} (use e.g. delivered=9,undeliverable=1)`);
-    }
-    out[name as Outcome] = Number(weight);
-  }
-  if (Object.values(out).every((x) => x === 0)) throw new Error('all outcome weights are zero');
-  return out;
-}

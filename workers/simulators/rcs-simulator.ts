@@ -1,10 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  HttpChannelSimulatorBase,
-  type HttpChannelSimulator,
-  type HttpChannelSimulatorEvents,
-  type HttpChannelSimulatorOptions,
-} from './http-channel-simulator';
+import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorOptions } from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface RcsSimulatorOptions extends HttpChannelSimulatorOptions {
@@ -23,7 +18,6 @@ export interface RcsSimulatedMessage {
   fileUrl?: string;
 }
 
-export type RcsSimulatorEvents = HttpChannelSimulatorEvents<RcsSimulatedMessage>;
 export type RcsSimulator = HttpChannelSimulator<RcsSimulatedMessage>;
 
 /** Message ids kept for the ALREADY_EXISTS check (a long run must not grow without bound). */

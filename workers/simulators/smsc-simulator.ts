@@ -14,17 +14,8 @@ import { ReceiptStore } from './receipt-store';
 import { SmscSession, type SessionStats } from './smsc-session';
 import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
 
-export type { Outcome, OutcomeWeights } from './outcome-picker';
-export type { BindMode, SessionStats } from './smsc-session';
-export type {
-  AssembledMessage,
-  BindEvent,
-  SentReceipt,
-  SimulatedSubmit,
-  SmscSimulatorEvents,
-  SmscSimulatorOptions,
-  SubmitView,
-} from './smsc-simulator-options';
+export type { SessionStats } from './smsc-session';
+export type { AssembledMessage, SentReceipt, SimulatedSubmit, SmscSimulatorOptions } from './smsc-simulator-options';
 
 export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   start(): Promise<{ host: string; port: number }>;

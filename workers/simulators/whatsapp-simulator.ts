@@ -1,10 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  HttpChannelSimulatorBase,
-  type HttpChannelSimulator,
-  type HttpChannelSimulatorEvents,
-  type HttpChannelSimulatorOptions,
-} from './http-channel-simulator';
+import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorOptions } from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 
 export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
@@ -25,7 +20,6 @@ export interface WhatsAppSimulatedMessage {
   template?: { name: string; language: { code: string }; components?: unknown[] };
 }
 
-export type WhatsAppSimulatorEvents = HttpChannelSimulatorEvents<WhatsAppSimulatedMessage>;
 export type WhatsAppSimulator = HttpChannelSimulator<WhatsAppSimulatedMessage>;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);

@@ -16,9 +16,8 @@ import { TlvTag, findTlv } from './tlv';
 
 export type { DeliveryReceipt, ReceiptState } from './delivery-receipt';
 export type { MoMessage } from './mo-assembler';
-export type { BindFailedEvent, BoundEvent, DisconnectedEvent, SmppClientEvents } from './smpp-client-events';
 export type { SmppClientOptions } from './smpp-client-options';
-export { statusError, type SubmitRequest, type SubmitResult } from './submit-request';
+export type { SubmitRequest, SubmitResult } from './submit-request';
 
 export interface SmppClient extends EventEmitter<SmppClientEvents> {
   /** Resolves with the SMSC's message id; rejects with HermodError (see statusError). */
