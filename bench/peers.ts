@@ -22,7 +22,7 @@
  * (2), BENCH_THREADS of wrk (cores, at most the connections), BENCH_DRAIN
  * seconds to wait for the SMSCs to receive what was accepted (120),
  * BENCH_RECEIPT_DELAY_MS of hermod's simulator (20), HERMOD_GATEWAYS (the
- * service's default), BENCH_NOTE (a note on the machine for RESULTS.md),
+ * cores), BENCH_NOTE (a note on the machine for RESULTS.md),
  * BENCH_NO_RESULTS=1 (print only, do not append to RESULTS.md).
  */
 import fs from 'node:fs';
@@ -45,7 +45,7 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
 const drainS = Number(process.env.BENCH_DRAIN ?? 120);
 const receiptDelayMs = Number(process.env.BENCH_RECEIPT_DELAY_MS ?? 20);
-const gateways = process.env.HERMOD_GATEWAYS;
+const gateways = process.env.HERMOD_GATEWAYS ?? String(os.availableParallelism());
 const RESULTS = path.join(import.meta.dirname, 'RESULTS.md');
 
 /** World text: te reo Māori with a macron and an emoji with a skin tone (UCS-2, one SMS part). */
@@ -102,7 +102,7 @@ async function measureHermod(dir: string): Promise<{ rows: Row[]; cert: string; 
     user: USER,
     pass: PASS,
     receiptDelayMs,
-    gateways: gateways ?? String(os.availableParallelism()),
+    gateways,
   });
   if (!hermod || !simulator) throw new Error('expected hermod started here with its simulator');
   const tlsDir = path.join(dir, 'hermod-tls');
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
           : `all reached the SMSC${short < 0 ? ` (+${-short} in flight when wrk stopped)` : ''}`;
       return `- ${r.system}: ${r.accepted} accepted, ${r.reached} at the SMSC — ${verdict}${r.note ? `; ${r.note}` : ''}.`;
     });
-  const knobs = `BENCH_CONNECTIONS=${connections} BENCH_SECONDS=${seconds} BENCH_WARMUP=${warmup}${gateways ? ` HERMOD_GATEWAYS=${gateways}` : ''}`;
+  const knobs = `BENCH_CONNECTIONS=${connections} BENCH_SECONDS=${seconds} BENCH_WARMUP=${warmup}${process.env.HERMOD_GATEWAYS ? ` HERMOD_GATEWAYS=${gateways}` : ''}`;
   const machine = [
     `${os.availableParallelism()} cores (${cpu})`,
     `load average at start ${loadStart.map((l) => l.toFixed(2)).join(' / ')}, at end ${loadEnd.map((l) => l.toFixed(2)).join(' / ')} (1 / 5 / 15 min)`,
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
       [
         `### ${stamp}`,
         '',
-        `Command: \`npm run bench:peers\` (${knobs}; wrk -t ${threads} -c ${connections} -d ${seconds}s --latency after a ${warmup} s warm-up; text ${JSON.stringify(TEXT)}; hermod with ${gateways ?? 'the default number of'} gateway process(es) and its SMSC simulator in the bench process, receipts after ${receiptDelayMs} ms).`,
+        `Command: \`npm run bench:peers\` (${knobs}; wrk -t ${threads} -c ${connections} -d ${seconds}s --latency after a ${warmup} s warm-up; text ${JSON.stringify(TEXT)}; hermod with ${gateways} gateway process(es) (HERMOD_GATEWAYS) and its SMSC simulator in the bench process, receipts after ${receiptDelayMs} ms).`,
         '',
         `Machine: ${machine}.`,
         '',
