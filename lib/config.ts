@@ -95,7 +95,7 @@ export interface AdaptersConfig {
   redisWaitReplicas: number;
   /** How long a write waits for those replicas before it fails as unavailable. */
   redisWaitTimeoutMs: number;
-  /** How long a message stays in Redis hot state once its status is final (then it is read from history). */
+  /** How long a message stays in hot state (Redis or in-process) once its status is final (then it is read from history). */
   stateFinalTtlMs: number;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;

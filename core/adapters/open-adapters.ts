@@ -30,7 +30,7 @@ export async function openBus(a: AdaptersConfig): Promise<Bus> {
 export async function openState(a: AdaptersConfig): Promise<HotState> {
   switch (a.state) {
     case 'memory':
-      return (await import('./memory-state')).createMemoryState();
+      return (await import('./memory-state')).createMemoryState({ finalTtlMs: a.stateFinalTtlMs });
     case 'redis':
       return (await import('./redis-state')).createRedisState({
         redis: a.redisCluster ? { cluster: a.redisCluster } : a.redisUrl,
