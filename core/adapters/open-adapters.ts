@@ -47,7 +47,11 @@ export async function openHistory(config: Readonly<Config>, log: Logger): Promis
   const a = config.adapters;
   const inner =
     a.history === 'chdb'
-      ? await (await import('./chdb-history')).createChdbHistory({ dataDir: config.dataDir })
+      ? await (await import('./chdb-history')).createChdbHistory({
+          dataDir: config.dataDir,
+          maxMemoryBytes: a.chdbMaxMemoryBytes,
+          cacheBytes: a.chdbCacheBytes,
+        })
       : await (await import('./clickhouse-history')).createClickHouseHistory({ url: a.clickhouseUrl, database: a.clickhouseDatabase || undefined });
   return createJournaledHistory({
     inner,
