@@ -27,6 +27,13 @@ describe('configuration', () => {
     expect(() => resolveConfig({ HERMOD_BOOTSTRAP_APP: 'acme' })).toThrow(ConfigError);
   });
 
+  it('reads the embedded history engine limits as sizes, 512 MiB and 64 MiB by default', () => {
+    expect(resolveConfig({}).adapters).toMatchObject({ chdbMaxMemoryBytes: 512 * 1024 * 1024, chdbCacheBytes: 64 * 1024 * 1024 });
+    const set = resolveConfig({ HERMOD_CHDB_MAX_MEMORY: '1G', HERMOD_CHDB_CACHE_SIZE: '268435456' }).adapters;
+    expect([set.chdbMaxMemoryBytes, set.chdbCacheBytes]).toEqual([1024 ** 3, 256 * 1024 * 1024]);
+    expect(() => resolveConfig({ HERMOD_CHDB_MAX_MEMORY: 'lots' })).toThrow(/HERMOD_CHDB_MAX_MEMORY/);
+  });
+
   it('refuses bad values with the name of the variable', () => {
     expect(() => resolveConfig({ HERMOD_HTTPS_PORT: '70000' })).toThrow(/HERMOD_HTTPS_PORT/);
     expect(() => resolveConfig({ HERMOD_SMPP_SUBMIT_TIMEOUT: 'soon' })).toThrow(/HERMOD_SMPP_SUBMIT_TIMEOUT/);

@@ -95,7 +95,7 @@ export interface AdaptersConfig {
   redisWaitReplicas: number;
   /** How long a write waits for those replicas before it fails as unavailable. */
   redisWaitTimeoutMs: number;
-  /** How long a message stays in Redis hot state once its status is final (then it is read from history). */
+  /** How long a message stays in hot state (Redis or in-process) once its status is final (then it is read from history). */
   stateFinalTtlMs: number;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;
@@ -103,6 +103,10 @@ export interface AdaptersConfig {
   kafkaCreateTopics: boolean;
   clickhouseUrl: string;
   clickhouseDatabase: string;
+  /** The embedded chDB engine's memory limit (max_server_memory_usage), bytes. */
+  chdbMaxMemoryBytes: number;
+  /** The embedded chDB engine's mark and primary-index cache sizes, bytes (smaller caches get a quarter). */
+  chdbCacheBytes: number;
   /** Run the channel worker pools inside the core process (required with the in-process bus). */
   coreRunsWorkers: boolean;
 }
@@ -222,6 +226,13 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     if (ms % 1000 !== 0 || ms > 604_800_000) throw new ConfigError(`${name} must be whole seconds from 0 to 7d, got ${JSON.stringify(env[name])}`);
     return ms;
   };
+  // Bytes, or a number with K, M or G (binary: 512M is 512 MiB).
+  const bytes = (name: string, fallback: string): number => {
+    const raw = env[name] || fallback;
+    const m = /^(\d+)\s*([KMG])?i?B?$/i.exec(raw.trim());
+    if (!m) throw new ConfigError(`${name} must be a size in bytes such as 536870912 or 512M, got ${JSON.stringify(raw)}`);
+    return Number(m[1]) * 1024 ** ' KMG'.indexOf((m[2] ?? ' ').toUpperCase());
+  };
   const bool = (name: string, fallback: boolean): boolean => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -264,6 +275,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),
     clickhouseUrl: str('HERMOD_CLICKHOUSE_URL', ''),
     clickhouseDatabase: str('HERMOD_CLICKHOUSE_DATABASE', ''),
+    chdbMaxMemoryBytes: bytes('HERMOD_CHDB_MAX_MEMORY', '512M'),
+    chdbCacheBytes: bytes('HERMOD_CHDB_CACHE_SIZE', '64M'),
     coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),
   };
   if (bus === 'kafka' && adapters.kafkaBrokers.length === 0) throw new ConfigError('HERMOD_BUS=kafka needs HERMOD_KAFKA_BROKERS (host:port,host:port)');

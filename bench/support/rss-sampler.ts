@@ -3,7 +3,8 @@ import { processTree } from './process-tree';
 
 export const MB = 1024 * 1024;
 
-function rssBytes(pid: number): number {
+/** VmRSS of one process, 0 once it is gone. */
+export function rssBytes(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;

@@ -33,6 +33,42 @@ describe('chDB history', () => {
     expect(fs.existsSync(`${dataDir}/history`)).toBe(true);
   });
 
+  it('runs the embedded engine with the memory limit and cache sizes it is given, and small defaults', async () => {
+    const serverSettings = async (): Promise<Record<string, string>> => {
+      // A second session on the same directory shares the engine the history opened.
+      const peek = new Session(`${dataDir}/history`);
+      const names = ['max_server_memory_usage', 'mark_cache_size', 'primary_index_cache_size', 'uncompressed_cache_size', 'query_condition_cache_size'];
+      try {
+        const text = (await peek.queryAsync(`SELECT name, value FROM system.server_settings WHERE name IN ('${names.join("','")}') FORMAT TSV`)).text();
+        return Object.fromEntries(
+          text
+            .trim()
+            .split('\n')
+            .map((l) => l.split('\t') as [string, string]),
+        );
+      } finally {
+        peek.close();
+      }
+    };
+    dataDir = tempDir();
+    history = await createChdbHistory({ dataDir, maxMemoryBytes: 300 * 1024 * 1024, cacheBytes: 32 * 1024 * 1024 });
+    expect(await serverSettings()).toEqual({
+      max_server_memory_usage: String(300 * 1024 * 1024),
+      mark_cache_size: String(32 * 1024 * 1024),
+      primary_index_cache_size: String(32 * 1024 * 1024),
+      uncompressed_cache_size: '0',
+      query_condition_cache_size: String(8 * 1024 * 1024),
+    });
+    await history.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+
+    dataDir = tempDir();
+    history = await createChdbHistory({ dataDir });
+    const defaults = await serverSettings();
+    expect(Number(defaults.max_server_memory_usage)).toBe(512 * 1024 * 1024);
+    expect(Number(defaults.mark_cache_size)).toBe(64 * 1024 * 1024);
+  });
+
   it('writes a batch of messages with one insert per table, whatever its size', async () => {
     dataDir = tempDir();
     history = await createChdbHistory({ dataDir });

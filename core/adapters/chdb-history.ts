@@ -8,6 +8,42 @@ import { parseJsonEachRow } from '../history/rows';
 interface ChdbHistoryOptions extends SqlHistoryOptions {
   /** The database lives in `<dataDir>/history`. */
   dataDir: string;
+  /** The engine's memory limit, max_server_memory_usage (default 512 MiB; HERMOD_CHDB_MAX_MEMORY). */
+  maxMemoryBytes?: number;
+  /**
+   * Size of the engine's mark and primary-index caches (default 64 MiB each;
+   * HERMOD_CHDB_CACHE_SIZE); the smaller caches get a quarter of it each, and
+   * the uncompressed-block cache is off.
+   */
+  cacheBytes?: number;
+}
+
+const MiB = 1024 * 1024;
+const DEFAULT_MAX_MEMORY = 512 * MiB;
+const DEFAULT_CACHE = 64 * MiB;
+
+/**
+ * The engine runs inside core, beside the service: ClickHouse's defaults
+ * (a memory limit of 90% of RAM, 5 GiB mark and index caches) are sized for a
+ * server of its own. These are server settings, so they are given when the
+ * engine starts (`clickhouse local` arguments), not per query.
+ */
+function engineArgs(options: ChdbHistoryOptions): string[] {
+  const cache = Math.max(0, Math.trunc(options.cacheBytes ?? DEFAULT_CACHE));
+  const small = Math.trunc(cache / 4);
+  const settings: Record<string, number> = {
+    max_server_memory_usage: Math.max(64 * MiB, Math.trunc(options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY)),
+    mark_cache_size: cache,
+    primary_index_cache_size: cache,
+    uncompressed_cache_size: 0,
+    index_mark_cache_size: small,
+    index_uncompressed_cache_size: 0,
+    skipping_index_cache_size: small,
+    vector_similarity_index_cache_size: small,
+    query_condition_cache_size: small,
+    compiled_expression_cache_size: small,
+  };
+  return Object.entries(settings).map(([name, value]) => `--${name}=${value}`);
 }
 
 const JSON_EACH_ROW = { format: 'JSONEachRow' } as const;
@@ -20,7 +56,7 @@ const JSON_EACH_ROW = { format: 'JSONEachRow' } as const;
 export async function createChdbHistory(options: ChdbHistoryOptions): Promise<EncodedHistory> {
   const dbPath = path.join(options.dataDir, 'history');
   fs.mkdirSync(dbPath, { recursive: true });
-  const session = new Session(dbPath);
+  const session = new Session(dbPath, { connectionArgs: engineArgs(options) });
   const engine: HistoryEngine = {
     name: 'chDB',
     async exec(sql) {

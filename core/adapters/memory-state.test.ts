@@ -54,6 +54,54 @@ describe('in-memory hot state', () => {
     expect(await state.getMessageIdByCarrierId('4')).toBe('m4');
   });
 
+  it('forgets a final status, its carrier id and its submitted mark the final time to live after the final status', async () => {
+    let now = 0;
+    const state = createMemoryState({ ttlMs: 60_000, finalTtlMs: 1000, now: () => now });
+    await state.putCarrierIds([{ carrierId: 'carrier-tēnā-👋🏽', messageId: 'm' }]);
+    await state.advanceStatuses([{ id: 'm', status: 'submitted', at: 1 }]);
+    await state.cancelSends(['m']);
+    now = 5000;
+    await state.advanceStatuses([{ id: 'm', status: 'received', at: 5000, carrierId: 'carrier-tēnā-👋🏽' }]);
+    now = 5999;
+    // Late duplicates are still refused meanwhile.
+    expect(await state.advanceStatuses([{ id: 'm', status: 'sent', at: 2 }])).toEqual([false]);
+    expect(await state.getMessageIdByCarrierId('carrier-tēnā-👋🏽')).toBe('m');
+    now = 6000;
+    expect(await state.getStatus('m')).toBeUndefined();
+    expect(await state.getMessageIdByCarrierId('carrier-tēnā-👋🏽')).toBeUndefined();
+    expect(await state.wereSubmitted(['m'])).toEqual([false]);
+    expect(await state.wereCancelled(['m'])).toEqual([false]);
+  });
+
+  it('lets read follow received within the final time to live without renewing it', async () => {
+    let now = 0;
+    const state = createMemoryState({ finalTtlMs: 1000, now: () => now });
+    await state.advanceStatuses([{ id: 'm', status: 'received', at: 0 }]);
+    now = 500;
+    expect(await state.advanceStatuses([{ id: 'm', status: 'read', at: 500 }])).toEqual([true]);
+    expect(await state.getStatus('m')).toEqual({ status: 'read', at: 500 });
+    now = 1000;
+    expect(await state.getStatus('m')).toBeUndefined();
+  });
+
+  it('keeps at most the maximum of final statuses, dropping the oldest first, while messages in flight stay', async () => {
+    const state = createMemoryState({ maxFinalEntries: 2 });
+    await state.advanceStatuses([{ id: 'in-flight', status: 'sent', at: 1 }]);
+    await state.advanceStatuses(['a', 'b', 'c'].map((id, i) => ({ id, status: 'received' as const, at: i })));
+    expect(await state.getStatus('a')).toBeUndefined();
+    expect((await Promise.all(['b', 'c', 'in-flight'].map((id) => state.getStatus(id)))).map((s) => s?.status)).toEqual(['received', 'received', 'sent']);
+  });
+
+  it('keeps at most the maximum of handsets for reply routing, dropping the least recently messaged first', async () => {
+    const state = createMemoryState({ maxHandsets: 2 });
+    const handsets = ['+64210000001', '+64210000002', '+64210000003'];
+    await state.rememberLastMessages(handsets.map((handset, i) => ({ handset, messageId: `m${i}`, applicationId: 'kia-ora', source: 'TĒNĀ' })));
+    expect(await state.getLastMessage(handsets[0]!)).toBeUndefined();
+    expect((await state.getReplyContext(handsets[0]!, 'TĒNĀ')).lastFromAddress).toBeUndefined();
+    expect(await state.getLastMessage(handsets[2]!)).toEqual({ messageId: 'm2', applicationId: 'kia-ora' });
+    expect((await state.getReplyContext(handsets[2]!, 'TĒNĀ')).lastFromAddress).toEqual({ messageId: 'm2', applicationId: 'kia-ora' });
+  });
+
   it('refuses calls once closed', async () => {
     const state = createMemoryState();
     await state.close();

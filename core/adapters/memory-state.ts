@@ -1,4 +1,4 @@
-import { canAdvance, type MessageStatus } from '../domain/message-status';
+import { canAdvance, isFinal, type MessageStatus } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 
@@ -6,23 +6,45 @@ export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
   ttlMs?: number;
   /**
-   * Most entries kept per map (statuses, carrier ids; default 1,000,000 each).
-   * Past it the least recently written entries are dropped first.
+   * Most entries kept per map of messages in flight (statuses, carrier ids;
+   * default 1,000,000 each). Past it the least recently written entries are
+   * dropped first.
    */
   maxEntries?: number;
+  /**
+   * How long a message stays once its status is final (default 10 minutes,
+   * HERMOD_STATE_FINAL_TTL): late duplicate reports are refused meanwhile,
+   * then reads come from history.
+   */
+  finalTtlMs?: number;
+  /** Most messages kept with a final status (default 200,000): the oldest go first. */
+  maxFinalEntries?: number;
+  /**
+   * Most handsets (and address + handset pairs, and addresses) remembered for
+   * reply routing (default 250,000 each): the least recently messaged go first.
+   */
+  maxHandsets?: number;
   /** Clock (tests). */
   now?: () => number;
 }
 
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_MAX_ENTRIES = 1_000_000;
+const DEFAULT_FINAL_TTL_MS = 10 * 60 * 1000;
+const DEFAULT_MAX_FINAL_ENTRIES = 200_000;
+const DEFAULT_MAX_HANDSETS = 250_000;
 
 /**
  * Hot state in this process's memory. Bounded: every entry expires `ttlMs`
- * after its last write and each map holds at most `maxEntries`. A Map iterates
- * in insertion order and a write re-inserts its key, so the first entries are
- * always the least recently written — the ones to expire or evict first — and
- * both checks cost O(1) per write, with no timer.
+ * after its last write and each map holds at most `maxEntries`. A message
+ * whose status turns final moves, with its carrier id and its submitted and
+ * cancelled marks, to a second queue of each map that keeps it `finalTtlMs`
+ * and at most `maxFinalEntries` of them (as Redis hot state does with
+ * HERMOD_STATE_FINAL_TTL), so at a steady rate the maps hold the messages in
+ * flight plus the last minutes' finished ones, not a day's. Per-handset maps
+ * hold at most `maxHandsets`. A Map iterates in insertion order, so the first
+ * entries of each queue are the first written — the ones to expire or evict
+ * first — and both checks cost O(1) per write, with no timer.
  *
  * Forgetting is safe by design: hot state is rebuilt from history, and a
  * message whose entry is gone accepts any status again (late reports for
@@ -34,16 +56,20 @@ const DEFAULT_MAX_ENTRIES = 1_000_000;
 export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   const maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
+  const finalTtlMs = Math.max(1, Math.min(ttlMs, options.finalTtlMs ?? DEFAULT_FINAL_TTL_MS));
+  const maxFinal = Math.max(1, options.maxFinalEntries ?? DEFAULT_MAX_FINAL_ENTRIES);
+  const maxHandsets = Math.max(1, options.maxHandsets ?? DEFAULT_MAX_HANDSETS);
   const now = options.now ?? Date.now;
 
-  const statuses = new BoundedMap<{ status: MessageStatus; at: number }>(ttlMs, maxEntries);
-  const carrierIds = new BoundedMap<string>(ttlMs, maxEntries);
-  const submitted = new BoundedMap<true>(ttlMs, maxEntries);
-  const cancelled = new BoundedMap<true>(ttlMs, maxEntries);
-  const lastMessages = new BoundedMap<LastMessage>(ttlMs, maxEntries);
-  const lastFromAddress = new BoundedMap<LastMessage>(ttlMs, maxEntries);
+  const messageMap = <V>() => new BoundedMap<V>(ttlMs, maxEntries, { ttlMs: finalTtlMs, max: maxFinal });
+  const statuses = messageMap<{ status: MessageStatus; at: number }>();
+  const carrierIds = messageMap<string>();
+  const submitted = messageMap<true>();
+  const cancelled = messageMap<true>();
+  const lastMessages = new BoundedMap<LastMessage>(ttlMs, maxHandsets);
+  const lastFromAddress = new BoundedMap<LastMessage>(ttlMs, maxHandsets);
   // Address → application → when it last sent from there.
-  const senders = new BoundedMap<Map<string, number>>(ttlMs, maxEntries);
+  const senders = new BoundedMap<Map<string, number>>(ttlMs, maxHandsets);
   // Rate windows: key → the window (epoch second) and how much of it was taken.
   const rateWindows = new Map<string, { window: number; used: number }>();
   // Opt-outs never expire here: core loads them from history at start.
@@ -66,10 +92,19 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       statuses.expire(t);
+      carrierIds.expire(t);
+      submitted.expire(t);
+      cancelled.expire(t);
       return advances.map((a) => {
         const current = statuses.get(a.id, t);
         if (!canAdvance(current?.status, a.status)) return false;
         statuses.set(a.id, { status: a.status, at: a.at }, t);
+        if (isFinal(a.status)) {
+          statuses.retire(a.id, t);
+          submitted.retire(a.id, t);
+          cancelled.retire(a.id, t);
+          if (a.carrierId) carrierIds.retire(a.carrierId, t);
+        }
         return true;
       });
     },
@@ -211,20 +246,28 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   };
 }
 
-/** A Map whose entries expire `ttlMs` after their last write, holding at most `max` of them. */
+/**
+ * A Map whose entries expire `ttlMs` after their last write, holding at most
+ * `max` of them; with `retired`, a second queue for entries done with (a final
+ * status): retire() moves an entry there, where it lives `retired.ttlMs` from
+ * then, at most `retired.max` of them. Each queue expires in its insertion
+ * order, so each has one time to live.
+ */
 class BoundedMap<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
+  private readonly retired = new Map<string, { value: V; expires: number }>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly max: number,
+    private readonly retiring?: { ttlMs: number; max: number },
   ) {}
 
   get(key: string, now: number): V | undefined {
-    const entry = this.entries.get(key);
+    const [queue, entry] = this.find(key);
     if (!entry) return undefined;
     if (entry.expires <= now) {
-      this.entries.delete(key);
+      queue.delete(key);
       return undefined;
     }
     return entry.value;
@@ -235,30 +278,54 @@ class BoundedMap<V> {
     // object (a message's status is written several times within seconds).
     // Insertion order is then first-write order, which is what the size bound
     // and expire() need: a key rewritten later only lives a little longer.
-    const entry = this.entries.get(key);
+    // A retired entry stays retired, on its own time to live.
+    const [queue, entry] = this.find(key);
     if (entry) {
       entry.value = value;
-      entry.expires = now + this.ttlMs;
+      if (queue === this.entries) entry.expires = now + this.ttlMs;
       return;
     }
     this.entries.set(key, { value, expires: now + this.ttlMs });
-    while (this.entries.size > this.max) this.dropOldest();
+    while (this.entries.size > this.max) dropOldest(this.entries);
   }
 
-  /** Drops expired entries from the front (the oldest first writes). */
+  /** Moves `key` to the retired queue, to live `retiring.ttlMs` from `now` (no-op without a retiring queue or the key). */
+  retire(key: string, now: number): void {
+    if (!this.retiring) return;
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    entry.expires = now + this.retiring.ttlMs;
+    this.retired.set(key, entry);
+    while (this.retired.size > this.retiring.max) dropOldest(this.retired);
+  }
+
+  /** Drops expired entries from the front of each queue (the oldest first). */
   expire(now: number): void {
-    for (const [key, entry] of this.entries) {
-      if (entry.expires > now) return;
-      this.entries.delete(key);
-    }
+    expireFront(this.entries, now);
+    expireFront(this.retired, now);
   }
 
   clear(): void {
     this.entries.clear();
+    this.retired.clear();
   }
 
-  private dropOldest(): void {
-    const oldest = this.entries.keys().next();
-    if (!oldest.done) this.entries.delete(oldest.value);
+  private find(key: string): [Map<string, { value: V; expires: number }>, { value: V; expires: number } | undefined] {
+    const live = this.entries.get(key);
+    if (live) return [this.entries, live];
+    return [this.retired, this.retired.get(key)];
   }
+}
+
+function expireFront(queue: Map<string, { expires: number }>, now: number): void {
+  for (const [key, entry] of queue) {
+    if (entry.expires > now) return;
+    queue.delete(key);
+  }
+}
+
+function dropOldest(queue: Map<string, unknown>): void {
+  const oldest = queue.keys().next();
+  if (!oldest.done) queue.delete(oldest.value);
 }

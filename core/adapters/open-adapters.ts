@@ -30,7 +30,7 @@ export async function openBus(a: AdaptersConfig): Promise<Bus> {
 export async function openState(a: AdaptersConfig): Promise<HotState> {
   switch (a.state) {
     case 'memory':
-      return (await import('./memory-state')).createMemoryState();
+      return (await import('./memory-state')).createMemoryState({ finalTtlMs: a.stateFinalTtlMs });
     case 'redis':
       return (await import('./redis-state')).createRedisState({
         redis: a.redisCluster ? { cluster: a.redisCluster } : a.redisUrl,
@@ -47,7 +47,11 @@ export async function openHistory(config: Readonly<Config>, log: Logger): Promis
   const a = config.adapters;
   const inner =
     a.history === 'chdb'
-      ? await (await import('./chdb-history')).createChdbHistory({ dataDir: config.dataDir })
+      ? await (await import('./chdb-history')).createChdbHistory({
+          dataDir: config.dataDir,
+          maxMemoryBytes: a.chdbMaxMemoryBytes,
+          cacheBytes: a.chdbCacheBytes,
+        })
       : await (await import('./clickhouse-history')).createClickHouseHistory({ url: a.clickhouseUrl, database: a.clickhouseDatabase || undefined });
   return createJournaledHistory({
     inner,
