@@ -3,11 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { blockableNumber, matchBlock, normalizeBlockPrefix } from './block-prefix';
 
 const digits = (min: number, max: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
-const number = digits(4, 15).map((d) => `+${d}`);
-/** Prefixes drawn mostly from a few country and network codes, so lists and destinations often meet. */
+/** Prefixes drawn mostly from a few nested country and network codes, so lists and destinations often meet. */
+const COMMON = ['+6', '+64', '+6421', '+642112', '+81', '+8190', '+86', '+1'];
 const prefix = fc.oneof(
-  fc.constantFrom('+64', '+6421', '+642112', '+81', '+8190', '+86', '+1'),
+  fc.constantFrom(...COMMON),
   digits(1, 6).map((d) => `+${d}`),
+);
+const number = fc.oneof(
+  digits(4, 15).map((d) => `+${d}`),
+  fc.tuple(fc.constantFrom(...COMMON), digits(3, 8)).map(([p, d]) => `${p}${d}`),
 );
 /** Destinations as they arrive: E.164, with spaces or dashes, without `+`, or no phone number at all. */
 const destination = fc.oneof(
