@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from './support/https-client';
+import { eventually } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+
+const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
+
+describe('quotas and block lists: hermod with two gateways on Redis hot state and the SMSC simulator', () => {
+  const prefix = `hermod-quotas-${randomUUID().slice(0, 8)}`;
+  let run: HermodWithSimulator;
+  let korero: Client;
+  /** Texts that reached the carrier, with how often. */
+  const reached = new Map<string, number>();
+  const reachedWith = (tag: string): number => [...reached].filter(([text]) => text.includes(tag)).reduce((n, [, count]) => n + count, 0);
+
+  beforeAll(async () => {
+    run = await startHermodWithSimulator('quotas', {
+      HERMOD_GATEWAYS: '2',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: REDIS_URL,
+      HERMOD_REDIS_PREFIX: prefix,
+    });
+    run.simulator.on('message', (m: { text: string }) => reached.set(m.text, (reached.get(m.text) ?? 0) + 1));
+    expect((await run.hermod.cli(['apps', 'create', 'kōrero', '--password', 'muna-ā'])).code).toBe(0);
+    korero = createClient(run.hermod.baseUrl, run.hermod.ca(), { user: 'kōrero', pass: 'muna-ā' });
+  });
+
+  afterAll(async () => {
+    korero?.close();
+    await run?.stop();
+    await deleteRedisKeys(prefix);
+  });
+
+  const statusOf = (client: Client, id: string) => client.get(`/rest/sms/v2/messages?id=${id}`).then((r) => r.json as { status: string });
+  const finalStatus = (client: Client, id: string) =>
+    eventually(async () => {
+      const m = await statusOf(client, id);
+      return ['received', 'blocked', 'deficient', 'failed', 'rejected'].includes(m.status) ? m : undefined;
+    }, 60_000);
+
+  it('lets exactly N of N + 1 concurrent v2 sends through with a quota of N, ends the last deficient, and refuses v1 over quota', async () => {
+    const quota = 12;
+    const set = await run.hermod.cli(['apps', 'set-quota', 'acme', '--messages', String(quota), '--per', 'day']);
+    expect(set.output).toContain(`quota of acme: ${quota} messages per day`);
+    expect(set.code).toBe(0);
+    expect((await run.hermod.cli(['apps', 'list'])).output).toMatch(new RegExp(`acme\\t.*\\t${quota}/day`));
+
+    const tag = `quota-${randomUUID().slice(0, 6)}`;
+    const sends = await Promise.all(
+      Array.from({ length: quota + 1 }, (_, i) =>
+        run.client.post('/rest/sms/v2/messages', { destination: `+6421${String(i).padStart(6, '0')}`, content: `${KIA_ORA} ${tag} ${i}` }),
+      ),
+    );
+    expect(sends.map((s) => s.status)).toEqual(Array(quota + 1).fill(202));
+    expect(sends.every((s) => s.json.status === 'accepted')).toBe(true);
+
+    const finals = await Promise.all(sends.map((s) => finalStatus(run.client, s.json.id)));
+    const statuses = finals.map((f) => f.status).sort();
+    expect(statuses.filter((s) => s === 'deficient')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'received')).toHaveLength(quota);
+    // Give a stray submit time to show up, then count what the carrier got.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(reachedWith(tag)).toBe(quota);
+
+    const v1 = await run.client.post('/rest/gateway/messages', { destination: '+6421999999', content: `${KIA_ORA} ${tag} v1` });
+    expect(v1.status).toBe(403);
+    expect(v1.json).toMatchObject({ code: 403, error: 'quota_exceeded', message: expect.stringContaining('quota') });
+
+    expect((await run.hermod.cli(['apps', 'set-quota', 'acme', '--clear'])).code).toBe(0);
+    const after = await run.client.post('/rest/sms/v2/messages', { destination: '+6421888888', content: `${KIA_ORA} ${tag} cleared` });
+    expect((await finalStatus(run.client, after.json.id)).status).toBe('received');
+    expect(reachedWith(tag)).toBe(quota + 1);
+  });
+
+  it('ends sends to a blocked prefix blocked with no submit, from a Māori-named application, on v2 and v1, and for everyone on the global list', async () => {
+    const tag = `block-${randomUUID().slice(0, 6)}`;
+    const added = await run.hermod.cli(['blocklist', 'add', '--app', 'kōrero', '+64 27']);
+    expect(added.code).toBe(0);
+    expect(added.output).toContain('added to the block list of kōrero: +6427');
+    expect((await run.hermod.cli(['blocklist', 'add', '+8190'])).output).toContain('added to the global block list: +8190');
+    expect((await run.hermod.cli(['blocklist', 'add', 'not-a-number'])).code).toBe(1);
+    const listed = (await run.hermod.cli(['blocklist', 'list'])).output;
+    expect(listed).toMatch(/kōrero\t\+6427\t/);
+    expect(listed).toMatch(/\(all\)\t\+8190\t/);
+
+    const content = `${KIA_ORA} 你好 ${tag}`;
+    const blocked = await korero.post('/rest/sms/v2/messages', { destination: '+64271234567', content, mask: 'Korero' });
+    expect(blocked.status).toBe(202);
+    const global = await run.client.post('/rest/sms/v2/messages', { destination: '+819012345678', content: `${content} global` });
+    const viaV1 = await korero.post('/rest/gateway/messages', { destination: '+64279876543', content: `${content} v1` });
+    expect(viaV1.status).toBe(201);
+    // Another application is not held by kōrero's list; kōrero still reaches numbers outside it.
+    const otherApp = await run.client.post('/rest/sms/v2/messages', { destination: '+64271234567', content: `${content} acme` });
+    const outside = await korero.post('/rest/sms/v2/messages', { destination: '+64211234567', content: `${content} outside`, mask: 'Korero' });
+
+    const b = await finalStatus(korero, blocked.json.id);
+    expect(b.status).toBe('blocked');
+    expect((await finalStatus(run.client, global.json.id)).status).toBe('blocked');
+    const v1Status = await eventually(async () => {
+      const r = await korero.get(`/rest/gateway/messages/${viaV1.json[0]}`);
+      return r.json?.status === 'blocked' ? r.json : undefined;
+    });
+    expect(v1Status.status).toBe('blocked');
+    expect((await finalStatus(run.client, otherApp.json.id)).status).toBe('received');
+    expect((await finalStatus(korero, outside.json.id)).status).toBe('received');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(reachedWith(tag)).toBe(2);
+
+    expect((await run.hermod.cli(['blocklist', 'remove', '--app', 'kōrero', '+6427'])).code).toBe(0);
+    expect((await run.hermod.cli(['blocklist', 'remove', '+8190'])).code).toBe(0);
+    expect((await run.hermod.cli(['blocklist', 'list'])).output).not.toMatch(/\+6427|\+8190/);
+    const again = await korero.post('/rest/sms/v2/messages', { destination: '+64271234567', content: `${content} again` });
+    expect((await finalStatus(korero, again.json.id)).status).toBe('received');
+  });
+});
