@@ -114,4 +114,33 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
     const again = await korero.post('/rest/sms/v2/messages', { destination: '+64271234567', content: `${content} again` });
     expect((await finalStatus(korero, again.json.id)).status).toBe('received');
   });
+
+  it('ends campaign members over the quota deficient and blocked members blocked in the report, and sends only the rest', async () => {
+    const tag = `campaign-${randomUUID().slice(0, 6)}`;
+    expect((await run.hermod.cli(['apps', 'set-quota', 'kōrero', '--messages', '2', '--per', 'hour'])).code).toBe(0);
+    expect((await run.hermod.cli(['blocklist', 'add', '--app', 'kōrero', '+86139'])).code).toBe(0);
+    const members = ['+64215550001', '+8613912345678', '+64215550002', '+64215550003', '+64215550004'];
+    const r = await korero.post('/rest/campaign_manager/v1/kōrero/scheduled_campaigns', {
+      name: `ngā mema — 成员 ${tag}`,
+      schedule: new Date(Date.now() - 1000).toISOString().slice(0, 19) + '+00:00',
+      content: `${KIA_ORA} ${tag}`,
+      members: members.map((destination) => ({ destination })),
+    });
+    expect(r.status, r.text).toBe(201);
+    const rows = await eventually(async () => {
+      const got = await korero.get(`/rest/campaign_manager/v1/kōrero/${r.json.id}/report`);
+      const list = got.json as { mobile: string; status: string }[];
+      return Array.isArray(list) && list.length === members.length && list.every((row) => ['received', 'blocked', 'deficient'].includes(row.status))
+        ? list
+        : undefined;
+    }, 60_000);
+    const byStatus = (status: string) => rows.filter((row) => row.status === status).map((row) => row.mobile);
+    expect(byStatus('blocked')).toEqual(['+8613912345678']);
+    expect(byStatus('received')).toHaveLength(2);
+    expect(byStatus('deficient')).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reachedWith(tag)).toBe(2);
+    await run.hermod.cli(['apps', 'set-quota', 'kōrero', '--clear']);
+    await run.hermod.cli(['blocklist', 'remove', '--app', 'kōrero', '+86139']);
+  });
 });
