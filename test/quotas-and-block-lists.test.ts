@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { eventually } from './support/hermod-process';
@@ -11,6 +12,9 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
   const prefix = `hermod-quotas-${randomUUID().slice(0, 8)}`;
   let run: HermodWithSimulator;
   let korero: Client;
+  /** v2 status callbacks the applications received. */
+  const callbacks: { id: string; status: string; detail: string }[] = [];
+  let receiver: http.Server;
   /** Texts that reached the carrier, with how often. */
   const reached = new Map<string, number>();
   const reachedWith = (tag: string): number => [...reached].filter(([text]) => text.includes(tag)).reduce((n, [, count]) => n + count, 0);
@@ -21,15 +25,30 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
       HERMOD_STATE: 'redis',
       HERMOD_REDIS_URL: REDIS_URL,
       HERMOD_REDIS_PREFIX: prefix,
+      // The status callback receiver below listens on this machine.
+      HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
     });
     run.simulator.on('message', (m: { text: string }) => reached.set(m.text, (reached.get(m.text) ?? 0) + 1));
     expect((await run.hermod.cli(['apps', 'create', 'kōrero', '--password', 'muna-ā'])).code).toBe(0);
     korero = createClient(run.hermod.baseUrl, run.hermod.ca(), { user: 'kōrero', pass: 'muna-ā' });
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        callbacks.push(JSON.parse(body));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://localhost:${(receiver.address() as { port: number }).port}/status`;
+    for (const app of ['acme', 'kōrero']) expect((await run.hermod.cli(['apps', 'set-callbacks', app, '--status', url])).code).toBe(0);
   });
+  const callbackOf = (id: string, status: string) => eventually(async () => callbacks.find((c) => c.id === id && c.status === status));
 
   afterAll(async () => {
     korero?.close();
     await run?.stop();
+    receiver?.close();
     await deleteRedisKeys(prefix);
   });
 
@@ -58,6 +77,9 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
 
     const finals = await Promise.all(sends.map((s) => finalStatus(run.client, s.json.id)));
     const statuses = finals.map((f) => f.status).sort();
+    const deficient = sends.find((_, i) => finals[i]!.status === 'deficient')!;
+    // The v2 callback's detail is the destination, as in the answer to the send.
+    expect((await callbackOf(deficient.json.id, 'deficient')).detail).toBe(deficient.json.detail);
     expect(statuses.filter((s) => s === 'deficient')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'received')).toHaveLength(quota);
     // Give a stray submit time to show up, then count what the carrier got.
@@ -97,6 +119,7 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
 
     const b = await finalStatus(korero, blocked.json.id);
     expect(b.status).toBe('blocked');
+    expect((await callbackOf(blocked.json.id, 'blocked')).detail).toBe('+64271234567');
     expect((await finalStatus(run.client, global.json.id)).status).toBe('blocked');
     const v1Status = await eventually(async () => {
       const r = await korero.get(`/rest/gateway/messages/${viaV1.json[0]}`);
