@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     case 'templates':
     case 'im-templates':
     case 'contacts':
+    case 'blocklist':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {

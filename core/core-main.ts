@@ -4,6 +4,7 @@ import type { Logger } from '../lib/log';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
+import { createBlockLists } from './accounts/block-lists';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
@@ -55,6 +56,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const recent = createRecentMessages();
   const numericIds = createNumericIds(config.coreInstance);
   const shortener = createLinkShortener({ links: history, baseUrl: config.shortLinkBase });
+  const accounts = createAccounts({ applications: history, optOuts: history });
+  const blockLists = createBlockLists({ store: history, applications: history, state });
   const intake = createMessageIntake({
     history,
     state,
@@ -65,9 +68,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     shortener,
     // The message is durable; recovery at the next start hands it over again.
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
+    // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).
+    quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
   });
   const reader = createMessageReader({ history, state, recent });
-  const accounts = createAccounts({ applications: history, optOuts: history });
 
   if (config.bootstrap) {
     const app = await accounts.upsert({ name: config.bootstrap.app, password: config.bootstrap.password, apiKey: config.bootstrap.apiKey });
@@ -76,6 +80,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
 
   // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
   await state.setOptOuts(await history.listOptOuts());
+  await blockLists.load();
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
   const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync });
   const owedAtStart = outbox.owed();
@@ -132,6 +137,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     intake,
     reader,
     accounts,
+    blockLists,
     shortener,
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,

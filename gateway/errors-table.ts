@@ -21,6 +21,7 @@ const MEANING: Record<ErrorCode, string> = {
   unprocessable:
     'Well formed but cannot be carried out: an Idempotency-Key reused with another request, no attempt can reach the destination, nothing left of a list',
   rate_limited: 'The application sent more requests per second than its limit',
+  quota_exceeded: "The application's message quota for the period is used up (Gateway v1 only; v2 accepts and ends the message deficient)",
   unavailable: 'Something hermod needs (core, history, a callback receiver) cannot be reached just now',
   timeout: 'Something hermod waited for (core, an SMSC) did not answer in time',
   carrier_rejected: 'The carrier refused the message for good',

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
   unprocessable: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  // The application's message quota for the period is used up (a new period or the operator lifts it).
+  quota_exceeded: { http: 403, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
   unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
   timeout: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
   carrier_rejected: { http: 502, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },

@@ -2,6 +2,7 @@ import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import {
   AccountsClient,
   type Application,
+  type BlockList,
   type ListApplicationsResponse,
   type ListOptOutsResponse,
   type UpsertApplicationRequest,
@@ -25,6 +26,13 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
                                              to them are its own (none given: release all its claims)
   apps set-im-rate-limit <name> <per-second>  Intelligent Messaging requests per second, 0..100 (0: no limit;
                                              'default': HERMOD_IM_RATE_LIMIT), shared by every gateway
+  apps set-quota <name> --messages <n>       messages the application may send per calendar hour, day or month
+              --per hour|day|month           (UTC), counted across every core; over it v2 sends end
+              | --clear                      deficient and v1 sends are refused (--clear: no quota)
+  blocklist add [--app <name>] <prefix>...   block E.164 numbers or prefixes (+6421) for one application, or
+                                             for all without --app: matching sends end blocked
+  blocklist remove [--app <name>] <prefix>...  remove entries from that list
+  blocklist list [--app <name>]              the entries of one application's list, or of every list
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
   optouts list [<name>]                      handsets that replied STOP, of one application or all
@@ -55,6 +63,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       revokeApiKey: false,
       rotateCallbackSecret: false,
       sourceAddresses: undefined,
+      quota: undefined,
       ...req,
     });
   const option = (name: string): string | undefined => {
@@ -74,10 +83,11 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     }
     if (group === 'apps' && verb === 'list') {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
-      out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses');
+      out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses\tquota');
       for (const a of applications) {
         const limit = a.imRateLimit < 0 ? 'default' : a.imRateLimit === 0 ? 'none' : `${a.imRateLimit}/s`;
-        out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}`);
+        const quota = a.quota && a.quota.messages > 0 ? `${a.quota.messages}/${a.quota.period}` : 'none';
+        out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}\t${quota}`);
       }
       return 0;
     }
@@ -151,6 +161,40 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       out(
         `Intelligent Messaging rate limit of ${name}: ${perSecond < 0 ? 'the service default' : perSecond === 0 ? 'none' : `${perSecond} requests per second`}`,
       );
+      return 0;
+    }
+    if (group === 'apps' && verb === 'set-quota' && name) {
+      if (args.includes('--clear')) {
+        await upsert({ name, quota: { messages: 0, period: '' } });
+        out(`${name} has no quota`);
+        return 0;
+      }
+      const messages = Number(option('--messages'));
+      const period = option('--per') ?? '';
+      if (!Number.isSafeInteger(messages) || messages < 1 || !['hour', 'day', 'month'].includes(period)) {
+        out('error: give --messages <whole number, 1 or more> and --per hour|day|month, or --clear');
+        return 2;
+      }
+      await upsert({ name, quota: { messages, period } });
+      out(`quota of ${name}: ${messages} messages per ${period} (UTC)`);
+      return 0;
+    }
+    if (group === 'blocklist' && (verb === 'add' || verb === 'remove' || verb === 'list')) {
+      const app = option('--app') ?? '';
+      const prefixes = args.slice(2).filter((a, i, all) => a !== '--app' && all[i - 1] !== '--app');
+      if (verb === 'list') {
+        const { entries } = await call<object, BlockList>(client.listBlockList as never, { applicationName: app });
+        out('application\tprefix\tsince');
+        for (const e of entries) out(`${e.applicationName || '(all)'}\t${e.prefix}\t${new Date(e.at).toISOString()}`);
+        return 0;
+      }
+      if (prefixes.length === 0) {
+        out(`error: give one or more E.164 numbers or prefixes, e.g. hermod blocklist ${verb} +6421`);
+        return 2;
+      }
+      const { entries } = await call<object, BlockList>(client.updateBlockList as never, { applicationName: app, prefixes, blocked: verb === 'add' });
+      const list = app ? `the block list of ${app}` : 'the global block list';
+      out(`${verb === 'add' ? 'added to' : 'removed from'} ${list}: ${entries.map((e) => e.prefix).join(' ')}`);
       return 0;
     }
     if (group === 'im-templates' && verb === 'list' && name) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountStore } from '../ports/account-store';
+import type { AccountStore, QuotaPeriod } from '../ports/account-store';
 import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
@@ -20,6 +20,13 @@ interface CallbackSettings {
   imDefaultAttempts: string;
   /** Intelligent Messaging requests per second; -1: the service default; 0: no limit. */
   imRateLimit: number;
+  /** Messages per period; undefined: no quota. */
+  quota: Quota | undefined;
+}
+
+export interface Quota {
+  messages: number;
+  period: Exclude<QuotaPeriod, ''>;
 }
 
 interface UpsertInput {
@@ -38,6 +45,8 @@ interface UpsertInput {
   sourceAddresses?: readonly string[];
   /** undefined: keep; -1: the service default. */
   imRateLimit?: number;
+  /** undefined: keep; null: no quota. */
+  quota?: Quota | null;
 }
 
 export interface Accounts {
@@ -47,7 +56,9 @@ export interface Accounts {
   upsert(input: UpsertInput): Promise<AppIdentity>;
   /** The application's callback settings (cached briefly: they are read for every callback). */
   callbackSettings(applicationId: string): Promise<CallbackSettings | undefined>;
-  list(): Promise<{ id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number }[]>;
+  list(): Promise<
+    { id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number; quota: Quota | undefined }[]
+  >;
   /** The application that claims this address (a replyAddressKey), if one does. */
   ownerOfAddress(addressKey: string): Promise<string | undefined>;
   /** Handsets opted out of one application (by name) or of all. */
@@ -83,6 +94,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
             callbackSecret: app.callbackSecret,
             imDefaultAttempts: app.imDefaultAttempts,
             imRateLimit: app.imRateLimit,
+            quota: quotaOf(app),
           }
         : undefined;
       settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
@@ -121,6 +133,11 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         imDefaultAttempts: input.imDefaultAttempts ?? current?.imDefaultAttempts ?? '',
         sourceAddresses: input.sourceAddresses ?? current?.sourceAddresses ?? [],
         imRateLimit: input.imRateLimit ?? current?.imRateLimit ?? -1,
+        ...(input.quota === undefined
+          ? { quotaMessages: current?.quotaMessages ?? 0, quotaPeriod: current?.quotaPeriod ?? '' }
+          : input.quota === null
+            ? { quotaMessages: 0, quotaPeriod: '' as const }
+            : { quotaMessages: input.quota.messages, quotaPeriod: input.quota.period }),
         // Every application gets a signing secret; operators can replace it.
         callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
         updatedAt: Date.now(),
@@ -146,6 +163,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         hasApiKey: a.apiKeyHash !== '',
         sourceAddresses: a.sourceAddresses,
         imRateLimit: a.imRateLimit,
+        quota: quotaOf(a),
       }));
     },
   };
@@ -155,4 +173,17 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
 async function keepOrRehash(password: string, currentHash: string | undefined): Promise<string> {
   if (currentHash?.startsWith('scrypt2$') && (await verifyPassword(password, currentHash))) return currentHash;
   return hashPassword(password);
+}
+
+function quotaOf(app: { quotaMessages: number; quotaPeriod: QuotaPeriod }): Quota | undefined {
+  return app.quotaMessages > 0 && app.quotaPeriod !== '' ? { messages: app.quotaMessages, period: app.quotaPeriod } : undefined;
+}
+
+/** A quota as an operator gives it: a whole number of messages (1..10^12) per hour, day or month. */
+export function checkQuota(messages: number, period: string): Quota {
+  if (!Number.isSafeInteger(messages) || messages < 1 || messages > 1e12)
+    throw new HermodError('invalid_attrib', `a quota is a whole number of messages, 1..10^12 (got ${messages})`);
+  if (period !== 'hour' && period !== 'day' && period !== 'month')
+    throw new HermodError('invalid_attrib', `a quota period is hour, day or month (got ${JSON.stringify(period)})`);
+  return { messages, period };
 }

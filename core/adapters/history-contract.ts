@@ -225,6 +225,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         imDefaultAttempts: '',
         sourceAddresses: [],
         imRateLimit: -1,
+        quotaMessages: 0,
+        quotaPeriod: '',
         updatedAt: BASE,
       };
       const v2: ApplicationRecord = { ...v1, passwordHash: 'scrypt$1$1$1$salt$two', apiKeyHash: 'b'.repeat(64), updatedAt: BASE + 1 };
@@ -240,6 +242,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         imDefaultAttempts: '',
         sourceAddresses: [],
         imRateLimit: -1,
+        quotaMessages: 0,
+        quotaPeriod: '',
         updatedAt: BASE,
       };
       await history.upsertApplication(v1);
@@ -278,6 +282,18 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect((await history.listOptOuts()).map((o) => `${o.applicationId} ${o.handset}`)).toEqual(['a1 +641', 'a2 +641']);
     });
 
+    it('keeps the latest block-list entry per scope and prefix, globally and per application', async () => {
+      await history.recordBlocks([
+        { scope: '', prefix: '+6421', blocked: true, at: BASE },
+        { scope: 'a1', prefix: '+819012345678', blocked: true, at: BASE },
+        { scope: 'a1', prefix: '+86', blocked: true, at: BASE },
+      ]);
+      await history.recordBlocks([{ scope: 'a1', prefix: '+86', blocked: false, at: BASE + 1 }]);
+      expect((await history.listBlocks('a1')).map((b) => b.prefix)).toEqual(['+819012345678']);
+      expect((await history.listBlocks('')).map((b) => b.prefix)).toEqual(['+6421']);
+      expect((await history.listBlocks()).map((b) => `${b.scope}|${b.prefix}`)).toEqual(['|+6421', 'a1|+819012345678']);
+    });
+
     it('keeps the rule that routed a reply on the reply, and none on other messages', async () => {
       const mt = message();
       const mo = message({ direction: 'MO', content: 'Kia ora, e hoa mā', replyTo: mt.id, replyRoute: 'last-message-from-address' });
@@ -304,6 +320,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         imDefaultAttempts: 'wab:read:60,sms',
         sourceAddresses: ['4001', 'Māori Co'],
         imRateLimit: 5,
+        quotaMessages: 10_000,
+        quotaPeriod: 'day',
         updatedAt: BASE,
       };
       await history.insertMessages([m], [accepted(m)]);

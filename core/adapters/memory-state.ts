@@ -1,6 +1,7 @@
 import { canAdvance, isFinal, type MessageStatus } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
+import { createMemoryScreening } from './memory-screening-state';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -88,6 +89,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   };
 
   return {
+    ...createMemoryScreening(now, open),
+
     async advanceStatuses(advances) {
       open();
       const t = now();

@@ -135,6 +135,18 @@ describe('Redis hot state', () => {
     expect(grants.filter((g) => g.granted === 1)).toHaveLength(7);
   });
 
+  it('admits exactly N of N + 1 concurrent quota takes made through two clients, and shares block lists between them', async () => {
+    const prefix = freshPrefix();
+    const [one, two] = [state(prefix), state(prefix)];
+    const limit = 40;
+    const grants = await Promise.all(
+      Array.from({ length: limit + 1 }, (_, i) => (i % 2 ? one : two).takeQuota([{ key: 'kōrero|day|2026-11-24', limit, wanted: 1, ttlMs: 60_000 }])),
+    );
+    expect(grants.filter(([g]) => g === 1)).toHaveLength(limit);
+    await one.setBlocks([{ scope: '', prefix: '+8190', blocked: true }]);
+    expect(await two.findBlocks([{ applicationId: 'Ngā Kōrero', destination: '+819012345678' }])).toEqual(['+8190']);
+  });
+
   it('refuses calls once closed', async () => {
     const s = createRedisState({ redis: REDIS_URL, prefix: freshPrefix() });
     await s.close();

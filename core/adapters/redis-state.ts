@@ -2,6 +2,7 @@ import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
+import { createRedisScreening } from './redis-screening-state';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
 export interface RedisStateOptions {
@@ -169,6 +170,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
   };
 
   return {
+    ...createRedisScreening(client, prefix, each, write, open),
+
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();
       if (advances.length === 0) return [];

@@ -228,6 +228,54 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }])).toEqual([false]);
     });
 
+    it('grants exactly the quota to N + 1 concurrent takers of one, and nothing more once it is used up', async () => {
+      const key = unique('quota');
+      const limit = 25;
+      const grants = await Promise.all(Array.from({ length: limit + 1 }, () => state.takeQuota([{ key, limit, wanted: 1, ttlMs: 60_000 }])));
+      expect(grants.reduce((sum, [g]) => sum + g!, 0)).toBe(limit);
+      expect(await state.takeQuota([{ key, limit, wanted: 1, ttlMs: 60_000 }])).toEqual([0]);
+    });
+
+    it('grants part of a batch that outgrows the quota, keeps counters apart and starts a new one when the old one expires', async () => {
+      const [key, other] = [unique('quota'), unique('quota')];
+      expect(
+        await state.takeQuota([
+          { key, limit: 5, wanted: 3, ttlMs: 150 },
+          { key, limit: 5, wanted: 3, ttlMs: 150 },
+          { key: other, limit: 5, wanted: 5, ttlMs: 150 },
+          { key, limit: 5, wanted: 1, ttlMs: 150 },
+        ]),
+      ).toEqual([3, 2, 5, 0]);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await state.takeQuota([{ key, limit: 5, wanted: 4, ttlMs: 150 }])).toEqual([4]);
+      expect(await state.takeQuota([])).toEqual([]);
+    });
+
+    it('blocks a destination by the longest listed prefix of its application or the global list, and only while listed', async () => {
+      const [app, other] = [unique('app'), unique('app')];
+      await state.setBlocks([
+        { scope: '', prefix: '+6421', blocked: true },
+        { scope: app, prefix: '+64211234', blocked: true },
+        { scope: app, prefix: '+4420', blocked: true },
+      ]);
+      const sends = [
+        { applicationId: app, destination: '+642112345678' },
+        { applicationId: other, destination: '+642112345678' },
+        { applicationId: other, destination: '+442079460000' },
+        { applicationId: app, destination: '+442079460000' },
+        { applicationId: app, destination: '+6427555' },
+        { applicationId: app, destination: 'tēnā-koe@example.nz' },
+      ];
+      expect(await state.findBlocks(sends)).toEqual(['+64211234', '+6421', undefined, '+4420', undefined, undefined]);
+      await state.setBlocks([
+        { scope: '', prefix: '+6421', blocked: false },
+        { scope: app, prefix: '+4420', blocked: false },
+      ]);
+      expect(await state.findBlocks(sends)).toEqual(['+64211234', undefined, undefined, undefined, undefined, undefined]);
+      expect(await state.findBlocks([])).toEqual([]);
+      await state.setBlocks([{ scope: app, prefix: '+64211234', blocked: false }]);
+    });
+
     it('accepts empty batches', async () => {
       expect(await state.advanceStatuses([])).toEqual([]);
       await state.putCarrierIds([]);

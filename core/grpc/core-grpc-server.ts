@@ -10,7 +10,8 @@ import { IdempotencyService, type ClaimRequest, type CompleteRequest, type Relea
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
 import type { MessageReader } from '../messages/message-reader';
-import type { Accounts } from '../accounts/accounts';
+import { checkQuota, type Accounts } from '../accounts/accounts';
+import type { BlockLists } from '../accounts/block-lists';
 import { HermodError } from '../../lib/errors';
 import { newApiKey } from '../domain/api-key';
 import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
@@ -24,6 +25,7 @@ export interface CoreServices {
   intake: MessageIntake;
   reader: MessageReader;
   accounts: Accounts;
+  blockLists: BlockLists;
   campaigns: CampaignServices;
   im: Parameters<typeof imService>[0];
 }
@@ -110,6 +112,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
       if (req.imRateLimit !== undefined && !(Number.isInteger(req.imRateLimit) && req.imRateLimit >= -1 && req.imRateLimit <= 100)) {
         throw new HermodError('invalid_attrib', 'im_rate_limit is 0..100 requests per second, or -1 for the service default');
       }
+      const quota = req.quota === undefined ? undefined : req.quota.messages === 0 ? null : checkQuota(req.quota.messages, req.quota.period);
       for (const address of req.sourceAddresses?.addresses ?? []) {
         if (address.length === 0 || address.length > 30)
           throw new HermodError('invalid_attrib', `source address ${JSON.stringify(address)} must be 1..30 characters`);
@@ -125,6 +128,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
         imDefaultAttempts: req.imDefaultAttempts,
         sourceAddresses: req.sourceAddresses?.addresses,
         imRateLimit: req.imRateLimit,
+        quota,
         callbackSecret: req.rotateCallbackSecret ? newApiKey() : undefined,
       });
       const settings = await services.accounts.callbackSettings(app.id);
@@ -133,6 +137,12 @@ export function createCoreGrpcServer(services: CoreServices): Server {
     listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),
     listOptOuts: unaryHandler('ListOptOuts', async (req: { applicationName: string }) => ({
       optOuts: await services.accounts.listOptOuts(req.applicationName || undefined),
+    })),
+    updateBlockList: unaryHandler('UpdateBlockList', async (req: { applicationName: string; prefixes: string[]; blocked: boolean }) => ({
+      entries: await services.blockLists.update(req.applicationName, req.prefixes, req.blocked),
+    })),
+    listBlockList: unaryHandler('ListBlockList', async (req: { applicationName: string }) => ({
+      entries: await services.blockLists.list(req.applicationName),
     })),
   };
 

@@ -191,6 +191,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     recordLinkClicks: (clicks) => inner.recordLinkClicks(clicks),
     countLinkClicks: (code) => inner.countLinkClicks(code),
     listOptOuts: (applicationId) => inner.listOptOuts(applicationId),
+    recordBlocks: (entries) => inner.recordBlocks(entries),
+    listBlocks: (scope) => inner.listBlocks(scope),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
     flush: flushAll,

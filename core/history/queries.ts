@@ -17,7 +17,7 @@ import { HISTORY_TABLES } from './schema';
  * tables and columns below.
  */
 
-const { messages, events, applications, optOuts, shortLinks, linkClicks } = HISTORY_TABLES;
+const { messages, events, applications, optOuts, blockList, shortLinks, linkClicks } = HISTORY_TABLES;
 
 /** Tables and columns of the batch inserts (row builders in rows.ts produce exactly these keys). */
 export const INSERTS = {
@@ -61,6 +61,10 @@ export const INSERTS = {
     table: optOuts,
     columns: ['application_id', 'handset', 'opted_out', 'at'],
   },
+  blockList: {
+    table: blockList,
+    columns: ['scope', 'prefix', 'blocked', 'at'],
+  },
   applications: {
     table: applications,
     columns: [
@@ -75,6 +79,8 @@ export const INSERTS = {
       'im_default_attempts',
       'source_addresses',
       'im_rate_limit',
+      'quota_messages',
+      'quota_period',
       'updated_at',
     ],
   },
@@ -215,6 +221,8 @@ const APPLICATION_FIELDS = `
     im_default_attempts                  AS imDefaultAttempts,
     source_addresses                     AS sourceAddresses,
     im_rate_limit                        AS imRateLimit,
+    quota_messages                       AS quotaMessages,
+    quota_period                         AS quotaPeriod,
     toUnixTimestamp64Milli(updated_at)   AS updatedAt`;
 
 /**
@@ -227,6 +235,13 @@ SELECT application_id AS applicationId, handset, opted_out AS optedOut, toUnixTi
 FROM ${optOuts} FINAL
 WHERE opted_out = 1 AND ({applicationId:String} = '' OR application_id = {applicationId:String})
 ORDER BY application_id, handset`;
+
+/** Block-list entries in force (the latest row per pair blocks); scope NULL: every scope. */
+export const LIST_BLOCKS = `
+SELECT scope, prefix, toUnixTimestamp64Milli(at) AS at
+FROM ${blockList} FINAL
+WHERE blocked = 1 AND ({all:UInt8} = 1 OR scope = {scope:String})
+ORDER BY scope, prefix`;
 
 export const GET_SHORT_LINK = `
 SELECT code, url, message_id AS messageId, application_id AS applicationId, toUnixTimestamp64Milli(created_at) AS createdAt

@@ -43,6 +43,8 @@ describe('history rows', () => {
           imDefaultAttempts: '',
           sourceAddresses: [],
           imRateLimit: -1,
+          quotaMessages: 0,
+          quotaPeriod: '',
           updatedAt: 0,
         }),
       ),

@@ -1,5 +1,5 @@
 import { isMessageStatus, stageOf, type MessageStatus } from '../domain/message-status';
-import type { ApplicationRecord } from '../ports/account-store';
+import type { ApplicationRecord, QuotaPeriod } from '../ports/account-store';
 import type { Direction, MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 
 /**
@@ -105,6 +105,8 @@ export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
     im_default_attempts: a.imDefaultAttempts,
     source_addresses: a.sourceAddresses,
     im_rate_limit: a.imRateLimit,
+    quota_messages: a.quotaMessages,
+    quota_period: a.quotaPeriod,
     updated_at: dateTime64(a.updatedAt),
   };
 }
@@ -157,6 +159,12 @@ export function toApplication(row: Record<string, unknown>): ApplicationRecord {
     imDefaultAttempts: str(row.imDefaultAttempts ?? ''),
     sourceAddresses: Array.isArray(row.sourceAddresses) ? row.sourceAddresses.map(String) : [],
     imRateLimit: row.imRateLimit === undefined || row.imRateLimit === null ? -1 : toNumber(row.imRateLimit),
+    quotaMessages: toNumber(row.quotaMessages ?? 0),
+    quotaPeriod: toQuotaPeriod(row.quotaPeriod),
     updatedAt: toNumber(row.updatedAt),
   };
+}
+
+function toQuotaPeriod(value: unknown): QuotaPeriod {
+  return value === 'hour' || value === 'day' || value === 'month' ? value : '';
 }

@@ -13,6 +13,7 @@ export const HISTORY_TABLES = {
   events: 'message_events',
   applications: 'applications',
   optOuts: 'opt_outs',
+  blockList: 'block_list',
   shortLinks: 'short_links',
   linkClicks: 'link_clicks',
   lists: 'lists',
@@ -112,6 +113,18 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.optOuts}
 )
 ENGINE = ReplacingMergeTree(at)
 ORDER BY (application_id, handset)`;
+
+/** Operators' block-list entries, the latest state per scope (application id, '' for all) and prefix. */
+const BLOCK_LIST = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.blockList}
+(
+    scope   LowCardinality(String),
+    prefix  String,
+    blocked UInt8,
+    at      DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(at)
+ORDER BY (scope, prefix)`;
 
 /** Short links put into v2 message content, and every click on them. */
 const SHORT_LINKS = `
@@ -261,6 +274,9 @@ const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS source_addresses Array(String)`,
   // -1: the service default (HERMOD_IM_RATE_LIMIT).
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS im_rate_limit Int32 DEFAULT -1`,
+  // 0: no quota.
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS quota_messages UInt64 DEFAULT 0`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS quota_period LowCardinality(String)`,
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */
@@ -269,6 +285,7 @@ export const HISTORY_SCHEMA: readonly string[] = [
   MESSAGE_EVENTS,
   APPLICATIONS,
   OPT_OUTS,
+  BLOCK_LIST,
   SHORT_LINKS,
   LINK_CLICKS,
   LISTS,

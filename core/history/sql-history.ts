@@ -17,6 +17,7 @@ import {
   GET_SHORT_LINK,
   LIST_APPLICATIONS,
   LIST_OPT_OUTS,
+  LIST_BLOCKS,
   LIST_UNFINISHED,
   PING,
 } from './queries';
@@ -171,6 +172,17 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async listOptOuts(applicationId = '') {
       const rows = await select('listOptOuts', LIST_OPT_OUTS, { applicationId });
       return rows.map((r) => ({ applicationId: String(r.applicationId), handset: String(r.handset), optedOut: true, at: toNumber(r.at) }));
+    },
+    async recordBlocks(entries) {
+      if (entries.length === 0) return;
+      await insert(
+        INSERTS.blockList,
+        jsonEachRow(entries, (e) => ({ scope: e.scope, prefix: e.prefix, blocked: e.blocked ? 1 : 0, at: dateTime64(e.at) })),
+      );
+    },
+    async listBlocks(scope) {
+      const rows = await select('listBlocks', LIST_BLOCKS, { all: scope === undefined ? 1 : 0, scope: scope ?? '' });
+      return rows.map((r) => ({ scope: String(r.scope), prefix: String(r.prefix), blocked: true, at: toNumber(r.at) }));
     },
     async listApplications() {
       return (await select('listApplications', LIST_APPLICATIONS, {})).map(toApplication);

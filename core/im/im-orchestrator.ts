@@ -21,6 +21,7 @@ interface ImStatusNotices {
 }
 
 const OPTED_OUT = 'destination opted out';
+const OVER_QUOTA = "over the application's quota";
 
 interface Open {
   id: string;
@@ -120,13 +121,13 @@ export async function startImOrchestrator(deps: {
   /** Attempt k must never reach its carrier from now on (a worker may still hold it, queued or retrying). */
   const cancel = (im: Open, k: number): Promise<void> => state.cancelSends([imAttemptId(im.id, k)]);
 
-  /** A message refused at intake because its handset opted out: settled as rejected, never sent. */
-  const endRefused = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>): Promise<void> => {
+  /** A message refused at intake (opted out, blocked by the operator, over quota): settled as rejected, never sent. */
+  const endRefused = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, reason: string): Promise<void> => {
     taken.add(m.id);
     const im = { id: m.id, applicationId: m.applicationId, plan: JSON.parse(m.content) as ImPlan };
     await markSettled(im);
-    tell(im, 'rejected', undefined, OPTED_OUT);
-    log.info('im message refused: destination opted out', { id: m.id });
+    tell(im, 'rejected', undefined, reason);
+    log.info('im message refused at intake', { id: m.id, reason });
   };
 
   /** Reached its outcome before a stop, but the settled marker did not follow: mark it, and tell the outcome again (at least once). */
@@ -316,7 +317,12 @@ export async function startImOrchestrator(deps: {
   const unsettled = await deps.im.listOpenMessages(since);
   for (const m of unsettled) {
     // Its own status is final only once an outcome was reached (the settled marker may not have followed before the stop).
-    const step = m.status === 'blocked' ? endRefused(m) : isFinal(m.status) ? settleAgain(m) : begin(m);
+    const step =
+      m.status === 'blocked' || m.status === 'deficient'
+        ? endRefused(m, m.status === 'deficient' ? OVER_QUOTA : OPTED_OUT)
+        : isFinal(m.status)
+          ? settleAgain(m)
+          : begin(m);
     await step.catch((err) => log.error('could not resume an im message', { err, id: m.id }));
   }
   if (unsettled.length > 0) log.info('resumed unsettled im messages', { count: unsettled.length });
@@ -336,12 +342,12 @@ export async function startImOrchestrator(deps: {
 
   return {
     statusApplied(change) {
-      if (change.channel === 'im' && change.status === 'blocked') {
-        // Refused at intake (opted out): it never reaches the im topic, so it ends here.
+      if (change.channel === 'im' && (change.status === 'blocked' || change.status === 'deficient')) {
+        // Refused at intake (opted out, blocked, over quota): it never reaches the im topic, so it ends here.
         const id = change.messageId;
         const fresh = deps.recent.get(id);
         (fresh ? Promise.resolve(fresh) : history.getMessage(change.applicationId, id))
-          .then((m) => m && endRefused(m))
+          .then((m) => m && endRefused(m, change.detail || OPTED_OUT))
           .catch((err) => log.error('could not settle a refused im message', { err, id }));
         return;
       }

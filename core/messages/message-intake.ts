@@ -6,13 +6,15 @@ import type { HotState } from '../ports/state';
 import type { StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
-import { type HermodError, toHermodError } from '../../lib/errors';
+import { HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus } from '../../lib/metrics';
 import { encodeJob } from '../ports/bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
 import type { LinkShortener } from './link-shortener';
 import { replyAddressKey } from './reply-address';
+import type { Quota } from '../accounts/accounts';
+import { createSendScreen } from './send-screen';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
@@ -46,7 +48,15 @@ export function createMessageIntake(deps: {
   /** Shortens links in messages accepted by SMS Gateway v2. */
   shortener?: LinkShortener;
   onDispatchError?: (err: unknown) => void;
+  /** The application's message quota, if it has one (read for every batch: cache it). */
+  quotaOf?: (applicationId: string) => Promise<Quota | undefined>;
 }): MessageIntake {
+  const screen = createSendScreen({
+    state: deps.state,
+    quotaOf: deps.quotaOf ?? (async () => undefined),
+    // The one message an opted-out handset still gets is no application's send: it takes no quota.
+    exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
+  });
   const nextNumericId = deps.numericIds;
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
@@ -131,15 +141,22 @@ export function createMessageIntake(deps: {
 
   /**
    * Stores the records durably with their `accepted` events, then (after the
-   * answer) hands them to their channel; opted-out destinations end as blocked.
+   * answer) hands them to their channel. Opted-out and operator-blocked
+   * destinations end as blocked, sends over the application's quota as
+   * deficient, without reaching a carrier; Gateway v1, which has no status to
+   * show that in, refuses a send over quota instead (nothing is stored).
    * Campaign messages stay out of the recent-message cache: a million of them
    * would push out what API clients are polling for.
    */
-  const store = async (records: MessageRecord[], now: number): Promise<IntakeResult[]> => {
+  const store = async (all: MessageRecord[], now: number): Promise<IntakeResult[]> => {
     const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
-    // A handset that opted out of the application (a STOP reply) gets nothing more from it.
-    const optedOut = await deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination })));
-    const blocked = optedOut.map((o, i) => o && records[i]!.via !== OPT_OUT_CONFIRMATION);
+    const screened = await screen.screen(all);
+    const refusedNow = (i: number): boolean => {
+      const v = screened[i]!;
+      return !v.send && v.status === 'deficient' && all[i]!.via === 'gateway_v1';
+    };
+    const records = all.filter((_, i) => !refusedNow(i));
+    const verdicts = screened.filter((_, i) => !refusedNow(i));
     const settled = await Promise.allSettled(
       records.map((record) =>
         durable.add({
@@ -148,21 +165,18 @@ export function createMessageIntake(deps: {
         }),
       ),
     );
-    const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled' && !blocked[i]);
-    const refused = records.filter((_, i) => settled[i]!.status === 'fulfilled' && blocked[i]);
-    if (refused.length > 0) {
-      remember(refused);
-      await deps.state.advanceStatuses(refused.map((r) => ({ id: r.id, status: 'accepted', at: now })));
-      deps.recorder.announce(refused.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
+    const stored = records.filter((_, i) => settled[i]!.status === 'fulfilled' && verdicts[i]!.send);
+    const ended = records.flatMap((r, i) => {
+      const v = verdicts[i]!;
+      return settled[i]!.status === 'fulfilled' && !v.send ? [{ r, status: v.status, detail: v.detail }] : [];
+    });
+    if (ended.length > 0) {
+      const list = ended.map((e) => e.r);
+      remember(list);
+      await deps.state.advanceStatuses(list.map((r) => ({ id: r.id, status: 'accepted', at: now })));
+      deps.recorder.announce(list.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
       await deps.recorder.record(
-        refused.map((r) => ({
-          messageId: r.id,
-          applicationId: r.applicationId,
-          channel: r.channel,
-          status: 'blocked',
-          at: now,
-          detail: 'destination opted out',
-        })),
+        ended.map(({ r, status, detail }) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status, at: now, detail })),
       );
     }
     if (stored.length > 0) {
@@ -174,10 +188,17 @@ export function createMessageIntake(deps: {
       // repaired by recovery, because the message is already durable.
       handOff(stored);
     }
-    return settled.map((s, i) =>
-      s.status === 'fulfilled'
-        ? { ok: true as const, id: records[i]!.id, numericId: records[i]!.numericId }
-        : { ok: false as const, error: toHermodError(s.reason) },
+    const results = new Map<MessageRecord, IntakeResult>();
+    records.forEach((record, i) => {
+      const s = settled[i]!;
+      results.set(record, s.status === 'fulfilled' ? { ok: true, id: record.id, numericId: record.numericId } : { ok: false, error: toHermodError(s.reason) });
+    });
+    return all.map(
+      (record, i) =>
+        results.get(record) ?? {
+          ok: false as const,
+          error: new HermodError('quota_exceeded', (screened[i] as { detail: string }).detail),
+        },
     );
   };
 

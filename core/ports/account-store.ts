@@ -23,8 +23,14 @@ export interface ApplicationRecord {
   sourceAddresses: readonly string[];
   /** Intelligent Messaging requests per second; -1: the service default (HERMOD_IM_RATE_LIMIT), 0: no limit. */
   imRateLimit: number;
+  /** Messages it may send per quota period; 0: no quota. */
+  quotaMessages: number;
+  /** The quota period: calendar hour, day or month in UTC ('' when there is no quota). */
+  quotaPeriod: QuotaPeriod;
   updatedAt: number;
 }
+
+export type QuotaPeriod = '' | 'hour' | 'day' | 'month';
 
 export interface AccountStore {
   upsertApplication(app: ApplicationRecord): Promise<void>;

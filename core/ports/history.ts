@@ -1,4 +1,5 @@
 import type { AccountStore } from './account-store';
+import type { BlockListStore } from './block-list-store';
 import type { CampaignStore } from './campaign-store';
 import type { ImStore } from './im-store';
 import type { LinkStore } from './link-store';
@@ -14,9 +15,9 @@ export interface HistoryHealth {
  * History: every store kept in the one ClickHouse engine (chDB embedded), as
  * the composition root opens and closes it. Everything else depends on the
  * one port it uses (message-history.ts, account-store.ts, opt-out-store.ts,
- * link-store.ts, campaign-store.ts, im-store.ts).
+ * block-list-store.ts, link-store.ts, campaign-store.ts, im-store.ts).
  */
-export interface History extends MessageHistory, AccountStore, OptOutStore, LinkStore, HistoryHealth {
+export interface History extends MessageHistory, AccountStore, OptOutStore, BlockListStore, LinkStore, HistoryHealth {
   /** Lists, campaigns, members, templates and reports, in the same engine. */
   readonly campaigns: CampaignStore;
   /** Intelligent Messaging templates, contacts and unsettled messages. */

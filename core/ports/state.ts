@@ -51,6 +51,24 @@ export interface RateGrant {
   windowEndsInMs: number;
 }
 
+/** One application's share of a quota counter: take up to `wanted` of `limit`. */
+export interface QuotaTake {
+  /** The counter, one per application and period (e.g. `acme|day|2026-11-24`). */
+  key: string;
+  limit: number;
+  wanted: number;
+  /** How long a new counter lives: the rest of its period (and a little more). */
+  ttlMs: number;
+}
+
+/** An operator's block-list entry: `scope` is an application id, or '' for every application. */
+export interface BlockEntry {
+  scope: string;
+  /** `+` and digits (normalizeBlockPrefix). */
+  prefix: string;
+  blocked: boolean;
+}
+
 export interface HotState {
   /**
    * Moves each message forward to the given status unless it is already at the
@@ -97,6 +115,20 @@ export interface HotState {
   setOptOuts(entries: readonly { applicationId: string; handset: string; optedOut: boolean }[]): Promise<void>;
   /** For each pair, in order, whether the handset opted out of the application. */
   areOptedOut(pairs: readonly { applicationId: string; handset: string }[]): Promise<boolean[]>;
+  /**
+   * Takes, for each counter in order, up to `wanted` of what is left of its
+   * `limit`, atomically across every process using this state (N + 1
+   * concurrent takes of one from a limit of N grant exactly N). Returns how
+   * many each was granted (0..wanted).
+   */
+  takeQuota(takes: readonly QuotaTake[]): Promise<number[]>;
+  /** Adds or removes block-list entries; history keeps the durable copy. */
+  setBlocks(entries: readonly BlockEntry[]): Promise<void>;
+  /**
+   * For each send, in order, the longest prefix of its destination listed for
+   * its application or globally (matchBlock), or undefined when none is.
+   */
+  findBlocks(sends: readonly { applicationId: string; destination: string }[]): Promise<(string | undefined)[]>;
   /** Claims the key for a request; when it was claimed before, returns what it holds instead. */
   claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined>;
   completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void>;

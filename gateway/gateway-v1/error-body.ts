@@ -13,6 +13,7 @@ const V1_CODE: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'unauthorized',
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
+  quota_exceeded: 'quota_exceeded',
 };
 const OTHERWISE = 'send_failed';
 

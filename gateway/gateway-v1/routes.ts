@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Authenticator, Caller } from '../auth';
 import type { CoreClient } from '../core-client';
 import type { OutboundMessage } from '../../proto/gen/hermod/v1/messages';
-import { HermodError } from '../../lib/errors';
+import { HermodError, isErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
@@ -62,7 +62,10 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.mask, 'mask');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
-      if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
+      if (result.outcome?.$case !== 'accepted') {
+        const code = result.outcome?.value.code ?? '';
+        throw new HermodError(isErrorCode(code) ? code : 'internal', result.outcome?.value.message ?? 'core gave no answer');
+      }
       reply(ctx, 201, [result.outcome.value.numericId]);
     });
   });

@@ -23,6 +23,32 @@ export const protobufPackage = "hermod.v1";
 
 export const protobufFileName = "hermod/v1/accounts.proto";
 
+export interface UpdateBlockListRequest {
+  /** empty: the global list */
+  applicationName: string;
+  /** E.164 numbers or prefixes, e.g. "+6421" */
+  prefixes: string[];
+  /** true: add; false: remove */
+  blocked: boolean;
+}
+
+export interface ListBlockListRequest {
+  /** empty: every list, the global one and each application's */
+  applicationName: string;
+}
+
+export interface BlockList {
+  entries: BlockListEntry[];
+}
+
+export interface BlockListEntry {
+  /** empty: global */
+  applicationName: string;
+  prefix: string;
+  /** epoch milliseconds */
+  at: number;
+}
+
 export interface ListOptOutsRequest {
   /** empty: every application */
   applicationName: string;
@@ -54,6 +80,14 @@ export interface ApplicationSummary {
   sourceAddresses: string[];
   /** -1: the service default; 0: no limit */
   imRateLimit: number;
+  quota: Quota | undefined;
+}
+
+/** A message quota per calendar period (UTC); messages 0: no quota. */
+export interface Quota {
+  messages: number;
+  /** "hour", "day" or "month"; empty when messages is 0 */
+  period: string;
 }
 
 export interface AuthenticateRequest {
@@ -103,12 +137,370 @@ export interface UpsertApplicationRequest {
     | AddressList
     | undefined;
   /** Intelligent Messaging requests per second, 0..100; -1: the service default. */
-  imRateLimit?: number | undefined;
+  imRateLimit?:
+    | number
+    | undefined;
+  /** Messages per period. Unset: keep; messages 0: no quota. */
+  quota: Quota | undefined;
 }
 
 export interface AddressList {
   addresses: string[];
 }
+
+function createBaseUpdateBlockListRequest(): UpdateBlockListRequest {
+  return { applicationName: "", prefixes: [], blocked: false };
+}
+
+export const UpdateBlockListRequest: MessageFns<UpdateBlockListRequest> = {
+  encode(message: UpdateBlockListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationName !== "") {
+      writer.uint32(10).string(message.applicationName);
+    }
+    for (const v of message.prefixes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.blocked !== false) {
+      writer.uint32(24).bool(message.blocked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateBlockListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateBlockListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.prefixes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.blocked = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateBlockListRequest {
+    return {
+      applicationName: isSet(object.applicationName)
+        ? globalThis.String(object.applicationName)
+        : isSet(object.application_name)
+        ? globalThis.String(object.application_name)
+        : "",
+      prefixes: globalThis.Array.isArray(object?.prefixes) ? object.prefixes.map((e: any) => globalThis.String(e)) : [],
+      blocked: isSet(object.blocked) ? globalThis.Boolean(object.blocked) : false,
+    };
+  },
+
+  toJSON(message: UpdateBlockListRequest): unknown {
+    const obj: any = {};
+    if (message.applicationName !== "") {
+      obj.applicationName = message.applicationName;
+    }
+    if (message.prefixes?.length) {
+      obj.prefixes = message.prefixes;
+    }
+    if (message.blocked !== false) {
+      obj.blocked = message.blocked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateBlockListRequest>, I>>(base?: I): UpdateBlockListRequest {
+    return UpdateBlockListRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateBlockListRequest>, I>>(object: I): UpdateBlockListRequest {
+    const message = createBaseUpdateBlockListRequest();
+    message.applicationName = object.applicationName ?? "";
+    message.prefixes = object.prefixes?.map((e) => e) || [];
+    message.blocked = object.blocked ?? false;
+    return message;
+  },
+};
+
+function createBaseListBlockListRequest(): ListBlockListRequest {
+  return { applicationName: "" };
+}
+
+export const ListBlockListRequest: MessageFns<ListBlockListRequest> = {
+  encode(message: ListBlockListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationName !== "") {
+      writer.uint32(10).string(message.applicationName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBlockListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBlockListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBlockListRequest {
+    return {
+      applicationName: isSet(object.applicationName)
+        ? globalThis.String(object.applicationName)
+        : isSet(object.application_name)
+        ? globalThis.String(object.application_name)
+        : "",
+    };
+  },
+
+  toJSON(message: ListBlockListRequest): unknown {
+    const obj: any = {};
+    if (message.applicationName !== "") {
+      obj.applicationName = message.applicationName;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBlockListRequest>, I>>(base?: I): ListBlockListRequest {
+    return ListBlockListRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBlockListRequest>, I>>(object: I): ListBlockListRequest {
+    const message = createBaseListBlockListRequest();
+    message.applicationName = object.applicationName ?? "";
+    return message;
+  },
+};
+
+function createBaseBlockList(): BlockList {
+  return { entries: [] };
+}
+
+export const BlockList: MessageFns<BlockList> = {
+  encode(message: BlockList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      BlockListEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlockList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlockList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(BlockListEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BlockList {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => BlockListEntry.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BlockList): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => BlockListEntry.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BlockList>, I>>(base?: I): BlockList {
+    return BlockList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BlockList>, I>>(object: I): BlockList {
+    const message = createBaseBlockList();
+    message.entries = object.entries?.map((e) => BlockListEntry.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBlockListEntry(): BlockListEntry {
+  return { applicationName: "", prefix: "", at: 0 };
+}
+
+export const BlockListEntry: MessageFns<BlockListEntry> = {
+  encode(message: BlockListEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationName !== "") {
+      writer.uint32(10).string(message.applicationName);
+    }
+    if (message.prefix !== "") {
+      writer.uint32(18).string(message.prefix);
+    }
+    if (message.at !== 0) {
+      writer.uint32(24).int64(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlockListEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlockListEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.at = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BlockListEntry {
+    return {
+      applicationName: isSet(object.applicationName)
+        ? globalThis.String(object.applicationName)
+        : isSet(object.application_name)
+        ? globalThis.String(object.application_name)
+        : "",
+      prefix: isSet(object.prefix) ? globalThis.String(object.prefix) : "",
+      at: isSet(object.at) ? globalThis.Number(object.at) : 0,
+    };
+  },
+
+  toJSON(message: BlockListEntry): unknown {
+    const obj: any = {};
+    if (message.applicationName !== "") {
+      obj.applicationName = message.applicationName;
+    }
+    if (message.prefix !== "") {
+      obj.prefix = message.prefix;
+    }
+    if (message.at !== 0) {
+      obj.at = Math.round(message.at);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BlockListEntry>, I>>(base?: I): BlockListEntry {
+    return BlockListEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BlockListEntry>, I>>(object: I): BlockListEntry {
+    const message = createBaseBlockListEntry();
+    message.applicationName = object.applicationName ?? "";
+    message.prefix = object.prefix ?? "";
+    message.at = object.at ?? 0;
+    return message;
+  },
+};
 
 function createBaseListOptOutsRequest(): ListOptOutsRequest {
   return { applicationName: "" };
@@ -485,7 +877,15 @@ export const ListApplicationsResponse: MessageFns<ListApplicationsResponse> = {
 };
 
 function createBaseApplicationSummary(): ApplicationSummary {
-  return { id: "", name: "", hasPassword: false, hasApiKey: false, sourceAddresses: [], imRateLimit: 0 };
+  return {
+    id: "",
+    name: "",
+    hasPassword: false,
+    hasApiKey: false,
+    sourceAddresses: [],
+    imRateLimit: 0,
+    quota: undefined,
+  };
 }
 
 export const ApplicationSummary: MessageFns<ApplicationSummary> = {
@@ -507,6 +907,9 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     }
     if (message.imRateLimit !== 0) {
       writer.uint32(48).int32(message.imRateLimit);
+    }
+    if (message.quota !== undefined) {
+      Quota.encode(message.quota, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -572,6 +975,14 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
             message.imRateLimit = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.quota = Quota.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -608,6 +1019,7 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
         : isSet(object.im_rate_limit)
         ? globalThis.Number(object.im_rate_limit)
         : 0,
+      quota: isSet(object.quota) ? Quota.fromJSON(object.quota) : undefined,
     };
   },
 
@@ -631,6 +1043,9 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     if (message.imRateLimit !== 0) {
       obj.imRateLimit = Math.round(message.imRateLimit);
     }
+    if (message.quota !== undefined) {
+      obj.quota = Quota.toJSON(message.quota);
+    }
     return obj;
   },
 
@@ -645,6 +1060,92 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     message.hasApiKey = object.hasApiKey ?? false;
     message.sourceAddresses = object.sourceAddresses?.map((e) => e) || [];
     message.imRateLimit = object.imRateLimit ?? 0;
+    message.quota = (object.quota !== undefined && object.quota !== null) ? Quota.fromPartial(object.quota) : undefined;
+    return message;
+  },
+};
+
+function createBaseQuota(): Quota {
+  return { messages: 0, period: "" };
+}
+
+export const Quota: MessageFns<Quota> = {
+  encode(message: Quota, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.messages !== 0) {
+      writer.uint32(8).uint64(message.messages);
+    }
+    if (message.period !== "") {
+      writer.uint32(18).string(message.period);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Quota {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuota();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.messages = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.period = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Quota {
+    return {
+      messages: isSet(object.messages) ? globalThis.Number(object.messages) : 0,
+      period: isSet(object.period) ? globalThis.String(object.period) : "",
+    };
+  },
+
+  toJSON(message: Quota): unknown {
+    const obj: any = {};
+    if (message.messages !== 0) {
+      obj.messages = Math.round(message.messages);
+    }
+    if (message.period !== "") {
+      obj.period = message.period;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Quota>, I>>(base?: I): Quota {
+    return Quota.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Quota>, I>>(object: I): Quota {
+    const message = createBaseQuota();
+    message.messages = object.messages ?? 0;
+    message.period = object.period ?? "";
     return message;
   },
 };
@@ -1042,6 +1543,7 @@ function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
     imDefaultAttempts: undefined,
     sourceAddresses: undefined,
     imRateLimit: undefined,
+    quota: undefined,
   };
 }
 
@@ -1079,6 +1581,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.imRateLimit !== undefined) {
       writer.uint32(88).int32(message.imRateLimit);
+    }
+    if (message.quota !== undefined) {
+      Quota.encode(message.quota, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1184,6 +1689,14 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.imRateLimit = reader.int32();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.quota = Quota.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1245,6 +1758,7 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         : isSet(object.im_rate_limit)
         ? globalThis.Number(object.im_rate_limit)
         : undefined,
+      quota: isSet(object.quota) ? Quota.fromJSON(object.quota) : undefined,
     };
   },
 
@@ -1283,6 +1797,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.imRateLimit !== undefined) {
       obj.imRateLimit = Math.round(message.imRateLimit);
     }
+    if (message.quota !== undefined) {
+      obj.quota = Quota.toJSON(message.quota);
+    }
     return obj;
   },
 
@@ -1304,6 +1821,7 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
       ? AddressList.fromPartial(object.sourceAddresses)
       : undefined;
     message.imRateLimit = object.imRateLimit ?? undefined;
+    message.quota = (object.quota !== undefined && object.quota !== null) ? Quota.fromPartial(object.quota) : undefined;
     return message;
   },
 };
@@ -1426,6 +1944,26 @@ export const AccountsService = {
     responseSerialize: (value: ListOptOutsResponse): Buffer => Buffer.from(ListOptOutsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOptOutsResponse => ListOptOutsResponse.decode(value),
   },
+  /** Operators' block lists: numbers or prefixes that must not be sent to. */
+  updateBlockList: {
+    path: "/hermod.v1.Accounts/UpdateBlockList" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateBlockListRequest): Buffer =>
+      Buffer.from(UpdateBlockListRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateBlockListRequest => UpdateBlockListRequest.decode(value),
+    responseSerialize: (value: BlockList): Buffer => Buffer.from(BlockList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BlockList => BlockList.decode(value),
+  },
+  listBlockList: {
+    path: "/hermod.v1.Accounts/ListBlockList" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListBlockListRequest): Buffer => Buffer.from(ListBlockListRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListBlockListRequest => ListBlockListRequest.decode(value),
+    responseSerialize: (value: BlockList): Buffer => Buffer.from(BlockList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BlockList => BlockList.decode(value),
+  },
 } as const;
 
 export interface AccountsServer extends UntypedServiceImplementation {
@@ -1433,6 +1971,9 @@ export interface AccountsServer extends UntypedServiceImplementation {
   upsertApplication: handleUnaryCall<UpsertApplicationRequest, Application>;
   listApplications: handleUnaryCall<ListApplicationsRequest, ListApplicationsResponse>;
   listOptOuts: handleUnaryCall<ListOptOutsRequest, ListOptOutsResponse>;
+  /** Operators' block lists: numbers or prefixes that must not be sent to. */
+  updateBlockList: handleUnaryCall<UpdateBlockListRequest, BlockList>;
+  listBlockList: handleUnaryCall<ListBlockListRequest, BlockList>;
 }
 
 export interface AccountsClient extends Client {
@@ -1495,6 +2036,37 @@ export interface AccountsClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOptOutsResponse) => void,
+  ): ClientUnaryCall;
+  /** Operators' block lists: numbers or prefixes that must not be sent to. */
+  updateBlockList(
+    request: UpdateBlockListRequest,
+    callback: (error: ServiceError | null, response: BlockList) => void,
+  ): ClientUnaryCall;
+  updateBlockList(
+    request: UpdateBlockListRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BlockList) => void,
+  ): ClientUnaryCall;
+  updateBlockList(
+    request: UpdateBlockListRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BlockList) => void,
+  ): ClientUnaryCall;
+  listBlockList(
+    request: ListBlockListRequest,
+    callback: (error: ServiceError | null, response: BlockList) => void,
+  ): ClientUnaryCall;
+  listBlockList(
+    request: ListBlockListRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BlockList) => void,
+  ): ClientUnaryCall;
+  listBlockList(
+    request: ListBlockListRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BlockList) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,65 @@
+import { HermodError } from '../../lib/errors';
+import { normalizeBlockPrefix } from '../domain/block-prefix';
+import type { AccountStore } from '../ports/account-store';
+import type { BlockListStore } from '../ports/block-list-store';
+import type { HotState } from '../ports/state';
+
+export interface BlockListEntryView {
+  /** '' : the global list. */
+  applicationName: string;
+  prefix: string;
+  at: number;
+}
+
+export interface BlockLists {
+  /** Adds (blocked) or removes prefixes of one application's list, or of the global one (applicationName ''). */
+  update(applicationName: string, prefixes: readonly string[], blocked: boolean): Promise<BlockListEntryView[]>;
+  /** The entries of one application's list, or of every list (applicationName ''). */
+  list(applicationName: string): Promise<BlockListEntryView[]>;
+  /** Copies every entry in force into hot state (core start). */
+  load(): Promise<void>;
+}
+
+/**
+ * Operators' block lists: history holds them durably, hot state holds the
+ * copy every intake reads. A change is written to history first, then to hot
+ * state, so a crash between the two is repaired by the next start's load.
+ */
+export function createBlockLists(deps: { store: BlockListStore; applications: AccountStore; state: HotState }): BlockLists {
+  const scopeOf = async (applicationName: string): Promise<string> => {
+    if (applicationName === '') return '';
+    const app = await deps.applications.getApplicationByName(applicationName);
+    if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
+    return app.id;
+  };
+  const view = async (entries: { scope: string; prefix: string; at: number }[]): Promise<BlockListEntryView[]> => {
+    const names = new Map((await deps.applications.listApplications()).map((a) => [a.id, a.name]));
+    return entries.map((e) => ({ applicationName: e.scope === '' ? '' : (names.get(e.scope) ?? e.scope), prefix: e.prefix, at: e.at }));
+  };
+  return {
+    async update(applicationName, prefixes, blocked) {
+      if (prefixes.length === 0) throw new HermodError('missing_attrib', 'give at least one number or prefix');
+      const normalized = prefixes.map((p) => {
+        const prefix = normalizeBlockPrefix(p);
+        if (prefix === undefined)
+          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix (+ and 1..15 digits)`, {
+            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
+          });
+        return prefix;
+      });
+      const scope = await scopeOf(applicationName);
+      const at = Date.now();
+      const entries = normalized.map((prefix) => ({ scope, prefix, blocked, at }));
+      await deps.store.recordBlocks(entries);
+      await deps.state.setBlocks(entries);
+      return view(entries);
+    },
+    async list(applicationName) {
+      const entries = applicationName === '' ? await deps.store.listBlocks() : await deps.store.listBlocks(await scopeOf(applicationName));
+      return view(entries);
+    },
+    async load() {
+      await deps.state.setBlocks(await deps.store.listBlocks());
+    },
+  };
+}

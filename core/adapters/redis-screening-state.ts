@@ -1,0 +1,98 @@
+import { candidatePrefixes, blockableNumber } from '../domain/block-prefix';
+import type { HotState } from '../ports/state';
+import type { RedisClient } from './redis-connection';
+
+type Screening = Pick<HotState, 'takeQuota' | 'setBlocks' | 'findBlocks'>;
+
+/**
+ * KEYS[1] quota counter; ARGV: limit, wanted, time to live (ms) of a new counter.
+ * Read, decide and add in one script, so concurrent takers in any number of
+ * processes are never granted more than the limit between them.
+ */
+const TAKE_QUOTA_LUA = `
+local limit = tonumber(ARGV[1])
+local wanted = tonumber(ARGV[2])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local granted = math.max(0, math.min(wanted, limit - used))
+if granted > 0 then
+  redis.call('INCRBY', KEYS[1], granted)
+  if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+end
+return granted
+`;
+
+interface QuotaClient {
+  hermodTakeQuota(key: string, limit: number, wanted: number, ttlMs: number): Promise<number>;
+}
+
+/**
+ * Quota counters and block lists of the Redis hot state: a counter is one
+ * string key per application and period, `<prefix>:quota:{<key>}`; a block
+ * list is one set per scope, `<prefix>:block:{<application id>}` and
+ * `<prefix>:block:{*}` for the global one. Every command touches one key (one
+ * cluster slot); a batch is sent together (auto-pipelined, one round trip).
+ * A destination is looked up with one SMISMEMBER of all its prefixes per list.
+ */
+export function createRedisScreening(
+  client: RedisClient,
+  prefix: string,
+  each: <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>,
+  write: <T>(what: string, keys: string[], commands: (() => Promise<T>)[]) => Promise<T[]>,
+  open: () => void,
+): Screening {
+  client.defineCommand('hermodTakeQuota', { numberOfKeys: 1, lua: TAKE_QUOTA_LUA });
+  const quota = client as unknown as QuotaClient;
+  const quotaKey = (key: string): string => `${prefix}:quota:{${key}}`;
+  const blockKey = (scope: string): string => `${prefix}:block:{${scope || '*'}}`;
+  return {
+    async takeQuota(takes) {
+      open();
+      if (takes.length === 0) return [];
+      const keys = takes.map((t) => quotaKey(t.key));
+      const granted = await write(
+        'taking from a quota',
+        keys,
+        takes.map((t, i) => () => quota.hermodTakeQuota(keys[i]!, Math.floor(t.limit), Math.max(0, Math.floor(t.wanted)), Math.max(1, Math.ceil(t.ttlMs)))),
+      );
+      return granted.map(Number);
+    },
+    async setBlocks(entries) {
+      open();
+      if (entries.length === 0) return;
+      const keys = entries.map((e) => blockKey(e.scope));
+      await write(
+        'storing block-list entries',
+        keys,
+        entries.map((e, i) => () => (e.blocked ? client.sadd(keys[i]!, e.prefix) : client.srem(keys[i]!, e.prefix))),
+      );
+    },
+    async findBlocks(sends) {
+      open();
+      const numbers = sends.map((s) => blockableNumber(s.destination));
+      const commands: (() => Promise<number[]>)[] = [];
+      const asked: { send: number; candidates: string[] }[] = [];
+      sends.forEach((s, i) => {
+        const number = numbers[i];
+        if (number === undefined) return;
+        const candidates = candidatePrefixes(number);
+        for (const key of [blockKey(''), blockKey(s.applicationId)]) {
+          asked.push({ send: i, candidates });
+          commands.push(() => client.smismember(key, ...candidates));
+        }
+      });
+      const answers = commands.length > 0 ? await each('reading block lists', commands) : [];
+      // The longest listed prefix of either list.
+      const found: (string | undefined)[] = sends.map(() => undefined);
+      answers.forEach((members, j) => {
+        const { send, candidates } = asked[j]!;
+        for (let k = candidates.length - 1; k >= 0; k--) {
+          if (Number(members[k]) !== 1) continue;
+          const current = found[send];
+          if (current === undefined || candidates[k]!.length > current.length) found[send] = candidates[k];
+          break;
+        }
+      });
+      return found;
+    },
+  };
+}

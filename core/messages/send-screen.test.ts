@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryState } from '../adapters/memory-state';
+import type { MessageRecord } from '../ports/message-history';
+import { createSendScreen, quotaPeriod } from './send-screen';
+
+const record = (destination: string, extra: Partial<MessageRecord> = {}): MessageRecord => ({
+  id: `m-${destination}-${Math.random()}`,
+  numericId: 1,
+  applicationId: 'kōrero',
+  channel: 'sms',
+  direction: 'MT',
+  destination,
+  source: '',
+  content: 'Kia ora, e hoa mā — tēnā koe 👋🏽',
+  reference: '',
+  messageClass: 'mt_message',
+  mask: '',
+  smsClass: 0,
+  scheduledAt: 0,
+  integrationId: '',
+  via: 'sms_v2',
+  segments: 1,
+  acceptedAt: 0,
+  replyTo: '',
+  ...extra,
+});
+
+describe('send screen', () => {
+  it('takes quota only for what passes the block lists and opt-outs, in order, and exempts opt-out confirmations', async () => {
+    const state = createMemoryState();
+    await state.setBlocks([{ scope: '', prefix: '+8190', blocked: true }]);
+    await state.setOptOuts([{ applicationId: 'kōrero', handset: '+64210000002', optedOut: true }]);
+    const screen = createSendScreen({
+      state,
+      quotaOf: async (app) => (app === 'kōrero' ? { messages: 2, period: 'day' } : undefined),
+      exempt: (r) => r.via === 'confirmation',
+    });
+    const verdicts = await screen.screen([
+      record('+819012345678'),
+      record('+64210000001'),
+      record('+64210000002'),
+      record('+64210000002', { via: 'confirmation' }),
+      record('+64210000003'),
+      record('+64210000004'),
+      record('+64210000005', { applicationId: 'no-quota' }),
+    ]);
+    expect(verdicts.map((v) => (v.send ? 'send' : v.status))).toEqual(['blocked', 'send', 'blocked', 'send', 'send', 'deficient', 'send']);
+    expect(verdicts[0]).toMatchObject({ detail: 'destination blocked by the operator (+8190)' });
+    expect(verdicts[2]).toMatchObject({ detail: 'destination opted out' });
+    expect(verdicts[5]).toMatchObject({ detail: "over the application's quota of 2 messages per day" });
+  });
+
+  it('counts calendar periods in UTC, each with the time left in it', () => {
+    const t = Date.parse('2026-12-31T23:30:00.000Z');
+    expect(quotaPeriod('hour', t)).toEqual({ start: '2026-12-31T23:00:00.000Z', endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('day', t)).toEqual({ start: '2026-12-31T00:00:00.000Z', endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('month', t)).toEqual({ start: '2026-12-01T00:00:00.000Z', endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('month', Date.parse('2026-02-10T00:00:00Z')).start).toBe('2026-02-01T00:00:00.000Z');
+  });
+});

@@ -1,0 +1,88 @@
+import type { Quota } from '../accounts/accounts';
+import type { MessageRecord } from '../ports/message-history';
+import type { HotState, QuotaTake } from '../ports/state';
+
+/** What intake does with a message: send it, or end it at once with a final status and why. */
+export type Verdict = { send: true } | { send: false; status: 'blocked' | 'deficient'; detail: string };
+
+const SEND: Verdict = { send: true };
+const HOUR_MS = 60 * 60 * 1000;
+
+export interface SendScreen {
+  /** One verdict per record, in order. */
+  screen(records: readonly MessageRecord[]): Promise<Verdict[]>;
+}
+
+/**
+ * The checks before a message may go to a carrier: opt-outs (STOP replies),
+ * operators' block lists, and the application's quota. Opt-outs and block
+ * lists are read together in one hot-state round trip; only what passes both
+ * takes from a quota (a second round trip, one counter per application of the
+ * batch, and none for applications without a quota), so a blocked or opted-out
+ * message never uses up quota. `exempt` records (opt-out confirmations) skip
+ * the opt-out check and the quota, not the block lists.
+ */
+export function createSendScreen(deps: {
+  state: HotState;
+  quotaOf: (applicationId: string) => Promise<Quota | undefined>;
+  exempt: (record: MessageRecord) => boolean;
+  now?: () => number;
+}): SendScreen {
+  const now = deps.now ?? Date.now;
+  return {
+    async screen(records) {
+      if (records.length === 0) return [];
+      const apps = [...new Set(records.map((r) => r.applicationId))];
+      const [optedOut, blocks, quotas] = await Promise.all([
+        deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination }))),
+        deps.state.findBlocks(records.map((r) => ({ applicationId: r.applicationId, destination: r.destination }))),
+        Promise.all(apps.map(async (app) => [app, await deps.quotaOf(app)] as const)),
+      ]);
+      const verdicts: Verdict[] = records.map((r, i) => {
+        const prefix = blocks[i];
+        if (prefix !== undefined) return { send: false, status: 'blocked', detail: `destination blocked by the operator (${prefix})` };
+        if (optedOut[i] && !deps.exempt(r)) return { send: false, status: 'blocked', detail: 'destination opted out' };
+        return SEND;
+      });
+      // Per application with a quota: the messages still to send, in order.
+      const t = now();
+      const counted = new Map<string, { quota: Quota; take: QuotaTake; indexes: number[] }>();
+      const quotaByApp = new Map(quotas);
+      records.forEach((r, i) => {
+        const quota = quotaByApp.get(r.applicationId);
+        if (!quota || !verdicts[i]!.send || deps.exempt(r)) return;
+        let entry = counted.get(r.applicationId);
+        if (!entry) {
+          const period = quotaPeriod(quota.period, t);
+          entry = {
+            quota,
+            take: { key: `${r.applicationId}|${quota.period}|${period.start}`, limit: quota.messages, wanted: 0, ttlMs: period.endsInMs + HOUR_MS },
+            indexes: [],
+          };
+          counted.set(r.applicationId, entry);
+        }
+        entry.take.wanted++;
+        entry.indexes.push(i);
+      });
+      if (counted.size === 0) return verdicts;
+      const entries = [...counted.values()];
+      const granted = await deps.state.takeQuota(entries.map((e) => e.take));
+      entries.forEach((e, j) => {
+        for (const i of e.indexes.slice(granted[j]!)) {
+          verdicts[i] = { send: false, status: 'deficient', detail: `over the application's quota of ${e.quota.messages} messages per ${e.quota.period}` };
+        }
+      });
+      return verdicts;
+    },
+  };
+}
+
+/** The calendar period (UTC) that `t` falls in: its start (as a key) and how long it still runs. */
+export function quotaPeriod(period: Quota['period'], t: number): { start: string; endsInMs: number } {
+  const d = new Date(t);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth();
+  const start = period === 'hour' ? Date.UTC(y, m, d.getUTCDate(), d.getUTCHours()) : period === 'day' ? Date.UTC(y, m, d.getUTCDate()) : Date.UTC(y, m, 1);
+  const end = period === 'hour' ? start + HOUR_MS : period === 'day' ? Date.UTC(y, m, d.getUTCDate() + 1) : Date.UTC(y, m + 1, 1);
+  return { start: new Date(start).toISOString(), endsInMs: end - t };
+}
