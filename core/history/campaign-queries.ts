@@ -136,9 +136,7 @@ WHERE id >= {lo:String} AND id < {hi:String}`;
 /**
  * Report rows of the messages with ids in [lo, hi): the message (once, even if
  * a resumed fan-out stored it twice) with its latest status by (stage, at), and
- * when it first reached the carrier connection (0 when it has not). The latest
- * status is one aggregate, the largest (stage, at, status): half the state of
- * two argMax by (stage, at), and a tie on (stage, at) always picks the same.
+ * when it first reached the carrier connection (0 when it has not).
  * Params: lo String, hi String.
  */
 export const REPORT_RANGE = `
@@ -147,8 +145,8 @@ SELECT
     m.num_id                                      AS messageNumericId,
     m.destination                                 AS mobile,
     toUnixTimestamp64Milli(m.accepted_at)         AS acceptedAt,
-    e.last.3                                      AS status,
-    toUnixTimestamp64Milli(e.last.2)              AS statusAt,
+    e.last_status                                 AS status,
+    toUnixTimestamp64Milli(e.last_at)             AS statusAt,
     toUnixTimestamp64Milli(e.sent_at)             AS sentAt
 FROM
 (
@@ -161,7 +159,8 @@ LEFT JOIN
 (
     SELECT
         message_id,
-        max((stage, at, status))                           AS last,
+        argMax(status, (stage, at))                        AS last_status,
+        argMax(at, (stage, at))                            AS last_at,
         minIf(at, status IN ('sent', 'submitted'))         AS sent_at
     FROM ${events}
     WHERE message_id >= {lo:String} AND message_id < {hi:String}
