@@ -15,7 +15,9 @@
  * BENCH_SMSC_SUBMITS / BENCH_SMSC_BINDS / BENCH_SMSC_WINDOW for the ceiling
  * (min(members, 200000) / 1 / 1024), BENCH_KEEP_DATA=1 keeps the started
  * service's data directory, BENCH_NODE_ARGS are node's own arguments for every
- * hermod process (`--cpu-prof --cpu-prof-dir=/tmp/prof`). Any other HERMOD_* variable is passed to
+ * hermod process (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`),
+ * BENCH_GREP=text prints the service's output lines holding `text` at the end
+ * (`BENCH_GREP=Mark-Compact` with `--trace-gc`). Any other HERMOD_* variable is passed to
  * the started service. With BENCH_URL there is no simulator to watch: the
  * fan-out is followed by polling the report, and RSS is not sampled.
  */
