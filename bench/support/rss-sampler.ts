@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { processTree } from './process-tree';
+import { processRoles } from './process-roles';
 
 export const MB = 1024 * 1024;
 
@@ -15,14 +15,26 @@ export function rssBytes(pid: number): number {
 
 export type RssSampler = ReturnType<typeof createRssSampler>;
 
-/** Samples the summed RSS of the process tree under `root` every 250 ms; with no root it samples nothing. */
+/**
+ * Samples the summed RSS of the process tree under `root` every 250 ms, and
+ * each role's own peak (core, gateway, supervisor, …) to show where the
+ * memory is; with no root it samples nothing.
+ */
 export function createRssSampler(root: number | undefined) {
   let now = 0;
   let peak = 0;
   let phasePeak = 0;
+  const rolePeaks = new Map<string, number>();
   const sample = (): void => {
     if (root === undefined) return;
-    now = processTree(root).reduce((sum, pid) => sum + rssBytes(pid), 0);
+    now = 0;
+    const byRole = new Map<string, number>();
+    for (const { pid, role } of processRoles(root)) {
+      const bytes = rssBytes(pid);
+      now += bytes;
+      byRole.set(role, (byRole.get(role) ?? 0) + bytes);
+    }
+    for (const [role, bytes] of byRole) rolePeaks.set(role, Math.max(rolePeaks.get(role) ?? 0, bytes));
     peak = Math.max(peak, now);
     phasePeak = Math.max(phasePeak, now);
   };
@@ -37,6 +49,8 @@ export function createRssSampler(root: number | undefined) {
     },
     now: () => now,
     peak: () => peak,
+    /** Each role's own peak over the run (the peaks need not be at the same moment). */
+    rolePeaks: (): ReadonlyMap<string, number> => rolePeaks,
     stop: () => clearInterval(timer),
   };
 }

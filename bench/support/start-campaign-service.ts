@@ -14,6 +14,8 @@ export interface CampaignServiceOptions {
   pass: string;
   receiptDelayMs: number;
   gateways: string;
+  /** Arguments for node in every hermod process (BENCH_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). */
+  nodeArgs?: string[];
 }
 
 /** The service under test: the one at `url`, or hermod started here with a fresh data directory and an SMSC simulator in this process. */
@@ -37,6 +39,7 @@ export async function startCampaignService(o: CampaignServiceOptions): Promise<{
       HERMOD_SMSC_RECEIPT_DELAY: `${o.receiptDelayMs}ms`,
       HERMOD_GATEWAYS: o.gateways,
     },
+    nodeArgs: o.nodeArgs,
   });
   return { service: { url: hermod.baseUrl, auth, app: o.user, agent: new https.Agent({ ca: hermod.ca() }) }, hermod, simulator };
 }

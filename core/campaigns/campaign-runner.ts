@@ -1,6 +1,6 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { CampaignRecord, CampaignStore } from '../ports/campaign-store';
+import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
 import type { MessageRecord } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
@@ -27,6 +27,8 @@ interface CampaignRunnerOptions {
   log: Logger;
   /** Members per fan-out partition. */
   partitionSize?: number;
+  /** Members a fan-out worker reads, and messages it hands over, at a time. */
+  pageSize?: number;
   /** Fan-out waits while the SMS workers have more than this many messages in hand (carrier pacing). */
   maxBacklog?: number;
   now?: () => number;
@@ -53,6 +55,7 @@ const DAY = 86_400_000;
 export async function startCampaignRunner(options: CampaignRunnerOptions): Promise<CampaignRunner> {
   const { store, bus, intake, state, log } = options;
   const partitionSize = options.partitionSize ?? 10_000;
+  const pageSize = options.pageSize ?? 2000;
   const maxBacklog = options.maxBacklog ?? 20_000;
   const now = options.now ?? Date.now;
   const timers = new Map<number, NodeJS.Timeout>();
@@ -111,18 +114,11 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     }
   };
 
-  const fanOut = async (job: PartitionJob): Promise<void> => {
-    const c = open.get(job.campaignId)?.campaign ?? (await store.getCampaign(job.applicationId, job.campaignId));
-    if (!c) {
-      log.warn('fan-out job for an unknown campaign', { campaign: job.campaignId });
-      return;
-    }
-    const render = compileContent(c.content);
-    const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
-    const existing = await store.messageIdsInRange(lo, hi);
-    const members = await store.readMembers(c.id, job.from, job.to - job.from);
+  /** The messages of one page of members: those not opted out and without a message yet. */
+  const pageRecords = async (c: CampaignRecord, members: readonly MemberRow[], existing: ReadonlySet<string>): Promise<MessageRecord[]> => {
     // remove_opt_outs leaves out whoever opted out, at import or since; without it they are sent to and end as blocked.
     const optedOutNow = c.removeOptOuts ? await state.areOptedOut(members.map((m) => ({ applicationId: c.applicationId, handset: m.destination }))) : [];
+    const render = compileContent(c.content);
     const at = now();
     const records: MessageRecord[] = [];
     for (const [i, m] of members.entries()) {
@@ -151,9 +147,37 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
         replyTo: '',
       });
     }
-    for (let i = 0; i < records.length; i += 2000) {
+    return records;
+  };
+
+  /**
+   * One partition, page by page: members are read `pageSize` at a time (the
+   * next page while this one is handed over), so a partition never holds more
+   * than two pages of members and their messages, whatever its size.
+   */
+  const fanOut = async (job: PartitionJob): Promise<void> => {
+    const c = open.get(job.campaignId)?.campaign ?? (await store.getCampaign(job.applicationId, job.campaignId));
+    if (!c) {
+      log.warn('fan-out job for an unknown campaign', { campaign: job.campaignId });
+      return;
+    }
+    // Empty unless the partition was handed out before (a crash, a restart): at most one partition's ids.
+    const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
+    const existing = await store.messageIdsInRange(lo, hi);
+    const read = (from: number): Promise<MemberRow[]> => {
+      const page = from < job.to ? store.readMembers(c.id, from, Math.min(pageSize, job.to - from)) : Promise.resolve([]);
+      page.catch(() => undefined); // awaited below, unless an earlier page failed
+      return page;
+    };
+    let next = read(job.from);
+    for (;;) {
+      const members = (await next).filter((m) => m.position < job.to);
+      if (members.length === 0) break;
+      next = read(members[members.length - 1]!.position + 1);
+      const records = await pageRecords(c, members, existing);
+      if (records.length === 0) continue;
       await waitForCarrier();
-      const results = await intake.acceptRecords(records.slice(i, i + 2000));
+      const results = await intake.acceptRecords(records);
       campaignMessages.inc(results.filter((r) => r.ok).length);
       const failed = results.find((r) => !r.ok);
       if (failed && !failed.ok) throw failed.error;

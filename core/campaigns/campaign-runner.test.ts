@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChdbHistory } from '../adapters/chdb-history';
+import { createMemoryBus } from '../adapters/memory-bus';
+import { createMemoryState } from '../adapters/memory-state';
+import type { EncodedHistory } from '../history/encoded-history';
+import type { MessageIntake } from '../messages/message-intake';
+import type { CampaignRecord } from '../ports/campaign-store';
+import type { MessageRecord } from '../ports/message-history';
+import { createLogger } from '../../lib/log';
+import { campaignMessageId } from './campaign-message-ids';
+import { startCampaignRunner } from './campaign-runner';
+
+const NAMES = ['Ānaru', 'Mereana', 'Tāne', '小明', 'Zoë 👋🏽'];
+
+describe('campaign runner', () => {
+  let dataDir: string;
+  let history: EncodedHistory | undefined;
+
+  afterEach(async () => {
+    await history?.close();
+    history = undefined;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('hands every member over exactly once while reading and handing over at most one page of members at a time', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-runner-'));
+    history = await createChdbHistory({ dataDir });
+    const store = history.campaigns;
+    const count = 5000;
+    const campaignId = 7_000_001;
+    await store.insertMembers(
+      campaignId,
+      Array.from({ length: count }, (_, position) => ({
+        position,
+        destination: `+6421${String(position).padStart(6, '0')}`,
+        params: [NAMES[position % NAMES.length]!],
+        optedOut: false,
+      })),
+    );
+    const campaign: CampaignRecord = {
+      id: campaignId,
+      applicationId: 'app-kōrero',
+      name: 'rima mano — 五千',
+      batch: '',
+      email: '',
+      scheduleAt: Date.now(),
+      utcOffsetMinutes: 780,
+      content: 'Kia ora {{param1}} — tēnā koe',
+      template: '',
+      mask: 'Hermod',
+      optOutResponse: '',
+      replyResponse: '',
+      removeOptOuts: false,
+      memberCount: count,
+      numericBase: 1_000_000,
+      state: 'scheduled',
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    };
+    await store.upsertCampaign(campaign);
+
+    const reads: number[] = [];
+    const handOvers: number[] = [];
+    const accepted = new Map<string, MessageRecord>();
+    // The real store, watched; the intake stands for the SMS pipeline and keeps what it is given.
+    const watched = {
+      ...store,
+      readMembers: (owner: number, from: number, limit: number) => (reads.push(limit), store.readMembers(owner, from, limit)),
+    };
+    const intake: MessageIntake = {
+      accept: async () => [],
+      acceptRecords: async (records) => {
+        handOvers.push(records.length);
+        for (const r of records) accepted.set(r.id, r);
+        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+      },
+      dispatch: async () => undefined,
+      drain: async () => undefined,
+    };
+    const runner = await startCampaignRunner({
+      store: watched,
+      bus: createMemoryBus(),
+      intake,
+      state: createMemoryState(),
+      log: createLogger({ test: 'campaign-runner' }),
+      partitionSize: 2000,
+      pageSize: 300,
+    });
+    try {
+      runner.add(campaign);
+      for (const deadline = Date.now() + 15_000; accepted.size < count && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200)); // nothing more arrives afterwards
+    } finally {
+      await runner.stop();
+    }
+
+    expect(handOvers.reduce((a, n) => a + n, 0)).toBe(count);
+    expect(accepted.size).toBe(count);
+    expect(Math.max(...reads)).toBeLessThanOrEqual(300);
+    expect(Math.max(...handOvers)).toBeLessThanOrEqual(300);
+    const m = accepted.get(campaignMessageId(campaignId, 4003))!;
+    expect(m.content).toBe('Kia ora 小明 — tēnā koe');
+    expect(m.destination).toBe('+6421004003');
+  });
+});
