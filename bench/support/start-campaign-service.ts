@@ -14,6 +14,8 @@ export interface CampaignServiceOptions {
   pass: string;
   receiptDelayMs: number;
   gateways: string;
+  /** Arguments for node in every process of the service (e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 /** The service under test: the one at `url`, or hermod started here with a fresh data directory and an SMSC simulator in this process. */
@@ -28,6 +30,7 @@ export async function startCampaignService(o: CampaignServiceOptions): Promise<{
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-bench-'));
   const hermod = await startHermod({
     dataDir,
+    nodeArgs: o.nodeArgs,
     env: {
       HERMOD_BOOTSTRAP_APP: o.user,
       HERMOD_BOOTSTRAP_PASSWORD: o.pass,

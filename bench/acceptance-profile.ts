@@ -1,0 +1,88 @@
+/**
+ * Where acceptance time goes (issue 13): hermod started afresh for each
+ * interface (v2 `POST /rest/sms/v2/messages`, v1 `POST /rest/gateway/messages`),
+ * driven by wrk as bench:peers drives it, with `node --cpu-prof` in every
+ * process of the service; then self time by function per process (gateway,
+ * core, workers), busiest first. Without profiling (BENCH_PROFILE=0) it is a
+ * quick A/B driver: the same runs, figures only.
+ *
+ *   npx tsx bench/acceptance-profile.ts
+ *   BENCH_PROFILE=0 BENCH_ROUNDS=3 npx tsx bench/acceptance-profile.ts
+ *
+ * Knobs: BENCH_CONNECTIONS (16), BENCH_SECONDS (10), BENCH_WARMUP (2),
+ * BENCH_THREADS, HERMOD_GATEWAYS (the cores), BENCH_INTERFACES (v2,v1),
+ * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1).
+ * Profiles, role map and wrk output stay in the directory it prints.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { formatProfiles, profileFiles, summariseProfile } from './support/cpu-profile-top';
+import { formatMs } from './support/format-ms';
+import { hermodPid } from './support/hermod-pid';
+import { processRoles } from './support/process-roles';
+import { runWrk } from './support/run-wrk';
+import { startCampaignService } from './support/start-campaign-service';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
+const gateways = process.env.HERMOD_GATEWAYS ?? String(os.availableParallelism());
+const interfaces = (process.env.BENCH_INTERFACES ?? 'v2,v1').split(',').filter(Boolean);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+const top = Number(process.env.BENCH_TOP ?? 20);
+const profile = process.env.BENCH_PROFILE !== '0';
+
+const TEXT = 'Kia ora, e hoa mā 👋🏽';
+const USER = 'bench';
+const PASS = 'bench-secret';
+const PATHS: Record<string, string> = { v2: '/rest/sms/v2/messages', v1: '/rest/gateway/messages' };
+
+async function one(dir: string, which: string, round: number): Promise<void> {
+  const name = `${which}-r${round}`;
+  const profDir = path.join(dir, name);
+  fs.mkdirSync(profDir);
+  const { service, hermod, simulator } = await startCampaignService({
+    user: USER,
+    pass: PASS,
+    receiptDelayMs: 20,
+    gateways,
+    nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : undefined,
+  });
+  if (!hermod || !simulator) throw new Error('expected hermod started here');
+  const roles = Object.fromEntries(processRoles(hermodPid() ?? -1).map((r) => [String(r.pid), r.role]));
+  fs.writeFileSync(path.join(profDir, 'roles.json'), JSON.stringify(roles, null, 2));
+  const request = {
+    url: `${service.url}${PATHS[which]}`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', authorization: service.auth },
+    body: JSON.stringify({ destination: '+6421000002', content: TEXT }),
+  };
+  try {
+    const o = { dir, connections, threads };
+    if (warmup > 0) await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup });
+    const run = await runWrk(request, { ...o, name, seconds });
+    console.log(
+      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}`,
+    );
+  } finally {
+    await hermod.stop();
+    await simulator.stop();
+    fs.rmSync(hermod.dataDir, { recursive: true, force: true });
+  }
+  if (profile) {
+    const files = profileFiles([profDir]);
+    console.log(formatProfiles(files.map(summariseProfile), roles, top));
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-acceptance-profile-'));
+  console.log(
+    `acceptance ${profile ? 'profile' : 'A/B'}: ${interfaces.join(', ')} × ${rounds}, wrk -t ${threads} -c ${connections} ${seconds} s (+${warmup} s warm-up), HERMOD_GATEWAYS=${gateways}; output in ${dir}`,
+  );
+  for (let r = 1; r <= rounds; r += 1) for (const which of interfaces) await one(dir, which, r);
+}
+
+await main();
