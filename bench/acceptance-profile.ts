@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createCpuMeter } from './support/cpu-meter';
 import { formatProfiles, profileFiles, summariseProfile } from './support/cpu-profile-top';
 import { formatMs } from './support/format-ms';
 import { hermodPid } from './support/hermod-pid';
@@ -62,9 +63,15 @@ async function one(dir: string, which: string, round: number): Promise<void> {
   try {
     const o = { dir, connections, threads };
     if (warmup > 0) await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup });
+    const meter = createCpuMeter(hermodPid());
+    meter.start();
     const run = await runWrk(request, { ...o, name, seconds });
+    // CPU of hermod's processes per answered request: less at the mercy of the other loads on a shared machine than req/s.
+    const cpu = meter.stop().filter((r) => r.label.startsWith('hermod '));
+    const perRequest = (percent: number): string => (((percent / 100) * seconds * 1000) / Math.max(1, run.requests)).toFixed(2);
+    const total = cpu.reduce((n, r) => n + r.percent, 0);
     console.log(
-      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}`,
+      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
     );
   } finally {
     await hermod.stop();
