@@ -82,7 +82,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const owedAtStart = outbox.owed();
   const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
   // Listening before statuses flow: a status recorded without its listener would have no callback.
-  const wantsCallback = createCallbackInterest(accounts);
+  const wantsCallback = createCallbackInterest(accounts, recent);
   recorder.onApplied((change) => wantsCallback(change) && callbacks.statusChanged(change));
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
