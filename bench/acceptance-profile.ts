@@ -40,6 +40,15 @@ const USER = 'bench';
 const PASS = 'bench-secret';
 const PATHS: Record<string, string> = { v2: '/rest/sms/v2/messages', v1: '/rest/gateway/messages' };
 
+/** Sum of a metric's samples whose labels include every one given, from the supervisor's aggregated /metrics. */
+async function metricSum(metricsPort: number, name: string, labels: string[]): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 async function one(dir: string, which: string, round: number): Promise<void> {
   const name = `${which}-r${round}`;
   const profDir = path.join(dir, name);
@@ -63,6 +72,8 @@ async function one(dir: string, which: string, round: number): Promise<void> {
   try {
     const o = { dir, connections, threads };
     if (warmup > 0) await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup });
+    const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
+    const callsBefore = await calls();
     const meter = createCpuMeter(hermodPid());
     meter.start();
     const run = await runWrk(request, { ...o, name, seconds });
@@ -70,8 +81,9 @@ async function one(dir: string, which: string, round: number): Promise<void> {
     const cpu = meter.stop().filter((r) => r.label.startsWith('hermod '));
     const perRequest = (percent: number): string => (((percent / 100) * seconds * 1000) / Math.max(1, run.requests)).toFixed(2);
     const total = cpu.reduce((n, r) => n + r.percent, 0);
+    const perCall = run.requests / Math.max(1, (await calls()) - callsBefore);
     console.log(
-      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
+      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per SendMessages call; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
     );
   } finally {
     await hermod.stop();
