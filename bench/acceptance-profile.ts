@@ -11,7 +11,9 @@
  *
  * Knobs: BENCH_CONNECTIONS (16), BENCH_SECONDS (10), BENCH_WARMUP (2),
  * BENCH_THREADS, HERMOD_GATEWAYS (the cores), BENCH_INTERFACES (v2,v1),
- * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1).
+ * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1),
+ * BENCH_SHARED=1 (one service per round, the interfaces one after the other
+ * once the previous one's messages reached the SMSC, as bench:peers runs them).
  * Profiles, role map and wrk output stay in the directory it prints.
  */
 import fs from 'node:fs';
@@ -24,6 +26,7 @@ import { hermodPid } from './support/hermod-pid';
 import { processRoles } from './support/process-roles';
 import { runWrk } from './support/run-wrk';
 import { startCampaignService } from './support/start-campaign-service';
+import { waitForCount } from './support/wait-for-count';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,6 +37,7 @@ const interfaces = (process.env.BENCH_INTERFACES ?? 'v2,v1').split(',').filter(B
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const top = Number(process.env.BENCH_TOP ?? 20);
 const profile = process.env.BENCH_PROFILE !== '0';
+const shared = process.env.BENCH_SHARED === '1';
 
 const TEXT = 'Kia ora, e hoa mā 👋🏽';
 const USER = 'bench';
@@ -49,51 +53,60 @@ async function metricSum(metricsPort: number, name: string, labels: string[]): P
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-async function one(dir: string, which: string, round: number): Promise<void> {
-  const name = `${which}-r${round}`;
+type Started = Awaited<ReturnType<typeof startCampaignService>> & { profDir: string; roles: Record<string, string>; submits: () => number };
+
+async function start(dir: string, name: string): Promise<Started> {
   const profDir = path.join(dir, name);
   fs.mkdirSync(profDir);
-  const { service, hermod, simulator } = await startCampaignService({
+  const started = await startCampaignService({
     user: USER,
     pass: PASS,
     receiptDelayMs: 20,
     gateways,
     nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : undefined,
   });
-  if (!hermod || !simulator) throw new Error('expected hermod started here');
+  if (!started.hermod || !started.simulator) throw new Error('expected hermod started here');
+  let submits = 0;
+  started.simulator.on('submit', () => void (submits += 1));
   const roles = Object.fromEntries(processRoles(hermodPid() ?? -1).map((r) => [String(r.pid), r.role]));
   fs.writeFileSync(path.join(profDir, 'roles.json'), JSON.stringify(roles, null, 2));
+  return { ...started, profDir, roles, submits: () => submits };
+}
+
+async function stop(s: Started): Promise<void> {
+  await s.hermod!.stop();
+  await s.simulator!.stop();
+  fs.rmSync(s.hermod!.dataDir, { recursive: true, force: true });
+  if (profile) console.log(formatProfiles(profileFiles([s.profDir]).map(summariseProfile), s.roles, top));
+}
+
+/** Warm-up and measured run of one interface; resolves with the 2xx answers of both. */
+async function one(dir: string, s: Started, which: string, round: number): Promise<number> {
+  const name = `${which}-r${round}`;
+  const { service } = s;
+  const hermod = s.hermod!;
   const request = {
     url: `${service.url}${PATHS[which]}`,
     method: 'POST' as const,
     headers: { 'content-type': 'application/json', authorization: service.auth },
     body: JSON.stringify({ destination: '+6421000002', content: TEXT }),
   };
-  try {
-    const o = { dir, connections, threads };
-    if (warmup > 0) await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup });
-    const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
-    const callsBefore = await calls();
-    const meter = createCpuMeter(hermodPid());
-    meter.start();
-    const run = await runWrk(request, { ...o, name, seconds });
-    // CPU of hermod's processes per answered request: less at the mercy of the other loads on a shared machine than req/s.
-    const cpu = meter.stop().filter((r) => r.label.startsWith('hermod '));
-    const perRequest = (percent: number): string => (((percent / 100) * seconds * 1000) / Math.max(1, run.requests)).toFixed(2);
-    const total = cpu.reduce((n, r) => n + r.percent, 0);
-    const perCall = run.requests / Math.max(1, (await calls()) - callsBefore);
-    console.log(
-      `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per SendMessages call; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
-    );
-  } finally {
-    await hermod.stop();
-    await simulator.stop();
-    fs.rmSync(hermod.dataDir, { recursive: true, force: true });
-  }
-  if (profile) {
-    const files = profileFiles([profDir]);
-    console.log(formatProfiles(files.map(summariseProfile), roles, top));
-  }
+  const o = { dir, connections, threads };
+  const warm = warmup > 0 ? await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup }) : undefined;
+  const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
+  const callsBefore = await calls();
+  const meter = createCpuMeter(hermodPid());
+  meter.start();
+  const run = await runWrk(request, { ...o, name, seconds });
+  // CPU of hermod's processes per answered request: less at the mercy of the other loads on a shared machine than req/s.
+  const cpu = meter.stop().filter((r) => r.label.startsWith('hermod '));
+  const perRequest = (percent: number): string => (((percent / 100) * seconds * 1000) / Math.max(1, run.requests)).toFixed(2);
+  const total = cpu.reduce((n, r) => n + r.percent, 0);
+  const perCall = run.requests / Math.max(1, (await calls()) - callsBefore);
+  console.log(
+    `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per SendMessages call; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
+  );
+  return run.requests - run.non2xx + (warm ? warm.requests - warm.non2xx : 0);
 }
 
 async function main(): Promise<void> {
@@ -101,7 +114,30 @@ async function main(): Promise<void> {
   console.log(
     `acceptance ${profile ? 'profile' : 'A/B'}: ${interfaces.join(', ')} × ${rounds}, wrk -t ${threads} -c ${connections} ${seconds} s (+${warmup} s warm-up), HERMOD_GATEWAYS=${gateways}; output in ${dir}`,
   );
-  for (let r = 1; r <= rounds; r += 1) for (const which of interfaces) await one(dir, which, r);
+  for (let r = 1; r <= rounds; r += 1) {
+    if (!shared) {
+      for (const which of interfaces) {
+        const s = await start(dir, `${which}-r${r}`);
+        try {
+          await one(dir, s, which, r);
+        } finally {
+          await stop(s);
+        }
+      }
+      continue;
+    }
+    // As bench:peers runs them: one service, one interface after the other, each once what it accepted has reached the SMSC.
+    const s = await start(dir, `shared-r${r}`);
+    try {
+      let accepted = 0;
+      for (const which of interfaces) {
+        accepted += await one(dir, s, which, r);
+        await waitForCount(`${which} → SMSC simulator`, s.submits, accepted, { timeoutS: 120 });
+      }
+    } finally {
+      await stop(s);
+    }
+  }
 }
 
 await main();
