@@ -53,7 +53,13 @@ async function metricSum(metricsPort: number, name: string, labels: string[]): P
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-type Started = Awaited<ReturnType<typeof startCampaignService>> & { profDir: string; roles: Record<string, string>; submits: () => number };
+type Started = Awaited<ReturnType<typeof startCampaignService>> & {
+  profDir: string;
+  roles: Record<string, string>;
+  submits: () => number;
+  /** When the first load began (performance.now()): the profiles are summed from there, not from start-up. */
+  loadFrom?: number;
+};
 
 async function start(dir: string, name: string): Promise<Started> {
   const profDir = path.join(dir, name);
@@ -77,7 +83,16 @@ async function stop(s: Started): Promise<void> {
   await s.hermod!.stop();
   await s.simulator!.stop();
   fs.rmSync(s.hermod!.dataDir, { recursive: true, force: true });
-  if (profile) console.log(formatProfiles(profileFiles([s.profDir]).map(summariseProfile), s.roles, top));
+  if (!profile) return;
+  const lastS = s.loadFrom === undefined ? undefined : (performance.now() - s.loadFrom) / 1000;
+  console.log(`profiles of the last ${lastS?.toFixed(1) ?? 'all'} s of each process (load and stop), in ${s.profDir}`);
+  console.log(
+    formatProfiles(
+      profileFiles([s.profDir]).map((f) => summariseProfile(f, lastS)),
+      s.roles,
+      top,
+    ),
+  );
 }
 
 /** Warm-up and measured run of one interface; resolves with the 2xx answers of both. */
@@ -92,6 +107,7 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
     body: JSON.stringify({ destination: '+6421000002', content: TEXT }),
   };
   const o = { dir, connections, threads };
+  s.loadFrom ??= performance.now();
   const warm = warmup > 0 ? await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup }) : undefined;
   const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
   const callsBefore = await calls();
