@@ -15,6 +15,7 @@ import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { startInboundConsumer } from './messages/inbound-consumer';
 import { createNumericIds } from './messages/numeric-ids';
 import { createLinkShortener } from './messages/link-shortener';
+import { createCallbackInterest } from './callbacks/callback-interest';
 import { createCallbackProducer } from './callbacks/callback-producer';
 import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
 import { openCallbackOutbox } from './callbacks/callback-outbox';
@@ -86,7 +87,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const owedAtStart = outbox.owed();
   const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
   // Listening before statuses flow: a status recorded without its listener would have no callback.
-  recorder.onApplied((change) => callbacks.statusChanged(change));
+  const wantsCallback = createCallbackInterest(accounts, recent);
+  recorder.onApplied((change) => wantsCallback(change) && callbacks.statusChanged(change));
   const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({

@@ -30,6 +30,7 @@ export async function startCampaignService(o: CampaignServiceOptions): Promise<{
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-bench-'));
   const hermod = await startHermod({
     dataDir,
+    nodeArgs: o.nodeArgs,
     env: {
       HERMOD_BOOTSTRAP_APP: o.user,
       HERMOD_BOOTSTRAP_PASSWORD: o.pass,
@@ -39,7 +40,6 @@ export async function startCampaignService(o: CampaignServiceOptions): Promise<{
       HERMOD_SMSC_RECEIPT_DELAY: `${o.receiptDelayMs}ms`,
       HERMOD_GATEWAYS: o.gateways,
     },
-    nodeArgs: o.nodeArgs,
   });
   return { service: { url: hermod.baseUrl, auth, app: o.user, agent: new https.Agent({ ca: hermod.ca() }) }, hermod, simulator };
 }

@@ -56,6 +56,11 @@ export interface Accounts {
   upsert(input: UpsertInput): Promise<AppIdentity>;
   /** The application's callback settings (cached briefly: they are read for every callback). */
   callbackSettings(applicationId: string): Promise<CallbackSettings | undefined>;
+  /**
+   * The settings as cached now, without waiting: `known` is false when they are
+   * not cached (or too old), and a read is started so the next peek knows.
+   */
+  peekCallbackSettings(applicationId: string): { known: true; value: CallbackSettings | undefined } | { known: false };
   list(): Promise<
     { id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number; quota: Quota | undefined }[]
   >;
@@ -69,6 +74,10 @@ const SETTINGS_CACHE_MS = 10_000;
 
 export function createAccounts(deps: { applications: AccountStore; optOuts: OptOutStore }): Accounts {
   const settings = new Map<string, { value: CallbackSettings | undefined; expires: number }>();
+  /** Applications whose settings a peek is reading. */
+  const reading = new Set<string>();
+  /** Bumped by every upsert: a read that started before one does not cache what it read. */
+  let generation = 0;
   // Address key → application id, of every claim; read for every reply, so cached like the settings.
   let owners: { value: Map<string, string>; expires: number } | undefined;
   const claims = async (): Promise<Map<string, string>> => {
@@ -78,28 +87,41 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     owners = { value, expires: Date.now() + SETTINGS_CACHE_MS };
     return value;
   };
+  const callbackSettings = async (applicationId: string): Promise<CallbackSettings | undefined> => {
+    const hit = settings.get(applicationId);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const started = generation;
+    const app = (await deps.applications.listApplications()).find((a) => a.id === applicationId);
+    const value = app
+      ? {
+          statusCallbackUrl: app.statusCallbackUrl,
+          replyCallbackUrl: app.replyCallbackUrl,
+          imStatusCallbackUrl: app.imStatusCallbackUrl,
+          callbackSecret: app.callbackSecret,
+          imDefaultAttempts: app.imDefaultAttempts,
+          imRateLimit: app.imRateLimit,
+          quota: quotaOf(app),
+        }
+      : undefined;
+    if (started === generation) settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
+    return value;
+  };
   return {
     async ownerOfAddress(addressKey) {
       return (await claims()).get(addressKey);
     },
-    async callbackSettings(applicationId) {
+    peekCallbackSettings(applicationId) {
       const hit = settings.get(applicationId);
-      if (hit && hit.expires > Date.now()) return hit.value;
-      const app = (await deps.applications.listApplications()).find((a) => a.id === applicationId);
-      const value = app
-        ? {
-            statusCallbackUrl: app.statusCallbackUrl,
-            replyCallbackUrl: app.replyCallbackUrl,
-            imStatusCallbackUrl: app.imStatusCallbackUrl,
-            callbackSecret: app.callbackSecret,
-            imDefaultAttempts: app.imDefaultAttempts,
-            imRateLimit: app.imRateLimit,
-            quota: quotaOf(app),
-          }
-        : undefined;
-      settings.set(applicationId, { value, expires: Date.now() + SETTINGS_CACHE_MS });
-      return value;
+      if (hit && hit.expires > Date.now()) return { known: true, value: hit.value };
+      if (!reading.has(applicationId)) {
+        reading.add(applicationId);
+        void callbackSettings(applicationId)
+          .catch(() => undefined)
+          .finally(() => reading.delete(applicationId));
+      }
+      return { known: false };
     },
+    callbackSettings,
     async authenticateBasic(name, password) {
       const app = await deps.applications.getApplicationByName(name);
       if (!app?.passwordHash) return undefined;
@@ -143,6 +165,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         updatedAt: Date.now(),
       };
       await deps.applications.upsertApplication(record);
+      generation += 1;
       settings.delete(record.id);
       owners = undefined;
       return { id: record.id, name: record.name };
