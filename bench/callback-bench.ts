@@ -38,7 +38,8 @@
  * keep-alive sockets to hermod (256), BENCH_RECEIPT_DELAY_MS of the simulator
  * (20), BENCH_DRAIN seconds to wait for late callbacks (30), HERMOD_GATEWAYS (1),
  * BENCH_SLOW_APP (1), BENCH_SLOW_RATE (50), BENCH_SLOW_ANSWER_MS (5000),
- * BENCH_CPU_PROF=<dir>: hermod's processes write --cpu-prof profiles there.
+ * BENCH_CPU_PROF=<dir>: hermod's processes write --cpu-prof profiles there;
+ * HERMOD_CALLBACK_THREADS is passed on to hermod when set.
  */
 import os from 'node:os';
 import { startCallbackReceiver, type CallbackReceiver } from './support/callback-receiver';

@@ -88,6 +88,7 @@ export async function measureHermodCallbacks(
         HERMOD_SMPP_PORT: String(port),
         HERMOD_SMSC_PORT: String(await freePort()),
         HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+        ...(process.env.HERMOD_CALLBACK_THREADS ? { HERMOD_CALLBACK_THREADS: process.env.HERMOD_CALLBACK_THREADS } : {}),
         HERMOD_GATEWAYS: gateways,
       },
     });
