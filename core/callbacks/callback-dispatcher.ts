@@ -9,6 +9,7 @@ import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
 import type { CallbackOutbox } from './callback-outbox';
 import { createCallbackQueues, type TryOutcome } from './callback-queues';
+import { createCallbackSettingsCache } from './callback-settings-cache';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
@@ -65,9 +66,11 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
   };
 
+  const settingsOf = createCallbackSettingsCache((applicationId) => o.accounts.callbackSettings(applicationId));
+
   /** Tries one job once. */
   const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {
-    const settings = await o.accounts.callbackSettings(job.applicationId);
+    const settings = await settingsOf.get(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'not_configured' });
