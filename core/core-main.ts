@@ -104,7 +104,15 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     onReplies: (r) => callbacks.repliesReceived(r),
     respond,
   });
-  const dispatcher = await startCallbackDispatcher({ bus, accounts, log, outbox, owedAtStart, ...config.callbacks });
+  const dispatcher = await startCallbackDispatcher({
+    bus,
+    accounts,
+    log,
+    outbox,
+    owedAtStart,
+    busKeepsRecords: config.adapters.bus !== 'memory',
+    ...config.callbacks,
+  });
   const pools = await options.beside?.({ bus, state });
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.

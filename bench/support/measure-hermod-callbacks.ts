@@ -24,6 +24,14 @@ export interface HermodCallbackOptions extends CallbackLoad {
   drainS: number;
   /** HERMOD_GATEWAYS of the started service. */
   gateways: string;
+  /**
+   * A second application whose status callbacks go to `receiver` (one that
+   * answers slowly), sending `rate` messages/s through the warm-up and the
+   * measured run: what it must not do is delay the measured application's callbacks.
+   */
+  slowApp?: { receiver: CallbackReceiver; rate: number };
+  /** Arguments for hermod's node processes (e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export interface HermodFigures {
@@ -50,6 +58,8 @@ export interface HermodFigures {
   /** Connections hermod opened to the receiver during the measured run, and callbacks it made in that time. */
   callbackConnections: number;
   callbacksInRun: number;
+  /** The slow application's sends (202 answers) and the callbacks its receiver had by the end of the drain. */
+  slowApp?: { accepted: number; failed: number; callbacks: number };
 }
 
 /**
@@ -62,7 +72,8 @@ export async function measureHermodCallbacks(
   track: { onCallback?: (body: string, at: number) => void },
   o: HermodCallbackOptions,
 ): Promise<HermodFigures> {
-  const { rate, duration, warmup, connections, receiptDelayMs, drainS, gateways } = o;
+  const { rate, duration, warmup, connections, receiptDelayMs, drainS, gateways, slowApp } = o;
+  receiver.statuses.clear();
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs });
   const { port } = await simulator.start();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-callback-bench-'));
@@ -71,16 +82,26 @@ export async function measureHermodCallbacks(
   try {
     hermod = await startHermod({
       dataDir,
+      ...(o.nodeArgs ? { nodeArgs: o.nodeArgs } : {}),
       env: {
         HERMOD_SMSC_SIMULATOR: 'false',
         HERMOD_SMPP_PORT: String(port),
         HERMOD_SMSC_PORT: String(await freePort()),
         HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+        ...(process.env.HERMOD_CALLBACK_THREADS ? { HERMOD_CALLBACK_THREADS: process.env.HERMOD_CALLBACK_THREADS } : {}),
         HERMOD_GATEWAYS: gateways,
       },
     });
     const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://127.0.0.1:${receiver.port}/status`]);
     if (set.code !== 0) throw new Error(`hermod apps set-callbacks answered ${set.code}: ${set.output}`);
+    const SLOW_APP = 'slow-receiver';
+    const SLOW_PASSWORD = 'tōmuri-🐢';
+    if (slowApp) {
+      const created = await hermod.cli(['apps', 'create', SLOW_APP, '--password', SLOW_PASSWORD]);
+      if (created.code !== 0) throw new Error(`hermod apps create answered ${created.code}: ${created.output}`);
+      const slowSet = await hermod.cli(['apps', 'set-callbacks', SLOW_APP, '--status', `http://localhost:${slowApp.receiver.port}/slow`]);
+      if (slowSet.code !== 0) throw new Error(`hermod apps set-callbacks answered ${slowSet.code}: ${slowSet.output}`);
+    }
 
     const run = Date.now().toString(36);
     const tokenOf = (i: number): string => `cb-${run}-${i}`;
@@ -171,8 +192,27 @@ export async function measureHermodCallbacks(
       req.end(body);
     };
 
+    const slowAuth = 'Basic ' + Buffer.from(`${SLOW_APP}:${SLOW_PASSWORD}`).toString('base64');
+    const slowSent = { accepted: 0, failed: 0 };
+    const sendSlow = (i: number): void => {
+      const body = JSON.stringify({ destination: destination(9_000_000 + i), content: `Kia ora, e hoa mā — he pūrere pōturi 🐢 ${i}` });
+      const req = https.request(
+        target,
+        { method: 'POST', agent, headers: { authorization: slowAuth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 202 ? slowSent.accepted++ : slowSent.failed++));
+        },
+      );
+      req.on('error', () => slowSent.failed++);
+      req.end(body);
+    };
+    // The slow application sends through the warm-up and the measured run, beside the measured one.
+    const slowRun = slowApp ? paced(slowApp.rate, warmup + duration, sendSlow) : Promise.resolve(undefined);
+    const slowCallbacksBefore = slowApp ? [...slowApp.receiver.statuses.values()].reduce((a, b) => a + b, 0) : 0;
+
     console.log(
-      `sending ${rate}/s for ${warmup} s warm-up + ${duration} s to ${hermod.baseUrl} (${gateways} gateway process(es), simulator receipts after ${receiptDelayMs} ms)`,
+      `sending ${rate}/s for ${warmup} s warm-up + ${duration} s to ${hermod.baseUrl} (${gateways} gateway process(es), simulator receipts after ${receiptDelayMs} ms)${slowApp ? `; beside it ${SLOW_APP} sends ${slowApp.rate}/s, its receiver answering after ${slowApp.receiver.answerAfterMs} ms` : ''}`,
     );
     const loop = monitorEventLoopDelay({ resolution: 10 });
     let lastFired = 0;
@@ -194,6 +234,8 @@ export async function measureHermodCallbacks(
       lastFired = warmCount + i + 1;
       send(warmCount + i);
     });
+
+    await slowRun;
 
     // Late callbacks: wait for every measured message, or give up after BENCH_DRAIN.
     const deadline = performance.now() + drainS * 1000;
@@ -241,6 +283,7 @@ export async function measureHermodCallbacks(
       cpu: cpuUse,
       callbackConnections: receiver.connections() - connectionsBefore,
       callbacksInRun: [...receiver.statuses.values()].reduce((a, b) => a + b, 0) - callbacksBefore,
+      ...(slowApp ? { slowApp: { ...slowSent, callbacks: [...slowApp.receiver.statuses.values()].reduce((a, b) => a + b, 0) - slowCallbacksBefore } } : {}),
     };
   } finally {
     for (const a of agents) a.destroy();

@@ -1,4 +1,4 @@
-import type { Bus, DeliveredRecord } from '../ports/bus';
+import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { Accounts } from '../accounts/accounts';
 import { toHermodError } from '../../lib/errors';
@@ -8,7 +8,8 @@ import { createCallbackBacklog } from './callback-backlog';
 import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
 import type { CallbackOutbox } from './callback-outbox';
-import { createRetryQueues, type TryOutcome } from './callback-retry-queues';
+import { createCallbackQueues, type TryOutcome } from './callback-queues';
+import { createCallbackSettingsCache } from './callback-settings-cache';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
@@ -25,16 +26,28 @@ export interface CallbackDispatcherOptions {
   allowPrivate: boolean;
   /** Worker threads doing the HTTP of deliveries (0: this thread). */
   threads: number;
+  /**
+   * The bus keeps published records across a restart (Redis, Kafka): the
+   * producer settled each job in the outbox once published, so a job taken
+   * from the bus is written to the outbox again before its record is
+   * acknowledged. The in-process bus does not: there the producer's entry is
+   * still owed until the job is delivered.
+   */
+  busKeepsRecords: boolean;
+  /** Most messages of one application being tried at once (default 256). */
+  maxPerApplication?: number;
 }
 
 /**
- * Delivers callback jobs at least once. The first try of a job comes from the
- * callbacks topic; a job that fails is kept in this core's outbox and waits
- * in process for its next try (exponential backoff, the same event id, up to
- * `retryForMs` after the event), so nothing is published again while it
- * waits. While a message has a callback waiting, its later callbacks queue
- * behind it so the receiver still sees them in order. What the outbox owed at
- * start (a crash, a restart) is tried again first.
+ * Delivers callback jobs at least once. A job comes from the callbacks topic;
+ * once it is owed in this core's outbox its record is acknowledged and the job
+ * joins its application's lane (callback-queues), so the topic never waits
+ * for a receiver: a receiver that is slow or down holds back only its own
+ * application's callbacks. A job that fails waits in process for its next try
+ * (exponential backoff, the same event id, up to `retryForMs` after the
+ * event), so nothing is published again while it waits. A message's later
+ * callbacks queue behind its earlier ones, so the receiver sees them in order.
+ * What the outbox owed at start (a crash, a restart) is tried again first.
  */
 export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Promise<{ stop(): Promise<void> }> {
   const pool = await startCallbackDeliveryPool(o.threads, o.log);
@@ -53,9 +66,11 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
   };
 
+  const settingsOf = createCallbackSettingsCache((applicationId) => o.accounts.callbackSettings(applicationId));
+
   /** Tries one job once. */
   const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {
-    const settings = await o.accounts.callbackSettings(job.applicationId);
+    const settings = await settingsOf.get(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'not_configured' });
@@ -102,65 +117,33 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
   };
   // Callbacks waiting for a retry, per application (hermod_callbacks_awaiting_retry).
   const backlog = createCallbackBacklog(o.retryForMs);
-  const retries = createRetryQueues({
+  const queues = createCallbackQueues({
     tryJob,
     onDone: (job) => {
       backlog.done(job);
       settle([job.eventId]);
     },
-    onRescheduled: (job) => keep([job]),
-  });
-  const waiting = {
-    has: (messageId: string) => retries.has(messageId),
-    add: (job: CallbackJob) => {
+    onRescheduled: (job) => {
       backlog.waiting(job);
-      retries.add(job);
+      keep([job]);
     },
-    stop: () => retries.stop(),
-  };
+    maxPerApplication: o.maxPerApplication,
+  });
 
   // What was owed when this core last stopped or crashed goes first.
-  for (const job of o.owedAtStart) waiting.add(job);
+  for (const job of o.owedAtStart) {
+    backlog.waiting(job);
+    queues.add(job);
+  }
   callbacksOwed.set(outbox.size);
-
-  const byMessage = (records: DeliveredRecord[]): CallbackJob[][] => {
-    const groups = new Map<string, CallbackJob[]>();
-    for (const r of records) {
-      const job = decodeCallback(r.value);
-      const list = groups.get(job.messageId) ?? [];
-      list.push(job);
-      groups.set(job.messageId, list);
-    }
-    return [...groups.values()];
-  };
 
   const subscription = await o.bus.subscribe(
     topicName('callbacks'),
     async (records) => {
-      const done: string[] = [];
-      await Promise.all(
-        byMessage(records).map(async (jobs) => {
-          for (const job of jobs) {
-            if (waiting.has(job.messageId)) {
-              // Keep order behind the message's waiting callback; on disk before the record is acknowledged.
-              // A copy, so a hand-over of the producer's own object still in flight cannot settle it.
-              const held = { ...job };
-              keep([held]);
-              waiting.add(held);
-              continue;
-            }
-            const outcome = await tryJob(job);
-            if (outcome.done) {
-              done.push(job.eventId);
-              continue;
-            }
-            const next = { ...job, attempt: job.attempt + 1, notBefore: outcome.retryAt };
-            keep([next]);
-            waiting.add(next);
-          }
-        }),
-      );
-      settle(done);
+      const jobs = records.map((r) => decodeCallback(r.value));
+      // On disk before the records are acknowledged. Decoded copies: a hand-over of the producer's own objects still in flight cannot settle them.
+      if (o.busKeepsRecords) keep(jobs);
+      for (const job of jobs) queues.add(job);
     },
     { group: 'callback-senders', maxBatch: 256 },
   );
@@ -168,7 +151,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
   return {
     async stop() {
       await subscription.close();
-      await waiting.stop();
+      await queues.stop();
       await pool.stop();
     },
   };

@@ -3,19 +3,19 @@ import type { CallbackJob } from './callback-job';
 /** What one try of a job came to: finished (delivered, refused, given up), or to be tried again at this time. */
 export type TryOutcome = { done: true } | { done: false; retryAt: number };
 
-export interface RetryQueuesOptions {
+export interface CallbackQueuesOptions {
   tryJob: (job: CallbackJob) => Promise<TryOutcome>;
   /** A job is finished: it no longer needs to be kept. */
   onDone: (job: CallbackJob) => void;
   /** A job's next try was scheduled (its new attempt and notBefore). */
   onRescheduled: (job: CallbackJob) => void;
-  /** Most messages being tried at once (default 64). */
-  maxConcurrent?: number;
+  /** Most messages of one application being tried at once (default 256). */
+  maxPerApplication?: number;
   now?: () => number;
 }
 
-export interface RetryQueues {
-  /** Whether the message has callbacks waiting here (its later ones must queue behind them). */
+export interface CallbackQueues {
+  /** Whether the message has callbacks queued here. */
   has(messageId: string): boolean;
   /** Queues a job behind the message's others; the first of a message is tried at its notBefore. */
   add(job: CallbackJob): void;
@@ -26,34 +26,81 @@ export interface RetryQueues {
 
 interface MessageQueue {
   messageId: string;
+  applicationId: string;
   jobs: CallbackJob[];
   /** When the first job is to be tried. */
   due: number;
-  running: boolean;
+  /** In its lane's ready list or being tried. */
+  ready: boolean;
+}
+
+/** One application's share: the messages due now, in the order they became due, and how many are being tried. */
+interface Lane {
+  applicationId: string;
+  ready: MessageQueue[];
+  head: number;
+  running: number;
 }
 
 /**
- * Callbacks waiting for their next try, in one process: a FIFO per message
- * (later callbacks of a message wait behind its failed one, so the receiver
- * still sees them in order) and a timer at the earliest due message. Nothing
- * is re-published while it waits; the outbox keeps it across restarts.
+ * Every callback this dispatcher owes, from its first try to its last, in one
+ * process: a FIFO per message (later callbacks of a message wait behind an
+ * earlier one, so the receiver sees them in order), a lane per application
+ * (each application has at most `maxPerApplication` messages being tried at
+ * once, so a receiver that is slow or down holds back only its own
+ * application's callbacks), and a timer at the earliest message waiting for a
+ * retry. Nothing is re-published while it waits; the outbox keeps it across
+ * restarts.
  */
-export function createRetryQueues(o: RetryQueuesOptions): RetryQueues {
+export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const now = o.now ?? Date.now;
-  const maxConcurrent = o.maxConcurrent ?? 64;
+  const maxPerApplication = o.maxPerApplication ?? 256;
   const queues = new Map<string, MessageQueue>();
+  const lanes = new Map<string, Lane>();
   const due = new DueHeap();
   let jobs = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
   let stopped = false;
-  let firing = false;
   let idle: (() => void) | undefined;
+
+  const laneOf = (applicationId: string): Lane => {
+    let lane = lanes.get(applicationId);
+    if (!lane) {
+      lane = { applicationId, ready: [], head: 0, running: 0 };
+      lanes.set(applicationId, lane);
+    }
+    return lane;
+  };
+
+  /** Starts the lane's ready messages while it has room. */
+  const drain = (lane: Lane): void => {
+    while (!stopped && lane.running < maxPerApplication && lane.head < lane.ready.length) {
+      const q = lane.ready[lane.head]!;
+      lane.ready[lane.head++] = undefined as never;
+      void run(q);
+    }
+    if (lane.head === lane.ready.length) {
+      lane.ready = [];
+      lane.head = 0;
+    } else if (lane.head >= 1024 && lane.head * 2 >= lane.ready.length) {
+      lane.ready = lane.ready.slice(lane.head);
+      lane.head = 0;
+    }
+    if (lane.running === 0 && lane.ready.length === 0) lanes.delete(lane.applicationId);
+  };
+
+  const makeReady = (q: MessageQueue): void => {
+    q.ready = true;
+    const lane = laneOf(q.applicationId);
+    lane.ready.push(q);
+    drain(lane);
+  };
 
   const arm = (): void => {
     const next = due.peek();
-    if (stopped || next === undefined || running >= maxConcurrent) return;
+    if (stopped || next === undefined) return;
     if (timer && timerAt <= next.due) return;
     if (timer) clearTimeout(timer);
     timerAt = next.due;
@@ -62,27 +109,25 @@ export function createRetryQueues(o: RetryQueuesOptions): RetryQueues {
   };
 
   function fire(): void {
-    if (firing) return; // a run that ended at once, inside this loop: the loop goes on
-    firing = true;
-    if (timer) clearTimeout(timer);
     timer = undefined;
     timerAt = Infinity;
     const t = now();
-    while (!stopped && running < maxConcurrent) {
+    while (!stopped) {
       const next = due.peek();
       if (!next || next.due > t) break;
       due.pop();
       const q = queues.get(next.messageId);
-      // Stale entries (a queue rescheduled since, or already running) are skipped.
-      if (!q || q.running || q.due !== next.due) continue;
-      void run(q);
+      // Stale entries (a queue rescheduled since, or already ready) are skipped.
+      if (!q || q.ready || q.due !== next.due) continue;
+      makeReady(q);
     }
-    firing = false;
     arm();
   }
 
   async function run(q: MessageQueue): Promise<void> {
-    q.running = true;
+    // A lane with a message running is kept, so this is the one its `finally` finds.
+    const lane = laneOf(q.applicationId);
+    lane.running++;
     running++;
     try {
       while (!stopped && q.jobs.length > 0) {
@@ -110,17 +155,20 @@ export function createRetryQueues(o: RetryQueuesOptions): RetryQueues {
         return;
       }
       if (q.jobs.length === 0) queues.delete(q.messageId);
+      else q.ready = false; // stopped
     } finally {
-      q.running = false;
+      lane.running--;
       running--;
       if (stopped && running === 0) idle?.();
-      if (!stopped) fire();
+      if (!stopped) drain(lane);
     }
   }
 
   const schedule = (q: MessageQueue, at: number): void => {
+    q.ready = false;
     q.due = at;
     due.push({ due: at, messageId: q.messageId });
+    arm();
   };
 
   return {
@@ -132,10 +180,10 @@ export function createRetryQueues(o: RetryQueuesOptions): RetryQueues {
         q.jobs.push(job);
         return;
       }
-      const created: MessageQueue = { messageId: job.messageId, jobs: [job], due: job.notBefore, running: false };
+      const created: MessageQueue = { messageId: job.messageId, applicationId: job.applicationId, jobs: [job], due: job.notBefore, ready: false };
       queues.set(job.messageId, created);
-      due.push({ due: job.notBefore, messageId: job.messageId });
-      arm();
+      if (job.notBefore <= now()) makeReady(created);
+      else schedule(created, job.notBefore);
     },
     get size() {
       return jobs;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CallbackJob } from './callback-job';
-import { createRetryQueues, type TryOutcome } from './callback-retry-queues';
+import { createCallbackQueues, type TryOutcome } from './callback-queues';
 
-const job = (eventId: string, messageId: string, notBefore = 0): CallbackJob => ({
+const job = (eventId: string, messageId: string, notBefore = 0, applicationId = 'acme'): CallbackJob => ({
   eventId,
-  applicationId: 'acme',
+  applicationId,
   kind: 'status',
   messageId,
   body: { id: messageId, status: eventId },
@@ -20,12 +20,12 @@ const waitFor = async (probe: () => boolean, timeoutMs = 5000): Promise<void> =>
   }
 };
 
-describe('callbacks waiting for a retry', () => {
+describe('callbacks queued for their tries', () => {
   it('tries a message’s later callbacks only after its waiting one went through, in the order they came', async () => {
     const tried: string[] = [];
     const done: string[] = [];
     let failFirst = 2;
-    const queues = createRetryQueues({
+    const queues = createCallbackQueues({
       tryJob: async (j): Promise<TryOutcome> => {
         tried.push(j.eventId);
         if (j.eventId === 'accepted' && failFirst-- > 0) return { done: false, retryAt: Date.now() + 30 };
@@ -50,7 +50,7 @@ describe('callbacks waiting for a retry', () => {
     const tried: string[] = [];
     const rescheduled: CallbackJob[] = [];
     const start = Date.now();
-    const queues = createRetryQueues({
+    const queues = createCallbackQueues({
       tryJob: async (j): Promise<TryOutcome> => {
         tried.push(j.eventId);
         return j.attempt < 2 ? { done: false, retryAt: Date.now() + 10 } : { done: true };
@@ -68,10 +68,10 @@ describe('callbacks waiting for a retry', () => {
     await queues.stop();
   });
 
-  it('tries no more messages at once than allowed, and stops waiting on stop', async () => {
+  it('tries no more messages of one application at once than allowed, and stops waiting on stop', async () => {
     let inFlight = 0;
     let most = 0;
-    const queues = createRetryQueues({
+    const queues = createCallbackQueues({
       tryJob: async (): Promise<TryOutcome> => {
         most = Math.max(most, ++inFlight);
         await new Promise((r) => setTimeout(r, 5));
@@ -80,7 +80,7 @@ describe('callbacks waiting for a retry', () => {
       },
       onDone: () => undefined,
       onRescheduled: () => undefined,
-      maxConcurrent: 4,
+      maxPerApplication: 4,
     });
     for (let i = 0; i < 40; i++) queues.add(job(`e${i}`, `m${i}`));
     await waitFor(() => queues.size === 0);
@@ -88,5 +88,28 @@ describe('callbacks waiting for a retry', () => {
     queues.add(job('far', 'later', Date.now() + 3_600_000));
     await queues.stop();
     expect(queues.size).toBe(1);
+  });
+
+  it('tries another application’s callbacks while every try of one application is still waiting for its receiver', async () => {
+    const stuck: (() => void)[] = [];
+    const done: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: (j): Promise<TryOutcome> =>
+        j.applicationId === 'tōmuri' ? new Promise((resolve) => stuck.push(() => resolve({ done: true }))) : Promise.resolve({ done: true }),
+      onDone: (j) => done.push(j.eventId),
+      onRescheduled: () => undefined,
+      maxPerApplication: 2,
+    });
+    for (let i = 0; i < 10; i++) queues.add(job(`slow-${i}`, `s${i}`, 0, 'tōmuri'));
+    for (let i = 0; i < 10; i++) queues.add(job(`fast-${i}`, `f${i}`, 0, '快'));
+    await waitFor(() => done.length === 10);
+    expect(done).toEqual(Array.from({ length: 10 }, (_, i) => `fast-${i}`));
+    expect(stuck.length).toBe(2);
+    await waitFor(() => {
+      while (stuck.length > 0) stuck.shift()!();
+      return queues.size === 0;
+    });
+    expect(done.filter((d) => d.startsWith('slow-'))).toEqual(Array.from({ length: 10 }, (_, i) => `slow-${i}`));
+    await queues.stop();
   });
 });
