@@ -29,6 +29,8 @@ import { CHANNELS, startChannelPools } from '../workers/channel-pools';
 
 export interface RunningCore {
   port: number;
+  /** For the supervisor's ready message. */
+  ports: { grpc: number };
   stop(): Promise<void>;
 }
 
@@ -135,7 +137,8 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
       }),
     },
   });
-  const port = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
+  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
+  const port = grpc.port;
   log.info('core listening', {
     grpc: config.coreAddress.replace(/:\d+$/, `:${port}`),
     dataDir: config.dataDir,
@@ -146,9 +149,10 @@ export async function runCore(config: Readonly<Config>, log: Logger): Promise<Ru
 
   return {
     port,
+    ports: { grpc: port },
     async stop() {
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
       lagMonitor.stop();
       await campaignRunner.stop();
       await orchestrator.stop();

@@ -10,7 +10,23 @@ export interface RoleOptions {
   channel?: string;
 }
 
+/**
+ * The ports a role bound, named by what they serve; a port asked for as 0 is
+ * the one the system gave. The `ready` message to the supervisor carries them.
+ */
+export interface BoundPorts {
+  grpc?: number;
+  https?: number;
+  http?: number;
+  smpp?: number;
+  smtp?: number;
+  wab?: number;
+  rcs?: number;
+  mms?: number;
+}
+
 interface Running {
+  ports?: BoundPorts;
   stop(): Promise<void>;
 }
 
@@ -62,7 +78,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     process.on('message', (msg: { type?: string }) => {
       if (msg?.type === 'shutdown') void stop('supervisor');
     });
-    process.send?.({ type: 'ready', role });
+    process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
   } else {
     const server = await serveMetrics(config.metricsPort, config.host, log);
     log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
