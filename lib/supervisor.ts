@@ -147,7 +147,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
  * for, so a gateway joining running ones asks for what they asked for (0
  * included); only when none is running does it ask for the port they had.
  */
-function createBoundAddresses(config: Readonly<Config>) {
+export function createBoundAddresses(config: Readonly<Config>) {
   const ports: BoundPorts = {};
   const known: Record<string, string> = {};
   let gatewayPorts: Record<string, string> = {};
