@@ -32,11 +32,9 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { startHermod } from '../test/support/hermod-process';
-import { freePort } from '../test/support/free-port';
-import { deleteRedisKeys, REDIS_URL } from '../test/support/redis-keys';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { destination } from './support/destination';
 import { paced } from './support/paced';
 import { printTable } from './support/print-table';
@@ -55,7 +53,7 @@ const SAMPLE_MS = 10_000;
 const MB = 1024 * 1024;
 
 async function main(): Promise<void> {
-  const prefix = `hermod-soak-${randomUUID().slice(0, 8)}`;
+  const prefix = randomPrefix('soak');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-soak-'));
   const hermod = await startHermod({
     dataDir,
@@ -69,7 +67,6 @@ async function main(): Promise<void> {
       HERMOD_BOOTSTRAP_APP: 'soak',
       HERMOD_BOOTSTRAP_PASSWORD: 'soak-secret',
       HERMOD_GATEWAYS: gateways,
-      HERMOD_SMSC_PORT: String(await freePort()),
       HERMOD_SMSC_RECEIPT_DELAY: '20ms',
       HERMOD_STATE_FINAL_TTL: finalTtl,
     },

@@ -17,7 +17,6 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { startHermod, type HermodProcess } from '../test/support/hermod-process';
-import { freePort } from '../test/support/free-port';
 import { printTable } from './support/print-table';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -60,7 +59,6 @@ async function main(): Promise<void> {
       env: {
         HERMOD_BOOTSTRAP_APP: user,
         HERMOD_BOOTSTRAP_PASSWORD: pass,
-        HERMOD_SMSC_PORT: String(await freePort()),
         ...(process.env.BENCH_NO_CARRIER ? { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: '1' } : {}),
         ...(process.env.HERMOD_GATEWAYS ? { HERMOD_GATEWAYS: process.env.HERMOD_GATEWAYS } : {}),
       },

@@ -3,7 +3,7 @@ import { CHANNELS } from '../lib/channels';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from '../lib/metrics';
-import type { Role } from '../lib/role';
+import type { BoundPorts, Role } from '../lib/role';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -11,6 +11,7 @@ export interface RoleOptions {
 }
 
 interface Running {
+  ports?: BoundPorts;
   stop(): Promise<void>;
 }
 
@@ -76,7 +77,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     process.on('message', (msg: { type?: string }) => {
       if (msg?.type === 'shutdown') void stop('supervisor');
     });
-    process.send?.({ type: 'ready', role });
+    process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
   } else {
     const server = await serveMetrics(config.metricsPort, config.host, log);
     log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });

@@ -32,6 +32,8 @@ import type { HotState } from './ports/state';
 
 export interface RunningCore {
   port: number;
+  /** For the supervisor's ready message. */
+  ports: { grpc: number };
   stop(): Promise<void>;
 }
 
@@ -164,7 +166,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       }),
     },
   });
-  const port = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
+  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
+  const port = grpc.port;
   log.info('core listening', {
     grpc: config.coreAddress.replace(/:\d+$/, `:${port}`),
     dataDir: config.dataDir,
@@ -175,9 +178,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
 
   return {
     port,
+    ports: { grpc: port },
     async stop() {
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
       lagMonitor.stop();
       await campaignRunner.stop();
       await orchestrator.stop();

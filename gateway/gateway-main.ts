@@ -14,6 +14,8 @@ import { loadOrCreateCertificate } from './tls';
 export interface RunningGateway {
   httpsPort: number;
   httpPort: number;
+  /** For the supervisor's ready message. Under `hermod start` on port 0, every gateway gets the port the primary allocated for the first. */
+  ports: { https: number; http: number };
   /** Stops accepting, lets in-flight requests finish, then closes the core channel. */
   stop(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   return {
     httpsPort,
     httpPort,
+    ports: { https: httpsPort, http: httpPort },
     async stop() {
       await Promise.all([close(secure), close(plain)]);
       core.close();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
-import type { Role } from './role';
+import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
 
@@ -49,15 +49,26 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   cluster.setupPrimary({ exec: ENTRY, args: [] });
   const secrets = simulatorWebhookSecrets(config);
   const workers = new Map<Worker, { role: Role; index: number; channel?: Channel }>();
+  const bound = createBoundAddresses(config);
   let stopping = false;
 
   const fork = (role: Role, index: number, channel?: Channel): Promise<Worker> => {
-    const worker = cluster.fork({ ...secrets, HERMOD_ROLE: role, HERMOD_ROLE_INDEX: String(index), ...(channel ? { HERMOD_CHANNEL: channel } : {}) });
+    const worker = cluster.fork({
+      ...secrets,
+      ...bound.env(
+        role,
+        [...workers.values()].some((w) => w.role === 'gateway'),
+      ),
+      HERMOD_ROLE: role,
+      HERMOD_ROLE_INDEX: String(index),
+      ...(channel ? { HERMOD_CHANNEL: channel } : {}),
+    });
     workers.set(worker, { role, index, channel });
     return new Promise((resolve, reject) => {
-      const onMessage = (msg: { type?: string }) => {
+      const onMessage = (msg: { type?: string; ports?: BoundPorts }) => {
         if (msg?.type === 'ready') {
           worker.off('exit', onEarlyExit);
+          bound.record(msg.ports ?? {});
           resolve(worker);
         }
       };
@@ -111,15 +122,61 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   await fork('core', 0);
   await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
+  const https = bound.ports.https ?? config.httpsPort;
+  for (const [worker, info] of workers) if (info.role === 'channel-simulators') worker.send({ type: 'gateways-listening', https });
   const metrics = await serveMetrics(config.metricsPort, config.host, log, true);
   log.info('hermod is running', {
-    https: `https://${config.host}:${config.httpsPort}`,
-    http: `http://${config.host}:${config.httpPort}`,
+    https: `https://${config.host}:${https}`,
+    http: `http://${config.host}:${bound.ports.http ?? config.httpPort}`,
     metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
+    core: bound.coreAddress(),
+    ...(config.simulator.enabled ? { smpp: `smpp://${config.simulator.host}:${bound.ports.smpp}` } : {}),
     gateways: config.gateways,
     workers: channels.length > 0 ? channels : 'in core',
     dataDir: config.dataDir,
   });
+}
+
+/**
+ * Where each role listens, as the roles report it in their ready message: a
+ * port configured as 0 becomes the one the system gave, and every process
+ * forked after that (a restart too) is told the real one, so the gateways
+ * reach core, core and the workers reach the simulators, and a role that
+ * restarts comes back where it was. The gateways are the exception: they share
+ * their ports through the cluster, which keys a shared port by the port asked
+ * for, so a gateway joining running ones asks for what they asked for (0
+ * included); only when none is running does it ask for the port they had.
+ */
+export function createBoundAddresses(config: Readonly<Config>) {
+  const ports: BoundPorts = {};
+  const known: Record<string, string> = {};
+  let gatewayPorts: Record<string, string> = {};
+  const VARIABLES: [keyof BoundPorts, string][] = [
+    ['smpp', 'HERMOD_SMSC_PORT'],
+    ['smtp', 'HERMOD_SMTP_SINK_PORT'],
+    ['wab', 'HERMOD_WAB_SIMULATOR_PORT'],
+    ['rcs', 'HERMOD_RCS_SIMULATOR_PORT'],
+    ['mms', 'HERMOD_MMS_SIMULATOR_PORT'],
+    ['https', 'HERMOD_HTTPS_PORT'],
+    ['http', 'HERMOD_HTTP_PORT'],
+  ];
+  const coreAddress = (): string => (ports.grpc === undefined ? config.coreAddress : config.coreAddress.replace(/:\d+$/, `:${ports.grpc}`));
+  return {
+    ports,
+    coreAddress,
+    record(reported: BoundPorts): void {
+      Object.assign(ports, reported);
+      for (const [name, variable] of VARIABLES) if (reported[name] !== undefined) known[variable] = String(reported[name]);
+      if (reported.grpc !== undefined) known.HERMOD_CORE_ADDRESS = coreAddress();
+    },
+    /** The variables a role is forked with; `gatewaysRunning`: whether any gateway process is alive. */
+    env(role: Role, gatewaysRunning: boolean): Record<string, string> {
+      if (role !== 'gateway') return { ...known };
+      const { HERMOD_HTTPS_PORT, HERMOD_HTTP_PORT, ...rest } = known;
+      if (!gatewaysRunning) gatewayPorts = HERMOD_HTTPS_PORT && HERMOD_HTTP_PORT ? { HERMOD_HTTPS_PORT, HERMOD_HTTP_PORT } : {};
+      return { ...rest, ...gatewayPorts };
+    },
+  };
 }
 
 /**

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient } from './support/https-client';
-import { eventually, startHermod } from './support/hermod-process';
+import { eventually } from './support/eventually';
+import { startHermod } from './support/hermod-process';
 import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
 
 const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
@@ -73,7 +74,6 @@ describe('callbacks under way when every hermod process is killed, on the Redis 
     };
 
     let hermod = await startHermod({ dataDir, env });
-    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${receiver.port}/status`]);
     expect(set.code, set.output).toBe(0);
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
@@ -91,7 +91,7 @@ describe('callbacks under way when every hermod process is killed, on the Redis 
     await hermod.kill9();
 
     receiver.state.holding = false;
-    hermod = await startHermod({ dataDir, env, ports });
+    hermod = await startHermod({ dataDir, env });
     cleanup.push(() => hermod.stop());
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     cleanup.push(async () => client.close());

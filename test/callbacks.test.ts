@@ -1,15 +1,15 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
-import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+import { deleteRedisKeys, randomPrefix, rawRedis, REDIS_URL } from './support/redis-keys';
 
 const API_KEY = 'callbacks-test-api-key-0123456789';
 const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
@@ -187,7 +187,6 @@ describe('callbacks owed when every hermod process is killed', () => {
     const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(smscPort), HERMOD_GATEWAYS: '1', HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' };
 
     let hermod = await startHermod({ dataDir, env });
-    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     const set = await hermod.cli([
       'apps',
       'set-callbacks',
@@ -222,7 +221,7 @@ describe('callbacks owed when every hermod process is killed', () => {
     await hermod.kill9();
 
     receiver.state.down = false;
-    hermod = await startHermod({ dataDir, env, ports });
+    hermod = await startHermod({ dataDir, env });
     cleanup.push(() => hermod.stop());
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     cleanup.push(async () => client.close());
@@ -245,7 +244,7 @@ describe('callbacks owed when every hermod process is killed', () => {
 });
 
 describe('callback retries on the Redis bus', () => {
-  const prefix = `hermod-cb-${randomUUID().slice(0, 8)}`;
+  const prefix = randomPrefix('cb');
   const cleanup: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
@@ -254,7 +253,7 @@ describe('callback retries on the Redis bus', () => {
 
   /** Entries ever added to the callback streams (acknowledged ones stay in a stream until trimmed). */
   const callbackStreamEntries = async (): Promise<number> => {
-    const redis = new Redis(REDIS_URL);
+    const redis = rawRedis();
     try {
       let total = 0;
       let cursor = '0';

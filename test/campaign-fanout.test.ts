@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient } from './support/https-client';
-import { eventually } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator } from './support/hermod-with-simulator';
-import { freePort } from './support/free-port';
 import { startRole, type RoleProcess } from './support/role-process';
-import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
 
 function members(count: number, prefix: string) {
   return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `Ānaru-${n} 👋🏽` }));
@@ -70,7 +68,7 @@ describe('campaign fan-out', () => {
 
   describe('when core is killed in the middle of a fan-out', () => {
     const processes: RoleProcess[] = [];
-    const prefix = `hermod-cf-${randomUUID().slice(0, 8)}`;
+    const prefix = randomPrefix('cf');
     afterAll(async () => {
       await Promise.all(processes.map((p) => p.stop().catch(() => undefined)));
       await deleteRedisKeys(prefix);
@@ -88,7 +86,8 @@ describe('campaign fan-out', () => {
         HERMOD_REDIS_PREFIX: prefix,
         HERMOD_BUS_PARTITIONS: '4',
         HERMOD_DATA_DIR: dataDir,
-        HERMOD_CORE_ADDRESS: `127.0.0.1:${await freePort()}`,
+        HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+        HERMOD_METRICS_PORT: '0',
         HERMOD_HOST: '127.0.0.1',
         HERMOD_SMPP_PORT: String(smscPort),
         HERMOD_SMPP_WINDOW: '16',
@@ -98,20 +97,18 @@ describe('campaign fan-out', () => {
         HERMOD_CAMPAIGN_PARTITION: '500',
         HERMOD_CAMPAIGN_MAX_BACKLOG: '300',
       };
-      const withPorts = async (extra: Record<string, string> = {}) => ({ ...env, HERMOD_METRICS_PORT: String(await freePort()), ...extra });
-      const startCore = async () => startRole(['core'], await withPorts(), '"msg":"core listening"');
-
-      let core = await startCore();
-      for (let i = 0; i < 2; i++) processes.push(await startRole(['worker', '--channel', 'sms'], await withPorts(), '"msg":"channel worker started"'));
-      const httpsPort = await freePort();
-      processes.push(
-        await startRole(
-          ['gateway'],
-          await withPorts({ HERMOD_HTTPS_PORT: String(httpsPort), HERMOD_HTTP_PORT: String(await freePort()) }),
-          '"msg":"gateway listening"',
-        ),
+      // Core binds port 0 the first time; the gateway is given the port it got, and the restarted core asks for that one again.
+      let core = await startRole(['core'], env, '"msg":"core listening"');
+      const coreAddress: string = core.ready.grpc;
+      const startCore = () => startRole(['core'], { ...env, HERMOD_CORE_ADDRESS: coreAddress }, '"msg":"core listening"');
+      for (let i = 0; i < 2; i++) processes.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
+      const gateway = await startRole(
+        ['gateway'],
+        { ...env, HERMOD_CORE_ADDRESS: coreAddress, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+        '"msg":"gateway listening"',
       );
-      const client = createClient(`https://127.0.0.1:${httpsPort}`, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), {
+      processes.push(gateway);
+      const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), {
         user: 'acme',
         pass: 'secret',
       });

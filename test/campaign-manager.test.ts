@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CampaignsClient, type Template } from '../proto/gen/hermod/v1/campaigns';
 import type { AssembledMessage, SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client, type Reply } from './support/https-client';
-import { eventually, type HermodProcess } from './support/hermod-process';
+import type { HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 const CM = '/rest/campaign_manager/v1';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 describe('replies to campaign messages', () => {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, ConfigError } from '../lib/config';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 
 /** The secret that every hermod used to fall back to: anyone who read the source could sign with it. */
 const PUBLIC_DEFAULT = 'hermod-development-webhook-secret';
@@ -33,14 +33,13 @@ describe('carrier webhooks have no public default secret', () => {
     hermod = await startHermod({
       dataDir,
       env: {
-        HERMOD_SMSC_PORT: String(await freePort()),
         HERMOD_GATEWAYS: '1',
-        // The simulators started with the service, as `npm start` runs them.
+        // The simulators started with the service, as `npm start` runs them (on ports of their own choosing, told to the workers).
         HERMOD_CHANNEL_SIMULATORS: 'true',
-        HERMOD_SMTP_SINK_PORT: String(await freePort()),
-        HERMOD_WAB_SIMULATOR_PORT: String(await freePort()),
-        HERMOD_RCS_SIMULATOR_PORT: String(await freePort()),
-        HERMOD_MMS_SIMULATOR_PORT: String(await freePort()),
+        HERMOD_SMTP_SINK_PORT: '0',
+        HERMOD_WAB_SIMULATOR_PORT: '0',
+        HERMOD_RCS_SIMULATOR_PORT: '0',
+        HERMOD_MMS_SIMULATOR_PORT: '0',
         HERMOD_BOOTSTRAP_API_KEY: API_KEY,
         HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
       },

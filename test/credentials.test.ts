@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
 
 /** One request per Basic-authenticated interface; each answers something other than 401 to good credentials. */
 const INTERFACES: { name: string; call: (c: Client, header: string) => Promise<number> }[] = [
@@ -38,7 +37,7 @@ describe('passwords are checked exactly', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-credentials-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
     expect((await hermod.cli(['apps', 'create', 'tāne', '--password', 'pūtea-secret'])).code).toBe(0);
     client = createClient(hermod.baseUrl, hermod.ca());
   });

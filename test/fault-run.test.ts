@@ -33,7 +33,6 @@ describe('fault run', () => {
     const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_HOST: '127.0.0.1', HERMOD_SMPP_PORT: String(smsc.port), HERMOD_SMPP_RECONNECT_MAX: '500ms' };
 
     let hermod: HermodProcess = await startHermod({ dataDir, env });
-    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const load = runSmsLoad(() => client, {
       count: 4000,
@@ -45,7 +44,7 @@ describe('fault run', () => {
     await load.done;
     client.close();
 
-    hermod = await startHermod({ dataDir, env, ports });
+    hermod = await startHermod({ dataDir, env });
     cleanup.push(() => hermod.stop());
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     cleanup.push(async () => client.close());

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 
 const VND = 'application/vnd.modica.gateway.v1+json';
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽🎉';
@@ -15,7 +15,7 @@ describe('Gateway v1 (/rest/gateway)', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-v1-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: '20ms', HERMOD_GATEWAYS: '1' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_RECEIPT_DELAY: '20ms', HERMOD_GATEWAYS: '1' } });
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
   });
 

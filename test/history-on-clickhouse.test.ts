@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@clickhouse/client';
 import { startClickHouseHttpStandin, type ClickHouseHttpStandin } from './support/clickhouse-http-standin';
-import { eventually } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 // hermod with HERMOD_HISTORY=clickhouse, its history over HTTP to the
@@ -13,6 +13,9 @@ describe('hermod start with its history on a ClickHouse server', () => {
     HERMOD_HISTORY: 'clickhouse',
     HERMOD_CLICKHOUSE_URL: url.replace('http://', 'http://hermod:p%C4%81ss@') + '/hermod_e2e',
     HERMOD_HISTORY_FLUSH: '100ms',
+    // The rows are read from ClickHouse after a clean stop: on a busy machine (other files run beside this one)
+    // the last flush must not be cut short by the default 10 s grace.
+    HERMOD_SHUTDOWN_GRACE: '60s',
   });
 
   beforeAll(async () => {

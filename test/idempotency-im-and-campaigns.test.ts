@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssembledMessage } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client, type Reply } from './support/https-client';
-import { eventually } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 import { basic, openPost } from './support/raw-request';
 

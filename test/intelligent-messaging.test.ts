@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
 
 const STAGE: Record<string, number> = { accepted: 0, sent: 2, submitted: 3, received: 4, failed: 4, rejected: 4, expired: 4, read: 5 };

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from './support/free-port';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { explainWithoutFinal, startSmscSimulatorProcess, type SmscSimulatorProcess } from './support/smsc-simulator-process';
@@ -37,7 +36,6 @@ describe('delivery receipts owed across a crash', () => {
   it('brings every accepted message to a final status after kill -9 of hermod while receipts were still owed', async () => {
     const { smsc, dataDir, env } = await start();
     let hermod: HermodProcess = await startHermod({ dataDir, env });
-    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const load = runSmsLoad(() => client, { count: 5000, concurrency: 16, message });
     while (load.accepted.length < 400) await new Promise((r) => setTimeout(r, 20));
@@ -48,7 +46,7 @@ describe('delivery receipts owed across a crash', () => {
     // The point of the test: the carrier still owed receipts when hermod died.
     expect(smsc.submits().filter((s) => s.at > killedAt - RECEIPT_DELAY_MS).length).toBeGreaterThan(0);
 
-    hermod = await startHermod({ dataDir, env, ports });
+    hermod = await startHermod({ dataDir, env });
     cleanup.push(() => hermod.stop());
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     cleanup.push(async () => client.close());
@@ -79,16 +77,14 @@ describe('delivery receipts owed across a crash', () => {
   it('brings every accepted message to a final status after kill -9 of `npm start` with its own SMSC simulator inside, once it is started again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-receipts-embedded-'));
     cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    // hermod's SMPP client needs the port before the simulator binds it: the one place a free port is picked ahead.
+    // The simulator binds port 0 and `hermod start` hands its port to core; after the crash it binds another, and owes its receipts there.
     const env = {
       HERMOD_SMSC_SIMULATOR: 'true',
-      HERMOD_SMSC_PORT: String(await freePort()),
       HERMOD_SMSC_RECEIPT_DELAY: `${RECEIPT_DELAY_MS}ms`,
       HERMOD_GATEWAYS: '1',
       HERMOD_SMPP_RECONNECT_MAX: '500ms',
     };
     let hermod: HermodProcess = await startHermod({ dataDir, env });
-    const ports = { https: hermod.httpsPort, http: hermod.httpPort, metrics: hermod.metricsPort };
     let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const load = runSmsLoad(() => client, { count: 5000, concurrency: 16, message });
     while (load.accepted.length < 400) await new Promise((r) => setTimeout(r, 20));
@@ -96,7 +92,7 @@ describe('delivery receipts owed across a crash', () => {
     await load.done;
     client.close();
 
-    hermod = await startHermod({ dataDir, env, ports });
+    hermod = await startHermod({ dataDir, env });
     cleanup.push(() => hermod.stop());
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     cleanup.push(async () => client.close());

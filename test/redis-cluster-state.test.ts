@@ -11,6 +11,7 @@ import type { HotState } from '../core/ports/state';
 import { parseRedisClusterUrl, resolveConfig } from '../lib/config';
 import { redisClusterUnavailable, startRedisCluster, type LocalRedisCluster } from './support/redis-cluster';
 import { enginesRequired } from './support/engines-required';
+import { randomPrefix } from './support/redis-keys';
 
 /**
  * Hot state on a real Redis Cluster (three masters, one replica each, started
@@ -29,7 +30,6 @@ if (missing && enginesRequired) {
 }
 const describeCluster = missing ? describe.skip : describe;
 
-const randomPrefix = (): string => `hermod-cluster-${randomUUID().slice(0, 8)}`;
 const statusKey = (prefix: string, id: string): string => `${prefix}:msg:{${id}}:status`;
 
 describeCluster('Redis Cluster hot state', () => {
@@ -45,12 +45,17 @@ describeCluster('Redis Cluster hot state', () => {
 
   // Through the documented variables and the one place that opens adapters, as `hermod core` does.
   describeStateContract('Redis Cluster (HERMOD_REDIS_CLUSTER=true)', () => {
-    const config = resolveConfig({ HERMOD_STATE: 'redis', HERMOD_REDIS_CLUSTER: 'true', HERMOD_REDIS_URL: cluster.url, HERMOD_REDIS_PREFIX: randomPrefix() });
+    const config = resolveConfig({
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_CLUSTER: 'true',
+      HERMOD_REDIS_URL: cluster.url,
+      HERMOD_REDIS_PREFIX: randomPrefix('cluster'),
+    });
     return openState(config.adapters);
   });
 
   it('advances one batch of statuses whose messages live on all three masters', async () => {
-    const prefix = randomPrefix();
+    const prefix = randomPrefix('cluster');
     const state = createRedisState({ redis: { cluster: parseRedisClusterUrl(cluster.url) }, prefix, waitReplicas: 1 });
     open.push(state);
     const ids = Array.from({ length: 60 }, () => randomUUID());
@@ -121,7 +126,7 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
   const readAll = (s: HotState, ids: string[]) => Promise.all(ids.map((id) => s.getStatus(id)));
 
   it('keeps every status acknowledged just before its master is killed (kill -9), and takes new writes after its replica took over', async () => {
-    const prefix = randomPrefix();
+    const prefix = randomPrefix('cluster');
     const s = state(prefix, 1);
     const { master, ids: onVictim } = await idsOnOneMaster(prefix, 100);
     const elsewhere = Array.from({ length: 200 }, () => randomUUID());
@@ -154,7 +159,7 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
   });
 
   it('holds back the acknowledgement while the replica has not taken a write, and what it then acknowledges survives the master', async () => {
-    const prefix = randomPrefix();
+    const prefix = randomPrefix('cluster');
     const s = state(prefix, 1);
     const { master, ids } = await idsOnOneMaster(prefix, 50);
     const replica = await cluster.replicaOf(master);
@@ -177,7 +182,7 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
   });
 
   it('refuses to acknowledge (unavailable) a write its replica never got, where a client not waiting for replicas is told done and loses it with the master', async () => {
-    const prefix = randomPrefix();
+    const prefix = randomPrefix('cluster');
     const waiting = state(prefix, 1, 1000);
     const notWaiting = state(prefix, 0);
     const { master, ids } = await idsOnOneMaster(prefix, 40);

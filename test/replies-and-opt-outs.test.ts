@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
 import type { Client } from './support/https-client';
-import { eventually, type HermodProcess } from './support/hermod-process';
+import type { HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 describe('replies (MO), STOP and blocked sends', () => {

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { createClient, type Client } from './support/https-client';
-import { eventually, type HermodProcess } from './support/hermod-process';
+import type { HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 interface ReplyCall {

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Reply } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
 import { basic, openPost, postBytes } from './support/raw-request';
 
 const CM = '/rest/campaign_manager/v1/acme';
@@ -75,7 +74,7 @@ describe('request text must be UTF-8, on every interface', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-encoding-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()) } });
+    hermod = await startHermod({ dataDir });
     ca = hermod.ca();
   });
 

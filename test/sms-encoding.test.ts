@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
-import { eventually, type HermodProcess } from './support/hermod-process';
+import type { HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
 interface Assembled {

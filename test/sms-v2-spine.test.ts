@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽🎉';
@@ -16,7 +16,7 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-spine-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_SMSC_RECEIPT_DELAY: '50ms', HERMOD_GATEWAYS: '2' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_RECEIPT_DELAY: '50ms', HERMOD_GATEWAYS: '2' } });
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     anonymous = createClient(hermod.baseUrl, hermod.ca());
   });

@@ -1,19 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
-import { eventually, startHermod } from './support/hermod-process';
+import { startHermod } from './support/hermod-process';
+import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
-import { deleteRedisKeys, REDIS_URL } from './support/redis-keys';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
 
 const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
 
 describe('hermod start on the Redis bus and Redis state', () => {
   let h: HermodWithChannels;
   let basic: Client;
-  const prefix = `hermod-start-${randomUUID().slice(0, 8)}`;
+  const prefix = randomPrefix('start');
 
   beforeAll(async () => {
     h = await startHermodWithChannels('start-redis', {
@@ -69,7 +69,7 @@ describe('hermod start with a combination that cannot work', () => {
     try {
       const outcome = await startHermod({
         dataDir,
-        env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'memory', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: `hermod-refused-${randomUUID().slice(0, 8)}` },
+        env: { HERMOD_BUS: 'redis', HERMOD_STATE: 'memory', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: randomPrefix('refused') },
       }).then(
         async (started) => {
           await started.stop();

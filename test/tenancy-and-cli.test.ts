@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
 
 describe("operators' CLI and tenancy", () => {
   let hermod: HermodProcess;
@@ -12,7 +11,7 @@ describe("operators' CLI and tenancy", () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-cli-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
     acme = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
   });
 
@@ -77,7 +76,7 @@ describe('Idempotency-Key on sends', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-idem-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '2' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '2' } });
     client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
   });
 

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
-import { freePort } from './support/free-port';
 
 describe('another application’s message id', () => {
   let hermod: HermodProcess;
@@ -13,7 +12,7 @@ describe('another application’s message id', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-tenancy-ids-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_PORT: String(await freePort()), HERMOD_GATEWAYS: '1' } });
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
     expect((await hermod.cli(['apps', 'create', 'globex', '--password', 'globex-pw'])).code).toBe(0);
     acme = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     globex = createClient(hermod.baseUrl, hermod.ca(), { user: 'globex', pass: 'globex-pw' });

@@ -7,7 +7,8 @@ import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
 import type { Channel } from '../lib/channels';
 import { startWebhookReceiver } from './simulators/http-simulator-support';
-import { eventually, quietLog } from './simulators/smpp-test-kit';
+import { eventually } from '../test/support/eventually';
+import { quietLog } from './simulators/smpp-test-kit';
 
 export interface PoolUnderTest {
   bus: Bus;

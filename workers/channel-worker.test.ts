@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisBus } from '../core/adapters/redis-bus';
-import { deleteKeys, randomPrefix, REDIS_URL } from '../core/adapters/redis-test-support';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
 import { imJob } from './carriers/http/http-carrier-test-kit';
@@ -10,7 +10,7 @@ import { startWabWorkerPool } from './wab/wab-worker-pool';
 
 const kit = channelPoolTestKit();
 const prefixes = new Set<string>();
-afterAll(() => deleteKeys(prefixes));
+afterAll(() => deleteRedisKeys(...prefixes));
 
 describe('a channel worker on Redis Streams during a rolling upgrade', () => {
   it('sends a job an older build left without a version, and sets a malformed record aside without holding up the jobs behind it', async () => {

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startHermod, type HermodProcess } from '../../test/support/hermod-process';
-import { freePort } from '../../test/support/free-port';
 import { createSmscSimulator } from '../../workers/simulators/smsc-simulator';
 import type { CallbackReceiver } from './callback-receiver';
 import { createCpuMeter } from './cpu-meter';
@@ -86,7 +85,6 @@ export async function measureHermodCallbacks(
       env: {
         HERMOD_SMSC_SIMULATOR: 'false',
         HERMOD_SMPP_PORT: String(port),
-        HERMOD_SMSC_PORT: String(await freePort()),
         HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
         ...(process.env.HERMOD_CALLBACK_THREADS ? { HERMOD_CALLBACK_THREADS: process.env.HERMOD_CALLBACK_THREADS } : {}),
         HERMOD_GATEWAYS: gateways,

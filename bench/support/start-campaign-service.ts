@@ -3,7 +3,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { startHermod, type HermodProcess } from '../../test/support/hermod-process';
-import { freePort } from '../../test/support/free-port';
 import { createSmscSimulator, type SmscSimulator } from '../../workers/simulators/smsc-simulator';
 import type { Service } from './service-request';
 
@@ -36,7 +35,6 @@ export async function startCampaignService(o: CampaignServiceOptions): Promise<{
       HERMOD_BOOTSTRAP_PASSWORD: o.pass,
       HERMOD_SMSC_SIMULATOR: 'false',
       HERMOD_SMPP_PORT: String(port),
-      HERMOD_SMSC_PORT: String(await freePort()),
       HERMOD_SMSC_RECEIPT_DELAY: `${o.receiptDelayMs}ms`,
       HERMOD_GATEWAYS: o.gateways,
     },

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bus, DeliveredRecord, Subscription } from '../ports/bus';
-import { deferred, sleep, unique, waitFor } from './contract-support';
+import { eventually } from '../../test/support/eventually';
+import { deferred, sleep, unique } from './contract-support';
 
 export type BusFactory = () => Bus | Promise<Bus>;
 
@@ -86,7 +87,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       );
 
       const expected = Array.from({ length: rounds }, (_, n) => n);
-      await waitFor('every record', () => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= publishers * keysPerPublisher * rounds, timeoutMs);
+      await eventually(() => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= publishers * keysPerPublisher * rounds, timeoutMs);
       expect(seen.size).toBe(publishers * keysPerPublisher);
       for (const [key, values] of seen) expect(values, `order of key ${key}`).toEqual(expected);
       expect(overlapping, 'two batches of one partition in handlers at once').toBe(false);
@@ -106,7 +107,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       await settle();
       await publishValues('one-key', ['a', 'b', 'c', 'd']);
 
-      await waitFor('the redelivered records', () => acknowledged.length >= 4, timeoutMs);
+      await eventually(() => acknowledged.length >= 4, timeoutMs);
       expect(acknowledged.map(text)).toEqual(['a', 'b', 'c', 'd']);
       expect(acknowledged[0]!.redeliveries).toBe(2);
       expect(acknowledged[0]!.topic).toBe(topic);
@@ -126,7 +127,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       );
       await settle();
       await publishValues('k', ['1', '2', '3']);
-      await waitFor('the first member to hold the batch', () => firstMemberGot.length > 0, timeoutMs);
+      await eventually(() => firstMemberGot.length > 0, timeoutMs);
 
       const secondMemberGot: DeliveredRecord[] = [];
       await subscribe(
@@ -143,7 +144,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       gate.reject(new Error('shutting down'));
       await closing;
 
-      await waitFor('the second member to receive the batch', () => secondMemberGot.length >= 3, timeoutMs);
+      await eventually(() => secondMemberGot.length >= 3, timeoutMs);
       expect(secondMemberGot.map(text)).toEqual(['1', '2', '3']);
       expect(secondMemberGot[0]!.redeliveries).toBeGreaterThanOrEqual(1);
     });
@@ -156,7 +157,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       }, group);
       await settle();
       await publishValues('k', ['before']);
-      await waitFor('the first record', () => early.length === 1, timeoutMs);
+      await eventually(() => early.length === 1, timeoutMs);
       await first.close();
 
       await publishValues('k', ['x', 'y']);
@@ -166,7 +167,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
         late.push(...records.map(text));
       }, group);
 
-      await waitFor('the records published while the group had no member', () => late.length >= 3, timeoutMs);
+      await eventually(() => late.length >= 3, timeoutMs);
       expect(late.sort()).toEqual(['x', 'y', 'z']);
       expect(early).toEqual(['before']);
     });
@@ -196,7 +197,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
         values.map((v) => ({ key: `destination-${v}`, value: Buffer.from(v) })),
       );
 
-      await waitFor('all records', () => byMember.a.length + byMember.b.length >= values.length, timeoutMs);
+      await eventually(() => byMember.a.length + byMember.b.length >= values.length, timeoutMs);
       await sleep(20);
       expect(byMember.a.length).toBeGreaterThan(0);
       expect(byMember.b.length).toBeGreaterThan(0);
@@ -220,7 +221,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       while (Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 5) await sleep(20);
       expect(lag).toBe(5);
       gate.resolve();
-      await waitFor('all handled', () => handled === 5, timeoutMs);
+      await eventually(() => handled === 5, timeoutMs);
       while (Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0) await sleep(20);
       expect(lag).toBe(0);
       expect(await bus.lag(topic, unique('no-such-group'))).toBe(0);
@@ -243,7 +244,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
         values.map((v) => ({ key: `k${Number(v) % 7}`, value: Buffer.from(v) })),
       );
 
-      await waitFor('both groups', () => one.length >= values.length && two.length >= values.length, timeoutMs);
+      await eventually(() => one.length >= values.length && two.length >= values.length, timeoutMs);
       expect(one.sort()).toEqual([...values].sort());
       expect(two.sort()).toEqual([...values].sort());
     });
@@ -263,7 +264,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
         Array.from({ length: 95 }, (_, i) => String(i)),
       );
 
-      await waitFor('all records', () => sizes.reduce((a, b) => a + b, 0) >= 95, timeoutMs);
+      await eventually(() => sizes.reduce((a, b) => a + b, 0) >= 95, timeoutMs);
       expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
     });
 
@@ -274,7 +275,7 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       }, unique('group'));
       await settle();
       await publishValues('k', ['first']);
-      await waitFor('the first record', () => got.length === 1, timeoutMs);
+      await eventually(() => got.length === 1, timeoutMs);
       await sub.close();
 
       await publishValues('k', ['second']);

@@ -6,7 +6,8 @@ import { type KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type Ka
 import { startKafkaMemberProcess } from '../../test/support/kafka-member-process';
 import type { Bus, DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
-import { unique, waitFor } from './contract-support';
+import { eventually } from '../../test/support/eventually';
+import { unique } from './contract-support';
 import { createKafkaBus, type KafkaBusOptions } from './kafka-bus';
 import { openBus } from './open-adapters';
 import { enginesRequired } from '../../test/support/engines-required';
@@ -74,7 +75,7 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
             topic,
             WORLD_TEXT.map((text) => ({ key: '+64211234567', value: Buffer.from(text) })),
           );
-          await waitFor('the slow batch to be acknowledged', () => calls.length >= 1, 60_000);
+          await eventually(() => calls.length >= 1, 60_000);
           let lag = -1;
           for (const deadline = Date.now() + 60_000; Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0; )
             await new Promise((r) => setTimeout(r, 200));
@@ -92,7 +93,7 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
           const doomed = await startKafkaMemberProcess({ brokers: cluster!.brokers, topic, group, sessionTimeoutMs: 6_000 });
           try {
             await open({ partitions: 1 }).publish(topic, [{ key: 'k', value: Buffer.from('Привет') }]);
-            await waitFor('the first member to hold the batch', () => doomed.held.length === 1, 60_000);
+            await eventually(() => doomed.held.length === 1, 60_000);
           } finally {
             await doomed.kill();
           }
@@ -106,7 +107,7 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
             },
             { group },
           );
-          await waitFor('the survivor to receive the batch', () => got.length >= 1, 90_000);
+          await eventually(() => got.length >= 1, 90_000);
           expect(got[0]!.value.toString('utf8')).toBe('Привет');
           expect(got[0]!.redeliveries).toBe(1);
         }, 150_000);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
-import { sleep, waitFor } from './contract-support';
+import { eventually } from '../../test/support/eventually';
+import { sleep } from './contract-support';
 import { createMemoryBus, fnv1a } from './memory-bus';
 
 describeBusContract('in-memory', () => createMemoryBus({ partitions: 8, retryDelayMs: 5 }));
@@ -15,7 +16,7 @@ describe('in-memory bus', () => {
     const sizes: number[] = [];
     await bus.subscribe('t', async (records) => void sizes.push(records.length), { group: 'g' });
     for (let i = 0; i < 1000; i++) void bus.publish('t', [{ key: 'same', value: value(String(i)) }]);
-    await waitFor('all records', () => sizes.reduce((a, b) => a + b, 0) === 1000);
+    await eventually(() => sizes.reduce((a, b) => a + b, 0) === 1000);
     expect(sizes).toEqual([256, 256, 256, 232]);
     await bus.close();
   });
@@ -30,7 +31,7 @@ describe('in-memory bus', () => {
       't',
       ['+4915112345678', 'a', 'b'].map((key) => ({ key, value: value(key) })),
     );
-    await waitFor('records', () => seen.length === 3);
+    await eventually(() => seen.length === 3);
     for (const r of seen) expect(r.partition).toBe(fnv1a(r.key) % 16);
     await bus.close();
   });
@@ -48,10 +49,10 @@ describe('in-memory bus', () => {
       { group: 'g' },
     );
     await bus.publish('t', [{ key: 'k', value: value('stuck') }]);
-    await waitFor('the first member to hold it', () => firstCalls === 1);
+    await eventually(() => firstCalls === 1);
     await bus.subscribe('t', async (records) => void second.push(...records), { group: 'g' });
     await first.close();
-    await waitFor('the second member', () => second.length === 1);
+    await eventually(() => second.length === 1);
     expect(second[0]).toMatchObject({ key: 'k', redeliveries: 1, offset: '0' });
     await bus.close();
   });
@@ -69,7 +70,7 @@ describe('in-memory bus', () => {
       { group: 'g' },
     );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
-    await waitFor('the batch', () => release !== undefined);
+    await eventually(() => release !== undefined);
     const closing = sub.close();
     release();
     await closing;
@@ -87,7 +88,7 @@ describe('in-memory bus', () => {
     await bus.publish('t', [{ key: 'k', value: value('early') }]);
     const got: string[] = [];
     await bus.subscribe('t', async (records) => void got.push(...texts(records)), { group: 'g' });
-    await waitFor('the early record', () => got.length === 1);
+    await eventually(() => got.length === 1);
     await bus.close();
   });
 
@@ -98,7 +99,7 @@ describe('in-memory bus', () => {
     const slowGot: string[] = [];
     await bus.subscribe('t', async (records) => void fast.push(...texts(records)), { group: 'fast' });
     await bus.publish('t', [{ key: 'k', value: value('1') }]);
-    await waitFor('fast group', () => fast.length === 1);
+    await eventually(() => fast.length === 1);
     // Released: every group (just `fast`) acknowledged it. Now a slow group holds back record 2.
     await bus.subscribe(
       't',
@@ -109,14 +110,14 @@ describe('in-memory bus', () => {
       { group: 'slow' },
     );
     await bus.publish('t', [{ key: 'k', value: value('2') }]);
-    await waitFor('both groups to see 2', () => fast.length === 2 && slowGate !== undefined);
+    await eventually(() => fast.length === 2 && slowGate !== undefined);
 
     const late: string[] = [];
     await bus.subscribe('t', async (records) => void late.push(...texts(records)), { group: 'late' });
-    await waitFor('the late group', () => late.length === 1);
+    await eventually(() => late.length === 1);
     expect(late).toEqual(['2']);
     slowGate();
-    await waitFor('the slow group', () => slowGot.length === 1);
+    await eventually(() => slowGot.length === 1);
     await bus.close();
   });
 
@@ -132,7 +133,7 @@ describe('in-memory bus', () => {
       { group: 'g' },
     );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
-    await waitFor('five attempts', () => times.length === 5);
+    await eventually(() => times.length === 5);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // 10, 20, 40, 40 ms (timers may fire a little early or late).
     expect(gaps[0]).toBeGreaterThanOrEqual(8);
@@ -155,7 +156,7 @@ describe('in-memory bus', () => {
       { group: 'g' },
     );
     await bus.publish('t', [{ key: 'k', value: value('x') }]);
-    await waitFor('a failed delivery', () => calls === 1);
+    await eventually(() => calls === 1);
     await sleep(5);
     expect(timers()).toBeGreaterThan(before);
     await bus.close();

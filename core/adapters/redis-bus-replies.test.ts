@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { streamKey } from './redis-bus-keys';
 import { deliveredRecord, deliveryCounts, groupBacklog, othersHoldPending, parseStreams, type StreamReply } from './redis-bus-replies';
-import { deleteKeys, randomPrefix, REDIS_URL } from './redis-test-support';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../../test/support/redis-keys';
 
 /** Text people send: any code point, whole graphemes, and the scripts our users write in. */
 const text = fc.oneof(
@@ -70,7 +70,7 @@ describe('reading XREADGROUP replies', () => {
     const redis = new Redis(REDIS_URL);
     const prefix = randomPrefix();
     afterAll(async () => {
-      await deleteKeys([prefix]);
+      await deleteRedisKeys(prefix);
       redis.disconnect();
     });
 

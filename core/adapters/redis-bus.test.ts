@@ -1,10 +1,11 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Bus, DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
-import { deferred, sleep, unique, waitFor } from './contract-support';
+import { eventually } from '../../test/support/eventually';
+import { deferred, sleep, unique } from './contract-support';
 import { fnv1a } from './memory-bus';
 import { createRedisBus, type RedisBusOptions } from './redis-bus';
-import { deleteKeys, randomPrefix, rawRedis, REDIS_URL } from './redis-test-support';
+import { deleteRedisKeys, randomPrefix, rawRedis, REDIS_URL } from '../../test/support/redis-keys';
 
 const prefixes = new Set<string>();
 const freshPrefix = (): string => {
@@ -12,7 +13,7 @@ const freshPrefix = (): string => {
   prefixes.add(prefix);
   return prefix;
 };
-afterAll(() => deleteKeys(prefixes));
+afterAll(() => deleteRedisKeys(...prefixes));
 
 /** Short leases and claim times so takeovers happen within a test. */
 const FAST = { leaseMs: 600, renewEveryMs: 100, claimIdleMs: 300, blockMs: 500, retryDelayMs: 5, closeTimeoutMs: 2000 } satisfies Partial<RedisBusOptions>;
@@ -74,7 +75,7 @@ describe('Redis Streams bus', () => {
       }),
     );
 
-    await waitFor('every record', () => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= 3 * 4 * rounds);
+    await eventually(() => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= 3 * 4 * rounds);
     const expected = Array.from({ length: rounds }, (_, n) => n);
     for (const [key, values] of seen) expect(values, `order of ${key}`).toEqual(expected);
     // Both members worked, on different partitions.
@@ -112,15 +113,15 @@ describe('Redis Streams bus', () => {
         await sleep(10);
       }
     })();
-    await waitFor('some records', () => published >= keys * 10);
+    await eventually(() => published >= keys * 10);
     await bus(prefix).subscribe(topic, consume, { group, consumer: 'second', maxBatch: 8 });
-    await waitFor('more records', () => published >= keys * 25);
+    await eventually(() => published >= keys * 25);
     await bus(prefix).subscribe(topic, consume, { group, consumer: 'third', maxBatch: 8 });
-    await waitFor('more records', () => published >= keys * 35);
+    await eventually(() => published >= keys * 35);
     await first.close();
     await publishing;
 
-    await waitFor('every record', () => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= keys * rounds, 8000);
+    await eventually(() => [...seen.values()].reduce((sum, l) => sum + l.length, 0) >= keys * rounds, 8000);
     const expected = Array.from({ length: rounds }, (_, n) => n);
     for (const [key, values] of seen) expect(values, `order of ${key}`).toEqual(expected);
   });
@@ -132,7 +133,7 @@ describe('Redis Streams bus', () => {
     const got: DeliveredRecord[] = [];
     await b.subscribe(topic, async (records) => void got.push(...records), { group: 'g' });
     await b.publish(topic, [{ key: 'k', value: Buffer.from([0, 255, 1]) }]);
-    await waitFor('the record', () => got.length === 1);
+    await eventually(() => got.length === 1);
     expect(got[0]!.value).toEqual(Buffer.from([0, 255, 1]));
     expect(got[0]!.key).toBe('k');
   });
@@ -146,7 +147,7 @@ describe('Redis Streams bus', () => {
       topic,
       ['+4915112345678', 'a', 'b', 'zz'].map((key) => ({ key, value: Buffer.from(key) })),
     );
-    await waitFor('records', () => seen.length === 4);
+    await eventually(() => seen.length === 4);
     for (const r of seen) expect(r.partition).toBe(fnv1a(r.key) % 16);
   });
 
@@ -168,12 +169,12 @@ describe('Redis Streams bus', () => {
       { key: 'k', value: Buffer.from('1') },
       { key: 'k', value: Buffer.from('2') },
     ]);
-    await waitFor('the stuck member to hold the batch', () => stuckCalls === 1);
+    await eventually(() => stuckCalls === 1);
 
     const rescued: DeliveredRecord[] = [];
     const started = Date.now();
     await bus(prefix, { partitions: 2 }).subscribe(topic, async (records) => void rescued.push(...records), { group, consumer: 'rescuer' });
-    await waitFor('the other member to receive the records', () => rescued.length >= 2, 8000);
+    await eventually(() => rescued.length >= 2, 8000);
     expect(rescued.map(text)).toEqual(['1', '2']);
     expect(rescued.every((r) => r.redeliveries >= 1)).toBe(true);
     // Not before the handler had held the batch for claimIdleMs and its lease had run out.
@@ -205,7 +206,7 @@ describe('Redis Streams bus', () => {
     const got: DeliveredRecord[] = [];
     const started = Date.now();
     await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void got.push(...records), { group, consumer: 'alive' });
-    await waitFor('the records', () => got.length >= 3, 8000);
+    await eventually(() => got.length >= 3, 8000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     // The dead member's two come first, counted as redelivered, then the one it never read.
     expect(got.map(text)).toEqual(['a', 'b', 'c']);
@@ -231,7 +232,7 @@ describe('Redis Streams bus', () => {
       topic,
       ['1', '2'].map((v) => ({ key: 'k', value: Buffer.from(v) })),
     );
-    await waitFor('the first member to hold the batch', () => firstGot.length === 2);
+    await eventually(() => firstGot.length === 2);
     await publisher.publish(
       topic,
       ['3'].map((v) => ({ key: 'k', value: Buffer.from(v) })),
@@ -241,7 +242,7 @@ describe('Redis Streams bus', () => {
     await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void second.push(...records), { group, consumer: 'second' });
     const closedAt = Date.now();
     await first.close(); // gives up on the batch after closeTimeoutMs
-    await waitFor('the second member', () => second.length >= 3, 5000);
+    await eventually(() => second.length >= 3, 5000);
     // Handed back: no wait for claimIdleMs or the lease.
     expect(Date.now() - closedAt).toBeLessThan(FAST.claimIdleMs + FAST.leaseMs);
     expect(second.map(text)).toEqual(['1', '2', '3']);
@@ -265,7 +266,7 @@ describe('Redis Streams bus', () => {
       topic,
       Array.from({ length: 30 }, (_, i) => ({ key: `k${i % 5}`, value: Buffer.from(`late-${i}`) })),
     );
-    await waitFor('both groups', () => one.length >= 50 && two.length >= 50);
+    await eventually(() => one.length >= 50 && two.length >= 50);
     await sleep(50);
     expect(one).toHaveLength(50);
     expect(two).toHaveLength(50);
@@ -305,7 +306,7 @@ describe('Redis Streams bus', () => {
         topic,
         values.slice(i, i + 100).map((v, j) => ({ key: `k${(i + j) % 7}`, value: Buffer.from(v) })),
       );
-    await waitFor('both groups', () => one.length >= values.length && two.length >= values.length, 10_000);
+    await eventually(() => one.length >= values.length && two.length >= values.length, 10_000);
     const raw = rawRedis();
     try {
       const total = async () => (await Promise.all([0, 1].map((p) => raw.xlen(`{${prefix}:${topic}:${p}}`)))).reduce((a, n) => a + n, 0);
@@ -318,7 +319,7 @@ describe('Redis Streams bus', () => {
       expect(left).toBe(0);
       // What comes after the trim is still delivered, and lag still counts it.
       await publisher.publish(topic, [{ key: 'k1', value: Buffer.from('Привет') }]);
-      await waitFor('the record after the trim', () => one.includes('Привет') && two.includes('Привет'));
+      await eventually(() => one.includes('Привет') && two.includes('Привет'));
       let lag = await publisher.lag(topic, 'one');
       for (const until = Date.now() + 5000; lag !== 0 && Date.now() < until; lag = await publisher.lag(topic, 'one')) await sleep(20);
       expect(lag).toBe(0);
@@ -351,20 +352,20 @@ describe('Redis Streams bus', () => {
       topic,
       values.map((v) => ({ key: 'k', value: Buffer.from(v) })),
     );
-    await waitFor('the fast group', () => fast.length >= values.length);
+    await eventually(() => fast.length >= values.length);
     await sleep(500); // several trim rounds
     const raw = rawRedis();
     const key = `{${prefix}:${topic}:0}`;
     try {
       expect(await raw.xlen(key)).toBe(100);
       gate.resolve();
-      await waitFor('the slow group', () => slow.length >= values.length);
+      await eventually(() => slow.length >= values.length);
       expect(slow).toEqual(values);
       await sleep(500);
       expect(await raw.xlen(key)).toBe(100); // 'away' has still read none of it
       const away: string[] = [];
       await bus(prefix, options).subscribe(topic, async (records) => void away.push(...records.map(text)), { group: 'away' });
-      await waitFor('the group that came back', () => away.length >= values.length);
+      await eventually(() => away.length >= values.length);
       expect(away).toEqual(values);
       const deadline = Date.now() + 5000;
       while ((await raw.xlen(key)) > 0 && Date.now() < deadline) await sleep(50);
@@ -411,7 +412,7 @@ describe('Redis Streams bus', () => {
         { group: 'g', consumer: 'c' },
       );
       await b.publish(topic, [{ key: 'k', value: Buffer.from('x') }]);
-      await waitFor('a failed delivery', () => calls >= 1);
+      await eventually(() => calls >= 1);
       await sleep(20);
       expect(pending.size).toBeGreaterThan(0); // the retry backoff, the lease round
       await b.close();

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { unique } from './contract-support';
 import { createRedisState } from './redis-state';
-import { deleteKeys, randomPrefix, REDIS_URL } from './redis-test-support';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../../test/support/redis-keys';
 
 // The shared test Redis runs without replicas: a write that must reach one can never be acknowledged.
 describe('Redis hot state waiting for replicas on a single Redis', () => {
   const prefix = randomPrefix();
-  afterAll(() => deleteKeys([prefix]));
+  afterAll(() => deleteRedisKeys(prefix));
 
   it('fails a write no replica confirmed as unavailable, instead of acknowledging it', async () => {
     const state = createRedisState({ redis: REDIS_URL, prefix, waitReplicas: 1, waitTimeoutMs: 50 });

@@ -3,7 +3,7 @@ import { canAdvance, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../do
 import type { HotState } from '../ports/state';
 import { unique } from './contract-support';
 import { createRedisState } from './redis-state';
-import { deleteKeys, randomPrefix, rawRedis, REDIS_URL } from './redis-test-support';
+import { deleteRedisKeys, randomPrefix, rawRedis, REDIS_URL } from '../../test/support/redis-keys';
 import { describeStateContract } from './state-contract';
 
 const prefixes = new Set<string>();
@@ -13,7 +13,7 @@ const freshPrefix = (): string => {
   return prefix;
 };
 // Each prefix is a SCAN of the whole keyspace, which on a Redis shared with other suites takes a while.
-afterAll(() => deleteKeys(prefixes), 120_000);
+afterAll(() => deleteRedisKeys(...prefixes), 120_000);
 
 describeStateContract('Redis', () => createRedisState({ redis: REDIS_URL, prefix: freshPrefix() }));
 

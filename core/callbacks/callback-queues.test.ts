@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../../test/support/eventually';
 import type { CallbackJob } from './callback-job';
 import { createCallbackQueues, type TryOutcome } from './callback-queues';
 
@@ -12,13 +13,6 @@ const job = (eventId: string, messageId: string, notBefore = 0, applicationId = 
   attempt: notBefore === 0 ? 0 : 1,
   notBefore,
 });
-const waitFor = async (probe: () => boolean, timeoutMs = 5000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 describe('callbacks queued for their tries', () => {
   it('tries a message’s later callbacks only after its waiting one went through, in the order they came', async () => {
@@ -38,7 +32,7 @@ describe('callbacks queued for their tries', () => {
     queues.add(job('queued', 'm1'));
     queues.add(job('sent', 'm1'));
     expect(queues.has('m1')).toBe(true);
-    await waitFor(() => done.length === 3);
+    await eventually(() => done.length === 3);
     expect(tried).toEqual(['accepted', 'accepted', 'accepted', 'queued', 'sent']);
     expect(done).toEqual(['accepted', 'queued', 'sent']);
     expect(queues.has('m1')).toBe(false);
@@ -60,9 +54,9 @@ describe('callbacks queued for their tries', () => {
     });
     queues.add(job('late', 'm2', start + 150));
     queues.add(job('early', 'm3', start + 20));
-    await waitFor(() => tried.filter((t) => t === 'late').length === 1);
+    await eventually(() => tried.filter((t) => t === 'late').length === 1);
     expect(tried[0]).toBe('early');
-    await waitFor(() => queues.size === 0);
+    await eventually(() => queues.size === 0);
     expect(rescheduled.filter((j) => j.eventId === 'late').map((j) => j.attempt)).toEqual([2]);
     expect(rescheduled.every((j) => j.notBefore > 0)).toBe(true);
     await queues.stop();
@@ -83,7 +77,7 @@ describe('callbacks queued for their tries', () => {
       maxPerApplication: 4,
     });
     for (let i = 0; i < 40; i++) queues.add(job(`e${i}`, `m${i}`));
-    await waitFor(() => queues.size === 0);
+    await eventually(() => queues.size === 0);
     expect(most).toBe(4);
     queues.add(job('far', 'later', Date.now() + 3_600_000));
     await queues.stop();
@@ -102,10 +96,10 @@ describe('callbacks queued for their tries', () => {
     });
     for (let i = 0; i < 10; i++) queues.add(job(`slow-${i}`, `s${i}`, 0, 'tōmuri'));
     for (let i = 0; i < 10; i++) queues.add(job(`fast-${i}`, `f${i}`, 0, '快'));
-    await waitFor(() => done.length === 10);
+    await eventually(() => done.length === 10);
     expect(done).toEqual(Array.from({ length: 10 }, (_, i) => `fast-${i}`));
     expect(stuck.length).toBe(2);
-    await waitFor(() => {
+    await eventually(() => {
       while (stuck.length > 0) stuck.shift()!();
       return queues.size === 0;
     });

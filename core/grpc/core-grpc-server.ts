@@ -1,4 +1,5 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import net from 'node:net';
 import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
@@ -13,6 +14,7 @@ import type { MessageReader } from '../messages/message-reader';
 import { checkQuota, type Accounts } from '../accounts/accounts';
 import type { BlockLists } from '../accounts/block-lists';
 import { HermodError } from '../../lib/errors';
+import { ConfigError } from '../../lib/config';
 import { newApiKey } from '../domain/api-key';
 import { checkCallbackUrlSyntax } from '../callbacks/callback-url';
 import { parseAttemptList } from '../im/im-plan';
@@ -178,20 +180,44 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   return server;
 }
 
-export async function bindServer(server: Server, address: string, serverCredentials: ServerCredentials = ServerCredentials.createInsecure()): Promise<number> {
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync(address, serverCredentials, (err, port) => (err ? reject(err) : resolve(port))));
-  disableNagleOnAcceptedSockets(server);
-  return port;
+/** Where core serves gRPC: the port it got (the one asked for, or the system's choice for 0), and how to stop listening. */
+export interface BoundServer {
+  port: number;
+  /** Stops accepting; resolves once every connection it accepted has closed (grpc-js closes them on shutdown). */
+  close(): Promise<void>;
 }
 
 /**
- * grpc-js sets TCP_NODELAY on client sockets but not on the sockets its server
- * accepts; with Nagle on, a response written as several small frames can wait
- * for the client's delayed ACK. No public option exists, so reach the
- * listening servers it keeps (if a release renames them, this does nothing).
+ * Serves `server` on `address` (`host:port`, `[v6]:port`) from a socket this
+ * process binds itself, handing each connection to grpc-js. Under `hermod
+ * start` core is a cluster worker, where a plain listen is bound by the
+ * primary and shared by every worker that asks for the same address and port:
+ * on port 0, core and the gateways would be handed one port. An `exclusive`
+ * listen is core's alone. Accepted sockets get TCP_NODELAY, which grpc-js sets
+ * on its client sockets but not on those its server accepts: with Nagle on, a
+ * response written as several small frames can wait for the client's delayed ACK.
  */
-function disableNagleOnAcceptedSockets(server: Server): void {
-  const listeners = (server as unknown as { http2Servers?: Map<import('node:net').Server, unknown> }).http2Servers;
-  if (!(listeners instanceof Map)) return;
-  for (const listener of listeners.keys()) listener.on('connection', (socket: import('node:net').Socket) => socket.setNoDelay(true));
+export async function bindServer(
+  server: Server,
+  address: string,
+  serverCredentials: ServerCredentials = ServerCredentials.createInsecure(),
+): Promise<BoundServer> {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
+  if (!m) throw new ConfigError(`HERMOD_CORE_ADDRESS must be host:port or [v6]:port, got ${JSON.stringify(address)}`);
+  const injector = server.createConnectionInjector(serverCredentials);
+  const listener = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    injector.injectConnection(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ host: m[1] ?? m[2], port: Number(m[3]), exclusive: true }, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (listener.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
 }

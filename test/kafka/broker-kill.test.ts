@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicName } from '../../core/ports/bus';
 import { enginesRequired } from '../support/engines-required';
 import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../support/kafka-cluster';
-import { eventually } from '../support/hermod-process';
+import { eventually } from '../support/eventually';
 import type { RoleProcess } from '../support/role-process';
-import { deleteRedisKeys } from '../support/redis-keys';
+import { deleteRedisKeys, randomPrefix } from '../support/redis-keys';
 import { runMultiProcess } from '../support/multi-process-run';
 
 // Issue 11, "a broker dies": hermod's roles as processes of their own on three Kafka nodes
@@ -25,7 +24,7 @@ if (unavailable && !enginesRequired) {
   describe(`hermod on three Kafka ${NEWEST} nodes when a broker dies`, () => {
     let cluster: KafkaCluster | undefined;
     const processes: RoleProcess[] = [];
-    const prefix = `hermod-bk-${randomUUID().slice(0, 8)}`;
+    const prefix = randomPrefix('bk');
     beforeAll(async () => {
       if (unavailable) throw new Error(`this run must include the Kafka tests, but ${unavailable}`);
       cluster = await startKafkaCluster({ version: NEWEST, nodes: 3, properties: { 'min.insync.replicas': '2' } });

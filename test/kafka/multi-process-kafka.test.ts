@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { enginesRequired } from '../support/engines-required';
 import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../support/kafka-cluster';
 import type { RoleProcess } from '../support/role-process';
-import { deleteRedisKeys } from '../support/redis-keys';
+import { deleteRedisKeys, randomPrefix } from '../support/redis-keys';
 import { runMultiProcess } from '../support/multi-process-run';
 
 const unavailable = kafkaUnavailableReason();
@@ -18,7 +17,7 @@ if (unavailable && !enginesRequired) {
   describe(`roles as separate processes on Kafka ${NEWEST} and Redis state`, () => {
     let cluster: KafkaCluster | undefined;
     const processes: RoleProcess[] = [];
-    const prefix = `hermod-mpk-${randomUUID().slice(0, 8)}`;
+    const prefix = randomPrefix('mpk');
     beforeAll(async () => {
       if (unavailable) throw new Error(`this run must include the Kafka tests, but ${unavailable}`);
       cluster = await startKafkaCluster({ version: NEWEST });

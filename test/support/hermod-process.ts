@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort } from './free-port';
+import { eventually } from './eventually';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,30 +24,24 @@ export interface HermodProcess {
 }
 
 /**
- * Runs `hermod start` as a real process group, exactly as a user would, and
- * resolves once it says it is running.
+ * Runs `hermod start` as a real process group, exactly as a user would, on
+ * port 0 everywhere (HTTPS, HTTP, metrics, core's gRPC; `env` may name fixed
+ * ones), and resolves once it says it is running, with the ports it got.
  */
-export async function startHermod(options: {
-  dataDir: string;
-  env?: Record<string, string>;
-  ports?: { https: number; http: number; metrics: number };
-  /** Arguments for node itself (e.g. --cpu-prof); the supervisor's forks inherit them. */
-  nodeArgs?: string[];
-}): Promise<HermodProcess> {
-  const ports = options.ports ?? { https: await freePort(), http: await freePort(), metrics: await freePort() };
-  const coreAddress = options.env?.HERMOD_CORE_ADDRESS ?? `127.0.0.1:${await freePort()}`;
+export async function startHermod(options: { dataDir: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<HermodProcess> {
   const env = {
     ...process.env,
     HERMOD_DATA_DIR: options.dataDir,
-    HERMOD_HTTPS_PORT: String(ports.https),
-    HERMOD_HTTP_PORT: String(ports.http),
-    HERMOD_METRICS_PORT: String(ports.metrics),
+    HERMOD_HTTPS_PORT: '0',
+    HERMOD_HTTP_PORT: '0',
+    HERMOD_METRICS_PORT: '0',
     HERMOD_HOST: '127.0.0.1',
-    HERMOD_CORE_ADDRESS: coreAddress,
+    HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+    HERMOD_SMSC_PORT: '0',
     HERMOD_BOOTSTRAP_APP: 'acme',
     HERMOD_BOOTSTRAP_PASSWORD: 'secret',
     HERMOD_LOG_LEVEL: 'info',
-    // Tests that need the channel simulators run their own (fixed default ports would collide between test files).
+    // Tests that need the channel simulators run their own, or ask for them on port 0.
     HERMOD_CHANNEL_SIMULATORS: 'false',
     ...options.env,
   };
@@ -58,16 +52,20 @@ export async function startHermod(options: {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  // Decoded as streams, so a character split between two chunks stays whole (logs carry users' texts).
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', (c: string) => (output += c));
+  child.stderr!.on('data', (c: string) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  await new Promise<void>((resolve, reject) => {
+  const running = await new Promise<RunningLine>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hermod did not start in time:\n${output}`)), 60_000);
     const check = (): void => {
-      if (output.includes('"msg":"hermod is running"')) {
+      const line = runningLine(output);
+      if (line) {
         clearTimeout(timer);
-        resolve();
+        resolve(line);
       }
     };
     child.stdout!.on('data', check);
@@ -76,6 +74,9 @@ export async function startHermod(options: {
       reject(new Error(`hermod exited with ${code} while starting:\n${output}`));
     });
   });
+  const portOf = (url: string): number => Number(new URL(url).port);
+  const ports = { https: portOf(running.https), http: portOf(running.http), metrics: portOf(running.metrics) };
+  const coreAddress = running.core;
 
   return {
     httpsPort: ports.https,
@@ -108,23 +109,34 @@ export async function startHermod(options: {
         /* already gone */
       }
       await exited;
-      // The group's children die with it; give the kernel a moment to free their ports.
-      await new Promise((r) => setTimeout(r, 300));
+      // The group's children die with it, a moment later: gone before a restart opens their data directory
+      // (a child left unreaped still counts, hence the bound).
+      await eventually(() => !processGroupAlive(child.pid!), 5_000, 20).catch(() => undefined);
     },
   };
 }
 
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+function processGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
+}
+
+interface RunningLine {
+  https: string;
+  http: string;
+  metrics: string;
+  core: string;
+}
+
+/** The supervisor's "hermod is running" line: where everything listens, ports as bound. */
+function runningLine(output: string): RunningLine | undefined {
+  const line = output
+    .split('\n')
+    .slice(0, -1)
+    .find((l) => l.includes('"msg":"hermod is running"'));
+  return line ? (JSON.parse(line) as RunningLine) : undefined;
 }

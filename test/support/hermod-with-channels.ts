@@ -9,7 +9,6 @@ import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/
 import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
 import { createClient, type Client } from './https-client';
 import { startHermod, type HermodProcess } from './hermod-process';
-import { freePort } from './free-port';
 
 export const API_KEY = 'test-api-key-0123456789abcdef';
 const TOKEN = 'carrier-token';
@@ -32,7 +31,7 @@ export interface HermodWithChannels {
   client: Client;
   /** Intelligent Messaging status callbacks the application received. */
   callbacks: ReceivedCallback[];
-  /** kill -9 of the whole service, then a start on the same data directory and ports. */
+  /** kill -9 of the whole service, then a start on the same data directory (on new ports; the simulators follow). */
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -46,9 +45,10 @@ export async function startHermodWithChannels(
   name: string,
   options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {},
 ): Promise<HermodWithChannels> {
-  const ports = { https: await freePort(), http: await freePort(), metrics: await freePort() };
-  // Host names, not addresses, for every URL hermod and the simulators are given.
-  const webhooks = `https://localhost:${ports.https}/webhooks`;
+  // Host names, not addresses, for every URL hermod and the simulators are given. Hermod's HTTPS port is the one
+  // it got at its latest start (port 0), so the simulators read their webhook URLs when they post.
+  let hermod: HermodProcess | undefined;
+  const webhooks = (channel: string): string => `https://localhost:${hermod?.httpsPort}/webhooks/${channel}`;
   const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
   const smtp = createSmtpSink({ host: '127.0.0.1', port: 0 });
   const wab = createWhatsAppSimulator({
@@ -56,7 +56,9 @@ export async function startHermodWithChannels(
     port: 0,
     token: TOKEN,
     appSecret: SECRET,
-    webhookUrl: `${webhooks}/wab`,
+    get webhookUrl() {
+      return webhooks('wab');
+    },
     deliverDelayMs: 50,
     readDelayMs: options.readDelayMs ?? 150,
   });
@@ -65,11 +67,22 @@ export async function startHermodWithChannels(
     port: 0,
     token: TOKEN,
     clientToken: SECRET,
-    webhookUrl: `${webhooks}/rcs`,
+    get webhookUrl() {
+      return webhooks('rcs');
+    },
     deliverDelayMs: 50,
     readDelayMs: 150,
   });
-  const mms = createMmsSimulator({ host: '127.0.0.1', port: 0, token: TOKEN, webhookSecret: SECRET, webhookUrl: `${webhooks}/mms`, deliverDelayMs: 50 });
+  const mms = createMmsSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    token: TOKEN,
+    webhookSecret: SECRET,
+    get webhookUrl() {
+      return webhooks('mms');
+    },
+    deliverDelayMs: 50,
+  });
   const [smscPort, smtpPort, wabPort, rcsPort, mmsPort] = [
     (await smsc.start()).port,
     (await smtp.start()).port,
@@ -98,7 +111,6 @@ export async function startHermodWithChannels(
   });
   const startOptions = {
     dataDir,
-    ports,
     env: {
       HERMOD_SMSC_SIMULATOR: 'false',
       HERMOD_SMPP_PORT: String(smscPort),
@@ -112,7 +124,7 @@ export async function startHermodWithChannels(
       ...options.env,
     },
   };
-  let hermod = await startHermod(startOptions);
+  hermod = await startHermod(startOptions);
   const set = await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://localhost:${receiverPort}/im`]);
   if (set.code !== 0) throw new Error(`could not set the IM callback URL: ${set.output}`);
   let client = createClient(hermod.baseUrl, hermod.ca());
@@ -124,7 +136,7 @@ export async function startHermodWithChannels(
   };
   return {
     get hermod() {
-      return hermod;
+      return hermod!;
     },
     smsc,
     smtp,
@@ -134,14 +146,14 @@ export async function startHermodWithChannels(
     client: keyed,
     callbacks,
     async restart() {
-      await hermod.kill9();
+      await hermod!.kill9();
       client.close();
-      hermod = await startHermod({ ...startOptions, env: { ...startOptions.env, HERMOD_CORE_ADDRESS: hermod.coreAddress } });
+      hermod = await startHermod(startOptions);
       client = createClient(hermod.baseUrl, hermod.ca());
     },
     async stop() {
       client.close();
-      await hermod.stop();
+      await hermod!.stop();
       receiver.close();
       await Promise.all([smsc.stop(), smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
     },

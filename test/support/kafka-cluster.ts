@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { eventually } from './eventually';
 import { freePort } from './free-port';
 
 /**
@@ -233,28 +234,30 @@ function writeNodeFiles(dir: string, props: Record<string, string>, major: numbe
   return { configFile, javaArgs: [`-Dlog4j.configuration=file:${file}`] };
 }
 
-/** Ready when every node is registered with the cluster and answers metadata. */
-async function waitUntilReady(nodes: readonly KafkaNode[], count: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Ready when every node is registered with the cluster and answers metadata; fails at once if a node exits. */
+async function waitUntilReady(nodes: readonly (KafkaNode & { child: ChildProcess })[], count: number, timeoutMs: number): Promise<void> {
   const kafka = new Kafka({ clientId: 'hermod-test-ready', brokers: nodes.map((n) => n.address), logLevel: logLevel.NOTHING, retry: { retries: 0 } });
-  let last: unknown;
-  while (Date.now() < deadline) {
-    const dead = nodes.find((n) => !n.running());
-    if (dead) throw new Error(`node ${dead.id} exited`);
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      const cluster = await admin.describeCluster();
-      if (cluster.brokers.length === count && cluster.controller !== null) return;
-      last = new Error(`${cluster.brokers.length} of ${count} brokers registered`);
-    } catch (err) {
-      last = err;
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`not ready after ${timeoutMs} ms: ${last instanceof Error ? last.message : String(last)}`);
+  const ready = eventually(
+    async () => {
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        if (cluster.brokers.length === count && cluster.controller !== null) return true;
+        throw new Error(`${cluster.brokers.length} of ${count} brokers registered`);
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    timeoutMs,
+    500,
+  );
+  const died = nodes.map((n) =>
+    n.running()
+      ? new Promise<never>((_, reject) => n.child.once('exit', () => reject(new Error(`node ${n.id} exited`))))
+      : Promise.reject(new Error(`node ${n.id} exited`)),
+  );
+  await Promise.race([ready, ...died]);
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

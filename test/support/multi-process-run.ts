@@ -4,8 +4,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { createSmscSimulator } from '../../workers/simulators/smsc-simulator';
 import { createClient } from './https-client';
-import { eventually } from './hermod-process';
-import { freePort } from './free-port';
+import { eventually } from './eventually';
 import { startRole, type RoleProcess } from './role-process';
 import { REDIS_URL } from './redis-keys';
 
@@ -48,7 +47,6 @@ export async function runMultiProcess(
   simulator.on('message', (m: { text: string }) => received.set(m.text, (received.get(m.text) ?? 0) + 1));
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-mp-'));
-  const coreAddress = `127.0.0.1:${await freePort()}`;
   const env = {
     HERMOD_STATE: 'redis',
     HERMOD_REDIS_URL: REDIS_URL,
@@ -56,33 +54,32 @@ export async function runMultiProcess(
     ...busEnv,
     HERMOD_BUS_PARTITIONS: '12',
     HERMOD_DATA_DIR: dataDir,
-    HERMOD_CORE_ADDRESS: coreAddress,
+    HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+    HERMOD_METRICS_PORT: '0',
     HERMOD_HOST: '127.0.0.1',
     HERMOD_SMPP_PORT: String(smscPort),
     HERMOD_SMPP_WINDOW: String(WINDOW),
     HERMOD_BOOTSTRAP_APP: 'acme',
     HERMOD_BOOTSTRAP_PASSWORD: 'secret',
   };
-  const withPorts = async (extra: Record<string, string> = {}) => ({ ...env, HERMOD_METRICS_PORT: String(await freePort()), ...extra });
-
-  processes.push(await startRole(['core'], await withPorts(), '"msg":"core listening"'));
+  // Every process binds port 0 and says in its ready line which port it got; the gateways are given core's.
+  const core = await startRole(['core'], env, '"msg":"core listening"');
+  processes.push(core);
   const workers: RoleProcess[] = [];
-  for (let i = 0; i < 3; i++) workers.push(await startRole(['worker', '--channel', 'sms'], await withPorts(), '"msg":"channel worker started"'));
+  for (let i = 0; i < 3; i++) workers.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
   processes.push(...workers);
-  const gatewayPorts: number[] = [];
+  const gatewayUrls: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const https = await freePort();
-    gatewayPorts.push(https);
-    processes.push(
-      await startRole(
-        ['gateway'],
-        await withPorts({ HERMOD_HTTPS_PORT: String(https), HERMOD_HTTP_PORT: String(await freePort()) }),
-        '"msg":"gateway listening"',
-      ),
+    const gateway = await startRole(
+      ['gateway'],
+      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+      '"msg":"gateway listening"',
     );
+    processes.push(gateway);
+    gatewayUrls.push(gateway.ready.https);
   }
   const ca = fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8');
-  const clients = gatewayPorts.map((p) => createClient(`https://127.0.0.1:${p}`, ca, { user: 'acme', pass: 'secret' }));
+  const clients = gatewayUrls.map((url) => createClient(url, ca, { user: 'acme', pass: 'secret' }));
 
   const ids: string[] = [];
   let killed = false;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from './free-port';
+import { eventually } from './eventually';
 import { enginesRequired } from './engines-required';
 
 /**
@@ -33,7 +33,7 @@ export interface PrometheusProcess {
   stop(): Promise<void>;
 }
 
-/** Debian's `prometheus`, scraping `targets` every second with `ruleFiles`, on a free port and a temporary data directory. */
+/** Debian's `prometheus`, scraping `targets` every second with `ruleFiles`, on a port of its choosing and a temporary data directory. */
 export async function startPrometheus(options: { targets: string[]; ruleFiles?: string[] }): Promise<PrometheusProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-prometheus-'));
   const config = {
@@ -42,29 +42,36 @@ export async function startPrometheus(options: { targets: string[]; ruleFiles?: 
     scrape_configs: [{ job_name: 'hermod', static_configs: [{ targets: options.targets }] }],
   };
   fs.writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config));
-  const port = await freePort();
+  // Port 0: Prometheus logs the address it got (`msg="Listening on" address=127.0.0.1:41083`).
   const child: ChildProcess = spawn(
     'prometheus',
-    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited while starting:\n${output}`);
-    const ready = await fetch(`${url}/-/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`prometheus did not become ready:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const url = await Promise.race([
+    eventually(
+      async () => {
+        const port = /msg="Listening on" address=127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+        if (!port || child.exitCode !== null) return undefined;
+        const ready = await fetch(`http://127.0.0.1:${port}/-/ready`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        return ready ? `http://127.0.0.1:${port}` : undefined;
+      },
+      60_000,
+      200,
+    ),
+    exited.then(() => Promise.reject(new Error(`prometheus exited while starting:\n${output}`))),
+  ]).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`prometheus did not become ready: ${err.message}\n${output}`);
+  });
 
   return {
     url,

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { eventually } from './eventually';
 import { freePort } from './free-port';
 
 /**
@@ -89,14 +90,14 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
       timeout: 60_000,
     });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
-    await waitUntil(
+    await eventually(
       () =>
         clusterHealthy(
           nodes.map((n) => n.port),
           MASTERS,
         ),
       60_000,
-      'the cluster to become ready',
+      100,
     );
   } catch (err) {
     await stop();
@@ -153,7 +154,7 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
     },
     async waitForFailover(deadPort, timeoutMs = 60_000) {
       await nodeAt(deadPort).exited;
-      await waitUntil(
+      await eventually(
         async () => {
           const ports = live();
           if (!(await clusterHealthy(ports, MASTERS, { requireReplicas: false }))) return false;
@@ -165,7 +166,7 @@ async function tryStart(options: RedisClusterOptions): Promise<LocalRedisCluster
           return true;
         },
         timeoutMs,
-        `a replica to take over from the master on port ${deadPort}`,
+        100,
       );
     },
     async logs() {
@@ -223,17 +224,11 @@ async function startNode(root: string, index: number, nodeTimeoutMs: number): Pr
 }
 
 async function waitForPing(node: Node): Promise<void> {
-  await waitUntil(
-    async () => {
-      if (node.child.exitCode !== null) {
-        const log = fs.existsSync(path.join(node.dir, 'redis.log')) ? fs.readFileSync(path.join(node.dir, 'redis.log'), 'utf8') : '';
-        throw new Error(`redis-server on port ${node.port} exited:\n${log.slice(-2000)}`);
-      }
-      return withNode(node.port, async (r) => (await r.ping()) === 'PONG').catch(() => false);
-    },
-    20_000,
-    `redis-server on port ${node.port} to answer`,
-  );
+  const log = (): string => (fs.existsSync(path.join(node.dir, 'redis.log')) ? fs.readFileSync(path.join(node.dir, 'redis.log'), 'utf8') : '');
+  await Promise.race([
+    eventually(() => withNode(node.port, async (r) => (await r.ping()) === 'PONG'), 20_000, 100),
+    node.exited.then(() => Promise.reject(new Error(`redis-server on port ${node.port} exited:\n${log().slice(-2000)}`))),
+  ]);
 }
 
 /**
@@ -267,14 +262,5 @@ async function withNode<T>(port: number, use: (r: Redis) => Promise<T>): Promise
     return await use(r);
   } finally {
     r.disconnect();
-  }
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -5,12 +5,18 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface RoleProcess {
   pid: number;
+  /** The JSON log line that said it was ready: where it listens, with the ports it got for port 0. */
+  ready: Record<string, any>;
   output(): string;
   stop(): Promise<number | null>;
   kill9(): Promise<void>;
 }
 
-/** Starts `hermod <args>` as its own OS process and resolves once its log contains `readyText`. */
+/**
+ * Starts `hermod <args>` as its own OS process and resolves once its log has a
+ * line containing `readyText` (a JSON log line). Roles bind the ports they are
+ * given, port 0 included, and say in that line which they got.
+ */
 export async function startRole(args: string[], env: Record<string, string>, readyText: string): Promise<RoleProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
     cwd: ROOT,
@@ -24,12 +30,17 @@ export async function startRole(args: string[], env: Record<string, string>, rea
   child.stdout!.on('data', (c: string) => (output += c));
   child.stderr!.on('data', (c: string) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
+  const ready = await new Promise<Record<string, any>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${output}`)), 60_000);
     const check = (): void => {
-      if (output.includes(readyText)) {
+      // Whole lines only (the last may still be arriving).
+      const line = output
+        .split('\n')
+        .slice(0, -1)
+        .find((l) => l.includes(readyText));
+      if (line) {
         clearTimeout(timer);
-        resolve();
+        resolve(JSON.parse(line));
       }
     };
     child.stdout!.on('data', check);
@@ -40,6 +51,7 @@ export async function startRole(args: string[], env: Record<string, string>, rea
   });
   return {
     pid: child.pid!,
+    ready,
     output: () => output,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;

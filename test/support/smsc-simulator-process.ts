@@ -58,11 +58,7 @@ export async function startSmscSimulatorProcess(
       ...options.env,
     };
     current = await startRole(['smsc-simulator'], env, READY);
-    const line = current
-      .output()
-      .split('\n')
-      .find((l) => l.includes(READY))!;
-    port = JSON.parse(line).port;
+    port = current.ready.port;
   };
   await launch();
 

@@ -22,13 +22,26 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
       set: unsigned.map((ch) => `HERMOD_${ch.toUpperCase()}_WEBHOOK_SECRET`),
     });
   }
+  // Under `hermod start` with HERMOD_HTTPS_PORT=0 the gateways' port is known only once they listen, after these start:
+  // the supervisor says it then, and a webhook base on port 0 takes it.
+  let webhookBase = s.webhookBase;
+  process.on('message', (msg: { type?: string; https?: number }) => {
+    if (msg?.type !== 'gateways-listening' || !msg.https) return;
+    const url = new URL(webhookBase);
+    if (url.port !== '0') return;
+    url.port = String(msg.https);
+    webhookBase = url.href.replace(/\/+$/, '');
+    log.info('webhooks go to the gateways', { webhookBase });
+  });
   const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }));
   const wab = createWhatsAppSimulator({
     host: '127.0.0.1',
     port: s.wabPort,
     token: c.wab.token,
     appSecret: c.wab.webhookSecret,
-    webhookUrl: `${s.webhookBase}/wab`,
+    get webhookUrl() {
+      return `${webhookBase}/wab`;
+    },
     deliverDelayMs: 100,
     readDelayMs: 300,
   });
@@ -37,7 +50,9 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
     port: s.rcsPort,
     token: c.rcs.token,
     clientToken: c.rcs.webhookSecret,
-    webhookUrl: `${s.webhookBase}/rcs`,
+    get webhookUrl() {
+      return `${webhookBase}/rcs`;
+    },
     deliverDelayMs: 100,
     readDelayMs: 300,
   });
@@ -46,12 +61,15 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
     port: s.mmsPort,
     token: c.mms.token,
     webhookSecret: c.mms.webhookSecret,
-    webhookUrl: `${s.webhookBase}/mms`,
+    get webhookUrl() {
+      return `${webhookBase}/mms`;
+    },
     deliverDelayMs: 150,
   });
   const ports = { smtp: smtp.port, wab: (await wab.start()).port, rcs: (await rcs.start()).port, mms: (await mms.start()).port };
   log.info('channel simulators listening', ports);
   return {
+    ports,
     async stop() {
       await Promise.all([smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
     },

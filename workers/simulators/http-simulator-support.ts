@@ -66,7 +66,8 @@ export function createJsonServer(host: string, port: number, handle: (req: JsonR
     async start() {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(boundPort, host, () => {
+        // Exclusive: a cluster worker under `hermod start` binds its own port (port 0 shared through the primary would collide).
+        server.listen({ port: boundPort, host, exclusive: true }, () => {
           server.off('error', reject);
           resolve();
         });
@@ -219,8 +220,6 @@ export interface WebhookReceiver {
   readonly refused: number;
   /** Answers the next `n` posts with 503 (to exercise retries). */
   refuseNext(n: number): void;
-  /** Resolves once `n` posts have arrived, or rejects after `ms`. */
-  waitFor(n: number, ms?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
 }
 
@@ -261,14 +260,6 @@ export async function startWebhookReceiver(options: { tls?: boolean } = {}): Pro
     },
     refuseNext(n) {
       refusing = n;
-    },
-    async waitFor(n, ms = 2000) {
-      const until = Date.now() + ms;
-      while (received.length < n) {
-        if (Date.now() > until) throw new Error(`expected ${n} webhooks within ${ms} ms, got ${received.length}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return received.slice(0, n);
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -50,15 +50,4 @@ export function smppTestKit() {
   return { simulator, client, defer: (fn: () => Promise<unknown>) => cleanup.push(fn) };
 }
 
-/** Resolves when `check` returns a value other than undefined (polled), or rejects after `ms`. */
-export async function eventually<T>(check: () => T | undefined, ms = 1500, everyMs = 5): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 export { once };

@@ -4,12 +4,13 @@ import type { Logger } from '../../lib/log';
 import { createSmscSimulator, type SmscSimulatorOptions } from './smsc-simulator';
 
 /** Starts the simulator; logs one JSON line with where it listens. */
-export async function startSimulator(options: SmscSimulatorOptions, log: Logger): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startSimulator(options: SmscSimulatorOptions, log: Logger): Promise<{ port: number; ports: { smpp: number }; stop(): Promise<void> }> {
   const simulator = createSmscSimulator({ log, ...options });
   const { host, port } = await simulator.start();
   log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
   return {
     port,
+    ports: { smpp: port },
     async stop() {
       await simulator.stop();
       log.info('SMSC simulator stopped', { submits: simulator.submitCount });
@@ -22,7 +23,7 @@ export async function startSimulator(options: SmscSimulatorOptions, log: Logger)
  * configured by lib/config. Receipts it owes are kept in its data directory,
  * so they reach the ESME after a crash of either side.
  */
-export function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ stop(): Promise<void> }> {
+export function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ ports: { smpp: number }; stop(): Promise<void> }> {
   const s = config.simulator;
   const storeFile = path.join(config.dataDir, 'smsc-simulator', 'owed-receipts.log');
   return startSimulator({ host: s.host, port: s.port, receiptDelayMs: s.receiptDelayMs, outcomes: s.outcomes, storeFile }, log);

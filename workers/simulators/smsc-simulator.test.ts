@@ -11,7 +11,8 @@ import { PduWriter } from '../carriers/smpp/pdu-writer';
 import { planSms } from '../../core/domain/sms-segments';
 import type { DeliveryReceipt } from '../carriers/smpp/smpp-client';
 import { sarTlvs } from '../carriers/smpp/tlv';
-import { eventually, once, smppTestKit } from './smpp-test-kit';
+import { eventually } from '../../test/support/eventually';
+import { once, smppTestKit } from './smpp-test-kit';
 import { createSmscSimulator, type AssembledMessage, type SentReceipt, type SimulatedSubmit } from './smsc-simulator';
 
 const kit = smppTestKit();

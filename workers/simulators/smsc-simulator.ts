@@ -149,7 +149,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       const server = net.createServer((socket) => this.onConnection(socket));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(this.boundPort, this.host, () => {
+        // Exclusive: a cluster worker under `hermod start` binds its own port (port 0 shared through the primary would collide).
+        server.listen({ port: this.boundPort, host: this.host, exclusive: true }, () => {
           server.off('error', reject);
           resolve();
         });

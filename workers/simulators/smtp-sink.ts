@@ -97,7 +97,8 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
       server.on('error', (err: Error) => this.o.log?.debug('SMTP sink session error', { err }));
       await new Promise<void>((resolve, reject) => {
         server.server.once('error', reject);
-        server.listen(this.boundPort, this.host, () => {
+        // Exclusive: a cluster worker under `hermod start` binds its own port (port 0 shared through the primary would collide).
+        server.server.listen({ port: this.boundPort, host: this.host, exclusive: true }, () => {
           server.server.off('error', reject);
           resolve();
         });

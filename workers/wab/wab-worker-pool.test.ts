@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../simulators/smpp-test-kit';
+import { eventually } from '../../test/support/eventually';
 import { imJob } from '../carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createWhatsAppSimulator } from '../simulators/whatsapp-simulator';

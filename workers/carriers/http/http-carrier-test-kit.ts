@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import { HermodError } from '../../../lib/errors';
+import { eventually } from '../../../test/support/eventually';
 import type { CarrierReport } from '../../carrier';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
 import type { WebhookHandler } from '../../../lib/carrier-webhooks/webhook-handler';
@@ -48,13 +49,8 @@ export function httpCarrierTestKit(options: { tls: boolean; webhook: WebhookHand
       .filter((r) => r.carrierId === carrierId);
   }
 
-  async function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
-    const until = Date.now() + ms;
-    while (reportsFor(carrierId).length < count) {
-      if (Date.now() > until) throw new Error(`expected ${count} reports for ${carrierId}, got ${reportsFor(carrierId).length}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return reportsFor(carrierId);
+  function reportsWithin(carrierId: string, count: number, ms = 1500): Promise<CarrierReport[]> {
+    return eventually(() => (reportsFor(carrierId).length >= count ? reportsFor(carrierId) : undefined), ms);
   }
 
   return { simulator, reportsFor, reportsWithin, receiver: webhooks };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../../lib/errors';
-import { eventually, once, smppTestKit } from '../../simulators/smpp-test-kit';
+import { eventually } from '../../../test/support/eventually';
+import { once, smppTestKit } from '../../simulators/smpp-test-kit';
 import { CommandStatus } from './command-status';
 import { planSms } from '../../../core/domain/sms-segments';
 import type { DeliveryReceipt, MoMessage, SubmitRequest } from './smpp-client';

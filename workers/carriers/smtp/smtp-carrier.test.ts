@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../../lib/errors';
 import type { CarrierReport } from '../../carrier';
-import { emailJob, eventually, smtpTestKit } from './smtp-test-kit';
+import { eventually } from '../../../test/support/eventually';
+import { emailJob, smtpTestKit } from './smtp-test-kit';
 
 const kit = smtpTestKit();
 

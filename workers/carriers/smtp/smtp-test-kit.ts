@@ -7,8 +7,6 @@ import { quietLog } from '../../simulators/smpp-test-kit';
 import { createSmtpSink, type SmtpSink } from '../../simulators/smtp-sink';
 import { createSmtpCarrier } from './smtp-carrier';
 
-export { eventually, quietLog } from '../../simulators/smpp-test-kit';
-
 /** Test helpers: a real SMTP sink on 127.0.0.1:0 and carriers pointed at it, all closed after each test. */
 export function smtpTestKit() {
   const cleanup: (() => Promise<unknown>)[] = [];
