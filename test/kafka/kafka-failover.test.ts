@@ -23,97 +23,98 @@ if (unavailable && !enginesRequired) {
     it.skip(`runs against a three-node Kafka cluster; skipped here because ${unavailable}`, () => undefined);
   });
 } else {
-  for (const version of KAFKA_VERSIONS) {
-    describe(`Kafka ${version}, three nodes`, () => {
-      let cluster: KafkaCluster | undefined;
-      let bus: Bus | undefined;
-      beforeAll(async () => {
-        if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
-        cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
-      }, 15 * 60_000);
-      afterAll(async () => {
-        await bus?.close().catch(() => undefined);
-        await cluster?.stop();
-      }, 120_000);
+  // The newest Kafka only: a broker failing over is the cluster's part, and a three-node cluster is slow to
+  // start; the bus contract suites (core/adapters/kafka-bus-3.test.ts, kafka-bus-4.test.ts) run on both versions.
+  const version = KAFKA_VERSIONS.at(-1)!;
+  describe(`Kafka ${version}, three nodes`, () => {
+    let cluster: KafkaCluster | undefined;
+    let bus: Bus | undefined;
+    beforeAll(async () => {
+      if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
+      cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
+    }, 15 * 60_000);
+    afterAll(async () => {
+      await bus?.close().catch(() => undefined);
+      await cluster?.stop();
+    }, 120_000);
 
-      it('lets a fresh bus subscribe to topics it has just created, whichever node it asks first', async () => {
-        const c = cluster!;
-        // A new topic reaches the nodes one by one; hermod's roles start by creating theirs and subscribing at once.
-        for (let i = 0; i < 6; i++) {
-          const brokers = [...c.brokers.slice(i % 3), ...c.brokers.slice(0, i % 3)];
-          const fresh = createKafkaBus({ brokers, partitions: 12, replicationFactor: 3, sessionTimeoutMs: 10_000, joinWaitMs: 1_000 });
+    it('lets a fresh bus subscribe to topics it has just created, whichever node it asks first', async () => {
+      const c = cluster!;
+      // A new topic reaches the nodes one by one; hermod's roles start by creating theirs and subscribing at once.
+      for (let i = 0; i < 6; i++) {
+        const brokers = [...c.brokers.slice(i % 3), ...c.brokers.slice(0, i % 3)];
+        const fresh = createKafkaBus({ brokers, partitions: 12, replicationFactor: 3, sessionTimeoutMs: 10_000, joinWaitMs: 1_000 });
+        try {
+          const subscription = await fresh.subscribe(unique('fresh'), async () => undefined, { group: unique('group') });
+          await subscription.close();
+        } finally {
+          await fresh.close().catch(() => undefined);
+        }
+      }
+    }, 180_000);
+
+    it('loses no published record when the partition leaders’ broker is killed mid-run', async () => {
+      const c = cluster!;
+      bus = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 3, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });
+      const topic = unique('failover');
+      const group = unique('group');
+      const seen = new Map<number, number>();
+      await bus.subscribe(
+        topic,
+        async (records) => {
+          for (const r of records) {
+            const n = Number(r.value.toString('utf8').split(' ')[0]);
+            seen.set(n, (seen.get(n) ?? 0) + 1);
+          }
+        },
+        { group, maxBatch: 100 },
+      );
+
+      const leader = await leaderOfMostPartitions(c.brokers, topic);
+      let killedAt = -1;
+      let publishRetries = 0;
+      for (let start = 0; start < TOTAL; start += BATCH) {
+        if (killedAt < 0 && start >= TOTAL / 3) {
+          c.nodes.find((n) => n.id === leader)!.kill();
+          killedAt = start;
+        }
+        const records = Array.from({ length: BATCH }, (_, i) => ({
+          key: `+6421${String((start + i) % 97).padStart(6, '0')}`,
+          value: Buffer.from(`${start + i} ${TEXTS[(start + i) % TEXTS.length]}`),
+        }));
+        // A client retries what the bus says is retryable, as hermod's publishers do.
+        for (let attempt = 0; ; attempt++) {
           try {
-            const subscription = await fresh.subscribe(unique('fresh'), async () => undefined, { group: unique('group') });
-            await subscription.close();
-          } finally {
-            await fresh.close().catch(() => undefined);
+            await bus.publish(topic, records);
+            break;
+          } catch (err) {
+            if (!(err instanceof HermodError) || attempt >= 10) throw err;
+            publishRetries += 1;
+            await sleep(500);
           }
         }
-      }, 180_000);
+      }
 
-      it('loses no published record when the partition leaders’ broker is killed mid-run', async () => {
-        const c = cluster!;
-        bus = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 3, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });
-        const topic = unique('failover');
-        const group = unique('group');
-        const seen = new Map<number, number>();
-        await bus.subscribe(
-          topic,
-          async (records) => {
-            for (const r of records) {
-              const n = Number(r.value.toString('utf8').split(' ')[0]);
-              seen.set(n, (seen.get(n) ?? 0) + 1);
-            }
-          },
-          { group, maxBatch: 100 },
-        );
-
-        const leader = await leaderOfMostPartitions(c.brokers, topic);
-        let killedAt = -1;
-        let publishRetries = 0;
-        for (let start = 0; start < TOTAL; start += BATCH) {
-          if (killedAt < 0 && start >= TOTAL / 3) {
-            c.nodes.find((n) => n.id === leader)!.kill();
-            killedAt = start;
-          }
-          const records = Array.from({ length: BATCH }, (_, i) => ({
-            key: `+6421${String((start + i) % 97).padStart(6, '0')}`,
-            value: Buffer.from(`${start + i} ${TEXTS[(start + i) % TEXTS.length]}`),
-          }));
-          // A client retries what the bus says is retryable, as hermod's publishers do.
-          for (let attempt = 0; ; attempt++) {
-            try {
-              await bus.publish(topic, records);
-              break;
-            } catch (err) {
-              if (!(err instanceof HermodError) || attempt >= 10) throw err;
-              publishRetries += 1;
-              await sleep(500);
-            }
-          }
-        }
-
-        const deadline = Date.now() + 120_000;
-        while (seen.size < TOTAL && Date.now() < deadline) await sleep(200);
-        const lost = Array.from({ length: TOTAL }, (_, n) => n).filter((n) => !seen.has(n));
-        const duplicates = [...seen.values()].reduce((sum, count) => sum + count - 1, 0);
+      const deadline = Date.now() + 120_000;
+      while (seen.size < TOTAL && Date.now() < deadline) await sleep(200);
+      const lost = Array.from({ length: TOTAL }, (_, n) => n).filter((n) => !seen.has(n));
+      const duplicates = [...seen.values()].reduce((sum, count) => sum + count - 1, 0);
+      console.log(
+        `Kafka ${version} failover: killed broker ${leader} after ${killedAt} of ${TOTAL} records; ` +
+          `consumed ${seen.size} distinct, lost ${lost.length}, duplicates ${duplicates}, publish retries ${publishRetries}`,
+      );
+      if (lost.length > 0) {
+        // Tell a record the bus never handed out from one the cluster does not have.
+        const inLog = await valuesInLog(c.brokers, topic);
+        const ends = await endOffsets(c.brokers, topic);
         console.log(
-          `Kafka ${version} failover: killed broker ${leader} after ${killedAt} of ${TOTAL} records; ` +
-            `consumed ${seen.size} distinct, lost ${lost.length}, duplicates ${duplicates}, publish retries ${publishRetries}`,
+          `lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`,
         );
-        if (lost.length > 0) {
-          // Tell a record the bus never handed out from one the cluster does not have.
-          const inLog = await valuesInLog(c.brokers, topic);
-          const ends = await endOffsets(c.brokers, topic);
-          console.log(
-            `lost records present in the log: ${lost.filter((n) => inLog.has(n)).length} of ${lost.length}; log holds ${inLog.size} distinct; end offsets ${ends}`,
-          );
-        }
-        expect(killedAt).toBeGreaterThan(0);
-        expect(lost).toEqual([]);
-      }, 300_000);
-    });
-  }
+      }
+      expect(killedAt).toBeGreaterThan(0);
+      expect(lost).toEqual([]);
+    }, 300_000);
+  });
 }
 
 /** The node that leads most of the topic's partitions (the topic exists once the bus subscribed). */
