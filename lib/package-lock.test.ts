@@ -18,7 +18,8 @@ describe('package-lock.json', () => {
     const missing: string[] = [];
     for (const [at, entry] of Object.entries(packages)) {
       for (const name of Object.keys(entry.optionalDependencies ?? {})) {
-        if (!packages[`${at}/node_modules/${name}`] && !packages[`node_modules/${name}`]) missing.push(`${name} (optional dependency of ${at || 'the project'})`);
+        if (!packages[`${at}/node_modules/${name}`] && !packages[`node_modules/${name}`])
+          missing.push(`${name} (optional dependency of ${at || 'the project'})`);
       }
     }
     expect(missing).toEqual([]);
