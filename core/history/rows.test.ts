@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { message } from '../adapters/history-contract';
 import { INSERTS } from './queries';
 import { applicationRow, dateTime64, eventRow, messageRow, parseJsonEachRow, toNumber, toStoredMessage } from './rows';
 
-const record = {
-  numericId: 42,
-  replyTo: '',
-  id: 'm1',
-  applicationId: 'a',
-  channel: 'sms',
-  direction: 'MT' as const,
-  destination: '+1',
-  source: 's',
-  content: 'c',
-  reference: '',
-  messageClass: '',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via: 'sms_v2',
-  segments: 1,
-  acceptedAt: 1_700_000_000_123,
-};
+const record = message({ id: 'm1', numericId: 42, applicationId: 'a', acceptedAt: 1_700_000_000_123 });
 
 describe('history rows', () => {
   it('build rows with exactly the columns each insert names', () => {

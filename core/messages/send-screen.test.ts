@@ -1,29 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { message } from '../adapters/history-contract';
 import { createMemoryState } from '../adapters/memory-state';
 import type { MessageRecord } from '../ports/message-history';
 import { createSendScreen, quotaPeriod } from './send-screen';
 
-const record = (destination: string, extra: Partial<MessageRecord> = {}): MessageRecord => ({
-  id: `m-${destination}-${Math.random()}`,
-  numericId: 1,
-  applicationId: 'kōrero',
-  channel: 'sms',
-  direction: 'MT',
-  destination,
-  source: '',
-  content: 'Kia ora, e hoa mā — tēnā koe 👋🏽',
-  reference: '',
-  messageClass: 'mt_message',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via: 'sms_v2',
-  segments: 1,
-  acceptedAt: 0,
-  replyTo: '',
-  ...extra,
-});
+const record = (destination: string, extra: Partial<MessageRecord> = {}): MessageRecord =>
+  message({ applicationId: 'kōrero', destination, content: 'Kia ora, e hoa mā — tēnā koe 👋🏽', segments: 1, ...extra });
 
 describe('send screen', () => {
   it('takes quota only for what passes the block lists and opt-outs, in order, and exempts opt-out confirmations', async () => {
