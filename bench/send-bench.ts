@@ -11,13 +11,13 @@
  * HERMOD_GATEWAYS (gateway processes of the started service), BENCH_NO_CARRIER=1 (no
  * SMSC: measures acceptance alone, messages wait for the carrier).
  */
-import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { startHermod, type HermodProcess } from '../test/support/hermod-process';
 import { printTable } from './support/print-table';
+import { startBaselineServer } from './support/start-baseline-server';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -38,12 +38,6 @@ async function measure(name: string, url: string, headers: Record<string, string
   if (warmup > 0) await autocannon({ ...opts, duration: warmup });
   const r = await autocannon({ ...opts, duration });
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
-}
-
-async function startBaseline(kind: 'http' | 'https', cert?: string, key?: string) {
-  const child = fork(path.join(import.meta.dirname, 'baseline-server.ts'), [kind, ...(cert && key ? [cert, key] : [])], { execArgv: ['--import', 'tsx'] });
-  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
-  return { url: `${kind}://127.0.0.1:${port}/rest/sms/v2/messages`, stop: () => child.kill() };
 }
 
 async function main(): Promise<void> {
@@ -71,13 +65,13 @@ async function main(): Promise<void> {
   results.push(await measure('hermod POST /rest/sms/v2/messages (HTTPS, auth, validation, persisted)', `${url}/rest/sms/v2/messages`, auth));
   if (hermod) await hermod.stop();
 
-  const plain = await startBaseline('http');
-  results.push(await measure('baseline: bare node:http, canned 202', plain.url, auth));
-  plain.stop();
+  const plain = await startBaselineServer('http');
+  results.push(await measure('baseline: bare node:http, canned 202', `${plain.url}/rest/sms/v2/messages`, auth));
+  await plain.stop();
   if (dataDir) {
-    const tls = await startBaseline('https', path.join(dataDir, 'tls/self-signed.crt'), path.join(dataDir, 'tls/self-signed.key'));
-    results.push(await measure('baseline: bare node:https, canned 202', tls.url, auth));
-    tls.stop();
+    const tls = await startBaselineServer('https', { cert: path.join(dataDir, 'tls/self-signed.crt'), key: path.join(dataDir, 'tls/self-signed.key') });
+    results.push(await measure('baseline: bare node:https, canned 202', `${tls.url}/rest/sms/v2/messages`, auth));
+    await tls.stop();
   }
 
   const [h, ...baselines] = results;
