@@ -18,6 +18,22 @@ import { createSmscSimulator, type AssembledMessage, type SentReceipt, type Simu
 const kit = smppTestKit();
 
 /** A bare TCP peer speaking raw PDUs, for what the client would never send. */
+/** Binds as transceiver `hermod` and submits one message asking for a receipt. */
+function bindAndSubmitWithReceipt(peer: { send(pdu: Pdu): void }): void {
+  peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
+  peer.send({
+    commandId: CommandId.submit_sm,
+    commandStatus: 0,
+    sequenceNumber: 2,
+    sourceAddr: 'Hermod',
+    destinationAddr: '64211234567',
+    esmClass: 0,
+    registeredDelivery: 1,
+    dataCoding: 0,
+    shortMessage: Buffer.from('hi'),
+  });
+}
+
 async function rawPeer(port: number) {
   const socket = net.connect({ host: '127.0.0.1', port });
   await once(socket, 'connect');
@@ -286,18 +302,7 @@ describe('SMSC simulator', () => {
   it('sends a receipt again when no deliver_sm_resp comes in time, and not after one does', async () => {
     const sim = await kit.simulator({ receiptDelayMs: 0, requestTimeoutMs: 100, receiptRetryMs: 50 });
     const peer = await rawPeer(sim.port);
-    peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
-    peer.send({
-      commandId: CommandId.submit_sm,
-      commandStatus: 0,
-      sequenceNumber: 2,
-      sourceAddr: 'Hermod',
-      destinationAddr: '64211234567',
-      esmClass: 0,
-      registeredDelivery: 1,
-      dataCoding: 0,
-      shortMessage: Buffer.from('hi'),
-    });
+    bindAndSubmitWithReceipt(peer);
     const delivers = (): Pdu[] => peer.received.filter((p) => p.commandId === CommandId.deliver_sm);
     await eventually(() => (delivers().length === 2 ? true : undefined), 3000);
     const second = delivers()[1]!;
@@ -310,18 +315,7 @@ describe('SMSC simulator', () => {
   it('sends a receipt again on the next bind when the bind that got it dropped before answering', async () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const peer = await rawPeer(sim.port);
-    peer.send({ commandId: CommandId.bind_transceiver, commandStatus: 0, sequenceNumber: 1, systemId: 'hermod', password: 'pw', systemType: '' });
-    peer.send({
-      commandId: CommandId.submit_sm,
-      commandStatus: 0,
-      sequenceNumber: 2,
-      sourceAddr: 'Hermod',
-      destinationAddr: '64211234567',
-      esmClass: 0,
-      registeredDelivery: 1,
-      dataCoding: 0,
-      shortMessage: Buffer.from('hi'),
-    });
+    bindAndSubmitWithReceipt(peer);
     await eventually(() => (peer.received.some((p) => p.commandId === CommandId.deliver_sm) ? true : undefined), 3000);
     const messageId = (peer.received.find((p) => p.commandId === CommandId.submit_sm_resp) as { messageId: string }).messageId;
     peer.destroy();
