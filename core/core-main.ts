@@ -19,6 +19,7 @@ import { createCallbackInterest } from './callbacks/callback-interest';
 import { createCallbackProducer } from './callbacks/callback-producer';
 import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
 import { openCallbackOutbox } from './callbacks/callback-outbox';
+import { createCallbackLedger } from './callbacks/callback-ledger';
 import { createStatusRecorder } from './messages/status-recorder';
 import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
@@ -106,8 +107,11 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     onReplies: (r) => callbacks.repliesReceived(r),
     respond,
   });
+  // Each callback try and its answer, for the admin API's Operations service.
+  const ledger = createCallbackLedger();
   const dispatcher = await startCallbackDispatcher({
     bus,
+    ledger,
     accounts,
     log,
     outbox,
@@ -153,6 +157,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     shortener,
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,
+    operations: { state, bus, history, ledger },
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
     im: {
       accept: imIntake,

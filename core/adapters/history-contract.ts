@@ -212,6 +212,23 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.findMessageIdByCarrierId('')).toBeUndefined();
     });
 
+    it('lists every status event of a message, oldest first, for its journey', async () => {
+      const m = message();
+      await history.insertMessages([m], [accepted(m)]);
+      await history.appendEvents([
+        event(m, 'received', BASE + 30, { carrierId: 'carrier-журнал-1' }),
+        event(m, 'submitted', BASE + 10, { carrierId: 'carrier-журнал-1', detail: 'Kia ora, e hoa mā — tēnā koe 👋🏽' }),
+      ]);
+      const events = await history.listEvents(m.id);
+      expect(events.map((e) => [e.status, e.at, e.carrierId])).toEqual([
+        ['accepted', m.acceptedAt, ''],
+        ['submitted', BASE + 10, 'carrier-журнал-1'],
+        ['received', BASE + 30, 'carrier-журнал-1'],
+      ]);
+      expect(events[1]).toMatchObject({ applicationId: m.applicationId, detail: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
+      expect(await history.listEvents(randomUUID())).toEqual([]);
+    });
+
     it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {
       const v1: ApplicationRecord = {
         id: randomUUID(),

@@ -1,3 +1,4 @@
+import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
 import { canAdvance, isFinal, type MessageStatus } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
@@ -90,6 +91,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
   return {
     ...createMemoryScreening(now, open),
+    ...createMemoryCarrierSnapshots(now, open),
 
     async advanceStatuses(advances) {
       open();

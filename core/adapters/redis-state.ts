@@ -1,3 +1,4 @@
+import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
 import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
@@ -171,6 +172,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
 
   return {
     ...createRedisScreening(client, prefix, each, write, open),
+    ...createRedisCarrierSnapshots(client, prefix, each, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();

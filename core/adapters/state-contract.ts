@@ -276,6 +276,26 @@ export function describeStateContract(name: string, factory: StateFactory): void
       await state.setBlocks([{ scope: app, prefix: '+64211234', blocked: false }]);
     });
 
+    it("keeps each reporter's latest carrier snapshots until they expire", async () => {
+      const [one, two] = [unique('worker'), unique('worker')];
+      const bind = {
+        channel: 'sms',
+        bind: 'hermod@smsc.localhost:2775',
+        up: true,
+        windowInUse: 3,
+        windowSize: 256,
+        submitsPerSecond: 12.5,
+        lastError: '',
+        lastErrorAt: 0,
+      };
+      await state.putCarrierSnapshots(one, [{ ...bind, up: false, lastError: 'bind refused: Kia ora — tēnā koe 👋🏽', lastErrorAt: 5 }], 60_000);
+      await state.putCarrierSnapshots(one, [bind], 60_000);
+      await state.putCarrierSnapshots(two, [{ ...bind, bind: 'second@smsc.localhost:2775' }], 1);
+      await new Promise((r) => setTimeout(r, 20));
+      const mine = (await state.listCarrierSnapshots()).filter((s) => s.reporter === one || s.reporter === two);
+      expect(mine).toEqual([{ ...bind, reporter: one, reportedAt: expect.any(Number) }]);
+    });
+
     it('accepts empty batches', async () => {
       expect(await state.advanceStatuses([])).toEqual([]);
       await state.putCarrierIds([]);

@@ -10,6 +10,7 @@ import { startCallbackDeliveryPool } from './callback-delivery-pool';
 import type { CallbackOutbox } from './callback-outbox';
 import { createCallbackQueues, type TryOutcome } from './callback-queues';
 import { createCallbackSettingsCache } from './callback-settings-cache';
+import type { CallbackLedger } from './callback-ledger';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
@@ -36,6 +37,8 @@ export interface CallbackDispatcherOptions {
   busKeepsRecords: boolean;
   /** Most messages of one application being tried at once (default 256). */
   maxPerApplication?: number;
+  /** Where each try and its answer is noted for the admin API (the operator console). */
+  ledger?: CallbackLedger;
 }
 
 /**
@@ -88,21 +91,26 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       });
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
+      o.ledger?.tried(job, url, 'delivered');
+      o.ledger?.answered(job.messageId, answer.status);
       return { done: true };
     } catch (err) {
       const e = toHermodError(err);
       if (!e.retryable) {
         o.log.warn('callback refused', { application: job.applicationId, kind: job.kind, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'refused' });
+        o.ledger?.tried(job, url, 'refused', e.message);
         return { done: true };
       }
       const retryAt = Date.now() + retryDelayMs(job.attempt);
       if (retryAt > job.createdAt + o.retryForMs) {
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1 });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
+        o.ledger?.tried(job, url, 'given_up', e.message);
         return { done: true };
       }
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'retry' });
+      o.ledger?.tried(job, url, 'retry', e.message);
       return { done: false, retryAt };
     }
   };

@@ -7,6 +7,8 @@ import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
 import { unaryHandler } from './unary-handler';
+import { OperationsService } from '../../proto/gen/hermod/v1/operations';
+import { operationsService, type OperationsDeps } from './operations-service';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -30,6 +32,7 @@ export interface CoreServices {
   blockLists: BlockLists;
   campaigns: CampaignServices;
   im: Parameters<typeof imService>[0];
+  operations: OperationsDeps;
 }
 
 export function createCoreGrpcServer(services: CoreServices): Server {
@@ -177,6 +180,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(AccountsService, accounts);
   server.addService(CampaignsService, campaignsService(services.campaigns));
   server.addService(IntelligentMessagingService, imService(services.im));
+  server.addService(OperationsService, operationsService(services.operations));
   return server;
 }
 

@@ -181,6 +181,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flush();
       return inner.listUnfinished(limit, after);
     },
+    async listEvents(id) {
+      // An operator's lookup: worth a flush to see the events of the last moments.
+      await flushAll();
+      return inner.listEvents(id);
+    },
     findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),

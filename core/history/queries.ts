@@ -149,6 +149,23 @@ FROM ${messages} AS m
 WHERE m.id = {id:String} AND m.application_id = {applicationId:String}
 LIMIT 1`;
 
+/**
+ * Every status event of one message, oldest first (the operator console's journey).
+ * Params: id String.
+ */
+export const LIST_MESSAGE_EVENTS = `
+SELECT
+    application_id                 AS applicationId,
+    status                         AS status,
+    toUnixTimestamp64Milli(at)     AS at,
+    detail                         AS detail,
+    carrier_id                     AS carrierId,
+    error_code                     AS errorCode
+FROM ${events}
+WHERE message_id = {id:String}
+ORDER BY at, stage
+LIMIT 1000`;
+
 /** The application of a message, whatever it is (core's own lookups). */
 export const FIND_APPLICATION_OF_MESSAGE = `
 SELECT application_id AS applicationId

@@ -1,5 +1,5 @@
 import type { ApplicationRecord } from '../ports/account-store';
-import type { StoredMessage } from '../ports/message-history';
+import type { StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
 import type { EncodedHistory } from './encoded-history';
 import { HISTORY_SCHEMA } from './schema';
@@ -19,6 +19,7 @@ import {
   LIST_OPT_OUTS,
   LIST_BLOCKS,
   LIST_UNFINISHED,
+  LIST_MESSAGE_EVENTS,
   PING,
 } from './queries';
 import { applicationRow, dateTime64, eventRow, jsonEachRow, messageRow, toApplication, toNumber, toStoredMessage } from './rows';
@@ -118,6 +119,18 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         limit: Math.min(Math.trunc(limit), 0xffff_ffff),
       });
       return rows.map(toStoredMessage) satisfies StoredMessage[];
+    },
+    async listEvents(id) {
+      const rows = await select('listEvents', LIST_MESSAGE_EVENTS, { id });
+      return rows.map((r) => ({
+        messageId: id,
+        applicationId: String(r.applicationId),
+        status: String(r.status) as StatusEvent['status'],
+        at: toNumber(r.at),
+        detail: String(r.detail),
+        carrierId: String(r.carrierId),
+        errorCode: String(r.errorCode),
+      }));
     },
     async findMessageIdByCarrierId(carrierId) {
       if (carrierId === '') return undefined;

@@ -65,4 +65,6 @@ export interface MessageHistory {
    */
   listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
   findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
+  listEvents(id: string): Promise<StatusEvent[]>;
 }

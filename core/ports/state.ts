@@ -1,4 +1,5 @@
 import type { MessageStatus } from '../domain/message-status';
+import type { CarrierSnapshotState } from './carrier-snapshot';
 
 /**
  * Hot state: what must be read or changed in well under a millisecond on the
@@ -69,7 +70,7 @@ export interface BlockEntry {
   blocked: boolean;
 }
 
-export interface HotState {
+export interface HotState extends CarrierSnapshotState {
   /**
    * Moves each message forward to the given status unless it is already at the
    * same or a later stage (late and duplicate reports never move it back).

@@ -4,6 +4,7 @@ import { receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../
 import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
+import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
 
@@ -21,7 +22,7 @@ const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
 const MAX_TRACKED = 200_000;
 
 /** SMS over one SMPP 3.4 transceiver bind: each message split into its segments, each submitted in order. */
-export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
+export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier & { snapshot(): CarrierSnapshot } {
   const bind = `${config.systemId}@${config.host}:${config.port}`;
   const client = createSmppClient({
     host: config.host,
@@ -44,6 +45,15 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
   // Down until the first bind, so a carrier that never binds shows as down.
   const up = smppBindUp.labels({ bind });
   up.set(0);
+  // For the operator console's snapshot: errors, and accepted submits since the last snapshot.
+  let lastError = '';
+  let lastErrorAt = 0;
+  let accepted = 0;
+  let sampled = { accepted: 0, at: Date.now() };
+  const failed = (reason: string): void => {
+    lastError = reason;
+    lastErrorAt = Date.now();
+  };
 
   client.on('bound', (e) => {
     up.set(1);
@@ -51,10 +61,12 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
   });
   client.on('disconnected', (e) => {
     up.set(0);
+    failed(`disconnected: ${e.reason}`);
     log.warn('SMPP disconnected', { bind, reason: e.reason, failedSubmits: e.failed });
   });
   client.on('bindFailed', (e) => {
     up.set(0);
+    failed(`bind failed: ${e.reason}${e.status === undefined ? '' : ` (command_status ${e.status})`}`);
     log.warn('SMPP bind failed', { bind, reason: e.reason, status: e.status });
   });
   client.on('receipt', (r: DeliveryReceipt, settle) => {
@@ -104,18 +116,36 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
       try {
         const results = await Promise.all(submits);
         smppSubmits.inc({ outcome: 'accepted' }, results.length);
+        accepted += results.length;
         const now = Date.now();
         for (const r of results) submittedAt.set(r.messageId, now);
         while (submittedAt.size > MAX_TRACKED) submittedAt.delete(submittedAt.keys().next().value as string);
         return { carrierIds: results.map((r) => r.messageId) };
       } catch (err) {
         smppSubmits.inc({ outcome: (err as { retryable?: boolean }).retryable ? 'transient' : 'rejected' });
+        failed(`submit failed: ${(err as Error).message}`);
         throw err;
       } finally {
         window.set(client.windowInUse);
       }
     },
     ready: () => client.ready(),
+    snapshot() {
+      const now = Date.now();
+      const seconds = Math.max(0.001, (now - sampled.at) / 1000);
+      const submitsPerSecond = Math.round(((accepted - sampled.accepted) / seconds) * 10) / 10;
+      sampled = { accepted, at: now };
+      return {
+        channel: 'sms',
+        bind,
+        up: client.isBound,
+        windowInUse: client.windowInUse,
+        windowSize: config.windowSize,
+        submitsPerSecond,
+        lastError,
+        lastErrorAt,
+      };
+    },
     onReport: (l) => void reportListeners.push(l),
     onInbound: (l) => void inboundListeners.push(l),
     async close() {

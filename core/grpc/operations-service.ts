@@ -1,0 +1,142 @@
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type {
+  ApplicationCallbacks,
+  CarrierBind,
+  GetMessageJourneyRequest,
+  JourneyEvent,
+  MessageJourney,
+  TopicBacklog,
+} from '../../proto/gen/hermod/v1/operations';
+import { CHANNELS } from '../../lib/channels';
+import { HermodError } from '../../lib/errors';
+import type { CallbackLedger } from '../callbacks/callback-ledger';
+import type { AccountStore } from '../ports/account-store';
+import { topicName, type Bus } from '../ports/bus';
+import type { CarrierSnapshotState } from '../ports/carrier-snapshot';
+import type { MessageHistory } from '../ports/message-history';
+import { unaryHandler } from './unary-handler';
+
+export interface OperationsDeps {
+  state: CarrierSnapshotState;
+  bus: Pick<Bus, 'lag'>;
+  history: Pick<MessageHistory, 'findMessage' | 'listEvents'> & Pick<AccountStore, 'listApplications'>;
+  ledger: CallbackLedger;
+}
+
+/** A bind whose reporter has not written for this long shows as down. */
+export const STALE_AFTER_MS = 5000;
+
+/** Every topic and the group that reads it. */
+const TOPICS: readonly { topic: string; group: string }[] = [
+  ...CHANNELS.map((channel) => ({ topic: topicName(channel), group: `${channel}-workers` })),
+  { topic: topicName('status'), group: 'core-status' },
+  { topic: topicName('inbound'), group: 'core-inbound' },
+  { topic: topicName('callbacks'), group: 'callback-senders' },
+  { topic: topicName('fanout'), group: 'campaign-fanout' },
+  { topic: topicName('im'), group: 'im-orchestrator' },
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const date = (ms: number): Date | undefined => (ms > 0 ? new Date(ms) : undefined);
+
+/** The Operations service (proto/hermod/v1/operations.proto): what the operator console shows. */
+export function operationsService(deps: OperationsDeps): UntypedServiceImplementation {
+  const names = async (): Promise<Map<string, string>> => new Map((await deps.history.listApplications()).map((a) => [a.id, a.name]));
+  return {
+    listCarrierBinds: unaryHandler('ListCarrierBinds', async () => {
+      const now = Date.now();
+      const binds: CarrierBind[] = (await deps.state.listCarrierSnapshots()).map((s) => ({
+        channel: s.channel,
+        bind: s.bind,
+        reporter: s.reporter,
+        up: s.up && now - s.reportedAt < STALE_AFTER_MS,
+        windowInUse: s.windowInUse,
+        windowSize: s.windowSize,
+        submitsPerSecond: s.submitsPerSecond,
+        lastError: s.lastError,
+        lastErrorAt: date(s.lastErrorAt),
+        reportedAt: date(s.reportedAt),
+      }));
+      binds.sort((a, b) => a.channel.localeCompare(b.channel) || a.bind.localeCompare(b.bind) || a.reporter.localeCompare(b.reporter));
+      return { binds };
+    }),
+
+    listBusBacklog: unaryHandler('ListBusBacklog', async () => {
+      const topics: TopicBacklog[] = await Promise.all(
+        TOPICS.map(async ({ topic, group }) => {
+          try {
+            return { topic, group, records: await deps.bus.lag(topic, group), error: '' };
+          } catch (err) {
+            return { topic, group, records: 0, error: err instanceof Error ? err.message : String(err) };
+          }
+        }),
+      );
+      return { topics };
+    }),
+
+    listCallbackBacklog: unaryHandler('ListCallbackBacklog', async () => {
+      const byId = await names();
+      const applications: ApplicationCallbacks[] = deps.ledger
+        .applications()
+        .map((a) => ({
+          applicationId: a.applicationId,
+          applicationName: byId.get(a.applicationId) ?? '',
+          waiting: a.waiting,
+          delivered: a.delivered,
+          failedTries: a.failedTries,
+          failed: a.failed,
+          lastError: a.lastError,
+          lastErrorAt: date(a.lastErrorAt),
+        }))
+        .sort((a, b) => (a.applicationName || a.applicationId).localeCompare(b.applicationName || b.applicationId));
+      return { applications };
+    }),
+
+    getMessageJourney: unaryHandler('GetMessageJourney', async (req: GetMessageJourneyRequest): Promise<MessageJourney> => {
+      const id = req.id.trim();
+      if (!UUID.test(id))
+        throw new HermodError('invalid_attrib', `message id must be a UUID such as 3f2504e0-4f89-41d3-9a0c-0305e82c3301, got ${JSON.stringify(req.id)}`);
+      const message = await deps.history.findMessage(id.toLowerCase());
+      if (!message) throw new HermodError('not_found', `no message has the id ${id}`);
+      const stored = await deps.history.listEvents(message.id);
+      // Each carrier id is one hand-over to a carrier: the attempt an event belongs to.
+      const carrierIds: string[] = [];
+      const events: JourneyEvent[] = stored.map((e) => {
+        if (e.carrierId && !carrierIds.includes(e.carrierId)) carrierIds.push(e.carrierId);
+        return {
+          status: e.status,
+          at: new Date(e.at),
+          channel: message.channel,
+          carrierId: e.carrierId,
+          errorCode: e.errorCode,
+          detail: e.detail,
+          attempt: e.carrierId ? carrierIds.indexOf(e.carrierId) + 1 : carrierIds.length,
+        };
+      });
+      const byId = await names();
+      return {
+        id: message.id,
+        applicationId: message.applicationId,
+        applicationName: byId.get(message.applicationId) ?? '',
+        channel: message.channel,
+        direction: message.direction,
+        destination: message.destination,
+        source: message.source,
+        status: message.status,
+        acceptedAt: new Date(message.acceptedAt),
+        attempts: carrierIds.length,
+        events,
+        callbacks: deps.ledger.triesOf(message.id).map((t) => ({
+          at: new Date(t.at),
+          kind: t.kind,
+          url: t.url,
+          attempt: t.attempt,
+          httpStatus: t.httpStatus,
+          outcome: t.outcome,
+          error: t.error,
+        })),
+      };
+    }),
+  };
+}

@@ -1,0 +1,49 @@
+import os from 'node:os';
+import type { CarrierSnapshot } from '../core/ports/carrier-snapshot';
+import type { HotState } from '../core/ports/state';
+import type { Logger } from '../lib/log';
+
+/** A snapshot not written again within this long is dropped (the worker died). */
+const TTL_FACTOR = 5;
+
+/**
+ * Writes what `snapshot` returns (this process's carrier binds) into hot state
+ * every `everyMs`, where core reads it for the operator console. A failed
+ * write is logged once and tried again at the next tick.
+ */
+export function startCarrierSnapshotReporter(deps: {
+  state: Pick<HotState, 'putCarrierSnapshots'>;
+  snapshot: () => CarrierSnapshot[];
+  log: Logger;
+  /** Unique per pool: `host:pid:channel`. */
+  reporter?: string;
+  channel: string;
+  everyMs?: number;
+}): { stop(): Promise<void> } {
+  const everyMs = deps.everyMs ?? 1000;
+  const reporter = deps.reporter ?? `${os.hostname()}:${process.pid}:${deps.channel}`;
+  let warned = false;
+  let writing: Promise<void> = Promise.resolve();
+  const report = (): void => {
+    writing = deps.state.putCarrierSnapshots(reporter, deps.snapshot(), everyMs * TTL_FACTOR).then(
+      () => {
+        warned = false;
+      },
+      (err: unknown) => {
+        if (!warned) deps.log.warn('could not report carrier binds', { err });
+        warned = true;
+      },
+    );
+  };
+  report();
+  const timer = setInterval(report, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await writing;
+      // Gone at once rather than after its time to live: a bind closed on purpose is not a bind down.
+      await deps.state.putCarrierSnapshots(reporter, [], 1).catch(() => undefined);
+    },
+  };
+}
