@@ -18,6 +18,7 @@ commands:
   smsc-simulator   run the SMSC simulator (an SMPP server)
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
+  console          run the operator console (HERMOD_ADMIN_*; needs HERMOD_ADMIN_PASSWORD)
   grpc-certs <dir> <host>...
                    make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),
                    valid for the hosts core is reached at
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
     case 'core':
     case 'worker':
     case 'smsc-simulator':
-    case 'channel-simulators': {
+    case 'channel-simulators':
+    case 'console': {
       const channel = command === 'worker' ? ((cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms') : undefined;
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;

@@ -41,6 +41,8 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
       return (await import('../workers/simulators/smsc-main')).runSmscSimulator(config, log);
     case 'channel-simulators':
       return (await import('../workers/simulators/channel-simulators-main')).runChannelSimulators(config, log);
+    case 'console':
+      return (await import('../gateway/console/console-main')).runConsole(config, log);
   }
 }
 

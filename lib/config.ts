@@ -127,6 +127,16 @@ export interface GrpcTlsConfig {
   caFile: string;
 }
 
+/** The operator console: its own small HTTP server, behind HTTP Basic, reading core's admin API. */
+export interface AdminConsoleConfig {
+  /** 127.0.0.1 unless an operator opens it wider. */
+  host: string;
+  port: number;
+  user: string;
+  /** Empty: the console does not start. */
+  password: string;
+}
+
 export interface Config {
   dataDir: string;
   logLevel: LogLevel;
@@ -135,6 +145,7 @@ export interface Config {
   httpsPort: number;
   httpPort: number;
   metricsPort: number;
+  admin: AdminConsoleConfig;
   tlsCertFile: string;
   tlsKeyFile: string;
   /** Where core serves gRPC and where gateways reach it. */
@@ -296,6 +307,12 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     httpsPort: int('HERMOD_HTTPS_PORT', 8443, 0, 65535),
     httpPort: int('HERMOD_HTTP_PORT', 8080, 0, 65535),
     metricsPort: int('HERMOD_METRICS_PORT', 9464, 0, 65535),
+    admin: {
+      host: str('HERMOD_ADMIN_HOST', '127.0.0.1'),
+      port: int('HERMOD_ADMIN_PORT', 9465, 0, 65535),
+      user: str('HERMOD_ADMIN_USER', 'admin'),
+      password: str('HERMOD_ADMIN_PASSWORD', ''),
+    },
     tlsCertFile: str('HERMOD_TLS_CERT', ''),
     tlsKeyFile: str('HERMOD_TLS_KEY', ''),
     coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
@@ -406,6 +423,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError(
       `HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`,
     );
+  }
+  if (!config.admin.user || config.admin.user.includes(':')) {
+    // HTTP Basic cannot carry a colon in the user name.
+    throw new ConfigError(`HERMOD_ADMIN_USER must be a non-empty name without a colon, got ${JSON.stringify(config.admin.user)}`);
   }
   if (config.scheduleHorizonMs < 60_000) throw new ConfigError('HERMOD_SCHEDULE_HORIZON must be at least 1m');
   // Shorter than a carrier's resend interval would let its redeliveries through as new replies.

@@ -1,5 +1,5 @@
 /** The kinds of process hermod runs; bin/run-role.ts starts each, the supervisor forks them in order. */
-export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator' | 'channel-simulators';
+export type Role = 'gateway' | 'core' | 'worker' | 'smsc-simulator' | 'channel-simulators' | 'console';
 
 /**
  * The ports a role bound, named by what they serve; a port asked for as 0 is
@@ -14,4 +14,6 @@ export interface BoundPorts {
   wab?: number;
   rcs?: number;
   mms?: number;
+  /** The operator console. */
+  admin?: number;
 }

@@ -106,6 +106,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     if (stopping) return;
     stopping = true;
     log.info('stopping hermod', { signal });
+    await stopRole('console');
     await stopRole('gateway');
     await stopRole('core');
     await stopRole('worker');
@@ -122,6 +123,9 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   await fork('core', 0);
   await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
+  // The operator console only behind a password: without one it is not started, and the log says why.
+  if (config.admin.password) await fork('console', 0);
+  else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
   const https = bound.ports.https ?? config.httpsPort;
   for (const [worker, info] of workers) if (info.role === 'channel-simulators') worker.send({ type: 'gateways-listening', https });
   const metrics = await serveMetrics(config.metricsPort, config.host, log, true);
@@ -131,6 +135,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
     core: bound.coreAddress(),
     ...(config.simulator.enabled ? { smpp: `smpp://${config.simulator.host}:${bound.ports.smpp}` } : {}),
+    ...(bound.ports.admin !== undefined ? { console: `http://${config.admin.host}:${bound.ports.admin}/` } : {}),
     gateways: config.gateways,
     workers: channels.length > 0 ? channels : 'in core',
     dataDir: config.dataDir,
@@ -159,6 +164,7 @@ export function createBoundAddresses(config: Readonly<Config>) {
     ['mms', 'HERMOD_MMS_SIMULATOR_PORT'],
     ['https', 'HERMOD_HTTPS_PORT'],
     ['http', 'HERMOD_HTTP_PORT'],
+    ['admin', 'HERMOD_ADMIN_PORT'],
   ];
   const coreAddress = (): string => (ports.grpc === undefined ? config.coreAddress : config.coreAddress.replace(/:\d+$/, `:${ports.grpc}`));
   return {

@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumInstalled, launchChromium } from './support/console-browser';
+import { eventually } from './support/eventually';
+import { startHermod } from './support/hermod-process';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const USER = 'kaiwhakahaere';
+const PASSWORD = 'tēnā-koe-👋🏽-密码';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function request(url: string, options: { auth?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.auth !== undefined) headers.authorization = `Basic ${Buffer.from(options.auth, 'utf8').toString('base64')}`;
+    const req = http.request(url, { method: options.method ?? 'GET', headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The console's URL from the supervisor's "hermod is running" line, with the host name operators type. */
+function consoleUrl(output: string): string | undefined {
+  const line = output.split('\n').find((l) => l.includes('"msg":"hermod is running"'));
+  const url = line ? (JSON.parse(line) as { console?: string }).console : undefined;
+  return url?.replace('127.0.0.1', 'localhost');
+}
+
+describe('operator console', () => {
+  let h: HermodWithSimulator;
+  let base: string;
+  const auth = `${USER}:${PASSWORD}`;
+  let browser: Browser | undefined;
+  let page: Page;
+  let campaignsImplemented = false;
+
+  beforeAll(async () => {
+    h = await startHermodWithSimulator('console', { HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_USER: USER, HERMOD_ADMIN_PASSWORD: PASSWORD });
+    base = consoleUrl(h.hermod.output()) ?? '';
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    campaignsImplemented = (await request(`${base}api/campaigns`, { auth })).status !== 501;
+    if (chromiumInstalled()) {
+      browser = await launchChromium();
+      const context = await browser.newContext({ httpCredentials: { username: USER, password: PASSWORD }, viewport: { width: 1280, height: 1000 } });
+      page = await context.newPage();
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('is served on 127.0.0.1 only, at the port the running line names', () => {
+    expect(base).toMatch(/^http:\/\/localhost:\d+\/$/);
+  });
+
+  it('answers 401 with a Basic challenge to a request without credentials or with a wrong password', async () => {
+    for (const credentials of [undefined, `${USER}:wrong`, `admin:${PASSWORD}`, `${USER}`]) {
+      const r = await request(`${base}api/binds`, { auth: credentials });
+      expect(r.status, String(credentials)).toBe(401);
+      expect(r.headers['www-authenticate']).toMatch(/^Basic realm="hermod operator console"/);
+      expect(r.body).not.toContain('sms');
+    }
+    expect((await request(base)).status).toBe(401);
+  });
+
+  it('serves the page, its style and its script from the package to the right user and password', async () => {
+    const page = await request(base, { auth });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<label for="message-id">Message id</label>');
+    expect(page.body).not.toMatch(/https?:\/\//);
+    for (const file of ['console.css', 'console.js']) expect((await request(`${base}${file}`, { auth })).status).toBe(200);
+  });
+
+  it("reports the SMS worker's bind as up, from what the worker wrote into hot state", async () => {
+    const binds = await eventually(async () => {
+      const r = await request(`${base}api/binds`, { auth });
+      const json = JSON.parse(r.body) as { binds: { channel: string; up: boolean; windowSize: number }[] };
+      return json.binds.some((b) => b.channel === 'sms' && b.up) ? json.binds : undefined;
+    });
+    expect(binds.find((b) => b.channel === 'sms')).toMatchObject({ up: true, windowSize: 256 });
+  });
+
+  it('answers an unknown message id with 404 and a bad one with 400, in its JSON error shape', async () => {
+    const unknown = await request(`${base}api/messages/3f2504e0-4f89-41d3-9a0c-0305e82c3301`, { auth });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toEqual({ error: { code: 'not_found', message: 'no message has the id 3f2504e0-4f89-41d3-9a0c-0305e82c3301' } });
+    const bad = await request(`${base}api/messages/${encodeURIComponent('Kia ora 👋🏽')}`, { auth });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.code).toBe('invalid_attrib');
+  });
+
+  it('refuses a campaign action without its header, so another site cannot make the browser pause one', async () => {
+    const r = await request(`${base}api/campaigns/acme/1/pause`, { auth, method: 'POST' });
+    expect(r.status).toBe(403);
+    expect(JSON.parse(r.body).error.code).toBe('forbidden');
+  });
+
+  describe.skipIf(!chromiumInstalled())('in a real browser (Debian chromium)', () => {
+    it('logs in and shows the SMS bind up and the backlog of every topic, refreshing by itself', async () => {
+      await page.goto(base);
+      await expect.poll(() => page.locator('#binds tbody tr', { hasText: 'sms' }).first().textContent(), { timeout: 20_000 }).toContain('up');
+      await expect.poll(() => page.locator('#backlog tbody tr', { hasText: 'hermod.sms.v1' }).count()).toBe(1);
+      expect(await page.locator('#backlog tbody tr', { hasText: 'hermod.status.v1' }).textContent()).toContain('core-status');
+      const first = await page.locator('#refreshed').textContent();
+      await expect.poll(() => page.locator('#refreshed').textContent(), { timeout: 10_000 }).not.toBe(first);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-binds.png'), fullPage: true });
+    });
+
+    it('looks up a message by id, typed and submitted with the keyboard, and shows its whole journey', async () => {
+      const sent = await h.client.post('/rest/sms/v2/messages', { destination: '+64211234567', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好' });
+      expect(sent.status).toBe(202);
+      const id = sent.json.id as string;
+      await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status === 'received' ? true : undefined), 30_000);
+
+      await page.getByLabel('Message id').focus();
+      await page.keyboard.type(id);
+      await page.keyboard.press('Enter');
+      const events = page.locator('#journey-events tbody tr');
+      await expect.poll(() => events.count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      const rows = await events.allTextContents();
+      expect(rows[0]).toContain('accepted');
+      expect(rows.some((r) => r.includes('received'))).toBe(true);
+      // The carrier's id for the message is on its events after the hand-over, as attempt 1.
+      const carrierRow = await page.locator('#journey-events tbody tr', { hasText: 'received' }).locator('td').allTextContents();
+      expect(carrierRow[2]).toBe('sms');
+      expect(carrierRow[3]).not.toBe('—');
+      expect(carrierRow[4]).toBe('1');
+      expect(await page.locator('#journey-summary').textContent()).toContain('+64211234567');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-journey.png'), fullPage: true });
+      await page.screenshot({ path: path.join(ROOT, 'docs/console.png'), fullPage: true });
+    });
+
+    it('shows in the campaigns panel that core does not implement campaign control yet, rather than any made-up campaign', async () => {
+      if (campaignsImplemented) return;
+      await expect.poll(() => page.locator('#campaigns-error').textContent(), { timeout: 10_000 }).toContain('Not available from core yet');
+      expect(await page.locator('#campaigns tbody tr').count()).toBe(0);
+    });
+
+    // Written for the CampaignControl service the `control` branch implements in core; until it is merged
+    // the console's campaign calls answer 501 (UNIMPLEMENTED from core) and this test is skipped.
+    it('pauses, resumes and cancels a running campaign by clicking its buttons (skipped until core implements CampaignControl)', async (ctx) => {
+      if (!campaignsImplemented) {
+        console.warn('NOTE: operator console campaign test skipped: core does not implement CampaignControl yet');
+        ctx.skip();
+      }
+      page.on('dialog', (d) => void d.accept());
+      const members = Array.from({ length: 20_000 }, (_, n) => ({ destination: `+6422${String(n).padStart(6, '0')}`, param1: `Ānaru-${n}` }));
+      const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+        name: 'whakamātautau — 测试',
+        schedule: new Date().toISOString(),
+        content: 'Kia ora {{param1}} 👋🏽',
+        members,
+      });
+      expect(created.status).toBe(201);
+      const row = page.locator('#campaigns tbody tr', { hasText: 'whakamātautau — 测试' });
+      await expect.poll(() => row.locator('td').nth(2).textContent(), { timeout: 30_000 }).toBe('running');
+      await row.getByRole('button', { name: /^Pause campaign/ }).click();
+      await expect.poll(() => row.locator('td').nth(2).textContent(), { timeout: 10_000 }).toBe('paused');
+      await row.getByRole('button', { name: /^Resume campaign/ }).click();
+      await expect.poll(() => row.locator('td').nth(2).textContent(), { timeout: 10_000 }).toBe('running');
+      await row.getByRole('button', { name: /^Cancel campaign/ }).click();
+      await expect.poll(() => row.locator('td').nth(2).textContent(), { timeout: 10_000 }).toBe('cancelled');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-campaign-cancelled.png'), fullPage: true });
+    });
+  });
+});
+
+describe('operator console without a password', () => {
+  it('is not started, and the log says so', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-console-off-'));
+    const hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' } });
+    try {
+      expect(hermod.output()).toContain('operator console not started: HERMOD_ADMIN_PASSWORD is not set');
+      expect(consoleUrl(hermod.output())).toBeUndefined();
+    } finally {
+      expect(await hermod.stop()).toBe(0);
+    }
+  });
+});
+
+if (!chromiumInstalled()) {
+  console.warn('NOTE: operator console browser tests skipped: /usr/bin/chromium is not installed (apt-get install -y chromium; .ci/run installs it)');
+}
