@@ -15,6 +15,20 @@ describe('configuration', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it('serves the operator console on 127.0.0.1:9465 as admin, and only once a password is set', () => {
+    expect(resolveConfig({}).admin).toEqual({ host: '127.0.0.1', port: 9465, user: 'admin', password: '' });
+    expect(
+      resolveConfig({ HERMOD_ADMIN_HOST: '0.0.0.0', HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_USER: 'kaiwhakahaere', HERMOD_ADMIN_PASSWORD: 'tēnā 👋🏽' }).admin,
+    ).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      user: 'kaiwhakahaere',
+      password: 'tēnā 👋🏽',
+    });
+    expect(() => resolveConfig({ HERMOD_ADMIN_USER: 'ops:team' })).toThrow(/HERMOD_ADMIN_USER must be a non-empty name without a colon/);
+    expect(() => resolveConfig({ HERMOD_ADMIN_PORT: '70000' })).toThrow(ConfigError);
+  });
+
   it('turns durations and outcome weights into numbers', () => {
     const c = resolveConfig({ HERMOD_SMPP_ENQUIRE_LINK: '5s', HERMOD_SMSC_RECEIPT_DELAY: '1m', HERMOD_SMSC_OUTCOMES: 'delivered=90, undeliverable=10' });
     expect(c.smpp.enquireLinkMs).toBe(5000);
