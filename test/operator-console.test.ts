@@ -49,9 +49,25 @@ describe('operator console', () => {
   let browser: Browser | undefined;
   let page: Page;
   let campaignsImplemented = false;
+  // The application's callback receiver: its first answer is a 503, every later one a 204.
+  let receiver: http.Server;
+  let callbacksAnswered = 0;
 
   beforeAll(async () => {
-    h = await startHermodWithSimulator('console', { HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_USER: USER, HERMOD_ADMIN_PASSWORD: PASSWORD });
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(callbacksAnswered++ === 0 ? 503 : 204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as { port: number }).port;
+    h = await startHermodWithSimulator('console', {
+      HERMOD_ADMIN_PORT: '0',
+      HERMOD_ADMIN_USER: USER,
+      HERMOD_ADMIN_PASSWORD: PASSWORD,
+      HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
+    });
+    const set = await h.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:s%C4%93cret@localhost:${receiverPort}/status`]);
+    expect(set.code).toBe(0);
     base = consoleUrl(h.hermod.output()) ?? '';
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     campaignsImplemented = (await request(`${base}api/campaigns`, { auth })).status !== 501;
@@ -65,6 +81,7 @@ describe('operator console', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.stop();
+    receiver?.close();
   });
 
   it('is served on 127.0.0.1 only, at the port the running line names', () => {
@@ -145,6 +162,26 @@ describe('operator console', () => {
       expect(carrierRow[3]).not.toBe('—');
       expect(carrierRow[4]).toBe('1');
       expect(await page.locator('#journey-summary').textContent()).toContain('+64211234567');
+
+      // Its status callbacks: the receiver's 503 on the first try, then its 204s; the URL shown without its credentials.
+      const callbacks = page.locator('#journey-callbacks tbody tr');
+      await expect
+        .poll(
+          async () => {
+            await page.getByRole('button', { name: 'Look up' }).click();
+            return (await callbacks.allTextContents()).join('\n');
+          },
+          { timeout: 30_000 },
+        )
+        .toMatch(/receivedhttp:\/\/localhost:\d+\/status1HTTP 204delivered/);
+      const tries = await callbacks.allTextContents();
+      expect(tries[0]).toContain('HTTP 503');
+      expect(tries[0]).toContain('retry');
+      expect(tries.join('\n')).toContain(`http://localhost:`);
+      expect(tries.join('\n')).not.toContain('s%C4%93cret');
+      const acme = page.locator('#callbacks tbody tr', { hasText: 'acme' });
+      // Once the retry is delivered, nothing waits; the one failed try stays counted.
+      await expect.poll(async () => (await acme.locator('td').allTextContents()).slice(1, 5), { timeout: 10_000 }).toEqual(['0', '5', '1', '0']);
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-journey.png'), fullPage: true });
       await page.screenshot({ path: path.join(ROOT, 'docs/console.png'), fullPage: true });
     });
@@ -180,6 +217,14 @@ describe('operator console', () => {
       await row.getByRole('button', { name: /^Cancel campaign/ }).click();
       await expect.poll(() => row.locator('td').nth(2).textContent(), { timeout: 10_000 }).toBe('cancelled');
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-campaign-cancelled.png'), fullPage: true });
+    });
+
+    it('shows the bind down, with why, once the carrier goes away', async () => {
+      await h.simulator.stop();
+      const sms = page.locator('#binds tbody tr', { hasText: 'sms' }).first();
+      await expect.poll(() => sms.locator('td').nth(2).textContent(), { timeout: 20_000 }).toBe('down');
+      expect(await sms.locator('td').nth(5).textContent()).toMatch(/disconnected|bind failed/);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'console-bind-down.png'), fullPage: true });
     });
   });
 });

@@ -20,8 +20,17 @@ describe('callback ledger', () => {
     ledger.tried(job('m-1', 1), 'https://user:sēcret@hooks.localhost/status', 'delivered', '', 6);
     ledger.answered('m-1', 204);
     expect(ledger.triesOf('m-1')).toEqual([
-      { at: 5, kind: 'status', url: 'https://hooks.localhost/status', attempt: 1, httpStatus: 503, outcome: 'retry', error: 'callback receiver answered 503' },
-      { at: 6, kind: 'status', url: 'https://hooks.localhost/status', attempt: 2, httpStatus: 204, outcome: 'delivered', error: '' },
+      {
+        at: 5,
+        kind: 'status',
+        url: 'https://hooks.localhost/status',
+        attempt: 1,
+        httpStatus: 503,
+        outcome: 'retry',
+        error: 'callback receiver answered 503',
+        event: 'sent',
+      },
+      { at: 6, kind: 'status', url: 'https://hooks.localhost/status', attempt: 2, httpStatus: 204, outcome: 'delivered', error: '', event: 'sent' },
     ]);
     expect(ledger.triesOf('never-seen')).toEqual([]);
   });

@@ -14,6 +14,8 @@ export interface CallbackTry {
   httpStatus: number;
   outcome: CallbackOutcome;
   error: string;
+  /** What the callback told: the status it carries, or its kind (a reply). */
+  event: string;
 }
 
 export interface ApplicationCallbackStats {
@@ -74,6 +76,7 @@ export function createCallbackLedger(options: { maxMessages?: number } = {}) {
         httpStatus: outcome === 'delivered' ? 200 : status ? Number(status[1]) : 0,
         outcome,
         error,
+        event: typeof job.body.status === 'string' ? job.body.status : job.kind,
       };
       const list = tries.get(job.messageId);
       if (list) {

@@ -135,6 +135,7 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
           httpStatus: t.httpStatus,
           outcome: t.outcome,
           error: t.error,
+          event: t.event,
         })),
       };
     }),

@@ -213,13 +213,14 @@ async function lookUp(id) {
       ...journey.events.map((e) => row([time(e.at), e.status, e.channel, e.carrierId || '—', num(e.attempt), e.errorCode || '—', e.detail || '—'])),
     );
   const callbacks = $('journey-callbacks').tBodies[0];
-  if (journey.callbacks.length === 0) emptyRow(callbacks, 6, 'No callback tried for this message by this core');
+  if (journey.callbacks.length === 0) emptyRow(callbacks, 7, 'No callback tried for this message by this core');
   else
     callbacks.replaceChildren(
       ...journey.callbacks.map((c) =>
         row([
           time(c.at),
           c.kind,
+          c.event || '—',
           c.url,
           num(c.attempt),
           c.httpStatus ? `HTTP ${c.httpStatus}` : c.error || 'no answer',

@@ -122,6 +122,8 @@ export interface JourneyCallback {
   outcome: string;
   /** What went wrong, empty when delivered. */
   error: string;
+  /** What the callback told: the status (sent, received, …) or `reply`. */
+  event: string;
 }
 
 export interface MessageJourney {
@@ -1323,7 +1325,7 @@ export const JourneyEvent: MessageFns<JourneyEvent> = {
 };
 
 function createBaseJourneyCallback(): JourneyCallback {
-  return { at: undefined, kind: "", url: "", attempt: 0, httpStatus: 0, outcome: "", error: "" };
+  return { at: undefined, kind: "", url: "", attempt: 0, httpStatus: 0, outcome: "", error: "", event: "" };
 }
 
 export const JourneyCallback: MessageFns<JourneyCallback> = {
@@ -1348,6 +1350,9 @@ export const JourneyCallback: MessageFns<JourneyCallback> = {
     }
     if (message.error !== "") {
       writer.uint32(58).string(message.error);
+    }
+    if (message.event !== "") {
+      writer.uint32(66).string(message.event);
     }
     return writer;
   },
@@ -1421,6 +1426,14 @@ export const JourneyCallback: MessageFns<JourneyCallback> = {
             message.error = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1446,6 +1459,7 @@ export const JourneyCallback: MessageFns<JourneyCallback> = {
         : 0,
       outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      event: isSet(object.event) ? globalThis.String(object.event) : "",
     };
   },
 
@@ -1472,6 +1486,9 @@ export const JourneyCallback: MessageFns<JourneyCallback> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.event !== "") {
+      obj.event = message.event;
+    }
     return obj;
   },
 
@@ -1487,6 +1504,7 @@ export const JourneyCallback: MessageFns<JourneyCallback> = {
     message.httpStatus = object.httpStatus ?? 0;
     message.outcome = object.outcome ?? "";
     message.error = object.error ?? "";
+    message.event = object.event ?? "";
     return message;
   },
 };
