@@ -14,6 +14,32 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const USER = 'kaiwhakahaere';
 const PASSWORD = 'tēnā-koe-👋🏽-密码';
 
+/**
+ * Run in the page: every visible text element whose colour against its background is below
+ * WCAG AA's 4.5:1 (relative luminance of sRGB), as "TAG \"text\": ratio".
+ */
+const LOW_CONTRAST_TEXT = `(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) ?? []).slice(0, 4).map(Number);
+  const lin = (v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+  const luminance = ([r, g, b]) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c;
+    }
+    return [255, 255, 255];
+  };
+  const problems = [];
+  for (const el of document.querySelectorAll('h1, h2, th, td, caption, label, button, p, dt, dd, input, a, span')) {
+    if (!el.offsetParent || !(el.textContent || el.value || '').trim()) continue;
+    const fg = luminance(rgb(getComputedStyle(el).color));
+    const bg = luminance(background(el));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    if (ratio < 4.5) problems.push(el.tagName + ' "' + (el.textContent || el.value).trim().slice(0, 30) + '": ' + ratio.toFixed(2));
+  }
+  return problems;
+})()`;
+
 interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -186,6 +212,24 @@ describe('operator console', () => {
       await page.screenshot({ path: path.join(ROOT, 'docs/console.png'), fullPage: true });
     });
 
+    it('keeps a 4.5:1 contrast for all its text, labels every control, and is usable with the keyboard alone', async () => {
+      if (page.url() !== base) await page.goto(base);
+      await expect.poll(() => page.locator('#refreshed').textContent()).toMatch(/^Refreshed/);
+      const low = (await page.evaluate(LOW_CONTRAST_TEXT)) as string[];
+      expect(low).toEqual([]);
+      for (const control of await page.locator('input, button').all()) {
+        // The name a screen reader announces: its aria-label, its <label>, or its text.
+        const named = await control.evaluate((e) => {
+          const labels = (e as unknown as { labels?: ArrayLike<{ textContent: string | null }> }).labels;
+          return e.getAttribute('aria-label') ?? labels?.[0]?.textContent ?? e.textContent ?? '';
+        });
+        expect(named.trim(), await control.evaluate((e) => e.outerHTML)).not.toBe('');
+      }
+      await page.getByLabel('Message id').focus();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement?.textContent')).toBe('Look up');
+    });
+
     it('shows in the campaigns panel that core does not implement campaign control yet, rather than any made-up campaign', async () => {
       if (campaignsImplemented) return;
       await expect.poll(() => page.locator('#campaigns-error').textContent(), { timeout: 10_000 }).toContain('Not available from core yet');
@@ -200,7 +244,7 @@ describe('operator console', () => {
         ctx.skip();
       }
       page.on('dialog', (d) => void d.accept());
-      const members = Array.from({ length: 20_000 }, (_, n) => ({ destination: `+6422${String(n).padStart(6, '0')}`, param1: `Ānaru-${n}` }));
+      const members = Array.from({ length: 100_000 }, (_, n) => ({ destination: `+6422${String(n).padStart(6, '0')}`, param1: `Ānaru-${n}` }));
       const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
         name: 'whakamātautau — 测试',
         schedule: new Date().toISOString(),
