@@ -191,8 +191,13 @@ async function refreshCampaigns() {
   if (focused) table.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
 }
 
+// The message whose journey is asked for; once shown it refreshes with the rest, so new events appear by themselves.
+let wantedId;
+
 async function lookUp(id) {
   const journey = await api(`/api/messages/${encodeURIComponent(id)}`);
+  // An answer for a message asked for before the one now wanted is not shown.
+  if (id !== wantedId) return;
   const summary = $('journey-summary');
   const facts = [
     ['Id', journey.id],
@@ -237,6 +242,7 @@ async function refreshAll() {
     panel('backlog-error', refreshBacklog),
     panel('callbacks-error', refreshCallbacks),
     panel('campaigns-error', refreshCampaigns),
+    wantedId && !$('journey').hidden ? panel('journey-error', () => lookUp(wantedId)) : undefined,
   ]);
   $('refreshed').textContent = `Refreshed at ${new Date().toLocaleTimeString()}`;
 }
@@ -253,6 +259,7 @@ document.addEventListener('DOMContentLoaded', () => {
     const id = $('message-id').value.trim();
     if (!id) return;
     $('journey').hidden = true;
+    wantedId = id;
     panel('journey-error', () => lookUp(id));
   });
   $('auto').addEventListener('change', schedule);
