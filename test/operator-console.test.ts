@@ -142,13 +142,19 @@ describe('operator console', () => {
     expect(binds.find((b) => b.channel === 'sms')).toMatchObject({ up: true, windowSize: 256 });
   });
 
-  it('answers an unknown message id with 404 and a bad one with 400, in its JSON error shape', async () => {
+  it('answers an unknown message id with 404, a bad one or a torn path with 400, and an unknown request with 404, in its JSON error shape', async () => {
     const unknown = await request(`${base}api/messages/3f2504e0-4f89-41d3-9a0c-0305e82c3301`, { auth });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body)).toEqual({ error: { code: 'not_found', message: 'no message has the id 3f2504e0-4f89-41d3-9a0c-0305e82c3301' } });
     const bad = await request(`${base}api/messages/${encodeURIComponent('Kia ora 👋🏽')}`, { auth });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error.code).toBe('invalid_attrib');
+    const torn = await request(`${base}api/messages/%E0%A4%A`, { auth });
+    expect(torn.status).toBe(400);
+    expect(JSON.parse(torn.body)).toEqual({ error: { code: 'invalid_attrib', message: 'the request path is not valid' } });
+    const elsewhere = await request(`${base}api/binds`, { auth, method: 'DELETE' });
+    expect(elsewhere.status).toBe(404);
+    expect(JSON.parse(elsewhere.body).error.code).toBe('not_found');
   });
 
   it('refuses a campaign action without its header, so another site cannot make the browser pause one', async () => {
@@ -225,8 +231,9 @@ describe('operator console', () => {
       expect(await page.evaluate('document.activeElement?.textContent')).toBe('Look up');
     });
 
-    it('shows in the campaigns panel that core does not implement campaign control yet, rather than any made-up campaign', async () => {
-      if (campaignsImplemented) return;
+    it('shows in the campaigns panel that core does not implement campaign control yet, rather than any made-up campaign', async (ctx) => {
+      // Once core implements CampaignControl there is nothing of this left to show.
+      if (campaignsImplemented) ctx.skip();
       await expect.poll(() => page.locator('#campaigns-error').textContent(), { timeout: 10_000 }).toContain('Not available from core yet');
       expect(await page.locator('#campaigns tbody tr').count()).toBe(0);
     });
