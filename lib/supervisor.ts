@@ -135,7 +135,9 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
     core: bound.coreAddress(),
     ...(config.simulator.enabled ? { smpp: `smpp://${config.simulator.host}:${bound.ports.smpp}` } : {}),
-    ...(bound.ports.admin !== undefined ? { console: `http://${config.admin.host}:${bound.ports.admin}/` } : {}),
+    ...(bound.ports.admin !== undefined
+      ? { console: `http://${config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host}:${bound.ports.admin}/` }
+      : {}),
     gateways: config.gateways,
     workers: channels.length > 0 ? channels : 'in core',
     dataDir: config.dataDir,

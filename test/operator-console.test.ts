@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -276,6 +277,20 @@ describe('operator console', () => {
 });
 
 describe('operator console without a password', () => {
+  it('run alone (hermod console), exits at once and says why', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'console'], {
+      cwd: ROOT,
+      env: { ...process.env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(output).toContain('operator console not started: HERMOD_ADMIN_PASSWORD is not set');
+  });
+
   it('is not started, and the log says so', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-console-off-'));
     const hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' } });
