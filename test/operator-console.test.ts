@@ -212,7 +212,7 @@ describe('operator console', () => {
       await expect.poll(async () => (await acme.locator('td').allTextContents()).slice(1, 5), { timeout: 10_000 }).toEqual(['0', '5', '1', '0']);
       await page.screenshot({ path: path.join(ARTIFACTS, 'console-journey.png'), fullPage: true });
       // The README's picture is taken again only when asked: a test run leaves the tree as it found it.
-      if (process.env.HERMOD_UPDATE_DOCS === '1') await page.screenshot({ path: path.join(ROOT, 'docs/console.png'), fullPage: true });
+      if (process.env.UPDATE_DOCS === '1') await page.screenshot({ path: path.join(ROOT, 'docs/console.png'), fullPage: true });
     });
 
     it('keeps a 4.5:1 contrast for all its text, labels every control, and is usable with the keyboard alone', async () => {
