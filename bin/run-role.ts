@@ -26,7 +26,13 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'core': {
       const { runCore } = await import('../core/core-main');
       if (!config.adapters.coreRunsWorkers) return runCore(config, log);
-      // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state.
+      // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state,
+      // on a thread of its own unless HERMOD_POOLS_THREAD=false.
+      if (config.adapters.poolsThread) {
+        const { startChannelPoolsThread } = await import('./channel-pools-thread');
+        const logFields = { role, pid: process.pid };
+        return runCore(config, log, { beside: ({ bus, state }) => startChannelPoolsThread(CHANNELS, { config, bus, state, log, logFields }) });
+      }
       const { startChannelPools } = await import('../workers/channel-pools');
       return runCore(config, log, { beside: ({ bus, state }) => startChannelPools(CHANNELS, { config, bus, state, log }) });
     }

@@ -109,6 +109,8 @@ export interface AdaptersConfig {
   chdbCacheBytes: number;
   /** Run the channel worker pools inside the core process (required with the in-process bus). */
   coreRunsWorkers: boolean;
+  /** When core runs the pools: on a worker thread of their own (true) or on core's main thread. */
+  poolsThread: boolean;
 }
 
 /** Where a Redis Cluster is reached: any of its nodes (the client learns the rest), and how. */
@@ -289,6 +291,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     chdbMaxMemoryBytes: bytes('HERMOD_CHDB_MAX_MEMORY', '512M'),
     chdbCacheBytes: bytes('HERMOD_CHDB_CACHE_SIZE', '64M'),
     coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),
+    poolsThread: bool('HERMOD_POOLS_THREAD', true),
   };
   if (bus === 'kafka' && adapters.kafkaBrokers.length === 0) throw new ConfigError('HERMOD_BUS=kafka needs HERMOD_KAFKA_BROKERS (host:port,host:port)');
   if (bus === 'redis' && redisCluster) {

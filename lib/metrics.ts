@@ -1,6 +1,6 @@
 import http from 'node:http';
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
 import type { Logger } from './log';
 
 /**
@@ -13,6 +13,25 @@ export function enableDefaultMetrics(): void {
   if (defaultsOn) return;
   defaultsOn = true;
   collectDefaultMetrics({ prefix: 'hermod_' });
+}
+
+/** This process's registries: the default one and, per worker thread with metrics of its own, one that asks that thread. */
+const registries: Registry[] = [register];
+
+/** Adds the metrics of another thread of this process (a registry whose getMetricsAsJSON asks it) to what this process serves. */
+export function addThreadMetrics(registry: Registry): () => void {
+  registries.push(registry);
+  AggregatorRegistry.setRegistries(registries);
+  return () => {
+    registries.splice(registries.indexOf(registry), 1);
+    AggregatorRegistry.setRegistries(registries);
+  };
+}
+
+/** Everything this process serves, its threads' metrics included, in the exposition format. */
+async function processMetrics(): Promise<string> {
+  if (registries.length === 1) return register.metrics();
+  return AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON()))).metrics();
 }
 
 /** In a cluster worker: answer the supervisor's requests for this process's metrics. */
@@ -227,7 +246,7 @@ export function serveMetrics(port: number, host: string, log: Logger, aggregate 
       return;
     }
     try {
-      const body = aggregator ? await aggregator.clusterMetrics() : await register.metrics();
+      const body = aggregator ? await aggregator.clusterMetrics() : await processMetrics();
       res.writeHead(200, { 'content-type': register.contentType }).end(body);
     } catch (err) {
       log.warn('metrics collection failed', { err });
