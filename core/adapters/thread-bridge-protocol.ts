@@ -46,6 +46,8 @@ export const STATE_METHODS = [
   'claimIdempotencyKey',
   'completeIdempotencyKey',
   'releaseIdempotencyKey',
+  'putCarrierSnapshots',
+  'listCarrierSnapshots',
 ] as const satisfies readonly Exclude<keyof HotState, 'close'>[];
 
 export type StateMethod = (typeof STATE_METHODS)[number];
