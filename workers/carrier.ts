@@ -12,6 +12,10 @@ export interface CarrierReport {
   status: MessageStatus;
   at: number;
   errorCode: string;
+  /** Our message id, when the report names it itself (an e-mail bounce to its return path); else found by carrierId. */
+  messageId?: string;
+  /** Why, in the carrier's words (a bounce's diagnostic). */
+  detail?: string;
 }
 
 export interface InboundMessage {

@@ -68,8 +68,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
 
   carrier.onReport(async (r: CarrierReport) => {
     try {
-      const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
-      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
+      const id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel, ...(r.detail ? { detail: r.detail } : {}) });
     } catch (err) {
       log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
       throw err;
