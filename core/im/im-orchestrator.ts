@@ -287,7 +287,7 @@ export async function startImOrchestrator(deps: {
    */
   const lateFailure = async (id: string, k: number, change: StatusChange): Promise<void> => {
     const stored = await history.findMessage(id);
-    if (!stored || stored.status !== 'received') return;
+    if (stored?.status !== 'received') return;
     if (await history.getMessage(stored.applicationId, imAttemptId(id, k + 1))) return;
     const im = { id, applicationId: stored.applicationId, plan: JSON.parse(stored.content) as ImPlan };
     const reason = change.detail || change.errorCode || `${change.channel}: failed after delivery`;
