@@ -8,6 +8,7 @@ import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
+import { UncertainSendError } from './uncertain-send-error';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -111,6 +112,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         return;
       } catch (err) {
         const e = toHermodError(err);
+        if (e instanceof UncertainSendError) {
+          // The carrier may have it: never sent again on its own; an operator decides.
+          carrierSends.inc({ channel, outcome: 'uncertain' });
+          log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message });
+          return;
+        }
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
           await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
