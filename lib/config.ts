@@ -399,10 +399,11 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     };
   };
   const smtpFrom = str('HERMOD_SMTP_FROM', 'hermod@localhost');
-  // Off unless set; `npm start` runs it for its SMTP sink, which bounces to it.
-  const bouncePort = env.HERMOD_BOUNCE_SMTP_PORT ?? (sims ? '2526' : '');
+  // Off unless set; `npm start` runs it for its SMTP sink, which bounces to it. A sink on port 0
+  // (tests running many services at once) gets a listener on port 0 too, which it is not told of.
+  const bouncePort = env.HERMOD_BOUNCE_SMTP_PORT ?? (sims ? (simPorts.smtpPort === 0 ? '0' : '2526') : '');
   const bounceListener =
-    bouncePort === '' ? undefined : { host: str('HERMOD_BOUNCE_SMTP_HOST', config.host), port: int('HERMOD_BOUNCE_SMTP_PORT', 2526, 0, 65535) };
+    bouncePort === '' ? undefined : { host: str('HERMOD_BOUNCE_SMTP_HOST', config.host), port: int('HERMOD_BOUNCE_SMTP_PORT', Number(bouncePort), 0, 65535) };
   const bounceDomain = str('HERMOD_BOUNCE_DOMAIN', bounceListener ? smtpFrom.slice(smtpFrom.lastIndexOf('@') + 1) : '');
   if (bounceDomain && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(bounceDomain)) {
     throw new ConfigError(`HERMOD_BOUNCE_DOMAIN must be a domain name, got ${JSON.stringify(bounceDomain)}`);
