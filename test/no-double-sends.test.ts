@@ -5,14 +5,14 @@ import { startHermodWithChannels, type HermodWithChannels } from './support/herm
 
 /**
  * The MMS and WhatsApp simulators take a send to a number ending in 7 and
- * answer it only after hermod gave up waiting (30 s against a 500 ms timeout):
+ * answer it only after hermod gave up waiting (30 s against a 2 s timeout):
  * the provider has the message, hermod does not know it.
  */
 describe('no double sends when a provider takes a message and answers too late', () => {
   let h: HermodWithChannels;
 
   beforeAll(async () => {
-    h = await startHermodWithChannels('no-double-sends', { env: { HERMOD_MMS_REQUEST_TIMEOUT: '500ms', HERMOD_WAB_REQUEST_TIMEOUT: '500ms' } });
+    h = await startHermodWithChannels('no-double-sends', { env: { HERMOD_MMS_REQUEST_TIMEOUT: '2s', HERMOD_WAB_REQUEST_TIMEOUT: '2s' } });
   }, 90_000);
 
   afterAll(() => h?.stop());

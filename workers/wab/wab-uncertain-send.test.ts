@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpCarrierConfig } from '../../lib/config';
+import { eventually } from '../../test/support/eventually';
 import { imJob } from '../carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createWhatsAppSimulator } from '../simulators/whatsapp-simulator';
@@ -9,14 +10,14 @@ const kit = channelPoolTestKit();
 
 /** A pool whose Cloud API stand-in takes a message to a number ending in 7, then answers after the send gave up. */
 async function stallingPool(overrides: Partial<HttpCarrierConfig> = {}) {
-  const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl, lateAnswerMs: 5_000 }));
+  const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl, lateAnswerMs: 8_000 }));
   const config: HttpCarrierConfig = {
     baseUrl: `http://localhost:${sim.port}`,
     token: 't',
     sender: '100000000000001',
     webhookSecret: 's',
     apiVersion: 'v21.0',
-    requestTimeoutMs: 300,
+    requestTimeoutMs: 1500,
     ...overrides,
   };
   return { sim, ...(await kit.pool('wab', (deps) => startWabWorkerPool({ config, ...deps }))) };
@@ -30,9 +31,9 @@ describe('WhatsApp sends that time out after the Cloud API took them', () => {
     const j = job('+64211234567');
     await publish([j]);
 
-    const updates = await statusesOnce(j.id, 'frozen', 5000);
+    const updates = await statusesOnce(j.id, 'frozen', 8000);
     expect(updates.at(-1)).toMatchObject({ status: 'frozen', errorCode: 'uncertain', detail: expect.stringContaining('not resent') });
-    await new Promise((r) => setTimeout(r, 1500)); // past where a retry would have sent again
+    await new Promise((r) => setTimeout(r, 1500)); // past where a retry would have sent again (0.25..0.5 s)
     expect(sim.received.filter((m) => m.to === '64211234567')).toHaveLength(1);
     expect(statusesOf(j.id).map((u) => u.status)).not.toContain('submitted');
   });
@@ -41,8 +42,7 @@ describe('WhatsApp sends that time out after the Cloud API took them', () => {
     const { sim, publish, statusesOf } = await stallingPool({ resendUncertain: true });
     const j = job('+64211234567');
     await publish([j]);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(sim.received.filter((m) => m.to === '64211234567').length).toBeGreaterThanOrEqual(2);
+    await eventually(() => (sim.received.filter((m) => m.to === '64211234567').length >= 2 ? true : undefined), 8000, 20);
     expect(statusesOf(j.id).map((u) => u.status)).not.toContain('frozen');
   });
 });

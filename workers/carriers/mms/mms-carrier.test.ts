@@ -5,6 +5,7 @@ import { createMmsSimulator } from '../../simulators/mms-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
 import { UnansweredRequestError } from '../http/unanswered-request-error';
+import { eventually } from '../../../test/support/eventually';
 import { mmsWebhook } from '../../../lib/carrier-webhooks/mms-webhook';
 
 const TOKEN = 'test-token';
@@ -117,7 +118,7 @@ describe('MMS carrier against the MMS provider simulator', () => {
 
     it('asks the provider by our id and takes its message as the outcome, so the handset gets one MMS', async () => {
       const sim = await stalling();
-      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 300 }), quietLog);
+      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 1500 }), quietLog);
       const sent = job('+64211234567', undefined, 'Kia ora, e hoa mā — tēnā koe 👋🏽');
 
       const { carrierIds } = await carrier.send(sent);
@@ -129,11 +130,11 @@ describe('MMS carrier against the MMS provider simulator', () => {
 
     it('does not send again while the provider cannot be asked, and sends once it says it has nothing', async () => {
       const sim = await stalling();
-      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 300 }), quietLog);
+      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 1500 }), quietLog);
       const sent = job('+64211234567');
       // The provider took it, then went away before answering or being asked.
       const first = carrier.send(sent);
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => (sim.received.length === 1 ? true : undefined), 5000, 10);
       await sim.stop();
       expect(await sendError(first)).toBeInstanceOf(UnansweredRequestError);
       expect((await sendError(carrier.send(sent))).retryable).toBe(true);
@@ -145,6 +146,21 @@ describe('MMS carrier against the MMS provider simulator', () => {
       await carrier.send({ ...sent, destination: '+64211234561' });
       expect(again.received.map((m) => m.client_ref)).toEqual([sent.id]);
     });
+  });
+
+  it('asks before sending a job handed out again (its worker died mid-send), and sends it only if the provider has none', async () => {
+    const sim = await simulator();
+    const carrier = createMmsCarrier(config(sim.port), quietLog);
+    const sentBefore = job('+64211234561');
+    const { carrierIds } = await carrier.send(sentBefore);
+    const neverSent = job('+64211234562');
+
+    // A new worker (no memory of the first send) gets both again from the bus.
+    const restarted = createMmsCarrier(config(sim.port), quietLog);
+    expect(await restarted.send(sentBefore, undefined, { redelivered: true })).toEqual({ carrierIds });
+    await restarted.send(neverSent, undefined, { redelivered: true });
+
+    expect(sim.received.map((m) => m.client_ref)).toEqual([sentBefore.id, neverSent.id]);
   });
 
   it('replays the documented send request and lookup answer of the MMS contract', async () => {

@@ -24,6 +24,8 @@ import { UnansweredRequestError } from '../http/unanswered-request-error';
  * A send that got no answer may have been taken: before it is sent again the
  * provider is asked by our id, and a message it has is taken as the outcome
  * (never a second send). Until that question is answered the job is not sent.
+ * A job the bus hands out again (its worker crashed or lost it) is asked about
+ * first the same way.
  * Delivery reports are signed webhooks to the gateway (see mms-webhook.ts).
  */
 export function createMmsCarrier(config: HttpCarrierConfig, log: Logger): Carrier {
@@ -48,8 +50,9 @@ export function createMmsCarrier(config: HttpCarrierConfig, log: Logger): Carrie
     return ids;
   };
 
-  return createHttpCarrier('mms-http', async (job) => {
-    if (unanswered.has(job.id)) {
+  return createHttpCarrier('mms-http', async (job, handover) => {
+    // Also a job handed out again: the worker that had it may have sent it and died before the answer.
+    if (unanswered.has(job.id) || handover?.redelivered) {
       const taken = await reconcile(job.id);
       if (taken.length > 0) return { carrierIds: taken };
     }
