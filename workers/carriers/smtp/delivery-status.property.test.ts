@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DeliveryStatusError, DSN_ACTIONS, parseDeliveryStatus } from './delivery-status';
+import { RFC3464_MULTI_RECIPIENT } from './dsn-fixtures';
+import { readDsnMessage } from './dsn-message';
 
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-'.split('')), minLength: 1, maxLength: 12 });
 const domain = fc.array(token, { minLength: 1, maxLength: 3 }).map((labels) => `${labels.join('.')}.example`);
@@ -60,6 +62,26 @@ describe('delivery status parser (property)', () => {
         try {
           const parsed = parseDeliveryStatus(ls.join('\r\n'));
           for (const r of parsed.recipients) expect(r.status).toMatch(/^[245]\.\d{1,3}\.\d{1,3}$/);
+        } catch (err) {
+          expect(err).toBeInstanceOf(DeliveryStatusError);
+        }
+      }),
+    );
+  });
+
+  it('reads any mail, a report cut or spliced anywhere included, or refuses it with a DeliveryStatusError', () => {
+    const lines = RFC3464_MULTI_RECIPIENT.split('\r\n');
+    const mangled = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.integer({ min: 0, max: RFC3464_MULTI_RECIPIENT.length }).map((n) => RFC3464_MULTI_RECIPIENT.slice(0, n)),
+      fc
+        .tuple(fc.integer({ min: 0, max: lines.length }), fc.array(fc.string({ unit: 'grapheme', maxLength: 30 }), { maxLength: 3 }))
+        .map(([at, junk]) => [...lines.slice(0, at), ...junk, ...lines.slice(at)].join('\r\n')),
+    );
+    fc.assert(
+      fc.property(mangled, (raw) => {
+        try {
+          readDsnMessage(Buffer.from(raw, 'utf8'));
         } catch (err) {
           expect(err).toBeInstanceOf(DeliveryStatusError);
         }
