@@ -74,4 +74,17 @@ describe('configuration', () => {
     expect(c.adapters.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
     expect(c.adapters.coreRunsWorkers).toBe(false);
   });
+
+  it('reads bounces only when asked, or for the simulators’ sink, with return paths on the sender’s domain', () => {
+    expect(resolveConfig({ HERMOD_CHANNEL_SIMULATORS: 'false' }).channels.email).toMatchObject({ bounceDomain: '', bounceListener: undefined });
+    expect(resolveConfig({}).channels.email).toMatchObject({ bounceDomain: 'localhost', bounceListener: { port: 2526 } });
+    expect(resolveConfig({ HERMOD_SMTP_SINK_PORT: '0' }).channels.email.bounceListener).toMatchObject({ port: 0 });
+    const live = resolveConfig({ HERMOD_CHANNEL_SIMULATORS: 'false', HERMOD_SMTP_FROM: 'kia.ora@mail.example.com', HERMOD_BOUNCE_SMTP_PORT: '25' });
+    expect(live.channels.email).toMatchObject({ bounceDomain: 'mail.example.com', bounceListener: { host: '0.0.0.0', port: 25 } });
+    expect(() => resolveConfig({ HERMOD_BOUNCE_DOMAIN: 'tēnā koe' })).toThrow(/HERMOD_BOUNCE_DOMAIN must be a domain name/);
+    expect(resolveConfig({ HERMOD_WAB_REQUEST_TIMEOUT: '750ms', HERMOD_WAB_RESEND_UNCERTAIN: 'true' }).channels.wab).toMatchObject({
+      requestTimeoutMs: 750,
+      resendUncertain: true,
+    });
+  });
 });

@@ -37,9 +37,16 @@ export interface EmailConfig {
   secure: boolean;
   user: string;
   pass: string;
-  /** Envelope and header sender. */
+  /** Header sender, and the envelope sender when bounces are not read. */
   from: string;
   maxConnections: number;
+  /**
+   * Where bounces go: each e-mail's envelope sender (return path) is
+   * `bounces+<message id>@<bounceDomain>` (VERP); '' sends with `from` instead.
+   */
+  bounceDomain?: string;
+  /** The inbound SMTP listener that reads bounces (RFC 3464 DSNs); undefined: off. Port 0 picks a free one. */
+  bounceListener?: { host: string; port: number };
 }
 
 /** An HTTP carrier API (WhatsApp Cloud API, RCS Business Messaging, an MMS provider). */
@@ -54,6 +61,14 @@ export interface HttpCarrierConfig {
   webhookSecret: string;
   /** WhatsApp Graph API version, e.g. v21.0 (others ignore it). */
   apiVersion: string;
+  /** How long a send waits for the carrier's answer. */
+  requestTimeoutMs?: number;
+  /**
+   * A send whose answer never came may have been taken: true resends it anyway
+   * (a possible duplicate); false (default) marks it uncertain (frozen) when the
+   * carrier cannot be asked by our id. Only WhatsApp reads it.
+   */
+  resendUncertain?: boolean;
 }
 
 export interface ChannelSimulatorsConfig {
@@ -399,8 +414,20 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       sender: str(`HERMOD_${prefix}_SENDER`, sender),
       webhookSecret,
       apiVersion: str(`HERMOD_${prefix}_API_VERSION`, apiVersion),
+      requestTimeoutMs: duration(`HERMOD_${prefix}_REQUEST_TIMEOUT`, '10s'),
+      resendUncertain: prefix === 'WAB' ? bool('HERMOD_WAB_RESEND_UNCERTAIN', false) : false,
     };
   };
+  const smtpFrom = str('HERMOD_SMTP_FROM', 'hermod@localhost');
+  // Off unless set; `npm start` runs it for its SMTP sink, which bounces to it. A sink on port 0
+  // (tests running many services at once) gets a listener on port 0 too, which it is not told of.
+  const bouncePort = env.HERMOD_BOUNCE_SMTP_PORT ?? (sims ? (simPorts.smtpPort === 0 ? '0' : '2526') : '');
+  const bounceListener =
+    bouncePort === '' ? undefined : { host: str('HERMOD_BOUNCE_SMTP_HOST', config.host), port: int('HERMOD_BOUNCE_SMTP_PORT', Number(bouncePort), 0, 65535) };
+  const bounceDomain = str('HERMOD_BOUNCE_DOMAIN', bounceListener ? smtpFrom.slice(smtpFrom.lastIndexOf('@') + 1) : '');
+  if (bounceDomain && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(bounceDomain)) {
+    throw new ConfigError(`HERMOD_BOUNCE_DOMAIN must be a domain name, got ${JSON.stringify(bounceDomain)}`);
+  }
   config.channels = {
     email: {
       host: str('HERMOD_SMTP_HOST', '127.0.0.1'),
@@ -408,8 +435,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       secure: bool('HERMOD_SMTP_SECURE', false),
       user: str('HERMOD_SMTP_USER', ''),
       pass: str('HERMOD_SMTP_PASSWORD', ''),
-      from: str('HERMOD_SMTP_FROM', 'hermod@localhost'),
+      from: smtpFrom,
       maxConnections: int('HERMOD_SMTP_MAX_CONNECTIONS', 5, 1, 100),
+      bounceDomain,
+      bounceListener,
     },
     wab: http('WAB', `http://127.0.0.1:${simPorts.wabPort}`, '100000000000001', 'v21.0'),
     rcs: http('RCS', `http://127.0.0.1:${simPorts.rcsPort}`, 'hermod-agent'),

@@ -48,6 +48,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   }
   cluster.setupPrimary({ exec: ENTRY, args: [] });
   const secrets = simulatorWebhookSecrets(config);
+  // Decided once here, from the ports asked for: every process learns the simulators' bound ports later, which would change it.
+  const bounces = config.channels.email.bounceListener ? { HERMOD_BOUNCE_SMTP_PORT: String(config.channels.email.bounceListener.port) } : {};
   const workers = new Map<Worker, { role: Role; index: number; channel?: Channel }>();
   const bound = createBoundAddresses(config);
   let stopping = false;
@@ -55,6 +57,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   const fork = (role: Role, index: number, channel?: Channel): Promise<Worker> => {
     const worker = cluster.fork({
       ...secrets,
+      ...bounces,
       ...bound.env(
         role,
         [...workers.values()].some((w) => w.role === 'gateway'),

@@ -67,6 +67,10 @@ describe('hermod start with every port 0', () => {
     expect(smsc!.smpp).toBe(running!.smpp);
     const ports = [...[running!.https, running!.http, running!.metrics, running!.smpp].map(portOf), Number(running!.core.split(':').pop())];
     expect(new Set(ports).size).toBe(5);
+    // The e-mail bounce listener the simulators' sink would use takes a free port too, not its fixed 2526.
+    const [bounces] = logged(hermod, 'bounce listener listening');
+    expect(bounces!.port).toBeGreaterThan(0);
+    expect(bounces!.port).not.toBe(2526);
   });
 
   it('answers on each of them: HTTPS, the HTTP redirect to the HTTPS port, metrics, core for the CLI, and the SMSC simulator', async () => {

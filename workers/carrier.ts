@@ -12,6 +12,10 @@ export interface CarrierReport {
   status: MessageStatus;
   at: number;
   errorCode: string;
+  /** Our message id, when the report names it itself (an e-mail bounce to its return path); else found by carrierId. */
+  messageId?: string;
+  /** Why, in the carrier's words (a bounce's diagnostic). */
+  detail?: string;
 }
 
 export interface InboundMessage {
@@ -25,8 +29,12 @@ export interface InboundMessage {
 
 export interface Carrier {
   readonly name: string;
-  /** Resolves when the carrier has accepted the message; the ids it gave each part. */
-  send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[] }>;
+  /**
+   * Resolves when the carrier has accepted the message; the ids it gave each part.
+   * `handover.redelivered`: the job was handed out before (a worker crashed or lost it
+   * mid-send), so an earlier send may have reached the carrier.
+   */
+  send(job: OutboundJob, onWritten?: () => void, handover?: { redelivered: boolean }): Promise<{ carrierIds: string[] }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */

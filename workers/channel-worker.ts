@@ -8,6 +8,7 @@ import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
+import { UncertainSendError } from './uncertain-send-error';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -68,8 +69,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
 
   carrier.onReport(async (r: CarrierReport) => {
     try {
-      const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
-      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
+      const id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel, ...(r.detail ? { detail: r.detail } : {}) });
     } catch (err) {
       log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
       throw err;
@@ -91,7 +92,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     return true;
   };
 
-  const sendOne = async (job: OutboundJob): Promise<void> => {
+  const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
@@ -99,10 +100,14 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       try {
-        const { carrierIds } = await carrier.send(job, () => {
-          written = true;
-          void report(job.id, 'sent');
-        });
+        const { carrierIds } = await carrier.send(
+          job,
+          () => {
+            written = true;
+            void report(job.id, 'sent');
+          },
+          { redelivered },
+        );
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
@@ -111,6 +116,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         return;
       } catch (err) {
         const e = toHermodError(err);
+        if (e instanceof UncertainSendError) {
+          // The carrier may have it: never sent again on its own; an operator decides.
+          carrierSends.inc({ channel, outcome: 'uncertain' });
+          log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message });
+          return;
+        }
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
           await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
@@ -131,12 +143,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   };
 
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
-    const jobs = decodeRecords(records, decodeJob, log).map((d) => d.payload);
+    const decoded = decodeRecords(records, decodeJob, log);
+    const jobs = decoded.map((d) => d.payload);
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
-    const todo = jobs.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
-    await Promise.all(todo.map(sendOne));
+    const todo = decoded.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
+    await Promise.all(todo.map((d) => sendOne(d.payload, d.record.redeliveries > 0)));
     await statuses.drain();
   };
 

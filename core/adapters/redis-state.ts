@@ -42,7 +42,8 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
  * A final status keeps the message in hot state only briefly (late duplicate
  * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
- * or any non-final stage; otherwise only a strictly later stage applies.
+ * or any non-final stage; `failed` follows `received` (a late bounce);
+ * otherwise only a strictly later stage applies.
  */
 const ADVANCE_LUA = `
 local STAGE = ${LUA_STAGES}
@@ -57,6 +58,8 @@ if current then
     if curStatus == 'read' then return 0 end
     if nextStatus == 'read' then
       if not (curStatus == 'received' or curStage < 4) then return 0 end
+    elseif nextStatus == 'failed' and curStatus == 'received' then
+      -- a carrier's failure after its acceptance (a late bounce) applies
     elseif nextStage <= curStage then
       return 0
     end

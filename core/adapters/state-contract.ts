@@ -53,6 +53,14 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getStatus(id)).toEqual({ status: 'submitted', at: 1 });
     });
 
+    it('turns a received message failed when the carrier reports a failure later (an e-mail bounce after the relay took it)', async () => {
+      const id = unique('msg');
+      await state.advanceStatuses([{ id, status: 'received', at: 1 }]);
+      expect(await state.advanceStatuses([{ id, status: 'failed', at: 2 }])).toEqual([true]);
+      expect(await state.getStatus(id)).toEqual({ status: 'failed', at: 2 });
+      expect(await state.advanceStatuses([{ id, status: 'received', at: 3 }])).toEqual([false]);
+    });
+
     it('does not move between final statuses', async () => {
       const id = unique('msg');
       await state.advanceStatuses([{ id, status: 'failed', at: 1 }]);

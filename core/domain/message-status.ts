@@ -1,7 +1,10 @@
 /**
  * Message statuses (SMS Gateway v2 vocabulary plus `read`) and their order.
  * A message only ever moves to a later stage; all failure states and
- * `received` share the final stage, and `read` comes after `received`.
+ * `received` share the final stage, and `read` comes after `received`. One
+ * move within the final stage: `received` may become `failed`, because a
+ * carrier can report a failure after its acceptance (an e-mail relay's 250,
+ * then a bounce from the recipient's server).
  */
 export const MESSAGE_STATUSES = [
   'accepted',
@@ -46,6 +49,7 @@ export function canAdvance(current: MessageStatus | undefined, next: MessageStat
   if (current === undefined) return true;
   if (current === 'read') return false;
   if (next === 'read') return current === 'received' || stageOf(current) < 4;
+  if (next === 'failed' && current === 'received') return true;
   return stageOf(next) > stageOf(current);
 }
 

@@ -81,6 +81,8 @@ export async function startImOrchestrator(deps: {
   const { bus, state, history, recorder, notices, log } = deps;
   const open = new Map<string, Open>();
   const taken = new Set<string>();
+  /** Messages settled by this process lately, so a late report about them runs after their settling. */
+  const settledHere = new Map<string, Open>();
   let stopping = false;
 
   /** Tells the application: about attempt k when given, else about the message as a whole. */
@@ -103,6 +105,9 @@ export async function startImOrchestrator(deps: {
   const settle = async (im: Open, status: MessageStatus, detail: string, reason?: string): Promise<void> => {
     clearTimeout(im.timer);
     open.delete(im.id);
+    // A late failure report (a bounce) waits for this to finish before it looks at the outcome.
+    settledHere.set(im.id, im);
+    if (settledHere.size > 10_000) settledHere.delete(settledHere.keys().next().value as string);
     const outcome = toImStatus(status) ?? 'failed';
     await recorder.record([{ messageId: im.id, applicationId: im.applicationId, channel: 'im', status: outcome, at: Date.now(), detail }]);
     await markSettled(im);
@@ -273,6 +278,29 @@ export async function startImOrchestrator(deps: {
     }
   };
 
+  /**
+   * A carrier's failure after the message was delivered by attempt k (an
+   * e-mail bounce after the relay's 250): the message becomes `failed` with
+   * the carrier's reason, and the application is told about the attempt and
+   * the message. A late failure of an attempt that did not deliver (a
+   * fallback followed it) changes nothing, as any late report.
+   */
+  const lateFailure = async (id: string, k: number, change: StatusChange): Promise<void> => {
+    const stored = await history.findMessage(id);
+    if (stored?.status !== 'received') return;
+    if (await history.getMessage(stored.applicationId, imAttemptId(id, k + 1))) return;
+    const im = { id, applicationId: stored.applicationId, plan: JSON.parse(stored.content) as ImPlan };
+    const reason = change.detail || change.errorCode || `${change.channel}: failed after delivery`;
+    const [applied] = await recorder.record([
+      { messageId: id, applicationId: im.applicationId, channel: 'im', status: 'failed', at: change.at, detail: reason },
+    ]);
+    if (!applied) return;
+    imAttempts.inc({ channel: change.channel, outcome: 'failed_after_delivery' });
+    log.info('im message failed after delivery', { id, attempt: k + 1, channel: change.channel, reason });
+    tell(im, 'failed', k, reason);
+    tell(im, 'failed', undefined, reason);
+  };
+
   /** Takes up a message from the `im` topic or from recovery, where it stands. */
   const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, fresh = false): Promise<void> => {
     // Taken up already in this process (open, or settled since): a redelivery or a recovery hand-over.
@@ -352,9 +380,17 @@ export async function startImOrchestrator(deps: {
         return;
       }
       if (!isImAttemptId(change.messageId)) return;
-      const im = open.get(parseImAttemptId(change.messageId).messageId);
+      const { messageId: parent, attempt: k } = parseImAttemptId(change.messageId);
+      const im = open.get(parent);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
-      else if (taken.has(parseImAttemptId(change.messageId).messageId)) imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
+      else {
+        if (taken.has(parent)) imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
+        if (change.status !== 'failed') return;
+        const settled = settledHere.get(parent);
+        const late = () => lateFailure(parent, k, change);
+        if (settled) inTurn(settled, late);
+        else late().catch((err) => log.error('could not record a failure after delivery', { err, id: parent }));
+      }
     },
     async stop() {
       stopping = true;

@@ -50,7 +50,15 @@ export async function startHermodWithChannels(
   let hermod: HermodProcess | undefined;
   const webhooks = (channel: string): string => `https://localhost:${hermod?.httpsPort}/webhooks/${channel}`;
   const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
-  const smtp = createSmtpSink({ host: '127.0.0.1', port: 0 });
+  // The sink bounces `…+late-bounce…` mail to hermod's bounce listener (port 0: the port its e-mail worker logged).
+  const smtp = createSmtpSink({
+    host: '127.0.0.1',
+    port: 0,
+    bounceTo: () => {
+      const port = hermod && loggedBouncePort(hermod.output());
+      return port ? { host: 'localhost', port } : undefined;
+    },
+  });
   const wab = createWhatsAppSimulator({
     host: '127.0.0.1',
     port: 0,
@@ -115,6 +123,8 @@ export async function startHermodWithChannels(
       HERMOD_SMSC_SIMULATOR: 'false',
       HERMOD_SMPP_PORT: String(smscPort),
       HERMOD_SMTP_PORT: String(smtpPort),
+      HERMOD_BOUNCE_SMTP_PORT: '0',
+      HERMOD_BOUNCE_DOMAIN: 'localhost',
       ...carrier('WAB', wabPort),
       ...carrier('RCS', rcsPort),
       ...carrier('MMS', mmsPort),
@@ -158,4 +168,11 @@ export async function startHermodWithChannels(
       await Promise.all([smsc.stop(), smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
     },
   };
+}
+
+/** The port of the latest bounce listener the service logged (a restart logs a new one). */
+function loggedBouncePort(output: string): number | undefined {
+  const lines = output.split('\n').filter((l) => l.includes('"msg":"bounce listener listening"'));
+  const port = lines.length > 0 ? (JSON.parse(lines[lines.length - 1]!) as { port?: number }).port : undefined;
+  return typeof port === 'number' ? port : undefined;
 }

@@ -5,7 +5,14 @@ import type { Logger } from '../../lib/log';
 import { startCarrierPool, type CarrierPool } from '../carrier-pool';
 import { createSmtpCarrier } from '../carriers/smtp/smtp-carrier';
 
-/** The e-mail pool of this process: one pooled SMTP transport and the worker that feeds it. */
+/** The e-mail pool of this process: one pooled SMTP transport, the worker that feeds it, and the bounce listener when configured. */
 export async function startEmailWorkerPool(deps: { config: EmailConfig; bus: Bus; state: HotState; log: Logger }): Promise<CarrierPool> {
-  return startCarrierPool('email', createSmtpCarrier(deps.config, deps.log.child({ carrier: 'smtp' })), deps);
+  const carrier = createSmtpCarrier(deps.config, deps.log.child({ carrier: 'smtp' }));
+  const pool = await startCarrierPool('email', carrier, deps);
+  // After the worker listens for reports, so the first bounce already has somewhere to go.
+  await carrier.startBounceListener().catch(async (err: unknown) => {
+    await pool.stop();
+    throw err;
+  });
+  return pool;
 }

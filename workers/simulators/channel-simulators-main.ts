@@ -11,6 +11,8 @@ import { createMmsSimulator } from './mms-simulator';
  * They speak the real protocols (SMTP, the providers' HTTP APIs) and post
  * signed status webhooks to the gateway, exactly as the real services do.
  */
+const isAnyAddress = (host: string): boolean => host === '0.0.0.0' || host === '::';
+
 export async function runChannelSimulators(config: Readonly<Config>, log: Logger) {
   const s = config.channelSimulators;
   const c = config.channels;
@@ -33,7 +35,10 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
     webhookBase = url.href.replace(/\/+$/, '');
     log.info('webhooks go to the gateways', { webhookBase });
   });
-  const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }));
+  // The sink bounces `…+late-bounce…` mail to hermod's bounce listener, as a relay sends DSNs to the return path's MX.
+  const bounces = c.email.bounceListener;
+  const bounceTo = bounces && bounces.port !== 0 ? { host: isAnyAddress(bounces.host) ? '127.0.0.1' : bounces.host, port: bounces.port } : undefined;
+  const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }), '127.0.0.1', bounceTo);
   const wab = createWhatsAppSimulator({
     host: '127.0.0.1',
     port: s.wabPort,

@@ -79,7 +79,8 @@ export abstract class HttpChannelSimulatorBase<M, O extends HttpChannelSimulator
     await this.server.stop();
   }
 
-  protected abstract handle(req: JsonRequest): JsonResponse;
+  /** May answer late (a promise), as a provider that took a message and then stalled. */
+  protected abstract handle(req: JsonRequest): JsonResponse | Promise<JsonResponse>;
 
   /** The message's webhooks, in order, each at its time after the send. */
   protected abstract report(message: M): Promise<void>;

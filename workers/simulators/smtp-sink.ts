@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Logger } from '../../lib/log';
 import { readMessage } from './smtp-sink-message';
+import { sendBounce, type BounceTarget } from './sink-bounce';
 
 /** A message the sink accepted: the envelope, and what it could read of the content. */
 export interface SunkMail {
@@ -18,6 +19,8 @@ export interface SunkMail {
 
 export interface SmtpSinkEvents {
   mail: [SunkMail];
+  /** A bounce the sink sent (to the mail's envelope sender), or could not send. */
+  bounced: [{ mail: SunkMail; recipient: string; error?: Error }];
 }
 
 export interface SmtpSinkOptions {
@@ -29,6 +32,13 @@ export interface SmtpSinkOptions {
   maxBytes?: number;
   /** How many of the latest mails `mails` keeps (default 1000). */
   keep?: number;
+  /**
+   * Where the bounces of `…+late-bounce…` recipients go (a getter may name a
+   * port known only later); without one, such mail is accepted and kept only.
+   */
+  bounceTo?: BounceTarget | (() => BounceTarget | undefined);
+  /** How long after accepting the sink bounces (default 50 ms). */
+  bounceDelayMs?: number;
 }
 
 export interface SmtpSink extends EventEmitter<SmtpSinkEvents> {
@@ -46,6 +56,8 @@ const reply = (responseCode: number, text: string): SmtpReply => Object.assign(n
 /**
  * What the sink answers at RCPT TO, by the local part of the address:
  * `bounce` or `…+bounce…` is refused for good, `…+defer…` for now.
+ * `…+late-bounce…` is accepted, then bounced with a DSN, as a relay does when
+ * the recipient's server refuses what the relay already took.
  */
 export function recipientVerdict(address: string): SmtpReply | undefined {
   const local = address.slice(0, Math.max(0, address.lastIndexOf('@'))).toLowerCase();
@@ -123,6 +135,20 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
     });
   }
 
+  private bounceLater(mail: SunkMail, recipient: string): void {
+    const target = typeof this.o.bounceTo === 'function' ? this.o.bounceTo() : this.o.bounceTo;
+    if (!target || !mail.from) return;
+    setTimeout(() => {
+      sendBounce(mail, recipient, target).then(
+        () => this.emit('bounced', { mail, recipient }),
+        (err: Error) => {
+          this.o.log?.warn('SMTP sink could not send a bounce', { recipient, to: mail.from, err });
+          this.emit('bounced', { mail, recipient, error: err });
+        },
+      );
+    }, this.o.bounceDelayMs ?? 50).unref();
+  }
+
   private onData(stream: SMTPServerDataStream, session: SMTPServerSession, done: (err?: Error | null) => void): void {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
@@ -141,13 +167,20 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
       // Before the 250, so a client that saw its send succeed finds the mail here.
       this.emit('mail', mail);
       done();
+      for (const recipient of mail.to.filter(bouncesLater)) this.bounceLater(mail, recipient);
     });
   }
 }
 
+const bouncesLater = (address: string): boolean =>
+  address
+    .slice(0, Math.max(0, address.lastIndexOf('@')))
+    .toLowerCase()
+    .includes('+late-bounce');
+
 /** The sink on `host:port`, started; for running it beside the service. */
-export async function startSmtpSink(port: number, log: Logger, host = '127.0.0.1'): Promise<SmtpSink> {
-  const sink = createSmtpSink({ host, port, log });
+export async function startSmtpSink(port: number, log: Logger, host = '127.0.0.1', bounceTo?: BounceTarget): Promise<SmtpSink> {
+  const sink = createSmtpSink({ host, port, log, ...(bounceTo ? { bounceTo } : {}) });
   await sink.start();
   return sink;
 }

@@ -7,6 +7,8 @@ export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
   appSecret: string;
   /** After the send, when `read` is posted (`sent` is posted at once, `delivered` after deliverDelayMs). */
   readDelayMs?: number;
+  /** How late a send to a number ending in 7 is answered, after the message was taken (default 30 s). */
+  lateAnswerMs?: number;
 }
 
 /** A message as the simulator took it. */
@@ -27,8 +29,10 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 /**
  * A WhatsApp Cloud API stand-in: `POST /{version}/{phone-number-id}/messages`
  * with the Graph API's answers and errors, then signed status webhooks.
- * Outcome by the recipient's last digit: 0 delivered, never read; 8 accepted,
- * no status at all; 9 failed (131026, undeliverable); else sent, delivered, read.
+ * Outcome by the recipient's last digit: 0 delivered, never read; 7 taken
+ * (sent, delivered, read) but answered only after lateAnswerMs, as the Graph
+ * API stalling after it committed; 8 accepted, no status at all; 9 failed
+ * (131026, undeliverable); else sent, delivered, read.
  */
 export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): WhatsAppSimulator {
   return new Simulator(options);
@@ -42,7 +46,7 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     this.readDelayMs = Math.max(options.readDelayMs ?? 100, this.deliverDelayMs);
   }
 
-  protected handle(req: JsonRequest): JsonResponse {
+  protected async handle(req: JsonRequest): Promise<JsonResponse> {
     const route = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url.pathname);
     if (!route || req.method !== 'POST') return graphError(404, 'Unknown path components', 2500, 'OAuthException');
     if (bearerToken(req.headers) !== this.o.token) return graphError(401, 'Invalid OAuth access token - Cannot parse access token', 190, 'OAuthException');
@@ -50,6 +54,7 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     if (typeof parsed === 'string') return graphError(400, `(#100) ${parsed}`, 100, 'OAuthException');
     const message: WhatsAppSimulatedMessage = { id: `wamid.${randomId(16)}`, phoneNumberId: decodeURIComponent(route[2]!), ...parsed };
     this.take(message);
+    if (lastDigit(message.to) === '7') await this.delays.sleep(this.o.lateAnswerMs ?? 30_000);
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: message.to, wa_id: message.to }], messages: [{ id: message.id }] } };
   }
 

@@ -6,10 +6,10 @@ import type { Carrier } from '../../carrier';
  * gateway: sending is all it does, so it is always ready, never emits reports
  * or inbound messages itself, and holds nothing to close.
  */
-export function createHttpCarrier(name: string, send: (job: OutboundJob) => Promise<{ carrierIds: string[] }>): Carrier {
+export function createHttpCarrier(name: string, send: (job: OutboundJob, handover?: { redelivered: boolean }) => Promise<{ carrierIds: string[] }>): Carrier {
   return {
     name,
-    send,
+    send: (job, _onWritten, handover) => send(job, handover),
     ready: async () => undefined,
     onReport: () => undefined,
     onInbound: () => undefined,

@@ -4,6 +4,8 @@ import type { HttpCarrierConfig } from '../../../lib/config';
 import { createMmsSimulator } from '../../simulators/mms-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createMmsCarrier } from './mms-carrier';
+import { UnansweredRequestError } from '../http/unanswered-request-error';
+import { eventually } from '../../../test/support/eventually';
 import { mmsWebhook } from '../../../lib/carrier-webhooks/mms-webhook';
 
 const TOKEN = 'test-token';
@@ -23,10 +25,12 @@ describe('MMS carrier against the MMS provider simulator', () => {
     const sim = await simulator();
     const carrier = createMmsCarrier(config(sim.port), quietLog);
     const media = { mimeType: 'image/png', url: 'https://cdn.example.com/a.png' };
-    const { carrierIds } = await carrier.send(job('+64211234561', { type: 'media', media, subject: 'Tō tīkiti — ваш билет 🎫' }, 'Kei te tāpiri — 见附件 📎'));
+    const sent = job('+64211234561', { type: 'media', media, subject: 'Tō tīkiti — ваш билет 🎫' }, 'Kei te tāpiri — 见附件 📎');
+    const { carrierIds } = await carrier.send(sent);
     expect(sim.received).toEqual([
       {
         id: carrierIds[0],
+        client_ref: sent.id,
         from: '+15550000000',
         to: '+64211234561',
         subject: 'Tō tīkiti — ваш билет 🎫',
@@ -106,5 +110,80 @@ describe('MMS carrier against the MMS provider simulator', () => {
     await sim.stop();
     const err = await sendError(createMmsCarrier(config(port), quietLog).send(job('+64211234561')));
     expect(err).toMatchObject({ code: 'carrier_transient', retryable: true });
+  });
+
+  describe('a send that times out after the provider took it', () => {
+    const stalling = () =>
+      kit.simulator((webhookUrl) => createMmsSimulator({ token: TOKEN, webhookSecret: SECRET, webhookUrl, deliverDelayMs: 20, lateAnswerMs: 5_000 }));
+
+    it('asks the provider by our id and takes its message as the outcome, so the handset gets one MMS', async () => {
+      const sim = await stalling();
+      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 1500 }), quietLog);
+      const sent = job('+64211234567', undefined, 'Kia ora, e hoa mā — tēnā koe 👋🏽');
+
+      const { carrierIds } = await carrier.send(sent);
+
+      expect(sim.received).toHaveLength(1);
+      expect(carrierIds).toEqual([sim.received[0]!.id]);
+      expect(sim.received[0]!.client_ref).toBe(sent.id);
+    });
+
+    it('does not send again while the provider cannot be asked, and sends once it says it has nothing', async () => {
+      const sim = await stalling();
+      const carrier = createMmsCarrier(config(sim.port, { requestTimeoutMs: 1500 }), quietLog);
+      const sent = job('+64211234567');
+      // The provider took it, then went away before answering or being asked.
+      const first = carrier.send(sent);
+      await eventually(() => (sim.received.length === 1 ? true : undefined), 5000, 10);
+      await sim.stop();
+      expect(await sendError(first)).toBeInstanceOf(UnansweredRequestError);
+      expect((await sendError(carrier.send(sent))).retryable).toBe(true);
+
+      // Back, and knowing nothing of it (a provider that lost it): now it is sent.
+      const again = await kit.simulator((webhookUrl) =>
+        createMmsSimulator({ port: sim.port, token: TOKEN, webhookSecret: SECRET, webhookUrl, deliverDelayMs: 20 }),
+      );
+      await carrier.send({ ...sent, destination: '+64211234561' });
+      expect(again.received.map((m) => m.client_ref)).toEqual([sent.id]);
+    });
+  });
+
+  it('asks before sending a job handed out again (its worker died mid-send), and sends it only if the provider has none', async () => {
+    const sim = await simulator();
+    const carrier = createMmsCarrier(config(sim.port), quietLog);
+    const sentBefore = job('+64211234561');
+    const { carrierIds } = await carrier.send(sentBefore);
+    const neverSent = job('+64211234562');
+
+    // A new worker (no memory of the first send) gets both again from the bus.
+    const restarted = createMmsCarrier(config(sim.port), quietLog);
+    expect(await restarted.send(sentBefore, undefined, { redelivered: true })).toEqual({ carrierIds });
+    await restarted.send(neverSent, undefined, { redelivered: true });
+
+    expect(sim.received.map((m) => m.client_ref)).toEqual([sentBefore.id, neverSent.id]);
+  });
+
+  it('replays the documented send request and lookup answer of the MMS contract', async () => {
+    const sim = await simulator();
+    // The request of mms-carrier.ts's contract, written out as a provider's API reference shows it.
+    const request = {
+      from: '+15550000000',
+      to: '+64211234561',
+      subject: 'Tō tīkiti 🎫',
+      text: 'Kia ora — 见附件',
+      media: [{ url: 'https://cdn.example.com/a.png', content_type: 'image/png' }],
+      client_ref: 'msg-0f8fad5b-d9cb-469f-a165-70867728950e',
+    };
+    const post = await fetch(`http://localhost:${sim.port}/v1/mms`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    expect(post.status).toBe(201);
+    const { id } = (await post.json()) as { id: string };
+    const lookup = await fetch(`http://localhost:${sim.port}/v1/mms?client_ref=${request.client_ref}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await lookup.json()).toEqual({ messages: [{ id, client_ref: request.client_ref, to: request.to }] });
+    const none = await fetch(`http://localhost:${sim.port}/v1/mms?client_ref=msg-unknown`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await none.json()).toEqual({ messages: [] });
   });
 });

@@ -129,3 +129,23 @@ describe('SMTP carrier', () => {
     for (const j of jobs) expect(byId.get(j.id)).toMatchObject({ to: [j.destination], text: j.content });
   });
 });
+
+describe('SMTP carrier bounces', () => {
+  it('sends each mail with its own return path, and reports failed when the relay bounces it after taking it', async () => {
+    let bouncePort = 0;
+    const sink = await kit.sink({ bounceTo: () => ({ host: 'localhost', port: bouncePort }), bounceDelayMs: 20 });
+    const carrier = kit.carrier(sink.port, { bounceDomain: 'localhost', bounceListener: { host: '127.0.0.1', port: 0 } });
+    const reports: CarrierReport[] = [];
+    carrier.onReport(async (r) => void reports.push(r));
+    bouncePort = (await carrier.startBounceListener())!.port;
+    const job = emailJob({ destination: 'tane+late-bounce@example.org' });
+
+    const { carrierIds } = await carrier.send(job);
+
+    expect(sink.mails[0]!.from).toBe(`bounces+${job.id}@localhost`);
+    const failed = await eventually(() => reports.find((r) => r.status === 'failed'), 3000);
+    expect(reports[0]).toMatchObject({ carrierId: carrierIds[0], status: 'received' });
+    expect(failed).toMatchObject({ messageId: job.id, status: 'failed', errorCode: '5.1.1' });
+    expect(failed.detail).toContain('User unknown');
+  });
+});

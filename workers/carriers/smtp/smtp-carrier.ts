@@ -3,6 +3,7 @@ import type { EmailConfig } from '../../../lib/config';
 import type { Logger } from '../../../lib/log';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { Carrier, CarrierReport } from '../../carrier';
+import { createBounceListener, type Bounce, type BounceListener } from './bounce-listener';
 import { mailOptions } from './mail-options';
 import { smtpError } from './smtp-error';
 
@@ -16,12 +17,19 @@ const SOCKET_TIMEOUT_MS = 60_000;
 // Below the socket timeout, so an idle pooled connection is closed by us, quietly.
 const IDLE_TIMEOUT_MS = 30_000;
 
+export interface SmtpCarrier extends Carrier {
+  /** Starts reading bounces when configured (config.bounceListener); call once the worker listens for reports. Where it listens; undefined when off. */
+  startBounceListener(): Promise<{ host: string; port: number } | undefined>;
+}
+
 /**
  * E-mail over a pool of SMTP connections to one relay. The relay's 250 after
  * DATA is the last thing SMTP tells us about a message, so each accepted
- * message is also reported `received` at once.
+ * message is also reported `received` at once. A bounce that comes later to
+ * the message's return path (bounce-listener.ts) is reported `failed`, with
+ * the status code as error code and the remote server's diagnostic as detail.
  */
-export function createSmtpCarrier(config: EmailConfig, log: Logger): Carrier {
+export function createSmtpCarrier(config: EmailConfig, log: Logger): SmtpCarrier {
   const relay = `${config.host}:${config.port}`;
   const transport = createTransport({
     pool: true,
@@ -39,8 +47,16 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): Carrier {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  const reportListeners: ((r: CarrierReport) => void)[] = [];
+  const reportListeners: ((r: CarrierReport) => void | Promise<void>)[] = [];
   let verified: Promise<void> | undefined;
+  let bounces: BounceListener | undefined;
+
+  const reportBounce = async (b: Bounce): Promise<void> => {
+    if (reportListeners.length === 0) throw new Error('no worker takes reports yet');
+    log.info('e-mail bounced', { id: b.messageId, status: b.status, diagnostic: b.diagnostic });
+    const report: CarrierReport = { carrierId: '', messageId: b.messageId, status: 'failed', at: b.at, errorCode: b.status, detail: b.diagnostic };
+    await Promise.all(reportListeners.map((l) => l(report)));
+  };
 
   // One check of the relay at start, for the log; it never holds sending back,
   // since a relay that is down now is the retry loop's business.
@@ -53,7 +69,7 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): Carrier {
   return {
     name: 'smtp',
     async send(job: OutboundJob) {
-      const info = await transport.sendMail(mailOptions(job, config.from)).catch((err: unknown) => {
+      const info = await transport.sendMail(mailOptions(job, config.from, config.bounceDomain)).catch((err: unknown) => {
         throw smtpError(err);
       });
       const carrierId = info.messageId;
@@ -69,7 +85,14 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): Carrier {
     onReport: (l) => void reportListeners.push(l),
     // SMTP submission has no way back; replies arrive at a mailbox, not here.
     onInbound: () => undefined,
+    async startBounceListener() {
+      const where = config.bounceListener;
+      if (!where || !config.bounceDomain) return undefined;
+      bounces ??= createBounceListener({ ...where, domain: config.bounceDomain, log, onBounce: reportBounce });
+      return bounces.start();
+    },
     async close() {
+      await bounces?.stop();
       transport.close();
     },
   };

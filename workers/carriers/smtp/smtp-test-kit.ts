@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterEach } from 'vitest';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { EmailConfig } from '../../../lib/config';
-import type { Carrier } from '../../carrier';
 import { quietLog } from '../../simulators/smpp-test-kit';
-import { createSmtpSink, type SmtpSink } from '../../simulators/smtp-sink';
-import { createSmtpCarrier } from './smtp-carrier';
+import { createSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../../simulators/smtp-sink';
+import { createSmtpCarrier, type SmtpCarrier } from './smtp-carrier';
 
 /** Test helpers: a real SMTP sink on 127.0.0.1:0 and carriers pointed at it, all closed after each test. */
 export function smtpTestKit() {
@@ -14,8 +13,8 @@ export function smtpTestKit() {
     for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function sink(): Promise<SmtpSink> {
-    const s = createSmtpSink({ host: '127.0.0.1', port: 0 });
+  async function sink(options: Omit<SmtpSinkOptions, 'host' | 'port'> = {}): Promise<SmtpSink> {
+    const s = createSmtpSink({ host: '127.0.0.1', port: 0, ...options });
     await s.start();
     cleanup.push(() => s.stop());
     return s;
@@ -25,7 +24,7 @@ export function smtpTestKit() {
     return { host: '127.0.0.1', port, secure: false, user: '', pass: '', from: 'hermod@localhost', maxConnections: 3, ...overrides };
   }
 
-  function carrier(port: number, overrides: Partial<EmailConfig> = {}): Carrier {
+  function carrier(port: number, overrides: Partial<EmailConfig> = {}): SmtpCarrier {
     const c = createSmtpCarrier(config(port, overrides), quietLog);
     cleanup.push(() => c.close());
     return c;
