@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
+import { writeServiceAccountKey } from './service-account-key';
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
@@ -181,7 +182,8 @@ export function createBoundAddresses(config: Readonly<Config>) {
 
 /**
  * The simulated carriers and the gateways that verify their webhooks share a
- * secret made for this start only; a secret an operator set is kept.
+ * secret made for this start only, and hermod and the RBM simulator a
+ * service-account key; a secret or key an operator set is kept.
  */
 function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, string> {
   if (!config.channelSimulators.enabled) return {};
@@ -189,5 +191,9 @@ function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, strin
   for (const [channel, carrier] of Object.entries({ WAB: config.channels.wab, RCS: config.channels.rcs, MMS: config.channels.mms })) {
     if (!carrier.webhookSecret) secrets[`HERMOD_${channel}_WEBHOOK_SECRET`] = randomBytes(24).toString('base64url');
   }
+  // The RBM simulator issues OAuth tokens to a service account: hermod and it share a key made for this start.
+  const rcsPort = config.channelSimulators.rcsPort;
+  if (!config.channels.rcs.serviceAccount && rcsPort !== 0)
+    secrets.HERMOD_RCS_SERVICE_ACCOUNT = writeServiceAccountKey(config.dataDir, `http://127.0.0.1:${rcsPort}/token`).file;
   return secrets;
 }

@@ -20,4 +20,10 @@ export interface WebhookReport {
 export interface WebhookHandler {
   verify(rawBody: Buffer, headers: WebhookHeaders, secret: string): boolean;
   parse(body: unknown): WebhookReport[];
+  /**
+   * A carrier's unsigned check that the webhook is ours (RBM's client-token
+   * verification): the body to answer 200 with when `body` is one and names
+   * `secret`, else undefined (and the request goes on to `verify`).
+   */
+  handshake?(body: unknown, secret: string): string | undefined;
 }

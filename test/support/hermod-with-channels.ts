@@ -7,6 +7,7 @@ import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sin
 import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
 import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
 import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
+import { writeServiceAccountKey } from '../../lib/service-account-key';
 import { createClient, type Client } from './https-client';
 import { startHermod, type HermodProcess } from './hermod-process';
 
@@ -62,10 +63,13 @@ export async function startHermodWithChannels(
     deliverDelayMs: 50,
     readDelayMs: options.readDelayMs ?? 150,
   });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  // RBM takes OAuth tokens of a service account; the key's token_uri is the simulator's, on the port it gets.
+  const rbmKey = writeServiceAccountKey(path.join(dataDir, 'rbm-key'), 'http://localhost:1/token');
   const rcs = createRcsSimulator({
     host: '127.0.0.1',
     port: 0,
-    token: TOKEN,
+    serviceAccount: rbmKey,
     clientToken: SECRET,
     get webhookUrl() {
       return webhooks('rcs');
@@ -103,7 +107,8 @@ export async function startHermodWithChannels(
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverPort = (receiver.address() as { port: number }).port;
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  const key = JSON.parse(fs.readFileSync(rbmKey.file, 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(rbmKey.file, JSON.stringify({ ...key, token_uri: `http://localhost:${rcsPort}/token` }), { mode: 0o600 });
   const carrier = (prefix: string, port: number) => ({
     [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`,
     [`HERMOD_${prefix}_TOKEN`]: TOKEN,
@@ -116,7 +121,9 @@ export async function startHermodWithChannels(
       HERMOD_SMPP_PORT: String(smscPort),
       HERMOD_SMTP_PORT: String(smtpPort),
       ...carrier('WAB', wabPort),
-      ...carrier('RCS', rcsPort),
+      HERMOD_RCS_URL: `http://localhost:${rcsPort}`,
+      HERMOD_RCS_SERVICE_ACCOUNT: rbmKey.file,
+      HERMOD_RCS_WEBHOOK_SECRET: SECRET,
       ...carrier('MMS', mmsPort),
       HERMOD_GATEWAYS: '1',
       HERMOD_BOOTSTRAP_API_KEY: API_KEY,

@@ -4,6 +4,7 @@ import { startSmtpSink } from './smtp-sink';
 import { createWhatsAppSimulator } from './whatsapp-simulator';
 import { createRcsSimulator } from './rcs-simulator';
 import { createMmsSimulator } from './mms-simulator';
+import { simulatedServiceAccount } from './simulated-service-account';
 
 /**
  * `hermod channel-simulators`: the stand-ins for the e-mail relay and the
@@ -48,7 +49,7 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   const rcs = createRcsSimulator({
     host: '127.0.0.1',
     port: s.rcsPort,
-    token: c.rcs.token,
+    serviceAccount: simulatedServiceAccount(c.rcs.serviceAccount, log),
     clientToken: c.rcs.webhookSecret,
     get webhookUrl() {
       return `${webhookBase}/rcs`;
