@@ -61,6 +61,9 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     if (!handler.verify(raw, ctx.headers, secret)) throw new HermodError('unauthorized', 'webhook signature does not match');
     if (body === undefined) throw new HermodError('invalid_json', 'webhook body is not JSON');
     const reports = handler.parse(body);
+    // Handsets' messages first: a reply and the read it implies arrive in one webhook, and the reply is what must not be lost.
+    const inbound = handler.inbound?.(body) ?? [];
+    if (inbound.length > 0) await deps.im.reportInbound({ channel, messages: inbound });
     if (reports.length > 0) {
       await deps.im.reportCarrierEvents({
         channel,
@@ -69,7 +72,7 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     }
     ctx.status = 200;
     ctx.type = 'application/json';
-    ctx.body = { received: reports.length };
+    ctx.body = { received: reports.length + inbound.length };
   });
   return router;
 }

@@ -30,8 +30,10 @@ export interface HermodWithChannels {
   mms: MmsSimulator;
   /** Authenticated with the application's API key in `authorization`. */
   client: Client;
-  /** Intelligent Messaging status callbacks the application received. */
+  /** Intelligent Messaging status callbacks the application received (and any other callback pointed at receiverUrl). */
   callbacks: ReceivedCallback[];
+  /** Where the callback receiver listens (http://localhost:<port>). */
+  receiverUrl: string;
   /** kill -9 of the whole service, then a start on the same data directory (on new ports; the simulators follow). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -152,6 +154,7 @@ export async function startHermodWithChannels(
     mms,
     client: keyed,
     callbacks,
+    receiverUrl: `http://localhost:${receiverPort}`,
     async restart() {
       await hermod!.kill9();
       client.close();

@@ -2,13 +2,13 @@ import http from 'node:http';
 import https from 'node:https';
 
 /** POSTs a JSON body once and reads the answer's status and text; self-signed certificates are accepted (a simulator). */
-export function postForAnswer(target: string, body: Buffer, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+export function postForAnswer(target: string, body: Buffer, headers: Record<string, string> = {}, timeoutMs = 5000): Promise<{ status: number; body: string }> {
   const url = new URL(target);
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': body.length },
+      headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
       timeout: timeoutMs,
       ...(secure ? { rejectUnauthorized: false } : {}),
     });
