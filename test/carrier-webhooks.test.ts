@@ -87,9 +87,20 @@ describe('a real carrier needs its webhook secret', () => {
     it(`refuses to start with HERMOD_${prefix}_URL set and no HERMOD_${prefix}_WEBHOOK_SECRET`, () => {
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(ConfigError);
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(new RegExp(`HERMOD_${prefix}_WEBHOOK_SECRET`));
+      // RBM also needs its service account (below).
+      const credentials = prefix === 'RCS' ? { HERMOD_RCS_SERVICE_ACCOUNT: '/etc/hermod/rbm-key.json' } : {};
       expect(() =>
-        resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret' }),
+        resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret', ...credentials }),
       ).not.toThrow();
     });
   }
+
+  it('refuses to start with HERMOD_RCS_URL set and no HERMOD_RCS_SERVICE_ACCOUNT: RBM takes only OAuth tokens', () => {
+    const env = { HERMOD_RCS_URL: 'https://rcsbusinessmessaging.googleapis.com', HERMOD_RCS_WEBHOOK_SECRET: 'ā-real-secret' };
+    expect(() => resolveConfig(env)).toThrow(/HERMOD_RCS_SERVICE_ACCOUNT/);
+    expect(resolveConfig({ ...env, HERMOD_RCS_SERVICE_ACCOUNT: '/etc/hermod/rbm-key.json' }).channels.rcs).toMatchObject({
+      serviceAccount: '/etc/hermod/rbm-key.json',
+      baseUrl: 'https://rcsbusinessmessaging.googleapis.com',
+    });
+  });
 });

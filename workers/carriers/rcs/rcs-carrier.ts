@@ -34,7 +34,8 @@ export function createRcsCarrier(config: RcsCarrierConfig, log: Logger, options:
 
   return createHttpCarrier('rbm', async (job) => {
     const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
-    const url = `${base}/v1/phones/${encodeURIComponent(job.destination)}/agentMessages?${query}`;
+    // The phone's plus stays as it is, as Google writes the path (`phones/+12223334444`); it is legal in a path.
+    const url = `${base}/v1/phones/${encodeURIComponent(job.destination).replace(/^%2B/, '+')}/agentMessages?${query}`;
     const answer = await post(url, job);
     // The message id makes a send idempotent: ALREADY_EXISTS means an earlier
     // try (whose answer was lost) got through.
