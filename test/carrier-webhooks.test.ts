@@ -62,6 +62,11 @@ describe('carrier webhooks have no public default secret', () => {
     expect(forged.status).toBe(401);
   });
 
+  it('answers the RBM simulator’s webhook verification at start, with the client token both were given', async () => {
+    await eventually(async () => (hermod.output().includes('"msg":"RBM webhook verified"') ? true : undefined), 20_000, 100);
+    expect(hermod.output()).not.toContain('"msg":"RBM webhook not verified"');
+  });
+
   it('refuses WhatsApp’s subscription handshake with the old default or an empty verify token', async () => {
     expect((await client.get(`/webhooks/wab?hub.mode=subscribe&hub.verify_token=${PUBLIC_DEFAULT}&hub.challenge=42`)).status).toBe(403);
     expect((await client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=&hub.challenge=42')).status).toBe(403);

@@ -11,11 +11,12 @@ import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../lib/carrier-webhook
 const MAX_BYTES = 1024 * 1024;
 
 /**
- * Carriers' delivery-report webhooks: `POST /webhooks/{wab|rcs|mms}`. The
- * signature over the raw body is checked with the channel's secret, the body
- * parsed by the carrier's own module, and the reports handed to core, which
+ * Carriers' webhooks: `POST /webhooks/{wab|rcs|mms}`. The signature over
+ * the raw body is checked with the channel's secret, the body parsed by the
+ * carrier's own module, and its delivery reports handed to core, which
  * records them (duplicates and late ones change nothing, statuses only move
- * forward). Answered 200 once core has them, so a carrier retries otherwise.
+ * forward), and its handsets' messages (WhatsApp) too, which core takes as
+ * replies. Answered 200 once core has them, so a carrier retries otherwise.
  * WhatsApp's subscription handshake (GET with hub.challenge) and RBM's
  * client-token verification (an unsigned POST) are answered too.
  */

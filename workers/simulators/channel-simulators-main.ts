@@ -29,10 +29,18 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   process.on('message', (msg: { type?: string; https?: number }) => {
     if (msg?.type !== 'gateways-listening' || !msg.https) return;
     const url = new URL(webhookBase);
-    if (url.port !== '0') return;
-    url.port = String(msg.https);
-    webhookBase = url.href.replace(/\/+$/, '');
-    log.info('webhooks go to the gateways', { webhookBase });
+    if (url.port === '0') {
+      url.port = String(msg.https);
+      webhookBase = url.href.replace(/\/+$/, '');
+      log.info('webhooks go to the gateways', { webhookBase });
+    }
+    // As RBM does when a webhook URL is configured: the gateway must answer with the secret.
+    rcs
+      .verifyWebhook()
+      .then((answer) =>
+        answer.verified ? log.info('RBM webhook verified', { url: `${webhookBase}/rcs` }) : log.warn('RBM webhook not verified', { ...answer }),
+      )
+      .catch((err: unknown) => log.warn('RBM webhook not verified', { err }));
   });
   const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }));
   const wab = createWhatsAppSimulator({
