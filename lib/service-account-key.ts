@@ -32,3 +32,9 @@ export function writeServiceAccountKey(dir: string, tokenUri: string, name = 'rb
   fs.writeFileSync(file, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600 });
   return { file, clientEmail, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
+
+/** Points an existing key file's `token_uri` elsewhere (the simulator's port is known only once it listens). */
+export function pointServiceAccountKeyAt(file: string, tokenUri: string): void {
+  const key = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(file, `${JSON.stringify({ ...key, token_uri: tokenUri }, null, 2)}\n`, { mode: 0o600 });
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
-import { writeServiceAccountKey } from './service-account-key';
+import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-account-key';
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
@@ -119,7 +119,12 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (config.simulator.enabled) await fork('smsc-simulator', 0);
-  if (config.channelSimulators.enabled) await fork('channel-simulators', 0);
+  if (config.channelSimulators.enabled) {
+    await fork('channel-simulators', 0);
+    // A simulator on port 0: its key names the port it got (read by the workers at their first RCS send).
+    const rbmKey = secrets.HERMOD_RCS_SERVICE_ACCOUNT;
+    if (rbmKey && config.channelSimulators.rcsPort === 0 && bound.ports.rcs) pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${bound.ports.rcs}/token`);
+  }
   await fork('core', 0);
   await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
@@ -192,8 +197,7 @@ function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, strin
     if (!carrier.webhookSecret) secrets[`HERMOD_${channel}_WEBHOOK_SECRET`] = randomBytes(24).toString('base64url');
   }
   // The RBM simulator issues OAuth tokens to a service account: hermod and it share a key made for this start.
-  const rcsPort = config.channelSimulators.rcsPort;
-  if (!config.channels.rcs.serviceAccount && rcsPort !== 0)
-    secrets.HERMOD_RCS_SERVICE_ACCOUNT = writeServiceAccountKey(config.dataDir, `http://127.0.0.1:${rcsPort}/token`).file;
+  if (!config.channels.rcs.serviceAccount)
+    secrets.HERMOD_RCS_SERVICE_ACCOUNT = writeServiceAccountKey(config.dataDir, `http://127.0.0.1:${config.channelSimulators.rcsPort}/token`).file;
   return secrets;
 }

@@ -85,6 +85,20 @@ describe('carrier webhooks have no public default secret', () => {
     expect(sent.status, sent.text).toBe(202);
     await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
   });
+
+  it('sends RCS with an OAuth token from the key the supervisor made for its RBM simulator, and hears it read', async () => {
+    const sent = await client.post(
+      '/rest/im/v1/message',
+      {
+        destination: { mobile: '+6421555002' },
+        message: { type: 'text', text: { body: 'Kia ora — 你好 👋🏽' } },
+        delivery_attempts: [{ channel: 'rcs', event: 'read', timeout: 60 }],
+      },
+      { authorization: API_KEY },
+    );
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
+  });
 });
 
 describe('a real carrier needs its webhook secret', () => {

@@ -7,7 +7,7 @@ import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sin
 import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
 import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
 import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
-import { writeServiceAccountKey } from '../../lib/service-account-key';
+import { pointServiceAccountKeyAt, writeServiceAccountKey } from '../../lib/service-account-key';
 import { createClient, type Client } from './https-client';
 import { startHermod, type HermodProcess } from './hermod-process';
 
@@ -109,8 +109,7 @@ export async function startHermodWithChannels(
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverPort = (receiver.address() as { port: number }).port;
 
-  const key = JSON.parse(fs.readFileSync(rbmKey.file, 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(rbmKey.file, JSON.stringify({ ...key, token_uri: `http://localhost:${rcsPort}/token` }), { mode: 0o600 });
+  pointServiceAccountKeyAt(rbmKey.file, `http://localhost:${rcsPort}/token`);
   const carrier = (prefix: string, port: number) => ({
     [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`,
     [`HERMOD_${prefix}_TOKEN`]: TOKEN,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeServiceAccountKey, type ServiceAccountKeyFile } from '../../../lib/service-account-key';
+import { pointServiceAccountKeyAt, writeServiceAccountKey, type ServiceAccountKeyFile } from '../../../lib/service-account-key';
 
 /**
  * A fresh service-account key for a test, and a way to point its `token_uri`
@@ -13,9 +13,6 @@ export function rbmServiceAccount(): ServiceAccountKeyFile & { pointAt(port: num
   const key = writeServiceAccountKey(dir, 'http://localhost:1/token');
   return {
     ...key,
-    pointAt(port) {
-      const json = JSON.parse(fs.readFileSync(key.file, 'utf8')) as Record<string, unknown>;
-      fs.writeFileSync(key.file, JSON.stringify({ ...json, token_uri: `http://localhost:${port}/token` }), { mode: 0o600 });
-    },
+    pointAt: (port) => pointServiceAccountKeyAt(key.file, `http://localhost:${port}/token`),
   };
 }
