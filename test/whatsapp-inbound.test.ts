@@ -81,6 +81,20 @@ describe('WhatsApp replies (MO)', () => {
     expect(h.wab.received.some((m) => m.to === '6421600043')).toBe(false);
   });
 
+  it('gives the owner the replies to a second number it claimed by its phone number id', async () => {
+    const claim = await h.hermod.cli(['apps', 'set-sources', 'acme', `+${BUSINESS}`, '100000000000002']);
+    expect(claim.code, claim.output).toBe(0);
+    const mobile = '+6421600054'; // never messaged by anyone: only the claim can route its reply
+    await h.wab.handsetSends('6421600054', { text: 'He pātai tāku 🙋🏽' }, { to: { displayPhoneNumber: '15550000002', phoneNumberId: '100000000000002' } });
+    const [reply] = await eventually(() => (replies(mobile).length > 0 ? replies(mobile) : undefined), 20_000, 50);
+    expect(reply).toMatchObject({ content: 'He pātai tāku 🙋🏽', destination: '+15550000002' });
+    const routed = h.hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
+    expect(routed).toEqual([expect.stringContaining('"rule":"claimed-address"')]);
+  });
+
   it('refuses a messages webhook that WhatsApp did not sign', async () => {
     const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
     const r = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json' } });

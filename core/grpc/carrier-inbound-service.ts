@@ -33,6 +33,7 @@ export function carrierInboundService(deps: { bus: Bus }): UntypedServiceImpleme
             at: m.at || Date.now(),
             channel: req.channel,
             carrierRef: m.carrierRef,
+            businessId: m.businessId,
           }),
         })),
       );

@@ -68,7 +68,8 @@ export function startInboundConsumer(deps: {
         fresh.map(async ({ m }) => {
           const address = replyAddressKey(m.destination);
           const [context, claimedBy] = await Promise.all([deps.state.getReplyContext(m.source, address), ownerOf(address)]);
-          return routeReply(context, claimedBy);
+          // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
+          return routeReply(context, claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined));
         }),
       );
       const records: MessageRecord[] = fresh.map(({ m, id }, i) => ({

@@ -21,6 +21,8 @@ export interface WebhookInbound {
   at: number;
   /** The carrier's id of the message, which a redelivery repeats. */
   carrierRef: string;
+  /** The carrier's id of the business address (WhatsApp: the phone number id); '' when none. */
+  businessId: string;
 }
 
 /**

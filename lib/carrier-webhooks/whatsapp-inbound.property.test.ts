@@ -55,7 +55,7 @@ describe('WhatsApp inbound parsing, over any input', () => {
         };
         const expected = list
           .filter((m) => m.body.trim() !== '')
-          .map((m) => ({ source: `+${m.from}`, destination: '+15550783881', text: m.body, at: Number(m.timestamp) * 1000, carrierRef: m.id }));
+          .map((m) => ({ source: `+${m.from}`, destination: '+15550783881', text: m.body, at: Number(m.timestamp) * 1000, carrierRef: m.id, businessId: '' }));
         expect(whatsAppInbound(body)).toEqual(expected);
       }),
     );

@@ -13,7 +13,14 @@ describe('WhatsApp handsets’ messages in the webhook', () => {
   it('reads a text as a reply from the handset to the business number, under its wamid', () => {
     const body = webhook({ ...from, id: 'wamid.A', type: 'text', text: { body: 'Kia ora, e hoa mā — tēnā koe 👋🏽' } });
     expect(whatsAppInbound(body)).toEqual([
-      { source: '+64211234561', destination: '+15550783881', text: 'Kia ora, e hoa mā — tēnā koe 👋🏽', at: 1_749_416_383_000, carrierRef: 'wamid.A' },
+      {
+        source: '+64211234561',
+        destination: '+15550783881',
+        text: 'Kia ora, e hoa mā — tēnā koe 👋🏽',
+        at: 1_749_416_383_000,
+        carrierRef: 'wamid.A',
+        businessId: '106540352242922',
+      },
     ]);
     expect(whatsAppWebhook.inbound?.(body)).toEqual(whatsAppInbound(body));
     // The same body carries no delivery reports.

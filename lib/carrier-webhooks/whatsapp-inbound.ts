@@ -6,7 +6,8 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  * The handsets' messages in a Cloud API webhook
  * (`entry[].changes[field=messages].value.messages[]`), as MO messages: from
  * `from` (a WhatsApp id, the number without its plus) to the business number
- * of `value.metadata.display_phone_number`, under the message's `wamid` id.
+ * of `value.metadata.display_phone_number` (with its `phone_number_id` as the
+ * business id), under the message's `wamid` id.
  * What they say: a text's body; an interactive reply's button or list-row
  * title; a template quick-reply button's text; for media (image, video,
  * audio, document, sticker) a reference `[image <media id> <mime type>]`
@@ -23,12 +24,13 @@ export function whatsAppInbound(body: unknown): WebhookInbound[] {
       const metadata = isRecord(change.value.metadata) ? change.value.metadata : {};
       const destination = e164(metadata.display_phone_number);
       if (!destination) continue;
+      const businessId = typeof metadata.phone_number_id === 'string' ? metadata.phone_number_id : '';
       for (const m of records(change.value.messages)) {
         const source = e164(m.from);
         const text = textOf(m);
         if (!source || text === undefined || typeof m.id !== 'string' || !m.id) continue;
         const seconds = Number(m.timestamp);
-        messages.push({ source, destination, text, at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(), carrierRef: m.id });
+        messages.push({ source, destination, text, at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(), carrierRef: m.id, businessId });
       }
     }
   }

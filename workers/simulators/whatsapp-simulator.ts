@@ -38,7 +38,11 @@ export interface WhatsAppSimulator extends HttpChannelSimulator<WhatsAppSimulate
    * body), in reply to `context` (a wamid) when given. Resolves with the
    * message's wamid once every delivery was answered 2xx; rejects otherwise.
    */
-  handsetSends(from: string, message: WhatsAppHandsetMessage, options?: { deliveries?: number; context?: string }): Promise<string>;
+  handsetSends(
+    from: string,
+    message: WhatsAppHandsetMessage,
+    options?: { deliveries?: number; context?: string; to?: { displayPhoneNumber: string; phoneNumberId: string } },
+  ): Promise<string>;
 }
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -101,9 +105,16 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     return `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
   }
 
-  async handsetSends(from: string, message: WhatsAppHandsetMessage, options: { deliveries?: number; context?: string } = {}): Promise<string> {
+  async handsetSends(
+    from: string,
+    message: WhatsAppHandsetMessage,
+    options: { deliveries?: number; context?: string; to?: { displayPhoneNumber: string; phoneNumberId: string } } = {},
+  ): Promise<string> {
     const id = `wamid.${randomId(16)}`;
-    const metadata = { display_phone_number: this.o.displayPhoneNumber ?? '15550000001', phone_number_id: this.o.phoneNumberId ?? '100000000000001' };
+    const metadata = {
+      display_phone_number: options.to?.displayPhoneNumber ?? this.o.displayPhoneNumber ?? '15550000001',
+      phone_number_id: options.to?.phoneNumberId ?? this.o.phoneNumberId ?? '100000000000001',
+    };
     const body = Buffer.from(JSON.stringify(messagesWebhook(metadata, from, id, message, options.context)));
     for (let i = 0; i < (options.deliveries ?? 1); i++) {
       const answer = await postForAnswer(this.o.webhookUrl, body, { 'x-hub-signature-256': this.sign(body) });

@@ -72,6 +72,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         text: 'Does it come in another color?',
         at: 1_749_416_383_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+        businessId: '106540352242922',
       },
       {
         source: '+16505551234',
@@ -79,6 +80,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         text: 'Change',
         at: 1_749_416_400_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQjJGNDk3MTVEMDNBNkQ2NDIA',
+        businessId: '106540352242922',
       },
       {
         source: '+16505551234',
@@ -86,6 +88,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         text: '[image 1003383421387256 image/jpeg] This is a caption',
         at: 1_749_416_500_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzRjNFNkM1NjI1MUQzQzYyQzAA',
+        businessId: '106540352242922',
       },
     ]);
     for (const b of [wa.MESSAGE_TEXT, wa.MESSAGE_IMAGE]) expect(whatsAppWebhook.parse(b)).toEqual([]);

@@ -34,6 +34,8 @@ export interface CarrierInboundMessage {
   at: number;
   /** the carrier's id of the message (WhatsApp: wamid.…); a redelivery repeats it */
   carrierRef: string;
+  /** the carrier's id of the business address (WhatsApp: phone_number_id), claimable instead of it */
+  businessId: string;
 }
 
 export interface CarrierInboundRequest {
@@ -47,7 +49,7 @@ export interface CarrierInboundResponse {
 }
 
 function createBaseCarrierInboundMessage(): CarrierInboundMessage {
-  return { source: "", destination: "", text: "", at: 0, carrierRef: "" };
+  return { source: "", destination: "", text: "", at: 0, carrierRef: "", businessId: "" };
 }
 
 export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
@@ -66,6 +68,9 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     }
     if (message.carrierRef !== "") {
       writer.uint32(42).string(message.carrierRef);
+    }
+    if (message.businessId !== "") {
+      writer.uint32(50).string(message.businessId);
     }
     return writer;
   },
@@ -123,6 +128,14 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
             message.carrierRef = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.businessId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -146,6 +159,11 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
         : isSet(object.carrier_ref)
         ? globalThis.String(object.carrier_ref)
         : "",
+      businessId: isSet(object.businessId)
+        ? globalThis.String(object.businessId)
+        : isSet(object.business_id)
+        ? globalThis.String(object.business_id)
+        : "",
     };
   },
 
@@ -166,6 +184,9 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     if (message.carrierRef !== "") {
       obj.carrierRef = message.carrierRef;
     }
+    if (message.businessId !== "") {
+      obj.businessId = message.businessId;
+    }
     return obj;
   },
 
@@ -179,6 +200,7 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     message.text = object.text ?? "";
     message.at = object.at ?? 0;
     message.carrierRef = object.carrierRef ?? "";
+    message.businessId = object.businessId ?? "";
     return message;
   },
 };
