@@ -31,7 +31,7 @@ export interface GatewayDeps {
   maxImportBytes: number;
   im: ImClient;
   /** The HTTP carriers, for verifying their webhooks. */
-  carriers: { wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
+  carriers: Record<'wab' | 'rcs' | 'mms', Pick<HttpCarrierConfig, 'webhookSecret'>>;
   /** How far ahead v1/v2 messages and campaigns may be scheduled. */
   scheduleHorizonMs: number;
 }

@@ -71,6 +71,12 @@ export interface HttpCarrierConfig {
   resendUncertain?: boolean;
 }
 
+/** RCS Business Messaging: an HTTP carrier whose bearer tokens come from a service account (OAuth), not from the configuration. */
+export interface RcsCarrierConfig extends Omit<HttpCarrierConfig, 'token'> {
+  /** Path of the service account's JSON key file (HERMOD_RCS_SERVICE_ACCOUNT); '' when none is set. */
+  serviceAccount: string;
+}
+
 export interface ChannelSimulatorsConfig {
   /** Start the SMTP sink and the WhatsApp, RCS and MMS simulators with the service. */
   enabled: boolean;
@@ -175,7 +181,7 @@ export interface Config {
   bootstrap: BootstrapConfig | undefined;
   smpp: SmppConfig;
   simulator: SimulatorConfig;
-  channels: { email: EmailConfig; wab: HttpCarrierConfig; rcs: HttpCarrierConfig; mms: HttpCarrierConfig };
+  channels: { email: EmailConfig; wab: HttpCarrierConfig; rcs: RcsCarrierConfig; mms: HttpCarrierConfig };
   channelSimulators: ChannelSimulatorsConfig;
   im: {
     /** Delivery attempts when a request has none and its application sets none, e.g. `wab:read:60,sms`. */
@@ -400,7 +406,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   config.channelSimulators = { enabled: sims, ...simPorts, webhookBase: str('HERMOD_WEBHOOK_BASE', `https://127.0.0.1:${config.httpsPort}/webhooks`) };
   // No default webhook secret: one in the source would let anyone forge delivery reports.
   // A real carrier (its URL set) needs one; the simulators get a random one per start (lib/supervisor.ts).
-  const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => {
+  const httpCarrier = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): Omit<HttpCarrierConfig, 'token'> => {
     const url = env[`HERMOD_${prefix}_URL`];
     const webhookSecret = str(`HERMOD_${prefix}_WEBHOOK_SECRET`, '');
     if (url && !webhookSecret) {
@@ -410,7 +416,6 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     }
     return {
       baseUrl: url || baseUrl,
-      token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
       sender: str(`HERMOD_${prefix}_SENDER`, sender),
       webhookSecret,
       apiVersion: str(`HERMOD_${prefix}_API_VERSION`, apiVersion),
@@ -428,6 +433,10 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   if (bounceDomain && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(bounceDomain)) {
     throw new ConfigError(`HERMOD_BOUNCE_DOMAIN must be a domain name, got ${JSON.stringify(bounceDomain)}`);
   }
+  const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => ({
+    ...httpCarrier(prefix, baseUrl, sender, apiVersion),
+    token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
+  });
   config.channels = {
     email: {
       host: str('HERMOD_SMTP_HOST', '127.0.0.1'),
@@ -441,7 +450,11 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       bounceListener,
     },
     wab: http('WAB', `http://127.0.0.1:${simPorts.wabPort}`, '100000000000001', 'v21.0'),
-    rcs: http('RCS', `http://127.0.0.1:${simPorts.rcsPort}`, 'hermod-agent'),
+    rcs: rcsConfig(
+      httpCarrier('RCS', `http://127.0.0.1:${simPorts.rcsPort}`, 'hermod-agent'),
+      str('HERMOD_RCS_SERVICE_ACCOUNT', ''),
+      Boolean(env.HERMOD_RCS_URL),
+    ),
     mms: http('MMS', `http://127.0.0.1:${simPorts.mmsPort}`, '+15550000000'),
   };
   config.im = {
@@ -558,4 +571,11 @@ function hostOf(address: string): string {
 export function isLoopbackAddress(address: string): boolean {
   const host = hostOf(address).toLowerCase();
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** RBM takes OAuth tokens of a service account; a real RBM (its URL set) needs the key file. */
+function rcsConfig(http: Omit<HttpCarrierConfig, 'token'>, serviceAccount: string, real: boolean): RcsCarrierConfig {
+  if (real && !serviceAccount)
+    throw new ConfigError('HERMOD_RCS_URL points at RBM, so HERMOD_RCS_SERVICE_ACCOUNT must name the service account’s JSON key file');
+  return { ...http, serviceAccount: serviceAccount ? path.resolve(serviceAccount) : '' };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
+import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-account-key';
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
@@ -122,7 +123,12 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (config.simulator.enabled) await fork('smsc-simulator', 0);
-  if (config.channelSimulators.enabled) await fork('channel-simulators', 0);
+  if (config.channelSimulators.enabled) {
+    await fork('channel-simulators', 0);
+    // A simulator on port 0: its key names the port it got (read by the workers at their first RCS send).
+    const rbmKey = secrets.HERMOD_RCS_SERVICE_ACCOUNT;
+    if (rbmKey && config.channelSimulators.rcsPort === 0 && bound.ports.rcs) pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${bound.ports.rcs}/token`);
+  }
   await fork('core', 0);
   await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
@@ -192,7 +198,8 @@ export function createBoundAddresses(config: Readonly<Config>) {
 
 /**
  * The simulated carriers and the gateways that verify their webhooks share a
- * secret made for this start only; a secret an operator set is kept.
+ * secret made for this start only, and hermod and the RBM simulator a
+ * service-account key; a secret or key an operator set is kept.
  */
 function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, string> {
   if (!config.channelSimulators.enabled) return {};
@@ -200,5 +207,8 @@ function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, strin
   for (const [channel, carrier] of Object.entries({ WAB: config.channels.wab, RCS: config.channels.rcs, MMS: config.channels.mms })) {
     if (!carrier.webhookSecret) secrets[`HERMOD_${channel}_WEBHOOK_SECRET`] = randomBytes(24).toString('base64url');
   }
+  // The RBM simulator issues OAuth tokens to a service account: hermod and it share a key made for this start.
+  if (!config.channels.rcs.serviceAccount)
+    secrets.HERMOD_RCS_SERVICE_ACCOUNT = writeServiceAccountKey(config.dataDir, `http://127.0.0.1:${config.channelSimulators.rcsPort}/token`).file;
   return secrets;
 }

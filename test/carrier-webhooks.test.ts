@@ -62,6 +62,11 @@ describe('carrier webhooks have no public default secret', () => {
     expect(forged.status).toBe(401);
   });
 
+  it('answers the RBM simulator’s webhook verification at start, with the client token both were given', async () => {
+    await eventually(async () => (hermod.output().includes('"msg":"RBM webhook verified"') ? true : undefined), 20_000, 100);
+    expect(hermod.output()).not.toContain('"msg":"RBM webhook not verified"');
+  });
+
   it('refuses WhatsApp’s subscription handshake with the old default or an empty verify token', async () => {
     expect((await client.get(`/webhooks/wab?hub.mode=subscribe&hub.verify_token=${PUBLIC_DEFAULT}&hub.challenge=42`)).status).toBe(403);
     expect((await client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=&hub.challenge=42')).status).toBe(403);
@@ -80,6 +85,20 @@ describe('carrier webhooks have no public default secret', () => {
     expect(sent.status, sent.text).toBe(202);
     await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
   });
+
+  it('sends RCS with an OAuth token from the key the supervisor made for its RBM simulator, and hears it read', async () => {
+    const sent = await client.post(
+      '/rest/im/v1/message',
+      {
+        destination: { mobile: '+6421555002' },
+        message: { type: 'text', text: { body: 'Kia ora — 你好 👋🏽' } },
+        delivery_attempts: [{ channel: 'rcs', event: 'read', timeout: 60 }],
+      },
+      { authorization: API_KEY },
+    );
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
+  });
 });
 
 describe('a real carrier needs its webhook secret', () => {
@@ -87,9 +106,20 @@ describe('a real carrier needs its webhook secret', () => {
     it(`refuses to start with HERMOD_${prefix}_URL set and no HERMOD_${prefix}_WEBHOOK_SECRET`, () => {
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(ConfigError);
       expect(() => resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com' })).toThrow(new RegExp(`HERMOD_${prefix}_WEBHOOK_SECRET`));
+      // RBM also needs its service account (below).
+      const credentials = prefix === 'RCS' ? { HERMOD_RCS_SERVICE_ACCOUNT: '/etc/hermod/rbm-key.json' } : {};
       expect(() =>
-        resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret' }),
+        resolveConfig({ [`HERMOD_${prefix}_URL`]: 'https://carrier.example.com', [`HERMOD_${prefix}_WEBHOOK_SECRET`]: 'ā-real-secret', ...credentials }),
       ).not.toThrow();
     });
   }
+
+  it('refuses to start with HERMOD_RCS_URL set and no HERMOD_RCS_SERVICE_ACCOUNT: RBM takes only OAuth tokens', () => {
+    const env = { HERMOD_RCS_URL: 'https://rcsbusinessmessaging.googleapis.com', HERMOD_RCS_WEBHOOK_SECRET: 'ā-real-secret' };
+    expect(() => resolveConfig(env)).toThrow(/HERMOD_RCS_SERVICE_ACCOUNT/);
+    expect(resolveConfig({ ...env, HERMOD_RCS_SERVICE_ACCOUNT: '/etc/hermod/rbm-key.json' }).channels.rcs).toMatchObject({
+      serviceAccount: '/etc/hermod/rbm-key.json',
+      baseUrl: 'https://rcsbusinessmessaging.googleapis.com',
+    });
+  });
 });

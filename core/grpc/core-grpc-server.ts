@@ -6,6 +6,8 @@ import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
+import { CarrierInboundService } from '../../proto/gen/hermod/v1/carrier_inbound';
+import { carrierInboundService } from './carrier-inbound-service';
 import { unaryHandler } from './unary-handler';
 import { OperationsService } from '../../proto/gen/hermod/v1/operations';
 import { operationsService, type OperationsDeps } from './operations-service';
@@ -181,6 +183,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(CampaignsService, campaignsService(services.campaigns));
   server.addService(IntelligentMessagingService, imService(services.im));
   server.addService(OperationsService, operationsService(services.operations));
+  server.addService(CarrierInboundService, carrierInboundService({ bus: services.im.bus }));
   return server;
 }
 

@@ -11,6 +11,7 @@ import { keywordOf } from './reply-keywords';
 import { replyAddressKey } from './reply-address';
 import { routeReply } from './reply-router';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
+import { markRepliedRead } from './replies-as-read';
 
 /** How long a carrier's second delivery of the same reply is recognised (config moDedupWindowMs). */
 const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
@@ -21,7 +22,10 @@ const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
  * handset replied to (reply-router.ts; the rule is kept on the record as
  * `replyRoute`), with `replyTo` naming the message it answers. A carrier's
  * redelivery of the same reply is dropped. STOP-style replies opt the handset
- * out of that application only; START-style ones opt it back in.
+ * out of that application only; START-style ones opt it back in. Replies come
+ * from SMS (the SMPP workers) and WhatsApp (the gateway's webhook); a
+ * WhatsApp reply also marks the WhatsApp message it answers read
+ * (replies-as-read.ts).
  */
 export function startInboundConsumer(deps: {
   bus: Bus;
@@ -64,7 +68,8 @@ export function startInboundConsumer(deps: {
         fresh.map(async ({ m }) => {
           const address = replyAddressKey(m.destination);
           const [context, claimedBy] = await Promise.all([deps.state.getReplyContext(m.source, address), ownerOf(address)]);
-          return routeReply(context, claimedBy);
+          // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
+          return routeReply(context, claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined));
         }),
       );
       const records: MessageRecord[] = fresh.map(({ m, id }, i) => ({
@@ -115,6 +120,7 @@ export function startInboundConsumer(deps: {
         else deps.log.warn('reply matches no application', { id: r.id, rule: r.replyRoute, source: r.source, destination: r.destination });
       }
       deps.onReplies?.(records);
+      await markRepliedRead(deps, records);
 
       const optOuts = records
         .map((r) => ({ r, keyword: keywordOf(r.content) }))

@@ -66,6 +66,8 @@ export interface InboundPayload {
   channel: string;
   /** References a carrier repeats when it delivers the same message again; '' or absent when none. */
   carrierRef?: string;
+  /** The carrier's own id of the business address written to (WhatsApp: the phone number id), which an application may claim instead of the address; '' or absent when none. */
+  businessId?: string;
 }
 
 const str = { type: 'string' } as const;
@@ -117,6 +119,7 @@ const SCHEMAS = {
     at: num,
     channel: str,
     carrierRef: str,
+    businessId: str,
   }),
 };
 type Kind = keyof typeof SCHEMAS;
@@ -190,7 +193,7 @@ export const encodeStatus = (u: StatusUpdate): Buffer =>
 export const decodeStatus = (value: Buffer): StatusUpdate => decode('status', value);
 
 export const encodeInbound = (m: InboundPayload): Buffer =>
-  encode({ source: m.source, destination: m.destination, text: m.text, at: m.at, channel: m.channel, carrierRef: m.carrierRef });
+  encode({ source: m.source, destination: m.destination, text: m.text, at: m.at, channel: m.channel, carrierRef: m.carrierRef, businessId: m.businessId });
 export const decodeInbound = (value: Buffer): InboundPayload => decode('inbound', value);
 
 /**

@@ -11,14 +11,16 @@ import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../lib/carrier-webhook
 const MAX_BYTES = 1024 * 1024;
 
 /**
- * Carriers' delivery-report webhooks: `POST /webhooks/{wab|rcs|mms}`. The
- * signature over the raw body is checked with the channel's secret, the body
- * parsed by the carrier's own module, and the reports handed to core, which
+ * Carriers' webhooks: `POST /webhooks/{wab|rcs|mms}`. The signature over
+ * the raw body is checked with the channel's secret, the body parsed by the
+ * carrier's own module, and its delivery reports handed to core, which
  * records them (duplicates and late ones change nothing, statuses only move
- * forward). Answered 200 once core has them, so a carrier retries otherwise.
- * WhatsApp's subscription handshake (GET with hub.challenge) is answered too.
+ * forward), and its handsets' messages (WhatsApp) too, which core takes as
+ * replies. Answered 200 once core has them, so a carrier retries otherwise.
+ * WhatsApp's subscription handshake (GET with hub.challenge) and RBM's
+ * client-token verification (an unsigned POST) are answered too.
  */
-export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Record<WebhookChannel, HttpCarrierConfig> }): Router {
+export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Record<WebhookChannel, Pick<HttpCarrierConfig, 'webhookSecret'>> }): Router {
   const router = new Router({ prefix: '/webhooks' });
   const channelOf = (ctx: Context): WebhookChannel => {
     const channel = ctx.params.channel as WebhookChannel;
@@ -47,14 +49,22 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     }
     const raw = Buffer.concat(chunks);
     const handler = CARRIER_WEBHOOKS[channel];
-    if (!handler.verify(raw, ctx.headers, deps.carriers[channel].webhookSecret)) throw new HermodError('unauthorized', 'webhook signature does not match');
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new HermodError('invalid_json', 'webhook body is not JSON');
+    const secret = deps.carriers[channel].webhookSecret;
+    const body = parseJson(raw);
+    const handshake = body === undefined ? undefined : handler.handshake?.(body, secret);
+    if (handshake !== undefined) {
+      deps.log.info('webhook verified by the carrier', { channel });
+      ctx.status = 200;
+      ctx.type = 'text/plain';
+      ctx.body = handshake;
+      return;
     }
+    if (!handler.verify(raw, ctx.headers, secret)) throw new HermodError('unauthorized', 'webhook signature does not match');
+    if (body === undefined) throw new HermodError('invalid_json', 'webhook body is not JSON');
     const reports = handler.parse(body);
+    // Handsets' messages first: a reply and the read it implies arrive in one webhook, and the reply is what must not be lost.
+    const inbound = handler.inbound?.(body) ?? [];
+    if (inbound.length > 0) await deps.im.reportInbound({ channel, messages: inbound });
     if (reports.length > 0) {
       await deps.im.reportCarrierEvents({
         channel,
@@ -63,7 +73,7 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     }
     ctx.status = 200;
     ctx.type = 'application/json';
-    ctx.body = { received: reports.length };
+    ctx.body = { received: reports.length + inbound.length };
   });
   return router;
 }
@@ -82,6 +92,14 @@ export function webhookErrors(log: Logger) {
       ctx.body = e.code === 'internal' ? 'error\n' : `${e.message}\n`;
     }
   };
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Constant-time; a channel without a configured secret verifies nothing. */

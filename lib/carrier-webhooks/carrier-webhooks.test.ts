@@ -1,10 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { MessageStatus } from '../../core/domain/message-status';
-import type { CarrierReport } from '../../workers/carrier';
+import type { CarrierReport, InboundMessage } from '../../workers/carrier';
 import { CARRIER_WEBHOOKS } from './carrier-webhooks';
 import { mmsWebhook } from './mms-webhook';
 import { rcsWebhook } from './rcs-webhook';
-import type { ReportedStatus, WebhookReport } from './webhook-handler';
+import type { ReportedStatus, WebhookInbound, WebhookReport } from './webhook-handler';
 import { whatsAppWebhook } from './whatsapp-webhook';
 
 describe('carrier webhook registry', () => {
@@ -18,5 +18,6 @@ describe('carrier webhook registry', () => {
     // lib/ may not import core's vocabulary, so the compiler checks here that the two agree.
     expectTypeOf<ReportedStatus>().toExtend<MessageStatus>();
     expectTypeOf<WebhookReport>().toExtend<CarrierReport>();
+    expectTypeOf<WebhookInbound>().toExtend<InboundMessage>();
   });
 });

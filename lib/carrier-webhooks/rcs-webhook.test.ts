@@ -61,3 +61,13 @@ describe('RCS webhook parsing and verification', () => {
     expect(rcsWebhook.parse(body).map((r) => r.carrierId)).toEqual(['msg-5']);
   });
 });
+
+describe("RBM's webhook verification handshake", () => {
+  it('answers the secret when the client token is ours, and nothing otherwise', () => {
+    expect(rcsWebhook.handshake?.({ clientToken: SECRET, secret: '1234567890' }, SECRET)).toBe('1234567890');
+    expect(rcsWebhook.handshake?.({ clientToken: 'someone-else', secret: '1234567890' }, SECRET)).toBeUndefined();
+    expect(rcsWebhook.handshake?.({ clientToken: '', secret: 'x' }, '')).toBeUndefined();
+    expect(rcsWebhook.handshake?.({ clientToken: SECRET }, SECRET)).toBeUndefined();
+    expect(rcsWebhook.handshake?.(envelope({ eventType: 'READ', messageId: 'm' }), SECRET)).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { hmacMatches, signatureHeader } from './signature-header';
+import { hmacMatches, sameToken, signatureHeader } from './signature-header';
 import type { ReportedStatus, WebhookHandler, WebhookReport } from './webhook-handler';
 
 const STATUS = new Map<string, ReportedStatus>([
@@ -16,6 +16,10 @@ const STATUS = new Map<string, ReportedStatus>([
  * and then so is an unwrapped event. Events are RBM's flat user events
  * (`{eventType, messageId, sendTime, senderPhoneNumber}`) or the same inside
  * `agentEvent`; anything else (user messages, typing) is skipped.
+ *
+ * When a webhook URL is configured, RBM first POSTs
+ * `{"clientToken": "…", "secret": "…"}` (unsigned); a webhook that knows the
+ * client token answers 200 with the secret as its body.
  */
 export const rcsWebhook: WebhookHandler = {
   verify(rawBody, headers, secret) {
@@ -28,6 +32,10 @@ export const rcsWebhook: WebhookHandler = {
     return data !== undefined && matches(data);
   },
 
+  handshake(body, secret) {
+    if (!isRecord(body) || typeof body.clientToken !== 'string' || typeof body.secret !== 'string' || 'message' in body) return undefined;
+    return sameToken(body.clientToken, secret) ? body.secret : undefined;
+  },
   parse(body) {
     const data = envelopeData(body);
     // With an envelope only its data counts: that is what the signature covers.

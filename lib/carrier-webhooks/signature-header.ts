@@ -24,3 +24,11 @@ export function verifySha256SignatureHeader(rawBody: Buffer, headers: WebhookHea
   if (!match || !secret) return false;
   return hmacMatches('sha256', secret, rawBody, Buffer.from(match[1]!, 'hex'));
 }
+
+/** Whether a token given in a request is the configured one, compared in constant time; an empty one never matches. */
+export function sameToken(given: string, secret: string): boolean {
+  if (!secret) return false;
+  const a = createHmac('sha256', 'same-token').update(given).digest();
+  const b = createHmac('sha256', 'same-token').update(secret).digest();
+  return timingSafeEqual(a, b);
+}

@@ -11,6 +11,20 @@ export interface WebhookReport {
   errorCode: string;
 }
 
+/** One message from a handset in a webhook body (an MO): who sent it, to which business address, what it says, when, and the carrier's id of it. */
+export interface WebhookInbound {
+  /** The handset, E.164 with its plus. */
+  source: string;
+  /** The business address written to, E.164 with its plus. */
+  destination: string;
+  text: string;
+  at: number;
+  /** The carrier's id of the message, which a redelivery repeats. */
+  carrierRef: string;
+  /** The carrier's id of the business address (WhatsApp: the phone number id); '' when none. */
+  businessId: string;
+}
+
 /**
  * What the gateway needs to take a carrier's delivery-report webhook: check
  * its signature over the raw body, then turn the parsed JSON into reports.
@@ -20,4 +34,12 @@ export interface WebhookReport {
 export interface WebhookHandler {
   verify(rawBody: Buffer, headers: WebhookHeaders, secret: string): boolean;
   parse(body: unknown): WebhookReport[];
+  /** Messages from handsets in the body, for carriers that post them; never throws and skips what it does not know. */
+  inbound?(body: unknown): WebhookInbound[];
+  /**
+   * A carrier's unsigned check that the webhook is ours (RBM's client-token
+   * verification): the body to answer 200 with when `body` is one and names
+   * `secret`, else undefined (and the request goes on to `verify`).
+   */
+  handshake?(body: unknown, secret: string): string | undefined;
 }

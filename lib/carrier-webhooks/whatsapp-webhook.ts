@@ -1,4 +1,5 @@
 import { verifySha256SignatureHeader } from './signature-header';
+import { whatsAppInbound } from './whatsapp-inbound';
 import type { ReportedStatus, WebhookHandler, WebhookReport } from './webhook-handler';
 
 const STATUS = new Map<string, ReportedStatus>([
@@ -11,14 +12,15 @@ const STATUS = new Map<string, ReportedStatus>([
 /**
  * Cloud API webhooks: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the
  * raw body, keyed with the app secret>`, and status changes inside
- * `entry[].changes[].value.statuses[]`. Inbound messages (`value.messages`)
- * are not handled yet and are skipped.
+ * `entry[].changes[].value.statuses[]`; the handsets' own messages
+ * (`value.messages`) are read by whatsapp-inbound.ts.
  */
 export const whatsAppWebhook: WebhookHandler = {
   verify(rawBody, headers, secret) {
     return verifySha256SignatureHeader(rawBody, headers, 'x-hub-signature-256', secret);
   },
 
+  inbound: whatsAppInbound,
   parse(body) {
     const reports: WebhookReport[] = [];
     if (!isRecord(body) || body.object !== 'whatsapp_business_account') return reports;

@@ -7,6 +7,7 @@ import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sin
 import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
 import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
 import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
+import { pointServiceAccountKeyAt, writeServiceAccountKey } from '../../lib/service-account-key';
 import { createClient, type Client } from './https-client';
 import { startHermod, type HermodProcess } from './hermod-process';
 
@@ -29,8 +30,10 @@ export interface HermodWithChannels {
   mms: MmsSimulator;
   /** Authenticated with the application's API key in `authorization`. */
   client: Client;
-  /** Intelligent Messaging status callbacks the application received. */
+  /** Intelligent Messaging status callbacks the application received (and any other callback pointed at receiverUrl). */
   callbacks: ReceivedCallback[];
+  /** Where the callback receiver listens (http://localhost:<port>). */
+  receiverUrl: string;
   /** kill -9 of the whole service, then a start on the same data directory (on new ports; the simulators follow). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -70,10 +73,13 @@ export async function startHermodWithChannels(
     deliverDelayMs: 50,
     readDelayMs: options.readDelayMs ?? 150,
   });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  // RBM takes OAuth tokens of a service account; the key's token_uri is the simulator's, on the port it gets.
+  const rbmKey = writeServiceAccountKey(path.join(dataDir, 'rbm-key'), 'http://localhost:1/token');
   const rcs = createRcsSimulator({
     host: '127.0.0.1',
     port: 0,
-    token: TOKEN,
+    serviceAccount: rbmKey,
     clientToken: SECRET,
     get webhookUrl() {
       return webhooks('rcs');
@@ -111,7 +117,7 @@ export async function startHermodWithChannels(
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverPort = (receiver.address() as { port: number }).port;
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
+  pointServiceAccountKeyAt(rbmKey.file, `http://localhost:${rcsPort}/token`);
   const carrier = (prefix: string, port: number) => ({
     [`HERMOD_${prefix}_URL`]: `http://localhost:${port}`,
     [`HERMOD_${prefix}_TOKEN`]: TOKEN,
@@ -126,7 +132,9 @@ export async function startHermodWithChannels(
       HERMOD_BOUNCE_SMTP_PORT: '0',
       HERMOD_BOUNCE_DOMAIN: 'localhost',
       ...carrier('WAB', wabPort),
-      ...carrier('RCS', rcsPort),
+      HERMOD_RCS_URL: `http://localhost:${rcsPort}`,
+      HERMOD_RCS_SERVICE_ACCOUNT: rbmKey.file,
+      HERMOD_RCS_WEBHOOK_SECRET: SECRET,
       ...carrier('MMS', mmsPort),
       HERMOD_GATEWAYS: '1',
       HERMOD_BOOTSTRAP_API_KEY: API_KEY,
@@ -155,6 +163,7 @@ export async function startHermodWithChannels(
     mms,
     client: keyed,
     callbacks,
+    receiverUrl: `http://localhost:${receiverPort}`,
     async restart() {
       await hermod!.kill9();
       client.close();

@@ -3,12 +3,15 @@ import { imJob } from '../carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createRcsSimulator } from '../simulators/rcs-simulator';
 import { startRcsWorkerPool } from './rcs-worker-pool';
+import { rbmServiceAccount } from '../carriers/rcs/rbm-test-kit';
 
 const kit = channelPoolTestKit();
 
 async function rcsPool() {
-  const sim = await kit.simulator((webhookUrl) => createRcsSimulator({ token: 't', clientToken: 's', webhookUrl }));
-  const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: 'hermod-agent', webhookSecret: 's', apiVersion: '' };
+  const account = rbmServiceAccount();
+  const sim = await kit.simulator((webhookUrl) => createRcsSimulator({ serviceAccount: account, clientToken: 's', webhookUrl }));
+  account.pointAt(sim.port);
+  const config = { baseUrl: `http://localhost:${sim.port}`, serviceAccount: account.file, sender: 'hermod-agent', webhookSecret: 's', apiVersion: '' };
   return { sim, ...(await kit.pool('rcs', (deps) => startRcsWorkerPool({ config, ...deps }))) };
 }
 

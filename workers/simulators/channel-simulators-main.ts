@@ -4,6 +4,7 @@ import { startSmtpSink } from './smtp-sink';
 import { createWhatsAppSimulator } from './whatsapp-simulator';
 import { createRcsSimulator } from './rcs-simulator';
 import { createMmsSimulator } from './mms-simulator';
+import { simulatedServiceAccount } from './simulated-service-account';
 
 /**
  * `hermod channel-simulators`: the stand-ins for the e-mail relay and the
@@ -30,10 +31,18 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   process.on('message', (msg: { type?: string; https?: number }) => {
     if (msg?.type !== 'gateways-listening' || !msg.https) return;
     const url = new URL(webhookBase);
-    if (url.port !== '0') return;
-    url.port = String(msg.https);
-    webhookBase = url.href.replace(/\/+$/, '');
-    log.info('webhooks go to the gateways', { webhookBase });
+    if (url.port === '0') {
+      url.port = String(msg.https);
+      webhookBase = url.href.replace(/\/+$/, '');
+      log.info('webhooks go to the gateways', { webhookBase });
+    }
+    // As RBM does when a webhook URL is configured: the gateway must answer with the secret.
+    rcs
+      .verifyWebhook()
+      .then((answer) =>
+        answer.verified ? log.info('RBM webhook verified', { url: `${webhookBase}/rcs` }) : log.warn('RBM webhook not verified', { ...answer }),
+      )
+      .catch((err: unknown) => log.warn('RBM webhook not verified', { err }));
   });
   // The sink bounces `…+late-bounce…` mail to hermod's bounce listener, as a relay sends DSNs to the return path's MX.
   const bounces = c.email.bounceListener;
@@ -53,7 +62,7 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   const rcs = createRcsSimulator({
     host: '127.0.0.1',
     port: s.rcsPort,
-    token: c.rcs.token,
+    serviceAccount: simulatedServiceAccount(c.rcs.serviceAccount, log),
     clientToken: c.rcs.webhookSecret,
     get webhookUrl() {
       return `${webhookBase}/rcs`;

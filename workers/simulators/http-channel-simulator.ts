@@ -14,7 +14,7 @@ import {
 export interface HttpChannelSimulatorOptions {
   host?: string;
   port?: number;
-  /** The bearer token senders must present. */
+  /** The bearer token senders must present (RCS issues its own through OAuth instead). */
   token: string;
   /** Where status webhooks go (http or https; self-signed certificates are accepted). */
   webhookUrl: string;
@@ -46,7 +46,7 @@ export interface HttpChannelSimulator<M> extends EventEmitter<HttpChannelSimulat
  * which `stop()` cuts short. Each simulator adds its provider's API and
  * webhook shapes.
  */
-export abstract class HttpChannelSimulatorBase<M, O extends HttpChannelSimulatorOptions>
+export abstract class HttpChannelSimulatorBase<M, O extends Omit<HttpChannelSimulatorOptions, 'token'>>
   extends EventEmitter<HttpChannelSimulatorEvents<M>>
   implements HttpChannelSimulator<M>
 {

@@ -17,6 +17,8 @@ export interface JsonRequest {
   headers: http.IncomingHttpHeaders;
   /** The parsed body; undefined when it was empty or not JSON. */
   body: unknown;
+  /** The body as sent (a form-encoded OAuth token request, say). */
+  rawBody: Buffer;
 }
 
 export interface JsonResponse {
@@ -45,11 +47,13 @@ export function createJsonServer(host: string, port: number, handle: (req: JsonR
       } else chunks.push(chunk);
     });
     req.on('end', () => {
+      const rawBody = Buffer.concat(chunks);
       const request: JsonRequest = {
         method: req.method ?? 'GET',
         url: new URL(req.url ?? '/', 'http://simulator'),
         headers: req.headers,
-        body: parseJson(Buffer.concat(chunks)),
+        body: parseJson(rawBody),
+        rawBody,
       };
       Promise.resolve()
         .then(() => handle(request))

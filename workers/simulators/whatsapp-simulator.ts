@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSimulatorOptions } from './http-channel-simulator';
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
+import { postForAnswer } from './post-for-answer';
 
 export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
   /** Signs the webhooks (X-Hub-Signature-256). */
@@ -9,7 +10,17 @@ export interface WhatsAppSimulatorOptions extends HttpChannelSimulatorOptions {
   readDelayMs?: number;
   /** How late a send to a number ending in 7 is answered, after the message was taken (default 30 s). */
   lateAnswerMs?: number;
+  /** The business number handsets write to (`metadata.display_phone_number`, digits as Meta gives it); default 15550000001. */
+  displayPhoneNumber?: string;
+  /** Its phone number id (`metadata.phone_number_id`) in handsets' messages; default 100000000000001. */
+  phoneNumberId?: string;
 }
+
+/** What a handset sends the business: a text, a tap on an interactive reply button, or a media file. */
+export type WhatsAppHandsetMessage =
+  | { text: string }
+  | { button: { id: string; title: string } }
+  | { media: { type: 'image' | 'video' | 'audio' | 'document' | 'sticker'; id: string; mimeType: string; caption?: string } };
 
 /** A message as the simulator took it. */
 export interface WhatsAppSimulatedMessage {
@@ -22,7 +33,19 @@ export interface WhatsAppSimulatedMessage {
   template?: { name: string; language: { code: string }; components?: unknown[] };
 }
 
-export type WhatsAppSimulator = HttpChannelSimulator<WhatsAppSimulatedMessage>;
+export interface WhatsAppSimulator extends HttpChannelSimulator<WhatsAppSimulatedMessage> {
+  /**
+   * A handset writes to the business: posts a signed `messages` webhook, as
+   * the Cloud API does, `deliveries` times (a redelivery repeats the same
+   * body), in reply to `context` (a wamid) when given. Resolves with the
+   * message's wamid once every delivery was answered 2xx; rejects otherwise.
+   */
+  handsetSends(
+    from: string,
+    message: WhatsAppHandsetMessage,
+    options?: { deliveries?: number; context?: string; to?: { displayPhoneNumber: string; phoneNumberId: string } },
+  ): Promise<string>;
+}
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
@@ -38,7 +61,7 @@ export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): What
   return new Simulator(options);
 }
 
-class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, WhatsAppSimulatorOptions> {
+class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, WhatsAppSimulatorOptions> implements WhatsAppSimulator {
   private readonly readDelayMs: number;
 
   constructor(options: WhatsAppSimulatorOptions) {
@@ -80,8 +103,29 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
 
   private post(m: WhatsAppSimulatedMessage, status: string, errors?: unknown[]): Promise<void> {
     const body = Buffer.from(JSON.stringify(statusWebhook(m, status, errors)));
-    const signature = `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
-    return this.postWebhook(body, { 'x-hub-signature-256': signature });
+    return this.postWebhook(body, { 'x-hub-signature-256': this.sign(body) });
+  }
+
+  private sign(body: Buffer): string {
+    return `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
+  }
+
+  async handsetSends(
+    from: string,
+    message: WhatsAppHandsetMessage,
+    options: { deliveries?: number; context?: string; to?: { displayPhoneNumber: string; phoneNumberId: string } } = {},
+  ): Promise<string> {
+    const id = `wamid.${randomId(16)}`;
+    const metadata = {
+      display_phone_number: options.to?.displayPhoneNumber ?? this.o.displayPhoneNumber ?? '15550000001',
+      phone_number_id: options.to?.phoneNumberId ?? this.o.phoneNumberId ?? '100000000000001',
+    };
+    const body = Buffer.from(JSON.stringify(messagesWebhook(metadata, from, id, message, options.context)));
+    for (let i = 0; i < (options.deliveries ?? 1); i++) {
+      const answer = await postForAnswer(this.o.webhookUrl, body, { 'x-hub-signature-256': this.sign(body) });
+      if (answer.status < 200 || answer.status >= 300) throw new Error(`the webhook answered ${answer.status}: ${answer.body}`);
+    }
+    return id;
   }
 }
 
@@ -124,4 +168,43 @@ function statusWebhook(m: WhatsAppSimulatedMessage, status: string, errors?: unk
     statuses: [{ id: m.id, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: m.to, ...(errors ? { errors } : {}) }],
   };
   return { object: 'whatsapp_business_account', entry: [{ id: m.phoneNumberId, changes: [{ field: 'messages', value }] }] };
+}
+
+/** A handset's message as the Cloud API posts it (`value.contacts` and `value.messages`). */
+function messagesWebhook(
+  metadata: { display_phone_number: string; phone_number_id: string },
+  from: string,
+  id: string,
+  message: WhatsAppHandsetMessage,
+  context?: string,
+) {
+  const content =
+    'text' in message
+      ? { type: 'text', text: { body: message.text } }
+      : 'button' in message
+        ? { type: 'interactive', interactive: { type: 'button_reply', button_reply: message.button } }
+        : {
+            type: message.media.type,
+            [message.media.type]: {
+              id: message.media.id,
+              mime_type: message.media.mimeType,
+              sha256: randomId(16),
+              ...(message.media.caption ? { caption: message.media.caption } : {}),
+            },
+          };
+  const value = {
+    messaging_product: 'whatsapp',
+    metadata,
+    contacts: [{ profile: { name: 'Handset' }, wa_id: from }],
+    messages: [
+      {
+        ...(context ? { context: { from: metadata.display_phone_number, id: context } } : {}),
+        from,
+        id,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        ...content,
+      },
+    ],
+  };
+  return { object: 'whatsapp_business_account', entry: [{ id: 'simulated-waba', changes: [{ value, field: 'messages' }] }] };
 }

@@ -1,23 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
-import type { HttpCarrierConfig } from '../../../lib/config';
+import type { RcsCarrierConfig } from '../../../lib/config';
 import { createRcsSimulator } from '../../simulators/rcs-simulator';
 import { httpCarrierTestKit, imJob, quietLog, sendError, WORLD_TEXT } from '../http/http-carrier-test-kit';
 import { createRcsCarrier } from './rcs-carrier';
 import { rcsWebhook } from '../../../lib/carrier-webhooks/rcs-webhook';
+import { rbmServiceAccount } from './rbm-test-kit';
 
-const TOKEN = 'test-token';
 const CLIENT_TOKEN = 'test-client-token';
+const account = rbmServiceAccount();
 
 // Plain HTTP here: the WhatsApp and MMS tests cover HTTPS with a self-signed certificate.
 const kit = httpCarrierTestKit({ tls: false, webhook: rcsWebhook, secret: CLIENT_TOKEN });
 const { reportsFor, reportsWithin } = kit;
-const simulator = () =>
-  kit.simulator((webhookUrl) => createRcsSimulator({ token: TOKEN, clientToken: CLIENT_TOKEN, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }));
+const simulator = async (tokenLifetimeSeconds?: number) => {
+  const sim = await kit.simulator((webhookUrl) =>
+    createRcsSimulator({ serviceAccount: account, tokenLifetimeSeconds, clientToken: CLIENT_TOKEN, webhookUrl, deliverDelayMs: 20, readDelayMs: 40 }),
+  );
+  account.pointAt(sim.port);
+  return sim;
+};
 const job = (destination: string, im?: OutboundJob['im'], content?: string) => imJob('rcs', destination, im, content);
 
-function config(port: number, overrides: Partial<HttpCarrierConfig> = {}): HttpCarrierConfig {
-  return { baseUrl: `http://localhost:${port}/`, token: TOKEN, sender: 'hermod-agent', webhookSecret: CLIENT_TOKEN, apiVersion: '', ...overrides };
+function config(port: number, overrides: Partial<RcsCarrierConfig> = {}): RcsCarrierConfig {
+  return {
+    baseUrl: `http://localhost:${port}/`,
+    serviceAccount: account.file,
+    sender: 'hermod-agent',
+    webhookSecret: CLIENT_TOKEN,
+    apiVersion: '',
+    ...overrides,
+  };
 }
 
 describe('RCS carrier against the RBM simulator', () => {
@@ -97,12 +110,55 @@ describe('RCS carrier against the RBM simulator', () => {
     expect(sim.received).toHaveLength(1);
   });
 
-  it('turns a bad token into a permanent carrier_rejected', async () => {
+  it('signs in with the service account once and reuses the access token while it lasts', async () => {
     const sim = await simulator();
-    const carrier = createRcsCarrier(config(sim.port, { token: 'wrong' }), quietLog);
-    const err = await sendError(carrier.send(job('+64211234561')));
+    const carrier = createRcsCarrier(config(sim.port), quietLog);
+    for (const phone of ['+64211234561', '+64211234562', '+64211234563']) await carrier.send(job(phone));
+    expect(sim.received).toHaveLength(3);
+    expect(sim.tokensIssued).toBe(1);
+    expect(sim.unauthenticated).toBe(0);
+  });
+
+  it('fetches a new access token before the old one expires', async () => {
+    const sim = await simulator(2);
+    // Tokens last 2 s here; a new one is fetched when less than 1.5 s is left.
+    const carrier = createRcsCarrier(config(sim.port), quietLog, { refreshBeforeMs: 1500 });
+    await carrier.send(job('+64211234561'));
+    await new Promise((r) => setTimeout(r, 700));
+    await carrier.send(job('+64211234562'));
+    expect(sim.tokensIssued).toBe(2);
+    expect(sim.unauthenticated).toBe(0);
+    expect(sim.received).toHaveLength(2);
+  });
+
+  it('gets a new access token and sends once more when RBM answers 401 to an expired one', async () => {
+    const sim = await simulator(1);
+    // Refreshing only at the last moment: the token expires at RBM while hermod still holds it.
+    const carrier = createRcsCarrier(config(sim.port), quietLog, { refreshBeforeMs: -5000 });
+    await carrier.send(job('+64211234561'));
+    await new Promise((r) => setTimeout(r, 1100));
+    const j = job('+64211234562');
+    expect(await carrier.send(j)).toEqual({ carrierIds: [j.id] });
+    expect(sim.unauthenticated).toBe(1);
+    expect(sim.tokensIssued).toBe(2);
+    expect(sim.received.map((m) => m.phone)).toEqual(['+64211234561', '+64211234562']);
+  });
+
+  it('refuses the send permanently when the token endpoint does not know the key', async () => {
+    const sim = await simulator();
+    const stranger = rbmServiceAccount();
+    stranger.pointAt(sim.port);
+    const err = await sendError(createRcsCarrier(config(sim.port, { serviceAccount: stranger.file }), quietLog).send(job('+64211234561')));
     expect(err).toMatchObject({ code: 'carrier_rejected', retryable: false });
-    expect(err.message).toMatch(/401.*UNAUTHENTICATED/);
+    expect(err.message).toMatch(/token endpoint refused the service account \(HTTP 400\).*invalid_grant/);
+    expect(sim.received).toEqual([]);
+  });
+
+  it('names the missing key file when no service account is configured', async () => {
+    const sim = await simulator();
+    const err = await sendError(createRcsCarrier(config(sim.port, { serviceAccount: '' }), quietLog).send(job('+64211234561')));
+    expect(err).toMatchObject({ code: 'carrier_rejected' });
+    expect(err.message).toMatch(/HERMOD_RCS_SERVICE_ACCOUNT is not set/);
   });
 
   it('turns an unreachable API into a retryable carrier_transient', async () => {

@@ -1,25 +1,42 @@
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
-import type { HttpCarrierConfig } from '../../../lib/config';
+import type { RcsCarrierConfig } from '../../../lib/config';
 import type { HermodError } from '../../../lib/errors';
 import type { Logger } from '../../../lib/log';
 import type { Carrier } from '../../carrier';
 import { httpAnswerError } from '../http/http-answer-error';
 import { createHttpCarrier } from '../http/http-carrier';
-import { postJson } from '../http/post-json';
+import { postJson, type JsonAnswer } from '../http/post-json';
+import { createRbmAccessTokens, type RbmAccessTokens } from './rbm-access-tokens';
+import { readServiceAccountKey } from './rbm-service-account';
 
 /**
  * RCS Business Messaging (Google RBM): `POST /v1/phones/{E.164}/agentMessages`
  * with hermod's message id as RBM's `messageId`, which is then also the
  * carrier id. Delivery reports arrive as webhooks at the gateway (see
- * rcs-webhook.ts).
+ * rcs-webhook.ts). Calls carry an OAuth access token of the service account
+ * (rbm-access-tokens.ts); one RBM refuses with 401 (expired early, revoked)
+ * is dropped and the call made once more with a new one.
  */
-export function createRcsCarrier(config: HttpCarrierConfig, log: Logger): Carrier {
+export function createRcsCarrier(config: RcsCarrierConfig, log: Logger, options: { refreshBeforeMs?: number } = {}): Carrier {
   const base = config.baseUrl.replace(/\/+$/, '');
+  let tokens: RbmAccessTokens | undefined;
+  // The key file is read at the first send: a missing one rejects sends with the reason instead of stopping the worker.
+  const tokenSource = (): RbmAccessTokens => (tokens ??= createRbmAccessTokens(readServiceAccountKey(config.serviceAccount), options));
+
+  const post = async (url: string, job: OutboundJob): Promise<JsonAnswer> => {
+    const source = tokenSource();
+    const answer = await postJson(url, { peer: 'RBM', token: await source.token(), body: rcsMessageBody(job) });
+    if (answer.status !== 401) return answer;
+    log.info('RBM refused the access token; fetching a new one', { id: job.id });
+    source.invalidate();
+    return postJson(url, { peer: 'RBM', token: await source.token(), body: rcsMessageBody(job) });
+  };
 
   return createHttpCarrier('rbm', async (job) => {
     const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
-    const url = `${base}/v1/phones/${encodeURIComponent(job.destination)}/agentMessages?${query}`;
-    const answer = await postJson(url, { peer: 'RBM', token: config.token, body: rcsMessageBody(job) });
+    // The phone's plus stays as it is, as Google writes the path (`phones/+12223334444`); it is legal in a path.
+    const url = `${base}/v1/phones/${encodeURIComponent(job.destination).replace(/^%2B/, '+')}/agentMessages?${query}`;
+    const answer = await post(url, job);
     // The message id makes a send idempotent: ALREADY_EXISTS means an earlier
     // try (whose answer was lost) got through.
     if (answer.status === 409) {

@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { whatsAppInbound } from './whatsapp-inbound';
+
+/** Any JSON, with the world's text among its strings. */
+const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('Kia ora, e hoa mā — tēnā koe', 'Привет', '你好世界', '👋🏽', 'STOP', ''));
+const json = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 3 }),
+  ),
+})).value;
+const digits = fc.stringMatching(/^[1-9]\d{6,13}$/);
+const textMessage = fc.record({
+  from: digits,
+  id: fc.stringMatching(/^wamid\.[A-Za-z0-9=]{1,30}$/),
+  timestamp: fc.integer({ min: 1, max: 4e9 }).map(String),
+  body: text,
+});
+
+describe('WhatsApp inbound parsing, over any input', () => {
+  it('never throws, and everything it returns is a well-formed reply', () => {
+    fc.assert(
+      fc.property(json, fc.array(json, { maxLength: 3 }), (junk, messages) => {
+        for (const body of [
+          junk,
+          {
+            object: 'whatsapp_business_account',
+            entry: [{ changes: [{ field: 'messages', value: { metadata: { display_phone_number: '15550783881' }, messages } }] }],
+          },
+        ]) {
+          for (const m of whatsAppInbound(body)) {
+            expect(m.source).toMatch(/^\+[1-9]\d{5,14}$/);
+            expect(m.destination).toMatch(/^\+[1-9]\d{5,14}$/);
+            expect(m.carrierRef).not.toBe('');
+            expect(Number.isFinite(m.at)).toBe(true);
+          }
+        }
+      }),
+    );
+  });
+
+  it('keeps every text message, its text exactly, its sender with a plus and its id, in order', () => {
+    fc.assert(
+      fc.property(fc.array(textMessage, { maxLength: 5 }), (list) => {
+        const messages = list.map((m) => ({ from: m.from, id: m.id, timestamp: m.timestamp, type: 'text', text: { body: m.body } }));
+        const body = {
+          object: 'whatsapp_business_account',
+          entry: [{ changes: [{ field: 'messages', value: { metadata: { display_phone_number: '15550783881' }, messages } }] }],
+        };
+        const expected = list
+          .filter((m) => m.body.trim() !== '')
+          .map((m) => ({ source: `+${m.from}`, destination: '+15550783881', text: m.body, at: Number(m.timestamp) * 1000, carrierRef: m.id, businessId: '' }));
+        expect(whatsAppInbound(body)).toEqual(expected);
+      }),
+    );
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually';
+import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
+
+/**
+ * WhatsApp replies: handsets' messages in the Cloud API webhook become
+ * replies (MO) of the application that owns the WhatsApp number, reach its
+ * reply callback once each however often WhatsApp redelivers them, opt the
+ * handset out on STOP, and count as `read` for an attempt waiting on one.
+ */
+const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好';
+/** The simulator's business number, as its webhooks give it (digits, no plus). */
+const BUSINESS = '15550000001';
+
+describe('WhatsApp replies (MO)', () => {
+  let h: HermodWithChannels;
+
+  beforeAll(async () => {
+    h = await startHermodWithChannels('wab-inbound', { env: { HERMOD_IM_DEFAULT_TIMEOUT: '30s' } });
+    const reply = await h.hermod.cli(['apps', 'set-callbacks', 'acme', '--reply', `${h.receiverUrl}/reply`]);
+    expect(reply.code, reply.output).toBe(0);
+    // The owner of the WhatsApp number: its replies are acme's.
+    const claim = await h.hermod.cli(['apps', 'set-sources', 'acme', `+${BUSINESS}`]);
+    expect(claim.code, claim.output).toBe(0);
+  }, 120_000);
+
+  afterAll(() => h?.stop());
+
+  const replies = (handset: string) => h.callbacks.filter((c) => c.body.source === handset && typeof c.body.content === 'string').map((c) => c.body);
+  const sendIm = async (mobile: string, attempts: unknown[]): Promise<string> => {
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile },
+      message: { type: 'text', text: { body: KIA_ORA } },
+      delivery_attempts: attempts,
+    });
+    expect(r.status, r.text).toBe(202);
+    return r.json.id as string;
+  };
+  const imCallbacks = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { status: string; channel?: string; attempt?: number });
+
+  it('settles a WhatsApp attempt waiting for read when the handset replies, without the SMS fallback, and hands the reply to the owner', async () => {
+    const mobile = '+6421600010'; // delivered, never a read receipt
+    const id = await sendIm(mobile, [{ first: { channel: 'wab', event: 'read', timeout: 30 } }, { last: { channel: 'sms' } }]);
+    await eventually(() => imCallbacks(id).find((c) => c.channel === 'wab' && c.status === 'received'), 20_000, 50);
+    const sent = h.wab.received.find((m) => m.to === '6421600010')!;
+    await h.wab.handsetSends('6421600010', { text: KIA_ORA }, { context: sent.id });
+
+    const outcome = await eventually(() => imCallbacks(id).find((c) => c.channel === undefined && c.status !== 'accepted'), 20_000, 50);
+    expect(outcome.status).toBe('read');
+    const [reply] = await eventually(() => (replies(mobile).length > 0 ? replies(mobile) : undefined), 20_000, 50);
+    expect(reply).toMatchObject({ content: KIA_ORA, source: mobile, destination: `+${BUSINESS}` });
+    expect(reply.reply_to).toMatch(/.+/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(imCallbacks(id).filter((c) => c.channel === 'sms')).toEqual([]);
+  });
+
+  it('takes a tapped reply button as its title and a photo as its media reference and caption', async () => {
+    const mobile = '+6421600021';
+    await h.wab.handsetSends('6421600021', { button: { id: 'rsvp-yes', title: 'Āe, ka tae atu au ✅' } });
+    await h.wab.handsetSends('6421600021', { media: { type: 'image', id: '1234567890123', mimeType: 'image/jpeg', caption: 'Tirohia tēnei 📷' } });
+    const got = await eventually(() => (replies(mobile).length >= 2 ? replies(mobile) : undefined), 20_000, 50);
+    expect(got.map((r) => r.content).sort()).toEqual(['[image 1234567890123 image/jpeg] Tirohia tēnei 📷', 'Āe, ka tae atu au ✅'].sort());
+  });
+
+  it('makes one reply of a webhook WhatsApp delivers three times', async () => {
+    const mobile = '+6421600032';
+    await h.wab.handsetSends('6421600032', { text: 'Привет — once only 👋🏽' }, { deliveries: 3 });
+    await eventually(() => (replies(mobile).length > 0 ? true : undefined), 20_000, 50);
+    await eventually(() => (h.hermod.output().includes('"msg":"dropped a redelivered reply"') ? true : undefined), 20_000, 50);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(replies(mobile)).toHaveLength(1);
+  });
+
+  it('opts the handset out when it writes STOP on WhatsApp, so a later message to it is refused', async () => {
+    const mobile = '+6421600043';
+    await h.wab.handsetSends('6421600043', { text: 'STOP' });
+    await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes(mobile) ? true : undefined), 20_000, 100);
+    const id = await sendIm(mobile, [{ channel: 'wab' }]);
+    const outcome = await eventually(() => imCallbacks(id).find((c) => c.channel === undefined && c.status !== 'accepted'), 20_000, 50);
+    expect(outcome.status).toBe('rejected');
+    expect(h.wab.received.some((m) => m.to === '6421600043')).toBe(false);
+  });
+
+  it('gives the owner the replies to a second number it claimed by its phone number id', async () => {
+    const claim = await h.hermod.cli(['apps', 'set-sources', 'acme', `+${BUSINESS}`, '100000000000002']);
+    expect(claim.code, claim.output).toBe(0);
+    const mobile = '+6421600054'; // never messaged by anyone: only the claim can route its reply
+    await h.wab.handsetSends('6421600054', { text: 'He pātai tāku 🙋🏽' }, { to: { displayPhoneNumber: '15550000002', phoneNumberId: '100000000000002' } });
+    const [reply] = await eventually(() => (replies(mobile).length > 0 ? replies(mobile) : undefined), 20_000, 50);
+    expect(reply).toMatchObject({ content: 'He pātai tāku 🙋🏽', destination: '+15550000002' });
+    const routed = h.hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
+    expect(routed).toEqual([expect.stringContaining('"rule":"claimed-address"')]);
+  });
+
+  it('refuses a messages webhook that WhatsApp did not sign', async () => {
+    const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+    const r = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(401);
+  });
+});
