@@ -43,6 +43,7 @@ import { deleteRedisKeys, REDIS_URL } from '../test/support/redis-keys';
 import { startCallbackReceiver } from './support/callback-receiver';
 import { destination } from './support/destination';
 import { formatMs } from './support/format-ms';
+import { formatEntries, memoryEntries } from './support/memory-entries';
 import { hermodPid } from './support/hermod-pid';
 import { paced } from './support/paced';
 import { printTable } from './support/print-table';
@@ -155,6 +156,7 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
         p99: 'hermod_nodejs_eventloop_lag_p99_seconds',
         max: 'hermod_nodejs_eventloop_lag_max_seconds',
       }).catch(() => ({ heap: Number.NaN, p99: Number.NaN, max: Number.NaN }));
+      const held = await memoryEntries(metricsUrl).catch(() => ({}));
       const redisUsed = topology === 'redis' ? (await sampleRedis(REDIS_URL, prefix)).usedMemory : Number.NaN;
       const s: Sample = {
         t: (now - started) / 60_000,
@@ -180,6 +182,8 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
           `${topology === 'redis' ? `Redis ${mb(s.redisUsed)} MB, ` : ''}accepted ${Math.round(s.acceptedPerS)}/s p99 ${formatMs(s.acceptP99)} ms, ` +
           `received ${Math.round(s.receivedPerS)}/s e2e p99 ${formatMs(s.e2eP99)} ms, loop p99 ${formatMs(s.loopP99)} ms; ${failed} failed, ${skipped} skipped, ${inFlight} in flight`,
       );
+      // What core holds, by structure (issue 14: each follows what is in flight, or says what grows).
+      console.log(`    held: ${formatEntries(held) || '–'}`);
     };
     console.log(`\n${topology}: ${rate}/s (v2 and v1 alternately) for ${minutes} min, warm-up ${warmupMin} min, ${handsets} handsets; data ${dataDir}`);
     let sampling = Promise.resolve();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import { trackEntries } from '../lib/metrics';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
@@ -28,6 +29,7 @@ import { createCampaignResponder } from './campaigns/campaign-responder';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
 import { createImRateBudget } from './im/im-rate-budget';
+import { isFinal } from './domain/message-status';
 import type { Bus } from './ports/bus';
 import type { HotState } from './ports/state';
 
@@ -57,7 +59,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const state = await openState(config.adapters);
   const bus = await openBus(config.adapters);
   const recorder = createStatusRecorder({ history, state });
-  const recent = createRecentMessages();
+  const recent = createRecentMessages({ maxAgeMs: config.recentMessagesMaxAgeMs });
+  const untrackRecent = trackEntries({ recent_messages: () => recent.size });
   const numericIds = createNumericIds(config.coreInstance);
   const shortener = createLinkShortener({ links: history, baseUrl: config.shortLinkBase });
   const accounts = createAccounts({ applications: history, optOuts: history });
@@ -147,6 +150,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
   });
   recorder.onApplied((change) => orchestrator.statusApplied(change));
+  // Last, after every listener that reads the message: a final status lets it leave memory soon.
+  recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
   const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 
   const server = createCoreGrpcServer({
@@ -202,6 +207,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await state.close();
       await history.close();
       outbox.close();
+      untrackRecent();
       log.info('core stopped');
     },
   };

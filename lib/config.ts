@@ -202,6 +202,8 @@ export interface Config {
   scheduleHorizonMs: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /** How long core keeps a message it accepted in memory, final or not (in flight longer: read from history). */
+  recentMessagesMaxAgeMs: number;
   /** How long a carrier's second delivery of the same reply (MO) is recognised and dropped. */
   moDedupWindowMs: number;
   callbacks: {
@@ -300,7 +302,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     // A cluster fails a master over to its replica, so a write counts once the replica has it; a single Redis has no one to fail over to.
     redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
     redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
-    stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '10m'),
+    stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '1m'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '')
       .split(',')
       .map((b) => b.trim())
@@ -375,6 +377,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),
     scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),
     moDedupWindowMs: duration('HERMOD_MO_DEDUP_WINDOW', '10m'),
     shortLinkBase: '',

@@ -271,3 +271,36 @@ export const unmatchedReports = once(
       labelNames: ['outcome'] as const,
     }),
 );
+
+/** Sources of hermod_memory_entries: structure name → how many entries it holds now; `before` runs first (expiry). */
+interface EntrySources {
+  sizes: Record<string, () => number>;
+  before?: () => void;
+}
+const entrySources = new Set<EntrySources>();
+
+export const memoryEntries = once(
+  'hermod_memory_entries',
+  () =>
+    new Gauge({
+      name: 'hermod_memory_entries',
+      help: 'Entries held in memory by structure (hot state maps, recent messages): they leave when final or too old, so this follows what is in flight',
+      labelNames: ['structure'] as const,
+      collect() {
+        this.reset();
+        const totals = new Map<string, number>();
+        for (const sources of entrySources) {
+          sources.before?.();
+          for (const [name, size] of Object.entries(sources.sizes)) totals.set(name, (totals.get(name) ?? 0) + size());
+        }
+        for (const [structure, n] of totals) this.set({ structure }, n);
+      },
+    }),
+);
+
+/** Counts these structures in hermod_memory_entries until the returned function is called. */
+export function trackEntries(sizes: EntrySources['sizes'], before?: () => void): () => void {
+  const sources = { sizes, before };
+  entrySources.add(sources);
+  return () => entrySources.delete(sources);
+}

@@ -1,6 +1,25 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryState } from './memory-state';
 import { describeStateContract } from './state-contract';
+import { memoryEntries } from '../../lib/metrics';
+
+/** What hermod_memory_entries shows for a structure now (0 when absent). */
+async function gauge(structure: string): Promise<number> {
+  const { values } = await memoryEntries.get();
+  return values.find((v) => v.labels.structure === structure)?.value ?? 0;
+}
+
+// The gauge sums every hot state of the process: the other tests' (never
+// closed, 24 h to live) are counted once before each test and taken off.
+let others = new Map<string, number>();
+beforeEach(async () => {
+  const { values } = await memoryEntries.get();
+  others = new Map(values.map((v) => [String(v.labels.structure), v.value]));
+});
+/** What this test's hot state holds in a structure, by hermod_memory_entries. */
+async function entries(structure: string): Promise<number> {
+  return (await gauge(structure)) - (others.get(structure) ?? 0);
+}
 
 describeStateContract('in-memory', () => createMemoryState());
 
@@ -100,6 +119,44 @@ describe('in-memory hot state', () => {
     expect((await state.getReplyContext(handsets[0]!, 'TĒNĀ')).lastFromAddress).toBeUndefined();
     expect(await state.getLastMessage(handsets[2]!)).toEqual({ messageId: 'm2', applicationId: 'kia-ora' });
     expect((await state.getReplyContext(handsets[2]!, 'TĒNĀ')).lastFromAddress).toEqual({ messageId: 'm2', applicationId: 'kia-ora' });
+  });
+
+  it('forgets idempotency keys whose time to live has passed even if they are never asked for again', async () => {
+    let now = 0;
+    const state = createMemoryState({ now: () => now });
+    for (let i = 0; i < 1000; i++) await state.claimIdempotencyKey(`kia-ora:key-${i}-👋🏽`, 'fp', 100);
+    now = 100;
+    await state.claimIdempotencyKey('kia-ora:tēnā-koe', 'fp', 100);
+    expect(await entries('state:idempotency_keys')).toBe(1);
+    await state.close();
+  });
+
+  it('drops the rate windows of passed seconds once a new second starts', async () => {
+    let now = 0;
+    const state = createMemoryState({ now: () => now });
+    for (let i = 0; i < 500; i++) await state.takeRateTokens(`app-${i}`, 10, 1);
+    expect(await entries('state:rate_windows')).toBe(500);
+    now = 1000;
+    await state.takeRateTokens('app-ā', 10, 1);
+    expect(await entries('state:rate_windows')).toBe(1);
+    await state.close();
+  });
+
+  it('counts in hermod_memory_entries only what is in flight or finished within the final time to live', async () => {
+    let now = 0;
+    const state = createMemoryState({ finalTtlMs: 1000, now: () => now });
+    const ids = Array.from({ length: 100 }, (_, i) => `m-${i}`);
+    await state.putCarrierIds(ids.map((id) => ({ carrierId: `c-${id}`, messageId: id })));
+    await state.advanceStatuses(ids.map((id) => ({ id, status: 'submitted' as const, at: 0 })));
+    expect(await entries('state:statuses')).toBe(100);
+    await state.advanceStatuses(ids.slice(0, 90).map((id) => ({ id, status: 'received' as const, at: 1, carrierId: `c-${id}` })));
+    now = 1000;
+    // No call since: reading the gauge drops what has expired.
+    expect(await entries('state:statuses')).toBe(10);
+    expect(await entries('state:carrier_ids')).toBe(10);
+    expect(await entries('state:submitted')).toBe(10);
+    await state.close();
+    expect(await entries('state:statuses')).toBe(0);
   });
 
   it('refuses calls once closed', async () => {

@@ -3,6 +3,7 @@ import { canAdvance, isFinal, type MessageStatus } from '../domain/message-statu
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
+import { trackEntries } from '../../lib/metrics';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -14,7 +15,7 @@ export interface MemoryStateOptions {
    */
   maxEntries?: number;
   /**
-   * How long a message stays once its status is final (default 10 minutes,
+   * How long a message stays once its status is final (default 1 minute,
    * HERMOD_STATE_FINAL_TTL): late duplicate reports are refused meanwhile,
    * then reads come from history.
    */
@@ -32,7 +33,7 @@ export interface MemoryStateOptions {
 
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_MAX_ENTRIES = 1_000_000;
-const DEFAULT_FINAL_TTL_MS = 10 * 60 * 1000;
+const DEFAULT_FINAL_TTL_MS = 60 * 1000;
 const DEFAULT_MAX_FINAL_ENTRIES = 200_000;
 const DEFAULT_MAX_HANDSETS = 250_000;
 
@@ -74,15 +75,37 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const senders = new BoundedMap<Map<string, number>>(ttlMs, maxHandsets);
   // Rate windows: key → the window (epoch second) and how much of it was taken.
   const rateWindows = new Map<string, { window: number; used: number }>();
+  let lastWindow = 0;
   // Opt-outs never expire here: core loads them from history at start.
   const optOuts = new Set<string>();
-  // Idempotency keys carry their own expiry time.
+  // Idempotency keys carry their own expiry time. Keys are claimed with one
+  // time to live (HERMOD_IDEMPOTENCY_TTL), so insertion order is expiry
+  // order: every claim drops the expired ones from the front.
   const idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
   const idempotencyGet = (key: string, t: number) => {
     const entry = idempotency.get(key);
     if (entry && entry.expires <= t) idempotency.delete(key);
     return entry && entry.expires > t ? entry.record : undefined;
   };
+  const expireAll = (t: number): void => {
+    for (const map of [statuses, carrierIds, submitted, cancelled, lastMessages, lastFromAddress, senders]) map.expire(t);
+    expireFront(idempotency, t);
+    const window = Math.floor(t / 1000);
+    for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
+  };
+  // What this state holds, for hermod_memory_entries (each read drops what has expired first).
+  const untrack = trackEntries(
+    {
+      'state:statuses': () => statuses.size,
+      'state:carrier_ids': () => carrierIds.size,
+      'state:submitted': () => submitted.size,
+      'state:cancelled': () => cancelled.size,
+      'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
+      'state:idempotency_keys': () => idempotency.size,
+      'state:rate_windows': () => rateWindows.size,
+    },
+    () => expireAll(now()),
+  );
   let closed = false;
 
   const open = (): void => {
@@ -159,8 +182,12 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       const window = Math.floor(t / 1000);
       let entry = rateWindows.get(key);
       if (!entry || entry.window !== window) {
-        // Windows of other keys that have passed are worth nothing: drop them now and then.
-        if (rateWindows.size >= maxEntries) for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
+        // Windows of other keys that have passed are worth nothing: drop them
+        // when the first key of a new second starts its window (once a second).
+        if (window > lastWindow) {
+          lastWindow = window;
+          for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
+        }
         entry = { window, used: 0 };
         rateWindows.set(key, entry);
       }
@@ -185,9 +212,10 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async claimIdempotencyKey(key, fingerprint, ttl) {
       open();
       const t = now();
+      expireFront(idempotency, t);
       const existing = idempotencyGet(key, t);
       if (existing) return existing;
-      if (idempotency.size >= maxEntries) idempotency.delete(idempotency.keys().next().value as string);
+      if (idempotency.size >= maxEntries) dropOldest(idempotency);
       idempotency.set(key, { record: { fingerprint }, expires: t + ttl });
       return undefined;
     },
@@ -239,6 +267,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     async close() {
       closed = true;
+      untrack();
       statuses.clear();
       carrierIds.clear();
       submitted.clear();
@@ -247,6 +276,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       lastFromAddress.clear();
       senders.clear();
       rateWindows.clear();
+      idempotency.clear();
     },
   };
 }
@@ -314,6 +344,10 @@ class BoundedMap<V> {
   clear(): void {
     this.entries.clear();
     this.retired.clear();
+  }
+
+  get size(): number {
+    return this.entries.size + this.retired.size;
   }
 
   private find(key: string): [Map<string, { value: V; expires: number }>, { value: V; expires: number } | undefined] {

@@ -63,7 +63,7 @@ describe('Redis hot state', () => {
 
   it('stores `stage|status|at` under <prefix>:msg:{<id>}:status with the time to live, renewed on each advance', async () => {
     const prefix = freshPrefix();
-    const s = state(prefix, { ttlSeconds: 100 });
+    const s = state(prefix, { ttlSeconds: 100, finalTtlSeconds: 1000 });
     const raw = rawRedis();
     try {
       await s.advanceStatuses([{ id: 'm1', status: 'submitted', at: 1234 }]);

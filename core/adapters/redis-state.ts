@@ -13,7 +13,7 @@ export interface RedisStateOptions {
   prefix?: string;
   /** Lifetime of a status or carrier id after its last write (default 7 days). */
   ttlSeconds?: number;
-  /** Lifetime of a message's keys once its status is final (default 10 minutes). */
+  /** Lifetime of a message's keys once its status is final (default 1 minute). */
   finalTtlSeconds?: number;
   /**
    * Replicas that must hold each write before it resolves (Redis WAIT; on a
@@ -27,7 +27,7 @@ export interface RedisStateOptions {
 }
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
-const DEFAULT_FINAL_TTL_SECONDS = 10 * 60;
+const DEFAULT_FINAL_TTL_SECONDS = 60;
 
 /**
  * The stage table of `message-status.ts`, written into the script so Redis

@@ -106,6 +106,8 @@ export function startInboundConsumer(deps: {
         })),
       );
       deps.recent.put(records);
+      // A reply is final once received: it stays in memory only the final time to live.
+      deps.recent.finished(records.map((r) => r.id));
       await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
       for (const r of records) {
         if (r.applicationId)

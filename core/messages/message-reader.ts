@@ -1,7 +1,7 @@
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
-import { stageOf } from '../domain/message-status';
+import { isFinal, stageOf } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
 
 /**
@@ -32,6 +32,8 @@ export function createMessageReader(deps: { history: MessageHistory; state: HotS
       const [stored, hot] = await Promise.all([deps.history.getMessage(applicationId, id), deps.state.getStatus(id)]);
       if (!stored) throw notFound(id);
       deps.recent.put([stored]);
+      // Final already: it stays only the final time to live (a client polling it again meanwhile).
+      if (isFinal(stored.status)) deps.recent.finished([stored.id]);
       if (hot && stageOf(hot.status) > stageOf(stored.status)) return { ...stored, status: hot.status, statusAt: hot.at };
       return stored;
     },

@@ -1,0 +1,22 @@
+/**
+ * hermod_memory_entries by structure (recent messages, hot-state maps: what
+ * each in-process structure holds, summed over the service's processes) and
+ * hermod_callbacks_owed, from a /metrics page; {} when the page cannot be read.
+ */
+export async function memoryEntries(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text().catch(() => '');
+  const entries: Record<string, number> = {};
+  for (const m of text.matchAll(/^hermod_memory_entries\{structure="([^"]+)"\} (\d+)/gm)) entries[m[1]!] = Number(m[2]);
+  const owed = /^hermod_callbacks_owed (\d+)/m.exec(text);
+  if (owed) entries.callbacks_owed = Number(owed[1]);
+  return entries;
+}
+
+/** The largest structures first, e.g. `callbacks_owed 113241, state:last_messages 40580, …`. */
+export function formatEntries(entries: Record<string, number>): string {
+  return Object.entries(entries)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
+}
