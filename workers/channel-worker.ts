@@ -8,6 +8,9 @@ import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
+import { processSpan } from '../core/ports/bus-spans';
+import { activeTraceparent, inSpan, startSpan } from '../lib/tracing';
+import { createReceiptTraces } from './receipt-traces';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -63,14 +66,24 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
   );
+  // A status names the span it was reported in (tracing on), so core's handling of it joins the message's trace.
   const report = (id: string, status: MessageStatus, extra: Partial<StatusUpdate> = {}): Promise<void> =>
-    statuses.add({ id, status, at: Date.now(), channel, ...extra });
+    statuses.add({ id, status, at: Date.now(), channel, ...extra, trace: activeTraceparent() });
+  const receiptTraces = createReceiptTraces();
 
   carrier.onReport(async (r: CarrierReport) => {
+    const span = startSpan(`receipt ${carrier.name}`, {
+      kind: 'consumer',
+      parent: receiptTraces.take(r.carrierId),
+      attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
+    });
     try {
       const id = (await state.getMessageIdByCarrierId(r.carrierId)) ?? '';
-      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel });
+      span?.setAttribute('hermod.message_id', id);
+      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel, trace: span?.traceparent });
+      span?.end();
     } catch (err) {
+      span?.end(err);
       log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
       throw err;
     }
@@ -99,10 +112,16 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       try {
-        const { carrierIds } = await carrier.send(job, () => {
-          written = true;
-          void report(job.id, 'sent');
+        let submitTrace: string | undefined;
+        const { carrierIds } = await inSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } }, () => {
+          submitTrace = activeTraceparent();
+          return carrier.send(job, () => {
+            written = true;
+            void report(job.id, 'sent');
+          });
         });
+        // The receipt for these carrier ids, when it comes, is a child of this submit.
+        receiptTraces.remember(carrierIds, submitTrace);
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
@@ -136,7 +155,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
     const todo = jobs.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
-    await Promise.all(todo.map(sendOne));
+    await Promise.all(
+      todo.map((job) => {
+        const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
+        if (!span) return sendOne(job);
+        return span
+          .run(() => sendOne(job))
+          .then(
+            () => span.end(),
+            (err: unknown) => {
+              span.end(err);
+              throw err;
+            },
+          );
+      }),
+    );
     await statuses.drain();
   };
 

@@ -7,6 +7,7 @@ import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
 import { unaryHandler } from './unary-handler';
+import { withCallSpans } from './call-spans';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -39,7 +40,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   });
 
   const messaging: UntypedServiceImplementation = {
-    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }) => {
+    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }, metadata) => {
       const inputs: NewMessage[] = req.messages.map((m) => {
         if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
         return {
@@ -57,7 +58,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
           via: m.interface,
         };
       });
-      const results = await services.intake.accept(inputs);
+      const results = await withCallSpans('hermod.v1.Messaging/SendMessages', metadata, inputs, () => services.intake.accept(inputs));
       return {
         results: results.map(
           (r): SendResult =>

@@ -1,0 +1,29 @@
+import type { Context, Next } from 'koa';
+import { startSpan, tracingOn } from '../../lib/tracing';
+
+/**
+ * One server span per request while tracing is on, child of the caller's
+ * `traceparent` header when it sends one. Named after the matched route once
+ * the router has run (`POST /rest/sms/v2/messages`), so spans group by route
+ * rather than by every message id in a path. Off: one check, then next().
+ */
+export async function requestSpan(ctx: Context, next: Next): Promise<void> {
+  if (!tracingOn()) return next();
+  const incoming = ctx.get('traceparent');
+  const span = startSpan(`${ctx.method} ${ctx.path}`, {
+    kind: 'server',
+    parent: incoming || undefined,
+    attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol },
+  })!;
+  try {
+    await span.run(next);
+  } finally {
+    const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+    if (route) {
+      span.setAttribute('http.route', route);
+      span.updateName(`${ctx.method} ${route}`);
+    }
+    span.setAttribute('http.response.status_code', ctx.status);
+    span.end(ctx.status >= 500 ? new Error(`answered ${ctx.status}`) : undefined);
+  }
+}
