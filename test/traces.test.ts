@@ -7,11 +7,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmscSimulator, type SmscSimulator } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
+import { startHermod, type HermodProcess } from './support/hermod-process';
 import { createClient, type Client } from './support/https-client';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
 import { type RoleProcess, startRole } from './support/role-process';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Environment that makes a hermod process write every module it loads to `file` (test/support/record-imports.mjs). */
+const recordImports = (file: string) => ({ NODE_OPTIONS: `--import=${path.join(ROOT, 'test/support/record-imports.mjs')}`, RECORD_IMPORTS_FILE: file });
+const importsIn = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 /** A span as an OTLP/HTTP JSON export carries it, with the role of the process that made it. */
 interface ExportedSpan {
@@ -83,6 +88,7 @@ describe('traces of one message across the processes of a hermod on the Redis bu
   const callbacks: { status: string; traceparent: string }[] = [];
   let callbackReceiver: http.Server;
   const prefix = randomPrefix('traces');
+  let importsFile = '';
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
@@ -98,6 +104,7 @@ describe('traces of one message across the processes of a hermod on the Redis bu
     simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
     const { port: smscPort } = await simulator.start();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-traces-'));
+    importsFile = path.join(dataDir, 'imports.txt');
     // Gateway, core and the SMS worker each a process of its own (as on separate machines), all exporting to the receiver.
     const env = {
       HERMOD_BUS: 'redis',
@@ -117,6 +124,7 @@ describe('traces of one message across the processes of a hermod on the Redis bu
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'hermod-traces-test',
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...recordImports(importsFile),
     };
     const core = await startRole(['core'], env, '"msg":"core listening"');
     processes.push(core);
@@ -221,5 +229,36 @@ describe('traces of one message across the processes of a hermod on the Redis bu
     const ids = new Set(spans.map((s) => s.spanId));
     for (const s of spans) if (s !== root) expect(ids.has(s.parentSpanId), `parent of ${s.role}:${s.name}`).toBe(true);
     expect(otlp.paths[0]).toMatch(/^POST \/v1\/traces application\/json/);
+    // The SDK was loaded, as the module record shows (the check of the test below, that tracing off loads none, can see it).
+    expect(importsIn(importsFile).filter((l) => l.includes('@opentelemetry/sdk-trace-base')).length).toBeGreaterThan(0);
   }, 180_000);
+});
+
+describe('traces while no OTLP endpoint is set', () => {
+  let running: HermodProcess | undefined;
+  afterAll(async () => {
+    await running?.stop();
+  });
+
+  it('loads no OpenTelemetry module in any process and writes no trace ids into the logs, while a message goes all the way to the carrier', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-traces-off-'));
+    const importsFile = path.join(dataDir, 'imports.txt');
+    const env: Record<string, string> = { ...recordImports(importsFile), OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
+    running = await startHermod({ dataDir, env });
+    const client = createClient(running.baseUrl, running.ca(), { user: 'acme', pass: 'secret' });
+    try {
+      const sent = await client.post('/rest/sms/v2/messages', { destination: '+6427000002', content: '你好，世界 — kia ora 👋🏽', reference: 'off-1' });
+      expect(sent.status).toBe(202);
+      await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json?.status === 'received' ? true : undefined), 60_000);
+    } finally {
+      client.close();
+    }
+    const imports = importsIn(importsFile);
+    // The record saw the processes load hermod (several of them: supervisor, gateway, core)...
+    expect(imports.some((l) => l.includes('/gateway/app.ts'))).toBe(true);
+    expect(new Set(imports.map((l) => l.split(' ')[0])).size).toBeGreaterThan(2);
+    // ...and none of them loaded OpenTelemetry.
+    expect(imports.filter((l) => l.includes('@opentelemetry') || l.includes('otel-tracing'))).toEqual([]);
+    expect(running.output()).not.toContain('trace_id');
+  }, 240_000);
 });
