@@ -209,12 +209,15 @@ export interface TracingConfig {
   enabled: boolean;
   /** Where spans go (for the start-up line). */
   endpoint: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL as set ('' unset); hermod sends http/json whatever it says. */
+  protocol: string;
 }
 
 function resolveTracingConfig(env: Env): TracingConfig {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || '';
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none';
-  return { enabled: endpoint !== '' && !disabled, endpoint };
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || '').trim();
+  return { enabled: endpoint !== '' && !disabled, endpoint, protocol };
 }
 
 type Env = Record<string, string | undefined>;

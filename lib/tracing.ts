@@ -96,7 +96,7 @@ export function traceOf(item: object): string | undefined {
  * to flush and stop it.
  */
 export async function startTracing(
-  config: { enabled: boolean; endpoint: string },
+  config: { enabled: boolean; endpoint: string; protocol: string },
   role: string,
   // Structural, not lib/log's Logger: log.ts reads the active trace from here.
   log: { info(msg: string, fields?: Record<string, unknown>): void; warn(msg: string, fields?: Record<string, unknown>): void },
@@ -105,7 +105,9 @@ export async function startTracing(
   const { createOtlpTracing } = await import('./otel-tracing');
   const implementation = await createOtlpTracing(role);
   installTracing(implementation);
-  log.info('exporting traces over OTLP', { endpoint: config.endpoint });
+  log.info('exporting traces over OTLP', { endpoint: config.endpoint, protocol: 'http/json' });
+  if (config.protocol && config.protocol !== 'http/json')
+    log.warn('OTEL_EXPORTER_OTLP_PROTOCOL is not honoured: traces go as OTLP/HTTP with JSON bodies', { protocol: config.protocol });
   return {
     async stop() {
       installTracing(undefined);
