@@ -36,15 +36,29 @@ export function createTracing(options: { spanProcessors: SpanProcessor[]; attrib
   const tracer: Tracer = provider.getTracer('hermod');
   const active = new AsyncLocalStorage<Context>();
 
-  const parentContext = (parent: string | undefined): Context => {
+  const parentContext = (parent: string | null | undefined): Context => {
     if (parent === undefined) return active.getStore() ?? ROOT_CONTEXT;
-    const spanContext = parseTraceParent(parent);
+    const spanContext = parent === null ? null : parseTraceParent(parent);
     return spanContext ? trace.setSpanContext(ROOT_CONTEXT, { ...spanContext, isRemote: true }) : ROOT_CONTEXT;
+  };
+
+  /**
+   * The active span, unless it has ended: a socket or timer made inside a
+   * span keeps that context for good, and what runs from it later is no part
+   * of that span's work.
+   */
+  const current = (): Span | undefined => {
+    const span = trace.getSpan(active.getStore() ?? ROOT_CONTEXT);
+    return span && (span as { ended?: boolean }).ended !== true ? span : undefined;
   };
 
   return {
     startSpan(name: string, o: SpanOptions): TraceSpan {
-      const span = tracer.startSpan(name, { kind: KINDS[o.kind], attributes: o.attributes }, parentContext(o.parent));
+      const span = tracer.startSpan(
+        name,
+        { kind: KINDS[o.kind], attributes: o.attributes },
+        o.parent === undefined && !current() ? ROOT_CONTEXT : parentContext(o.parent),
+      );
       const context = trace.setSpan(ROOT_CONTEXT, span);
       return {
         traceparent: traceparentOf(span),
@@ -61,11 +75,11 @@ export function createTracing(options: { spanProcessors: SpanProcessor[]; attrib
       };
     },
     activeTraceparent() {
-      const span = trace.getSpan(active.getStore() ?? ROOT_CONTEXT);
+      const span = current();
       return span ? traceparentOf(span) : undefined;
     },
     logFields() {
-      const span = trace.getSpan(active.getStore() ?? ROOT_CONTEXT);
+      const span = current();
       if (!span) return undefined;
       const c = span.spanContext();
       return { trace_id: c.traceId, span_id: c.spanId };

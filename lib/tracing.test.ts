@@ -148,6 +148,22 @@ describe('traces', () => {
     expect(outside).not.toHaveProperty('trace_id');
   });
 
+  it('work that runs later from the context of an ended span (a socket or timer made inside it) is in no trace, and a span with a null parent starts its own', async () => {
+    const { exporter, tracing } = inMemoryTracing();
+    installTracing(tracing);
+    const request = startSpan('POST /rest/sms/v2/messages', { kind: 'server' })!;
+    const later = request.run(() => new Promise<string | undefined>((resolve) => setTimeout(() => resolve(activeTraceparent()), 20)));
+    const insideNow = request.run(() => activeTraceparent());
+    request.end();
+    expect(insideNow).toBe(request.traceparent);
+    expect(await later).toBeUndefined();
+    const receipt = request.run(() => startSpan('receipt smpp', { kind: 'consumer', parent: null })!);
+    receipt.end();
+    const [, requestTrace] = request.traceparent.split('-');
+    expect(receipt.traceparent.split('-')[1]).not.toBe(requestTrace);
+    expect(exporter.getFinishedSpans().find((s) => s.name === 'receipt smpp')!.parentSpanContext).toBeUndefined();
+  });
+
   it('a job or status of an older build, or one refused by a tracing-less reader, carries no trace, and a malformed trace starts a new one', () => {
     const { exporter, tracing } = inMemoryTracing();
     installTracing(tracing);

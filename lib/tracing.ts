@@ -17,8 +17,12 @@ export type SpanAttributes = Record<string, string | number | boolean>;
 
 export interface SpanOptions {
   kind: SpanKindName;
-  /** The parent as a `traceparent`; absent: the span active here (or a new trace). */
-  parent?: string;
+  /**
+   * The parent as a `traceparent`; null: a new trace; absent: the span active
+   * here (or a new trace). Spans whose parent may be unknown pass null, so a
+   * context an event emitter captured long ago cannot adopt them.
+   */
+  parent?: string | null;
   attributes?: SpanAttributes;
 }
 

@@ -74,7 +74,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   carrier.onReport(async (r: CarrierReport) => {
     const span = startSpan(`receipt ${carrier.name}`, {
       kind: 'consumer',
-      parent: receiptTraces.take(r.carrierId),
+      parent: receiptTraces.take(r.carrierId) ?? null,
       attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
     });
     try {

@@ -12,7 +12,7 @@ export async function requestSpan(ctx: Context, next: Next): Promise<void> {
   const incoming = ctx.get('traceparent');
   const span = startSpan(`${ctx.method} ${ctx.path}`, {
     kind: 'server',
-    parent: incoming || undefined,
+    parent: incoming || null,
     attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol },
   })!;
   try {
