@@ -60,9 +60,15 @@ export function startSpan(name: string, options: SpanOptions): TraceSpan | undef
   return tracing?.startSpan(name, options);
 }
 
-/** Runs `fn` inside a span ended with its outcome; while tracing is off, just runs it. */
-export async function inSpan<T>(name: string, options: SpanOptions, fn: () => Promise<T>): Promise<T> {
-  if (!tracing) return fn();
+/**
+ * Runs `fn` inside a span ended with its outcome; while tracing is off, just
+ * runs it and hands back its very promise (no extra turn of the event loop).
+ */
+export function inSpan<T>(name: string, options: SpanOptions, fn: () => Promise<T>): Promise<T> {
+  return tracing ? spanAround(tracing, name, options, fn) : fn();
+}
+
+async function spanAround<T>(tracing: Tracing, name: string, options: SpanOptions, fn: () => Promise<T>): Promise<T> {
   const span = tracing.startSpan(name, options);
   try {
     const result = await span.run(fn);

@@ -9,7 +9,7 @@ import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
 import { processSpan } from '../core/ports/bus-spans';
-import { activeTraceparent, inSpan, startSpan } from '../lib/tracing';
+import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
 
 export interface ChannelWorkerOptions {
@@ -111,17 +111,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       if (await cancelled(job)) return;
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
+      let submit: TraceSpan | undefined;
       try {
-        let submitTrace: string | undefined;
-        const { carrierIds } = await inSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } }, () => {
-          submitTrace = activeTraceparent();
-          return carrier.send(job, () => {
+        // Awaited as the carrier's own promise, span or not: the time from the
+        // submit's answer to its carrier ids being stored must not grow (a receipt races it).
+        submit = startSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } });
+        const send = () =>
+          carrier.send(job, () => {
             written = true;
             void report(job.id, 'sent');
           });
-        });
+        const { carrierIds } = await (submit ? submit.run(send) : send());
         // The receipt for these carrier ids, when it comes, is a child of this submit.
-        receiptTraces.remember(carrierIds, submitTrace);
+        receiptTraces.remember(carrierIds, submit?.traceparent);
+        submit?.end();
+        submit = undefined;
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
@@ -129,6 +133,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
         return;
       } catch (err) {
+        // A submit the carrier refused or that failed on the way (not what came after it).
+        submit?.end(err);
         const e = toHermodError(err);
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
