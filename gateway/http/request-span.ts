@@ -10,7 +10,8 @@ import { startSpan, tracingOn } from '../../lib/tracing';
 export async function requestSpan(ctx: Context, next: Next): Promise<void> {
   if (!tracingOn()) return next();
   const incoming = ctx.get('traceparent');
-  const span = startSpan(`${ctx.method} ${ctx.path}`, {
+  // Named by method alone until a route matched: paths of unknown routes (scanners) would make a name per request.
+  const span = startSpan(ctx.method, {
     kind: 'server',
     parent: incoming || null,
     attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol },
