@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import os from 'node:os';
-import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Context, DiagLogLevel, diag, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -95,7 +95,12 @@ export function createTracing(options: { spanProcessors: SpanProcessor[]; attrib
  * processor OTEL_BSP_*; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name
  * the service (default `hermod`).
  */
-export async function createOtlpTracing(role: string): Promise<Tracing> {
+export async function createOtlpTracing(role: string, log: { warn(msg: string, fields?: Record<string, unknown>): void }): Promise<Tracing> {
+  // The SDK tells of failed exports (a collector down or refusing) through its diagnostics: into hermod's log, as warnings.
+  const warn = (message: string, ...args: unknown[]) =>
+    log.warn('OpenTelemetry', { detail: [message, ...args.map((a) => (a instanceof Error ? a.message : a))] });
+  const quiet = () => undefined;
+  diag.setLogger({ error: warn, warn, info: quiet, debug: quiet, verbose: quiet }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
   return createTracing({
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     attributes: { 'hermod.role': role, 'service.instance.id': `${os.hostname()}:${process.pid}`, 'process.pid': process.pid },

@@ -113,7 +113,7 @@ export async function startTracing(
 ): Promise<{ stop(): Promise<void> }> {
   if (!config.enabled) return { stop: async () => undefined };
   const { createOtlpTracing } = await import('./otel-tracing');
-  const implementation = await createOtlpTracing(role);
+  const implementation = await createOtlpTracing(role, log);
   installTracing(implementation);
   log.info('exporting traces over OTLP', { endpoint: config.endpoint, protocol: 'http/json' });
   if (config.protocol && config.protocol !== 'http/json')
