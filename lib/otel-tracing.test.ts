@@ -1,7 +1,9 @@
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../test/support/eventually';
 import { createOtlpTracing } from './otel-tracing';
+import { startSpan, startTracing } from './tracing';
 
 describe('OTLP export', () => {
   const saved = { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT, delay: process.env.OTEL_BSP_SCHEDULE_DELAY };
@@ -28,5 +30,25 @@ describe('OTLP export', () => {
     expect(told.msg).toBe('OpenTelemetry');
     // Stopping does not hang on the unreachable collector (what it could not flush, startTracing's stop logs).
     await tracing.shutdown().catch(() => undefined);
+  }, 30_000);
+
+  it('stops within about 2 s when the collector takes the spans and never answers, saying it stopped without them', async () => {
+    const server = http.createServer(() => undefined);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const endpoint = `http://localhost:${(server.address() as net.AddressInfo).port}`;
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+    const warnings: string[] = [];
+    const log = { info: () => undefined, warn: (msg: string) => void warnings.push(msg) };
+    try {
+      const tracing = await startTracing({ enabled: true, endpoint, protocol: '' }, 'gateway', log);
+      startSpan('POST /rest/sms/v2/messages', { kind: 'server', parent: null })!.end();
+      const started = Date.now();
+      await tracing.stop();
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(warnings).toContain('traces not flushed within 2 s; stopping without them');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   }, 30_000);
 });

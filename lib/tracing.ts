@@ -121,7 +121,17 @@ export async function startTracing(
   return {
     async stop() {
       installTracing(undefined);
-      await implementation.shutdown().catch((err: unknown) => log.warn('could not flush traces', { err }));
+      // An unreachable collector must not hold up the process's stop (its grace is for messages): 2 s at most.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          log.warn('traces not flushed within 2 s; stopping without them');
+          resolve();
+        }, 2000);
+      });
+      const flushed = implementation.shutdown().catch((err: unknown) => log.warn('could not flush traces', { err }));
+      await Promise.race([flushed, late]);
+      clearTimeout(timer);
     },
   };
 }
