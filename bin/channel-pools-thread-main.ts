@@ -4,6 +4,7 @@ import { connectBusAndState } from '../core/adapters/thread-bridge-client';
 import type { Channel } from '../lib/channels';
 import type { Config } from '../lib/config';
 import { createLogger, setLogLevel } from '../lib/log';
+import { startTracing } from '../lib/tracing';
 import { startChannelPools } from '../workers/channel-pools';
 import type { PoolsThreadData, PoolsThreadMessage, PoolsThreadRequest } from './channel-pools-thread';
 
@@ -20,6 +21,8 @@ const bridge = connectBusAndState(data.port);
 const post = (m: PoolsThreadMessage): void => parentPort!.postMessage(m);
 
 try {
+  // A thread has its own modules: spans of the pools need a tracer of their own (off unless an OTLP endpoint is set).
+  const tracing = await startTracing(config.tracing, 'core-channel-pools', log);
   const pools = await startChannelPools(data.channels as Channel[], { config, bus: bridge.bus, state: bridge.state, log });
   parentPort!.on('message', async (m: PoolsThreadRequest) => {
     if (m.t === 'metrics') {
@@ -29,6 +32,7 @@ try {
     try {
       await pools.stop();
       await bridge.close();
+      await tracing.stop();
     } finally {
       post({ t: 'stopped' });
     }

@@ -4,6 +4,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from '../lib/metrics';
 import type { BoundPorts, Role } from '../lib/role';
+import { startTracing } from '../lib/tracing';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -60,6 +61,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
  */
 export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
   enableDefaultMetrics();
+  const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => {
@@ -71,6 +73,8 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
       }, config.shutdownGraceMs).unref();
       try {
         await running.stop();
+        // The spans of the last work go out before the process does.
+        await tracing.stop();
       } finally {
         clearTimeout(timer);
       }

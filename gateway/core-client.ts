@@ -11,6 +11,8 @@ import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } f
 import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
 import { createBatcher } from '../lib/batcher';
 import { unaryCall } from './unary-call';
+import { tracedSend } from './traced-send';
+import { traceMetadata } from '../lib/grpc-trace';
 
 export interface CoreClient {
   /** One message; calls from concurrent requests share one SendMessages call. */
@@ -32,13 +34,13 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
   const idempotency = new IdempotencyClient(address, channelCredentials, channelOptions);
   const sends = createBatcher<OutboundMessage, SendResult>(
     async (messages) => {
-      const res = await unaryCall(messaging, 'SendMessages', messaging.sendMessages as never, { messages });
+      const res = await unaryCall(messaging, 'SendMessages', messaging.sendMessages as never, { messages }, undefined, traceMetadata(messages));
       return (res as { results: SendResult[] }).results;
     },
     { maxItems: options.batchMax, maxDelayMs: options.batchDelayMs, maxConcurrent: 8 },
   );
   return {
-    send: (message) => sends.add(message),
+    send: (message) => tracedSend(message, (m) => sends.add(m)),
     getMessage: (applicationId, id) => unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
     getMessageByNumericId: (applicationId, numericId) =>
       unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),

@@ -1,4 +1,4 @@
-import type { Client, ServiceError } from '@grpc/grpc-js';
+import type { Client, Metadata, ServiceError } from '@grpc/grpc-js';
 import { fromServiceError } from '../lib/grpc-errors';
 import { grpcDuration } from '../lib/metrics';
 
@@ -10,16 +10,21 @@ type Callback<Res> = (err: ServiceError | null, res: Res) => void;
 export function unaryCall<Req, Res>(
   client: Client,
   method: string,
-  fn: (req: Req, opts: { deadline: Date }, cb: Callback<Res>) => unknown,
+  fn: (req: Req, ...rest: unknown[]) => unknown,
   req: Req,
   timeoutMs = CALL_TIMEOUT_MS,
+  /** Headers of the call (the traces of its items, see lib/grpc-trace.ts). */
+  metadata?: Metadata,
 ): Promise<Res> {
   const end = grpcDuration.startTimer({ side: 'client', method });
   return new Promise((resolve, reject) => {
-    fn.call(client, req, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
+    const done: Callback<Res> = (err, res) => {
       end({ code: err ? String(err.code) : 'OK' });
       if (err) reject(fromServiceError(err));
       else resolve(res);
-    });
+    };
+    const options = { deadline: new Date(Date.now() + timeoutMs) };
+    if (metadata) fn.call(client, req, metadata, options, done);
+    else fn.call(client, req, options, done);
   });
 }

@@ -232,6 +232,28 @@ export interface Config {
   historyFlushMs: number;
   /** fdatasync every journal append (survives power loss, costs latency). */
   journalFsync: boolean;
+  /** OpenTelemetry traces over OTLP/HTTP; off (no SDK loaded) unless an OTLP endpoint is set. */
+  tracing: TracingConfig;
+}
+
+/**
+ * Whether traces are exported. The standard OTEL_* variables decide it; the
+ * SDK itself reads the rest of them (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER,
+ * OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*, …) once tracing is on.
+ */
+export interface TracingConfig {
+  enabled: boolean;
+  /** Where spans go (for the start-up line). */
+  endpoint: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL as set ('' unset); hermod sends http/json whatever it says. */
+  protocol: string;
+}
+
+function resolveTracingConfig(env: Env): TracingConfig {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || '';
+  const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none';
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || '').trim();
+  return { enabled: endpoint !== '' && !disabled, endpoint, protocol };
 }
 
 type Env = Record<string, string | undefined>;
@@ -398,6 +420,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
+    tracing: resolveTracingConfig(env),
   };
   const sims = bool('HERMOD_CHANNEL_SIMULATORS', true);
   const simPorts = {

@@ -1,3 +1,5 @@
+import { traceLogFields } from './tracing';
+
 /** One JSON line per event on stdout; cheap enough to leave on in production. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,7 +24,8 @@ export function setLogLevel(level: LogLevel): void {
 export function createLogger(base: Record<string, unknown> = {}): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (RANK[level] < threshold) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }, errorReplacer);
+    // While a span is active (tracing on), the line names its trace and span.
+    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...traceLogFields(), ...base, ...fields }, errorReplacer);
     (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
   };
   return {

@@ -9,6 +9,9 @@ import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import type { Carrier, CarrierReport } from './carrier';
 import { UncertainSendError } from './uncertain-send-error';
+import { processSpan } from '../core/ports/bus-spans';
+import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
+import { createReceiptTraces } from './receipt-traces';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -64,14 +67,33 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
   );
+  // A status names the span it was reported in (tracing on), so core's handling of it joins the message's trace.
   const report = (id: string, status: MessageStatus, extra: Partial<StatusUpdate> = {}): Promise<void> =>
-    statuses.add({ id, status, at: Date.now(), channel, ...extra });
+    statuses.add({ id, status, at: Date.now(), channel, ...extra, trace: activeTraceparent() });
+  const receiptTraces = createReceiptTraces();
 
   carrier.onReport(async (r: CarrierReport) => {
+    const span = startSpan(`receipt ${carrier.name}`, {
+      kind: 'consumer',
+      parent: receiptTraces.take(r.carrierId) ?? null,
+      attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
+    });
     try {
       const id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
-      await reports.add({ id, status: r.status, at: r.at, carrierId: r.carrierId, errorCode: r.errorCode, channel, ...(r.detail ? { detail: r.detail } : {}) });
+      span?.setAttribute('hermod.message_id', id);
+      await reports.add({
+        id,
+        status: r.status,
+        at: r.at,
+        carrierId: r.carrierId,
+        errorCode: r.errorCode,
+        channel,
+        ...(r.detail ? { detail: r.detail } : {}),
+        trace: span?.traceparent,
+      });
+      span?.end();
     } catch (err) {
+      span?.end(err);
       log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
       throw err;
     }
@@ -99,15 +121,25 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       if (await cancelled(job)) return;
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
+      let submit: TraceSpan | undefined;
       try {
-        const { carrierIds } = await carrier.send(
-          job,
-          () => {
-            written = true;
-            void report(job.id, 'sent');
-          },
-          { redelivered },
-        );
+        // Awaited as the carrier's own promise, span or not: the time from the
+        // submit's answer to its carrier ids being stored must not grow (a receipt races it).
+        submit = startSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } });
+        const send = () =>
+          carrier.send(
+            job,
+            () => {
+              written = true;
+              void report(job.id, 'sent');
+            },
+            { redelivered },
+          );
+        const { carrierIds } = await (submit ? submit.run(send) : send());
+        // The receipt for these carrier ids, when it comes, is a child of this submit.
+        receiptTraces.remember(carrierIds, submit?.traceparent);
+        submit?.end();
+        submit = undefined;
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
@@ -115,6 +147,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
         return;
       } catch (err) {
+        // A submit the carrier refused or that failed on the way (not what came after it).
+        submit?.end(err);
         const e = toHermodError(err);
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
@@ -149,7 +183,23 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
     const todo = decoded.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
-    await Promise.all(todo.map((d) => sendOne(d.payload, d.record.redeliveries > 0)));
+    await Promise.all(
+      todo.map((d) => {
+        const job = d.payload;
+        const redelivered = d.record.redeliveries > 0;
+        const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
+        if (!span) return sendOne(job, redelivered);
+        return span
+          .run(() => sendOne(job, redelivered))
+          .then(
+            () => span.end(),
+            (err: unknown) => {
+              span.end(err);
+              throw err;
+            },
+          );
+      }),
+    );
     await statuses.drain();
   };
 

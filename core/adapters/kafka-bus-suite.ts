@@ -6,6 +6,7 @@ import { type KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type Ka
 import { startKafkaMemberProcess } from '../../test/support/kafka-member-process';
 import type { Bus, DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
+import { describeBusTraceContract } from './bus-trace-contract';
 import { eventually } from '../../test/support/eventually';
 import { unique } from './contract-support';
 import { createKafkaBus, type KafkaBusOptions } from './kafka-bus';
@@ -40,6 +41,11 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
       }, 60_000);
 
       describeBusContract(
+        `Kafka ${version} (kafkajs)`,
+        () => createKafkaBus({ brokers: cluster!.brokers, partitions: 4, replicationFactor: 1, retryBackoffMs: 50 }),
+        { timeoutMs: 60_000, settleMs: 3_000 },
+      );
+      describeBusTraceContract(
         `Kafka ${version} (kafkajs)`,
         () => createKafkaBus({ brokers: cluster!.brokers, partitions: 4, replicationFactor: 1, retryBackoffMs: 50 }),
         { timeoutMs: 60_000, settleMs: 3_000 },

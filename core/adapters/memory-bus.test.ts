@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
+import { describeBusTraceContract } from './bus-trace-contract';
 import { eventually } from '../../test/support/eventually';
 import { sleep } from './contract-support';
 import { createMemoryBus, fnv1a } from './memory-bus';
 
 describeBusContract('in-memory', () => createMemoryBus({ partitions: 8, retryDelayMs: 5 }));
+describeBusTraceContract('in-memory', () => createMemoryBus({ partitions: 8, retryDelayMs: 5 }));
 
 const value = (s: string) => Buffer.from(s);
 const texts = (records: DeliveredRecord[]) => records.map((r) => r.value.toString());

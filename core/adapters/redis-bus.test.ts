@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Bus, DeliveredRecord } from '../ports/bus';
 import { describeBusContract } from './bus-contract';
+import { describeBusTraceContract } from './bus-trace-contract';
 import { eventually } from '../../test/support/eventually';
 import { deferred, sleep, unique } from './contract-support';
 import { fnv1a } from './memory-bus';
@@ -19,6 +20,7 @@ afterAll(() => deleteRedisKeys(...prefixes));
 const FAST = { leaseMs: 600, renewEveryMs: 100, claimIdleMs: 300, blockMs: 500, retryDelayMs: 5, closeTimeoutMs: 2000 } satisfies Partial<RedisBusOptions>;
 
 describeBusContract('Redis Streams', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST }), { settleMs: 400 });
+describeBusTraceContract('Redis Streams', () => createRedisBus({ redis: REDIS_URL, prefix: freshPrefix(), partitions: 8, ...FAST }), { settleMs: 400 });
 // The same promises while acknowledged entries are trimmed as soon as possible.
 describeBusContract(
   'Redis Streams, trimming at once',

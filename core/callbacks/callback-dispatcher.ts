@@ -7,6 +7,8 @@ import { callbacksOwed, callbacksTotal } from '../../lib/metrics';
 import { createCallbackBacklog } from './callback-backlog';
 import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
+import { callbackSpan } from './callback-span';
+import { activeTraceparent } from '../../lib/tracing';
 import type { CallbackOutbox } from './callback-outbox';
 import { createCallbackQueues, type TryOutcome } from './callback-queues';
 import { createCallbackSettingsCache } from './callback-settings-cache';
@@ -81,14 +83,17 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     }
     try {
       await pace(url);
-      const answer = await deliverCallback({
-        url,
-        secret: settings.callbackSecret,
-        eventId: job.eventId,
-        body: JSON.stringify(job.body),
-        timeoutMs: o.timeoutMs,
-        allowPrivate: o.allowPrivate,
-      });
+      const answer = await callbackSpan(job, () =>
+        deliverCallback({
+          url,
+          secret: settings.callbackSecret,
+          eventId: job.eventId,
+          body: JSON.stringify(job.body),
+          timeoutMs: o.timeoutMs,
+          allowPrivate: o.allowPrivate,
+          traceparent: activeTraceparent(),
+        }),
+      );
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
       o.ledger?.tried(job, url, 'delivered');

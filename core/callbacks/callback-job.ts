@@ -11,6 +11,8 @@ export interface CallbackJob {
   attempt: number;
   /** Not to be tried before this time (epoch ms). */
   notBefore: number;
+  /** The W3C traceparent of the span whose change made it, while tracing is on. */
+  trace?: string;
 }
 
 export const encodeCallback = (job: CallbackJob): Buffer => Buffer.from(JSON.stringify(job));

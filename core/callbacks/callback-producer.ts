@@ -12,6 +12,7 @@ import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
 import { callbacksOwed } from '../../lib/metrics';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
+import { traceOf } from '../../lib/tracing';
 
 interface CallbackProducerDeps {
   bus: Bus;
@@ -86,6 +87,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       messageId: m.id,
       body: { id: m.id, message_id: m.id, status: c.status, detail: m.destination, ...(m.reference ? { reference: m.reference } : {}) },
       createdAt: c.at,
+      trace: traceOf(c),
     });
   };
 

@@ -66,6 +66,8 @@ export interface SignedDelivery {
   timeoutMs: number;
   allowPrivate: boolean;
   now?: number;
+  /** Sent as the W3C `traceparent` header, so a receiver that traces joins the message's trace. */
+  traceparent?: string;
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the application's callback secret. */
@@ -95,6 +97,7 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
     'x-hermod-event-id': d.eventId,
     'x-hermod-signature': signature(d.secret, timestamp, d.body),
   };
+  if (d.traceparent) headers.traceparent = d.traceparent;
   if (url.username || url.password) {
     headers.authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
   }

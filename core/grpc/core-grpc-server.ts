@@ -11,6 +11,7 @@ import { carrierInboundService } from './carrier-inbound-service';
 import { unaryHandler } from './unary-handler';
 import { OperationsService } from '../../proto/gen/hermod/v1/operations';
 import { operationsService, type OperationsDeps } from './operations-service';
+import { withCallSpans } from './call-spans';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -44,7 +45,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   });
 
   const messaging: UntypedServiceImplementation = {
-    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }) => {
+    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }, metadata) => {
       const inputs: NewMessage[] = req.messages.map((m) => {
         if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
         return {
@@ -62,7 +63,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
           via: m.interface,
         };
       });
-      const results = await services.intake.accept(inputs);
+      const results = await withCallSpans('hermod.v1.Messaging/SendMessages', metadata, inputs, () => services.intake.accept(inputs));
       return {
         results: results.map(
           (r): SendResult =>

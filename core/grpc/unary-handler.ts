@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import type { Metadata, sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import { toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
@@ -9,10 +9,10 @@ export function timeServerCall(method: string): (err?: unknown) => void {
 }
 
 /** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
-export function unaryHandler<Req, Res>(method: string, handler: (req: Req) => Promise<Res>) {
+export function unaryHandler<Req, Res>(method: string, handler: (req: Req, metadata: Metadata) => Promise<Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const end = timeServerCall(method);
-    handler(call.request).then(
+    handler(call.request, call.metadata).then(
       (res) => {
         end();
         callback(null, res);

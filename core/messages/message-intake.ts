@@ -3,7 +3,7 @@ import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import type { HotState } from '../ports/state';
-import type { StatusRecorder } from './status-recorder';
+import type { StatusChange, StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
 import { HermodError, toHermodError } from '../../lib/errors';
@@ -15,6 +15,8 @@ import type { LinkShortener } from './link-shortener';
 import { replyAddressKey } from './reply-address';
 import type { Quota } from '../accounts/accounts';
 import { createSendScreen } from './send-screen';
+import { publishSpans } from '../ports/bus-spans';
+import { carryTrace, traceOf } from '../../lib/tracing';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
@@ -119,21 +121,32 @@ export function createMessageIntake(deps: {
       byChannel.set(r.channel, list);
     }
     for (const [channel, list] of byChannel) {
-      await deps.bus.publish(
-        topicName(channel),
-        list.map((r) => ({
-          key: r.destination,
-          value: encodeJob({
-            id: r.id,
-            applicationId: r.applicationId,
-            channel: r.channel,
-            destination: r.destination,
-            source: r.source || r.mask,
-            content: r.content,
-            acceptedAt: r.acceptedAt,
-          }),
-        })),
-      );
+      const topic = topicName(channel);
+      const spans = publishSpans(topic, list);
+      await deps.bus
+        .publish(
+          topic,
+          list.map((r, i) => ({
+            key: r.destination,
+            value: encodeJob({
+              id: r.id,
+              applicationId: r.applicationId,
+              channel: r.channel,
+              destination: r.destination,
+              source: r.source || r.mask,
+              content: r.content,
+              acceptedAt: r.acceptedAt,
+              trace: spans.traces[i],
+            }),
+          })),
+        )
+        .then(
+          () => spans.end(),
+          (err: unknown) => {
+            spans.end(err);
+            throw err;
+          },
+        );
     }
     const now = Date.now();
     await deps.recorder.record(records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
@@ -183,7 +196,13 @@ export function createMessageIntake(deps: {
       remember(stored);
       await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
       for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
-      deps.recorder.announce(stored.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
+      deps.recorder.announce(
+        stored.map((r) => {
+          const change: StatusChange = { messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now };
+          carryTrace(change, traceOf(r));
+          return change;
+        }),
+      );
       // Hand-off to the channel happens after the answer; a failure here is
       // repaired by recovery, because the message is already durable.
       handOff(stored);
@@ -225,6 +244,7 @@ export function createMessageIntake(deps: {
         acceptedAt: now,
         replyTo: '',
       }));
+      for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
       if (deps.shortener) {
         const v2 = records.filter((r) => r.via === 'sms_v2');
         await deps.shortener.shorten(v2);

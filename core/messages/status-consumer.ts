@@ -7,6 +7,10 @@ import { decodeRecords, decodeStatus, type StatusUpdate } from '../ports/bus-pay
 import type { Logger } from '../../lib/log';
 import { unmatchedReports } from '../../lib/metrics';
 import { createUnmatchedReports } from './unmatched-reports';
+import { processSpan } from '../ports/bus-spans';
+import { carryTrace, type TraceSpan } from '../../lib/tracing';
+
+const STATUS_TOPIC = topicName('status');
 
 /**
  * Core's side of the status topic: resolves delivery reports known only by
@@ -75,15 +79,23 @@ export function startStatusConsumer(deps: {
 
   return deps.bus
     .subscribe(
-      topicName('status'),
+      STATUS_TOPIC,
       async (records) => {
         const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
         const ids = await Promise.all(updates.map(resolveId));
         const changes: StatusChange[] = [];
+        const spans: TraceSpan[] = [];
         updates.forEach((u, i) => {
           const id = ids[i];
           if (id) {
-            changes.push(changeOf(u, id));
+            const change = changeOf(u, id);
+            // Tracing on: the change (and the callback it causes) continues the trace of the worker that reported it.
+            const span = processSpan(STATUS_TOPIC, u.trace, { 'hermod.message_id': id, 'hermod.status': u.status });
+            if (span) {
+              spans.push(span);
+              carryTrace(change, span.traceparent);
+            }
+            changes.push(change);
             return;
           }
           // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others.
@@ -93,7 +105,13 @@ export function startStatusConsumer(deps: {
             deps.log.warn('dropping a delivery report without a message (too many waiting)', { carrierId: u.carrierId, status: u.status });
           }
         });
-        await deps.recorder.record(changes);
+        try {
+          await deps.recorder.record(changes);
+        } catch (err) {
+          for (const span of spans) span.end(err);
+          throw err;
+        }
+        for (const span of spans) span.end();
       },
       { group: 'core-status', maxBatch: 2000 },
     )

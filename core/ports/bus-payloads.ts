@@ -33,6 +33,8 @@ export interface OutboundJob {
   acceptedAt: number;
   /** Intelligent Messaging: the kind of message, and its media or template (content holds the text). */
   im?: ImJobDetails;
+  /** The W3C traceparent of the span that published it, while tracing is on (see bus-spans.ts). */
+  trace?: string;
 }
 
 export interface ImJobDetails {
@@ -55,6 +57,8 @@ export interface StatusUpdate {
   errorCode?: string;
   detail?: string;
   channel: string;
+  /** The W3C traceparent of the span that reported it, while tracing is on. */
+  trace?: string;
 }
 
 /** A message from a handset (MO), as the carrier delivered it. */
@@ -102,6 +106,7 @@ const SCHEMAS = {
       subject: str,
       reference: str,
     }),
+    trace: str,
   }),
   status: object(['id', 'status', 'at', 'channel'], {
     id: str,
@@ -111,6 +116,7 @@ const SCHEMAS = {
     errorCode: str,
     detail: str,
     channel: str,
+    trace: str,
   }),
   inbound: object(['source', 'destination', 'text', 'at', 'channel'], {
     source: str,
@@ -185,11 +191,12 @@ export const encodeJob = (job: OutboundJob): Buffer =>
     content: job.content,
     acceptedAt: job.acceptedAt,
     im: job.im,
+    trace: job.trace,
   });
 export const decodeJob = (value: Buffer): OutboundJob => decode('job', value);
 
 export const encodeStatus = (u: StatusUpdate): Buffer =>
-  encode({ id: u.id, status: u.status, at: u.at, carrierId: u.carrierId, errorCode: u.errorCode, detail: u.detail, channel: u.channel });
+  encode({ id: u.id, status: u.status, at: u.at, carrierId: u.carrierId, errorCode: u.errorCode, detail: u.detail, channel: u.channel, trace: u.trace });
 export const decodeStatus = (value: Buffer): StatusUpdate => decode('status', value);
 
 export const encodeInbound = (m: InboundPayload): Buffer =>
