@@ -242,6 +242,8 @@ export function parseCarriersFile(text: string, file: string, env: Record<string
       const ruleAt = `routes.${name}`;
       checkKeys(item, ROUTE_KEYS, ruleAt, fail);
       if (rules.some((x) => x.name === name)) fail(item.get('name', true) as Node, `${ruleAt}.name`, 'another route has this name');
+      // These name the decisions of the default route and of the ported-numbers table.
+      if (name === 'default' || name === 'ported-number') fail(item.get('name', true) as Node, `${ruleAt}.name`, `${name} is reserved`);
       const match = item.get('match', true);
       let prefixes: string[] = [];
       let applications: string[] = [];
