@@ -25,8 +25,8 @@ export interface InboundMessage {
 
 export interface Carrier {
   readonly name: string;
-  /** Resolves when the carrier has accepted the message; the ids it gave each part. */
-  send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[] }>;
+  /** Resolves when the carrier has accepted the message; the ids it gave each part, and how it was routed (kept with the `submitted` event). */
+  send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[]; detail?: string }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */

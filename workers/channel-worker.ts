@@ -99,7 +99,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       try {
-        const { carrierIds } = await carrier.send(job, () => {
+        const { carrierIds, detail } = await carrier.send(job, () => {
           written = true;
           void report(job.id, 'sent');
         });
@@ -107,7 +107,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
         await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
-        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
+        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
         return;
       } catch (err) {
         const e = toHermodError(err);
