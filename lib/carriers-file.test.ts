@@ -146,3 +146,17 @@ describe('the carriers file', () => {
     expect(c.defaultTarget).toEqual({ kind: 'carrier', carriers: ['smpp'] });
   });
 });
+
+describe('the README example carriers file', () => {
+  it('is a valid file of two simulated carriers', () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Carriers and routes'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const c = parseCarriersFile(yaml, 'README.md', {});
+    expect(c.carriers.map((x) => [x.name, x.simulated !== undefined])).toEqual([
+      ['spark', true],
+      ['one-nz', true],
+    ]);
+    expect(c.rules.map((r) => r.name)).toEqual(['brand-senders', 'nz-mobile', 'australia']);
+  });
+});

@@ -10,6 +10,7 @@ import type { Carrier } from '../carrier';
 import { createCarrierHealth, type CarrierHealth } from './carrier-health';
 import type { CarrierStatus } from './carrier-status';
 import { isThrottled, type SmppCarrier } from './smpp-carrier';
+import { createSubmitRate } from './submit-rate';
 
 export interface RoutedCarrier extends Carrier {
   /** Each carrier's binds, window, submit rate and last error, as this worker sees them. */
@@ -38,18 +39,11 @@ export function createRoutedCarrier(deps: {
 }): RoutedCarrier {
   const waitMs = deps.waitForCarrierMs ?? 30_000;
   const byName = new Map(deps.carriers.map((c) => [c.name, c]));
-  const configOf = new Map(deps.configs.map((c) => [c.name, c]));
   const health = new Map<string, CarrierHealth>(deps.configs.map((c) => [c.name, createCarrierHealth(c.errorThreshold, c.errorCooldownMs)]));
 
-  /** Waits for `n` of the carrier's submits this second, shared by every worker. */
-  const takeTokens = async (name: string, limit: number, n: number): Promise<void> => {
-    let got = 0;
-    while (got < n) {
-      const grant = await deps.state.takeRateTokens(`carrier:${name}`, limit, Math.min(n - got, limit));
-      got += grant.granted;
-      if (got < n) await sleep(Math.max(1, grant.windowEndsInMs));
-    }
-  };
+  const rates = new Map(
+    deps.configs.filter((c) => c.maxSubmitsPerSecond > 0).map((c) => [c.name, createSubmitRate(deps.state, c.name, c.maxSubmitsPerSecond)]),
+  );
 
   return {
     name: 'sms-routes',
@@ -78,8 +72,7 @@ export function createRoutedCarrier(deps: {
           await sleep(h.backoffUntil - now);
           continue;
         }
-        const limit = configOf.get(chosen.name)!.maxSubmitsPerSecond;
-        if (limit > 0) await takeTokens(chosen.name, limit, planSms(job.content).segments.length);
+        await rates.get(chosen.name)?.take(planSms(job.content).segments.length);
         let written = false;
         try {
           const { carrierIds } = await chosen.send(job, () => {
