@@ -154,6 +154,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
+    routes: { applications: history, reader, history },
     im: {
       accept: imIntake,
       bus,

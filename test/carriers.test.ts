@@ -98,6 +98,13 @@ describe('several carriers: three SMSC simulators, routes, failover and a throug
     expect(sent.map((s) => s.status)).toEqual(Array(6).fill(202));
     expect(await Promise.all(sent.map((s) => finalOf(s.json.id)))).toEqual(Array(6).fill('received'));
     for (const [carrier, destinations] of Object.entries(to)) for (const d of destinations) expect(carriersOf(d), d).toEqual([carrier]);
+    // The decision is kept in the message's history.
+    const routeOf = async (id: string) => (await hermod.cli(['messages', 'route', 'acme', id])).output;
+    expect(await routeOf(sent[0]!.json.id)).toContain(`${sent[0]!.json.id}\treceived\troute nz-21 → carrier alpha\t`);
+    expect(await routeOf(sent[2]!.json.id)).toContain('\troute nz-27-limited → carrier bravo\t');
+    expect(await routeOf(sent[4]!.json.id)).toContain('\troute default → carrier charlie\t');
+    const unknown = await hermod.cli(['messages', 'route', 'nobody', sent[0]!.json.id]);
+    expect([unknown.code, unknown.output]).toEqual([1, expect.stringContaining('no application named nobody')]);
   }, 120_000);
 
   it('keeps the carrier limited to 100 submits/s at or under 105 in every second while the others drain at full speed', async () => {
@@ -163,6 +170,8 @@ describe('several carriers: three SMSC simulators, routes, failover and a throug
     );
     expect(neverSubmitted).toEqual([]);
     expect(failedOver).toBeGreaterThan(0);
+    const movedId = load.accepted[where.findIndex((w) => w.length === 1 && w[0] === 'charlie')]!.id;
+    expect((await hermod.cli(['messages', 'route', 'acme', movedId])).output).toContain('\troute nz-21 → carrier charlie (failover from alpha)\t');
     // At most what was on alpha's two windows of 32 when it died.
     expect(duplicates).toBeLessThanOrEqual(64);
 

@@ -6,6 +6,8 @@ import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
+import { MessageRoutesService } from '../../proto/gen/hermod/v1/message_routes';
+import { messageRoutesService } from './message-routes-service';
 import { unaryHandler } from './unary-handler';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
@@ -30,6 +32,7 @@ export interface CoreServices {
   blockLists: BlockLists;
   campaigns: CampaignServices;
   im: Parameters<typeof imService>[0];
+  routes: Parameters<typeof messageRoutesService>[0];
 }
 
 export function createCoreGrpcServer(services: CoreServices): Server {
@@ -177,6 +180,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(AccountsService, accounts);
   server.addService(CampaignsService, campaignsService(services.campaigns));
   server.addService(IntelligentMessagingService, imService(services.im));
+  server.addService(MessageRoutesService, messageRoutesService(services.routes));
   return server;
 }
 

@@ -182,6 +182,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       return inner.listUnfinished(limit, after);
     },
     findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
+    getMessageRoute: (applicationId, id) => inner.getMessageRoute(applicationId, id),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
     listApplications: () => inner.listApplications(),

@@ -65,4 +65,13 @@ export interface MessageHistory {
    */
   listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
   findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
+  getMessageRoute(applicationId: string, id: string): Promise<MessageRoute | undefined>;
+}
+
+export interface MessageRoute {
+  /** e.g. `route nz-mobile → carrier one-nz (failover from spark)`. */
+  route: string;
+  carrierId: string;
+  at: number;
 }
