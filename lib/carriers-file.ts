@@ -48,6 +48,11 @@ export interface CarrierConfig {
   errorCooldownMs: number;
   /** Run an SMSC simulator for this carrier under `hermod start` (listening on host:port). */
   simulated: SimulatedCarrierConfig | undefined;
+  /**
+   * Put before the carrier's message ids where hermod keeps them (`spark:1a2b`), so two carriers that
+   * count ids the same way never match each other's receipts; '' for the single carrier of HERMOD_SMPP_*.
+   */
+  idPrefix: string;
 }
 
 /** Where a route sends a message: one carrier, carriers in failover order, or a weighted split. */
@@ -188,6 +193,7 @@ export function parseCarriersFile(text: string, file: string, env: Record<string
       errorThreshold: r.int(item, 'error_threshold', field('error_threshold'), 20, 1, 1_000_000),
       errorCooldownMs: r.duration(item, 'error_cooldown', field('error_cooldown'), '10s'),
       simulated: simulatedNode === undefined ? undefined : simulatedOf(simulatedNode as Node, field('simulated'), r, fail),
+      idPrefix: `${name}:`,
     });
   }
   const names = new Set(carriers.map((c) => c.name));

@@ -445,6 +445,8 @@ function carriersOf(env: Env, smpp: SmppConfig): CarriersConfig {
     errorThreshold: Number.MAX_SAFE_INTEGER,
     errorCooldownMs: 0,
     simulated: undefined,
+    // Ids as they were stored before carriers had names: receipts for messages sent before an upgrade still match.
+    idPrefix: '',
   };
   const carriers: CarriersConfig = { file: '', carriers: [carrier], rules: [], defaultTarget: { kind: 'carrier', carriers: ['smpp'] }, ported: new Map() };
   return Object.freeze(carriers);

@@ -23,6 +23,7 @@ export function carrierConfig(name: string, port: number, overrides: Partial<Car
     errorThreshold: 5,
     errorCooldownMs: 1000,
     simulated: undefined,
+    idPrefix: `${name}:`,
     ...overrides,
   };
 }

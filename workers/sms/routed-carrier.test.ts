@@ -155,6 +155,23 @@ describe('the routed SMS carrier', () => {
     for (let i = 20 + 1; i < at.length; i++) expect(at[i]! - at[i - 21]!).toBeGreaterThan(1000 - 50);
   });
 
+  it('keeps apart two carriers that number their messages the same way, in submits and in their receipts', async () => {
+    const [spark, oneNz] = [await kit.simulator({ seed: 7 }), await kit.simulator({ seed: 7 })];
+    const r = routed([carrierConfig('spark', spark.port), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    const receipts: string[] = [];
+    r.onReport((report) => void receipts.push(report.carrierId));
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+    const a = await r.send(job('+64211234567'));
+    const b = await r.send(job('+819012345678'));
+    expect(a.carrierIds[0]!.startsWith('spark:')).toBe(true);
+    expect(b.carrierIds[0]!.startsWith('one-nz:')).toBe(true);
+    // Both simulators gave the same id.
+    expect(a.carrierIds[0]!.slice('spark:'.length)).toBe(b.carrierIds[0]!.slice('one-nz:'.length));
+    await eventually(() => receipts.length === 2);
+    expect(receipts.sort()).toEqual([...a.carrierIds, ...b.carrierIds].sort());
+  });
+
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {
     expect(receiptIdAsSubmitId('255', 'decimal', 'hex')).toBe('ff');
     expect(receiptIdAsSubmitId('ff', 'hex', 'decimal')).toBe('255');

@@ -110,7 +110,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         submittedAt.delete(carrierId);
         receiptLatency.observe((Date.now() - at) / 1000);
       }
-      const report: CarrierReport = { carrierId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
+      const report: CarrierReport = { carrierId: config.idPrefix + carrierId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
       Promise.all(reportListeners.map((l) => l(report))).then(
         () => settle(true),
         (err: unknown) => {
@@ -178,7 +178,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         const now = Date.now();
         for (const r of results) submittedAt.set(r.messageId, now);
         while (submittedAt.size > MAX_TRACKED) submittedAt.delete(submittedAt.keys().next().value as string);
-        return { carrierIds: results.map((r) => r.messageId) };
+        return { carrierIds: results.map((r) => config.idPrefix + r.messageId) };
       } catch (err) {
         const retryable = (err as { retryable?: boolean }).retryable;
         smppSubmits.inc({ outcome: retryable ? 'transient' : 'rejected' });
