@@ -15,7 +15,7 @@ commands:
   core             run the core process (gRPC, intake, status, history; with HERMOD_BUS=memory also the SMS workers)
   worker --channel <name>
                    run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms, email, wab, rcs, mms
-  smsc-simulator   run the SMSC simulator (an SMPP server)
+  smsc-simulator   run the SMSC simulator (an SMPP server), or one per simulated carrier of HERMOD_CARRIERS_FILE
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
   grpc-certs <dir> <host>...
