@@ -15,7 +15,8 @@ export function slotShare(limit: number, i: number): number {
  * with the slot), holding a twentieth of the limit: whatever second one
  * looks at, at most `limit` plus one slot's share get through — 105 for a
  * limit of 100. Waiters of this process ask together, one round trip per
- * slot, first come first served.
+ * slot, first come first served; an allowance that arrives after its slot
+ * ended is given up (throughput lost rather than the bound).
  */
 export function createSubmitRate(state: HotState, carrier: string, limit: number, now: () => number = Date.now) {
   const waiting: { n: number; resolve(): void; reject(err: unknown): void }[] = [];
@@ -41,6 +42,9 @@ export function createSubmitRate(state: HotState, carrier: string, limit: number
             for (const w of waiting.splice(0)) w.reject(err);
             return;
           }
+          // An answer that comes back after its slot has ended is not used: spent in the next slot, beside
+          // that slot's own share (taken by this worker or another), it would let a second hold more than the bound.
+          if (Math.floor(now() / SLOT_MS) !== slot) granted = 0;
         }
         // Whole messages only, in order; a message of more parts than a slot holds takes them slot by slot.
         while (granted > 0 && waiting.length > 0) {
