@@ -15,7 +15,7 @@ commands:
   core             run the core process (gRPC, intake, status, history; with HERMOD_BUS=memory also the SMS workers)
   worker --channel <name>
                    run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms, email, wab, rcs, mms
-  smsc-simulator   run the SMSC simulator (an SMPP server)
+  smsc-simulator   run the SMSC simulator (an SMPP server), or one per simulated carrier of HERMOD_CARRIERS_FILE
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
   console          run the operator console (HERMOD_ADMIN_*; needs HERMOD_ADMIN_PASSWORD)
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     case 'im-templates':
     case 'contacts':
     case 'blocklist':
+    case 'messages':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {

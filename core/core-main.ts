@@ -164,6 +164,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     idempotencyTtlMs: config.idempotencyTtlMs,
     operations: { state, bus, history, ledger },
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
+    routes: { applications: history, reader, history },
     im: {
       accept: imIntake,
       bus,

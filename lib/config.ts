@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
 import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
 
@@ -180,6 +181,8 @@ export interface Config {
   gateways: number;
   bootstrap: BootstrapConfig | undefined;
   smpp: SmppConfig;
+  /** The SMS carriers and routes: HERMOD_CARRIERS_FILE, or one carrier named `smpp` from the HERMOD_SMPP_* variables. */
+  carriers: CarriersConfig;
   simulator: SimulatorConfig;
   channels: { email: EmailConfig; wab: HttpCarrierConfig; rcs: RcsCarrierConfig; mms: HttpCarrierConfig };
   channelSimulators: ChannelSimulatorsConfig;
@@ -386,6 +389,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       reconnectMinMs: duration('HERMOD_SMPP_RECONNECT_MIN', '250ms'),
       reconnectMaxMs: duration('HERMOD_SMPP_RECONNECT_MAX', '30s'),
     },
+    carriers: undefined as unknown as CarriersConfig,
     simulator: {
       enabled: simulatorEnabled,
       host: str('HERMOD_SMSC_HOST', '127.0.0.1'),
@@ -422,6 +426,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
     tracing: resolveTracingConfig(env),
   };
+  config.carriers = carriersOf(env, config.smpp);
   const sims = bool('HERMOD_CHANNEL_SIMULATORS', true);
   const simPorts = {
     smtpPort: int('HERMOD_SMTP_SINK_PORT', 2525, 0, 65535),
@@ -506,6 +511,37 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError('HERMOD_BOOTSTRAP_APP needs HERMOD_BOOTSTRAP_PASSWORD or HERMOD_BOOTSTRAP_API_KEY');
   }
   return Object.freeze(config);
+}
+
+/** The carriers file when HERMOD_CARRIERS_FILE names one; otherwise the one carrier of the HERMOD_SMPP_* variables, the default route to it. */
+function carriersOf(env: Env, smpp: SmppConfig): CarriersConfig {
+  const file = env.HERMOD_CARRIERS_FILE;
+  if (file) {
+    try {
+      return loadCarriersFile(path.resolve(file), env);
+    } catch (err) {
+      if (err instanceof CarriersFileError) throw new ConfigError(`HERMOD_CARRIERS_FILE: ${err.message}`);
+      throw err;
+    }
+  }
+  const carrier: CarrierConfig = {
+    name: 'smpp',
+    ...smpp,
+    binds: 1,
+    maxSubmitsPerSecond: 0,
+    sourceTon: undefined,
+    sourceNpi: undefined,
+    submitIds: 'hex',
+    receiptIds: 'hex',
+    // One carrier has nothing to fail over to: it keeps being tried, as before.
+    errorThreshold: Number.MAX_SAFE_INTEGER,
+    errorCooldownMs: 0,
+    simulated: undefined,
+    // Ids as they were stored before carriers had names: receipts for messages sent before an upgrade still match.
+    idPrefix: '',
+  };
+  const carriers: CarriersConfig = { file: '', carriers: [carrier], rules: [], defaultTarget: { kind: 'carrier', carriers: ['smpp'] }, ported: new Map() };
+  return Object.freeze(carriers);
 }
 
 function parseOutcomes(text: string): SimulatorConfig['outcomes'] {

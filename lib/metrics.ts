@@ -159,6 +159,46 @@ export const smppSubmits = once(
     }),
 );
 
+export const carrierSubmits = once(
+  'hermod_smpp_carrier_submits_total',
+  () =>
+    new Counter({
+      name: 'hermod_smpp_carrier_submits_total',
+      help: 'submit_sm per SMS carrier, by outcome: accepted, rejected, throttled (ESME_RTHROTTLED), error (other transient failures)',
+      labelNames: ['carrier', 'outcome'] as const,
+    }),
+);
+
+export const carrierWindowInUse = once(
+  'hermod_smpp_carrier_window_in_use',
+  () =>
+    new Gauge({
+      name: 'hermod_smpp_carrier_window_in_use',
+      help: 'Outstanding submit_sm awaiting submit_sm_resp, over every bind to an SMS carrier',
+      labelNames: ['carrier'] as const,
+    }),
+);
+
+export const carrierBindsUp = once(
+  'hermod_smpp_carrier_binds_up',
+  () =>
+    new Gauge({
+      name: 'hermod_smpp_carrier_binds_up',
+      help: 'Binds to an SMS carrier that are up, summed over the SMS workers',
+      labelNames: ['carrier'] as const,
+    }),
+);
+
+export const carrierFailovers = once(
+  'hermod_smpp_carrier_failovers_total',
+  () =>
+    new Counter({
+      name: 'hermod_smpp_carrier_failovers_total',
+      help: "Messages sent to a route's later carrier because an earlier one was down or past its error threshold, by the carrier passed over",
+      labelNames: ['carrier'] as const,
+    }),
+);
+
 export const receiptLatency = once(
   'hermod_smpp_receipt_latency_seconds',
   () =>

@@ -122,7 +122,10 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  if (config.simulator.enabled) await fork('smsc-simulator', 0);
+  // With a carriers file, the simulated carriers are the SMSC simulators; without one, HERMOD_SMSC_SIMULATOR decides.
+  const simulatedCarriers = config.carriers.carriers.filter((c) => c.simulated).map((c) => `${c.name} smpp://${c.host}:${c.port}`);
+  const smscSimulator = config.carriers.file ? simulatedCarriers.length > 0 : config.simulator.enabled;
+  if (smscSimulator) await fork('smsc-simulator', 0);
   if (config.channelSimulators.enabled) {
     await fork('channel-simulators', 0);
     // A simulator on port 0: its key names the port it got (read by the workers at their first RCS send).
@@ -143,7 +146,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     http: `http://${config.host}:${bound.ports.http ?? config.httpPort}`,
     metrics: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics`,
     core: bound.coreAddress(),
-    ...(config.simulator.enabled ? { smpp: `smpp://${config.simulator.host}:${bound.ports.smpp}` } : {}),
+    ...(!config.carriers.file && config.simulator.enabled ? { smpp: `smpp://${config.simulator.host}:${bound.ports.smpp}` } : {}),
+    ...(config.carriers.file ? { carriers: config.carriers.carriers.map((c) => c.name), simulatedCarriers } : {}),
     ...(bound.ports.admin !== undefined
       ? { console: `http://${config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host}:${bound.ports.admin}/` }
       : {}),

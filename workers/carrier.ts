@@ -30,11 +30,11 @@ export interface InboundMessage {
 export interface Carrier {
   readonly name: string;
   /**
-   * Resolves when the carrier has accepted the message; the ids it gave each part.
-   * `handover.redelivered`: the job was handed out before (a worker crashed or lost it
-   * mid-send), so an earlier send may have reached the carrier.
+   * Resolves when the carrier has accepted the message: the ids it gave each part, and how it was
+   * routed (kept with the `submitted` event). `handover.redelivered`: the job was handed out before
+   * (a worker crashed or lost it mid-send), so an earlier send may have reached the carrier.
    */
-  send(job: OutboundJob, onWritten?: () => void, handover?: { redelivered: boolean }): Promise<{ carrierIds: string[] }>;
+  send(job: OutboundJob, onWritten?: () => void, handover?: { redelivered: boolean }): Promise<{ carrierIds: string[]; detail?: string }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */

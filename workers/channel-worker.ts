@@ -135,7 +135,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
             },
             { redelivered },
           );
-        const { carrierIds } = await (submit ? submit.run(send) : send());
+        const { carrierIds, detail } = await (submit ? submit.run(send) : send());
         // The receipt for these carrier ids, when it comes, is a child of this submit.
         receiptTraces.remember(carrierIds, submit?.traceparent);
         submit?.end();
@@ -144,7 +144,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
         await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
-        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
+        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
         return;
       } catch (err) {
         // A submit the carrier refused or that failed on the way (not what came after it).

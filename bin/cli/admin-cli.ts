@@ -9,6 +9,7 @@ import {
 } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsClient, type ListTemplatesResponse, type Template, type UpsertTemplateRequest } from '../../proto/gen/hermod/v1/campaigns';
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
+import { type GetMessageRouteRequest, MessageRoutesClient, type MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
 import { newApiKey } from '../../core/domain/api-key';
 import type { Config } from '../../lib/config';
 import { fromServiceError } from '../../lib/grpc-errors';
@@ -35,6 +36,7 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   blocklist list [--app <name>]              the entries of one application's list, or of every list
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
+  messages route <name> <id>                 the route rule and carrier an SMS of the application was submitted to
   optouts list [<name>]                      handsets that replied STOP, of one application or all
   templates list <name>                      the application's Campaign Manager templates
   templates set <name> <template> <content>  create a template, or change its content (placeholders
@@ -53,6 +55,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
   const client = new AccountsClient(config.coreAddress, channelCredentials);
   const campaigns = new CampaignsClient(config.coreAddress, channelCredentials);
   const im = new IntelligentMessagingClient(config.coreAddress, channelCredentials);
+  const routes = new MessageRoutesClient(config.coreAddress, channelCredentials);
   const callOn = <Req, Res>(target: object, fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
     new Promise((resolve, reject) => fn.call(target, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))));
   const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> => callOn(client, fn, req);
@@ -197,6 +200,12 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       out(`${verb === 'add' ? 'added to' : 'removed from'} ${list}: ${entries.map((e) => e.prefix).join(' ')}`);
       return 0;
     }
+    if (group === 'messages' && verb === 'route' && name && extra) {
+      const r = await callOn<GetMessageRouteRequest, MessageRouteDetails>(routes, routes.getMessageRoute as never, { applicationName: name, id: extra });
+      out('id\tstatus\troute\tcarrier_id\tsubmitted_at');
+      out(`${r.id}\t${r.status}\t${r.route || '(not submitted)'}\t${r.carrierId || '-'}\t${r.submittedAt ? r.submittedAt.toISOString() : '-'}`);
+      return 0;
+    }
     if (group === 'im-templates' && verb === 'list' && name) {
       const { templates } = await callOn<object, ImTemplates>(im, im.listTemplates as never, { applicationName: name });
       out('id\tname\tlanguage\tbody');
@@ -258,5 +267,6 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     client.close();
     campaigns.close();
     im.close();
+    routes.close();
   }
 }

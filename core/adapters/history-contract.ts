@@ -229,6 +229,26 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.listEvents(randomUUID())).toEqual([]);
     });
 
+    it('gives the route and carrier of a message from its latest submitted event, only to its own application', async () => {
+      const m = message();
+      const waiting = message();
+      await history.insertMessages([m, waiting], [accepted(m), accepted(waiting)]);
+      // As core records a worker's report: without the application.
+      await history.appendEvents([
+        event(m, 'submitted', BASE + 1, { applicationId: '', carrierId: 'a-1', detail: 'route nz-mobile → carrier spark' }),
+        event(m, 'submitted', BASE + 2, { applicationId: '', carrierId: 'b-1', detail: 'route nz-mobile → carrier one-nz (failover from spark)' }),
+        event(m, 'received', BASE + 3, { carrierId: 'b-1' }),
+      ]);
+
+      expect(await history.getMessageRoute(m.applicationId, m.id)).toEqual({
+        route: 'route nz-mobile → carrier one-nz (failover from spark)',
+        carrierId: 'b-1',
+        at: BASE + 2,
+      });
+      expect(await history.getMessageRoute('another-application', m.id)).toBeUndefined();
+      expect(await history.getMessageRoute(waiting.applicationId, waiting.id)).toBeUndefined();
+    });
+
     it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {
       const v1: ApplicationRecord = {
         id: randomUUID(),

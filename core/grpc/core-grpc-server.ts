@@ -8,6 +8,8 @@ import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
 import { CarrierInboundService } from '../../proto/gen/hermod/v1/carrier_inbound';
 import { carrierInboundService } from './carrier-inbound-service';
+import { MessageRoutesService } from '../../proto/gen/hermod/v1/message_routes';
+import { messageRoutesService } from './message-routes-service';
 import { unaryHandler } from './unary-handler';
 import { OperationsService } from '../../proto/gen/hermod/v1/operations';
 import { operationsService, type OperationsDeps } from './operations-service';
@@ -36,6 +38,7 @@ export interface CoreServices {
   campaigns: CampaignServices;
   im: Parameters<typeof imService>[0];
   operations: OperationsDeps;
+  routes: Parameters<typeof messageRoutesService>[0];
 }
 
 export function createCoreGrpcServer(services: CoreServices): Server {
@@ -185,6 +188,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(IntelligentMessagingService, imService(services.im));
   server.addService(OperationsService, operationsService(services.operations));
   server.addService(CarrierInboundService, carrierInboundService({ bus: services.im.bus }));
+  server.addService(MessageRoutesService, messageRoutesService(services.routes));
   return server;
 }
 

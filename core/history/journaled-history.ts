@@ -187,6 +187,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       return inner.listEvents(id);
     },
     findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
+    getMessageRoute: (applicationId, id) => inner.getMessageRoute(applicationId, id),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
     listApplications: () => inner.listApplications(),

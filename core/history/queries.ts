@@ -220,6 +220,15 @@ LIMIT {limit:UInt32}`;
  * Our message id for a carrier's message id (delivery-report correlation).
  * Params: carrierId String. The bloom filter skips granules without it.
  */
+/** The latest `submitted` event of an application's message: its detail names the route and carrier the SMS worker chose. */
+export const GET_MESSAGE_ROUTE = `
+SELECT detail, carrier_id AS carrierId, toUnixTimestamp64Milli(at) AS at
+FROM ${events}
+WHERE message_id = {id:String} AND status = 'submitted'
+  AND message_id IN (SELECT id FROM ${messages} WHERE id = {id:String} AND application_id = {applicationId:String})
+ORDER BY at DESC
+LIMIT 1`;
+
 export const FIND_MESSAGE_ID_BY_CARRIER_ID = `
 SELECT message_id AS messageId
 FROM ${events}

@@ -12,6 +12,7 @@ import {
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
+  GET_MESSAGE_ROUTE,
   INSERTS,
   COUNT_LINK_CLICKS,
   GET_SHORT_LINK,
@@ -131,6 +132,11 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         carrierId: String(r.carrierId),
         errorCode: String(r.errorCode),
       }));
+    },
+    async getMessageRoute(applicationId, id) {
+      const rows = await select('getMessageRoute', GET_MESSAGE_ROUTE, { id, applicationId });
+      const row = rows[0];
+      return row ? { route: String(row.detail ?? ''), carrierId: String(row.carrierId ?? ''), at: toNumber(row.at) } : undefined;
     },
     async findMessageIdByCarrierId(carrierId) {
       if (carrierId === '') return undefined;

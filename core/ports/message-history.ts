@@ -67,4 +67,13 @@ export interface MessageHistory {
   findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
+  /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
+  getMessageRoute(applicationId: string, id: string): Promise<MessageRoute | undefined>;
+}
+
+export interface MessageRoute {
+  /** e.g. `route nz-mobile → carrier one-nz (failover from spark)`. */
+  route: string;
+  carrierId: string;
+  at: number;
 }

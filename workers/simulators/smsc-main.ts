@@ -20,11 +20,40 @@ export async function startSimulator(options: SmscSimulatorOptions, log: Logger)
 
 /**
  * The `smsc-simulator` role of `hermod start` / `hermod smsc-simulator`,
- * configured by lib/config. Receipts it owes are kept in its data directory,
- * so they reach the ESME after a crash of either side.
+ * configured by lib/config: one simulator per carrier the carriers file marks
+ * `simulated` (each with its own outcome mix and rate limit, on the carrier's
+ * port), or without a carriers file the one of HERMOD_SMSC_*. Receipts it owes
+ * are kept in its data directory, so they reach the ESME after a crash of
+ * either side.
  */
-export function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ ports: { smpp: number }; stop(): Promise<void> }> {
+export async function runSmscSimulator(config: Readonly<Config>, log: Logger): Promise<{ ports: { smpp?: number }; stop(): Promise<void> }> {
+  const dir = path.join(config.dataDir, 'smsc-simulator');
+  if (config.carriers.file) {
+    const simulated = config.carriers.carriers.filter((c) => c.simulated);
+    const started: { stop(): Promise<void> }[] = [];
+    for (const c of simulated) {
+      started.push(
+        await startSimulator(
+          {
+            host: c.host === 'localhost' ? '127.0.0.1' : c.host,
+            port: c.port,
+            receiptDelayMs: c.simulated!.receiptDelayMs,
+            outcomes: c.simulated!.outcomes,
+            throttlePerSecond: c.simulated!.rate || undefined,
+            storeFile: path.join(dir, `${c.name}-owed-receipts.log`),
+          },
+          log.child({ carrier: c.name }),
+        ),
+      );
+    }
+    return {
+      ports: {},
+      async stop() {
+        await Promise.all(started.map((s) => s.stop()));
+      },
+    };
+  }
   const s = config.simulator;
-  const storeFile = path.join(config.dataDir, 'smsc-simulator', 'owed-receipts.log');
+  const storeFile = path.join(dir, 'owed-receipts.log');
   return startSimulator({ host: s.host, port: s.port, receiptDelayMs: s.receiptDelayMs, outcomes: s.outcomes, storeFile }, log);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { smppBindUp } from '../../lib/metrics';
 import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
+import { carrierConfig } from './carrier-config-test-kit';
 import { createSmppCarrier } from './smpp-carrier';
 
 const kit = smppTestKit();
@@ -10,21 +11,7 @@ const bindUp = async (bind: string): Promise<number | undefined> => (await smppB
 describe('SMPP carrier metrics', () => {
   it('shows its bind up while bound, down once the SMSC goes away, and drops it when closed on purpose', async () => {
     const sim = await kit.simulator();
-    const carrier = createSmppCarrier(
-      {
-        host: 'localhost',
-        port: sim.port,
-        systemId: 'hermod',
-        password: 'secret',
-        systemType: '',
-        windowSize: 10,
-        enquireLinkMs: 30_000,
-        submitTimeoutMs: 2000,
-        reconnectMinMs: 10,
-        reconnectMaxMs: 50,
-      },
-      quietLog,
-    );
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
     kit.defer(() => carrier.close());
     const bind = `hermod@localhost:${sim.port}`;
     await carrier.ready();

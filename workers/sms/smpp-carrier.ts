@@ -1,11 +1,13 @@
-import type { SmppConfig } from '../../lib/config';
+import type { CarrierConfig, IdBase } from '../../lib/carriers-file';
+import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import { receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
+import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
 import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
-import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
-import { createSmppClient, type DeliveryReceipt, type ReceiptState } from '../carriers/smpp/smpp-client';
+import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
+import { CommandStatus } from '../carriers/smpp/command-status';
+import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
 
 /** What each receipt state means for the message. `accepted` (en route) is not a change. */
@@ -21,79 +23,148 @@ const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
 
 const MAX_TRACKED = 200_000;
 
-/** SMS over one SMPP 3.4 transceiver bind: each message split into its segments, each submitted in order. */
-export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier & { snapshot(): CarrierSnapshot } {
-  const bind = `${config.systemId}@${config.host}:${config.port}`;
-  const client = createSmppClient({
-    host: config.host,
-    port: config.port,
-    systemId: config.systemId,
-    password: config.password,
-    systemType: config.systemType,
-    windowSize: config.windowSize,
-    enquireLinkMs: config.enquireLinkMs,
-    submitTimeoutMs: config.submitTimeoutMs,
-    reconnectMinMs: config.reconnectMinMs,
-    reconnectMaxMs: config.reconnectMaxMs,
-    log,
-  });
+/** An SMS carrier over its SMPP binds, as the routed carrier sees it. */
+export interface SmppCarrier extends Carrier {
+  readonly binds: number;
+  readonly bindsUp: number;
+  readonly windowInUse: number;
+  /** Each bind's state for the operator console: up, window, accepted submits per second since the last call, last error. */
+  snapshots(): CarrierSnapshot[];
+}
+
+/** The SMPP command_status an error from a submit came with, if any. */
+export function smppStatusOf(err: unknown): number | undefined {
+  const cause = (err as { cause?: { status?: unknown } })?.cause;
+  return typeof cause?.status === 'number' ? cause.status : undefined;
+}
+
+export const isThrottled = (err: unknown): boolean => smppStatusOf(err) === CommandStatus.ESME_RTHROTTLED;
+
+/** A receipt's message id written the way submit_sm_resp wrote it (a carrier may use hex in one, decimal in the other). */
+export function receiptIdAsSubmitId(id: string, receiptIds: IdBase, submitIds: IdBase): string {
+  if (receiptIds === submitIds) return id;
+  try {
+    return receiptIds === 'decimal' ? BigInt(id).toString(16) : BigInt(`0x${id}`).toString(10);
+  } catch {
+    return id;
+  }
+}
+
+/**
+ * SMS over one carrier's SMPP 3.4 transceiver binds: each message split into
+ * its segments, all submitted in order on the bind with the most room.
+ */
+export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarrier {
+  const carrier = config.name;
   const reportListeners: ((r: CarrierReport) => void | Promise<void>)[] = [];
   const inboundListeners: ((m: InboundMessage) => void)[] = [];
   // When each carrier id was acknowledged, for the receipt latency histogram.
   const submittedAt = new Map<string, number>();
-  const window = smppWindowInUse.labels({ bind });
-  // Down until the first bind, so a carrier that never binds shows as down.
-  const up = smppBindUp.labels({ bind });
+  const window = carrierWindowInUse.labels({ carrier });
+  const up = carrierBindsUp.labels({ carrier });
   up.set(0);
-  // For the operator console's snapshot: errors, and accepted submits since the last snapshot.
-  let lastError = '';
-  let lastErrorAt = 0;
-  let accepted = 0;
-  let sampled = { accepted: 0, at: Date.now() };
-  const failed = (reason: string): void => {
-    lastError = reason;
-    lastErrorAt = Date.now();
+  let bindsUp = 0;
+
+  interface BindStats {
+    lastError: string;
+    lastErrorAt: number;
+    accepted: number;
+    sampled: { accepted: number; at: number };
+  }
+  const clients: { client: SmppClient; bind: string; window: ReturnType<typeof smppWindowInUse.labels>; stats: BindStats }[] = [];
+  for (let i = 0; i < config.binds; i++) {
+    const bind = `${config.systemId}@${config.host}:${config.port}${i === 0 ? '' : `#${i + 1}`}`;
+    const client = createSmppClient({
+      host: config.host,
+      port: config.port,
+      systemId: config.systemId,
+      password: config.password,
+      systemType: config.systemType,
+      windowSize: config.windowSize,
+      enquireLinkMs: config.enquireLinkMs,
+      submitTimeoutMs: config.submitTimeoutMs,
+      reconnectMinMs: config.reconnectMinMs,
+      reconnectMaxMs: config.reconnectMaxMs,
+      log,
+    });
+    const stats: BindStats = { lastError: '', lastErrorAt: 0, accepted: 0, sampled: { accepted: 0, at: Date.now() } };
+    const failed = (reason: string): void => {
+      stats.lastError = reason;
+      stats.lastErrorAt = Date.now();
+    };
+    clients.push({ client, bind, window: smppWindowInUse.labels({ bind }), stats });
+    // Down until the first bind, so a carrier that never binds shows as down.
+    const bindUp = smppBindUp.labels({ bind });
+    bindUp.set(0);
+    let isUp = false;
+    const setUp = (now: boolean) => {
+      if (now !== isUp) bindsUp += now ? 1 : -1;
+      isUp = now;
+      bindUp.set(now ? 1 : 0);
+      up.set(bindsUp);
+    };
+    client.on('bound', (e) => {
+      setUp(true);
+      log.info('SMPP bound', { carrier, bind, smsc: e.systemId });
+    });
+    client.on('disconnected', (e) => {
+      setUp(false);
+      failed(`disconnected: ${e.reason}`);
+      log.warn('SMPP disconnected', { carrier, bind, reason: e.reason, failedSubmits: e.failed });
+    });
+    client.on('bindFailed', (e) => {
+      setUp(false);
+      failed(`bind failed: ${e.reason}${e.status === undefined ? '' : ` (command_status ${e.status})`}`);
+      log.warn('SMPP bind failed', { carrier, bind, reason: e.reason, status: e.status });
+    });
+    client.on('receipt', (r: DeliveryReceipt, settle) => {
+      const status = STATUS_BY_RECEIPT[r.state];
+      if (!status) return settle(true);
+      const carrierId = receiptIdAsSubmitId(r.carrierMessageId, config.receiptIds, config.submitIds);
+      const at = submittedAt.get(carrierId);
+      if (at !== undefined) {
+        submittedAt.delete(carrierId);
+        receiptLatency.observe((Date.now() - at) / 1000);
+      }
+      const report: CarrierReport = { carrierId: config.idPrefix + carrierId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
+      Promise.all(reportListeners.map((l) => l(report))).then(
+        () => settle(true),
+        (err: unknown) => {
+          log.warn('delivery receipt not recorded; the SMSC will send it again', { err, carrier, carrierId });
+          settle(false);
+        },
+      );
+    });
+    client.on('mo', (m) => {
+      const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now(), carrierRef: m.carrierRef };
+      for (const l of inboundListeners) l(message);
+    });
+  }
+
+  const windowInUse = (): number => clients.reduce((n, c) => n + c.client.windowInUse, 0);
+  /** The bound client with the most room, or undefined when every bind is down. */
+  const pickClient = (): (typeof clients)[number] | undefined => {
+    let best: (typeof clients)[number] | undefined;
+    for (const c of clients) {
+      const room = (x: SmppClient) => x.windowInUse + x.queueLength;
+      if (c.client.isBound && (!best || room(c.client) < room(best.client))) best = c;
+    }
+    return best;
   };
 
-  client.on('bound', (e) => {
-    up.set(1);
-    log.info('SMPP bound', { bind, smsc: e.systemId });
-  });
-  client.on('disconnected', (e) => {
-    up.set(0);
-    failed(`disconnected: ${e.reason}`);
-    log.warn('SMPP disconnected', { bind, reason: e.reason, failedSubmits: e.failed });
-  });
-  client.on('bindFailed', (e) => {
-    up.set(0);
-    failed(`bind failed: ${e.reason}${e.status === undefined ? '' : ` (command_status ${e.status})`}`);
-    log.warn('SMPP bind failed', { bind, reason: e.reason, status: e.status });
-  });
-  client.on('receipt', (r: DeliveryReceipt, settle) => {
-    const status = STATUS_BY_RECEIPT[r.state];
-    if (!status) return settle(true);
-    const at = submittedAt.get(r.carrierMessageId);
-    if (at !== undefined) {
-      submittedAt.delete(r.carrierMessageId);
-      receiptLatency.observe((Date.now() - at) / 1000);
-    }
-    const report: CarrierReport = { carrierId: r.carrierMessageId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
-    Promise.all(reportListeners.map((l) => l(report))).then(
-      () => settle(true),
-      (err: unknown) => {
-        log.warn('delivery receipt not recorded; the SMSC will send it again', { err, carrierId: r.carrierMessageId });
-        settle(false);
-      },
-    );
-  });
-  client.on('mo', (m) => {
-    const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now(), carrierRef: m.carrierRef };
-    for (const l of inboundListeners) l(message);
-  });
-
   return {
-    name: 'smpp',
+    name: carrier,
+    binds: config.binds,
+    get bindsUp() {
+      return bindsUp;
+    },
+    get windowInUse() {
+      return windowInUse();
+    },
     async send(job: OutboundJob, onWritten?: () => void) {
+      const picked = pickClient();
+      if (!picked) throw new HermodError('unavailable', `no bind to carrier ${carrier} is up`, { retryable: true });
+      const { client, window: bindWindow, stats } = picked;
       const plan = planSms(job.content);
       let written = false;
       const submits = plan.segments.map((shortMessage) =>
@@ -104,8 +175,11 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier & { 
           dataCoding: plan.dataCoding,
           esmClass: plan.esmClass,
           registeredDelivery: 1,
+          sourceTon: config.sourceTon,
+          sourceNpi: config.sourceNpi,
           onSent: () => {
-            window.set(client.windowInUse);
+            bindWindow.set(client.windowInUse);
+            window.set(windowInUse());
             if (!written) {
               written = true;
               onWritten?.();
@@ -116,42 +190,51 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier & { 
       try {
         const results = await Promise.all(submits);
         smppSubmits.inc({ outcome: 'accepted' }, results.length);
-        accepted += results.length;
+        carrierSubmits.inc({ carrier, outcome: 'accepted' }, results.length);
+        stats.accepted += results.length;
         const now = Date.now();
         for (const r of results) submittedAt.set(r.messageId, now);
         while (submittedAt.size > MAX_TRACKED) submittedAt.delete(submittedAt.keys().next().value as string);
-        return { carrierIds: results.map((r) => r.messageId) };
+        return { carrierIds: results.map((r) => config.idPrefix + r.messageId) };
       } catch (err) {
-        smppSubmits.inc({ outcome: (err as { retryable?: boolean }).retryable ? 'transient' : 'rejected' });
-        failed(`submit failed: ${(err as Error).message}`);
+        const retryable = (err as { retryable?: boolean }).retryable;
+        smppSubmits.inc({ outcome: retryable ? 'transient' : 'rejected' });
+        carrierSubmits.inc({ carrier, outcome: isThrottled(err) ? 'throttled' : retryable ? 'error' : 'rejected' });
+        stats.lastError = `submit failed: ${(err as Error).message}`;
+        stats.lastErrorAt = Date.now();
         throw err;
       } finally {
-        window.set(client.windowInUse);
+        bindWindow.set(client.windowInUse);
+        window.set(windowInUse());
       }
     },
-    ready: () => client.ready(),
-    snapshot() {
+    ready: () => Promise.any(clients.map((c) => c.client.ready())).catch(() => Promise.reject(new HermodError('unavailable', `carrier ${carrier} is closed`))),
+    snapshots() {
       const now = Date.now();
-      const seconds = Math.max(0.001, (now - sampled.at) / 1000);
-      const submitsPerSecond = Math.round(((accepted - sampled.accepted) / seconds) * 10) / 10;
-      sampled = { accepted, at: now };
-      return {
-        channel: 'sms',
-        bind,
-        up: client.isBound,
-        windowInUse: client.windowInUse,
-        windowSize: config.windowSize,
-        submitsPerSecond,
-        lastError,
-        lastErrorAt,
-      };
+      return clients.map(({ client, bind, stats }) => {
+        const seconds = Math.max(0.001, (now - stats.sampled.at) / 1000);
+        const submitsPerSecond = Math.round(((stats.accepted - stats.sampled.accepted) / seconds) * 10) / 10;
+        stats.sampled = { accepted: stats.accepted, at: now };
+        return {
+          channel: 'sms',
+          bind: `${carrier} ${bind}`,
+          up: client.isBound,
+          windowInUse: client.windowInUse,
+          windowSize: config.windowSize,
+          submitsPerSecond,
+          lastError: stats.lastError,
+          lastErrorAt: stats.lastErrorAt,
+        };
+      });
     },
     onReport: (l) => void reportListeners.push(l),
     onInbound: (l) => void inboundListeners.push(l),
     async close() {
-      await client.close();
+      await Promise.all(clients.map((c) => c.client.close()));
       // A bind closed on purpose is not a bind down.
-      smppBindUp.remove({ bind });
+      for (const c of clients) smppBindUp.remove({ bind: c.bind });
+      carrierBindsUp.remove({ carrier });
+      carrierWindowInUse.remove({ carrier });
     },
   };
 }

@@ -1,0 +1,32 @@
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { GetMessageRouteRequest, MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
+import { HermodError } from '../../lib/errors';
+import type { MessageReader } from '../messages/message-reader';
+import type { AccountStore } from '../ports/account-store';
+import type { History } from '../ports/history';
+import { unaryHandler } from './unary-handler';
+
+/** MessageRoutes: the route and carrier an application's message was submitted to, from history. */
+export function messageRoutesService(deps: {
+  applications: Pick<AccountStore, 'getApplicationByName'>;
+  reader: MessageReader;
+  history: Pick<History, 'getMessageRoute' | 'flush'>;
+}): UntypedServiceImplementation {
+  return {
+    getMessageRoute: unaryHandler('GetMessageRoute', async (req: GetMessageRouteRequest): Promise<MessageRouteDetails> => {
+      const app = await deps.applications.getApplicationByName(req.applicationName);
+      if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
+      const message = await deps.reader.get(app.id, req.id);
+      // An operator's question, rare: worth making the events recorded so far readable first.
+      await deps.history.flush();
+      const route = await deps.history.getMessageRoute(app.id, req.id);
+      return {
+        id: message.id,
+        status: message.status,
+        route: route?.route ?? '',
+        carrierId: route?.carrierId ?? '',
+        submittedAt: route ? new Date(route.at) : undefined,
+      };
+    }),
+  };
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createMemoryState } from '../../core/adapters/memory-state';
+import { createRouteMatcher } from '../../core/domain/route-matcher';
+import type { OutboundJob } from '../../core/ports/bus-payloads';
+import type { CarrierConfig, RouteRule } from '../../lib/carriers-file';
+import { CommandStatus } from '../carriers/smpp/command-status';
+import type { SimulatedSubmit, SmscSimulator } from '../simulators/smsc-simulator';
+import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
+import { carrierConfig } from './carrier-config-test-kit';
+import { createRoutedCarrier } from './routed-carrier';
+import { createSmppCarrier, receiptIdAsSubmitId } from './smpp-carrier';
+
+const kit = smppTestKit();
+const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
+
+const job = (destination: string, content = KIA_ORA): OutboundJob => ({
+  id: randomUUID(),
+  applicationId: 'acme',
+  channel: 'sms',
+  destination,
+  source: 'Korero',
+  content,
+  acceptedAt: Date.now(),
+});
+
+/** Accepted submits each simulator saw, by destination. */
+function watch(sim: SmscSimulator): SimulatedSubmit[] {
+  const seen: SimulatedSubmit[] = [];
+  sim.on('submit', (s) => seen.push(s));
+  return seen;
+}
+
+const NZ: RouteRule = {
+  name: 'nz',
+  prefixes: ['+6421'],
+  applications: [],
+  channels: [],
+  source: undefined,
+  target: { kind: 'failover', carriers: ['spark', 'one-nz'] },
+};
+
+function routed(configs: CarrierConfig[], rules: RouteRule[], state = createMemoryState(), waitForCarrierMs = 5000) {
+  const carriers = configs.map((c) => createSmppCarrier(c, quietLog));
+  const r = createRoutedCarrier({
+    carriers,
+    configs,
+    decide: createRouteMatcher({ rules, defaultTarget: { kind: 'carrier', carriers: [configs.at(-1)!.name] }, ported: new Map() }),
+    state,
+    log: quietLog,
+    waitForCarrierMs,
+  });
+  kit.defer(() => r.close());
+  return r;
+}
+
+const eventually = async (check: () => boolean, ms = 5000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe('the routed SMS carrier', () => {
+  it('submits each message to the carrier its route names and says which rule and carrier it was', async () => {
+    const [spark, oneNz] = [await kit.simulator(), await kit.simulator()];
+    const [atSpark, atOneNz] = [watch(spark), watch(oneNz)];
+    const r = routed([carrierConfig('spark', spark.port, { sourceTon: 5, sourceNpi: 0 }), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    await r.ready();
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+    const nz = await r.send(job('+64211234567'));
+    const other = await r.send(job('+819012345678', '你好，世界'));
+    expect(nz.detail).toBe('route nz → carrier spark');
+    expect(other.detail).toBe('route default → carrier one-nz');
+    expect(atSpark.map((s) => s.destination)).toEqual(['+64211234567']);
+    expect(atOneNz.map((s) => [s.destination, s.text])).toEqual([['+819012345678', '你好，世界']]);
+  });
+
+  it('moves messages to the failover carrier while every bind of the first is down, and uses it again once a bind is back', async () => {
+    const [spark, oneNz] = [await kit.simulator(), await kit.simulator()];
+    const [atSpark, atOneNz] = [watch(spark), watch(oneNz)];
+    const r = routed([carrierConfig('spark', spark.port, { binds: 2 }), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    await eventually(() => r.statuses().every((s) => s.bindsUp === s.binds));
+
+    await spark.stop();
+    await eventually(() => r.statuses()[0]!.state === 'down');
+    const moved = await Promise.all(Array.from({ length: 10 }, (_, i) => r.send(job(`+642100000${i}`))));
+    expect(moved.every((m) => m.detail === 'route nz → carrier one-nz (failover from spark)')).toBe(true);
+    expect(atOneNz).toHaveLength(10);
+
+    await spark.start();
+    await eventually(() => r.statuses()[0]!.bindsUp === 2);
+    expect((await r.send(job('+64211111111'))).detail).toBe('route nz → carrier spark');
+    expect(atSpark.map((s) => s.destination)).toEqual(['+64211111111']);
+  });
+
+  it('backs off a carrier that answers ESME_RTHROTTLED while another carrier runs at full speed, and loses nothing', async () => {
+    const [spark, oneNz] = [await kit.simulator({ throttlePerSecond: 10 }), await kit.simulator()];
+    const [atSpark, atOneNz] = [watch(spark), watch(oneNz)];
+    const throttled: number[] = [];
+    spark.on('submit', (s) => s.status === CommandStatus.ESME_RTHROTTLED && throttled.push(Date.now()));
+    const r = routed([carrierConfig('spark', spark.port, { errorThreshold: 1000 }), carrierConfig('one-nz', oneNz.port)], [NZ], createMemoryState(), 30_000);
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+    const started = Date.now();
+    const slow = Promise.all(Array.from({ length: 25 }, (_, i) => r.send(job(`+64210000${String(i).padStart(3, '0')}`))));
+    const fast = await Promise.all(Array.from({ length: 200 }, (_, i) => r.send(job(`+8190000${String(i).padStart(3, '0')}`))));
+    const fastMs = Date.now() - started;
+    expect(fast).toHaveLength(200);
+    expect(fastMs).toBeLessThan(1500);
+    expect(r.statuses()[0]!.lastError).toBe('ESME_RTHROTTLED');
+    await slow;
+    expect(throttled.length).toBeGreaterThan(0);
+    expect(new Set(atSpark.filter((s) => s.status === 0).map((s) => s.destination)).size).toBe(25);
+    expect(atOneNz).toHaveLength(200);
+  });
+
+  it('passes a carrier answering system errors over once they reach its threshold, and tries it again after its cool-down', async () => {
+    let failing = true;
+    const [spark, oneNz] = [await kit.simulator({ statusFor: () => (failing ? CommandStatus.ESME_RSYSERR : undefined) }), await kit.simulator()];
+    const atOneNz = watch(oneNz);
+    const r = routed([carrierConfig('spark', spark.port, { errorThreshold: 3, errorCooldownMs: 1500 }), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+    // Each failed submit goes back to the channel worker, which retries it later.
+    for (let i = 0; i < 3; i++) await expect(r.send(job('+64210000001'))).rejects.toMatchObject({ retryable: true });
+    expect(r.statuses()[0]).toMatchObject({ state: 'failing', lastError: 'SMSC answered ESME_RSYSERR' });
+    expect((await r.send(job('+64210000002'))).detail).toBe('route nz → carrier one-nz (failover from spark)');
+    expect(atOneNz.map((s) => s.destination)).toEqual(['+64210000002']);
+
+    failing = false;
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    expect((await r.send(job('+64210000003'))).detail).toBe('route nz → carrier spark');
+    expect(r.statuses()[0]!.state).toBe('up');
+  });
+
+  it('keeps a carrier within its submits per second when two workers share the hot state', async () => {
+    const sim = await kit.simulator();
+    const at: number[] = [];
+    sim.on('submit', () => at.push(Date.now()));
+    const state = createMemoryState();
+    const config = carrierConfig('spark', sim.port, { maxSubmitsPerSecond: 20 });
+    const workers = [routed([config], [], state), routed([config], [], state)];
+    for (const w of workers) await eventually(() => w.statuses()[0]!.bindsUp === 1);
+
+    await Promise.all(workers.flatMap((w) => Array.from({ length: 50 }, () => w.send(job('+64215550000')))));
+    const perSecond = new Map<number, number>();
+    for (const t of at) perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+    expect(at).toHaveLength(100);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(21);
+    at.sort((a, b) => a - b);
+    // Any second, not just whole ones: 20 and one slot's share.
+    for (let i = 20 + 1; i < at.length; i++) expect(at[i]! - at[i - 21]!).toBeGreaterThan(1000 - 50);
+  });
+
+  it('keeps apart two carriers that number their messages the same way, in submits and in their receipts', async () => {
+    const [spark, oneNz] = [await kit.simulator({ seed: 7 }), await kit.simulator({ seed: 7 })];
+    const r = routed([carrierConfig('spark', spark.port), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    const receipts: string[] = [];
+    r.onReport((report) => void receipts.push(report.carrierId));
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+    const a = await r.send(job('+64211234567'));
+    const b = await r.send(job('+819012345678'));
+    expect(a.carrierIds[0]!.startsWith('spark:')).toBe(true);
+    expect(b.carrierIds[0]!.startsWith('one-nz:')).toBe(true);
+    // Both simulators gave the same id.
+    expect(a.carrierIds[0]!.slice('spark:'.length)).toBe(b.carrierIds[0]!.slice('one-nz:'.length));
+    await eventually(() => receipts.length === 2);
+    expect(receipts.sort()).toEqual([...a.carrierIds, ...b.carrierIds].sort());
+  });
+
+  it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {
+    expect(receiptIdAsSubmitId('255', 'decimal', 'hex')).toBe('ff');
+    expect(receiptIdAsSubmitId('ff', 'hex', 'decimal')).toBe('255');
+    expect(receiptIdAsSubmitId('1a2b', 'hex', 'hex')).toBe('1a2b');
+    expect(receiptIdAsSubmitId('not-a-number', 'decimal', 'hex')).toBe('not-a-number');
+  });
+});

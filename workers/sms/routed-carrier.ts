@@ -1,0 +1,133 @@
+import type { CarrierConfig } from '../../lib/carriers-file';
+import { HermodError, toHermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { carrierFailovers } from '../../lib/metrics';
+import type { RouteDecision, RouteInput } from '../../core/domain/route-matcher';
+import { planSms } from '../../core/domain/sms-segments';
+import type { OutboundJob } from '../../core/ports/bus-payloads';
+import type { HotState } from '../../core/ports/state';
+import type { Carrier } from '../carrier';
+import { createCarrierHealth, type CarrierHealth } from './carrier-health';
+import type { CarrierStatus } from './carrier-status';
+import { isThrottled, type SmppCarrier } from './smpp-carrier';
+import { createSubmitRate } from './submit-rate';
+
+export interface RoutedCarrier extends Carrier {
+  /** Each carrier's binds, window, submit rate and last error, as this worker sees them. */
+  statuses(): CarrierStatus[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The SMS channel's carrier: each message goes to the first carrier of its
+ * route (route-matcher.ts) that has a bind up and is not past its error
+ * threshold, within that carrier's submits per second shared by every worker
+ * through hot state. A carrier that throttles is waited for (it alone); a
+ * message whose submit never reached the wire moves on at once; one whose
+ * submit was written and then failed is handed back to the channel worker,
+ * whose retry routes it again, so nothing is submitted twice on purpose.
+ */
+export function createRoutedCarrier(deps: {
+  carriers: readonly SmppCarrier[];
+  configs: readonly CarrierConfig[];
+  decide: (m: RouteInput) => RouteDecision;
+  state: HotState;
+  log: Logger;
+  /** How long a message waits for a carrier of its route to come up before it is handed back for a later retry. */
+  waitForCarrierMs?: number;
+}): RoutedCarrier {
+  const waitMs = deps.waitForCarrierMs ?? 30_000;
+  const byName = new Map(deps.carriers.map((c) => [c.name, c]));
+  const health = new Map<string, CarrierHealth>(deps.configs.map((c) => [c.name, createCarrierHealth(c.errorThreshold, c.errorCooldownMs)]));
+
+  const rates = new Map(
+    deps.configs.filter((c) => c.maxSubmitsPerSecond > 0).map((c) => [c.name, createSubmitRate(deps.state, c.name, c.maxSubmitsPerSecond)]),
+  );
+
+  return {
+    name: 'sms-routes',
+    async send(job: OutboundJob, onWritten?: () => void) {
+      const decision = deps.decide({ id: job.id, destination: job.destination, applicationId: job.applicationId, source: job.source, channel: job.channel });
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const now = Date.now();
+        const passedOver: string[] = [];
+        let chosen: SmppCarrier | undefined;
+        for (const name of decision.carriers) {
+          const c = byName.get(name);
+          if (c && c.bindsUp > 0 && !health.get(name)!.coolingDown(now)) {
+            chosen = c;
+            break;
+          }
+          passedOver.push(name);
+        }
+        if (!chosen) {
+          if (now >= deadline) throw new HermodError('unavailable', `no carrier of route ${decision.rule} (${decision.carriers.join(', ')}) is up`);
+          await sleep(100);
+          continue;
+        }
+        const h = health.get(chosen.name)!;
+        if (h.backoffUntil > now) {
+          await sleep(h.backoffUntil - now);
+          continue;
+        }
+        await rates.get(chosen.name)?.take(planSms(job.content).segments.length);
+        let written = false;
+        try {
+          const { carrierIds } = await chosen.send(job, () => {
+            written = true;
+            onWritten?.();
+          });
+          h.succeeded();
+          h.countSubmits(Date.now(), carrierIds.length);
+          for (const p of passedOver) carrierFailovers.inc({ carrier: p });
+          const via = passedOver.length > 0 ? ` (failover from ${passedOver.join(', ')})` : '';
+          return { carrierIds, detail: `route ${decision.rule} → carrier ${chosen.name}${via}` };
+        } catch (err) {
+          const e = toHermodError(err);
+          if (isThrottled(err)) {
+            h.throttled(Date.now());
+            if (Date.now() < deadline) continue;
+            throw e;
+          }
+          if (!e.retryable) throw e;
+          if (!written) {
+            // Never on the wire (the bind went down in between): safe to route again at once.
+            await sleep(10);
+            continue;
+          }
+          h.failed(Date.now(), e.message);
+          deps.log.debug('carrier error after the submit was written; the channel worker retries', { carrier: chosen.name, id: job.id, err: e });
+          throw e;
+        }
+      }
+    },
+    ready: () => Promise.any(deps.carriers.map((c) => c.ready())).catch(() => Promise.reject(new HermodError('unavailable', 'every SMS carrier is closed'))),
+    onReport(listener) {
+      for (const c of deps.carriers) c.onReport(listener);
+    },
+    onInbound(listener) {
+      for (const c of deps.carriers) c.onInbound(listener);
+    },
+    async close() {
+      await Promise.all(deps.carriers.map((c) => c.close()));
+    },
+    statuses() {
+      const now = Date.now();
+      return deps.carriers.map((c) => {
+        const h = health.get(c.name)!;
+        return {
+          carrier: c.name,
+          binds: c.binds,
+          bindsUp: c.bindsUp,
+          state: c.bindsUp === 0 ? 'down' : h.coolingDown(now) || h.backoffUntil > now ? 'failing' : 'up',
+          windowInUse: c.windowInUse,
+          submitsPerSecond: h.submitsPerSecond(now),
+          lastError: h.lastError,
+          lastErrorAt: h.lastErrorAt,
+        };
+      });
+    },
+  };
+}
