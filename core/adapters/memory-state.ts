@@ -2,6 +2,7 @@ import { canAdvance, isFinal, type MessageStatus } from '../domain/message-statu
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
+import { createMemoryCampaignControl } from './memory-campaign-control';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -90,6 +91,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
   return {
     ...createMemoryScreening(now, open),
+    ...createMemoryCampaignControl(open),
 
     async advanceStatuses(advances) {
       open();
