@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     case 'im-templates':
     case 'contacts':
     case 'blocklist':
+    case 'campaigns':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {

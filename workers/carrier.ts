@@ -1,5 +1,6 @@
 import type { MessageStatus } from '../core/domain/message-status';
 import type { OutboundJob } from '../core/ports/bus-payloads';
+import { HermodError } from '../lib/errors';
 
 /**
  * What a channel worker needs from a carrier: send, and tell about delivery
@@ -25,12 +26,28 @@ export interface InboundMessage {
 
 export interface Carrier {
   readonly name: string;
-  /** Resolves when the carrier has accepted the message; the ids it gave each part. */
-  send(job: OutboundJob, onWritten?: () => void): Promise<{ carrierIds: string[] }>;
+  /**
+   * Resolves when the carrier has accepted the message; the ids it gave each
+   * part. `holdBack`, where the carrier queues messages before writing them,
+   * is asked right before the first part leaves: true withdraws the message
+   * unsent, rejected with heldBackError.
+   */
+  send(job: OutboundJob, onWritten?: () => void, holdBack?: () => boolean): Promise<{ carrierIds: string[] }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */
   onReport(listener: (report: CarrierReport) => void | Promise<void>): void;
   onInbound(listener: (message: InboundMessage) => void): void;
   close(): Promise<void>;
+}
+
+const HELD_BACK = 'held back before it reached the carrier';
+
+/** A message a carrier withdrew from its queue unsent, because `holdBack` said so. */
+export function heldBackError(): HermodError {
+  return new HermodError('unavailable', HELD_BACK, { retryable: true });
+}
+
+export function isHeldBack(err: unknown): boolean {
+  return err instanceof HermodError && err.message === HELD_BACK;
 }

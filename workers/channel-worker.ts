@@ -7,7 +7,8 @@ import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
-import type { Carrier, CarrierReport } from './carrier';
+import { isHeldBack, type Carrier, type CarrierReport } from './carrier';
+import { createCampaignGate } from './campaign-gate';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -91,18 +92,32 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     return true;
   };
 
+  const campaigns = createCampaignGate(state);
+  /** A campaign message the operator paused (parked: sent again on resume) or cancelled (ends `dead`). */
+  const heldByOperator = async (job: OutboundJob): Promise<boolean> => {
+    const verdict = await campaigns.verdict(job.id);
+    if (verdict === 'send') return false;
+    carrierSends.inc({ channel, outcome: verdict === 'parked' ? 'paused' : 'cancelled' });
+    if (verdict === 'cancelled') await report(job.id, 'dead', { detail: 'campaign cancelled' });
+    return true;
+  };
+
   const sendOne = async (job: OutboundJob): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
-      if (await cancelled(job)) return;
+      if ((await cancelled(job)) || (await heldByOperator(job))) return;
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       try {
-        const { carrierIds } = await carrier.send(job, () => {
-          written = true;
-          void report(job.id, 'sent');
-        });
+        const { carrierIds } = await carrier.send(
+          job,
+          () => {
+            written = true;
+            void report(job.id, 'sent');
+          },
+          () => campaigns.looksHeld(job.id),
+        );
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) void report(job.id, 'sent');
@@ -110,6 +125,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '' });
         return;
       } catch (err) {
+        // Withdrawn from the carrier's queue: the operator's word is checked again, atomically, at the top.
+        if (isHeldBack(err)) {
+          attempt--;
+          continue;
+        }
         const e = toHermodError(err);
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
@@ -135,7 +155,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
-    const todo = jobs.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
+    // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch.
+    const seen = new Set<string>();
+    const todo = jobs.filter((j, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED) && !seen.has(j.id) && seen.add(j.id));
     await Promise.all(todo.map(sendOne));
     await statuses.drain();
   };

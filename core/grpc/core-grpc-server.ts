@@ -4,6 +4,8 @@ import { MessagingService, Direction, type MessageDetails, type SendResult } fro
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
+import { CampaignControlService } from '../../proto/gen/hermod/v1/campaign_control';
+import { campaignControlService, type CampaignControlServices } from './campaign-control-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
 import { unaryHandler } from './unary-handler';
@@ -29,6 +31,7 @@ export interface CoreServices {
   accounts: Accounts;
   blockLists: BlockLists;
   campaigns: CampaignServices;
+  campaignControl: CampaignControlServices;
   im: Parameters<typeof imService>[0];
 }
 
@@ -176,6 +179,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
   server.addService(CampaignsService, campaignsService(services.campaigns));
+  server.addService(CampaignControlService, campaignControlService(services.campaignControl));
   server.addService(IntelligentMessagingService, imService(services.im));
   return server;
 }

@@ -81,9 +81,12 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
 
   return {
     name: 'smpp',
-    async send(job: OutboundJob, onWritten?: () => void) {
+    async send(job: OutboundJob, onWritten?: () => void, holdBack?: () => boolean) {
       const plan = planSms(job.content);
       let written = false;
+      // Asked once, for the first part: the parts behind it follow it out, or are withdrawn with it.
+      let held: boolean | undefined;
+      const holdOnce = holdBack && ((): boolean => (held ??= holdBack()));
       const submits = plan.segments.map((shortMessage) =>
         client.submit({
           source: job.source,
@@ -92,6 +95,7 @@ export function createSmppCarrier(config: SmppConfig, log: Logger): Carrier {
           dataCoding: plan.dataCoding,
           esmClass: plan.esmClass,
           registeredDelivery: 1,
+          holdBack: holdOnce,
           onSent: () => {
             window.set(client.windowInUse);
             if (!written) {
