@@ -29,8 +29,8 @@ export interface DryRunResult {
 /** Dropped members listed by name; the rest are only counted. */
 const MAX_LISTED = 1000;
 const PAGE = 5000;
-/** E.164: a country code and at most 15 digits, the plus optional. */
-const E164 = /^\+?[1-9]\d{6,14}$/;
+/** What Campaign Manager accepts as a member's destination (gateway/campaign-manager/schemas.ts); imports over gRPC are not checked. */
+const DESTINATION = /^\+?[0-9]{3,15}$/;
 const PARAM = /\{\{\s*param([1-6])\s*\}\}/g;
 const ENCODING = { gsm7: 'GSM-7', ucs2: 'UCS-2' } as const;
 
@@ -80,7 +80,7 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
         const reason =
           m.optedOut || optedOut[i]
             ? 'opted_out'
-            : !E164.test(m.destination)
+            : !DESTINATION.test(m.destination)
               ? 'invalid_destination'
               : blocks[i] !== undefined
                 ? 'blocked'
