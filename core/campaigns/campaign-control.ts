@@ -129,11 +129,12 @@ export function createCampaignControl(deps: {
     async pause(application: string, campaignId: string): Promise<CampaignView> {
       const { app, c } = await campaignOf(application, campaignId);
       if (isCancelled(c)) throw new HermodError('unprocessable', `campaign ${c.id} was cancelled: it cannot be paused`);
-      if (c.state !== 'paused') {
-        const before = await view(app.name, c);
-        if (before.state === 'finished') throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
-      }
+      // The word first (every worker reads it within a second), the counting after.
       await state.setCampaignControl(c.id, 'paused');
+      if (c.state !== 'paused' && (await view(app.name, c)).state === 'finished') {
+        await state.setCampaignControl(c.id, 'running');
+        throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
+      }
       const saved = c.state === 'paused' ? c : await save(c, 'paused');
       log.info('campaign paused', { campaign: c.id, application: app.name });
       return view(app.name, saved);
@@ -144,10 +145,14 @@ export function createCampaignControl(deps: {
       if (isCancelled(c)) throw new HermodError('unprocessable', `campaign ${c.id} was cancelled: it cannot be resumed`);
       const parked = await state.setCampaignControl(c.id, 'running');
       const saved = c.state === 'paused' ? await save(c, c.scheduleAt > now() ? 'scheduled' : 'sending') : c;
-      // What the workers parked goes out again; the fan-out hands out the members without a message yet.
-      await runner.resend(saved, parked);
-      if (c.state === 'paused') runner.add(saved);
       log.info('campaign resumed', { campaign: c.id, application: app.name, parked: parked.length });
+      // What the workers parked goes out again, after the answer (if core stops first, they are still
+      // queued in history and recovery hands them over at the next start); the fan-out hands out the
+      // members without a message yet.
+      runner
+        .resend(saved, parked)
+        .catch((err: unknown) => log.error('could not re-send parked campaign messages; recovery sends them at the next start', { err, campaign: c.id }));
+      if (c.state === 'paused') runner.add(saved);
       return view(app.name, saved);
     },
 
@@ -158,10 +163,12 @@ export function createCampaignControl(deps: {
         if (c.state === 'cancelling') runner.add(c);
         return view(app.name, c);
       }
-      if ((await view(app.name, c)).state === 'finished') {
+      // The word first (every worker reads it within a second); only a campaign with something left to send can be cancelled.
+      const parked = await state.setCampaignControl(c.id, 'cancelled');
+      if (parked.length === 0 && (await view(app.name, c)).state === 'finished') {
+        await state.setCampaignControl(c.id, c.state === 'paused' ? 'paused' : 'running');
         throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
       }
-      const parked = await state.setCampaignControl(c.id, 'cancelled');
       const saved = await save(c, 'cancelling');
       await endParked(deps.recorder, saved, parked);
       // Members without a message get one that ended dead; the workers end those still queued.
