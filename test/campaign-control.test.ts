@@ -177,6 +177,45 @@ describe('campaign control', () => {
     }
   }, 300_000);
 
+  it('pauses a campaign before its time: its time passes with nothing sent, a kill -9 keeps it paused, and resumed everyone gets one message', async () => {
+    let h = await startHermodWithSimulator('campaign-early-pause');
+    const simulator = h.simulator;
+    const submits = watchSubmits(simulator);
+    try {
+      // Far enough ahead for the pause to come first on a busy machine.
+      const schedule = Date.now() + 20_000;
+      const created = await h.client.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'Āpōpō — 明天',
+        schedule: new Date(schedule).toISOString(),
+        content: 'Kia ora {{param1}} — 你好 👋🏽',
+        members: members(50, '26'),
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = String(created.json.id);
+      expect((await campaigns(h.hermod, 'pause', 'acme', id)).state).toBe('paused');
+      await sleep(Math.max(0, schedule - Date.now()) + 3000);
+      expect(submits.total()).toBe(0);
+      expect((await campaigns(h.hermod, 'show', 'acme', id)).state).toBe('paused');
+
+      await h.hermod.kill9();
+      h.client.close();
+      const hermod = await startHermod({ dataDir: h.hermod.dataDir, env: { ...restartEnv(simulator), HERMOD_SMPP_WINDOW: '256' } });
+      h = { ...h, hermod, client: createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' }) };
+      await sleep(2000);
+      expect(submits.total()).toBe(0);
+      expect((await campaigns(h.hermod, 'show', 'acme', id)).state).toBe('paused');
+
+      expect((await campaigns(h.hermod, 'resume', 'acme', id)).state).toBe('running');
+      await eventually(async () => (submits.byDestination.size === 50 ? true : undefined), 60_000, 100);
+      await sleep(1000);
+      expect(submits.total()).toBe(50);
+    } finally {
+      h.client.close();
+      await h.hermod.stop();
+      await simulator.stop();
+    }
+  }, 180_000);
+
   it('dry-runs a campaign: nothing is sent, members are measured after placeholders, and each dropped member says why', async () => {
     const h = await startHermodWithSimulator('campaign-dry-run');
     const submits = watchSubmits(h.simulator);

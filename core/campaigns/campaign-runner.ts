@@ -87,7 +87,10 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     timers.set(c.id, timer);
   };
 
-  const fire = async (c: CampaignRecord): Promise<void> => {
+  const fire = async (scheduled: CampaignRecord): Promise<void> => {
+    // Read again: an operator may have paused or cancelled it while it waited for its time.
+    const c = (await store.getCampaign(scheduled.applicationId, scheduled.id)) ?? scheduled;
+    if (c.state === 'paused' || c.state === 'cancelled' || c.state === 'sent') return;
     const jobs: PartitionJob[] = [];
     for (let from = 0; from < c.memberCount; from += partitionSize) {
       jobs.push({ campaignId: c.id, applicationId: c.applicationId, from, to: Math.min(c.memberCount, from + partitionSize) });
