@@ -129,9 +129,9 @@ export function createCampaignControl(deps: {
     async pause(application: string, campaignId: string): Promise<CampaignView> {
       const { app, c } = await campaignOf(application, campaignId);
       if (isCancelled(c)) throw new HermodError('unprocessable', `campaign ${c.id} was cancelled: it cannot be paused`);
-      // The word first (every worker reads it within a second), the counting after.
+      // The word first (every worker reads it within a second); only a fan-out that is done (sent) may have nothing left, and counting tells.
       await state.setCampaignControl(c.id, 'paused');
-      if (c.state !== 'paused' && (await view(app.name, c)).state === 'finished') {
+      if (c.state === 'sent' && (await view(app.name, c)).state === 'finished') {
         await state.setCampaignControl(c.id, 'running');
         throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
       }
@@ -163,10 +163,10 @@ export function createCampaignControl(deps: {
         if (c.state === 'cancelling') runner.add(c);
         return view(app.name, c);
       }
-      // The word first (every worker reads it within a second); only a campaign with something left to send can be cancelled.
+      // The word first (every worker reads it within a second); only a fan-out that is done (sent) may have nothing left to cancel, and counting tells.
       const parked = await state.setCampaignControl(c.id, 'cancelled');
-      if (parked.length === 0 && (await view(app.name, c)).state === 'finished') {
-        await state.setCampaignControl(c.id, c.state === 'paused' ? 'paused' : 'running');
+      if (c.state === 'sent' && parked.length === 0 && (await view(app.name, c)).state === 'finished') {
+        await state.setCampaignControl(c.id, 'running');
         throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
       }
       const saved = await save(c, 'cancelling');
