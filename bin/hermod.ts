@@ -71,6 +71,7 @@ async function main(): Promise<void> {
     case 'contacts':
     case 'blocklist':
     case 'messages':
+    case 'campaigns':
       process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {

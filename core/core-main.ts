@@ -26,6 +26,8 @@ import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
 import { createTemplates } from './campaigns/templates';
 import { createCampaignResponder } from './campaigns/campaign-responder';
+import { createCampaignControl, restoreCampaignControls } from './campaigns/campaign-control';
+import { createCampaignDryRun } from './campaigns/campaign-dry-run';
 import { createImIntake } from './im/im-intake';
 import { startImOrchestrator } from './im/im-orchestrator';
 import { createImRateBudget } from './im/im-rate-budget';
@@ -88,6 +90,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
   await state.setOptOuts(await history.listOptOuts());
   await blockLists.load();
+  // Before any worker or fan-out runs: paused and cancelled campaigns stay so across restarts, whatever the hot state.
+  await restoreCampaignControls({ store: history.campaigns, state, recorder });
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
   const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync });
   const owedAtStart = outbox.owed();
@@ -126,7 +130,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   await recoverUnfinished({ history, state, intake, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
-  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, log, ...config.campaigns });
+  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, history, log, ...config.campaigns });
   const templates = createTemplates({ store: history.campaigns, applications: history, numericIds });
   const importMembers = createMemberImporter({
     store: history.campaigns,
@@ -136,6 +140,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     onCampaign: (c) => campaignRunner.add(c),
   });
   const lagMonitor = startBusLagMonitor(bus, log);
+  const campaignControl = {
+    control: createCampaignControl({ store: history.campaigns, applications: history, state, runner: campaignRunner, recorder, log }),
+    dryRun: createCampaignDryRun({ store: history.campaigns, applications: history, state, templates, ratePerSecond: config.campaigns.ratePerSecond }),
+  };
 
   const orchestrator = await startImOrchestrator({
     bus,
@@ -165,6 +173,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     operations: { state, bus, history, ledger },
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
     routes: { applications: history, reader, history },
+    campaignControl,
     im: {
       accept: imIntake,
       bus,

@@ -228,6 +228,8 @@ export interface Config {
     partitionSize: number;
     /** Fan-out pauses while the SMS workers have more than this many messages in hand. */
     maxBacklog: number;
+    /** SMS submits (segments) per second a campaign dry-run estimates its duration at. */
+    ratePerSecond: number;
   };
   /** Largest Campaign Manager list or campaign body, in bytes. */
   maxImportBytes: number;
@@ -419,6 +421,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     campaigns: {
       partitionSize: int('HERMOD_CAMPAIGN_PARTITION', 10_000, 100, 1_000_000),
       maxBacklog: int('HERMOD_CAMPAIGN_MAX_BACKLOG', 20_000, 100),
+      ratePerSecond: int('HERMOD_CAMPAIGN_RATE', 100, 1, 1_000_000),
     },
     maxImportBytes: int('HERMOD_MAX_IMPORT_BYTES', 256 * 1024 * 1024, 1024),
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),

@@ -214,7 +214,7 @@ export const carrierSends = once(
   () =>
     new Counter({
       name: 'hermod_carrier_sends_total',
-      help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken)',
+      help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken or its campaign cancelled; paused: parked until its campaign resumes)',
       labelNames: ['channel', 'outcome'] as const,
     }),
 );

@@ -1,5 +1,6 @@
 import type { MessageStatus } from '../core/domain/message-status';
 import type { OutboundJob } from '../core/ports/bus-payloads';
+import { HermodError } from '../lib/errors';
 
 /**
  * What a channel worker needs from a carrier: send, and tell about delivery
@@ -33,12 +34,31 @@ export interface Carrier {
    * Resolves when the carrier has accepted the message: the ids it gave each part, and how it was
    * routed (kept with the `submitted` event). `handover.redelivered`: the job was handed out before
    * (a worker crashed or lost it mid-send), so an earlier send may have reached the carrier.
+   * `handover.holdBack`, where the carrier queues messages before writing them, is asked right
+   * before the first part leaves: true withdraws the message unsent, rejected with heldBackError.
    */
-  send(job: OutboundJob, onWritten?: () => void, handover?: { redelivered: boolean }): Promise<{ carrierIds: string[]; detail?: string }>;
+  send(job: OutboundJob, onWritten?: () => void, handover?: Handover): Promise<{ carrierIds: string[]; detail?: string }>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */
   onReport(listener: (report: CarrierReport) => void | Promise<void>): void;
   onInbound(listener: (message: InboundMessage) => void): void;
   close(): Promise<void>;
+}
+
+/** How a job comes to the carrier: handed out before, and whether to withdraw it at the last moment. */
+export interface Handover {
+  redelivered?: boolean;
+  holdBack?: () => boolean;
+}
+
+const HELD_BACK = 'held back before it reached the carrier';
+
+/** A message a carrier withdrew from its queue unsent, because `holdBack` said so. */
+export function heldBackError(): HermodError {
+  return new HermodError('unavailable', HELD_BACK, { retryable: true });
+}
+
+export function isHeldBack(err: unknown): boolean {
+  return err instanceof HermodError && err.message === HELD_BACK;
 }

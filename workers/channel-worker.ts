@@ -7,7 +7,8 @@ import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
-import type { Carrier, CarrierReport } from './carrier';
+import { isHeldBack, type Carrier, type CarrierReport } from './carrier';
+import { createCampaignGate } from './campaign-gate';
 import { UncertainSendError } from './uncertain-send-error';
 import { processSpan } from '../core/ports/bus-spans';
 import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
@@ -114,11 +115,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     return true;
   };
 
+  const campaigns = createCampaignGate(state);
+  /** A campaign message the operator paused (parked: sent again on resume) or cancelled (ends `dead`). */
+  const heldByOperator = async (job: OutboundJob): Promise<boolean> => {
+    const verdict = await campaigns.verdict(job.id);
+    if (verdict === 'send') return false;
+    carrierSends.inc({ channel, outcome: verdict === 'parked' ? 'paused' : 'cancelled' });
+    if (verdict === 'cancelled') await report(job.id, 'dead', { detail: 'campaign cancelled' });
+    return true;
+  };
+
   const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
-      if (await cancelled(job)) return;
+      if ((await cancelled(job)) || (await heldByOperator(job))) return;
       let written = false;
       const end = carrierSendDuration.startTimer({ channel });
       let submit: TraceSpan | undefined;
@@ -133,7 +144,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
               written = true;
               void report(job.id, 'sent');
             },
-            { redelivered },
+            { redelivered, holdBack: () => campaigns.looksHeld(job.id) },
           );
         const { carrierIds, detail } = await (submit ? submit.run(send) : send());
         // The receipt for these carrier ids, when it comes, is a child of this submit.
@@ -149,6 +160,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       } catch (err) {
         // A submit the carrier refused or that failed on the way (not what came after it).
         submit?.end(err);
+        // Withdrawn from the carrier's queue: the operator's word is checked again, atomically, at the top.
+        if (isHeldBack(err)) {
+          attempt--;
+          continue;
+        }
         const e = toHermodError(err);
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
@@ -182,7 +198,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
-    const todo = decoded.filter((_, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED));
+    // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch.
+    const seen = new Set<string>();
+    const todo = decoded.filter(
+      (d, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED) && !seen.has(d.payload.id) && seen.add(d.payload.id),
+    );
     await Promise.all(
       todo.map((d) => {
         const job = d.payload;

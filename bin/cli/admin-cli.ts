@@ -13,6 +13,7 @@ import { type GetMessageRouteRequest, MessageRoutesClient, type MessageRouteDeta
 import { newApiKey } from '../../core/domain/api-key';
 import type { Config } from '../../lib/config';
 import { fromServiceError } from '../../lib/grpc-errors';
+import { CAMPAIGNS_USAGE, runCampaignsCommand } from './campaigns-cli';
 
 export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_CORE_ADDRESS):
   apps list                                  list applications
@@ -45,12 +46,14 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   im-templates set <name> <uuid> <template-name> <language> <body>
                                              create or change one (body placeholders: {{parameter}})
   contacts list <name>                       the application's contacts
-  contacts set <name> <uuid> [--mobile <e164>] [--email <address>] [--whatsapp <id>]`;
+  contacts set <name> <uuid> [--mobile <e164>] [--email <address>] [--whatsapp <id>]
+${CAMPAIGNS_USAGE}`;
 
 type Out = (line: string) => void;
 
 /** Runs one operators' command; returns the process exit code. */
 export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+  if (args[0] === 'campaigns') return runCampaignsCommand(config, args, out);
   const channelCredentials = createGrpcCredentials(config.grpcTls).channel();
   const client = new AccountsClient(config.coreAddress, channelCredentials);
   const campaigns = new CampaignsClient(config.coreAddress, channelCredentials);

@@ -502,6 +502,42 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         expect(await history.campaigns.maxReservedNumericId()).toBe(4096 * 1000 + 4 * 4096);
       });
 
+      it("lists an application's campaigns, newest first, and counts a campaign's messages by latest status", async () => {
+        await history.campaigns.upsertCampaign(campaign());
+        await history.campaigns.upsertCampaign(campaign({ id: 203, createdAt: BASE + 5, state: 'paused' }));
+        await history.campaigns.upsertCampaign(campaign({ id: 204, applicationId: 'app-two' }));
+        expect((await history.campaigns.listCampaigns('app-one')).map((c) => [c.id, c.state])).toEqual([
+          [203, 'paused'],
+          [202, 'scheduled'],
+        ]);
+        expect((await history.campaigns.listCampaigns('')).map((c) => c.id).sort()).toEqual([202, 203, 204]);
+
+        const ms = [0, 1, 2, 3, 4].map((p) => message({ id: campaignMessageId(203, p), destination: `+6421100${p}`, acceptedAt: BASE }));
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([
+          event(ms[0]!, 'sent', BASE + 10),
+          event(ms[0]!, 'submitted', BASE + 20),
+          event(ms[0]!, 'received', BASE + 30),
+          event(ms[1]!, 'sent', BASE + 1000),
+          event(ms[1]!, 'rejected', BASE + 1001),
+          event(ms[2]!, 'queued', BASE + 5),
+          event(ms[3]!, 'dead', BASE + 6),
+        ]);
+        const { lo, hi } = campaignMessageRange(203, 0, 10);
+        expect(await history.campaigns.progressRange(lo, hi, BASE + 500)).toEqual({
+          messages: 5,
+          handed: 2,
+          delivered: 1,
+          failed: 1,
+          blocked: 0,
+          dead: 1,
+          waiting: 2,
+          handedSince: 1,
+        });
+        const none = campaignMessageRange(999, 0, 10);
+        expect((await history.campaigns.progressRange(none.lo, none.hi, 0)).messages).toBe(0);
+      });
+
       it("lists an application's templates with their newest content", async () => {
         await history.campaigns.upsertTemplate({ id: 1, applicationId: 'app-one', name: 'nau mai — 欢迎', content: 'Kia ora', updatedAt: BASE });
         await history.campaigns.upsertTemplate({

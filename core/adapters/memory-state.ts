@@ -4,6 +4,7 @@ import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext,
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
 import { trackEntries } from '../../lib/metrics';
+import { createMemoryCampaignControl } from './memory-campaign-control';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -115,6 +116,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   return {
     ...createMemoryScreening(now, open),
     ...createMemoryCarrierSnapshots(now, open),
+    ...createMemoryCampaignControl(open),
 
     async advanceStatuses(advances) {
       open();

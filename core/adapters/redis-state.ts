@@ -4,6 +4,7 @@ import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext,
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { createRedisScreening } from './redis-screening-state';
+import { createRedisCampaignControl } from './redis-campaign-control';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
 export interface RedisStateOptions {
@@ -176,6 +177,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
   return {
     ...createRedisScreening(client, prefix, each, write, open),
     ...createRedisCarrierSnapshots(client, prefix, each, open),
+    ...createRedisCampaignControl(client, prefix, each, write, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();

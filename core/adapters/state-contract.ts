@@ -135,6 +135,30 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.wereCancelled([])).toEqual([]);
     });
 
+    it('pauses a campaign: messages parked while it is paused come back once, when it runs again', async () => {
+      const campaign = 1 + Math.floor(Math.random() * 2 ** 40);
+      const [m1, m2] = [unique('msg'), unique('msg')];
+      expect(await state.campaignControls([campaign])).toEqual(['running']);
+      expect(await state.parkCampaignMessages(campaign, [m1])).toBe('running');
+      expect(await state.setCampaignControl(campaign, 'paused')).toEqual([]);
+      expect(await state.campaignControls([campaign, campaign + 1])).toEqual(['paused', 'running']);
+      expect(await state.parkCampaignMessages(campaign, [m1])).toBe('paused');
+      expect(await state.parkCampaignMessages(campaign, [m2, m1])).toBe('paused');
+      expect((await state.setCampaignControl(campaign, 'running')).sort()).toEqual([m1, m2].sort());
+      expect(await state.parkCampaignMessages(campaign, [m1])).toBe('running');
+      expect(await state.setCampaignControl(campaign, 'running')).toEqual([]);
+    });
+
+    it('cancels a campaign: the parked messages are handed back to be ended, and nothing parks any more', async () => {
+      const campaign = 1 + Math.floor(Math.random() * 2 ** 40);
+      const m1 = unique('msg');
+      await state.setCampaignControl(campaign, 'paused');
+      await state.parkCampaignMessages(campaign, [m1]);
+      expect(await state.setCampaignControl(campaign, 'cancelled')).toEqual([m1]);
+      expect(await state.parkCampaignMessages(campaign, [unique('msg')])).toBe('cancelled');
+      expect(await state.campaignControls([campaign])).toEqual(['cancelled']);
+    });
+
     it('claims an idempotency key once, then returns what it holds until it is released', async () => {
       const key = `idem-${Math.random().toString(36).slice(2)}`;
       expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toBeUndefined();

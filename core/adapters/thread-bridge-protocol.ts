@@ -48,6 +48,9 @@ export const STATE_METHODS = [
   'releaseIdempotencyKey',
   'putCarrierSnapshots',
   'listCarrierSnapshots',
+  'setCampaignControl',
+  'campaignControls',
+  'parkCampaignMessages',
 ] as const satisfies readonly Exclude<keyof HotState, 'close'>[];
 
 export type StateMethod = (typeof STATE_METHODS)[number];

@@ -14,22 +14,12 @@
  * comes from a block the numeric id generator reserves for the campaign (see
  * numeric-ids.ts): 256 ids per reserved millisecond.
  */
-const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-8000-0000[0-9a-f]{8}$/;
+export { campaignOfMessage, isCampaignMessageId } from '../domain/campaign-message-id';
 
 export function campaignMessageId(campaignId: number, position: number): string {
   const c = campaignId.toString(16).padStart(14, '0');
   const p = position.toString(16).padStart(8, '0');
   return `${c.slice(0, 8)}-${c.slice(8, 12)}-8${c.slice(12, 14)}0-8000-0000${p}`;
-}
-
-export function isCampaignMessageId(id: string): boolean {
-  return HEX.test(id);
-}
-
-/** The campaign a campaign message id belongs to (0 for any other id). */
-export function campaignOfMessage(id: string): number {
-  if (!isCampaignMessageId(id)) return 0;
-  return parseInt(id.slice(0, 8) + id.slice(9, 13) + id.slice(15, 17), 16);
 }
 
 export function positionOfCampaignMessage(id: string): number {

@@ -80,11 +80,13 @@ describe('campaign runner', () => {
       dispatch: async () => undefined,
       drain: async () => undefined,
     };
+    const state = createMemoryState();
     const runner = await startCampaignRunner({
       store: watched,
       bus: createMemoryBus(),
       intake,
-      state: createMemoryState(),
+      state,
+      history,
       log: createLogger({ test: 'campaign-runner' }),
       partitionSize: 2000,
       pageSize: 300,

@@ -1,14 +1,14 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
-import type { MessageRecord } from '../ports/message-history';
-import type { HotState } from '../ports/state';
+import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
+import type { CampaignControlState, HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
-import { countSegments } from '../messages/segments';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { campaignMessages, campaignsSending } from '../../lib/metrics';
-import { campaignMessageId, campaignMessageNumericId, campaignMessageRange } from './campaign-message-ids';
+import { campaignMessageId, campaignMessageRange, campaignOfMessage, positionOfCampaignMessage } from './campaign-message-ids';
+import { campaignMessageRecord } from './campaign-message-records';
 import { compileContent } from './message-template';
 
 /** One slice of a campaign's members for a fan-out worker: positions [from, to). */
@@ -24,6 +24,8 @@ interface CampaignRunnerOptions {
   bus: Bus;
   intake: MessageIntake;
   state: HotState;
+  /** Where a cancelled campaign's members without a message get one that ended `dead`. */
+  history: Pick<MessageHistory, 'insertMessages'>;
   log: Logger;
   /** Members per fan-out partition. */
   partitionSize?: number;
@@ -34,15 +36,18 @@ interface CampaignRunnerOptions {
   now?: () => number;
 }
 
-interface CampaignRunner {
-  /** A newly scheduled campaign. */
+export interface CampaignRunner {
+  /** A newly scheduled campaign, or one an operator resumed or cancelled (a cancelled one fans out at once, every message ending `dead`). */
   add(campaign: CampaignRecord): void;
+  /** Hands to the SMS workers again the messages they parked while the campaign was paused. */
+  resend(campaign: CampaignRecord, messageIds: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
 const FANOUT_TOPIC = topicName('fanout');
 const SMS_TOPIC = topicName('sms');
 const DAY = 86_400_000;
+export const CANCELLED = 'campaign cancelled';
 
 /**
  * Campaigns at their schedule: the campaign is cut into partitions, published
@@ -53,7 +58,7 @@ const DAY = 86_400_000;
  * creates the messages that do not exist yet: nobody is sent to twice.
  */
 export async function startCampaignRunner(options: CampaignRunnerOptions): Promise<CampaignRunner> {
-  const { store, bus, intake, state, log } = options;
+  const { store, bus, intake, state, history, log } = options;
   const partitionSize = options.partitionSize ?? 10_000;
   const pageSize = options.pageSize ?? 2000;
   const maxBacklog = options.maxBacklog ?? 20_000;
@@ -64,12 +69,14 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   let stopping = false;
 
   const schedule = (c: CampaignRecord): void => {
-    if (c.state === 'sent' || stopping) return;
+    // Paused: resume adds it again. Cancelled: its fan-out is done.
+    if (c.state === 'sent' || c.state === 'paused' || c.state === 'cancelled' || stopping) return;
     clearTimeout(timers.get(c.id));
-    const wait = Math.min(Math.max(0, c.scheduleAt - now()), DAY);
+    const cancelling = c.state === 'cancelling';
+    const wait = cancelling ? 0 : Math.min(Math.max(0, c.scheduleAt - now()), DAY);
     const timer = setTimeout(() => {
       timers.delete(c.id);
-      if (c.scheduleAt > now()) return schedule(c);
+      if (!cancelling && c.scheduleAt > now()) return schedule(c);
       fire(c).catch((err) => {
         log.error('could not start a campaign; retrying in 5 s', { err, campaign: c.id });
         const retry = setTimeout(() => schedule(c), 5000);
@@ -80,7 +87,10 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     timers.set(c.id, timer);
   };
 
-  const fire = async (c: CampaignRecord): Promise<void> => {
+  const fire = async (scheduled: CampaignRecord): Promise<void> => {
+    // Read again: an operator may have paused or cancelled it while it waited for its time.
+    const c = (await store.getCampaign(scheduled.applicationId, scheduled.id)) ?? scheduled;
+    if (c.state === 'paused' || c.state === 'cancelled' || c.state === 'sent') return;
     const jobs: PartitionJob[] = [];
     for (let from = 0; from < c.memberCount; from += partitionSize) {
       jobs.push({ campaignId: c.id, applicationId: c.applicationId, from, to: Math.min(c.memberCount, from + partitionSize) });
@@ -102,8 +112,11 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     if (entry.partitions.size > 0) return;
     open.delete(job.campaignId);
     campaignsSending.set(open.size);
-    await store.upsertCampaign({ ...entry.campaign, state: 'sent', updatedAt: Math.max(now(), entry.campaign.updatedAt + 2) });
-    log.info('campaign handed to its channel', { campaign: job.campaignId });
+    // Read again: an operator may have paused or cancelled it since it started.
+    const c = (await store.getCampaign(entry.campaign.applicationId, job.campaignId)) ?? entry.campaign;
+    const next = c.state === 'cancelling' ? 'cancelled' : c.state === 'scheduled' || c.state === 'sending' ? 'sent' : undefined;
+    if (next) await store.upsertCampaign({ ...c, state: next, updatedAt: Math.max(now(), c.updatedAt + 2) });
+    log.info(next === 'cancelled' ? 'cancelled campaign ended' : 'campaign handed to its channel', { campaign: job.campaignId });
   };
 
   const waitForCarrier = async (): Promise<void> => {
@@ -112,6 +125,26 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       if (stopping) throw new HermodError('unavailable', 'core is stopping');
       await new Promise((r) => setTimeout(r, 100));
     }
+  };
+
+  const controlOf = async (campaignId: number): Promise<CampaignControlState> => (await state.campaignControls([campaignId]))[0] ?? 'running';
+
+  /** Messages of a cancelled campaign that were never created: stored as accepted and, at once, dead. */
+  const storeDead = async (records: MessageRecord[]): Promise<void> => {
+    const at = now();
+    const event = (r: MessageRecord, status: 'accepted' | 'dead'): StatusEvent => ({
+      messageId: r.id,
+      applicationId: r.applicationId,
+      status,
+      at,
+      detail: status === 'dead' ? CANCELLED : '',
+      carrierId: '',
+      errorCode: '',
+    });
+    await history.insertMessages(
+      records,
+      records.flatMap((r) => [event(r, 'accepted'), event(r, 'dead')]),
+    );
   };
 
   /** The messages of one page of members: those not opted out and without a message yet. */
@@ -123,29 +156,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     const records: MessageRecord[] = [];
     for (const [i, m] of members.entries()) {
       if (c.removeOptOuts && (m.optedOut || optedOutNow[i])) continue;
-      const id = campaignMessageId(c.id, m.position);
-      if (existing.has(id)) continue;
-      const content = render(m);
-      records.push({
-        id,
-        numericId: campaignMessageNumericId(c.numericBase, m.position),
-        applicationId: c.applicationId,
-        channel: 'sms',
-        direction: 'MT',
-        destination: m.destination,
-        source: c.mask,
-        content,
-        reference: '',
-        messageClass: 'mt_message',
-        mask: c.mask,
-        smsClass: 0,
-        scheduledAt: 0,
-        integrationId: '',
-        via: 'campaign',
-        segments: countSegments(content),
-        acceptedAt: at,
-        replyTo: '',
-      });
+      if (existing.has(campaignMessageId(c.id, m.position))) continue;
+      records.push(campaignMessageRecord(c, m, render(m), at));
     }
     return records;
   };
@@ -174,9 +186,17 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       const members = (await next).filter((m) => m.position < job.to);
       if (members.length === 0) break;
       next = read(members[members.length - 1]!.position + 1);
+      // The operator's word, once per page: a pause stops here (resume hands the partition out again), a cancel stores the rest as dead.
+      if ((await controlOf(c.id)) === 'paused') return;
       const records = await pageRecords(c, members, existing);
       if (records.length === 0) continue;
-      await waitForCarrier();
+      if ((await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
+      const control = await controlOf(c.id);
+      if (control === 'paused') return;
+      if (control === 'cancelled') {
+        await storeDead(records);
+        continue;
+      }
       const results = await intake.acceptRecords(records);
       campaignMessages.inc(results.filter((r) => r.ok).length);
       const failed = results.find((r) => !r.ok);
@@ -196,8 +216,27 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   // Campaigns scheduled before this start, and ones a crash interrupted.
   for (const c of await store.listUnsentCampaigns()) schedule(c);
 
+  /** The members at these positions, page by page (positions sorted). */
+  const membersAt = async function* (c: CampaignRecord, messageIds: readonly string[]): AsyncGenerator<MemberRow[]> {
+    const positions = [...new Set(messageIds.filter((id) => campaignOfMessage(id) === c.id).map(positionOfCampaignMessage))].sort((a, b) => a - b);
+    const wanted = new Set(positions);
+    for (let i = 0; i < positions.length; ) {
+      const members = await store.readMembers(c.id, positions[i]!, pageSize);
+      if (members.length === 0) return;
+      yield members.filter((m) => wanted.has(m.position));
+      const last = members[members.length - 1]!.position;
+      while (i < positions.length && positions[i]! <= last) i++;
+    }
+  };
+
   return {
     add: schedule,
+    async resend(c, messageIds) {
+      const render = compileContent(c.content);
+      for await (const members of membersAt(c, messageIds)) {
+        if (members.length > 0) await intake.dispatch(members.map((m) => campaignMessageRecord(c, m, render(m), now())));
+      }
+    },
     async stop() {
       stopping = true;
       for (const t of timers.values()) clearTimeout(t);

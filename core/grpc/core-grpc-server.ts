@@ -4,6 +4,8 @@ import { MessagingService, Direction, type MessageDetails, type SendResult } fro
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
+import { CampaignControlService } from '../../proto/gen/hermod/v1/campaign_control';
+import { campaignControlService, type CampaignControlServices } from './campaign-control-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
 import { imService } from './im-service';
 import { CarrierInboundService } from '../../proto/gen/hermod/v1/carrier_inbound';
@@ -36,6 +38,7 @@ export interface CoreServices {
   accounts: Accounts;
   blockLists: BlockLists;
   campaigns: CampaignServices;
+  campaignControl: CampaignControlServices;
   im: Parameters<typeof imService>[0];
   operations: OperationsDeps;
   routes: Parameters<typeof messageRoutesService>[0];
@@ -185,6 +188,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
   server.addService(CampaignsService, campaignsService(services.campaigns));
+  server.addService(CampaignControlService, campaignControlService(services.campaignControl));
   server.addService(IntelligentMessagingService, imService(services.im));
   server.addService(OperationsService, operationsService(services.operations));
   server.addService(CarrierInboundService, carrierInboundService({ bus: services.im.bus }));

@@ -77,7 +77,7 @@ FROM ${lists} FINAL
 WHERE application_id = {applicationId:String} AND deleted = 0
 ORDER BY id`;
 
-const CAMPAIGN_FIELDS = `
+export const CAMPAIGN_FIELDS = `
     id,
     application_id                        AS applicationId,
     name,

@@ -160,6 +160,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       return inner.campaigns.reportRange(lo, hi);
     },
+    async progressRange(lo, hi, since) {
+      await flushAll();
+      return inner.campaigns.progressRange(lo, hi, since);
+    },
   };
 
   return {

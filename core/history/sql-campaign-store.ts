@@ -1,3 +1,4 @@
+import { LIST_CAMPAIGNS, PROGRESS_RANGE } from './campaign-progress-queries';
 import type { CampaignRecord, CampaignState, CampaignStore, ListRecord, MemberRow, ReportRecord, TemplateRecord } from '../ports/campaign-store';
 import { isMessageStatus } from '../domain/message-status';
 import {
@@ -180,6 +181,23 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
     async messageIdsInRange(lo, hi) {
       const rows = await io.select('messageIdsInRange', MESSAGE_IDS_IN_RANGE, { lo, hi });
       return new Set(rows.map((r) => str(r.id)));
+    },
+    async listCampaigns(applicationId) {
+      return (await io.select('listCampaigns', LIST_CAMPAIGNS, { applicationId })).map(toCampaign);
+    },
+    async progressRange(lo, hi, since) {
+      const [r] = await io.select('progressRange', PROGRESS_RANGE, { lo, hi, since });
+      const n = (v: unknown): number => (r ? toNumber(v ?? 0) : 0);
+      return {
+        messages: n(r?.messages),
+        handed: n(r?.handed),
+        delivered: n(r?.delivered),
+        failed: n(r?.failed),
+        blocked: n(r?.blocked),
+        dead: n(r?.dead),
+        waiting: n(r?.waiting),
+        handedSince: n(r?.handedSince),
+      };
     },
     async reportRange(lo, hi) {
       const rows = await io.select('reportRange', REPORT_RANGE, { lo, hi });

@@ -27,7 +27,12 @@ export interface ListRecord {
   updatedAt: number;
 }
 
-export type CampaignState = 'scheduled' | 'sending' | 'sent';
+/**
+ * scheduled → sending → sent as the fan-out goes; an operator's pause makes it
+ * `paused` (resume: back to scheduled or sending), a cancel `cancelling` until
+ * every member without a message has one that ended `dead`, then `cancelled`.
+ */
+export type CampaignState = 'scheduled' | 'sending' | 'sent' | 'paused' | 'cancelling' | 'cancelled';
 
 export interface CampaignRecord {
   id: number;
@@ -71,6 +76,23 @@ export interface ReportRecord {
   statusAt: number;
 }
 
+/** A campaign's messages counted by their latest status (campaign control's progress). */
+export interface CampaignProgressCounts {
+  /** Messages stored (members that have one). */
+  messages: number;
+  /** Messages that reached a carrier connection and did not end `dead`. */
+  handed: number;
+  delivered: number;
+  /** rejected, failed, expired, frozen or deficient. */
+  failed: number;
+  blocked: number;
+  dead: number;
+  /** accepted or queued: not yet handed to a carrier, not ended. */
+  waiting: number;
+  /** Of `handed`, those first handed to the carrier at or after `since`. */
+  handedSince: number;
+}
+
 export interface CampaignStore {
   insertMembers(ownerId: number, members: readonly MemberRow[]): Promise<void>;
   /** Removes the members of an import that never committed. */
@@ -92,6 +114,10 @@ export interface CampaignStore {
   listTemplates(applicationId: string): Promise<TemplateRecord[]>;
   /** Ids of stored messages in [lo, hi) (campaign message ids sort by position). */
   messageIdsInRange(lo: string, hi: string): Promise<Set<string>>;
+  /** Campaigns of one application ('' : of every application), newest first. */
+  listCampaigns(applicationId: string): Promise<CampaignRecord[]>;
+  /** The campaign messages with ids in [lo, hi) counted by latest status; `since` (epoch ms) bounds `handedSince`. */
+  progressRange(lo: string, hi: string, since: number): Promise<CampaignProgressCounts>;
   /** Report rows of campaign messages with ids in [lo, hi), in id (= position) order. */
   reportRange(lo: string, hi: string): Promise<ReportRecord[]>;
 }

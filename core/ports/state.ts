@@ -70,6 +70,9 @@ export interface BlockEntry {
   blocked: boolean;
 }
 
+/** An operator's word on a campaign: its messages go out, wait, or are never sent. */
+export type CampaignControlState = 'running' | 'paused' | 'cancelled';
+
 export interface HotState extends CarrierSnapshotState {
   /**
    * Moves each message forward to the given status unless it is already at the
@@ -95,6 +98,21 @@ export interface HotState extends CarrierSnapshotState {
   cancelSends(messageIds: readonly string[]): Promise<void>;
   /** For each message, in order, whether its sending was cancelled. */
   wereCancelled(messageIds: readonly string[]): Promise<boolean[]>;
+  /**
+   * Sets an operator's control of a campaign, read by every fan-out and
+   * worker. Moving it to running or cancelled also hands back (and forgets)
+   * the messages workers parked while it was paused, atomically with the
+   * change: the caller sends them again or ends them.
+   */
+  setCampaignControl(campaignId: number, control: CampaignControlState): Promise<string[]>;
+  /** For each campaign, in order, its control (`running` when none was set). */
+  campaignControls(campaignIds: readonly number[]): Promise<CampaignControlState[]>;
+  /**
+   * Parks messages a worker took off its topic, atomically with the check:
+   * only while the campaign is paused. Returns the campaign's control; a
+   * message is parked (and must not be sent) only when it is `paused`.
+   */
+  parkCampaignMessages(campaignId: number, messageIds: readonly string[]): Promise<CampaignControlState>;
   /**
    * The last outgoing message to each handset, overall and per source address
    * it was sent from, and which applications send from each address, so a

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSmscSimulator, type SmscSimulator } from '../../workers/simulators/smsc-simulator';
+import type { SmscSimulatorOptions } from '../../workers/simulators/smsc-simulator-options';
 import { createClient, type Client } from './https-client';
 import { startHermod, type HermodProcess } from './hermod-process';
 
@@ -15,10 +16,15 @@ export interface HermodWithSimulator {
 
 /**
  * `hermod start` bound to an SMSC simulator run by the test itself, so a test
- * can watch what reaches the carrier and originate replies.
+ * can watch what reaches the carrier and originate replies (`simulatorOptions`
+ * slows it down, for one).
  */
-export async function startHermodWithSimulator(name: string, env: Record<string, string> = {}): Promise<HermodWithSimulator> {
-  const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+export async function startHermodWithSimulator(
+  name: string,
+  env: Record<string, string> = {},
+  simulatorOptions: SmscSimulatorOptions = {},
+): Promise<HermodWithSimulator> {
+  const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20, ...simulatorOptions });
   const { port } = await simulator.start();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
   const hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1', ...env } });

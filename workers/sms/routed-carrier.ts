@@ -6,7 +6,7 @@ import type { RouteDecision, RouteInput } from '../../core/domain/route-matcher'
 import { planSms } from '../../core/domain/sms-segments';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { HotState } from '../../core/ports/state';
-import type { Carrier } from '../carrier';
+import { isHeldBack, type Carrier, type Handover } from '../carrier';
 import { createCarrierHealth, type CarrierHealth } from './carrier-health';
 import type { CarrierStatus } from './carrier-status';
 import { isThrottled, type SmppCarrier } from './smpp-carrier';
@@ -47,7 +47,7 @@ export function createRoutedCarrier(deps: {
 
   return {
     name: 'sms-routes',
-    async send(job: OutboundJob, onWritten?: () => void) {
+    async send(job: OutboundJob, onWritten?: () => void, handover?: Handover) {
       const decision = deps.decide({ id: job.id, destination: job.destination, applicationId: job.applicationId, source: job.source, channel: job.channel });
       const deadline = Date.now() + waitMs;
       for (;;) {
@@ -75,16 +75,22 @@ export function createRoutedCarrier(deps: {
         await rates.get(chosen.name)?.take(planSms(job.content).segments.length);
         let written = false;
         try {
-          const { carrierIds } = await chosen.send(job, () => {
-            written = true;
-            onWritten?.();
-          });
+          const { carrierIds } = await chosen.send(
+            job,
+            () => {
+              written = true;
+              onWritten?.();
+            },
+            handover,
+          );
           h.succeeded();
           h.countSubmits(Date.now(), carrierIds.length);
           for (const p of passedOver) carrierFailovers.inc({ carrier: p });
           const via = passedOver.length > 0 ? ` (failover from ${passedOver.join(', ')})` : '';
           return { carrierIds, detail: `route ${decision.rule} → carrier ${chosen.name}${via}` };
         } catch (err) {
+          // Withdrawn by the operator (a paused or cancelled campaign): the channel worker decides, not another carrier.
+          if (isHeldBack(err)) throw err;
           const e = toHermodError(err);
           if (isThrottled(err)) {
             h.throttled(Date.now());

@@ -5,7 +5,7 @@ import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smp
 import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
-import type { Carrier, CarrierReport, InboundMessage } from '../carrier';
+import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrier';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
@@ -161,12 +161,16 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     get windowInUse() {
       return windowInUse();
     },
-    async send(job: OutboundJob, onWritten?: () => void) {
+    async send(job: OutboundJob, onWritten?: () => void, handover?: Handover) {
       const picked = pickClient();
       if (!picked) throw new HermodError('unavailable', `no bind to carrier ${carrier} is up`, { retryable: true });
       const { client, window: bindWindow, stats } = picked;
+      const holdBack = handover?.holdBack;
       const plan = planSms(job.content);
       let written = false;
+      // Asked once, for the first part: the parts behind it follow it out, or are withdrawn with it.
+      let held: boolean | undefined;
+      const holdOnce = holdBack && ((): boolean => (held ??= holdBack()));
       const submits = plan.segments.map((shortMessage) =>
         client.submit({
           source: job.source,
@@ -177,6 +181,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
           registeredDelivery: 1,
           sourceTon: config.sourceTon,
           sourceNpi: config.sourceNpi,
+          holdBack: holdOnce,
           onSent: () => {
             bindWindow.set(client.windowInUse);
             window.set(windowInUse());

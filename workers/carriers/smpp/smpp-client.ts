@@ -1,3 +1,4 @@
+import { heldBackError } from '../../carrier';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { HermodError } from '../../../lib/errors';
@@ -38,6 +39,7 @@ export function createSmppClient(options: SmppClientOptions): SmppClient {
 interface Job extends SubmitJob<SubmitResult> {
   pdu: SmPdu;
   onSent?: () => void;
+  holdBack?: () => boolean;
 }
 
 type State = 'connecting' | 'binding' | 'bound' | 'unbinding' | 'waiting' | 'closed';
@@ -100,7 +102,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       return Promise.reject(err);
     }
     return new Promise<SubmitResult>((resolve, reject) => {
-      this.window.add({ pdu, resolve, reject, deadline: 0, onSent: request.onSent });
+      this.window.add({ pdu, resolve, reject, deadline: 0, onSent: request.onSent, holdBack: request.holdBack });
     });
   }
 
@@ -263,6 +265,11 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     const conn = this.conn;
     if (!conn || this.state !== 'bound') {
       job.reject(new HermodError('carrier_transient', 'SMPP session is not bound', { retryable: true }));
+      return undefined;
+    }
+    // Waiting in the queue may take a while: an operator's pause or cancel meanwhile keeps it off the wire.
+    if (job.holdBack?.()) {
+      job.reject(heldBackError());
       return undefined;
     }
     const seq = conn.nextSequence();

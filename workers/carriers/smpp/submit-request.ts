@@ -26,6 +26,8 @@ export interface SubmitRequest {
   tlvs?: Tlv[];
   /** Called when the PDU leaves the window queue for the socket. */
   onSent?: () => void;
+  /** Asked when the PDU would leave the window queue: true withdraws it unsent (rejected with heldBackError). */
+  holdBack?: () => boolean;
 }
 
 export interface SubmitResult {

@@ -1,0 +1,85 @@
+import { createGrpcCredentials } from '../../lib/grpc-credentials';
+import { fromServiceError } from '../../lib/grpc-errors';
+import type { Config } from '../../lib/config';
+import {
+  CampaignControlClient,
+  type CampaignProgress,
+  type CampaignRef,
+  type DryRunCampaignRequest,
+  type DryRunCampaignResult,
+  type ListCampaignsResponse,
+} from '../../proto/gen/hermod/v1/campaign_control';
+
+export const CAMPAIGNS_USAGE = `  campaigns list [<application>]             campaigns with their state and progress (all applications without one)
+  campaigns show <application> <campaign-id>  one campaign as JSON: state, members, submitted, delivered, failed,
+                                             blocked, dead, remaining, current rate, estimate of the time left
+  campaigns pause <application> <campaign-id>   stop new sends within a second, on every core
+  campaigns resume <application> <campaign-id>  continue where it stopped (nobody twice, nobody skipped)
+  campaigns cancel <application> <campaign-id>  members not yet handed to a carrier are never sent: they end dead
+  campaigns dry-run <application> <list-id> (--content <text> | --template <name>)
+                                             send nothing: members after opt-outs and checks, segments per member
+                                             and in total, dropped members and why, estimated duration`;
+
+type Out = (line: string) => void;
+
+/** Campaign progress as printed: times as ISO 8601, the rest as the API gives it. */
+function printable(p: CampaignProgress) {
+  return {
+    ...p,
+    created: p.created?.toISOString() ?? null,
+    schedule: p.schedule?.toISOString() ?? null,
+    currentRate: Math.round(p.currentRate * 10) / 10,
+    secondsLeft: p.secondsLeft < 0 ? null : Math.round(p.secondsLeft),
+  };
+}
+
+/** `hermod campaigns …`: operators' control of campaigns through core's CampaignControl service. Returns the exit code. */
+export async function runCampaignsCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+  const [, verb, application, second] = args;
+  const client = new CampaignControlClient(config.coreAddress, createGrpcCredentials(config.grpcTls).channel());
+  const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
+    new Promise((resolve, reject) => fn.call(client, req, (err: never, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res))));
+  const option = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  try {
+    if (verb === 'list') {
+      const { campaigns } = await call<object, ListCampaignsResponse>(client.listCampaigns as never, { application: application ?? '' });
+      out('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tdead\tremaining');
+      for (const c of campaigns) {
+        out(`${c.application}\t${c.campaignId}\t${c.name}\t${c.state}\t${c.members}\t${c.submitted}\t${c.delivered}\t${c.dead}\t${c.remaining}`);
+      }
+      return 0;
+    }
+    const rpc = { show: client.showCampaign, pause: client.pauseCampaign, resume: client.resumeCampaign, cancel: client.cancelCampaign }[verb ?? ''];
+    if (rpc && application && second) {
+      const progress = await call<CampaignRef, CampaignProgress>(rpc as never, { application, campaignId: second });
+      out(JSON.stringify(printable(progress), null, 2));
+      return 0;
+    }
+    if (verb === 'dry-run' && application && second) {
+      const content = option('--content');
+      const template = option('--template');
+      if ((content === undefined) === (template === undefined)) {
+        out('error: give exactly one of --content <text> and --template <name>');
+        return 2;
+      }
+      const result = await call<DryRunCampaignRequest, DryRunCampaignResult>(client.dryRunCampaign as never, {
+        application,
+        listId: second,
+        content: content ?? '',
+        template: template ?? '',
+      });
+      out(JSON.stringify(result, null, 2));
+      return 0;
+    }
+    out(`usage:\n${CAMPAIGNS_USAGE}`);
+    return 2;
+  } catch (err) {
+    out(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,283 @@
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { CampaignControlClient, type CampaignProgress } from '../proto/gen/hermod/v1/campaign_control';
+import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
+import { eventually } from './support/eventually';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { startHermod } from './support/hermod-process';
+import { createClient } from './support/https-client';
+
+const CM = '/rest/campaign_manager/v1';
+const MEMBERS = 20_000;
+
+function members(count: number, prefix: string) {
+  return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `Mere-${n} 👋🏽` }));
+}
+
+/** What reaches the carrier: submits per destination. */
+function watchSubmits(simulator: SmscSimulator) {
+  const byDestination = new Map<string, number>();
+  simulator.on('message', (m: { destination: string }) => {
+    const to = m.destination.replace(/^\+/, '');
+    byDestination.set(to, (byDestination.get(to) ?? 0) + 1);
+  });
+  return { byDestination, total: () => [...byDestination.values()].reduce((a, n) => a + n, 0) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `hermod campaigns <verb> acme <id>` as an operator types it; the JSON it prints. */
+async function campaigns(h: HermodWithSimulator['hermod'], ...args: string[]): Promise<CampaignShown> {
+  const r = await h.cli(['campaigns', ...args]);
+  expect(r.code, r.output).toBe(0);
+  return JSON.parse(r.output) as CampaignShown;
+}
+
+type CampaignShown = Omit<CampaignProgress, 'created' | 'schedule'> & { created: string; schedule: string };
+
+interface ReportRow {
+  mobile: string;
+  status: string;
+  sent_date: string;
+}
+
+async function scheduleCampaign(h: HermodWithSimulator, name: string, prefix: string): Promise<string> {
+  const created = await h.client.post(`${CM}/acme/scheduled_campaigns`, {
+    name,
+    schedule: new Date().toISOString(),
+    content: 'Kia ora {{param1}} — tēnā koe, 你好 🎉',
+    members: members(MEMBERS, prefix),
+  });
+  expect(created.status, created.text).toBe(201);
+  return String(created.json.id);
+}
+
+async function loadAverage(): Promise<string> {
+  const os = await import('node:os');
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+}
+
+describe('campaign control', () => {
+  it('pauses a 20,000-member campaign within a second, keeps it paused across a kill -9, and resumed it reaches every member exactly once', async () => {
+    // A slow carrier: a window of 8 answered after 40 ms, so the campaign runs long enough to be paused.
+    let h = await startHermodWithSimulator('campaign-pause', { HERMOD_SMPP_WINDOW: '8', HERMOD_CAMPAIGN_PARTITION: '2000' }, { submitRespDelayMs: 40 });
+    const simulator = h.simulator;
+    const submits = watchSubmits(simulator);
+    try {
+      const id = await scheduleCampaign(h, 'Te hoko nui — 大促销', '27');
+      await eventually(async () => (submits.byDestination.size >= 500 ? true : undefined), 60_000, 20);
+
+      const paused = await campaigns(h.hermod, 'pause', 'acme', id);
+      expect(paused).toMatchObject({ application: 'acme', campaignId: id, name: 'Te hoko nui — 大促销', state: 'paused', members: MEMBERS });
+      await sleep(1000);
+      const atOneSecond = submits.total();
+      await sleep(3000);
+      console.log(`pause: ${atOneSecond} submits 1 s after pause, ${submits.total()} 3 s later (load ${await loadAverage()})`);
+      expect(submits.total()).toBe(atOneSecond);
+      expect(atOneSecond).toBeLessThan(MEMBERS);
+
+      // kill -9 of every process, then a start on the same data directory: still paused, still nothing sent.
+      await h.hermod.kill9();
+      h.client.close();
+      const hermod = await startHermod({ dataDir: h.hermod.dataDir, env: restartEnv(simulator) });
+      h = { ...h, hermod, client: createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' }) };
+      await sleep(3000);
+      expect(submits.total()).toBe(atOneSecond);
+      const afterRestart = await campaigns(h.hermod, 'show', 'acme', id);
+      expect(afterRestart.state).toBe('paused');
+      expect(afterRestart.remaining).toBe(MEMBERS - afterRestart.submitted);
+
+      const resumed = await campaigns(h.hermod, 'resume', 'acme', id);
+      expect(resumed.state).toBe('running');
+      await eventually(async () => (submits.byDestination.size === MEMBERS ? true : undefined), 240_000, 250);
+      await sleep(2000); // anything sent twice arrives meanwhile
+      expect(submits.total()).toBe(MEMBERS);
+
+      const done = await eventually(
+        async () => {
+          const shown = await campaigns(h.hermod, 'show', 'acme', id);
+          return shown.delivered === MEMBERS ? shown : undefined;
+        },
+        60_000,
+        500,
+      );
+      expect(done).toMatchObject({ state: 'finished', submitted: MEMBERS, delivered: MEMBERS, dead: 0, remaining: 0 });
+      const listed = await h.hermod.cli(['campaigns', 'list', 'acme']);
+      expect(listed.output).toMatch(new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t`, 'm'));
+      // Nothing is left to stop: a finished campaign is neither paused nor cancelled.
+      for (const verb of ['pause', 'cancel']) {
+        const refused = await h.hermod.cli(['campaigns', verb, 'acme', id]);
+        expect(refused.code).toBe(1);
+        expect(refused.output).toMatch(/^error: campaign \d+ has finished: every member was handed to a carrier/);
+      }
+      expect((await campaigns(h.hermod, 'show', 'acme', id)).state).toBe('finished');
+    } finally {
+      h.client.close();
+      await h.hermod.stop();
+      await simulator.stop();
+    }
+  }, 420_000);
+
+  it('cancels a running campaign: the report counts every member exactly once, as sent or dead, and campaigns show agrees with it', async () => {
+    const h = await startHermodWithSimulator('campaign-cancel', { HERMOD_SMPP_WINDOW: '8', HERMOD_CAMPAIGN_PARTITION: '2000' }, { submitRespDelayMs: 40 });
+    const submits = watchSubmits(h.simulator);
+    const grpc = new CampaignControlClient(h.hermod.coreAddress, credentials.createInsecure());
+    try {
+      const id = await scheduleCampaign(h, 'Whakakorea — отменить', '28');
+      await eventually(async () => (submits.byDestination.size >= 500 ? true : undefined), 60_000, 20);
+      const cancelled = await campaigns(h.hermod, 'cancel', 'acme', id);
+      expect(cancelled).toMatchObject({ state: 'cancelled', remaining: 0 });
+      await sleep(1000);
+      const atOneSecond = submits.total();
+      await sleep(2000);
+      expect(submits.total()).toBe(atOneSecond);
+
+      const report = await eventually(
+        async () => {
+          const r = await h.client.get(`${CM}/acme/${id}/report`);
+          const rows = r.json as ReportRow[];
+          return r.status === 200 && rows.length === MEMBERS && rows.every((x) => x.status === 'dead' || x.status === 'received') ? rows : undefined;
+        },
+        120_000,
+        500,
+      );
+      const dead = report.filter((r) => r.status === 'dead');
+      const sent = report.filter((r) => r.status !== 'dead');
+      expect(new Set(report.map((r) => r.mobile)).size).toBe(MEMBERS);
+      expect(sent.every((r) => r.sent_date !== '')).toBe(true);
+      expect(dead.every((r) => r.sent_date === '')).toBe(true);
+      // What was sent is exactly what reached the carrier, once each.
+      expect(sent.length).toBe(submits.byDestination.size);
+      expect(submits.total()).toBe(submits.byDestination.size);
+      expect(dead.length).toBeGreaterThan(0);
+
+      const shown = await campaigns(h.hermod, 'show', 'acme', id);
+      console.log(`cancel: ${sent.length} sent, ${dead.length} dead of ${MEMBERS} (load ${await loadAverage()})`);
+      expect(shown).toMatchObject({ state: 'cancelled', members: MEMBERS, submitted: sent.length, delivered: sent.length, dead: dead.length, remaining: 0 });
+
+      // A cancelled campaign does not come back; unknown ones are named as such.
+      const resume = await h.hermod.cli(['campaigns', 'resume', 'acme', id]);
+      expect(resume.code).toBe(1);
+      expect(resume.output).toMatch(/^error: campaign \d+ was cancelled: it cannot be resumed/);
+      const code = (call: (cb: (err: ServiceError | null) => void) => void) => new Promise<number | undefined>((r) => call((err) => r(err?.code)));
+      expect(await code((cb) => grpc.resumeCampaign({ application: 'acme', campaignId: id }, cb))).toBe(status.FAILED_PRECONDITION);
+      expect(await code((cb) => grpc.showCampaign({ application: 'acme', campaignId: '999999' }, cb))).toBe(status.NOT_FOUND);
+      expect(await code((cb) => grpc.pauseCampaign({ application: 'nobody-here', campaignId: id }, cb))).toBe(status.NOT_FOUND);
+      const unknown = await h.hermod.cli(['campaigns', 'show', 'acme', '999999']);
+      expect(unknown).toMatchObject({ code: 1 });
+      expect(unknown.output).toMatch(/^error: application acme has no campaign "999999"/);
+      const noApp = await h.hermod.cli(['campaigns', 'pause', 'kāore-he-taupānga', id]);
+      expect(noApp.output).toMatch(/^error: no application named kāore-he-taupānga/);
+    } finally {
+      grpc.close();
+      await h.stop();
+    }
+  }, 300_000);
+
+  it('pauses a campaign before its time: its time passes with nothing sent, a kill -9 keeps it paused, and resumed everyone gets one message', async () => {
+    let h = await startHermodWithSimulator('campaign-early-pause');
+    const simulator = h.simulator;
+    const submits = watchSubmits(simulator);
+    try {
+      // Far enough ahead for the pause to come first on a busy machine.
+      const schedule = Date.now() + 20_000;
+      const created = await h.client.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'Āpōpō — 明天',
+        schedule: new Date(schedule).toISOString(),
+        content: 'Kia ora {{param1}} — 你好 👋🏽',
+        members: members(50, '26'),
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = String(created.json.id);
+      expect((await campaigns(h.hermod, 'pause', 'acme', id)).state).toBe('paused');
+      await sleep(Math.max(0, schedule - Date.now()) + 3000);
+      expect(submits.total()).toBe(0);
+      expect((await campaigns(h.hermod, 'show', 'acme', id)).state).toBe('paused');
+
+      await h.hermod.kill9();
+      h.client.close();
+      const hermod = await startHermod({ dataDir: h.hermod.dataDir, env: { ...restartEnv(simulator), HERMOD_SMPP_WINDOW: '256' } });
+      h = { ...h, hermod, client: createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' }) };
+      await sleep(2000);
+      expect(submits.total()).toBe(0);
+      expect((await campaigns(h.hermod, 'show', 'acme', id)).state).toBe('paused');
+
+      expect((await campaigns(h.hermod, 'resume', 'acme', id)).state).toBe('running');
+      await eventually(async () => (submits.byDestination.size === 50 ? true : undefined), 60_000, 100);
+      await sleep(1000);
+      expect(submits.total()).toBe(50);
+    } finally {
+      h.client.close();
+      await h.hermod.stop();
+      await simulator.stop();
+    }
+  }, 180_000);
+
+  it('dry-runs a campaign: nothing is sent, members are measured after placeholders, and each dropped member says why', async () => {
+    const h = await startHermodWithSimulator('campaign-dry-run');
+    const submits = watchSubmits(h.simulator);
+    try {
+      expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', '+6429'])).code).toBe(0);
+      const list = await h.client.post(`${CM}/acme/lists`, {
+        name: 'whakamātau — 试运行',
+        members: [
+          { destination: '+64211000001', param1: 'Ana' },
+          { destination: '+64211000002', param1: 'Ānaru' },
+          { destination: '+64211000003', param1: 'x'.repeat(50) },
+          { destination: '+64211000004' },
+          { destination: '+64291000005', param1: 'Hemi' },
+        ],
+      });
+      expect(list.status, list.text).toBe(201);
+      const listId = String(list.json.id);
+      // 136 characters around the name.
+      const content = `Kia ora {{param1}}, ${'hoko nui '.repeat(14)}`;
+      const r = await h.hermod.cli(['campaigns', 'dry-run', 'acme', listId, '--content', content]);
+      expect(r.code, r.output).toBe(0);
+      const result = JSON.parse(r.output);
+      expect(result).toMatchObject({
+        members: 5,
+        sendable: 3,
+        droppedTotal: 2,
+        droppedByReason: { missing_parameter: 1, blocked: 1 },
+        ratePerSecond: 100,
+      });
+      // 'Ana' (139 characters) fits one GSM-7 SMS; 50 x's (186) take two parts of 153;
+      // the macron of Ānaru makes 141 UCS-2 characters, three parts of 67.
+      expect(result.segments).toEqual([
+        { encoding: 'GSM-7', segments: 1, members: 1 },
+        { encoding: 'GSM-7', segments: 2, members: 1 },
+        { encoding: 'UCS-2', segments: 3, members: 1 },
+      ]);
+      expect(result.segmentsTotal).toBe(6);
+      expect(result.estimatedSeconds).toBeCloseTo(0.06);
+      expect(result.dropped).toEqual([
+        { destination: '+64211000004', reason: 'missing_parameter' },
+        { destination: '+64291000005', reason: 'blocked' },
+      ]);
+      const both = await h.hermod.cli(['campaigns', 'dry-run', 'acme', listId]);
+      expect(both).toMatchObject({ code: 2 });
+      expect(both.output).toMatch(/^error: give exactly one of --content <text> and --template <name>/);
+      const noList = await h.hermod.cli(['campaigns', 'dry-run', 'acme', '12345', '--template', 'kāore']);
+      expect(noList.output).toMatch(/^error: application acme has no template "kāore"/);
+      await sleep(500);
+      expect(submits.total()).toBe(0);
+    } finally {
+      await h.stop();
+    }
+  }, 120_000);
+});
+
+/** The environment of the first start, bound to the same simulator. */
+function restartEnv(simulator: SmscSimulator): Record<string, string> {
+  return {
+    HERMOD_SMSC_SIMULATOR: 'false',
+    HERMOD_SMPP_PORT: String(simulator.port),
+    HERMOD_GATEWAYS: '1',
+    HERMOD_SMPP_WINDOW: '8',
+    HERMOD_CAMPAIGN_PARTITION: '2000',
+  };
+}
