@@ -72,8 +72,16 @@ export function createRoutedCarrier(deps: {
           await sleep(h.backoffUntil - now);
           continue;
         }
-        await rates.get(chosen.name)?.take(planSms(job.content).segments.length);
+        const rate = rates.get(chosen.name);
+        const slot = await rate?.take(planSms(job.content).segments.length);
         let written = false;
+        // Withdrawn unsent when its allowance's slot has passed before it could leave (see submit-rate.ts).
+        let late = false;
+        const holdBack = (): boolean => {
+          if (handover?.holdBack?.()) return true;
+          late = rate !== undefined && slot !== undefined && !rate.inSlot(slot);
+          return late;
+        };
         try {
           const { carrierIds } = await chosen.send(
             job,
@@ -81,7 +89,7 @@ export function createRoutedCarrier(deps: {
               written = true;
               onWritten?.();
             },
-            handover,
+            { ...handover, holdBack },
           );
           h.succeeded();
           h.countSubmits(Date.now(), carrierIds.length);
@@ -89,6 +97,8 @@ export function createRoutedCarrier(deps: {
           const via = passedOver.length > 0 ? ` (failover from ${passedOver.join(', ')})` : '';
           return { carrierIds, detail: `route ${decision.rule} → carrier ${chosen.name}${via}` };
         } catch (err) {
+          // Withdrawn because its allowance went stale: ask for a new one.
+          if (late && isHeldBack(err)) continue;
           // Withdrawn by the operator (a paused or cancelled campaign): the channel worker decides, not another carrier.
           if (isHeldBack(err)) throw err;
           const e = toHermodError(err);
