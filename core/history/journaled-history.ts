@@ -160,6 +160,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       return inner.campaigns.reportRange(lo, hi);
     },
+    async *reportRows(lo, hi) {
+      await flushAll();
+      yield* inner.campaigns.reportRows(lo, hi);
+    },
   };
 
   return {
