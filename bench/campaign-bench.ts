@@ -16,13 +16,16 @@
  * (min(members, 200000) / 1 / 1024), BENCH_KEEP_DATA=1 keeps the started
  * service's data directory, BENCH_NODE_ARGS are node's own arguments for every
  * hermod process (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`),
- * BENCH_GREP=text prints the service's output lines holding `text` at the end
+ * BENCH_REPORTS=n reads the report n times (default 1; the table shows the first,
+ * the others are printed: the first read comes right after the fan-out, while
+ * the engine still merges what it wrote), BENCH_GREP=text prints the service's output lines holding `text` at the end
  * (`BENCH_GREP=Mark-Compact` with `--trace-gc`). Any other HERMOD_* variable is passed to
  * the started service. With BENCH_URL there is no simulator to watch: the
  * fan-out is followed by polling the report, and RSS is not sampled.
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { createCpuMeter } from './support/cpu-meter';
 import { every } from './support/every';
 import { hermodPid } from './support/hermod-pid';
 import { postMembers } from './support/post-members';
@@ -151,6 +154,15 @@ async function main(): Promise<void> {
     // 4. The report, read as a stream.
     const reportProgress = { rows: 0 };
     const reportPeak = rss.phase();
+    // CPU seconds each process spent on a report: a figure the machine's load moves much less than the time.
+    const reportCpu = createCpuMeter(pid);
+    const cpuSeconds = (wallS: number): string =>
+      reportCpu
+        .stop()
+        .filter((r) => r.label.startsWith('hermod ') || r.label.startsWith('this bench'))
+        .map((r) => `${r.label.replace(' (load, receiver, SMSC simulator)', '')} ${((r.percent / 100) * wallS).toFixed(2)}`)
+        .join(', ');
+    reportCpu.start();
     t = performance.now();
     stopProgress = every(PROGRESS_MS, () => console.log(`  report: ${reportProgress.rows} rows, ${seconds(t).toFixed(0)} s`));
     const report = await readReport(s, campaignId, reportProgress).finally(stopProgress);
@@ -164,10 +176,21 @@ async function main(): Promise<void> {
       baseline: '7.1 s',
       met: judge(reportS <= 3 && report.rows === members),
     });
-    console.log(`report: ${report.rows} rows in ${reportS.toFixed(2)} s; statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`);
+    console.log(
+      `report: ${report.rows} rows in ${reportS.toFixed(2)} s (load average ${os.loadavg()[0]!.toFixed(1)}; CPU s: ${cpuSeconds(reportS)}); statuses ${JSON.stringify(Object.fromEntries(report.statuses))}`,
+    );
     if (report.rows !== members) {
       failed = true;
       console.log(`the report has ${report.rows} rows, expected ${members}`);
+    }
+    for (let read = 2; read <= Number(process.env.BENCH_REPORTS ?? 1); read++) {
+      reportCpu.start();
+      t = performance.now();
+      const again = await readReport(s, campaignId, { rows: 0 });
+      const againS = seconds(t);
+      console.log(
+        `report read ${read}: ${again.rows} rows in ${againS.toFixed(2)} s (load average ${os.loadavg()[0]!.toFixed(1)}; CPU s: ${cpuSeconds(againS)})`,
+      );
     }
     if (simulator && simulator.submitCount !== members) console.log(`note: the simulator counted ${simulator.submitCount} submit_sm for ${members} members`);
   } catch (err) {

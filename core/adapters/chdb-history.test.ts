@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { Session } from 'chdb';
+import { Session, drainPending } from 'chdb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { History } from '../ports/history';
+import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
+import { messageRow } from '../history/rows';
+import type { EncodedHistory } from '../history/encoded-history';
 import { createChdbHistory } from './chdb-history';
 import { describeHistoryContract, event, message } from './history-contract';
 
@@ -13,6 +16,15 @@ describeHistoryContract('chDB', () => {
   return {
     open: () => createChdbHistory({ dataDir }),
     dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    exec: async (statements) => {
+      const session = new Session(`${dataDir}/history`);
+      try {
+        for (const statement of statements) await session.queryAsync(statement);
+      } finally {
+        session.close();
+        await drainPending();
+      }
+    },
   };
 });
 
@@ -91,6 +103,48 @@ describe('chDB history', () => {
     await history.insertMessages([old, recent], [event(old, 'accepted', old.acceptedAt), event(recent, 'accepted', recent.acceptedAt)]);
     expect((await history.listUnfinished(10)).map((m) => m.id)).toEqual([recent.id]);
   });
+
+  it('streams large campaign reports in blocks, two at once while writes go on, and stops a read its reader leaves', async () => {
+    dataDir = tempDir();
+    const h: EncodedHistory = await createChdbHistory({ dataDir });
+    history = h;
+    const members = 150_000;
+    for (let from = 0; from < members; from += 25_000) {
+      const rows: string[] = [];
+      for (let p = from; p < from + 25_000; p++) {
+        const m = message({ id: campaignMessageId(505, p), numericId: 11 * 4096 + p, destination: `+642100${p}`, content: `Kia ora ${p}` });
+        rows.push(JSON.stringify(messageRow(m)));
+      }
+      await h.insertEncoded(rows.join('\n'), '');
+    }
+    const { lo, hi } = campaignMessageRange(505, 0, members);
+
+    // A reader that has taken one block and waits: a message is stored and read meanwhile.
+    const paused = h.campaigns.reportRows(lo, hi)[Symbol.asyncIterator]();
+    const first = await paused.next();
+    expect(first.done).toBe(false);
+    const greeting = message({ content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
+    await h.insertMessages([greeting], [event(greeting, 'accepted', greeting.acceptedAt)]);
+    expect((await h.getMessage(greeting.applicationId, greeting.id))?.content).toBe(greeting.content);
+
+    // A second report read whole meanwhile, in blocks, every member once in order.
+    const sizes: number[] = [];
+    let next = 0;
+    for await (const batch of h.campaigns.reportRows(lo, hi)) {
+      sizes.push(batch.length);
+      for (const r of batch) expect(r.position).toBe(next++);
+    }
+    expect(next).toBe(members);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(65_536);
+
+    // The first goes on where it was, then stops early.
+    const second = await paused.next();
+    expect(second.done).toBe(false);
+    expect(second.value?.[0]?.position).toBe(first.value?.length);
+    await paused.return?.(undefined);
+    expect(await h.campaigns.reportRange(campaignMessageRange(505, 7, 9).lo, campaignMessageRange(505, 7, 9).hi)).toHaveLength(2);
+  }, 120_000);
 
   it('refuses calls once closed, and closes only once', async () => {
     dataDir = tempDir();

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Session, drainPending } from 'chdb';
+import { Session, drainPending, type ChdbQueryStream } from 'chdb';
 import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
-import { parseJsonEachRow } from '../history/rows';
+import { parseJsonCompactEachRow, parseJsonEachRow } from '../history/rows';
 
 interface ChdbHistoryOptions extends SqlHistoryOptions {
   /** The database lives in `<dataDir>/history`. */
@@ -52,11 +52,17 @@ const JSON_EACH_ROW = { format: 'JSONEachRow' } as const;
  * History on an embedded chDB database: one session for the life of the
  * process (chDB binds one data directory per process). Each batch is one
  * INSERT per table, so MergeTree parts grow with batches, not rows.
+ *
+ * Long reads (the campaign report) stream on a session of their own at the
+ * same path, one per read: a session runs one stream at a time, and the
+ * journal's inserts must not wait behind a report being sent.
  */
 export async function createChdbHistory(options: ChdbHistoryOptions): Promise<EncodedHistory> {
   const dbPath = path.join(options.dataDir, 'history');
   fs.mkdirSync(dbPath, { recursive: true });
-  const session = new Session(dbPath, { connectionArgs: engineArgs(options) });
+  const args = engineArgs(options);
+  const session = new Session(dbPath, { connectionArgs: args });
+  const streams = new Map<ChdbQueryStream, Session>();
   const engine: HistoryEngine = {
     name: 'chDB',
     async exec(sql) {
@@ -68,10 +74,32 @@ export async function createChdbHistory(options: ChdbHistoryOptions): Promise<En
     async command(sql, params) {
       await session.queryBindAsync(sql, params);
     },
+    async *stream(sql, params) {
+      const reader = new Session(dbPath, { connectionArgs: args });
+      let result: ChdbQueryStream | undefined;
+      try {
+        result = reader.queryStreamBind(sql, params, { format: 'JSONCompactEachRow' });
+        streams.set(result, reader);
+        for await (const block of result) yield parseJsonCompactEachRow(block.text());
+      } finally {
+        if (result) {
+          result.cancel();
+          streams.delete(result);
+        }
+        reader.close();
+      }
+    },
     async insert(table, columns, rows) {
       await session.insert({ table, columns, values: rows, format: 'JSONEachRow' });
     },
     async close() {
+      // A reader left open by a consumer that stopped pulling: its stream is
+      // cancelled before its connection goes.
+      for (const [result, reader] of streams) {
+        result.cancel();
+        reader.close();
+      }
+      streams.clear();
       session.close();
       // The engine is released only once nothing native uses it any more;
       // after this another data directory may be opened in this process.

@@ -30,6 +30,14 @@ describeHistoryContract(
         await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
         await admin.close();
       },
+      exec: async (statements) => {
+        const admin = createClient({ url, database });
+        try {
+          for (const query of statements) await admin.command({ query });
+        } finally {
+          await admin.close();
+        }
+      },
     };
   },
 );

@@ -40,6 +40,14 @@ export async function createClickHouseHistory(options: ClickHouseHistoryOptions)
     async command(sql, params) {
       await client.command({ query: sql, query_params: params });
     },
+    async *stream(sql, params) {
+      const result = await client.query({ query: sql, query_params: params, format: 'JSONCompactEachRow' });
+      try {
+        for await (const rows of result.stream<unknown[]>()) yield rows.map((row) => row.json());
+      } finally {
+        result.close();
+      }
+    },
     async insert(table, columns, rows) {
       // The rows are JSONEachRow bytes already: sent as the body as they are.
       // (client.insert() JSON-encodes each object of a stream, so a Buffer in

@@ -16,6 +16,8 @@ interface HistoryHarness {
   open(): Promise<History>;
   /** Removes the store (after the last History of it has been closed). */
   dispose(): Promise<void>;
+  /** Runs statements on the store's database while no History has it open (to shape it as an older version left it). */
+  exec(statements: readonly string[]): Promise<void>;
 }
 
 type HistoryHarnessFactory = () => HistoryHarness | Promise<HistoryHarness>;
@@ -574,6 +576,65 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         ]);
         const second = campaignMessageRange(202, 1, 2);
         expect((await history.campaigns.reportRange(second.lo, second.hi)).map((r) => r.position)).toEqual([1]);
+      });
+
+      it('reports each campaign message once, however often it was stored, and not before its message row is', async () => {
+        const [m0, m1, m2] = [0, 1, 2].map((p) => message({ id: campaignMessageId(303, p), numericId: 7 * 4096 + p, destination: `+6421555${p}` }));
+        const other = message({ destination: '+64210000' });
+        // A resumed fan-out stores member 0 a second time; member 2's events are stored, its message row not yet.
+        await history.insertMessages([m0!, m1!, other], [accepted(m0!), accepted(m1!), accepted(other)]);
+        await history.insertMessages([m0!], [accepted(m0!)]);
+        await history.appendEvents([
+          event(m2!, 'accepted', BASE),
+          event(m0!, 'submitted', BASE + 20),
+          event(m0!, 'sent', BASE + 10),
+          event(other, 'sent', BASE + 3),
+        ]);
+        // `read` comes after `received`, whichever is stored first.
+        await history.appendEvents([event(m1!, 'read', BASE + 50), event(m1!, 'received', BASE + 40)]);
+        const { lo, hi } = campaignMessageRange(303, 0, 3);
+        const batches: number[] = [];
+        const rows = [];
+        for await (const batch of history.campaigns.reportRows(lo, hi)) {
+          batches.push(batch.length);
+          rows.push(...batch);
+        }
+        expect(rows).toEqual([
+          { position: 0, messageNumericId: 7 * 4096, mobile: '+64215550', sentAt: BASE + 10, status: 'submitted', statusAt: BASE + 20 },
+          { position: 1, messageNumericId: 7 * 4096 + 1, mobile: '+64215551', sentAt: 0, status: 'read', statusAt: BASE + 50 },
+        ]);
+        await history.insertMessages([m2!], []);
+        expect((await history.campaigns.reportRange(lo, hi)).map((r) => [r.position, r.status])).toEqual([
+          [0, 'submitted'],
+          [1, 'read'],
+          [2, 'accepted'],
+        ]);
+      });
+
+      it('reports the campaign messages a database held before its report table existed', async () => {
+        const ms = [0, 1].map((p) => message({ id: campaignMessageId(404, p), numericId: 9 * 4096 + p, destination: `+6421777${p}` }));
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([event(ms[0]!, 'sent', BASE + 10), event(ms[0]!, 'received', BASE + 30)]);
+        await history.close();
+        // As a version without the report table left it: the same messages and events, nothing derived from them.
+        await harness.exec([
+          'DROP VIEW campaign_report_from_events',
+          'DROP VIEW campaign_report_from_messages',
+          'DROP TABLE campaign_report',
+          'DROP TABLE history_backfills',
+        ]);
+        history = await harness.open();
+        const { lo, hi } = campaignMessageRange(404, 0, 2);
+        const expected = [
+          { position: 0, messageNumericId: 9 * 4096, mobile: '+64217770', sentAt: BASE + 10, status: 'received', statusAt: BASE + 30 },
+          { position: 1, messageNumericId: 9 * 4096 + 1, mobile: '+64217771', sentAt: 0, status: 'accepted', statusAt: BASE },
+        ];
+        expect(await history.campaigns.reportRange(lo, hi)).toEqual(expected);
+        // Filled once: opened again, it neither copies the rows again nor loses them.
+        await history.appendEvents([event(ms[1]!, 'queued', BASE + 5)]);
+        await history.close();
+        history = await harness.open();
+        expect((await history.campaigns.reportRange(lo, hi)).map((r) => r.status)).toEqual(['received', 'queued']);
       });
     });
   });

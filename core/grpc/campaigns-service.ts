@@ -32,7 +32,7 @@ export interface CampaignServices {
   state: HotState;
 }
 
-/** Rows read from history per query, and sent per gRPC message. */
+/** Members read from history per query; rows sent per gRPC message. */
 const PAGE = 50_000;
 const CHUNK = 5_000;
 
@@ -147,17 +147,10 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       const c = await s.store.getCampaign(req.applicationId, req.campaignId);
       if (!c) throw new HermodError('not_found', `no campaign ${req.campaignId}`);
       await write({ rows: [], utcOffsetMinutes: c.utcOffsetMinutes });
-      const page = (from: number) => {
-        const { lo, hi } = campaignMessageRange(c.id, from, Math.min(c.memberCount, from + PAGE));
-        const rows = s.store.reportRange(lo, hi);
-        rows.catch(() => undefined); // awaited below; a client that leaves early must not leave it unhandled
-        return rows;
-      };
-      // The next page's query runs while this one is encoded and sent.
-      let next = c.memberCount > 0 ? page(0) : Promise.resolve([]);
-      for (let from = 0; from < c.memberCount; from += PAGE) {
-        const rows = await next;
-        if (from + PAGE < c.memberCount) next = page(from + PAGE);
+      if (c.memberCount === 0) return;
+      // One read of the whole campaign, sent on as the engine produces it.
+      const { lo, hi } = campaignMessageRange(c.id, 0, c.memberCount);
+      for await (const rows of s.store.reportRows(lo, hi)) {
         for (let i = 0; i < rows.length; i += CHUNK) {
           await write({
             utcOffsetMinutes: c.utcOffsetMinutes,

@@ -3,11 +3,11 @@ import { HISTORY_TABLES } from './schema';
 /**
  * Campaign Manager reads, in the same form as queries.ts: ClickHouse SQL with
  * server-side parameters, column aliases equal to the port's field names.
- * Big reads are pages by sorting key (members by position, campaign messages
- * by id, which sorts by position), so neither engine holds a long-running
- * stream and each page touches one contiguous range.
+ * Big reads touch one contiguous range of a sorting key (members by
+ * position, campaign messages by id, which sorts by position): members are
+ * read in pages, the report as one stream.
  */
-const { lists, campaigns, members, templates, messages, events } = HISTORY_TABLES;
+const { lists, campaigns, members, templates, messages, campaignReport } = HISTORY_TABLES;
 
 export const CAMPAIGN_INSERTS = {
   members: {
@@ -134,36 +134,22 @@ FROM ${messages}
 WHERE id >= {lo:String} AND id < {hi:String}`;
 
 /**
- * Report rows of the messages with ids in [lo, hi): the message (once, even if
- * a resumed fan-out stored it twice) with its latest status by (stage, at), and
- * when it first reached the carrier connection (0 when it has not).
- * Params: lo String, hi String.
+ * Report rows of the campaign messages with ids in [lo, hi), in id (=
+ * position) order, one per message from the campaign_report table (see
+ * schema.ts), as positional columns: position, numeric id, mobile, status
+ * ('' when the message has no status event yet), when it got that status
+ * (its acceptance then), and when it first reached the carrier connection
+ * (0 when it has not). A message whose row is not stored yet (only its
+ * events are) is left out. Params: lo String, hi String.
  */
 export const REPORT_RANGE = `
 SELECT
-    m.id                                          AS id,
-    m.num_id                                      AS messageNumericId,
-    m.destination                                 AS mobile,
-    toUnixTimestamp64Milli(m.accepted_at)         AS acceptedAt,
-    e.last_status                                 AS status,
-    toUnixTimestamp64Milli(e.last_at)             AS statusAt,
-    toUnixTimestamp64Milli(e.sent_at)             AS sentAt
-FROM
-(
-    SELECT id, any(num_id) AS num_id, any(destination) AS destination, min(accepted_at) AS accepted_at
-    FROM ${messages}
-    WHERE id >= {lo:String} AND id < {hi:String}
-    GROUP BY id
-) AS m
-LEFT JOIN
-(
-    SELECT
-        message_id,
-        argMax(status, (stage, at))                        AS last_status,
-        argMax(at, (stage, at))                            AS last_at,
-        minIf(at, status IN ('sent', 'submitted'))         AS sent_at
-    FROM ${events}
-    WHERE message_id >= {lo:String} AND message_id < {hi:String}
-    GROUP BY message_id
-) AS e ON e.message_id = m.id
-ORDER BY m.id`;
+    reinterpretAsUInt32(reverse(unhex(right(message_id, 8))))                     AS position,
+    num_id                                                                        AS messageNumericId,
+    destination                                                                   AS mobile,
+    tupleElement(latest, 3)                                                       AS status,
+    toUnixTimestamp64Milli(if(tupleElement(latest, 3) = '', assumeNotNull(accepted_at), tupleElement(latest, 2))) AS statusAt,
+    toUnixTimestamp64Milli(ifNull(sent_at, toDateTime64(0, 3, 'UTC')))             AS sentAt
+FROM ${campaignReport} FINAL
+WHERE message_id >= {lo:String} AND message_id < {hi:String} AND accepted_at IS NOT NULL
+ORDER BY message_id`;

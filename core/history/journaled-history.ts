@@ -164,6 +164,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       return inner.campaigns.progressRange(lo, hi, since);
     },
+    async *reportRows(lo, hi) {
+      await flushAll();
+      yield* inner.campaigns.reportRows(lo, hi);
+    },
   };
 
   return {

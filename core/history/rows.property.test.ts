@@ -7,7 +7,8 @@ import { createChdbHistory } from '../adapters/chdb-history';
 import { message } from '../adapters/history-contract';
 import type { MessageRecord } from '../ports/message-history';
 import type { EncodedHistory } from './encoded-history';
-import { dateTime64, eventRow, jsonEachRow, messageRow, parseJsonEachRow } from './rows';
+import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
+import { dateTime64, eventRow, jsonEachRow, messageRow, parseJsonCompactEachRow, parseJsonEachRow } from './rows';
 
 /** Text people send: any code point, whole graphemes, and the scripts our users write in. */
 const text = fc.oneof(
@@ -48,6 +49,16 @@ describe('history rows (property)', () => {
     );
   });
 
+  it('read a block of compact rows in any script back to the same columns, one row per line', () => {
+    const cell = fc.oneof(text, fc.integer(), fc.constant(null), fc.array(text, { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { maxLength: 6 }), (rows) => {
+        const block = rows.map((r) => JSON.stringify(r) + '\n').join('');
+        expect(parseJsonCompactEachRow(block)).toEqual(rows);
+      }),
+    );
+  });
+
   it('write any time as UTC DateTime64 text that reads back to the same millisecond', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), fc.integer({ min: 0, max: 253_402_300_799_999 }), (a, b) => {
@@ -79,6 +90,22 @@ describe('history rows through the engine (property)', () => {
           const stored = await history.getMessage(m.applicationId, m.id);
           expect(stored).toMatchObject({ content: m.content, source: m.source, reference: m.reference, mask: m.mask, acceptedAt: m.acceptedAt });
         }
+      }),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+
+  let campaignId = 9_000;
+  it("streams a campaign's report with every mobile in any script exactly as it was written", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 4 }), async (mobiles) => {
+        campaignId += 1;
+        const messages = mobiles.map((destination, p) => message({ id: campaignMessageId(campaignId, p), destination }));
+        await history.insertEncoded(messages.map((m) => JSON.stringify(messageRow(m))).join('\n'), '');
+        const { lo, hi } = campaignMessageRange(campaignId, 0, mobiles.length);
+        const read: string[] = [];
+        for await (const rows of history.campaigns.reportRows(lo, hi)) for (const r of rows) read.push(r.mobile);
+        expect(read).toEqual(mobiles);
       }),
       { numRuns: 30 },
     );

@@ -48,6 +48,16 @@ export function jsonEachRow<T>(items: readonly T[], toRow: (item: T) => Record<s
   return Buffer.from(text, 'utf8');
 }
 
+/**
+ * Parses a block of JSONCompactEachRow output (one JSON array of columns per
+ * line) in one JSON.parse: a raw newline only ever ends a row, since JSON
+ * escapes those inside strings.
+ */
+export function parseJsonCompactEachRow(text: string): unknown[][] {
+  const body = text.trimEnd();
+  return body === '' ? [] : (JSON.parse(`[${body.replaceAll('\n', ',')}]`) as unknown[][]);
+}
+
 /** Parses a JSONEachRow result. */
 export function parseJsonEachRow(text: string): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];

@@ -22,6 +22,10 @@ export const HISTORY_TABLES = {
   templates: 'templates',
   imTemplates: 'im_templates',
   contacts: 'contacts',
+  campaignReport: 'campaign_report',
+  campaignReportFromMessages: 'campaign_report_from_messages',
+  campaignReportFromEvents: 'campaign_report_from_events',
+  backfills: 'history_backfills',
 } as const;
 
 /**
@@ -259,6 +263,99 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.contacts}
 ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY (application_id, contact_id)`;
 
+/**
+ * A campaign message id (campaign-message-ids.ts), as a cheap test on the
+ * fixed characters of its layout: version 8, variant `8000-0000`. Other
+ * messages have version-4 UUIDs.
+ */
+const isCampaignMessage = (column: string): string => `substring(${column}, 15, 1) = '8' AND substring(${column}, 20, 9) = '8000-0000'`;
+
+/**
+ * One row per campaign message for the campaign report: what the report
+ * shows of the message and of its status events, kept up to date by the two
+ * materialized views below as rows are inserted. Every column is a
+ * SimpleAggregateFunction of max or min, so rows of the same message (its
+ * message row, each status event, a resumed fan-out storing the message
+ * again, a backfill run twice) collapse into the same answer in whatever
+ * order and however often they arrive. Read with FINAL, so parts not yet
+ * merged still give one row per message.
+ *
+ * `latest` is the status with the highest (stage, at), as the events table
+ * defines it; `sent_at` the first time it reached the carrier connection
+ * (NULL until then); `accepted_at` is NULL on a row that has only events.
+ */
+const CAMPAIGN_REPORT = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.campaignReport}
+(
+    message_id  String,
+    num_id      SimpleAggregateFunction(max, UInt64),
+    destination SimpleAggregateFunction(max, String),
+    accepted_at SimpleAggregateFunction(min, Nullable(DateTime64(3, 'UTC'))),
+    latest      SimpleAggregateFunction(max, Tuple(UInt8, DateTime64(3, 'UTC'), String)),
+    sent_at     SimpleAggregateFunction(min, Nullable(DateTime64(3, 'UTC')))
+)
+ENGINE = AggregatingMergeTree
+ORDER BY message_id`;
+
+/** What a campaign message row adds to its report row (the view's query, and the backfill's). */
+const REPORT_FROM_MESSAGES = `
+SELECT id AS message_id, num_id, destination, accepted_at
+FROM ${HISTORY_TABLES.messages}
+WHERE ${isCampaignMessage('id')}`;
+
+/** What a campaign message's status event adds to its report row. */
+const REPORT_FROM_EVENTS = `
+SELECT
+    message_id,
+    (stage, at, toString(status))                        AS latest,
+    if(status IN ('sent', 'submitted'), at, NULL)        AS sent_at
+FROM ${HISTORY_TABLES.events}
+WHERE ${isCampaignMessage('message_id')}`;
+
+const CAMPAIGN_REPORT_FROM_MESSAGES = `
+CREATE MATERIALIZED VIEW IF NOT EXISTS ${HISTORY_TABLES.campaignReportFromMessages}
+TO ${HISTORY_TABLES.campaignReport} AS ${REPORT_FROM_MESSAGES}`;
+
+const CAMPAIGN_REPORT_FROM_EVENTS = `
+CREATE MATERIALIZED VIEW IF NOT EXISTS ${HISTORY_TABLES.campaignReportFromEvents}
+TO ${HISTORY_TABLES.campaignReport} AS ${REPORT_FROM_EVENTS}`;
+
+/** Which backfills have run to the end (a row per name). */
+const BACKFILLS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.backfills}
+(
+    name    String,
+    done_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(done_at)
+ORDER BY name`;
+
+export interface HistoryBackfill {
+  readonly name: string;
+  /** Idempotent statements: a backfill cut short runs again in full at the next start. */
+  readonly statements: readonly string[];
+}
+
+/**
+ * Data that tables added later derive from older ones, filled once per
+ * database after the schema is applied (its views already feed the new table,
+ * so nothing inserted from then on is missed), then recorded in
+ * history_backfills. A database created by this version has nothing to copy.
+ */
+export const HISTORY_BACKFILLS: readonly HistoryBackfill[] = [
+  {
+    name: 'campaign_report',
+    statements: [
+      `INSERT INTO ${HISTORY_TABLES.campaignReport} (message_id, num_id, destination, accepted_at) ${REPORT_FROM_MESSAGES}`,
+      `INSERT INTO ${HISTORY_TABLES.campaignReport} (message_id, latest, sent_at) ${REPORT_FROM_EVENTS}`,
+    ],
+  },
+];
+
+/** Params: name String. */
+export const BACKFILL_DONE = `SELECT count() AS done FROM ${HISTORY_TABLES.backfills} WHERE name = {name:String}`;
+export const RECORD_BACKFILL = `INSERT INTO ${HISTORY_TABLES.backfills} (name, done_at) SELECT {name:String}, now64(3)`;
+
 /** Migrations of tables created by earlier versions; each is idempotent. */
 const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS status_callback_url String`,
@@ -295,4 +392,8 @@ export const HISTORY_SCHEMA: readonly string[] = [
   IM_TEMPLATES,
   CONTACTS,
   ...MIGRATIONS,
+  CAMPAIGN_REPORT,
+  CAMPAIGN_REPORT_FROM_MESSAGES,
+  CAMPAIGN_REPORT_FROM_EVENTS,
+  BACKFILLS,
 ];

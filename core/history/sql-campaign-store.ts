@@ -15,13 +15,26 @@ import {
   REPORT_RANGE,
 } from './campaign-queries';
 import { dateTime64, jsonEachRow, toNumber } from './rows';
-import { positionOfCampaignMessage } from '../campaigns/campaign-message-ids';
 
 /** How sql-history lets the campaign store reach the engine (timed, counted, errors mapped). */
 export interface SqlIo {
   select(what: string, sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
   insert(target: { table: string; columns: readonly string[] }, rows: Buffer): Promise<void>;
   command(what: string, sql: string, params: Record<string, unknown>): Promise<void>;
+  stream(what: string, sql: string, params: Record<string, unknown>): AsyncIterable<unknown[][]>;
+}
+
+/** A REPORT_RANGE row (positional columns) as the port's record. */
+function toReportRecord(r: unknown[]): ReportRecord {
+  const raw = str(r[3]);
+  return {
+    position: toNumber(r[0]),
+    messageNumericId: toNumber(r[1]),
+    mobile: str(r[2]),
+    sentAt: toNumber(r[5]),
+    status: raw !== '' && isMessageStatus(raw) ? raw : 'accepted',
+    statusAt: toNumber(r[4]),
+  };
 }
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
@@ -199,20 +212,13 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
         handedSince: n(r?.handedSince),
       };
     },
+    async *reportRows(lo, hi) {
+      for await (const rows of io.stream('reportRows', REPORT_RANGE, { lo, hi })) yield rows.map(toReportRecord);
+    },
     async reportRange(lo, hi) {
-      const rows = await io.select('reportRange', REPORT_RANGE, { lo, hi });
-      return rows.map((r): ReportRecord => {
-        const raw = str(r.status);
-        const status = raw !== '' && isMessageStatus(raw) ? raw : 'accepted';
-        return {
-          position: positionOfCampaignMessage(str(r.id)),
-          messageNumericId: toNumber(r.messageNumericId),
-          mobile: str(r.mobile),
-          sentAt: toNumber(r.sentAt ?? 0),
-          status,
-          statusAt: raw !== '' ? toNumber(r.statusAt) : toNumber(r.acceptedAt),
-        };
-      });
+      const all: ReportRecord[] = [];
+      for await (const rows of io.stream('reportRange', REPORT_RANGE, { lo, hi })) for (const r of rows) all.push(toReportRecord(r));
+      return all;
     },
   };
 }

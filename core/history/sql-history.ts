@@ -2,7 +2,7 @@ import type { ApplicationRecord } from '../ports/account-store';
 import type { StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
 import type { EncodedHistory } from './encoded-history';
-import { HISTORY_SCHEMA } from './schema';
+import { BACKFILL_DONE, HISTORY_BACKFILLS, HISTORY_SCHEMA, RECORD_BACKFILL } from './schema';
 import { createSqlCampaignStore } from './sql-campaign-store';
 import { createSqlImStore } from './sql-im-store';
 import {
@@ -35,6 +35,13 @@ export interface HistoryEngine {
   readonly name: string;
   exec(sql: string): Promise<void>;
   select(sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /**
+   * A long read, as the engine produces it: each batch the rows of one block
+   * of its output, each row its columns in the query's order. Read on a
+   * connection of its own, so writes go on meanwhile; ending the iteration
+   * early cancels the query.
+   */
+  stream(sql: string, params: Record<string, unknown>): AsyncIterable<unknown[][]>;
   /** A parameterized statement without a result (a lightweight DELETE). */
   command(sql: string, params: Record<string, unknown>): Promise<void>;
   insert(table: string, columns: readonly string[], rows: Buffer): Promise<void>;
@@ -54,6 +61,12 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   const now = options.now ?? Date.now;
   try {
     for (const statement of HISTORY_SCHEMA) await engine.exec(statement);
+    for (const backfill of HISTORY_BACKFILLS) {
+      const [row] = await engine.select(BACKFILL_DONE, { name: backfill.name });
+      if (Number(row?.done ?? 0) > 0) continue;
+      for (const statement of backfill.statements) await engine.exec(statement);
+      await engine.command(RECORD_BACKFILL, { name: backfill.name });
+    }
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw new HermodError('unavailable', `history (${engine.name}): could not apply the schema: ${describe(err)}`, { cause: err });
@@ -78,7 +91,17 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   const insert = (target: { table: string; columns: readonly string[] }, rows: Buffer) =>
     run(`insert into ${target.table}`, () => engine.insert(target.table, target.columns, rows));
 
-  const io = { select, insert, command: (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.command(sql, params)) };
+  /** A stream with errors as HermodError; not counted in flight: the engine's close() ends its streams. */
+  async function* stream(what: string, sql: string, params: Record<string, unknown>): AsyncGenerator<unknown[][]> {
+    if (closed) throw new HermodError('unavailable', 'history is closed');
+    try {
+      yield* engine.stream(sql, params);
+    } catch (err) {
+      throw new HermodError('unavailable', `history (${engine.name}): ${what} failed: ${describe(err)}`, { cause: err });
+    }
+  }
+
+  const io = { select, insert, stream, command: (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.command(sql, params)) };
 
   const getMessage = async (applicationId: string, id: string) => {
     const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });

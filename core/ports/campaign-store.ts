@@ -120,4 +120,10 @@ export interface CampaignStore {
   progressRange(lo: string, hi: string, since: number): Promise<CampaignProgressCounts>;
   /** Report rows of campaign messages with ids in [lo, hi), in id (= position) order. */
   reportRange(lo: string, hi: string): Promise<ReportRecord[]>;
+  /**
+   * The same rows as reportRange, in batches as the engine produces them: a
+   * report of any size holds one batch at a time. Ending the iteration early
+   * stops the read.
+   */
+  reportRows(lo: string, hi: string): AsyncIterable<ReportRecord[]>;
 }
