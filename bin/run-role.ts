@@ -28,7 +28,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
       const { runCore } = await import('../core/core-main');
       if (!config.adapters.coreRunsWorkers) return runCore(config, log);
       // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state,
-      // on a thread of its own unless HERMOD_POOLS_THREAD=false.
+      // on a thread of its own with HERMOD_POOLS_THREAD=true.
       if (config.adapters.poolsThread) {
         const { startChannelPoolsThread } = await import('./channel-pools-thread');
         const logFields = { role, pid: process.pid };

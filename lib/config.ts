@@ -341,7 +341,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     chdbMaxMemoryBytes: bytes('HERMOD_CHDB_MAX_MEMORY', '512M'),
     chdbCacheBytes: bytes('HERMOD_CHDB_CACHE_SIZE', '64M'),
     coreRunsWorkers: bus === 'memory' ? true : bool('HERMOD_CORE_RUNS_WORKERS', false),
-    poolsThread: bool('HERMOD_POOLS_THREAD', true),
+    poolsThread: bool('HERMOD_POOLS_THREAD', false),
   };
   if (bus === 'kafka' && adapters.kafkaBrokers.length === 0) throw new ConfigError('HERMOD_BUS=kafka needs HERMOD_KAFKA_BROKERS (host:port,host:port)');
   if (bus === 'redis' && redisCluster) {
