@@ -1,4 +1,5 @@
 import { TextDecoder } from 'node:util';
+import { parseContentType } from '../carriers/smtp/content-type';
 
 /**
  * Just enough RFC 5322/2045/2047 reading for the SMTP sink to show what a
@@ -123,20 +124,6 @@ export function decodeWords(value: string): string {
   }
   flush();
   return out + joined.slice(last);
-}
-
-function parseContentType(value: string): { value: string; params: Record<string, string> } {
-  const [type = '', ...rest] = value.split(';');
-  const params: Record<string, string> = {};
-  for (const p of rest) {
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    params[p.slice(0, eq).trim().toLowerCase()] = p
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-  }
-  return { value: type.trim().toLowerCase(), params };
 }
 
 function charset(name = 'utf-8'): TextDecoder {

@@ -1,4 +1,5 @@
 import { DeliveryStatusError, parseDeliveryStatus, type DeliveryStatus } from './delivery-status';
+import { type ContentType, parseContentType } from './content-type';
 
 /** A bounce as hermod reads it: the delivery status, and the returned message's headers when the report carries them. */
 export interface DsnMessage {
@@ -89,16 +90,6 @@ function decodeTransfer(entity: Entity): string {
   return entity.body;
 }
 
-function contentType(headers: Record<string, string>): { value: string; params: Record<string, string> } {
-  const [type = '', ...rest] = (headers['content-type'] ?? 'text/plain').split(';');
-  const params: Record<string, string> = {};
-  for (const p of rest) {
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    params[p.slice(0, eq).trim().toLowerCase()] = p
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-  }
-  return { value: type.trim().toLowerCase(), params };
+function contentType(headers: Record<string, string>): ContentType {
+  return parseContentType(headers['content-type'] ?? 'text/plain');
 }
