@@ -37,3 +37,18 @@ describe('a channel worker on Redis Streams during a rolling upgrade', () => {
     expect(sim.received.map((m) => m.text?.body).sort()).toEqual(['Kia ora, e hoa mā — tēnā koe 👋🏽', '你好世界 🎉'].sort());
   });
 });
+
+describe('a channel worker after a crash between the submit and its report', () => {
+  it('reports submitted for a redelivered job the carrier already took, without sending it again', async () => {
+    const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl }));
+    const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: '100000000000001', webhookSecret: 's', apiVersion: 'v21.0' };
+    const pool = await kit.pool('wab', (deps) => startWabWorkerPool({ config, ...deps }));
+    const job = imJob('wab', '+64211234563', { type: 'text' }, 'Kia ora anō — 再见 👋🏽');
+    // What the worker that died left: the carrier's id stored (the carrier took it), the status still queued.
+    await pool.state.advanceStatuses([{ id: job.id, status: 'queued', at: Date.now() }]);
+    await pool.state.putCarrierIds([{ carrierId: 'wamid.earlier-try', messageId: job.id }]);
+    await pool.publish([job]);
+    expect((await pool.statusesOnce(job.id, 'submitted')).map((u) => u.status)).toEqual(['submitted']);
+    expect(sim.received).toHaveLength(0);
+  });
+});

@@ -37,7 +37,7 @@ export interface SmtpSinkOptions {
    * port known only later); without one, such mail is accepted and kept only.
    */
   bounceTo?: BounceTarget | (() => BounceTarget | undefined);
-  /** How long after accepting the sink bounces (default 50 ms). */
+  /** How long after accepting the sink bounces (default 1 s: a relay bounces once its next hop has refused, well after its 250). */
   bounceDelayMs?: number;
 }
 
@@ -146,7 +146,7 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
           this.emit('bounced', { mail, recipient, error: err });
         },
       );
-    }, this.o.bounceDelayMs ?? 50).unref();
+    }, this.o.bounceDelayMs ?? 1000).unref();
   }
 
   private onData(stream: SMTPServerDataStream, session: SMTPServerSession, done: (err?: Error | null) => void): void {

@@ -46,7 +46,8 @@ export function createRoutedCarrier(deps: {
   );
 
   return {
-    name: 'sms-routes',
+    // Spans and logs name the protocol (`submit smpp`); the carrier chosen is in the submitted event's detail.
+    name: 'smpp',
     async send(job: OutboundJob, onWritten?: () => void, handover?: Handover) {
       const decision = deps.decide({ id: job.id, destination: job.destination, applicationId: job.applicationId, source: job.source, channel: job.channel });
       const deadline = Date.now() + waitMs;
