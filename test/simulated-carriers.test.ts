@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
+import { freePortBelowEphemeral } from './support/free-port';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
@@ -24,8 +24,9 @@ describe('npm start with the README carriers file: one SMSC simulator per simula
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-simulated-carriers-'));
     const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Carriers and routes')))![1]!;
-    // Simulated carriers listen where the file says: free ports instead of the example's 2776 and 2777.
-    const [spark, oneNz] = [await freePort(), await freePort()];
+    // Simulated carriers listen where the file says: free ports instead of the example's 2776 and 2777, below the
+    // ephemeral range, so that no other test's port-0 socket takes one before the simulators bind it.
+    const [spark, oneNz] = [await freePortBelowEphemeral(), await freePortBelowEphemeral()];
     const file = path.join(dataDir, 'carriers.yaml');
     fs.writeFileSync(file, example.replace('port: 2776', `port: ${spark}`).replace('port: 2777', `port: ${oneNz}`));
     hermod = await startHermod({ dataDir, env: { HERMOD_CARRIERS_FILE: file, HERMOD_GATEWAYS: '1' } });

@@ -18,3 +18,22 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A free TCP port below Linux's ephemeral range (32768 and up), for a port
+ * that must be written into a file before its user starts: every other test
+ * binds port 0, which takes ephemeral ports, so one picked here is not handed
+ * to another test's process between this check and its use, as a freePort()
+ * port can be when many tests run side by side.
+ */
+export async function freePortBelowEphemeral(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
