@@ -3,19 +3,16 @@ import type { HotState } from '../core/ports/state';
 import type { Config } from '../lib/config';
 import type { Channel } from '../lib/channels';
 import type { Logger } from '../lib/log';
-import type { CarrierStatus, SmsWorkerPool } from './sms/sms-worker-pool';
 
 /** Starts the worker pools of the given channels in this process; stop() stops them all. */
 export async function startChannelPools(channels: readonly Channel[], deps: { config: Readonly<Config>; bus: Bus; state: HotState; log: Logger }) {
   const { config, bus, state } = deps;
   const pools: { stop(): Promise<void> }[] = [];
-  let sms: SmsWorkerPool | undefined;
   for (const channel of channels) {
     const log = deps.log.child({ channel });
     switch (channel) {
       case 'sms':
-        sms = await (await import('./sms/sms-worker-pool')).startSmsWorkerPool({ config: config.carriers, bus, state, log });
-        pools.push(sms);
+        pools.push(await (await import('./sms/sms-worker-pool')).startSmsWorkerPool({ config: config.carriers, bus, state, log }));
         break;
       case 'email':
         pools.push(await (await import('./email/email-worker-pool')).startEmailWorkerPool({ config: config.channels.email, bus, state, log }));
@@ -33,7 +30,6 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
   }
   return {
     /** Each SMS carrier's binds, window, submits per second and last error in this process; [] without an SMS pool. */
-    smsCarrierStatuses: (): CarrierStatus[] => sms?.carrierStatuses() ?? [],
     async stop() {
       await Promise.all(pools.map((p) => p.stop()));
     },

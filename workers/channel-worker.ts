@@ -199,7 +199,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
     // The carrier took it, but the worker died before saying so: say it now, and do not send it again.
-    const untold = jobs.filter((j, i) => submitted[i] && current[i] && stageOf(current[i]!.status) < SUBMITTED);
+    const untold = jobs.filter((_, i) => submitted[i] && current[i] && stageOf(current[i]!.status) < SUBMITTED);
     for (const j of untold) void report(j.id, 'submitted', { detail: 'submitted before a restart' });
     // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch.
     const seen = new Set<string>();

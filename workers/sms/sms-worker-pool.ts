@@ -5,15 +5,10 @@ import type { CarriersConfig } from '../../lib/carriers-file';
 import type { Logger } from '../../lib/log';
 import { startChannelWorker } from '../channel-worker';
 import { startCarrierSnapshotReporter } from '../carrier-snapshot-reporter';
-import type { CarrierStatus } from './carrier-status';
 import { createRoutedCarrier } from './routed-carrier';
 import { createSmppCarrier } from './smpp-carrier';
 
-export type { CarrierStatus } from './carrier-status';
-
 export interface SmsWorkerPool {
-  /** Each carrier's binds, window in use, submits per second and last error in this process. */
-  carrierStatuses(): CarrierStatus[];
   stop(): Promise<void>;
 }
 
@@ -31,7 +26,6 @@ export async function startSmsWorkerPool(deps: { config: CarriersConfig; bus: Bu
   // Every bind of every carrier, each second, for the operator console.
   const reporter = startCarrierSnapshotReporter({ state: deps.state, channel: 'sms', snapshot: () => carriers.flatMap((c) => c.snapshots()), log: deps.log });
   return {
-    carrierStatuses: () => routed.statuses(),
     async stop() {
       await reporter.stop();
       await worker.stop();
