@@ -20,15 +20,29 @@ export type CampaignAction = 'pause' | 'resume' | 'cancel';
 /** A method core does not serve (yet): the console shows it as such, never as data. */
 export class NotImplementedByCore extends Error {}
 
+/** Reads for a refresh: a later refresh asks again. */
 const CALL_TIMEOUT_MS = 5000;
+/**
+ * A campaign action writes hot state, then history, and answers with the
+ * campaign's counts: while a fan-out keeps the engine busy that can take
+ * longer than a read, and an operator would rather wait than be told 504 for
+ * an action that went through anyway.
+ */
+const ACTION_TIMEOUT_MS = 30_000;
 
 export function createConsoleClient(address: string, channelCredentials: ChannelCredentials): ConsoleClient {
   const options = { 'grpc.keepalive_time_ms': 30_000 };
   const operations = new OperationsClient(address, channelCredentials, options);
   const control = new CampaignControlClient(address, channelCredentials, options);
-  const call = async <Res>(client: OperationsClient | CampaignControlClient, method: string, fn: unknown, req: unknown): Promise<Res> => {
+  const call = async <Res>(
+    client: OperationsClient | CampaignControlClient,
+    method: string,
+    fn: unknown,
+    req: unknown,
+    timeoutMs = CALL_TIMEOUT_MS,
+  ): Promise<Res> => {
     try {
-      return await unaryCall(client, method, fn as never, req, CALL_TIMEOUT_MS);
+      return await unaryCall(client, method, fn as never, req, timeoutMs);
     } catch (err) {
       const cause = (err as { cause?: ServiceError }).cause;
       if (cause?.code === GrpcStatus.UNIMPLEMENTED) throw new NotImplementedByCore(`core does not implement ${method} (${cause.details})`);
@@ -47,7 +61,7 @@ export function createConsoleClient(address: string, channelCredentials: Channel
       if (!(action in actions)) return Promise.reject(new HermodError('not_found', `no campaign action ${JSON.stringify(action)}`));
       const method = actions[action];
       const fn = { pause: control.pauseCampaign, resume: control.resumeCampaign, cancel: control.cancelCampaign }[action];
-      return call<CampaignProgress>(control, method, fn, { application, campaignId });
+      return call<CampaignProgress>(control, method, fn, { application, campaignId }, ACTION_TIMEOUT_MS);
     },
     close() {
       operations.close();

@@ -121,19 +121,6 @@ const ACTIONS = {
   cancel: { label: 'Cancel', allowed: (s) => s !== 'cancelled' && s !== 'finished', danger: true },
 };
 
-function campaignProgress(c) {
-  const members = Number(c.members) || 0;
-  const done = Math.max(0, members - (Number(c.remaining) || 0));
-  const td = el('td');
-  const bar = el('progress');
-  bar.max = Math.max(1, members);
-  bar.value = done;
-  const label = `${numberFormat.format(done)} of ${numberFormat.format(members)} handed over; ${numberFormat.format(c.delivered)} delivered, ${numberFormat.format(c.failed)} failed, ${numberFormat.format(c.dead)} dead`;
-  bar.setAttribute('aria-label', `Progress of ${c.name || c.campaignId}: ${label}`);
-  td.append(bar, el('div', label));
-  return td;
-}
-
 function timeLeft(seconds) {
   if (!(seconds >= 0)) return 'unknown';
   if (seconds < 60) return `${Math.round(seconds)} s`;
@@ -141,54 +128,102 @@ function timeLeft(seconds) {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+// Bumped by every campaign action: a refresh asked for before the action answered shows the
+// state before it, and is dropped rather than drawn over the action's own answer.
+let campaignsVersion = 0;
+
 async function campaignAction(c, action) {
   const name = c.name || c.campaignId;
   if (action === 'cancel' && !window.confirm(`Cancel campaign ${name}? Members not yet handed to a carrier are never sent.`)) return;
   const notice = $('campaigns-notice');
+  notice.textContent = `Asking core to ${action} campaign ${name}…`;
   try {
     const path = `/api/campaigns/${encodeURIComponent(c.application)}/${encodeURIComponent(c.campaignId)}/${action}`;
     const after = await api(path, { method: 'POST', headers: { 'x-hermod-console': '1' } });
+    campaignsVersion++;
     notice.textContent = `Campaign ${name} is now ${after.state}.`;
     showError('campaigns-error', undefined);
   } catch (err) {
+    notice.textContent = '';
     showError('campaigns-error', err);
   }
   await panel('campaigns-error', refreshCampaigns);
 }
 
+/**
+ * One campaign's row, made once and updated in place by every refresh: its
+ * buttons stay the same elements, so a click that straddles a refresh (mouse
+ * down before it, up after) still lands, and the keyboard focus stays put.
+ */
+function campaignRow(key) {
+  const cells = Array.from({ length: 7 }, (_, i) => el('td', undefined, i === 4 ? 'num' : undefined));
+  const bar = el('progress');
+  const progressText = el('div');
+  cells[3].append(bar, progressText);
+  const entry = { campaign: undefined, tr: row(cells), cells, bar, progressText, buttons: {} };
+  for (const [action, spec] of Object.entries(ACTIONS)) {
+    const button = el('button', spec.label, spec.danger ? 'danger' : undefined);
+    button.type = 'button';
+    button.dataset.key = `${key}/${action}`;
+    // The campaign as last shown, not as it was when the row was made.
+    button.addEventListener('click', () => campaignAction(entry.campaign, action));
+    entry.buttons[action] = button;
+    cells[6].append(button);
+  }
+  return entry;
+}
+
+/** Sets a text only when it changed, so an unchanged row is left untouched. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function showCampaign(entry, c) {
+  entry.campaign = c;
+  const name = c.name || c.campaignId;
+  const members = Number(c.members) || 0;
+  setText(entry.cells[0], name);
+  setText(entry.cells[1], c.application);
+  setText(entry.cells[2], c.state);
+  entry.bar.max = Math.max(1, members);
+  entry.bar.value = Math.max(0, members - (Number(c.remaining) || 0));
+  const label = `${numberFormat.format(c.submitted)} of ${numberFormat.format(members)} handed over; ${numberFormat.format(c.delivered)} delivered, ${numberFormat.format(c.failed)} failed, ${numberFormat.format(c.dead)} dead`;
+  entry.bar.setAttribute('aria-label', `Progress of ${name}: ${label}`);
+  setText(entry.progressText, label);
+  setText(entry.cells[4], (Number(c.currentRate) || 0).toFixed(1));
+  setText(entry.cells[5], timeLeft(c.secondsLeft));
+  for (const [action, spec] of Object.entries(ACTIONS)) {
+    const button = entry.buttons[action];
+    button.setAttribute('aria-label', `${spec.label} campaign ${name}`);
+    button.disabled = !spec.allowed(c.state);
+  }
+}
+
+const campaignRows = new Map();
+
 async function refreshCampaigns() {
+  const version = campaignsVersion;
   const { campaigns } = await api('/api/campaigns');
-  const table = $('campaigns');
-  const tbody = table.tBodies[0];
-  // A refresh must not take the keyboard focus away from the button the operator is on.
-  const focused = document.activeElement?.dataset?.key;
-  if (campaigns.length === 0) return emptyRow(tbody, 7, 'No campaigns');
-  tbody.replaceChildren(
-    ...campaigns.map((c) => {
-      const actions = el('td');
-      for (const [action, spec] of Object.entries(ACTIONS)) {
-        const button = el('button', spec.label, spec.danger ? 'danger' : undefined);
-        button.type = 'button';
-        button.dataset.key = `${c.application}/${c.campaignId}/${action}`;
-        button.setAttribute('aria-label', `${spec.label} campaign ${c.name || c.campaignId}`);
-        button.disabled = !spec.allowed(c.state);
-        button.addEventListener('click', () => campaignAction(c, action));
-        actions.append(button);
-      }
-      const tr = row([
-        c.name || c.campaignId,
-        c.application,
-        el('td', c.state),
-        campaignProgress(c),
-        el('td', (Number(c.currentRate) || 0).toFixed(1), 'num'),
-        timeLeft(c.secondsLeft),
-        actions,
-      ]);
-      tr.dataset.campaign = c.campaignId;
-      return tr;
-    }),
-  );
-  if (focused) table.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  if (version !== campaignsVersion) return;
+  const tbody = $('campaigns').tBodies[0];
+  if (campaigns.length === 0) {
+    campaignRows.clear();
+    return emptyRow(tbody, 7, 'No campaigns');
+  }
+  const shown = new Map();
+  for (const c of campaigns) {
+    const key = `${c.application}/${c.campaignId}`;
+    const entry = campaignRows.get(key) ?? campaignRow(key);
+    entry.tr.dataset.campaign = c.campaignId;
+    showCampaign(entry, c);
+    shown.set(key, entry);
+  }
+  campaignRows.clear();
+  for (const [key, entry] of shown) campaignRows.set(key, entry);
+  // Rows are moved only when the order changed: a moved button would lose a click under way.
+  const wanted = [...shown.values()].map((e) => e.tr);
+  const current = [...tbody.children];
+  if (wanted.length !== current.length || wanted.some((tr, i) => tr !== current[i])) tbody.replaceChildren(...wanted);
 }
 
 // The message whose journey is asked for; once shown it refreshes with the rest, so new events appear by themselves.
