@@ -126,11 +126,15 @@ export async function runMultiProcess(
   // Only what the killed worker had in flight may go out twice.
   expect(duplicates).toBeLessThanOrEqual(options.maxDuplicates ?? WINDOW * 2);
   // Statuses came back through the bus to core: a sample reads `received` through either gateway.
+  // A disruption can move the status topic's group coordinator: the group's rebalance may take a
+  // session timeout (30 s) and more before core reads the receipts again, so the wait is longer.
   for (const [i, id] of ids.filter((_, i) => i % 500 === 0).entries()) {
     const details = await eventually(async () => {
       const r = await clients[i % 2]!.get(`/rest/sms/v2/messages?id=${id}`);
-      return r.json?.status === 'received' ? r.json : undefined;
-    }, 30_000);
+      // A status short of `received` fails the try with what it is, so a timeout says where the message stopped.
+      if (r.json?.status !== 'received') throw new Error(`message ${id} is ${r.status} ${JSON.stringify(r.json)}`);
+      return r.json;
+    }, 90_000);
     expect(details).toMatchObject({ id, direction: 'MT', status: 'received' });
   }
   for (const c of clients) c.close();
