@@ -3,7 +3,11 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { HermodError } from '../../lib/errors';
-import { checkCallbackUrlSyntax, resolveCallbackTarget, type ResolveHost } from './callback-url';
+import { cachedResolver } from './cached-resolver';
+import { checkCallbackUrlSyntax, resolveCallbackTarget, resolveWithSystem, type ResolveHost } from './callback-url';
+
+/** The system resolver's answers, kept 30 s: one lookup per receiver name, not one per callback. */
+const systemResolver = cachedResolver(resolveWithSystem, { ttlMs: 30_000 });
 
 /** Request options that carry the addresses a connection may go to (see the agents below). */
 type PinnedOptions = http.RequestOptions & { pinned?: string };
@@ -76,7 +80,7 @@ export function signature(secret: string, timestamp: number, body: string): stri
 }
 
 export interface DeliveryOptions {
-  /** How host names are resolved (default: the system resolver). */
+  /** How host names are resolved (default: the system resolver, answers kept 30 s). */
   resolve?: ResolveHost;
 }
 
@@ -88,7 +92,7 @@ export interface DeliveryOptions {
  */
 export async function deliverCallback(d: SignedDelivery, options: DeliveryOptions = {}): Promise<{ status: number; rateLimit?: number }> {
   const url = checkCallbackUrlSyntax(d.url);
-  const addresses = await resolveCallbackTarget(url, d.allowPrivate, options.resolve);
+  const addresses = await resolveCallbackTarget(url, d.allowPrivate, options.resolve ?? systemResolver);
   const timestamp = Math.floor((d.now ?? Date.now()) / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
