@@ -79,6 +79,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
     // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).
     quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
+    scheduledDir: path.join(config.dataDir, 'scheduled'),
+    schedulerMemoryWindowMs: config.schedulerMemoryWindowMs,
   });
   const reader = createMessageReader({ history, state, recent });
 

@@ -207,6 +207,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** How long core keeps a message it accepted in memory, final or not (in flight longer: read from history). */
   recentMessagesMaxAgeMs: number;
+  /** Scheduled messages due within this long are held in memory; later ones wait in files under the data directory. */
+  schedulerMemoryWindowMs: number;
   /** How long a carrier's second delivery of the same reply (MO) is recognised and dropped. */
   moDedupWindowMs: number;
   callbacks: {
@@ -406,6 +408,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),
+    schedulerMemoryWindowMs: duration('HERMOD_SCHEDULER_MEMORY_WINDOW', '10m'),
     scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),
     moDedupWindowMs: duration('HERMOD_MO_DEDUP_WINDOW', '10m'),
     shortLinkBase: '',

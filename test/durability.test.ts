@@ -68,14 +68,16 @@ describe('durability: nothing answered 202 is lost', () => {
     expect(simulator.submitCount).toBeGreaterThanOrEqual(1000);
   });
 
-  it('sends a scheduled message at its time, not before and within a second after, across a restart in between', async () => {
+  it('sends a scheduled message at its time, not before and within a second after, across a restart in between, having waited on disk until it came within the memory window', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-schedule-'));
     const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
     const { port } = await simulator.start();
     cleanup.push(() => simulator.stop());
     const submittedAt = new Map<string, number>();
     simulator.on('submit', (s: { text: string }) => submittedAt.set(s.text, Date.now()));
-    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' };
+    // Held in memory only once due within 5 s: until then it waits in a file of the data directory.
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1', HERMOD_SCHEDULER_MEMORY_WINDOW: '5s' };
+    const waitingOnDisk = () => fs.readdirSync(path.join(dataDir, 'scheduled')).length;
 
     let hermod = await startHermod({ dataDir, env });
     let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
@@ -86,6 +88,8 @@ describe('durability: nothing answered 202 is lost', () => {
       scheduled: new Date(due).toISOString(),
     });
     expect(sent.status).toBe(202);
+    // Handed to the scheduler just after the 202.
+    await eventually(() => waitingOnDisk() === 1, 5000);
     client.close();
     expect(await hermod.stop()).toBe(0);
 
@@ -95,6 +99,9 @@ describe('durability: nothing answered 202 is lost', () => {
     cleanup.push(async () => client.close());
     expect(Date.now()).toBeLessThan(due);
     expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
+    // Recovery put it back on disk; it is read into memory 5 s before its time.
+    if (Date.now() < due - 6000) expect(waitingOnDisk()).toBe(1);
+    await eventually(() => waitingOnDisk() === 0, 30_000);
 
     await eventually(async () => (submittedAt.has('Āpōpō — завтра, 明天 ⏰') ? true : undefined), 30_000, 50);
     const at = submittedAt.get('Āpōpō — завтра, 明天 ⏰')!;

@@ -7,7 +7,7 @@ import type { StatusChange, StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
 import { createBatcher } from '../../lib/batcher';
 import { HermodError, toHermodError } from '../../lib/errors';
-import { messagesByStatus } from '../../lib/metrics';
+import { messagesByStatus, trackEntries } from '../../lib/metrics';
 import { encodeJob } from '../ports/bus-payloads';
 import { countSegments } from './segments';
 import { createScheduler } from './scheduler';
@@ -52,6 +52,10 @@ export function createMessageIntake(deps: {
   onDispatchError?: (err: unknown) => void;
   /** The application's message quota, if it has one (read for every batch: cache it). */
   quotaOf?: (applicationId: string) => Promise<Quota | undefined>;
+  /** Where messages scheduled beyond the scheduler's memory window wait (emptied at start; recovery adds them back). */
+  scheduledDir?: string;
+  /** Scheduled messages due within this long are held in memory (default 10 min). */
+  schedulerMemoryWindowMs?: number;
 }): MessageIntake {
   const screen = createSendScreen({
     state: deps.state,
@@ -92,7 +96,8 @@ export function createMessageIntake(deps: {
     while (running) await running;
   };
   const later = (records: readonly MessageRecord[]): void => handOff(records);
-  const scheduler = createScheduler(later);
+  const scheduler = createScheduler(later, { spillDir: deps.scheduledDir, horizonMs: deps.schedulerMemoryWindowMs });
+  const untrackScheduler = trackEntries({ scheduled_messages: () => scheduler.size });
 
   const dispatch = async (all: readonly MessageRecord[]): Promise<void> => {
     // Intelligent Messaging attempts are handed over by the IM orchestrator, which knows their media and templates.
@@ -260,6 +265,7 @@ export function createMessageIntake(deps: {
     dispatch,
     async drain() {
       scheduler.stop();
+      untrackScheduler();
       await durable.drain();
       await dispatched();
     },
