@@ -114,6 +114,27 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(mail).toMatchObject({ subject: invoice, text: expect.stringContaining(invoice) });
   });
 
+  it('delivers to e-mail addresses with a macron domain and a non-ASCII local part (IDN and SMTPUTF8)', async () => {
+    const tag = randomUUID().slice(0, 8);
+    // .nz registers domains with macrons; the sink sees the domain as the carrier's DNS would have it, in punycode.
+    const macronDomain = `mere.${tag}@kōrero.nz`;
+    const id = await send({
+      destination: { email: macronDomain },
+      message: { type: 'text', text: { body: 'Kia ora Mere 👋🏽' } },
+      delivery_attempts: [{ channel: 'email' }],
+    });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(h.smtp.mails.find((m) => m.to.some((to) => to === `mere.${tag}@xn--krero-nva.nz` || to === macronDomain))).toBeDefined();
+    const unicodeLocal = `用户.${tag}@例子.广告`;
+    const id2 = await send({
+      destination: { email: unicodeLocal },
+      message: { type: 'text', text: { body: '你好 🧧' } },
+      delivery_attempts: [{ channel: 'email' }],
+    });
+    await settles(id2, 'received', ['accepted', 'received']);
+    expect(h.smtp.mails.find((m) => m.to.some((to) => to.startsWith(`用户.${tag}@`)))).toBeDefined();
+  });
+
   it('makes the first line of a long e-mail its subject, cut at 78 characters without breaking an emoji in two', async () => {
     const email = `tane.${randomUUID().slice(0, 8)}@example.com`;
     // 77 characters inside the BMP, then an emoji with a skin-tone modifier as the 78th.

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { HermodError, type FieldProblem } from '../../lib/errors';
+import { isEmailAddress } from './email-address';
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
@@ -13,6 +14,8 @@ const addFormats = (addFormatsModule as unknown as { default?: typeof addFormats
 export function createValidator(components: Record<string, unknown>) {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  // ajv-formats' `email` is ASCII only: addresses at kōrero.nz or 例子.广告 are as real as any.
+  ajv.addFormat('email', { type: 'string', validate: isEmailAddress });
   ajv.addSchema({ $id: 'components', $defs: components });
   const cache = new Map<string, ValidateFunction>();
 

@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isEmailAddress } from './email-address';
+
+describe('isEmailAddress', () => {
+  it.each([
+    'ana@example.co.nz',
+    'mere@kōrero.nz',
+    'te.ao@māori.nz',
+    '用户@例子.广告',
+    'борис@пример.рф',
+    'josé.garcía+news@correo.es',
+    "o'brien@example.ie",
+    'a@b.co',
+  ])('takes %s', (address) => {
+    expect(isEmailAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['no at sign', 'ana.example.co.nz'],
+    ['nothing before the at', '@example.com'],
+    ['nothing after the at', 'ana@'],
+    ['a one-label domain', 'ana@localhost'],
+    ['two dots in a row', 'ana..mere@example.com'],
+    ['a leading dot', '.ana@example.com'],
+    ['a space', 'ana mere@example.com'],
+    ['a no-break space', 'ana\u00a0mere@example.com'],
+    ['a zero-width joiner', 'ana\u200d@example.com'],
+    ['a label starting with a hyphen', 'ana@-example.com'],
+    ['an all-digit top-level label', 'ana@example.123'],
+    ['a local part over 64 bytes', `${'ā'.repeat(33)}@example.com`],
+    ['a quoted local part', '"ana mere"@example.com'],
+    ['an address literal', 'ana@[192.0.2.1]'],
+  ])('refuses %s', (_why, address) => {
+    expect(isEmailAddress(address)).toBe(false);
+  });
+
+  it('takes every dot-atom address of letters and digits, in any script, at any domain of two labels or more', () => {
+    const word = fc.string({ unit: fc.constantFrom(...'abcxyz019ĀāōūīēŌ用户例子пример'.split('')), minLength: 1, maxLength: 10 });
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), fc.array(word, { minLength: 2, maxLength: 4 }), (local, domain) => {
+        const address = `${local.join('.')}@${domain.join('.')}`;
+        fc.pre(Buffer.byteLength(local.join('.'), 'utf8') <= 64 && !/^\d+$/.test(domain.at(-1)!));
+        expect(isEmailAddress(address)).toBe(true);
+      }),
+    );
+  });
+
+  it('never takes text with a control character, a space or no at sign, whatever else it holds', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.constantFrom(' ', '\t', '\n', '\u0000', '\u00a0'), fc.nat(), (text, bad, n) => {
+        const i = n % (text.length + 1);
+        expect(isEmailAddress(`${text.slice(0, i)}${bad}${text.slice(i)}@example.com`)).toBe(false);
+        expect(isEmailAddress(text.replaceAll('@', ''))).toBe(false);
+      }),
+    );
+  });
+});
