@@ -1,10 +1,9 @@
 import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
-import compose from 'koa-compose';
 import type { Authenticator } from './auth';
 import type { CoreClient } from './core-client';
 import type { Logger } from '../lib/log';
-import { HermodError } from '../lib/errors';
+import { interfaceHandler } from './http/interface-handler';
 import { requestMetrics } from './http/request-metrics';
 import { requestSpan } from './http/request-span';
 import { smsV2Errors } from './sms-v2/error-body';
@@ -45,12 +44,7 @@ interface Interface {
 
 /** One interface: its error renderer wraps its router, so every failure under its prefix has its shape. */
 function mountInterface(name: string, prefix: string, errors: Middleware, router: Router): Interface {
-  const methods = router.allowedMethods({
-    throw: true,
-    methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed'),
-    notImplemented: () => new HermodError('method_not_allowed', 'method not implemented'),
-  });
-  return { name, prefix, handle: compose([errors, router.routes() as Middleware, methods as Middleware]) };
+  return { name, prefix, handle: interfaceHandler(errors, router) };
 }
 
 /** The Koa app: one router per interface, each with its own error shape. */

@@ -124,6 +124,8 @@ describe('POST /rest/im/v1/message', () => {
   it('answers 405 and 404 in APIError shape for other methods and paths under the prefix', async () => {
     const get = await fetch(`${server.url}/rest/im/v1/message`, { headers: { authorization: API_KEY } });
     expect(get.status).toBe(405);
+    // RFC 9110 §15.5.6: a 405 names the methods the resource takes.
+    expect(get.headers.get('allow')).toBe('POST');
     expectApiError(await get.json(), 405, 'Method Not Allowed');
     const other = await fetch(`${server.url}/rest/im/v1/messages`, { method: 'POST', headers: { authorization: API_KEY } });
     expect(other.status).toBe(404);

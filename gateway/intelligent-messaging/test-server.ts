@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa, { type Middleware } from 'koa';
-import compose from 'koa-compose';
+import Koa from 'koa';
 import type { Authenticator, Caller } from '../auth';
 import type { ImClient } from '../im-client';
 import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
@@ -9,6 +8,7 @@ import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { intelligentMessagingErrors } from './error-body';
 import { intelligentMessagingRouter } from './routes';
+import { interfaceHandler } from '../http/interface-handler';
 import { createSharedRateLimiter } from './shared-rate-limiter';
 import { createMemoryState } from '../../core/adapters/memory-state';
 import { createImRateBudget } from '../../core/im/im-rate-budget';
@@ -73,13 +73,7 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
   const router = intelligentMessagingRouter({ im, idempotency, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();
   app.silent = true;
-  app.use(
-    compose([
-      intelligentMessagingErrors(log),
-      router.routes() as Middleware,
-      router.allowedMethods({ throw: true, methodNotAllowed: () => new HermodError('method_not_allowed', 'method not allowed') }) as Middleware,
-    ]),
-  );
+  app.use(interfaceHandler(intelligentMessagingErrors(log), router));
 
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

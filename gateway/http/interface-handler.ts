@@ -1,0 +1,22 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+import { HermodError } from '../../lib/errors';
+
+/**
+ * One interface's router under its error renderer, so every failure under its
+ * prefix has its shape. A known path asked with another method is answered
+ * 405 (501 for a method the router knows nothing of) with the Allow header
+ * RFC 9110 asks for, and the interface's own error body.
+ */
+export function interfaceHandler(errors: Middleware, router: Router): Middleware {
+  // The router's throwing mode leaves Allow out; its quiet mode sets status and header, and the body is made here.
+  const methods = router.allowedMethods();
+  const inInterfaceShape: Middleware = async (ctx, next) => {
+    await next();
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      throw new HermodError('method_not_allowed', ctx.status === 405 ? 'method not allowed' : 'method not implemented');
+    }
+  };
+  return compose([errors, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
+}
