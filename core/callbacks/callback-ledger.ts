@@ -106,13 +106,20 @@ export function createCallbackLedger(options: { maxMessages?: number } = {}) {
 
 export type CallbackLedger = ReturnType<typeof createCallbackLedger>;
 
+// A few receivers get thousands of tries a second: each URL is parsed once.
+const shown = new Map<string, string>();
+
 function withoutCredentials(url: string): string {
+  const known = shown.get(url);
+  if (known !== undefined) return known;
+  let text = url;
   try {
     const u = new URL(url);
     u.username = '';
     u.password = '';
-    return u.toString();
-  } catch {
-    return url;
-  }
+    text = u.toString();
+  } catch {}
+  if (shown.size >= 1000) shown.clear();
+  shown.set(url, text);
+  return text;
 }
