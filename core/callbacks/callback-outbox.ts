@@ -202,13 +202,15 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     callbacksOwedOnDisk.set(disk.total);
   };
 
-  /** The share of memory one application may hold while `applicationId` (and every application owed) wants some. */
-  const shareFor = (applicationId: string): number => {
-    const owedApps = new Set(byApplication.keys());
-    for (const a of disk.applications()) owedApps.add(a);
-    owedApps.add(applicationId);
-    return Math.max(1, Math.floor(limit / owedApps.size));
+  /** Applications owed something, in memory or on disk. */
+  const owedApplications = (): Set<string> => {
+    const apps = new Set(byApplication.keys());
+    for (const a of disk.applications()) apps.add(a);
+    return apps;
   };
+  /** The share of memory one application may hold while it and every application in `owedApps` want some. */
+  const shareFor = (applicationId: string, owedApps = owedApplications()): number =>
+    Math.max(1, Math.floor(limit / (owedApps.size + (owedApps.has(applicationId) ? 0 : 1))));
 
   const give = (job: CallbackJob): void => consumer?.add(job);
 
@@ -314,19 +316,22 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     const toDisk = new Map<string, CallbackJob[]>();
     const extra = new Map<string, number>();
     const seen = new Set<string>();
+    const owedApps = owedApplications();
     for (const job of jobs) {
       // A job already owed in memory or earlier in the batch: a bus record delivered twice.
       if (memory.has(job.eventId) || seen.has(job.eventId)) continue;
       seen.add(job.eventId);
       const a = job.applicationId;
       const held = inMemoryOf(a) + (extra.get(a) ?? 0);
-      if (!toDisk.has(a) && disk.count(a) === 0 && memory.size + direct.length < limit && held < shareFor(a)) {
+      if (!toDisk.has(a) && disk.count(a) === 0 && memory.size + direct.length < limit && held < shareFor(a, owedApps)) {
         direct.push(job);
         extra.set(a, (extra.get(a) ?? 0) + 1);
+        owedApps.add(a);
       } else {
         const list = toDisk.get(a) ?? [];
         list.push(job);
         toDisk.set(a, list);
+        owedApps.add(a);
       }
     }
     const lines = direct.map((j) => encodeOwed([j]));
