@@ -95,7 +95,7 @@ describe(`${OWED} callbacks owed to a receiver that is down`, () => {
     }
 
     // acme's receiver is down while 10,000 messages make 50,000 status callbacks.
-    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const load = runSmsLoad(() => client, {
       count: MESSAGES,
       concurrency: 32,
