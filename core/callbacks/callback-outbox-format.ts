@@ -43,6 +43,10 @@ export interface QueueState {
 export interface Replayed {
   /** Jobs owed in memory by event id, in the order each came into memory. */
   owed: Map<string, CallbackJob>;
+  /** Bytes of the line that last wrote each owed job (its share of the line, for several). */
+  bytes: Map<string, number>;
+  /** Bytes up to the end of the last whole line. */
+  whole: number;
   /** Jobs kept until published, by event id. */
   pending: Map<string, CallbackJob>;
   /** Queues on disk, by application. */
@@ -55,6 +59,7 @@ const emptyState = (): QueueState => ({ low: 0, from: new Map() });
 
 export function replayOutbox(bytes: Buffer): Replayed {
   const owed = new Map<string, CallbackJob>();
+  const sizes = new Map<string, number>();
   const pending = new Map<string, CallbackJob>();
   const queues = new Map<string, QueueState>();
   const stateOf = (app: string): QueueState => {
@@ -83,11 +88,15 @@ export function replayOutbox(bytes: Buffer): Replayed {
       const v = JSON.parse(text);
       if ((kind === 0x4a /* J */ || kind === 0x50) /* P */ && isJob(v)) {
         (kind === 0x4a ? owed : pending).set(v.eventId, v);
+        sizes.set(v.eventId, end + 1 - start);
         continue;
       }
       if (kind === 0x41 /* A */ && typeof v.a === 'string' && Array.isArray(v.j) && v.j.every(isJob)) {
         stateOf(v.a).from.set(v.s, v.o);
-        for (const job of v.j as CallbackJob[]) owed.set(job.eventId, job);
+        for (const job of v.j as CallbackJob[]) {
+          owed.set(job.eventId, job);
+          sizes.set(job.eventId, Math.ceil((end + 1 - start) / v.j.length));
+        }
         continue;
       }
       if (kind === 0x45 /* E */ && typeof v.a === 'string' && Array.isArray(v.i)) {
@@ -104,7 +113,8 @@ export function replayOutbox(bytes: Buffer): Replayed {
     }
     damaged++;
   }
-  return { owed, pending, queues, damaged };
+  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id)) sizes.delete(id);
+  return { owed, bytes: sizes, whole: start, pending, queues, damaged };
 }
 
 function isJob(v: unknown): v is CallbackJob {

@@ -164,7 +164,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const replayed = existing ? replayOutbox(existing) : undefined;
   existing = undefined;
   if (replayed) {
-    for (const job of replayed.owed.values()) remember(job, encodeOwed([job]).length);
+    for (const job of replayed.owed.values()) remember(job, replayed.bytes.get(job.eventId) ?? 0);
     if (replayed.damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: replayed.damaged });
   }
   const disk = openCallbackDiskQueues({
@@ -299,7 +299,8 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       throw err;
     }
     disk.placed(applicationId, segment, out.length);
-    for (const job of out) {
+    // Newest first, as they were chosen: a message is never left with a gap.
+    for (const job of out.reverse()) {
       forget(job.eventId);
       consumer?.remove(job);
     }
@@ -307,7 +308,17 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     return out.length;
   };
 
-  rewrite();
+  if (replayed) {
+    // Carry on with the journal as it is (rewriting what is in memory would cost a restart time): a torn last
+    // line is cut off, and each queue's state is written again, so no line about a segment removed since
+    // applies to a later segment of the same number.
+    fs.truncateSync(file, replayed.whole);
+    fd = fs.openSync(file, 'a');
+    fileBytes = replayed.whole;
+    const applications = new Set([...replayed.queues.keys(), ...disk.applications()]);
+    if (applications.size > 0) append(Buffer.concat([...applications].map((a) => encodeQueueState(a, disk.state(a)))));
+    maybeCompact();
+  } else rewrite();
   if (memory.size + disk.total > 0) log.info('callbacks owed from before the restart', { inMemory: memory.size, onDisk: disk.total });
 
   const owe = (jobs: readonly CallbackJob[]): void => {
