@@ -233,6 +233,30 @@ describe('callback outbox paging to disk', () => {
     outbox.close();
   });
 
+  it('makes room for another application once the full application’s tries have failed, though every one was being tried when it came', async () => {
+    const outbox = openCallbackOutbox({ dir: tmpDir(), log, inMemory: 10 });
+    const queues = fakeQueues();
+    outbox.attach(queues.consumer);
+    outbox.owe(Array.from({ length: 10 }, (_, i) => jobOf(`slow-${i}`, 'tōmuri', `tōmuri/m${i}`, 'Kia ora 👋🏽')));
+    for (let i = 0; i < 10; i++) queues.toggleTrying(`tōmuri/m${i}`);
+    outbox.owe([jobOf('fast-0', '快', '快/m0', '测试 回复')]);
+    await settleDown();
+    expect(queues.held.has('fast-0')).toBe(false);
+    // The receiver is down: each try fails and waits for its next one, and nothing else happens.
+    for (let i = 0; i < 10; i++) {
+      queues.toggleTrying(`tōmuri/m${i}`);
+      const head = queues.head(`tōmuri/m${i}`)!;
+      const retried = { ...head, attempt: 1, notBefore: Date.now() + 60_000 };
+      queues.replace(retried);
+      outbox.retry(retried);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(queues.wrong).toEqual([]);
+    expect(queues.held.has('fast-0')).toBe(true);
+    expect(outbox.inMemory).toBeLessThanOrEqual(10);
+    outbox.close();
+  });
+
   it('reads only what fits in memory at a restart and leaves the rest on disk', async () => {
     const dir = tmpDir();
     const first = openCallbackOutbox({ dir, log, inMemory: 500 });

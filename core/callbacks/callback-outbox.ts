@@ -248,6 +248,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     }
   };
   let pumpQueued = false;
+  let retryPump: NodeJS.Timeout | undefined;
   const schedulePump = (): void => {
     if (pumpQueued || closed) return;
     pumpQueued = true;
@@ -378,6 +379,14 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       append(line);
       remember(job, line.length);
       maybeCompact();
+      // A job that was being tried may leave memory now, for an application waiting on disk (at most every 100 ms: choosing is O(memory)).
+      if (disk.total > 0 && memory.size >= limit && !retryPump) {
+        retryPump = setTimeout(() => {
+          retryPump = undefined;
+          schedulePump();
+        }, 100);
+        retryPump.unref();
+      }
     },
     settle(eventIds) {
       const known = [...new Set(eventIds)].filter((id) => memory.has(id));
@@ -428,6 +437,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     close() {
       if (closed) return;
       closed = true;
+      if (retryPump) clearTimeout(retryPump);
       fs.closeSync(fd);
       disk.close();
     },
