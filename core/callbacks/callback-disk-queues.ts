@@ -74,7 +74,8 @@ interface Queue {
 
 const NEWLINE = 0x0a;
 const SEGMENT = /^(-?\d+)\.ndjson$/;
-const READ_BYTES = 1024 * 1024;
+/** Read at once from a segment: a few hundred jobs. */
+const READ_BYTES = 256 * 1024;
 
 const fileOf = (q: Queue, seq: number): string => path.join(q.dir, `${seq}.ndjson`);
 
@@ -192,7 +193,7 @@ export function openCallbackDiskQueues(options: CallbackDiskQueuesOptions): Call
         const jobs: CallbackJob[] = [];
         let offset = head.from;
         let lines = 0;
-        let want = Math.min(READ_BYTES, head.size - offset);
+        let want = Math.min(READ_BYTES, Math.max(16 * 1024, max * 1024), head.size - offset);
         while (lines < max && offset < head.size) {
           const buf = Buffer.allocUnsafe(want);
           const got = fs.readSync(fd, buf, 0, want, offset);

@@ -114,83 +114,87 @@ describe('callback outbox paging to disk', () => {
       { weight: 1, arbitrary: fc.record({ restart: fc.record({ tornJournal: fc.nat(), tornSegment: fc.nat() }) }) },
     );
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(opArb, { maxLength: 40 }), async (inMemory, ops) => {
-        const dir = tmpDir();
-        const open = (): CallbackOutbox => openCallbackOutbox({ dir, log, inMemory, compactBytes: 700, segmentBytes: 400 });
-        let outbox = open();
-        let queues = fakeQueues();
-        outbox.attach(queues.consumer);
-        let next = 0;
-        /** Event ids owed per message, in the order owed; and what the receiver got, in order. */
-        const owedOrder = new Map<string, string[]>();
-        const got = new Map<string, string[]>();
-        let outstanding = 0;
+      fc.asyncProperty(
+        fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 60 })),
+        fc.array(opArb, { maxLength: 40 }),
+        async (inMemory, ops) => {
+          const dir = tmpDir();
+          const open = (): CallbackOutbox => openCallbackOutbox({ dir, log, inMemory, compactBytes: 700, segmentBytes: 400 });
+          let outbox = open();
+          let queues = fakeQueues();
+          outbox.attach(queues.consumer);
+          let next = 0;
+          /** Event ids owed per message, in the order owed; and what the receiver got, in order. */
+          const owedOrder = new Map<string, string[]>();
+          const got = new Map<string, string[]>();
+          let outstanding = 0;
 
-        const check = (): void => {
-          expect(queues.wrong).toEqual([]);
-          expect(outbox.inMemory).toBeLessThanOrEqual(inMemory);
-          expect(new Set(outbox.owed().map((j) => j.eventId))).toEqual(queues.held);
-          expect(outbox.size).toBe(outstanding);
-        };
-        const deliverHead = (pick: number): boolean => {
-          const ids = queues.messageIds();
-          if (ids.length === 0) return false;
-          const messageId = ids[pick % ids.length]!;
-          const job = queues.finish(messageId);
-          outbox.settle([job.eventId]);
-          got.set(messageId, [...(got.get(messageId) ?? []), job.eventId]);
-          outstanding--;
-          return true;
-        };
-
-        for (const op of ops) {
-          if ('owe' in op) {
-            const jobs = op.owe.map(({ app, message, content }) => jobOf(`e${next++}`, APPLICATIONS[app]!, `${APPLICATIONS[app]}/m${message}`, content));
-            outbox.owe(jobs);
-            for (const j of jobs) owedOrder.set(j.messageId, [...(owedOrder.get(j.messageId) ?? []), j.eventId]);
-            outstanding += jobs.length;
-          } else if ('deliver' in op) {
-            deliverHead(op.deliver);
-          } else if ('retry' in op) {
+          const check = (): void => {
+            expect(queues.wrong).toEqual([]);
+            expect(outbox.inMemory).toBeLessThanOrEqual(inMemory);
+            expect(new Set(outbox.owed().map((j) => j.eventId))).toEqual(queues.held);
+            expect(outbox.size).toBe(outstanding);
+          };
+          const deliverHead = (pick: number): boolean => {
             const ids = queues.messageIds();
-            const head = ids.length > 0 ? queues.head(ids[op.retry % ids.length]!) : undefined;
-            if (head) {
-              const retried = { ...head, attempt: head.attempt + 1, notBefore: head.createdAt + 1000 };
-              queues.replace(retried);
-              outbox.retry(retried);
+            if (ids.length === 0) return false;
+            const messageId = ids[pick % ids.length]!;
+            const job = queues.finish(messageId);
+            outbox.settle([job.eventId]);
+            got.set(messageId, [...(got.get(messageId) ?? []), job.eventId]);
+            outstanding--;
+            return true;
+          };
+
+          for (const op of ops) {
+            if ('owe' in op) {
+              const jobs = op.owe.map(({ app, message, content }) => jobOf(`e${next++}`, APPLICATIONS[app]!, `${APPLICATIONS[app]}/m${message}`, content));
+              outbox.owe(jobs);
+              for (const j of jobs) owedOrder.set(j.messageId, [...(owedOrder.get(j.messageId) ?? []), j.eventId]);
+              outstanding += jobs.length;
+            } else if ('deliver' in op) {
+              deliverHead(op.deliver);
+            } else if ('retry' in op) {
+              const ids = queues.messageIds();
+              const head = ids.length > 0 ? queues.head(ids[op.retry % ids.length]!) : undefined;
+              if (head) {
+                const retried = { ...head, attempt: head.attempt + 1, notBefore: head.createdAt + 1000 };
+                queues.replace(retried);
+                outbox.retry(retried);
+              }
+            } else if ('trying' in op) {
+              const ids = queues.messageIds();
+              if (ids.length > 0) queues.toggleTrying(ids[op.trying % ids.length]!);
+            } else {
+              // kill -9; then writes that were torn part-way and never acknowledged, in the journal and a queue's last segment.
+              outbox.close();
+              const torn = encodeOwed([jobOf('torn', 'tōmuri', 'torn', 'half 半分 ½ 👋🏽')]);
+              fs.appendFileSync(path.join(dir, 'outbox.ndjson'), torn.subarray(0, op.restart.tornJournal % torn.length));
+              const queueDir = path.join(dir, 'queues', Buffer.from('tōmuri').toString('hex'));
+              const segments = fs.existsSync(queueDir) ? fs.readdirSync(queueDir).sort((a, b) => parseInt(a, 10) - parseInt(b, 10)) : [];
+              if (segments.length > 0) fs.appendFileSync(path.join(queueDir, segments.at(-1)!), torn.subarray(0, op.restart.tornSegment % torn.length));
+              outbox = open();
+              queues = fakeQueues();
+              outbox.attach(queues.consumer);
             }
-          } else if ('trying' in op) {
-            const ids = queues.messageIds();
-            if (ids.length > 0) queues.toggleTrying(ids[op.trying % ids.length]!);
-          } else {
-            // kill -9; then writes that were torn part-way and never acknowledged, in the journal and a queue's last segment.
-            outbox.close();
-            const torn = encodeOwed([jobOf('torn', 'tōmuri', 'torn', 'half 半分 ½ 👋🏽')]);
-            fs.appendFileSync(path.join(dir, 'outbox.ndjson'), torn.subarray(0, op.restart.tornJournal % torn.length));
-            const queueDir = path.join(dir, 'queues', Buffer.from('tōmuri').toString('hex'));
-            const segments = fs.existsSync(queueDir) ? fs.readdirSync(queueDir).sort((a, b) => parseInt(a, 10) - parseInt(b, 10)) : [];
-            if (segments.length > 0) fs.appendFileSync(path.join(queueDir, segments.at(-1)!), torn.subarray(0, op.restart.tornSegment % torn.length));
-            outbox = open();
-            queues = fakeQueues();
-            outbox.attach(queues.consumer);
+            await settleDown();
+            check();
           }
-          await settleDown();
-          check();
-        }
-        // The receivers come back: everything is delivered.
-        while (deliverHead(0)) {
-          await settleDown();
-          check();
-        }
-        expect(outbox.size).toBe(0);
-        expect(got).toEqual(owedOrder);
-        outbox.close();
-        // Nothing is owed after a last restart either.
-        const reopened = open();
-        expect(reopened.size).toBe(0);
-        reopened.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }),
+          // The receivers come back: everything is delivered.
+          while (deliverHead(0)) {
+            await settleDown();
+            check();
+          }
+          expect(outbox.size).toBe(0);
+          expect(got).toEqual(owedOrder);
+          outbox.close();
+          // Nothing is owed after a last restart either.
+          const reopened = open();
+          expect(reopened.size).toBe(0);
+          reopened.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      ),
       { numRuns: 150 },
     );
     // Many small file writes per run: slow on a loaded machine, not wrong.
@@ -230,6 +234,26 @@ describe('callback outbox paging to disk', () => {
     }
     expect(delivered.sort()).toEqual(slow.map((j) => j.eventId).sort());
     expect(outbox.size).toBe(0);
+    outbox.close();
+  });
+
+  it('makes room for a fourth application while memory is full of three whose receivers are down', async () => {
+    const outbox = openCallbackOutbox({ dir: tmpDir(), log, inMemory: 100 });
+    const queues = fakeQueues();
+    outbox.attach(queues.consumer);
+    for (const [app, n] of [
+      ['tōmuri', 33],
+      ['快', 33],
+      ['Привет', 32],
+    ] as const)
+      outbox.owe(Array.from({ length: n }, (_, i) => jobOf(`${app}-${i}`, app, `${app}/m${i}`, 'Kia ora 👋🏽')));
+    await settleDown();
+    expect(outbox.inMemory).toBe(98);
+    outbox.owe(Array.from({ length: 10 }, (_, i) => jobOf(`acme-${i}`, 'acme 👋🏽', `acme/m${i}`, '测试 回复')));
+    await settleDown();
+    expect(queues.wrong).toEqual([]);
+    expect([...queues.held].filter((id) => id.startsWith('acme-'))).toHaveLength(10);
+    expect(outbox.inMemory).toBeLessThanOrEqual(100);
     outbox.close();
   });
 

@@ -214,6 +214,8 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
 
   const give = (job: CallbackJob): void => consumer?.add(job);
 
+  /** Fewest jobs read from disk at once (fewer only when that is all an application may hold or has). */
+  const minBatch = Math.max(1, Math.min(ADMIT_BATCH, Math.floor(limit / 20)));
   let turn = 0;
   /** Reads jobs from disk into memory while there is room, fairly across applications. */
   const pump = (): void => {
@@ -226,8 +228,10 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       turn = (turn + 1) % waiting.length;
       for (let k = 0; k < waiting.length; k++) {
         const applicationId = waiting[(turn + k) % waiting.length]!;
-        const room = Math.min(shareFor(applicationId) - inMemoryOf(applicationId), limit - memory.size, ADMIT_BATCH);
-        if (room <= 0) continue;
+        const share = shareFor(applicationId);
+        const room = Math.min(share - inMemoryOf(applicationId), limit - memory.size, ADMIT_BATCH);
+        // Read in batches, not one job per settled one: each read is a journal line and a file read.
+        if (room < Math.min(share, minBatch, disk.count(applicationId)) || room <= 0) continue;
         const peeked = disk.peek(applicationId, room);
         if (!peeked || peeked.lines === 0) continue;
         // A job already in memory (a bus record delivered twice) is not taken twice.
@@ -262,21 +266,25 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   };
 
   /**
-   * Memory is full and some application under its share has jobs on disk:
-   * moves the newest jobs of the application holding the most back to the
-   * head of its queue on disk. Whether any moved.
+   * Some application under its share has jobs on disk, but memory has no
+   * room left for a batch of them: moves the newest jobs of the application
+   * holding the most (over its share) back to the head of its queue on disk.
+   * Whether any moved.
    */
   const makeRoom = (waiting: string[]): boolean => {
-    if (memory.size < limit) return false;
+    const free = limit - memory.size;
     let need = 0;
-    for (const a of waiting) need += Math.max(0, Math.min(shareFor(a) - inMemoryOf(a), disk.count(a)));
+    for (const a of waiting) {
+      const wants = Math.min(shareFor(a) - inMemoryOf(a), disk.count(a));
+      if (wants > 0 && Math.min(wants, minBatch) > free) need += wants;
+    }
     if (need === 0) return false;
     let largest: string | undefined;
     for (const [a, jobs] of byApplication) if (!largest || jobs.size > inMemoryOf(largest)) largest = a;
     if (!largest) return false;
     const over = inMemoryOf(largest) - shareFor(largest);
     if (over <= 0) return false;
-    return evict(largest, Math.min(over, Math.max(need, Math.ceil(limit / 20)))) > 0;
+    return evict(largest, Math.min(over, Math.max(need - free, Math.ceil(limit / 20)))) > 0;
   };
 
   const evict = (applicationId: string, most: number): number => {
@@ -380,7 +388,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       remember(job, line.length);
       maybeCompact();
       // A job that was being tried may leave memory now, for an application waiting on disk (at most every 100 ms: choosing is O(memory)).
-      if (disk.total > 0 && memory.size >= limit && !retryPump) {
+      if (disk.total > 0 && memory.size > limit - minBatch && !retryPump) {
         retryPump = setTimeout(() => {
           retryPump = undefined;
           schedulePump();
