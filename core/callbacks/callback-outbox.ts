@@ -21,7 +21,7 @@ export interface CallbackOutboxOptions {
   log: Logger;
   /** fdatasync every append: survives power loss, not only process death. */
   fsync?: boolean;
-  /** Rewrite the journal with only what is owed once it is this big and mostly settled (default 8 MiB). */
+  /** Rewrite the journal with only what is owed once it is this big and at least half settled or superseded (default 8 MiB). */
   compactBytes?: number;
   /** Most owed jobs kept in memory; the rest wait on disk, per application (default 50,000). */
   inMemory?: number;
@@ -195,7 +195,8 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     fileBytes = buf.length;
   };
   const maybeCompact = (): void => {
-    if (fileBytes >= compactBytes && fileBytes >= 4 * liveBytes) rewrite();
+    // At twice what is owed in memory, so a restart replays at most about that (a restart's time follows the limit, not the backlog).
+    if (fileBytes >= compactBytes && fileBytes >= 2 * liveBytes) rewrite();
   };
   const changed = (): void => {
     callbacksOwed.set(memory.size + pending.size + disk.total);
