@@ -4,16 +4,8 @@ import type { Logger } from '../../lib/log';
 import { callbacksOwed, callbacksOwedOnDisk } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 import { openCallbackDiskQueues } from './callback-disk-queues';
-import {
-  encodeAdmitted,
-  encodeEvicted,
-  encodeOwed,
-  encodePending,
-  encodePublished,
-  encodeQueueState,
-  encodeSettled,
-  replayOutbox,
-} from './callback-outbox-format';
+import { openOutboxJournal } from './callback-outbox-journal';
+import { encodeAdmitted, encodeEvicted, encodeOwed, encodePending, encodePublished, encodeQueueState, encodeSettled } from './callback-outbox-format';
 
 export interface CallbackOutboxOptions {
   /** Directory of the outbox (under the data directory). */
@@ -96,18 +88,12 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
   const limit = options.inMemory ?? 50_000;
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, FILE);
-  const tmp = `${file}.tmp`;
-  // A rewrite that a crash interrupted: the old file is still whole.
-  fs.rmSync(tmp, { force: true });
 
   const memory = new Map<string, Entry>();
   /** Jobs in memory per application, in the order they came into memory. */
   const byApplication = new Map<string, Map<string, CallbackJob>>();
   const pending = new Map<string, Entry>();
   let liveBytes = 0;
-  let fileBytes = 0;
-  let fd = -1;
   let closed = false;
   let consumer: OutboxConsumer | undefined;
 
@@ -136,33 +122,9 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   };
   const inMemoryOf = (applicationId: string): number => byApplication.get(applicationId)?.size ?? 0;
 
-  /** Appends all of `buf`, or on failure cuts the file back so no torn line is left for later lines to join. */
-  const append = (buf: Buffer): void => {
-    if (closed) throw new Error('callback outbox is closed');
-    let written = 0;
-    try {
-      while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-      if (options.fsync) fs.fdatasyncSync(fd);
-    } catch (err) {
-      try {
-        fs.ftruncateSync(fd, fileBytes);
-      } catch {
-        // the write's own error is the one to report
-      }
-      throw err;
-    }
-    fileBytes += buf.length;
-  };
-
   // Replay the journal, then open the queues on disk with the state it recorded.
-  let existing: Buffer | undefined;
-  try {
-    existing = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const replayed = existing ? replayOutbox(existing) : undefined;
-  existing = undefined;
+  const { journal, replayed } = openOutboxJournal(path.join(dir, FILE), options.fsync ?? false);
+  const append = (buf: Buffer): void => journal.append(buf);
   if (replayed) {
     for (const job of replayed.owed.values()) remember(job, replayed.bytes.get(job.eventId) ?? 0);
     if (replayed.damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: replayed.damaged });
@@ -175,28 +137,18 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     states: replayed?.queues ?? new Map(),
   });
 
-  /** Writes what is in memory and where each queue on disk stands to a new journal and swaps it in (rename is atomic). */
-  const rewrite = (): void => {
-    const buf = Buffer.concat([
-      ...disk.applications().map((a) => encodeQueueState(a, disk.state(a))),
-      encodeOwed([...memory.values()].map((e) => e.job)),
-      encodePending([...pending.values()].map((e) => e.job)),
-    ]);
-    const out = fs.openSync(tmp, 'w');
-    try {
-      fs.writeFileSync(out, buf);
-      if (options.fsync) fs.fdatasyncSync(out);
-    } finally {
-      fs.closeSync(out);
-    }
-    fs.renameSync(tmp, file);
-    if (fd >= 0) fs.closeSync(fd);
-    fd = fs.openSync(file, 'a');
-    fileBytes = buf.length;
-  };
+  /** Writes what is in memory and where each queue on disk stands to a new journal and swaps it in. */
+  const rewrite = (): void =>
+    journal.replace(
+      Buffer.concat([
+        ...disk.applications().map((a) => encodeQueueState(a, disk.state(a))),
+        encodeOwed([...memory.values()].map((e) => e.job)),
+        encodePending([...pending.values()].map((e) => e.job)),
+      ]),
+    );
   const maybeCompact = (): void => {
     // At twice what is owed in memory, so a restart replays at most about that (a restart's time follows the limit, not the backlog).
-    if (fileBytes >= compactBytes && fileBytes >= 2 * liveBytes) rewrite();
+    if (journal.bytes >= compactBytes && journal.bytes >= 2 * liveBytes) rewrite();
   };
   const changed = (): void => {
     callbacksOwed.set(memory.size + pending.size + disk.total);
@@ -319,16 +271,11 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   };
 
   if (replayed) {
-    // Carry on with the journal as it is (rewriting what is in memory would cost a restart time): a torn last
-    // line is cut off, and each queue's state is written again, so no line about a segment removed since
-    // applies to a later segment of the same number.
-    fs.truncateSync(file, replayed.whole);
-    fd = fs.openSync(file, 'a');
-    fileBytes = replayed.whole;
+    // Each queue's state is written again, so no line about a segment removed since applies to a later segment of the same number.
     const applications = new Set([...replayed.queues.keys(), ...disk.applications()]);
     if (applications.size > 0) append(Buffer.concat([...applications].map((a) => encodeQueueState(a, disk.state(a)))));
     maybeCompact();
-  } else rewrite();
+  }
   if (memory.size + disk.total > 0) log.info('callbacks owed from before the restart', { inMemory: memory.size, onDisk: disk.total });
 
   const owe = (jobs: readonly CallbackJob[]): void => {
@@ -441,13 +388,13 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       return disk.total;
     },
     get fileBytes() {
-      return fileBytes;
+      return journal.bytes;
     },
     close() {
       if (closed) return;
       closed = true;
       if (retryPump) clearTimeout(retryPump);
-      fs.closeSync(fd);
+      journal.close();
       disk.close();
     },
   };
