@@ -95,8 +95,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Before any worker or fan-out runs: paused and cancelled campaigns stay so across restarts, whatever the hot state.
   await restoreCampaignControls({ store: history.campaigns, state, recorder });
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
-  const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync });
-  const owedAtStart = outbox.owed();
+  const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync, inMemory: config.callbacks.inMemory });
+  const untrackOutbox = trackEntries({ callbacks_owed: () => outbox.inMemory });
   const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
   // Listening before statuses flow: a status recorded without its listener would have no callback.
   const wantsCallback = createCallbackInterest(accounts, recent);
@@ -124,7 +124,6 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     accounts,
     log,
     outbox,
-    owedAtStart,
     busKeepsRecords: config.adapters.bus !== 'memory',
     ...config.callbacks,
   });
@@ -220,6 +219,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await history.close();
       outbox.close();
       untrackRecent();
+      untrackOutbox();
       log.info('core stopped');
     },
   };

@@ -219,6 +219,8 @@ export interface Config {
     allowPrivate: boolean;
     /** Worker threads that deliver callbacks (0: core's own thread). */
     threads: number;
+    /** Most owed callbacks a core keeps in memory; the rest wait in the outbox on disk. */
+    inMemory: number;
   };
   /** Base of the short links put into SMS Gateway v2 content; the gateway serves `<base>/<code>` at /l/<code>. */
   shortLinkBase: string;
@@ -420,6 +422,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       timeoutMs: duration('HERMOD_CALLBACK_TIMEOUT', '10s'),
       allowPrivate: bool('HERMOD_CALLBACK_ALLOW_PRIVATE', false),
       threads: int('HERMOD_CALLBACK_THREADS', 1, 0, 16),
+      inMemory: int('HERMOD_CALLBACKS_IN_MEMORY', 50_000, 100),
     },
     campaigns: {
       partitionSize: int('HERMOD_CAMPAIGN_PARTITION', 10_000, 100, 1_000_000),

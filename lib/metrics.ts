@@ -123,7 +123,16 @@ export const callbacksOwed = once(
   () =>
     new Gauge({
       name: 'hermod_callbacks_owed',
-      help: "Callbacks in this core's outbox: owed until delivered, refused, given up or handed to a bus that keeps them",
+      help: "Callbacks in this core's outbox, in memory and on disk: owed until delivered, refused, given up or handed to a bus that keeps them",
+    }),
+);
+
+export const callbacksOwedOnDisk = once(
+  'hermod_callbacks_owed_on_disk',
+  () =>
+    new Gauge({
+      name: 'hermod_callbacks_owed_on_disk',
+      help: 'Callbacks this core owes that wait in their application\'s queue on disk, beyond HERMOD_CALLBACKS_IN_MEMORY (hermod_memory_entries{structure="callbacks_owed"} counts those in memory)',
     }),
 );
 

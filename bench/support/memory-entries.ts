@@ -1,14 +1,16 @@
 /**
- * hermod_memory_entries by structure (recent messages, hot-state maps: what
- * each in-process structure holds, summed over the service's processes) and
- * hermod_callbacks_owed, from a /metrics page; {} when the page cannot be read.
+ * hermod_memory_entries by structure (recent messages, hot-state maps, owed
+ * callbacks in memory: what each in-process structure holds, summed over the
+ * service's processes) and the owed callbacks waiting on disk
+ * (hermod_callbacks_owed_on_disk), from a /metrics page; {} when the page
+ * cannot be read.
  */
 export async function memoryEntries(url: string): Promise<Record<string, number>> {
   const text = await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text().catch(() => '');
   const entries: Record<string, number> = {};
   for (const m of text.matchAll(/^hermod_memory_entries\{structure="([^"]+)"\} (\d+)/gm)) entries[m[1]!] = Number(m[2]);
-  const owed = /^hermod_callbacks_owed (\d+)/m.exec(text);
-  if (owed) entries.callbacks_owed = Number(owed[1]);
+  const onDisk = /^hermod_callbacks_owed_on_disk (\d+)/m.exec(text);
+  if (onDisk) entries.callbacks_owed_on_disk = Number(onDisk[1]);
   return entries;
 }
 

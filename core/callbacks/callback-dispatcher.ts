@@ -3,7 +3,7 @@ import { topicName } from '../ports/bus';
 import type { Accounts } from '../accounts/accounts';
 import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import { callbacksOwed, callbacksTotal } from '../../lib/metrics';
+import { callbacksTotal } from '../../lib/metrics';
 import { createCallbackBacklog } from './callback-backlog';
 import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
@@ -18,10 +18,8 @@ export interface CallbackDispatcherOptions {
   bus: Bus;
   accounts: Accounts;
   log: Logger;
-  /** Where the callbacks this core owes are kept across restarts. */
+  /** Where the callbacks this core owes are kept across restarts; it gives them to this dispatcher as they fit in memory. */
   outbox: CallbackOutbox;
-  /** What the outbox owed when it was opened, before anything new was made (tried again first). */
-  owedAtStart: readonly CallbackJob[];
   /** Retries stop this long after the event. */
   retryForMs: number;
   timeoutMs: number;
@@ -31,10 +29,10 @@ export interface CallbackDispatcherOptions {
   threads: number;
   /**
    * The bus keeps published records across a restart (Redis, Kafka): the
-   * producer settled each job in the outbox once published, so a job taken
-   * from the bus is written to the outbox again before its record is
-   * acknowledged. The in-process bus does not: there the producer's entry is
-   * still owed until the job is delivered.
+   * producer held each job in the outbox only until published, so a job
+   * taken from the bus is owed in the outbox before its record is
+   * acknowledged. The in-process bus does not: there the producer owes the
+   * job in the outbox itself and publishes nothing.
    */
   busKeepsRecords: boolean;
   /** Most messages of one application being tried at once (default 256). */
@@ -44,11 +42,12 @@ export interface CallbackDispatcherOptions {
 }
 
 /**
- * Delivers callback jobs at least once. A job comes from the callbacks topic;
- * once it is owed in this core's outbox its record is acknowledged and the job
- * joins its application's lane (callback-queues), so the topic never waits
- * for a receiver: a receiver that is slow or down holds back only its own
- * application's callbacks. A job that fails waits in process for its next try
+ * Delivers callback jobs at least once. A job comes from the callbacks topic
+ * (or, on the in-process bus, straight from the producer); once it is owed in
+ * this core's outbox its record is acknowledged, and when the outbox has it in
+ * memory it joins its application's lane (callback-queues), so the topic never
+ * waits for a receiver: a receiver that is slow or down holds back only its
+ * own application's callbacks. A job that fails waits in process for its next try
  * (exponential backoff, the same event id, up to `retryForMs` after the
  * event), so nothing is published again while it waits. A message's later
  * callbacks queue behind its earlier ones, so the receiver sees them in order.
@@ -120,50 +119,46 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     }
   };
 
-  const keep = (jobs: CallbackJob[]): void => {
-    outbox.put(jobs);
-    callbacksOwed.set(outbox.size);
-  };
-  const settle = (eventIds: string[]): void => {
-    outbox.settle(eventIds);
-    callbacksOwed.set(outbox.size);
-  };
-  // Callbacks waiting for a retry, per application (hermod_callbacks_awaiting_retry).
+  // Callbacks in memory waiting for a retry, per application (hermod_callbacks_awaiting_retry).
   const backlog = createCallbackBacklog(o.retryForMs);
   const queues = createCallbackQueues({
     tryJob,
     onDone: (job) => {
       backlog.done(job);
-      settle([job.eventId]);
+      outbox.settle([job.eventId]);
     },
     onRescheduled: (job) => {
       backlog.waiting(job);
-      keep([job]);
+      outbox.retry(job);
     },
     maxPerApplication: o.maxPerApplication,
   });
 
-  // What was owed when this core last stopped or crashed goes first.
-  for (const job of o.owedAtStart) {
-    backlog.waiting(job);
-    queues.add(job);
-  }
-  callbacksOwed.set(outbox.size);
-
-  const subscription = await o.bus.subscribe(
-    topicName('callbacks'),
-    async (records) => {
-      const jobs = records.map((r) => decodeCallback(r.value));
-      // On disk before the records are acknowledged. Decoded copies: a hand-over of the producer's own objects still in flight cannot settle them.
-      if (o.busKeepsRecords) keep(jobs);
-      for (const job of jobs) queues.add(job);
+  // What was in memory when this core last stopped or crashed is given first; the rest as it fits.
+  outbox.attach({
+    add(job) {
+      if (job.attempt > 0) backlog.waiting(job);
+      queues.add(job);
     },
-    { group: 'callback-senders', maxBatch: 256 },
-  );
+    canRemove: (job) => queues.canRemove(job),
+    remove(job) {
+      queues.remove(job);
+      backlog.done(job);
+    },
+  });
+
+  const subscription = o.busKeepsRecords
+    ? await o.bus.subscribe(
+        topicName('callbacks'),
+        // On disk before the records are acknowledged; the outbox gives them to the queues as they fit in memory.
+        async (records) => outbox.owe(records.map((r) => decodeCallback(r.value))),
+        { group: 'callback-senders', maxBatch: 256 },
+      )
+    : undefined;
 
   return {
     async stop() {
-      await subscription.close();
+      await subscription?.close();
       await queues.stop();
       await pool.stop();
     },

@@ -1,11 +1,20 @@
 import type { CallbackJob } from './callback-job';
 
 /**
- * The outbox file: one line per change, appended in the order they happen.
+ * The outbox journal: one line per change, appended in the order they happen.
+ * Each line is one whole change, so a line torn by a crash is a change that
+ * never happened.
  *
- * - `J<job as JSON>`: the job is owed (again, when it is a retry's new state);
- * - `S<event id>`: the job is settled (delivered, refused, given up, or handed
- *   to a bus that keeps it).
+ * - `J<job>`: the job is owed in memory (again, when it is a retry's new state);
+ * - `S<event id>`: the job is settled (delivered, refused, given up);
+ * - `A<{a,s,o,j}>`: jobs `j` of application `a` were read into memory from its
+ *   queue on disk, segment `s` up to byte `o`;
+ * - `E<{a,s,i}>`: the jobs with event ids `i` left memory for segment `s`,
+ *   the new head of application `a`'s queue on disk;
+ * - `Q<{a,l,f}>`: application `a`'s queue on disk: segments below `l` are not
+ *   part of it, and segment `s` is read up to byte `f[s]` (written by compaction);
+ * - `P<job>`: the job is kept only until it is published on a bus that keeps records;
+ * - `p<event id>`: it was published.
  *
  * JSON never holds a raw newline byte, so 0x0A ends every line whatever the
  * text. Replay works on bytes: lines are cut at 0x0A before any decoding, and
@@ -16,16 +25,51 @@ const NEWLINE = 0x0a;
 
 export const encodeOwed = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map((j) => `J${JSON.stringify(j)}\n`).join(''), 'utf8');
 export const encodeSettled = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `S${id}\n`).join(''), 'utf8');
+export const encodePending = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map((j) => `P${JSON.stringify(j)}\n`).join(''), 'utf8');
+export const encodePublished = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `p${id}\n`).join(''), 'utf8');
+export const encodeAdmitted = (applicationId: string, segment: number, offset: number, jobs: readonly CallbackJob[]): Buffer =>
+  Buffer.from(`A${JSON.stringify({ a: applicationId, s: segment, o: offset, j: jobs })}\n`, 'utf8');
+export const encodeEvicted = (applicationId: string, segment: number, eventIds: readonly string[]): Buffer =>
+  Buffer.from(`E${JSON.stringify({ a: applicationId, s: segment, i: eventIds })}\n`, 'utf8');
+export const encodeQueueState = (applicationId: string, state: QueueState): Buffer =>
+  Buffer.from(`Q${JSON.stringify({ a: applicationId, l: state.low, f: Object.fromEntries(state.from) })}\n`, 'utf8');
+
+/** Where an application's queue on disk stands: its lowest segment, and how far each partly read segment was read. */
+export interface QueueState {
+  low: number;
+  from: Map<number, number>;
+}
 
 export interface Replayed {
-  /** Owed jobs by event id, in the order each was first owed. */
+  /** Jobs owed in memory by event id, in the order each came into memory. */
   owed: Map<string, CallbackJob>;
+  /** Bytes of the line that last wrote each owed job (its share of the line, for several). */
+  bytes: Map<string, number>;
+  /** Bytes up to the end of the last whole line. */
+  whole: number;
+  /** Jobs kept until published, by event id. */
+  pending: Map<string, CallbackJob>;
+  /** Queues on disk, by application. */
+  queues: Map<string, QueueState>;
   /** Complete lines that could not be read (damaged), skipped. */
   damaged: number;
 }
 
+const emptyState = (): QueueState => ({ low: 0, from: new Map() });
+
 export function replayOutbox(bytes: Buffer): Replayed {
   const owed = new Map<string, CallbackJob>();
+  const sizes = new Map<string, number>();
+  const pending = new Map<string, CallbackJob>();
+  const queues = new Map<string, QueueState>();
+  const stateOf = (app: string): QueueState => {
+    let s = queues.get(app);
+    if (!s) {
+      s = emptyState();
+      queues.set(app, s);
+    }
+    return s;
+  };
   let damaged = 0;
   let start = 0;
   for (let end = bytes.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
@@ -36,18 +80,44 @@ export function replayOutbox(bytes: Buffer): Replayed {
       owed.delete(text);
       continue;
     }
-    if (kind === 0x4a /* J */) {
-      try {
-        const job = JSON.parse(text) as CallbackJob;
-        if (typeof job.eventId === 'string' && typeof job.messageId === 'string') {
-          owed.set(job.eventId, job);
-          continue;
-        }
-      } catch {
-        // counted below
+    if (kind === 0x70 /* p */) {
+      pending.delete(text);
+      continue;
+    }
+    try {
+      const v = JSON.parse(text);
+      if ((kind === 0x4a /* J */ || kind === 0x50) /* P */ && isJob(v)) {
+        (kind === 0x4a ? owed : pending).set(v.eventId, v);
+        sizes.set(v.eventId, end + 1 - start);
+        continue;
       }
+      if (kind === 0x41 /* A */ && typeof v.a === 'string' && Array.isArray(v.j) && v.j.every(isJob)) {
+        stateOf(v.a).from.set(v.s, v.o);
+        for (const job of v.j as CallbackJob[]) {
+          owed.set(job.eventId, job);
+          sizes.set(job.eventId, Math.ceil((end + 1 - start) / v.j.length));
+        }
+        continue;
+      }
+      if (kind === 0x45 /* E */ && typeof v.a === 'string' && Array.isArray(v.i)) {
+        stateOf(v.a).low = v.s;
+        for (const id of v.i as string[]) owed.delete(id);
+        continue;
+      }
+      if (kind === 0x51 /* Q */ && typeof v.a === 'string') {
+        queues.set(v.a, { low: v.l, from: new Map(Object.entries(v.f as Record<string, number>).map(([s, o]) => [Number(s), o])) });
+        continue;
+      }
+    } catch {
+      // counted below
     }
     damaged++;
   }
-  return { owed, damaged };
+  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id)) sizes.delete(id);
+  return { owed, bytes: sizes, whole: start, pending, queues, damaged };
+}
+
+function isJob(v: unknown): v is CallbackJob {
+  const j = v as CallbackJob | null;
+  return typeof j === 'object' && j !== null && typeof j.eventId === 'string' && typeof j.messageId === 'string';
 }

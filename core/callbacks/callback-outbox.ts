@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log';
+import { callbacksOwed, callbacksOwedOnDisk } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
-import { encodeOwed, encodeSettled, replayOutbox } from './callback-outbox-format';
+import { openCallbackDiskQueues } from './callback-disk-queues';
+import { openOutboxJournal } from './callback-outbox-journal';
+import { encodeAdmitted, encodeEvicted, encodeOwed, encodePending, encodePublished, encodeQueueState, encodeSettled } from './callback-outbox-format';
 
 export interface CallbackOutboxOptions {
   /** Directory of the outbox (under the data directory). */
@@ -10,156 +13,389 @@ export interface CallbackOutboxOptions {
   log: Logger;
   /** fdatasync every append: survives power loss, not only process death. */
   fsync?: boolean;
-  /** Rewrite the file with only the owed jobs once it is this big and mostly settled (default 8 MiB). */
+  /** Rewrite the journal with only what is owed once it is this big and at least half settled or superseded (default 8 MiB). */
   compactBytes?: number;
+  /** Most owed jobs kept in memory; the rest wait on disk, per application (default 50,000). */
+  inMemory?: number;
+  /** Size of a segment of an application's queue on disk (default 4 MiB). */
+  segmentBytes?: number;
+}
+
+/** Who tries the jobs in memory (the dispatcher's queues). */
+export interface OutboxConsumer {
+  /** A job came into memory: behind the jobs of its message already given. */
+  add(job: CallbackJob): void;
+  /** Whether the job may leave memory now (it is not being tried). */
+  canRemove(job: CallbackJob): boolean;
+  /** The job left memory for disk: it will be given again later. */
+  remove(job: CallbackJob): void;
 }
 
 /**
- * The callbacks this core owes, journaled in its data directory so they
- * survive kill -9: a job is written here before it is published or before the
- * bus record that carried it is acknowledged, and settled once delivered,
- * refused, given up, or handed to a bus that keeps records across restarts.
- * What is owed at start comes back from `owed()`.
+ * The callbacks this core owes, kept so they survive kill -9: a job is on
+ * disk (page cache; with `fsync`, the device) before `owe` returns, so before
+ * the bus record that carried it is acknowledged, and it stays owed until it
+ * is settled (delivered, refused, given up).
  *
- * Every write is one synchronous append (callers batch), so the file's order
- * is the order of the calls, and a job is on disk (page cache; with `fsync`,
- * the device) before the call returns. Settled jobs are dropped by rewriting
- * the file once it is mostly settled, so it stays about the size of what is
- * owed.
+ * At most `inMemory` owed jobs are held in memory, in a journal
+ * (`outbox.ndjson`) that a restart replays, so a restart reads only about that
+ * much. The rest wait in a FIFO per application on disk (disk-queues) and are
+ * read back, in order, as jobs in memory are settled. Memory is shared fairly:
+ * with n applications owed, one may hold at most 1/n of it while others wait
+ * on disk; when memory is full with one application's jobs (its receiver is
+ * down) and another has jobs waiting on disk, the newest jobs of the largest
+ * are moved back to the head of its queue on disk, never one being tried, so
+ * a message's jobs keep their order.
+ *
+ * Jobs made for a bus that keeps records are held (`hold`) only until
+ * published (`handOver`); one held at a crash is owed again at the next start.
  */
 export interface CallbackOutbox {
-  /** Jobs owed, in the order they were first owed (what a restart replays). */
-  owed(): CallbackJob[];
-  /** Records jobs as owed, or a retry's new state (attempt, notBefore) of an owed job. */
-  put(jobs: readonly CallbackJob[]): void;
-  /** Jobs that no longer need to be kept (unknown ones are ignored). */
+  /** Gives every job in memory to `consumer` now, and each later one as it comes into memory. */
+  attach(consumer: OutboxConsumer): void;
+  /** Jobs this core is to deliver, in order: in memory if there is room, else behind their application's jobs on disk. */
+  owe(jobs: readonly CallbackJob[]): void;
+  /** A retry's new state (attempt, notBefore) of a job in memory. */
+  retry(job: CallbackJob): void;
+  /** Jobs in memory that no longer need to be kept (unknown ones are ignored). */
   settle(eventIds: readonly string[]): void;
-  /**
-   * A bus that keeps records took these jobs: settles each unless it was
-   * owed again since (a retry of it recorded by this core in between).
-   */
+  /** Jobs about to be published on a bus that keeps records. */
+  hold(jobs: readonly CallbackJob[]): void;
+  /** The bus took these held jobs (each exactly as held). */
   handOver(jobs: readonly CallbackJob[]): void;
+  /** Jobs owed in memory, in the order they came into memory. */
+  owed(): CallbackJob[];
+  /** Every job owed or held, in memory and on disk. */
   readonly size: number;
-  /** Bytes of the file (tests, metrics). */
+  readonly inMemory: number;
+  readonly onDisk: number;
+  /** Bytes of the journal (tests, metrics). */
   readonly fileBytes: number;
   close(): void;
 }
 
 const FILE = 'outbox.ndjson';
+/** Most jobs read from disk in one journal line. */
+const ADMIT_BATCH = 512;
+
+interface Entry {
+  job: CallbackJob;
+  bytes: number;
+}
 
 export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutbox {
   const { dir, log } = options;
   const compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
+  const limit = options.inMemory ?? 50_000;
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, FILE);
-  const tmp = `${file}.tmp`;
-  // A rewrite that a crash interrupted: the old file is still whole.
-  fs.rmSync(tmp, { force: true });
 
-  const live = new Map<string, { job: CallbackJob; bytes: number }>();
+  const memory = new Map<string, Entry>();
+  /** Jobs in memory per application, in the order they came into memory. */
+  const byApplication = new Map<string, Map<string, CallbackJob>>();
+  const pending = new Map<string, Entry>();
   let liveBytes = 0;
-  let fileBytes = 0;
-  let fd = -1;
   let closed = false;
+  let consumer: OutboxConsumer | undefined;
 
-  const remember = (job: CallbackJob, bytes: number): void => {
-    const before = live.get(job.eventId);
+  const remember = (job: CallbackJob, bytes: number): boolean => {
+    const before = memory.get(job.eventId);
     if (before) liveBytes -= before.bytes;
-    live.set(job.eventId, { job, bytes });
+    memory.set(job.eventId, { job, bytes });
     liveBytes += bytes;
+    let jobs = byApplication.get(job.applicationId);
+    if (!jobs) {
+      jobs = new Map();
+      byApplication.set(job.applicationId, jobs);
+    }
+    jobs.set(job.eventId, job);
+    return before === undefined;
   };
-  const forget = (eventId: string): boolean => {
-    const before = live.get(eventId);
-    if (!before) return false;
-    live.delete(eventId);
+  const forget = (eventId: string): CallbackJob | undefined => {
+    const before = memory.get(eventId);
+    if (!before) return undefined;
+    memory.delete(eventId);
     liveBytes -= before.bytes;
-    return true;
+    const jobs = byApplication.get(before.job.applicationId)!;
+    jobs.delete(eventId);
+    if (jobs.size === 0) byApplication.delete(before.job.applicationId);
+    return before.job;
+  };
+  const inMemoryOf = (applicationId: string): number => byApplication.get(applicationId)?.size ?? 0;
+
+  // Replay the journal, then open the queues on disk with the state it recorded.
+  const { journal, replayed } = openOutboxJournal(path.join(dir, FILE), options.fsync ?? false);
+  const append = (buf: Buffer): void => journal.append(buf);
+  if (replayed) {
+    for (const job of replayed.owed.values()) remember(job, replayed.bytes.get(job.eventId) ?? 0);
+    if (replayed.damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: replayed.damaged });
+  }
+  const disk = openCallbackDiskQueues({
+    dir: path.join(dir, 'queues'),
+    log,
+    fsync: options.fsync,
+    segmentBytes: options.segmentBytes,
+    states: replayed?.queues ?? new Map(),
+  });
+
+  /** Writes what is in memory and where each queue on disk stands to a new journal and swaps it in. */
+  const rewrite = (): void =>
+    journal.replace(
+      Buffer.concat([
+        ...disk.applications().map((a) => encodeQueueState(a, disk.state(a))),
+        encodeOwed([...memory.values()].map((e) => e.job)),
+        encodePending([...pending.values()].map((e) => e.job)),
+      ]),
+    );
+  const maybeCompact = (): void => {
+    // At twice what is owed in memory, so a restart replays at most about that (a restart's time follows the limit, not the backlog).
+    if (journal.bytes >= compactBytes && journal.bytes >= 2 * liveBytes) rewrite();
+  };
+  const changed = (): void => {
+    callbacksOwed.set(memory.size + pending.size + disk.total);
+    callbacksOwedOnDisk.set(disk.total);
   };
 
-  /** Appends all of `buf`, or on failure cuts the file back so no torn line is left for later lines to join. */
-  const append = (buf: Buffer): void => {
-    if (closed) throw new Error('callback outbox is closed');
-    let written = 0;
-    try {
-      while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-      if (options.fsync) fs.fdatasyncSync(fd);
-    } catch (err) {
-      try {
-        fs.ftruncateSync(fd, fileBytes);
-      } catch {
-        // the write's own error is the one to report
+  /** Applications owed something, in memory or on disk. */
+  const owedApplications = (): Set<string> => {
+    const apps = new Set(byApplication.keys());
+    for (const a of disk.applications()) apps.add(a);
+    return apps;
+  };
+  /** The share of memory one application may hold while it and every application in `owedApps` want some. */
+  const shareFor = (applicationId: string, owedApps = owedApplications()): number =>
+    Math.max(1, Math.floor(limit / (owedApps.size + (owedApps.has(applicationId) ? 0 : 1))));
+
+  const give = (job: CallbackJob): void => consumer?.add(job);
+
+  /** Fewest jobs read from disk at once (fewer only when that is all an application may hold or has). */
+  const minBatch = Math.max(1, Math.min(ADMIT_BATCH, Math.floor(limit / 20)));
+  let turn = 0;
+  /** Reads jobs from disk into memory while there is room, fairly across applications. */
+  const pump = (): void => {
+    pumpQueued = false;
+    if (closed) return;
+    for (;;) {
+      const waiting = disk.applications();
+      if (waiting.length === 0) return;
+      let moved = false;
+      turn = (turn + 1) % waiting.length;
+      for (let k = 0; k < waiting.length; k++) {
+        const applicationId = waiting[(turn + k) % waiting.length]!;
+        const share = shareFor(applicationId);
+        const room = Math.min(share - inMemoryOf(applicationId), limit - memory.size, ADMIT_BATCH);
+        // Read in batches, not one job per settled one: each read is a journal line and a file read.
+        if (room < Math.min(share, minBatch, disk.count(applicationId)) || room <= 0) continue;
+        const peeked = disk.peek(applicationId, room);
+        if (!peeked || peeked.lines === 0) continue;
+        // A job already in memory (a bus record delivered twice) is not taken twice.
+        const jobs = peeked.jobs.filter((j) => !memory.has(j.eventId));
+        const line = encodeAdmitted(applicationId, peeked.segment, peeked.offset, jobs);
+        append(line);
+        disk.taken(applicationId, peeked);
+        for (const job of jobs) remember(job, Math.ceil(line.length / jobs.length));
+        for (const job of jobs) give(job);
+        moved = true;
       }
+      if (moved) {
+        changed();
+        maybeCompact();
+        continue;
+      }
+      if (!makeRoom(waiting)) return;
+    }
+  };
+  let pumpQueued = false;
+  let retryPump: NodeJS.Timeout | undefined;
+  const schedulePump = (): void => {
+    if (pumpQueued || closed) return;
+    pumpQueued = true;
+    queueMicrotask(() => {
+      try {
+        pump();
+      } catch (err) {
+        log.error('could not read owed callbacks from disk', { err });
+      }
+    });
+  };
+
+  /**
+   * Some application under its share has jobs on disk, but memory has no
+   * room left for a batch of them: moves the newest jobs of the application
+   * holding the most (over its share) back to the head of its queue on disk.
+   * Whether any moved.
+   */
+  const makeRoom = (waiting: string[]): boolean => {
+    const free = limit - memory.size;
+    let need = 0;
+    for (const a of waiting) {
+      const wants = Math.min(shareFor(a) - inMemoryOf(a), disk.count(a));
+      if (wants > 0 && Math.min(wants, minBatch) > free) need += wants;
+    }
+    if (need === 0) return false;
+    let largest: string | undefined;
+    for (const [a, jobs] of byApplication) if (!largest || jobs.size > inMemoryOf(largest)) largest = a;
+    if (!largest) return false;
+    const over = inMemoryOf(largest) - shareFor(largest);
+    if (over <= 0) return false;
+    return evict(largest, Math.min(over, Math.max(need - free, Math.ceil(limit / 20)))) > 0;
+  };
+
+  const evict = (applicationId: string, most: number): number => {
+    const jobs = [...byApplication.get(applicationId)!.values()];
+    const out: CallbackJob[] = [];
+    // Newest first, skipping jobs being tried: of each message, only its newest jobs leave, so it keeps its order.
+    for (let i = jobs.length - 1; i >= 0 && out.length < most; i--) if (!consumer || consumer.canRemove(jobs[i]!)) out.push(jobs[i]!);
+    if (out.length === 0) return 0;
+    out.reverse();
+    const segment = disk.writeHead(applicationId, out);
+    try {
+      append(
+        encodeEvicted(
+          applicationId,
+          segment,
+          out.map((j) => j.eventId),
+        ),
+      );
+    } catch (err) {
+      disk.discard(applicationId, segment);
       throw err;
     }
-    fileBytes += buf.length;
-  };
-
-  /** Writes what is owed to a new file and swaps it in (rename is atomic: a crash leaves one whole file). */
-  const rewrite = (): void => {
-    const jobs = [...live.values()].map((e) => e.job);
-    const buf = encodeOwed(jobs);
-    const out = fs.openSync(tmp, 'w');
-    try {
-      fs.writeFileSync(out, buf);
-      if (options.fsync) fs.fdatasyncSync(out);
-    } finally {
-      fs.closeSync(out);
+    disk.placed(applicationId, segment, out.length);
+    // Newest first, as they were chosen: a message is never left with a gap.
+    for (const job of out.reverse()) {
+      forget(job.eventId);
+      consumer?.remove(job);
     }
-    fs.renameSync(tmp, file);
-    if (fd >= 0) fs.closeSync(fd);
-    fd = fs.openSync(file, 'a');
-    fileBytes = buf.length;
-  };
-  const maybeCompact = (): void => {
-    if (fileBytes >= compactBytes && fileBytes >= 4 * liveBytes) rewrite();
+    log.info('callbacks moved from memory to disk to make room for other applications', { application: applicationId, jobs: out.length });
+    return out.length;
   };
 
-  // Replay, then start from a file that holds exactly what is owed (no torn tail, nothing settled).
-  let existing: Buffer | undefined;
-  try {
-    existing = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  if (existing) {
-    const { owed, damaged } = replayOutbox(existing);
-    for (const job of owed.values()) remember(job, encodeOwed([job]).length);
-    if (damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: damaged });
-    if (owed.size > 0) log.info('callbacks owed from before the restart', { jobs: owed.size });
-  }
-  rewrite();
-
-  const settle = (eventIds: readonly string[]): void => {
-    const known = [...new Set(eventIds)].filter((id) => live.has(id));
-    if (known.length === 0) return;
-    append(encodeSettled(known));
-    for (const id of known) forget(id);
+  if (replayed) {
+    // Each queue's state is written again, so no line about a segment removed since applies to a later segment of the same number.
+    const applications = new Set([...replayed.queues.keys(), ...disk.applications()]);
+    if (applications.size > 0) append(Buffer.concat([...applications].map((a) => encodeQueueState(a, disk.state(a)))));
     maybeCompact();
+  }
+  if (memory.size + disk.total > 0) log.info('callbacks owed from before the restart', { inMemory: memory.size, onDisk: disk.total });
+
+  const owe = (jobs: readonly CallbackJob[]): void => {
+    if (jobs.length === 0) return;
+    const direct: CallbackJob[] = [];
+    const toDisk = new Map<string, CallbackJob[]>();
+    const extra = new Map<string, number>();
+    const seen = new Set<string>();
+    const owedApps = owedApplications();
+    for (const job of jobs) {
+      // A job already owed in memory or earlier in the batch: a bus record delivered twice.
+      if (memory.has(job.eventId) || seen.has(job.eventId)) continue;
+      seen.add(job.eventId);
+      const a = job.applicationId;
+      const held = inMemoryOf(a) + (extra.get(a) ?? 0);
+      if (!toDisk.has(a) && disk.count(a) === 0 && memory.size + direct.length < limit && held < shareFor(a, owedApps)) {
+        direct.push(job);
+        extra.set(a, (extra.get(a) ?? 0) + 1);
+        owedApps.add(a);
+      } else {
+        const list = toDisk.get(a) ?? [];
+        list.push(job);
+        toDisk.set(a, list);
+        owedApps.add(a);
+      }
+    }
+    const lines = direct.map((j) => encodeOwed([j]));
+    if (lines.length > 0) append(Buffer.concat(lines));
+    for (const [a, list] of toDisk) disk.append(a, list);
+    direct.forEach((j, i) => {
+      remember(j, lines[i]!.length);
+    });
+    for (const job of direct) give(job);
+    changed();
+    maybeCompact();
+    if (toDisk.size > 0) schedulePump();
   };
+
+  // Jobs held for a bus at the last stop were never handed over: this core owes them.
+  if (replayed && replayed.pending.size > 0) {
+    const held = [...replayed.pending.values()];
+    owe(held);
+    append(encodePublished(held.map((j) => j.eventId)));
+  }
+  changed();
 
   return {
-    owed: () => [...live.values()].map((e) => e.job),
-    put(jobs) {
+    attach(c) {
+      consumer = c;
+      for (const { job } of memory.values()) c.add(job);
+      schedulePump();
+    },
+    owe,
+    retry(job) {
+      if (!memory.has(job.eventId)) return;
+      const line = encodeOwed([job]);
+      append(line);
+      remember(job, line.length);
+      maybeCompact();
+      // A job that was being tried may leave memory now, for an application waiting on disk (at most every 100 ms: choosing is O(memory)).
+      if (disk.total > 0 && memory.size > limit - minBatch && !retryPump) {
+        retryPump = setTimeout(() => {
+          retryPump = undefined;
+          schedulePump();
+        }, 100);
+        retryPump.unref();
+      }
+    },
+    settle(eventIds) {
+      const known = [...new Set(eventIds)].filter((id) => memory.has(id));
+      if (known.length === 0) return;
+      append(encodeSettled(known));
+      for (const id of known) forget(id);
+      changed();
+      maybeCompact();
+      schedulePump();
+    },
+    hold(jobs) {
       if (jobs.length === 0) return;
-      const lines = jobs.map((j) => encodeOwed([j]));
+      const lines = jobs.map((j) => encodePending([j]));
       append(Buffer.concat(lines));
       jobs.forEach((j, i) => {
-        remember(j, lines[i]!.length);
+        const before = pending.get(j.eventId);
+        if (before) liveBytes -= before.bytes;
+        pending.set(j.eventId, { job: j, bytes: lines[i]!.length });
+        liveBytes += lines[i]!.length;
       });
+      changed();
       maybeCompact();
     },
-    settle,
-    handOver: (jobs) => settle(jobs.filter((j) => live.get(j.eventId)?.job === j).map((j) => j.eventId)),
+    handOver(jobs) {
+      const ids = [...new Set(jobs.filter((j) => pending.get(j.eventId)?.job === j).map((j) => j.eventId))];
+      if (ids.length === 0) return;
+      append(encodePublished(ids));
+      for (const id of ids) {
+        liveBytes -= pending.get(id)!.bytes;
+        pending.delete(id);
+      }
+      changed();
+      maybeCompact();
+    },
+    owed: () => [...memory.values()].map((e) => e.job),
     get size() {
-      return live.size;
+      return memory.size + pending.size + disk.total;
+    },
+    get inMemory() {
+      return memory.size;
+    },
+    get onDisk() {
+      return disk.total;
     },
     get fileBytes() {
-      return fileBytes;
+      return journal.bytes;
     },
     close() {
       if (closed) return;
       closed = true;
-      fs.closeSync(fd);
+      if (retryPump) clearTimeout(retryPump);
+      journal.close();
+      disk.close();
     },
   };
 }

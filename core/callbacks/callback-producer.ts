@@ -9,7 +9,6 @@ import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId } from '../im/im-ids';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
-import { callbacksOwed } from '../../lib/metrics';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
 import { traceOf } from '../../lib/tracing';
@@ -22,8 +21,9 @@ interface CallbackProducerDeps {
   outbox: CallbackOutbox;
   /**
    * The bus keeps published records across a restart of this core (Redis,
-   * Kafka): a job is settled in the outbox once published. The in-process
-   * bus does not, so there the outbox keeps a job until it is delivered.
+   * Kafka): a job is held in the outbox until published. The in-process bus
+   * does not, so there the job is owed in the outbox (which gives it to this
+   * core's dispatcher) and nothing is published.
    */
   busKeepsRecords: boolean;
 }
@@ -43,10 +43,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
         topicName('callbacks'),
         jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })),
       );
-      if (deps.busKeepsRecords) {
-        outbox.handOver(jobs);
-        callbacksOwed.set(outbox.size);
-      }
+      outbox.handOver(jobs);
       return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
@@ -60,9 +57,16 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const writeMade = (): void => {
     const jobs = made;
     made = [];
+    if (!deps.busKeepsRecords) {
+      try {
+        outbox.owe(jobs);
+      } catch (err) {
+        deps.log.error('could not write callbacks to the outbox', { err, jobs: jobs.length });
+      }
+      return;
+    }
     try {
-      outbox.put(jobs);
-      callbacksOwed.set(outbox.size);
+      outbox.hold(jobs);
     } catch (err) {
       deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
     }

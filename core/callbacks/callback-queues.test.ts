@@ -106,4 +106,32 @@ describe('callbacks queued for their tries', () => {
     expect(done.filter((d) => d.startsWith('slow-'))).toEqual(Array.from({ length: 10 }, (_, i) => `slow-${i}`));
     await queues.stop();
   });
+
+  it('takes back a message’s waiting callbacks but never the one being tried, and forgets a message taken back whole', async () => {
+    const stuck: (() => void)[] = [];
+    const done: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: (): Promise<TryOutcome> => new Promise((resolve) => stuck.push(() => resolve({ done: true }))),
+      onDone: (j) => done.push(j.eventId),
+      onRescheduled: () => undefined,
+    });
+    const first = job('accepted', 'kōrero');
+    const second = job('queued', 'kōrero');
+    const later = job('sent', '测试', Date.now() + 60_000);
+    queues.add(first);
+    queues.add(second);
+    queues.add(later);
+    await eventually(() => stuck.length === 1);
+    expect(queues.canRemove(first)).toBe(false);
+    expect(queues.canRemove(second)).toBe(true);
+    queues.remove(second);
+    queues.remove(later);
+    expect(queues.size).toBe(1);
+    expect(queues.has('测试')).toBe(false);
+    stuck.shift()!();
+    await eventually(() => done.length === 1);
+    expect(done).toEqual(['accepted']);
+    expect(queues.has('kōrero')).toBe(false);
+    await queues.stop();
+  });
 });

@@ -19,6 +19,10 @@ export interface CallbackQueues {
   has(messageId: string): boolean;
   /** Queues a job behind the message's others; the first of a message is tried at its notBefore. */
   add(job: CallbackJob): void;
+  /** Whether the job may be taken back now: it is not being tried. */
+  canRemove(job: CallbackJob): boolean;
+  /** Takes a job back (its message's later jobs are taken back first): it is given again later. */
+  remove(job: CallbackJob): void;
   readonly size: number;
   /** Stops scheduling; resolves once the tries under way are done. */
   stop(): Promise<void>;
@@ -32,6 +36,8 @@ interface MessageQueue {
   due: number;
   /** In its lane's ready list or being tried. */
   ready: boolean;
+  /** Its first job is being tried. */
+  running: boolean;
 }
 
 /** One application's share: the messages due now, in the order they became due, and how many are being tried. */
@@ -79,6 +85,8 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
     while (!stopped && lane.running < maxPerApplication && lane.head < lane.ready.length) {
       const q = lane.ready[lane.head]!;
       lane.ready[lane.head++] = undefined as never;
+      // Taken back (every job of it) since it became ready.
+      if (queues.get(q.messageId) !== q) continue;
       void run(q);
     }
     if (lane.head === lane.ready.length) {
@@ -129,6 +137,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
     const lane = laneOf(q.applicationId);
     lane.running++;
     running++;
+    q.running = true;
     try {
       while (!stopped && q.jobs.length > 0) {
         const job = q.jobs[0]!;
@@ -157,6 +166,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       if (q.jobs.length === 0) queues.delete(q.messageId);
       else q.ready = false; // stopped
     } finally {
+      q.running = false;
       lane.running--;
       running--;
       if (stopped && running === 0) idle?.();
@@ -180,10 +190,30 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
         q.jobs.push(job);
         return;
       }
-      const created: MessageQueue = { messageId: job.messageId, applicationId: job.applicationId, jobs: [job], due: job.notBefore, ready: false };
+      const created: MessageQueue = {
+        messageId: job.messageId,
+        applicationId: job.applicationId,
+        jobs: [job],
+        due: job.notBefore,
+        ready: false,
+        running: false,
+      };
       queues.set(job.messageId, created);
       if (job.notBefore <= now()) makeReady(created);
       else schedule(created, job.notBefore);
+    },
+    canRemove(job) {
+      const q = queues.get(job.messageId);
+      return !(q?.running && q.jobs[0]?.eventId === job.eventId);
+    },
+    remove(job) {
+      const q = queues.get(job.messageId);
+      const at = q ? q.jobs.findIndex((j) => j.eventId === job.eventId) : -1;
+      if (!q || at < 0 || (q.running && at === 0)) return;
+      q.jobs.splice(at, 1);
+      jobs--;
+      // Its entry in the due heap or a lane's ready list is skipped as stale.
+      if (q.jobs.length === 0) queues.delete(q.messageId);
     },
     get size() {
       return jobs;
