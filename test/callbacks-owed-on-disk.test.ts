@@ -10,9 +10,9 @@ import { startHermod, type HermodProcess } from './support/hermod-process';
 import { runSmsLoad } from './support/sms-load';
 
 const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
-const MESSAGES = 10_000;
+const MESSAGES = 4_000;
 const OWED = MESSAGES * STATUSES.length;
-const IN_MEMORY = 5_000;
+const IN_MEMORY = 2_000;
 
 interface Received {
   app: string;
@@ -94,7 +94,7 @@ describe(`${OWED} callbacks owed to a receiver that is down`, () => {
       expect(set.code, set.output).toBe(0);
     }
 
-    // acme's receiver is down while 10,000 messages make 50,000 status callbacks.
+    // acme's receiver is down while 4,000 messages make 20,000 status callbacks.
     const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     const load = runSmsLoad(() => client, {
       count: MESSAGES,
