@@ -6,6 +6,7 @@ import type { History } from '../ports/history';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
+import { referenceReportJson } from '../../test/support/report-json-reference';
 
 /**
  * A store the contract can open, close and open again (to check durability),
@@ -609,6 +610,54 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           [1, 'read'],
           [2, 'accepted'],
         ]);
+      });
+
+      it('writes each report row as the interface answers it, byte for byte the text the service wrote before, whatever the mobile holds', async () => {
+        const controls = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).join('');
+        const mobiles = [
+          '+64211234567',
+          '0211234567',
+          'Kia ora, e hoa mā — tēnā koe',
+          '测试 你好世界 👋🏽🎉',
+          '"quoted" \\ back\\slash / forward',
+          `ctl ${controls} del \x7f nel \u0085 ls \u2028 ps \u2029 bom \ufeff`,
+          '\\u2028 \\n written out',
+          '',
+          'ā',
+        ];
+        const ms = mobiles.map((destination, p) =>
+          message({ id: campaignMessageId(606, p), numericId: 4096 * 2000 + p, destination, acceptedAt: BASE + p * 107 }),
+        );
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([
+          event(ms[0]!, 'sent', BASE + 10),
+          event(ms[0]!, 'submitted', BASE + 20),
+          event(ms[0]!, 'received', BASE + 1_000),
+          event(ms[1]!, 'queued', BASE + 7),
+          event(ms[2]!, 'sent', BASE + 70),
+          event(ms[2]!, 'failed', BASE + 700),
+          event(ms[3]!, 'submitted', BASE + 999),
+          event(ms[3]!, 'received', BASE + 86_400_000),
+          event(ms[3]!, 'read', BASE + 86_400_001),
+          event(ms[5]!, 'sent', BASE + 3_600_000),
+          event(ms[5]!, 'dead', BASE + 3_600_500),
+        ]);
+        const { lo, hi } = campaignMessageRange(606, 0, mobiles.length);
+        const rows = await history.campaigns.reportRange(lo, hi);
+        expect(rows).toHaveLength(mobiles.length);
+        const listName = 'Hui ā-tau "kōrero" \\ 测试 👋🏽 \u0001 </script>';
+        for (const utcOffsetMinutes of [780, -210, 0, 345, -720, 840]) {
+          const chunks: Uint8Array[] = [];
+          for await (const bytes of history.campaigns.reportJson(lo, hi, { listName, utcOffsetMinutes })) chunks.push(bytes);
+          const expected = referenceReportJson(rows, listName, utcOffsetMinutes);
+          expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
+          expect(Buffer.concat(chunks).equals(Buffer.from(expected, 'utf8'))).toBe(true);
+          expect(JSON.parse(`[${expected}]`).map((r: { mobile: string }) => r.mobile)).toEqual(mobiles);
+        }
+        const none = campaignMessageRange(606, mobiles.length, mobiles.length + 5);
+        const empty: Uint8Array[] = [];
+        for await (const bytes of history.campaigns.reportJson(none.lo, none.hi, { listName, utcOffsetMinutes: 0 })) empty.push(bytes);
+        expect(Buffer.concat(empty).length).toBe(0);
       });
 
       it('reports the campaign messages a database held before its report table existed', async () => {
