@@ -660,6 +660,37 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         expect(Buffer.concat(empty).length).toBe(0);
       });
 
+      it("writes report dates in RFC 3339 at the campaign's offset, to the millisecond, before 1970 too", async () => {
+        const at = Date.UTC(2026, 10, 23, 20, 30, 15, 7);
+        const ms = [at, -1, Date.UTC(2026, 0, 1, 0, 0, 0, 500)].map((acceptedAt, p) =>
+          message({ id: campaignMessageId(808, p), numericId: 4096 * 3000 + p, destination: `+6421808${p}`, acceptedAt }),
+        );
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([event(ms[0]!, 'sent', at), event(ms[0]!, 'received', at + 993)]);
+        const { lo, hi } = campaignMessageRange(808, 0, 3);
+        const dates = async (utcOffsetMinutes: number): Promise<string[][]> => {
+          const chunks: Uint8Array[] = [];
+          for await (const bytes of history.campaigns.reportJson(lo, hi, { listName: 'Rā 📅', utcOffsetMinutes })) chunks.push(bytes);
+          const rows = JSON.parse(`[${Buffer.concat(chunks).toString('utf8')}]`) as Record<string, string>[];
+          return rows.map((r) => [r.sent_date!, r.status_date!, r.timezone!]);
+        };
+        expect(await dates(780)).toEqual([
+          ['2026-11-24T09:30:15.007+13:00', '2026-11-24T09:30:16.000+13:00', '+13:00'],
+          ['', '1970-01-01T12:59:59.999+13:00', '+13:00'],
+          ['', '2026-01-01T13:00:00.500+13:00', '+13:00'],
+        ]);
+        expect(await dates(-210)).toEqual([
+          ['2026-11-23T17:00:15.007-03:30', '2026-11-23T17:00:16.000-03:30', '-03:30'],
+          ['', '1969-12-31T20:29:59.999-03:30', '-03:30'],
+          ['', '2025-12-31T20:30:00.500-03:30', '-03:30'],
+        ]);
+        expect(await dates(0)).toEqual([
+          ['2026-11-23T20:30:15.007+00:00', '2026-11-23T20:30:16.000+00:00', '+00:00'],
+          ['', '1969-12-31T23:59:59.999+00:00', '+00:00'],
+          ['', '2026-01-01T00:00:00.500+00:00', '+00:00'],
+        ]);
+      });
+
       it('reports the campaign messages a database held before its report table existed', async () => {
         const ms = [0, 1].map((p) => message({ id: campaignMessageId(404, p), numericId: 9 * 4096 + p, destination: `+6421777${p}` }));
         await history.insertMessages(ms, ms.map(accepted));
