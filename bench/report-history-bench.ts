@@ -14,12 +14,18 @@
  * Knobs: BENCH_MEMBERS (200000), BENCH_FLUSH (20000), BENCH_READS (3),
  * BENCH_ROOT (this checkout). A checkout whose store has no reportRows is
  * read the way its service did: reportRange in pages of 50,000.
+ *
+ * Each read is made twice, the baseline first: the rows out of the engine
+ * then formatted as JSON in JavaScript as the service did before the fourth
+ * session (test/support/report-json-reference.ts), and the JSON text as the
+ * engine writes it (reportJson), whose bytes go to the client untouched.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { createChdbHistory as CreateChdbHistory } from '../core/adapters/chdb-history';
 import type { ReportRecord } from '../core/ports/campaign-store';
+import { referenceReportJson } from '../test/support/report-json-reference';
 
 const members = Number(process.env.BENCH_MEMBERS ?? 200_000);
 const flushRows = Number(process.env.BENCH_FLUSH ?? 20_000);
@@ -46,6 +52,14 @@ const STAGES = [
   ['submitted', 3, 12],
   ['received', 4, 40],
 ] as const;
+
+/** Rows of the engine's text are counted by their message id key, with Node's native search (Buffer.indexOf), not per row in JavaScript. */
+const ROW_MARK = Buffer.from('"message_id"');
+function occurrences(haystack: Buffer, needle: Buffer): number {
+  let n = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
 
 /** CPU seconds of this process (every thread) and wall seconds of `work`. */
 async function measure<T>(work: () => Promise<T>): Promise<{ result: T; cpu: number; wall: number }> {
@@ -119,28 +133,55 @@ async function main(): Promise<void> {
     );
 
     const lo = campaignMessageId(0);
-    for (let read = 1; read <= reads; read++) {
-      const r = await measure(async () => {
-        let rows = 0;
-        let received = 0;
-        const count = (batch: ReportRecord[]): void => {
+    const hi = campaignMessageId(members);
+    const look = { listName: 'Hui ā-tau 2026 👋🏽', utcOffsetMinutes: 780 };
+    const store = history.campaigns;
+    // Baseline, the way the service made the answer before: rows out of the
+    // engine, then the gateway's JSON formatting of each row (without the
+    // protobuf encoding and decoding in between, which it also paid).
+    const rowsThenJavaScript = async (): Promise<{ rows: number; bytes: number }> => {
+      let rows = 0;
+      let bytes = 0;
+      if ('reportRows' in store) {
+        for await (const batch of store.reportRows(lo, hi)) {
           rows += batch.length;
-          for (const row of batch) if (row.status === 'received') received++;
-        };
-        const store = history.campaigns;
-        if ('reportRows' in store) {
-          for await (const batch of store.reportRows(lo, campaignMessageId(members))) count(batch);
-        } else {
-          const legacy = store as { reportRange(lo: string, hi: string): Promise<ReportRecord[]> };
-          for (let from = 0; from < members; from += PAGE) {
-            count(await legacy.reportRange(campaignMessageId(from), campaignMessageId(Math.min(members, from + PAGE))));
-          }
+          bytes += Buffer.byteLength(referenceReportJson(batch, look.listName, look.utcOffsetMinutes)) + 1;
         }
-        return { rows, received };
-      });
+      } else {
+        const legacy = store as { reportRange(lo: string, hi: string): Promise<ReportRecord[]> };
+        for (let from = 0; from < members; from += PAGE) {
+          const batch = await legacy.reportRange(campaignMessageId(from), campaignMessageId(Math.min(members, from + PAGE)));
+          rows += batch.length;
+          bytes += Buffer.byteLength(referenceReportJson(batch, look.listName, look.utcOffsetMinutes)) + 1;
+        }
+      }
+      return { rows, bytes: bytes - 1 };
+    };
+    // This branch: the engine writes the answer's text; nothing per row in JavaScript.
+    const engineText = async (): Promise<{ rows: number; bytes: number } | undefined> => {
+      if (!('reportJson' in store)) return undefined;
+      let bytes = 0;
+      let rows = 0;
+      let tail = Buffer.alloc(0);
+      for await (const chunk of store.reportJson(lo, hi, look)) {
+        const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        bytes += b.length;
+        rows += occurrences(Buffer.concat([tail, b.subarray(0, ROW_MARK.length - 1)]), ROW_MARK) + occurrences(b, ROW_MARK);
+        tail = Buffer.from(b.subarray(Math.max(0, b.length - (ROW_MARK.length - 1))));
+      }
+      return { rows, bytes };
+    };
+    for (let read = 1; read <= reads; read++) {
+      const old = await measure(rowsThenJavaScript);
       console.log(
-        `report read ${read}: ${r.result.rows} rows (${r.result.received} received): ${r.cpu.toFixed(2)} s CPU, ${r.wall.toFixed(2)} s (load average ${load()})`,
+        `report read ${read}, rows then JSON in JavaScript (baseline): ${old.result.rows} rows, ${(old.result.bytes / 1e6).toFixed(1)} MB: ${old.cpu.toFixed(2)} s CPU, ${old.wall.toFixed(2)} s (load average ${load()})`,
       );
+      const now = await measure(engineText);
+      if (now.result) {
+        console.log(
+          `report read ${read}, JSON text from the engine: ${now.result.rows} rows, ${(now.result.bytes / 1e6).toFixed(1)} MB: ${now.cpu.toFixed(2)} s CPU, ${now.wall.toFixed(2)} s (load average ${load()})`,
+        );
+      }
     }
   } finally {
     await history.close();

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import type { ChannelCredentials, ClientReadableStream, ServiceError } from '@grpc/grpc-js';
+import { makeGenericClientConstructor, type ChannelCredentials, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import {
-  CampaignsClient as GrpcCampaignsClient,
+  type CampaignsClient as GrpcCampaignsClient,
   ImportKind,
   type ImportCommit,
   type ImportResult,
@@ -12,6 +12,7 @@ import {
 } from '../proto/gen/hermod/v1/campaigns';
 import type { HermodError } from '../lib/errors';
 import { fromServiceError } from '../lib/grpc-errors';
+import { CampaignsServiceWithReportWire } from '../proto/report-chunk-wire';
 import { unaryCall } from './unary-call';
 import { grpcDuration } from '../lib/metrics';
 
@@ -32,6 +33,12 @@ export interface CampaignsClient {
   close(): void;
 }
 
+/** The generated client, reading the report's chunks as views of the received messages (proto/report-chunk-wire.ts). */
+const CampaignsClientWithReportWire = makeGenericClientConstructor(
+  CampaignsServiceWithReportWire,
+  'hermod.v1.Campaigns',
+) as unknown as typeof GrpcCampaignsClient;
+
 /** A million members take seconds, not minutes; this only bounds a stuck call. */
 const STREAM_TIMEOUT_MS = 10 * 60_000;
 
@@ -51,7 +58,7 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
 }
 
 export function createCampaignsClient(address: string, channelCredentials: ChannelCredentials): CampaignsClient {
-  const client = new GrpcCampaignsClient(address, channelCredentials, {
+  const client = new CampaignsClientWithReportWire(address, channelCredentials, {
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
   });

@@ -7,6 +7,7 @@ import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-m
 import { messageRow } from '../history/rows';
 import type { EncodedHistory } from '../history/encoded-history';
 import { createChdbHistory } from './chdb-history';
+import { referenceReportJson } from '../../test/support/report-json-reference';
 import { describeHistoryContract, event, message } from './history-contract';
 
 const tempDir = (): string => fs.mkdtempSync(os.tmpdir() + '/hermod-');
@@ -144,6 +145,37 @@ describe('chDB history', () => {
     expect(second.value?.[0]?.position).toBe(first.value?.length);
     await paused.return?.(undefined);
     expect(await h.campaigns.reportRange(campaignMessageRange(505, 7, 9).lo, campaignMessageRange(505, 7, 9).hi)).toHaveLength(2);
+  }, 120_000);
+
+  it("writes a large report's JSON over many engine blocks as one text, byte for byte the rows the service formatted before", async () => {
+    dataDir = tempDir();
+    const h: EncodedHistory = await createChdbHistory({ dataDir });
+    history = h;
+    const members = 140_000;
+    for (let from = 0; from < members; from += 35_000) {
+      const rows: string[] = [];
+      for (let p = from; p < from + 35_000; p++) {
+        const destination = p % 1000 === 7 ? `mā "${p}" 测试 👋🏽\t` : `+642100${p}`;
+        rows.push(
+          JSON.stringify(messageRow(message({ id: campaignMessageId(707, p), numericId: 13 * 4096 + p, destination, acceptedAt: 1_764_000_000_000 + p }))),
+        );
+      }
+      await h.insertEncoded(rows.join('\n'), '');
+    }
+    const { lo, hi } = campaignMessageRange(707, 0, members);
+    const look = { listName: 'Hui ā-tau 👋🏽', utcOffsetMinutes: 780 };
+    const chunks: Uint8Array[] = [];
+    for await (const bytes of h.campaigns.reportJson(lo, hi, look)) chunks.push(bytes);
+    expect(chunks.length).toBeGreaterThan(1);
+    const expected = referenceReportJson(await h.campaigns.reportRange(lo, hi), look.listName, look.utcOffsetMinutes);
+    expect(Buffer.concat(chunks).equals(Buffer.from(expected, 'utf8'))).toBe(true);
+
+    // A reader that leaves after the first chunk stops the read; the store goes on serving.
+    for await (const bytes of h.campaigns.reportJson(lo, hi, look)) {
+      expect(bytes.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(await h.campaigns.reportRange(campaignMessageRange(707, 7, 9).lo, campaignMessageRange(707, 7, 9).hi)).toHaveLength(2);
   }, 120_000);
 
   it('refuses calls once closed, and closes only once', async () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Session, drainPending, type ChdbQueryStream } from 'chdb';
+import { Session, drainPending, type ChdbQueryStream, type StreamChunk } from 'chdb';
 import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 import { parseJsonCompactEachRow, parseJsonEachRow } from '../history/rows';
@@ -63,6 +63,22 @@ export async function createChdbHistory(options: ChdbHistoryOptions): Promise<En
   const args = engineArgs(options);
   const session = new Session(dbPath, { connectionArgs: args });
   const streams = new Map<ChdbQueryStream, Session>();
+  /** A long read on a session of its own, block by block; cancelled when the consumer stops. */
+  async function* blocks(sql: string, params: Record<string, unknown>, format: string): AsyncGenerator<StreamChunk> {
+    const reader = new Session(dbPath, { connectionArgs: args });
+    let result: ChdbQueryStream | undefined;
+    try {
+      result = reader.queryStreamBind(sql, params, { format });
+      streams.set(result, reader);
+      yield* result;
+    } finally {
+      if (result) {
+        result.cancel();
+        streams.delete(result);
+      }
+      reader.close();
+    }
+  }
   const engine: HistoryEngine = {
     name: 'chDB',
     async exec(sql) {
@@ -75,19 +91,11 @@ export async function createChdbHistory(options: ChdbHistoryOptions): Promise<En
       await session.queryBindAsync(sql, params);
     },
     async *stream(sql, params) {
-      const reader = new Session(dbPath, { connectionArgs: args });
-      let result: ChdbQueryStream | undefined;
-      try {
-        result = reader.queryStreamBind(sql, params, { format: 'JSONCompactEachRow' });
-        streams.set(result, reader);
-        for await (const block of result) yield parseJsonCompactEachRow(block.text());
-      } finally {
-        if (result) {
-          result.cancel();
-          streams.delete(result);
-        }
-        reader.close();
-      }
+      for await (const block of blocks(sql, params, 'JSONCompactEachRow')) yield parseJsonCompactEachRow(block.text());
+    },
+    async *streamBytes(sql, params) {
+      // The SQL's own FORMAT clause decides the output over the one named here.
+      for await (const block of blocks(sql, params, 'TabSeparated')) yield block.raw();
     },
     async insert(table, columns, rows) {
       await session.insert({ table, columns, values: rows, format: 'JSONEachRow' });

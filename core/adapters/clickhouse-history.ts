@@ -48,6 +48,15 @@ export async function createClickHouseHistory(options: ClickHouseHistoryOptions)
         result.close();
       }
     },
+    async *streamBytes(sql, params) {
+      // exec: the response body as it comes, in the FORMAT the SQL names (query() would split it into lines).
+      const { stream } = await client.exec({ query: sql, query_params: params });
+      try {
+        for await (const bytes of stream) yield bytes as Buffer;
+      } finally {
+        stream.destroy();
+      }
+    },
     async insert(table, columns, rows) {
       // The rows are JSONEachRow bytes already: sent as the body as they are.
       // (client.insert() JSON-encodes each object of a stream, so a Buffer in

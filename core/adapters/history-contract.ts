@@ -6,6 +6,7 @@ import type { History } from '../ports/history';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
+import { referenceReportJson } from '../../test/support/report-json-reference';
 
 /**
  * A store the contract can open, close and open again (to check durability),
@@ -608,6 +609,85 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           [0, 'submitted'],
           [1, 'read'],
           [2, 'accepted'],
+        ]);
+      });
+
+      it('writes each report row as the interface answers it, byte for byte the text the service wrote before, whatever the mobile holds', async () => {
+        const controls = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).join('');
+        const mobiles = [
+          '+64211234567',
+          '0211234567',
+          'Kia ora, e hoa mā — tēnā koe',
+          '测试 你好世界 👋🏽🎉',
+          '"quoted" \\ back\\slash / forward',
+          `ctl ${controls} del \x7f nel \u0085 ls \u2028 ps \u2029 bom \ufeff`,
+          '\\u2028 \\n written out',
+          '',
+          'ā',
+        ];
+        const ms = mobiles.map((destination, p) =>
+          message({ id: campaignMessageId(606, p), numericId: 4096 * 2000 + p, destination, acceptedAt: BASE + p * 107 }),
+        );
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([
+          event(ms[0]!, 'sent', BASE + 10),
+          event(ms[0]!, 'submitted', BASE + 20),
+          event(ms[0]!, 'received', BASE + 1_000),
+          event(ms[1]!, 'queued', BASE + 7),
+          event(ms[2]!, 'sent', BASE + 70),
+          event(ms[2]!, 'failed', BASE + 700),
+          event(ms[3]!, 'submitted', BASE + 999),
+          event(ms[3]!, 'received', BASE + 86_400_000),
+          event(ms[3]!, 'read', BASE + 86_400_001),
+          event(ms[5]!, 'sent', BASE + 3_600_000),
+          event(ms[5]!, 'dead', BASE + 3_600_500),
+        ]);
+        const { lo, hi } = campaignMessageRange(606, 0, mobiles.length);
+        const rows = await history.campaigns.reportRange(lo, hi);
+        expect(rows).toHaveLength(mobiles.length);
+        const listName = 'Hui ā-tau "kōrero" \\ 测试 👋🏽 \u0001 </script>';
+        for (const utcOffsetMinutes of [780, -210, 0, 345, -720, 840]) {
+          const chunks: Uint8Array[] = [];
+          for await (const bytes of history.campaigns.reportJson(lo, hi, { listName, utcOffsetMinutes })) chunks.push(bytes);
+          const expected = referenceReportJson(rows, listName, utcOffsetMinutes);
+          expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
+          expect(Buffer.concat(chunks).equals(Buffer.from(expected, 'utf8'))).toBe(true);
+          expect(JSON.parse(`[${expected}]`).map((r: { mobile: string }) => r.mobile)).toEqual(mobiles);
+        }
+        const none = campaignMessageRange(606, mobiles.length, mobiles.length + 5);
+        const empty: Uint8Array[] = [];
+        for await (const bytes of history.campaigns.reportJson(none.lo, none.hi, { listName, utcOffsetMinutes: 0 })) empty.push(bytes);
+        expect(Buffer.concat(empty).length).toBe(0);
+      });
+
+      it("writes report dates in RFC 3339 at the campaign's offset, to the millisecond, before 1970 too", async () => {
+        const at = Date.UTC(2026, 10, 23, 20, 30, 15, 7);
+        const ms = [at, -1, Date.UTC(2026, 0, 1, 0, 0, 0, 500)].map((acceptedAt, p) =>
+          message({ id: campaignMessageId(808, p), numericId: 4096 * 3000 + p, destination: `+6421808${p}`, acceptedAt }),
+        );
+        await history.insertMessages(ms, ms.map(accepted));
+        await history.appendEvents([event(ms[0]!, 'sent', at), event(ms[0]!, 'received', at + 993)]);
+        const { lo, hi } = campaignMessageRange(808, 0, 3);
+        const dates = async (utcOffsetMinutes: number): Promise<string[][]> => {
+          const chunks: Uint8Array[] = [];
+          for await (const bytes of history.campaigns.reportJson(lo, hi, { listName: 'Rā 📅', utcOffsetMinutes })) chunks.push(bytes);
+          const rows = JSON.parse(`[${Buffer.concat(chunks).toString('utf8')}]`) as Record<string, string>[];
+          return rows.map((r) => [r.sent_date!, r.status_date!, r.timezone!]);
+        };
+        expect(await dates(780)).toEqual([
+          ['2026-11-24T09:30:15.007+13:00', '2026-11-24T09:30:16.000+13:00', '+13:00'],
+          ['', '1970-01-01T12:59:59.999+13:00', '+13:00'],
+          ['', '2026-01-01T13:00:00.500+13:00', '+13:00'],
+        ]);
+        expect(await dates(-210)).toEqual([
+          ['2026-11-23T17:00:15.007-03:30', '2026-11-23T17:00:16.000-03:30', '-03:30'],
+          ['', '1969-12-31T20:29:59.999-03:30', '-03:30'],
+          ['', '2025-12-31T20:30:00.500-03:30', '-03:30'],
+        ]);
+        expect(await dates(0)).toEqual([
+          ['2026-11-23T20:30:15.007+00:00', '2026-11-23T20:30:16.000+00:00', '+00:00'],
+          ['', '1969-12-31T23:59:59.999+00:00', '+00:00'],
+          ['', '2026-01-01T00:00:00.500+00:00', '+00:00'],
         ]);
       });
 

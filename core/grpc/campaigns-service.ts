@@ -32,9 +32,10 @@ export interface CampaignServices {
   state: HotState;
 }
 
-/** Members read from history per query; rows sent per gRPC message. */
+/** Members read from history per query; members sent per gRPC message; report bytes per gRPC message. */
 const PAGE = 50_000;
 const CHUNK = 5_000;
+const REPORT_BYTES = 256 * 1024;
 
 /** A server stream: writes with backpressure, ends it, or ends it with the error's status. */
 function serverStream<Req, Res>(method: string, handler: (req: Req, write: (res: Res) => Promise<void>, cancelled: () => boolean) => Promise<void>) {
@@ -146,18 +147,14 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
       const c = await s.store.getCampaign(req.applicationId, req.campaignId);
       if (!c) throw new HermodError('not_found', `no campaign ${req.campaignId}`);
-      await write({ rows: [], utcOffsetMinutes: c.utcOffsetMinutes });
+      await write({ jsonRows: Buffer.alloc(0) });
       if (c.memberCount === 0) return;
-      // One read of the whole campaign, sent on as the engine produces it.
+      // One read of the whole campaign, its text sent on as the engine produces it, untouched.
       const { lo, hi } = campaignMessageRange(c.id, 0, c.memberCount);
-      for await (const rows of s.store.reportRows(lo, hi)) {
-        for (let i = 0; i < rows.length; i += CHUNK) {
-          await write({
-            utcOffsetMinutes: c.utcOffsetMinutes,
-            rows: rows
-              .slice(i, i + CHUNK)
-              .map((r) => ({ listName: c.name, messageId: r.messageNumericId, mobile: r.mobile, sentAt: r.sentAt, status: r.status, statusAt: r.statusAt })),
-          });
+      for await (const bytes of s.store.reportJson(lo, hi, { listName: c.name, utcOffsetMinutes: c.utcOffsetMinutes })) {
+        for (let at = 0; at < bytes.length; at += REPORT_BYTES) {
+          const piece = bytes.subarray(at, at + REPORT_BYTES);
+          await write({ jsonRows: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength) });
         }
       }
     }),

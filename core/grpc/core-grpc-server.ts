@@ -2,8 +2,8 @@ import { Server, ServerCredentials, type UntypedServiceImplementation } from '@g
 import net from 'node:net';
 import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
-import { CampaignsService } from '../../proto/gen/hermod/v1/campaigns';
 import { campaignsService, type CampaignServices } from './campaigns-service';
+import { CampaignsServiceWithReportWire } from '../../proto/report-chunk-wire';
 import { CampaignControlService } from '../../proto/gen/hermod/v1/campaign_control';
 import { campaignControlService, type CampaignControlServices } from './campaign-control-service';
 import { IntelligentMessagingService } from '../../proto/gen/hermod/v1/im';
@@ -187,7 +187,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(MessagingService, messaging);
   server.addService(IdempotencyService, idempotency);
   server.addService(AccountsService, accounts);
-  server.addService(CampaignsService, campaignsService(services.campaigns));
+  server.addService(CampaignsServiceWithReportWire, campaignsService(services.campaigns));
   server.addService(CampaignControlService, campaignControlService(services.campaignControl));
   server.addService(IntelligentMessagingService, imService(services.im));
   server.addService(OperationsService, operationsService(services.operations));

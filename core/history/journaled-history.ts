@@ -168,6 +168,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       yield* inner.campaigns.reportRows(lo, hi);
     },
+    async *reportJson(lo, hi, look) {
+      await flushAll();
+      yield* inner.campaigns.reportJson(lo, hi, look);
+    },
   };
 
   return {

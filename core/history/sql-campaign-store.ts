@@ -1,6 +1,7 @@
 import { LIST_CAMPAIGNS, PROGRESS_RANGE } from './campaign-progress-queries';
 import type { CampaignRecord, CampaignState, CampaignStore, ListRecord, MemberRow, ReportRecord, TemplateRecord } from '../ports/campaign-store';
 import { isMessageStatus } from '../domain/message-status';
+import { utcOffsetName } from '../domain/utc-offset-name';
 import {
   CAMPAIGN_INSERTS,
   DELETE_MEMBERS,
@@ -12,6 +13,7 @@ import {
   MAX_RESERVED_NUMERIC_ID,
   MESSAGE_IDS_IN_RANGE,
   READ_MEMBERS,
+  REPORT_JSON,
   REPORT_RANGE,
 } from './campaign-queries';
 import { dateTime64, jsonEachRow, toNumber } from './rows';
@@ -22,6 +24,7 @@ export interface SqlIo {
   insert(target: { table: string; columns: readonly string[] }, rows: Buffer): Promise<void>;
   command(what: string, sql: string, params: Record<string, unknown>): Promise<void>;
   stream(what: string, sql: string, params: Record<string, unknown>): AsyncIterable<unknown[][]>;
+  streamBytes(what: string, sql: string, params: Record<string, unknown>): AsyncIterable<Uint8Array>;
 }
 
 /** A REPORT_RANGE row (positional columns) as the port's record. */
@@ -214,6 +217,22 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
     },
     async *reportRows(lo, hi) {
       for await (const rows of io.stream('reportRows', REPORT_RANGE, { lo, hi })) yield rows.map(toReportRecord);
+    },
+    async *reportJson(lo, hi, look) {
+      const params = {
+        lo,
+        hi,
+        head: `{"list_name":${JSON.stringify(look.listName)},"message_id":`,
+        offsetMs: look.utcOffsetMinutes * 60_000,
+        zone: utcOffsetName(look.utcOffsetMinutes),
+      };
+      // Each row's text comes with a comma before it: the first one is dropped.
+      let first = true;
+      for await (const bytes of io.streamBytes('reportJson', REPORT_JSON, params)) {
+        const rest = first ? bytes.subarray(1) : bytes;
+        if (bytes.length > 0) first = false;
+        if (rest.length > 0) yield rest;
+      }
     },
     async reportRange(lo, hi) {
       const all: ReportRecord[] = [];

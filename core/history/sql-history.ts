@@ -42,6 +42,15 @@ export interface HistoryEngine {
    * early cancels the query.
    */
   stream(sql: string, params: Record<string, unknown>): AsyncIterable<unknown[][]>;
+  /**
+   * A long read of a query whose SQL ends with its FORMAT: the output bytes
+   * as the engine produces them, in chunks that may end anywhere (the server
+   * sends one continuous output; chDB formats each block on its own, so a
+   * format's delimiters between rows of two blocks are missing there, the
+   * ones before or after each row are not). Same connection and cancelling
+   * as stream().
+   */
+  streamBytes(sql: string, params: Record<string, unknown>): AsyncIterable<Uint8Array>;
   /** A parameterized statement without a result (a lightweight DELETE). */
   command(sql: string, params: Record<string, unknown>): Promise<void>;
   insert(table: string, columns: readonly string[], rows: Buffer): Promise<void>;
@@ -101,7 +110,22 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     }
   }
 
-  const io = { select, insert, stream, command: (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.command(sql, params)) };
+  async function* streamBytes(what: string, sql: string, params: Record<string, unknown>): AsyncGenerator<Uint8Array> {
+    if (closed) throw new HermodError('unavailable', 'history is closed');
+    try {
+      yield* engine.streamBytes(sql, params);
+    } catch (err) {
+      throw new HermodError('unavailable', `history (${engine.name}): ${what} failed: ${describe(err)}`, { cause: err });
+    }
+  }
+
+  const io = {
+    select,
+    insert,
+    stream,
+    streamBytes,
+    command: (what: string, sql: string, params: Record<string, unknown>) => run(what, () => engine.command(sql, params)),
+  };
 
   const getMessage = async (applicationId: string, id: string) => {
     const rows = await select('getMessage', GET_MESSAGE, { id, applicationId });

@@ -76,6 +76,12 @@ export interface ReportRecord {
   statusAt: number;
 }
 
+/** What a report's JSON writes the same on every row: the campaign's name and the UTC offset its dates are in. */
+export interface ReportJsonLook {
+  listName: string;
+  utcOffsetMinutes: number;
+}
+
 /** A campaign's messages counted by their latest status (campaign control's progress). */
 export interface CampaignProgressCounts {
   /** Messages stored (members that have one). */
@@ -126,4 +132,12 @@ export interface CampaignStore {
    * stops the read.
    */
   reportRows(lo: string, hi: string): AsyncIterable<ReportRecord[]>;
+  /**
+   * The same rows as the Campaign Manager interface answers them, formatted
+   * by the engine: each row's JSON object, the objects joined by commas
+   * (without the array's brackets), as bytes in chunks of any size as the
+   * engine produces them; a chunk may end inside a row or a character. Ending
+   * the iteration early stops the read.
+   */
+  reportJson(lo: string, hi: string, look: ReportJsonLook): AsyncIterable<Uint8Array>;
 }

@@ -3,14 +3,14 @@ import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 
 /**
- * Answers 200 with JSON text written fragment by fragment as `fragments`
+ * Answers 200 with JSON text (strings or UTF-8 bytes) written fragment by fragment as `fragments`
  * yields it, with backpressure from the client's connection, so a million-row
  * answer never exists as one string. The first fragment is awaited before the
  * status is sent, so a failure before any data still gets a proper error
  * answer; a failure later cuts the connection, leaving the client with
  * truncated JSON rather than a plausible but incomplete answer.
  */
-export async function respondWithStreamedJson(ctx: Context, fragments: AsyncIterable<string>): Promise<void> {
+export async function respondWithStreamedJson(ctx: Context, fragments: AsyncIterable<string | Uint8Array>): Promise<void> {
   const it = fragments[Symbol.asyncIterator]();
   const first = await it.next();
   const out = new PassThrough();

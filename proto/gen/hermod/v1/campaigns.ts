@@ -171,20 +171,14 @@ export interface CampaignReportRequest {
   campaignId: number;
 }
 
-export interface ReportRow {
-  listName: string;
-  messageId: number;
-  mobile: string;
-  /** Epoch milliseconds; 0 when not sent yet. */
-  sentAt: number;
-  status: string;
-  statusAt: number;
-}
-
+/**
+ * The report's JSON text in pieces: the rows' objects, as the Campaign Manager
+ * interface answers them, joined by commas without the array's brackets.
+ * A piece may end inside a row or a character. The first chunk is empty: the
+ * campaign exists and its rows follow.
+ */
 export interface ReportChunk {
-  rows: ReportRow[];
-  /** In the first chunk: the campaign's UTC offset in minutes, for rendering dates. */
-  utcOffsetMinutes: number;
+  jsonRows: Buffer;
 }
 
 export interface HealthRequest {
@@ -1915,182 +1909,14 @@ export const CampaignReportRequest: MessageFns<CampaignReportRequest> = {
   },
 };
 
-function createBaseReportRow(): ReportRow {
-  return { listName: "", messageId: 0, mobile: "", sentAt: 0, status: "", statusAt: 0 };
-}
-
-export const ReportRow: MessageFns<ReportRow> = {
-  encode(message: ReportRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.listName !== "") {
-      writer.uint32(10).string(message.listName);
-    }
-    if (message.messageId !== 0) {
-      writer.uint32(16).int64(message.messageId);
-    }
-    if (message.mobile !== "") {
-      writer.uint32(26).string(message.mobile);
-    }
-    if (message.sentAt !== 0) {
-      writer.uint32(32).int64(message.sentAt);
-    }
-    if (message.status !== "") {
-      writer.uint32(42).string(message.status);
-    }
-    if (message.statusAt !== 0) {
-      writer.uint32(48).int64(message.statusAt);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReportRow {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReportRow();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.listName = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.messageId = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.mobile = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.sentAt = longToNumber(reader.int64());
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.status = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.statusAt = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReportRow {
-    return {
-      listName: isSet(object.listName)
-        ? globalThis.String(object.listName)
-        : isSet(object.list_name)
-        ? globalThis.String(object.list_name)
-        : "",
-      messageId: isSet(object.messageId)
-        ? globalThis.Number(object.messageId)
-        : isSet(object.message_id)
-        ? globalThis.Number(object.message_id)
-        : 0,
-      mobile: isSet(object.mobile) ? globalThis.String(object.mobile) : "",
-      sentAt: isSet(object.sentAt)
-        ? globalThis.Number(object.sentAt)
-        : isSet(object.sent_at)
-        ? globalThis.Number(object.sent_at)
-        : 0,
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      statusAt: isSet(object.statusAt)
-        ? globalThis.Number(object.statusAt)
-        : isSet(object.status_at)
-        ? globalThis.Number(object.status_at)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReportRow): unknown {
-    const obj: any = {};
-    if (message.listName !== "") {
-      obj.listName = message.listName;
-    }
-    if (message.messageId !== 0) {
-      obj.messageId = Math.round(message.messageId);
-    }
-    if (message.mobile !== "") {
-      obj.mobile = message.mobile;
-    }
-    if (message.sentAt !== 0) {
-      obj.sentAt = Math.round(message.sentAt);
-    }
-    if (message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.statusAt !== 0) {
-      obj.statusAt = Math.round(message.statusAt);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ReportRow>, I>>(base?: I): ReportRow {
-    return ReportRow.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ReportRow>, I>>(object: I): ReportRow {
-    const message = createBaseReportRow();
-    message.listName = object.listName ?? "";
-    message.messageId = object.messageId ?? 0;
-    message.mobile = object.mobile ?? "";
-    message.sentAt = object.sentAt ?? 0;
-    message.status = object.status ?? "";
-    message.statusAt = object.statusAt ?? 0;
-    return message;
-  },
-};
-
 function createBaseReportChunk(): ReportChunk {
-  return { rows: [], utcOffsetMinutes: 0 };
+  return { jsonRows: Buffer.alloc(0) };
 }
 
 export const ReportChunk: MessageFns<ReportChunk> = {
   encode(message: ReportChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.rows) {
-      ReportRow.encode(v!, writer.uint32(10).fork()).join();
-    }
-    if (message.utcOffsetMinutes !== 0) {
-      writer.uint32(16).int32(message.utcOffsetMinutes);
+    if (message.jsonRows.length !== 0) {
+      writer.uint32(26).bytes(message.jsonRows);
     }
     return writer;
   },
@@ -2108,20 +1934,12 @@ export const ReportChunk: MessageFns<ReportChunk> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 3: {
+            if (tag !== 26) {
               break;
             }
 
-            message.rows.push(ReportRow.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.utcOffsetMinutes = reader.int32();
+            message.jsonRows = Buffer.from(reader.bytes());
             continue;
           }
         }
@@ -2138,22 +1956,18 @@ export const ReportChunk: MessageFns<ReportChunk> = {
 
   fromJSON(object: any): ReportChunk {
     return {
-      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => ReportRow.fromJSON(e)) : [],
-      utcOffsetMinutes: isSet(object.utcOffsetMinutes)
-        ? globalThis.Number(object.utcOffsetMinutes)
-        : isSet(object.utc_offset_minutes)
-        ? globalThis.Number(object.utc_offset_minutes)
-        : 0,
+      jsonRows: isSet(object.jsonRows)
+        ? Buffer.from(bytesFromBase64(object.jsonRows))
+        : isSet(object.json_rows)
+        ? Buffer.from(bytesFromBase64(object.json_rows))
+        : Buffer.alloc(0),
     };
   },
 
   toJSON(message: ReportChunk): unknown {
     const obj: any = {};
-    if (message.rows?.length) {
-      obj.rows = message.rows.map((e) => ReportRow.toJSON(e));
-    }
-    if (message.utcOffsetMinutes !== 0) {
-      obj.utcOffsetMinutes = Math.round(message.utcOffsetMinutes);
+    if (message.jsonRows.length !== 0) {
+      obj.jsonRows = base64FromBytes(message.jsonRows);
     }
     return obj;
   },
@@ -2163,8 +1977,7 @@ export const ReportChunk: MessageFns<ReportChunk> = {
   },
   fromPartial<I extends Exact<DeepPartial<ReportChunk>, I>>(object: I): ReportChunk {
     const message = createBaseReportChunk();
-    message.rows = object.rows?.map((e) => ReportRow.fromPartial(e)) || [];
-    message.utcOffsetMinutes = object.utcOffsetMinutes ?? 0;
+    message.jsonRows = object.jsonRows ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -2366,7 +2179,7 @@ export const CampaignsService = {
     responseSerialize: (value: Template): Buffer => Buffer.from(Template.encode(value).finish()),
     responseDeserialize: (value: Buffer): Template => Template.decode(value),
   },
-  /** One row per campaign message, in member order. */
+  /** One row per campaign message, in member order, as JSON text. */
   streamCampaignReport: {
     path: "/hermod.v1.Campaigns/StreamCampaignReport" as const,
     requestStream: false as const,
@@ -2399,7 +2212,7 @@ export interface CampaignsServer extends UntypedServiceImplementation {
   deleteLists: handleUnaryCall<DeleteListsRequest, DeleteListsResponse>;
   listTemplates: handleUnaryCall<ListTemplatesRequest, ListTemplatesResponse>;
   upsertTemplate: handleUnaryCall<UpsertTemplateRequest, Template>;
-  /** One row per campaign message, in member order. */
+  /** One row per campaign message, in member order, as JSON text. */
   streamCampaignReport: handleServerStreamingCall<CampaignReportRequest, ReportChunk>;
   health: handleUnaryCall<HealthRequest, HealthResponse>;
 }
@@ -2477,7 +2290,7 @@ export interface CampaignsClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Template) => void,
   ): ClientUnaryCall;
-  /** One row per campaign message, in member order. */
+  /** One row per campaign message, in member order, as JSON text. */
   streamCampaignReport(
     request: CampaignReportRequest,
     options?: Partial<CallOptions>,
@@ -2509,6 +2322,14 @@ export const CampaignsClient = makeGenericClientConstructor(CampaignsService, "h
   service: typeof CampaignsService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
