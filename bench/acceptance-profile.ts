@@ -109,7 +109,10 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
   const o = { dir, connections, threads };
   s.loadFrom ??= performance.now();
   const warm = warmup > 0 ? await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup }) : undefined;
-  const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
+  // Batches from the gateways to core: SendMessageStream batches, or SendMessages calls (before the stream, for A/B against older commits).
+  const calls = async (): Promise<number> =>
+    (await metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessageStream"'])) +
+    (await metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']));
   const callsBefore = await calls();
   const meter = createCpuMeter(hermodPid());
   meter.start();
@@ -120,7 +123,7 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
   const total = cpu.reduce((n, r) => n + r.percent, 0);
   const perCall = run.requests / Math.max(1, (await calls()) - callsBefore);
   console.log(
-    `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per SendMessages call; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
+    `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per gateway → core batch; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
   );
   return run.requests - run.non2xx + (warm ? warm.requests - warm.non2xx : 0);
 }
