@@ -10,7 +10,7 @@
  *   BENCH_PROFILE=0 BENCH_ROUNDS=3 npx tsx bench/acceptance-profile.ts
  *
  * Knobs: BENCH_CONNECTIONS (16), BENCH_SECONDS (10), BENCH_WARMUP (2),
- * BENCH_THREADS, HERMOD_GATEWAYS (the cores), BENCH_INTERFACES (v2,v1),
+ * BENCH_THREADS, HERMOD_GATEWAYS (the service's default: cores − 1), BENCH_INTERFACES (v2,v1),
  * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1),
  * BENCH_SHARED=1 (one service per round, the interfaces one after the other
  * once the previous one's messages reached the SMSC, as bench:peers runs them).
@@ -27,12 +27,13 @@ import { processRoles } from './support/process-roles';
 import { runWrk } from './support/run-wrk';
 import { startCampaignService } from './support/start-campaign-service';
 import { waitForCount } from './support/wait-for-count';
+import { defaultGateways } from '../lib/config';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
-const gateways = process.env.HERMOD_GATEWAYS ?? String(os.availableParallelism());
+const gateways = process.env.HERMOD_GATEWAYS ?? String(defaultGateways());
 const interfaces = (process.env.BENCH_INTERFACES ?? 'v2,v1').split(',').filter(Boolean);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const top = Number(process.env.BENCH_TOP ?? 20);
