@@ -10,7 +10,7 @@
  *   BENCH_PROFILE=0 BENCH_ROUNDS=3 npx tsx bench/acceptance-profile.ts
  *
  * Knobs: BENCH_CONNECTIONS (16), BENCH_SECONDS (10), BENCH_WARMUP (2),
- * BENCH_THREADS, HERMOD_GATEWAYS (the cores), BENCH_INTERFACES (v2,v1),
+ * BENCH_THREADS, HERMOD_GATEWAYS (the service's default: cores − 1), BENCH_INTERFACES (v2,v1),
  * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1),
  * BENCH_SHARED=1 (one service per round, the interfaces one after the other
  * once the previous one's messages reached the SMSC, as bench:peers runs them).
@@ -27,12 +27,13 @@ import { processRoles } from './support/process-roles';
 import { runWrk } from './support/run-wrk';
 import { startCampaignService } from './support/start-campaign-service';
 import { waitForCount } from './support/wait-for-count';
+import { defaultGateways } from '../lib/config';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
-const gateways = process.env.HERMOD_GATEWAYS ?? String(os.availableParallelism());
+const gateways = process.env.HERMOD_GATEWAYS ?? String(defaultGateways());
 const interfaces = (process.env.BENCH_INTERFACES ?? 'v2,v1').split(',').filter(Boolean);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const top = Number(process.env.BENCH_TOP ?? 20);
@@ -109,7 +110,10 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
   const o = { dir, connections, threads };
   s.loadFrom ??= performance.now();
   const warm = warmup > 0 ? await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup }) : undefined;
-  const calls = (): Promise<number> => metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']);
+  // Batches from the gateways to core: SendMessageStream batches, or SendMessages calls (before the stream, for A/B against older commits).
+  const calls = async (): Promise<number> =>
+    (await metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessageStream"'])) +
+    (await metricSum(hermod.metricsPort, 'hermod_grpc_call_duration_seconds_count', ['side="client"', 'method="SendMessages"']));
   const callsBefore = await calls();
   const meter = createCpuMeter(hermodPid());
   meter.start();
@@ -120,7 +124,7 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
   const total = cpu.reduce((n, r) => n + r.percent, 0);
   const perCall = run.requests / Math.max(1, (await calls()) - callsBefore);
   console.log(
-    `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per SendMessages call; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
+    `${which} round ${round}: ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}, load ${os.loadavg()[0]!.toFixed(1)}; ${perCall.toFixed(1)} messages per gateway → core batch; hermod CPU ms/request ${perRequest(total)} (${cpu.map((r) => `${r.label.slice(7)} ${perRequest(r.percent)}`).join(', ')})`,
   );
   return run.requests - run.non2xx + (warm ? warm.requests - warm.non2xx : 0);
 }

@@ -22,7 +22,7 @@
  * (2), BENCH_THREADS of wrk (cores, at most the connections), BENCH_DRAIN
  * seconds to wait for the SMSCs to receive what was accepted (120),
  * BENCH_RECEIPT_DELAY_MS of hermod's simulator (20), HERMOD_GATEWAYS (the
- * cores), BENCH_NOTE (a note on the machine for RESULTS.md),
+ * service's default: cores − 1, at least 1), BENCH_NOTE (a note on the machine for RESULTS.md),
  * BENCH_NO_RESULTS=1 (print only, do not append to RESULTS.md).
  */
 import fs from 'node:fs';
@@ -38,6 +38,7 @@ import { startBaselineServer } from './support/start-baseline-server';
 import { startCampaignService } from './support/start-campaign-service';
 import { startKannel } from './support/start-kannel';
 import { waitForCount } from './support/wait-for-count';
+import { defaultGateways } from '../lib/config';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -45,7 +46,7 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
 const drainS = Number(process.env.BENCH_DRAIN ?? 120);
 const receiptDelayMs = Number(process.env.BENCH_RECEIPT_DELAY_MS ?? 20);
-const gateways = process.env.HERMOD_GATEWAYS ?? String(os.availableParallelism());
+const gateways = process.env.HERMOD_GATEWAYS ?? String(defaultGateways());
 const RESULTS = path.join(import.meta.dirname, 'RESULTS.md');
 
 /** World text: te reo Māori with a macron and an emoji with a skin tone (UCS-2, one SMS part). */

@@ -163,7 +163,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
   const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 
-  const server = createCoreGrpcServer({
+  const { server, endSendStreams } = createCoreGrpcServer({
     intake,
     reader,
     accounts,
@@ -202,6 +202,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     ports: { grpc: port },
     async stop() {
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
+      await endSendStreams();
       await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
       lagMonitor.stop();
       await campaignRunner.stop();

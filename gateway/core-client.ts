@@ -12,10 +12,10 @@ import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type Complete
 import { createBatcher } from '../lib/batcher';
 import { unaryCall } from './unary-call';
 import { tracedSend } from './traced-send';
-import { traceMetadata } from '../lib/grpc-trace';
+import { createSendStream } from './send-stream';
 
 export interface CoreClient {
-  /** One message; calls from concurrent requests share one SendMessages call. */
+  /** One message; concurrent requests share one batch on the SendMessageStream. */
   send(message: OutboundMessage): Promise<SendResult>;
   getMessage(applicationId: string, id: string): Promise<MessageDetails>;
   getMessageByNumericId(applicationId: string, numericId: number): Promise<MessageDetails>;
@@ -32,13 +32,12 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
   const messaging = new MessagingClient(address, channelCredentials, channelOptions);
   const accounts = new AccountsClient(address, channelCredentials, channelOptions);
   const idempotency = new IdempotencyClient(address, channelCredentials, channelOptions);
-  const sends = createBatcher<OutboundMessage, SendResult>(
-    async (messages) => {
-      const res = await unaryCall(messaging, 'SendMessages', messaging.sendMessages as never, { messages }, undefined, traceMetadata(messages));
-      return (res as { results: SendResult[] }).results;
-    },
-    { maxItems: options.batchMax, maxDelayMs: options.batchDelayMs, maxConcurrent: 8 },
-  );
+  const stream = createSendStream(messaging);
+  const sends = createBatcher<OutboundMessage, SendResult>((messages) => stream.send(messages), {
+    maxItems: options.batchMax,
+    maxDelayMs: options.batchDelayMs,
+    maxConcurrent: 8,
+  });
   return {
     send: (message) => tracedSend(message, (m) => sends.add(m)),
     getMessage: (applicationId, id) => unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id, numericId: 0 }),
@@ -50,6 +49,7 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
     completeIdempotencyKey: async (request) => void (await unaryCall(idempotency, 'Complete', idempotency.complete as never, request)),
     releaseIdempotencyKey: async (request) => void (await unaryCall(idempotency, 'Release', idempotency.release as never, request)),
     close() {
+      stream.close();
       messaging.close();
       accounts.close();
       idempotency.close();

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from './config';
 
@@ -27,6 +28,11 @@ describe('configuration', () => {
     });
     expect(() => resolveConfig({ HERMOD_ADMIN_USER: 'ops:team' })).toThrow(/HERMOD_ADMIN_USER must be a non-empty name without a colon/);
     expect(() => resolveConfig({ HERMOD_ADMIN_PORT: '70000' })).toThrow(ConfigError);
+  });
+
+  it('starts one gateway per core beside the core that core itself needs, at least one, unless HERMOD_GATEWAYS says otherwise', () => {
+    expect(resolveConfig({}).gateways).toBe(Math.max(1, os.availableParallelism() - 1));
+    expect(resolveConfig({ HERMOD_GATEWAYS: '3' }).gateways).toBe(3);
   });
 
   it('turns durations and outcome weights into numbers', () => {

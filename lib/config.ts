@@ -269,6 +269,17 @@ type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {}
 
+/**
+ * Gateway processes `npm start` runs unless told: one per core beside the
+ * core that core's main thread needs, at least one. A gateway on every core
+ * as well oversubscribes the machine: on 2 cores, one gateway instead of two
+ * took a third less CPU per accepted message in most runs, its batches to
+ * core twice as large (bench/RESULTS.md, fourth session).
+ */
+export function defaultGateways(cores = os.availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
 export function resolveConfig(env: Env = process.env): Readonly<Config> {
   const str = (name: string, fallback: string): string => env[name] ?? fallback;
   const int = (name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
@@ -375,7 +386,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
     grpcTls: grpcTls(env),
     coreInstance: int('HERMOD_CORE_INSTANCE', 0, 0, 15),
-    gateways: int('HERMOD_GATEWAYS', Math.max(1, os.availableParallelism()), 1, 256),
+    gateways: int('HERMOD_GATEWAYS', defaultGateways(), 1, 256),
     bootstrap: bootstrapApp
       ? {
           app: bootstrapApp,

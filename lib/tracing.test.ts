@@ -4,7 +4,8 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@o
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackSpan } from '../core/callbacks/callback-span';
-import { withCallSpans } from '../core/grpc/call-spans';
+import { withCallSpans, withItemSpans } from '../core/grpc/call-spans';
+import { SendBatch } from '../proto/gen/hermod/v1/messages';
 import { processSpan, publishSpans } from '../core/ports/bus-spans';
 import { decodeJob, decodeStatus, encodeJob, encodeStatus, type OutboundJob } from '../core/ports/bus-payloads';
 import { tracedSend } from '../gateway/traced-send';
@@ -41,12 +42,17 @@ async function oneMessage(): Promise<void> {
   const request = startSpan('POST /rest/sms/v2/messages', { kind: 'server' });
   const message = { destination: '+6421000001', content: '你好 👋🏽' };
   const send = async (messages: object[]) => {
-    const metadata = overTheWire(traceMetadata(messages));
+    // The batch on the SendMessageStream carries each message's trace beside it, through protobuf.
+    const wire = SendBatch.decode(SendBatch.encode({ batch: 1, messages: [], traceparents: messages.map((m) => traceOf(m) ?? '') }).finish());
     const records = messages.map(() => ({ id: 'm-1' }));
-    await withCallSpans('hermod.v1.Messaging/SendMessages', metadata ?? new Metadata(), messages, async () => {
-      tracesOfCall(metadata, messages.length);
-      for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
-    });
+    await withItemSpans(
+      'hermod.v1.Messaging/SendMessageStream',
+      wire.traceparents.map((t) => t || undefined),
+      messages,
+      async () => {
+        for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
+      },
+    );
     const spans = publishSpans('hermod.sms.v1', records);
     const value = encodeJob(job('m-1', spans.traces[0]));
     spans.end();
@@ -102,8 +108,8 @@ describe('traces', () => {
     };
     const chain = [
       'POST /rest/sms/v2/messages',
-      'hermod.v1.Messaging/SendMessages',
-      'hermod.v1.Messaging/SendMessages',
+      'hermod.v1.Messaging/SendMessageStream',
+      'hermod.v1.Messaging/SendMessageStream',
       'send hermod.sms.v1',
       'process hermod.sms.v1',
       'submit smpp',
@@ -114,7 +120,7 @@ describe('traces', () => {
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
     const root = byName('POST /rest/sms/v2/messages');
     expect(root.parentSpanContext).toBeUndefined();
-    const [server, client] = spans.filter((s) => s.name === 'hermod.v1.Messaging/SendMessages').sort((a, b) => a.kind - b.kind);
+    const [server, client] = spans.filter((s) => s.name === 'hermod.v1.Messaging/SendMessageStream').sort((a, b) => a.kind - b.kind);
     // SpanKind: SERVER 1, CLIENT 2.
     expect(server!.kind).toBe(1);
     expect(client!.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
@@ -125,6 +131,22 @@ describe('traces', () => {
     expect(parentOf('submit smpp')).toBe(byName('process hermod.sms.v1').spanContext().spanId);
     expect(parentOf('process hermod.status.v1')).toBe(byName('submit smpp').spanContext().spanId);
     expect(parentOf('callback status')).toBe(byName('process hermod.status.v1').spanContext().spanId);
+  });
+
+  it("a unary SendMessages call, which core still serves, makes each server span the child of its message's client span through the metadata", async () => {
+    const { exporter, tracing } = inMemoryTracing();
+    installTracing(tracing);
+    const messages = [{ content: 'Kia ora 👋🏽' }, { content: '测试' }];
+    const clients = messages.map((m) => {
+      const span = startSpan('client', { kind: 'client' })!;
+      carryTrace(m, span.traceparent);
+      return span;
+    });
+    const metadata = overTheWire(traceMetadata(messages));
+    await withCallSpans('hermod.v1.Messaging/SendMessages', metadata ?? new Metadata(), messages, async () => undefined);
+    for (const c of clients) c.end();
+    const servers = exporter.getFinishedSpans().filter((s) => s.name === 'hermod.v1.Messaging/SendMessages');
+    expect(servers.map((s) => s.parentSpanContext?.spanId).sort()).toEqual(clients.map((c) => c.traceparent.split('-')[2]).sort());
   });
 
   it('names the trace and span in a JSON log line written while a span is active, and in none outside', async () => {

@@ -134,7 +134,7 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(r.status).toBe(200);
     expect(r.text).toMatch(/hermod_http_requests_total\{[^}]*route="\/rest\/sms\/v2\/messages"[^}]*status="202"[^}]*\} [1-9]/);
     expect(r.text).toMatch(/hermod_http_request_duration_seconds_bucket/);
-    expect(r.text).toMatch(/hermod_grpc_call_duration_seconds_bucket\{[^}]*method="SendMessages"/);
+    expect(r.text).toMatch(/hermod_grpc_call_duration_seconds_bucket\{[^}]*method="SendMessageStream"/);
     expect(r.text).toMatch(/hermod_core_messages_total\{channel="sms",status="received"\} [1-9]/);
     expect(r.text).toMatch(/hermod_smpp_window_in_use/);
     expect(r.text).toMatch(/hermod_bus_lag_records\{topic="hermod.sms.v1",group="sms-workers"\} \d/);

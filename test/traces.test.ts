@@ -166,8 +166,8 @@ describe('traces of one message across the processes of a hermod on the Redis bu
     const root = await eventually(async () => otlp.spans.find((s) => s.name === 'POST /rest/sms/v2/messages' && !s.parentSpanId), 30_000);
     const traceId = root.traceId;
     const expected = [
-      ['gateway', 'hermod.v1.Messaging/SendMessages', 3], // client
-      ['core', 'hermod.v1.Messaging/SendMessages', 2], // server
+      ['gateway', 'hermod.v1.Messaging/SendMessageStream', 3], // client
+      ['core', 'hermod.v1.Messaging/SendMessageStream', 2], // server
       ['core', 'send hermod.sms.v1', 4],
       ['worker-sms', 'process hermod.sms.v1', 5],
       ['worker-sms', 'submit smpp', 3],
@@ -197,8 +197,8 @@ describe('traces of one message across the processes of a hermod on the Redis bu
     // SpanKind in OTLP: 2 server, 3 client, 4 producer, 5 consumer.
     expect(root.role).toBe('gateway');
     expect(root.kind).toBe(2);
-    const call = found('gateway', 'hermod.v1.Messaging/SendMessages', 3);
-    const server = found('core', 'hermod.v1.Messaging/SendMessages', 2);
+    const call = found('gateway', 'hermod.v1.Messaging/SendMessageStream', 3);
+    const server = found('core', 'hermod.v1.Messaging/SendMessageStream', 2);
     const publish = found('core', 'send hermod.sms.v1', 4);
     const job = found('worker-sms', 'process hermod.sms.v1', 5);
     const submit = found('worker-sms', 'submit smpp', 3);

@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import net from 'node:net';
-import { MessagingService, Direction, type MessageDetails, type SendResult } from '../../proto/gen/hermod/v1/messages';
+import { MessagingService, Direction, type MessageDetails, type OutboundMessage, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
 import { campaignsService, type CampaignServices } from './campaigns-service';
 import { CampaignsServiceWithReportWire } from '../../proto/report-chunk-wire';
@@ -15,7 +15,9 @@ import { messageRoutesService } from './message-routes-service';
 import { unaryHandler } from './unary-handler';
 import { OperationsService } from '../../proto/gen/hermod/v1/operations';
 import { operationsService, type OperationsDeps } from './operations-service';
-import { withCallSpans } from './call-spans';
+import { withCallSpans, withItemSpans } from './call-spans';
+import { createSendStreams, type SendStreams } from './send-streams';
+import { carryTrace, traceOf } from '../../lib/tracing';
 import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
@@ -44,41 +46,60 @@ export interface CoreServices {
   routes: Parameters<typeof messageRoutesService>[0];
 }
 
-export function createCoreGrpcServer(services: CoreServices): Server {
+/** Stores a batch of sends and answers each message: its id, or its own failure. */
+function createSendBatch(intake: MessageIntake) {
+  return async (messages: readonly OutboundMessage[]): Promise<SendResult[]> => {
+    const inputs: NewMessage[] = messages.map((m) => {
+      if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
+      const input: NewMessage = {
+        applicationId: m.applicationId,
+        channel: m.channel || 'sms',
+        destination: m.destination,
+        content: m.content,
+        source: m.source,
+        reference: m.reference,
+        messageClass: m.messageClass,
+        mask: m.mask,
+        smsClass: m.smsClass,
+        scheduledAt: m.scheduled ? m.scheduled.getTime() : 0,
+        integrationId: m.integrationId,
+        via: m.interface,
+      };
+      // The message's server span (withCallSpans, withItemSpans) goes on with it to the bus hand-off.
+      carryTrace(input, traceOf(m));
+      return input;
+    });
+    const results = await intake.accept(inputs);
+    return results.map(
+      (r): SendResult =>
+        r.ok
+          ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
+          : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
+    );
+  };
+}
+
+export interface CoreGrpcServer {
+  server: Server;
+  /** Ends the gateways' send streams (see send-streams.ts): before the server's graceful shutdown, which waits on every open call. */
+  endSendStreams(): Promise<void>;
+}
+
+export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
+  const sendBatch = createSendBatch(services.intake);
+  const sendStreams = createSendStreams((messages, traces) =>
+    withItemSpans('hermod.v1.Messaging/SendMessageStream', traces, messages, () => sendBatch(messages)),
+  );
   const server = new Server({
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.keepalive_time_ms': 30_000,
   });
 
   const messaging: UntypedServiceImplementation = {
-    sendMessages: unaryHandler('SendMessages', async (req: { messages: import('../../proto/gen/hermod/v1/messages').OutboundMessage[] }, metadata) => {
-      const inputs: NewMessage[] = req.messages.map((m) => {
-        if (!m.applicationId) throw new HermodError('unauthorized', 'application is required');
-        return {
-          applicationId: m.applicationId,
-          channel: m.channel || 'sms',
-          destination: m.destination,
-          content: m.content,
-          source: m.source,
-          reference: m.reference,
-          messageClass: m.messageClass,
-          mask: m.mask,
-          smsClass: m.smsClass,
-          scheduledAt: m.scheduled ? m.scheduled.getTime() : 0,
-          integrationId: m.integrationId,
-          via: m.interface,
-        };
-      });
-      const results = await withCallSpans('hermod.v1.Messaging/SendMessages', metadata, inputs, () => services.intake.accept(inputs));
-      return {
-        results: results.map(
-          (r): SendResult =>
-            r.ok
-              ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
-              : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
-        ),
-      };
-    }),
+    sendMessages: unaryHandler('SendMessages', async (req: { messages: OutboundMessage[] }, metadata) => ({
+      results: await withCallSpans('hermod.v1.Messaging/SendMessages', metadata, req.messages, () => sendBatch(req.messages)),
+    })),
+    sendMessageStream: (call: Parameters<SendStreams['handle']>[0]) => sendStreams.handle(call),
     getMessage: unaryHandler('GetMessage', async (req: { applicationId: string; id: string; numericId: number }): Promise<MessageDetails> => {
       const m = req.id ? await services.reader.get(req.applicationId, req.id) : await services.reader.getByNumericId(req.applicationId, req.numericId);
       return {
@@ -193,7 +214,7 @@ export function createCoreGrpcServer(services: CoreServices): Server {
   server.addService(OperationsService, operationsService(services.operations));
   server.addService(CarrierInboundService, carrierInboundService({ bus: services.im.bus }));
   server.addService(MessageRoutesService, messageRoutesService(services.routes));
-  return server;
+  return { server, endSendStreams: () => sendStreams.close() };
 }
 
 /** Where core serves gRPC: the port it got (the one asked for, or the system's choice for 0), and how to stop listening. */

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -116,6 +118,22 @@ export interface Failure {
 export interface SendMessagesResponse {
   /** same order as the request */
   results: SendResult[];
+}
+
+export interface SendBatch {
+  /** Chosen by the gateway, unique on its stream; the answer carries it back. */
+  batch: number;
+  messages: OutboundMessage[];
+  /** W3C traceparent of each message's client span, in order; "" for none (tracing off). */
+  traceparents: string[];
+}
+
+export interface SendBatchResult {
+  batch: number;
+  /** same order as the batch; empty when `failure` is set */
+  results: SendResult[];
+  /** The whole batch failed, as a unary SendMessages call would have failed (nothing stored). */
+  failure: Failure | undefined;
 }
 
 export interface GetMessageRequest {
@@ -1022,6 +1040,214 @@ export const SendMessagesResponse: MessageFns<SendMessagesResponse> = {
   },
 };
 
+function createBaseSendBatch(): SendBatch {
+  return { batch: 0, messages: [], traceparents: [] };
+}
+
+export const SendBatch: MessageFns<SendBatch> = {
+  encode(message: SendBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== 0) {
+      writer.uint32(8).uint64(message.batch);
+    }
+    for (const v of message.messages) {
+      OutboundMessage.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.traceparents) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.batch = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messages.push(OutboundMessage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.traceparents.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendBatch {
+    return {
+      batch: isSet(object.batch) ? globalThis.Number(object.batch) : 0,
+      messages: globalThis.Array.isArray(object?.messages)
+        ? object.messages.map((e: any) => OutboundMessage.fromJSON(e))
+        : [],
+      traceparents: globalThis.Array.isArray(object?.traceparents)
+        ? object.traceparents.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SendBatch): unknown {
+    const obj: any = {};
+    if (message.batch !== 0) {
+      obj.batch = Math.round(message.batch);
+    }
+    if (message.messages?.length) {
+      obj.messages = message.messages.map((e) => OutboundMessage.toJSON(e));
+    }
+    if (message.traceparents?.length) {
+      obj.traceparents = message.traceparents;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendBatch>, I>>(base?: I): SendBatch {
+    return SendBatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendBatch>, I>>(object: I): SendBatch {
+    const message = createBaseSendBatch();
+    message.batch = object.batch ?? 0;
+    message.messages = object.messages?.map((e) => OutboundMessage.fromPartial(e)) || [];
+    message.traceparents = object.traceparents?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSendBatchResult(): SendBatchResult {
+  return { batch: 0, results: [], failure: undefined };
+}
+
+export const SendBatchResult: MessageFns<SendBatchResult> = {
+  encode(message: SendBatchResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== 0) {
+      writer.uint32(8).uint64(message.batch);
+    }
+    for (const v of message.results) {
+      SendResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.failure !== undefined) {
+      Failure.encode(message.failure, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendBatchResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendBatchResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.batch = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.results.push(SendResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.failure = Failure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendBatchResult {
+    return {
+      batch: isSet(object.batch) ? globalThis.Number(object.batch) : 0,
+      results: globalThis.Array.isArray(object?.results) ? object.results.map((e: any) => SendResult.fromJSON(e)) : [],
+      failure: isSet(object.failure) ? Failure.fromJSON(object.failure) : undefined,
+    };
+  },
+
+  toJSON(message: SendBatchResult): unknown {
+    const obj: any = {};
+    if (message.batch !== 0) {
+      obj.batch = Math.round(message.batch);
+    }
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => SendResult.toJSON(e));
+    }
+    if (message.failure !== undefined) {
+      obj.failure = Failure.toJSON(message.failure);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendBatchResult>, I>>(base?: I): SendBatchResult {
+    return SendBatchResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendBatchResult>, I>>(object: I): SendBatchResult {
+    const message = createBaseSendBatchResult();
+    message.batch = object.batch ?? 0;
+    message.results = object.results?.map((e) => SendResult.fromPartial(e)) || [];
+    message.failure = (object.failure !== undefined && object.failure !== null)
+      ? Failure.fromPartial(object.failure)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseGetMessageRequest(): GetMessageRequest {
   return { applicationId: "", id: "", numericId: 0 };
 }
@@ -1500,8 +1726,8 @@ export const MessageDetails: MessageFns<MessageDetails> = {
 
 /**
  * The gateway–core contract for single messages. Sends are batched: a gateway
- * collects the requests that arrive within a millisecond or two and sends them
- * in one call, so the per-request cost of the hop stays small.
+ * collects the requests that arrive while its previous batches are on their
+ * way and sends them together, so the per-request cost of the hop stays small.
  */
 export type MessagingService = typeof MessagingService;
 export const MessagingService = {
@@ -1514,6 +1740,22 @@ export const MessagingService = {
     responseSerialize: (value: SendMessagesResponse): Buffer =>
       Buffer.from(SendMessagesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SendMessagesResponse => SendMessagesResponse.decode(value),
+  },
+  /**
+   * The same sends over one long-lived stream per gateway, which is what the
+   * gateway uses: a unary call costs the two ends a new HTTP/2 stream, headers,
+   * metadata and trailers each time, several times what the batch itself costs.
+   * Each SendBatch is answered by one SendBatchResult with its number, in
+   * whatever order core finishes them. Core ends the stream when it stops.
+   */
+  sendMessageStream: {
+    path: "/hermod.v1.Messaging/SendMessageStream" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: SendBatch): Buffer => Buffer.from(SendBatch.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendBatch => SendBatch.decode(value),
+    responseSerialize: (value: SendBatchResult): Buffer => Buffer.from(SendBatchResult.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendBatchResult => SendBatchResult.decode(value),
   },
   getMessage: {
     path: "/hermod.v1.Messaging/GetMessage" as const,
@@ -1540,6 +1782,14 @@ export const MessagingService = {
 
 export interface MessagingServer extends UntypedServiceImplementation {
   sendMessages: handleUnaryCall<SendMessagesRequest, SendMessagesResponse>;
+  /**
+   * The same sends over one long-lived stream per gateway, which is what the
+   * gateway uses: a unary call costs the two ends a new HTTP/2 stream, headers,
+   * metadata and trailers each time, several times what the batch itself costs.
+   * Each SendBatch is answered by one SendBatchResult with its number, in
+   * whatever order core finishes them. Core ends the stream when it stops.
+   */
+  sendMessageStream: handleBidiStreamingCall<SendBatch, SendBatchResult>;
   getMessage: handleUnaryCall<GetMessageRequest, MessageDetails>;
   /** Resolves a short link from message content and records the click. */
   resolveShortLink: handleUnaryCall<ResolveShortLinkRequest, ResolveShortLinkResponse>;
@@ -1561,6 +1811,16 @@ export interface MessagingClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SendMessagesResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The same sends over one long-lived stream per gateway, which is what the
+   * gateway uses: a unary call costs the two ends a new HTTP/2 stream, headers,
+   * metadata and trailers each time, several times what the batch itself costs.
+   * Each SendBatch is answered by one SendBatchResult with its number, in
+   * whatever order core finishes them. Core ends the stream when it stops.
+   */
+  sendMessageStream(): ClientDuplexStream<SendBatch, SendBatchResult>;
+  sendMessageStream(options: Partial<CallOptions>): ClientDuplexStream<SendBatch, SendBatchResult>;
+  sendMessageStream(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<SendBatch, SendBatchResult>;
   getMessage(
     request: GetMessageRequest,
     callback: (error: ServiceError | null, response: MessageDetails) => void,
