@@ -1,4 +1,5 @@
 import type { CallbackJob } from './callback-job';
+import { createTimeHeap } from '../../lib/time-heap';
 
 /** What one try of a job came to: finished (delivered, refused, given up), or to be tried again at this time. */
 export type TryOutcome = { done: true } | { done: false; retryAt: number };
@@ -63,7 +64,8 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const maxPerApplication = o.maxPerApplication ?? 256;
   const queues = new Map<string, MessageQueue>();
   const lanes = new Map<string, Lane>();
-  const due = new DueHeap();
+  // (due, messageId), earliest first.
+  const due = createTimeHeap<{ due: number; messageId: string }>((e) => e.due);
   let jobs = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -225,46 +227,4 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
     },
   };
-}
-
-/** A binary min-heap of (due, messageId). */
-class DueHeap {
-  private items: { due: number; messageId: string }[] = [];
-
-  peek(): { due: number; messageId: string } | undefined {
-    return this.items[0];
-  }
-
-  push(item: { due: number; messageId: string }): void {
-    const a = this.items;
-    a.push(item);
-    let i = a.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (a[parent]!.due <= a[i]!.due) break;
-      [a[parent], a[i]] = [a[i]!, a[parent]!];
-      i = parent;
-    }
-  }
-
-  pop(): { due: number; messageId: string } | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && a[l]!.due < a[m]!.due) m = l;
-        if (r < a.length && a[r]!.due < a[m]!.due) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i]!, a[m]!];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

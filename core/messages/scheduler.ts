@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MessageRecord } from '../ports/message-history';
-import { createTimeHeap } from './time-heap';
+import { createTimeHeap } from '../../lib/time-heap';
 
 export interface SchedulerOptions {
   now?: () => number;
