@@ -125,9 +125,22 @@ async function main(): Promise<void> {
 
     // 3. Fan-out until the simulator has every message.
     const fanoutPeak = rss.phase();
+    // CPU of each process over the fan-out: per message, a figure the machine's load moves much less than the time.
+    const fanoutCpu = createCpuMeter(pid);
+    fanoutCpu.start();
     t = performance.now();
     const fanout = await waitAllSubmitted(s, campaignId, simulator, rss, t, { members, timeoutS });
     const fanoutS = seconds(t);
+    console.log(
+      `fan-out: ${fanout.reached} messages in ${fanoutS.toFixed(2)} s (load average ${os.loadavg()[0]!.toFixed(1)}); CPU ms per message: ${fanoutCpu
+        .stop()
+        .filter((r) => r.label.startsWith('hermod ') || r.label.startsWith('this bench'))
+        .map(
+          (r) =>
+            `${r.label.replace(' (load, receiver, SMSC simulator)', '')} ${(((r.percent / 100) * fanoutS * 1000) / Math.max(1, fanout.reached)).toFixed(3)}`,
+        )
+        .join(', ')}`,
+    );
     const totalS = seconds(scheduleStart);
     if (!fanout.done) {
       failed = true;

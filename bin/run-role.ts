@@ -5,6 +5,7 @@ import type { Logger } from '../lib/log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from '../lib/metrics';
 import type { BoundPorts, Role } from '../lib/role';
 import { startTracing } from '../lib/tracing';
+import { limitHeapGrowth } from '../lib/heap-growth';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -25,6 +26,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'gateway':
       return (await import('../gateway/gateway-main')).runGateway(config, log);
     case 'core': {
+      limitHeapGrowth(config.coreHeapGrowthPercent);
       const { runCore } = await import('../core/core-main');
       if (!config.adapters.coreRunsWorkers) return runCore(config, log);
       // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state,

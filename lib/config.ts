@@ -241,6 +241,12 @@ export interface Config {
   historyFlushMs: number;
   /** fdatasync every journal append (survives power loss, costs latency). */
   journalFsync: boolean;
+  /**
+   * How far core's V8 heap may grow past what its last full collection kept,
+   * in per cent, before the next one (V8's own choice, 0 here, lets it reach
+   * about four times the live set under a campaign's allocation rate).
+   */
+  coreHeapGrowthPercent: number;
   /** OpenTelemetry traces over OTLP/HTTP; off (no SDK loaded) unless an OTLP endpoint is set. */
   tracing: TracingConfig;
 }
@@ -444,6 +450,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     shutdownGraceMs: duration('HERMOD_SHUTDOWN_GRACE', '10s'),
     historyFlushMs: duration('HERMOD_HISTORY_FLUSH', '200ms'),
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
+    coreHeapGrowthPercent: int('HERMOD_CORE_HEAP_GROWTH', 30, 0, 1000),
     tracing: resolveTracingConfig(env),
   };
   config.carriers = carriersOf(env, config.smpp);

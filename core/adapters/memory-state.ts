@@ -1,10 +1,11 @@
 import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
-import { canAdvance, isFinal, type MessageStatus } from '../domain/message-status';
+import { canAdvance, isFinal, MESSAGE_STATUSES, type MessageStatus } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
 import { trackEntries } from '../../lib/metrics';
 import { createMemoryCampaignControl } from './memory-campaign-control';
+import { BoundedMap } from './bounded-map';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -65,15 +66,16 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const maxHandsets = Math.max(1, options.maxHandsets ?? DEFAULT_MAX_HANDSETS);
   const now = options.now ?? Date.now;
 
-  const messageMap = <V>() => new BoundedMap<V>(ttlMs, maxEntries, { ttlMs: finalTtlMs, max: maxFinal });
-  const statuses = messageMap<{ status: MessageStatus; at: number }>();
-  const carrierIds = messageMap<string>();
-  const submitted = messageMap<true>();
-  const cancelled = messageMap<true>();
-  const lastMessages = new BoundedMap<LastMessage>(ttlMs, maxHandsets);
-  const lastFromAddress = new BoundedMap<LastMessage>(ttlMs, maxHandsets);
+  const messageMap = <V>(empty: V) => new BoundedMap<V>(ttlMs, maxEntries, empty, { ttlMs: finalTtlMs, max: maxFinal });
+  // A status and its time as one number (statusEntry): no object per message.
+  const statuses = messageMap<number>(0);
+  const carrierIds = messageMap<string>('');
+  const submitted = messageMap<boolean>(false);
+  const cancelled = messageMap<boolean>(false);
+  const lastMessages = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
+  const lastFromAddress = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   // Address → application → when it last sent from there.
-  const senders = new BoundedMap<Map<string, number>>(ttlMs, maxHandsets);
+  const senders = new BoundedMap<Map<string, number> | undefined>(ttlMs, maxHandsets, undefined);
   // Rate windows: key → the window (epoch second) and how much of it was taken.
   const rateWindows = new Map<string, { window: number; used: number }>();
   let lastWindow = 0;
@@ -127,8 +129,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       cancelled.expire(t);
       return advances.map((a) => {
         const current = statuses.get(a.id, t);
-        if (!canAdvance(current?.status, a.status)) return false;
-        statuses.set(a.id, { status: a.status, at: a.at }, t);
+        if (!canAdvance(current === undefined ? undefined : statusEntry(current).status, a.status)) return false;
+        statuses.set(a.id, statusNumber(a.status, a.at), t);
         if (isFinal(a.status)) {
           statuses.retire(a.id, t);
           submitted.retire(a.id, t);
@@ -142,7 +144,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async getStatus(id): Promise<StatusEntry | undefined> {
       open();
       const entry = statuses.get(id, now());
-      return entry ? { status: entry.status, at: entry.at } : undefined;
+      return entry === undefined ? undefined : statusEntry(entry);
     },
 
     async rememberLastMessages(entries) {
@@ -283,82 +285,6 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   };
 }
 
-/**
- * A Map whose entries expire `ttlMs` after their last write, holding at most
- * `max` of them; with `retired`, a second queue for entries done with (a final
- * status): retire() moves an entry there, where it lives `retired.ttlMs` from
- * then, at most `retired.max` of them. Each queue expires in its insertion
- * order, so each has one time to live.
- */
-class BoundedMap<V> {
-  private readonly entries = new Map<string, { value: V; expires: number }>();
-  private readonly retired = new Map<string, { value: V; expires: number }>();
-
-  constructor(
-    private readonly ttlMs: number,
-    private readonly max: number,
-    private readonly retiring?: { ttlMs: number; max: number },
-  ) {}
-
-  get(key: string, now: number): V | undefined {
-    const [queue, entry] = this.find(key);
-    if (!entry) return undefined;
-    if (entry.expires <= now) {
-      queue.delete(key);
-      return undefined;
-    }
-    return entry.value;
-  }
-
-  set(key: string, value: V, now: number): void {
-    // An existing key is updated in place: no delete and re-insert, no new
-    // object (a message's status is written several times within seconds).
-    // Insertion order is then first-write order, which is what the size bound
-    // and expire() need: a key rewritten later only lives a little longer.
-    // A retired entry stays retired, on its own time to live.
-    const [queue, entry] = this.find(key);
-    if (entry) {
-      entry.value = value;
-      if (queue === this.entries) entry.expires = now + this.ttlMs;
-      return;
-    }
-    this.entries.set(key, { value, expires: now + this.ttlMs });
-    while (this.entries.size > this.max) dropOldest(this.entries);
-  }
-
-  /** Moves `key` to the retired queue, to live `retiring.ttlMs` from `now` (no-op without a retiring queue or the key). */
-  retire(key: string, now: number): void {
-    if (!this.retiring) return;
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    entry.expires = now + this.retiring.ttlMs;
-    this.retired.set(key, entry);
-    while (this.retired.size > this.retiring.max) dropOldest(this.retired);
-  }
-
-  /** Drops expired entries from the front of each queue (the oldest first). */
-  expire(now: number): void {
-    expireFront(this.entries, now);
-    expireFront(this.retired, now);
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.retired.clear();
-  }
-
-  get size(): number {
-    return this.entries.size + this.retired.size;
-  }
-
-  private find(key: string): [Map<string, { value: V; expires: number }>, { value: V; expires: number } | undefined] {
-    const live = this.entries.get(key);
-    if (live) return [this.entries, live];
-    return [this.retired, this.retired.get(key)];
-  }
-}
-
 function expireFront(queue: Map<string, { expires: number }>, now: number): void {
   for (const [key, entry] of queue) {
     if (entry.expires > now) return;
@@ -369,4 +295,17 @@ function expireFront(queue: Map<string, { expires: number }>, now: number): void
 function dropOldest(queue: Map<string, unknown>): void {
   const oldest = queue.keys().next();
   if (!oldest.done) queue.delete(oldest.value);
+}
+
+/** Statuses per unit of time in statusNumber: a status and its time (to the millisecond) as one number, exact up to the year 10000. */
+const STATUS_SLOTS = 32;
+const STATUS_INDEX = new Map<MessageStatus, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
+
+function statusNumber(status: MessageStatus, at: number): number {
+  return Math.round(at) * STATUS_SLOTS + STATUS_INDEX.get(status)!;
+}
+
+function statusEntry(n: number): StatusEntry {
+  const at = Math.floor(n / STATUS_SLOTS);
+  return { status: MESSAGE_STATUSES[n - at * STATUS_SLOTS]!, at };
 }

@@ -9,6 +9,7 @@ import type { EncodedHistory } from '../history/encoded-history';
 import type { MessageIntake } from '../messages/message-intake';
 import type { CampaignRecord } from '../ports/campaign-store';
 import type { MessageRecord } from '../ports/message-history';
+import { topicName } from '../ports/bus';
 import { createLogger } from '../../lib/log';
 import { campaignMessageId } from './campaign-message-ids';
 import { startCampaignRunner } from './campaign-runner';
@@ -106,5 +107,94 @@ describe('campaign runner', () => {
     const m = accepted.get(campaignMessageId(campaignId, 4003))!;
     expect(m.content).toBe('Kia ora 小明 — tēnā koe');
     expect(m.destination).toBe('+6421004003');
+  });
+
+  it('keeps at most the backlog and one page of campaign messages waiting for the SMS workers, however many partitions are handed out', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-runner-'));
+    history = await createChdbHistory({ dataDir });
+    const store = history.campaigns;
+    const count = 4000;
+    const campaignId = 7_000_002;
+    await store.insertMembers(
+      campaignId,
+      Array.from({ length: count }, (_, position) => ({
+        position,
+        destination: `+8613${String(position).padStart(9, '0')}`,
+        params: [NAMES[position % NAMES.length]!],
+        optedOut: false,
+      })),
+    );
+    const campaign: CampaignRecord = {
+      id: campaignId,
+      applicationId: 'app-测试',
+      name: 'whā mano 👋🏽',
+      batch: '',
+      email: '',
+      scheduleAt: Date.now(),
+      utcOffsetMinutes: 480,
+      content: '你好 {{param1}}, kia ora',
+      template: '',
+      mask: 'Hermod',
+      optOutResponse: '',
+      replyResponse: '',
+      removeOptOuts: false,
+      memberCount: count,
+      numericBase: 2_000_000,
+      state: 'scheduled',
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+    };
+    await store.upsertCampaign(campaign);
+
+    const bus = createMemoryBus();
+    const sms = topicName('sms');
+    // SMS workers slower than the fan-out: they take 2 messages per partition every 10 ms.
+    const taken = new Set<string>();
+    const workers = await bus.subscribe(
+      sms,
+      async (records) => {
+        await new Promise((r) => setTimeout(r, 10));
+        for (const r of records) taken.add(r.value.toString('utf8'));
+      },
+      { group: 'sms-workers', maxBatch: 2 },
+    );
+    let mostWaiting = 0;
+    const intake: MessageIntake = {
+      accept: async () => [],
+      acceptRecords: async (records) => {
+        // As intake does: the messages reach the SMS topic once stored, a little later.
+        await new Promise((r) => setTimeout(r, 5));
+        await bus.publish(
+          sms,
+          records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
+        );
+        mostWaiting = Math.max(mostWaiting, await bus.lag(sms, 'sms-workers'));
+        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+      },
+      dispatch: async () => undefined,
+      drain: async () => undefined,
+    };
+    const runner = await startCampaignRunner({
+      store,
+      bus,
+      intake,
+      state: createMemoryState(),
+      history,
+      log: createLogger({ test: 'campaign-runner' }),
+      partitionSize: 400,
+      pageSize: 100,
+      maxBacklog: 300,
+    });
+    try {
+      runner.add(campaign);
+      for (const deadline = Date.now() + 20_000; taken.size < count && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await runner.stop();
+      await workers.close();
+    }
+
+    expect(taken.size).toBe(count);
+    expect(mostWaiting).toBeGreaterThan(0);
+    expect(mostWaiting).toBeLessThanOrEqual(300 + 100);
   });
 });

@@ -5,6 +5,7 @@ import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/messag
 import type { CampaignControlState, HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
 import { HermodError } from '../../lib/errors';
+import { createSemaphore } from '../../lib/semaphore';
 import type { Logger } from '../../lib/log';
 import { campaignMessages, campaignsSending } from '../../lib/metrics';
 import { campaignMessageId, campaignMessageRange, campaignOfMessage, positionOfCampaignMessage } from './campaign-message-ids';
@@ -33,6 +34,8 @@ interface CampaignRunnerOptions {
   pageSize?: number;
   /** Fan-out waits while the SMS workers have more than this many messages in hand (carrier pacing). */
   maxBacklog?: number;
+  /** Partitions this core fans out at the same time (the others wait their turn, holding nothing). */
+  partitionsAtOnce?: number;
   now?: () => number;
 }
 
@@ -62,6 +65,14 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   const partitionSize = options.partitionSize ?? 10_000;
   const pageSize = options.pageSize ?? 2000;
   const maxBacklog = options.maxBacklog ?? 20_000;
+  // In flight by design: at most `partitionsAtOnce` partitions read members
+  // (two pages each), and one page at a time is handed over once the SMS
+  // workers' backlog is under maxBacklog, so whatever the campaign's size
+  // this core holds at most maxBacklog + one page of messages on their way
+  // to the carrier. Sixteen partitions handing over side by side held up to
+  // sixteen pages beyond the backlog, long enough to reach V8's old generation.
+  const partitions = createSemaphore(options.partitionsAtOnce ?? 2);
+  const handOver = createSemaphore(1);
   const now = options.now ?? Date.now;
   const timers = new Map<number, NodeJS.Timeout>();
   /** Partitions this core published and has not seen finished, per campaign. */
@@ -181,28 +192,36 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       page.catch(() => undefined); // awaited below, unless an earlier page failed
       return page;
     };
-    let next = read(job.from);
-    for (;;) {
-      const members = (await next).filter((m) => m.position < job.to);
-      if (members.length === 0) break;
-      next = read(members[members.length - 1]!.position + 1);
-      // The operator's word, once per page: a pause stops here (resume hands the partition out again), a cancel stores the rest as dead.
-      if ((await controlOf(c.id)) === 'paused') return;
-      const records = await pageRecords(c, members, existing);
-      if (records.length === 0) continue;
-      if ((await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
-      const control = await controlOf(c.id);
-      if (control === 'paused') return;
-      if (control === 'cancelled') {
-        await storeDead(records);
-        continue;
+    /** One page of members, in this core's one hand-over at a time: whether the partition goes on. */
+    const handOverPage = (members: readonly MemberRow[]): Promise<boolean> =>
+      handOver.run(async () => {
+        // The operator's word, once per page: a pause stops here (resume hands the partition out again), a cancel stores the rest as dead.
+        if ((await controlOf(c.id)) === 'paused') return false;
+        const records = await pageRecords(c, members, existing);
+        if (records.length === 0) return true;
+        if ((await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
+        const control = await controlOf(c.id);
+        if (control === 'paused') return false;
+        if (control === 'cancelled') {
+          await storeDead(records);
+          return true;
+        }
+        const results = await intake.acceptRecords(records);
+        campaignMessages.inc(results.filter((r) => r.ok).length);
+        const failed = results.find((r) => !r.ok);
+        if (failed && !failed.ok) throw failed.error;
+        return true;
+      });
+    const done = await partitions.run(async () => {
+      let next = read(job.from);
+      for (;;) {
+        const members = (await next).filter((m) => m.position < job.to);
+        if (members.length === 0) return true;
+        next = read(members[members.length - 1]!.position + 1);
+        if (!(await handOverPage(members))) return false;
       }
-      const results = await intake.acceptRecords(records);
-      campaignMessages.inc(results.filter((r) => r.ok).length);
-      const failed = results.find((r) => !r.ok);
-      if (failed && !failed.ok) throw failed.error;
-    }
-    await finished(job);
+    });
+    if (done) await finished(job);
   };
 
   const subscription: Subscription = await bus.subscribe(
