@@ -217,7 +217,12 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     async close() {
       clearInterval(timer);
       await appending;
-      await flush().catch(() => undefined);
+      // A flush under way took only what was pending when it began: flush again until nothing is left
+      // (a clean stop leaves the engine complete). A failing engine keeps the rest in the journal.
+      try {
+        do await flush();
+        while (pendingMessages.length + pendingEvents.length > 0);
+      } catch {}
       closed = true;
       await handle.close();
       await inner.close();
