@@ -1,5 +1,6 @@
 import type { CoreClient } from './core-client';
 import { HermodError } from '../lib/errors';
+import { FifoMap } from '../lib/fifo-map';
 
 export interface Caller {
   applicationId: string;
@@ -16,7 +17,7 @@ export interface Caller {
  * A check that fails drops the entry at once.
  */
 export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs = Math.max(cacheMs * 10, 60_000)) {
-  const cache = new Map<string, { caller: Caller; expires: number; staleUntil: number }>();
+  const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number }>();
   const inflight = new Map<string, Promise<Caller | undefined>>();
   const MAX_ENTRIES = 10_000;
 
@@ -37,7 +38,7 @@ export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs =
         .then((caller) => {
           if (!caller) cache.delete(header);
           else {
-            if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+            if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.shift();
             const now = Date.now();
             cache.set(header, { caller, expires: now + cacheMs, staleUntil: now + staleMs });
           }

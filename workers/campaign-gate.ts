@@ -1,5 +1,6 @@
 import { campaignOfMessage } from '../core/domain/campaign-message-id';
 import type { CampaignControlState, HotState } from '../core/ports/state';
+import { FifoMap } from '../lib/fifo-map';
 
 /** What a worker does with a job right before the carrier: send it, leave it parked (paused campaign), or end it (cancelled campaign). */
 export type CampaignVerdict = 'send' | 'parked' | 'cancelled';
@@ -21,7 +22,7 @@ interface Cached {
  * read, for a carrier's queue to withdraw a message right before it leaves.
  */
 export function createCampaignGate(state: HotState, ttlMs = 200) {
-  const cache = new Map<number, Cached>();
+  const cache = new FifoMap<number, Cached>();
   const refresh = (campaignId: number, entry: Cached): Promise<CampaignControlState> => {
     entry.at = Date.now();
     const reading = state.campaignControls([campaignId]).then(
@@ -39,7 +40,7 @@ export function createCampaignGate(state: HotState, ttlMs = 200) {
     if (!entry) {
       entry = { at: 0, control: 'running' };
       cache.set(campaignId, entry);
-      if (cache.size > 1000) cache.delete(cache.keys().next().value as number);
+      if (cache.size > 1000) cache.shift();
     }
     if (!entry.reading && Date.now() - entry.at >= ttlMs) void refresh(campaignId, entry);
     return entry;

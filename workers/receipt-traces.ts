@@ -1,4 +1,5 @@
 import { tracingOn } from '../lib/tracing';
+import { FifoMap } from '../lib/fifo-map';
 
 /**
  * The traces of recent submits by carrier id, so the delivery receipt that
@@ -13,7 +14,7 @@ export interface ReceiptTraces {
 }
 
 export function createReceiptTraces(max = 10_000): ReceiptTraces {
-  const traces = new Map<string, string>();
+  const traces = new FifoMap<string, string>();
   return {
     remember(carrierIds, trace) {
       if (!trace || !tracingOn()) return;
@@ -22,7 +23,7 @@ export function createReceiptTraces(max = 10_000): ReceiptTraces {
         traces.set(id, trace);
       }
       // A Map iterates in insertion order: the first key is the oldest.
-      while (traces.size > max) traces.delete(traces.keys().next().value as string);
+      while (traces.size > max) traces.shift();
     },
     take(carrierId) {
       const trace = traces.get(carrierId);

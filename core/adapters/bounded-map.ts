@@ -1,10 +1,13 @@
+import { FifoMap } from '../../lib/fifo-map';
+
 /**
  * A map whose entries expire `ttlMs` after their last write, holding at most
  * `max` of them; with `retiring`, a second queue for entries done with (a
  * final status): retire() moves an entry there, where it lives
  * `retiring.ttlMs` from then, at most `retiring.max` of them. Each queue
- * expires in its insertion order (a Map iterates in insertion order), so each
- * has one time to live and both checks cost O(1) per write, with no timer.
+ * expires in its insertion order (a FifoMap tells its oldest entry in O(1),
+ * however many entries left from the middle), so each has one time to live
+ * and both checks cost O(1) per write, with no timer.
  *
  * Compact, because hot state holds a million of these under a campaign and
  * V8 marks every one of them at each full collection: a key maps to a slot
@@ -14,8 +17,8 @@
  * instead of a { value, expires } object and a boxed expiry besides.
  */
 export class BoundedMap<V> {
-  private readonly entries = new Map<string, number>();
-  private readonly retired = new Map<string, number>();
+  private readonly entries = new FifoMap<string, number>();
+  private readonly retired = new FifoMap<string, number>();
   private expires = new Float64Array(1024);
   private values: V[] = [];
   private free: number[] = [];
@@ -96,19 +99,21 @@ export class BoundedMap<V> {
     return this.entries.size + this.retired.size;
   }
 
-  private expireFront(queue: Map<string, number>, now: number): void {
-    for (const [key, slot] of queue) {
+  private expireFront(queue: FifoMap<string, number>, now: number): void {
+    for (let key = queue.oldestKey(); key !== undefined; key = queue.oldestKey()) {
+      const slot = queue.get(key)!;
       if (this.expires[slot]! > now) return;
       queue.delete(key);
       this.release(slot);
     }
   }
 
-  private dropOldest(queue: Map<string, number>): void {
-    const oldest = queue.entries().next();
-    if (oldest.done) return;
-    queue.delete(oldest.value[0]);
-    this.release(oldest.value[1]);
+  private dropOldest(queue: FifoMap<string, number>): void {
+    const key = queue.oldestKey();
+    if (key === undefined) return;
+    const slot = queue.get(key)!;
+    queue.delete(key);
+    this.release(slot);
   }
 
   /** A free slot: one released before, else the next new one (the expiry array doubles when full). */

@@ -6,6 +6,7 @@ import { createMemoryScreening } from './memory-screening-state';
 import { trackEntries } from '../../lib/metrics';
 import { createMemoryCampaignControl } from './memory-campaign-control';
 import { BoundedMap } from './bounded-map';
+import { FifoMap } from '../../lib/fifo-map';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -84,7 +85,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // Idempotency keys carry their own expiry time. Keys are claimed with one
   // time to live (HERMOD_IDEMPOTENCY_TTL), so insertion order is expiry
   // order: every claim drops the expired ones from the front.
-  const idempotency = new Map<string, { record: IdempotencyRecord; expires: number }>();
+  const idempotency = new FifoMap<string, { record: IdempotencyRecord; expires: number }>();
   const idempotencyGet = (key: string, t: number) => {
     const entry = idempotency.get(key);
     if (entry && entry.expires <= t) idempotency.delete(key);
@@ -219,7 +220,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       expireFront(idempotency, t);
       const existing = idempotencyGet(key, t);
       if (existing) return existing;
-      if (idempotency.size >= maxEntries) dropOldest(idempotency);
+      if (idempotency.size >= maxEntries) idempotency.shift();
       idempotency.set(key, { record: { fingerprint }, expires: t + ttl });
       return undefined;
     },
@@ -285,16 +286,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   };
 }
 
-function expireFront(queue: Map<string, { expires: number }>, now: number): void {
-  for (const [key, entry] of queue) {
-    if (entry.expires > now) return;
-    queue.delete(key);
-  }
-}
-
-function dropOldest(queue: Map<string, unknown>): void {
-  const oldest = queue.keys().next();
-  if (!oldest.done) queue.delete(oldest.value);
+function expireFront(queue: FifoMap<string, { expires: number }>, now: number): void {
+  for (let key = queue.oldestKey(); key !== undefined && queue.get(key)!.expires <= now; key = queue.oldestKey()) queue.delete(key);
 }
 
 /** Statuses per unit of time in statusNumber: a status and its time (to the millisecond) as one number, exact up to the year 10000. */

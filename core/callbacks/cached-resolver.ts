@@ -1,4 +1,5 @@
 import type { ResolveHost } from './callback-url';
+import { FifoMap } from '../../lib/fifo-map';
 
 export interface CachedResolverOptions {
   /** How long an answer is used before the name is asked again (Java's default for DNS is 30 s). */
@@ -18,14 +19,14 @@ export interface CachedResolverOptions {
 export function cachedResolver(resolve: ResolveHost, options: CachedResolverOptions): ResolveHost {
   const now = options.now ?? Date.now;
   const maxNames = options.maxNames ?? 10_000;
-  const answers = new Map<string, { at: number; addresses: Promise<string[]> }>();
+  const answers = new FifoMap<string, { at: number; addresses: Promise<string[]> }>();
   return (host) => {
     const t = now();
     const kept = answers.get(host);
     if (kept && t - kept.at < options.ttlMs) return kept.addresses;
     const addresses = resolve(host);
     answers.delete(host);
-    if (answers.size >= maxNames) answers.delete(answers.keys().next().value!);
+    if (answers.size >= maxNames) answers.shift();
     const entry = { at: t, addresses };
     answers.set(host, entry);
     addresses.catch(() => {

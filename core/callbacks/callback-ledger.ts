@@ -1,4 +1,5 @@
 import type { CallbackJob } from './callback-job';
+import { FifoMap } from '../../lib/fifo-map';
 
 export type CallbackOutcome = 'delivered' | 'retry' | 'refused' | 'given_up';
 
@@ -41,7 +42,7 @@ const MAX_TRIES_PER_MESSAGE = 20;
 export function createCallbackLedger(options: { maxMessages?: number } = {}) {
   const maxMessages = options.maxMessages ?? MAX_MESSAGES;
   const applications = new Map<string, ApplicationCallbackStats & { waitingIds: Set<string> }>();
-  const tries = new Map<string, CallbackTry[]>();
+  const tries = new FifoMap<string, CallbackTry[]>();
 
   const statsOf = (applicationId: string) => {
     let s = applications.get(applicationId);
@@ -87,7 +88,7 @@ export function createCallbackLedger(options: { maxMessages?: number } = {}) {
         tries.set(job.messageId, list);
       } else {
         tries.set(job.messageId, [entry]);
-        if (tries.size > maxMessages) tries.delete(tries.keys().next().value as string);
+        if (tries.size > maxMessages) tries.shift();
       }
     },
     /** Delivered with a 2xx status other than 200: kept exactly. */

@@ -4,6 +4,7 @@ import { OPT_OUT_CONFIRMATION, type MessageIntake, type NewMessage } from '../me
 import { keywordOf } from '../messages/reply-keywords';
 import type { Logger } from '../../lib/log';
 import { campaignOfMessage } from './campaign-message-ids';
+import { FifoMap } from '../../lib/fifo-map';
 
 /**
  * Answers replies to campaign messages: a STOP-style reply gets the campaign's
@@ -11,13 +12,13 @@ import { campaignOfMessage } from './campaign-message-ids';
  * other reply its `reply_response`. Sent from the campaign's mask.
  */
 export function createCampaignResponder(deps: { store: CampaignStore; intake: MessageIntake; log: Logger }) {
-  const cache = new Map<number, { campaign: CampaignRecord | undefined; at: number }>();
+  const cache = new FifoMap<number, { campaign: CampaignRecord | undefined; at: number }>();
   const campaignOf = async (id: number): Promise<CampaignRecord | undefined> => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < 60_000) return hit.campaign;
     const campaign = await deps.store.findCampaign(id);
     cache.set(id, { campaign, at: Date.now() });
-    if (cache.size > 1000) cache.delete(cache.keys().next().value as number);
+    if (cache.size > 1000) cache.shift();
     return campaign;
   };
 

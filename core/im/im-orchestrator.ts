@@ -14,6 +14,7 @@ import { imAttempts } from '../../lib/metrics';
 import { addressFor, isFailure, reachedEvent, type ImPlan } from './im-plan';
 import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 import { toImStatus, type ImStatusNotice } from './im-status-notice';
+import { FifoMap } from '../../lib/fifo-map';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
 interface ImStatusNotices {
@@ -80,9 +81,9 @@ export async function startImOrchestrator(deps: {
 }): Promise<ImOrchestrator> {
   const { bus, state, history, recorder, notices, log } = deps;
   const open = new Map<string, Open>();
-  const taken = new Set<string>();
+  const taken = new FifoMap<string, true>();
   /** Messages settled by this process lately, so a late report about them runs after their settling. */
-  const settledHere = new Map<string, Open>();
+  const settledHere = new FifoMap<string, Open>();
   let stopping = false;
 
   /** Tells the application: about attempt k when given, else about the message as a whole. */
@@ -107,7 +108,7 @@ export async function startImOrchestrator(deps: {
     open.delete(im.id);
     // A late failure report (a bounce) waits for this to finish before it looks at the outcome.
     settledHere.set(im.id, im);
-    if (settledHere.size > 10_000) settledHere.delete(settledHere.keys().next().value as string);
+    if (settledHere.size > 10_000) settledHere.shift();
     const outcome = toImStatus(status) ?? 'failed';
     await recorder.record([{ messageId: im.id, applicationId: im.applicationId, channel: 'im', status: outcome, at: Date.now(), detail }]);
     await markSettled(im);
@@ -128,7 +129,7 @@ export async function startImOrchestrator(deps: {
 
   /** A message refused at intake (opted out, blocked by the operator, over quota): settled as rejected, never sent. */
   const endRefused = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, reason: string): Promise<void> => {
-    taken.add(m.id);
+    taken.set(m.id, true);
     const im = { id: m.id, applicationId: m.applicationId, plan: JSON.parse(m.content) as ImPlan };
     await markSettled(im);
     tell(im, 'rejected', undefined, reason);
@@ -137,7 +138,7 @@ export async function startImOrchestrator(deps: {
 
   /** Reached its outcome before a stop, but the settled marker did not follow: mark it, and tell the outcome again (at least once). */
   const settleAgain = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content' | 'status'>): Promise<void> => {
-    taken.add(m.id);
+    taken.set(m.id, true);
     const im = { id: m.id, applicationId: m.applicationId, plan: JSON.parse(m.content) as ImPlan };
     await markSettled(im);
     tell(im, m.status);
@@ -308,8 +309,8 @@ export async function startImOrchestrator(deps: {
   const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, fresh = false): Promise<void> => {
     // Taken up already in this process (open, or settled since): a redelivery or a recovery hand-over.
     if (taken.has(m.id)) return;
-    taken.add(m.id);
-    if (taken.size > 200_000) taken.delete(taken.values().next().value as string);
+    taken.set(m.id, true);
+    if (taken.size > 200_000) taken.shift();
     const plan = JSON.parse(m.content) as ImPlan;
     const im: Open = { id: m.id, applicationId: m.applicationId, plan, current: 0, turn: Promise.resolve() };
     open.set(m.id, im);

@@ -3,6 +3,7 @@ import type { LinkClick, LinkStore, ShortLinkRecord } from '../ports/link-store'
 import type { MessageRecord } from '../ports/message-history';
 import { createBatcher } from '../../lib/batcher';
 import { HermodError } from '../../lib/errors';
+import { FifoMap } from '../../lib/fifo-map';
 
 // A URL ends at white space, and at what ends one in world text without it: CJK and
 // full-width punctuation (。，：「」…), typographic quotes (“ ” ‘ ’ « ») and an ellipsis.
@@ -30,11 +31,11 @@ export function findUrls(text: string): string[] {
  * redirects the short link and every click is recorded in history.
  */
 export function createLinkShortener(deps: { links: LinkStore; baseUrl: string }) {
-  const cache = new Map<string, ShortLinkRecord>();
+  const cache = new FifoMap<string, ShortLinkRecord>();
   const MAX_CACHED = 100_000;
   const remember = (link: ShortLinkRecord): void => {
     cache.set(link.code, link);
-    if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    if (cache.size > MAX_CACHED) cache.shift();
   };
   const clicks = createBatcher<LinkClick, void>(
     async (batch) => {

@@ -1,4 +1,5 @@
 import type { MessageRecord } from '../ports/message-history';
+import { FifoMap } from '../../lib/fifo-map';
 
 /**
  * The messages this core process accepted lately and that are still in
@@ -49,21 +50,22 @@ export function createRecentMessages(options: RecentMessagesOptions = {}): Recen
   const maxAgeMs = Math.max(1, options.maxAgeMs ?? DEFAULT_MAX_AGE_MS);
   const finalTtlMs = Math.max(1, Math.min(maxAgeMs, options.finalTtlMs ?? DEFAULT_FINAL_TTL_MS));
   const now = options.now ?? Date.now;
-  // Two queues, each with one time to live, so each is in expiry order: a
-  // Map iterates in insertion order, and expiring from the front is O(1) per
-  // entry dropped, with no timer.
-  const inFlight = new Map<string, Entry>();
-  const done = new Map<string, Entry>();
+  // Two queues, each with one time to live, so each is in expiry order:
+  // expiring from the front is O(1) per entry dropped, with no timer, however
+  // many finished messages left the in-flight queue from its middle (FifoMap).
+  const inFlight = new FifoMap<string, Entry>();
+  const done = new FifoMap<string, Entry>();
   const byNumericId = new Map<number, string>();
 
-  const drop = (queue: Map<string, Entry>, id: string, entry: Entry): void => {
+  const drop = (queue: FifoMap<string, Entry>, id: string, entry: Entry): void => {
     queue.delete(id);
     // A newer record under the same numeric id keeps its mapping.
     if (byNumericId.get(entry.record.numericId) === id) byNumericId.delete(entry.record.numericId);
   };
   const expire = (t: number): void => {
     for (const queue of [inFlight, done]) {
-      for (const [id, entry] of queue) {
+      for (let id = queue.oldestKey(); id !== undefined; id = queue.oldestKey()) {
+        const entry = queue.get(id)!;
         if (entry.expires > t) break;
         drop(queue, id, entry);
       }

@@ -1,5 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { isRecord, randomId, type JsonResponse } from './http-simulator-support';
+import { FifoMap } from '../../lib/fifo-map';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Tokens remembered at once (a long run must not grow without bound). */
@@ -29,7 +30,7 @@ export interface OAuthTokenIssuerOptions {
  */
 export function createOAuthTokenIssuer(options: OAuthTokenIssuerOptions) {
   const publicKey = typeof options.serviceAccount.publicKey === 'string' ? createPublicKey(options.serviceAccount.publicKey) : options.serviceAccount.publicKey;
-  const tokens = new Map<string, number>();
+  const tokens = new FifoMap<string, number>();
   let issued = 0;
 
   const refuse = (error: string, description: string): JsonResponse => ({ status: 400, body: { error, error_description: description } });
@@ -56,7 +57,7 @@ export function createOAuthTokenIssuer(options: OAuthTokenIssuerOptions) {
       if (!scopes.includes(options.scope)) return refuse('invalid_scope', `the assertion must ask for ${options.scope}`);
       const token = `ya29.sim-${randomId(24)}`;
       tokens.set(token, Date.now() + options.lifetimeSeconds * 1000);
-      if (tokens.size > MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
+      if (tokens.size > MAX_TOKENS) tokens.shift();
       issued++;
       return { status: 200, body: { access_token: token, expires_in: options.lifetimeSeconds, token_type: 'Bearer' } };
     },

@@ -3,6 +3,7 @@ import { HttpChannelSimulatorBase, type HttpChannelSimulator, type HttpChannelSi
 import { bearerToken, isRecord, lastDigit, randomId, type JsonRequest, type JsonResponse } from './http-simulator-support';
 import { createOAuthTokenIssuer, type OAuthTokenIssuer } from './oauth-token-issuer';
 import { postForAnswer } from './post-for-answer';
+import { FifoMap } from '../../lib/fifo-map';
 
 export interface RcsSimulatorOptions extends Omit<HttpChannelSimulatorOptions, 'token'> {
   /** Signs the webhooks (X-Goog-Signature), as RBM's webhook client token does. */
@@ -59,7 +60,7 @@ export function createRcsSimulator(options: RcsSimulatorOptions): RcsSimulator {
 
 class Simulator extends HttpChannelSimulatorBase<RcsSimulatedMessage, RcsSimulatorOptions> implements RcsSimulator {
   private readonly readDelayMs: number;
-  private readonly seen = new Set<string>();
+  private readonly seen = new FifoMap<string, true>();
   private readonly tokens: OAuthTokenIssuer;
   unauthenticated = 0;
 
@@ -102,8 +103,8 @@ class Simulator extends HttpChannelSimulatorBase<RcsSimulatedMessage, RcsSimulat
     if (typeof content === 'string') return googleError(400, 'INVALID_ARGUMENT', content);
     if (lastDigit(phone) === '9') return googleError(404, 'NOT_FOUND', 'Requested entity was not found.');
     if (this.seen.has(`${agentId}/${messageId}`)) return googleError(409, 'ALREADY_EXISTS', 'Requested entity already exists');
-    this.seen.add(`${agentId}/${messageId}`);
-    if (this.seen.size > MAX_REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
+    this.seen.set(`${agentId}/${messageId}`, true);
+    if (this.seen.size > MAX_REMEMBERED_IDS) this.seen.shift();
     const message: RcsSimulatedMessage = { messageId, agentId, phone, ...content };
     this.take(message);
     const contentMessage = 'text' in content ? { text: content.text } : { contentInfo: { fileUrl: content.fileUrl } };

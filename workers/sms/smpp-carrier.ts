@@ -9,6 +9,7 @@ import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrie
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
+import { FifoMap } from '../../lib/fifo-map';
 
 /** What each receipt state means for the message. `accepted` (en route) is not a change. */
 const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
@@ -59,7 +60,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   const reportListeners: ((r: CarrierReport) => void | Promise<void>)[] = [];
   const inboundListeners: ((m: InboundMessage) => void)[] = [];
   // When each carrier id was acknowledged, for the receipt latency histogram.
-  const submittedAt = new Map<string, number>();
+  const submittedAt = new FifoMap<string, number>();
   const window = carrierWindowInUse.labels({ carrier });
   const up = carrierBindsUp.labels({ carrier });
   up.set(0);
@@ -199,7 +200,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         stats.accepted += results.length;
         const now = Date.now();
         for (const r of results) submittedAt.set(r.messageId, now);
-        while (submittedAt.size > MAX_TRACKED) submittedAt.delete(submittedAt.keys().next().value as string);
+        while (submittedAt.size > MAX_TRACKED) submittedAt.shift();
         return { carrierIds: results.map((r) => config.idPrefix + r.messageId) };
       } catch (err) {
         const retryable = (err as { retryable?: boolean }).retryable;

@@ -1,4 +1,5 @@
 import type { ConcatInfo } from './short-message';
+import { FifoMap } from '../../../lib/fifo-map';
 
 interface Entry<M> {
   total: number;
@@ -23,7 +24,7 @@ export interface Reassembled<M> {
  * characters that a sender split across parts intact.
  */
 export class ConcatReassembler<M = undefined> {
-  private readonly pending = new Map<string, Entry<M>>();
+  private readonly pending = new FifoMap<string, Entry<M>>();
   private lastSweep = 0;
 
   constructor(
@@ -45,7 +46,7 @@ export class ConcatReassembler<M = undefined> {
     }
     if (!entry) {
       if (this.pending.size >= this.maxPending) {
-        const oldest = this.pending.keys().next().value;
+        const oldest = this.pending.oldestKey();
         if (oldest !== undefined) this.pending.delete(oldest);
       }
       entry = { total: concat.total, received: 0, parts: new Array(concat.total), metas: new Array(concat.total), firstAt: now };
