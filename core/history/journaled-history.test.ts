@@ -22,15 +22,28 @@ describe('journaled history', () => {
     return { inner, journaled };
   };
 
-  it('acknowledges a write once journaled and makes it readable in the engine after the next flush', async () => {
+  it('acknowledges a write once journaled, before the engine has it, and finds it by id at once all the same', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
-    const { journaled } = await setup(dataDir, 60_000);
+    const { inner, journaled } = await setup(dataDir, 60_000);
     open.push(journaled);
     const m = message();
     await journaled.insertMessages([m], [event(m, 'accepted', m.acceptedAt)]);
-    expect(await journaled.getMessage(m.applicationId, m.id)).toBeUndefined();
-    await journaled.flush();
+    // The flush is a minute away: the engine does not have it yet.
+    expect(await inner.getMessage(m.applicationId, m.id)).toBeUndefined();
+    // A lookup that would miss while rows wait flushes them and looks again (a reply to a message
+    // sent a moment ago, an IM attempt, a carrier id from a fast receipt).
     expect(await journaled.getMessage(m.applicationId, m.id)).toMatchObject({ id: m.id, status: 'accepted' });
+    const n = message();
+    await journaled.insertMessages([n], [{ ...event(n, 'submitted', n.acceptedAt + 5), carrierId: 'carrier-Ā-1' }]);
+    expect(await journaled.findMessage(n.id)).toMatchObject({ id: n.id });
+    const o = message();
+    await journaled.insertMessages([o], [{ ...event(o, 'submitted', o.acceptedAt + 5), carrierId: 'carrier-Ā-2' }]);
+    expect(await journaled.findMessageIdByCarrierId('carrier-Ā-2')).toBe(o.id);
+    const p = message();
+    await journaled.insertMessages([p], [event(p, 'accepted', p.acceptedAt)]);
+    expect(await journaled.getMessageByNumericId(p.applicationId, p.numericId)).toMatchObject({ id: p.id });
+    // Nothing waiting: an unknown id is simply not found.
+    expect(await journaled.findMessage('00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
 
   it('replays writes that were journaled but never flushed when the process died', async () => {

@@ -149,6 +149,20 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     await flush();
   };
 
+  /**
+   * A lookup by id that finds nothing while rows wait for their flush flushes
+   * them and looks again: what this core stored is found by id at once,
+   * however long the flush interval (a reply to a message sent a moment ago,
+   * an IM attempt, a fast carrier receipt). Lookups that find what they look
+   * for, most of them, cost no flush.
+   */
+  const foundOrAfterFlush = async <T>(read: () => Promise<T | undefined>): Promise<T | undefined> => {
+    const found = await read();
+    if (found !== undefined || (pendingMessages.length === 0 && pendingEvents.length === 0 && !flushing)) return found;
+    await flushAll();
+    return read();
+  };
+
   // Campaign reads that must see the messages this core just stored flush first.
   const campaigns: CampaignStore = {
     ...inner.campaigns,
@@ -186,9 +200,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     insertMessages: (messages, events) => append(messages, events),
     insertEncoded: (messageRows, eventRows) => appendRows(rowsOf(messageRows), rowsOf(eventRows)),
     appendEvents: (events) => append([], events),
-    getMessage: (applicationId, id) => inner.getMessage(applicationId, id),
-    findMessage: (id) => inner.findMessage(id),
-    getMessageByNumericId: (applicationId, numericId) => inner.getMessageByNumericId(applicationId, numericId),
+    getMessage: (applicationId, id) => foundOrAfterFlush(() => inner.getMessage(applicationId, id)),
+    findMessage: (id) => foundOrAfterFlush(() => inner.findMessage(id)),
+    getMessageByNumericId: (applicationId, numericId) => foundOrAfterFlush(() => inner.getMessageByNumericId(applicationId, numericId)),
     async listUnfinished(limit, after) {
       await flush();
       return inner.listUnfinished(limit, after);
@@ -198,8 +212,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       return inner.listEvents(id);
     },
-    findMessageIdByCarrierId: (carrierId) => inner.findMessageIdByCarrierId(carrierId),
-    getMessageRoute: (applicationId, id) => inner.getMessageRoute(applicationId, id),
+    findMessageIdByCarrierId: (carrierId) => foundOrAfterFlush(() => inner.findMessageIdByCarrierId(carrierId)),
+    getMessageRoute: (applicationId, id) => foundOrAfterFlush(() => inner.getMessageRoute(applicationId, id)),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
     listApplications: () => inner.listApplications(),
