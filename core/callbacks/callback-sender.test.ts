@@ -111,11 +111,14 @@ describe('callbacks to receivers named by host name', () => {
     });
   });
 
-  it('reuses one kept-alive connection for callbacks to the same name and answer', async () => {
+  it('reuses kept-alive connections for callbacks to the same name and answer', async () => {
     const { resolve } = resolverOf({ 'keep.example.com': ['127.0.0.1'] });
-    for (let i = 0; i < 5; i++) await deliverCallback(delivery(`http://keep.example.com:${port}/status`, `keep-${i}`), { resolve });
-    expect(received).toHaveLength(5);
-    expect(connections).toEqual(['127.0.0.1']);
+    for (let i = 0; i < 20; i++) await deliverCallback(delivery(`http://keep.example.com:${port}/status`, `keep-${i}`), { resolve });
+    expect(received).toHaveLength(20);
+    // undici's pool may open a second connection while the first is being handed back (it does, for the second
+    // callback); from then on the two carry everything.
+    expect(connections.length).toBeLessThanOrEqual(2);
+    expect(new Set(connections)).toEqual(new Set(['127.0.0.1']));
   });
 
   it('does not reuse a pooled connection to an address the name no longer answers', async () => {

@@ -1,43 +1,54 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
+import { Pool } from 'undici';
 import { HermodError } from '../../lib/errors';
+import { FifoMap } from '../../lib/fifo-map';
 import { cachedResolver } from './cached-resolver';
 import { checkCallbackUrlSyntax, resolveCallbackTarget, resolveWithSystem, type ResolveHost } from './callback-url';
 
 /** The system resolver's answers, kept 30 s: one lookup per receiver name, not one per callback. */
 const systemResolver = cachedResolver(resolveWithSystem, { ttlMs: 30_000 });
 
-/** Request options that carry the addresses a connection may go to (see the agents below). */
-type PinnedOptions = http.RequestOptions & { pinned?: string };
+/**
+ * Connections to receivers are kept and reused, in one undici pool per
+ * receiver origin and checked DNS answer: a busy application gets thousands
+ * of callbacks a second, and a new TCP (and TLS) connection for each would
+ * cost more than the callback itself. undici spends a third of the CPU per
+ * request that node:http's client and agent did (bench/RESULTS.md, fifth
+ * session). A pooled connection must still go to an address the current DNS
+ * answer holds and that was checked with it, so the answer is part of the
+ * key: a name that now answers other addresses gets a new pool, which
+ * connects only to those.
+ */
+const MAX_CONNECTIONS_PER_RECEIVER = 256;
+const MAX_POOLS = 1000;
+const pools = new FifoMap<string, Pool>();
 
 /**
- * Agents pool sockets by host name and port. A pooled socket must still go to
- * an address the current DNS answer holds and that was checked with it, so
- * the pool key also holds that answer: a name that now answers other
- * addresses gets a new connection, made only to those.
+ * A new connection (TCP and TLS handshake) gets the callback's timeout too, as
+ * the node:http socket timeout gave it, not undici's own 10 s.
  */
-class PinnedHttpAgent extends http.Agent {
-  override getName(options?: PinnedOptions): string {
-    return `${super.getName(options)}|${options?.pinned ?? ''}`;
+function poolFor(url: URL, addresses: readonly string[], timeoutMs: number): Pool {
+  const key = `${url.origin}|${timeoutMs}|${[...addresses].sort().join(',')}`;
+  let pool = pools.get(key);
+  if (pool) return pool;
+  pool = new Pool(url.origin, {
+    connections: MAX_CONNECTIONS_PER_RECEIVER,
+    pipelining: 1,
+    connect: { lookup: pinnedLookup(addresses) as unknown as net.LookupFunction, timeout: timeoutMs },
+  });
+  pools.set(key, pool);
+  while (pools.size > MAX_POOLS) {
+    const oldest = pools.oldestKey()!;
+    // Requests already on it finish; it takes no new ones.
+    void pools
+      .get(oldest)!
+      .close()
+      .catch(() => undefined);
+    pools.delete(oldest);
   }
+  return pool;
 }
-class PinnedHttpsAgent extends https.Agent {
-  override getName(options?: PinnedOptions): string {
-    return `${super.getName(options)}|${options?.pinned ?? ''}`;
-  }
-}
-
-/**
- * Connections to receivers are kept and reused: a busy application gets
- * thousands of callbacks a second, and a new TCP (and TLS) connection for each
- * would cost more than the callback itself.
- */
-const AGENTS = {
-  'http:': new PinnedHttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
-  'https:': new PinnedHttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
-};
 
 type LookupAnswer = { address: string; family: number };
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAnswer[], family?: number) => void;
@@ -60,6 +71,18 @@ export function pinnedLookup(addresses: readonly string[]) {
     if (options.all) cb(null, usable);
     else cb(null, usable[0]!.address, usable[0]!.family);
   };
+}
+
+/**
+ * A receiver (or a proxy before it) that closes kept-alive connections after
+ * a short idle, without a Keep-Alive hint, can close one just as a callback
+ * goes out on it: the callback fails with no answer. That one is sent once
+ * more at once, on another connection, rather than counted as a failed try.
+ * The receiver may have seen it; callbacks are at least once (event id).
+ */
+function closedUnderfoot(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 export interface SignedDelivery {
@@ -96,7 +119,6 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
   const timestamp = Math.floor((d.now ?? Date.now()) / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(d.body)),
     'user-agent': 'hermod-callbacks/1',
     'x-hermod-event-id': d.eventId,
     'x-hermod-signature': signature(d.secret, timestamp, d.body),
@@ -105,31 +127,18 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
   if (url.username || url.password) {
     headers.authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
   }
-  const lib = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const requestOptions: PinnedOptions = {
-      protocol: url.protocol,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers,
-      agent: url.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
-      timeout: d.timeoutMs,
-      lookup: pinnedLookup(addresses) as unknown as net.LookupFunction,
-      pinned: [...addresses].sort().join(','),
-    };
-    const req = lib.request(requestOptions, (res) => {
-      res.resume();
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        const limit = Number(res.headers['x-ratelimit-limit']);
-        if (status >= 200 && status < 300) resolve({ status, rateLimit: Number.isFinite(limit) ? limit : undefined });
-        else reject(new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true }));
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${d.timeoutMs} ms`)));
-    req.on('error', (err) => reject(new HermodError('unavailable', `callback failed: ${err.message}`, { retryable: true, cause: err })));
-    req.end(d.body);
-  });
+  const pool = poolFor(url, addresses, d.timeoutMs);
+  const post = () =>
+    pool.request({ path: `${url.pathname}${url.search}`, method: 'POST', headers, body: d.body, headersTimeout: d.timeoutMs, bodyTimeout: d.timeoutMs });
+  let res: Awaited<ReturnType<Pool['request']>>;
+  try {
+    res = await post().catch((err: unknown) => (closedUnderfoot(err) ? post() : Promise.reject(err)));
+    await res.body.dump();
+  } catch (err) {
+    throw new HermodError('unavailable', `callback failed: ${(err as Error).message}`, { retryable: true, cause: err });
+  }
+  const status = res.statusCode;
+  const limit = Number(res.headers['x-ratelimit-limit']);
+  if (status >= 200 && status < 300) return { status, rateLimit: Number.isFinite(limit) ? limit : undefined };
+  throw new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true });
 }
