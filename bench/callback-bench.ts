@@ -48,6 +48,9 @@ import { measureCallbackFloor } from './support/measure-callback-floor';
 import { measureHermodCallbacks, type HermodFigures } from './support/measure-hermod-callbacks';
 import { printTable } from './support/print-table';
 import type { Spread } from './support/spread';
+import { exitOnSignal } from './support/exit-on-signal';
+
+exitOnSignal();
 
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const duration = Number(process.env.BENCH_DURATION ?? 20);

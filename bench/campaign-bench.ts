@@ -36,6 +36,9 @@ import { createRssSampler, MB } from './support/rss-sampler';
 import { startCampaignService } from './support/start-campaign-service';
 import { waitAllSubmitted } from './support/wait-all-submitted';
 import { measureSmscIntake, type IntakeFigures } from './smsc-intake-baseline';
+import { exitOnSignal } from './support/exit-on-signal';
+
+exitOnSignal();
 
 const members = Number(process.env.BENCH_MEMBERS ?? 1_000_000);
 const timeoutS = Number(process.env.BENCH_TIMEOUT ?? 600);

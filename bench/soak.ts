@@ -55,6 +55,9 @@ import { readText, serviceRequest, type Service } from './support/service-reques
 import { sleep } from './support/sleep';
 import { spread } from './support/spread';
 import { svgLineChart, type Series } from './support/svg-line-chart';
+import { exitOnSignal } from './support/exit-on-signal';
+
+exitOnSignal();
 
 const rate = Number(process.env.BENCH_RATE ?? 2000);
 const minutes = Number(process.env.BENCH_MINUTES ?? 30);
@@ -369,7 +372,7 @@ function writeResults(topology: Topology, samples: Sample[], lines: string[]): v
   ]);
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(svgFile, svg);
-  fs.writeFileSync(jsonFile, JSON.stringify({ topology, rate, minutes, warmup: warmupMin, handsets, gateways, figures: lines, samples }, null, 1));
+  fs.writeFileSync(jsonFile, JSON.stringify({ topology, rate, minutes, warmup: warmupMin, handsets, gateways, figures: lines, samples }, null, 2) + '\n');
   console.log(`chart ${path.relative(process.cwd(), svgFile)}, samples ${path.relative(process.cwd(), jsonFile)}`);
 }
 

@@ -5,6 +5,24 @@ import { eventually } from './eventually';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * Process groups of services started here that have not exited. Should this
+ * process exit first (a test file that failed before its clean-up, a bench
+ * ended by Ctrl-C or `timeout`: see bench/support/exit-on-signal.ts), they
+ * are killed on the way out instead of running on, holding their ports and
+ * a core's worth of memory.
+ */
+const runningGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});
+
 export interface HermodProcess {
   httpsPort: number;
   httpPort: number;
@@ -57,7 +75,13 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
   child.stderr!.setEncoding('utf8');
   child.stdout!.on('data', (c: string) => (output += c));
   child.stderr!.on('data', (c: string) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  runningGroups.add(child.pid!);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      runningGroups.delete(child.pid!);
+      resolve(code);
+    }),
+  );
 
   const running = await new Promise<RunningLine>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hermod did not start in time:\n${output}`)), 60_000);
