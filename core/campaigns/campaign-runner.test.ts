@@ -16,6 +16,46 @@ import { startCampaignRunner } from './campaign-runner';
 
 const NAMES = ['Ānaru', 'Mereana', 'Tāne', '小明', 'Zoë 👋🏽'];
 
+type Store = EncodedHistory['campaigns'];
+
+/** A scheduled campaign of `count` members (destinations `prefix` + position), due now, stored with its members. */
+async function seedCampaign(
+  store: Store,
+  c: Pick<CampaignRecord, 'id' | 'applicationId' | 'name' | 'utcOffsetMinutes' | 'content' | 'numericBase'> & { count: number; prefix: string; digits: number },
+): Promise<CampaignRecord> {
+  await store.insertMembers(
+    c.id,
+    Array.from({ length: c.count }, (_, position) => ({
+      position,
+      destination: `${c.prefix}${String(position).padStart(c.digits, '0')}`,
+      params: [NAMES[position % NAMES.length]!],
+      optedOut: false,
+    })),
+  );
+  const campaign: CampaignRecord = {
+    id: c.id,
+    applicationId: c.applicationId,
+    name: c.name,
+    batch: '',
+    email: '',
+    scheduleAt: Date.now(),
+    utcOffsetMinutes: c.utcOffsetMinutes,
+    content: c.content,
+    template: '',
+    mask: 'Hermod',
+    optOutResponse: '',
+    replyResponse: '',
+    removeOptOuts: false,
+    memberCount: c.count,
+    numericBase: c.numericBase,
+    state: 'scheduled',
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+  };
+  await store.upsertCampaign(campaign);
+  return campaign;
+}
+
 describe('campaign runner', () => {
   let dataDir: string;
   let history: EncodedHistory | undefined;
@@ -32,36 +72,17 @@ describe('campaign runner', () => {
     const store = history.campaigns;
     const count = 5000;
     const campaignId = 7_000_001;
-    await store.insertMembers(
-      campaignId,
-      Array.from({ length: count }, (_, position) => ({
-        position,
-        destination: `+6421${String(position).padStart(6, '0')}`,
-        params: [NAMES[position % NAMES.length]!],
-        optedOut: false,
-      })),
-    );
-    const campaign: CampaignRecord = {
+    const campaign = await seedCampaign(store, {
       id: campaignId,
+      count,
+      prefix: '+6421',
+      digits: 6,
       applicationId: 'app-kōrero',
       name: 'rima mano — 五千',
-      batch: '',
-      email: '',
-      scheduleAt: Date.now(),
       utcOffsetMinutes: 780,
       content: 'Kia ora {{param1}} — tēnā koe',
-      template: '',
-      mask: 'Hermod',
-      optOutResponse: '',
-      replyResponse: '',
-      removeOptOuts: false,
-      memberCount: count,
       numericBase: 1_000_000,
-      state: 'scheduled',
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-    };
-    await store.upsertCampaign(campaign);
+    });
 
     const reads: number[] = [];
     const handOvers: number[] = [];
@@ -115,36 +136,17 @@ describe('campaign runner', () => {
     const store = history.campaigns;
     const count = 4000;
     const campaignId = 7_000_002;
-    await store.insertMembers(
-      campaignId,
-      Array.from({ length: count }, (_, position) => ({
-        position,
-        destination: `+8613${String(position).padStart(9, '0')}`,
-        params: [NAMES[position % NAMES.length]!],
-        optedOut: false,
-      })),
-    );
-    const campaign: CampaignRecord = {
+    const campaign = await seedCampaign(store, {
       id: campaignId,
+      count,
+      prefix: '+8613',
+      digits: 9,
       applicationId: 'app-测试',
       name: 'whā mano 👋🏽',
-      batch: '',
-      email: '',
-      scheduleAt: Date.now(),
       utcOffsetMinutes: 480,
       content: '你好 {{param1}}, kia ora',
-      template: '',
-      mask: 'Hermod',
-      optOutResponse: '',
-      replyResponse: '',
-      removeOptOuts: false,
-      memberCount: count,
       numericBase: 2_000_000,
-      state: 'scheduled',
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-    };
-    await store.upsertCampaign(campaign);
+    });
 
     const bus = createMemoryBus();
     const sms = topicName('sms');
