@@ -128,7 +128,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     ...config.callbacks,
   });
   const pools = await options.beside?.({ bus, state });
-  await recoverUnfinished({ history, state, intake, log });
+  await recoverUnfinished({ history, state, intake, recent, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
   const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, history, log, ...config.campaigns });

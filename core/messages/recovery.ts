@@ -1,6 +1,7 @@
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from './message-intake';
+import type { RecentMessages } from './recent-messages';
 import type { Logger } from '../../lib/log';
 
 /**
@@ -8,13 +9,25 @@ import type { Logger } from '../../lib/log';
  * is handed to its channel again (or back to the scheduler if its time is still to come), so nothing accepted before a crash is lost.
  * A worker skips a message whose status shows it already went out, so the
  * only duplicates are the ones in flight at the moment of the crash.
+ * They are in flight again, so the API ones go among the recent messages, as
+ * at their acceptance: otherwise each of their status changes would cost a
+ * history lookup to make its callback (thousands of them, one at a time in
+ * the engine, held up the start by tens of seconds). Campaign messages stay
+ * out, as at their acceptance.
  */
-export async function recoverUnfinished(deps: { history: MessageHistory; state: HotState; intake: MessageIntake; log: Logger }): Promise<number> {
+export async function recoverUnfinished(deps: {
+  history: MessageHistory;
+  state: HotState;
+  intake: MessageIntake;
+  recent: Pick<RecentMessages, 'put'>;
+  log: Logger;
+}): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
   let total = 0;
   for (;;) {
     const page: StoredMessage[] = await deps.history.listUnfinished(5000, after);
     if (page.length === 0) break;
+    deps.recent.put(page.filter((m) => m.via !== 'campaign'));
     await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
     await deps.intake.dispatch(page);
     total += page.length;

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { MessageHistory, StoredMessage } from '../ports/message-history';
+import type { HotState } from '../ports/state';
+import type { MessageIntake } from './message-intake';
+import { createRecentMessages } from './recent-messages';
+import { recoverUnfinished } from './recovery';
+import { createLogger } from '../../lib/log';
+
+const stored = (id: string, via: string): StoredMessage => ({
+  id,
+  numericId: Number.parseInt(id.replace(/\D/g, '') || '1', 10),
+  applicationId: 'acme',
+  channel: 'sms',
+  direction: 'MT',
+  destination: '+64211234567',
+  source: '',
+  content: 'Kia ora — Māori, 你好 👋🏽',
+  reference: '',
+  messageClass: '',
+  mask: '',
+  smsClass: 0,
+  scheduledAt: 0,
+  integrationId: '',
+  via,
+  segments: 1,
+  acceptedAt: 1_700_000_000_000,
+  replyTo: '',
+  status: 'accepted',
+  statusAt: 1_700_000_000_000,
+});
+
+/** History that holds `unfinished` and serves it in pages, in order. */
+function historyOf(unfinished: StoredMessage[]): Pick<MessageHistory, 'listUnfinished'> {
+  return {
+    async listUnfinished(limit, after) {
+      const start = after ? unfinished.findIndex((m) => m.id === after.id) + 1 : 0;
+      return unfinished.slice(start, start + limit);
+    },
+  };
+}
+
+describe('recovery of unfinished messages after a start', () => {
+  it('hands every unfinished message to its channel again and holds the API ones in memory, so their statuses need no history lookup', async () => {
+    const unfinished = [...Array.from({ length: 7000 }, (_, i) => stored(`api-${i}`, 'sms_v2')), stored('campaign-1', 'campaign')];
+    const dispatched: string[] = [];
+    const recent = createRecentMessages();
+    const count = await recoverUnfinished({
+      history: historyOf(unfinished) as MessageHistory,
+      state: { advanceStatuses: async () => [] } as unknown as HotState,
+      intake: { dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)) } as unknown as MessageIntake,
+      recent,
+      log: createLogger({ test: 'recovery' }),
+    });
+    expect(count).toBe(7001);
+    expect(dispatched).toEqual(unfinished.map((m) => m.id));
+    expect(recent.get('api-0')?.content).toBe('Kia ora — Māori, 你好 👋🏽');
+    expect(recent.get('api-6999')?.applicationId).toBe('acme');
+    // A crashed campaign's million members would push out what API clients poll for.
+    expect(recent.get('campaign-1')).toBeUndefined();
+  });
+});
