@@ -42,6 +42,26 @@ describe('ClickHouse HTTP stand-in', () => {
     );
   });
 
+  it('binds any array of texts exactly as a server would read it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 8 }), fc.array(fc.option(fc.string(), { nil: null })), async (a, b) => {
+        const rows = await (
+          await client.query({ query: 'SELECT {a:Array(String)} AS a, {b:Array(Nullable(String))} AS b', query_params: { a, b }, format: 'JSONEachRow' })
+        ).json();
+        expect(rows).toEqual([{ a, b }]);
+      }),
+      { numRuns: 40 },
+    );
+    const found = await (
+      await client.query({
+        query: "SELECT x FROM (SELECT arrayJoin(['Māori', 'o''brien', 'a,b']) AS x) WHERE x IN {ids:Array(String)}",
+        query_params: { ids: ["o'brien", 'a,b', ']'] },
+        format: 'JSONEachRow',
+      })
+    ).json();
+    expect(found).toEqual([{ x: "o'brien" }, { x: 'a,b' }]);
+  });
+
   it('binds numbers and nulls, and parameters sent as a multipart body', async () => {
     const multipart = createClient({ url: standin.url, use_multipart_params: true });
     const query = 'SELECT {n:UInt64} AS n, {i:Int64} AS i, {s:Nullable(String)} AS s, {t:String} AS t';

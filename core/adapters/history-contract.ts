@@ -111,6 +111,21 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getMessageByNumericId(m.applicationId, m.numericId + 1_000_000)).toBeUndefined();
     });
 
+    it('finds many messages by id in one call, whatever their application, leaving out unknown ids', async () => {
+      const mine = message({ content: 'Kia ora — tēnā koe 👋🏽', reference: "o'brien" });
+      const theirs = message({ applicationId: 'app-two', direction: 'MO', replyTo: mine.id, replyRoute: 'keyword STOP' });
+      const many = Array.from({ length: 1500 }, () => message());
+      await history.insertMessages([mine, theirs, ...many], [accepted(mine)]);
+
+      const found = await history.findMessages([mine.id, theirs.id, randomUUID(), "' OR 1=1 --"]);
+      expect(found.sort((a, b) => a.applicationId.localeCompare(b.applicationId))).toEqual(
+        [mine, theirs].sort((a, b) => a.applicationId.localeCompare(b.applicationId)),
+      );
+      // More ids than one query takes.
+      expect((await history.findMessages(many.map((m) => m.id))).map((m) => m.id).sort()).toEqual(many.map((m) => m.id).sort());
+      expect(await history.findMessages([])).toEqual([]);
+    });
+
     it('reports the furthest stage as the latest status even when events arrive out of order', async () => {
       const m = message();
       await history.insertMessages([m], [accepted(m)]);

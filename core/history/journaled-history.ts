@@ -202,6 +202,14 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => foundOrAfterFlush(() => inner.getMessage(applicationId, id)),
     findMessage: (id) => foundOrAfterFlush(() => inner.findMessage(id)),
+    async findMessages(ids) {
+      const found = await inner.findMessages(ids);
+      if (found.length === ids.length || (pendingMessages.length === 0 && pendingEvents.length === 0 && !flushing)) return found;
+      // As foundOrAfterFlush, for the ones missed.
+      await flushAll();
+      const have = new Set(found.map((m) => m.id));
+      return found.concat(await inner.findMessages(ids.filter((id) => !have.has(id))));
+    },
     getMessageByNumericId: (applicationId, numericId) => foundOrAfterFlush(() => inner.getMessageByNumericId(applicationId, numericId)),
     async listUnfinished(limit, after) {
       await flush();

@@ -173,6 +173,13 @@ FROM ${messages}
 WHERE id = {id:String}
 LIMIT 1`;
 
+/** Messages by id, whatever their application, without their status. Params: ids Array(String). */
+export const FIND_MESSAGES = `
+SELECT ${MESSAGE_FIELDS}
+FROM ${messages} AS m
+WHERE m.id IN {ids:Array(String)}
+LIMIT 1 BY m.id`;
+
 /** The UUID of an application's message by its numeric id (Gateway v1). */
 export const FIND_ID_BY_NUMERIC_ID = `
 SELECT id

@@ -121,15 +121,8 @@ export function applicationRow(a: ApplicationRecord): Record<string, unknown> {
   };
 }
 
-/** A row of GET_MESSAGE / LIST_UNFINISHED. A message without events reads as accepted at acceptance. */
-export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
-  const acceptedAt = toNumber(row.acceptedAt);
-  const raw = str(row.status);
-  let status: MessageStatus = 'accepted';
-  if (raw !== '') {
-    if (!isMessageStatus(raw)) throw new TypeError(`unknown status in history: ${raw}`);
-    status = raw;
-  }
+/** A row of MESSAGE_FIELDS (FIND_MESSAGES). */
+export function toMessageRecord(row: Record<string, unknown>): MessageRecord {
   return {
     id: str(row.id),
     numericId: toNumber(row.numericId ?? 0),
@@ -147,13 +140,23 @@ export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
     integrationId: str(row.integrationId),
     via: str(row.via),
     segments: toNumber(row.segments),
-    acceptedAt,
+    acceptedAt: toNumber(row.acceptedAt),
     replyTo: str(row.replyTo ?? ''),
     // Only replies carry a route; other messages read back exactly as they were written.
     ...(row.replyRoute ? { replyRoute: str(row.replyRoute) } : {}),
-    status,
-    statusAt: raw !== '' ? toNumber(row.statusAt) : acceptedAt,
   };
+}
+
+/** A row of GET_MESSAGE / LIST_UNFINISHED. A message without events reads as accepted at acceptance. */
+export function toStoredMessage(row: Record<string, unknown>): StoredMessage {
+  const record = toMessageRecord(row);
+  const raw = str(row.status);
+  let status: MessageStatus = 'accepted';
+  if (raw !== '') {
+    if (!isMessageStatus(raw)) throw new TypeError(`unknown status in history: ${raw}`);
+    status = raw;
+  }
+  return { ...record, status, statusAt: raw !== '' ? toNumber(row.statusAt) : record.acceptedAt };
 }
 
 export function toApplication(row: Record<string, unknown>): ApplicationRecord {

@@ -59,6 +59,12 @@ export interface MessageHistory {
   /** A message whatever its application: for core's own use (callbacks), never for an API answer. */
   findMessage(id: string): Promise<StoredMessage | undefined>;
   /**
+   * The messages among `ids` that history holds, whatever their application,
+   * in no particular order and without their status: one query for a batch of
+   * lookups (core's callbacks for messages no longer in memory).
+   */
+  findMessages(ids: readonly string[]): Promise<MessageRecord[]>;
+  /**
    * Messages whose latest status is before `sent` is confirmed by the carrier
    * (accepted, queued or sent), oldest first, for re-publication after a restart.
    * Pages by acceptance order: pass the last returned message to get the next page.

@@ -7,7 +7,17 @@ import path from 'node:path';
 import { createStandinEngine } from './clickhouse-standin-engine';
 import { readStandinRequest, type StandinRequest } from './clickhouse-standin-request';
 import { sendStandinError, sendStandinResult } from './clickhouse-standin-response';
-import { isTextType, parseInsertWithData, placeholderTypes, singleStatement, StandinSqlError, trailingFormat, unescapeParam } from './clickhouse-standin-sql';
+import {
+  isTextType,
+  parseInsertWithData,
+  parseTextArrayParam,
+  placeholderTypes,
+  singleStatement,
+  StandinSqlError,
+  textArrayElementType,
+  trailingFormat,
+  unescapeParam,
+} from './clickhouse-standin-sql';
 
 /**
  * A STAND-IN FOR A CLICKHOUSE SERVER'S HTTP TRANSPORT, for tests only.
@@ -27,7 +37,7 @@ import { isTextType, parseInsertWithData, placeholderTypes, singleStatement, Sta
  * Left out, and refused with an error rather than ignored: query-level
  * settings in the URL (except the HTTP ones), multi-statements (as a server),
  * ClickHouse's own `compress`/`decompress` block format, and backslash escapes
- * in non-text parameter values.
+ * in non-text parameter values other than arrays of texts.
  */
 export interface ClickHouseHttpStandin {
   /** e.g. http://default:@127.0.0.1:40123 */
@@ -105,7 +115,8 @@ export async function startClickHouseHttpStandin(options: ClickHouseHttpStandinO
     }
   };
 
-  const server = http.createServer((req, res) => {
+  // A server takes a URI of up to http_max_uri_size (1 MiB by default): parameters travel in it.
+  const server = http.createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => {
     void (async () => {
       let request: StandinRequest | undefined;
       try {
@@ -151,6 +162,7 @@ function bindParams(sql: string, params: Map<string, string>): Record<string, un
     if (value === undefined) throw new StandinSqlError(456, 'UNKNOWN_QUERY_PARAMETER', `Substitution \`${name}\` is not set`);
     if (value === '\\N') bound[name] = null;
     else if (isTextType(type)) bound[name] = unescapeParam(value);
+    else if (textArrayElementType(type)) bound[name] = parseTextArrayParam(value);
     else if (value.includes('\\'))
       throw new StandinSqlError(48, 'NOT_IMPLEMENTED', `the ClickHouse HTTP stand-in cannot bind backslash escapes in a ${type} parameter (${name})`);
     else bound[name] = value;

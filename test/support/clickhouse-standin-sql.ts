@@ -147,3 +147,46 @@ export function isTextType(type: string): boolean {
   const inner = type.replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1').replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1');
   return /^(?:String|FixedString\(\d+\)|UUID|Enum(?:8|16)?\(.*\)|Date(?:32)?|DateTime(?:64)?(?:\(.*\))?|IPv[46])$/.test(inner);
 }
+
+/** `Array(T)` with T a text type (Nullable or not): the element type, else undefined. */
+export function textArrayElementType(type: string): string | undefined {
+  const m = /^Array\((.*)\)$/.exec(type);
+  return m && isTextType(m[1]!) ? m[1] : undefined;
+}
+
+/**
+ * An array of texts as a client writes it in a parameter (`['a','o\\'b',NULL]`),
+ * decoded into its strings, so it binds as the array a server would read.
+ */
+export function parseTextArrayParam(text: string): (string | null)[] {
+  const fail = (): never => {
+    throw new StandinSqlError(26, 'CANNOT_PARSE_QUOTED_STRING', `cannot parse an array of strings from ${JSON.stringify(text.slice(0, 100))}`);
+  };
+  const t = text.trim();
+  if (!t.startsWith('[') || !t.endsWith(']')) fail();
+  const out: (string | null)[] = [];
+  let i = 1;
+  const skipSpaces = (): void => {
+    while (t[i] === ' ') i++;
+  };
+  skipSpaces();
+  if (t[i] === ']') return i === t.length - 1 ? out : fail();
+  for (;;) {
+    skipSpaces();
+    if (t.startsWith('NULL', i)) {
+      out.push(null);
+      i += 4;
+    } else {
+      if (t[i] !== "'") fail();
+      let j = i + 1;
+      while (j < t.length && t[j] !== "'") j += t[j] === '\\' ? 2 : 1;
+      if (j >= t.length) fail();
+      out.push(unescapeParam(t.slice(i + 1, j)));
+      i = j + 1;
+    }
+    skipSpaces();
+    if (t[i] === ']' && i === t.length - 1) return out;
+    if (t[i] !== ',') fail();
+    i++;
+  }
+}
