@@ -11,6 +11,7 @@ import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
 import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
+import { createBatchedMessageLookup } from './messages/batched-message-lookup';
 import { startStatusConsumer } from './messages/status-consumer';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { startInboundConsumer } from './messages/inbound-consumer';
@@ -97,7 +98,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
   const outbox = openCallbackOutbox({ dir: path.join(config.dataDir, 'callbacks'), log, fsync: config.journalFsync, inMemory: config.callbacks.inMemory });
   const untrackOutbox = trackEntries({ callbacks_owed: () => outbox.inMemory });
-  const callbacks = createCallbackProducer({ bus, history, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
+  // A message another core accepted is in history after that core's next flush: look again after one, and after a few.
+  const lookup = createBatchedMessageLookup({ history, log, retryDelaysMs: [config.historyFlushMs + 1000, 4 * config.historyFlushMs + 2000] });
+  const callbacks = createCallbackProducer({ bus, lookup, recent, log, outbox, busKeepsRecords: config.adapters.bus !== 'memory' });
   // Listening before statuses flow: a status recorded without its listener would have no callback.
   const wantsCallback = createCallbackInterest(accounts, recent);
   recorder.onApplied((change) => wantsCallback(change) && callbacks.statusChanged(change));

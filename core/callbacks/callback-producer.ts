@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import type { MessageHistory, MessageRecord } from '../ports/message-history';
+import type { MessageRecord } from '../ports/message-history';
+import type { BatchedMessageLookup } from '../messages/batched-message-lookup';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
@@ -15,7 +16,8 @@ import { traceOf } from '../../lib/tracing';
 
 interface CallbackProducerDeps {
   bus: Bus;
-  history: MessageHistory;
+  /** Where a message no longer among the recent ones is found (many lookups to a history query). */
+  lookup: Pick<BatchedMessageLookup, 'find'>;
   recent: RecentMessages;
   log: Logger;
   outbox: CallbackOutbox;
@@ -104,8 +106,9 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       if (isImAttemptId(change.messageId)) return;
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
-      // Not in memory any more (an old message): look it up; order among these late ones is best effort.
-      void deps.history.findMessage(change.messageId).then(
+      // Not in memory (an old message, or one another core accepted): look it up. Lookups sharing a
+      // query are answered in the order made; across queries, order among these late ones is best effort.
+      void deps.lookup.find(change.messageId).then(
         (stored) => stored && statusJob(stored, change),
         (err) => deps.log.warn('no callback: message lookup failed', { err, messageId: change.messageId }),
       );
