@@ -215,7 +215,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(ids).toEqual(batch.map((m) => m.id));
     });
 
-    it('finds a message by the carrier’s id for it', async () => {
+    it('finds messages by the carrier’s ids for them, many in one call', async () => {
       const m = message();
       const other = message();
       await history.insertMessages([m, other], [accepted(m), accepted(other)]);
@@ -224,10 +224,14 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         event(other, 'submitted', BASE + 1, { carrierId: 'carrier-78' }),
       ]);
 
-      expect(await history.findMessageIdByCarrierId('carrier-77')).toBe(m.id);
-      expect(await history.findMessageIdByCarrierId('carrier-78')).toBe(other.id);
-      expect(await history.findMessageIdByCarrierId('carrier-79')).toBeUndefined();
-      expect(await history.findMessageIdByCarrierId('')).toBeUndefined();
+      const found = await history.findMessageIdsByCarrierIds(['carrier-77', 'carrier-78', 'carrier-79', '', "' OR 1=1 --"]);
+      expect(found).toEqual(
+        new Map([
+          ['carrier-77', m.id],
+          ['carrier-78', other.id],
+        ]),
+      );
+      expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
     });
 
     it('lists every status event of a message, oldest first, for its journey', async () => {
@@ -386,7 +390,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
 
       history = await harness.open();
       expect(await history.getMessage(m.applicationId, m.id)).toEqual({ ...m, status: 'submitted', statusAt: BASE + 1 });
-      expect(await history.findMessageIdByCarrierId('carrier-1')).toBe(m.id);
+      expect((await history.findMessageIdsByCarrierIds(['carrier-1'])).get('carrier-1')).toBe(m.id);
       expect(await history.getApplicationByName('durable')).toEqual(app);
     });
 
@@ -430,7 +434,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           expect((await reader.listUnfinished(1000)).sort(byId)).toEqual(expected.sort(byId));
           expect(await reader.getMessage(shared.applicationId, shared.id)).toEqual({ ...shared, status: 'received', statusAt: BASE + 50_000 });
         }
-        expect(await second.findMessageIdByCarrierId('c-shared')).toBe(shared.id);
+        expect((await second.findMessageIdsByCarrierIds(['c-shared'])).get('c-shared')).toBe(shared.id);
       } finally {
         await second.close();
       }

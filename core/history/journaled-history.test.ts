@@ -38,7 +38,7 @@ describe('journaled history', () => {
     expect(await journaled.findMessage(n.id)).toMatchObject({ id: n.id });
     const o = message();
     await journaled.insertMessages([o], [{ ...event(o, 'submitted', o.acceptedAt + 5), carrierId: 'carrier-Ā-2' }]);
-    expect(await journaled.findMessageIdByCarrierId('carrier-Ā-2')).toBe(o.id);
+    expect(await journaled.findMessageIdsByCarrierIds(['carrier-Ā-2'])).toEqual(new Map([['carrier-Ā-2', o.id]]));
     const p = message();
     await journaled.insertMessages([p], [event(p, 'accepted', p.acceptedAt)]);
     expect(await journaled.getMessageByNumericId(p.applicationId, p.numericId)).toMatchObject({ id: p.id });

@@ -156,9 +156,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
    * an IM attempt, a fast carrier receipt). Lookups that find what they look
    * for, most of them, cost no flush.
    */
+  const waiting = (): boolean => pendingMessages.length > 0 || pendingEvents.length > 0 || flushing !== undefined;
   const foundOrAfterFlush = async <T>(read: () => Promise<T | undefined>): Promise<T | undefined> => {
     const found = await read();
-    if (found !== undefined || (pendingMessages.length === 0 && pendingEvents.length === 0 && !flushing)) return found;
+    if (found !== undefined || !waiting()) return found;
     await flushAll();
     return read();
   };
@@ -204,7 +205,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     findMessage: (id) => foundOrAfterFlush(() => inner.findMessage(id)),
     async findMessages(ids) {
       const found = await inner.findMessages(ids);
-      if (found.length === ids.length || (pendingMessages.length === 0 && pendingEvents.length === 0 && !flushing)) return found;
+      if (found.length === new Set(ids).size || !waiting()) return found;
       // As foundOrAfterFlush, for the ones missed.
       await flushAll();
       const have = new Set(found.map((m) => m.id));
@@ -220,7 +221,15 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flushAll();
       return inner.listEvents(id);
     },
-    findMessageIdByCarrierId: (carrierId) => foundOrAfterFlush(() => inner.findMessageIdByCarrierId(carrierId)),
+    async findMessageIdsByCarrierIds(carrierIds) {
+      const found = await inner.findMessageIdsByCarrierIds(carrierIds);
+      const missed = carrierIds.filter((c) => c !== '' && !found.has(c));
+      if (missed.length === 0 || !waiting()) return found;
+      // As foundOrAfterFlush, for the ones missed.
+      await flushAll();
+      for (const [c, id] of await inner.findMessageIdsByCarrierIds(missed)) found.set(c, id);
+      return found;
+    },
     getMessageRoute: (applicationId, id) => foundOrAfterFlush(() => inner.getMessageRoute(applicationId, id)),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),

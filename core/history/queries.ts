@@ -236,11 +236,11 @@ WHERE message_id = {id:String} AND status = 'submitted'
 ORDER BY at DESC
 LIMIT 1`;
 
-export const FIND_MESSAGE_ID_BY_CARRIER_ID = `
-SELECT message_id AS messageId
+export const FIND_MESSAGE_IDS_BY_CARRIER_IDS = `
+SELECT carrier_id AS carrierId, any(message_id) AS messageId
 FROM ${events}
-WHERE carrier_id = {carrierId:String}
-LIMIT 1`;
+WHERE carrier_id IN {carrierIds:Array(String)}
+GROUP BY carrier_id`;
 
 const APPLICATION_FIELDS = `
     id,

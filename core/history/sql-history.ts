@@ -9,7 +9,7 @@ import {
   FIND_APPLICATION_OF_MESSAGE,
   FIND_MESSAGES,
   FIND_ID_BY_NUMERIC_ID,
-  FIND_MESSAGE_ID_BY_CARRIER_ID,
+  FIND_MESSAGE_IDS_BY_CARRIER_IDS,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
@@ -26,8 +26,8 @@ import {
 } from './queries';
 import { applicationRow, dateTime64, eventRow, jsonEachRow, messageRow, toApplication, toMessageRecord, toNumber, toStoredMessage } from './rows';
 
-/** Ids per FIND_MESSAGES query. */
-const FIND_MESSAGES_PER_QUERY = 1000;
+/** Ids per query that looks up many (FIND_MESSAGES, FIND_MESSAGE_IDS_BY_CARRIER_IDS). */
+const IDS_PER_QUERY = 1000;
 
 /**
  * What history needs from a ClickHouse engine: DDL, parameterized selects
@@ -161,8 +161,8 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async findMessages(ids) {
       const found: MessageRecord[] = [];
       // A server takes query parameters in the URL: a thousand ids are about 40 KB of it.
-      for (let i = 0; i < ids.length; i += FIND_MESSAGES_PER_QUERY) {
-        const rows = await select('findMessages', FIND_MESSAGES, { ids: ids.slice(i, i + FIND_MESSAGES_PER_QUERY) });
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const rows = await select('findMessages', FIND_MESSAGES, { ids: ids.slice(i, i + IDS_PER_QUERY) });
         for (const row of rows) found.push(toMessageRecord(row));
       }
       return found;
@@ -198,10 +198,14 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       const row = rows[0];
       return row ? { route: String(row.detail ?? ''), carrierId: String(row.carrierId ?? ''), at: toNumber(row.at) } : undefined;
     },
-    async findMessageIdByCarrierId(carrierId) {
-      if (carrierId === '') return undefined;
-      const rows = await select('findMessageIdByCarrierId', FIND_MESSAGE_ID_BY_CARRIER_ID, { carrierId });
-      return rows.length > 0 ? String(rows[0]!.messageId) : undefined;
+    async findMessageIdsByCarrierIds(carrierIds) {
+      const found = new Map<string, string>();
+      const asked = carrierIds.filter((c) => c !== '');
+      for (let i = 0; i < asked.length; i += IDS_PER_QUERY) {
+        const rows = await select('findMessageIdsByCarrierIds', FIND_MESSAGE_IDS_BY_CARRIER_IDS, { carrierIds: asked.slice(i, i + IDS_PER_QUERY) });
+        for (const row of rows) found.set(String(row.carrierId), String(row.messageId));
+      }
+      return found;
     },
     async upsertApplication(app) {
       await insert(INSERTS.applications, jsonEachRow([app], applicationRow));

@@ -29,10 +29,13 @@ export function startStatusConsumer(deps: {
   log: Logger;
   holdUnmatchedMs?: number;
 }): Promise<Subscription> {
-  const resolveId = async (u: StatusUpdate): Promise<string | undefined> => {
-    if (u.id) return u.id;
-    if (!u.carrierId) return undefined;
-    return (await deps.state.getMessageIdByCarrierId(u.carrierId)) ?? (await deps.history.findMessageIdByCarrierId(u.carrierId));
+  /** The message of each update: its own id, else its carrier id's in hot state, else in history (one query for the batch). */
+  const resolveIds = async (updates: readonly StatusUpdate[]): Promise<(string | undefined)[]> => {
+    const ids = await Promise.all(updates.map((u) => u.id || (u.carrierId ? deps.state.getMessageIdByCarrierId(u.carrierId) : undefined)));
+    const missed = [...new Set(updates.flatMap((u, i) => (ids[i] === undefined && u.carrierId ? [u.carrierId] : [])))];
+    if (missed.length === 0) return ids;
+    const found = await deps.history.findMessageIdsByCarrierIds(missed);
+    return ids.map((id, i) => id ?? found.get(updates[i]!.carrierId ?? ''));
   };
   const changeOf = (u: StatusUpdate, id: string): StatusChange => ({
     messageId: id,
@@ -58,7 +61,7 @@ export function startStatusConsumer(deps: {
         deps.log.warn('dropping a delivery report whose carrier id never matched a message', { carrierId: u.carrierId, status: u.status });
       }
       const batch = waiting.slice(0, 2000);
-      const ids = await Promise.all(batch.map(resolveId));
+      const ids = await resolveIds(batch);
       const changes: StatusChange[] = [];
       batch.forEach((u, i) => {
         const id = ids[i];
@@ -82,7 +85,7 @@ export function startStatusConsumer(deps: {
       STATUS_TOPIC,
       async (records) => {
         const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
-        const ids = await Promise.all(updates.map(resolveId));
+        const ids = await resolveIds(updates);
         const changes: StatusChange[] = [];
         const spans: TraceSpan[] = [];
         updates.forEach((u, i) => {

@@ -70,7 +70,8 @@ export interface MessageHistory {
    * Pages by acceptance order: pass the last returned message to get the next page.
    */
   listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
-  findMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /** The message of each carrier id history has an event with (carrier id → message id); '' is never found. */
+  findMessageIdsByCarrierIds(carrierIds: readonly string[]): Promise<Map<string, string>>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
   /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
