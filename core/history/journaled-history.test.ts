@@ -46,6 +46,24 @@ describe('journaled history', () => {
     expect(await journaled.findMessage('00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
 
+  it('reads the latest status of a message by id, numeric id or route while its newest events wait for the flush', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
+    const { journaled } = await setup(dataDir, 60_000);
+    open.push(journaled);
+    const m = message({ content: 'Kia ora — tēnā koe 👋🏽' });
+    await journaled.insertMessages([m], [event(m, 'accepted', m.acceptedAt)]);
+    await journaled.flush();
+    // The engine has the message as accepted; what happened since waits in the journal (an e-mail delivered, then bounced).
+    await journaled.appendEvents([{ ...event(m, 'submitted', m.acceptedAt + 5), detail: 'route nz → carrier smtp' }, event(m, 'received', m.acceptedAt + 9)]);
+    expect(await journaled.findMessage(m.id)).toMatchObject({ id: m.id, status: 'received', statusAt: m.acceptedAt + 9 });
+    await journaled.appendEvents([{ ...event(m, 'submitted', m.acceptedAt + 12), detail: 'route nz → carrier ses (failover from smtp)' }]);
+    expect((await journaled.getMessageRoute(m.applicationId, m.id))?.route).toBe('route nz → carrier ses (failover from smtp)');
+    await journaled.appendEvents([event(m, 'failed', m.acceptedAt + 20)]);
+    expect(await journaled.getMessage(m.applicationId, m.id)).toMatchObject({ status: 'failed', statusAt: m.acceptedAt + 20 });
+    await journaled.appendEvents([event(m, 'failed', m.acceptedAt + 30)]);
+    expect(await journaled.getMessageByNumericId(m.applicationId, m.numericId)).toMatchObject({ status: 'failed', statusAt: m.acceptedAt + 30 });
+  });
+
   it('replays writes that were journaled but never flushed when the process died', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
     const first = await setup(dataDir, 60_000);

@@ -19,8 +19,9 @@ import { eventRow, messageRow } from './rows';
  * records how far it got. On open, whatever was journaled but not flushed is
  * replayed first, so a crash loses nothing that was acknowledged.
  *
- * Reads go to the engine; callers that must see their own fresh writes keep
- * them in memory (recent messages, hot state). listUnfinished flushes first.
+ * Reads go to the engine. A read of one message by id flushes first when
+ * rows about that message wait (so it reads back its latest status), and
+ * reads that must see everything (listUnfinished, campaign reads) flush first.
  */
 interface JournaledHistoryOptions {
   inner: EncodedHistory;
@@ -58,6 +59,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
 
   let pendingMessages: string[] = [];
   let pendingEvents: string[] = [];
+  /** The messages that pending rows (a message or its events) are about, and those of the rows a flush under way took. */
+  let pendingIds = new Set<string>();
+  let flushingIds = new Set<string>();
   let appending: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
   let closed = false;
@@ -67,9 +71,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     appendRows(
       messages.map((m) => JSON.stringify(messageRow(m))),
       events.map((e) => JSON.stringify(eventRow(e))),
+      [...messages.map((m) => m.id), ...events.map((e) => e.messageId)],
     );
 
-  const appendRows = (messageRows: readonly string[], eventRows: readonly string[]): Promise<void> => {
+  const appendRows = (messageRows: readonly string[], eventRows: readonly string[], ids: readonly string[]): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
     const buf = encodeJournalBatch(messageRows, eventRows);
     const write = appending.then(async () => {
@@ -84,6 +89,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       offset += buf.length;
       for (const r of eventRows) pendingEvents.push(r);
       for (const r of messageRows) pendingMessages.push(r);
+      for (const id of ids) pendingIds.add(id);
       if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
@@ -121,12 +127,16 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         if (messages.length + events.length === 0) return;
         pendingMessages = [];
         pendingEvents = [];
+        flushingIds = pendingIds;
+        pendingIds = new Set();
         try {
           await inner.insertEncoded(messages.join('\n'), events.join('\n'));
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
           pendingEvents = events.concat(pendingEvents);
+          for (const id of pendingIds) flushingIds.add(id);
+          pendingIds = flushingIds;
           historyFlushFailures.inc();
           log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
           throw err;
@@ -134,6 +144,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         await writeCheckpoint(checkpointFile, upTo, fsync);
         for (const n of await listSegments(dir)) if (n < upTo.segment) await fsp.rm(segmentPath(n), { force: true });
       } finally {
+        flushingIds = new Set();
         flushing = undefined;
       }
     })();
@@ -149,14 +160,22 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     await flush();
   };
 
-  /**
-   * A lookup by id that finds nothing while rows wait for their flush flushes
-   * them and looks again: what this core stored is found by id at once,
-   * however long the flush interval (a reply to a message sent a moment ago,
-   * an IM attempt, a fast carrier receipt). Lookups that find what they look
-   * for, most of them, cost no flush.
-   */
   const waiting = (): boolean => pendingMessages.length > 0 || pendingEvents.length > 0 || flushing !== undefined;
+  const unflushed = (id: string): boolean => pendingIds.has(id) || flushingIds.has(id);
+
+  /**
+   * A read of a message by id whose rows (the message, or any of its events)
+   * wait for their flush flushes them first: what this core stored is read
+   * back by id at once and with its latest status, however long the flush
+   * interval (a reply to a message sent a moment ago, an IM attempt, an
+   * e-mail bounce after its delivery). Reads of messages with nothing
+   * waiting, most of them, cost no flush.
+   */
+  const afterItsFlush = async <T>(id: string, read: () => Promise<T>): Promise<T> => {
+    if (unflushed(id)) await flushAll();
+    return read();
+  };
+  /** A lookup by something other than the id (a carrier id, a numeric id) that finds nothing while rows wait flushes them and looks again. */
   const foundOrAfterFlush = async <T>(read: () => Promise<T | undefined>): Promise<T | undefined> => {
     const found = await read();
     if (found !== undefined || !waiting()) return found;
@@ -199,19 +218,24 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       },
     },
     insertMessages: (messages, events) => append(messages, events),
-    insertEncoded: (messageRows, eventRows) => appendRows(rowsOf(messageRows), rowsOf(eventRows)),
-    appendEvents: (events) => append([], events),
-    getMessage: (applicationId, id) => foundOrAfterFlush(() => inner.getMessage(applicationId, id)),
-    findMessage: (id) => foundOrAfterFlush(() => inner.findMessage(id)),
-    async findMessages(ids) {
-      const found = await inner.findMessages(ids);
-      if (found.length === new Set(ids).size || !waiting()) return found;
-      // As foundOrAfterFlush, for the ones missed.
-      await flushAll();
-      const have = new Set(found.map((m) => m.id));
-      return found.concat(await inner.findMessages(ids.filter((id) => !have.has(id))));
+    insertEncoded: (messageRows, eventRows) => {
+      const messages = rowsOf(messageRows);
+      const events = rowsOf(eventRows);
+      const ids = [...messages.map((r) => String(JSON.parse(r).id)), ...events.map((r) => String(JSON.parse(r).message_id))];
+      return appendRows(messages, events, ids);
     },
-    getMessageByNumericId: (applicationId, numericId) => foundOrAfterFlush(() => inner.getMessageByNumericId(applicationId, numericId)),
+    appendEvents: (events) => append([], events),
+    getMessage: (applicationId, id) => afterItsFlush(id, () => inner.getMessage(applicationId, id)),
+    findMessage: (id) => afterItsFlush(id, () => inner.findMessage(id)),
+    async findMessages(ids) {
+      if (ids.some(unflushed)) await flushAll();
+      return inner.findMessages(ids);
+    },
+    async getMessageByNumericId(applicationId, numericId) {
+      const found = await foundOrAfterFlush(() => inner.getMessageByNumericId(applicationId, numericId));
+      // Found, but newer events of it wait: read it again once they are in.
+      return found && unflushed(found.id) ? afterItsFlush(found.id, () => inner.getMessageByNumericId(applicationId, numericId)) : found;
+    },
     async listUnfinished(limit, after) {
       await flush();
       return inner.listUnfinished(limit, after);
@@ -230,7 +254,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       for (const [c, id] of await inner.findMessageIdsByCarrierIds(missed)) found.set(c, id);
       return found;
     },
-    getMessageRoute: (applicationId, id) => foundOrAfterFlush(() => inner.getMessageRoute(applicationId, id)),
+    getMessageRoute: (applicationId, id) => afterItsFlush(id, () => inner.getMessageRoute(applicationId, id)),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),
     listApplications: () => inner.listApplications(),
