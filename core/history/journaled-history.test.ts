@@ -36,6 +36,9 @@ describe('journaled history', () => {
     const n = message();
     await journaled.insertMessages([n], [{ ...event(n, 'submitted', n.acceptedAt + 5), carrierId: 'carrier-Ā-1' }]);
     expect(await journaled.findMessage(n.id)).toMatchObject({ id: n.id });
+    const q = message();
+    await journaled.insertMessages([q], [event(q, 'accepted', q.acceptedAt)]);
+    expect((await journaled.findMessages([q.id, n.id])).map((r) => r.id).sort()).toEqual([q.id, n.id].sort());
     const o = message();
     await journaled.insertMessages([o], [{ ...event(o, 'submitted', o.acceptedAt + 5), carrierId: 'carrier-Ā-2' }]);
     expect(await journaled.findMessageIdsByCarrierIds(['carrier-Ā-2'])).toEqual(new Map([['carrier-Ā-2', o.id]]));

@@ -59,9 +59,15 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
 
   let pendingMessages: string[] = [];
   let pendingEvents: string[] = [];
-  /** The messages that pending rows (a message or its events) are about, and those of the rows a flush under way took. */
+  /**
+   * The messages that pending rows (a message or its events) are about, and
+   * those of the rows a flush under way took; of those, the ones whose own
+   * row (not just events) waits.
+   */
   let pendingIds = new Set<string>();
   let flushingIds = new Set<string>();
+  let pendingRowIds = new Set<string>();
+  let flushingRowIds = new Set<string>();
   let appending: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
   let closed = false;
@@ -71,10 +77,16 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     appendRows(
       messages.map((m) => JSON.stringify(messageRow(m))),
       events.map((e) => JSON.stringify(eventRow(e))),
-      [...messages.map((m) => m.id), ...events.map((e) => e.messageId)],
+      messages.map((m) => m.id),
+      events.map((e) => e.messageId),
     );
 
-  const appendRows = (messageRows: readonly string[], eventRows: readonly string[], ids: readonly string[]): Promise<void> => {
+  const appendRows = (
+    messageRows: readonly string[],
+    eventRows: readonly string[],
+    messageIds: readonly string[],
+    eventIds: readonly string[],
+  ): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
     const buf = encodeJournalBatch(messageRows, eventRows);
     const write = appending.then(async () => {
@@ -89,7 +101,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       offset += buf.length;
       for (const r of eventRows) pendingEvents.push(r);
       for (const r of messageRows) pendingMessages.push(r);
-      for (const id of ids) pendingIds.add(id);
+      for (const id of messageIds) {
+        pendingIds.add(id);
+        pendingRowIds.add(id);
+      }
+      for (const id of eventIds) pendingIds.add(id);
       if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
@@ -127,8 +143,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         if (messages.length + events.length === 0) return;
         pendingMessages = [];
         pendingEvents = [];
-        flushingIds = pendingIds;
-        pendingIds = new Set();
+        [flushingIds, pendingIds] = [pendingIds, new Set()];
+        [flushingRowIds, pendingRowIds] = [pendingRowIds, new Set()];
         try {
           await inner.insertEncoded(messages.join('\n'), events.join('\n'));
         } catch (err) {
@@ -136,7 +152,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
           pendingMessages = messages.concat(pendingMessages);
           pendingEvents = events.concat(pendingEvents);
           for (const id of pendingIds) flushingIds.add(id);
-          pendingIds = flushingIds;
+          for (const id of pendingRowIds) flushingRowIds.add(id);
+          [pendingIds, pendingRowIds] = [flushingIds, flushingRowIds];
           historyFlushFailures.inc();
           log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
           throw err;
@@ -145,6 +162,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         for (const n of await listSegments(dir)) if (n < upTo.segment) await fsp.rm(segmentPath(n), { force: true });
       } finally {
         flushingIds = new Set();
+        flushingRowIds = new Set();
         flushing = undefined;
       }
     })();
@@ -221,14 +239,15 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     insertEncoded: (messageRows, eventRows) => {
       const messages = rowsOf(messageRows);
       const events = rowsOf(eventRows);
-      const ids = [...messages.map((r) => String(JSON.parse(r).id)), ...events.map((r) => String(JSON.parse(r).message_id))];
-      return appendRows(messages, events, ids);
+      const idsOf = (rows: string[], key: string): string[] => rows.map((r) => String(JSON.parse(r)[key]));
+      return appendRows(messages, events, idsOf(messages, 'id'), idsOf(events, 'message_id'));
     },
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => afterItsFlush(id, () => inner.getMessage(applicationId, id)),
     findMessage: (id) => afterItsFlush(id, () => inner.findMessage(id)),
     async findMessages(ids) {
-      if (ids.some(unflushed)) await flushAll();
+      // Records only: their events do not matter, their own rows do.
+      if (ids.some((id) => pendingRowIds.has(id) || flushingRowIds.has(id))) await flushAll();
       return inner.findMessages(ids);
     },
     async getMessageByNumericId(applicationId, numericId) {
