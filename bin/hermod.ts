@@ -13,8 +13,8 @@ commands:
   start            run the whole service on this machine (gateways, core, SMS workers, SMSC simulator)
   gateway          run one gateway process (HTTPS edge)
   core             run the core process (gRPC, intake, status, history; with HERMOD_BUS=memory also the SMS workers)
-  worker --channel <name>
-                   run one worker of a channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms, email, wab, rcs, mms
+  worker --channel <name>[,<name>...]
+                   run one worker of each named channel's pool (needs HERMOD_BUS=redis or kafka); channels: sms, email, wab, rcs, mms
   smsc-simulator   run the SMSC simulator (an SMPP server), or one per simulated carrier of HERMOD_CARRIERS_FILE
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators

@@ -13,13 +13,18 @@ const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin
 const RESTART_DELAY_MS = 1000;
 
 /**
- * The channels that need a worker process of their own under `hermod start`:
- * none when core runs the pools (always with the in-process bus), else one
- * per channel. Workers in their own processes share core's hot state only
- * through Redis, so an external bus with in-process state and workers outside
- * core cannot work: that is refused rather than left with messages queued.
+ * The worker processes `hermod start` runs, each as the channels it serves:
+ * none when core runs the pools (always with the in-process bus), else SMS
+ * in a process of its own (the busy one, with its SMPP binds) and the other
+ * channels together in one more. A Node process costs about 95 MB resident
+ * before any work, and one per quiet channel was 285 MB of the service's
+ * memory for nothing (bench/RESULTS.md, sixth session); at scale each
+ * channel still runs as its own processes (`hermod worker --channel`).
+ * Workers in their own processes share core's hot state only through Redis,
+ * so an external bus with in-process state and workers outside core cannot
+ * work: that is refused rather than left with messages queued.
  */
-export function workerChannels(config: Readonly<Config>): readonly Channel[] {
+export function workerProcesses(config: Readonly<Config>): readonly (readonly Channel[])[] {
   const { bus, state, coreRunsWorkers } = config.adapters;
   if (coreRunsWorkers) return [];
   if (state === 'memory') {
@@ -28,7 +33,7 @@ export function workerChannels(config: Readonly<Config>): readonly Channel[] {
         'set HERMOD_STATE=redis, or HERMOD_CORE_RUNS_WORKERS=true to run them inside core',
     );
   }
-  return CHANNELS;
+  return [['sms'], CHANNELS.filter((c) => c !== 'sms')];
 }
 
 /**
@@ -39,9 +44,9 @@ export function workerChannels(config: Readonly<Config>): readonly Channel[] {
  * then core, then the workers, so in-flight work is flushed.
  */
 export async function runSupervisor(config: Readonly<Config>, log: Logger): Promise<void> {
-  let channels: readonly Channel[];
+  let channels: readonly (readonly Channel[])[];
   try {
-    channels = workerChannels(config);
+    channels = workerProcesses(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     log.error(`configuration error: ${err.message}`);
@@ -51,11 +56,12 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   const secrets = simulatorWebhookSecrets(config);
   // Decided once here, from the ports asked for: every process learns the simulators' bound ports later, which would change it.
   const bounces = config.channels.email.bounceListener ? { HERMOD_BOUNCE_SMTP_PORT: String(config.channels.email.bounceListener.port) } : {};
-  const workers = new Map<Worker, { role: Role; index: number; channel?: Channel }>();
+  const workers = new Map<Worker, { role: Role; index: number; channel?: string }>();
   const bound = createBoundAddresses(config);
   let stopping = false;
 
-  const fork = (role: Role, index: number, channel?: Channel): Promise<Worker> => {
+  /** `channel`: for a worker, the channels it serves, comma-separated. */
+  const fork = (role: Role, index: number, channel?: string): Promise<Worker> => {
     const worker = cluster.fork({
       ...secrets,
       ...bounces,
@@ -133,7 +139,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     if (rbmKey && config.channelSimulators.rcsPort === 0 && bound.ports.rcs) pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${bound.ports.rcs}/token`);
   }
   await fork('core', 0);
-  await Promise.all(channels.map((channel) => fork('worker', 0, channel)));
+  await Promise.all(channels.map((served) => fork('worker', 0, served.join(','))));
   await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
   // The operator console only behind a password: without one it is not started, and the log says why.
   if (config.admin.password) await fork('console', 0);
@@ -152,7 +158,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
       ? { console: `http://${config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host}:${bound.ports.admin}/` }
       : {}),
     gateways: config.gateways,
-    workers: channels.length > 0 ? channels : 'in core',
+    workers: channels.length > 0 ? channels.map((served) => served.join(',')) : 'in core',
     dataDir: config.dataDir,
   });
 }

@@ -42,6 +42,15 @@ describe('hermod start on the Redis bus and Redis state', () => {
     expect(done.json).toMatchObject({ id: sent.json.id, status: 'received', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽' });
   }, 90_000);
 
+  it('runs the SMS workers in a process of their own and the quieter channels together in one more', () => {
+    const running = h.hermod
+      .output()
+      .split('\n')
+      .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}))
+      .find((l) => l.msg === 'hermod is running');
+    expect(running.workers).toEqual(['sms', 'email,wab,rcs,mms']);
+  });
+
   it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
     const email = await h.client.post('/rest/im/v1/message', {
       destination: { email: 'hoa@example.com' },
