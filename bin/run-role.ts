@@ -62,7 +62,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
  * SIGTERM and SIGINT stop it after in-flight work is flushed.
  */
 export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
-  enableDefaultMetrics();
+  enableDefaultMetrics(options.channel ? `${role}-${options.channel}` : role);
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping: Promise<void> | undefined;

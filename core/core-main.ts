@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
-import { trackEntries } from '../lib/metrics';
+import { trackEntries, watchHistoryEngineMemory } from '../lib/metrics';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
@@ -59,6 +59,7 @@ export interface CoreOptions {
  */
 export async function runCore(config: Readonly<Config>, log: Logger, options: CoreOptions = {}): Promise<RunningCore> {
   const history = await openHistory(config, log);
+  watchHistoryEngineMemory(() => history.engineMemoryBytes());
   const state = await openState(config.adapters);
   const bus = await openBus(config.adapters);
   const recorder = createStatusRecorder({ history, state });

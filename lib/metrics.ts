@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import http from 'node:http';
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
@@ -9,10 +10,34 @@ import type { Logger } from './log';
  * processes (cluster aggregation); a role run on its own serves its own.
  */
 let defaultsOn = false;
-export function enableDefaultMetrics(): void {
+/** The default metrics, and this process's V8 heap by role (the defaults are summed over the processes of `hermod start`). */
+export function enableDefaultMetrics(role?: string): void {
   if (defaultsOn) return;
   defaultsOn = true;
   collectDefaultMetrics({ prefix: 'hermod_' });
+  if (role) {
+    new Gauge({
+      name: 'hermod_role_heap_used_bytes',
+      help: 'V8 heap in use, by role (the processes of one role summed)',
+      labelNames: ['role'] as const,
+      collect() {
+        this.set({ role }, getHeapStatistics().used_heap_size);
+      },
+    });
+  }
+}
+
+/** Reports the history engine's tracked memory (chDB inside core, or a ClickHouse server) at each scrape, from `read`. */
+export function watchHistoryEngineMemory(read: () => Promise<number>): void {
+  if (register.getSingleMetric('hermod_history_engine_memory_bytes')) return;
+  new Gauge({
+    name: 'hermod_history_engine_memory_bytes',
+    help: "Memory the history engine tracks as in use (ClickHouse MemoryTracking): chDB's, inside core, or a ClickHouse server's whole",
+    async collect() {
+      const bytes = await read().catch(() => Number.NaN);
+      if (Number.isFinite(bytes)) this.set(bytes);
+    },
+  });
 }
 
 /** This process's registries: the default one and, per worker thread with metrics of its own, one that asks that thread. */

@@ -84,6 +84,14 @@ describe('hermod start under traffic: memory holds what is in flight, not what w
     expect(again.json).toMatchObject({ id: ids[0], content: `${KIA_ORA} 0`, status: 'received' });
   }, 180_000);
 
+  it("shows an operator where the memory is: the history engine's inside core, and the V8 heap of each role", async () => {
+    const metrics = await (await fetch(`http://localhost:${hermod!.metricsPort}/metrics`)).text();
+    const value = (line: RegExp): number => Number(line.exec(metrics)?.[1]);
+    expect(value(/^hermod_history_engine_memory_bytes (\S+)$/m)).toBeGreaterThan(1024 * 1024);
+    for (const role of ['core', 'gateway'])
+      expect(value(new RegExp(`^hermod_role_heap_used_bytes\\{role="${role}"\\} (\\S+)$`, 'm'))).toBeGreaterThan(1024 * 1024);
+  });
+
   it('restarts on the same data directory within 10 s on a quiet machine, replaying nothing that was flushed and keeping no flushed journal segment', async () => {
     client?.close();
     expect(await hermod!.stop()).toBe(0);

@@ -440,6 +440,15 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       }
     });
 
+    it('tells how much memory the engine tracks as in use', async () => {
+      const m = message();
+      await history.insertMessages([m], [accepted(m)]);
+      await history.getMessage(m.applicationId, m.id);
+      const bytes = await history.engineMemoryBytes();
+      expect(bytes).toBeGreaterThan(0);
+      expect(bytes).toBeLessThan(64 * 1024 ** 3);
+    });
+
     it('answers a ping, and accepts empty batches', async () => {
       await history.ping();
       await history.insertMessages([], []);

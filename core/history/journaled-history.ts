@@ -287,6 +287,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     listBlocks: (scope) => inner.listBlocks(scope),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
+    engineMemoryBytes: () => inner.engineMemoryBytes(),
     flush: flushAll,
     async close() {
       clearInterval(timer);

@@ -312,3 +312,6 @@ LIMIT 1`;
 
 /** Health-check round trip. */
 export const PING = 'SELECT 1 AS ok';
+
+/** The memory the engine tracks as in use, in bytes (a server's total; chDB's, inside core). */
+export const ENGINE_MEMORY = `SELECT value AS bytes FROM system.metrics WHERE metric = 'MemoryTracking'`;

@@ -23,6 +23,7 @@ import {
   LIST_UNFINISHED,
   LIST_MESSAGE_EVENTS,
   PING,
+  ENGINE_MEMORY,
 } from './queries';
 import { applicationRow, dateTime64, eventRow, jsonEachRow, messageRow, toApplication, toMessageRecord, toNumber, toStoredMessage } from './rows';
 
@@ -274,6 +275,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       if (hash === '') return undefined;
       const rows = await select('getApplicationByApiKeyHash', GET_APPLICATION_BY_API_KEY_HASH, { apiKeyHash: hash });
       return rows.length > 0 ? toApplication(rows[0]!) : undefined;
+    },
+    async engineMemoryBytes() {
+      const [row] = await select('engineMemoryBytes', ENGINE_MEMORY, {});
+      return toNumber(row?.bytes ?? 0);
     },
     async ping() {
       await select('ping', PING, {});

@@ -9,6 +9,8 @@ import type { OptOutStore } from './opt-out-store';
 /** A cheap round trip to the history engine, for health checks. */
 export interface HistoryHealth {
   ping(): Promise<void>;
+  /** Bytes of memory the engine tracks as in use (ClickHouse's MemoryTracking: chDB's inside core, or a server's whole). */
+  engineMemoryBytes(): Promise<number>;
 }
 
 /**
