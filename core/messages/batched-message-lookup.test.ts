@@ -2,27 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { MessageRecord } from '../ports/message-history';
 import { createBatchedMessageLookup } from './batched-message-lookup';
 import { createLogger } from '../../lib/log';
+import { message } from '../adapters/history-contract';
 
-const record = (id: string): MessageRecord => ({
-  id,
-  numericId: 1,
-  applicationId: 'acme',
-  channel: 'sms',
-  direction: 'MT',
-  destination: '+64211234567',
-  source: '',
-  content: 'Kia ora — tēnā koe 👋🏽',
-  reference: '',
-  messageClass: '',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via: 'sms_v2',
-  segments: 1,
-  acceptedAt: 0,
-  replyTo: '',
-});
+const record = (id: string): MessageRecord => message({ id, applicationId: 'acme', content: 'Kia ora — tēnā koe 👋🏽' });
 
 /** History holding `held`, counting the queries asked of it (each answered after a tick, as an engine would). */
 function historyHolding(held: Map<string, MessageRecord>) {

@@ -5,26 +5,10 @@ import type { MessageIntake } from './message-intake';
 import { createRecentMessages } from './recent-messages';
 import { recoverUnfinished } from './recovery';
 import { createLogger } from '../../lib/log';
+import { message } from '../adapters/history-contract';
 
 const stored = (id: string, via: string): StoredMessage => ({
-  id,
-  numericId: Number.parseInt(id.replace(/\D/g, '') || '1', 10),
-  applicationId: 'acme',
-  channel: 'sms',
-  direction: 'MT',
-  destination: '+64211234567',
-  source: '',
-  content: 'Kia ora — Māori, 你好 👋🏽',
-  reference: '',
-  messageClass: '',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via,
-  segments: 1,
-  acceptedAt: 1_700_000_000_000,
-  replyTo: '',
+  ...message({ id, via, applicationId: 'acme', content: 'Kia ora — Māori, 你好 👋🏽' }),
   status: 'accepted',
   statusAt: 1_700_000_000_000,
 });
