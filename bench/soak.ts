@@ -86,6 +86,7 @@ interface Sample {
   heapUsed: number;
   /** Core's own V8 heap, and the memory chDB tracks inside core (NaN if not reported). */
   coreHeap: number;
+  coreHeapCommitted: number;
   engineMemory: number;
   loopP99: number;
   loopMax: number;
@@ -162,8 +163,9 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
         p99: 'hermod_nodejs_eventloop_lag_p99_seconds',
         max: 'hermod_nodejs_eventloop_lag_max_seconds',
         coreHeap: 'hermod_role_heap_used_bytes{role="core"}',
+        coreHeapCommitted: 'hermod_role_heap_committed_bytes{role="core"}',
         engine: 'hermod_history_engine_memory_bytes',
-      }).catch(() => ({ heap: Number.NaN, p99: Number.NaN, max: Number.NaN, coreHeap: Number.NaN, engine: Number.NaN }));
+      }).catch(() => ({ heap: Number.NaN, p99: Number.NaN, max: Number.NaN, coreHeap: Number.NaN, coreHeapCommitted: Number.NaN, engine: Number.NaN }));
       const held = await memoryEntries(metricsUrl).catch(() => ({}));
       const redisUsed = topology === 'redis' ? (await sampleRedis(REDIS_URL, prefix)).usedMemory : Number.NaN;
       const s: Sample = {
@@ -172,6 +174,7 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
         rssByRole: mem.byRole,
         heapUsed: m.heap,
         coreHeap: m.coreHeap,
+        coreHeapCommitted: m.coreHeapCommitted,
         engineMemory: m.engine,
         loopP99: m.p99 * 1000,
         loopMax: m.max * 1000,
@@ -188,7 +191,7 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
       lastAccepted = accepted;
       samples.push(s);
       console.log(
-        `  ${topology} ${s.t.toFixed(1)} min: RSS ${mb(s.rss)} MB (core ${mb(s.rssByRole.core ?? 0)}: heap ${mb(s.coreHeap)}, chDB ${mb(s.engineMemory)}), heap ${mb(s.heapUsed)} MB, ` +
+        `  ${topology} ${s.t.toFixed(1)} min: RSS ${mb(s.rss)} MB (core ${mb(s.rssByRole.core ?? 0)}: heap ${mb(s.coreHeap)} of ${mb(s.coreHeapCommitted)}, chDB ${mb(s.engineMemory)}), heap ${mb(s.heapUsed)} MB, ` +
           `${topology === 'redis' ? `Redis ${mb(s.redisUsed)} MB, ` : ''}accepted ${Math.round(s.acceptedPerS)}/s p99 ${formatMs(s.acceptP99)} ms, ` +
           `received ${Math.round(s.receivedPerS)}/s e2e p99 ${formatMs(s.e2eP99)} ms, loop p99 ${formatMs(s.loopP99)} ms; ${failed} failed, ${skipped} skipped, ${inFlight} in flight`,
       );
@@ -301,6 +304,7 @@ function report(
     ...roles.map((r) => row(`RSS, ${r}, MB`, (s) => (s.rssByRole[r] ?? 0) / MB, n0, mean)),
     row('V8 heap used, all processes, MB', (s) => s.heapUsed / MB, n0, mean),
     row('V8 heap used, core, MB', (s) => s.coreHeap / MB, n0, mean),
+    row('V8 heap committed, core, MB', (s) => s.coreHeapCommitted / MB, n0, mean),
     row('chDB tracked memory (MemoryTracking, in core), MB', (s) => s.engineMemory / MB, n0, mean),
     row('event-loop delay p99, mean of processes, ms', (s) => s.loopP99, n1),
     row('event-loop delay max, largest, ms', (s) => s.loopMax, n1),
@@ -369,6 +373,7 @@ function writeResults(topology: Topology, samples: Sample[], lines: string[]): v
         ...roles.map((r) => line(`RSS, ${r}`, (s) => (s.rssByRole[r] ?? 0) / MB)),
         line('V8 heap used, all', (s) => s.heapUsed / MB),
         line('V8 heap used, core', (s) => s.coreHeap / MB),
+        line('V8 heap committed, core', (s) => s.coreHeapCommitted / MB),
         line('chDB tracked memory', (s) => s.engineMemory / MB),
         ...(topology === 'redis' ? [line('Redis used_memory', (s) => s.redisUsed / MB)] : []),
       ],

@@ -24,6 +24,14 @@ export function enableDefaultMetrics(role?: string): void {
         this.set({ role }, getHeapStatistics().used_heap_size);
       },
     });
+    new Gauge({
+      name: 'hermod_role_heap_committed_bytes',
+      help: 'V8 heap committed (reserved in memory, used or not), by role: the part of RSS the heap holds',
+      labelNames: ['role'] as const,
+      collect() {
+        this.set({ role }, getHeapStatistics().total_physical_size);
+      },
+    });
   }
 }
 
