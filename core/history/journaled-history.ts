@@ -60,14 +60,12 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   let pendingMessages: string[] = [];
   let pendingEvents: string[] = [];
   /**
-   * The messages that pending rows (a message or its events) are about, and
-   * those of the rows a flush under way took; of those, the ones whose own
-   * row (not just events) waits.
+   * The messages that pending rows are about, and those of the rows a flush
+   * under way took: true when the message's own row waits, false when only
+   * events of it do.
    */
-  let pendingIds = new Set<string>();
-  let flushingIds = new Set<string>();
-  let pendingRowIds = new Set<string>();
-  let flushingRowIds = new Set<string>();
+  let pendingIds = new Map<string, boolean>();
+  let flushingIds = new Map<string, boolean>();
   let appending: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
   let closed = false;
@@ -101,11 +99,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       offset += buf.length;
       for (const r of eventRows) pendingEvents.push(r);
       for (const r of messageRows) pendingMessages.push(r);
-      for (const id of messageIds) {
-        pendingIds.add(id);
-        pendingRowIds.add(id);
-      }
-      for (const id of eventIds) pendingIds.add(id);
+      for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
+      for (const id of messageIds) pendingIds.set(id, true);
       if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
@@ -143,17 +138,15 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         if (messages.length + events.length === 0) return;
         pendingMessages = [];
         pendingEvents = [];
-        [flushingIds, pendingIds] = [pendingIds, new Set()];
-        [flushingRowIds, pendingRowIds] = [pendingRowIds, new Set()];
+        [flushingIds, pendingIds] = [pendingIds, new Map()];
         try {
           await inner.insertEncoded(messages.join('\n'), events.join('\n'));
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
           pendingEvents = events.concat(pendingEvents);
-          for (const id of pendingIds) flushingIds.add(id);
-          for (const id of pendingRowIds) flushingRowIds.add(id);
-          [pendingIds, pendingRowIds] = [flushingIds, flushingRowIds];
+          for (const [id, row] of pendingIds) flushingIds.set(id, row || flushingIds.get(id) === true);
+          pendingIds = flushingIds;
           historyFlushFailures.inc();
           log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
           throw err;
@@ -161,8 +154,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         await writeCheckpoint(checkpointFile, upTo, fsync);
         for (const n of await listSegments(dir)) if (n < upTo.segment) await fsp.rm(segmentPath(n), { force: true });
       } finally {
-        flushingIds = new Set();
-        flushingRowIds = new Set();
+        flushingIds = new Map();
         flushing = undefined;
       }
     })();
@@ -247,7 +239,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     findMessage: (id) => afterItsFlush(id, () => inner.findMessage(id)),
     async findMessages(ids) {
       // Records only: their events do not matter, their own rows do.
-      if (ids.some((id) => pendingRowIds.has(id) || flushingRowIds.has(id))) await flushAll();
+      if (ids.some((id) => pendingIds.get(id) || flushingIds.get(id))) await flushAll();
       return inner.findMessages(ids);
     },
     async getMessageByNumericId(applicationId, numericId) {
