@@ -1,4 +1,4 @@
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, type HeapInfo } from 'node:v8';
 import http from 'node:http';
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
@@ -15,21 +15,22 @@ export function enableDefaultMetrics(role?: string): void {
   if (defaultsOn) return;
   defaultsOn = true;
   collectDefaultMetrics({ prefix: 'hermod_' });
-  if (role) {
+  if (!role) return;
+  const heap: [name: string, help: string, read: (h: HeapInfo) => number][] = [
+    ['hermod_role_heap_used_bytes', 'V8 heap in use, by role (the processes of one role summed)', (h) => h.used_heap_size],
+    [
+      'hermod_role_heap_committed_bytes',
+      'V8 heap committed (reserved in memory, used or not), by role: the part of RSS the heap holds',
+      (h) => h.total_physical_size,
+    ],
+  ];
+  for (const [name, help, read] of heap) {
     new Gauge({
-      name: 'hermod_role_heap_used_bytes',
-      help: 'V8 heap in use, by role (the processes of one role summed)',
+      name,
+      help,
       labelNames: ['role'] as const,
       collect() {
-        this.set({ role }, getHeapStatistics().used_heap_size);
-      },
-    });
-    new Gauge({
-      name: 'hermod_role_heap_committed_bytes',
-      help: 'V8 heap committed (reserved in memory, used or not), by role: the part of RSS the heap holds',
-      labelNames: ['role'] as const,
-      collect() {
-        this.set({ role }, getHeapStatistics().total_physical_size);
+        this.set({ role }, read(getHeapStatistics()));
       },
     });
   }
