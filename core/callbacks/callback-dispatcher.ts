@@ -81,7 +81,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       return { done: true };
     }
     try {
-      await pace(url);
+      if (rateLimits.size > 0) await pace(url);
       const answer = await callbackSpan(job, () =>
         deliverCallback({
           url,
@@ -121,11 +121,24 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
 
   // Callbacks in memory waiting for a retry, per application (hermod_callbacks_awaiting_retry).
   const backlog = createCallbackBacklog(o.retryForMs);
+  // Jobs finished in one turn (the answers of one batch from a delivery thread) are settled in one journal write.
+  let settled: string[] = [];
+  const settleFinished = (): void => {
+    const ids = settled;
+    settled = [];
+    try {
+      outbox.settle(ids);
+    } catch (err) {
+      // Still owed in the outbox: delivered again after a restart, at least once as promised.
+      o.log.error('could not settle callbacks in the outbox', { err, jobs: ids.length });
+    }
+  };
   const queues = createCallbackQueues({
     tryJob,
     onDone: (job) => {
       backlog.done(job);
-      outbox.settle([job.eventId]);
+      if (settled.length === 0) queueMicrotask(settleFinished);
+      settled.push(job.eventId);
     },
     onRescheduled: (job) => {
       backlog.waiting(job);

@@ -68,7 +68,7 @@ export function createCallbackLedger(options: { maxMessages?: number } = {}) {
       else s.waitingIds.delete(job.eventId);
       s.waiting = s.waitingIds.size;
 
-      const status = /answered (\d{3})/.exec(error);
+      const status = outcome === 'delivered' ? null : /answered (\d{3})/.exec(error);
       const entry: CallbackTry = {
         at,
         kind: job.kind,

@@ -23,9 +23,11 @@ import type { CallbackJob } from './callback-job';
  */
 const NEWLINE = 0x0a;
 
-export const encodeOwed = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map((j) => `J${JSON.stringify(j)}\n`).join(''), 'utf8');
+export const owedLine = (job: CallbackJob): string => `J${JSON.stringify(job)}\n`;
+export const pendingLine = (job: CallbackJob): string => `P${JSON.stringify(job)}\n`;
+export const encodeOwed = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map(owedLine).join(''), 'utf8');
 export const encodeSettled = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `S${id}\n`).join(''), 'utf8');
-export const encodePending = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map((j) => `P${JSON.stringify(j)}\n`).join(''), 'utf8');
+export const encodePending = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map(pendingLine).join(''), 'utf8');
 export const encodePublished = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `p${id}\n`).join(''), 'utf8');
 export const encodeAdmitted = (applicationId: string, segment: number, offset: number, jobs: readonly CallbackJob[]): Buffer =>
   Buffer.from(`A${JSON.stringify({ a: applicationId, s: segment, o: offset, j: jobs })}\n`, 'utf8');

@@ -5,7 +5,17 @@ import { callbacksOwed, callbacksOwedOnDisk } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 import { openCallbackDiskQueues } from './callback-disk-queues';
 import { openOutboxJournal } from './callback-outbox-journal';
-import { encodeAdmitted, encodeEvicted, encodeOwed, encodePending, encodePublished, encodeQueueState, encodeSettled } from './callback-outbox-format';
+import {
+  encodeAdmitted,
+  encodeEvicted,
+  encodeOwed,
+  encodePending,
+  encodePublished,
+  encodeQueueState,
+  encodeSettled,
+  owedLine,
+  pendingLine,
+} from './callback-outbox-format';
 
 export interface CallbackOutboxOptions {
   /** Directory of the outbox (under the data directory). */
@@ -302,11 +312,12 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
         owedApps.add(a);
       }
     }
-    const lines = direct.map((j) => encodeOwed([j]));
-    if (lines.length > 0) append(Buffer.concat(lines));
+    // One buffer for the batch: each job's own size is counted from its line.
+    const lines = direct.map(owedLine);
+    if (lines.length > 0) append(Buffer.from(lines.join(''), 'utf8'));
     for (const [a, list] of toDisk) disk.append(a, list);
     direct.forEach((j, i) => {
-      remember(j, lines[i]!.length);
+      remember(j, Buffer.byteLength(lines[i]!, 'utf8'));
     });
     for (const job of direct) give(job);
     changed();
@@ -355,13 +366,14 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     },
     hold(jobs) {
       if (jobs.length === 0) return;
-      const lines = jobs.map((j) => encodePending([j]));
-      append(Buffer.concat(lines));
+      const lines = jobs.map(pendingLine);
+      append(Buffer.from(lines.join(''), 'utf8'));
       jobs.forEach((j, i) => {
         const before = pending.get(j.eventId);
         if (before) liveBytes -= before.bytes;
-        pending.set(j.eventId, { job: j, bytes: lines[i]!.length });
-        liveBytes += lines[i]!.length;
+        const bytes = Buffer.byteLength(lines[i]!, 'utf8');
+        pending.set(j.eventId, { job: j, bytes });
+        liveBytes += bytes;
       });
       changed();
       maybeCompact();

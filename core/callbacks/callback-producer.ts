@@ -76,7 +76,19 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   };
   const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>): void => {
     if (made.length === 0) queueMicrotask(writeMade);
-    made.push({ ...job, eventId: randomUUID(), attempt: 0, notBefore: 0 });
+    // Built field by field (one shape for every job), not spread: thousands a second.
+    const job1: CallbackJob = {
+      eventId: randomUUID(),
+      applicationId: job.applicationId,
+      kind: job.kind,
+      messageId: job.messageId,
+      body: job.body,
+      createdAt: job.createdAt,
+      attempt: 0,
+      notBefore: 0,
+    };
+    if (job.trace !== undefined) job1.trace = job.trace;
+    made.push(job1);
   };
   const imStatus = (n: ImStatusNotice): void =>
     enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at });
