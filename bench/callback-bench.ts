@@ -38,6 +38,7 @@
  * keep-alive sockets to hermod (256), BENCH_RECEIPT_DELAY_MS of the simulator
  * (20), BENCH_DRAIN seconds to wait for late callbacks (30), HERMOD_GATEWAYS (1),
  * BENCH_SLOW_APP (1), BENCH_SLOW_RATE (50), BENCH_SLOW_ANSWER_MS (5000),
+ * BENCH_NODE_ARGS: node options for every hermod process (e.g. --heap-prof);
  * BENCH_CPU_PROF=<dir>: hermod's processes write --cpu-prof profiles there;
  * HERMOD_CALLBACK_THREADS is passed on to hermod when set.
  */
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
   const slowReceiver = await startCallbackReceiver((_path, body) => count(slowReceiver, body), { answerAfterMs: slowAnswerMs });
   let failed = false;
   try {
-    const profile = (scenario: string) => (cpuProf ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuProf}/${scenario}`] } : {});
+    const extraArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const profile = (scenario: string) => ({ nodeArgs: [...extraArgs, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}/${scenario}`] : [])] });
     const alone = await measureHermodCallbacks(receiver, track, { ...knobs, ...profile('alone') });
     const beside = withSlowApp
       ? await measureHermodCallbacks(receiver, track, { ...knobs, slowApp: { receiver: slowReceiver, rate: slowRate }, ...profile('beside-slow-app') })

@@ -13,6 +13,21 @@ export function rssBytes(pid: number): number {
   }
 }
 
+/**
+ * Pss of one process (its private pages, plus each shared page divided by the
+ * processes mapping it), 0 once it is gone. Summed over hermod's processes it
+ * counts the node binary and other shared libraries once, where summed RSS
+ * counts them once per process.
+ */
+export function pssBytes(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export type RssSampler = ReturnType<typeof createRssSampler>;
 
 /**
