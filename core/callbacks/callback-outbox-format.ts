@@ -1,3 +1,4 @@
+import type { StatusChange } from '../messages/status-recorder';
 import type { CallbackJob } from './callback-job';
 
 /**
@@ -14,7 +15,10 @@ import type { CallbackJob } from './callback-job';
  * - `Q<{a,l,f}>`: application `a`'s queue on disk: segments below `l` are not
  *   part of it, and segment `s` is read up to byte `f[s]` (written by compaction);
  * - `P<job>`: the job is kept only until it is published on a bus that keeps records;
- * - `p<event id>`: it was published.
+ * - `p<event id>`: it was published;
+ * - `L<{e,c}>`: status change `c` of a message not in memory waits for its
+ *   message to be looked up in history; its job, if it makes one, gets event id `e`;
+ * - `l<event id>`: that lookup ended (its job is owed or held, or there is none).
  *
  * JSON never holds a raw newline byte, so 0x0A ends every line whatever the
  * text. Replay works on bytes: lines are cut at 0x0A before any decoding, and
@@ -28,6 +32,15 @@ export const pendingLine = (job: CallbackJob): string => `P${JSON.stringify(job)
 export const encodeOwed = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map(owedLine).join(''), 'utf8');
 export const encodeSettled = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `S${id}\n`).join(''), 'utf8');
 export const encodePending = (jobs: readonly CallbackJob[]): Buffer => Buffer.from(jobs.map(pendingLine).join(''), 'utf8');
+/** A status change waiting for its message's lookup, and the event id its job is to have. */
+export interface OwedLookup {
+  eventId: string;
+  change: StatusChange;
+}
+
+export const lookupLine = (l: OwedLookup): string => `L${JSON.stringify({ e: l.eventId, c: l.change })}\n`;
+export const encodeLookups = (lookups: readonly OwedLookup[]): Buffer => Buffer.from(lookups.map(lookupLine).join(''), 'utf8');
+export const encodeLookedUp = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `l${id}\n`).join(''), 'utf8');
 export const encodePublished = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `p${id}\n`).join(''), 'utf8');
 export const encodeAdmitted = (applicationId: string, segment: number, offset: number, jobs: readonly CallbackJob[]): Buffer =>
   Buffer.from(`A${JSON.stringify({ a: applicationId, s: segment, o: offset, j: jobs })}\n`, 'utf8');
@@ -45,12 +58,14 @@ export interface QueueState {
 export interface Replayed {
   /** Jobs owed in memory by event id, in the order each came into memory. */
   owed: Map<string, CallbackJob>;
-  /** Bytes of the line that last wrote each owed job (its share of the line, for several). */
+  /** Bytes of the line that last wrote each owed job (its share of the line, for several); of each lookup under `L<event id>`. */
   bytes: Map<string, number>;
   /** Bytes up to the end of the last whole line. */
   whole: number;
   /** Jobs kept until published, by event id. */
   pending: Map<string, CallbackJob>;
+  /** Status changes waiting for their message's lookup, by the event id their job is to have. */
+  lookups: Map<string, OwedLookup>;
   /** Queues on disk, by application. */
   queues: Map<string, QueueState>;
   /** Complete lines that could not be read (damaged), skipped. */
@@ -63,6 +78,7 @@ export function replayOutbox(bytes: Buffer): Replayed {
   const owed = new Map<string, CallbackJob>();
   const sizes = new Map<string, number>();
   const pending = new Map<string, CallbackJob>();
+  const lookups = new Map<string, OwedLookup>();
   const queues = new Map<string, QueueState>();
   const stateOf = (app: string): QueueState => {
     let s = queues.get(app);
@@ -86,6 +102,11 @@ export function replayOutbox(bytes: Buffer): Replayed {
       pending.delete(text);
       continue;
     }
+    if (kind === 0x6c /* l */) {
+      lookups.delete(text);
+      sizes.delete(`L${text}`);
+      continue;
+    }
     try {
       const v = JSON.parse(text);
       if ((kind === 0x4a /* J */ || kind === 0x50) /* P */ && isJob(v)) {
@@ -99,6 +120,11 @@ export function replayOutbox(bytes: Buffer): Replayed {
           owed.set(job.eventId, job);
           sizes.set(job.eventId, Math.ceil((end + 1 - start) / v.j.length));
         }
+        continue;
+      }
+      if (kind === 0x4c /* L */ && typeof v.e === 'string' && isChange(v.c)) {
+        lookups.set(v.e, { eventId: v.e, change: v.c });
+        sizes.set(`L${v.e}`, end + 1 - start);
         continue;
       }
       if (kind === 0x45 /* E */ && typeof v.a === 'string' && Array.isArray(v.i)) {
@@ -115,11 +141,16 @@ export function replayOutbox(bytes: Buffer): Replayed {
     }
     damaged++;
   }
-  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id)) sizes.delete(id);
-  return { owed, bytes: sizes, whole: start, pending, queues, damaged };
+  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id) && !(id.startsWith('L') && lookups.has(id.slice(1)))) sizes.delete(id);
+  return { owed, bytes: sizes, whole: start, pending, lookups, queues, damaged };
 }
 
 function isJob(v: unknown): v is CallbackJob {
   const j = v as CallbackJob | null;
   return typeof j === 'object' && j !== null && typeof j.eventId === 'string' && typeof j.messageId === 'string';
+}
+
+function isChange(v: unknown): v is StatusChange {
+  const c = v as StatusChange | null;
+  return typeof c === 'object' && c !== null && typeof c.messageId === 'string' && typeof c.status === 'string' && typeof c.at === 'number';
 }

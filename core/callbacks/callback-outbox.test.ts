@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLogLevel, createLogger } from '../../lib/log';
 import type { CallbackJob } from './callback-job';
-import { encodeOwed, encodeSettled, replayOutbox } from './callback-outbox-format';
+import { encodeLookedUp, encodeLookups, encodeOwed, encodeSettled, type OwedLookup, replayOutbox } from './callback-outbox-format';
 import { openCallbackOutbox } from './callback-outbox';
 
 setLogLevel('error');
@@ -74,6 +74,44 @@ describe('callback outbox replay', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('brings back exactly the status changes still waiting for a lookup before a crash, whatever their text and wherever the last line was torn', () => {
+    const ids = ['e1', 'e2', 'e3', 'e4'];
+    const lookupOf = (eventId: string, detail: string): OwedLookup => ({
+      eventId,
+      change: { messageId: `m-${eventId}`, applicationId: 'acme', channel: 'sms', status: 'received', at: 1_700_000_000_000, detail },
+    });
+    type LookupLine = { wait: OwedLookup } | { ended: string } | { owe: CallbackJob };
+    const lookupLineArb: fc.Arbitrary<LookupLine> = fc.oneof(
+      fc.record({ id: fc.constantFrom(...ids), detail: unicodeText }).map(({ id, detail }) => ({ wait: lookupOf(id, detail) })),
+      fc.constantFrom(...ids).map((id) => ({ ended: id })),
+      // A job with the same event id does not end a lookup: only its own line does.
+      fc.record({ id: fc.constantFrom(...ids), content: unicodeText }).map(({ id, content }) => ({ owe: jobOf(id, content) })),
+    );
+    const encode = (l: LookupLine): Buffer => ('wait' in l ? encodeLookups([l.wait]) : 'ended' in l ? encodeLookedUp([l.ended]) : encodeOwed([l.owe]));
+    fc.assert(
+      fc.property(
+        fc.array(lookupLineArb, { maxLength: 30 }),
+        fc.nat(),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (lines, cut, tornFraction) => {
+          const encoded = lines.map(encode);
+          const complete = lines.length === 0 ? 0 : cut % (lines.length + 1);
+          const torn = encoded[complete];
+          const tail = torn ? torn.subarray(0, Math.floor(tornFraction * torn.length)) : Buffer.alloc(0);
+          const { lookups, damaged } = replayOutbox(Buffer.concat([...encoded.slice(0, complete), tail]));
+          const model = new Map<string, OwedLookup>();
+          for (const l of lines.slice(0, complete)) {
+            if ('wait' in l) model.set(l.wait.eventId, l.wait);
+            else if ('ended' in l) model.delete(l.ended);
+          }
+          expect(damaged).toBe(0);
+          expect([...lookups]).toEqual([...model]);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

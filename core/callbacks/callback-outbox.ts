@@ -8,11 +8,15 @@ import { openOutboxJournal } from './callback-outbox-journal';
 import {
   encodeAdmitted,
   encodeEvicted,
+  encodeLookedUp,
+  encodeLookups,
   encodeOwed,
   encodePending,
   encodePublished,
   encodeQueueState,
   encodeSettled,
+  lookupLine,
+  type OwedLookup,
   owedLine,
   pendingLine,
 } from './callback-outbox-format';
@@ -73,6 +77,16 @@ export interface CallbackOutbox {
   hold(jobs: readonly CallbackJob[]): void;
   /** The bus took these held jobs (each exactly as held). */
   handOver(jobs: readonly CallbackJob[]): void;
+  /**
+   * Status changes whose message is not in memory, kept until their lookup
+   * ends: a restart gives them back (`lookups`) to be looked up again, so a
+   * change acknowledged on the bus still makes its callback.
+   */
+  awaitLookups(lookups: readonly OwedLookup[]): void;
+  /** These lookups ended: their jobs are owed or held, or they make none. */
+  lookedUp(eventIds: readonly string[]): void;
+  /** Lookups that have not ended, in the order they were kept. */
+  lookups(): OwedLookup[];
   /** Jobs owed in memory, in the order they came into memory. */
   owed(): CallbackJob[];
   /** Every job owed or held, in memory and on disk. */
@@ -103,6 +117,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   /** Jobs in memory per application, in the order they came into memory. */
   const byApplication = new Map<string, Map<string, CallbackJob>>();
   const pending = new Map<string, Entry>();
+  const lookups = new Map<string, { lookup: OwedLookup; bytes: number }>();
   let liveBytes = 0;
   let closed = false;
   let consumer: OutboxConsumer | undefined;
@@ -137,6 +152,11 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const append = (buf: Buffer): void => journal.append(buf);
   if (replayed) {
     for (const job of replayed.owed.values()) remember(job, replayed.bytes.get(job.eventId) ?? 0);
+    for (const lookup of replayed.lookups.values()) {
+      const bytes = replayed.bytes.get(`L${lookup.eventId}`) ?? 0;
+      lookups.set(lookup.eventId, { lookup, bytes });
+      liveBytes += bytes;
+    }
     if (replayed.damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: replayed.damaged });
   }
   const disk = openCallbackDiskQueues({
@@ -154,6 +174,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
         ...disk.applications().map((a) => encodeQueueState(a, disk.state(a))),
         encodeOwed([...memory.values()].map((e) => e.job)),
         encodePending([...pending.values()].map((e) => e.job)),
+        encodeLookups([...lookups.values()].map((e) => e.lookup)),
       ]),
     );
   const maybeCompact = (): void => {
@@ -389,6 +410,30 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       changed();
       maybeCompact();
     },
+    awaitLookups(list) {
+      if (list.length === 0) return;
+      const lines = list.map(lookupLine);
+      append(Buffer.from(lines.join(''), 'utf8'));
+      list.forEach((lookup, i) => {
+        const bytes = Buffer.byteLength(lines[i]!, 'utf8');
+        const before = lookups.get(lookup.eventId);
+        if (before) liveBytes -= before.bytes;
+        lookups.set(lookup.eventId, { lookup, bytes });
+        liveBytes += bytes;
+      });
+      maybeCompact();
+    },
+    lookedUp(eventIds) {
+      const known = [...new Set(eventIds)].filter((id) => lookups.has(id));
+      if (known.length === 0) return;
+      append(encodeLookedUp(known));
+      for (const id of known) {
+        liveBytes -= lookups.get(id)!.bytes;
+        lookups.delete(id);
+      }
+      maybeCompact();
+    },
+    lookups: () => [...lookups.values()].map((e) => e.lookup),
     owed: () => [...memory.values()].map((e) => e.job),
     get size() {
       return memory.size + pending.size + disk.total;

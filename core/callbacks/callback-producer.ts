@@ -12,6 +12,7 @@ import { isImAttemptId } from '../im/im-ids';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
+import type { OwedLookup } from './callback-outbox-format';
 import { traceOf } from '../../lib/tracing';
 
 interface CallbackProducerDeps {
@@ -54,31 +55,52 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   // Jobs made in one synchronous run (the listeners of one recorded batch) go
   // to the outbox in one write, in a microtask queued before the recorder's
   // own promise settles: the job is on disk before the status that caused it
-  // is acknowledged on the bus.
+  // is acknowledged on the bus. So are the changes whose message must first be
+  // looked up in history (`awaiting`), until their lookup ends (`ended`).
   let made: CallbackJob[] = [];
+  let awaiting: OwedLookup[] = [];
+  let ended: string[] = [];
   const writeMade = (): void => {
     const jobs = made;
+    const waits = awaiting;
+    const done = ended;
     made = [];
+    awaiting = [];
+    ended = [];
+    try {
+      outbox.awaitLookups(waits);
+    } catch (err) {
+      deps.log.error('could not keep status changes waiting for a lookup in the outbox', { err, changes: waits.length });
+    }
     if (!deps.busKeepsRecords) {
       try {
         outbox.owe(jobs);
       } catch (err) {
         deps.log.error('could not write callbacks to the outbox', { err, jobs: jobs.length });
       }
-      return;
+    } else {
+      try {
+        outbox.hold(jobs);
+      } catch (err) {
+        deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
+      }
+      for (const job of jobs) publisher.add(job).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
     }
+    // After the jobs they made: a crash in between gives the lookup again, and its job the same event id.
     try {
-      outbox.hold(jobs);
+      outbox.lookedUp(done);
     } catch (err) {
-      deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
+      deps.log.error('could not mark lookups ended in the outbox', { err, lookups: done.length });
     }
-    for (const job of jobs) publisher.add(job).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
   };
-  const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>): void => {
-    if (made.length === 0) queueMicrotask(writeMade);
+  const toWrite = (): void => {
+    if (made.length === 0 && awaiting.length === 0 && ended.length === 0) queueMicrotask(writeMade);
+  };
+  const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>, eventId: string = randomUUID()): void => {
+    toWrite();
     // Built field by field (one shape for every job), not spread: thousands a second.
     const job1: CallbackJob = {
-      eventId: randomUUID(),
+      eventId,
       applicationId: job.applicationId,
       kind: job.kind,
       messageId: job.messageId,
@@ -90,24 +112,48 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     if (job.trace !== undefined) job1.trace = job.trace;
     made.push(job1);
   };
-  const imStatus = (n: ImStatusNotice): void =>
-    enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at });
-  const statusJob = (m: MessageRecord, c: StatusChange): void => {
+  const imStatusJob = (n: ImStatusNotice, eventId?: string): void =>
+    enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId);
+  const statusJob = (m: MessageRecord, c: StatusChange, eventId?: string): void => {
     if (m.direction !== 'MT') return;
     if (m.channel === 'im') {
       // Intelligent Messaging: `accepted` is told here; the IM orchestrator tells the rest (imStatus below).
       if (c.status !== 'accepted') return;
-      return imStatus({ applicationId: m.applicationId, messageId: m.id, status: 'accepted', reference: m.reference, at: c.at });
+      return imStatusJob({ applicationId: m.applicationId, messageId: m.id, status: 'accepted', reference: m.reference, at: c.at }, eventId);
     }
-    enqueue({
-      applicationId: m.applicationId,
-      kind: 'status',
-      messageId: m.id,
-      body: { id: m.id, message_id: m.id, status: c.status, detail: m.destination, ...(m.reference ? { reference: m.reference } : {}) },
-      createdAt: c.at,
-      trace: traceOf(c),
-    });
+    enqueue(
+      {
+        applicationId: m.applicationId,
+        kind: 'status',
+        messageId: m.id,
+        body: { id: m.id, message_id: m.id, status: c.status, detail: m.destination, ...(m.reference ? { reference: m.reference } : {}) },
+        createdAt: c.at,
+        trace: traceOf(c),
+      },
+      eventId,
+    );
   };
+  /**
+   * Looks the change's message up in history, then makes its job with the
+   * event id kept in the outbox for it. Lookups sharing a query are answered
+   * in the order made; across queries, order among these late ones is best effort.
+   */
+  const lookUp = ({ eventId, change }: OwedLookup): void => {
+    void deps.lookup.find(change.messageId).then(
+      (stored) => {
+        if (stored) statusJob(stored, change, eventId);
+        toWrite();
+        ended.push(eventId);
+      },
+      // Kept in the outbox: looked up again at the next start.
+      (err) => deps.log.warn('no callback yet: message lookup failed', { err, messageId: change.messageId }),
+    );
+  };
+
+  // Changes that were waiting for a lookup when this core last stopped.
+  const resumed = outbox.lookups();
+  if (resumed.length > 0) deps.log.info('looking up messages for callbacks owed from before the restart', { changes: resumed.length });
+  for (const l of resumed) lookUp(l);
 
   return {
     /** Status changes, in the order they were applied. */
@@ -118,12 +164,11 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       if (isImAttemptId(change.messageId)) return;
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
-      // Not in memory (an old message, or one another core accepted): look it up. Lookups sharing a
-      // query are answered in the order made; across queries, order among these late ones is best effort.
-      void deps.lookup.find(change.messageId).then(
-        (stored) => stored && statusJob(stored, change),
-        (err) => deps.log.warn('no callback: message lookup failed', { err, messageId: change.messageId }),
-      );
+      // Not in memory (an old message, or one another core accepted): kept in the outbox, then looked up.
+      const lookup = { eventId: randomUUID(), change };
+      toWrite();
+      awaiting.push(lookup);
+      lookUp(lookup);
     },
     repliesReceived(replies: readonly MessageRecord[]): void {
       for (const r of replies) {
@@ -138,7 +183,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       }
     },
     /** What the IM orchestrator tells about a message or one of its attempts. */
-    imStatus,
+    imStatus: (n: ImStatusNotice): void => imStatusJob(n),
     drain: async () => {
       // Jobs made in this very turn are still in `made` until their microtask runs.
       await Promise.resolve();

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { message } from '../adapters/history-contract';
+import { createMemoryBus } from '../adapters/memory-bus';
+import { createRecentMessages } from '../messages/recent-messages';
+import type { StatusChange } from '../messages/status-recorder';
+import type { MessageRecord } from '../ports/message-history';
+import { openCallbackOutbox, type CallbackOutbox } from './callback-outbox';
+import { createCallbackProducer } from './callback-producer';
+
+const log = createLogger({ test: 'callback-producer' });
+const dirs: string[] = [];
+const outboxes: CallbackOutbox[] = [];
+
+afterEach(() => {
+  for (const o of outboxes.splice(0)) o.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const freshDir = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-callback-producer-'));
+  dirs.push(dir);
+  return dir;
+};
+
+const open = (dir: string): CallbackOutbox => {
+  const outbox = openCallbackOutbox({ dir, log });
+  outboxes.push(outbox);
+  return outbox;
+};
+
+/** An old message: accepted long ago, no longer among the recent ones, so its status change must look it up in history. */
+const old = message({ id: 'm-old', applicationId: 'tenant-a', destination: '+64211234567', reference: 'Pānui 🌿 #7 你好', direction: 'MT', channel: 'sms' });
+const receipt: StatusChange = { messageId: old.id, applicationId: old.applicationId, channel: 'sms', status: 'received', at: Date.now() };
+
+/** A history lookup that answers from `held`, or never (`hang`). */
+const lookupOf = (held: MessageRecord[], hang = false) => ({
+  find: (id: string): Promise<MessageRecord | undefined> => (hang ? new Promise(() => undefined) : Promise.resolve(held.find((m) => m.id === id))),
+});
+
+const producerOn = (outbox: CallbackOutbox, lookup: ReturnType<typeof lookupOf>) =>
+  createCallbackProducer({ bus: createMemoryBus(), lookup, recent: createRecentMessages(), log, outbox, busKeepsRecords: false });
+
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+
+describe('callback producer', () => {
+  it('still makes the callback of a late receipt when core dies while its message is being looked up in history', async () => {
+    const dir = freshDir();
+    const before = open(dir);
+    producerOn(before, lookupOf([old], true)).statusChanged(receipt);
+    await settle();
+    expect(before.owed()).toEqual([]);
+    // kill -9: the lookup never ends, nothing more is written.
+    before.close();
+
+    const after = open(dir);
+    producerOn(after, lookupOf([old]));
+    await settle();
+    const owed = after.owed();
+    expect(owed).toHaveLength(1);
+    expect(owed[0]).toMatchObject({
+      applicationId: 'tenant-a',
+      kind: 'status',
+      messageId: 'm-old',
+      body: { id: 'm-old', status: 'received', detail: '+64211234567', reference: 'Pānui 🌿 #7 你好' },
+    });
+  });
+
+  it('gives the job of a lookup cut short by a restart the event id it was to have, so a receiver can tell a repeat', async () => {
+    const dir = freshDir();
+    const first = open(dir);
+    producerOn(first, lookupOf([old], true)).statusChanged(receipt);
+    await settle();
+    const [kept] = first.lookups();
+    first.close();
+
+    const second = open(dir);
+    producerOn(second, lookupOf([old]));
+    await settle();
+    expect(second.owed().map((j) => j.eventId)).toEqual([kept!.eventId]);
+    expect(second.lookups()).toEqual([]);
+  });
+
+  it('looks nothing up again after a restart once a lookup has made its job', async () => {
+    const dir = freshDir();
+    const first = open(dir);
+    producerOn(first, lookupOf([old])).statusChanged(receipt);
+    await settle();
+    expect(first.owed()).toHaveLength(1);
+    expect(first.lookups()).toEqual([]);
+    first.close();
+
+    const second = open(dir);
+    producerOn(second, lookupOf([old]));
+    await settle();
+    // The job owed before the restart, once: the lookup is not made again.
+    expect(second.owed()).toHaveLength(1);
+    expect(second.lookups()).toEqual([]);
+  });
+
+  it('ends the lookup of a message history does not have, so it is not looked up at every start', async () => {
+    const dir = freshDir();
+    const first = open(dir);
+    producerOn(first, lookupOf([])).statusChanged({ ...receipt, messageId: 'm-unknown' });
+    await settle();
+    expect(first.owed()).toEqual([]);
+    expect(first.lookups()).toEqual([]);
+    first.close();
+
+    expect(open(dir).lookups()).toEqual([]);
+  });
+
+  it('keeps waiting lookups through a compaction of the outbox journal', async () => {
+    const dir = freshDir();
+    const outbox = openCallbackOutbox({ dir, log, compactBytes: 4096 });
+    outboxes.push(outbox);
+    const producer = producerOn(outbox, lookupOf([old], true));
+    producer.statusChanged(receipt);
+    await settle();
+    // Enough settled jobs to compact the journal several times over.
+    for (let i = 0; i < 200; i++) {
+      outbox.owe([
+        {
+          eventId: `e-${i}`,
+          applicationId: 'tenant-b',
+          kind: 'status',
+          messageId: `x-${i}`,
+          body: { status: 'sent', detail: 'Kia ora 👋🏽' },
+          createdAt: 0,
+          attempt: 0,
+          notBefore: 0,
+        },
+      ]);
+      outbox.settle([`e-${i}`]);
+    }
+    expect(outbox.fileBytes).toBeLessThan(4096 * 2);
+    outbox.close();
+
+    const after = open(dir);
+    expect(after.lookups().map((l) => l.change)).toEqual([receipt]);
+  });
+});
