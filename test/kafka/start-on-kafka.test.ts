@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enginesRequired } from '../support/engines-required';
+import { eventually } from '../support/eventually';
+import { startHermodWithChannels, type HermodWithChannels } from '../support/hermod-with-channels';
+import { createClient, type Client } from '../support/https-client';
+import { KAFKA_VERSIONS, kafkaUnavailableReason, startKafkaCluster, type KafkaCluster } from '../support/kafka-cluster';
+import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../support/redis-keys';
+
+// `hermod start` as a user runs it on Kafka: the supervisor's gateway, core and two worker
+// processes on one broker of the newest supported Kafka, hot state in Redis under a prefix of its own.
+const unavailable = kafkaUnavailableReason();
+const NEWEST = KAFKA_VERSIONS.at(-1)!;
+const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
+const TEXT = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
+
+if (unavailable && !enginesRequired) {
+  console.warn(`hermod start on Kafka skipped: ${unavailable}`);
+  describe('hermod start on the Kafka bus', () => {
+    it.skip(`runs against a real Kafka broker; skipped here because ${unavailable}`, () => undefined);
+  });
+} else {
+  describe(`hermod start on the Kafka ${NEWEST} bus and Redis state`, () => {
+    let cluster: KafkaCluster | undefined;
+    let h: HermodWithChannels | undefined;
+    let basic: Client | undefined;
+    const prefix = randomPrefix('start-kafka');
+    const atCarrier: string[] = [];
+
+    beforeAll(async () => {
+      if (unavailable) throw new Error(`this run must include the Kafka tests, but ${unavailable}`);
+      cluster = await startKafkaCluster({ version: NEWEST });
+      h = await startHermodWithChannels('start-kafka', {
+        env: {
+          HERMOD_BUS: 'kafka',
+          HERMOD_KAFKA_BROKERS: cluster.brokers.join(','),
+          HERMOD_STATE: 'redis',
+          HERMOD_REDIS_URL: REDIS_URL,
+          HERMOD_REDIS_PREFIX: prefix,
+          HERMOD_BUS_PARTITIONS: '4',
+        },
+      });
+      h.smsc.on('message', (m: { text: string }) => atCarrier.push(m.text));
+      basic = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'acme', pass: 'secret' });
+    }, 15 * 60_000);
+
+    afterAll(async () => {
+      basic?.close();
+      await h?.stop();
+      await cluster?.stop();
+      await deleteRedisKeys(prefix);
+    }, 120_000);
+
+    it('delivers an SMS sent through v2 all the way to received, with its text intact', async () => {
+      const sent = await basic!.post('/rest/sms/v2/messages', { destination: '+6421000301', content: TEXT });
+      expect(sent.status, sent.text).toBe(202);
+      const done = await eventually(
+        async () => {
+          const r = await basic!.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+          return r.json?.status === 'received' ? r : undefined;
+        },
+        60_000,
+        200,
+      );
+      expect(done.json).toMatchObject({ id: sent.json.id, status: 'received', content: TEXT });
+      expect(atCarrier).toContain(TEXT);
+    }, 90_000);
+
+    it('runs the SMS workers in a process of their own and the quieter channels together in one more', () => {
+      const running = h!.hermod
+        .output()
+        .split('\n')
+        .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}))
+        .find((l) => l.msg === 'hermod is running');
+      expect(running.workers).toEqual(['sms', 'email,wab,rcs,mms']);
+    });
+
+    it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
+      const email = await h!.client.post('/rest/im/v1/message', {
+        destination: { email: 'hoa@example.com' },
+        message: { type: 'text', text: { body: 'Привет, 你好世界 🎉' } },
+        delivery_attempts: [{ channel: 'email' }],
+      });
+      const wab = await h!.client.post('/rest/im/v1/message', {
+        destination: { mobile: '+6421100301' },
+        message: { type: 'text', text: { body: 'Kia ora, e hoa mā' } },
+        delivery_attempts: [{ channel: 'wab' }],
+      });
+      expect(email.status, email.text).toBe(202);
+      expect(wab.status, wab.text).toBe(202);
+      for (const id of [email.json.id as string, wab.json.id as string]) {
+        await eventually(async () => (h!.callbacks.some((c) => c.body.id === id && FINAL.has(c.body.status)) ? true : undefined), 60_000, 200);
+      }
+      expect(h!.smtp.mails.some((m) => m.to.includes('hoa@example.com'))).toBe(true);
+      expect(h!.wab.received.some((m) => m.to === '6421100301')).toBe(true);
+    }, 90_000);
+  });
+}
