@@ -95,6 +95,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         allowAutoTopicCreation: false,
         sessionTimeout,
         heartbeatInterval,
+        maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       });
       let closing = false;
       const runner = createPartitionRunner({
@@ -185,6 +186,15 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
   };
 }
+
+/**
+ * Longest a fetch waits on the broker for records (Kafka's own consumer
+ * default, fetch.max.wait.ms; the Redis bus blocks 1 s). A closing consumer
+ * waits for its fetch in flight, and with kafkajs's 5 s each of core's
+ * subscriptions, closed one after another, took up to 5 s to close: core
+ * overran its 10 s shutdown grace under `hermod start` and was cut short.
+ */
+const FETCH_MAX_WAIT_MS = 500;
 
 /**
  * How long a topic this bus has just made sure of may stay unknown to the

@@ -10,6 +10,7 @@ import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../support/redis-keys'
 // processes on one broker of the newest supported Kafka, hot state in Redis under a prefix of its own.
 const unavailable = kafkaUnavailableReason();
 const NEWEST = KAFKA_VERSIONS.at(-1)!;
+const GRACE_MS = 10_000;
 const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
 const TEXT = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
 
@@ -93,5 +94,24 @@ if (unavailable && !enginesRequired) {
       expect(h!.smtp.mails.some((m) => m.to.includes('hoa@example.com'))).toBe(true);
       expect(h!.wab.received.some((m) => m.to === '6421100301')).toBe(true);
     }, 90_000);
+
+    it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
+      const asked = Date.now();
+      const code = await h!.hermod.stop();
+      const took = Date.now() - asked;
+      const lines = h!.hermod.output().split('\n');
+      const after = lines.slice(lines.findIndex((l) => l.includes('"msg":"stopping hermod"'))).filter((l) => l.startsWith('{"time"'));
+      expect(
+        after.filter((l) => l.includes('"level":"error"')),
+        after.join('\n'),
+      ).toEqual([]);
+      expect(
+        after.some((l) => l.includes('"msg":"core stopped"')),
+        after.join('\n'),
+      ).toBe(true);
+      expect(code).toBe(0);
+      // HERMOD_SHUTDOWN_GRACE (10 s) is what one process may take before it is cut short; on Redis the whole stop takes well under 1 s.
+      expect(took, after.join('\n')).toBeLessThan(GRACE_MS);
+    }, 60_000);
   });
 }
