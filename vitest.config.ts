@@ -35,6 +35,7 @@ const LONGEST_FIRST = [
   'test/kafka/multi-process-kafka.test.ts',
   'test/kafka/broker-kill.test.ts',
   'test/kafka/kafka-failover.test.ts',
+  'test/kafka/start-on-kafka.test.ts',
   'test/receipts-across-crash.test.ts',
   'test/intelligent-messaging.test.ts',
   'test/im-fallback.test.ts',
