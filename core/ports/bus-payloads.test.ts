@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
@@ -54,14 +55,84 @@ const refusal = (decode: () => unknown): HermodError => {
   throw new Error('decoded what should have been refused');
 };
 
+/** The bytes as another process reads them: a Buffer of its own, not the one encoded here. */
+const overTheWire = (value: Buffer): Buffer => Buffer.from(value);
+
+const text = fc.string({ unit: 'grapheme', maxLength: 30 });
+const jobArb: fc.Arbitrary<OutboundJob> = fc.record(
+  {
+    id: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 36 }),
+    applicationId: text,
+    channel: fc.constantFrom('sms', 'wab', 'rcs', 'email', 'mms'),
+    destination: text,
+    source: text,
+    content: text,
+    acceptedAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+    im: fc.record(
+      {
+        type: fc.constantFrom('text' as const, 'media' as const, 'template' as const),
+        media: fc.record({ mimeType: text, url: text }),
+        template: fc.record({ id: text, name: text, language: text, parameters: fc.array(fc.record({ name: text, text }), { maxLength: 3 }) }),
+        subject: text,
+        reference: text,
+      },
+      { requiredKeys: ['type'] },
+    ),
+    trace: text,
+  },
+  { requiredKeys: ['id', 'applicationId', 'channel', 'destination', 'source', 'content', 'acceptedAt'] },
+);
+const statusArb: fc.Arbitrary<StatusUpdate> = fc.record(
+  {
+    id: text,
+    status: fc.constantFrom('accepted' as const, 'submitted' as const, 'received' as const, 'failed' as const),
+    at: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+    carrierId: text,
+    errorCode: text,
+    detail: text,
+    channel: text,
+    trace: text,
+  },
+  { requiredKeys: ['id', 'status', 'at', 'channel'] },
+);
+const inboundArb: fc.Arbitrary<InboundPayload> = fc.record(
+  { source: text, destination: text, text, at: fc.integer({ min: 0, max: 4_102_444_800_000 }), channel: text, carrierRef: text, businessId: text },
+  { requiredKeys: ['source', 'destination', 'text', 'at', 'channel'] },
+);
+
 describe('the bus contract between core and the workers', () => {
   it('round-trips jobs, status updates and inbound messages in any script, each marked version 1 on the wire', () => {
-    expect(decodeJob(encodeJob(job))).toEqual(job);
-    expect(decodeStatus(encodeStatus(status))).toEqual(status);
-    expect(decodeInbound(encodeInbound(inbound))).toEqual(inbound);
+    expect(decodeJob(overTheWire(encodeJob(job)))).toEqual(job);
+    expect(decodeStatus(overTheWire(encodeStatus(status)))).toEqual(status);
+    expect(decodeInbound(overTheWire(encodeInbound(inbound)))).toEqual(inbound);
     for (const value of [encodeJob(job), encodeStatus(status), encodeInbound(inbound)]) expect(wire(value).v).toBe(1);
     const plain = { ...job, im: undefined, content: '🇳🇿'.repeat(500) };
-    expect(decodeJob(encodeJob(plain))).toEqual({ ...job, content: plain.content, im: undefined });
+    expect(decodeJob(overTheWire(encodeJob(plain)))).toEqual({ ...job, content: plain.content, im: undefined });
+  });
+
+  it('decodes a record that never left this process to what another process reads from its bytes, field for field', () => {
+    fc.assert(
+      fc.property(jobArb, statusArb, inboundArb, (j, u, m) => {
+        const extra = { ...j, dataCoding: 8 } as OutboundJob;
+        for (const [here, there] of [
+          [decodeJob(encodeJob(extra)), decodeJob(overTheWire(encodeJob(extra)))],
+          [decodeStatus(encodeStatus(u)), decodeStatus(overTheWire(encodeStatus(u)))],
+          [decodeInbound(encodeInbound(m)), decodeInbound(overTheWire(encodeInbound(m)))],
+        ] as const) {
+          // Absent and undefined alike, as a reader of either sees them; and each decode is a copy of its own.
+          expect(JSON.parse(JSON.stringify(here))).toStrictEqual(there);
+          expect(here).not.toBe(there);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("hands each reader of the same record a copy, so one changing its payload does not change another reader's", () => {
+    const value = encodeStatus(status);
+    const first = decodeStatus(value);
+    first.detail = 'changed by one reader';
+    expect(decodeStatus(value).detail).toBe(status.detail);
   });
 
   it('puts only the named fields on the bus, whatever else the object carries', () => {

@@ -133,9 +133,28 @@ type Kind = keyof typeof SCHEMAS;
 const ajv = new Ajv2020({ allErrors: true, removeAdditional: true });
 const VALIDATORS = Object.fromEntries(Object.entries(SCHEMAS).map(([kind, schema]) => [kind, ajv.compile(schema)])) as Record<Kind, ValidateFunction>;
 
-const encode = (payload: object): Buffer => Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+/**
+ * What each encoded value said, while that Buffer lives: a bus inside one
+ * process (the embedded default) hands the subscriber the very Buffer the
+ * publisher made, and its decode then copies the payload instead of parsing
+ * and validating JSON this process wrote a moment before. A Buffer that came
+ * over a socket or from another thread is a new object, so it is parsed and
+ * checked as always.
+ */
+const written = new WeakMap<Buffer, { kind: Kind; payload: Record<string, unknown> }>();
+
+function encode(kind: Kind, payload: Record<string, unknown>): Buffer {
+  const value = Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+  // As a reader of the JSON sees it: a field that is undefined is absent.
+  const seen: Record<string, unknown> = {};
+  for (const name in payload) if (payload[name] !== undefined) seen[name] = payload[name];
+  written.set(value, { kind, payload: seen });
+  return value;
+}
 
 function decode<T>(kind: Kind, value: Buffer): T {
+  const known = written.get(value);
+  if (known?.kind === kind) return { ...known.payload } as T;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value.toString('utf8'));
@@ -182,7 +201,7 @@ function problem(e: ErrorObject): { field: string; description: string } {
 }
 
 export const encodeJob = (job: OutboundJob): Buffer =>
-  encode({
+  encode('job', {
     id: job.id,
     applicationId: job.applicationId,
     channel: job.channel,
@@ -196,11 +215,28 @@ export const encodeJob = (job: OutboundJob): Buffer =>
 export const decodeJob = (value: Buffer): OutboundJob => decode('job', value);
 
 export const encodeStatus = (u: StatusUpdate): Buffer =>
-  encode({ id: u.id, status: u.status, at: u.at, carrierId: u.carrierId, errorCode: u.errorCode, detail: u.detail, channel: u.channel, trace: u.trace });
+  encode('status', {
+    id: u.id,
+    status: u.status,
+    at: u.at,
+    carrierId: u.carrierId,
+    errorCode: u.errorCode,
+    detail: u.detail,
+    channel: u.channel,
+    trace: u.trace,
+  });
 export const decodeStatus = (value: Buffer): StatusUpdate => decode('status', value);
 
 export const encodeInbound = (m: InboundPayload): Buffer =>
-  encode({ source: m.source, destination: m.destination, text: m.text, at: m.at, channel: m.channel, carrierRef: m.carrierRef, businessId: m.businessId });
+  encode('inbound', {
+    source: m.source,
+    destination: m.destination,
+    text: m.text,
+    at: m.at,
+    channel: m.channel,
+    carrierRef: m.carrierRef,
+    businessId: m.businessId,
+  });
 export const decodeInbound = (value: Buffer): InboundPayload => decode('inbound', value);
 
 /**
