@@ -42,7 +42,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'worker': {
       const { openBus, openState } = await import('../core/adapters/open-adapters');
       return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms', {
-        openBus: () => openBus(config.adapters),
+        openBus: () => openBus(config.adapters, log),
         openState: () => openState(config.adapters),
       });
     }

@@ -61,7 +61,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const history = await openHistory(config, log);
   watchHistoryEngineMemory(() => history.engineMemoryBytes());
   const state = await openState(config.adapters);
-  const bus = await openBus(config.adapters);
+  const bus = await openBus(config.adapters, log);
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages({ maxAgeMs: config.recentMessagesMaxAgeMs });
   const untrackRecent = trackEntries({ recent_messages: () => recent.size });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { createLogger, type Logger } from '../../lib/log';
+import { kafkaLogCreator } from './kafka-log';
 import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } from '../ports/bus';
 import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
 import { createPartitionedPublisher } from './kafka-bus-publish';
@@ -19,6 +21,8 @@ export interface KafkaBusOptions {
   sessionTimeoutMs?: number;
   /** Longest subscribe() waits for the member to join its group before it returns anyway (default 10 s). */
   joinWaitMs?: number;
+  /** Where kafkajs's own log goes (kafka-log.ts); default a logger of its own. */
+  log?: Logger;
 }
 
 /**
@@ -31,7 +35,12 @@ export interface KafkaBusOptions {
  * HermodError.
  */
 export function createKafkaBus(options: KafkaBusOptions): Bus {
-  const kafka = new Kafka({ clientId: options.clientId ?? 'hermod', brokers: options.brokers, logLevel: logLevel.WARN });
+  const kafka = new Kafka({
+    clientId: options.clientId ?? 'hermod',
+    brokers: options.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(options.log ?? createLogger({ component: 'kafka-bus' })),
+  });
   const partitions = options.partitions ?? 16;
   const createTopics = options.createTopics ?? true;
   const retryBackoffMs = options.retryBackoffMs ?? 500;
@@ -52,7 +61,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   };
   const getProducer = (): Promise<Producer> => {
     // Idempotence needs one request in flight per broker to keep sequence numbers gapless.
-    producer ??= connected(kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }));
+    // Partitions are chosen in kafka-bus-publish.ts (murmur2); naming the partitioner also spares the log kafkajs's v2 notice.
+    producer ??= connected(
+      kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner }),
+    );
     producer.catch(() => (producer = undefined));
     return producer;
   };

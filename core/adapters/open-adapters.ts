@@ -10,7 +10,7 @@ import { createJournaledHistory } from '../history/journaled-history';
  * The one place that turns configuration into adapters. Everything above the
  * ports is the same code whichever engines are chosen.
  */
-export async function openBus(a: AdaptersConfig): Promise<Bus> {
+export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
   switch (a.bus) {
     case 'memory':
       return (await import('./memory-bus')).createMemoryBus({ partitions: a.busPartitions });
@@ -23,6 +23,7 @@ export async function openBus(a: AdaptersConfig): Promise<Bus> {
         partitions: a.busPartitions,
         replicationFactor: a.kafkaReplicationFactor > 0 ? a.kafkaReplicationFactor : undefined,
         createTopics: a.kafkaCreateTopics,
+        log,
       });
   }
 }

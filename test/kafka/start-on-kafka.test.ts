@@ -75,6 +75,13 @@ if (unavailable && !enginesRequired) {
       expect(running.workers).toEqual(['sms', 'email,wab,rcs,mms']);
     });
 
+    it('starts on a fresh broker without an error line, kafkajs’s own lines written in hermod’s format', () => {
+      const lines = h!.hermod.output().split('\n');
+      expect(lines.filter((l) => l.includes('"logger":"kafkajs"'))).toEqual([]);
+      expect(lines.filter((l) => /"level":"(error|ERROR)"/.test(l))).toEqual([]);
+      expect(lines.some((l) => l.includes('"kafka":'))).toBe(true);
+    });
+
     it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
       const email = await h!.client.post('/rest/im/v1/message', {
         destination: { email: 'hoa@example.com' },

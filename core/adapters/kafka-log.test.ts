@@ -1,0 +1,63 @@
+import { logLevel } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import type { Logger, LogLevel } from '../../lib/log';
+import { kafkaLogCreator } from './kafka-log';
+
+/** A logger that keeps what it is told. */
+function keeping() {
+  const lines: { level: LogLevel; msg: string; fields: Record<string, unknown> }[] = [];
+  const at =
+    (level: LogLevel) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
+  const log: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log };
+  return { log, lines };
+}
+
+const entry = (level: logLevel, message: string, fields: Record<string, unknown> = {}) => ({
+  namespace: 'Connection',
+  level,
+  label: logLevel[level],
+  log: { timestamp: '2026-11-24T22:00:00.000Z', logger: 'kafkajs', message, ...fields },
+});
+
+describe('kafkajs log through hermod', () => {
+  it('writes kafkajs lines through hermod’s logger with their namespace, at their own level', () => {
+    const { log, lines } = keeping();
+    const write = kafkaLogCreator(log)(logLevel.WARN);
+    write(entry(logLevel.WARN, 'Connection timeout', { broker: 'kafka-1:9092' }));
+    write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'Not leader for partition', broker: 'kafka-1:9092' }));
+    expect(lines).toEqual([
+      { level: 'warn', msg: 'Connection timeout', fields: { kafka: 'Connection', broker: 'kafka-1:9092' } },
+      {
+        level: 'error',
+        msg: 'Response Produce(key: 0, version: 7)',
+        fields: { kafka: 'Connection', error: 'Not leader for partition', broker: 'kafka-1:9092' },
+      },
+    ]);
+  });
+
+  it('tells a topic that another process made first as a debug line, not an error, on every clean start', () => {
+    const { log, lines } = keeping();
+    kafkaLogCreator(log)(logLevel.WARN)(
+      entry(logLevel.ERROR, 'Response CreateTopics(key: 19, version: 3)', { error: 'Topic creation errors', correlationId: 4 }),
+    );
+    expect(lines.map((l) => l.level)).toEqual(['debug']);
+  });
+
+  it('tells a consumer restart while a fresh broker loads its group coordinator as info, and a later real crash of the same group as an error', () => {
+    const { log, lines } = keeping();
+    const write = kafkaLogCreator(log)(logLevel.WARN);
+    write(
+      entry(logLevel.ERROR, "Crash: KafkaJSNumberOfRetriesExceeded: The coordinator is loading and hence can't process requests for this group", {
+        groupId: 'sms-workers',
+        stack: 'KafkaJSNumberOfRetriesExceeded: …\n    at …',
+      }),
+    );
+    write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
+    write(entry(logLevel.ERROR, 'Crash: KafkaJSConnectionError: Connection error: connect ECONNREFUSED 127.0.0.1:9092', { groupId: 'sms-workers' }));
+    write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error']);
+    expect(lines[0]!.fields).not.toHaveProperty('stack');
+  });
+});
