@@ -4,11 +4,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod } from './support/hermod-process';
+import { expectImEmailAndWhatsAppFinal } from './support/im-final-statuses';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
-
-const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
 
 describe('hermod start on the Redis bus and Redis state', () => {
   let h: HermodWithChannels;
@@ -52,23 +51,7 @@ describe('hermod start on the Redis bus and Redis state', () => {
   });
 
   it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
-    const email = await h.client.post('/rest/im/v1/message', {
-      destination: { email: 'hoa@example.com' },
-      message: { type: 'text', text: { body: 'Привет, 你好世界 🎉' } },
-      delivery_attempts: [{ channel: 'email' }],
-    });
-    const wab = await h.client.post('/rest/im/v1/message', {
-      destination: { mobile: '+6421100201' },
-      message: { type: 'text', text: { body: 'Kia ora, e hoa mā' } },
-      delivery_attempts: [{ channel: 'wab' }],
-    });
-    expect(email.status, email.text).toBe(202);
-    expect(wab.status, wab.text).toBe(202);
-    for (const id of [email.json.id as string, wab.json.id as string]) {
-      await eventually(async () => (h.callbacks.some((c) => c.body.id === id && FINAL.has(c.body.status)) ? true : undefined), 60_000, 200);
-    }
-    expect(h.smtp.mails.some((m) => m.to.includes('hoa@example.com'))).toBe(true);
-    expect(h.wab.received.some((m) => m.to === '6421100201')).toBe(true);
+    await expectImEmailAndWhatsAppFinal(h, '+6421100201');
   }, 90_000);
 });
 

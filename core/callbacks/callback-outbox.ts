@@ -346,6 +346,37 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     if (toDisk.size > 0) schedulePump();
   };
 
+  /** Appends one line per item and keeps each under its event id with its line's bytes (held jobs, lookups). */
+  const keepLines = <I extends { eventId: string }, E extends { bytes: number }>(
+    kept: Map<string, E>,
+    items: readonly I[],
+    line: (item: I) => string,
+    entry: (item: I) => Omit<E, 'bytes'>,
+  ): void => {
+    const lines = items.map(line);
+    append(Buffer.from(lines.join(''), 'utf8'));
+    items.forEach((item, i) => {
+      const before = kept.get(item.eventId);
+      if (before) liveBytes -= before.bytes;
+      const bytes = Buffer.byteLength(lines[i]!, 'utf8');
+      kept.set(item.eventId, { ...entry(item), bytes } as E);
+      liveBytes += bytes;
+    });
+    maybeCompact();
+  };
+  /** Appends the line that ends the kept entries among `eventIds`, and forgets them; whether there were any. */
+  const dropLines = (kept: Map<string, { bytes: number }>, encode: (ids: readonly string[]) => Buffer, eventIds: readonly string[]): boolean => {
+    const known = [...new Set(eventIds)].filter((id) => kept.has(id));
+    if (known.length === 0) return false;
+    append(encode(known));
+    for (const id of known) {
+      liveBytes -= kept.get(id)!.bytes;
+      kept.delete(id);
+    }
+    maybeCompact();
+    return true;
+  };
+
   // Jobs held for a bus at the last stop were never handed over: this core owes them.
   if (replayed && replayed.pending.size > 0) {
     const held = [...replayed.pending.values()];
@@ -387,51 +418,24 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     },
     hold(jobs) {
       if (jobs.length === 0) return;
-      const lines = jobs.map(pendingLine);
-      append(Buffer.from(lines.join(''), 'utf8'));
-      jobs.forEach((j, i) => {
-        const before = pending.get(j.eventId);
-        if (before) liveBytes -= before.bytes;
-        const bytes = Buffer.byteLength(lines[i]!, 'utf8');
-        pending.set(j.eventId, { job: j, bytes });
-        liveBytes += bytes;
-      });
+      keepLines(pending, jobs, pendingLine, (job) => ({ job }));
       changed();
-      maybeCompact();
     },
     handOver(jobs) {
-      const ids = [...new Set(jobs.filter((j) => pending.get(j.eventId)?.job === j).map((j) => j.eventId))];
-      if (ids.length === 0) return;
-      append(encodePublished(ids));
-      for (const id of ids) {
-        liveBytes -= pending.get(id)!.bytes;
-        pending.delete(id);
-      }
-      changed();
-      maybeCompact();
+      if (
+        dropLines(
+          pending,
+          encodePublished,
+          jobs.filter((j) => pending.get(j.eventId)?.job === j).map((j) => j.eventId),
+        )
+      )
+        changed();
     },
     awaitLookups(list) {
-      if (list.length === 0) return;
-      const lines = list.map(lookupLine);
-      append(Buffer.from(lines.join(''), 'utf8'));
-      list.forEach((lookup, i) => {
-        const bytes = Buffer.byteLength(lines[i]!, 'utf8');
-        const before = lookups.get(lookup.eventId);
-        if (before) liveBytes -= before.bytes;
-        lookups.set(lookup.eventId, { lookup, bytes });
-        liveBytes += bytes;
-      });
-      maybeCompact();
+      if (list.length > 0) keepLines(lookups, list, lookupLine, (lookup) => ({ lookup }));
     },
     lookedUp(eventIds) {
-      const known = [...new Set(eventIds)].filter((id) => lookups.has(id));
-      if (known.length === 0) return;
-      append(encodeLookedUp(known));
-      for (const id of known) {
-        liveBytes -= lookups.get(id)!.bytes;
-        lookups.delete(id);
-      }
-      maybeCompact();
+      dropLines(lookups, encodeLookedUp, eventIds);
     },
     lookups: () => [...lookups.values()].map((e) => e.lookup),
     owed: () => [...memory.values()].map((e) => e.job),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enginesRequired } from '../support/engines-required';
+import { expectImEmailAndWhatsAppFinal } from '../support/im-final-statuses';
 import { eventually } from '../support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from '../support/hermod-with-channels';
 import { createClient, type Client } from '../support/https-client';
@@ -11,7 +12,6 @@ import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../support/redis-keys'
 const unavailable = kafkaUnavailableReason();
 const NEWEST = KAFKA_VERSIONS.at(-1)!;
 const GRACE_MS = 10_000;
-const FINAL = new Set(['received', 'read', 'failed', 'rejected', 'expired']);
 const TEXT = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
 
 if (unavailable && !enginesRequired) {
@@ -82,23 +82,7 @@ if (unavailable && !enginesRequired) {
     });
 
     it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
-      const email = await h!.client.post('/rest/im/v1/message', {
-        destination: { email: 'hoa@example.com' },
-        message: { type: 'text', text: { body: 'Привет, 你好世界 🎉' } },
-        delivery_attempts: [{ channel: 'email' }],
-      });
-      const wab = await h!.client.post('/rest/im/v1/message', {
-        destination: { mobile: '+6421100301' },
-        message: { type: 'text', text: { body: 'Kia ora, e hoa mā' } },
-        delivery_attempts: [{ channel: 'wab' }],
-      });
-      expect(email.status, email.text).toBe(202);
-      expect(wab.status, wab.text).toBe(202);
-      for (const id of [email.json.id as string, wab.json.id as string]) {
-        await eventually(async () => (h!.callbacks.some((c) => c.body.id === id && FINAL.has(c.body.status)) ? true : undefined), 60_000, 200);
-      }
-      expect(h!.smtp.mails.some((m) => m.to.includes('hoa@example.com'))).toBe(true);
-      expect(h!.wab.received.some((m) => m.to === '6421100301')).toBe(true);
+      await expectImEmailAndWhatsAppFinal(h!, '+6421100301');
     }, 90_000);
 
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
