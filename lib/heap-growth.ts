@@ -12,3 +12,17 @@ import v8 from 'node:v8';
 export function limitHeapGrowth(percent: number): void {
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${Math.trunc(percent)}`);
 }
+
+/**
+ * The node options of a process `hermod start` forks: the supervisor's own
+ * (`execArgv`), with V8's largest young-generation semi-space set to
+ * `semiSpaceMb` (0: left to V8) unless they or NODE_OPTIONS already set one. V8 sizes the young generation when the
+ * process starts, so it cannot be set from inside the process as the heap
+ * growth can.
+ */
+export function childExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, semiSpaceMb: number): string[] {
+  const own = [...execArgv];
+  const named = [...own, ...(nodeOptions ?? '').split(/\s+/)].some((a) => /^--max-semi-space-size(=|$)/.test(a));
+  if (semiSpaceMb > 0 && !named) own.push(`--max-semi-space-size=${semiSpaceMb}`);
+  return own;
+}

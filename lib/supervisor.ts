@@ -1,3 +1,4 @@
+import { childExecArgv } from './heap-growth';
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     log.error(`configuration error: ${err.message}`);
     process.exit(2);
   }
-  cluster.setupPrimary({ exec: ENTRY, args: [] });
+  cluster.setupPrimary({ exec: ENTRY, args: [], execArgv: childExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.semiSpaceMb) });
   const secrets = simulatorWebhookSecrets(config);
   // Decided once here, from the ports asked for: every process learns the simulators' bound ports later, which would change it.
   const bounces = config.channels.email.bounceListener ? { HERMOD_BOUNCE_SMTP_PORT: String(config.channels.email.bounceListener.port) } : {};
