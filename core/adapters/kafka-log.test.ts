@@ -45,7 +45,7 @@ describe('kafkajs log through hermod', () => {
     expect(lines.map((l) => l.level)).toEqual(['debug']);
   });
 
-  it('tells a consumer restart while a fresh broker loads its group coordinator as info, and a later real crash of the same group as an error', () => {
+  it('tells transient answers kafkajs retries (a coordinator not ready, a leader being elected) and a consumer restart after one as info, and a real crash or failure as an error', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);
     write(
@@ -57,7 +57,14 @@ describe('kafkajs log through hermod', () => {
     write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
     write(entry(logLevel.ERROR, 'Crash: KafkaJSConnectionError: Connection error: connect ECONNREFUSED 127.0.0.1:9092', { groupId: 'sms-workers' }));
     write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
-    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error']);
+    write(entry(logLevel.ERROR, 'Response GroupCoordinator(key: 10, version: 2)', { error: 'The group coordinator is not available', correlationId: 2 }));
+    write(
+      entry(logLevel.ERROR, 'Response Metadata(key: 3, version: 6)', {
+        error: 'There is no leader for this topic-partition as we are in the middle of a leadership election',
+      }),
+    );
+    write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The request timed out' }));
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'error']);
     expect(lines[0]!.fields).not.toHaveProperty('stack');
   });
 });

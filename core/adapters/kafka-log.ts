@@ -4,29 +4,41 @@ import type { Logger, LogLevel } from '../../lib/log';
 /**
  * kafkajs's own log, written through hermod's logger (one JSON line per
  * event, with the role and the `kafka` namespace), so an operator reads one
- * format. Two things kafkajs logs as errors are part of a normal start and
- * are told at a lower level:
+ * format. Some of what kafkajs logs as errors is part of a normal start or
+ * of a leader moving, and is told at a lower level:
  *
  * - a CreateTopics answer that the topic exists: core and the workers each
  *   make sure of the topics they use, and all but the first find them made
  *   (any other failure to create a topic still reaches hermod as an error);
- * - a consumer's restart while its group coordinator is still loading, which
- *   a fresh broker does for its first seconds.
+ * - answers with a transient Kafka error that kafkajs retries (a coordinator
+ *   not available yet or still loading, a leader being elected, a group
+ *   rebalancing, a topic not yet known to a broker), and a consumer's restart
+ *   after one. If the retries run out, the failure reaches hermod's adapter
+ *   and is logged there as an error.
  */
+const TRANSIENT = [
+  'The group coordinator is not available',
+  "The coordinator is loading and hence can't process requests for this group",
+  'This is not the correct coordinator for this group',
+  'There is no leader for this topic-partition as we are in the middle of a leadership election',
+  'The group is rebalancing, so a rejoin is needed',
+  'This server does not host this topic-partition',
+];
+
 export function kafkaLogCreator(log: Logger): logCreator {
-  // Groups whose consumer crashed on a loading coordinator: their restart line is told at the same level.
-  const loading = new Set<string>();
+  // Groups whose consumer crashed on a transient error: their restart line is told at the same level.
+  const transient = new Set<string>();
   return () =>
     ({ namespace, level, log: entry }: LogEntry) => {
       const { message, timestamp: _t, logger: _l, ...fields } = entry;
       const group = typeof fields.groupId === 'string' ? fields.groupId : '';
       let at = levelOf(level);
       if (message.startsWith('Response CreateTopics') && fields.error === 'Topic creation errors') at = 'debug';
-      else if (/coordinator is loading/i.test(`${message} ${fields.error ?? ''}`)) {
+      else if (TRANSIENT.some((t) => message.includes(t) || fields.error === t)) {
         at = 'info';
-        loading.add(group);
+        if (message.startsWith('Crash:')) transient.add(group);
         delete fields.stack;
-      } else if (message.startsWith('Restarting the consumer') && loading.delete(group)) at = 'info';
+      } else if (message.startsWith('Restarting the consumer') && transient.delete(group)) at = 'info';
       if (at) log[at](message, { kafka: namespace, ...fields });
     };
 }
