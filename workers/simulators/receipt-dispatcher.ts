@@ -30,7 +30,7 @@ export class ReceiptDispatcher {
     private readonly sessionsOf: (systemId: string) => SmscSession[],
     /** Called each time a receipt's deliver_sm is handed to a session (again if it is resent). */
     private readonly onWritten: (order: ReceiptOrder) => void = () => undefined,
-    private readonly options: { store?: ReceiptStore; retryMs?: number; log?: Logger } = {},
+    private readonly options: { store?: ReceiptStore; retryMs?: number; log?: Logger; receiptIdOf?: (carrierMessageId: string) => string } = {},
   ) {}
 
   /** A new receipt: recorded as owed (before the submit is answered), sent once due. */
@@ -103,11 +103,13 @@ export class ReceiptDispatcher {
 
   private pdu(o: ReceiptOrder): SmPdu {
     const failed = o.state !== 'delivered';
-    const tlvs: Tlv[] = [cStringTlv(TlvTag.receipted_message_id, o.carrierMessageId), uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state])];
+    // Written as the carrier writes receipt ids, which may differ from its submit_sm_resp's.
+    const id = this.options.receiptIdOf?.(o.carrierMessageId) ?? o.carrierMessageId;
+    const tlvs: Tlv[] = [cStringTlv(TlvTag.receipted_message_id, id), uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state])];
     // network_error_code: network type 3 (GSM) and a two-octet code.
     if (failed) tlvs.push({ tag: TlvTag.network_error_code, value: Buffer.of(3, (o.errorCode >> 8) & 0xff, o.errorCode & 0xff) });
     const text = formatReceiptText({
-      id: o.carrierMessageId,
+      id,
       state: o.state,
       submitDate: o.submitDate,
       doneDate: Date.now(),

@@ -40,6 +40,8 @@ export async function runSmscSimulator(config: Readonly<Config>, log: Logger): P
             receiptDelayMs: c.simulated!.receiptDelayMs,
             outcomes: c.simulated!.outcomes,
             throttlePerSecond: c.simulated!.rate || undefined,
+            submitIds: c.submitIds,
+            receiptIds: c.receiptIds,
             storeFile: path.join(dir, `${c.name}-owed-receipts.log`),
           },
           log.child({ carrier: c.name }),

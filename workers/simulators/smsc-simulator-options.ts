@@ -1,3 +1,4 @@
+import type { IdBase } from '../../lib/carriers-file';
 import type { Logger } from '../../lib/log';
 import type { ReceiptState } from '../carriers/smpp/delivery-receipt';
 import type { ConcatInfo } from '../carriers/smpp/short-message';
@@ -16,6 +17,13 @@ export interface SmscSimulatorOptions {
   outcomes?: Partial<OutcomeWeights>;
   /** Makes outcome picks (and message ids) reproducible. */
   seed?: number;
+  /**
+   * How message ids are written in submit_sm_resp and in delivery receipts, as
+   * the carrier it stands for writes them (a carrier's `submit_id` and
+   * `receipt_id`; some write one in hex, the other in decimal). Default hex.
+   */
+  submitIds?: IdBase;
+  receiptIds?: IdBase;
   /** More unanswered submit_sm than this on one session get ESME_RTHROTTLED. */
   maxWindow?: number;
   /** Delay of every submit_sm_resp, so a client's window fills up. */

@@ -205,6 +205,20 @@ describe('SMSC simulator', () => {
     expect(sent[0]!.at).toBeLessThanOrEqual(Date.now());
   });
 
+  it('writes message ids the way the carrier it stands for does: hex in submit_sm_resp and decimal in receipts, whatever the digits', async () => {
+    const sim = await kit.simulator({ receiptDelayMs: 0, submitIds: 'hex', receiptIds: 'decimal' });
+    const client = await kit.client(sim);
+    const receipts: DeliveryReceipt[] = [];
+    client.on('receipt', (r, settle) => {
+      receipts.push(r);
+      settle(true);
+    });
+    const { messageId } = await client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: Buffer.from('Kia ora'), dataCoding: 0 });
+    expect(messageId).toMatch(/^[0-9a-f]+$/);
+    await eventually(() => (receipts.length >= 1 ? true : undefined));
+    expect(receipts[0]!.carrierMessageId).toBe(BigInt(`0x${messageId}`).toString(10));
+  });
+
   it('sends receipts only when registered_delivery asks for them', async () => {
     const sim = await kit.simulator({ outcomes: { delivered: 1 }, receiptDelayMs: 0 });
     const client = await kit.client(sim);

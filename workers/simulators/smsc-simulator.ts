@@ -1,3 +1,4 @@
+import type { IdBase } from '../../lib/carriers-file';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { CommandId, isResponse } from '../carriers/smpp/command-id';
@@ -101,7 +102,12 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
             at: Date.now(),
           });
       },
-      { store: this.store, retryMs: this.o.receiptRetryMs, log: this.o.log },
+      {
+        store: this.store,
+        retryMs: this.o.receiptRetryMs,
+        log: this.o.log,
+        receiptIdOf: receiptIdWriter(this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex'),
+      },
     );
   }
 
@@ -115,7 +121,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     this.receipts.restore(store.owed.values());
     // A seeded simulator counts ids from a fixed base: continue past the ids still owed so none is given twice.
     for (const id of store.owed.keys()) {
-      const n = parseInt(id, 16) - this.idBase;
+      const n = parseInt(id, this.o.submitIds === 'decimal' ? 10 : 16) - this.idBase;
       if (Number.isSafeInteger(n) && n > this.idCounter) this.idCounter = n;
     }
     if (store.size > 0) this.o.log?.info('SMSC simulator restored owed receipts', { count: store.size, file });
@@ -319,7 +325,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         if (outcome === 'rejected') status = this.o.rejectStatus ?? CommandStatus.ESME_RSUBMITFAIL;
       }
     }
-    const carrierMessageId = status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(16) : undefined;
+    const carrierMessageId =
+      status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(this.o.submitIds === 'decimal' ? 10 : 16) : undefined;
     if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
     if (carrierMessageId) {
       this.o.log?.debug('submit accepted', {
@@ -376,4 +383,10 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     }
     return ++this.rateWindowCount > limit;
   }
+}
+
+/** How a receipt writes the id its submit_sm_resp gave, when the carrier writes the two in different bases. */
+function receiptIdWriter(submitIds: IdBase, receiptIds: IdBase): (id: string) => string {
+  if (submitIds === receiptIds) return (id) => id;
+  return receiptIds === 'decimal' ? (id) => BigInt(`0x${id}`).toString(10) : (id) => BigInt(id).toString(16);
 }
