@@ -45,7 +45,7 @@ describe('kafkajs log through hermod', () => {
     expect(lines.map((l) => l.level)).toEqual(['debug']);
   });
 
-  it('tells transient answers kafkajs retries (a coordinator not ready, a leader being elected) and a consumer restart after one as info, and a real crash or failure as an error', () => {
+  it('tells transient answers kafkajs retries (a coordinator not ready, a leader elected or moved) and a consumer restart after one as info, other retriable answers as warnings, and a real crash or failure as an error', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);
     write(
@@ -63,8 +63,10 @@ describe('kafkajs log through hermod', () => {
         error: 'There is no leader for this topic-partition as we are in the middle of a leadership election',
       }),
     );
+    write(entry(logLevel.ERROR, 'Response ListOffsets(key: 2, version: 3)', { error: 'This server is not the leader for that topic-partition' }));
     write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The request timed out' }));
-    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'error']);
+    write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The server experienced an unexpected error when processing the request' }));
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'info', 'warn', 'error']);
     expect(lines[0]!.fields).not.toHaveProperty('stack');
   });
 });

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger, LogLevel } from '../../lib/log';
 
@@ -12,10 +13,21 @@ import type { Logger, LogLevel } from '../../lib/log';
  *   (any other failure to create a topic still reaches hermod as an error);
  * - answers with a transient Kafka error that kafkajs retries (a coordinator
  *   not available yet or still loading, a leader being elected, a group
- *   rebalancing, a topic not yet known to a broker), and a consumer's restart
- *   after one. If the retries run out, the failure reaches hermod's adapter
- *   and is logged there as an error.
+ *   rebalancing, a topic not yet known to a broker, a leader that moved), and
+ *   a consumer's restart after one, as info; any other answer Kafka marks
+ *   retriable as a warning. If the retries run out, the failure reaches
+ *   hermod's adapter and is logged there as an error.
  */
+/** Every error Kafka's protocol marks retriable, as kafkajs words it (kafkajs retries these itself). */
+const RETRIABLE: ReadonlySet<string> = (() => {
+  try {
+    const table = createRequire(import.meta.url)('kafkajs/src/protocol/error') as { errorCodes: { message: string; retriable: boolean }[] };
+    return new Set(table.errorCodes.filter((e) => e.retriable).map((e) => e.message));
+  } catch {
+    return new Set<string>();
+  }
+})();
+
 const TRANSIENT = [
   'The group coordinator is not available',
   "The coordinator is loading and hence can't process requests for this group",
@@ -23,6 +35,7 @@ const TRANSIENT = [
   'There is no leader for this topic-partition as we are in the middle of a leadership election',
   'The group is rebalancing, so a rejoin is needed',
   'This server does not host this topic-partition',
+  'This server is not the leader for that topic-partition',
 ];
 
 export function kafkaLogCreator(log: Logger): logCreator {
@@ -39,6 +52,8 @@ export function kafkaLogCreator(log: Logger): logCreator {
         if (message.startsWith('Crash:')) transient.add(group);
         delete fields.stack;
       } else if (message.startsWith('Restarting the consumer') && transient.delete(group)) at = 'info';
+      // Any other answer Kafka calls retriable: kafkajs tries again, so a warning; if it gives up, the adapter's error says so.
+      else if (at === 'error' && typeof fields.error === 'string' && RETRIABLE.has(fields.error)) at = 'warn';
       if (at) log[at](message, { kafka: namespace, ...fields });
     };
 }
