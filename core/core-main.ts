@@ -77,8 +77,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     recent,
     numericIds,
     shortener,
-    // The message is durable; recovery at the next start hands it over again.
-    onDispatchError: (err) => log.error('could not hand accepted messages to their channel', { err }),
+    // Tried again until the bus takes them; the messages are durable, and a stop leaves them to recovery at the next start.
+    onDispatchError: (err, waiting) => log.warn('could not hand accepted messages to their channel; trying again', { err, waiting }),
     // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).
     quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
     scheduledDir: path.join(config.dataDir, 'scheduled'),

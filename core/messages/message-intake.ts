@@ -49,7 +49,10 @@ export function createMessageIntake(deps: {
   numericIds: () => number;
   /** Shortens links in messages accepted by SMS Gateway v2. */
   shortener?: LinkShortener;
-  onDispatchError?: (err: unknown) => void;
+  /** Told of each failed hand-off; the hand-off is tried again until it succeeds or intake drains. */
+  onDispatchError?: (err: unknown, waiting: number) => void;
+  /** First wait before a failed hand-off is tried again; doubles per failure in a row up to 5 s (default 100 ms). */
+  dispatchRetryMs?: number;
   /** The application's message quota, if it has one (read for every batch: cache it). */
   quotaOf?: (applicationId: string) => Promise<Quota | undefined>;
   /** Where messages scheduled beyond the scheduler's memory window wait (emptied at start; recovery adds them back). */
@@ -79,15 +82,33 @@ export function createMessageIntake(deps: {
   // Hand-offs to the channels run one at a time, each taking everything that
   // was accepted while the previous one ran: under load a hand-off carries
   // many batches, instead of batches queueing behind each other one by one.
+  // A hand-off the bus refused (a Kafka leader being elected, Redis away) is
+  // tried again, ahead of what arrived since, until it goes through: the
+  // messages are stored, and waiting for the next start to hand them over
+  // would leave them unsent for as long as core runs. Once intake drains, what
+  // still fails is left to recovery at the next start.
   let waiting: MessageRecord[] = [];
   let running: Promise<void> | undefined;
+  let draining = false;
+  const retryMs = deps.dispatchRetryMs ?? 100;
   const handOff = (records: readonly MessageRecord[]): void => {
     for (const r of records) waiting.push(r);
     running ??= (async () => {
+      let failures = 0;
       while (waiting.length > 0) {
         const batch = waiting;
         waiting = [];
-        await dispatch(batch).catch((err) => deps.onDispatchError?.(err));
+        try {
+          await dispatch(batch);
+          failures = 0;
+        } catch (err) {
+          const unsent = err instanceof UnsentRecords ? err.records : batch;
+          deps.onDispatchError?.(err instanceof UnsentRecords ? err.cause : err, unsent.length + waiting.length);
+          if (draining) continue;
+          waiting = unsent.concat(waiting);
+          failures += 1;
+          await new Promise((r) => setTimeout(r, Math.min(MAX_RETRY_MS, retryMs * 2 ** Math.min(failures - 1, 10))));
+        }
       }
       running = undefined;
     })();
@@ -97,19 +118,24 @@ export function createMessageIntake(deps: {
   };
   const later = (records: readonly MessageRecord[]): void => handOff(records);
   const scheduler = createScheduler(later, { spillDir: deps.scheduledDir, horizonMs: deps.schedulerMemoryWindowMs });
-  const untrackScheduler = trackEntries({ scheduled_messages: () => scheduler.size });
+  const untrackScheduler = trackEntries({ scheduled_messages: () => scheduler.size, handoff_waiting: () => waiting.length });
 
   const dispatch = async (all: readonly MessageRecord[]): Promise<void> => {
     // Intelligent Messaging attempts are handed over by the IM orchestrator, which knows their media and templates.
     const records = all.filter((r) => r.via !== 'im_attempt');
     const now = Date.now();
     const due = records.filter((r) => r.scheduledAt <= now);
-    const waiting = records.filter((r) => r.scheduledAt > now);
-    if (waiting.length > 0) {
-      scheduler.add(waiting);
-      await deps.recorder.record(waiting.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
+    const notYet = records.filter((r) => r.scheduledAt > now);
+    let failed: { err: unknown } | undefined;
+    if (notYet.length > 0) {
+      scheduler.add(notYet);
+      // The scheduler holds them now and hands them over at their time: a `queued` event that failed is reported, not retried.
+      await deps.recorder
+        .record(notYet.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
+        .catch((err: unknown) => (failed = { err }));
     }
     if (due.length > 0) await publish(due);
+    if (failed) throw new UnsentRecords([], failed.err);
   };
 
   const rememberRecipients = (records: readonly MessageRecord[]): Promise<void> =>
@@ -117,44 +143,68 @@ export function createMessageIntake(deps: {
       records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })),
     );
 
+  /** Publishes each channel's records; throws UnsentRecords with those of the channels whose publish failed. */
   const publish = async (records: readonly MessageRecord[]): Promise<void> => {
-    await rememberRecipients(records);
+    try {
+      await rememberRecipients(records);
+    } catch (err) {
+      throw new UnsentRecords(records, err);
+    }
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
       const list = byChannel.get(r.channel) ?? [];
       list.push(r);
       byChannel.set(r.channel, list);
     }
+    const sent: MessageRecord[] = [];
+    const unsent: MessageRecord[] = [];
+    let failed: { err: unknown } | undefined;
     for (const [channel, list] of byChannel) {
-      const topic = topicName(channel);
-      const spans = publishSpans(topic, list);
-      await deps.bus
-        .publish(
-          topic,
-          list.map((r, i) => ({
-            key: r.destination,
-            value: encodeJob({
-              id: r.id,
-              applicationId: r.applicationId,
-              channel: r.channel,
-              destination: r.destination,
-              source: r.source || r.mask,
-              content: r.content,
-              acceptedAt: r.acceptedAt,
-              trace: spans.traces[i],
-            }),
-          })),
-        )
-        .then(
-          () => spans.end(),
-          (err: unknown) => {
-            spans.end(err);
-            throw err;
-          },
-        );
+      try {
+        await publishTo(channel, list);
+        for (const r of list) sent.push(r);
+      } catch (err) {
+        failed ??= { err };
+        for (const r of list) unsent.push(r);
+      }
     }
-    const now = Date.now();
-    await deps.recorder.record(records.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
+    if (sent.length > 0) {
+      const now = Date.now();
+      // Those are on their topic: a `queued` event that failed is reported, and they are not sent again for it.
+      await deps.recorder
+        .record(sent.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
+        .catch((err: unknown) => (failed ??= { err }));
+    }
+    if (failed) throw new UnsentRecords(unsent, failed.err);
+  };
+
+  const publishTo = async (channel: string, list: readonly MessageRecord[]): Promise<void> => {
+    const topic = topicName(channel);
+    const spans = publishSpans(topic, list);
+    await deps.bus
+      .publish(
+        topic,
+        list.map((r, i) => ({
+          key: r.destination,
+          value: encodeJob({
+            id: r.id,
+            applicationId: r.applicationId,
+            channel: r.channel,
+            destination: r.destination,
+            source: r.source || r.mask,
+            content: r.content,
+            acceptedAt: r.acceptedAt,
+            trace: spans.traces[i],
+          }),
+        })),
+      )
+      .then(
+        () => spans.end(),
+        (err: unknown) => {
+          spans.end(err);
+          throw err;
+        },
+      );
   };
 
   /**
@@ -208,8 +258,7 @@ export function createMessageIntake(deps: {
           return change;
         }),
       );
-      // Hand-off to the channel happens after the answer; a failure here is
-      // repaired by recovery, because the message is already durable.
+      // Hand-off to the channel happens after the answer, and is tried again until the bus takes it.
       handOff(stored);
     }
     const results = new Map<MessageRecord, IntakeResult>();
@@ -264,10 +313,23 @@ export function createMessageIntake(deps: {
     },
     dispatch,
     async drain() {
+      draining = true;
       scheduler.stop();
       untrackScheduler();
       await durable.drain();
       await dispatched();
     },
   };
+}
+
+const MAX_RETRY_MS = 5000;
+
+/** A hand-off that left `records` unsent (the rest went out); `cause` is the first failure. */
+class UnsentRecords extends Error {
+  constructor(
+    readonly records: readonly MessageRecord[],
+    override readonly cause: unknown,
+  ) {
+    super(`${records.length} messages were not handed to their channel`);
+  }
 }

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { Bus, BusRecord } from '../ports/bus';
+import { topicName } from '../ports/bus';
+import { decodeJob } from '../ports/bus-payloads';
+import type { MessageHistory } from '../ports/message-history';
+import { createMemoryState } from '../adapters/memory-state';
+import { HermodError } from '../../lib/errors';
+import { createMessageIntake, type NewMessage } from './message-intake';
+import { createRecentMessages } from './recent-messages';
+import type { StatusChange, StatusRecorder } from './status-recorder';
+
+/** A bus whose publishes to the topics in `down` fail, as Kafka's do while a partition's leader is being elected. */
+function outageBus() {
+  const down = new Set<string>();
+  const published = new Map<string, BusRecord[]>();
+  let failures = 0;
+  const bus = {
+    async publish(topic: string, records: readonly BusRecord[]) {
+      if (down.has(topic)) {
+        failures += 1;
+        throw new HermodError(
+          'unavailable',
+          `publishing to ${topic}: There is no leader for this topic-partition as we are in the middle of a leadership election`,
+        );
+      }
+      published.set(topic, [...(published.get(topic) ?? []), ...records]);
+    },
+  } as unknown as Bus;
+  return { bus, down, published, failures: () => failures };
+}
+
+function intakeOn(bus: Bus, dispatchErrors: unknown[] = []) {
+  const statuses: StatusChange[] = [];
+  const recorder: StatusRecorder = {
+    async record(changes) {
+      statuses.push(...changes);
+      return changes.map(() => true);
+    },
+    onApplied: () => undefined,
+    announce: () => undefined,
+    drain: async () => undefined,
+  };
+  let numeric = 1;
+  const intake = createMessageIntake({
+    history: { insertMessages: async () => undefined } as unknown as MessageHistory,
+    state: createMemoryState(),
+    bus,
+    recorder,
+    recent: createRecentMessages(),
+    numericIds: () => numeric++,
+    onDispatchError: (err) => dispatchErrors.push(err),
+    dispatchRetryMs: 10,
+  });
+  return { intake, statuses };
+}
+
+const send = (channel: string, destination: string, content: string): NewMessage => ({
+  applicationId: 'acme',
+  channel,
+  destination,
+  source: 'HERMOD',
+  content,
+  reference: '',
+  messageClass: '',
+  mask: '',
+  smsClass: 1,
+  scheduledAt: 0,
+  integrationId: '',
+  via: 'sms_v2',
+});
+
+const until = async (check: () => boolean, ms = 5000): Promise<void> => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('handing accepted messages to their channel', () => {
+  it('hands a message over once the bus is back when its first hand-off failed, without waiting for a restart', async () => {
+    const { bus, down, published, failures } = outageBus();
+    const errors: unknown[] = [];
+    const { intake, statuses } = intakeOn(bus, errors);
+    down.add(topicName('sms'));
+    const [result] = await intake.accept([send('sms', '+64211234567', 'Kia ora, e hoa mā 👋🏽 你好')]);
+    expect(result).toMatchObject({ ok: true });
+    await until(() => failures() >= 3);
+    expect(errors.length).toBeGreaterThanOrEqual(3);
+    expect(published.get(topicName('sms'))).toBeUndefined();
+
+    down.clear();
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) > 0);
+    const jobs = published.get(topicName('sms'))!.map((r) => decodeJob(r.value));
+    expect(jobs.map((j) => j.content)).toEqual(['Kia ora, e hoa mā 👋🏽 你好']);
+    await until(() => statuses.some((s) => s.status === 'queued'));
+    expect(statuses.filter((s) => s.status === 'queued').map((s) => s.messageId)).toEqual([result!.ok ? result!.id : '']);
+    await intake.drain();
+  });
+
+  it('retries only the channel whose topic failed, so the other channel gets each message once', async () => {
+    const { bus, down, published } = outageBus();
+    const { intake } = intakeOn(bus);
+    down.add(topicName('sms'));
+    await Promise.all([intake.accept([send('sms', '+64211234567', 'Tēnā koe')]), intake.accept([send('email', 'hine@example.co.nz', 'Mōrena ☕')])]);
+    await until(() => (published.get(topicName('email'))?.length ?? 0) > 0);
+    await new Promise((r) => setTimeout(r, 100));
+    down.clear();
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) > 0);
+    await intake.drain();
+    expect(published.get(topicName('email'))!.map((r) => decodeJob(r.value).content)).toEqual(['Mōrena ☕']);
+    expect(published.get(topicName('sms'))!.map((r) => decodeJob(r.value).content)).toEqual(['Tēnā koe']);
+  });
+
+  it('keeps messages accepted during an outage in order behind the ones that failed', async () => {
+    const { bus, down, published } = outageBus();
+    const { intake } = intakeOn(bus);
+    down.add(topicName('sms'));
+    for (const text of ['one', 'two', 'three']) await intake.accept([send('sms', '+64211234567', text)]);
+    await new Promise((r) => setTimeout(r, 50));
+    down.clear();
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) === 3);
+    await intake.drain();
+    expect(published.get(topicName('sms'))!.map((r) => decodeJob(r.value).content)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('stops retrying when core stops during an outage, leaving the stored messages to recovery at the next start', async () => {
+    const { bus, down, failures } = outageBus();
+    const { intake } = intakeOn(bus);
+    down.add(topicName('sms'));
+    await intake.accept([send('sms', '+64211234567', 'ka kite anō')]);
+    await until(() => failures() >= 2);
+    const drained = await Promise.race([intake.drain().then(() => 'drained'), new Promise((r) => setTimeout(() => r('hung'), 2000))]);
+    expect(drained).toBe('drained');
+  });
+});
