@@ -101,6 +101,29 @@ describe('callback producer', () => {
     expect(second.lookups()).toEqual([]);
   });
 
+  it('makes the callback of a late receipt once history answers again, without waiting for a restart', async () => {
+    const outbox = open(freshDir());
+    let failures = 0;
+    const flaky = {
+      find: (id: string): Promise<MessageRecord | undefined> =>
+        ++failures <= 2 ? Promise.reject(new Error('Code: 241. DB::Exception: Memory limit exceeded')) : lookupOf([old]).find(id),
+    };
+    createCallbackProducer({
+      bus: createMemoryBus(),
+      lookup: flaky,
+      recent: createRecentMessages(),
+      log,
+      outbox,
+      busKeepsRecords: false,
+      lookupRetryMs: 5,
+    }).statusChanged(receipt);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(failures).toBe(3);
+    expect(outbox.owed()).toHaveLength(1);
+    expect(outbox.owed()[0]).toMatchObject({ messageId: 'm-old', body: { status: 'received', reference: 'Pānui 🌿 #7 你好' } });
+    expect(outbox.lookups()).toEqual([]);
+  });
+
   it('ends the lookup of a message history does not have, so it is not looked up at every start', async () => {
     const dir = freshDir();
     const first = open(dir);

@@ -29,7 +29,11 @@ interface CallbackProducerDeps {
    * core's dispatcher) and nothing is published.
    */
   busKeepsRecords: boolean;
+  /** First wait before a failed history lookup is tried again; doubles per failure up to a minute (default 1 s). */
+  lookupRetryMs?: number;
 }
+
+const MAX_LOOKUP_RETRY_MS = 60_000;
 
 /**
  * Turns status changes of outgoing messages and incoming replies into
@@ -137,16 +141,24 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
    * Looks the change's message up in history, then makes its job with the
    * event id kept in the outbox for it. Lookups sharing a query are answered
    * in the order made; across queries, order among these late ones is best effort.
+   * A lookup that failed (history busy or away) is tried again, waiting longer
+   * each time; once the producer drains, it is left in the outbox for the next start.
    */
-  const lookUp = ({ eventId, change }: OwedLookup): void => {
+  const lookupRetryMs = deps.lookupRetryMs ?? 1000;
+  let draining = false;
+  const lookUp = (owed: OwedLookup, failures = 0): void => {
+    const { eventId, change } = owed;
     void deps.lookup.find(change.messageId).then(
       (stored) => {
         if (stored) statusJob(stored, change, eventId);
         toWrite();
         ended.push(eventId);
       },
-      // Kept in the outbox: looked up again at the next start.
-      (err) => deps.log.warn('no callback yet: message lookup failed', { err, messageId: change.messageId }),
+      (err) => {
+        const retryInMs = Math.min(MAX_LOOKUP_RETRY_MS, lookupRetryMs * 2 ** Math.min(failures, 10));
+        deps.log.warn('no callback yet: message lookup failed', { err, messageId: change.messageId, ...(draining ? {} : { retryInMs }) });
+        if (!draining) setTimeout(() => lookUp(owed, failures + 1), retryInMs).unref();
+      },
     );
   };
 
@@ -185,6 +197,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     /** What the IM orchestrator tells about a message or one of its attempts. */
     imStatus: (n: ImStatusNotice): void => imStatusJob(n),
     drain: async () => {
+      draining = true;
       // Jobs made in this very turn are still in `made` until their microtask runs.
       await Promise.resolve();
       await publisher.drain();
