@@ -121,6 +121,19 @@ export async function runMultiProcess(
         .map((n) => `m${n} ${ids[n]}`)
         .join(', ')}`,
     );
+    // What the processes complained of says where they stopped (a hand-off core gave up on, a worker's failed submit).
+    for (const [name, p] of [['core', core], ...workers.map((w, i) => [`sms worker ${i + 1}`, w] as const)] as const) {
+      const complaints = p
+        .output()
+        .split('\n')
+        .filter((l) => /"level":"(warn|error)"/.test(l));
+      console.log(`${name}: ${complaints.length} warn/error lines${complaints.length ? `, the last 10:\n${complaints.slice(-10).join('\n')}` : ''}`);
+    }
+  }
+  if (process.env.HERMOD_TEST_LOG_DIR) {
+    for (const [name, p] of [['core', core], ...workers.map((w, i) => [`worker-${i + 1}`, w] as const)] as const) {
+      fs.writeFileSync(path.join(process.env.HERMOD_TEST_LOG_DIR, `${name}.log`), p.output());
+    }
   }
   expect(lost).toBe(0);
   // Only what the killed worker had in flight may go out twice.
