@@ -73,10 +73,27 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
+/**
+ * Starts the cluster on free ports. A port is free when it is picked and taken
+ * only when the JVM binds it, so another test can take it in between ("Address
+ * already in use"): the start is then made again on new ports.
+ */
 export async function startKafkaCluster(options: KafkaClusterOptions): Promise<KafkaCluster> {
+  const jars = await kafkaJars(options.version);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, jars);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(options: KafkaClusterOptions, jars: string): Promise<KafkaCluster> {
   const count = options.nodes ?? 1;
   const major = Number(options.version.split('.')[0]);
-  const jars = await kafkaJars(options.version);
   const root = mkdtempSync(path.join(os.tmpdir(), `hermod-kafka-${options.version}-`));
   // Kafka's own generator never starts an id with '-', which its argument parser would take for an option.
   const clusterId = `K${randomBytes(15).toString('base64url')}`;
@@ -140,7 +157,9 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
     await waitUntilReady(nodes, count, options.readyTimeoutMs ?? 120_000);
   } catch (err) {
     const detail = nodes.map((n) => `--- node ${n.id}: ${n.command}\n${tail(n.log(), 60)}`).join('\n');
+    const portTaken = nodes.some((n) => n.log().includes('Address already in use'));
     await stop();
+    if (portTaken) throw new PortTaken(`a port was taken before Kafka bound it:\n${detail}`);
     throw new Error(`Kafka ${options.version} did not start: ${err instanceof Error ? err.message : String(err)}\n${detail}`, { cause: err });
   }
 
