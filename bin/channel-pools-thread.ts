@@ -7,6 +7,7 @@ import type { Channel } from '../lib/channels';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { addThreadMetrics } from '../lib/metrics';
+import { entryFile } from '../lib/build-location';
 
 export interface PoolsThreadData {
   config: Readonly<Config>;
@@ -40,7 +41,7 @@ export async function startChannelPoolsThread(
     logFields: { ...deps.logFields, thread: 'channel-pools' },
     port: port2,
   };
-  const worker = new Worker(new URL('./channel-pools-thread-entry.js', import.meta.url), { workerData: data, transferList: [port2] });
+  const worker = new Worker(entryFile('channel-pools-thread-main', 'bin/channel-pools-thread-entry.js'), { workerData: data, transferList: [port2] });
   let stopping = false;
   const metricAnswers = new Map<number, (m: MetricObjectWithValues<MetricValue<string>>[]) => void>();
   let nextMetrics = 0;

@@ -259,6 +259,12 @@ export interface Config {
    * process's young generation grows to twice this under load and stays there.
    */
   semiSpaceMb: number;
+  /**
+   * Processes run from the bundle of the sources (HERMOD_BUILD). bin/hermod.js
+   * acts on it before any configuration is read; it is read here too, so a value
+   * that is neither true nor false is refused like any other.
+   */
+  runsFromBuild: boolean;
   /** OpenTelemetry traces over OTLP/HTTP; off (no SDK loaded) unless an OTLP endpoint is set. */
   tracing: TracingConfig;
 }
@@ -464,6 +470,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
     coreHeapGrowthPercent: int('HERMOD_CORE_HEAP_GROWTH', 30, 0, 1000),
     semiSpaceMb: int('HERMOD_SEMI_SPACE_MB', 8, 0, 1024),
+    runsFromBuild: bool('HERMOD_BUILD', true),
     tracing: resolveTracingConfig(env),
   };
   config.carriers = carriersOf(env, config.smpp);

@@ -1,8 +1,7 @@
 import { childExecArgv } from './heap-growth';
+import { entryFile } from './build-location';
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from './config';
 import type { Logger } from './log';
 import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-account-key';
@@ -10,7 +9,7 @@ import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
 
-const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'hermod.js');
+const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
 
 /**

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { HermodError, isErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
+import { entryFile } from '../../lib/build-location';
 import { deliverCallback, type SignedDelivery } from './callback-sender';
 import type { DeliveryAnswer, DeliveryRequest } from './callback-delivery-thread-main';
 
@@ -18,7 +19,7 @@ export async function startCallbackDeliveryPool(threads: number, log: Logger): P
   let ref = 0;
   for (let i = 0; i < threads; i++) {
     try {
-      const worker = new Worker(new URL('./callback-delivery-thread.js', import.meta.url));
+      const worker = new Worker(entryFile('callback-delivery-thread-main', 'core/callbacks/callback-delivery-thread.js'));
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the thread did not start in 20 s')), 20_000);
         worker.once('error', (err) => (clearTimeout(timer), reject(err)));

@@ -2,12 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
+import { PACKAGE_ROOT } from '../../lib/build-location';
 import { NotImplementedByCore, type CampaignAction, type ConsoleClient } from './console-client';
 
-const STATIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'static');
+const STATIC_DIR = path.join(PACKAGE_ROOT, 'gateway', 'console', 'static');
 
 /** What the console serves as files: the page, its style and its script, all in the package. */
 const STATIC: Record<string, { file: string; type: string }> = {

@@ -24,6 +24,8 @@ process.once('exit', () => {
 });
 
 export interface HermodProcess {
+  /** The supervisor's pid (`hermod start`); the roles are its children. */
+  pid: number;
   httpsPort: number;
   httpPort: number;
   metricsPort: number;
@@ -103,6 +105,7 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
   const coreAddress = running.core;
 
   return {
+    pid: child.pid!,
     httpsPort: ports.https,
     httpPort: ports.http,
     metricsPort: ports.metrics,

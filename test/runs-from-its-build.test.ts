@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { currentBuild, sourceStamp } from '../bin/build.js';
+import { eventually } from './support/eventually';
+import { startHermod, type HermodProcess } from './support/hermod-process';
+import { createClient } from './support/https-client';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** The pids whose parent is `pid`. */
+const childrenOf = (pid: number): number[] =>
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        // The parent pid is the second field after the command, which is in parentheses and may hold spaces.
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+const commandLine = (pid: number): string[] => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+
+describe('hermod runs from a build of its sources', () => {
+  let hermod: HermodProcess | undefined;
+  const temporary: string[] = [];
+  afterAll(async () => {
+    if (hermod) await hermod.stop();
+    for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts every role of `hermod start` from the bundle of the sources as they are now, and a message goes through', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-build-'));
+    temporary.push(dataDir);
+    hermod = await startHermod({ dataDir });
+    const entry = path.join(ROOT, 'dist', sourceStamp(), 'hermod.js');
+    const roles = childrenOf(hermod.pid).map(commandLine);
+    // core, the SMSC simulator and the gateway at least; each starts from the build, not through tsx.
+    expect(roles.length).toBeGreaterThanOrEqual(3);
+    for (const argv of roles) expect(argv).toContain(entry);
+
+    const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const sent = await client.post('/rest/sms/v2/messages', { destination: '+64211234567', content: 'Kia ora, e hoa mā 👋🏽 你好' });
+    expect(sent.status).toBe(202);
+    const read = await eventually(async () => {
+      const r = await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+      return r.json?.status === 'received' ? r.json : undefined;
+    }, 30_000);
+    expect(read.content).toBe('Kia ora, e hoa mā 👋🏽 你好');
+    client.close();
+  }, 120_000);
+
+  it('makes the build again when a source changes, not when only a test does, and the new build runs without tsx', async () => {
+    // A copy of the sources, so the repository's own build is left alone.
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-sources-'));
+    temporary.push(root);
+    for (const dir of ['bin', 'lib', 'core', 'gateway', 'workers', 'proto']) fs.cpSync(path.join(ROOT, dir), path.join(root, dir), { recursive: true });
+    for (const file of ['package.json', 'package-lock.json', 'tsconfig.json']) fs.copyFileSync(path.join(ROOT, file), path.join(root, file));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+
+    const first = await currentBuild(root);
+    expect(await currentBuild(root)).toBe(first);
+    fs.writeFileSync(path.join(root, 'lib', 'duration.test.ts'), '// a test changed: no new build\n', { flag: 'a' });
+    expect(await currentBuild(root)).toBe(first);
+
+    fs.appendFileSync(path.join(root, 'lib', 'duration.ts'), '\n// Tēnā koe 👋🏽\n');
+    const second = await currentBuild(root);
+    expect(second).not.toBe(first);
+    expect(fs.readdirSync(path.join(root, 'dist')).sort()).toEqual([path.basename(first), path.basename(second)].sort());
+
+    // The bundle runs on plain node: it prints hermod's usage.
+    const usage = spawnSync(process.execPath, [path.join(second, 'hermod.js')], { cwd: root, encoding: 'utf8' });
+    expect(usage.status).toBe(0);
+    expect(usage.stdout).toContain('usage: hermod <command>');
+    for (const entry of ['channel-pools-thread-main.js', 'callback-delivery-thread-main.js']) expect(fs.existsSync(path.join(second, entry))).toBe(true);
+  }, 60_000);
+});
