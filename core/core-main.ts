@@ -78,7 +78,14 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     numericIds,
     shortener,
     // Tried again until the bus takes them; the messages are durable, and a stop leaves them to recovery at the next start.
-    onDispatchError: (err, waiting) => log.warn('could not hand accepted messages to their channel; trying again', { err, waiting }),
+    // A warning while the bus may be electing a leader; an error once it has refused them for a minute, or gave up on one.
+    onDispatchError: (err, at) =>
+      log[at.givenUp || at.failingForMs >= 60_000 ? 'error' : 'warn'](
+        at.givenUp
+          ? 'could not hand accepted messages to their channel; left to recovery at the next start'
+          : 'could not hand accepted messages to their channel; trying again',
+        { err, ...at },
+      ),
     // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).
     quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
     scheduledDir: path.join(config.dataDir, 'scheduled'),

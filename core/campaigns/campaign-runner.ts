@@ -206,7 +206,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
           await storeDead(records);
           return true;
         }
-        const results = await intake.acceptRecords(records);
+        // Waits out a bus that refuses them: the partition job stays unacknowledged, and the next page is not read meanwhile.
+        const results = await intake.acceptRecords(records, { untilHandedOver: true });
         campaignMessages.inc(results.filter((r) => r.ok).length);
         const failed = results.find((r) => !r.ok);
         if (failed && !failed.ok) throw failed.error;

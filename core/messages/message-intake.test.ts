@@ -9,13 +9,22 @@ import { createMessageIntake, type NewMessage } from './message-intake';
 import { createRecentMessages } from './recent-messages';
 import type { StatusChange, StatusRecorder } from './status-recorder';
 
-/** A bus whose publishes to the topics in `down` fail, as Kafka's do while a partition's leader is being elected. */
-function outageBus() {
+/**
+ * A bus whose publishes to the topics in `down` fail, as Kafka's do while a
+ * partition's leader is being elected, and which refuses more than
+ * `maxRecords` in one publish as too large.
+ */
+function outageBus(maxRecords = Number.POSITIVE_INFINITY) {
   const down = new Set<string>();
   const published = new Map<string, BusRecord[]>();
   let failures = 0;
   const bus = {
     async publish(topic: string, records: readonly BusRecord[]) {
+      if (records.length > maxRecords)
+        throw new HermodError(
+          'body_too_large',
+          `Kafka publishing to ${topic} failed: The request included a message larger than the max message size the server will accept`,
+        );
       if (down.has(topic)) {
         failures += 1;
         throw new HermodError(
@@ -29,7 +38,7 @@ function outageBus() {
   return { bus, down, published, failures: () => failures };
 }
 
-function intakeOn(bus: Bus, dispatchErrors: unknown[] = []) {
+function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: boolean; unsent: number }[] = []) {
   const statuses: StatusChange[] = [];
   const recorder: StatusRecorder = {
     async record(changes) {
@@ -48,7 +57,10 @@ function intakeOn(bus: Bus, dispatchErrors: unknown[] = []) {
     recorder,
     recent: createRecentMessages(),
     numericIds: () => numeric++,
-    onDispatchError: (err) => dispatchErrors.push(err),
+    onDispatchError: (err, at) => {
+      dispatchErrors.push(err);
+      reports.push(at);
+    },
     dispatchRetryMs: 10,
   });
   return { intake, statuses };
@@ -132,5 +144,57 @@ describe('handing accepted messages to their channel', () => {
     await until(() => failures() >= 2);
     const drained = await Promise.race([intake.drain().then(() => 'drained'), new Promise((r) => setTimeout(() => r('hung'), 2000))]);
     expect(drained).toBe('drained');
+  });
+
+  it('answers an Intelligent Messaging send once its hand-off was tried, but holds a campaign page until the bus takes it', async () => {
+    const { bus, down, published, failures } = outageBus();
+    const { intake } = intakeOn(bus);
+    down.add(topicName('sms'));
+    const record = (id: string, via: string) => ({
+      ...send('sms', '+64211234567', `${via} — Kia ora 👋🏽`),
+      id,
+      numericId: 1,
+      direction: 'MT' as const,
+      segments: 1,
+      acceptedAt: Date.now(),
+      replyTo: '',
+      via,
+    });
+    const [im] = await intake.acceptRecords([record('im-1', 'im_v1')]);
+    expect(im).toMatchObject({ ok: true });
+
+    let pageDone = false;
+    const page = intake.acceptRecords([record('c-1', 'campaign')], { untilHandedOver: true }).then(() => (pageDone = true));
+    await until(() => failures() >= 4);
+    expect(pageDone).toBe(false);
+    down.clear();
+    await page;
+    expect(
+      published
+        .get(topicName('sms'))!
+        .map((r) => decodeJob(r.value).id)
+        .sort(),
+    ).toEqual(['c-1', 'im-1']);
+    await intake.drain();
+  });
+
+  it('splits a hand-off the bus calls too large, and gives up only on a single message it refuses so', async () => {
+    const { bus, published } = outageBus(3);
+    const reports: { givenUp: boolean; unsent: number }[] = [];
+    const { intake } = intakeOn(bus, [], reports);
+    const texts = Array.from({ length: 10 }, (_, i) => `Tēnā koe ${i} 你好`);
+    await intake.accept(texts.map((t, i) => send('sms', `+6421000000${i}`, t)));
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) === 10);
+    await intake.drain();
+    expect(published.get(topicName('sms'))!.map((r) => decodeJob(r.value).content)).toEqual(texts);
+    expect(reports.every((r) => !r.givenUp)).toBe(true);
+
+    const never = outageBus(0);
+    const gaveUp: { givenUp: boolean; unsent: number }[] = [];
+    const second = intakeOn(never.bus, [], gaveUp).intake;
+    await second.accept([send('sms', '+64211234567', 'ka kite')]);
+    await until(() => gaveUp.length > 0);
+    expect(gaveUp).toEqual([expect.objectContaining({ givenUp: true, unsent: 1 })]);
+    await second.drain();
   });
 });

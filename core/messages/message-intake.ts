@@ -30,10 +30,12 @@ export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */
   accept(messages: readonly NewMessage[]): Promise<IntakeResult[]>;
   /**
-   * Stores messages whose ids the caller derived (campaign fan-out) and hands
-   * them to their channel; resolves once they are on the channel's topic.
+   * Stores messages whose ids the caller derived (Intelligent Messaging,
+   * campaign fan-out) and hands them to their channel; resolves once the
+   * hand-off was tried, or with `untilHandedOver` once they are on the
+   * channel's topic (a campaign's fan-out waits out the bus that way), or once intake drains.
    */
-  acceptRecords(records: MessageRecord[]): Promise<IntakeResult[]>;
+  acceptRecords(records: MessageRecord[], options?: { untilHandedOver?: boolean }): Promise<IntakeResult[]>;
   /** Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after a restart). */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
   drain(): Promise<void>;
@@ -49,8 +51,8 @@ export function createMessageIntake(deps: {
   numericIds: () => number;
   /** Shortens links in messages accepted by SMS Gateway v2. */
   shortener?: LinkShortener;
-  /** Told of each failed hand-off; the hand-off is tried again until it succeeds or intake drains. */
-  onDispatchError?: (err: unknown, waiting: number) => void;
+  /** Told of each failed hand-off; it is tried again until it succeeds, unless `givenUp` (left to recovery at the next start). */
+  onDispatchError?: (err: unknown, at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean }) => void;
   /** First wait before a failed hand-off is tried again; doubles per failure in a row up to 5 s (default 100 ms). */
   dispatchRetryMs?: number;
   /** The application's message quota, if it has one (read for every batch: cache it). */
@@ -79,40 +81,92 @@ export function createMessageIntake(deps: {
     },
     { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
   );
-  // Hand-offs to the channels run one at a time, each taking everything that
-  // was accepted while the previous one ran: under load a hand-off carries
-  // many batches, instead of batches queueing behind each other one by one.
+  // Hand-offs to the channels run one at a time, each taking what was
+  // accepted while the previous one ran (up to a cap): under load a hand-off
+  // carries many batches, instead of batches queueing behind each other.
   // A hand-off the bus refused (a Kafka leader being elected, Redis away) is
   // tried again, ahead of what arrived since, until it goes through: the
   // messages are stored, and waiting for the next start to hand them over
-  // would leave them unsent for as long as core runs. Once intake drains, what
-  // still fails is left to recovery at the next start.
+  // would leave them unsent for as long as core runs. A batch the bus calls
+  // too large is split; a single message it refuses so is left to recovery.
+  // Once intake drains, what is still waiting is left to recovery too.
   let waiting: MessageRecord[] = [];
   let running: Promise<void> | undefined;
   let draining = false;
+  let wake: (() => void) | undefined;
+  let cap = MAX_HANDOFF;
   const retryMs = deps.dispatchRetryMs ?? 100;
+  /** Callers of acceptRecords waiting for their records' first attempt, or for their hand-over. */
+  const waiters = new Map<MessageRecord, { left: Set<MessageRecord>; untilHandedOver: boolean; resolve: () => void }>();
+  const attempted = (records: readonly MessageRecord[], unsent: ReadonlySet<MessageRecord>): void => {
+    for (const r of records) {
+      const w = waiters.get(r);
+      if (!w || (unsent.has(r) && w.untilHandedOver && !draining)) continue;
+      waiters.delete(r);
+      w.left.delete(r);
+      if (w.left.size === 0) w.resolve();
+    }
+  };
   const handOff = (records: readonly MessageRecord[]): void => {
     for (const r of records) waiting.push(r);
     running ??= (async () => {
+      let failingSince = 0;
       let failures = 0;
       while (waiting.length > 0) {
-        const batch = waiting;
-        waiting = [];
+        if (draining && failures > 0) {
+          // Stopping while the bus refuses: no last attempt to wait out; recovery hands these over at the next start.
+          attempted(waiting, new Set());
+          waiting = [];
+          break;
+        }
+        const batch = waiting.length <= cap ? waiting : waiting.slice(0, cap);
+        waiting = batch === waiting ? [] : waiting.slice(cap);
+        let unsent: readonly MessageRecord[] = [];
+        let failure: unknown;
         try {
           await dispatch(batch);
-          failures = 0;
         } catch (err) {
-          const unsent = err instanceof UnsentRecords ? err.records : batch;
-          deps.onDispatchError?.(err instanceof UnsentRecords ? err.cause : err, unsent.length + waiting.length);
-          if (draining) continue;
-          waiting = unsent.concat(waiting);
-          failures += 1;
-          await new Promise((r) => setTimeout(r, Math.min(MAX_RETRY_MS, retryMs * 2 ** Math.min(failures - 1, 10))));
+          unsent = err instanceof UnsentRecords ? err.records : batch;
+          failure = err instanceof UnsentRecords ? err.cause : err;
         }
+        if (failure === undefined) {
+          failingSince = 0;
+          failures = 0;
+          cap = MAX_HANDOFF;
+          attempted(batch, new Set());
+          continue;
+        }
+        failingSince ||= Date.now();
+        const tooLarge = toHermodError(failure).code === 'body_too_large';
+        const givenUp = draining || (tooLarge && unsent.length === 1);
+        deps.onDispatchError?.(failure, { unsent: unsent.length, waiting: unsent.length + waiting.length, failingForMs: Date.now() - failingSince, givenUp });
+        if (tooLarge && unsent.length > 1) cap = Math.max(1, Math.floor(unsent.length / 2));
+        if (!givenUp) waiting = unsent.concat(waiting);
+        attempted(batch, givenUp ? new Set() : new Set(unsent));
+        if (draining) {
+          attempted(waiting, new Set());
+          waiting = [];
+          break;
+        }
+        if (tooLarge) continue;
+        failures += 1;
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, Math.min(MAX_RETRY_MS, retryMs * 2 ** Math.min(failures - 1, 10)));
+        });
+        wake = undefined;
       }
       running = undefined;
     })();
   };
+  /** Resolves once every one of `records` was tried (or, `untilHandedOver`, is on its topic), or intake drains. */
+  const handedOff = (records: readonly MessageRecord[], untilHandedOver: boolean): Promise<void> =>
+    new Promise((resolve) => {
+      const left = new Set(records);
+      const w = { left, untilHandedOver, resolve };
+      for (const r of records) waiters.set(r, w);
+      handOff(records);
+    });
   const dispatched = async (): Promise<void> => {
     while (running) await running;
   };
@@ -216,7 +270,7 @@ export function createMessageIntake(deps: {
    * Campaign messages stay out of the recent-message cache: a million of them
    * would push out what API clients are polling for.
    */
-  const store = async (all: MessageRecord[], now: number): Promise<IntakeResult[]> => {
+  const store = async (all: MessageRecord[], now: number, handOver: (records: readonly MessageRecord[]) => unknown = handOff): Promise<IntakeResult[]> => {
     const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
     const screened = await screen.screen(all);
     const refusedNow = (i: number): boolean => {
@@ -259,7 +313,7 @@ export function createMessageIntake(deps: {
         }),
       );
       // Hand-off to the channel happens after the answer, and is tried again until the bus takes it.
-      handOff(stored);
+      handOver(stored);
     }
     const results = new Map<MessageRecord, IntakeResult>();
     records.forEach((record, i) => {
@@ -306,14 +360,16 @@ export function createMessageIntake(deps: {
       }
       return store(records, now);
     },
-    async acceptRecords(records) {
-      const results = await store(records, Date.now());
-      await dispatched();
+    async acceptRecords(records, options = {}) {
+      let handed: Promise<void> = Promise.resolve();
+      const results = await store(records, Date.now(), (stored) => (handed = handedOff(stored, options.untilHandedOver ?? false)));
+      await handed;
       return results;
     },
     dispatch,
     async drain() {
       draining = true;
+      wake?.();
       scheduler.stop();
       untrackScheduler();
       await durable.drain();
@@ -323,6 +379,8 @@ export function createMessageIntake(deps: {
 }
 
 const MAX_RETRY_MS = 5000;
+/** Most messages in one hand-off: one publish per channel and partition stays well under Kafka's 1 MB request. */
+const MAX_HANDOFF = 10_000;
 
 /** A hand-off that left `records` unsent (the rest went out); `cause` is the first failure. */
 class UnsentRecords extends Error {
