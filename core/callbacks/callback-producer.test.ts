@@ -124,6 +124,25 @@ describe('callback producer', () => {
     expect(outbox.lookups()).toEqual([]);
   });
 
+  it('keeps a lookup waiting when the job it made could not be written, so the next start makes the callback', async () => {
+    const dir = freshDir();
+    const outbox = open(dir);
+    const full: CallbackOutbox = Object.assign(Object.create(null), outbox, {
+      owe: () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      },
+    });
+    producerOn(full, lookupOf([old])).statusChanged(receipt);
+    await settle();
+    expect(outbox.lookups().map((l) => l.change.messageId)).toEqual(['m-old']);
+    outbox.close();
+
+    const after = open(dir);
+    producerOn(after, lookupOf([old]));
+    await settle();
+    expect(after.owed().map((j) => j.messageId)).toEqual(['m-old']);
+  });
+
   it('ends the lookup of a message history does not have, so it is not looked up at every start', async () => {
     const dir = freshDir();
     const first = open(dir);

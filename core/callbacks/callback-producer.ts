@@ -76,21 +76,28 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     } catch (err) {
       deps.log.error('could not keep status changes waiting for a lookup in the outbox', { err, changes: waits.length });
     }
-    if (!deps.busKeepsRecords) {
+    // A lookup is marked ended only once the job it made is written: else the next start looks it up again.
+    let jobsWritten = true;
+    if (jobs.length === 0) {
+      // Nothing made: only lookups waiting or ended.
+    } else if (!deps.busKeepsRecords) {
       try {
         outbox.owe(jobs);
       } catch (err) {
+        jobsWritten = false;
         deps.log.error('could not write callbacks to the outbox', { err, jobs: jobs.length });
       }
     } else {
       try {
         outbox.hold(jobs);
       } catch (err) {
+        jobsWritten = false;
         deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
       }
       for (const job of jobs) publisher.add(job).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
     }
     // After the jobs they made: a crash in between gives the lookup again, and its job the same event id.
+    if (!jobsWritten || done.length === 0) return;
     try {
       outbox.lookedUp(done);
     } catch (err) {
@@ -146,6 +153,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
    */
   const lookupRetryMs = deps.lookupRetryMs ?? 1000;
   let draining = false;
+  const retries = new Set<NodeJS.Timeout>();
   const lookUp = (owed: OwedLookup, failures = 0): void => {
     const { eventId, change } = owed;
     void deps.lookup.find(change.messageId).then(
@@ -157,7 +165,13 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       (err) => {
         const retryInMs = Math.min(MAX_LOOKUP_RETRY_MS, lookupRetryMs * 2 ** Math.min(failures, 10));
         deps.log.warn('no callback yet: message lookup failed', { err, messageId: change.messageId, ...(draining ? {} : { retryInMs }) });
-        if (!draining) setTimeout(() => lookUp(owed, failures + 1), retryInMs).unref();
+        if (draining) return;
+        const retry = setTimeout(() => {
+          retries.delete(retry);
+          lookUp(owed, failures + 1);
+        }, retryInMs);
+        retry.unref();
+        retries.add(retry);
       },
     );
   };
@@ -198,6 +212,9 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     imStatus: (n: ImStatusNotice): void => imStatusJob(n),
     drain: async () => {
       draining = true;
+      // Lookups still to be tried again stay in the outbox for the next start.
+      for (const retry of retries) clearTimeout(retry);
+      retries.clear();
       // Jobs made in this very turn are still in `made` until their microtask runs.
       await Promise.resolve();
       await publisher.drain();
