@@ -6,6 +6,7 @@ import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE, runAdminCommand } from './cli/admin-cli';
 import { makeRoleCertificates } from '../lib/role-certificates';
+import { keepBuildInUse } from '../lib/build-location';
 
 const USAGE = `usage: hermod <command>
 
@@ -38,6 +39,7 @@ function flag(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
+  keepBuildInUse();
   let config: ReturnType<typeof resolveConfig>;
   try {
     config = resolveConfig(process.env);

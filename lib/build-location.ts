@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,4 +18,23 @@ export const PACKAGE_ROOT = typeof __HERMOD_ROOT__ === 'string' ? __HERMOD_ROOT_
  */
 export function entryFile(buildEntry: string, sourceShim: string): string {
   return buildDir ? path.join(buildDir, `${buildEntry}.js`) : path.join(PACKAGE_ROOT, sourceShim);
+}
+
+/**
+ * Marks this process's build as in use every hour while it runs: bin/build.js
+ * removes builds unused for a week when it makes a new one, and a service
+ * running for longer still loads chunks, restarts roles and starts threads from its own.
+ */
+export function keepBuildInUse(everyMs = 3600_000): void {
+  if (!buildDir) return;
+  const dir = buildDir;
+  const touch = (): void => {
+    try {
+      const now = new Date();
+      fs.utimesSync(dir, now, now);
+    } catch {
+      // Read-only or gone: nothing to keep.
+    }
+  };
+  setInterval(touch, everyMs).unref();
 }
