@@ -6,6 +6,7 @@ import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } fro
 import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
 import { createPartitionedPublisher } from './kafka-bus-publish';
 import { createPartitionRunner } from './kafka-bus-subscription';
+import { watchConsumerCrashes } from './kafka-crash-watch';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -35,11 +36,12 @@ export interface KafkaBusOptions {
  * HermodError.
  */
 export function createKafkaBus(options: KafkaBusOptions): Bus {
+  const log = options.log ?? createLogger({ component: 'kafka-bus' });
   const kafka = new Kafka({
     clientId: options.clientId ?? 'hermod',
     brokers: options.brokers,
     logLevel: logLevel.WARN,
-    logCreator: kafkaLogCreator(options.log ?? createLogger({ component: 'kafka-bus' })),
+    logCreator: kafkaLogCreator(log),
   });
   const partitions = options.partitions ?? 16;
   const createTopics = options.createTopics ?? true;
@@ -121,7 +123,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         heartbeatEveryMs: heartbeatInterval,
         closing: () => closing,
       });
-      consumer.on(consumer.events.GROUP_JOIN, () => runner.reassigned());
+      const crashes = watchConsumerCrashes(log, { group: subscribe.group, topic });
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        crashes.joined();
+        runner.reassigned();
+      });
+      consumer.on(consumer.events.CRASH, (e) => crashes.crashed(e.payload.error));
       try {
         await ensureTopic(topic);
         consumers.add(consumer);

@@ -66,7 +66,14 @@ describe('kafkajs log through hermod', () => {
     write(entry(logLevel.ERROR, 'Response ListOffsets(key: 2, version: 3)', { error: 'This server is not the leader for that topic-partition' }));
     write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The request timed out' }));
     write(entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', { error: 'The server experienced an unexpected error when processing the request' }));
-    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'info', 'warn', 'error']);
+    // Retriable by the protocol, but a broker's disk or data going bad.
+    write(entry(logLevel.ERROR, 'Response Fetch(key: 1, version: 11)', { error: 'Disk error when trying to access log file on the disk' }));
+    write(
+      entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', {
+        error: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt',
+      }),
+    );
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'info', 'warn', 'error', 'error', 'error']);
     expect(lines[0]!.fields).not.toHaveProperty('stack');
   });
 });

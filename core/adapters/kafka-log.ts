@@ -15,14 +15,19 @@ import type { Logger, LogLevel } from '../../lib/log';
  *   not available yet or still loading, a leader being elected, a group
  *   rebalancing, a topic not yet known to a broker, a leader that moved), and
  *   a consumer's restart after one, as info; any other answer Kafka marks
- *   retriable as a warning. If the retries run out, the failure reaches
- *   hermod's adapter and is logged there as an error.
+ *   retriable as a warning (a broker's storage error or corrupt data stays an
+ *   error). If the retries run out, the failure reaches hermod's adapter and
+ *   is logged there as an error; a consumer that keeps crashing without
+ *   rejoining its group is logged as an error by kafka-crash-watch.ts.
  */
-/** Every error Kafka's protocol marks retriable, as kafkajs words it (kafkajs retries these itself). */
+/** Retriable by Kafka's protocol, but a broker's disk or data going bad: an operator must hear of it at once. */
+const STILL_ERRORS: ReadonlySet<string> = new Set(['KAFKA_STORAGE_ERROR', 'CORRUPT_MESSAGE']);
+
+/** Every error Kafka's protocol marks retriable, as kafkajs words it (kafkajs retries these itself), but those above. */
 const RETRIABLE: ReadonlySet<string> = (() => {
   try {
-    const table = createRequire(import.meta.url)('kafkajs/src/protocol/error') as { errorCodes: { message: string; retriable: boolean }[] };
-    return new Set(table.errorCodes.filter((e) => e.retriable).map((e) => e.message));
+    const table = createRequire(import.meta.url)('kafkajs/src/protocol/error') as { errorCodes: { type: string; message: string; retriable: boolean }[] };
+    return new Set(table.errorCodes.filter((e) => e.retriable && !STILL_ERRORS.has(e.type)).map((e) => e.message));
   } catch {
     return new Set<string>();
   }
