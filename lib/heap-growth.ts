@@ -22,7 +22,7 @@ export function limitHeapGrowth(percent: number): void {
  */
 export function childExecArgv(execArgv: readonly string[], nodeOptions: string | undefined, semiSpaceMb: number): string[] {
   const own = [...execArgv];
-  const named = [...own, ...(nodeOptions ?? '').split(/\s+/)].some((a) => /^--max-semi-space-size(=|$)/.test(a));
+  const named = [...own, ...(nodeOptions ?? '').split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(a));
   if (semiSpaceMb > 0 && !named) own.push(`--max-semi-space-size=${semiSpaceMb}`);
   return own;
 }

@@ -135,6 +135,22 @@ describe('the bus contract between core and the workers', () => {
     expect(decodeStatus(value).detail).toBe(status.detail);
   });
 
+  it('gives a reader in the same process its own copy of an IM job’s details, and refuses there what it refuses from bytes', () => {
+    const withDetails: OutboundJob = {
+      ...job,
+      im: { type: 'template', template: { id: 't-1', name: 'pānui', language: 'mi', parameters: [{ name: 'greeting', text: 'Kia ora 👋🏽' }] } },
+    };
+    const value = encodeJob(withDetails);
+    const read = decodeJob(value);
+    expect(read.im).toEqual(withDetails.im);
+    expect(read.im).not.toBe(withDetails.im);
+    expect(read.im!.template).not.toBe(withDetails.im!.template);
+    // NaN goes over the wire as null, which a reader in another process refuses.
+    const noTime = { ...status, at: Number.NaN };
+    expect(() => decodeStatus(overTheWire(encodeStatus(noTime)))).toThrow(HermodError);
+    expect(() => decodeStatus(encodeStatus(noTime))).toThrow(HermodError);
+  });
+
   it('puts only the named fields on the bus, whatever else the object carries', () => {
     const fromCarrier = { ...inbound, dataCoding: 8, parts: 2 } as InboundPayload;
     expect(Object.keys(wire(encodeInbound(fromCarrier))).sort()).toEqual(['at', 'carrierRef', 'channel', 'destination', 'source', 'text', 'v']);

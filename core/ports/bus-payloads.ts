@@ -147,7 +147,14 @@ function encode(kind: Kind, payload: Record<string, unknown>): Buffer {
   const value = Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
   // As a reader of the JSON sees it: a field that is undefined is absent.
   const seen: Record<string, unknown> = {};
-  for (const name in payload) if (payload[name] !== undefined) seen[name] = payload[name];
+  for (const name in payload) {
+    const field = payload[name];
+    if (field === undefined) continue;
+    // Only flat payloads of plain values: a nested object (an IM job's details, a trace) would be
+    // shared with the publisher, and a number JSON cannot carry (NaN) would read differently.
+    if (!(typeof field === 'string' || typeof field === 'boolean' || (typeof field === 'number' && Number.isFinite(field)))) return value;
+    seen[name] = field;
+  }
   written.set(value, { kind, payload: seen });
   return value;
 }
