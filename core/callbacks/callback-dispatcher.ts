@@ -123,9 +123,12 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
   const backlog = createCallbackBacklog(o.retryForMs);
   // Jobs finished in one turn (the answers of one batch from a delivery thread) are settled in one journal write.
   let settled: string[] = [];
+  // Until then they are still in the outbox's memory: not to be moved to disk, which would owe them again.
+  const settling = new Set<string>();
   const settleFinished = (): void => {
     const ids = settled;
     settled = [];
+    settling.clear();
     try {
       outbox.settle(ids);
     } catch (err) {
@@ -139,6 +142,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       backlog.done(job);
       if (settled.length === 0) queueMicrotask(settleFinished);
       settled.push(job.eventId);
+      settling.add(job.eventId);
     },
     onRescheduled: (job) => {
       backlog.waiting(job);
@@ -153,7 +157,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       if (job.attempt > 0) backlog.waiting(job);
       queues.add(job);
     },
-    canRemove: (job) => queues.canRemove(job),
+    canRemove: (job) => !settling.has(job.eventId) && queues.canRemove(job),
     remove(job) {
       queues.remove(job);
       backlog.done(job);
