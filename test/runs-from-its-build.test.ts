@@ -57,13 +57,18 @@ describe('hermod runs from a build of its sources', () => {
     client.close();
   }, 120_000);
 
-  it('makes the build again when a source changes, not when only a test does, and the new build runs without tsx', async () => {
-    // A copy of the sources, so the repository's own build is left alone.
+  /** A copy of the sources, so the repository's own build is left alone. */
+  const copyOfSources = (): string => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-sources-'));
     temporary.push(root);
     for (const dir of ['bin', 'lib', 'core', 'gateway', 'workers', 'proto']) fs.cpSync(path.join(ROOT, dir), path.join(root, dir), { recursive: true });
     for (const file of ['package.json', 'package-lock.json', 'tsconfig.json']) fs.copyFileSync(path.join(ROOT, file), path.join(root, file));
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    return root;
+  };
+
+  it('makes the build again when a source changes, not when only a test does, and the new build runs without tsx', async () => {
+    const root = copyOfSources();
 
     const first = await currentBuild(root);
     expect(await currentBuild(root)).toBe(first);
@@ -80,5 +85,24 @@ describe('hermod runs from a build of its sources', () => {
     expect(usage.status).toBe(0);
     expect(usage.stdout).toContain('usage: hermod <command>');
     for (const entry of ['channel-pools-thread-main.js', 'callback-delivery-thread-main.js']) expect(fs.existsSync(path.join(second, entry))).toBe(true);
+  }, 60_000);
+
+  it('runs the sources through tsx when asked to, or with a warning when no build can be made', () => {
+    const root = copyOfSources();
+    const asked = spawnSync(process.execPath, [path.join(root, 'bin/hermod.js')], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, HERMOD_BUILD: 'false' },
+    });
+    expect(asked.status).toBe(0);
+    expect(asked.stdout).toContain('usage: hermod <command>');
+    expect(fs.existsSync(path.join(root, 'dist'))).toBe(false);
+
+    // A file where the builds would go: no build can be made there.
+    fs.writeFileSync(path.join(root, 'dist'), 'not a directory');
+    const fallback = spawnSync(process.execPath, [path.join(root, 'bin/hermod.js')], { cwd: root, encoding: 'utf8' });
+    expect(fallback.status).toBe(0);
+    expect(fallback.stdout).toContain('usage: hermod <command>');
+    expect(JSON.parse(fallback.stderr.trim().split('\n')[0]!)).toMatchObject({ level: 'warn', msg: 'could not build hermod; running its sources through tsx' });
   }, 60_000);
 });
