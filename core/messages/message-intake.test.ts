@@ -38,7 +38,7 @@ function outageBus(maxRecords = Number.POSITIVE_INFINITY) {
   return { bus, down, published, failures: () => failures };
 }
 
-function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: boolean; unsent: number }[] = []) {
+function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: boolean; unsent: number }[] = [], maxHandOffWaiting?: number) {
   const statuses: StatusChange[] = [];
   const recorder: StatusRecorder = {
     async record(changes) {
@@ -62,6 +62,7 @@ function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: 
       reports.push(at);
     },
     dispatchRetryMs: 10,
+    maxHandOffWaiting,
   });
   return { intake, statuses };
 }
@@ -196,5 +197,23 @@ describe('handing accepted messages to their channel', () => {
     await until(() => gaveUp.length > 0);
     expect(gaveUp).toEqual([expect.objectContaining({ givenUp: true, unsent: 1 })]);
     await second.drain();
+  });
+
+  it('refuses new sends as unavailable while too many accepted ones wait for the bus, and takes them again once it is back', async () => {
+    const { bus, down, published } = outageBus();
+    const { intake } = intakeOn(bus, [], [], 3);
+    down.add(topicName('sms'));
+    const first = await intake.accept([1, 2, 3].map((n) => send('sms', `+6421000000${n}`, `Kia ora ${n} 👋🏽`)));
+    expect(first.every((r) => r.ok)).toBe(true);
+    await new Promise((r) => setTimeout(r, 30));
+    const refused = await intake.accept([send('sms', '+64211234567', 'one too many')]);
+    expect(refused).toEqual([{ ok: false, error: expect.objectContaining({ code: 'unavailable', retryable: true }) }]);
+
+    down.clear();
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) === 3);
+    const again = await intake.accept([send('sms', '+64211234567', 'ka pai')]);
+    expect(again[0]).toMatchObject({ ok: true });
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) === 4);
+    await intake.drain();
   });
 });

@@ -55,6 +55,8 @@ export function createMessageIntake(deps: {
   onDispatchError?: (err: unknown, at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean }) => void;
   /** First wait before a failed hand-off is tried again; doubles per failure in a row up to 5 s (default 100 ms). */
   dispatchRetryMs?: number;
+  /** Messages waiting for a refused hand-off beyond which new sends are refused as unavailable (default 100,000). */
+  maxHandOffWaiting?: number;
   /** The application's message quota, if it has one (read for every batch: cache it). */
   quotaOf?: (applicationId: string) => Promise<Quota | undefined>;
   /** Where messages scheduled beyond the scheduler's memory window wait (emptied at start; recovery adds them back). */
@@ -96,6 +98,7 @@ export function createMessageIntake(deps: {
   let wake: (() => void) | undefined;
   let cap = MAX_HANDOFF;
   const retryMs = deps.dispatchRetryMs ?? 100;
+  const maxWaiting = deps.maxHandOffWaiting ?? 100_000;
   /** Callers of acceptRecords waiting for their records' first attempt, or for their hand-over. */
   const waiters = new Map<MessageRecord, { left: Set<MessageRecord>; untilHandedOver: boolean; resolve: () => void }>();
   const attempted = (records: readonly MessageRecord[], unsent: ReadonlySet<MessageRecord>): void => {
@@ -271,6 +274,13 @@ export function createMessageIntake(deps: {
    * would push out what API clients are polling for.
    */
   const store = async (all: MessageRecord[], now: number, handOver: (records: readonly MessageRecord[]) => unknown = handOff): Promise<IntakeResult[]> => {
+    // The bus has refused hand-offs for a while: nothing more is taken in (a 503 the client retries), so memory stays bounded.
+    if (waiting.length >= maxWaiting) {
+      const error = new HermodError('unavailable', `${waiting.length} accepted messages are waiting for the message bus; try again later`, {
+        retryable: true,
+      });
+      return all.map(() => ({ ok: false as const, error }));
+    }
     const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
     const screened = await screen.screen(all);
     const refusedNow = (i: number): boolean => {
