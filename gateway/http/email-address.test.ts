@@ -28,6 +28,8 @@ describe('isEmailAddress', () => {
     ['a zero-width joiner', 'ana\u200d@example.com'],
     ['a label starting with a hyphen', 'ana@-example.com'],
     ['an all-digit top-level label', 'ana@example.123'],
+    ['a top-level label a URL reads as a hex number', 'ana@example.0x1f'],
+    ['a top-level label of only 0x', 'a@a.0x'],
     ['a local part over 64 bytes', `${'ā'.repeat(33)}@example.com`],
     ['a quoted local part', '"ana mere"@example.com'],
     ['an address literal', 'ana@[192.0.2.1]'],
@@ -40,7 +42,8 @@ describe('isEmailAddress', () => {
     fc.assert(
       fc.property(fc.array(word, { minLength: 1, maxLength: 3 }), fc.array(word, { minLength: 2, maxLength: 4 }), (local, domain) => {
         const address = `${local.join('.')}@${domain.join('.')}`;
-        fc.pre(Buffer.byteLength(local.join('.'), 'utf8') <= 64 && !/^\d+$/.test(domain.at(-1)!));
+        // A last label of digits, or 0x and hex digits, makes the host a number in a URL's eyes (an IPv4 address), not a domain.
+        fc.pre(Buffer.byteLength(local.join('.'), 'utf8') <= 64 && !/^(\d+|0x[0-9a-f]*)$/i.test(domain.at(-1)!));
         expect(isEmailAddress(address)).toBe(true);
       }),
     );
