@@ -51,8 +51,10 @@ export async function currentBuild(root = ROOT) {
     fs.utimesSync(dir, new Date(), new Date());
     return dir;
   }
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   const tmp = `${dir}.tmp-${process.pid}`;
+  // esbuild keeps its service process (about 70 MB) for later builds until
+  // stopped; hermod builds once per start.
   await build({
     absWorkingDir: root,
     entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(root, file)])),
@@ -70,7 +72,7 @@ export async function currentBuild(root = ROOT) {
     tsconfig: path.join(root, 'tsconfig.json'),
     define: { __HERMOD_BUILD_DIR__: JSON.stringify(dir), __HERMOD_ROOT__: JSON.stringify(root) },
     logLevel: 'silent',
-  });
+  }).finally(() => stop());
   try {
     fs.renameSync(tmp, dir);
   } catch (err) {

@@ -79,6 +79,9 @@ describe('hermod runs from a build of its sources', () => {
     const second = await currentBuild(root);
     expect(second).not.toBe(first);
     expect(fs.readdirSync(path.join(root, 'dist')).sort()).toEqual([path.basename(first), path.basename(second)].sort());
+    // The builder's service process (about 70 MB) is not left running beside the service once the build is made.
+    const builders = childrenOf(process.pid).filter((pid) => commandLine(pid).some((arg) => arg.includes('esbuild')));
+    expect(builders).toEqual([]);
 
     // The bundle runs on plain node: it prints hermod's usage.
     const usage = spawnSync(process.execPath, [path.join(second, 'hermod.js')], { cwd: root, encoding: 'utf8' });
