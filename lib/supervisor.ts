@@ -8,6 +8,7 @@ import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-acco
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
+import { mallocEnv } from './malloc-env';
 
 const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
@@ -55,6 +56,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   cluster.setupPrimary({ exec: ENTRY, args: [], execArgv: childExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.semiSpaceMb) });
   const secrets = simulatorWebhookSecrets(config);
   // Decided once here, from the ports asked for: every process learns the simulators' bound ports later, which would change it.
+  const malloc = mallocEnv(process.env);
   const bounces = config.channels.email.bounceListener ? { HERMOD_BOUNCE_SMTP_PORT: String(config.channels.email.bounceListener.port) } : {};
   const workers = new Map<Worker, { role: Role; index: number; channel?: string }>();
   const bound = createBoundAddresses(config);
@@ -63,6 +65,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   /** `channel`: for a worker, the channels it serves, comma-separated. */
   const fork = (role: Role, index: number, channel?: string): Promise<Worker> => {
     const worker = cluster.fork({
+      ...malloc,
       ...secrets,
       ...bounces,
       ...bound.env(

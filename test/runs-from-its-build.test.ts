@@ -57,6 +57,14 @@ describe('hermod runs from a build of its sources', () => {
     client.close();
   }, 120_000);
 
+  it("starts every role with glibc malloc settings that give chDB's freed memory back", () => {
+    expect(hermod).toBeDefined();
+    for (const pid of childrenOf(hermod!.pid)) {
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(env).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=131072', 'MALLOC_TRIM_THRESHOLD_=131072']));
+    }
+  });
+
   /** A copy of the sources, so the repository's own build is left alone. */
   const copyOfSources = (): string => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-sources-'));
