@@ -4,8 +4,7 @@ import { createLogger, setLogLevel } from '../lib/log';
 import type { Role } from '../lib/role';
 import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
-import { ADMIN_USAGE, runAdminCommand } from './cli/admin-cli';
-import { makeRoleCertificates } from '../lib/role-certificates';
+import { ADMIN_USAGE } from './cli/admin-usage';
 import { keepBuildInUse } from '../lib/build-location';
 
 const USAGE = `usage: hermod <command>
@@ -74,7 +73,8 @@ async function main(): Promise<void> {
     case 'blocklist':
     case 'messages':
     case 'campaigns':
-      process.exitCode = await runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
+      // The operators' commands and the certificate maker load only when asked for: every process of the service starts here.
+      process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {
       const [dir, ...hosts] = process.argv.slice(3);
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
         process.stderr.write('usage: hermod grpc-certs <dir> <host>...\n');
         process.exit(2);
       }
-      const files = await makeRoleCertificates(dir, 'hermod', hosts);
+      const files = await (await import('../lib/role-certificates')).makeRoleCertificates(dir, 'hermod', hosts);
       process.stdout.write(`HERMOD_GRPC_TLS_CERT=${files.certFile}\nHERMOD_GRPC_TLS_KEY=${files.keyFile}\nHERMOD_GRPC_TLS_CA=${files.caFile}\n`);
       return;
     }

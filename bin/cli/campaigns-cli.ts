@@ -1,3 +1,4 @@
+import { CAMPAIGNS_USAGE } from './admin-usage';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import { fromServiceError } from '../../lib/grpc-errors';
 import type { Config } from '../../lib/config';
@@ -9,16 +10,6 @@ import {
   type DryRunCampaignResult,
   type ListCampaignsResponse,
 } from '../../proto/gen/hermod/v1/campaign_control';
-
-export const CAMPAIGNS_USAGE = `  campaigns list [<application>]             campaigns with their state and progress (all applications without one)
-  campaigns show <application> <campaign-id>  one campaign as JSON: state, members, submitted, delivered, failed,
-                                             blocked, dead, remaining, current rate, estimate of the time left
-  campaigns pause <application> <campaign-id>   stop new sends within a second, on every core
-  campaigns resume <application> <campaign-id>  continue where it stopped (nobody twice, nobody skipped)
-  campaigns cancel <application> <campaign-id>  members not yet handed to a carrier are never sent: they end dead
-  campaigns dry-run <application> <list-id> (--content <text> | --template <name>)
-                                             send nothing: members after opt-outs and checks, segments per member
-                                             and in total, dropped members and why, estimated duration`;
 
 type Out = (line: string) => void;
 
