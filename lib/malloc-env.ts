@@ -5,7 +5,7 @@
  * and the threshold above which a block is mapped (and given back when freed)
  * rises with every large free, so blocks of a batch's size are carved from
  * the arenas and freed memory stays resident. Measured in the embedded soak:
- * core held 60–70 MB less and grew about half as fast (bench/RESULTS.md,
+ * core held 60–70 MB less from the start and grew a little slower (bench/RESULTS.md,
  * ninth session). Other C libraries ignore these variables.
  */
 export const MALLOC_DEFAULTS: Readonly<Record<string, string>> = {
