@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid } from '../../lib/uuid';
 import type { AccountStore, QuotaPeriod } from '../ports/account-store';
 import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
@@ -145,7 +145,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         }
       }
       const record = {
-        id: current?.id ?? randomUUID(),
+        id: current?.id ?? uuid(),
         name: input.name,
         passwordHash: input.password ? await keepOrRehash(input.password, current?.passwordHash) : (current?.passwordHash ?? ''),
         apiKeyHash: input.revokeApiKey ? '' : input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid } from '../../lib/uuid';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageRecord } from '../ports/message-history';
@@ -107,7 +107,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const toWrite = (): void => {
     if (made.length === 0 && awaiting.length === 0 && ended.length === 0) queueMicrotask(writeMade);
   };
-  const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>, eventId: string = randomUUID()): void => {
+  const enqueue = (job: Omit<CallbackJob, 'eventId' | 'attempt' | 'notBefore'>, eventId: string = uuid()): void => {
     toWrite();
     // Built field by field (one shape for every job), not spread: thousands a second.
     const job1: CallbackJob = {
@@ -191,7 +191,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
       // Not in memory (an old message, or one another core accepted): kept in the outbox, then looked up.
-      const lookup = { eventId: randomUUID(), change };
+      const lookup = { eventId: uuid(), change };
       toWrite();
       awaiting.push(lookup);
       lookUp(lookup);

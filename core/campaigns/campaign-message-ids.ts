@@ -16,10 +16,31 @@
  */
 export { campaignOfMessage, isCampaignMessageId } from '../domain/campaign-message-id';
 
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const text = Buffer.from('00000000-0000-8000-8000-000000000000', 'latin1');
+// Where the campaign id's 14 hex digits and the position's 8 go, most significant first.
+const CAMPAIGN_AT = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 15, 16];
+const POSITION_AT = 28;
+
+/**
+ * The id of the message of member `position` of campaign `campaignId`.
+ * Written into a buffer and read out once, so the string is flat: a template
+ * literal of five pieces stays a rope of about 270 bytes in V8, where a flat
+ * one takes 56, and a fan-out holds hundreds of thousands of these in hot
+ * state.
+ */
 export function campaignMessageId(campaignId: number, position: number): string {
-  const c = campaignId.toString(16).padStart(14, '0');
-  const p = position.toString(16).padStart(8, '0');
-  return `${c.slice(0, 8)}-${c.slice(8, 12)}-8${c.slice(12, 14)}0-8000-0000${p}`;
+  let c = campaignId;
+  for (let i = CAMPAIGN_AT.length - 1; i >= 0; i--) {
+    text[CAMPAIGN_AT[i]!] = HEX[c % 16]!;
+    c = Math.floor(c / 16);
+  }
+  let p = position;
+  for (let i = 7; i >= 0; i--) {
+    text[POSITION_AT + i] = HEX[p % 16]!;
+    p = Math.floor(p / 16);
+  }
+  return text.toString('latin1');
 }
 
 export function positionOfCampaignMessage(id: string): number {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid } from '../../lib/uuid';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 
 /**
@@ -9,12 +9,12 @@ import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
  * every attempt's id.
  */
 export function newImMessageId(): string {
-  return randomUUID().slice(0, -1) + '0';
+  return retyped(uuid(), '4', '0');
 }
 
 export function imAttemptId(messageId: string, attempt: number): string {
   if (attempt < 0 || attempt > 9) throw new RangeError('attempt must be 0..9');
-  return `${messageId.slice(0, 14)}8${messageId.slice(15, -1)}${(attempt + 1).toString(16)}`;
+  return retyped(messageId, '8', (attempt + 1).toString(16));
 }
 
 export function isImAttemptId(id: string): boolean {
@@ -23,5 +23,16 @@ export function isImAttemptId(id: string): boolean {
 
 /** The message and the attempt index of an attempt id. */
 export function parseImAttemptId(id: string): { messageId: string; attempt: number } {
-  return { messageId: `${id.slice(0, 14)}4${id.slice(15, -1)}0`, attempt: parseInt(id[35]!, 16) - 1 };
+  return { messageId: retyped(id, '4', '0'), attempt: parseInt(id[35]!, 16) - 1 };
+}
+
+/**
+ * `id` with its version digit and its last digit replaced, as a flat string
+ * (slices and concatenations would keep a rope and the string sliced).
+ */
+function retyped(id: string, version: string, last: string): string {
+  const text = Buffer.from(id, 'latin1');
+  text[14] = version.charCodeAt(0);
+  text[35] = last.charCodeAt(0);
+  return text.toString('latin1');
 }

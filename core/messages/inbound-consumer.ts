@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid } from '../../lib/uuid';
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageRecord, MessageHistory } from '../ports/message-history';
@@ -54,7 +54,7 @@ export function startInboundConsumer(deps: {
       }));
       const ids = await firstDeliveries(
         deps.state,
-        delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: randomUUID(), busPosition })),
+        delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: uuid(), busPosition })),
         windowMs,
       );
       for (const [i, { m }] of delivered.entries()) {

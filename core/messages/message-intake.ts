@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid } from '../../lib/uuid';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
@@ -343,7 +343,7 @@ export function createMessageIntake(deps: {
     async accept(messages) {
       const now = Date.now();
       const records: MessageRecord[] = messages.map((m) => ({
-        id: randomUUID(),
+        id: uuid(),
         numericId: nextNumericId(),
         applicationId: m.applicationId,
         channel: m.channel,
