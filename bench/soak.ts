@@ -58,6 +58,7 @@ import { sleep } from './support/sleep';
 import { spread } from './support/spread';
 import { svgLineChart, type Series } from './support/svg-line-chart';
 import { exitOnSignal } from './support/exit-on-signal';
+import { createCpuMeter } from './support/cpu-meter';
 
 exitOnSignal();
 
@@ -96,6 +97,8 @@ interface Sample {
   loopMax: number;
   /** Redis used_memory (whole server); NaN on the embedded topology. */
   redisUsed: number;
+  /** CPU in the 10 s before, % of one core: per hermod role, `bench` (this process), `redis` (the whole server), `machine`. */
+  cpu: Record<string, number>;
   /** 2xx answers in the 10 s before, per second. */
   acceptedPerS: number;
   acceptP99: number;
@@ -106,6 +109,17 @@ interface Sample {
   failed: number;
   skipped: number;
   inFlight: number;
+}
+
+/** A CPU meter's rows as role → % of one core (`bench` for this process, `machine` for the whole machine). */
+function cpuOfRoles(rows: readonly { label: string; percent: number }[]): Record<string, number> {
+  const cpu: Record<string, number> = {};
+  for (const { label, percent } of rows) {
+    if (label.startsWith('hermod ')) cpu[label.slice('hermod '.length)] = percent;
+    else if (label.startsWith('this bench process')) cpu.bench = percent;
+    else if (label.startsWith('machine total')) cpu.machine = percent;
+  }
+  return cpu;
 }
 
 async function soak(topology: Topology): Promise<{ met: boolean; lines: string[] }> {
@@ -147,6 +161,9 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
     let inFlight = 0;
     let lastSampleAt = performance.now();
     let lastAccepted = 0;
+    let cpuMeter = createCpuMeter(root);
+    cpuMeter.start();
+    let lastRedisCpu = Number.NaN;
     const started = performance.now();
     const sample = async (): Promise<void> => {
       const now = performance.now();
@@ -171,7 +188,15 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
         engine: 'hermod_history_engine_memory_bytes',
       }).catch(() => ({ heap: Number.NaN, p99: Number.NaN, max: Number.NaN, coreHeap: Number.NaN, coreHeapCommitted: Number.NaN, engine: Number.NaN }));
       const held = await memoryEntries(metricsUrl).catch(() => ({}));
-      const redisUsed = topology === 'redis' ? (await sampleRedis(REDIS_URL, prefix)).usedMemory : Number.NaN;
+      const redis = topology === 'redis' ? await sampleRedis(REDIS_URL, prefix) : undefined;
+      const redisUsed = redis?.usedMemory ?? Number.NaN;
+      const cpu = cpuOfRoles(cpuMeter.stop());
+      cpuMeter = createCpuMeter(root);
+      cpuMeter.start();
+      if (redis) {
+        cpu.redis = (100 * (redis.cpuSeconds - lastRedisCpu)) / seconds;
+        lastRedisCpu = redis.cpuSeconds;
+      }
       const s: Sample = {
         t: (now - started) / 60_000,
         rss: mem.total,
@@ -184,6 +209,7 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
         loopP99: m.p99 * 1000,
         loopMax: m.max * 1000,
         redisUsed,
+        cpu,
         acceptedPerS: (accepted - lastAccepted) / seconds,
         acceptP99: spread(acc).p99,
         receivedPerS: e2e.length / seconds,
@@ -198,7 +224,7 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
       console.log(
         `  ${topology} ${s.t.toFixed(1)} min: RSS ${mb(s.rss)} MB (Pss ${mb(s.pss)}; core ${mb(s.rssByRole.core ?? 0)}: heap ${mb(s.coreHeap)} of ${mb(s.coreHeapCommitted)}, chDB ${mb(s.engineMemory)}), heap ${mb(s.heapUsed)} MB, ` +
           `${topology === 'redis' ? `Redis ${mb(s.redisUsed)} MB, ` : ''}accepted ${Math.round(s.acceptedPerS)}/s p99 ${formatMs(s.acceptP99)} ms, ` +
-          `received ${Math.round(s.receivedPerS)}/s e2e p99 ${formatMs(s.e2eP99)} ms, loop p99 ${formatMs(s.loopP99)} ms; ${failed} failed, ${skipped} skipped, ${inFlight} in flight`,
+          `received ${Math.round(s.receivedPerS)}/s e2e p99 ${formatMs(s.e2eP99)} ms, loop p99 ${formatMs(s.loopP99)} ms, CPU core ${Math.round(s.cpu.core ?? 0)} % machine ${Math.round(s.cpu.machine ?? 0)} %; ${failed} failed, ${skipped} skipped, ${inFlight} in flight`,
       );
       // What core holds, by structure (issue 14: each follows what is in flight, or says what grows).
       console.log(`    held: ${formatEntries(held) || '–'}`);
@@ -282,6 +308,9 @@ function report(
   ];
   for (const l of lines) console.log(l);
   const roles = [...new Set(samples.flatMap((s) => Object.keys(s.rssByRole)))].sort();
+  const cpuKeys = [...new Set(samples.flatMap((s) => Object.keys(s.cpu ?? {})))].sort((a, b) =>
+    a === 'machine' ? 1 : b === 'machine' ? -1 : a.localeCompare(b),
+  );
   const row = (what: string, value: (s: Sample) => number, fmt: (n: number) => string, avg = median): (string | number)[] => {
     const a = avg(first.map(value));
     const b = avg(last.map(value));
@@ -315,6 +344,7 @@ function report(
     row('event-loop delay p99, mean of processes, ms', (s) => s.loopP99, n1),
     row('event-loop delay max, largest, ms', (s) => s.loopMax, n1),
     ...(topology === 'redis' ? [row('Redis used_memory (whole server), MB', (s) => s.redisUsed / MB, n1, mean)] : []),
+    ...cpuKeys.map((k) => row(`CPU, ${k}, % of one core`, (s) => s.cpu?.[k] ?? Number.NaN, n0, mean)),
   ];
   console.log();
   printTable(

@@ -5,6 +5,8 @@ export interface RedisSample {
   at: number;
   /** INFO memory `used_memory` of the whole server. */
   usedMemory: number;
+  /** INFO cpu `used_cpu_user` + `used_cpu_sys` of the whole server, seconds since it started. */
+  cpuSeconds: number;
   /** Streams under the prefix, their entries (XLEN) and bytes (MEMORY USAGE). */
   streams: number;
   entries: number;
@@ -21,6 +23,8 @@ export async function sampleRedis(url: string, prefix: string): Promise<RedisSam
   try {
     const at = performance.now() - started;
     const usedMemory = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? NaN);
+    const cpu = await redis.info('cpu');
+    const cpuSeconds = Number(/used_cpu_user:([\d.]+)/.exec(cpu)?.[1] ?? NaN) + Number(/used_cpu_sys:([\d.]+)/.exec(cpu)?.[1] ?? NaN);
     const keys: string[] = [];
     let cursor = '0';
     do {
@@ -43,7 +47,7 @@ export async function sampleRedis(url: string, prefix: string): Promise<RedisSam
       const topic = /^\{[^:]+:(.+):\d+\}$/.exec(keys[i / 2]!)?.[1] ?? keys[i / 2]!;
       byTopic[topic] = (byTopic[topic] ?? 0) + Number(value ?? 0);
     });
-    return { at, usedMemory, streams: keys.length, entries, streamBytes, byTopic };
+    return { at, usedMemory, cpuSeconds, streams: keys.length, entries, streamBytes, byTopic };
   } finally {
     redis.disconnect();
   }
