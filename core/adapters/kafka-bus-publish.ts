@@ -1,5 +1,5 @@
 import { Partitioners, type Admin, type PartitionMetadata, type Producer } from 'kafkajs';
-import type { BusRecord } from '../ports/bus';
+import { type BusRecord, valueBytes } from '../ports/bus';
 
 /** How long a topic's partition count is trusted before it is read again (partitions can be added). */
 const PARTITIONS_MAX_AGE_MS = 60_000;
@@ -37,7 +37,7 @@ export function createPartitionedPublisher(getProducer: () => Promise<Producer>,
     const [producer, metadata] = await Promise.all([getProducer(), partitionMetadata(topic)]);
     const byPartition = new Map<number, { key: string; value: Buffer }[]>();
     for (const r of records) {
-      const message = { key: r.key, value: r.value };
+      const message = { key: r.key, value: valueBytes(r.value) };
       const partition = partitioner({ topic, partitionMetadata: metadata, message });
       const list = byPartition.get(partition) ?? [];
       list.push(message);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchHandler, Bus, BusRecord, DeliveredRecord, PublishOptions, SubscribeOptions, Subscription } from '../ports/bus';
+import type { BatchHandler, Bus, BusRecord, BusValue, DeliveredRecord, PublishOptions, SubscribeOptions, Subscription } from '../ports/bus';
 import { HermodError } from '../../lib/errors';
 
 export interface MemoryBusOptions {
@@ -340,7 +340,7 @@ class PartitionLog {
     return this.start + this.items.length - this.head;
   }
 
-  append(key: string, value: Buffer): void {
+  append(key: string, value: BusValue): void {
     this.items.push({ key, value });
   }
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { BusRecord } from '../ports/bus';
+import { type BusRecord, valueBytes } from '../ports/bus';
 import { fnv1a } from './memory-bus';
 import type { RedisBusSettings } from './redis-bus-settings';
 import { streamKey } from './redis-bus-keys';
@@ -18,7 +18,7 @@ export function createRedisPublisher(cmd: Redis, settings: Pick<RedisBusSettings
     for (const record of records) {
       const key = streamKey(prefix, topic, fnv1a(record.key) % partitions);
       const trim = maxLen === undefined ? [] : ['MAXLEN', '~', maxLen];
-      pipeline.call('XADD', key, ...trim, '*', 'k', record.key, 'v', record.value);
+      pipeline.call('XADD', key, ...trim, '*', 'k', record.key, 'v', valueBytes(record.value));
     }
     try {
       pipelineResults('publishing', await pipeline.exec());

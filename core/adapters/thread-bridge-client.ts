@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { BatchHandler, Bus, DeliveredRecord } from '../ports/bus';
+import { type BatchHandler, type Bus, type DeliveredRecord, valueBytes } from '../ports/bus';
 import type { HotState } from '../ports/state';
 import { type ClientMessage, type HostMessage, STATE_METHODS, type StateMethod, asBuffer, fromWireError, toWireError } from './thread-bridge-protocol';
 
@@ -43,7 +43,7 @@ export function connectBusAndState(port: MessagePort): { bus: Bus; state: HotSta
 
   const bus: Bus = {
     publish: (topic, records, options) =>
-      call({ t: 'publish', topic, records: records.map((r) => ({ key: r.key, value: r.value })), ...(options ? { options } : {}) }),
+      call({ t: 'publish', topic, records: records.map((r) => ({ key: r.key, value: valueBytes(r.value) })), ...(options ? { options } : {}) }),
     async subscribe(topic, handler, options) {
       const sub = ++nextSub;
       handlers.set(sub, handler);

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Bus, Subscription } from '../ports/bus';
+import { type Bus, type Subscription, valueBytes } from '../ports/bus';
 import type { HotState } from '../ports/state';
 import { type ClientMessage, type HostMessage, STATE_METHODS, asBuffer, fromWireError, toWireError } from './thread-bridge-protocol';
 
@@ -41,7 +41,7 @@ export function serveBusAndState(port: MessagePort, bus: Bus, state: HotState): 
             new Promise<void>((resolve, reject) => {
               const batch = ++nextBatch;
               batches.set(batch, { resolve, reject });
-              post({ t: 'batch', batch, sub: m.sub, records });
+              post({ t: 'batch', batch, sub: m.sub, records: records.map((r) => ({ ...r, value: valueBytes(r.value) })) });
             }),
           m.options,
         );

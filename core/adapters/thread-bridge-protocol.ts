@@ -8,7 +8,7 @@ import type { HotState } from '../ports/state';
  * (thread-bridge-host.ts). Buffers arrive on the other side as Uint8Arrays.
  */
 export type ClientMessage =
-  | { t: 'publish'; id: number; topic: string; records: BusRecord[]; options?: PublishOptions }
+  | { t: 'publish'; id: number; topic: string; records: WireRecord<BusRecord>[]; options?: PublishOptions }
   | { t: 'subscribe'; id: number; sub: number; topic: string; options: SubscribeOptions }
   | { t: 'unsubscribe'; id: number; sub: number }
   | { t: 'lag'; id: number; topic: string; group: string }
@@ -17,7 +17,10 @@ export type ClientMessage =
 
 export type HostMessage =
   | { t: 'result'; id: number; value?: unknown; error?: WireError }
-  | { t: 'batch'; batch: number; sub: number; records: DeliveredRecord[] };
+  | { t: 'batch'; batch: number; sub: number; records: WireRecord<DeliveredRecord>[] };
+
+/** A record as it crosses: its bytes, never a payload waiting to be encoded (a class instance arrives as a plain object). */
+export type WireRecord<R extends BusRecord> = Omit<R, 'value'> & { value: Uint8Array };
 
 export interface WireError {
   message: string;

@@ -1,5 +1,5 @@
 import type { Bus } from '../ports/bus';
-import { topicName } from '../ports/bus';
+import { topicName, valueBytes } from '../ports/bus';
 import type { Accounts } from '../accounts/accounts';
 import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
@@ -168,7 +168,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     ? await o.bus.subscribe(
         topicName('callbacks'),
         // On disk before the records are acknowledged; the outbox gives them to the queues as they fit in memory.
-        async (records) => outbox.owe(records.map((r) => decodeCallback(r.value))),
+        async (records) => outbox.owe(records.map((r) => decodeCallback(valueBytes(r.value)))),
         { group: 'callback-senders', maxBatch: 256 },
       )
     : undefined;

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import type { DeliveredRecord } from './bus';
+import { type BusValue, type DeliveredRecord, valueBytes } from './bus';
+import { createMemoryBus } from '../adapters/memory-bus';
 import {
   decodeInbound,
   decodeJob,
@@ -44,7 +45,7 @@ const status: StatusUpdate = {
 };
 const inbound: InboundPayload = { source: '+64211234561', destination: '4321', text: KIA_ORA, at: 1_700_000_002_000, channel: 'sms', carrierRef: 'ref-1' };
 
-const wire = (value: Buffer): Record<string, unknown> => JSON.parse(value.toString('utf8'));
+const wire = (value: BusValue): Record<string, unknown> => JSON.parse(valueBytes(value).toString('utf8'));
 const refusal = (decode: () => unknown): HermodError => {
   try {
     decode();
@@ -56,7 +57,7 @@ const refusal = (decode: () => unknown): HermodError => {
 };
 
 /** The bytes as another process reads them: a Buffer of its own, not the one encoded here. */
-const overTheWire = (value: Buffer): Buffer => Buffer.from(value);
+const overTheWire = (value: BusValue): Buffer => Buffer.from(valueBytes(value));
 
 const text = fc.string({ unit: 'grapheme', maxLength: 30 });
 const jobArb: fc.Arbitrary<OutboundJob> = fc.record(
@@ -126,6 +127,25 @@ describe('the bus contract between core and the workers', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('writes no JSON for a status or job that travels the bus inside one process, and the same JSON as before once a bus asks for bytes', async () => {
+    const bus = createMemoryBus();
+    const read: StatusUpdate[] = [];
+    await bus.subscribe('hermod.status.v1', async (records) => void read.push(...records.map((r) => decodeStatus(r.value))), { group: 'core' });
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      await bus.publish('hermod.status.v1', [{ key: status.id, value: encodeStatus(status) }], { untilDurable: true });
+      await bus.publish('hermod.sms.v1', [{ key: job.id, value: encodeJob({ ...job, im: undefined }) }]);
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+      await bus.close();
+    }
+    expect(read).toEqual([status]);
+    const value = encodeStatus(status);
+    expect(valueBytes(value)).toBe(valueBytes(value));
+    expect(valueBytes(value).toString('utf8')).toBe(JSON.stringify({ v: 1, ...status }));
   });
 
   it("hands each reader of the same record a copy, so one changing its payload does not change another reader's", () => {
@@ -199,7 +219,7 @@ describe('the bus contract between core and the workers', () => {
 });
 
 describe('decoding a batch from the bus', () => {
-  const record = (value: Buffer, offset: string): DeliveredRecord => ({ topic: 'hermod.wab.v1', partition: 3, offset, key: 'k', value, redeliveries: 0 });
+  const record = (value: BusValue, offset: string): DeliveredRecord => ({ topic: 'hermod.wab.v1', partition: 3, offset, key: 'k', value, redeliveries: 0 });
   const logged: { message: string; fields: unknown }[] = [];
   const log = { error: (message: string, fields: unknown) => logged.push({ message, fields }) } as unknown as Logger;
 

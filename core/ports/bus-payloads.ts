@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/message-status';
-import type { DeliveredRecord } from './bus';
+import { type BusValue, type DeliveredRecord, type PendingBytes, valueBytes } from './bus';
 
 /**
  * The contract between core and the channel workers on the bus: jobs on the
@@ -134,37 +134,49 @@ const ajv = new Ajv2020({ allErrors: true, removeAdditional: true });
 const VALIDATORS = Object.fromEntries(Object.entries(SCHEMAS).map(([kind, schema]) => [kind, ajv.compile(schema)])) as Record<Kind, ValidateFunction>;
 
 /**
- * What each encoded value said, while that Buffer lives: a bus inside one
- * process (the embedded default) hands the subscriber the very Buffer the
- * publisher made, and its decode then copies the payload instead of parsing
- * and validating JSON this process wrote a moment before. A Buffer that came
- * over a socket or from another thread is a new object, so it is parsed and
- * checked as always.
+ * A payload on its way through the bus, encoded only if a bus asks for its
+ * bytes. The bus inside one process (the embedded default) hands the
+ * subscriber this very object, whose decode then copies the fields instead of
+ * writing JSON and parsing and validating it again a moment later; Redis,
+ * Kafka and the thread bridge ask for the bytes (`valueBytes`), and what
+ * comes back from them is parsed and checked as always. Only flat payloads of
+ * plain values travel so: a nested object (an IM job's details) would be
+ * shared with the publisher, and a number JSON cannot carry (NaN) would read
+ * differently; those are encoded at once.
  */
-const written = new WeakMap<Buffer, { kind: Kind; payload: Record<string, unknown> }>();
+class Payload implements PendingBytes {
+  #bytes: Buffer | undefined;
+  constructor(
+    readonly kind: Kind,
+    /** The fields as a reader of the JSON sees them: none is undefined. */
+    readonly fields: Record<string, unknown>,
+  ) {}
 
-function encode(kind: Kind, payload: Record<string, unknown>): Buffer {
-  const value = Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+  bytes(): Buffer {
+    this.#bytes ??= Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...this.fields }));
+    return this.#bytes;
+  }
+}
+
+function encode(kind: Kind, payload: Record<string, unknown>): BusValue {
   // As a reader of the JSON sees it: a field that is undefined is absent.
-  const seen: Record<string, unknown> = {};
+  const fields: Record<string, unknown> = {};
   for (const name in payload) {
     const field = payload[name];
     if (field === undefined) continue;
-    // Only flat payloads of plain values: a nested object (an IM job's details, a trace) would be
-    // shared with the publisher, and a number JSON cannot carry (NaN) would read differently.
-    if (!(typeof field === 'string' || typeof field === 'boolean' || (typeof field === 'number' && Number.isFinite(field)))) return value;
-    seen[name] = field;
+    if (!(typeof field === 'string' || typeof field === 'boolean' || (typeof field === 'number' && Number.isFinite(field))))
+      return Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+    fields[name] = field;
   }
-  written.set(value, { kind, payload: seen });
-  return value;
+  return new Payload(kind, fields);
 }
 
-function decode<T>(kind: Kind, value: Buffer): T {
-  const known = written.get(value);
-  if (known?.kind === kind) return { ...known.payload } as T;
+function decode<T>(kind: Kind, value: BusValue): T {
+  if (value instanceof Payload && value.kind === kind) return { ...value.fields } as T;
+  const bytes = valueBytes(value);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(value.toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new HermodError('invalid_json', `a ${kind} record on the bus is not JSON`);
   }
@@ -207,7 +219,7 @@ function problem(e: ErrorObject): { field: string; description: string } {
   return { field: path || '(record)', description: e.message ?? 'is invalid' };
 }
 
-export const encodeJob = (job: OutboundJob): Buffer =>
+export const encodeJob = (job: OutboundJob): BusValue =>
   encode('job', {
     id: job.id,
     applicationId: job.applicationId,
@@ -219,9 +231,9 @@ export const encodeJob = (job: OutboundJob): Buffer =>
     im: job.im,
     trace: job.trace,
   });
-export const decodeJob = (value: Buffer): OutboundJob => decode('job', value);
+export const decodeJob = (value: BusValue): OutboundJob => decode('job', value);
 
-export const encodeStatus = (u: StatusUpdate): Buffer =>
+export const encodeStatus = (u: StatusUpdate): BusValue =>
   encode('status', {
     id: u.id,
     status: u.status,
@@ -232,9 +244,9 @@ export const encodeStatus = (u: StatusUpdate): Buffer =>
     channel: u.channel,
     trace: u.trace,
   });
-export const decodeStatus = (value: Buffer): StatusUpdate => decode('status', value);
+export const decodeStatus = (value: BusValue): StatusUpdate => decode('status', value);
 
-export const encodeInbound = (m: InboundPayload): Buffer =>
+export const encodeInbound = (m: InboundPayload): BusValue =>
   encode('inbound', {
     source: m.source,
     destination: m.destination,
@@ -244,7 +256,7 @@ export const encodeInbound = (m: InboundPayload): Buffer =>
     carrierRef: m.carrierRef,
     businessId: m.businessId,
   });
-export const decodeInbound = (value: Buffer): InboundPayload => decode('inbound', value);
+export const decodeInbound = (value: BusValue): InboundPayload => decode('inbound', value);
 
 /**
  * Decodes a batch, each payload beside its record. A record the contract
@@ -255,7 +267,7 @@ export const decodeInbound = (value: Buffer): InboundPayload => decode('inbound'
  */
 export function decodeRecords<T>(
   records: readonly DeliveredRecord[],
-  decodePayload: (value: Buffer) => T,
+  decodePayload: (value: BusValue) => T,
   log: Logger,
 ): { record: DeliveredRecord; payload: T }[] {
   const decoded: { record: DeliveredRecord; payload: T }[] = [];

@@ -6,8 +6,23 @@
  */
 export interface BusRecord {
   key: string;
-  value: Buffer;
+  value: BusValue;
 }
+
+/**
+ * A record's value: its bytes, or a payload that writes its bytes only when a
+ * bus that stores or sends them asks (bus-payloads.ts). The bus inside one
+ * process hands the very value to its subscribers and never asks, so the
+ * encoding is skipped there; Redis, Kafka and the thread bridge call
+ * {@link valueBytes}.
+ */
+export type BusValue = Buffer | PendingBytes;
+
+export interface PendingBytes {
+  bytes(): Buffer;
+}
+
+export const valueBytes = (value: BusValue): Buffer => (Buffer.isBuffer(value) ? value : value.bytes());
 
 export interface DeliveredRecord extends BusRecord {
   topic: string;
