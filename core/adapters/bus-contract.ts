@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Bus, DeliveredRecord, Subscription } from '../ports/bus';
+import { type Bus, type DeliveredRecord, type Subscription, valueBytes } from '../ports/bus';
 import { eventually } from '../../test/support/eventually';
 import { deferred, sleep, unique } from './contract-support';
 
@@ -12,7 +12,7 @@ export interface BusContractOptions {
   settleMs?: number;
 }
 
-const text = (r: DeliveredRecord): string => r.value.toString('utf8');
+const text = (r: DeliveredRecord): string => valueBytes(r.value).toString('utf8');
 
 /**
  * The behaviour every Bus adapter must show. Call it from a `*.test.ts` with a

@@ -1,5 +1,5 @@
 import type { Bus, Subscription } from '../ports/bus';
-import { topicName } from '../ports/bus';
+import { topicName, valueBytes } from '../ports/bus';
 import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignControlState, HotState } from '../ports/state';
@@ -228,7 +228,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   const subscription: Subscription = await bus.subscribe(
     FANOUT_TOPIC,
     async (batch) => {
-      for (const r of batch) await fanOut(JSON.parse(r.value.toString('utf8')) as PartitionJob);
+      for (const r of batch) await fanOut(JSON.parse(valueBytes(r.value).toString('utf8')) as PartitionJob);
     },
     { group: 'campaign-fanout', maxBatch: 1 },
   );
