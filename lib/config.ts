@@ -461,7 +461,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     },
     campaigns: {
       partitionSize: int('HERMOD_CAMPAIGN_PARTITION', 10_000, 100, 1_000_000),
-      maxBacklog: int('HERMOD_CAMPAIGN_MAX_BACKLOG', 20_000, 100),
+      maxBacklog: int('HERMOD_CAMPAIGN_MAX_BACKLOG', 5000, 100),
       ratePerSecond: int('HERMOD_CAMPAIGN_RATE', 100, 1, 1_000_000),
     },
     maxImportBytes: int('HERMOD_MAX_IMPORT_BYTES', 256 * 1024 * 1024, 1024),

@@ -64,7 +64,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   const { store, bus, intake, state, history, log } = options;
   const partitionSize = options.partitionSize ?? 10_000;
   const pageSize = options.pageSize ?? 2000;
-  const maxBacklog = options.maxBacklog ?? 20_000;
+  const maxBacklog = options.maxBacklog ?? 5000;
   // In flight by design: at most `partitionsAtOnce` partitions read members
   // (two pages each), and one page at a time is handed over once the SMS
   // workers' backlog is under maxBacklog, so whatever the campaign's size
