@@ -146,6 +146,7 @@ describe('the bus contract between core and the workers', () => {
     const value = encodeStatus(status);
     expect(valueBytes(value)).toBe(valueBytes(value));
     expect(valueBytes(value).toString('utf8')).toBe(JSON.stringify({ v: 1, ...status }));
+    expect(value.toString()).toBe(JSON.stringify({ v: 1, ...status }));
   });
 
   it("hands each reader of the same record a copy, so one changing its payload does not change another reader's", () => {

@@ -156,6 +156,10 @@ class Payload implements PendingBytes {
     this.#bytes ??= Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...this.fields }));
     return this.#bytes;
   }
+
+  toString(encoding: BufferEncoding = 'utf8'): string {
+    return this.bytes().toString(encoding);
+  }
 }
 
 function encode(kind: Kind, payload: Record<string, unknown>): BusValue {

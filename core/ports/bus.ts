@@ -20,6 +20,8 @@ export type BusValue = Buffer | PendingBytes;
 
 export interface PendingBytes {
   bytes(): Buffer;
+  /** The bytes as text, as a Buffer's toString gives them: a reader that treats the value as a Buffer reads the same JSON. */
+  toString(encoding?: BufferEncoding): string;
 }
 
 export const valueBytes = (value: BusValue): Buffer => (Buffer.isBuffer(value) ? value : value.bytes());
