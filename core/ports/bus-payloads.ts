@@ -169,7 +169,7 @@ function encode(kind: Kind, payload: Record<string, unknown>): BusValue {
     const field = payload[name];
     if (field === undefined) continue;
     if (!(typeof field === 'string' || typeof field === 'boolean' || (typeof field === 'number' && Number.isFinite(field))))
-      return Buffer.from(JSON.stringify({ v: BUS_PAYLOAD_VERSION, ...payload }));
+      return new Payload(kind, payload).bytes();
     fields[name] = field;
   }
   return new Payload(kind, fields);
