@@ -61,6 +61,7 @@ export function createCampaignsClient(address: string, channelCredentials: Chann
   const client = new CampaignsClientWithReportWire(address, channelCredentials, {
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc-node.flow_control_window': 4 * 1024 * 1024,
   });
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
 
