@@ -4,7 +4,6 @@ import { Session, drainPending, type ChdbQueryStream, type StreamChunk } from 'c
 import type { EncodedHistory } from '../history/encoded-history';
 import { createSqlHistory, type HistoryEngine, type SqlHistoryOptions } from '../history/sql-history';
 import { parseJsonCompactEachRow, parseJsonEachRow } from '../history/rows';
-import { readAhead } from '../../lib/read-ahead';
 
 interface ChdbHistoryOptions extends SqlHistoryOptions {
   /** The database lives in `<dataDir>/history`. */
@@ -71,8 +70,7 @@ export async function createChdbHistory(options: ChdbHistoryOptions): Promise<En
     try {
       result = reader.queryStreamBind(sql, params, { format });
       streams.set(result, reader);
-      // The engine computes the next block while this one is sent on.
-      yield* readAhead(result);
+      yield* result;
     } finally {
       if (result) {
         result.cancel();

@@ -32,10 +32,19 @@ export interface CampaignServices {
   state: HotState;
 }
 
-/** Members read from history per query; members sent per gRPC message; report bytes per gRPC message. */
+/** Members read from history per query; members sent per gRPC message. */
 const PAGE = 50_000;
 const CHUNK = 5_000;
-const REPORT_BYTES = 256 * 1024;
+/**
+ * Report bytes per gRPC message. Each one is copied twice on the way out (its
+ * protobuf field, then grpc-js's frame) and once more into a message at the
+ * gateway, so each copy must stay under glibc's mmap threshold that `hermod
+ * start` sets (MALLOC_MMAP_THRESHOLD_, 128 KiB): above it every copy was a
+ * fresh mapping, faulted in page by page and unmapped when freed, and a
+ * million-row report spent most of core's CPU there (bench/RESULTS.md,
+ * twelfth session).
+ */
+export const REPORT_BYTES = 64 * 1024;
 
 /** A server stream: writes with backpressure, ends it, or ends it with the error's status. */
 function serverStream<Req, Res>(method: string, handler: (req: Req, write: (res: Res) => Promise<void>, cancelled: () => boolean) => Promise<void>) {
