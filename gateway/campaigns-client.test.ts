@@ -3,6 +3,7 @@ import { Server, ServerCredentials, credentials, type ServerWritableStream, type
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CampaignReportRequest, ReportChunk } from '../proto/gen/hermod/v1/campaigns';
 import { CampaignsServiceWithReportWire } from '../proto/report-chunk-wire';
+import { eventually } from '../test/support/eventually';
 import { createCampaignsClient, type CampaignsClient } from './campaigns-client';
 
 const CHUNK = Buffer.alloc(64 * 1024, ',{"list_name":"Hui ā-tau 👋🏽","mobile":"+64211234567","status":"received"}');
@@ -42,7 +43,7 @@ describe('the gateway’s campaigns channel to core', () => {
     expect((await chunks.next()).value?.jsonRows.length).toBe(CHUNK.length);
     // The gateway writes that chunk to a slow client: meanwhile core keeps going until the window is full
     // (with HTTP/2's default window it stops at 2 MB: what grpc-js and node's http2 buffer, and 64 KB).
-    for (const until = Date.now() + 5000; core.written() <= 3 * 1024 * 1024 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => core.written() > 3 * 1024 * 1024, 5000).catch(() => undefined);
     expect(core.written()).toBeGreaterThan(3 * 1024 * 1024);
 
     let received = CHUNK.length;
