@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusEvent } from '../ports/message-history';
-import type { EncodedHistory } from './encoded-history';
+import type { EncodedHistory, EncodedRows } from './encoded-history';
 import { createJournaledHistory } from './journaled-history';
 import { recordingHistory, recordingLogger } from './journal-test-support';
 
@@ -33,7 +33,7 @@ describe('closing the journal', () => {
     const slow = new Proxy(rec.history as object, {
       get: (target, key) =>
         key === 'insertEncoded'
-          ? async (messages: string, events: string) => {
+          ? async (messages: EncodedRows, events: EncodedRows) => {
               began();
               await new Promise((r) => setTimeout(r, 200));
               return (target as EncodedHistory).insertEncoded(messages, events);

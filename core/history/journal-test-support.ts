@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../../lib/log';
-import type { EncodedHistory } from './encoded-history';
+import type { EncodedHistory, EncodedRows } from './encoded-history';
 
 /**
  * What the journal tests stand in for the engine and the logger: the journal
@@ -20,15 +20,18 @@ interface RecordingHistory {
   onInsert?: () => void;
 }
 
+/** The rows as text, whichever form the journal hands over; the engine skips empty lines too. */
+const linesOf = (rows: EncodedRows): string[] => String(rows).split('\n').filter((r) => r.length > 0);
+
 export function recordingHistory(): RecordingHistory {
   const rec: RecordingHistory = { history: undefined as unknown as EncodedHistory, messages: [], events: [], inserts: 0 };
   const known: Record<string, unknown> = {
     campaigns: {},
     im: {},
-    async insertEncoded(messageRows: string, eventRows: string) {
+    async insertEncoded(messageRows: EncodedRows, eventRows: EncodedRows) {
       rec.inserts++;
-      if (messageRows) rec.messages.push(...messageRows.split('\n'));
-      if (eventRows) rec.events.push(...eventRows.split('\n'));
+      rec.messages.push(...linesOf(messageRows));
+      rec.events.push(...linesOf(eventRows));
       rec.onInsert?.();
     },
     async close() {},

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log';
 import { historyFlushFailures } from '../../lib/metrics';
 import type { EncodedHistory } from './encoded-history';
 import { writeCheckpoint, type Checkpoint } from './journal-checkpoint';
-import { encodeJournalBatch } from './journal-lines';
+import { encodeJournalBatch, encodeRows } from './journal-lines';
 import { listSegments, replayJournal, segmentName } from './journal-replay';
 import { eventRow, messageRow } from './rows';
 
@@ -57,8 +57,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   for (const n of replay.segments) await fsp.rm(segmentPath(n), { force: true });
   if (replay.rows > 0) log.info('replayed journaled history writes', { rows: replay.rows });
 
-  let pendingMessages: string[] = [];
-  let pendingEvents: string[] = [];
+  // Rows waiting for the flush, as the engine takes them, a Buffer per batch.
+  let pendingMessages: Buffer[] = [];
+  let pendingEvents: Buffer[] = [];
+  let pendingRows = 0;
   /**
    * The messages that pending rows are about, and those of the rows a flush
    * under way took: true when the message's own row waits, false when only
@@ -87,6 +89,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   ): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
     const buf = encodeJournalBatch(messageRows, eventRows);
+    const messageBytes = encodeRows(messageRows);
+    const eventBytes = encodeRows(eventRows);
+    const rows = messageRows.length + eventRows.length;
     const write = appending.then(async () => {
       if (offset > segmentBytes || torn) {
         const next = await fsp.open(segmentPath(segment + 1), 'a');
@@ -97,11 +102,12 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       }
       await writeBatch(buf);
       offset += buf.length;
-      for (const r of eventRows) pendingEvents.push(r);
-      for (const r of messageRows) pendingMessages.push(r);
+      if (eventBytes.length > 0) pendingEvents.push(eventBytes);
+      if (messageBytes.length > 0) pendingMessages.push(messageBytes);
+      pendingRows += rows;
       for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
       for (const id of messageIds) pendingIds.set(id, true);
-      if (pendingEvents.length + pendingMessages.length >= flushRows) void flush().catch(() => undefined);
+      if (pendingRows >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
     return write;
@@ -134,21 +140,24 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         await appending;
         const messages = pendingMessages;
         const events = pendingEvents;
+        const rows = pendingRows;
         const upTo: Checkpoint = { segment, offset };
-        if (messages.length + events.length === 0) return;
+        if (rows === 0) return;
         pendingMessages = [];
         pendingEvents = [];
+        pendingRows = 0;
         [flushingIds, pendingIds] = [pendingIds, new Map()];
         try {
-          await inner.insertEncoded(messages.join('\n'), events.join('\n'));
+          await inner.insertEncoded(Buffer.concat(messages), Buffer.concat(events));
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
           pendingEvents = events.concat(pendingEvents);
+          pendingRows += rows;
           for (const [id, row] of pendingIds) flushingIds.set(id, row || flushingIds.get(id) === true);
           pendingIds = flushingIds;
           historyFlushFailures.inc();
-          log.warn('history flush failed; will retry', { err, rows: messages.length + events.length });
+          log.warn('history flush failed; will retry', { err, rows });
           throw err;
         }
         await writeCheckpoint(checkpointFile, upTo, fsync);
@@ -170,7 +179,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     await flush();
   };
 
-  const waiting = (): boolean => pendingMessages.length > 0 || pendingEvents.length > 0 || flushing !== undefined;
+  const waiting = (): boolean => pendingRows > 0 || flushing !== undefined;
   const unflushed = (id: string): boolean => pendingIds.has(id) || flushingIds.has(id);
 
   /**
@@ -229,8 +238,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     },
     insertMessages: (messages, events) => append(messages, events),
     insertEncoded: (messageRows, eventRows) => {
-      const messages = rowsOf(messageRows);
-      const events = rowsOf(eventRows);
+      const messages = rowsOf(String(messageRows));
+      const events = rowsOf(String(eventRows));
       const idsOf = (rows: string[], key: string): string[] => rows.map((r) => String(JSON.parse(r)[key]));
       return appendRows(messages, events, idsOf(messages, 'id'), idsOf(events, 'message_id'));
     },
@@ -288,7 +297,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       // (a clean stop leaves the engine complete). A failing engine keeps the rest in the journal.
       try {
         do await flush();
-        while (pendingMessages.length + pendingEvents.length > 0);
+        while (pendingRows > 0);
       } catch {}
       closed = true;
       await handle.close();

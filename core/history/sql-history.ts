@@ -1,7 +1,7 @@
 import type { ApplicationRecord } from '../ports/account-store';
 import type { MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
-import type { EncodedHistory } from './encoded-history';
+import type { EncodedHistory, EncodedRows } from './encoded-history';
 import { BACKFILL_DONE, HISTORY_BACKFILLS, HISTORY_SCHEMA, RECORD_BACKFILL } from './schema';
 import { createSqlCampaignStore } from './sql-campaign-store';
 import { createSqlImStore } from './sql-im-store';
@@ -148,8 +148,8 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       if (messages.length > 0) await insert(INSERTS.messages, jsonEachRow(messages, messageRow));
     },
     async insertEncoded(messageRows, eventRows) {
-      if (eventRows.length > 0) await insert(INSERTS.events, Buffer.from(eventRows, 'utf8'));
-      if (messageRows.length > 0) await insert(INSERTS.messages, Buffer.from(messageRows, 'utf8'));
+      if (eventRows.length > 0) await insert(INSERTS.events, asBytes(eventRows));
+      if (messageRows.length > 0) await insert(INSERTS.messages, asBytes(messageRows));
     },
     async appendEvents(events) {
       if (events.length > 0) await insert(INSERTS.events, jsonEachRow(events, eventRow));
@@ -298,3 +298,5 @@ function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.split('\n')[0]!.slice(0, 500);
 }
+
+const asBytes = (rows: EncodedRows): Buffer => (typeof rows === 'string' ? Buffer.from(rows, 'utf8') : rows);
