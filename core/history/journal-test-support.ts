@@ -21,7 +21,10 @@ interface RecordingHistory {
 }
 
 /** The rows as text, whichever form the journal hands over; the engine skips empty lines too. */
-const linesOf = (rows: EncodedRows): string[] => String(rows).split('\n').filter((r) => r.length > 0);
+const linesOf = (rows: EncodedRows): string[] =>
+  String(rows)
+    .split('\n')
+    .filter((r) => r.length > 0);
 
 export function recordingHistory(): RecordingHistory {
   const rec: RecordingHistory = { history: undefined as unknown as EncodedHistory, messages: [], events: [], inserts: 0 };
