@@ -260,6 +260,13 @@ export interface Config {
    */
   semiSpaceMb: number;
   /**
+   * The same for core alone (HERMOD_CORE_SEMI_SPACE_MB): core allocates for
+   * every message, and what a message allocates mostly outlives a small
+   * young generation's collections, so it is copied twice on its way to the
+   * old generation.
+   */
+  coreSemiSpaceMb: number;
+  /**
    * Processes run from the bundle of the sources (HERMOD_BUILD). bin/hermod.js
    * acts on it before any configuration is read; it is read here too, so a value
    * that is neither true nor false is refused like any other.
@@ -470,6 +477,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     journalFsync: bool('HERMOD_JOURNAL_FSYNC', false),
     coreHeapGrowthPercent: int('HERMOD_CORE_HEAP_GROWTH', 30, 0, 1000),
     semiSpaceMb: int('HERMOD_SEMI_SPACE_MB', 8, 0, 1024),
+    coreSemiSpaceMb: int('HERMOD_CORE_SEMI_SPACE_MB', 32, 0, 1024),
     runsFromBuild: bool('HERMOD_BUILD', true),
     tracing: resolveTracingConfig(env),
   };

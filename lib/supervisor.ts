@@ -53,7 +53,9 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     log.error(`configuration error: ${err.message}`);
     process.exit(2);
   }
-  cluster.setupPrimary({ exec: ENTRY, args: [], execArgv: childExecArgv(process.execArgv, process.env.NODE_OPTIONS, config.semiSpaceMb) });
+  // V8 sizes a process's young generation as it starts: core's own size goes in its node options alone.
+  const execArgv = (role: Role): string[] =>
+    childExecArgv(process.execArgv, process.env.NODE_OPTIONS, role === 'core' ? config.coreSemiSpaceMb : config.semiSpaceMb);
   const secrets = simulatorWebhookSecrets(config);
   // Decided once here, from the ports asked for: every process learns the simulators' bound ports later, which would change it.
   const malloc = mallocEnv(process.env);
@@ -64,6 +66,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
 
   /** `channel`: for a worker, the channels it serves, comma-separated. */
   const fork = (role: Role, index: number, channel?: string): Promise<Worker> => {
+    cluster.setupPrimary({ exec: ENTRY, args: [], execArgv: execArgv(role) });
     const worker = cluster.fork({
       ...malloc,
       ...secrets,

@@ -65,6 +65,23 @@ describe('hermod runs from a build of its sources', () => {
     }
   });
 
+  it('gives core a young generation of its own size (32 MB semi-spaces) and every other role the common one (8 MB)', () => {
+    expect(hermod).toBeDefined();
+    const semiSpaces = new Map<string, string[]>();
+    for (const pid of childrenOf(hermod!.pid)) {
+      const role = fs
+        .readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((v) => v.startsWith('HERMOD_ROLE='));
+      semiSpaces.set(
+        role ?? `pid ${pid}`,
+        commandLine(pid).filter((a) => a.startsWith('--max-semi-space-size=')),
+      );
+    }
+    expect(semiSpaces.get('HERMOD_ROLE=core')).toEqual(['--max-semi-space-size=32']);
+    expect(semiSpaces.get('HERMOD_ROLE=gateway')).toEqual(['--max-semi-space-size=8']);
+  });
+
   /** A copy of the sources, so the repository's own build is left alone. */
   const copyOfSources = (): string => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-sources-'));
