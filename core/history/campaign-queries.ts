@@ -165,6 +165,16 @@ const reportDate = (epochMs: string): string =>
   `concat(replaceOne(toString(fromUnixTimestamp64Milli(${epochMs} + {offsetMs:Int64}, 'UTC')), ' ', 'T'), {zone:String})`;
 
 /**
+ * Rows per block of the report's text (the engine's max_block_size; its own
+ * default is 65,505). A block of a million-row report is about 190 bytes a
+ * row, and the engine holds a block's columns and its text while it is
+ * handed over: at its default a read took core's RSS about 150 MB higher than
+ * at 8,192, for 0.1 s less over a million rows (bench/RESULTS.md, thirteenth
+ * session).
+ */
+export const REPORT_BLOCK_ROWS = 8192;
+
+/**
  * The report's rows as the Campaign Manager interface answers them, one JSON
  * object per message, formatted by the engine rather than row by row in
  * JavaScript: `{"list_name":…,"message_id":…,"mobile":…,"sent_date":…,
@@ -177,16 +187,6 @@ const reportDate = (epochMs: string): string =>
  * message id (`{"list_name":"…","message_id":`, the campaign's name as JSON);
  * offsetMs Int64, the campaign's UTC offset; zone String, its name (+13:00).
  */
-/**
- * Rows per block of the report's text (the engine's max_block_size; its own
- * default is 65,505). A block of a million-row report is about 190 bytes a
- * row, and the engine holds a block's columns and its text while it is
- * handed over: at its default a read took core's RSS about 150 MB higher than
- * at 8,192, for 0.1 s less over a million rows (bench/RESULTS.md, thirteenth
- * session).
- */
-export const REPORT_BLOCK_ROWS = 8192;
-
 export const REPORT_JSON = `
 WITH
     tupleElement(latest, 3)                                                       AS raw_status,

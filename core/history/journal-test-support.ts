@@ -20,11 +20,11 @@ interface RecordingHistory {
   onInsert?: () => void;
 }
 
-/** The rows as text, whichever form the journal hands over; the engine skips empty lines too. */
-const linesOf = (rows: EncodedRows): string[] =>
-  String(rows)
-    .split('\n')
-    .filter((r) => r.length > 0);
+/** The rows as text, whichever form the journal hands over (bytes end with a newline, text does not). */
+const linesOf = (rows: EncodedRows): string[] => {
+  const text = String(rows).replace(/\n$/, '');
+  return text === '' ? [] : text.split('\n');
+};
 
 export function recordingHistory(): RecordingHistory {
   const rec: RecordingHistory = { history: undefined as unknown as EncodedHistory, messages: [], events: [], inserts: 0 };
