@@ -61,6 +61,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   let pendingMessages: Buffer[] = [];
   let pendingEvents: Buffer[] = [];
   let pendingRows = 0;
+  let pendingEventRows = 0;
   /**
    * The messages that pending rows are about, and those of the rows a flush
    * under way took: true when the message's own row waits, false when only
@@ -105,6 +106,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       if (eventBytes.length > 0) pendingEvents.push(eventBytes);
       if (messageBytes.length > 0) pendingMessages.push(messageBytes);
       pendingRows += rows;
+      pendingEventRows += eventRows.length;
       for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
       for (const id of messageIds) pendingIds.set(id, true);
       if (pendingRows >= flushRows) void flush().catch(() => undefined);
@@ -141,19 +143,29 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         const messages = pendingMessages;
         const events = pendingEvents;
         const rows = pendingRows;
+        const eventRows = pendingEventRows;
         const upTo: Checkpoint = { segment, offset };
         if (rows === 0) return;
         pendingMessages = [];
         pendingEvents = [];
         pendingRows = 0;
+        pendingEventRows = 0;
         [flushingIds, pendingIds] = [pendingIds, new Map()];
+        // Events first, as two inserts: a message row becomes visible with its
+        // events already there, and when the engine refuses the message rows
+        // after taking the events, only the message rows are tried again (the
+        // events table keeps every row it is given).
+        let eventsIn = eventRows === 0;
         try {
-          await inner.insertEncoded(Buffer.concat(messages), Buffer.concat(events));
+          if (!eventsIn) await inner.insertEncoded(NO_ROWS, Buffer.concat(events));
+          eventsIn = true;
+          if (rows > eventRows) await inner.insertEncoded(Buffer.concat(messages), NO_ROWS);
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
-          pendingEvents = events.concat(pendingEvents);
-          pendingRows += rows;
+          if (!eventsIn) pendingEvents = events.concat(pendingEvents);
+          pendingRows += eventsIn ? rows - eventRows : rows;
+          pendingEventRows += eventsIn ? 0 : eventRows;
           for (const [id, row] of pendingIds) flushingIds.set(id, row || flushingIds.get(id) === true);
           pendingIds = flushingIds;
           historyFlushFailures.inc();
@@ -305,6 +317,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     },
   };
 }
+
+const NO_ROWS = Buffer.alloc(0);
 
 /** Encoded rows, one a line; an empty line is no row (the engine skips it too). */
 const rowsOf = (text: string): string[] => (text ? text.split('\n').filter((r) => r.length > 0) : []);
