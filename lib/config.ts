@@ -254,8 +254,8 @@ export interface Config {
    */
   coreHeapGrowthPercent: number;
   /**
-   * Largest semi-space of each process's young generation that `hermod start`
-   * runs, in MB (V8's `--max-semi-space-size`; 0: V8's own, 16 MB here). Each
+   * Largest semi-space of the young generation of each process `hermod start`
+   * runs but core, in MB (V8's `--max-semi-space-size`; 0: V8's own, 16 MB here). Each
    * process's young generation grows to twice this under load and stays there.
    */
   semiSpaceMb: number;
