@@ -60,8 +60,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   // Rows waiting for the flush, as the engine takes them, a Buffer per batch.
   let pendingMessages: Buffer[] = [];
   let pendingEvents: Buffer[] = [];
-  let pendingRows = 0;
+  let pendingMessageRows = 0;
   let pendingEventRows = 0;
+  const pendingRows = (): number => pendingMessageRows + pendingEventRows;
   /**
    * The messages that pending rows are about, and those of the rows a flush
    * under way took: true when the message's own row waits, false when only
@@ -92,7 +93,6 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     const buf = encodeJournalBatch(messageRows, eventRows);
     const messageBytes = encodeRows(messageRows);
     const eventBytes = encodeRows(eventRows);
-    const rows = messageRows.length + eventRows.length;
     const write = appending.then(async () => {
       if (offset > segmentBytes || torn) {
         const next = await fsp.open(segmentPath(segment + 1), 'a');
@@ -105,11 +105,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       offset += buf.length;
       if (eventBytes.length > 0) pendingEvents.push(eventBytes);
       if (messageBytes.length > 0) pendingMessages.push(messageBytes);
-      pendingRows += rows;
+      pendingMessageRows += messageRows.length;
       pendingEventRows += eventRows.length;
       for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
       for (const id of messageIds) pendingIds.set(id, true);
-      if (pendingRows >= flushRows) void flush().catch(() => undefined);
+      if (pendingRows() >= flushRows) void flush().catch(() => undefined);
     });
     appending = write.catch(() => undefined);
     return write;
@@ -142,13 +142,13 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         await appending;
         const messages = pendingMessages;
         const events = pendingEvents;
-        const rows = pendingRows;
+        const messageRows = pendingMessageRows;
         const eventRows = pendingEventRows;
         const upTo: Checkpoint = { segment, offset };
-        if (rows === 0) return;
+        if (messageRows + eventRows === 0) return;
         pendingMessages = [];
         pendingEvents = [];
-        pendingRows = 0;
+        pendingMessageRows = 0;
         pendingEventRows = 0;
         [flushingIds, pendingIds] = [pendingIds, new Map()];
         // Events first, as two inserts: a message row becomes visible with its
@@ -159,17 +159,19 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         try {
           if (!eventsIn) await inner.insertEncoded(NO_ROWS, Buffer.concat(events));
           eventsIn = true;
-          if (rows > eventRows) await inner.insertEncoded(Buffer.concat(messages), NO_ROWS);
+          if (messageRows > 0) await inner.insertEncoded(Buffer.concat(messages), NO_ROWS);
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
-          if (!eventsIn) pendingEvents = events.concat(pendingEvents);
-          pendingRows += eventsIn ? rows - eventRows : rows;
-          pendingEventRows += eventsIn ? 0 : eventRows;
+          pendingMessageRows += messageRows;
+          if (!eventsIn) {
+            pendingEvents = events.concat(pendingEvents);
+            pendingEventRows += eventRows;
+          }
           for (const [id, row] of pendingIds) flushingIds.set(id, row || flushingIds.get(id) === true);
           pendingIds = flushingIds;
           historyFlushFailures.inc();
-          log.warn('history flush failed; will retry', { err, rows });
+          log.warn('history flush failed; will retry', { err, rows: messageRows + eventRows });
           throw err;
         }
         await writeCheckpoint(checkpointFile, upTo, fsync);
@@ -191,7 +193,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     await flush();
   };
 
-  const waiting = (): boolean => pendingRows > 0 || flushing !== undefined;
+  const waiting = (): boolean => pendingRows() > 0 || flushing !== undefined;
   const unflushed = (id: string): boolean => pendingIds.has(id) || flushingIds.has(id);
 
   /**
@@ -309,7 +311,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       // (a clean stop leaves the engine complete). A failing engine keeps the rest in the journal.
       try {
         do await flush();
-        while (pendingRows > 0);
+        while (pendingRows() > 0);
       } catch {}
       closed = true;
       await handle.close();
