@@ -14,6 +14,13 @@
  * and the machine's notes to bench/RESULTS.md. Exits non-zero when the peers
  * cannot be installed or a message accepted did not reach its SMSC.
  *
+ * End-to-end pace: during every measured run it samples, once a second, what
+ * the system has accepted and what reached its SMSC (Kannel's status page;
+ * hermod's accepted counter on /metrics and submit_sm at the simulator), and
+ * prints whether the backlog between them grew (bench/support/pace.ts). Then
+ * hermod v2 runs once more for BENCH_PACE_SECONDS (60), the target's
+ * "submits to the SMSC simulator during a 60 s acceptance run".
+ *
  *   npm run bench:peers
  *   BENCH_CONNECTIONS=64 BENCH_SECONDS=30 BENCH_NOTE="quiet machine" npm run bench:peers
  *
@@ -23,7 +30,8 @@
  * seconds to wait for the SMSCs to receive what was accepted (120),
  * BENCH_RECEIPT_DELAY_MS of hermod's simulator (20), HERMOD_GATEWAYS (the
  * service's default: cores − 1, at least 1), BENCH_NOTE (a note on the machine for RESULTS.md),
- * BENCH_NO_RESULTS=1 (print only, do not append to RESULTS.md).
+ * BENCH_NO_RESULTS=1 (print only, do not append to RESULTS.md), BENCH_PACE_SECONDS
+ * of the end-to-end run (60; 0 leaves it out).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +40,9 @@ import { appendPeersResults } from './support/append-peers-results';
 import { debianVersion, ensureDebianPackages } from './support/ensure-debian-packages';
 import { formatMs } from './support/format-ms';
 import { markdownTable } from './support/markdown-table';
+import { paceOf, watchPace, type Pace } from './support/pace';
 import { runWrk, type WrkFigures, type WrkRequest } from './support/run-wrk';
+import { serviceMetrics } from './support/service-metrics';
 import { sleep } from './support/sleep';
 import { startBaselineServer } from './support/start-baseline-server';
 import { startCampaignService } from './support/start-campaign-service';
@@ -46,6 +56,7 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const threads = Number(process.env.BENCH_THREADS ?? Math.min(connections, os.availableParallelism()));
 const drainS = Number(process.env.BENCH_DRAIN ?? 120);
 const receiptDelayMs = Number(process.env.BENCH_RECEIPT_DELAY_MS ?? 20);
+const paceSeconds = Number(process.env.BENCH_PACE_SECONDS ?? 60);
 const gateways = process.env.HERMOD_GATEWAYS ?? String(defaultGateways());
 const RESULTS = path.join(import.meta.dirname, 'RESULTS.md');
 
@@ -54,7 +65,7 @@ const TEXT = 'Kia ora, e hoa mā 👋🏽';
 const USER = 'bench';
 const PASS = 'bench-secret';
 /** One destination per system under test, so hermod's simulator can tell v2's submits from v1's. */
-const TO = { kannel: '+6421000001', v2: '+6421000002', v1: '+6421000003' };
+const TO = { kannel: '+6421000001', v2: '+6421000002', v1: '+6421000003', pace: '+6421000004' };
 
 interface Row {
   system: string;
@@ -63,24 +74,46 @@ interface Row {
   accepted?: number;
   reached?: number;
   note?: string;
+  /** Accepted against reached the SMSC, sampled through the measured run. */
+  pace?: Pace;
 }
+
+/** What a system has accepted so far and how much of it reached its SMSC. */
+type Progress = () => Promise<{ accepted: number; reached: number }>;
 
 const accepted = (...runs: (WrkFigures | undefined)[]): number => runs.reduce((n, r) => n + (r ? r.requests - r.non2xx : 0), 0);
 
-/** The warm-up (not measured) and the measured run, same driver and connections. */
-async function drive(dir: string, name: string, request: WrkRequest): Promise<{ warm?: WrkFigures; run: WrkFigures }> {
+/** The warm-up (not measured) and the measured run, same driver and connections; `progress` is sampled through the measured run. */
+async function drive(
+  dir: string,
+  name: string,
+  request: WrkRequest,
+  progress?: Progress,
+  runSeconds = seconds,
+): Promise<{ warm?: WrkFigures; run: WrkFigures; pace?: Pace }> {
   const o = { dir, connections, threads };
-  console.log(`${name}: ${warmup > 0 ? `${warmup} s warm-up, then ` : ''}${seconds} s, wrk -t ${threads} -c ${connections}`);
+  console.log(`${name}: ${warmup > 0 ? `${warmup} s warm-up, then ` : ''}${runSeconds} s, wrk -t ${threads} -c ${connections}`);
   const warm = warmup > 0 ? await runWrk(request, { ...o, name: `${name}-warmup`, seconds: warmup }) : undefined;
-  const run = await runWrk(request, { ...o, name, seconds });
+  const watch = progress && watchPace(progress);
+  const run = await runWrk(request, { ...o, name, seconds: runSeconds });
+  const pace = watch && paceOf(await watch.stop());
   console.log(`  ${Math.round(run.rps)} req/s, p50 ${formatMs(run.p50)} ms, p99 ${formatMs(run.p99)} ms, non-2xx ${run.non2xx}, socket errors ${run.errors}`);
-  return { warm, run };
+  if (pace) console.log(`  ${describePace(pace)}`);
+  return { warm, run, pace };
+}
+
+function describePace(p: Pace): string {
+  return `${Math.round(p.acceptedPerS)} accepted/s, ${Math.round(p.reachedPerS)} at the SMSC/s; backlog ${p.backlogStart} → ${p.backlogEnd}, ${Math.round(p.growthPerS)}/s: ${p.keptPace ? 'kept pace' : 'fell behind'}`;
 }
 
 async function measureKannel(dir: string): Promise<Row> {
   const kannel = await startKannel({ dir, user: USER, password: PASS });
   try {
-    const { warm, run } = await drive(dir, 'kannel-sendsms', { url: kannel.sendsmsUrl(TO.kannel, TEXT) });
+    const progress: Progress = async () => {
+      const s = await kannel.status();
+      return { accepted: s.sent + s.queued + s.waiting, reached: s.sent };
+    };
+    const { warm, run, pace } = await drive(dir, 'kannel-sendsms', { url: kannel.sendsmsUrl(TO.kannel, TEXT) }, progress);
     const n = accepted(warm, run);
     const drained = await waitForCount('Kannel → fakesmsc', async () => (await kannel.status()).sent, n, { timeoutS: drainS });
     // bearerbox counts a message sent once it is written to the link: give fakesmsc a moment to read its socket before it stops.
@@ -91,6 +124,7 @@ async function measureKannel(dir: string): Promise<Row> {
       figures: run,
       accepted: n,
       reached,
+      pace,
       note: drained.done ? undefined : `bearerbox had sent ${drained.count} of ${n} after ${drainS} s`,
     };
   } finally {
@@ -121,15 +155,24 @@ async function measureHermod(dir: string): Promise<{ rows: Row[]; cert: string; 
     if (!firstText.has(s.destination)) firstText.set(s.destination, s.text);
   });
   const headers = { 'content-type': 'application/json', authorization: service.auth };
+  const metricsUrl = `http://127.0.0.1:${hermod.metricsPort}/metrics`;
+  const acceptedSoFar = async (): Promise<number> =>
+    (await serviceMetrics(metricsUrl, { accepted: 'hermod_core_messages_total{channel="sms",status="accepted"}' })).accepted || 0;
   const rows: Row[] = [];
   try {
-    for (const [which, system, urlPath] of [
-      ['v2', 'hermod v2 POST /rest/sms/v2/messages', '/rest/sms/v2/messages'],
-      ['v1', 'hermod v1 POST /rest/gateway/messages', '/rest/gateway/messages'],
-    ] as const) {
+    const runs = [
+      ['v2', 'hermod v2 POST /rest/sms/v2/messages', '/rest/sms/v2/messages', seconds],
+      ['v1', 'hermod v1 POST /rest/gateway/messages', '/rest/gateway/messages', seconds],
+      ...(paceSeconds > 0 ? [['pace', `hermod v2, ${paceSeconds} s end-to-end run`, '/rest/sms/v2/messages', paceSeconds] as const] : []),
+    ] as const;
+    for (const [which, system, urlPath, runSeconds] of runs) {
       const to = TO[which];
       const body = JSON.stringify({ destination: to, content: TEXT });
-      const { warm, run } = await drive(dir, `hermod-${which}`, { url: `${service.url}${urlPath}`, method: 'POST', headers, body });
+      // Each run starts once the one before has all reached the simulator: what is accepted from here on is this run's.
+      const before = await acceptedSoFar();
+      const progress: Progress = async () => ({ accepted: (await acceptedSoFar()) - before, reached: submits.get(to) ?? 0 });
+      const request: WrkRequest = { url: `${service.url}${urlPath}`, method: 'POST', headers, body };
+      const { warm, run, pace } = await drive(dir, `hermod-${which}`, request, progress, runSeconds);
       const n = accepted(warm, run);
       const drained = await waitForCount(`hermod ${which} → SMSC simulator`, () => submits.get(to) ?? 0, n, { timeoutS: drainS });
       const text = firstText.get(to);
@@ -137,7 +180,7 @@ async function measureHermod(dir: string): Promise<{ rows: Row[]; cert: string; 
         drained.done ? '' : `the simulator had ${drained.count} of ${n} after ${drainS} s`,
         text === undefined || text === TEXT ? '' : `text at the SMSC ${JSON.stringify(text)} is not the text sent`,
       ].filter(Boolean);
-      rows.push({ system, figures: run, accepted: n, reached: submits.get(to) ?? 0, note: notes.join('; ') || undefined });
+      rows.push({ system, figures: run, accepted: n, reached: submits.get(to) ?? 0, pace, note: notes.join('; ') || undefined });
     }
   } finally {
     fs.writeFileSync(path.join(dir, 'hermod-output.log'), hermod.output());
@@ -203,6 +246,30 @@ async function main(): Promise<void> {
       r.accepted === undefined || r.reached === undefined ? '–' : Math.max(0, r.accepted - r.reached),
     ]),
   );
+  const paceTable = markdownTable(
+    [
+      { title: 'system (measured run)' },
+      ...['seconds', 'accepted/s', 'at the SMSC/s', 'backlog at start', 'backlog at end', 'backlog growth/s', 'kept pace'].map((title) => ({
+        title,
+        align: 'right' as const,
+      })),
+    ],
+    rows
+      .filter((r) => r.pace)
+      .map((r) => {
+        const p = r.pace!;
+        return [
+          r.system,
+          Math.round(p.seconds),
+          Math.round(p.acceptedPerS),
+          Math.round(p.reachedPerS),
+          p.backlogStart,
+          p.backlogEnd,
+          Math.round(p.growthPerS),
+          p.keptPace ? 'yes' : 'no',
+        ];
+      }),
+  );
   const lost = rows.filter((r) => r.accepted !== undefined && !(r.reached! >= r.accepted));
   const checks = rows
     .filter((r) => r.accepted !== undefined)
@@ -228,6 +295,8 @@ async function main(): Promise<void> {
   console.log(`\npeers, ${connections} connections, ${seconds} s each (wrk -t ${threads} --latency), text ${JSON.stringify(TEXT)}\n`);
   console.log(table);
   console.log(`\nReached the SMSC (accepted counts warm-up and measured run):\n${checks.join('\n')}`);
+  console.log(`\nEnd-to-end pace, sampled every second of the measured run (kept pace: the backlog grew by at most 1 % of the acceptance rate):\n`);
+  console.log(paceTable);
   console.log(`\nMachine: ${machine}`);
 
   if (!process.env.BENCH_NO_RESULTS) {
@@ -244,6 +313,10 @@ async function main(): Promise<void> {
         table,
         '',
         ...checks,
+        '',
+        'End-to-end pace, sampled every second of the measured run (kept pace: the backlog, accepted and not yet at the SMSC, grew by at most 1 % of the acceptance rate):',
+        '',
+        paceTable,
       ].join('\n'),
     );
     console.log(`\nappended to ${path.relative(process.cwd(), RESULTS)}`);

@@ -14,8 +14,10 @@ const FAKESMSC = '/usr/lib/kannel/test/fakesmsc';
 export interface KannelStatus {
   /** MT messages bearerbox handed to the fake SMSC link. */
   sent: number;
-  /** MT messages waiting in bearerbox. */
+  /** MT messages queued for the fake SMSC link. */
   queued: number;
+  /** MT messages bearerbox took from smsbox and has not yet routed to a link (its global outgoing queue). */
+  waiting: number;
   smscOnline: boolean;
   smsboxConnected: boolean;
 }
@@ -99,6 +101,7 @@ export async function startKannel(o: { dir: string; user: string; password: stri
     return {
       sent: Number(/sent: sms (\d+)/.exec(fake)?.[1] ?? Number.NaN),
       queued: Number(/queued (\d+) msgs/.exec(fake)?.[1] ?? Number.NaN),
+      waiting: Number(/^SMS: received \d+ \(\d+ queued\), sent \d+ \((\d+) queued\)/m.exec(body)?.[1] ?? Number.NaN),
       smscOnline: /\(online \d/.test(fake),
       smsboxConnected: /^\s*smsbox:/m.test(body),
     };
