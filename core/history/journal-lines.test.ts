@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeJournalBatch, readJournalLines } from './journal-lines';
+import { encodeBatch, piecesAfter, readJournalLines } from './journal-lines';
+
+/** A batch in the journal's line format, its pieces joined. */
+const encodeJournalBatch = (messages: string[], events: string[]): Buffer => Buffer.concat(encodeBatch(messages, events).journal);
 
 /** Rows as the history tables take them: one JSON object a line, with text in any script. */
 const text = fc.oneof(
@@ -111,5 +114,36 @@ describe('journal lines', () => {
     const read = readJournalLines(Buffer.from(JSON.stringify({ m }) + '\n'), 0);
     expect(read.messages).toHaveLength(1);
     expect(JSON.parse(read.messages[0]!)).toMatchObject({ id: 'm1', content: 'Kia ora, e hoa mā — tēnā koe' });
+  });
+  it('encode a batch of any size once: the journal lines are the engine rows with their kind in front, in pieces of at most 64 rows', () => {
+    const many = fc.array(
+      text.map((content) => JSON.stringify({ content })),
+      { maxLength: 300 },
+    );
+    fc.assert(
+      fc.property(many, many, (messages, events) => {
+        const batch = encodeBatch(messages, events);
+        expect(Buffer.concat(batch.messages).toString('utf8')).toBe(messages.map((r) => `${r}\n`).join(''));
+        expect(Buffer.concat(batch.events).toString('utf8')).toBe(events.map((r) => `${r}\n`).join(''));
+        expect(Buffer.concat(batch.journal).toString('utf8')).toBe([...events.map((r) => `E${r}\n`), ...messages.map((r) => `M${r}\n`)].join(''));
+        const rowsIn = (pieces: Buffer[]): number[] => pieces.map((b) => b.toString('utf8').split('\n').length - 1);
+        expect(rowsIn(batch.journal)).toEqual([...rowsIn(batch.events), ...rowsIn(batch.messages)]);
+        expect(Math.max(0, ...rowsIn(batch.journal))).toBeLessThanOrEqual(64);
+        expect(readJournalLines(Buffer.concat(batch.journal), 0)).toEqual({ messages, events, damaged: [], tornBytes: 0 });
+      }),
+    );
+  });
+
+  it('carry on a write that took only part of a batch with exactly the bytes it left', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 8 }), fc.nat(), (arrays, pick) => {
+        const pieces = arrays.map((a) => Buffer.from(a));
+        const whole = Buffer.concat(pieces);
+        const skip = pick % (whole.length + 1);
+        const rest = piecesAfter(pieces, skip);
+        expect(Buffer.concat(rest)).toEqual(whole.subarray(skip));
+        expect(rest.every((b) => b.length > 0)).toBe(true);
+      }),
+    );
   });
 });

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log';
 import { historyFlushFailures } from '../../lib/metrics';
 import type { EncodedHistory } from './encoded-history';
 import { writeCheckpoint, type Checkpoint } from './journal-checkpoint';
-import { encodeJournalBatch, encodeRows } from './journal-lines';
+import { encodeBatch, piecesAfter } from './journal-lines';
 import { listSegments, replayJournal, segmentName } from './journal-replay';
 import { eventRow, messageRow } from './rows';
 
@@ -90,9 +90,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     eventIds: readonly string[],
   ): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
-    const buf = encodeJournalBatch(messageRows, eventRows);
-    const messageBytes = encodeRows(messageRows);
-    const eventBytes = encodeRows(eventRows);
+    const { journal, messages: messageBytes, events: eventBytes } = encodeBatch(messageRows, eventRows);
     const write = appending.then(async () => {
       if (offset > segmentBytes || torn) {
         const next = await fsp.open(segmentPath(segment + 1), 'a');
@@ -101,10 +99,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         [handle, segment, offset, torn] = [next, segment + 1, 0, false];
         await previous.close();
       }
-      await writeBatch(buf);
-      offset += buf.length;
-      if (eventBytes.length > 0) pendingEvents.push(eventBytes);
-      if (messageBytes.length > 0) pendingMessages.push(messageBytes);
+      offset += await writeBatch(journal);
+      for (const b of eventBytes) pendingEvents.push(b);
+      for (const b of messageBytes) pendingMessages.push(b);
       pendingMessageRows += messageRows.length;
       pendingEventRows += eventRows.length;
       for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
@@ -115,17 +112,21 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     return write;
   };
 
-  const writeBatch = async (buf: Buffer): Promise<void> => {
+  /** Writes a batch's pieces in order; resolves with the bytes written, all of them. */
+  const writeBatch = async (pieces: Buffer[]): Promise<number> => {
+    const length = pieces.reduce((n, b) => n + b.length, 0);
     let written = 0;
     try {
       // A write may take less than asked (disk full): a batch is acknowledged only once all of it is there.
-      while (written < buf.length) {
-        if (fsync) written += (await handle.write(buf, written, buf.length - written)).bytesWritten;
+      while (written < length) {
+        const rest = written === 0 ? pieces : piecesAfter(pieces, written);
+        if (fsync) written += (await handle.writev(rest)).bytesWritten;
         // A write to the page cache takes microseconds: doing it in place keeps
         // the acknowledgement off the libuv thread pool, which chDB keeps busy.
-        else written += fs.writeSync(handle.fd, buf, written, buf.length - written);
+        else written += fs.writevSync(handle.fd, rest);
       }
       if (fsync) await handle.datasync();
+      return length;
     } catch (err) {
       // The caller hears the batch failed, so it must not come back on replay, nor
       // glue its torn tail onto the next batch's first line: cut it off.
