@@ -73,7 +73,7 @@ describe('hermod start under traffic: memory holds what is in flight, not what w
     // …and then leaves memory: 10 s after its final status at most for the recent messages, 1 s for hot state, 2 s for its key.
     const held = await eventually(async () => {
       const e = await memoryEntries(hermod!);
-      const inFlight = ['recent_messages', 'state:statuses', 'state:carrier_ids', 'state:submitted', 'state:cancelled', 'state:idempotency_keys'];
+      const inFlight = ['recent_messages', 'state:statuses', 'state:carrier_ids', 'state:idempotency_keys'];
       return inFlight.every((s) => e[s] === 0) ? e : undefined;
     }, 30_000);
     // Reply routing remembers the last message per handset (and per sender and handset, and the sender): by handset, not by message.

@@ -73,6 +73,22 @@ describe('in-memory hot state', () => {
     expect(await state.getMessageIdByCarrierId('4')).toBe('m4');
   });
 
+  it('holds one entry a message, its status with its submitted and cancelled marks', async () => {
+    const state = createMemoryState();
+    const ids = ['kia-ora-1', 'kia-ora-2', 'kia-ora-3'];
+    await state.advanceStatuses(ids.map((id) => ({ id, status: 'queued' as const, at: 1 })));
+    await state.putCarrierIds(ids.map((id) => ({ carrierId: `c-${id}`, messageId: id })));
+    await state.cancelSends(['kia-ora-2', 'tēnā-koe-never-seen']);
+    expect(await entries('state:statuses')).toBe(4);
+    expect(await state.wereSubmitted([...ids, 'tēnā-koe-never-seen'])).toEqual([true, true, true, false]);
+    expect(await state.wereCancelled([...ids, 'tēnā-koe-never-seen'])).toEqual([false, true, false, true]);
+    // A message marked before it has a status has none yet, and takes any first status.
+    expect(await state.getStatus('tēnā-koe-never-seen')).toBeUndefined();
+    expect(await state.advanceStatuses([{ id: 'tēnā-koe-never-seen', status: 'failed', at: 2 }])).toEqual([true]);
+    expect(await state.wereCancelled(['tēnā-koe-never-seen'])).toEqual([true]);
+    await state.close();
+  });
+
   it('forgets a final status, its carrier id and its submitted mark the final time to live after the final status', async () => {
     let now = 0;
     const state = createMemoryState({ ttlMs: 60_000, finalTtlMs: 1000, now: () => now });
@@ -154,7 +170,6 @@ describe('in-memory hot state', () => {
     // No call since: reading the gauge drops what has expired.
     expect(await entries('state:statuses')).toBe(10);
     expect(await entries('state:carrier_ids')).toBe(10);
-    expect(await entries('state:submitted')).toBe(10);
     await state.close();
     expect(await entries('state:statuses')).toBe(0);
   });

@@ -1,5 +1,5 @@
 import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
-import { canAdvance, isFinal, MESSAGE_STATUSES, type MessageStatus } from '../domain/message-status';
+import { canAdvance, isFinal } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
@@ -7,12 +7,13 @@ import { trackEntries } from '../../lib/metrics';
 import { createMemoryCampaignControl } from './memory-campaign-control';
 import { BoundedMap } from './bounded-map';
 import { FifoMap } from '../../lib/fifo-map';
+import { CANCELLED, EMPTY_ENTRY, hasMark, statusOf, SUBMITTED, withMark, withStatus } from './message-entry';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
   ttlMs?: number;
   /**
-   * Most entries kept per map of messages in flight (statuses, carrier ids;
+   * Most entries kept per map of messages in flight (messages, carrier ids;
    * default 1,000,000 each). Past it the least recently written entries are
    * dropped first.
    */
@@ -42,9 +43,10 @@ const DEFAULT_MAX_HANDSETS = 250_000;
 
 /**
  * Hot state in this process's memory. Bounded: every entry expires `ttlMs`
- * after its last write and each map holds at most `maxEntries`. A message
- * whose status turns final moves, with its carrier id and its submitted and
- * cancelled marks, to a second queue of each map that keeps it `finalTtlMs`
+ * after its last write and each map holds at most `maxEntries`. A message is
+ * one entry: its status, its time and its submitted and cancelled marks as one
+ * number (message-entry.ts). A message whose status turns final moves, with its
+ * carrier id, to a second queue of each map that keeps it `finalTtlMs`
  * and at most `maxFinalEntries` of them (as Redis hot state does with
  * HERMOD_STATE_FINAL_TTL), so at a steady rate the maps hold the messages in
  * flight plus the last minutes' finished ones, not a day's. Per-handset maps
@@ -68,11 +70,10 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const now = options.now ?? Date.now;
 
   const messageMap = <V>(empty: V) => new BoundedMap<V>(ttlMs, maxEntries, empty, { ttlMs: finalTtlMs, max: maxFinal });
-  // A status and its time as one number (statusEntry): no object per message.
-  const statuses = messageMap<number>(0);
+  // A message's status, time and marks as one number (message-entry.ts): no object per message.
+  const messages = messageMap<number>(EMPTY_ENTRY);
   const carrierIds = messageMap<string>('');
-  const submitted = messageMap<boolean>(false);
-  const cancelled = messageMap<boolean>(false);
+  const mark = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): void => messages.set(id, withMark(messages.get(id, t) ?? EMPTY_ENTRY, m), t);
   const lastMessages = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   const lastFromAddress = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   // Address → application → when it last sent from there.
@@ -92,7 +93,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     return entry && entry.expires > t ? entry.record : undefined;
   };
   const expireAll = (t: number): void => {
-    for (const map of [statuses, carrierIds, submitted, cancelled, lastMessages, lastFromAddress, senders]) map.expire(t);
+    for (const map of [messages, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
     expireFront(idempotency, t);
     const window = Math.floor(t / 1000);
     for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
@@ -100,10 +101,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // What this state holds, for hermod_memory_entries (each read drops what has expired first).
   const untrack = trackEntries(
     {
-      'state:statuses': () => statuses.size,
+      'state:statuses': () => messages.size,
       'state:carrier_ids': () => carrierIds.size,
-      'state:submitted': () => submitted.size,
-      'state:cancelled': () => cancelled.size,
       'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
       'state:idempotency_keys': () => idempotency.size,
       'state:rate_windows': () => rateWindows.size,
@@ -124,18 +123,14 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async advanceStatuses(advances) {
       open();
       const t = now();
-      statuses.expire(t);
+      messages.expire(t);
       carrierIds.expire(t);
-      submitted.expire(t);
-      cancelled.expire(t);
       return advances.map((a) => {
-        const current = statuses.get(a.id, t);
-        if (!canAdvance(current === undefined ? undefined : statusEntry(current).status, a.status)) return false;
-        statuses.set(a.id, statusNumber(a.status, a.at), t);
+        const current = messages.get(a.id, t);
+        if (!canAdvance(statusOf(current)?.status, a.status)) return false;
+        messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
         if (isFinal(a.status)) {
-          statuses.retire(a.id, t);
-          submitted.retire(a.id, t);
-          cancelled.retire(a.id, t);
+          messages.retire(a.id, t);
           if (a.carrierId) carrierIds.retire(a.carrierId, t);
         }
         return true;
@@ -144,8 +139,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     async getStatus(id): Promise<StatusEntry | undefined> {
       open();
-      const entry = statuses.get(id, now());
-      return entry === undefined ? undefined : statusEntry(entry);
+      return statusOf(messages.get(id, now()));
     },
 
     async rememberLastMessages(entries) {
@@ -239,30 +233,30 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       carrierIds.expire(t);
-      submitted.expire(t);
+      messages.expire(t);
       for (const p of pairs) {
         carrierIds.set(p.carrierId, p.messageId, t);
-        submitted.set(p.messageId, true, t);
+        mark(p.messageId, SUBMITTED, t);
       }
     },
 
     async wereSubmitted(messageIds) {
       open();
       const t = now();
-      return messageIds.map((id) => submitted.get(id, t) === true);
+      return messageIds.map((id) => hasMark(messages.get(id, t), SUBMITTED));
     },
 
     async cancelSends(messageIds) {
       open();
       const t = now();
-      cancelled.expire(t);
-      for (const id of messageIds) cancelled.set(id, true, t);
+      messages.expire(t);
+      for (const id of messageIds) mark(id, CANCELLED, t);
     },
 
     async wereCancelled(messageIds) {
       open();
       const t = now();
-      return messageIds.map((id) => cancelled.get(id, t) === true);
+      return messageIds.map((id) => hasMark(messages.get(id, t), CANCELLED));
     },
 
     async getMessageIdByCarrierId(carrierId) {
@@ -273,10 +267,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async close() {
       closed = true;
       untrack();
-      statuses.clear();
+      messages.clear();
       carrierIds.clear();
-      submitted.clear();
-      cancelled.clear();
       lastMessages.clear();
       lastFromAddress.clear();
       senders.clear();
@@ -288,17 +280,4 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
 function expireFront(queue: FifoMap<string, { expires: number }>, now: number): void {
   for (let key = queue.oldestKey(); key !== undefined && queue.get(key)!.expires <= now; key = queue.oldestKey()) queue.delete(key);
-}
-
-/** Statuses per unit of time in statusNumber: a status and its time (to the millisecond) as one number, exact up to the year 10000. */
-const STATUS_SLOTS = 32;
-const STATUS_INDEX = new Map<MessageStatus, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
-
-function statusNumber(status: MessageStatus, at: number): number {
-  return Math.round(at) * STATUS_SLOTS + STATUS_INDEX.get(status)!;
-}
-
-function statusEntry(n: number): StatusEntry {
-  const at = Math.floor(n / STATUS_SLOTS);
-  return { status: MESSAGE_STATUSES[n - at * STATUS_SLOTS]!, at };
 }
