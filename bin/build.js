@@ -67,7 +67,11 @@ export async function currentBuild(root = ROOT) {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    keepNames: true,
+    // Not keepNames: it wraps every function made at run time in a call that
+    // defines its name, about 3 % of core's main thread under a campaign
+    // (bench/RESULTS.md, fourteenth session). V8 still names functions after
+    // what they are assigned to; only names esbuild renames apart show its suffix.
+    keepNames: false,
     sourcemap: 'linked',
     tsconfig: path.join(root, 'tsconfig.json'),
     define: { __HERMOD_BUILD_DIR__: JSON.stringify(dir), __HERMOD_ROOT__: JSON.stringify(root) },
