@@ -70,6 +70,11 @@ export class BoundedMap<V> {
     while (this.entries.size > this.max) this.dropOldest(this.entries);
   }
 
+  /** Whether `key` is in the retired queue (expired or not). */
+  isRetired(key: string): boolean {
+    return this.retired.has(key);
+  }
+
   /** Moves `key` to the retired queue, to live `retiring.ttlMs` from `now` (no-op without a retiring queue or the key). */
   retire(key: string, now: number): void {
     if (!this.retiring) return;

@@ -108,6 +108,29 @@ describe('in-memory hot state', () => {
     expect(await state.wereCancelled(['m'])).toEqual([false]);
   });
 
+  it('keeps a mark written after the final status for the full time to live: a failed attempt cancelled is never sent when its job comes again', async () => {
+    let now = 0;
+    const state = createMemoryState({ ttlMs: 60_000, finalTtlMs: 1000, now: () => now });
+    await state.advanceStatuses([{ id: 'attempt-ā', status: 'queued', at: 0 }]);
+    await state.advanceStatuses([{ id: 'attempt-ā', status: 'failed', at: 1 }]);
+    await state.cancelSends(['attempt-ā']);
+    await state.putCarrierIds([{ carrierId: 'c-👋🏽', messageId: 'attempt-ā' }]);
+    now = 2000;
+    // The final status has gone with its minute; the marks made after it stay.
+    expect(await state.getStatus('attempt-ā')).toBeUndefined();
+    expect(await state.wereCancelled(['attempt-ā'])).toEqual([true]);
+    expect(await state.wereSubmitted(['attempt-ā'])).toEqual([true]);
+    now = 60_001;
+    expect(await state.wereCancelled(['attempt-ā'])).toEqual([false]);
+  });
+
+  it('refuses a status time that is no number rather than lose the marks beside it', async () => {
+    const state = createMemoryState();
+    await state.cancelSends(['m']);
+    await expect(state.advanceStatuses([{ id: 'm', status: 'queued', at: Number.NaN }])).rejects.toThrow(RangeError);
+    expect(await state.wereCancelled(['m'])).toEqual([true]);
+  });
+
   it('lets read follow received within the final time to live without renewing it', async () => {
     let now = 0;
     const state = createMemoryState({ finalTtlMs: 1000, now: () => now });

@@ -73,7 +73,16 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // A message's status, time and marks as one number (message-entry.ts): no object per message.
   const messages = messageMap<number>(EMPTY_ENTRY);
   const carrierIds = messageMap<string>('');
-  const mark = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): void => messages.set(id, withMark(messages.get(id, t) ?? EMPTY_ENTRY, m), t);
+  // Marks written after a message's final status (an attempt cancelled once it
+  // failed, so a redelivered job of it is not sent) live the full time to live,
+  // as they do in Redis, not the final status's minute: beside it, not in it.
+  const lateMarks = messageMap<number>(EMPTY_ENTRY);
+  const mark = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): void => {
+    const map = messages.isRetired(id) ? lateMarks : messages;
+    map.set(id, withMark(map.get(id, t) ?? EMPTY_ENTRY, m), t);
+  };
+  const marked = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): boolean =>
+    hasMark(messages.get(id, t), m) || (lateMarks.size > 0 && hasMark(lateMarks.get(id, t), m));
   const lastMessages = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   const lastFromAddress = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   // Address → application → when it last sent from there.
@@ -93,7 +102,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     return entry && entry.expires > t ? entry.record : undefined;
   };
   const expireAll = (t: number): void => {
-    for (const map of [messages, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
+    for (const map of [messages, lateMarks, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
     expireFront(idempotency, t);
     const window = Math.floor(t / 1000);
     for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
@@ -101,7 +110,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // What this state holds, for hermod_memory_entries (each read drops what has expired first).
   const untrack = trackEntries(
     {
-      'state:statuses': () => messages.size,
+      'state:statuses': () => messages.size + lateMarks.size,
       'state:carrier_ids': () => carrierIds.size,
       'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
       'state:idempotency_keys': () => idempotency.size,
@@ -234,6 +243,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       const t = now();
       carrierIds.expire(t);
       messages.expire(t);
+      lateMarks.expire(t);
       for (const p of pairs) {
         carrierIds.set(p.carrierId, p.messageId, t);
         mark(p.messageId, SUBMITTED, t);
@@ -243,20 +253,21 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async wereSubmitted(messageIds) {
       open();
       const t = now();
-      return messageIds.map((id) => hasMark(messages.get(id, t), SUBMITTED));
+      return messageIds.map((id) => marked(id, SUBMITTED, t));
     },
 
     async cancelSends(messageIds) {
       open();
       const t = now();
       messages.expire(t);
+      lateMarks.expire(t);
       for (const id of messageIds) mark(id, CANCELLED, t);
     },
 
     async wereCancelled(messageIds) {
       open();
       const t = now();
-      return messageIds.map((id) => hasMark(messages.get(id, t), CANCELLED));
+      return messageIds.map((id) => marked(id, CANCELLED, t));
     },
 
     async getMessageIdByCarrierId(carrierId) {
@@ -268,6 +279,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       closed = true;
       untrack();
       messages.clear();
+      lateMarks.clear();
       carrierIds.clear();
       lastMessages.clear();
       lastFromAddress.clear();

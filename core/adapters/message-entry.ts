@@ -25,6 +25,8 @@ export type Mark = typeof SUBMITTED | typeof CANCELLED;
 export const EMPTY_ENTRY = NO_STATUS;
 
 export function withStatus(entry: number, status: MessageStatus, at: number): number {
+  // A time that is no number would turn the whole entry, marks included, into NaN.
+  if (!Number.isFinite(at)) throw new RangeError(`not a status time: ${at}`);
   return (Math.round(at) * MARK_SLOTS + marksOf(entry)) * STATUS_SLOTS + STATUS_INDEX.get(status)!;
 }
 

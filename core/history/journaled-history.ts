@@ -13,7 +13,7 @@ import { eventRow, messageRow } from './rows';
 
 /**
  * History behind a write-ahead journal. A write is durable once its batch is
- * appended to the journal (one write() per batch, optionally fdatasync'd);
+ * appended to the journal (one writev() per batch, optionally fdatasync'd);
  * a background flusher moves what was journaled into the history engine in
  * large inserts (ClickHouse wants few big inserts, not many small ones), then
  * records how far it got. On open, whatever was journaled but not flushed is
@@ -99,7 +99,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         [handle, segment, offset, torn] = [next, segment + 1, 0, false];
         await previous.close();
       }
-      offset += await writeBatch(journal);
+      const written = await writeBatch(journal);
+      offset += written;
       for (const b of eventBytes) pendingEvents.push(b);
       for (const b of messageBytes) pendingMessages.push(b);
       pendingMessageRows += messageRows.length;
