@@ -3,6 +3,7 @@ import http from 'node:http';
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
 import type { Logger } from './log';
+import { TalliedCounter } from './tallied-counter';
 
 /**
  * Every process registers its metrics on prom-client's default registry. In
@@ -83,7 +84,7 @@ function once<T>(name: string, make: () => T): T {
 export const httpRequests = once(
   'hermod_http_requests_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_http_requests_total',
       help: 'HTTP requests answered, by interface, route and status',
       labelNames: ['interface', 'route', 'method', 'status'] as const,
@@ -115,7 +116,7 @@ export const grpcDuration = once(
 export const messagesByStatus = once(
   'hermod_core_messages_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_core_messages_total',
       help: 'Messages that reached each status, by channel',
       labelNames: ['channel', 'status'] as const,
@@ -135,7 +136,7 @@ export const busLag = once(
 export const callbacksTotal = once(
   'hermod_callbacks_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_callbacks_total',
       help: 'Customer callbacks by application, kind and outcome (delivered, retry, refused, given_up, not_configured)',
       labelNames: ['application', 'kind', 'outcome'] as const,
@@ -195,7 +196,7 @@ export const smppBindUp = once(
 export const smppSubmits = once(
   'hermod_smpp_submits_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_smpp_submits_total',
       help: 'submit_sm sent to the carrier, by outcome',
       labelNames: ['outcome'] as const,
@@ -205,7 +206,7 @@ export const smppSubmits = once(
 export const carrierSubmits = once(
   'hermod_smpp_carrier_submits_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_smpp_carrier_submits_total',
       help: 'submit_sm per SMS carrier, by outcome: accepted, rejected, throttled (ESME_RTHROTTLED), error (other transient failures)',
       labelNames: ['carrier', 'outcome'] as const,
@@ -255,7 +256,7 @@ export const receiptLatency = once(
 export const carrierSends = once(
   'hermod_carrier_sends_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_carrier_sends_total',
       help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; cancelled: dropped unsent because it was overtaken or its campaign cancelled; paused: parked until its campaign resumes)',
       labelNames: ['channel', 'outcome'] as const,
@@ -304,7 +305,7 @@ export const campaignsSending = once(
 export const campaignMessages = once(
   'hermod_campaign_messages_total',
   () =>
-    new Counter({
+    new TalliedCounter({
       name: 'hermod_campaign_messages_total',
       help: 'Messages created by campaign fan-out',
     }),
