@@ -305,7 +305,7 @@ export const campaignsSending = once(
 export const campaignMessages = once(
   'hermod_campaign_messages_total',
   () =>
-    new TalliedCounter({
+    new Counter({
       name: 'hermod_campaign_messages_total',
       help: 'Messages created by campaign fan-out',
     }),

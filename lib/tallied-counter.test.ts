@@ -56,6 +56,24 @@ describe('a tallied counter', () => {
     expect(() => tallied.inc({ channel: 'sms', status: 'x' }, Number.POSITIVE_INFINITY)).toThrow(/not a valid number/);
   });
 
+  it('keeps counting, and the metrics page keeps answering, after a call with a label it does not declare', async () => {
+    const { registry, tallied } = fresh();
+    expect(() => tallied.inc({ channel: 'sms', status: 'x', other: 'y' } as never)).toThrow(/label/i);
+    expect(() => tallied.inc({ channel: 'sms', status: 'x', other: undefined } as never)).toThrow(/label/i);
+    tallied.inc({ channel: 'sms', status: 'x' });
+    expect(await registry.metrics()).toMatch(/_total\{channel="sms",status="x"\} 1\n/);
+    tallied.inc({ channel: 'sms', status: 'x' });
+    expect(await values(tallied)).toEqual([{ labels: { channel: 'sms', status: 'x' }, value: 2 }]);
+  });
+
+  it('forgets a removed series with what it counted of it, through labels() too', async () => {
+    const { tallied } = fresh();
+    tallied.labels('sms', 'a').inc(5);
+    tallied.inc({ channel: 'sms', status: 'b' });
+    tallied.remove('sms', 'a');
+    expect(await values(tallied)).toEqual([{ labels: { channel: 'sms', status: 'b' }, value: 1 }]);
+  });
+
   it('forgets what it counted when reset', async () => {
     const { tallied } = fresh();
     tallied.inc({ channel: 'sms', status: 'sent' }, 5);

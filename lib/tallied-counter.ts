@@ -42,15 +42,19 @@ export class TalliedCounter<T extends string> extends Counter<T> {
   }
 
   private readonly tally: Inc<T> = (labels, value) => {
-    if (typeof labels !== 'object' || labels === null || !(value === undefined || (Number.isFinite(value) && value >= 0))) {
+    if (
+      typeof labels !== 'object' ||
+      labels === null ||
+      !(value === undefined || (Number.isFinite(value) && value >= 0)) ||
+      // Missing, undefined or undeclared labels: prom-client's validation, as ever, before any tally is made of them.
+      Object.keys(labels).length !== this.names.length
+    ) {
       return this.plainInc(labels, value);
     }
     let level: Map<unknown, unknown> = this.tallies;
-    let given = 0;
     for (let i = 0; i < this.names.length; i++) {
       const v = labels[this.names[i]!];
-      if (v === undefined) break;
-      given++;
+      if (v === undefined) return this.plainInc(labels, value);
       let next = level.get(v);
       if (next === undefined) {
         next = i === this.names.length - 1 ? this.newTally(labels) : new Map();
@@ -58,12 +62,18 @@ export class TalliedCounter<T extends string> extends Counter<T> {
       }
       level = next as Map<unknown, unknown>;
     }
-    // Missing or undeclared labels: prom-client's validation, as ever.
-    if (given !== this.names.length || Object.keys(labels).length !== given) return this.plainInc(labels, value);
     const tally = level as unknown as Tally<T>;
     tally.n += value ?? 1;
     tally.counted = true;
   };
+
+  override remove(...values: string[]): void;
+  override remove(labels: LabelValues<T>): void;
+  override remove(...args: unknown[]): void {
+    // What was counted of the series goes to prom-client first, and away with it.
+    this.handOver();
+    (super.remove as (...a: unknown[]) => void)(...args);
+  }
 
   override reset(): void {
     // prom-client's constructor resets before this class's fields exist.
@@ -72,7 +82,9 @@ export class TalliedCounter<T extends string> extends Counter<T> {
   }
 
   private newTally(labels: LabelValues<T>): Tally<T> {
-    const tally = { labels: { ...labels }, n: 0, counted: false };
+    // Only the declared labels: every key was checked to be one of them, but a copy is what is kept.
+    const kept = Object.fromEntries(this.names.map((n) => [n, labels[n]])) as LabelValues<T>;
+    const tally = { labels: kept, n: 0, counted: false };
     this.pending.push(tally);
     return tally;
   }
