@@ -7,7 +7,7 @@ import { trackEntries } from '../../lib/metrics';
 import { createMemoryCampaignControl } from './memory-campaign-control';
 import { BoundedMap } from './bounded-map';
 import { FifoMap } from '../../lib/fifo-map';
-import { CANCELLED, EMPTY_ENTRY, hasMark, statusOf, SUBMITTED, withMark, withStatus } from './message-entry';
+import { CANCELLED, EMPTY_ENTRY, hasMark, type Mark, statusOf, SUBMITTED, withMark, withStatus } from './message-entry';
 
 export interface MemoryStateOptions {
   /** How long an entry lives after its last write (default 24 h). */
@@ -77,12 +77,11 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // failed, so a redelivered job of it is not sent) live the full time to live,
   // as they do in Redis, not the final status's minute: beside it, not in it.
   const lateMarks = messageMap<number>(EMPTY_ENTRY);
-  const mark = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): void => {
+  const mark = (id: string, m: Mark, t: number): void => {
     const map = messages.isRetired(id) ? lateMarks : messages;
     map.set(id, withMark(map.get(id, t) ?? EMPTY_ENTRY, m), t);
   };
-  const marked = (id: string, m: typeof SUBMITTED | typeof CANCELLED, t: number): boolean =>
-    hasMark(messages.get(id, t), m) || (lateMarks.size > 0 && hasMark(lateMarks.get(id, t), m));
+  const marked = (id: string, m: Mark, t: number): boolean => hasMark(messages.get(id, t), m) || (lateMarks.size > 0 && hasMark(lateMarks.get(id, t), m));
   const lastMessages = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   const lastFromAddress = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   // Address → application → when it last sent from there.

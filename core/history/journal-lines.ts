@@ -3,10 +3,11 @@ import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import { eventRow, messageRow } from './rows';
 
 /**
- * The journal's line format. A batch is one write (a writev of its pieces;
- * libuv splits one of more than 1,024 pieces, and a torn tail is cut on
- * replay as ever) of lines `E<row>` (events first) and `M<row>`, each row the JSONEachRow line the history table takes
- * (rows.ts), so a flush sends rows as they are. Lines of the earlier form,
+ * The journal's line format. A batch is one write of lines `E<row>` (events
+ * first) and `M<row>`, each row the JSONEachRow line the history table takes
+ * (rows.ts), so a flush sends rows as they are. The write is a writev of the
+ * batch's pieces (libuv splits one of more than 1,024; a torn tail is cut on
+ * replay as ever). Lines of the earlier form,
  * `{"m":record}` / `{"e":event}`, are still read.
  *
  * Reading works on bytes: the checkpoint is a byte offset, and a newline byte
