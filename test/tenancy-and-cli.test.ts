@@ -109,6 +109,30 @@ describe('Idempotency-Key on sends', () => {
     expect(changed.json).toMatchObject({ code: 422, error: expect.any(String), 'error-desc': expect.stringContaining('Idempotency-Key') });
   });
 
+  it('gives a retry after hermod restarts, cleanly or after kill -9, the first answer again', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-idem-restart-'));
+    const body = { destination: '+6421000014', content: 'Kia ora, order 4711 — 订单 🎉' };
+    let own = await startHermod({ dataDir });
+    let ownClient = createClient(own.baseUrl, own.ca(), { user: 'acme', pass: 'secret' });
+    try {
+      const first = await ownClient.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-4711' });
+      expect(first.status).toBe(202);
+      for (const restart of [() => own.stop(), () => own.kill9()]) {
+        ownClient.close();
+        await restart();
+        own = await startHermod({ dataDir });
+        ownClient = createClient(own.baseUrl, own.ca(), { user: 'acme', pass: 'secret' });
+        const retry = await ownClient.post('/rest/sms/v2/messages', body, { 'idempotency-key': 'order-4711' });
+        expect(retry.status).toBe(202);
+        expect(retry.json).toEqual(first.json);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+      }
+    } finally {
+      ownClient.close();
+      await own.stop();
+    }
+  });
+
   it('does not keep a key whose request was refused, so the corrected request can use it', async () => {
     const bad = await client.post('/rest/sms/v2/messages', { destination: 'nope', content: '你好世界' }, { 'idempotency-key': 'retry-me' });
     expect(bad.status).toBe(400);

@@ -1,3 +1,5 @@
+import { handsetKey } from '../domain/handset-key';
+import { openIdempotencyFile, type KeptAnswer } from './idempotency-file';
 import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
 import { canAdvance, isFinal } from '../domain/message-status';
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
@@ -31,6 +33,14 @@ export interface MemoryStateOptions {
    * reply routing (default 250,000 each): the least recently messaged go first.
    */
   maxHandsets?: number;
+  /**
+   * Where the answers of Idempotency-Keys are kept across restarts (a file in
+   * the data directory), so a client retrying after hermod restarted still gets
+   * the first answer; without it they live in memory only.
+   */
+  idempotencyFile?: string;
+  /** fsync each kept answer (HERMOD_JOURNAL_FSYNC). */
+  fsync?: boolean;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -95,6 +105,13 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // time to live (HERMOD_IDEMPOTENCY_TTL), so insertion order is expiry
   // order: every claim drops the expired ones from the front.
   const idempotency = new FifoMap<string, { record: IdempotencyRecord; expires: number }>();
+  const answers = options.idempotencyFile ? openIdempotencyFile(options.idempotencyFile, now(), options.fsync ?? false) : undefined;
+  for (const a of answers?.kept ?? []) idempotency.set(a.key, { record: a.record, expires: a.expires });
+  /** The answers still to be given again, for rewriting the file without the expired ones. */
+  function* liveAnswers(t: number): Iterable<KeptAnswer> {
+    for (const [key, { record, expires }] of idempotency.entries())
+      if (record.response !== undefined && expires > t) yield { key, record: { fingerprint: record.fingerprint, response: record.response }, expires };
+  }
   const idempotencyGet = (key: string, t: number) => {
     const entry = idempotency.get(key);
     if (entry && entry.expires <= t) idempotency.delete(key);
@@ -158,9 +175,10 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       senders.expire(t);
       for (const e of entries) {
         const last = { messageId: e.messageId, applicationId: e.applicationId };
-        lastMessages.set(e.handset, last, t);
+        const handset = handsetKey(e.handset);
+        lastMessages.set(handset, last, t);
         if (!e.source) continue;
-        lastFromAddress.set(`${e.source}\n${e.handset}`, last, t);
+        lastFromAddress.set(`${e.source}\n${handset}`, last, t);
         const apps = senders.get(e.source, t) ?? new Map<string, number>();
         apps.set(e.applicationId, t);
         senders.set(e.source, apps, t);
@@ -169,11 +187,12 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     async getLastMessage(handset) {
       open();
-      return lastMessages.get(handset, now());
+      return lastMessages.get(handsetKey(handset), now());
     },
 
-    async getReplyContext(handset, address): Promise<ReplyContext> {
+    async getReplyContext(written, address): Promise<ReplyContext> {
       open();
+      const handset = handsetKey(written);
       const t = now();
       const apps = address ? senders.get(address, t) : undefined;
       return {
@@ -206,14 +225,14 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async setOptOuts(entries) {
       open();
       for (const e of entries) {
-        if (e.optedOut) optOuts.add(`${e.applicationId}\n${e.handset}`);
-        else optOuts.delete(`${e.applicationId}\n${e.handset}`);
+        if (e.optedOut) optOuts.add(`${e.applicationId}\n${handsetKey(e.handset)}`);
+        else optOuts.delete(`${e.applicationId}\n${handsetKey(e.handset)}`);
       }
     },
 
     async areOptedOut(pairs) {
       open();
-      return pairs.map((p) => optOuts.has(`${p.applicationId}\n${p.handset}`));
+      return pairs.map((p) => optOuts.has(`${p.applicationId}\n${handsetKey(p.handset)}`));
     },
 
     async claimIdempotencyKey(key, fingerprint, ttl) {
@@ -229,7 +248,12 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     async completeIdempotencyKey(key, record, ttl) {
       open();
-      idempotency.set(key, { record, expires: now() + ttl });
+      const t = now();
+      idempotency.set(key, { record, expires: t + ttl });
+      if (!answers) return;
+      answers.file.keep({ key, record, expires: t + ttl });
+      // Expired answers and keys asked again leave dead lines: the file is rewritten once they are half of it.
+      if (answers.file.lines > Math.max(1000, 2 * idempotency.size)) answers.file.rewrite(liveAnswers(t));
     },
 
     async releaseIdempotencyKey(key) {
@@ -285,6 +309,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       senders.clear();
       rateWindows.clear();
       idempotency.clear();
+      answers?.file.close();
     },
   };
 }

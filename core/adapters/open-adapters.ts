@@ -28,10 +28,18 @@ export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
   }
 }
 
-export async function openState(a: AdaptersConfig): Promise<HotState> {
+/**
+ * `keepAnswersIn`: with the in-process state, a data directory where the
+ * answers of Idempotency-Keys are kept across restarts (core's own state; a
+ * worker's is not asked for them).
+ */
+export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: string; fsync: boolean }): Promise<HotState> {
   switch (a.state) {
     case 'memory':
-      return (await import('./memory-state')).createMemoryState({ finalTtlMs: a.stateFinalTtlMs });
+      return (await import('./memory-state')).createMemoryState({
+        finalTtlMs: a.stateFinalTtlMs,
+        ...(keepAnswersIn ? { idempotencyFile: path.join(keepAnswersIn.dataDir, 'state', 'idempotency-keys.jsonl'), fsync: keepAnswersIn.fsync } : {}),
+      });
     case 'redis':
       return (await import('./redis-state')).createRedisState({
         redis: a.redisCluster ? { cluster: a.redisCluster } : a.redisUrl,

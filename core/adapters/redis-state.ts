@@ -1,3 +1,4 @@
+import { handsetKey } from '../domain/handset-key';
 import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
 import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
@@ -140,9 +141,9 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const submittedKey = (messageId: string): string => `${prefix}:submitted:{${messageId}}`;
   const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
-  const lastMessageKey = (handset: string): string => `${prefix}:last:{${handset}}`;
+  const lastMessageKey = (handset: string): string => `${prefix}:last:{${handsetKey(handset)}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
-  const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handset}}`;
+  const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handsetKey(handset)}}`;
   // A sorted set per address: application → when it last sent from there.
   const sendersKey = (address: string): string => `${prefix}:senders:{${address}}`;
   const rateKey = (key: string): string => `${prefix}:rate:{${key}}`;
@@ -290,7 +291,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
       await write(
         'storing opt-outs',
         keys,
-        entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, e.handset) : client.srem(keys[i]!, e.handset))),
+        entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, handsetKey(e.handset)) : client.srem(keys[i]!, handsetKey(e.handset)))),
       );
     },
 
@@ -299,7 +300,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
       if (pairs.length === 0) return [];
       const members = await each(
         'reading opt-outs',
-        pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), p.handset)),
+        pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), handsetKey(p.handset))),
       );
       return members.map((r) => Number(r) === 1);
     },

@@ -260,6 +260,38 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.areOptedOut([{ applicationId: app, handset: '+641' }])).toEqual([false]);
     });
 
+    it('takes a number written without its plus, or with spaces, as the same handset for opt-outs', async () => {
+      const app = `app-${Math.random().toString(36).slice(2)}`;
+      const digits = `6421${Math.floor(Math.random() * 1e6)}`;
+      // The handset replied STOP: its number came from the carrier without the plus.
+      await state.setOptOuts([{ applicationId: app, handset: digits, optedOut: true }]);
+      expect(
+        await state.areOptedOut([
+          { applicationId: app, handset: `+${digits}` },
+          { applicationId: app, handset: digits },
+          { applicationId: app, handset: `+${digits.slice(0, 2)} ${digits.slice(2, 4)} ${digits.slice(4)}` },
+          { applicationId: app, handset: `0${digits.slice(2)}` },
+        ]),
+      ).toEqual([true, true, true, false]);
+      await state.setOptOuts([{ applicationId: app, handset: `+${digits}`, optedOut: false }]);
+      expect(await state.areOptedOut([{ applicationId: app, handset: digits }])).toEqual([false]);
+    });
+
+    it('routes by the last message to a handset however the send and the reply wrote its number', async () => {
+      const digits = `6421${Math.floor(Math.random() * 1e6)}`;
+      const code = unique('4001');
+      await state.rememberLastMessages([{ handset: digits, messageId: 'm1', applicationId: 'app-a', source: code }]);
+      expect(await state.getLastMessage(`+${digits}`)).toEqual({ messageId: 'm1', applicationId: 'app-a' });
+      expect(await state.getReplyContext(`+${digits}`, code)).toMatchObject({
+        lastToHandset: { messageId: 'm1', applicationId: 'app-a' },
+        lastFromAddress: { messageId: 'm1', applicationId: 'app-a' },
+      });
+      // An address that is not a number is kept as written.
+      const email = `Tēnā.Koe+${Math.floor(Math.random() * 1e6)}@example.nz`;
+      await state.rememberLastMessages([{ handset: email, messageId: 'm2', applicationId: 'app-b', source: '' }]);
+      expect(await state.getLastMessage(email)).toEqual({ messageId: 'm2', applicationId: 'app-b' });
+    });
+
     it('grants exactly the quota to N + 1 concurrent takers of one, and nothing more once it is used up', async () => {
       const key = unique('quota');
       const limit = 25;

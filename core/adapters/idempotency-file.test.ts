@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryState } from './memory-state';
+import { openIdempotencyFile } from './idempotency-file';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const freshFile = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-idempotency-'));
+  dirs.push(dir);
+  return path.join(dir, 'state', 'idempotency-keys.jsonl');
+};
+
+const answer = JSON.stringify({ status: 202, body: { id: 'c0809fe2', status: 'accepted', detail: '+6421000110' } });
+
+describe('answers of Idempotency-Keys kept by the in-process hot state', () => {
+  it('gives a retry after a restart the first answer, and frees the key once it expires', async () => {
+    const file = freshFile();
+    let t = 1_000_000;
+    const first = createMemoryState({ idempotencyFile: file, now: () => t });
+    expect(await first.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toBeUndefined();
+    await first.completeIdempotencyKey('acme\norder-4711', { fingerprint: 'fp', response: answer }, 60_000);
+    // A claim still being handled when hermod stopped is not an answer: that key is free after the restart.
+    expect(await first.claimIdempotencyKey('acme\nin-flight', 'fp', 60_000)).toBeUndefined();
+    await first.close();
+
+    const again = createMemoryState({ idempotencyFile: file, now: () => t });
+    expect(await again.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    expect(await again.claimIdempotencyKey('acme\nin-flight', 'fp', 60_000)).toBeUndefined();
+    await again.close();
+
+    t += 60_001;
+    const later = createMemoryState({ idempotencyFile: file, now: () => t });
+    expect(await later.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toBeUndefined();
+    await later.close();
+  });
+
+  it('drops a line torn by a crash in the middle of an append, and keeps the whole ones before it', async () => {
+    const file = freshFile();
+    const state = createMemoryState({ idempotencyFile: file });
+    await state.completeIdempotencyKey('acme\nmā-1', { fingerprint: 'fp', response: answer }, 60_000);
+    await state.close();
+    fs.appendFileSync(file, '{"k":"acme\\nmā-2","f":"fp","r":"{\\"status\\":2');
+    const after = createMemoryState({ idempotencyFile: file });
+    expect(await after.claimIdempotencyKey('acme\nmā-1', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    expect(await after.claimIdempotencyKey('acme\nmā-2', 'fp', 60_000)).toBeUndefined();
+    await after.close();
+    // The rewrite at start left no torn line for later appends to join.
+    expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('rewrites the file without expired answers once they are most of it', async () => {
+    const file = freshFile();
+    let t = 0;
+    const state = createMemoryState({ idempotencyFile: file, now: () => t });
+    for (let i = 0; i < 2500; i++) {
+      t += 10;
+      await state.claimIdempotencyKey(`k${i}`, 'fp', 1000);
+      await state.completeIdempotencyKey(`k${i}`, { fingerprint: 'fp', response: answer }, 1000);
+    }
+    await state.close();
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+    expect(lines).toBeLessThan(1200);
+    const { kept, file: reopened } = openIdempotencyFile(file, t, false);
+    reopened.close();
+    expect(kept.map((k) => k.key)).toEqual(Array.from({ length: 100 }, (_, i) => `k${2400 + i}`));
+  });
+
+  it('reads back every answer as it was kept, whatever its text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            key: fc.string({ unit: 'grapheme', minLength: 1 }),
+            response: fc.string({ unit: 'grapheme' }),
+            fingerprint: fc.stringMatching(/^[0-9a-f]{0,64}$/),
+          }),
+          {
+            maxLength: 20,
+          },
+        ),
+        (answers) => {
+          const file = freshFile();
+          const { file: f } = openIdempotencyFile(file, 0, false);
+          for (const a of answers) f.keep({ key: a.key, record: { fingerprint: a.fingerprint, response: a.response }, expires: 10 });
+          f.close();
+          const { kept, file: again } = openIdempotencyFile(file, 0, false);
+          again.close();
+          expect(kept).toEqual(answers.map((a) => ({ key: a.key, record: { fingerprint: a.fingerprint, response: a.response }, expires: 10 })));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { handsetKey } from './handset-key';
+
+describe('handsetKey', () => {
+  it('keeps a number as its plus and digits, however it was written', () => {
+    expect(handsetKey('+6421999001')).toBe('+6421999001');
+    expect(handsetKey('6421999001')).toBe('+6421999001');
+    expect(handsetKey(' +64 21 (999) 001 ')).toBe('+6421999001');
+    expect(handsetKey('+64-21-999-001')).toBe('+6421999001');
+  });
+
+  it('keeps a national number apart from the international one, and other addresses as written', () => {
+    expect(handsetKey('021999001')).toBe('+021999001');
+    expect(handsetKey('kōrero@example.nz')).toBe('kōrero@example.nz');
+    expect(handsetKey('whatsapp:+6421999001')).toBe('whatsapp:+6421999001');
+    expect(handsetKey('1234567890123456')).toBe('1234567890123456');
+  });
+
+  it('gives one key for a number with or without its plus and separators, and is idempotent', () => {
+    const separator = fc.constantFrom('', ' ', '-', '.', '(', ')');
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{1,15}$/), fc.array(separator, { maxLength: 15 }), fc.boolean(), (digits, seps, plus) => {
+        const written = (plus ? '+' : '') + [...digits].map((d, i) => d + (seps[i] ?? '')).join('');
+        const key = handsetKey(written);
+        expect(key).toBe(`+${digits}`);
+        expect(handsetKey(key)).toBe(key);
+      }),
+    );
+  });
+
+  it('leaves anything that is not a phone number unchanged', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        fc.pre(!/^\+?[0-9]{1,15}$/.test(text.trim().replace(/[\s().-]/g, '')));
+        expect(handsetKey(text)).toBe(text);
+      }),
+    );
+  });
+});
