@@ -145,6 +145,35 @@ describe('status and reply callbacks', () => {
     expect(details.json).toMatchObject({ id: reply.json.id, direction: 'MO', source: '+6426000003', content: 'Ka pai rawa — 谢谢 🙏🏽' });
   });
 
+  it('posts no status callback for a Gateway v1 send, as SPEC 6.3 has it, while a v2 send beside it gets every one', async () => {
+    const v1 = await client.post('/rest/gateway/messages', { destination: '+6426000005', content: 'Tēnā koe, v1 🌿 你好' });
+    expect(v1.status, v1.text).toBe(201);
+    await eventually(async () => ((await client.get(`/rest/gateway/messages/${v1.json[0]}`)).json.status === 'received' ? true : undefined));
+    const v2 = await client.post('/rest/sms/v2/messages', { destination: '+6426000006', content: 'Tēnā koe, v2 🌿 你好' });
+    await eventually(async () => (statusesOf(v2.json.id).some((r) => r.json.status === 'received') ? true : undefined));
+    expect(statusesOf(v2.json.id)).toHaveLength(5);
+    expect(received.filter((r) => r.json.detail === '+6426000005')).toEqual([]);
+  });
+
+  it('posts the very next callback to a status URL an operator just changed', async () => {
+    const port = (receiver.address() as { port: number }).port;
+    const before = await client.post('/rest/sms/v2/messages', { destination: '+6426000007', content: 'I mua — 之前 ⏮️' });
+    await eventually(async () => (statusesOf(before.json.id).some((r) => r.json.status === 'received') ? true : undefined));
+    // Longer than the dispatcher's own refresh of the settings: a stale entry would be served once more.
+    await new Promise((r) => setTimeout(r, 1200));
+    try {
+      expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${port}/status-moved`])).code).toBe(0);
+      const after = await client.post('/rest/sms/v2/messages', { destination: '+6426000008', content: 'I muri — 之后 ⏭️' });
+      const moved = () => received.filter((r) => r.path === '/status-moved' && r.json.id === after.json.id);
+      await eventually(async () => (moved().some((r) => r.json.status === 'received') ? true : undefined));
+      expect(moved().map((r) => r.json.status)).toEqual(STATUSES);
+      expect(statusesOf(after.json.id)).toEqual([]);
+    } finally {
+      const back = await hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://hook:p%C4%81%24s@localhost:${port}/status`]);
+      expect(back.code).toBe(0);
+    }
+  });
+
   it('posts Intelligent Messaging statuses to an IM status callback named by host name', async () => {
     const sent = await client.post(
       '/rest/im/v1/message',

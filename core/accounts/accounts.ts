@@ -61,6 +61,8 @@ export interface Accounts {
    * not cached (or too old), and a read is started so the next peek knows.
    */
   peekCallbackSettings(applicationId: string): { known: true; value: CallbackSettings | undefined } | { known: false };
+  /** Told after this core changed an application's settings, so what caches them in front of callbackSettings drops them at once. */
+  onSettingsChanged(listener: (applicationId: string) => void): void;
   list(): Promise<
     { id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number; quota: Quota | undefined }[]
   >;
@@ -78,6 +80,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
   const reading = new Set<string>();
   /** Bumped by every upsert: a read that started before one does not cache what it read. */
   let generation = 0;
+  const changeListeners: ((applicationId: string) => void)[] = [];
   // Address key → application id, of every claim; read for every reply, so cached like the settings.
   let owners: { value: Map<string, string>; expires: number } | undefined;
   const claims = async (): Promise<Map<string, string>> => {
@@ -122,6 +125,9 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       return { known: false };
     },
     callbackSettings,
+    onSettingsChanged(listener) {
+      changeListeners.push(listener);
+    },
     async authenticateBasic(name, password) {
       const app = await deps.applications.getApplicationByName(name);
       if (!app?.passwordHash) return undefined;
@@ -168,6 +174,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       generation += 1;
       settings.delete(record.id);
       owners = undefined;
+      for (const listener of changeListeners) listener(record.id);
       return { id: record.id, name: record.name };
     },
     async listOptOuts(applicationName) {

@@ -71,6 +71,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
   };
 
   const settingsOf = createCallbackSettingsCache((applicationId) => o.accounts.callbackSettings(applicationId));
+  o.accounts.onSettingsChanged((applicationId) => settingsOf.forget(applicationId));
 
   /** Tries one job once. */
   const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {

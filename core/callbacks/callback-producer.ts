@@ -126,7 +126,8 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const imStatusJob = (n: ImStatusNotice, eventId?: string): void =>
     enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId);
   const statusJob = (m: MessageRecord, c: StatusChange, eventId?: string): void => {
-    if (m.direction !== 'MT') return;
+    // SMS Gateway v2 and Intelligent Messaging have status callbacks; Gateway v1 and Campaign Manager none (SPEC.md §6.3).
+    if (m.direction !== 'MT' || m.via === 'gateway_v1') return;
     if (m.channel === 'im') {
       // Intelligent Messaging: `accepted` is told here; the IM orchestrator tells the rest (imStatus below).
       if (c.status !== 'accepted') return;

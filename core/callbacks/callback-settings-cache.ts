@@ -3,7 +3,8 @@
  * try: one load at a time per application (thousands of tries a second must
  * not each ask history when the accounts cache expires), and once loaded the
  * last value answers at once while a newer one loads in the background, at
- * most every `refreshMs`. A refresh that fails keeps the value it had.
+ * most every `refreshMs`. A refresh that fails keeps the value it had. A
+ * change made on this core is not served stale: it is forgotten at once.
  */
 export function createCallbackSettingsCache<T>(load: (applicationId: string) => Promise<T>, refreshMs = 1000, now: () => number = Date.now) {
   interface Entry {
@@ -36,6 +37,10 @@ export function createCallbackSettingsCache<T>(load: (applicationId: string) => 
       if (!loaded) return refresh(applicationId, entry);
       if (now() - loaded.at >= refreshMs) refresh(applicationId, entry).catch(() => undefined);
       return Promise.resolve(loaded.value);
+    },
+    /** Forgets an application's settings (changed on this core): the next try waits for them to load. */
+    forget(applicationId: string): void {
+      entries.delete(applicationId);
     },
   };
 }
