@@ -3,6 +3,7 @@ import http from 'node:http';
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
 import type { Logger } from './log';
+import { ReadGauge } from './read-gauge';
 import { TalliedCounter } from './tallied-counter';
 
 /**
@@ -174,7 +175,7 @@ export const callbacksOwedOnDisk = once(
 export const smppWindowInUse = once(
   'hermod_smpp_window_in_use',
   () =>
-    new Gauge({
+    new ReadGauge({
       name: 'hermod_smpp_window_in_use',
       help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
       labelNames: ['bind'] as const,
@@ -216,7 +217,7 @@ export const carrierSubmits = once(
 export const carrierWindowInUse = once(
   'hermod_smpp_carrier_window_in_use',
   () =>
-    new Gauge({
+    new ReadGauge({
       name: 'hermod_smpp_carrier_window_in_use',
       help: 'Outstanding submit_sm awaiting submit_sm_resp, over every bind to an SMS carrier',
       labelNames: ['carrier'] as const,

@@ -4,6 +4,7 @@ import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { createBatcher } from '../lib/batcher';
+import { createSemaphore } from '../lib/semaphore';
 import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
@@ -24,6 +25,14 @@ export interface ChannelWorkerOptions {
   maxAttempts?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /**
+   * Messages handed to the carrier at once (default: every job of the batches
+   * in hand). More than the carrier can have outstanding only wait inside it,
+   * each with its send's state, long enough to reach V8's old generation.
+   */
+  maxSending?: number;
+  /** Jobs taken from the channel's topic at a time, per partition (default 512). */
+  maxBatch?: number;
 }
 
 export interface ChannelWorker {
@@ -69,8 +78,18 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
   );
   // A status names the span it was reported in (tracing on), so core's handling of it joins the message's trace.
-  const report = (id: string, status: MessageStatus, extra: Partial<StatusUpdate> = {}): Promise<void> =>
-    statuses.add({ id, status, at: Date.now(), channel, ...extra, trace: activeTraceparent() });
+  // Of one shape whatever is reported: three a message, and a spread made each a dictionary.
+  const report = (id: string, status: MessageStatus, extra?: Pick<StatusUpdate, 'carrierId' | 'errorCode' | 'detail'>): Promise<void> =>
+    statuses.add({
+      id,
+      status,
+      at: Date.now(),
+      channel,
+      carrierId: extra?.carrierId,
+      errorCode: extra?.errorCode,
+      detail: extra?.detail,
+      trace: activeTraceparent(),
+    });
   const receiptTraces = createReceiptTraces();
 
   carrier.onReport(async (r: CarrierReport) => {
@@ -192,6 +211,10 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     }
   };
 
+  const sending = options.maxSending ? createSemaphore(options.maxSending) : undefined;
+  const admitted = (job: OutboundJob, redelivered: boolean): Promise<void> =>
+    sending ? sending.run(() => sendOne(job, redelivered)) : sendOne(job, redelivered);
+
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
     const decoded = decodeRecords(records, decodeJob, log);
     const jobs = decoded.map((d) => d.payload);
@@ -211,9 +234,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         const job = d.payload;
         const redelivered = d.record.redeliveries > 0;
         const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
-        if (!span) return sendOne(job, redelivered);
+        if (!span) return admitted(job, redelivered);
         return span
-          .run(() => sendOne(job, redelivered))
+          .run(() => admitted(job, redelivered))
           .then(
             () => span.end(),
             (err: unknown) => {
@@ -226,7 +249,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     await statuses.drain();
   };
 
-  const subscription: Subscription = await bus.subscribe(topicName(channel), handle, { group: `${channel}-workers`, maxBatch: 512 });
+  const subscription: Subscription = await bus.subscribe(topicName(channel), handle, { group: `${channel}-workers`, maxBatch: options.maxBatch ?? 512 });
   log.info('channel worker started', { channel, carrier: carrier.name });
 
   return {

@@ -120,7 +120,11 @@ export function createRoutedCarrier(deps: {
         }
       }
     },
-    ready: () => Promise.any(deps.carriers.map((c) => c.ready())).catch(() => Promise.reject(new HermodError('unavailable', 'every SMS carrier is closed'))),
+    // Asked before every send: the carriers' own answers are promises already settled while a bind is up.
+    ready: () =>
+      deps.carriers.length === 1
+        ? deps.carriers[0]!.ready()
+        : Promise.any(deps.carriers.map((c) => c.ready())).catch(() => Promise.reject(new HermodError('unavailable', 'every SMS carrier is closed'))),
     onReport(listener) {
       for (const c of deps.carriers) c.onReport(listener);
     },

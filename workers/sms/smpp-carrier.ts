@@ -23,6 +23,7 @@ const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
 };
 
 const MAX_TRACKED = 200_000;
+const BOUND = Promise.resolve();
 
 /** An SMS carrier over its SMPP binds, as the routed carrier sees it. */
 export interface SmppCarrier extends Carrier {
@@ -61,7 +62,6 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   const inboundListeners: ((m: InboundMessage) => void)[] = [];
   // When each carrier id was acknowledged, for the receipt latency histogram.
   const submittedAt = new FifoMap<string, number>();
-  const window = carrierWindowInUse.labels({ carrier });
   const up = carrierBindsUp.labels({ carrier });
   up.set(0);
   let bindsUp = 0;
@@ -72,7 +72,9 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     accepted: number;
     sampled: { accepted: number; at: number };
   }
-  const clients: { client: SmppClient; bind: string; window: ReturnType<typeof smppWindowInUse.labels>; stats: BindStats }[] = [];
+  const clients: { client: SmppClient; bind: string; stats: BindStats }[] = [];
+  // The windows are read at each scrape: they change twice a submit.
+  const unwatch: (() => void)[] = [];
   for (let i = 0; i < config.binds; i++) {
     const bind = `${config.systemId}@${config.host}:${config.port}${i === 0 ? '' : `#${i + 1}`}`;
     const client = createSmppClient({
@@ -93,7 +95,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       stats.lastError = reason;
       stats.lastErrorAt = Date.now();
     };
-    clients.push({ client, bind, window: smppWindowInUse.labels({ bind }), stats });
+    clients.push({ client, bind, stats });
+    unwatch.push(smppWindowInUse.watch({ bind }, () => client.windowInUse));
     // Down until the first bind, so a carrier that never binds shows as down.
     const bindUp = smppBindUp.labels({ bind });
     bindUp.set(0);
@@ -143,6 +146,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   }
 
   const windowInUse = (): number => clients.reduce((n, c) => n + c.client.windowInUse, 0);
+  unwatch.push(carrierWindowInUse.watch({ carrier }, windowInUse));
+  let closed = false;
   /** The bound client with the most room, or undefined when every bind is down. */
   const pickClient = (): (typeof clients)[number] | undefined => {
     let best: (typeof clients)[number] | undefined;
@@ -165,7 +170,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     async send(job: OutboundJob, onWritten?: () => void, handover?: Handover) {
       const picked = pickClient();
       if (!picked) throw new HermodError('unavailable', `no bind to carrier ${carrier} is up`, { retryable: true });
-      const { client, window: bindWindow, stats } = picked;
+      const { client, stats } = picked;
       const holdBack = handover?.holdBack;
       const plan = planSms(job.content);
       let written = false;
@@ -184,8 +189,6 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
           sourceNpi: config.sourceNpi,
           holdBack: holdOnce,
           onSent: () => {
-            bindWindow.set(client.windowInUse);
-            window.set(windowInUse());
             if (!written) {
               written = true;
               onWritten?.();
@@ -209,12 +212,13 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         stats.lastError = `submit failed: ${(err as Error).message}`;
         stats.lastErrorAt = Date.now();
         throw err;
-      } finally {
-        bindWindow.set(client.windowInUse);
-        window.set(windowInUse());
       }
     },
-    ready: () => Promise.any(clients.map((c) => c.client.ready())).catch(() => Promise.reject(new HermodError('unavailable', `carrier ${carrier} is closed`))),
+    // Asked before every send: a bind that is up answers without a promise of its own.
+    ready: () =>
+      !closed && clients.some((c) => c.client.isBound)
+        ? BOUND
+        : Promise.any(clients.map((c) => c.client.ready())).catch(() => Promise.reject(new HermodError('unavailable', `carrier ${carrier} is closed`))),
     snapshots() {
       const now = Date.now();
       return clients.map(({ client, bind, stats }) => {
@@ -236,11 +240,12 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     onReport: (l) => void reportListeners.push(l),
     onInbound: (l) => void inboundListeners.push(l),
     async close() {
+      closed = true;
       await Promise.all(clients.map((c) => c.client.close()));
       // A bind closed on purpose is not a bind down.
       for (const c of clients) smppBindUp.remove({ bind: c.bind });
       carrierBindsUp.remove({ carrier });
-      carrierWindowInUse.remove({ carrier });
+      for (const u of unwatch) u();
     },
   };
 }

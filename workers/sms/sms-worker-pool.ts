@@ -22,7 +22,22 @@ export async function startSmsWorkerPool(deps: { config: CarriersConfig; bus: Bu
     state: deps.state,
     log: deps.log,
   });
-  const worker = await startChannelWorker({ channel: 'sms', bus: deps.bus, state: deps.state, carrier: routed, log: deps.log });
+  const worker = await startChannelWorker({
+    channel: 'sms',
+    bus: deps.bus,
+    state: deps.state,
+    carrier: routed,
+    log: deps.log,
+    // Jobs in hand are kept few: a job taken early waits, with all its send's
+    // promises and buffers, long enough to be copied into V8's old generation.
+    // A 200,000-member fan-out promoted 1.0 GB with batches of 512 (eight
+    // partitions: 4,096 jobs in hand against a window of 256), 0.62 GB with 16
+    // (bench/RESULTS.md, fifteenth session). Eight partitions of 16 still keep
+    // the simulator's window busy; with more partitions, no more are sent at
+    // once than every bind's window holds: the rest wait as jobs, not as sends.
+    maxBatch: 16,
+    maxSending: deps.config.carriers.reduce((n, c) => n + c.windowSize * c.binds, 0),
+  });
   // Every bind of every carrier, each second, for the operator console.
   const reporter = startCarrierSnapshotReporter({ state: deps.state, channel: 'sms', snapshot: () => carriers.flatMap((c) => c.snapshots()), log: deps.log });
   return {
