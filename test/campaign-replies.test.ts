@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
@@ -7,8 +8,22 @@ describe('replies to campaign messages', () => {
   const delivered: { destination: string; text: string; source: string }[] = [];
   const to = (handset: string) => delivered.filter((m) => m.destination.replace(/^\+/, '') === handset.replace(/^\+/, ''));
 
+  /** Status callbacks acme's receiver got: Campaign Manager sends none (SPEC.md §6.3), SMS Gateway v2 does. */
+  const callbacks: { id: string; status: string }[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      callbacks.push(JSON.parse(body));
+      res.writeHead(200).end();
+    });
+  });
+
   beforeAll(async () => {
-    h = await startHermodWithSimulator('campaign-replies');
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    h = await startHermodWithSimulator('campaign-replies', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    const port = (receiver.address() as { port: number }).port;
+    expect((await h.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${port}/status`])).code).toBe(0);
     h.simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
     const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
       name: 'Hoko o te kōanga 🌸',
@@ -27,7 +42,10 @@ describe('replies to campaign messages', () => {
     await eventually(async () => (to('+6427000001').length === 1 && to('+6427000002').length === 1 ? true : undefined), 30_000);
   });
 
-  afterAll(() => h?.stop());
+  afterAll(async () => {
+    await h?.stop();
+    receiver.close();
+  });
 
   it('sends the campaign from its mask with each member’s parameters filled in', () => {
     expect(to('+6427000001')[0]).toMatchObject({ source: 'SHOP', text: 'Hoko o te kōanga, Ānaru! 🎉 Reply STOP to opt out' });
@@ -60,5 +78,12 @@ describe('replies to campaign messages', () => {
     }, 20_000);
     expect(report[0].mobile).toBe('+6427000001');
     expect(to('+6427000002').some((m) => m.text === 'Hoko o te raumati! 夏季特卖 ☀️')).toBe(false);
+  });
+
+  it('posts no status callback for the campaign or its answers to replies, while a v2 send beside them gets its own', async () => {
+    const v2 = await h.client.post('/rest/sms/v2/messages', { destination: '+6427000003', content: 'Kia ora — he karere v2 🌿' });
+    expect(v2.status).toBe(202);
+    await eventually(async () => (callbacks.some((c) => c.id === v2.json.id && c.status === 'received') ? true : undefined), 20_000);
+    expect(callbacks.filter((c) => c.id !== v2.json.id)).toEqual([]);
   });
 });

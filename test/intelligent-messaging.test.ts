@@ -228,6 +228,25 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(r.status).toBe(422);
   });
 
+  it('refuses a text no attempt can carry (more than 255 SMS parts) with 422, and takes it when e-mail is tried first', async () => {
+    const body = '😀'.repeat(10_000);
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile: '+6421100072' },
+      message: { type: 'text', text: { body } },
+      delivery_attempts: [{ channel: 'sms' }],
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json).toMatchObject({ code: 422, message: expect.stringContaining('304 parts') });
+    expect(smsTo('+6421100072')).toHaveLength(0);
+    const both = await send({
+      destination: { mobile: '+6421100072', email: 'roa@example.nz' },
+      message: { type: 'text', text: { body } },
+      delivery_attempts: [{ channel: 'email' }, { channel: 'sms' }],
+    });
+    await settles(both, 'received', ['accepted', 'received']);
+    expect(smsTo('+6421100072')).toHaveLength(0);
+  });
+
   it('ends as failed when the last channel fails, after trying each in order', async () => {
     const mobile = '+6421100019'; // WhatsApp simulator fails numbers ending in 9
     const id = await send({

@@ -151,6 +151,23 @@ describe('reply routing between applications that message the same handset', () 
     await send(beta, { destination: handset, source: '4002', content: 'Delivered: tēnā koe' });
   });
 
+  it('takes a STOP from a number without its plus and a START with it as one handset, in hot state and in history', async () => {
+    const digits = '6421500016';
+    await send(acme, { destination: `+${digits}`, source: '4001', content: 'Kia ora — he hoko hou 🛍️' });
+    // The carrier hands the reply's sender over without its plus (type of number unknown).
+    await simulator.originate({ source: digits, destination: '4001', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(digits) ? true : undefined));
+    // However the application writes the number, it is the handset that said STOP.
+    for (const destination of [digits, `+${digits}`]) {
+      const sent = await acme.post('/rest/sms/v2/messages', { destination, source: '4001', content: `Kei reira tonu koe? ${destination} 👋🏽` });
+      await eventually(async () => ((await statusOf(acme, sent.json.id)) === 'blocked' ? true : undefined));
+    }
+    await simulator.originate({ source: `+${digits}`, destination: '4001', text: 'START' });
+    // History, which hot state is loaded from at the next start, has the handset opted in again.
+    await eventually(async () => (!(await hermod.cli(['optouts', 'list', 'acme'])).output.includes(digits) ? true : undefined));
+    await send(acme, { destination: digits, source: '4001', content: 'Nau mai anō — 欢迎回来' });
+  });
+
   it('gives replies to an address an operator claimed to that application, and refuses a claim on an address another holds', async () => {
     const claimed = await hermod.cli(['apps', 'set-sources', 'beta', '4300', 'BetaShop']);
     expect(claimed).toMatchObject({ code: 0 });

@@ -12,7 +12,15 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
     const log = deps.log.child({ channel });
     switch (channel) {
       case 'sms':
-        pools.push(await (await import('./sms/sms-worker-pool')).startSmsWorkerPool({ config: config.carriers, bus, state, log }));
+        pools.push(
+          await (await import('./sms/sms-worker-pool')).startSmsWorkerPool({
+            config: config.carriers,
+            partitions: config.adapters.busPartitions,
+            bus,
+            state,
+            log,
+          }),
+        );
         break;
       case 'email':
         pools.push(await (await import('./email/email-worker-pool')).startEmailWorkerPool({ config: config.channels.email, bus, state, log }));

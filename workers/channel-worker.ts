@@ -4,7 +4,6 @@ import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { createBatcher } from '../lib/batcher';
-import { createSemaphore } from '../lib/semaphore';
 import { toHermodError } from '../lib/errors';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
@@ -14,6 +13,7 @@ import { UncertainSendError } from './uncertain-send-error';
 import { processSpan } from '../core/ports/bus-spans';
 import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
+import { handsetKey } from '../core/domain/handset-key';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -25,12 +25,6 @@ export interface ChannelWorkerOptions {
   maxAttempts?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /**
-   * Messages handed to the carrier at once (default: every job of the batches
-   * in hand). More than the carrier can have outstanding only wait inside it,
-   * each with its send's state, long enough to reach V8's old generation.
-   */
-  maxSending?: number;
   /** Jobs taken from the channel's topic at a time, per partition (default 512). */
   maxBatch?: number;
 }
@@ -122,7 +116,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   // Replies from handsets go to core, keyed by the handset so one sender's replies stay in order.
   carrier.onInbound((m) => {
     bus
-      .publish(topicName('inbound'), [{ key: m.source, value: encodeInbound({ ...m, channel }) }])
+      .publish(topicName('inbound'), [{ key: handsetKey(m.source), value: encodeInbound({ ...m, channel }) }])
       .catch((err) => log.error('could not publish an inbound message', { err, source: m.source }));
   });
 
@@ -211,10 +205,6 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     }
   };
 
-  const sending = options.maxSending ? createSemaphore(options.maxSending) : undefined;
-  const admitted = (job: OutboundJob, redelivered: boolean): Promise<void> =>
-    sending ? sending.run(() => sendOne(job, redelivered)) : sendOne(job, redelivered);
-
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
     const decoded = decodeRecords(records, decodeJob, log);
     const jobs = decoded.map((d) => d.payload);
@@ -234,9 +224,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         const job = d.payload;
         const redelivered = d.record.redeliveries > 0;
         const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
-        if (!span) return admitted(job, redelivered);
+        if (!span) return sendOne(job, redelivered);
         return span
-          .run(() => admitted(job, redelivered))
+          .run(() => sendOne(job, redelivered))
           .then(
             () => span.end(),
             (err: unknown) => {

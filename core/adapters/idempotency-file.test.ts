@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryState } from './memory-state';
 import { openIdempotencyFile } from './idempotency-file';
 
 const dirs: string[] = [];
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 const freshFile = (): string => {
@@ -69,6 +70,62 @@ describe('answers of Idempotency-Keys kept by the in-process hot state', () => {
     const { kept, file: reopened } = openIdempotencyFile(file, t, false);
     reopened.close();
     expect(kept.map((k) => k.key)).toEqual(Array.from({ length: 100 }, (_, i) => `k${2400 + i}`));
+  });
+
+  it('leaves no torn line after an append the disk refused halfway, so the next answer is still kept', () => {
+    const file = freshFile();
+    const { file: f } = openIdempotencyFile(file, 0, false);
+    const kept = (key: string) => ({ key, record: { fingerprint: 'fp', response: answer }, expires: 1e15 });
+    f.keep(kept('mā-1'));
+    const write = fs.writeSync;
+    vi.spyOn(fs, 'writeSync').mockImplementationOnce(((fd: number, buf: NodeJS.ArrayBufferView, offset: number) => {
+      write(fd, buf, offset, 10);
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    }) as unknown as typeof fs.writeSync);
+    expect(() => f.keep(kept('mā-2'))).toThrow(/ENOSPC/);
+    f.keep(kept('mā-3'));
+    f.close();
+    const { kept: after, file: again } = openIdempotencyFile(file, 0, false);
+    again.close();
+    expect(after.map((a) => a.key)).toEqual(['mā-1', 'mā-3']);
+  });
+
+  it('keeps appending to the file it had when a rewrite fails, and closes no descriptor it does not own', () => {
+    const file = freshFile();
+    const { file: f } = openIdempotencyFile(file, 0, false);
+    const kept = (key: string) => ({ key, record: { fingerprint: 'fp', response: answer }, expires: 1e15 });
+    f.keep(kept('k1'));
+    const open = fs.openSync;
+    vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
+      if (flags === 'a') throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      return open(p, flags ?? 'r', mode);
+    }) as typeof fs.openSync);
+    expect(() => f.rewrite([kept('k1')])).toThrow(/EMFILE/);
+    vi.restoreAllMocks();
+    const other = path.join(path.dirname(file), 'another-component.log');
+    const otherFd = fs.openSync(other, 'a');
+    f.keep(kept('k2'));
+    f.close();
+    fs.writeSync(otherFd, 'still mine');
+    fs.closeSync(otherFd);
+    expect(fs.readFileSync(other, 'utf8')).toBe('still mine');
+    const { kept: after, file: again } = openIdempotencyFile(file, 0, false);
+    again.close();
+    expect(after.map((a) => a.key)).toEqual(['k1', 'k2']);
+  });
+
+  it('answers a client whose answer the disk would not take: kept in memory, the failure told', async () => {
+    const file = freshFile();
+    const told: unknown[] = [];
+    const state = createMemoryState({ idempotencyFile: file, onFileError: (err) => told.push(err) });
+    vi.spyOn(fs, 'writeSync').mockImplementation(() => {
+      throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    });
+    await state.completeIdempotencyKey('acme\nkey', { fingerprint: 'fp', response: answer }, 60_000);
+    vi.restoreAllMocks();
+    expect(told).toHaveLength(1);
+    expect(await state.claimIdempotencyKey('acme\nkey', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    await state.close();
   });
 
   it('reads back every answer as it was kept, whatever its text', () => {

@@ -50,36 +50,67 @@ export function openIdempotencyFile(file: string, now: number, fsync: boolean): 
 
   let fd = -1;
   let lines = 0;
+  /** The file's length after its last whole line: a failed append is cut back to it. */
+  let bytes = 0;
   const tmp = `${file}.tmp`;
   const idempotencyFile: IdempotencyFile = {
     keep(answer) {
       const buf = Buffer.from(`${lineOf(answer)}\n`, 'utf8');
       let written = 0;
-      while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-      if (fsync) fs.fdatasyncSync(fd);
+      try {
+        while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
+        if (fsync) fs.fdatasyncSync(fd);
+      } catch (err) {
+        // No torn line is left for the next answer to join (which would lose that one too).
+        try {
+          fs.ftruncateSync(fd, bytes);
+        } catch {
+          // the write's own error is the one to report
+        }
+        throw err;
+      }
+      bytes += buf.length;
       lines++;
     },
     get lines() {
       return lines;
     },
     rewrite(live) {
-      let text = '';
       let count = 0;
-      for (const answer of live) {
-        text += `${lineOf(answer)}\n`;
-        count++;
-      }
+      let size = 0;
       const out = fs.openSync(tmp, 'w');
       try {
-        fs.writeFileSync(out, text, 'utf8');
+        // In pieces: a day of answers may be more than one string can hold.
+        let piece = '';
+        const flush = (): void => {
+          const buf = Buffer.from(piece, 'utf8');
+          for (let at = 0; at < buf.length; ) at += fs.writeSync(out, buf, at, buf.length - at);
+          size += buf.length;
+          piece = '';
+        };
+        for (const answer of live) {
+          piece += `${lineOf(answer)}\n`;
+          count++;
+          if (piece.length >= 1 << 20) flush();
+        }
+        flush();
         if (fsync) fs.fdatasyncSync(out);
       } finally {
         fs.closeSync(out);
       }
-      fs.renameSync(tmp, file);
+      // Opened before the old one is closed: a failure leaves this file as it was, still appended to.
+      const next = fs.openSync(tmp, 'a');
+      try {
+        fs.renameSync(tmp, file);
+        if (fsync) syncDirectory(path.dirname(file));
+      } catch (err) {
+        fs.closeSync(next);
+        throw err;
+      }
       if (fd >= 0) fs.closeSync(fd);
-      fd = fs.openSync(file, 'a');
+      fd = next;
       lines = count;
+      bytes = size;
     },
     close() {
       if (fd >= 0) fs.closeSync(fd);
@@ -88,6 +119,16 @@ export function openIdempotencyFile(file: string, now: number, fsync: boolean): 
   };
   idempotencyFile.rewrite(kept);
   return { file: idempotencyFile, kept };
+}
+
+/** A rename is durable once its directory is synced. */
+function syncDirectory(dir: string): void {
+  const dfd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(dfd);
+  } finally {
+    fs.closeSync(dfd);
+  }
 }
 
 const lineOf = (a: KeptAnswer): string => JSON.stringify({ k: a.key, f: a.record.fingerprint, r: a.record.response, e: a.expires });

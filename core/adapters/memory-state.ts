@@ -41,6 +41,8 @@ export interface MemoryStateOptions {
   idempotencyFile?: string;
   /** fsync each kept answer (HERMOD_JOURNAL_FSYNC). */
   fsync?: boolean;
+  /** Told when the idempotency file could not be written (the answer stays kept in memory). */
+  onFileError?: (err: unknown) => void;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -107,6 +109,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const idempotency = new FifoMap<string, { record: IdempotencyRecord; expires: number }>();
   const answers = options.idempotencyFile ? openIdempotencyFile(options.idempotencyFile, now(), options.fsync ?? false) : undefined;
   for (const a of answers?.kept ?? []) idempotency.set(a.key, { record: a.record, expires: a.expires });
+  let rewriteAfter = 0;
   /** The answers still to be given again, for rewriting the file without the expired ones. */
   function* liveAnswers(t: number): Iterable<KeptAnswer> {
     for (const [key, { record, expires }] of idempotency.entries())
@@ -251,9 +254,21 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       const t = now();
       idempotency.set(key, { record, expires: t + ttl });
       if (!answers) return;
-      answers.file.keep({ key, record, expires: t + ttl });
+      // The answer was given: a disk that fails now costs it only across a restart, so the caller is not failed for it.
+      try {
+        answers.file.keep({ key, record, expires: t + ttl });
+      } catch (err) {
+        options.onFileError?.(err);
+        return;
+      }
       // Expired answers and keys asked again leave dead lines: the file is rewritten once they are half of it.
-      if (answers.file.lines > Math.max(1000, 2 * idempotency.size)) answers.file.rewrite(liveAnswers(t));
+      if (answers.file.lines <= Math.max(1000, 2 * idempotency.size, rewriteAfter)) return;
+      try {
+        answers.file.rewrite(liveAnswers(t));
+      } catch (err) {
+        rewriteAfter = answers.file.lines + 1000; // not tried again at every answer
+        options.onFileError?.(err);
+      }
     },
 
     async releaseIdempotencyKey(key) {

@@ -33,12 +33,18 @@ export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
  * answers of Idempotency-Keys are kept across restarts (core's own state; a
  * worker's is not asked for them).
  */
-export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: string; fsync: boolean }): Promise<HotState> {
+export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: string; fsync: boolean; log: Logger }): Promise<HotState> {
   switch (a.state) {
     case 'memory':
       return (await import('./memory-state')).createMemoryState({
         finalTtlMs: a.stateFinalTtlMs,
-        ...(keepAnswersIn ? { idempotencyFile: path.join(keepAnswersIn.dataDir, 'state', 'idempotency-keys.jsonl'), fsync: keepAnswersIn.fsync } : {}),
+        ...(keepAnswersIn
+          ? {
+              idempotencyFile: path.join(keepAnswersIn.dataDir, 'state', 'idempotency-keys.jsonl'),
+              fsync: keepAnswersIn.fsync,
+              onFileError: (err: unknown) => keepAnswersIn.log.error('could not keep an Idempotency-Key answer on disk (kept in memory only)', { err }),
+            }
+          : {}),
       });
     case 'redis':
       return (await import('./redis-state')).createRedisState({

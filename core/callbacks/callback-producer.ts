@@ -35,6 +35,9 @@ interface CallbackProducerDeps {
 
 const MAX_LOOKUP_RETRY_MS = 60_000;
 
+/** Interfaces whose messages have no status callbacks: Gateway v1, and Campaign Manager's answers to replies (its campaign messages are told apart by id). */
+const NO_STATUS_CALLBACKS = new Set(['gateway_v1', 'campaign_opt_out_response', 'campaign_reply_response', 'campaign']);
+
 /**
  * Turns status changes of outgoing messages and incoming replies into
  * callback jobs on the callbacks topic, keyed by message so one message's
@@ -127,7 +130,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId);
   const statusJob = (m: MessageRecord, c: StatusChange, eventId?: string): void => {
     // SMS Gateway v2 and Intelligent Messaging have status callbacks; Gateway v1 and Campaign Manager none (SPEC.md §6.3).
-    if (m.direction !== 'MT' || m.via === 'gateway_v1') return;
+    if (m.direction !== 'MT' || NO_STATUS_CALLBACKS.has(m.via)) return;
     if (m.channel === 'im') {
       // Intelligent Messaging: `accepted` is told here; the IM orchestrator tells the rest (imStatus below).
       if (c.status !== 'accepted') return;

@@ -5,6 +5,7 @@ import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import { encodeInbound } from '../ports/bus-payloads';
 import { unaryHandler } from './unary-handler';
+import { handsetKey } from '../domain/handset-key';
 
 /** Channels whose carriers post handsets' messages to the gateway. */
 const INBOUND_CHANNELS = new Set(['wab']);
@@ -25,7 +26,7 @@ export function carrierInboundService(deps: { bus: Bus }): UntypedServiceImpleme
       await deps.bus.publish(
         topicName('inbound'),
         messages.map((m) => ({
-          key: m.source,
+          key: handsetKey(m.source),
           value: encodeInbound({
             source: m.source,
             destination: m.destination,

@@ -4,6 +4,7 @@ import type { MessageIntake } from '../messages/message-intake';
 import type { Accounts } from '../accounts/accounts';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
+import { MAX_PARTS as MAX_SMS_PARTS, measureSms } from '../domain/sms-segments';
 import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
 import { newImMessageId } from './im-ids';
 import { mailSubject } from './mail-subject';
@@ -71,8 +72,20 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
     }
 
     const attempts = await attemptsFor(req);
-    if (!attempts.some((a) => addressFor(a.channel, destination))) {
+    const reachable = attempts.filter((a) => addressFor(a.channel, destination));
+    if (reachable.length === 0) {
       throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
+    }
+    // SMS concatenates at most 255 parts: a text longer is refused now, not after each attempt failed in turn.
+    const smsParts = reachable.some((a) => a.channel === 'sms') ? measureSms(text).count : 0;
+    if (smsParts > MAX_SMS_PARTS && reachable.every((a) => a.channel === 'sms')) {
+      throw new HermodError(
+        'unprocessable',
+        `no delivery attempt can carry this message: as SMS it needs ${smsParts} parts, at most ${MAX_SMS_PARTS} can be concatenated`,
+        {
+          fields: [{ field: type === 'text' ? 'message.text.body' : 'message', description: `too long for SMS: ${smsParts} parts` }],
+        },
+      );
     }
     const plan: ImPlan = {
       type,

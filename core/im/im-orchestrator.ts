@@ -234,9 +234,9 @@ export async function startImOrchestrator(deps: {
       return startAttempt(im, k + 1, 'rejected');
     }
     // What a reply is routed by (reply-router.ts): SMS replies, and WhatsApp ones, whose sender is an E.164 number with its plus.
-    if (attempt.channel === 'sms') await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
-    if (attempt.channel === 'wab')
-      await state.rememberLastMessages([{ handset: `+${address.replace(/^\+/, '')}`, messageId: id, applicationId: im.applicationId, source: '' }]);
+    // Hot state compares numbers by their digits (handset-key.ts), with or without the plus WhatsApp leaves off.
+    if (attempt.channel === 'sms' || attempt.channel === 'wab')
+      await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
     armTimer(im, k, now);
     await publishAttempt(im, k, record);
   };

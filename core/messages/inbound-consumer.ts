@@ -9,6 +9,7 @@ import { decodeInbound, decodeRecords } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
 import { keywordOf } from './reply-keywords';
 import { replyAddressKey } from './reply-address';
+import { handsetKey } from '../domain/handset-key';
 import { routeReply } from './reply-router';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
@@ -127,7 +128,8 @@ export function startInboundConsumer(deps: {
       const optOuts = records
         .map((r) => ({ r, keyword: keywordOf(r.content) }))
         .filter((x) => x.keyword && x.r.applicationId)
-        .map(({ r, keyword }) => ({ applicationId: r.applicationId, handset: r.source, optedOut: keyword === 'stop', at: r.acceptedAt }));
+        // History keeps them by the same handset key as hot state, so a STOP and a START written differently replace each other there too.
+        .map(({ r, keyword }) => ({ applicationId: r.applicationId, handset: handsetKey(r.source), optedOut: keyword === 'stop', at: r.acceptedAt }));
       if (optOuts.length > 0) {
         await deps.optOuts.recordOptOuts(optOuts);
         await deps.state.setOptOuts(optOuts);

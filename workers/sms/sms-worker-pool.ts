@@ -13,7 +13,14 @@ export interface SmsWorkerPool {
 }
 
 /** The SMS pool of this process: binds to every carrier of the carriers file, and the worker that routes each message to one. */
-export async function startSmsWorkerPool(deps: { config: CarriersConfig; bus: Bus; state: HotState; log: Logger }): Promise<SmsWorkerPool> {
+export async function startSmsWorkerPool(deps: {
+  config: CarriersConfig;
+  /** The bus's partitions of the SMS topic (HERMOD_BUS_PARTITIONS): each hands this worker one batch at a time. */
+  partitions: number;
+  bus: Bus;
+  state: HotState;
+  log: Logger;
+}): Promise<SmsWorkerPool> {
   const carriers = deps.config.carriers.map((c) => createSmppCarrier(c, deps.log.child({ carrier: c.name })));
   const routed = createRoutedCarrier({
     carriers,
@@ -28,15 +35,7 @@ export async function startSmsWorkerPool(deps: { config: CarriersConfig; bus: Bu
     state: deps.state,
     carrier: routed,
     log: deps.log,
-    // Jobs in hand are kept few: a job taken early waits, with all its send's
-    // promises and buffers, long enough to be copied into V8's old generation.
-    // A 200,000-member fan-out promoted 1.0 GB with batches of 512 (eight
-    // partitions: 4,096 jobs in hand against a window of 256), 0.62 GB with 16
-    // (bench/RESULTS.md, fifteenth session). Eight partitions of 16 still keep
-    // the simulator's window busy; with more partitions, no more are sent at
-    // once than every bind's window holds: the rest wait as jobs, not as sends.
-    maxBatch: 16,
-    maxSending: deps.config.carriers.reduce((n, c) => n + c.windowSize * c.binds, 0),
+    maxBatch: smsBatchSize(deps.config.carriers, deps.partitions),
   });
   // Every bind of every carrier, each second, for the operator console.
   const reporter = startCarrierSnapshotReporter({ state: deps.state, channel: 'sms', snapshot: () => carriers.flatMap((c) => c.snapshots()), log: deps.log });
@@ -47,4 +46,19 @@ export async function startSmsWorkerPool(deps: { config: CarriersConfig; bus: Bu
       await routed.close();
     },
   };
+}
+
+/**
+ * Jobs the SMS worker takes from one partition at a time. A job in hand waits,
+ * with its send's promises and buffers, until the carrier's window has room:
+ * long enough to be copied into V8's old generation. Batches of 512 from 16
+ * partitions held 8,192 jobs against a window of 256, and a 200,000-member
+ * fan-out promoted 1.0 GB; batches sized so that all partitions together hold
+ * twice every bind's window promoted 0.66 GB (bench/RESULTS.md, fifteenth
+ * session). Twice, so that a worker given only some of the partitions, or
+ * waiting on a slow answer, still keeps the window full.
+ */
+export function smsBatchSize(carriers: readonly { windowSize: number; binds: number }[], partitions: number): number {
+  const window = carriers.reduce((n, c) => n + c.windowSize * c.binds, 0);
+  return Math.min(512, Math.max(8, Math.ceil((2 * window) / Math.max(1, partitions))));
 }
