@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { appendWhole } from '../../lib/append-whole';
 import type { IdempotencyRecord } from '../ports/state';
 
 export interface KeptAnswer {
@@ -56,19 +57,7 @@ export function openIdempotencyFile(file: string, now: number, fsync: boolean): 
   const idempotencyFile: IdempotencyFile = {
     keep(answer) {
       const buf = Buffer.from(`${lineOf(answer)}\n`, 'utf8');
-      let written = 0;
-      try {
-        while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-        if (fsync) fs.fdatasyncSync(fd);
-      } catch (err) {
-        // No torn line is left for the next answer to join (which would lose that one too).
-        try {
-          fs.ftruncateSync(fd, bytes);
-        } catch {
-          // the write's own error is the one to report
-        }
-        throw err;
-      }
+      appendWhole(fd, buf, bytes, fsync);
       bytes += buf.length;
       lines++;
     },

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { appendWhole } from '../../lib/append-whole';
 import path from 'node:path';
 import type { Logger } from '../../lib/log';
 import type { CallbackJob } from './callback-job';
@@ -144,20 +145,7 @@ export function openCallbackDiskQueues(options: CallbackDiskQueuesOptions): Call
     if (q.segments.length > 0) log.info('callbacks owed on disk', { application: applicationId, jobs: q.count });
   }
 
-  const write = (fd: number, buf: Buffer, at: number): void => {
-    let written = 0;
-    try {
-      while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-      if (options.fsync) fs.fdatasyncSync(fd);
-    } catch (err) {
-      try {
-        fs.ftruncateSync(fd, at);
-      } catch {
-        // the write's own error is the one to report
-      }
-      throw err;
-    }
-  };
+  const write = (fd: number, buf: Buffer, at: number): void => appendWhole(fd, buf, at, options.fsync ?? false);
 
   return {
     count: (applicationId) => queues.get(applicationId)?.count ?? 0,

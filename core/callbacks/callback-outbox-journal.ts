@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { appendWhole } from '../../lib/append-whole';
 import { replayOutbox, type Replayed } from './callback-outbox-format';
 
 /** The outbox's journal file: appends of whole lines, and an atomic swap for compaction. */
@@ -27,18 +28,7 @@ export function openOutboxJournal(file: string, fsync: boolean): { journal: Outb
   const journal: OutboxJournal = {
     append(buf) {
       if (closed) throw new Error('callback outbox is closed');
-      let written = 0;
-      try {
-        while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-        if (fsync) fs.fdatasyncSync(fd);
-      } catch (err) {
-        try {
-          fs.ftruncateSync(fd, bytes);
-        } catch {
-          // the write's own error is the one to report
-        }
-        throw err;
-      }
+      appendWhole(fd, buf, bytes, fsync);
       bytes += buf.length;
     },
     replace(buf) {
