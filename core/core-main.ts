@@ -112,7 +112,14 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Listening before statuses flow: a status recorded without its listener would have no callback.
   const wantsCallback = createCallbackInterest(accounts, recent);
   recorder.onApplied((change) => wantsCallback(change) && callbacks.statusChanged(change));
-  const statusSubscription = await startStatusConsumer({ bus, state, history, recorder, log });
+  const statusSubscription = await startStatusConsumer({
+    bus,
+    state,
+    history,
+    recorder,
+    log,
+    heldFile: { path: path.join(config.dataDir, 'state', 'held-delivery-reports.jsonl'), fsync: config.journalFsync },
+  });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
   const inboundSubscription = await startInboundConsumer({
     bus,

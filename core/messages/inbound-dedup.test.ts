@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryState } from '../adapters/memory-state';
+import { handsetKey } from '../domain/handset-key';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
+import { replyAddressKey } from './reply-address';
 
 const reply = { channel: 'sms', source: '+6421000001', destination: '4001', text: 'Kia ora, e hoa mā', carrierRef: 'umr:7' };
 
@@ -12,10 +14,21 @@ describe('inboundKey', () => {
     fc.assert(
       fc.property(message, message, (a, b) => {
         expect(inboundKey({ ...a })).toBe(inboundKey(a));
-        const same = a.channel === b.channel && a.source === b.source && a.destination === b.destination && a.text === b.text && a.carrierRef === b.carrierRef;
+        const same =
+          a.channel === b.channel &&
+          handsetKey(a.source) === handsetKey(b.source) &&
+          replyAddressKey(a.destination) === replyAddressKey(b.destination) &&
+          a.text === b.text &&
+          a.carrierRef === b.carrierRef;
         expect(inboundKey(a) === inboundKey(b)).toBe(same);
       }),
     );
+  });
+
+  it('is the same for a redelivery whose sender or address came with or without its plus', () => {
+    expect(inboundKey({ ...reply, source: '6421000001' })).toBe(inboundKey(reply));
+    expect(inboundKey({ ...reply, destination: '+6421555000' })).toBe(inboundKey({ ...reply, destination: '6421555000' }));
+    expect(inboundKey({ ...reply, source: '6421000002' })).not.toBe(inboundKey(reply));
   });
 
   it('does not confuse fields that run into each other', () => {

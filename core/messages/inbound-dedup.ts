@@ -1,3 +1,5 @@
+import { handsetKey } from '../domain/handset-key';
+import { replyAddressKey } from './reply-address';
 import { createHash } from 'node:crypto';
 import type { HotState } from '../ports/state';
 import type { InboundPayload } from '../ports/bus-payloads';
@@ -12,7 +14,7 @@ import type { InboundPayload } from '../ports/bus-payloads';
  */
 export function inboundKey(m: Pick<InboundPayload, 'channel' | 'source' | 'destination' | 'text' | 'carrierRef'>): string {
   return createHash('sha256')
-    .update(JSON.stringify([m.channel, m.source, m.destination, m.text, m.carrierRef ?? '']))
+    .update(JSON.stringify([m.channel, handsetKey(m.source), replyAddressKey(m.destination), m.text, m.carrierRef ?? '']))
     .digest('base64url');
 }
 

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../adapters/memory-bus';
 import { createMemoryState } from '../adapters/memory-state';
@@ -42,5 +45,57 @@ describe('status consumer', () => {
     expect(queries.flat().sort()).toEqual(Array.from({ length: 999 }, (_, i) => `carrier-${i + 1}`).sort());
     // One query per batch the bus hands over (one per partition here, at most), never one per receipt.
     expect(queries.length).toBeLessThanOrEqual(8);
+  });
+
+  it('still records a receipt it held, unmatched, when core crashed: the carrier was answered and will not send it again', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-held-reports-'));
+    const heldFile = { path: path.join(dir, 'state', 'held-delivery-reports.jsonl'), fsync: false };
+    const history = { findMessageIdsByCarrierIds: async () => new Map<string, string>() } as unknown as MessageHistory;
+    const log = createLogger({ test: 'status-consumer' });
+    const before: StatusChange[] = [];
+    const first = createMemoryBus({ partitions: 2 });
+    await startStatusConsumer({
+      bus: first,
+      state: createMemoryState(),
+      history,
+      recorder: { record: async (changes: readonly StatusChange[]) => (before.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder,
+      log,
+      heldFile,
+    });
+    // The receipt overtook its submit's answer: no message has this carrier id yet.
+    await first.publish(
+      topicName('status'),
+      [
+        {
+          key: 'k',
+          value: encodeStatus({
+            id: '',
+            carrierId: 'smsc:6887f800443fe',
+            status: 'received',
+            at: 1_700_000_000_000,
+            channel: 'sms',
+            detail: 'Kua tae — 已送达 ✅',
+          }),
+        },
+      ],
+      { untilDurable: true },
+    );
+    expect(before).toEqual([]);
+
+    // kill -9: nothing is closed. After the restart the submit's answer is recorded, and the held receipt with it.
+    const state = createMemoryState();
+    await state.putCarrierIds([{ carrierId: 'smsc:6887f800443fe', messageId: 'message-1' }]);
+    const after: StatusChange[] = [];
+    subscription = await startStatusConsumer({
+      bus: createMemoryBus({ partitions: 2 }),
+      state,
+      history,
+      recorder: { record: async (changes: readonly StatusChange[]) => (after.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder,
+      log,
+      heldFile,
+    });
+    await eventually(() => after.length === 1, 5000);
+    expect(after[0]).toMatchObject({ messageId: 'message-1', status: 'received', carrierId: 'smsc:6887f800443fe', detail: 'Kua tae — 已送达 ✅' });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

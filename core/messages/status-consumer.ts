@@ -7,6 +7,7 @@ import { decodeRecords, decodeStatus, type StatusUpdate } from '../ports/bus-pay
 import type { Logger } from '../../lib/log';
 import { unmatchedReports } from '../../lib/metrics';
 import { createUnmatchedReports } from './unmatched-reports';
+import { openHeldReportsFile } from './held-reports-file';
 import { processSpan } from '../ports/bus-spans';
 import { carryTrace, type TraceSpan } from '../../lib/tracing';
 
@@ -28,6 +29,12 @@ export function startStatusConsumer(deps: {
   recorder: StatusRecorder;
   log: Logger;
   holdUnmatchedMs?: number;
+  /**
+   * Where held reports are kept across a crash (a file in the data
+   * directory): each was acknowledged to its carrier, which will not send it
+   * again. Without it they live in memory only.
+   */
+  heldFile?: { path: string; fsync: boolean };
 }): Promise<Subscription> {
   /** The message of each update: its own id, else its carrier id's in hot state, else in history (one query for the batch). */
   const resolveIds = async (updates: readonly StatusUpdate[]): Promise<(string | undefined)[]> => {
@@ -49,6 +56,18 @@ export function startStatusConsumer(deps: {
   });
 
   const unmatched = createUnmatchedReports({ holdMs: deps.holdUnmatchedMs ?? 120_000, maxHeld: 100_000 });
+  const kept = deps.heldFile ? openHeldReportsFile(deps.heldFile.path, deps.heldFile.fsync) : undefined;
+  for (const u of kept?.kept ?? []) unmatched.hold(u);
+  if (kept && kept.kept.length > 0) deps.log.info('matching delivery reports held before the restart', { reports: kept.kept.length });
+  /** Once most of the file is reports matched or given up, it is rewritten with those still held. */
+  const compactHeld = (): void => {
+    if (!kept || kept.file.lines <= Math.max(1000, 2 * unmatched.size)) return;
+    try {
+      kept.file.rewrite(unmatched.all());
+    } catch (err) {
+      deps.log.warn('could not rewrite the file of held delivery reports; it grows until the next try', { err });
+    }
+  };
   // Held reports are matched again every half second, a bounded number at a time.
   let matching = false;
   const matchHeld = async (): Promise<void> => {
@@ -71,6 +90,7 @@ export function startStatusConsumer(deps: {
         changes.push(changeOf(u, id));
       });
       if (changes.length > 0) await deps.recorder.record(changes);
+      compactHeld();
     } catch (err) {
       deps.log.warn('matching held delivery reports failed; will retry', { err });
     } finally {
@@ -101,9 +121,12 @@ export function startStatusConsumer(deps: {
             changes.push(change);
             return;
           }
-          // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others.
-          if (unmatched.hold(u)) unmatchedReports.inc({ outcome: 'held' });
-          else {
+          // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others,
+          // on disk before its batch is acknowledged (a failed write fails the batch, which comes again).
+          if (unmatched.hold(u)) {
+            kept?.file.keep(u);
+            unmatchedReports.inc({ outcome: 'held' });
+          } else {
             unmatchedReports.inc({ outcome: 'dropped' });
             deps.log.warn('dropping a delivery report without a message (too many waiting)', { carrierId: u.carrierId, status: u.status });
           }
@@ -122,6 +145,7 @@ export function startStatusConsumer(deps: {
       async close() {
         clearInterval(timer);
         await subscription.close();
+        kept?.file.close();
       },
     }));
 }

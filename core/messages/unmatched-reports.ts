@@ -40,5 +40,9 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
     get size(): number {
       return held.size;
     },
+    /** Every report held now. */
+    all(): StatusUpdate[] {
+      return [...held.values()].map((entry) => entry.update);
+    },
   };
 }
