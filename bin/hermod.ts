@@ -5,6 +5,7 @@ import type { Role } from '../lib/role';
 import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE } from './cli/admin-usage';
+import { asksForHelp, commandHelp } from './cli/command-help';
 import { keepBuildInUse } from '../lib/build-location';
 
 const USAGE = `usage: hermod <command>
@@ -38,6 +39,10 @@ function flag(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
+  if (!cluster.isWorker && command && asksForHelp(process.argv.slice(3))) {
+    process.stdout.write(commandHelp(USAGE, command) + '\n');
+    return;
+  }
   keepBuildInUse();
   let config: ReturnType<typeof resolveConfig>;
   try {

@@ -68,6 +68,20 @@ describe("operators' CLI and tenancy", () => {
     expect((await hermod.cli(['keys', 'revoke', 'acme'])).code).toBe(0);
     expect((await hermod.cli(['apps', 'list'])).output).toMatch(/acme\t\S+\tset\t-/);
   });
+
+  it("answers --help after a command with that command's usage, and never takes it as an argument", async () => {
+    const help = await hermod.cli(['apps', 'create', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.output).toContain('apps create <name>');
+    expect((await hermod.cli(['apps', 'list'])).output).not.toContain('--help');
+    const start = await hermod.cli(['start', '-h']);
+    expect(start.code).toBe(0);
+    expect(start.output).toContain('start');
+    const keys = await hermod.cli(['keys', 'issue', '--help']);
+    expect(keys.code).toBe(0);
+    expect(keys.output).toContain('keys issue');
+    expect(keys.output).not.toMatch(/hmd_[A-Za-z0-9]/);
+  });
 });
 
 describe('Idempotency-Key on sends', () => {
