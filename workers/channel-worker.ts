@@ -72,7 +72,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
   );
   // A status names the span it was reported in (tracing on), so core's handling of it joins the message's trace.
-  // Of one shape whatever is reported: three a message, and a spread made each a dictionary.
+  // Built field by field: one shape for every report, three a message.
   const report = (id: string, status: MessageStatus, extra?: Pick<StatusUpdate, 'carrierId' | 'errorCode' | 'detail'>): Promise<void> =>
     statuses.add({
       id,

@@ -99,8 +99,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         [handle, segment, offset, torn] = [next, segment + 1, 0, false];
         await previous.close();
       }
-      const written = await writeBatch(journal);
-      offset += written;
+      offset += await writeBatch(journal);
       for (const b of eventBytes) pendingEvents.push(b);
       for (const b of messageBytes) pendingMessages.push(b);
       pendingMessageRows += messageRows.length;

@@ -77,8 +77,8 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
     }
     // SMS concatenates at most 255 parts: a text longer is refused now, not after each attempt failed in turn.
-    const smsParts = reachable.some((a) => a.channel === 'sms') ? measureSms(text).count : 0;
-    if (smsParts > MAX_SMS_PARTS && reachable.every((a) => a.channel === 'sms')) {
+    const smsParts = reachable.every((a) => a.channel === 'sms') ? measureSms(text).count : 0;
+    if (smsParts > MAX_SMS_PARTS) {
       throw new HermodError(
         'unprocessable',
         `no delivery attempt can carry this message: as SMS it needs ${smsParts} parts, at most ${MAX_SMS_PARTS} can be concatenated`,

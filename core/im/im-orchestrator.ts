@@ -233,8 +233,8 @@ export async function startImOrchestrator(deps: {
       tell(im, 'rejected', k, why);
       return startAttempt(im, k + 1, 'rejected');
     }
-    // What a reply is routed by (reply-router.ts): SMS replies, and WhatsApp ones, whose sender is an E.164 number with its plus.
-    // Hot state compares numbers by their digits (handset-key.ts), with or without the plus WhatsApp leaves off.
+    // What a reply is routed by (reply-router.ts): SMS and WhatsApp replies, whose sender hot state compares by its
+    // digits (handset-key.ts), with or without the plus WhatsApp leaves off.
     if (attempt.channel === 'sms' || attempt.channel === 'wab')
       await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
     armTimer(im, k, now);

@@ -120,11 +120,12 @@ export function createRoutedCarrier(deps: {
         }
       }
     },
-    // Asked before every send: the carriers' own answers are promises already settled while a bind is up.
-    ready: () =>
-      deps.carriers.length === 1
-        ? deps.carriers[0]!.ready()
-        : Promise.any(deps.carriers.map((c) => c.ready())).catch(() => Promise.reject(new HermodError('unavailable', 'every SMS carrier is closed'))),
+    // Asked before every send: a carrier with a bind up answers with a promise already settled.
+    ready: () => {
+      const up = deps.carriers.find((c) => c.bindsUp > 0);
+      if (up) return up.ready();
+      return Promise.any(deps.carriers.map((c) => c.ready())).catch(() => Promise.reject(new HermodError('unavailable', 'every SMS carrier is closed')));
+    },
     onReport(listener) {
       for (const c of deps.carriers) c.onReport(listener);
     },
