@@ -1,6 +1,6 @@
 import type { HotState } from '../ports/state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
-import type { MessageStatus } from '../domain/message-status';
+import { stageOf, type MessageStatus } from '../domain/message-status';
 import { createBatcher } from '../../lib/batcher';
 import { messagesByStatus } from '../../lib/metrics';
 
@@ -19,7 +19,10 @@ export interface StatusRecorder {
   /**
    * Applies the changes that move a message forward and records each applied
    * one as an event in history. Resolves once those events are durable.
-   * Returns which changes were applied.
+   * Returns which changes were applied. A hand-over to the carrier (`sent`,
+   * `submitted`) reported after a later stage (its receipt overtook the
+   * carrier's answer) is not applied but is still recorded: it is when the
+   * message left, and reports and campaign counts read it from history.
    */
   record(changes: readonly StatusChange[]): Promise<boolean[]>;
   /** Listeners see every applied change (callbacks hang off this). */
@@ -40,13 +43,31 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     { maxItems: 5000, maxDelayMs: 5, maxConcurrent: 2 },
   );
 
+  /** Indexes of refused hand-overs whose message has since gone further. */
+  async function lateHandOvers(changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> {
+    const late = new Set<number>();
+    const looks: Promise<void>[] = [];
+    changes.forEach((c, i) => {
+      if (applied[i] || (c.status !== 'sent' && c.status !== 'submitted')) return;
+      // Rare (a receipt before the submit's answer, or a report repeated): one look at hot state each.
+      looks.push(
+        deps.state.getStatus(c.messageId).then((current) => {
+          if (current && stageOf(current.status) > stageOf(c.status)) late.add(i);
+        }),
+      );
+    });
+    await Promise.all(looks);
+    return late;
+  }
+
   return {
     async record(changes) {
       if (changes.length === 0) return [];
       const applied = await deps.state.advanceStatuses(changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId })));
+      const late = await lateHandOvers(changes, applied);
       const writes: Promise<void>[] = [];
       changes.forEach((c, i) => {
-        if (!applied[i]) return;
+        if (!applied[i] && !late.has(i)) return;
         writes.push(
           events.add({
             messageId: c.messageId,

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryState } from '../adapters/memory-state';
+import type { MessageHistory, StatusEvent } from '../ports/message-history';
+import { createStatusRecorder, type StatusChange } from './status-recorder';
+
+const AT = 1_790_000_000_000;
+
+function recorderWithHistory() {
+  const events: StatusEvent[] = [];
+  const history = {
+    async appendEvents(batch: readonly StatusEvent[]) {
+      events.push(...batch);
+    },
+  } as unknown as MessageHistory;
+  const state = createMemoryState();
+  const recorder = createStatusRecorder({ history, state });
+  const heard: StatusChange[] = [];
+  recorder.onApplied((c) => heard.push(c));
+  return { recorder, state, events, heard };
+}
+
+const change = (status: StatusChange['status'], at: number, carrierId = ''): StatusChange => ({
+  messageId: 'm-1',
+  applicationId: 'app-1',
+  channel: 'sms',
+  status,
+  at,
+  carrierId,
+  detail: 'Kua tae atu — 已送达 ✅',
+});
+
+describe('status recorder', () => {
+  it('keeps in history a hand-over the carrier answered after its receipt came, without moving the status back or telling listeners', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT)]);
+    // The SMSC's receipt overtook its own answer to the submit.
+    await recorder.record([change('received', AT + 40, 'smsc-7')]);
+    const applied = await recorder.record([change('submitted', AT + 20, 'smsc-7')]);
+
+    expect(applied).toEqual([false]);
+    expect((await state.getStatus('m-1'))?.status).toBe('received');
+    expect(events.map((e) => [e.status, e.at])).toEqual([
+      ['accepted', AT],
+      ['received', AT + 40],
+      ['submitted', AT + 20],
+    ]);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'received']);
+  });
+
+  it('records a repeated report of the same stage once', async () => {
+    const { recorder, events } = recorderWithHistory();
+    await recorder.record([change('submitted', AT + 20, 'smsc-7')]);
+    await recorder.record([change('submitted', AT + 25, 'smsc-7')]);
+    await recorder.record([change('received', AT + 40, 'smsc-7'), change('received', AT + 41, 'smsc-7')]);
+    expect(events.map((e) => e.status)).toEqual(['submitted', 'received']);
+  });
+
+  it('does not keep a late failure behind a read, nor a late queueing: only hand-overs to the carrier are its history', async () => {
+    const { recorder, events } = recorderWithHistory();
+    await recorder.record([change('read', AT + 90)]);
+    await recorder.record([change('queued', AT + 5), change('failed', AT + 60)]);
+    expect(events.map((e) => e.status)).toEqual(['read']);
+  });
+});
