@@ -103,6 +103,10 @@ describe('several carriers: three SMSC simulators, routes, failover and a throug
     expect(await routeOf(sent[0]!.json.id)).toContain(`${sent[0]!.json.id}\treceived\troute nz-21 → carrier alpha\t`);
     expect(await routeOf(sent[2]!.json.id)).toContain('\troute nz-27-limited → carrier bravo\t');
     expect(await routeOf(sent[4]!.json.id)).toContain('\troute default → carrier charlie\t');
+    // A Gateway v1 client knows its message by a number.
+    const v1 = await client.post('/rest/gateway/messages', { destination: '+64211000003', content: `${KIA_ORA} ${tag}` });
+    expect(v1.status).toBe(201);
+    await eventually(async () => ((await routeOf(String(v1.json[0]))).includes('\treceived\troute nz-21 → carrier alpha\t') ? true : undefined), 30_000);
     const unknown = await hermod.cli(['messages', 'route', 'nobody', sent[0]!.json.id]);
     expect([unknown.code, unknown.output]).toEqual([1, expect.stringContaining('no application named nobody')]);
   }, 120_000);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, launchChromium } from './support/console-browser';
+import { createClient, type Client } from './support/https-client';
 import { eventually } from './support/eventually';
 import { startHermod } from './support/hermod-process';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
@@ -111,6 +112,7 @@ describe('operator console', () => {
   });
 
   afterAll(async () => {
+    quiet?.close();
     await browser?.close();
     await h?.stop();
     receiver?.close();
@@ -161,6 +163,65 @@ describe('operator console', () => {
     const elsewhere = await request(`${base}api/binds`, { auth, method: 'DELETE' });
     expect(elsewhere.status).toBe(404);
     expect(JSON.parse(elsewhere.body).error.code).toBe('not_found');
+  });
+
+  /** An application of its own, without callbacks: the journey test below counts acme's. */
+  let quiet: Client | undefined;
+  const quietClient = async (): Promise<Client> => {
+    if (quiet) return quiet;
+    const created = await h.hermod.cli(['apps', 'create', 'hapori', '--password', 'hapori-pw']);
+    expect(created.code, created.output).toBe(0);
+    quiet = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'hapori', pass: 'hapori-pw' });
+    return quiet;
+  };
+
+  it('finds a Gateway v1 message and a campaign message by the numeric ids their clients were given', async () => {
+    const client = await quietClient();
+    const v1 = await client.post('/rest/gateway/messages', { destination: '+64211234001', content: 'Kia ora — 你好 👋🏽' });
+    expect(v1.status).toBe(201);
+    const v1Id = v1.json[0] as number;
+    const campaign = await client.post('/rest/campaign_manager/v1/hapori/scheduled_campaigns', {
+      name: 'Te wiki o te reo Māori 🌿',
+      schedule: new Date(Date.now() - 1000).toISOString().replace('Z', '+00:00'),
+      content: 'Kia kaha te reo — 加油',
+      members: [{ destination: '+64211234002' }],
+    });
+    expect(campaign.status, campaign.text).toBe(201);
+    const row = await eventually(async () => {
+      const r = await client.get(`/rest/campaign_manager/v1/hapori/${campaign.json.id}/report`);
+      return (r.json as { message_id: number; status: string }[]).find((m) => m.status === 'received');
+    }, 30_000);
+
+    for (const [numeric, destination] of [
+      [v1Id, '+64211234001'],
+      [row.message_id, '+64211234002'],
+    ] as const) {
+      const journey = await eventually(async () => {
+        const r = await request(`${base}api/messages/${numeric}`, { auth });
+        const json = JSON.parse(r.body) as { destination?: string; id?: string; events?: { status: string }[] };
+        return r.status === 200 && json.events?.some((e) => e.status === 'received') ? json : undefined;
+      }, 30_000);
+      expect(journey.destination).toBe(destination);
+      expect(journey.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    }
+    const unknown = await request(`${base}api/messages/${v1Id + 1_000_000_000}`, { auth });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error.code).toBe('not_found');
+  });
+
+  it('counts one hand-over to the carrier for a message sent in several parts', async () => {
+    const sent = await (await quietClient()).post('/rest/sms/v2/messages', {
+      destination: '+64211234003',
+      content: 'He roa tēnei karere — 这是一条很长的消息 🌿 '.repeat(6),
+    });
+    expect(sent.status).toBe(202);
+    const journey = await eventually(async () => {
+      const r = await request(`${base}api/messages/${sent.json.id}`, { auth });
+      const json = JSON.parse(r.body) as { attempts: number; events: { status: string; attempt: number; carrierId: string }[] };
+      return r.status === 200 && json.events.some((e) => e.status === 'received') ? json : undefined;
+    }, 30_000);
+    expect(journey.attempts, JSON.stringify(journey.events)).toBe(1);
+    for (const e of journey.events.filter((e) => e.carrierId)) expect(e.attempt, JSON.stringify(e)).toBe(1);
   });
 
   it('refuses a campaign action without its header, so another site cannot make the browser pause one', async () => {

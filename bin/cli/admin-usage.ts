@@ -32,6 +32,7 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key
   messages route <name> <id>                 the route rule and carrier an SMS of the application was submitted to
+                                             (<id>: its UUID, or its Gateway v1 or campaign report number)
   optouts list [<name>]                      handsets that replied STOP, of one application or all
   templates list <name>                      the application's Campaign Manager templates
   templates set <name> <template> <content>  create a template, or change its content (placeholders

@@ -111,6 +111,18 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.getMessageByNumericId(m.applicationId, m.numericId + 1_000_000)).toBeUndefined();
     });
 
+    it('finds a message by its numeric id whatever its application, for operators', async () => {
+      const m = message({ applicationId: 'app-two', content: 'Kia ora — 你好 👋🏽' });
+      await history.insertMessages([m, message()], [accepted(m)]);
+      expect(await history.findMessageByNumericId(m.numericId)).toMatchObject({
+        id: m.id,
+        applicationId: 'app-two',
+        numericId: m.numericId,
+        status: 'accepted',
+      });
+      expect(await history.findMessageByNumericId(m.numericId + 1_000_000)).toBeUndefined();
+    });
+
     it('finds many messages by id in one call, whatever their application, leaving out unknown ids', async () => {
       const mine = message({ content: 'Kia ora — tēnā koe 👋🏽', reference: "o'brien" });
       const theirs = message({ applicationId: 'app-two', direction: 'MO', replyTo: mine.id, replyRoute: 'keyword STOP' });

@@ -16,10 +16,15 @@ export function messageRoutesService(deps: {
     getMessageRoute: unaryHandler('GetMessageRoute', async (req: GetMessageRouteRequest): Promise<MessageRouteDetails> => {
       const app = await deps.applications.getApplicationByName(req.applicationName);
       if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
-      const message = await deps.reader.get(app.id, req.id);
+      const id = req.id.trim();
+      // Gateway v1 and campaign reports give their clients numeric ids.
+      const message =
+        /^[1-9][0-9]{0,15}$/.test(id) && Number.isSafeInteger(Number(id))
+          ? await deps.reader.getByNumericId(app.id, Number(id))
+          : await deps.reader.get(app.id, id);
       // An operator's question, rare: worth making the events recorded so far readable first.
       await deps.history.flush();
-      const route = await deps.history.getMessageRoute(app.id, req.id);
+      const route = await deps.history.getMessageRoute(app.id, message.id);
       return {
         id: message.id,
         status: message.status,

@@ -13,13 +13,14 @@ import type { CallbackLedger } from '../callbacks/callback-ledger';
 import type { AccountStore } from '../ports/account-store';
 import { topicName, type Bus } from '../ports/bus';
 import type { CarrierSnapshotState } from '../ports/carrier-snapshot';
-import type { MessageHistory } from '../ports/message-history';
+import type { MessageHistory, StoredMessage } from '../ports/message-history';
+import { journeyAttempts } from './journey-attempts';
 import { unaryHandler } from './unary-handler';
 
 export interface OperationsDeps {
   state: CarrierSnapshotState;
   bus: Pick<Bus, 'lag'>;
-  history: Pick<MessageHistory, 'findMessage' | 'listEvents'> & Pick<AccountStore, 'listApplications'>;
+  history: Pick<MessageHistory, 'findMessage' | 'findMessageByNumericId' | 'listEvents'> & Pick<AccountStore, 'listApplications'>;
   ledger: CallbackLedger;
 }
 
@@ -37,6 +38,21 @@ const TOPICS: readonly { topic: string; group: string }[] = [
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMERIC = /^[1-9][0-9]{0,15}$/;
+
+/** A message by the UUID of the SMS API and IM, or the numeric id of Gateway v1 and campaign reports. */
+async function findForOperator(history: OperationsDeps['history'], id: string): Promise<StoredMessage> {
+  let message: StoredMessage | undefined;
+  if (UUID.test(id)) message = await history.findMessage(id.toLowerCase());
+  else if (NUMERIC.test(id) && Number.isSafeInteger(Number(id))) message = await history.findMessageByNumericId(Number(id));
+  else
+    throw new HermodError(
+      'invalid_attrib',
+      `message id must be a UUID such as 3f2504e0-4f89-41d3-9a0c-0305e82c3301 or a numeric id such as 375879781036153, got ${JSON.stringify(id)}`,
+    );
+  if (!message) throw new HermodError('not_found', `no message has the id ${id}`);
+  return message;
+}
 
 const date = (ms: number): Date | undefined => (ms > 0 ? new Date(ms) : undefined);
 
@@ -94,26 +110,18 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
     }),
 
     getMessageJourney: unaryHandler('GetMessageJourney', async (req: GetMessageJourneyRequest): Promise<MessageJourney> => {
-      const id = req.id.trim();
-      if (!UUID.test(id))
-        throw new HermodError('invalid_attrib', `message id must be a UUID such as 3f2504e0-4f89-41d3-9a0c-0305e82c3301, got ${JSON.stringify(req.id)}`);
-      const message = await deps.history.findMessage(id.toLowerCase());
-      if (!message) throw new HermodError('not_found', `no message has the id ${id}`);
+      const message = await findForOperator(deps.history, req.id.trim());
       const stored = await deps.history.listEvents(message.id);
-      // Each carrier id is one hand-over to a carrier: the attempt an event belongs to.
-      const carrierIds: string[] = [];
-      const events: JourneyEvent[] = stored.map((e) => {
-        if (e.carrierId && !carrierIds.includes(e.carrierId)) carrierIds.push(e.carrierId);
-        return {
-          status: e.status,
-          at: new Date(e.at),
-          channel: message.channel,
-          carrierId: e.carrierId,
-          errorCode: e.errorCode,
-          detail: e.detail,
-          attempt: e.carrierId ? carrierIds.indexOf(e.carrierId) + 1 : carrierIds.length,
-        };
-      });
+      const { attempts, attemptOf } = journeyAttempts(stored);
+      const events: JourneyEvent[] = stored.map((e, i) => ({
+        status: e.status,
+        at: new Date(e.at),
+        channel: message.channel,
+        carrierId: e.carrierId,
+        errorCode: e.errorCode,
+        detail: e.detail,
+        attempt: attemptOf[i]!,
+      }));
       const byId = await names();
       return {
         id: message.id,
@@ -125,7 +133,7 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
         source: message.source,
         status: message.status,
         acceptedAt: new Date(message.acceptedAt),
-        attempts: carrierIds.length,
+        attempts,
         events,
         callbacks: deps.ledger.triesOf(message.id).map((t) => ({
           at: new Date(t.at),

@@ -261,6 +261,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     appendEvents: (events) => append([], events),
     getMessage: (applicationId, id) => afterItsFlush(id, () => inner.getMessage(applicationId, id)),
     findMessage: (id) => afterItsFlush(id, () => inner.findMessage(id)),
+    async findMessageByNumericId(numericId) {
+      const found = await foundOrAfterFlush(() => inner.findMessageByNumericId(numericId));
+      return found && unflushed(found.id) ? afterItsFlush(found.id, () => inner.findMessageByNumericId(numericId)) : found;
+    },
     async findMessages(ids) {
       // Records only: their events do not matter, their own rows do.
       if (ids.some((id) => pendingIds.get(id) || flushingIds.get(id))) await flushAll();

@@ -173,6 +173,13 @@ FROM ${messages}
 WHERE id = {id:String}
 LIMIT 1`;
 
+/** The id and application of a message by its numeric id, whatever its application. Params: numericId UInt64. */
+export const FIND_MESSAGE_BY_NUMERIC_ID = `
+SELECT id, application_id AS applicationId
+FROM ${messages}
+WHERE num_id = {numericId:UInt64}
+LIMIT 1`;
+
 /** Messages by id, whatever their application, without their status. Params: ids Array(String). */
 export const FIND_MESSAGES = `
 SELECT ${MESSAGE_FIELDS}

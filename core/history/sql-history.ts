@@ -8,6 +8,7 @@ import { createSqlImStore } from './sql-im-store';
 import {
   FIND_APPLICATION_OF_MESSAGE,
   FIND_MESSAGES,
+  FIND_MESSAGE_BY_NUMERIC_ID,
   FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_IDS_BY_CARRIER_IDS,
   GET_APPLICATION_BY_API_KEY_HASH,
@@ -158,6 +159,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async findMessage(id) {
       const rows = await select('findMessage', FIND_APPLICATION_OF_MESSAGE, { id });
       return rows.length > 0 ? getMessage(String(rows[0]!.applicationId), id) : undefined;
+    },
+    async findMessageByNumericId(numericId) {
+      const rows = await select('findMessageByNumericId', FIND_MESSAGE_BY_NUMERIC_ID, { numericId });
+      return rows.length > 0 ? getMessage(String(rows[0]!.applicationId), String(rows[0]!.id)) : undefined;
     },
     async findMessages(ids) {
       const found: MessageRecord[] = [];

@@ -58,6 +58,8 @@ export interface MessageHistory {
   getMessageByNumericId(applicationId: string, numericId: number): Promise<StoredMessage | undefined>;
   /** A message whatever its application: for core's own use (callbacks), never for an API answer. */
   findMessage(id: string): Promise<StoredMessage | undefined>;
+  /** As findMessage, by the numeric id Gateway v1 and Campaign Manager clients know (unique across applications). */
+  findMessageByNumericId(numericId: number): Promise<StoredMessage | undefined>;
   /**
    * The messages among `ids` that history holds, whatever their application,
    * in no particular order and without their status: one query for a batch of
