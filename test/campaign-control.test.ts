@@ -216,21 +216,19 @@ describe('campaign control', () => {
     }
   }, 180_000);
 
-  it('dry-runs a campaign: nothing is sent, members are measured after placeholders, and each dropped member says why', async () => {
+  it('dry-runs a campaign: nothing is sent, members are measured after placeholders, each dropped member says why, and the send then does what it said', async () => {
     const h = await startHermodWithSimulator('campaign-dry-run');
     const submits = watchSubmits(h.simulator);
     try {
       expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', '+6429'])).code).toBe(0);
-      const list = await h.client.post(`${CM}/acme/lists`, {
-        name: 'whakamātau — 试运行',
-        members: [
-          { destination: '+64211000001', param1: 'Ana' },
-          { destination: '+64211000002', param1: 'Ānaru' },
-          { destination: '+64211000003', param1: 'x'.repeat(50) },
-          { destination: '+64211000004' },
-          { destination: '+64291000005', param1: 'Hemi' },
-        ],
-      });
+      const members = [
+        { destination: '+64211000001', param1: 'Ana' },
+        { destination: '+64211000002', param1: 'Ānaru' },
+        { destination: '+64211000003', param1: 'x'.repeat(50) },
+        { destination: '+64211000004' },
+        { destination: '+64291000005', param1: 'Hemi' },
+      ];
+      const list = await h.client.post(`${CM}/acme/lists`, { name: 'whakamātau — 试运行', members });
       expect(list.status, list.text).toBe(201);
       const listId = String(list.json.id);
       // 136 characters around the name.
@@ -240,24 +238,24 @@ describe('campaign control', () => {
       const result = JSON.parse(r.output);
       expect(result).toMatchObject({
         members: 5,
-        sendable: 3,
-        droppedTotal: 2,
-        droppedByReason: { missing_parameter: 1, blocked: 1 },
+        sendable: 4,
+        droppedTotal: 1,
+        droppedByReason: { blocked: 1 },
+        warnedTotal: 1,
         ratePerSecond: 100,
       });
-      // 'Ana' (139 characters) fits one GSM-7 SMS; 50 x's (186) take two parts of 153;
+      // 'Ana' (139 characters) and no name at all (136) fit one GSM-7 SMS; 50 x's (186) take two parts of 153;
       // the macron of Ānaru makes 141 UCS-2 characters, three parts of 67.
       expect(result.segments).toEqual([
-        { encoding: 'GSM-7', segments: 1, members: 1 },
+        { encoding: 'GSM-7', segments: 1, members: 2 },
         { encoding: 'GSM-7', segments: 2, members: 1 },
         { encoding: 'UCS-2', segments: 3, members: 1 },
       ]);
-      expect(result.segmentsTotal).toBe(6);
-      expect(result.estimatedSeconds).toBeCloseTo(0.06);
-      expect(result.dropped).toEqual([
-        { destination: '+64211000004', reason: 'missing_parameter' },
-        { destination: '+64291000005', reason: 'blocked' },
-      ]);
+      expect(result.segmentsTotal).toBe(7);
+      expect(result.estimatedSeconds).toBeCloseTo(0.07);
+      expect(result.dropped).toEqual([{ destination: '+64291000005', reason: 'blocked' }]);
+      // Sent, with the name left out, as the campaign will send it.
+      expect(result.warned).toEqual([{ destination: '+64211000004', reason: 'missing_parameter' }]);
       const both = await h.hermod.cli(['campaigns', 'dry-run', 'acme', listId]);
       expect(both).toMatchObject({ code: 2 });
       expect(both.output).toMatch(/^error: give exactly one of --content <text> and --template <name>/);
@@ -265,6 +263,20 @@ describe('campaign control', () => {
       expect(noList.output).toMatch(/^error: application acme has no template "kāore"/);
       await sleep(500);
       expect(submits.total()).toBe(0);
+
+      // The campaign of the same members sends what the dry run said it would.
+      const sent = await h.client.post(`${CM}/acme/scheduled_campaigns`, {
+        name: 'whakamātau — 试运行',
+        schedule: new Date(Date.now() - 1000).toISOString().replace('Z', '+00:00'),
+        content,
+        members,
+      });
+      expect(sent.status, sent.text).toBe(201);
+      await eventually(() => submits.total() === result.sendable, 30_000);
+      await sleep(500);
+      expect(submits.total()).toBe(result.sendable);
+      expect(submits.byDestination.get('64211000004')).toBe(1);
+      expect(submits.byDestination.has('64291000005')).toBe(false);
     } finally {
       await h.stop();
     }

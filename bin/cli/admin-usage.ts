@@ -7,7 +7,8 @@ export const CAMPAIGNS_USAGE = `  campaigns list [<application>]             cam
   campaigns cancel <application> <campaign-id>  members not yet handed to a carrier are never sent: they end dead
   campaigns dry-run <application> <list-id> (--content <text> | --template <name>)
                                              send nothing: members after opt-outs and checks, segments per member
-                                             and in total, dropped members and why, estimated duration`;
+                                             and in total, dropped members and why, members sent with a warning
+                                             (a {{paramN}} they lack is sent as nothing), estimated duration`;
 
 export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_CORE_ADDRESS):
   apps list                                  list applications

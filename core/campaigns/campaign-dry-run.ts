@@ -22,11 +22,14 @@ export interface DryRunResult {
   dropped: { destination: string; reason: string }[];
   droppedTotal: number;
   droppedByReason: Record<string, number>;
+  /** Members sent, but not as the content reads: `missing_parameter` (sent with it as nothing, as the campaign renders it). */
+  warned: { destination: string; reason: string }[];
+  warnedTotal: number;
   ratePerSecond: number;
   estimatedSeconds: number;
 }
 
-/** Dropped members listed by name; the rest are only counted. */
+/** Dropped and warned members listed by name; the rest are only counted. */
 const MAX_LISTED = 1000;
 const PAGE = 5000;
 /** What Campaign Manager accepts as a member's destination (gateway/campaign-manager/schemas.ts); imports over gRPC are not checked. */
@@ -37,9 +40,10 @@ const ENCODING = { gsm7: 'GSM-7', ucs2: 'UCS-2' } as const;
 /**
  * What a campaign of this list and content would do, without sending or
  * storing anything: each member is dropped (opted out, an invalid
- * destination, on a block list, or missing a parameter the content uses) or
- * measured after its placeholders are filled (GSM-7 or UCS-2, and how many
- * SMS). The duration is the segments at `ratePerSecond` submits per second.
+ * destination, on a block list) or measured after its placeholders are filled
+ * (GSM-7 or UCS-2, and how many SMS), as the campaign would fill them: a
+ * parameter the member lacks as nothing, with a warning. The duration is the
+ * segments at `ratePerSecond` submits per second.
  */
 export function createCampaignDryRun(deps: { store: CampaignStore; applications: AccountStore; state: HotState; templates: Templates; ratePerSecond: number }) {
   return async function dryRun(req: DryRunRequest): Promise<DryRunResult> {
@@ -60,6 +64,8 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
       dropped: [],
       droppedTotal: 0,
       droppedByReason: {},
+      warned: [],
+      warnedTotal: 0,
       ratePerSecond: deps.ratePerSecond,
       estimatedSeconds: 0,
     };
@@ -78,18 +84,14 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
       page.forEach((m, i) => {
         result.members++;
         const reason =
-          m.optedOut || optedOut[i]
-            ? 'opted_out'
-            : !DESTINATION.test(m.destination)
-              ? 'invalid_destination'
-              : blocks[i] !== undefined
-                ? 'blocked'
-                : used.some((slot) => !m.params[slot])
-                  ? 'missing_parameter'
-                  : undefined;
+          m.optedOut || optedOut[i] ? 'opted_out' : !DESTINATION.test(m.destination) ? 'invalid_destination' : blocks[i] !== undefined ? 'blocked' : undefined;
         if (reason) {
           drop(m, reason);
           return;
+        }
+        if (used.some((slot) => !m.params[slot])) {
+          result.warnedTotal++;
+          if (result.warned.length < MAX_LISTED) result.warned.push({ destination: m.destination, reason: 'missing_parameter' });
         }
         const { encoding, count } = measureSms(render(m));
         const key = `${encoding}|${count}`;

@@ -77,7 +77,14 @@ export interface DryRunSegmentCount {
 
 export interface DryRunDroppedMember {
   destination: string;
-  /** opted_out, invalid_destination, blocked, missing_parameter, … */
+  /** opted_out, invalid_destination, blocked, … */
+  reason: string;
+}
+
+/** A member that is sent, but not as the content reads. */
+export interface DryRunWarnedMember {
+  destination: string;
+  /** missing_parameter: a {{paramN}} the member lacks is sent as nothing. */
   reason: string;
 }
 
@@ -94,6 +101,9 @@ export interface DryRunCampaignResult {
   droppedByReason: { [key: string]: number };
   ratePerSecond: number;
   estimatedSeconds: number;
+  /** The first members sent with a warning (up to 1,000); they count as sendable. */
+  warned: DryRunWarnedMember[];
+  warnedTotal: number;
 }
 
 export interface DryRunCampaignResult_DroppedByReasonEntry {
@@ -956,6 +966,91 @@ export const DryRunDroppedMember: MessageFns<DryRunDroppedMember> = {
   },
 };
 
+function createBaseDryRunWarnedMember(): DryRunWarnedMember {
+  return { destination: "", reason: "" };
+}
+
+export const DryRunWarnedMember: MessageFns<DryRunWarnedMember> = {
+  encode(message: DryRunWarnedMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.destination !== "") {
+      writer.uint32(10).string(message.destination);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DryRunWarnedMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDryRunWarnedMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.destination = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DryRunWarnedMember {
+    return {
+      destination: isSet(object.destination) ? globalThis.String(object.destination) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: DryRunWarnedMember): unknown {
+    const obj: any = {};
+    if (message.destination !== "") {
+      obj.destination = message.destination;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DryRunWarnedMember>, I>>(base?: I): DryRunWarnedMember {
+    return DryRunWarnedMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DryRunWarnedMember>, I>>(object: I): DryRunWarnedMember {
+    const message = createBaseDryRunWarnedMember();
+    message.destination = object.destination ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
 function createBaseDryRunCampaignResult(): DryRunCampaignResult {
   return {
     members: 0,
@@ -967,6 +1062,8 @@ function createBaseDryRunCampaignResult(): DryRunCampaignResult {
     droppedByReason: {},
     ratePerSecond: 0,
     estimatedSeconds: 0,
+    warned: [],
+    warnedTotal: 0,
   };
 }
 
@@ -998,6 +1095,12 @@ export const DryRunCampaignResult: MessageFns<DryRunCampaignResult> = {
     }
     if (message.estimatedSeconds !== 0) {
       writer.uint32(73).double(message.estimatedSeconds);
+    }
+    for (const v of message.warned) {
+      DryRunWarnedMember.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.warnedTotal !== 0) {
+      writer.uint32(88).uint64(message.warnedTotal);
     }
     return writer;
   },
@@ -1090,6 +1193,22 @@ export const DryRunCampaignResult: MessageFns<DryRunCampaignResult> = {
             message.estimatedSeconds = reader.double();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.warned.push(DryRunWarnedMember.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.warnedTotal = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1159,6 +1278,14 @@ export const DryRunCampaignResult: MessageFns<DryRunCampaignResult> = {
         : isSet(object.estimated_seconds)
         ? globalThis.Number(object.estimated_seconds)
         : 0,
+      warned: globalThis.Array.isArray(object?.warned)
+        ? object.warned.map((e: any) => DryRunWarnedMember.fromJSON(e))
+        : [],
+      warnedTotal: isSet(object.warnedTotal)
+        ? globalThis.Number(object.warnedTotal)
+        : isSet(object.warned_total)
+        ? globalThis.Number(object.warned_total)
+        : 0,
     };
   },
 
@@ -1197,6 +1324,12 @@ export const DryRunCampaignResult: MessageFns<DryRunCampaignResult> = {
     if (message.estimatedSeconds !== 0) {
       obj.estimatedSeconds = floatToJson(message.estimatedSeconds);
     }
+    if (message.warned?.length) {
+      obj.warned = message.warned.map((e) => DryRunWarnedMember.toJSON(e));
+    }
+    if (message.warnedTotal !== 0) {
+      obj.warnedTotal = Math.round(message.warnedTotal);
+    }
     return obj;
   },
 
@@ -1222,6 +1355,8 @@ export const DryRunCampaignResult: MessageFns<DryRunCampaignResult> = {
     );
     message.ratePerSecond = object.ratePerSecond ?? 0;
     message.estimatedSeconds = object.estimatedSeconds ?? 0;
+    message.warned = object.warned?.map((e) => DryRunWarnedMember.fromPartial(e)) || [];
+    message.warnedTotal = object.warnedTotal ?? 0;
     return message;
   },
 };
