@@ -131,7 +131,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     log,
     ownerOfAddress: (address) => accounts.ownerOfAddress(address),
     dedupWindowMs: config.moDedupWindowMs,
-    onReplies: (r) => callbacks.repliesReceived(r),
+    onReplies: (r, knownAs) => callbacks.repliesReceived(r, knownAs),
     respond,
   });
   // Each callback try and its answer, for the admin API's Operations service.

@@ -145,6 +145,16 @@ describe('status and reply callbacks', () => {
     expect(details.json).toMatchObject({ id: reply.json.id, direction: 'MO', source: '+6426000003', content: 'Ka pai rawa — 谢谢 🙏🏽' });
   });
 
+  it('names a Gateway v1 message a reply answers by the integer id its client was given', async () => {
+    const v1 = await client.post('/rest/gateway/messages', { destination: '+6426000007', content: 'Kei te pēhea koe? — 你好吗 🌿' });
+    expect(v1.status, v1.text).toBe(201);
+    const numericId = v1.json[0] as number;
+    await eventually(async () => ((await client.get(`/rest/gateway/messages/${numericId}`)).json.status === 'received' ? true : undefined));
+    await simulator.originate({ source: '6426000007', destination: '4000', text: 'Kei te pai — 很好 👍🏽' });
+    const reply = await eventually(async () => received.find((r) => r.path === '/reply' && r.json.content === 'Kei te pai — 很好 👍🏽'));
+    expect(reply.json).toMatchObject({ source: '6426000007', reply_to: numericId });
+  });
+
   it('posts no status callback for a Gateway v1 send, as SPEC 6.3 has it, while a v2 send beside it gets every one', async () => {
     const v1 = await client.post('/rest/gateway/messages', { destination: '+6426000005', content: 'Tēnā koe, v1 🌿 你好' });
     expect(v1.status, v1.text).toBe(201);

@@ -200,14 +200,23 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       awaiting.push(lookup);
       lookUp(lookup);
     },
-    repliesReceived(replies: readonly MessageRecord[]): void {
+    /** `knownAs`: the integer id of an answered message whose client knows it by one (Gateway v1, campaigns), by UUID. */
+    repliesReceived(replies: readonly MessageRecord[], knownAs: ReadonlyMap<string, number> = new Map()): void {
       for (const r of replies) {
         if (!r.applicationId) continue;
+        const replyTo = r.replyTo ? (knownAs.get(r.replyTo) ?? r.replyTo) : undefined;
         enqueue({
           applicationId: r.applicationId,
           kind: 'reply',
           messageId: r.id,
-          body: { id: r.id, source: r.source, destination: r.destination, content: r.content, operator: '', ...(r.replyTo ? { reply_to: r.replyTo } : {}) },
+          body: {
+            id: r.id,
+            source: r.source,
+            destination: r.destination,
+            content: r.content,
+            operator: '',
+            ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
+          },
           createdAt: r.acceptedAt,
         });
       }

@@ -39,8 +39,12 @@ export function startInboundConsumer(deps: {
   /** The application that claimed an address (a replyAddressKey), if any (accounts.ownerOfAddress). */
   ownerOfAddress?: (addressKey: string) => Promise<string | undefined>;
   dedupWindowMs?: number;
-  /** Replies go on to the application's reply callback. */
-  onReplies?: (records: readonly MessageRecord[]) => void;
+  /**
+   * Replies go on to the application's reply callback. `knownAs` gives the
+   * integer id of each answered message whose client knows it by one (Gateway
+   * v1, campaign reports), by its UUID.
+   */
+  onReplies?: (records: readonly MessageRecord[], knownAs: ReadonlyMap<string, number>) => void;
   /** Automatic answers (campaign reply_response / opt_out_response), once the replies are stored. */
   respond?: (records: readonly MessageRecord[]) => Promise<void>;
 }): Promise<Subscription> {
@@ -122,7 +126,7 @@ export function startInboundConsumer(deps: {
           });
         else deps.log.warn('reply matches no application', { id: r.id, rule: r.replyRoute, source: r.source, destination: r.destination });
       }
-      deps.onReplies?.(records);
+      deps.onReplies?.(records, await numericNames(deps, records));
       await markRepliedRead(deps, records);
 
       const optOuts = records
@@ -140,4 +144,32 @@ export function startInboundConsumer(deps: {
     },
     { group: 'core-inbound', maxBatch: 500 },
   );
+}
+
+/** Interfaces whose clients know a message by its integer id. */
+const NUMBERED = new Set(['gateway_v1', 'campaign']);
+
+/**
+ * The integer ids of the messages these replies answer, where their client
+ * knows them so: from memory, else one history query. A lookup that fails
+ * leaves the UUID (the reply is not held back for it).
+ */
+async function numericNames(
+  deps: { recent: RecentMessages; history: MessageHistory; log: Logger },
+  replies: readonly MessageRecord[],
+): Promise<Map<string, number>> {
+  const known = new Map<string, number>();
+  const missing: string[] = [];
+  for (const id of new Set(replies.map((r) => r.replyTo).filter(Boolean))) {
+    const m = deps.recent.get(id);
+    if (!m) missing.push(id);
+    else if (NUMBERED.has(m.via)) known.set(id, m.numericId);
+  }
+  if (missing.length === 0) return known;
+  try {
+    for (const m of await deps.history.findMessages(missing)) if (NUMBERED.has(m.via)) known.set(m.id, m.numericId);
+  } catch (err) {
+    deps.log.warn('could not look up the messages replies answer; their reply_to stays the UUID', { err, messages: missing.length });
+  }
+  return known;
 }
