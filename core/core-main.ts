@@ -189,6 +189,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     shortener,
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,
+    idempotencyLeaseMs: Math.min(config.idempotencyLeaseMs, config.idempotencyTtlMs),
     operations: { state, bus, history, ledger },
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
     routes: { applications: history, reader, history },

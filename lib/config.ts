@@ -205,6 +205,12 @@ export interface Config {
   scheduleHorizonMs: number;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /**
+   * How long a claimed key whose request has not answered yet is held: a
+   * gateway that dies mid-request never answers nor releases it, and its
+   * client's retries are refused (409) only until then.
+   */
+  idempotencyLeaseMs: number;
   /** How long core keeps a message it accepted in memory, final or not (in flight longer: read from history). */
   recentMessagesMaxAgeMs: number;
   /** Scheduled messages due within this long are held in memory; later ones wait in files under the data directory. */
@@ -451,6 +457,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '10m'),
     recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),
     schedulerMemoryWindowMs: duration('HERMOD_SCHEDULER_MEMORY_WINDOW', '10m'),
     scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),

@@ -252,6 +252,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async completeIdempotencyKey(key, record, ttl) {
       open();
       const t = now();
+      // To the back, among the latest to expire: the claim it replaces held a shorter lease.
+      idempotency.delete(key);
       idempotency.set(key, { record, expires: t + ttl });
       if (!answers) return;
       // The answer was given: a disk that fails now costs it only across a restart, so the caller is not failed for it.

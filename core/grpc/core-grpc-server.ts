@@ -35,6 +35,8 @@ export interface CoreServices {
   state: HotState;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
+  /** How long a claim without its answer is held (a gateway that died mid-request never completes it). */
+  idempotencyLeaseMs: number;
   intake: MessageIntake;
   reader: MessageReader;
   accounts: Accounts;
@@ -186,7 +188,7 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
   const idempotency: UntypedServiceImplementation = {
     claim: unaryHandler('Claim', async (req: ClaimRequest) => {
       if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
-      const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyTtlMs);
+      const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyLeaseMs);
       return held
         ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' }
         : { claimed: true, fingerprint: req.fingerprint, response: '' };
