@@ -6,6 +6,7 @@ import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { createBlockLists } from './accounts/block-lists';
+import { keepScreeningListsLoaded } from './accounts/screening-lists';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
@@ -98,9 +99,15 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     log.info('bootstrap application ready', { application: app.name });
   }
 
-  // Opt-outs are durable in history; hot state may be new (in-process) or shared (Redis).
-  await state.setOptOuts(await history.listOptOuts());
-  await blockLists.load();
+  // Opt-outs and block lists are durable in history; hot state may be new (in-process) or shared (Redis), and a Redis may lose them.
+  const screeningLists = await keepScreeningListsLoaded({
+    state,
+    load: async () => {
+      await state.setOptOuts(await history.listOptOuts());
+      await blockLists.load();
+    },
+    log,
+  });
   // Before any worker or fan-out runs: paused and cancelled campaigns stay so across restarts, whatever the hot state.
   await restoreCampaignControls({ store: history.campaigns, state, recorder });
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.
@@ -224,6 +231,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await endSendStreams();
       await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
       lagMonitor.stop();
+      screeningLists.stop();
       await campaignRunner.stop();
       await orchestrator.stop();
       await intake.drain();

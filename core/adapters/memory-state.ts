@@ -225,6 +225,10 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       return { granted, windowEndsInMs: (window + 1) * 1000 - t };
     },
 
+    // In core's own memory: the lists are lost only with core, which loads them again as it starts.
+    screeningLoaded: async () => (open(), true),
+    markScreeningLoaded: async () => open(),
+
     async setOptOuts(entries) {
       open();
       for (const e of entries) {

@@ -1,8 +1,37 @@
 import { candidatePrefixes, blockableNumber } from '../domain/block-prefix';
 import type { HotState } from '../ports/state';
+import { HermodError } from '../../lib/errors';
 import type { RedisClient } from './redis-connection';
 
-type Screening = Pick<HotState, 'takeQuota' | 'setBlocks' | 'findBlocks'>;
+type Screening = Pick<HotState, 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'markScreeningLoaded'>;
+
+type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
+
+/**
+ * Reads of opt-outs and block lists with a look, in the same round trip, at
+ * the key core sets once it has loaded them (`<prefix>:screening-loaded`): a
+ * Redis that restarted empty has neither, and a send screened against
+ * nothing would reach a handset that said STOP.
+ */
+export function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
+  const loadedKey = `${prefix}:screening-loaded`;
+  return {
+    loadedKey,
+    async screened<T>(what: string, commands: (() => Promise<T>)[]): Promise<T[]> {
+      const answers = await each<unknown>(what, [...commands, () => client.exists(loadedKey)]);
+      if (Number(answers.pop()) !== 1) {
+        throw new HermodError(
+          'unavailable',
+          'hot state has lost the opt-outs and block lists (Redis restarted without its data?); core is loading them again',
+          {
+            retryable: true,
+          },
+        );
+      }
+      return answers as T[];
+    },
+  };
+}
 
 /**
  * KEYS[1] quota counter; ARGV: limit, wanted, time to live (ms) of a new counter.
@@ -42,9 +71,19 @@ export function createRedisScreening(
 ): Screening {
   client.defineCommand('hermodTakeQuota', { numberOfKeys: 1, lua: TAKE_QUOTA_LUA });
   const quota = client as unknown as QuotaClient;
+  const guard = createScreeningGuard(client, prefix, each);
   const quotaKey = (key: string): string => `${prefix}:quota:{${key}}`;
   const blockKey = (scope: string): string => `${prefix}:block:{${scope || '*'}}`;
   return {
+    async screeningLoaded() {
+      open();
+      const [exists] = await each('looking for the opt-outs and block lists', [() => client.exists(guard.loadedKey)]);
+      return Number(exists) === 1;
+    },
+    async markScreeningLoaded() {
+      open();
+      await write('marking the opt-outs and block lists loaded', [guard.loadedKey], [() => client.set(guard.loadedKey, String(Date.now()))]);
+    },
     async takeQuota(takes) {
       open();
       if (takes.length === 0) return [];
@@ -80,7 +119,7 @@ export function createRedisScreening(
           commands.push(() => client.smismember(key, ...candidates));
         }
       });
-      const answers = commands.length > 0 ? await each('reading block lists', commands) : [];
+      const answers = await guard.screened('reading block lists', commands);
       // The longest listed prefix of either list.
       const found: (string | undefined)[] = sends.map(() => undefined);
       answers.forEach((members, j) => {

@@ -143,8 +143,27 @@ describe('Redis hot state', () => {
       Array.from({ length: limit + 1 }, (_, i) => (i % 2 ? one : two).takeQuota([{ key: 'kōrero|day|2026-11-24', limit, wanted: 1, ttlMs: 60_000 }])),
     );
     expect(grants.filter(([g]) => g === 1)).toHaveLength(limit);
+    await one.markScreeningLoaded();
     await one.setBlocks([{ scope: '', prefix: '+8190', blocked: true }]);
     expect(await two.findBlocks([{ applicationId: 'Ngā Kōrero', destination: '+819012345678' }])).toEqual(['+8190']);
+  });
+
+  it('refuses to screen a send once Redis has lost the opt-outs and block lists, until they are loaded again', async () => {
+    const prefix = freshPrefix();
+    const s = state(prefix);
+    const sends = [{ applicationId: 'Ngā Kōrero', destination: '+64211234567' }];
+    const pairs = [{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }];
+    expect(await s.screeningLoaded()).toBe(false);
+    await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    await s.setOptOuts([{ applicationId: 'Ngā Kōrero', handset: '+64211234567', optedOut: true }]);
+    await s.markScreeningLoaded();
+    expect(await s.areOptedOut(pairs)).toEqual([true]);
+    // Redis restarts empty (here: its keys are gone).
+    await deleteRedisKeys(prefix);
+    expect(await s.screeningLoaded()).toBe(false);
+    await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable' });
   });
 
   it('refuses calls once closed', async () => {

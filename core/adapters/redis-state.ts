@@ -4,7 +4,7 @@ import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
-import { createRedisScreening } from './redis-screening-state';
+import { createRedisScreening, createScreeningGuard } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
@@ -175,6 +175,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
     return results;
   };
 
+  const screening = createScreeningGuard(client, prefix, each);
   return {
     ...createRedisScreening(client, prefix, each, write, open),
     ...createRedisCarrierSnapshots(client, prefix, each, open),
@@ -298,7 +299,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
     async areOptedOut(pairs): Promise<boolean[]> {
       open();
       if (pairs.length === 0) return [];
-      const members = await each(
+      const members = await screening.screened(
         'reading opt-outs',
         pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), handsetKey(p.handset))),
       );

@@ -15,6 +15,12 @@ export function describeStateContract(name: string, factory: StateFactory): void
 
     beforeEach(async () => {
       state = await factory();
+      // As core does once it has put the opt-outs and block lists from history in.
+      await state.markScreeningLoaded();
+    });
+
+    it('says its opt-outs and block lists are loaded once told so', async () => {
+      expect(await state.screeningLoaded()).toBe(true);
     });
 
     afterEach(async () => {

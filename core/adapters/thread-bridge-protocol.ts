@@ -41,6 +41,8 @@ export const STATE_METHODS = [
   'getLastMessage',
   'getReplyContext',
   'takeRateTokens',
+  'screeningLoaded',
+  'markScreeningLoaded',
   'setOptOuts',
   'areOptedOut',
   'takeQuota',

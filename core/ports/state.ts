@@ -130,6 +130,15 @@ export interface HotState extends CarrierSnapshotState {
    * (0..wanted) and how long the window still runs.
    */
   takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant>;
+  /**
+   * Whether the opt-outs and block lists core loaded from history are here:
+   * a shared state (Redis) that restarted without its data, or was flushed,
+   * has lost them. While they are not, a shared state refuses areOptedOut and
+   * findBlocks (`unavailable`, retryable) rather than let a send through.
+   */
+  screeningLoaded(): Promise<boolean>;
+  /** Says the opt-outs and block lists are loaded (core, once it has put them all in). */
+  markScreeningLoaded(): Promise<void>;
   /** Opt-outs per application and handset (STOP replies); history keeps the durable copy. */
   setOptOuts(entries: readonly { applicationId: string; handset: string; optedOut: boolean }[]): Promise<void>;
   /** For each pair, in order, whether the handset opted out of the application. */
