@@ -47,6 +47,14 @@ describe('status recorder', () => {
     expect(heard.map((c) => c.status)).toEqual(['accepted', 'received']);
   });
 
+  it('does not record again a sent that a carrier webhook reports after the worker did, once the message is further on', async () => {
+    const { recorder, events } = recorderWithHistory();
+    await recorder.record([change('sent', AT + 10)]);
+    await recorder.record([change('submitted', AT + 20, 'wamid.1')]);
+    await recorder.record([change('sent', AT + 25)]);
+    expect(events.map((e) => e.status)).toEqual(['sent', 'submitted']);
+  });
+
   it('records a repeated report of the same stage once', async () => {
     const { recorder, events } = recorderWithHistory();
     await recorder.record([change('submitted', AT + 20, 'smsc-7')]);

@@ -19,10 +19,12 @@ export interface StatusRecorder {
   /**
    * Applies the changes that move a message forward and records each applied
    * one as an event in history. Resolves once those events are durable.
-   * Returns which changes were applied. A hand-over to the carrier (`sent`,
-   * `submitted`) reported after a later stage (its receipt overtook the
-   * carrier's answer) is not applied but is still recorded: it is when the
-   * message left, and reports and campaign counts read it from history.
+   * Returns which changes were applied. The carrier's acceptance
+   * (`submitted`) reported after a later stage (its receipt overtook the
+   * carrier's answer) is not applied, nor counted or told to listeners, but
+   * is still recorded: it is when the message left, and reports and campaign
+   * counts read it from history. (Not `sent`: some carriers' webhooks report
+   * it again after the worker did, and it is not a hand-over of its own.)
    */
   record(changes: readonly StatusChange[]): Promise<boolean[]>;
   /** Listeners see every applied change (callbacks hang off this). */
@@ -48,7 +50,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     const late = new Set<number>();
     const looks: Promise<void>[] = [];
     changes.forEach((c, i) => {
-      if (applied[i] || (c.status !== 'sent' && c.status !== 'submitted')) return;
+      if (applied[i] || c.status !== 'submitted') return;
       // Rare (a receipt before the submit's answer, or a report repeated): one look at hot state each.
       looks.push(
         deps.state.getStatus(c.messageId).then((current) => {
@@ -79,7 +81,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
             errorCode: c.errorCode ?? '',
           }),
         );
-        messagesByStatus.inc({ channel: c.channel, status: c.status });
+        if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
       });
       await Promise.all(writes);
       changes.forEach((c, i) => {
