@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryBus } from '../core/adapters/memory-bus';
 import { createRedisBus } from '../core/adapters/redis-bus';
+import { HermodError } from '../lib/errors';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
@@ -50,5 +52,35 @@ describe('a channel worker after a crash between the submit and its report', () 
     await pool.publish([job]);
     expect((await pool.statusesOnce(job.id, 'submitted')).map((u) => u.status)).toEqual(['submitted']);
     expect(sim.received).toHaveLength(0);
+  });
+});
+
+describe('a channel worker whose bus refuses its status reports for a while', () => {
+  it('reports sent and submitted once the bus takes them again, sends the message once, and does not crash', async () => {
+    const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl }));
+    const config = { baseUrl: `http://localhost:${sim.port}`, token: 't', sender: '100000000000001', webhookSecret: 's', apiVersion: 'v21.0' };
+    let brokerDownUntil = Date.now() + 1500;
+    const refused: string[] = [];
+    const pool = await kit.pool('wab', (deps) => startWabWorkerPool({ config, ...deps }), {
+      bus: () => {
+        const inner = createMemoryBus();
+        return {
+          ...inner,
+          publish: (topic, records, options) => {
+            if (topic === topicName('status') && Date.now() < brokerDownUntil) {
+              refused.push(topic);
+              return Promise.reject(new HermodError('unavailable', 'Kafka publishing to hermod.status.v1 failed: broker unreachable', { retryable: true }));
+            }
+            return inner.publish(topic, records, options);
+          },
+        };
+      },
+    });
+    const job = imJob('wab', '+64211234564', { type: 'text' }, 'Kia ora — 你好 👋🏽');
+    await pool.publish([job]);
+    expect((await pool.statusesOnce(job.id, 'submitted', 15_000)).map((u) => u.status)).toEqual(['sent', 'submitted']);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(sim.received).toHaveLength(1);
+    brokerDownUntil = 0;
   });
 });

@@ -35,6 +35,10 @@ export interface ChannelWorker {
 }
 
 const SUBMITTED = stageOf('submitted');
+/** Longest wait between tries of a status report the bus refused. */
+const STATUS_RETRY_MAX_MS = 2000;
+/** How long a stopping worker still tries a refused status report. */
+const STOP_RETRY_MS = 5000;
 
 /**
  * A worker of one channel's pool: takes jobs from the channel's topic, skips
@@ -56,9 +60,33 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })),
       { untilDurable },
     );
+  /**
+   * A status the worker reports about its own send (sent, submitted, a refusal)
+   * is tried again until the bus takes it: failing it would fail the send that
+   * caused it, which the carrier already has (sent again: a duplicate), and a
+   * status dropped is a status and callback never seen. Only a stop gives up
+   * (after `STOP_RETRY_MS`): the job, not acknowledged, comes back, and a job
+   * the carrier took is then reported, not sent again.
+   */
+  const publishOwnStatuses = async (updates: StatusUpdate[]): Promise<void> => {
+    let stoppedAt: number | undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await publishStatuses(updates, false);
+        if (attempt > 0) log.info('the bus took the status reports again', { reports: updates.length, attempts: attempt + 1 });
+        return;
+      } catch (err) {
+        if (stopping) stoppedAt ??= Date.now();
+        if (stoppedAt !== undefined && Date.now() - stoppedAt >= STOP_RETRY_MS) throw err;
+        if (attempt === 0 || attempt % 20 === 0)
+          log.warn('could not publish status reports; trying again', { err, reports: updates.length, attempts: attempt + 1 });
+        await new Promise((r) => setTimeout(r, Math.min(STATUS_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));
+      }
+    }
+  };
   const statuses = createBatcher<StatusUpdate, void>(
     async (updates) => {
-      await publishStatuses(updates, false);
+      await publishOwnStatuses(updates);
       return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
@@ -85,6 +113,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       trace: activeTraceparent(),
     });
   const receiptTraces = createReceiptTraces();
+  /** For a report not awaited: given up only at a stop, with the bus still away. */
+  const unreported = (id: string, status: MessageStatus) => (err: unknown) => log.error('gave up a status report at the stop', { err, id, status });
 
   carrier.onReport(async (r: CarrierReport) => {
     const span = startSpan(`receipt ${carrier.name}`, {
@@ -144,6 +174,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
       if ((await cancelled(job)) || (await heldByOperator(job))) return;
       let written = false;
+      let taken = false;
       const end = carrierSendDuration.startTimer({ channel });
       let submit: TraceSpan | undefined;
       try {
@@ -155,22 +186,25 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
             job,
             () => {
               written = true;
-              void report(job.id, 'sent');
+              report(job.id, 'sent').catch(unreported(job.id, 'sent'));
             },
             { redelivered, holdBack: () => campaigns.looksHeld(job.id) },
           );
         const { carrierIds, detail } = await (submit ? submit.run(send) : send());
+        taken = true;
         // The receipt for these carrier ids, when it comes, is a child of this submit.
         receiptTraces.remember(carrierIds, submit?.traceparent);
         submit?.end();
         submit = undefined;
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
-        if (!written) void report(job.id, 'sent');
+        if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
         await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
         return;
       } catch (err) {
+        // The carrier has it; what failed came after (its report, at a stop): never sent again, the job comes back to be reported.
+        if (taken) throw err;
         // A submit the carrier refused or that failed on the way (not what came after it).
         submit?.end(err);
         // Withdrawn from the carrier's queue: the operator's word is checked again, atomically, at the top.
@@ -213,7 +247,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
     // The carrier took it, but the worker died before saying so: say it now, and do not send it again.
     const untold = jobs.filter((_, i) => submitted[i] && current[i] && stageOf(current[i]!.status) < SUBMITTED);
-    for (const j of untold) void report(j.id, 'submitted', { detail: 'submitted before a restart' });
+    for (const j of untold) report(j.id, 'submitted', { detail: 'submitted before a restart' }).catch(unreported(j.id, 'submitted'));
     // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch.
     const seen = new Set<string>();
     const todo = decoded.filter(
