@@ -57,9 +57,10 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
 
 /**
  * Runs one role in this process. Under the supervisor (a cluster worker) the
- * supervisor decides when to stop, so a Ctrl-C that reaches the whole process
- * group does not stop the core before the gateways in front of it; run alone,
- * SIGTERM and SIGINT stop it after in-flight work is flushed.
+ * supervisor decides when to stop, so a Ctrl-C or a SIGTERM that reaches the
+ * whole process group (a terminal, systemd's default KillMode, `kill --
+ * -PGID`) does not stop the core before the gateways in front of it. Run
+ * alone, SIGTERM and SIGINT stop it after in-flight work is flushed.
  */
 export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
   enableDefaultMetrics(options.channel ? `${role}-${options.channel}` : role);
@@ -87,7 +88,9 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
 
   if (cluster.isWorker) {
     answerClusterMetricRequests();
+    // The supervisor got the same signal and stops the roles in order; a worker whose supervisor is gone exits (node's cluster does so).
     process.on('SIGINT', () => undefined);
+    process.on('SIGTERM', () => undefined);
     process.on('message', (msg: { type?: string }) => {
       if (msg?.type === 'shutdown') void stop('supervisor');
     });

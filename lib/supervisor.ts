@@ -112,7 +112,10 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
           new Promise<void>((resolve) => {
             if (w.isDead()) return resolve();
             w.once('exit', () => resolve());
-            w.send({ type: 'shutdown' });
+            // One that died meanwhile has no channel left (EPIPE): its exit resolves this, or already did.
+            w.send({ type: 'shutdown' }, undefined, undefined, (err: Error | null) => {
+              if (err && w.isDead()) resolve();
+            });
           }),
       );
     await Promise.all(exits);

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readReply, type Reply } from './support/https-client';
+import { startHermod } from './support/hermod-process';
+
+/**
+ * systemd (KillMode=control-group, its default), `kill -- -PGID` and a
+ * terminal's job control send SIGTERM to every process of the service at
+ * once, not to the supervisor alone: hermod must still stop in its own
+ * order, the gateways first, letting requests in flight finish.
+ */
+describe('SIGTERM sent to the whole process group', () => {
+  it('lets an upload in flight finish with 201, and every role stops through the supervisor', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-group-term-'));
+    const hermod = await startHermod({ dataDir });
+    const members = Array.from({ length: 3000 }, (_, i) => ({ destination: `+6421990${String(i).padStart(4, '0')}`, param1: 'Hēmi — 你好 🌿' }));
+    const body = Buffer.from(JSON.stringify({ name: 'rārangi puhoi — 慢', members }), 'utf8');
+    const answer = new Promise<Reply>((resolve, reject) => {
+      const req = https.request(new URL('/rest/campaign_manager/v1/acme/lists', hermod.baseUrl), {
+        method: 'POST',
+        ca: hermod.ca(),
+        headers: {
+          authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}`,
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+        },
+      });
+      req.on('response', (res) => readReply(res, resolve));
+      req.on('error', reject);
+      // The body goes in ten pieces over a second and a half; the signal comes after the first.
+      const pieces = 10;
+      const size = Math.ceil(body.length / pieces);
+      let sent = 0;
+      const next = (): void => {
+        req.write(body.subarray(sent * size, (sent + 1) * size));
+        if (++sent < pieces) setTimeout(next, 150);
+        else req.end();
+      };
+      next();
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        try {
+          process.kill(hermod.pid, 0);
+        } catch {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 50);
+    });
+    process.kill(-hermod.pid, 'SIGTERM');
+
+    const reply = await answer;
+    expect(reply.status, reply.text).toBe(201);
+    await exited;
+    const lines = hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; role?: string; reason?: string });
+    const stops = lines.filter((l) => l.msg === 'stopping');
+    expect(stops.length).toBeGreaterThan(0);
+    for (const s of stops) expect(s.reason, JSON.stringify(s)).toBe('supervisor');
+    expect(lines.some((l) => l.msg === 'core stopped')).toBe(true);
+    expect(lines.some((l) => l.msg === 'hermod stopped')).toBe(true);
+  }, 60_000);
+});
