@@ -10,6 +10,7 @@ import type { StatusChange } from '../messages/status-recorder';
 import type { MessageRecord } from '../ports/message-history';
 import { openCallbackOutbox, type CallbackOutbox } from './callback-outbox';
 import { createCallbackProducer } from './callback-producer';
+import { eventually } from '../../test/support/eventually';
 
 const log = createLogger({ test: 'callback-producer' });
 const dirs: string[] = [];
@@ -183,5 +184,41 @@ describe('callback producer', () => {
 
     const after = open(dir);
     expect(after.lookups().map((l) => l.change)).toEqual([receipt]);
+  });
+});
+
+describe('callback producer on a bus that keeps records, while the bus is away', () => {
+  it('publishes the callbacks it could not once the bus is back, each message in the order its changes happened', async () => {
+    const inner = createMemoryBus();
+    let away = true;
+    const bus = {
+      ...inner,
+      publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) =>
+        away ? Promise.reject(new Error('Kafka publishing to hermod.callbacks.v1 failed: broker unreachable')) : inner.publish(topic, records, options),
+    };
+    const published: { messageId: string; status: string }[] = [];
+    await inner.subscribe(
+      'hermod.callbacks.v1',
+      async (records) => {
+        for (const r of records) {
+          const job = JSON.parse(r.value.toString('utf8')) as { messageId: string; body: { status: string } };
+          published.push({ messageId: job.messageId, status: job.body.status });
+        }
+      },
+      { group: 'test' },
+    );
+    const recent = createRecentMessages();
+    const m = message({ id: 'm-now', applicationId: 'tenant-a', destination: '+64211234568', direction: 'MT', channel: 'sms', via: 'sms_v2' });
+    recent.put([m]);
+    const producer = createCallbackProducer({ bus, lookup: lookupOf([]), recent, log, outbox: open(freshDir()), busKeepsRecords: true });
+    for (const [i, status] of (['queued', 'sent', 'submitted'] as const).entries()) {
+      producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status, at: Date.now() + i });
+      await settle();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    away = false;
+    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'received', at: Date.now() + 9 });
+    await eventually(() => published.length === 4, 10_000);
+    expect(published.map((p) => p.status)).toEqual(['queued', 'sent', 'submitted', 'received']);
   });
 });

@@ -34,6 +34,8 @@ interface CallbackProducerDeps {
 }
 
 const MAX_LOOKUP_RETRY_MS = 60_000;
+/** Longest wait between tries of a batch of callbacks the bus refused. */
+const PUBLISH_RETRY_MAX_MS = 2000;
 
 /** Interfaces whose messages have no status callbacks: Gateway v1, and Campaign Manager's answers to replies (its campaign messages are told apart by id). */
 const NO_STATUS_CALLBACKS = new Set(['gateway_v1', 'campaign_opt_out_response', 'campaign_reply_response', 'campaign']);
@@ -47,16 +49,28 @@ const NO_STATUS_CALLBACKS = new Set(['gateway_v1', 'campaign_opt_out_response', 
  */
 export function createCallbackProducer(deps: CallbackProducerDeps) {
   const { outbox } = deps;
+  // One batch at a time, each tried again until the bus takes it (a broker
+  // away, electing a leader): a later batch never overtakes an earlier one,
+  // so a message's callbacks keep the order of its changes. At a stop the
+  // jobs still refused stay held in the outbox, published at the next start.
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
-      await deps.bus.publish(
-        topicName('callbacks'),
-        jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) })),
-      );
+      const records = jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) }));
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await deps.bus.publish(topicName('callbacks'), records);
+          break;
+        } catch (err) {
+          if (draining) throw err;
+          if (attempt === 0 || attempt % 20 === 0)
+            deps.log.warn('could not publish callbacks; trying again', { err, jobs: jobs.length, attempts: attempt + 1 });
+          await new Promise((r) => setTimeout(r, Math.min(PUBLISH_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));
+        }
+      }
       outbox.handOver(jobs);
       return [];
     },
-    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 1 },
   );
 
   // Jobs made in one synchronous run (the listeners of one recorded batch) go
