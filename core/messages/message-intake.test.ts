@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Bus, BusRecord } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import { decodeJob } from '../ports/bus-payloads';
-import type { MessageHistory } from '../ports/message-history';
+import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { createMemoryState } from '../adapters/memory-state';
 import { HermodError } from '../../lib/errors';
 import { createMessageIntake, type NewMessage } from './message-intake';
 import { createRecentMessages } from './recent-messages';
-import type { StatusChange, StatusRecorder } from './status-recorder';
+import { createStatusRecorder, type StatusChange, type StatusRecorder } from './status-recorder';
 
 /**
  * A bus whose publishes to the topics in `down` fail, as Kafka's do while a
@@ -215,5 +215,34 @@ describe('handing accepted messages to their channel', () => {
     expect(again[0]).toMatchObject({ ok: true });
     await until(() => (published.get(topicName('sms'))?.length ?? 0) === 4);
     await intake.drain();
+  });
+});
+
+describe('the queued status on a bus whose publish returns after the worker has sent', () => {
+  it('records queued before the worker can report sent, so neither it nor its callback is lost', async () => {
+    const state = createMemoryState();
+    const events: StatusEvent[] = [];
+    const history = {
+      insertMessages: async () => undefined,
+      appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: string[] = [];
+    recorder.onApplied((c) => told.push(c.status));
+    // Kafka acknowledges a publish after a few milliseconds; a worker may have taken the job, sent it and reported by then.
+    const bus = {
+      async publish(topic: string, records: readonly BusRecord[]) {
+        if (topic !== topicName('sms')) return;
+        const ids = records.map((r) => decodeJob(r.value).id);
+        await recorder.record(ids.map((id) => ({ messageId: id, applicationId: 'acme', channel: 'sms', status: 'sent' as const, at: Date.now() })));
+      },
+    } as unknown as Bus;
+    const intake = createMessageIntake({ history, state, bus, recorder, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
+    const [result] = await intake.accept([send('sms', '+64211234567', 'Kia ora — 你好 👋🏽')]);
+    expect(result).toMatchObject({ ok: true });
+    await until(() => told.includes('sent'));
+    await intake.drain();
+    expect(told).toEqual(['accepted', 'queued', 'sent']);
+    expect(events.map((e) => e.status)).toEqual(['queued', 'sent']);
   });
 });

@@ -200,38 +200,53 @@ export function createMessageIntake(deps: {
       records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })),
     );
 
-  /** Publishes each channel's records; throws UnsentRecords with those of the channels whose publish failed. */
+  /** Records whose `queued` was recorded (at their first hand-off attempt). */
+  const queuedOnce = new WeakSet<MessageRecord>();
+
+  /**
+   * Publishes each channel's records; throws UnsentRecords with those of the
+   * channels whose publish failed. `queued` (taken into its channel's queue)
+   * is recorded as the first publish starts, not after it: a bus such as
+   * Kafka answers a publish after a worker may already have sent the message
+   * and reported `sent`, and a `queued` recorded then would be refused as a
+   * step back, its callback lost. A publish that fails is tried again, and
+   * recovery hands over what is still `queued` at a restart.
+   */
   const publish = async (records: readonly MessageRecord[]): Promise<void> => {
     try {
       await rememberRecipients(records);
     } catch (err) {
       throw new UnsentRecords(records, err);
     }
+    let failed: { err: unknown } | undefined;
+    const first = records.filter((r) => !queuedOnce.has(r));
+    for (const r of first) queuedOnce.add(r);
+    const now = Date.now();
+    // Hot state takes the step as record() starts, before the publish below is sent.
+    const queued =
+      first.length === 0
+        ? Promise.resolve()
+        : deps.recorder.record(first.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }))).then(
+            () => undefined,
+            (err: unknown) => void (failed ??= { err }),
+          );
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
       const list = byChannel.get(r.channel) ?? [];
       list.push(r);
       byChannel.set(r.channel, list);
     }
-    const sent: MessageRecord[] = [];
     const unsent: MessageRecord[] = [];
-    let failed: { err: unknown } | undefined;
     for (const [channel, list] of byChannel) {
       try {
         await publishTo(channel, list);
-        for (const r of list) sent.push(r);
       } catch (err) {
         failed ??= { err };
         for (const r of list) unsent.push(r);
       }
     }
-    if (sent.length > 0) {
-      const now = Date.now();
-      // Those are on their topic: a `queued` event that failed is reported, and they are not sent again for it.
-      await deps.recorder
-        .record(sent.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
-        .catch((err: unknown) => (failed ??= { err }));
-    }
+    // A `queued` event that failed is reported; the messages on their topic are not sent again for it.
+    await queued;
     if (failed) throw new UnsentRecords(unsent, failed.err);
   };
 
