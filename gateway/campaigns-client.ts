@@ -11,7 +11,7 @@ import {
   type Template,
 } from '../proto/gen/hermod/v1/campaigns';
 import type { HermodError } from '../lib/errors';
-import { fromServiceError } from '../lib/grpc-errors';
+import { fromServiceError, grpcCodeName } from '../lib/grpc-errors';
 import { CampaignsServiceWithReportWire } from '../proto/report-chunk-wire';
 import { unaryCall } from './unary-call';
 import { grpcDuration } from '../lib/metrics';
@@ -50,7 +50,7 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
     for await (const chunk of stream as AsyncIterable<T>) yield chunk;
     end({ code: 'OK' });
   } catch (err) {
-    end({ code: String((err as ServiceError).code ?? 'error') });
+    end({ code: grpcCodeName((err as ServiceError).code) });
     throw fromServiceError(err as ServiceError);
   } finally {
     stream.cancel(); // a consumer that stops early ends the call
@@ -72,7 +72,7 @@ export function createCampaignsClient(address: string, channelCredentials: Chann
       const result = new Promise<ImportResult>((resolve, reject) => (settle = { resolve, reject }));
       result.catch(() => undefined); // read by commit(); an aborted import's failure is expected
       const call = client.importMembers(deadline(STREAM_TIMEOUT_MS), (err, res) => {
-        end({ code: err ? String(err.code) : 'OK' });
+        end({ code: err ? grpcCodeName(err.code) : 'OK' });
         if (err) settle.reject(fromServiceError(err));
         else settle.resolve(res);
       });

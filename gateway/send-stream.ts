@@ -1,7 +1,7 @@
 import type { ClientDuplexStream, ServiceError } from '@grpc/grpc-js';
 import type { MessagingClient, OutboundMessage, SendBatch, SendBatchResult, SendResult } from '../proto/gen/hermod/v1/messages';
 import { HermodError, isErrorCode } from '../lib/errors';
-import { fromServiceError } from '../lib/grpc-errors';
+import { fromServiceError, grpcCodeName } from '../lib/grpc-errors';
 import { grpcDuration } from '../lib/metrics';
 import { traceOf } from '../lib/tracing';
 import { CALL_TIMEOUT_MS } from './unary-call';
@@ -45,7 +45,7 @@ export function createSendStream(client: MessagingClient, timeoutMs = CALL_TIMEO
     const waiting = [...open.waiting.values()];
     open.waiting.clear();
     for (const w of waiting) {
-      w.timed({ code: String(err.grpcStatus) });
+      w.timed({ code: grpcCodeName(err.grpcStatus) });
       w.reject(err);
     }
   };
@@ -62,7 +62,7 @@ export function createSendStream(client: MessagingClient, timeoutMs = CALL_TIMEO
         return;
       }
       const err = new HermodError(isErrorCode(r.failure.code) ? r.failure.code : 'internal', r.failure.message);
-      w.timed({ code: String(err.grpcStatus) });
+      w.timed({ code: grpcCodeName(err.grpcStatus) });
       w.reject(err);
     });
     open.stream.on('error', (err: ServiceError) => fail(open, fromServiceError(err)));
@@ -81,7 +81,7 @@ export function createSendStream(client: MessagingClient, timeoutMs = CALL_TIMEO
         if (w.sentAt > late) continue;
         open.waiting.delete(n);
         const err = new HermodError('timeout', 'core did not answer in time');
-        w.timed({ code: String(err.grpcStatus) });
+        w.timed({ code: grpcCodeName(err.grpcStatus) });
         w.reject(err);
       }
     },

@@ -1,5 +1,5 @@
 import type { Client, Metadata, ServiceError } from '@grpc/grpc-js';
-import { fromServiceError } from '../lib/grpc-errors';
+import { fromServiceError, grpcCodeName } from '../lib/grpc-errors';
 import { grpcDuration } from '../lib/metrics';
 
 export const CALL_TIMEOUT_MS = 15_000;
@@ -19,7 +19,7 @@ export function unaryCall<Req, Res>(
   const end = grpcDuration.startTimer({ side: 'client', method });
   return new Promise((resolve, reject) => {
     const done: Callback<Res> = (err, res) => {
-      end({ code: err ? String(err.code) : 'OK' });
+      end({ code: err ? grpcCodeName(err.code) : 'OK' });
       if (err) reject(fromServiceError(err));
       else resolve(res);
     };

@@ -4,6 +4,16 @@ import { HermodError, isErrorCode, toHermodError } from './errors';
 const CODE_KEY = 'hermod-code';
 const FIELDS_KEY = 'hermod-fields-bin';
 
+/**
+ * A gRPC status code as its name (`OK`, `NOT_FOUND`, `UNAVAILABLE` …), the
+ * `code` label of hermod_grpc_call_duration_seconds whichever side timed the
+ * call; `UNKNOWN` for anything that is not a status code.
+ */
+export function grpcCodeName(code: number | undefined): string {
+  const name = code === undefined ? undefined : (GrpcStatus as unknown as Record<number, string>)[code];
+  return typeof name === 'string' ? name : 'UNKNOWN';
+}
+
 /** Any error thrown by a core handler as a gRPC status carrying our code. */
 export function toServiceError(err: unknown): Partial<ServiceError> {
   const e = toHermodError(err);

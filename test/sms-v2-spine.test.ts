@@ -135,6 +135,17 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(r.text).toMatch(/hermod_http_requests_total\{[^}]*route="\/rest\/sms\/v2\/messages"[^}]*status="202"[^}]*\} [1-9]/);
     expect(r.text).toMatch(/hermod_http_request_duration_seconds_bucket/);
     expect(r.text).toMatch(/hermod_grpc_call_duration_seconds_bucket\{[^}]*method="SendMessageStream"/);
+    // A call core answered with an error is labelled by the name of its code, as a successful one is by OK.
+    expect((await client.get('/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const codes = new Set(
+      [
+        ...(await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics')).text.matchAll(
+          /hermod_grpc_call_duration_seconds_count\{[^}]*code="([^"]*)"/g,
+        ),
+      ].map((m) => m[1]),
+    );
+    expect(codes).toContain('NOT_FOUND');
+    for (const code of codes) expect(code).toMatch(/^[A-Z_]+$/);
     expect(r.text).toMatch(/hermod_core_messages_total\{channel="sms",status="received"\} [1-9]/);
     expect(r.text).toMatch(/hermod_smpp_window_in_use/);
     expect(r.text).toMatch(/hermod_bus_lag_records\{topic="hermod.sms.v1",group="sms-workers"\} \d/);

@@ -1,11 +1,11 @@
 import type { Metadata, sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import { toServiceError } from '../../lib/grpc-errors';
+import { grpcCodeName, toServiceError } from '../../lib/grpc-errors';
 import { grpcDuration } from '../../lib/metrics';
 
 /** Starts timing a server call; the returned function ends it with the call's outcome. */
 export function timeServerCall(method: string): (err?: unknown) => void {
   const end = grpcDuration.startTimer({ side: 'server', method });
-  return (err?: unknown) => end({ code: err ? String(toServiceError(err).code) : 'OK' });
+  return (err?: unknown) => end({ code: err ? grpcCodeName(toServiceError(err).code) : 'OK' });
 }
 
 /** Wraps an async handler: one place maps every thrown error to a gRPC status and times the call. */
