@@ -17,6 +17,9 @@ export function enableDefaultMetrics(role?: string): void {
   if (defaultsOn) return;
   defaultsOn = true;
   collectDefaultMetrics({ prefix: 'hermod_' });
+  // Gauges that prom-client names as counters (promtool check metrics refuses a `_total`
+  // gauge); the same counts stay by type in hermod_nodejs_active_handles and the like.
+  for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) register.removeSingleMetric(`hermod_nodejs_${name}`);
   if (!role) return;
   const heap: [name: string, help: string, read: (h: HeapInfo) => number][] = [
     ['hermod_role_heap_used_bytes', 'V8 heap in use, by role (the processes of one role summed)', (h) => h.used_heap_size],

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prometheusTool } from './support/prometheus-process';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
@@ -146,6 +148,13 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     );
     expect(codes).toContain('NOT_FOUND');
     for (const code of codes) expect(code).toMatch(/^[A-Z_]+$/);
+    // What a Prometheus operator lints a target with (Debian's promtool, where installed).
+    if (prometheusTool('promtool').available) {
+      const scrape = (await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics')).text;
+      const lint = spawnSync('promtool', ['check', 'metrics'], { input: scrape, encoding: 'utf8' });
+      expect(`${lint.stdout}${lint.stderr}`).toBe('');
+      expect(lint.status).toBe(0);
+    }
     expect(r.text).toMatch(/hermod_core_messages_total\{channel="sms",status="received"\} [1-9]/);
     expect(r.text).toMatch(/hermod_smpp_window_in_use/);
     expect(r.text).toMatch(/hermod_bus_lag_records\{topic="hermod.sms.v1",group="sms-workers"\} \d/);
