@@ -20,6 +20,9 @@ commands:
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
   console          run the operator console (HERMOD_ADMIN_*; needs HERMOD_ADMIN_PASSWORD)
+  reply <from> <to> <text>
+                   a handset's reply through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT), e.g.
+                   hermod reply +6421999001 4000 STOP
   grpc-certs <dir> <host>...
                    make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),
                    valid for the hosts core is reached at
@@ -80,6 +83,9 @@ async function main(): Promise<void> {
     case 'campaigns':
       // The operators' commands and the certificate maker load only when asked for: every process of the service starts here.
       process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
+      return;
+    case 'reply':
+      process.exitCode = await (await import('./cli/reply-cli')).runReplyCommand(config, process.argv.slice(3), (line) => process.stdout.write(line + '\n'));
       return;
     case 'grpc-certs': {
       const [dir, ...hosts] = process.argv.slice(3);

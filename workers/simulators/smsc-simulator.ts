@@ -52,6 +52,13 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   readonly boundCount: number;
 }
 
+/**
+ * A client bound with this system_id is a handset, not an ESME: what it
+ * submits is delivered to the bound ESMEs as a mobile-originated message (a
+ * reply), as `hermod reply` does. It gets no receipt and counts as no submit.
+ */
+export const HANDSET_SYSTEM_ID = 'handset';
+
 export function createSmscSimulator(options: SmscSimulatorOptions = {}): SmscSimulator {
   return new Simulator(options);
 }
@@ -190,7 +197,9 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     userMessageReference?: number;
     concatReference?: number;
   }): Promise<number> {
-    const candidates = [...this.live].filter((s) => s.canReceive && (mo.systemId === undefined || s.systemId === mo.systemId));
+    const candidates = [...this.live].filter(
+      (s) => s.canReceive && s.systemId !== HANDSET_SYSTEM_ID && (mo.systemId === undefined || s.systemId === mo.systemId),
+    );
     if (candidates.length === 0) throw new Error('no bound session can receive');
     const session = candidates[this.roundRobin++ % candidates.length]!;
     const plan = planSms(mo.text, mo.concatReference !== undefined ? { reference: mo.concatReference } : {});
@@ -312,6 +321,21 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       text: decodeText(payload, pdu.dataCoding),
       ...(concat ? { concat } : {}),
     };
+
+    if (session.systemId === HANDSET_SYSTEM_ID) {
+      // A handset's message: on to the ESMEs as a reply, answered once one has it.
+      this.submitCount--;
+      session.submitCount--;
+      this.originate({ source: view.source, destination: view.destination, text: view.text }).then(
+        () => (session.outstanding--, respond(CommandStatus.ESME_ROK, '')),
+        (err: unknown) => {
+          this.o.log?.warn('could not deliver a handset message', { err, source: view.source });
+          session.outstanding--;
+          respond(CommandStatus.ESME_RSYSERR, '');
+        },
+      );
+      return;
+    }
 
     let status: number = CommandStatus.ESME_ROK;
     let outcome: Outcome | undefined;
