@@ -1,5 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../core/adapters/memory-bus';
+import { createMemoryState } from '../core/adapters/memory-state';
+import { decodeStatus, type StatusUpdate } from '../core/ports/bus-payloads';
+import type { HotState } from '../core/ports/state';
+import { eventually } from '../test/support/eventually';
+import type { Carrier } from './carrier';
+import { startChannelWorker } from './channel-worker';
+import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
@@ -82,5 +89,53 @@ describe('a channel worker whose bus refuses its status reports for a while', ()
     expect(refused.length).toBeGreaterThan(0);
     expect(sim.received).toHaveLength(1);
     brokerDownUntil = 0;
+  });
+});
+
+describe('a channel worker whose hot state fails just after the carrier took a message', () => {
+  it('sends every message of the batch once: the one whose carrier ids could not be stored, and the one still with the carrier', async () => {
+    const bus = createMemoryBus();
+    const memory = createMemoryState();
+    let failOnce = true;
+    const state: HotState = {
+      ...memory,
+      putCarrierIds: async (pairs) => {
+        if (failOnce) {
+          failOnce = false;
+          throw new HermodError('unavailable', 'storing carrier ids: Redis is failing over', { retryable: true });
+        }
+        return memory.putCarrierIds(pairs);
+      },
+    };
+    const sends = new Map<string, number>();
+    // The first job is answered at once, the second only after a while (a slow carrier).
+    const carrier: Carrier = {
+      name: 'slow-and-fast',
+      async send(job) {
+        sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, job.content.startsWith('slow') ? 400 : 5));
+        return { carrierIds: [`c-${job.id}-${sends.get(job.id)}`] };
+      },
+      ready: async () => undefined,
+      onReport: () => undefined,
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'wab', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+    kit.defer(async () => {
+      await worker.stop();
+      await bus.close();
+    });
+    const fast = imJob('wab', '+64211234565', { type: 'text' }, 'fast — Kia ora 👋🏽');
+    const slow = imJob('wab', '+64211234566', { type: 'text' }, 'slow — 你好');
+    await bus.publish(topicName('wab'), [
+      { key: fast.id, value: encodeJob({ ...fast, content: 'fast — Kia ora 👋🏽' }) },
+      { key: slow.id, value: encodeJob({ ...slow, content: 'slow — 你好' }) },
+    ]);
+    await eventually(() => [fast.id, slow.id].every((id) => statuses.some((s) => s.id === id && s.status === 'submitted')), 10_000);
+    await new Promise((r) => setTimeout(r, 800));
+    expect([sends.get(fast.id), sends.get(slow.id)]).toEqual([1, 1]);
   });
 });

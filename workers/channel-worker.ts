@@ -68,18 +68,26 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * (after `STOP_RETRY_MS`): the job, not acknowledged, comes back, and a job
    * the carrier took is then reported, not sent again.
    */
-  const publishOwnStatuses = async (updates: StatusUpdate[]): Promise<void> => {
+  const publishOwnStatuses = (updates: StatusUpdate[]): Promise<void> =>
+    untilDone(() => publishStatuses(updates, false), 'publish status reports', { reports: updates.length });
+  /**
+   * What must follow a submit the carrier took (its carrier ids stored, its
+   * status reported), tried again while it fails for a reason that passes
+   * (`retryable`): giving up would leave the message to be sent again.
+   * Given up on an error that does not pass, and at a stop after `STOP_RETRY_MS`.
+   */
+  const untilDone = async (work: () => Promise<unknown>, what: string, fields: Record<string, unknown>): Promise<void> => {
     let stoppedAt: number | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        await publishStatuses(updates, false);
-        if (attempt > 0) log.info('the bus took the status reports again', { reports: updates.length, attempts: attempt + 1 });
+        await work();
+        if (attempt > 0) log.info(`could ${what} again`, { ...fields, attempts: attempt + 1 });
         return;
       } catch (err) {
+        if (!toHermodError(err).retryable) throw err;
         if (stopping) stoppedAt ??= Date.now();
         if (stoppedAt !== undefined && Date.now() - stoppedAt >= STOP_RETRY_MS) throw err;
-        if (attempt === 0 || attempt % 20 === 0)
-          log.warn('could not publish status reports; trying again', { err, reports: updates.length, attempts: attempt + 1 });
+        if (attempt === 0 || attempt % 20 === 0) log.warn(`could not ${what}; trying again`, { err, ...fields, attempts: attempt + 1 });
         await new Promise((r) => setTimeout(r, Math.min(STATUS_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));
       }
     }
@@ -199,7 +207,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
-        await state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
+        await untilDone(() => state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id }))), 'store carrier ids', { id: job.id });
         await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
         return;
       } catch (err) {
@@ -253,7 +261,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const todo = decoded.filter(
       (d, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED) && !seen.has(d.payload.id) && seen.add(d.payload.id),
     );
-    await Promise.all(
+    // Every job settles before the batch fails: one failing must not let the
+    // batch come back while the others are still with the carrier (sent twice).
+    const outcomes = await Promise.allSettled(
       todo.map((d) => {
         const job = d.payload;
         const redelivered = d.record.redeliveries > 0;
@@ -270,6 +280,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           );
       }),
     );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
     await statuses.drain();
   };
 

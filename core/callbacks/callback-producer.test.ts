@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { message } from '../adapters/history-contract';
 import { createMemoryBus } from '../adapters/memory-bus';
@@ -194,7 +195,9 @@ describe('callback producer on a bus that keeps records, while the bus is away',
     const bus = {
       ...inner,
       publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) =>
-        away ? Promise.reject(new Error('Kafka publishing to hermod.callbacks.v1 failed: broker unreachable')) : inner.publish(topic, records, options),
+        away
+          ? Promise.reject(new HermodError('unavailable', 'Kafka publishing to hermod.callbacks.v1 failed: broker unreachable', { retryable: true }))
+          : inner.publish(topic, records, options),
     };
     const published: { messageId: string; status: string }[] = [];
     await inner.subscribe(
@@ -220,5 +223,38 @@ describe('callback producer on a bus that keeps records, while the bus is away',
     producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'received', at: Date.now() + 9 });
     await eventually(() => published.length === 4, 10_000);
     expect(published.map((p) => p.status)).toEqual(['queued', 'sent', 'submitted', 'received']);
+  });
+});
+
+describe('callback producer on a bus that refuses a batch for good', () => {
+  it('gives up that batch, keeping its jobs for the next start, and goes on publishing the callbacks after it', async () => {
+    const inner = createMemoryBus();
+    let refuseNext = true;
+    const bus = {
+      ...inner,
+      publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) => {
+        if (!refuseNext) return inner.publish(topic, records, options);
+        refuseNext = false;
+        return Promise.reject(new HermodError('body_too_large', 'Kafka publishing to hermod.callbacks.v1 failed: message larger than the broker accepts'));
+      },
+    };
+    const published: string[] = [];
+    await inner.subscribe(
+      'hermod.callbacks.v1',
+      async (records) => void published.push(...records.map((r) => JSON.parse(r.value.toString('utf8')).body.status)),
+      {
+        group: 'test',
+      },
+    );
+    const recent = createRecentMessages();
+    const m = message({ id: 'm-big', applicationId: 'tenant-a', destination: '+64211234569', direction: 'MT', channel: 'sms', via: 'sms_v2' });
+    recent.put([m]);
+    const outbox = open(freshDir());
+    const producer = createCallbackProducer({ bus, lookup: lookupOf([]), recent, log, outbox, busKeepsRecords: true });
+    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'queued', at: Date.now() });
+    await settle();
+    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'sent', at: Date.now() + 1 });
+    await eventually(() => published.includes('sent'), 5000);
+    expect(published).toEqual(['sent']);
   });
 });

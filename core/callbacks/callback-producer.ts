@@ -6,6 +6,7 @@ import type { BatchedMessageLookup } from '../messages/batched-message-lookup';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
+import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId } from '../im/im-ids';
@@ -61,7 +62,8 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
           await deps.bus.publish(topicName('callbacks'), records);
           break;
         } catch (err) {
-          if (draining) throw err;
+          // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
+          if (draining || !toHermodError(err).retryable) throw err;
           if (attempt === 0 || attempt % 20 === 0)
             deps.log.warn('could not publish callbacks; trying again', { err, jobs: jobs.length, attempts: attempt + 1 });
           await new Promise((r) => setTimeout(r, Math.min(PUBLISH_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));

@@ -220,14 +220,16 @@ export function createMessageIntake(deps: {
     }
     let failed: { err: unknown } | undefined;
     const first = records.filter((r) => !queuedOnce.has(r));
-    for (const r of first) queuedOnce.add(r);
     const now = Date.now();
     // Hot state takes the step as record() starts, before the publish below is sent.
     const queued =
       first.length === 0
         ? Promise.resolve()
         : deps.recorder.record(first.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }))).then(
-            () => undefined,
+            // Marked once recorded: a `queued` that failed is tried again with the hand-off.
+            () => {
+              for (const r of first) queuedOnce.add(r);
+            },
             (err: unknown) => void (failed ??= { err }),
           );
     const byChannel = new Map<string, MessageRecord[]>();
