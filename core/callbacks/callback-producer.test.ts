@@ -188,72 +188,72 @@ describe('callback producer', () => {
   });
 });
 
+/**
+ * A bus that keeps records, whose publishes `refusal` may turn down (it
+ * returns the error to reject with, or undefined to publish), and the status
+ * of every callback job it took, in order.
+ */
+async function refusingBus(refusal: () => HermodError | undefined) {
+  const inner = createMemoryBus();
+  const bus = {
+    ...inner,
+    publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) => {
+      const err = refusal();
+      return err ? Promise.reject(err) : inner.publish(topic, records, options);
+    },
+  };
+  const published: string[] = [];
+  await inner.subscribe(
+    'hermod.callbacks.v1',
+    async (records) => void published.push(...records.map((r) => JSON.parse(r.value.toString('utf8')).body.status)),
+    {
+      group: 'test',
+    },
+  );
+  return { bus, published };
+}
+
+/** A producer on `bus` that knows one recent v2 message, and a way to report a status of it. */
+function producerOfOne(bus: Parameters<typeof createCallbackProducer>[0]['bus'], id: string) {
+  const recent = createRecentMessages();
+  const m = message({ id, applicationId: 'tenant-a', destination: '+64211234568', direction: 'MT', channel: 'sms', via: 'sms_v2' });
+  recent.put([m]);
+  const producer = createCallbackProducer({ bus, lookup: lookupOf([]), recent, log, outbox: open(freshDir()), busKeepsRecords: true });
+  return (status: StatusChange['status'], at = Date.now()) =>
+    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status, at });
+}
+
 describe('callback producer on a bus that keeps records, while the bus is away', () => {
   it('publishes the callbacks it could not once the bus is back, each message in the order its changes happened', async () => {
-    const inner = createMemoryBus();
     let away = true;
-    const bus = {
-      ...inner,
-      publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) =>
-        away
-          ? Promise.reject(new HermodError('unavailable', 'Kafka publishing to hermod.callbacks.v1 failed: broker unreachable', { retryable: true }))
-          : inner.publish(topic, records, options),
-    };
-    const published: { messageId: string; status: string }[] = [];
-    await inner.subscribe(
-      'hermod.callbacks.v1',
-      async (records) => {
-        for (const r of records) {
-          const job = JSON.parse(r.value.toString('utf8')) as { messageId: string; body: { status: string } };
-          published.push({ messageId: job.messageId, status: job.body.status });
-        }
-      },
-      { group: 'test' },
+    const { bus, published } = await refusingBus(() =>
+      away ? new HermodError('unavailable', 'Kafka publishing to hermod.callbacks.v1 failed: broker unreachable', { retryable: true }) : undefined,
     );
-    const recent = createRecentMessages();
-    const m = message({ id: 'm-now', applicationId: 'tenant-a', destination: '+64211234568', direction: 'MT', channel: 'sms', via: 'sms_v2' });
-    recent.put([m]);
-    const producer = createCallbackProducer({ bus, lookup: lookupOf([]), recent, log, outbox: open(freshDir()), busKeepsRecords: true });
+    const changed = producerOfOne(bus, 'm-now');
     for (const [i, status] of (['queued', 'sent', 'submitted'] as const).entries()) {
-      producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status, at: Date.now() + i });
+      changed(status, Date.now() + i);
       await settle();
     }
     await new Promise((r) => setTimeout(r, 300));
     away = false;
-    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'received', at: Date.now() + 9 });
+    changed('received', Date.now() + 9);
     await eventually(() => published.length === 4, 10_000);
-    expect(published.map((p) => p.status)).toEqual(['queued', 'sent', 'submitted', 'received']);
+    expect(published).toEqual(['queued', 'sent', 'submitted', 'received']);
   });
 });
 
 describe('callback producer on a bus that refuses a batch for good', () => {
   it('gives up that batch, keeping its jobs for the next start, and goes on publishing the callbacks after it', async () => {
-    const inner = createMemoryBus();
     let refuseNext = true;
-    const bus = {
-      ...inner,
-      publish: (topic: string, records: Parameters<typeof inner.publish>[1], options?: Parameters<typeof inner.publish>[2]) => {
-        if (!refuseNext) return inner.publish(topic, records, options);
-        refuseNext = false;
-        return Promise.reject(new HermodError('body_too_large', 'Kafka publishing to hermod.callbacks.v1 failed: message larger than the broker accepts'));
-      },
-    };
-    const published: string[] = [];
-    await inner.subscribe(
-      'hermod.callbacks.v1',
-      async (records) => void published.push(...records.map((r) => JSON.parse(r.value.toString('utf8')).body.status)),
-      {
-        group: 'test',
-      },
-    );
-    const recent = createRecentMessages();
-    const m = message({ id: 'm-big', applicationId: 'tenant-a', destination: '+64211234569', direction: 'MT', channel: 'sms', via: 'sms_v2' });
-    recent.put([m]);
-    const outbox = open(freshDir());
-    const producer = createCallbackProducer({ bus, lookup: lookupOf([]), recent, log, outbox, busKeepsRecords: true });
-    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'queued', at: Date.now() });
+    const { bus, published } = await refusingBus(() => {
+      if (!refuseNext) return undefined;
+      refuseNext = false;
+      return new HermodError('body_too_large', 'Kafka publishing to hermod.callbacks.v1 failed: message larger than the broker accepts');
+    });
+    const changed = producerOfOne(bus, 'm-big');
+    changed('queued');
     await settle();
-    producer.statusChanged({ messageId: m.id, applicationId: m.applicationId, channel: 'sms', status: 'sent', at: Date.now() + 1 });
+    changed('sent', Date.now() + 1);
     await eventually(() => published.includes('sent'), 5000);
     expect(published).toEqual(['sent']);
   });
