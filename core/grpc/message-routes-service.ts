@@ -1,3 +1,4 @@
+import { parseIntegerId } from '../../lib/integer-id';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { GetMessageRouteRequest, MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
 import { HermodError } from '../../lib/errors';
@@ -18,10 +19,8 @@ export function messageRoutesService(deps: {
       if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
       const id = req.id.trim();
       // Gateway v1 and campaign reports give their clients numeric ids.
-      const message =
-        /^[1-9][0-9]{0,15}$/.test(id) && Number.isSafeInteger(Number(id))
-          ? await deps.reader.getByNumericId(app.id, Number(id))
-          : await deps.reader.get(app.id, id);
+      const numericId = parseIntegerId(id);
+      const message = numericId !== undefined ? await deps.reader.getByNumericId(app.id, numericId) : await deps.reader.get(app.id, id);
       // An operator's question, rare: worth making the events recorded so far readable first.
       await deps.history.flush();
       const route = await deps.history.getMessageRoute(app.id, message.id);

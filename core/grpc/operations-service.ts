@@ -1,3 +1,4 @@
+import { parseIntegerId } from '../../lib/integer-id';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type {
   ApplicationCallbacks,
@@ -38,13 +39,13 @@ const TOPICS: readonly { topic: string; group: string }[] = [
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NUMERIC = /^[1-9][0-9]{0,15}$/;
 
 /** A message by the UUID of the SMS API and IM, or the numeric id of Gateway v1 and campaign reports. */
 async function findForOperator(history: OperationsDeps['history'], id: string): Promise<StoredMessage> {
   let message: StoredMessage | undefined;
+  const numericId = parseIntegerId(id);
   if (UUID.test(id)) message = await history.findMessage(id.toLowerCase());
-  else if (NUMERIC.test(id) && Number.isSafeInteger(Number(id))) message = await history.findMessageByNumericId(Number(id));
+  else if (numericId !== undefined) message = await history.findMessageByNumericId(numericId);
   else
     throw new HermodError(
       'invalid_attrib',

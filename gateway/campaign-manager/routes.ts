@@ -1,3 +1,4 @@
+import { parseIntegerId } from '../../lib/integer-id';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator } from '../auth';
@@ -32,8 +33,6 @@ export interface CampaignManagerDeps {
   scheduleHorizonMs: number;
 }
 
-const INTEGER_ID = /^[1-9][0-9]{0,15}$/;
-
 /** Campaign Manager: `/rest/campaign_manager/v1`. */
 export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   const router = new Router({ prefix: '/rest/campaign_manager/v1' });
@@ -49,9 +48,9 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     return who;
   };
   const integerId = (value: string | undefined, name: string): number => {
-    if (!value || !INTEGER_ID.test(value) || Number(value) > Number.MAX_SAFE_INTEGER)
-      throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
-    return Number(value);
+    const id = parseIntegerId(value);
+    if (id === undefined) throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
+    return id;
   };
   const plainErrors = async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
     ctx.state.plainErrors = true;

@@ -1,3 +1,4 @@
+import { parseIntegerId } from '../../lib/integer-id';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator, Caller } from '../auth';
@@ -98,8 +99,8 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   router.get('/messages/:messageid', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const text = ctx.params.messageid ?? '';
-    const numericId = Number(text);
-    if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(numericId)) throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
+    const numericId = parseIntegerId(text);
+    if (numericId === undefined) throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
     const m = await deps.core.getMessageByNumericId(caller.applicationId, numericId);
     reply(ctx, 200, {
       id: m.numericId,
