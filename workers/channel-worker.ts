@@ -5,6 +5,7 @@ import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { createBatcher } from '../lib/batcher';
 import { toHermodError } from '../lib/errors';
+import { retryUntilDone } from '../lib/retry-until-done';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import { isHeldBack, type Carrier, type CarrierReport } from './carrier';
@@ -35,8 +36,6 @@ export interface ChannelWorker {
 }
 
 const SUBMITTED = stageOf('submitted');
-/** Longest wait between tries of a status report the bus refused. */
-const STATUS_RETRY_MAX_MS = 2000;
 /** How long a stopping worker still tries a refused status report. */
 const STOP_RETRY_MS = 5000;
 
@@ -72,25 +71,17 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     untilDone(() => publishStatuses(updates, false), 'publish status reports', { reports: updates.length });
   /**
    * What must follow a submit the carrier took (its carrier ids stored, its
-   * status reported), tried again while it fails for a reason that passes
-   * (`retryable`): giving up would leave the message to be sent again.
-   * Given up on an error that does not pass, and at a stop after `STOP_RETRY_MS`.
+   * status reported), tried again while it fails for a reason that passes:
+   * giving up would leave the message to be sent again. At a stop, given up
+   * after `STOP_RETRY_MS`.
    */
-  const untilDone = async (work: () => Promise<unknown>, what: string, fields: Record<string, unknown>): Promise<void> => {
+  const untilDone = (work: () => Promise<unknown>, what: string, fields: Record<string, unknown>): Promise<void> => {
     let stoppedAt: number | undefined;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await work();
-        if (attempt > 0) log.info(`could ${what} again`, { ...fields, attempts: attempt + 1 });
-        return;
-      } catch (err) {
-        if (!toHermodError(err).retryable) throw err;
-        if (stopping) stoppedAt ??= Date.now();
-        if (stoppedAt !== undefined && Date.now() - stoppedAt >= STOP_RETRY_MS) throw err;
-        if (attempt === 0 || attempt % 20 === 0) log.warn(`could not ${what}; trying again`, { err, ...fields, attempts: attempt + 1 });
-        await new Promise((r) => setTimeout(r, Math.min(STATUS_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));
-      }
-    }
+    const giveUp = (): boolean => {
+      if (stopping) stoppedAt ??= Date.now();
+      return stoppedAt !== undefined && Date.now() - stoppedAt >= STOP_RETRY_MS;
+    };
+    return retryUntilDone(work, { what, log, fields, giveUp });
   };
   const statuses = createBatcher<StatusUpdate, void>(
     async (updates) => {

@@ -6,7 +6,7 @@ import type { BatchedMessageLookup } from '../messages/batched-message-lookup';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
 import { createBatcher } from '../../lib/batcher';
-import { toHermodError } from '../../lib/errors';
+import { retryUntilDone } from '../../lib/retry-until-done';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId } from '../im/im-ids';
@@ -35,8 +35,6 @@ interface CallbackProducerDeps {
 }
 
 const MAX_LOOKUP_RETRY_MS = 60_000;
-/** Longest wait between tries of a batch of callbacks the bus refused. */
-const PUBLISH_RETRY_MAX_MS = 2000;
 
 /** Interfaces whose messages have no status callbacks: Gateway v1, and Campaign Manager's answers to replies (its campaign messages are told apart by id). */
 const NO_STATUS_CALLBACKS = new Set(['gateway_v1', 'campaign_opt_out_response', 'campaign_reply_response', 'campaign']);
@@ -57,18 +55,13 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
       const records = jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) }));
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await deps.bus.publish(topicName('callbacks'), records);
-          break;
-        } catch (err) {
-          // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
-          if (draining || !toHermodError(err).retryable) throw err;
-          if (attempt === 0 || attempt % 20 === 0)
-            deps.log.warn('could not publish callbacks; trying again', { err, jobs: jobs.length, attempts: attempt + 1 });
-          await new Promise((r) => setTimeout(r, Math.min(PUBLISH_RETRY_MAX_MS, 50 * 2 ** Math.min(attempt, 10))));
-        }
-      }
+      // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
+      await retryUntilDone(() => deps.bus.publish(topicName('callbacks'), records), {
+        what: 'publish callbacks',
+        log: deps.log,
+        fields: { jobs: jobs.length },
+        giveUp: () => draining,
+      });
       outbox.handOver(jobs);
       return [];
     },
