@@ -1,9 +1,10 @@
 import { candidatePrefixes, blockableNumber } from '../domain/block-prefix';
+import { handsetKey } from '../domain/handset-key';
 import type { HotState } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import type { RedisClient } from './redis-connection';
 
-type Screening = Pick<HotState, 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'markScreeningLoaded'>;
+type Screening = Pick<HotState, 'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'markScreeningLoaded'>;
 
 type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
 
@@ -13,7 +14,7 @@ type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
  * Redis that restarted empty has neither, and a send screened against
  * nothing would reach a handset that said STOP.
  */
-export function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
+function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
   const loadedKey = `${prefix}:screening-loaded`;
   return {
     loadedKey,
@@ -55,10 +56,12 @@ interface QuotaClient {
 }
 
 /**
- * Quota counters and block lists of the Redis hot state: a counter is one
- * string key per application and period, `<prefix>:quota:{<key>}`; a block
- * list is one set per scope, `<prefix>:block:{<application id>}` and
- * `<prefix>:block:{*}` for the global one. Every command touches one key (one
+ * Opt-outs, quota counters and block lists of the Redis hot state: the
+ * opt-outs are one set of handset keys per application,
+ * `<prefix>:optout:{<application id>}`; a counter is one string key per
+ * application and period, `<prefix>:quota:{<key>}`; a block list is one set
+ * per scope, `<prefix>:block:{<application id>}` and `<prefix>:block:{*}` for
+ * the global one. Every command touches one key (one
  * cluster slot); a batch is sent together (auto-pipelined, one round trip).
  * A destination is looked up with one SMISMEMBER of all its prefixes per list.
  */
@@ -74,6 +77,7 @@ export function createRedisScreening(
   const guard = createScreeningGuard(client, prefix, each);
   const quotaKey = (key: string): string => `${prefix}:quota:{${key}}`;
   const blockKey = (scope: string): string => `${prefix}:block:{${scope || '*'}}`;
+  const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
   return {
     async screeningLoaded() {
       open();
@@ -83,6 +87,25 @@ export function createRedisScreening(
     async markScreeningLoaded() {
       open();
       await write('marking the opt-outs and block lists loaded', [guard.loadedKey], [() => client.set(guard.loadedKey, String(Date.now()))]);
+    },
+    async setOptOuts(entries) {
+      open();
+      if (entries.length === 0) return;
+      const keys = entries.map((e) => optOutKey(e.applicationId));
+      await write(
+        'storing opt-outs',
+        keys,
+        entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, handsetKey(e.handset)) : client.srem(keys[i]!, handsetKey(e.handset)))),
+      );
+    },
+    async areOptedOut(pairs) {
+      open();
+      if (pairs.length === 0) return [];
+      const members = await guard.screened(
+        'reading opt-outs',
+        pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), handsetKey(p.handset))),
+      );
+      return members.map((r) => Number(r) === 1);
     },
     async takeQuota(takes) {
       open();

@@ -4,7 +4,7 @@ import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus
 import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
-import { createRedisScreening, createScreeningGuard } from './redis-screening-state';
+import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
@@ -142,7 +142,6 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
   const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handsetKey(handset)}}`;
-  const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
   const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handsetKey(handset)}}`;
   // A sorted set per address: application → when it last sent from there.
   const sendersKey = (address: string): string => `${prefix}:senders:{${address}}`;
@@ -175,7 +174,6 @@ export function createRedisState(options: RedisStateOptions): HotState {
     return results;
   };
 
-  const screening = createScreeningGuard(client, prefix, each);
   return {
     ...createRedisScreening(client, prefix, each, write, open),
     ...createRedisCarrierSnapshots(client, prefix, each, open),
@@ -283,27 +281,6 @@ export function createRedisState(options: RedisStateOptions): HotState {
       } catch (err) {
         throw unavailable('taking from a rate limit', err);
       }
-    },
-
-    async setOptOuts(entries): Promise<void> {
-      open();
-      if (entries.length === 0) return;
-      const keys = entries.map((e) => optOutKey(e.applicationId));
-      await write(
-        'storing opt-outs',
-        keys,
-        entries.map((e, i) => () => (e.optedOut ? client.sadd(keys[i]!, handsetKey(e.handset)) : client.srem(keys[i]!, handsetKey(e.handset)))),
-      );
-    },
-
-    async areOptedOut(pairs): Promise<boolean[]> {
-      open();
-      if (pairs.length === 0) return [];
-      const members = await screening.screened(
-        'reading opt-outs',
-        pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), handsetKey(p.handset))),
-      );
-      return members.map((r) => Number(r) === 1);
     },
 
     async claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined> {
