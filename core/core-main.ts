@@ -102,12 +102,17 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Opt-outs and block lists are durable in history; hot state may be new (in-process) or shared (Redis), and a Redis may lose them.
   const screeningLists = await keepScreeningListsLoaded({
     state,
+    scopes: async () => ['', ...(await accounts.list()).map((a) => a.id)],
     load: async () => {
       await state.setOptOuts(await history.listOptOuts());
       await blockLists.load();
     },
     log,
   });
+  accounts.onCreated((applicationId) =>
+    // The next look marks it if this fails; meanwhile its sends are refused as retryable.
+    screeningLists.created(applicationId).catch((err) => log.warn("could not mark a new application's opt-outs and block lists loaded", { err })),
+  );
   // Before any worker or fan-out runs: paused and cancelled campaigns stay so across restarts, whatever the hot state.
   await restoreCampaignControls({ store: history.campaigns, state, recorder });
   // Callbacks owed are journaled in the data directory: the in-process bus forgets them on a crash.

@@ -73,6 +73,43 @@ describeCluster('Redis Cluster hot state', () => {
     for (const [i, id] of ids.entries()) expect(await state.getStatus(id)).toEqual({ status: 'sent', at: 2000 + i });
   });
 
+  it('refuses to screen against opt-outs and block lists held by a master that lost its data while the other masters kept theirs', async () => {
+    const prefix = randomPrefix('cluster');
+    const state = createRedisState({ redis: { cluster: parseRedisClusterUrl(cluster.url) }, prefix, waitReplicas: 1 });
+    open.push(state);
+    const masters = await cluster.masters();
+    const portOf = (key: string): number => masters.find((m) => m.serves(hashSlot(key)))!.port;
+    // An application whose lists live on another master than where a single screening marker for the whole state would.
+    let app = '';
+    do app = `Ngā Kōrero ${randomUUID()}`;
+    while (portOf(`${prefix}:optout:{${app}}`) === portOf(`${prefix}:screening-loaded`));
+    const handset = '+64211234567';
+    const scopes = ['', app];
+    const load = async (): Promise<boolean> => {
+      const token = await state.beginScreeningLoad(scopes);
+      await state.setOptOuts([{ applicationId: app, handset, optedOut: true }]);
+      await state.setBlocks([{ scope: app, prefix: '+6427999', blocked: true }]);
+      return state.markScreeningLoaded(scopes, token);
+    };
+    expect(await load()).toBe(true);
+    expect(await state.areOptedOut([{ applicationId: app, handset }])).toEqual([true]);
+
+    // That master restarts empty (its replica with it).
+    const admin = new Redis({ host: '127.0.0.1', port: portOf(`${prefix}:optout:{${app}}`) });
+    try {
+      await admin.flushall();
+    } finally {
+      admin.disconnect();
+    }
+    await expect(state.areOptedOut([{ applicationId: app, handset }])).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    await expect(state.findBlocks([{ applicationId: app, destination: '+64279990001' }])).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    expect(await state.screeningLoaded(scopes)).toBe(false);
+    // Loaded again, as core does within a second of seeing it.
+    expect(await load()).toBe(true);
+    expect(await state.areOptedOut([{ applicationId: app, handset }])).toEqual([true]);
+    expect(await state.findBlocks([{ applicationId: app, destination: '+64279990001' }])).toEqual(['+6427999']);
+  });
+
   it('computes the same hash slot as Redis for any key, braces and non-ASCII included', async () => {
     const redis = new Redis({ host: '127.0.0.1', port: cluster.ports[0]! });
     try {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssembledMessage } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
+import { createClient } from './support/https-client';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
 
@@ -55,4 +56,12 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     // And a send elsewhere still goes.
     expect((await finalOf({ destination: '+6421777002', content: 'Kia ora 🌿' })).status).toBe('received');
   }, 90_000);
+
+  it('takes the first send of an application created a moment ago, with no wait for the lists to be looked at again', async () => {
+    const created = await h.hermod.cli(['apps', 'create', 'kōwhai', '--password', 'kō-secret-🌼']);
+    expect(created.code, created.output).toBe(0);
+    const kowhai = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'kōwhai', pass: 'kō-secret-🌼' });
+    const r = await kowhai.post('/rest/sms/v2/messages', { destination: '+6421777003', content: 'Mōrena 🌼 早上好' });
+    expect(r.status, JSON.stringify(r.json)).toBe(202);
+  }, 30_000);
 });

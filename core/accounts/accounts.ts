@@ -63,6 +63,8 @@ export interface Accounts {
   peekCallbackSettings(applicationId: string): { known: true; value: CallbackSettings | undefined } | { known: false };
   /** Told after this core changed an application's settings, so what caches them in front of callbackSettings drops them at once. */
   onSettingsChanged(listener: (applicationId: string) => void): void;
+  /** Called with a new application's id before upsert returns it. */
+  onCreated(listener: (applicationId: string) => Promise<void>): void;
   list(): Promise<
     { id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number; quota: Quota | undefined }[]
   >;
@@ -81,6 +83,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
   /** Bumped by every upsert: a read that started before one does not cache what it read. */
   let generation = 0;
   const changeListeners: ((applicationId: string) => void)[] = [];
+  const createdListeners: ((applicationId: string) => Promise<void>)[] = [];
   // Address key → application id, of every claim; read for every reply, so cached like the settings.
   let owners: { value: Map<string, string>; expires: number } | undefined;
   const claims = async (): Promise<Map<string, string>> => {
@@ -125,6 +128,9 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       return { known: false };
     },
     callbackSettings,
+    onCreated(listener) {
+      createdListeners.push(listener);
+    },
     onSettingsChanged(listener) {
       changeListeners.push(listener);
     },
@@ -175,6 +181,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       settings.delete(record.id);
       owners = undefined;
       for (const listener of changeListeners) listener(record.id);
+      if (!current) for (const listener of createdListeners) await listener(record.id);
       return { id: record.id, name: record.name };
     },
     async listOptOuts(applicationName) {

@@ -1,35 +1,61 @@
 import type { Logger } from '../../lib/log';
 import type { HotState } from '../ports/state';
 
+export interface ScreeningLists {
+  /**
+   * A new application has no opt-outs or block list in history yet: its
+   * (empty) lists are marked loaded at once, so its first send is not
+   * refused while the next look comes round.
+   */
+  created(applicationId: string): Promise<void>;
+  stop(): void;
+}
+
 /**
  * Opt-outs and block lists are kept in history and loaded into hot state,
  * which sends are screened against. This loads them at start, and again
- * whenever hot state has lost them (a Redis that restarted without its data,
- * or was flushed): it looks every `intervalMs`, and meanwhile hot state
- * refuses to screen (a retryable error), so no send gets through unscreened.
+ * whenever hot state has lost those of any scope (a Redis, or one master of
+ * a Redis Cluster, that restarted without its data, or was flushed): it
+ * looks every `intervalMs`, and meanwhile hot state refuses to screen (a
+ * retryable error), so no send gets through unscreened. A load that hot
+ * state lost data during is not marked done, and runs again.
  */
 export async function keepScreeningListsLoaded(deps: {
-  state: Pick<HotState, 'screeningLoaded' | 'markScreeningLoaded'>;
+  state: Pick<HotState, 'screeningLoaded' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
+  /** Every scope with lists: '' (the global block list) and each application's id. */
+  scopes: () => Promise<string[]>;
   /** Puts every opt-out and block-list entry from history into hot state. */
   load: () => Promise<void>;
   log: Logger;
   intervalMs?: number;
-}): Promise<{ stop(): void }> {
-  const load = async (): Promise<void> => {
-    await deps.load();
-    await deps.state.markScreeningLoaded();
+  /** How often the scopes are listed again (applications another core created); default 30 s. */
+  scopesEveryMs?: number;
+}): Promise<ScreeningLists> {
+  let known = new Set(await deps.scopes());
+  let listedAt = Date.now();
+  const scopes = async (): Promise<string[]> => {
+    if (Date.now() - listedAt >= (deps.scopesEveryMs ?? 30_000)) {
+      known = new Set([...known, ...(await deps.scopes())]);
+      listedAt = Date.now();
+    }
+    return [...known];
   };
-  await load();
+  const load = async (scopes: string[]): Promise<boolean> => {
+    const token = await deps.state.beginScreeningLoad(scopes);
+    await deps.load();
+    return deps.state.markScreeningLoaded(scopes, token);
+  };
+  if (!(await load([...known]))) deps.log.warn('hot state lost data while the opt-outs and block lists were loaded; loading them again');
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     void (async () => {
       try {
-        if (await deps.state.screeningLoaded()) return;
-        deps.log.warn('hot state has lost the opt-outs and block lists (Redis restarted without its data?); loading them again');
-        await load();
-        deps.log.info('opt-outs and block lists loaded into hot state again');
+        const now = await scopes();
+        if (await deps.state.screeningLoaded(now)) return;
+        deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again');
+        if (await load(now)) deps.log.info('opt-outs and block lists loaded into hot state again');
       } catch (err) {
         // Hot state away: sends are refused meanwhile; the next look tries again.
         deps.log.debug('could not look at the opt-outs and block lists in hot state', { err });
@@ -39,5 +65,11 @@ export async function keepScreeningListsLoaded(deps: {
     })();
   }, deps.intervalMs ?? 1000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async created(applicationId) {
+      known.add(applicationId);
+      await deps.state.markScreeningLoaded([applicationId], await deps.state.beginScreeningLoad([applicationId]));
+    },
+    stop: () => clearInterval(timer),
+  };
 }

@@ -1,26 +1,55 @@
+import { randomUUID } from 'node:crypto';
 import { candidatePrefixes, blockableNumber } from '../domain/block-prefix';
 import { handsetKey } from '../domain/handset-key';
 import type { HotState } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import type { RedisClient } from './redis-connection';
 
-type Screening = Pick<HotState, 'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'markScreeningLoaded'>;
+type Screening = Pick<
+  HotState,
+  'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'beginScreeningLoad' | 'markScreeningLoaded'
+>;
 
 type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
 
+/** The hash tag of a scope's lists: an application id, or `*` for the global block list. */
+const tagOf = (scope: string): string => scope || '*';
+
+/**
+ * KEYS[1] the scope's loading token, KEYS[2] its loaded marker (one slot);
+ * ARGV[1] the token a load began with, ARGV[2] the time. Marks the scope
+ * loaded only if the token is still there: a Redis (or one Cluster master)
+ * that lost its data during the load lost the token too.
+ */
+const MARK_LOADED_LUA = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+return 1
+`;
+
+interface MarkClient {
+  hermodMarkScreeningLoaded(loadingKey: string, loadedKey: string, token: string, at: string): Promise<number>;
+}
+
 /**
  * Reads of opt-outs and block lists with a look, in the same round trip, at
- * the key core sets once it has loaded them (`<prefix>:screening-loaded`): a
- * Redis that restarted empty has neither, and a send screened against
- * nothing would reach a handset that said STOP.
+ * the marker core sets in each list's slot once it has loaded them
+ * (`<prefix>:screening-loaded:{<application id or *>}`): a Redis, or one
+ * master of a Cluster, that restarted empty has lost the lists and their
+ * marker together, and a send screened against nothing would reach a
+ * handset that said STOP.
  */
 function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
-  const loadedKey = `${prefix}:screening-loaded`;
+  const loadedKey = (scope: string): string => `${prefix}:screening-loaded:{${tagOf(scope)}}`;
+  const loadingKey = (scope: string): string => `${prefix}:screening-loading:{${tagOf(scope)}}`;
   return {
     loadedKey,
-    async screened<T>(what: string, commands: (() => Promise<T>)[]): Promise<T[]> {
-      const answers = await each<unknown>(what, [...commands, () => client.exists(loadedKey)]);
-      if (Number(answers.pop()) !== 1) {
+    loadingKey,
+    async screened<T>(what: string, scopes: readonly string[], commands: (() => Promise<T>)[]): Promise<T[]> {
+      const distinct = [...new Set(scopes)];
+      const answers = await each<unknown>(what, [...commands, ...distinct.map((scope) => () => client.exists(loadedKey(scope)))]);
+      const markers = answers.splice(commands.length);
+      if (markers.some((m) => Number(m) !== 1)) {
         throw new HermodError(
           'unavailable',
           'hot state has lost the opt-outs and block lists (Redis restarted without its data?); core is loading them again',
@@ -73,20 +102,43 @@ export function createRedisScreening(
   open: () => void,
 ): Screening {
   client.defineCommand('hermodTakeQuota', { numberOfKeys: 1, lua: TAKE_QUOTA_LUA });
+  client.defineCommand('hermodMarkScreeningLoaded', { numberOfKeys: 2, lua: MARK_LOADED_LUA });
   const quota = client as unknown as QuotaClient;
+  const marks = client as unknown as MarkClient;
   const guard = createScreeningGuard(client, prefix, each);
   const quotaKey = (key: string): string => `${prefix}:quota:{${key}}`;
-  const blockKey = (scope: string): string => `${prefix}:block:{${scope || '*'}}`;
+  const blockKey = (scope: string): string => `${prefix}:block:{${tagOf(scope)}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
   return {
-    async screeningLoaded() {
+    async screeningLoaded(scopes) {
       open();
-      const [exists] = await each('looking for the opt-outs and block lists', [() => client.exists(guard.loadedKey)]);
-      return Number(exists) === 1;
+      const exists = await each(
+        'looking for the opt-outs and block lists',
+        scopes.map((scope) => () => client.exists(guard.loadedKey(scope))),
+      );
+      return exists.every((e) => Number(e) === 1);
     },
-    async markScreeningLoaded() {
+    async beginScreeningLoad(scopes) {
       open();
-      await write('marking the opt-outs and block lists loaded', [guard.loadedKey], [() => client.set(guard.loadedKey, String(Date.now()))]);
+      const token = randomUUID();
+      const keys = scopes.map(guard.loadingKey);
+      await write(
+        'starting to load the opt-outs and block lists',
+        keys,
+        keys.map((key) => () => client.set(key, token)),
+      );
+      return token;
+    },
+    async markScreeningLoaded(scopes, token) {
+      open();
+      const keys = scopes.map(guard.loadedKey);
+      const at = String(Date.now());
+      const marked = await write(
+        'marking the opt-outs and block lists loaded',
+        keys,
+        scopes.map((scope, i) => () => marks.hermodMarkScreeningLoaded(guard.loadingKey(scope), keys[i]!, token, at)),
+      );
+      return marked.every((m) => Number(m) === 1);
     },
     async setOptOuts(entries) {
       open();
@@ -103,6 +155,7 @@ export function createRedisScreening(
       if (pairs.length === 0) return [];
       const members = await guard.screened(
         'reading opt-outs',
+        pairs.map((p) => p.applicationId),
         pairs.map((p) => () => client.sismember(optOutKey(p.applicationId), handsetKey(p.handset))),
       );
       return members.map((r) => Number(r) === 1);
@@ -132,17 +185,19 @@ export function createRedisScreening(
       open();
       const numbers = sends.map((s) => blockableNumber(s.destination));
       const commands: (() => Promise<number[]>)[] = [];
+      const scopes: string[] = [];
       const asked: { send: number; candidates: string[] }[] = [];
       sends.forEach((s, i) => {
         const number = numbers[i];
         if (number === undefined) return;
         const candidates = candidatePrefixes(number);
-        for (const key of [blockKey(''), blockKey(s.applicationId)]) {
+        for (const scope of ['', s.applicationId]) {
           asked.push({ send: i, candidates });
-          commands.push(() => client.smismember(key, ...candidates));
+          scopes.push(scope);
+          commands.push(() => client.smismember(blockKey(scope), ...candidates));
         }
       });
-      const answers = await guard.screened('reading block lists', commands);
+      const answers = await guard.screened('reading block lists', scopes, commands);
       // The longest listed prefix of either list.
       const found: (string | undefined)[] = sends.map(() => undefined);
       answers.forEach((members, j) => {

@@ -143,7 +143,7 @@ describe('Redis hot state', () => {
       Array.from({ length: limit + 1 }, (_, i) => (i % 2 ? one : two).takeQuota([{ key: 'kōrero|day|2026-11-24', limit, wanted: 1, ttlMs: 60_000 }])),
     );
     expect(grants.filter(([g]) => g === 1)).toHaveLength(limit);
-    await one.markScreeningLoaded();
+    await one.markScreeningLoaded(['', 'Ngā Kōrero'], await one.beginScreeningLoad(['', 'Ngā Kōrero']));
     await one.setBlocks([{ scope: '', prefix: '+8190', blocked: true }]);
     expect(await two.findBlocks([{ applicationId: 'Ngā Kōrero', destination: '+819012345678' }])).toEqual(['+8190']);
   });
@@ -151,19 +151,40 @@ describe('Redis hot state', () => {
   it('refuses to screen a send once Redis has lost the opt-outs and block lists, until they are loaded again', async () => {
     const prefix = freshPrefix();
     const s = state(prefix);
+    const scopes = ['', 'Ngā Kōrero'];
     const sends = [{ applicationId: 'Ngā Kōrero', destination: '+64211234567' }];
     const pairs = [{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }];
-    expect(await s.screeningLoaded()).toBe(false);
+    expect(await s.screeningLoaded(scopes)).toBe(false);
     await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
     await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    const token = await s.beginScreeningLoad(scopes);
     await s.setOptOuts([{ applicationId: 'Ngā Kōrero', handset: '+64211234567', optedOut: true }]);
-    await s.markScreeningLoaded();
+    expect(await s.markScreeningLoaded(scopes, token)).toBe(true);
     expect(await s.areOptedOut(pairs)).toEqual([true]);
     // Redis restarts empty (here: its keys are gone).
     await deleteRedisKeys(prefix);
-    expect(await s.screeningLoaded()).toBe(false);
+    expect(await s.screeningLoaded(scopes)).toBe(false);
     await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable' });
     await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('does not mark a load done when Redis lost its data while the load ran, so the lists are loaded again', async () => {
+    const prefix = freshPrefix();
+    const s = state(prefix);
+    const scopes = ['', 'Ngā Kōrero', 'acme 🌿'];
+    const token = await s.beginScreeningLoad(scopes);
+    await s.setOptOuts([{ applicationId: 'Ngā Kōrero', handset: '+64211234567', optedOut: true }]);
+    // Redis restarts empty halfway through the load: what was put in before is gone, what comes after is there.
+    await deleteRedisKeys(prefix);
+    await s.setBlocks([{ scope: 'acme 🌿', prefix: '+6427999', blocked: true }]);
+    expect(await s.markScreeningLoaded(scopes, token)).toBe(false);
+    expect(await s.screeningLoaded(scopes)).toBe(false);
+    await expect(s.areOptedOut([{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }])).rejects.toMatchObject({ code: 'unavailable' });
+    // A whole load, undisturbed, is marked.
+    const again = await s.beginScreeningLoad(scopes);
+    await s.setOptOuts([{ applicationId: 'Ngā Kōrero', handset: '+64211234567', optedOut: true }]);
+    expect(await s.markScreeningLoaded(scopes, again)).toBe(true);
+    expect(await s.areOptedOut([{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }])).toEqual([true]);
   });
 
   it('refuses calls once closed', async () => {

@@ -15,12 +15,16 @@ export function describeStateContract(name: string, factory: StateFactory): void
 
     beforeEach(async () => {
       state = await factory();
-      // As core does once it has put the opt-outs and block lists from history in.
-      await state.markScreeningLoaded();
     });
+    /** As core does once it has put the opt-outs and block lists of these scopes from history in. */
+    const loaded = async (scopes: string[]): Promise<void> => {
+      expect(await state.markScreeningLoaded(scopes, await state.beginScreeningLoad(scopes))).toBe(true);
+    };
 
-    it('says its opt-outs and block lists are loaded once told so', async () => {
-      expect(await state.screeningLoaded()).toBe(true);
+    it('says the opt-outs and block lists of every scope told so are loaded', async () => {
+      const scopes = ['', unique('app'), unique('app')];
+      await loaded(scopes);
+      expect(await state.screeningLoaded(scopes)).toBe(true);
     });
 
     afterEach(async () => {
@@ -254,6 +258,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
 
     it('keeps opt-outs per application and handset, and lets a handset opt back in', async () => {
       const app = `app-${Math.random().toString(36).slice(2)}`;
+      await loaded([app, `${app}-other`]);
       await state.setOptOuts([{ applicationId: app, handset: '+641', optedOut: true }]);
       expect(
         await state.areOptedOut([
@@ -269,6 +274,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
     it('takes a number written without its plus, or with spaces, as the same handset for opt-outs', async () => {
       const app = `app-${Math.random().toString(36).slice(2)}`;
       const digits = `6421${Math.floor(Math.random() * 1e6)}`;
+      await loaded([app]);
       // The handset replied STOP: its number came from the carrier without the plus.
       await state.setOptOuts([{ applicationId: app, handset: digits, optedOut: true }]);
       expect(
@@ -323,6 +329,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
 
     it('blocks a destination by the longest listed prefix of its application or the global list, and only while listed', async () => {
       const [app, other] = [unique('app'), unique('app')];
+      await loaded(['', app, other]);
       await state.setBlocks([
         { scope: '', prefix: '+6421', blocked: true },
         { scope: app, prefix: '+64211234', blocked: true },

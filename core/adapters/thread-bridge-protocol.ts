@@ -42,6 +42,7 @@ export const STATE_METHODS = [
   'getReplyContext',
   'takeRateTokens',
   'screeningLoaded',
+  'beginScreeningLoad',
   'markScreeningLoaded',
   'setOptOuts',
   'areOptedOut',

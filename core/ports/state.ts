@@ -131,14 +131,21 @@ export interface HotState extends CarrierSnapshotState {
    */
   takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant>;
   /**
-   * Whether the opt-outs and block lists core loaded from history are here:
-   * a shared state (Redis) that restarted without its data, or was flushed,
-   * has lost them. While they are not, a shared state refuses areOptedOut and
-   * findBlocks (`unavailable`, retryable) rather than let a send through.
+   * Whether the opt-outs and block lists core loaded from history are here,
+   * for every scope (an application id, or '' for the global block list): a
+   * shared state (Redis, or one master of a Redis Cluster) that restarted
+   * without its data, or was flushed, has lost them. While a scope's are
+   * not, a shared state refuses areOptedOut and findBlocks touching it
+   * (`unavailable`, retryable) rather than let a send through.
    */
-  screeningLoaded(): Promise<boolean>;
-  /** Says the opt-outs and block lists are loaded (core, once it has put them all in). */
-  markScreeningLoaded(): Promise<void>;
+  screeningLoaded(scopes: readonly string[]): Promise<boolean>;
+  /** Core starts putting the lists of these scopes in: returns the token markScreeningLoaded checks. */
+  beginScreeningLoad(scopes: readonly string[]): Promise<string>;
+  /**
+   * Says the lists of these scopes are loaded, unless a scope's data was lost
+   * since beginScreeningLoad gave `token` (then false, and they must be loaded again).
+   */
+  markScreeningLoaded(scopes: readonly string[], token: string): Promise<boolean>;
   /** Opt-outs per application and handset (STOP replies); history keeps the durable copy. */
   setOptOuts(entries: readonly { applicationId: string; handset: string; optedOut: boolean }[]): Promise<void>;
   /** For each pair, in order, whether the handset opted out of the application. */
