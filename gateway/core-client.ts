@@ -8,7 +8,16 @@ import {
   type SendResult,
 } from '../proto/gen/hermod/v1/messages';
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
-import { IdempotencyClient, type ClaimRequest, type ClaimResponse, type CompleteRequest, type ReleaseRequest } from '../proto/gen/hermod/v1/idempotency';
+import {
+  IdempotencyClient,
+  type ClaimRequest,
+  type ClaimResponse,
+  type CompleteRequest,
+  type CompleteResponse,
+  type ReleaseRequest,
+  type RenewRequest,
+  type RenewResponse,
+} from '../proto/gen/hermod/v1/idempotency';
 import { createBatcher } from '../lib/batcher';
 import { unaryCall } from './unary-call';
 import { tracedSend } from './traced-send';
@@ -22,7 +31,8 @@ export interface CoreClient {
   authenticate(request: AuthenticateRequest): Promise<AuthenticateResponse>;
   resolveShortLink(request: ResolveShortLinkRequest): Promise<ResolveShortLinkResponse>;
   claimIdempotencyKey(request: ClaimRequest): Promise<ClaimResponse>;
-  completeIdempotencyKey(request: CompleteRequest): Promise<void>;
+  renewIdempotencyKey(request: RenewRequest): Promise<RenewResponse>;
+  completeIdempotencyKey(request: CompleteRequest): Promise<CompleteResponse>;
   releaseIdempotencyKey(request: ReleaseRequest): Promise<void>;
   close(): void;
 }
@@ -46,7 +56,8 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
     authenticate: (request) => unaryCall(accounts, 'Authenticate', accounts.authenticate as never, request),
     resolveShortLink: (request) => unaryCall(messaging, 'ResolveShortLink', messaging.resolveShortLink as never, request),
     claimIdempotencyKey: (request) => unaryCall(idempotency, 'Claim', idempotency.claim as never, request),
-    completeIdempotencyKey: async (request) => void (await unaryCall(idempotency, 'Complete', idempotency.complete as never, request)),
+    renewIdempotencyKey: (request) => unaryCall(idempotency, 'Renew', idempotency.renew as never, request),
+    completeIdempotencyKey: (request) => unaryCall(idempotency, 'Complete', idempotency.complete as never, request),
     releaseIdempotencyKey: async (request) => void (await unaryCall(idempotency, 'Release', idempotency.release as never, request)),
     close() {
       stream.close();

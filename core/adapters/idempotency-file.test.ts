@@ -24,32 +24,32 @@ describe('answers of Idempotency-Keys kept by the in-process hot state', () => {
     const file = freshFile();
     let t = 1_000_000;
     const first = createMemoryState({ idempotencyFile: file, now: () => t });
-    expect(await first.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toBeUndefined();
-    await first.completeIdempotencyKey('acme\norder-4711', { fingerprint: 'fp', response: answer }, 60_000);
+    expect(await first.claimIdempotencyKey('acme\norder-4711', 'fp', 'claim-1', 60_000)).toBeUndefined();
+    await first.completeIdempotencyKey('acme\norder-4711', 'claim-1', { fingerprint: 'fp', response: answer }, 60_000);
     // A claim still being handled when hermod stopped is not an answer: that key is free after the restart.
-    expect(await first.claimIdempotencyKey('acme\nin-flight', 'fp', 60_000)).toBeUndefined();
+    expect(await first.claimIdempotencyKey('acme\nin-flight', 'fp', 'claim-1', 60_000)).toBeUndefined();
     await first.close();
 
     const again = createMemoryState({ idempotencyFile: file, now: () => t });
-    expect(await again.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
-    expect(await again.claimIdempotencyKey('acme\nin-flight', 'fp', 60_000)).toBeUndefined();
+    expect(await again.claimIdempotencyKey('acme\norder-4711', 'fp', 'claim-1', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    expect(await again.claimIdempotencyKey('acme\nin-flight', 'fp', 'claim-1', 60_000)).toBeUndefined();
     await again.close();
 
     t += 60_001;
     const later = createMemoryState({ idempotencyFile: file, now: () => t });
-    expect(await later.claimIdempotencyKey('acme\norder-4711', 'fp', 60_000)).toBeUndefined();
+    expect(await later.claimIdempotencyKey('acme\norder-4711', 'fp', 'claim-1', 60_000)).toBeUndefined();
     await later.close();
   });
 
   it('drops a line torn by a crash in the middle of an append, and keeps the whole ones before it', async () => {
     const file = freshFile();
     const state = createMemoryState({ idempotencyFile: file });
-    await state.completeIdempotencyKey('acme\nmā-1', { fingerprint: 'fp', response: answer }, 60_000);
+    await state.completeIdempotencyKey('acme\nmā-1', 'claim-1', { fingerprint: 'fp', response: answer }, 60_000);
     await state.close();
     fs.appendFileSync(file, '{"k":"acme\\nmā-2","f":"fp","r":"{\\"status\\":2');
     const after = createMemoryState({ idempotencyFile: file });
-    expect(await after.claimIdempotencyKey('acme\nmā-1', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
-    expect(await after.claimIdempotencyKey('acme\nmā-2', 'fp', 60_000)).toBeUndefined();
+    expect(await after.claimIdempotencyKey('acme\nmā-1', 'fp', 'claim-1', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    expect(await after.claimIdempotencyKey('acme\nmā-2', 'fp', 'claim-1', 60_000)).toBeUndefined();
     await after.close();
     // The rewrite at start left no torn line for later appends to join.
     expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
@@ -61,8 +61,8 @@ describe('answers of Idempotency-Keys kept by the in-process hot state', () => {
     const state = createMemoryState({ idempotencyFile: file, now: () => t });
     for (let i = 0; i < 2500; i++) {
       t += 10;
-      await state.claimIdempotencyKey(`k${i}`, 'fp', 1000);
-      await state.completeIdempotencyKey(`k${i}`, { fingerprint: 'fp', response: answer }, 1000);
+      await state.claimIdempotencyKey(`k${i}`, 'fp', 'claim-1', 1000);
+      await state.completeIdempotencyKey(`k${i}`, 'claim-1', { fingerprint: 'fp', response: answer }, 1000);
     }
     await state.close();
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
@@ -121,10 +121,10 @@ describe('answers of Idempotency-Keys kept by the in-process hot state', () => {
     vi.spyOn(fs, 'writeSync').mockImplementation(() => {
       throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
     });
-    await state.completeIdempotencyKey('acme\nkey', { fingerprint: 'fp', response: answer }, 60_000);
+    await state.completeIdempotencyKey('acme\nkey', 'claim-1', { fingerprint: 'fp', response: answer }, 60_000);
     vi.restoreAllMocks();
     expect(told).toHaveLength(1);
-    expect(await state.claimIdempotencyKey('acme\nkey', 'fp', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
+    expect(await state.claimIdempotencyKey('acme\nkey', 'fp', 'claim-1', 60_000)).toEqual({ fingerprint: 'fp', response: answer });
     await state.close();
   });
 

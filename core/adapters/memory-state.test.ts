@@ -163,9 +163,9 @@ describe('in-memory hot state', () => {
   it('forgets idempotency keys whose time to live has passed even if they are never asked for again', async () => {
     let now = 0;
     const state = createMemoryState({ now: () => now });
-    for (let i = 0; i < 1000; i++) await state.claimIdempotencyKey(`kia-ora:key-${i}-👋🏽`, 'fp', 100);
+    for (let i = 0; i < 1000; i++) await state.claimIdempotencyKey(`kia-ora:key-${i}-👋🏽`, 'fp', 'claim-1', 100);
     now = 100;
-    await state.claimIdempotencyKey('kia-ora:tēnā-koe', 'fp', 100);
+    await state.claimIdempotencyKey('kia-ora:tēnā-koe', 'fp', 'claim-1', 100);
     expect(await entries('state:idempotency_keys')).toBe(1);
     await state.close();
   });

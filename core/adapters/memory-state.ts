@@ -106,7 +106,9 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // Idempotency keys carry their own expiry time. Keys are claimed with one
   // time to live (HERMOD_IDEMPOTENCY_TTL), so insertion order is expiry
   // order: every claim drops the expired ones from the front.
-  const idempotency = new FifoMap<string, { record: IdempotencyRecord; expires: number }>();
+  // `claim` names the claim that holds the key, or that stored its answer
+  // (answers read back from the file have none: no claim is still running).
+  const idempotency = new FifoMap<string, { record: IdempotencyRecord; expires: number; claim?: string }>();
   const answers = options.idempotencyFile ? openIdempotencyFile(options.idempotencyFile, now(), options.fsync ?? false) : undefined;
   for (const a of answers?.kept ?? []) idempotency.set(a.key, { record: a.record, expires: a.expires });
   let rewriteAfter = 0;
@@ -118,7 +120,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const idempotencyGet = (key: string, t: number) => {
     const entry = idempotency.get(key);
     if (entry && entry.expires <= t) idempotency.delete(key);
-    return entry && entry.expires > t ? entry.record : undefined;
+    return entry && entry.expires > t ? entry : undefined;
   };
   const expireAll = (t: number): void => {
     for (const map of [messages, lateMarks, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
@@ -243,44 +245,60 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       return pairs.map((p) => optOuts.has(`${p.applicationId}\n${handsetKey(p.handset)}`));
     },
 
-    async claimIdempotencyKey(key, fingerprint, ttl) {
+    async claimIdempotencyKey(key, fingerprint, claim, ttl) {
       open();
       const t = now();
       expireFront(idempotency, t);
       const existing = idempotencyGet(key, t);
-      if (existing) return existing;
+      if (existing) return existing.record;
       if (idempotency.size >= maxEntries) idempotency.shift();
-      idempotency.set(key, { record: { fingerprint }, expires: t + ttl });
+      idempotency.set(key, { record: { fingerprint }, expires: t + ttl, claim });
       return undefined;
     },
 
-    async completeIdempotencyKey(key, record, ttl) {
+    async renewIdempotencyKey(key, claim, ttl) {
       open();
       const t = now();
+      const held = idempotencyGet(key, t);
+      if (held?.claim !== claim || held.record.response !== undefined) return false;
+      // To the back, as its expiry is now among the latest.
+      idempotency.delete(key);
+      idempotency.set(key, { ...held, expires: t + ttl });
+      return true;
+    },
+
+    async completeIdempotencyKey(key, claim, record, ttl) {
+      open();
+      const t = now();
+      const held = idempotencyGet(key, t);
+      if (held && held.claim !== claim) return false;
+      if (held?.record.response !== undefined) return true;
       // To the back, among the latest to expire: the claim it replaces held a shorter lease.
       idempotency.delete(key);
-      idempotency.set(key, { record, expires: t + ttl });
-      if (!answers) return;
+      idempotency.set(key, { record, expires: t + ttl, claim });
+      if (!answers) return true;
       // The answer was given: a disk that fails now costs it only across a restart, so the caller is not failed for it.
       try {
         answers.file.keep({ key, record, expires: t + ttl });
       } catch (err) {
         options.onFileError?.(err);
-        return;
+        return true;
       }
       // Expired answers and keys asked again leave dead lines: the file is rewritten once they are half of it.
-      if (answers.file.lines <= Math.max(1000, 2 * idempotency.size, rewriteAfter)) return;
+      if (answers.file.lines <= Math.max(1000, 2 * idempotency.size, rewriteAfter)) return true;
       try {
         answers.file.rewrite(liveAnswers(t));
       } catch (err) {
         rewriteAfter = answers.file.lines + 1000; // not tried again at every answer
         options.onFileError?.(err);
       }
+      return true;
     },
 
-    async releaseIdempotencyKey(key) {
+    async releaseIdempotencyKey(key, claim) {
       open();
-      idempotency.delete(key);
+      const held = idempotencyGet(key, now());
+      if (held?.claim === claim && held.record.response === undefined) idempotency.delete(key);
     },
 
     async putCarrierIds(pairs) {

@@ -1,11 +1,12 @@
 import { handsetKey } from '../domain/handset-key';
 import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
 import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
-import type { HotState, IdempotencyRecord, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
+import type { HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
+import { createRedisIdempotency } from './redis-idempotency';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
 
 export interface RedisStateOptions {
@@ -140,7 +141,6 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
   const submittedKey = (messageId: string): string => `${prefix}:submitted:{${messageId}}`;
   const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
-  const idempotencyKey = (key: string): string => `${prefix}:idem:{${key}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handsetKey(handset)}}`;
   const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handsetKey(handset)}}`;
   // A sorted set per address: application → when it last sent from there.
@@ -178,6 +178,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
     ...createRedisScreening(client, prefix, each, write, open),
     ...createRedisCarrierSnapshots(client, prefix, each, open),
     ...createRedisCampaignControl(client, prefix, each, write, open),
+    ...createRedisIdempotency(client, prefix, each, write, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();
@@ -281,32 +282,6 @@ export function createRedisState(options: RedisStateOptions): HotState {
       } catch (err) {
         throw unavailable('taking from a rate limit', err);
       }
-    },
-
-    async claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined> {
-      open();
-      const k = idempotencyKey(key);
-      const claim = async (): Promise<boolean> => {
-        const [claimed] = await write('claiming an idempotency key', [k], [() => client.set(k, JSON.stringify({ fingerprint }), 'PX', ttlMs, 'NX')]);
-        return claimed === 'OK';
-      };
-      if (await claim()) return undefined;
-      const [value] = await each('claiming an idempotency key', [() => client.get(k)]);
-      // Expired between the two calls: the claim is ours after all.
-      if (value === null || value === undefined) return (await claim()) ? undefined : { fingerprint: '' };
-      return JSON.parse(value) as IdempotencyRecord;
-    },
-
-    async completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void> {
-      open();
-      const k = idempotencyKey(key);
-      await write('storing an idempotent response', [k], [() => client.set(k, JSON.stringify(record), 'PX', ttlMs)]);
-    },
-
-    async releaseIdempotencyKey(key: string): Promise<void> {
-      open();
-      const k = idempotencyKey(key);
-      await write('releasing an idempotency key', [k], [() => client.del(k)]);
     },
 
     async wereSubmitted(messageIds: readonly string[]): Promise<boolean[]> {

@@ -170,26 +170,79 @@ export function describeStateContract(name: string, factory: StateFactory): void
     });
 
     it('claims an idempotency key once, then returns what it holds until it is released', async () => {
-      const key = `idem-${Math.random().toString(36).slice(2)}`;
-      expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toBeUndefined();
-      expect(await state.claimIdempotencyKey(key, 'fp-2', 60_000)).toEqual({ fingerprint: 'fp-1' });
-      await state.completeIdempotencyKey(key, { fingerprint: 'fp-1', response: '{"status":202}' }, 60_000);
-      expect(await state.claimIdempotencyKey(key, 'fp-1', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"status":202}' });
-      await state.releaseIdempotencyKey(key);
-      expect(await state.claimIdempotencyKey(key, 'fp-3', 60_000)).toBeUndefined();
+      const key = unique('idem-kia-ora-👋🏽');
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-1', 60_000)).toBeUndefined();
+      expect(await state.claimIdempotencyKey(key, 'fp-2', 'claim-2', 60_000)).toEqual({ fingerprint: 'fp-1' });
+      expect(await state.completeIdempotencyKey(key, 'claim-1', { fingerprint: 'fp-1', response: '{"status":202}' }, 60_000)).toBe(true);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-3', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"status":202}' });
+      await state.releaseIdempotencyKey(key, 'claim-1');
+      // An answer stays once given: release undoes a claim, not an answer.
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-4', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"status":202}' });
+      const failed = unique('idem-你好');
+      await state.claimIdempotencyKey(failed, 'fp-1', 'claim-1', 60_000);
+      await state.releaseIdempotencyKey(failed, 'claim-1');
+      expect(await state.claimIdempotencyKey(failed, 'fp-3', 'claim-2', 60_000)).toBeUndefined();
     });
 
     it('lets only one of many concurrent claims of a key win', async () => {
-      const key = `idem-${Math.random().toString(36).slice(2)}`;
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => state.claimIdempotencyKey(key, `fp-${i}`, 60_000)));
+      const key = unique('idem');
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => state.claimIdempotencyKey(key, `fp-${i}`, `claim-${i}`, 60_000)));
       expect(results.filter((r) => r === undefined)).toHaveLength(1);
     });
 
     it('forgets an idempotency key after its time to live', async () => {
-      const key = `idem-${Math.random().toString(36).slice(2)}`;
-      await state.claimIdempotencyKey(key, 'fp', 30);
+      const key = unique('idem');
+      await state.claimIdempotencyKey(key, 'fp', 'claim-1', 30);
       await new Promise((r) => setTimeout(r, 80));
-      expect(await state.claimIdempotencyKey(key, 'fp-again', 60_000)).toBeUndefined();
+      expect(await state.claimIdempotencyKey(key, 'fp-again', 'claim-2', 60_000)).toBeUndefined();
+    });
+
+    it('keeps a renewed idempotency claim past its first lease', async () => {
+      const key = unique('idem-tēnā-koe');
+      await state.claimIdempotencyKey(key, 'fp-1', 'claim-1', 150);
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 60));
+        expect(await state.renewIdempotencyKey(key, 'claim-1', 150)).toBe(true);
+      }
+      // 240 ms after the claim, well past its first lease of 150 ms.
+      expect(await state.claimIdempotencyKey(key, 'fp-2', 'claim-2', 60_000)).toEqual({ fingerprint: 'fp-1' });
+      expect(await state.completeIdempotencyKey(key, 'claim-1', { fingerprint: 'fp-1', response: '{"body":"Kia ora, e hoa mā"}' }, 60_000)).toBe(true);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-3', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"body":"Kia ora, e hoa mā"}' });
+    });
+
+    it('does not renew, complete or release a claim whose lease ran out and whose key another request claimed', async () => {
+      const key = unique('idem');
+      await state.claimIdempotencyKey(key, 'fp-1', 'stale', 30);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'live', 60_000)).toBeUndefined();
+      expect(await state.renewIdempotencyKey(key, 'stale', 60_000)).toBe(false);
+      await state.releaseIdempotencyKey(key, 'stale');
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'retry', 60_000)).toEqual({ fingerprint: 'fp-1' });
+      expect(await state.completeIdempotencyKey(key, 'stale', { fingerprint: 'fp-1', response: '"stale 👋🏽"' }, 60_000)).toBe(false);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'retry', 60_000)).toEqual({ fingerprint: 'fp-1' });
+      expect(await state.completeIdempotencyKey(key, 'live', { fingerprint: 'fp-1', response: '"live 你好"' }, 60_000)).toBe(true);
+      // Nor overwrite the answer of the claim that holds the key.
+      expect(await state.completeIdempotencyKey(key, 'stale', { fingerprint: 'fp-1', response: '"stale 👋🏽"' }, 60_000)).toBe(false);
+      await state.releaseIdempotencyKey(key, 'stale');
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'retry', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"live 你好"' });
+    });
+
+    it('answers a repeated complete of the claim that stored the answer as stored, and keeps that answer', async () => {
+      const key = unique('idem');
+      await state.claimIdempotencyKey(key, 'fp-1', 'claim-1', 60_000);
+      expect(await state.completeIdempotencyKey(key, 'claim-1', { fingerprint: 'fp-1', response: '"first"' }, 60_000)).toBe(true);
+      expect(await state.completeIdempotencyKey(key, 'claim-1', { fingerprint: 'fp-1', response: '"first"' }, 60_000)).toBe(true);
+      expect(await state.renewIdempotencyKey(key, 'claim-1', 60_000)).toBe(false);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-2', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"first"' });
+    });
+
+    it('stores the answer of a claim whose lease ran out while nobody else claimed the key', async () => {
+      const key = unique('idem');
+      await state.claimIdempotencyKey(key, 'fp-1', 'late', 30);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await state.renewIdempotencyKey(key, 'late', 60_000)).toBe(false);
+      expect(await state.completeIdempotencyKey(key, 'late', { fingerprint: 'fp-1', response: '"late but only"' }, 60_000)).toBe(true);
+      expect(await state.claimIdempotencyKey(key, 'fp-1', 'retry', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"late but only"' });
     });
 
     it('remembers the last message sent to each handset', async () => {

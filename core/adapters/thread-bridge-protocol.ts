@@ -50,6 +50,7 @@ export const STATE_METHODS = [
   'setBlocks',
   'findBlocks',
   'claimIdempotencyKey',
+  'renewIdempotencyKey',
   'completeIdempotencyKey',
   'releaseIdempotencyKey',
   'putCarrierSnapshots',

@@ -18,7 +18,8 @@ import { operationsService, type OperationsDeps } from './operations-service';
 import { withCallSpans, withItemSpans } from './call-spans';
 import { createSendStreams, type SendStreams } from './send-streams';
 import { carryTrace, traceOf } from '../../lib/tracing';
-import { IdempotencyService, type ClaimRequest, type CompleteRequest, type ReleaseRequest } from '../../proto/gen/hermod/v1/idempotency';
+import { IdempotencyService } from '../../proto/gen/hermod/v1/idempotency';
+import { idempotencyService } from './idempotency-service';
 import type { HotState } from '../ports/state';
 import type { MessageIntake, NewMessage } from '../messages/message-intake';
 import type { MessageReader } from '../messages/message-reader';
@@ -35,7 +36,7 @@ export interface CoreServices {
   state: HotState;
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
-  /** How long a claim without its answer is held (a gateway that died mid-request never completes it). */
+  /** How long a claim without its answer is held unless renewed (a gateway that died mid-request renews it no more). */
   idempotencyLeaseMs: number;
   intake: MessageIntake;
   reader: MessageReader;
@@ -183,32 +184,8 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
     })),
   };
 
-  // Keys are scoped to the application, so two tenants never collide.
-  const scoped = (applicationId: string, key: string): string => `${applicationId}:${key}`;
-  const idempotency: UntypedServiceImplementation = {
-    claim: unaryHandler('Claim', async (req: ClaimRequest) => {
-      if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
-      const held = await services.state.claimIdempotencyKey(scoped(req.applicationId, req.key), req.fingerprint, services.idempotencyLeaseMs);
-      return held
-        ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' }
-        : { claimed: true, fingerprint: req.fingerprint, response: '' };
-    }),
-    complete: unaryHandler('Complete', async (req: CompleteRequest) => {
-      await services.state.completeIdempotencyKey(
-        scoped(req.applicationId, req.key),
-        { fingerprint: req.fingerprint, response: req.response },
-        services.idempotencyTtlMs,
-      );
-      return {};
-    }),
-    release: unaryHandler('Release', async (req: ReleaseRequest) => {
-      await services.state.releaseIdempotencyKey(scoped(req.applicationId, req.key));
-      return {};
-    }),
-  };
-
   server.addService(MessagingService, messaging);
-  server.addService(IdempotencyService, idempotency);
+  server.addService(IdempotencyService, idempotencyService({ state: services.state, ttlMs: services.idempotencyTtlMs, leaseMs: services.idempotencyLeaseMs }));
   server.addService(AccountsService, accounts);
   server.addService(CampaignsServiceWithReportWire, campaignsService(services.campaigns));
   server.addService(CampaignControlService, campaignControlService(services.campaignControl));

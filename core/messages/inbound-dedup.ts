@@ -39,7 +39,7 @@ export async function firstDeliveries(state: HotState, deliveries: readonly Inbo
   // Claims are atomic in every adapter, so two copies within one batch may claim concurrently: one wins.
   return Promise.all(
     deliveries.map(async (d) => {
-      const held = await state.claimIdempotencyKey(`mo:${d.key}`, `${d.busPosition} ${d.candidateId}`, windowMs);
+      const held = await state.claimIdempotencyKey(`mo:${d.key}`, `${d.busPosition} ${d.candidateId}`, d.candidateId, windowMs);
       if (!held) return d.candidateId;
       const space = held.fingerprint.lastIndexOf(' ');
       return held.fingerprint.slice(0, space) === d.busPosition ? held.fingerprint.slice(space + 1) : undefined;

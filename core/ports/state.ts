@@ -164,10 +164,20 @@ export interface HotState extends CarrierSnapshotState {
    * its application or globally (matchBlock), or undefined when none is.
    */
   findBlocks(sends: readonly { applicationId: string; destination: string }[]): Promise<(string | undefined)[]>;
-  /** Claims the key for a request; when it was claimed before, returns what it holds instead. */
-  claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | undefined>;
-  completeIdempotencyKey(key: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<void>;
-  /** Forgets a claim whose request failed, so the client may retry it. */
-  releaseIdempotencyKey(key: string): Promise<void>;
+  /**
+   * Claims the key for a request as `claimId` for `ttlMs` (its lease); when
+   * it was claimed before, returns what it holds instead.
+   */
+  claimIdempotencyKey(key: string, fingerprint: string, claimId: string, ttlMs: number): Promise<IdempotencyRecord | undefined>;
+  /** Holds claim `claimId` another `ttlMs`; false once the key is no longer held by it (its lease ran out). */
+  renewIdempotencyKey(key: string, claimId: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Stores the answer of claim `claimId`, kept `ttlMs`, while the key is still
+   * held by that claim or by nobody; false when another claim took the key
+   * after this one's lease ran out (its answer, not this one, is kept).
+   */
+  completeIdempotencyKey(key: string, claimId: string, record: Required<IdempotencyRecord>, ttlMs: number): Promise<boolean>;
+  /** Forgets claim `claimId` whose request failed, so the client may retry it; leaves any other claim or answer be. */
+  releaseIdempotencyKey(key: string, claimId: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { CoreClient } from '../core-client';
+import type { ClaimResponse } from '../../proto/gen/hermod/v1/idempotency';
 import { HermodError } from '../../lib/errors';
+import { renewClaim } from './claim-renewal';
 
 /** Where keys and first answers are kept: core's Idempotency service, shared by every gateway process. */
-export type IdempotencyStore = Pick<CoreClient, 'claimIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey'>;
+export type IdempotencyStore = Pick<CoreClient, 'claimIdempotencyKey' | 'renewIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey'>;
 
 /** The interface a key belongs to: the same key on two interfaces names two unrelated requests. */
 export type IdempotencyScope = 'sms_v2' | 'gateway_v1' | 'intelligent_messaging' | 'campaign_manager';
@@ -48,27 +50,39 @@ export function replay(ctx: Context, response: string): void {
 }
 
 /**
- * Runs the claimed request; a failure releases the key so the client can
- * retry, a success stores the answer under the fingerprint `fingerprint()`
- * gives once `run` is done.
+ * Runs the claimed request, renewing the claim while it runs; a failure
+ * releases the key so the client can retry, a success stores the answer
+ * under the fingerprint `fingerprint()` gives once `run` is done.
+ *
+ * Should the claim have been lost all the same (core unreachable for a whole
+ * lease, then a retry claimed the key), the answer is not stored over the
+ * retry's: this client still gets the answer of the work it did, and later
+ * retries get the answer of the claim that holds the key.
  */
 export async function runClaimed(
   ctx: Context,
   store: IdempotencyStore,
   applicationId: string,
   key: string,
+  claim: Pick<ClaimResponse, 'claimId' | 'leaseMs'>,
   run: () => Promise<void>,
   fingerprint: () => string,
 ): Promise<void> {
+  const { claimId } = claim;
+  const renewal = renewClaim(store, { applicationId, key, claimId }, claim.leaseMs);
   try {
-    await run();
-  } catch (err) {
-    await store.releaseIdempotencyKey({ applicationId, key }).catch(() => undefined);
-    throw err;
+    try {
+      await run();
+    } catch (err) {
+      await store.releaseIdempotencyKey({ applicationId, key, claimId }).catch(() => undefined);
+      throw err;
+    }
+    const location = ctx.response.get('Location');
+    const answer: StoredAnswer = { status: ctx.status, type: ctx.type, body: ctx.body, ...(location ? { location } : {}) };
+    await store.completeIdempotencyKey({ applicationId, key, claimId, fingerprint: fingerprint(), response: JSON.stringify(answer) });
+  } finally {
+    renewal.stop();
   }
-  const location = ctx.response.get('Location');
-  const answer: StoredAnswer = { status: ctx.status, type: ctx.type, body: ctx.body, ...(location ? { location } : {}) };
-  await store.completeIdempotencyKey({ applicationId, key, fingerprint: fingerprint(), response: JSON.stringify(answer) });
 }
 
 /**
@@ -98,5 +112,5 @@ export async function idempotent(
     if (!claim.response) throw stillRunning();
     return replay(ctx, claim.response);
   }
-  await runClaimed(ctx, store, applicationId, key, run, () => fingerprint);
+  await runClaimed(ctx, store, applicationId, key, claim, run, () => fingerprint);
 }

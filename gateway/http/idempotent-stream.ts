@@ -51,6 +51,7 @@ export async function idempotentStream(
     store,
     applicationId,
     key,
+    claim,
     () => run(body),
     () => hash.digest('hex'),
   );

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -63,12 +64,17 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
   const state = createMemoryState();
   const idempotency: IdempotencyStore = {
     async claimIdempotencyKey({ applicationId, key, fingerprint }) {
-      const held = await state.claimIdempotencyKey(`${applicationId}:${key}`, fingerprint, 60_000);
-      return held ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '' } : { claimed: true, fingerprint, response: '' };
+      const claimId = randomUUID();
+      const held = await state.claimIdempotencyKey(`${applicationId}:${key}`, fingerprint, claimId, 60_000);
+      return held
+        ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs: 60_000 }
+        : { claimed: true, fingerprint, response: '', claimId, leaseMs: 60_000 };
     },
-    completeIdempotencyKey: ({ applicationId, key, fingerprint, response }) =>
-      state.completeIdempotencyKey(`${applicationId}:${key}`, { fingerprint, response }, 60_000),
-    releaseIdempotencyKey: ({ applicationId, key }) => state.releaseIdempotencyKey(`${applicationId}:${key}`),
+    renewIdempotencyKey: async ({ applicationId, key, claimId }) => ({ renewed: await state.renewIdempotencyKey(`${applicationId}:${key}`, claimId, 60_000) }),
+    completeIdempotencyKey: async ({ applicationId, key, claimId, fingerprint, response }) => ({
+      stored: await state.completeIdempotencyKey(`${applicationId}:${key}`, claimId, { fingerprint, response }, 60_000),
+    }),
+    releaseIdempotencyKey: ({ applicationId, key, claimId }) => state.releaseIdempotencyKey(`${applicationId}:${key}`, claimId),
   };
   const router = intelligentMessagingRouter({ im, idempotency, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();

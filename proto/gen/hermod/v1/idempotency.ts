@@ -35,6 +35,21 @@ export interface ClaimResponse {
   fingerprint: string;
   /** The stored answer (JSON of status, content type and body); empty while in progress. */
   response: string;
+  /** Names this claim for Renew, Complete and Release; empty when not claimed. */
+  claimId: string;
+  /** How long the claim is held without a Renew; renew well within it. */
+  leaseMs: number;
+}
+
+export interface RenewRequest {
+  applicationId: string;
+  key: string;
+  claimId: string;
+}
+
+export interface RenewResponse {
+  /** False once the key is no longer held by this claim (its lease ran out). */
+  renewed: boolean;
 }
 
 export interface CompleteRequest {
@@ -42,14 +57,21 @@ export interface CompleteRequest {
   key: string;
   fingerprint: string;
   response: string;
+  claimId: string;
 }
 
 export interface CompleteResponse {
+  /**
+   * False when the key was claimed by another request after this claim's
+   * lease ran out: the answer kept for retries is that request's, not this one.
+   */
+  stored: boolean;
 }
 
 export interface ReleaseRequest {
   applicationId: string;
   key: string;
+  claimId: string;
 }
 
 export interface ReleaseResponse {
@@ -161,7 +183,7 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
 };
 
 function createBaseClaimResponse(): ClaimResponse {
-  return { claimed: false, fingerprint: "", response: "" };
+  return { claimed: false, fingerprint: "", response: "", claimId: "", leaseMs: 0 };
 }
 
 export const ClaimResponse: MessageFns<ClaimResponse> = {
@@ -174,6 +196,12 @@ export const ClaimResponse: MessageFns<ClaimResponse> = {
     }
     if (message.response !== "") {
       writer.uint32(26).string(message.response);
+    }
+    if (message.claimId !== "") {
+      writer.uint32(34).string(message.claimId);
+    }
+    if (message.leaseMs !== 0) {
+      writer.uint32(40).uint32(message.leaseMs);
     }
     return writer;
   },
@@ -215,6 +243,22 @@ export const ClaimResponse: MessageFns<ClaimResponse> = {
             message.response = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.leaseMs = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -232,6 +276,16 @@ export const ClaimResponse: MessageFns<ClaimResponse> = {
       claimed: isSet(object.claimed) ? globalThis.Boolean(object.claimed) : false,
       fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
       response: isSet(object.response) ? globalThis.String(object.response) : "",
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
     };
   },
 
@@ -246,6 +300,12 @@ export const ClaimResponse: MessageFns<ClaimResponse> = {
     if (message.response !== "") {
       obj.response = message.response;
     }
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
     return obj;
   },
 
@@ -257,12 +317,190 @@ export const ClaimResponse: MessageFns<ClaimResponse> = {
     message.claimed = object.claimed ?? false;
     message.fingerprint = object.fingerprint ?? "";
     message.response = object.response ?? "";
+    message.claimId = object.claimId ?? "";
+    message.leaseMs = object.leaseMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseRenewRequest(): RenewRequest {
+  return { applicationId: "", key: "", claimId: "" };
+}
+
+export const RenewRequest: MessageFns<RenewRequest> = {
+  encode(message: RenewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applicationId !== "") {
+      writer.uint32(10).string(message.applicationId);
+    }
+    if (message.key !== "") {
+      writer.uint32(18).string(message.key);
+    }
+    if (message.claimId !== "") {
+      writer.uint32(26).string(message.claimId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applicationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewRequest {
+    return {
+      applicationId: isSet(object.applicationId)
+        ? globalThis.String(object.applicationId)
+        : isSet(object.application_id)
+        ? globalThis.String(object.application_id)
+        : "",
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RenewRequest): unknown {
+    const obj: any = {};
+    if (message.applicationId !== "") {
+      obj.applicationId = message.applicationId;
+    }
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewRequest>, I>>(base?: I): RenewRequest {
+    return RenewRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewRequest>, I>>(object: I): RenewRequest {
+    const message = createBaseRenewRequest();
+    message.applicationId = object.applicationId ?? "";
+    message.key = object.key ?? "";
+    message.claimId = object.claimId ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewResponse(): RenewResponse {
+  return { renewed: false };
+}
+
+export const RenewResponse: MessageFns<RenewResponse> = {
+  encode(message: RenewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.renewed !== false) {
+      writer.uint32(8).bool(message.renewed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.renewed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewResponse {
+    return { renewed: isSet(object.renewed) ? globalThis.Boolean(object.renewed) : false };
+  },
+
+  toJSON(message: RenewResponse): unknown {
+    const obj: any = {};
+    if (message.renewed !== false) {
+      obj.renewed = message.renewed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewResponse>, I>>(base?: I): RenewResponse {
+    return RenewResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewResponse>, I>>(object: I): RenewResponse {
+    const message = createBaseRenewResponse();
+    message.renewed = object.renewed ?? false;
     return message;
   },
 };
 
 function createBaseCompleteRequest(): CompleteRequest {
-  return { applicationId: "", key: "", fingerprint: "", response: "" };
+  return { applicationId: "", key: "", fingerprint: "", response: "", claimId: "" };
 }
 
 export const CompleteRequest: MessageFns<CompleteRequest> = {
@@ -278,6 +516,9 @@ export const CompleteRequest: MessageFns<CompleteRequest> = {
     }
     if (message.response !== "") {
       writer.uint32(34).string(message.response);
+    }
+    if (message.claimId !== "") {
+      writer.uint32(42).string(message.claimId);
     }
     return writer;
   },
@@ -327,6 +568,14 @@ export const CompleteRequest: MessageFns<CompleteRequest> = {
             message.response = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -349,6 +598,11 @@ export const CompleteRequest: MessageFns<CompleteRequest> = {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
       response: isSet(object.response) ? globalThis.String(object.response) : "",
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
     };
   },
 
@@ -366,6 +620,9 @@ export const CompleteRequest: MessageFns<CompleteRequest> = {
     if (message.response !== "") {
       obj.response = message.response;
     }
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
     return obj;
   },
 
@@ -378,16 +635,20 @@ export const CompleteRequest: MessageFns<CompleteRequest> = {
     message.key = object.key ?? "";
     message.fingerprint = object.fingerprint ?? "";
     message.response = object.response ?? "";
+    message.claimId = object.claimId ?? "";
     return message;
   },
 };
 
 function createBaseCompleteResponse(): CompleteResponse {
-  return {};
+  return { stored: false };
 }
 
 export const CompleteResponse: MessageFns<CompleteResponse> = {
-  encode(_: CompleteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: CompleteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stored !== false) {
+      writer.uint32(8).bool(message.stored);
+    }
     return writer;
   },
 
@@ -404,6 +665,14 @@ export const CompleteResponse: MessageFns<CompleteResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.stored = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -416,26 +685,30 @@ export const CompleteResponse: MessageFns<CompleteResponse> = {
     }
   },
 
-  fromJSON(_: any): CompleteResponse {
-    return {};
+  fromJSON(object: any): CompleteResponse {
+    return { stored: isSet(object.stored) ? globalThis.Boolean(object.stored) : false };
   },
 
-  toJSON(_: CompleteResponse): unknown {
+  toJSON(message: CompleteResponse): unknown {
     const obj: any = {};
+    if (message.stored !== false) {
+      obj.stored = message.stored;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<CompleteResponse>, I>>(base?: I): CompleteResponse {
     return CompleteResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<CompleteResponse>, I>>(_: I): CompleteResponse {
+  fromPartial<I extends Exact<DeepPartial<CompleteResponse>, I>>(object: I): CompleteResponse {
     const message = createBaseCompleteResponse();
+    message.stored = object.stored ?? false;
     return message;
   },
 };
 
 function createBaseReleaseRequest(): ReleaseRequest {
-  return { applicationId: "", key: "" };
+  return { applicationId: "", key: "", claimId: "" };
 }
 
 export const ReleaseRequest: MessageFns<ReleaseRequest> = {
@@ -445,6 +718,9 @@ export const ReleaseRequest: MessageFns<ReleaseRequest> = {
     }
     if (message.key !== "") {
       writer.uint32(18).string(message.key);
+    }
+    if (message.claimId !== "") {
+      writer.uint32(26).string(message.claimId);
     }
     return writer;
   },
@@ -478,6 +754,14 @@ export const ReleaseRequest: MessageFns<ReleaseRequest> = {
             message.key = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -498,6 +782,11 @@ export const ReleaseRequest: MessageFns<ReleaseRequest> = {
         ? globalThis.String(object.application_id)
         : "",
       key: isSet(object.key) ? globalThis.String(object.key) : "",
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
     };
   },
 
@@ -509,6 +798,9 @@ export const ReleaseRequest: MessageFns<ReleaseRequest> = {
     if (message.key !== "") {
       obj.key = message.key;
     }
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
     return obj;
   },
 
@@ -519,6 +811,7 @@ export const ReleaseRequest: MessageFns<ReleaseRequest> = {
     const message = createBaseReleaseRequest();
     message.applicationId = object.applicationId ?? "";
     message.key = object.key ?? "";
+    message.claimId = object.claimId ?? "";
     return message;
   },
 };
@@ -577,7 +870,11 @@ export const ReleaseResponse: MessageFns<ReleaseResponse> = {
 
 /**
  * Idempotency-Key support for every send of every interface: the gateway
- * claims the key before doing the work and stores the answer after it.
+ * claims the key before doing the work, renews the claim while the work runs
+ * and stores the answer after it. A claim is held for a lease and named by a
+ * claim id: Renew, Complete and Release act only while the key is still held
+ * by that claim, so a request whose lease ran out cannot undo or overwrite
+ * the request that claimed the key after it.
  */
 export type IdempotencyService = typeof IdempotencyService;
 export const IdempotencyService = {
@@ -589,6 +886,15 @@ export const IdempotencyService = {
     requestDeserialize: (value: Buffer): ClaimRequest => ClaimRequest.decode(value),
     responseSerialize: (value: ClaimResponse): Buffer => Buffer.from(ClaimResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ClaimResponse => ClaimResponse.decode(value),
+  },
+  renew: {
+    path: "/hermod.v1.Idempotency/Renew" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewRequest): Buffer => Buffer.from(RenewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewRequest => RenewRequest.decode(value),
+    responseSerialize: (value: RenewResponse): Buffer => Buffer.from(RenewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewResponse => RenewResponse.decode(value),
   },
   complete: {
     path: "/hermod.v1.Idempotency/Complete" as const,
@@ -612,6 +918,7 @@ export const IdempotencyService = {
 
 export interface IdempotencyServer extends UntypedServiceImplementation {
   claim: handleUnaryCall<ClaimRequest, ClaimResponse>;
+  renew: handleUnaryCall<RenewRequest, RenewResponse>;
   complete: handleUnaryCall<CompleteRequest, CompleteResponse>;
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
 }
@@ -631,6 +938,21 @@ export interface IdempotencyClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ClaimResponse) => void,
+  ): ClientUnaryCall;
+  renew(
+    request: RenewRequest,
+    callback: (error: ServiceError | null, response: RenewResponse) => void,
+  ): ClientUnaryCall;
+  renew(
+    request: RenewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewResponse) => void,
+  ): ClientUnaryCall;
+  renew(
+    request: RenewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewResponse) => void,
   ): ClientUnaryCall;
   complete(
     request: CompleteRequest,

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { ClaimRequest, ClaimResponse, CompleteRequest, ReleaseRequest, RenewRequest } from '../../proto/gen/hermod/v1/idempotency';
+import type { HotState } from '../ports/state';
+import { HermodError } from '../../lib/errors';
+import { unaryHandler } from './unary-handler';
+
+export interface IdempotencyServices {
+  state: HotState;
+  /** How long an Idempotency-Key and its answer are kept. */
+  ttlMs: number;
+  /** How long a claim without its answer is held unless renewed (a gateway that died mid-request renews it no more). */
+  leaseMs: number;
+}
+
+// Keys are scoped to the application, so two tenants never collide.
+const scoped = (applicationId: string, key: string): string => `${applicationId}:${key}`;
+
+function checked(req: { applicationId: string; key: string }, claimId?: string): string {
+  if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
+  if (claimId === '') throw new HermodError('missing_attrib', 'claim_id is required');
+  return scoped(req.applicationId, req.key);
+}
+
+/**
+ * The Idempotency service: each claim gets a random claim id, and renew,
+ * complete and release act only for the claim that still holds the key.
+ */
+export function idempotencyService(services: IdempotencyServices): UntypedServiceImplementation {
+  const { state, ttlMs, leaseMs } = services;
+  return {
+    claim: unaryHandler('Claim', async (req: ClaimRequest): Promise<ClaimResponse> => {
+      const key = checked(req);
+      const claimId = randomUUID();
+      const held = await state.claimIdempotencyKey(key, req.fingerprint, claimId, leaseMs);
+      return held
+        ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs }
+        : { claimed: true, fingerprint: req.fingerprint, response: '', claimId, leaseMs };
+    }),
+    renew: unaryHandler('Renew', async (req: RenewRequest) => ({
+      renewed: await state.renewIdempotencyKey(checked(req, req.claimId), req.claimId, leaseMs),
+    })),
+    complete: unaryHandler('Complete', async (req: CompleteRequest) => ({
+      stored: await state.completeIdempotencyKey(checked(req, req.claimId), req.claimId, { fingerprint: req.fingerprint, response: req.response }, ttlMs),
+    })),
+    release: unaryHandler('Release', async (req: ReleaseRequest) => {
+      await state.releaseIdempotencyKey(checked(req, req.claimId), req.claimId);
+      return {};
+    }),
+  };
+}
