@@ -1,0 +1,154 @@
+import { credentials, Server, ServerCredentials } from '@grpc/grpc-js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryState } from '../../core/adapters/memory-state';
+import { deferred } from '../../core/adapters/contract-support';
+import { idempotencyService } from '../../core/grpc/idempotency-service';
+import { HermodError, toHermodError } from '../../lib/errors';
+import { IdempotencyService } from '../../proto/gen/hermod/v1/idempotency';
+import { createCoreClient, type CoreClient } from '../core-client';
+import { idempotent, type IdempotencyStore } from './idempotency';
+
+const LEASE_MS = 300;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * idempotent() against core's real Idempotency service (memory hot state, a
+ * 300 ms lease) over gRPC on 127.0.0.1:0; each run of the work waits for the
+ * test to let it go.
+ */
+describe('an Idempotency-Key held by a request that outlives its lease', () => {
+  let grpcServer: Server;
+  let core: CoreClient;
+  let server: http.Server;
+  let url: string;
+  let renewals: number;
+  let renewalsFail: boolean;
+  let gates: ReturnType<typeof deferred<void>>[];
+  let runs: number;
+
+  beforeEach(async () => {
+    grpcServer = new Server();
+    grpcServer.addService(IdempotencyService, idempotencyService({ state: createMemoryState(), ttlMs: 60_000, leaseMs: LEASE_MS }));
+    const port = await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    core = createCoreClient(`127.0.0.1:${port}`, credentials.createInsecure(), { batchMax: 1, batchDelayMs: 0 });
+    renewals = 0;
+    renewalsFail = false;
+    gates = [];
+    runs = 0;
+    // Core's client, but its renewals can be made to fail (core out of reach for a while).
+    const store: IdempotencyStore = {
+      claimIdempotencyKey: (r) => core.claimIdempotencyKey(r),
+      renewIdempotencyKey: async (r) => {
+        renewals++;
+        if (renewalsFail) throw new HermodError('unavailable', 'core is out of reach');
+        return core.renewIdempotencyKey(r);
+      },
+      completeIdempotencyKey: (r) => core.completeIdempotencyKey(r),
+      releaseIdempotencyKey: (r) => core.releaseIdempotencyKey(r),
+    };
+    const app = new Koa();
+    app.silent = true;
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } catch (err) {
+        const e = toHermodError(err);
+        ctx.status = e.httpStatus;
+        ctx.body = e.message;
+      }
+    });
+    app.use(async (ctx) => {
+      let raw = '';
+      for await (const chunk of ctx.req) raw += chunk;
+      ctx.state.rawBody = raw;
+      await idempotent(ctx, store, 'app-1', 'sms_v2', async () => {
+        const run = ++runs;
+        await gates[run - 1]?.promise;
+        ctx.status = 202;
+        ctx.body = { run, text: (JSON.parse(raw) as { text: string }).text };
+      });
+    });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    for (const g of gates) g.resolve();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    core.close();
+    grpcServer.forceShutdown();
+  });
+
+  const post = async (key: string, text: string) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ text }) });
+    const body = await res.text();
+    return {
+      status: res.status,
+      replayed: res.headers.get('idempotent-replayed'),
+      body,
+      json: res.headers.get('content-type')?.includes('json') ? JSON.parse(body) : undefined,
+    };
+  };
+
+  it('refuses a retry three leases later with 409 instead of running the work again, and stops renewing once answered', async () => {
+    gates.push(deferred());
+    const first = post('kia-ora-1', 'Kia ora, e hoa mā 👋🏽');
+    await sleep(3 * LEASE_MS);
+    const retry = await post('kia-ora-1', 'Kia ora, e hoa mā 👋🏽');
+    expect(retry.status, retry.body).toBe(409);
+    expect(retry.body).toContain('still being processed');
+    expect(renewals).toBeGreaterThanOrEqual(5);
+    gates[0]!.resolve();
+    expect((await first).json).toEqual({ run: 1, text: 'Kia ora, e hoa mā 👋🏽' });
+    const again = await post('kia-ora-1', 'Kia ora, e hoa mā 👋🏽');
+    expect(again.json).toEqual({ run: 1, text: 'Kia ora, e hoa mā 👋🏽' });
+    expect(again.replayed).toBe('true');
+    expect(runs).toBe(1);
+    const renewed = renewals;
+    await sleep(2 * LEASE_MS);
+    expect(renewals).toBe(renewed);
+  });
+
+  it('answers a request whose claim ran out and was taken by a retry with its own work, and keeps the retry’s answer for replays', async () => {
+    gates.push(deferred());
+    renewalsFail = true;
+    const first = post('ni-hao-2', '你好');
+    await sleep(2 * LEASE_MS);
+    // The first request's lease ran out unrenewed: the retry takes the key and runs.
+    const retry = await post('ni-hao-2', '你好');
+    expect(retry.status, retry.body).toBe(202);
+    expect(retry.json).toEqual({ run: 2, text: '你好' });
+    gates[0]!.resolve();
+    const answered = await first;
+    expect(answered.status).toBe(202);
+    expect(answered.json).toEqual({ run: 1, text: '你好' });
+    const again = await post('ni-hao-2', '你好');
+    expect(again.replayed).toBe('true');
+    expect(again.json).toEqual({ run: 2, text: '你好' });
+  });
+
+  it('does not let a request whose claim ran out release the key of the retry that took it when it fails', async () => {
+    gates.push(deferred(), deferred());
+    renewalsFail = true;
+    const first = post('tena-koe-3', 'Tēnā koe');
+    await sleep(2 * LEASE_MS);
+    const retry = post('tena-koe-3', 'Tēnā koe');
+    await sleep(50);
+    gates[0]!.reject(new HermodError('unavailable', 'the first run failed'));
+    expect((await first).status).toBe(503);
+    // The retry still holds the key: a third request is refused, not run.
+    renewalsFail = false;
+    const third = await post('tena-koe-3', 'Tēnā koe');
+    expect(third.status, third.body).toBe(409);
+    gates[1]!.resolve();
+    expect((await retry).json).toEqual({ run: 2, text: 'Tēnā koe' });
+    expect(runs).toBe(2);
+  });
+});
