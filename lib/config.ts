@@ -206,9 +206,10 @@ export interface Config {
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
   /**
-   * How long a claimed key whose request has not answered yet is held: a
-   * gateway that dies mid-request never answers nor releases it, and its
-   * client's retries are refused (409) only until then.
+   * How long a claimed key whose request has not answered yet is held
+   * unless renewed: the gateway renews it every third of this while the
+   * request runs; one that dies mid-request renews, answers and releases it
+   * no more, and its client's retries are refused (409) only until then.
    */
   idempotencyLeaseMs: number;
   /** How long core keeps a message it accepted in memory, final or not (in flight longer: read from history). */
