@@ -11,7 +11,7 @@ import { IdempotencyService } from '../../proto/gen/hermod/v1/idempotency';
 import { createCoreClient, type CoreClient } from '../core-client';
 import { idempotent, type IdempotencyStore } from './idempotency';
 
-const LEASE_MS = 300;
+const LEASE_MS = 600;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
