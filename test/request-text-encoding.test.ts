@@ -10,6 +10,8 @@ const CM = '/rest/campaign_manager/v1/acme';
 const WORLD = 'Kia ora, e hoa mā — tēnā koe · Привет · 你好世界 · 👋🏽🎉';
 /** Short enough for a list member's param1 (50 characters). */
 const SHORT = 'Tēnā koe — Привет 你好世界 👋🏽🎉';
+/** The UTF-8 byte-order mark some Windows tools put before a body. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** One interface: where to post, a body around `text` (already JSON-escaped), and its error shape. */
 interface Interface {
@@ -103,10 +105,25 @@ describe('request text must be UTF-8, on every interface', () => {
       api.error(r, 400, /lone surrogate \\ud83d/);
     });
 
+    it('accepts a body that starts with a UTF-8 byte-order mark, as RFC 8259 §8.1 lets a parser', async () => {
+      const r = await post(api.path, Buffer.concat([BOM, Buffer.from(api.body(SHORT))]));
+      expect([201, 202], r.text).toContain(r.status);
+    });
+
     it('accepts world text, escaped emoji pairs included, declared as charset=UTF-8', async () => {
       const r = await post(api.path, Buffer.from(api.body(`${SHORT} \\ud83d\\udc4b`)), 'application/json; charset="UTF-8"');
       expect([201, 202], r.text).toContain(r.status);
     });
+  });
+
+  it('accepts a byte-order mark before a Gateway v1 broadcast and a Campaign Manager delete of lists too', async () => {
+    const broadcast = await post('/rest/gateway/messages/broadcast', Buffer.concat([BOM, Buffer.from(`{"destination":["+6421000004"],"content":"${SHORT}"}`)]));
+    expect(broadcast.status, broadcast.text).toBe(201);
+    const list = await post(`${CM}/lists`, Buffer.from(`{"name":"Kia ora, e hoa mā","members":[{"destination":"+6421000005","param1":"你好 👋🏽"}]}`));
+    expect(list.status, list.text).toBe(201);
+    const deleted = await post(`${CM}/delete_multiple_lists`, Buffer.concat([BOM, Buffer.from(`{"list_ids":[${list.json.id}]}`)]));
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.json).toEqual({ list_ids: [list.json.id], message: 'IDs of deleted lists' });
   });
 
   it('stores and shows v2 text exactly as sent', async () => {

@@ -46,10 +46,15 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
-/** The whole body as text, or a 400 naming the first byte that is not UTF-8. A byte-order mark is kept, as before. */
+/**
+ * The whole body as text, or a 400 naming the first byte that is not UTF-8.
+ * A leading byte-order mark is dropped (RFC 8259 §8.1 lets a parser ignore
+ * it), as the streamed Campaign Manager bodies drop it, so every interface
+ * takes the same bodies.
+ */
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
     throw notUtf8(Math.max(at, 0));
