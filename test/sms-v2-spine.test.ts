@@ -123,6 +123,15 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(r.json).toEqual({ statusCode: 404, error: 'Not Found', message: expect.any(String) });
   });
 
+  it('refuses an id given more than once with 400 in the v2 error shape, saying that rather than that it is missing', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const second of [id, encodeURIComponent('你好 👋🏽')]) {
+      const r = await client.get(`/rest/sms/v2/messages?id=${id}&id=${second}`);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json).toEqual({ statusCode: 400, error: 'Bad Request', message: 'query parameter id is given more than once; give it once' });
+    }
+  });
+
   it('serves its OpenAPI document without credentials', async () => {
     const r = await anonymous.get('/rest/sms/v2/openapi.yaml');
     expect(r.status).toBe(200);

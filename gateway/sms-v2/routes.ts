@@ -63,6 +63,8 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   router.get('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const id = ctx.query.id;
+    // ?id=X&id=X parses as an array: say so, not that id is missing.
+    if (Array.isArray(id)) throw new HermodError('invalid_attrib', 'query parameter id is given more than once; give it once');
     if (typeof id !== 'string' || id === '') throw new HermodError('missing_attrib', 'query parameter id is required');
     if (!UUID.test(id)) throw new HermodError('invalid_attrib', 'query parameter id must be a UUID');
     const m = await deps.core.getMessage(caller.applicationId, id.toLowerCase());
