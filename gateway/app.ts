@@ -1,5 +1,6 @@
 import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
+import type { InterfaceErrors } from './http/header-overflow';
 import type { Authenticator } from './auth';
 import type { CoreClient } from './core-client';
 import type { Logger } from '../lib/log';
@@ -12,7 +13,7 @@ import { gatewayV1Errors } from './gateway-v1/error-body';
 import { gatewayV1Router } from './gateway-v1/routes';
 import { shortLinkErrors, shortLinkRouter } from './links/routes';
 import type { CampaignsClient } from './campaigns-client';
-import { campaignManagerErrors } from './campaign-manager/error-body';
+import { campaignManagerErrors, campaignManagerPlainErrors } from './campaign-manager/error-body';
 import { campaignManagerRouter } from './campaign-manager/routes';
 import type { ImClient } from './im-client';
 import type { HttpCarrierConfig } from '../lib/config';
@@ -36,41 +37,45 @@ export interface GatewayDeps {
   scheduleHorizonMs: number;
 }
 
-interface Interface {
+interface Interface extends InterfaceErrors {
   name: string;
-  prefix: string;
   handle: Middleware;
 }
 
-/** One interface: its error renderer wraps its router, so every failure under its prefix has its shape. */
-function mountInterface(name: string, prefix: string, errors: Middleware, router: Router): Interface {
-  return { name, prefix, handle: interfaceHandler(errors, router) };
+type InterfaceName = 'sms_v2' | 'gateway_v1' | 'campaign_manager' | 'intelligent_messaging' | 'webhooks' | 'short_links';
+
+/** Each interface's prefix and error renderer, so every failure under its prefix has its shape, inside Koa or before it (header-overflow.ts). */
+export function interfaceErrors(log: Logger): (InterfaceErrors & { name: InterfaceName })[] {
+  return [
+    { name: 'sms_v2', prefix: '/rest/sms/v2', errors: smsV2Errors(log) },
+    { name: 'gateway_v1', prefix: '/rest/gateway', errors: gatewayV1Errors(log) },
+    { name: 'campaign_manager', prefix: '/rest/campaign_manager/v1', errors: campaignManagerErrors(log), plainErrors: campaignManagerPlainErrors },
+    { name: 'intelligent_messaging', prefix: '/rest/im/v1', errors: intelligentMessagingErrors(log) },
+    { name: 'webhooks', prefix: '/webhooks', errors: webhookErrors(log) },
+    { name: 'short_links', prefix: '/l', errors: shortLinkErrors },
+  ];
 }
 
 /** The Koa app: one router per interface, each with its own error shape. */
 export function createGatewayApp(deps: GatewayDeps): Koa {
   const app = new Koa();
   app.silent = true;
-  const interfaces: Interface[] = [
-    mountInterface('sms_v2', '/rest/sms/v2', smsV2Errors(deps.log), smsV2Router(deps)),
-    mountInterface('gateway_v1', '/rest/gateway', gatewayV1Errors(deps.log), gatewayV1Router(deps)),
-    mountInterface('campaign_manager', '/rest/campaign_manager/v1', campaignManagerErrors(deps.log), campaignManagerRouter(deps)),
-    mountInterface(
-      'intelligent_messaging',
-      '/rest/im/v1',
-      intelligentMessagingErrors(deps.log),
-      intelligentMessagingRouter({
-        im: deps.im,
-        idempotency: deps.core,
-        auth: deps.auth,
-        log: deps.log,
-        maxBodyBytes: deps.maxBodyBytes,
-        rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted })),
-      }),
-    ),
-    mountInterface('webhooks', '/webhooks', webhookErrors(deps.log), webhookRouter(deps)),
-    mountInterface('short_links', '/l', shortLinkErrors, shortLinkRouter(deps)),
-  ];
+  const routers: Record<InterfaceName, Router> = {
+    sms_v2: smsV2Router(deps),
+    gateway_v1: gatewayV1Router(deps),
+    campaign_manager: campaignManagerRouter(deps),
+    intelligent_messaging: intelligentMessagingRouter({
+      im: deps.im,
+      idempotency: deps.core,
+      auth: deps.auth,
+      log: deps.log,
+      maxBodyBytes: deps.maxBodyBytes,
+      rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted })),
+    }),
+    webhooks: webhookRouter(deps),
+    short_links: shortLinkRouter(deps),
+  };
+  const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name]) }));
 
   app.use(requestMetrics);
   app.use(requestSpan);

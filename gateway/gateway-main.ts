@@ -8,7 +8,8 @@ import { createCoreClient } from './core-client';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
-import { createGatewayApp } from './app';
+import { createGatewayApp, interfaceErrors } from './app';
+import { answerHeaderOverflow } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 
 export interface RunningGateway {
@@ -49,6 +50,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
     res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
   });
+  // Headers over Node's limit get their 431 in the interface's error shape, not empty.
+  answerHeaderOverflow(secure, interfaceErrors(log));
+  answerHeaderOverflow(plain, interfaceErrors(log));
   await listen(secure, config.httpsPort, config.host);
   await listen(plain, config.httpPort, config.host);
   const httpsPort = (secure.address() as AddressInfo).port;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGatewayApp, type GatewayDeps } from './app';
+import { createGatewayApp, interfaceErrors, type GatewayDeps } from './app';
+import { answerHeaderOverflow } from './http/header-overflow';
 import { createAuthenticator } from './auth';
 import type { CampaignsClient } from './campaigns-client';
 import type { CoreClient } from './core-client';
@@ -31,7 +32,9 @@ export function gatewayTestDeps(): GatewayDeps {
 }
 
 export async function startTestGateway(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(createGatewayApp(gatewayTestDeps()).callback());
+  const deps = gatewayTestDeps();
+  const server = http.createServer(createGatewayApp(deps).callback());
+  answerHeaderOverflow(server, interfaceErrors(deps.log));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

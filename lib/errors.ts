@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   broadcast_limit: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
+  // Refused by Node's HTTP parser before any route (gateway/http/header-overflow.ts).
+  headers_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
   forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, retryable: false },

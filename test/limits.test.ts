@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
@@ -84,3 +86,120 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     expect(r.json).toMatchObject({ statusCode: 413 });
   });
 });
+
+/** What came back on one raw connection, read until the server closed it. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Writes `pieces` on a connection of its own, a few milliseconds apart, and reads until the server closes it. */
+function exchange(socket: net.Socket, pieces: string[]): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(received).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    void (async () => {
+      for (const piece of pieces) {
+        if (socket.destroyed) return;
+        socket.write(piece);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+  });
+}
+
+/** A request whose headers, in te reo Māori, CJK and emoji, exceed Node's 16 KB limit. */
+const oversized = (method: string, path: string): string[] => [
+  `${method} ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic YWNtZTpzZWNyZXQ=\r\n`,
+  ...Array.from({ length: 12 }, (_, i) => `x-kia-ora-${i}: ${encodeURIComponent('Kia ora, e hoa mā 👋🏽 你好 ').repeat(20)}\r\n`),
+  '\r\n',
+];
+
+describe('request headers over Node’s 16 KB limit', () => {
+  let hermod: HermodProcess;
+  let ca: string;
+  const overTls = (pieces: string[]): Promise<RawAnswer> =>
+    exchange(tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca, servername: 'localhost' }), pieces);
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-headers-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
+    ca = hermod.ca();
+  });
+
+  afterAll(async () => {
+    await hermod?.stop();
+  });
+
+  it.each([
+    [
+      'SMS Gateway v2',
+      'GET',
+      '/rest/sms/v2/messages?id=00000000-0000-4000-8000-000000000000',
+      { message: /16384 bytes/, statusCode: 431, error: 'Request Header Fields Too Large' },
+    ],
+    ['Gateway v1', 'POST', '/rest/gateway/messages', { message: /16384 bytes/, code: 431, error: 'invalid_attrib', 'error-desc': /16384 bytes/ }],
+    ['Campaign Manager', 'POST', '/rest/campaign_manager/v1/acme/lists', { code: 431, message: /16384 bytes/ }],
+    [
+      'Intelligent Messaging',
+      'POST',
+      '/rest/im/v1/message',
+      { code: 431, message: /16384 bytes/, errors: [{ code: 431, description: /16384 bytes/ }], statusCode: 431, error: 'Request Header Fields Too Large' },
+    ],
+  ])('are answered 431 on %s in its own error shape, and the connection is closed', async (_name, method, path, shape) => {
+    const r = await overTls(oversized(method, path));
+    expect(r.status, r.body).toBe(431);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r.headers.connection).toBe('close');
+    expect(JSON.parse(r.body)).toEqual(matching(shape));
+  });
+
+  it('are answered in plain text on a Campaign Manager delete, whose errors are plain text', async () => {
+    const r = await overTls(oversized('DELETE', '/rest/campaign_manager/v1/acme/lists/1'));
+    expect(r.status, r.body).toBe(431);
+    expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(r.body).toBe('error: request headers are larger than 16384 bytes');
+  });
+
+  it('are answered 431 in plain text outside every interface, and on the plain HTTP port', async () => {
+    const outside = await overTls(oversized('GET', '/kia-ora'));
+    expect(outside.status, outside.body).toBe(431);
+    expect(outside.body).toBe('request headers are larger than 16384 bytes\n');
+
+    const plain = await exchange(net.connect({ host: '127.0.0.1', port: hermod.httpPort }), [oversized('GET', '/rest/sms/v2/messages').join('')]);
+    expect(plain.status, plain.body).toBe(431);
+    expect(JSON.parse(plain.body)).toEqual({
+      message: 'request headers are larger than 16384 bytes',
+      statusCode: 431,
+      error: 'Request Header Fields Too Large',
+    });
+  });
+
+  it('leave the gateway answering requests of ordinary size', async () => {
+    await overTls(oversized('POST', '/rest/sms/v2/messages'));
+    const client = createClient(hermod.baseUrl, ca, { user: 'acme', pass: 'secret' });
+    try {
+      const r = await client.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā 👋🏽 你好' });
+      expect(r.status, r.text).toBe(202);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+/** `shape` with its regular expressions as string matchers. */
+function matching(shape: unknown): unknown {
+  if (shape instanceof RegExp) return expect.stringMatching(shape);
+  if (Array.isArray(shape)) return shape.map(matching);
+  if (shape && typeof shape === 'object') return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, matching(v)]));
+  return shape;
+}

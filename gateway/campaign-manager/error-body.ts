@@ -15,6 +15,20 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   broadcast_limit: 422,
 };
 
+/** Delete list, delete multiple lists and healthz, by method and path. */
+const PLAIN_ERROR_ROUTES = [
+  /^DELETE \/rest\/campaign_manager\/v1\/[^/]+\/lists\/[^/]+$/,
+  /^POST \/rest\/campaign_manager\/v1\/[^/]+\/delete_multiple_lists$/,
+  /^GET \/rest\/campaign_manager\/v1\/healthz$/,
+];
+
+/**
+ * Whether a route answers its errors in plain text, for answers made before
+ * routing (gateway/http/header-overflow.ts); inside Koa the routes set
+ * ctx.state.plainErrors themselves.
+ */
+export const campaignManagerPlainErrors = (method: string, path: string): boolean => PLAIN_ERROR_ROUTES.some((r) => r.test(`${method} ${path}`));
+
 /** Campaign Manager's HTTP status for an error code (the same in JSON and in plain text). */
 export const campaignManagerHttpStatus = (code: ErrorCode): number => STATUS[code] ?? ERROR_CODES[code].http;
 

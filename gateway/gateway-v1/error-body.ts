@@ -10,6 +10,7 @@ const V1_CODE: Partial<Record<ErrorCode, string>> = {
   invalid_attrib: 'invalid_attrib',
   broadcast_limit: 'broadcast_limit',
   body_too_large: 'invalid_attrib',
+  headers_too_large: 'invalid_attrib',
   unauthorized: 'unauthorized',
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
