@@ -25,7 +25,8 @@ export interface ImportSession {
 
 export interface CampaignsClient {
   startImport(applicationId: string, kind: 'list' | 'campaign'): ImportSession;
-  streamLists(applicationId: string): AsyncIterable<ListsChunk>;
+  /** The application's active lists, or only the one `listId` names (none when it is not one). */
+  streamLists(applicationId: string, listId?: number): AsyncIterable<ListsChunk>;
   deleteLists(applicationId: string, listIds: number[]): Promise<number[]>;
   listTemplates(applicationId: string): Promise<Template[]>;
   streamCampaignReport(applicationId: string, campaignId: number): AsyncIterable<ReportChunk>;
@@ -99,7 +100,7 @@ export function createCampaignsClient(address: string, channelCredentials: Chann
         },
       };
     },
-    streamLists: (applicationId) => mapped('StreamLists', client.streamLists({ applicationId }, deadline(STREAM_TIMEOUT_MS))),
+    streamLists: (applicationId, listId = 0) => mapped('StreamLists', client.streamLists({ applicationId, listId }, deadline(STREAM_TIMEOUT_MS))),
     async deleteLists(applicationId, listIds) {
       const res = await unary<object, { listIds: number[] }>('DeleteLists', client.deleteLists as never, { applicationId, listIds });
       return res.listIds;

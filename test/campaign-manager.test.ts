@@ -202,6 +202,32 @@ describe('Campaign Manager over HTTPS', () => {
       expect(created).toBeLessThanOrEqual(Date.now() + 1000);
     });
 
+    it('answers GET on the Location of a new list with that list, as GET lists shows it', async () => {
+      const member = { destination: handset(), param1: 'Kia ora, e hoa mā', param2: '你好 👋🏽' };
+      const r = await createList(acme, 'acme', { name: 'Kia ora — 你好 👋🏽', members: [member, { destination: handset() }] });
+      expect(r.status, r.text).toBe(201);
+      const got = await acme.get(new URL(r.headers.location as string).pathname);
+      expect(got.status, got.text).toBe(200);
+      expect(got.headers['content-type']).toMatch(/^application\/json/);
+      expect(got.json).toEqual({
+        id: r.json.id,
+        name: 'Kia ora — 你好 👋🏽',
+        created: expect.any(String),
+        members: [member, { destination: expect.any(String) }],
+      });
+      expect(got.json).toEqual((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id));
+    });
+
+    it('answers GET of a deleted list, an unknown id, a non-id and another application’s list with 404 in DefaultError', async () => {
+      const theirs = (await createList(globex, 'globex', listBody({ name: 'Kia ora, e hoa mā' }))).json.id as number;
+      expect((await globex.get(`${CM}/globex/lists/${theirs}`)).json.name).toBe('Kia ora, e hoa mā');
+      for (const id of [theirs, 4242424242, 'abc', '0']) expectDefaultError(await acme.get(`${CM}/acme/lists/${id}`), 404);
+      expectDefaultError(await acme.get(`${CM}/globex/lists/${theirs}`), 403);
+      // Deleted again, so globex keeps only the list the test below makes.
+      expect((await del(globex, `${CM}/globex/lists/${theirs}`)).status).toBe(204);
+      expectDefaultError(await globex.get(`${CM}/globex/lists/${theirs}`), 404);
+    });
+
     const memberWith = (params: Record<string, string>) => ({ members: [{ destination: handset(), ...params }] });
     const listLimits: [string, () => Record<string, unknown>, () => Record<string, unknown>][] = [
       ['a name of 50 characters', () => ({ name: world(50) }), () => ({ name: world(51) })],

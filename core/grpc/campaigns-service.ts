@@ -106,6 +106,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
     streamLists: serverStream('StreamLists', async (req: StreamListsRequest, write: (c: ListsChunk) => Promise<void>) => {
       if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
       for (const list of await s.store.listLists(req.applicationId)) {
+        if (req.listId !== 0 && list.id !== req.listId) continue;
         await write({ part: { $case: 'list', value: { id: list.id, name: list.name, created: new Date(list.createdAt), memberCount: list.memberCount } } });
         for (let from = 0; from < list.memberCount; ) {
           const page = await s.store.readMembers(list.id, from, PAGE);

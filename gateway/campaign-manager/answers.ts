@@ -1,3 +1,4 @@
+import { HermodError } from '../../lib/errors';
 import type { ListsChunk, Member, ReportChunk } from '../../proto/gen/hermod/v1/campaigns';
 
 /**
@@ -15,10 +16,18 @@ function memberJson(m: Member): string {
 }
 
 /** GET lists: `[{id, name, created, members: [...]}, ...]`. */
-export async function* listsAsJson(chunks: AsyncIterable<ListsChunk>): AsyncGenerator<string> {
+export const listsAsJson = (chunks: AsyncIterable<ListsChunk>): AsyncGenerator<string> => listsJson(chunks, false);
+
+/**
+ * GET lists/{list_id}: the list alone, `{id, name, created, members: [...]}`,
+ * or not_found before any text when core sends no list.
+ */
+export const listAsJson = (chunks: AsyncIterable<ListsChunk>): AsyncGenerator<string> => listsJson(chunks, true);
+
+async function* listsJson(chunks: AsyncIterable<ListsChunk>, one: boolean): AsyncGenerator<string> {
   let lists = 0;
   let membersInList = 0;
-  let text = '[';
+  let text = one ? '' : '[';
   for await (const chunk of chunks) {
     const part = chunk.part;
     if (!part) continue;
@@ -33,7 +42,8 @@ export async function* listsAsJson(chunks: AsyncIterable<ListsChunk>): AsyncGene
     yield text;
     text = '';
   }
-  yield `${text}${lists > 0 ? ']}' : ''}]`;
+  if (one && lists === 0) throw new HermodError('not_found', 'no such list');
+  yield `${text}${lists > 0 ? ']}' : ''}${one ? '' : ']'}`;
 }
 
 /**

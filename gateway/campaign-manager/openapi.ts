@@ -113,6 +113,12 @@ export const CAMPAIGN_MANAGER_OPENAPI = openApiDocument({
       post: importing('Create a list', 'createList', 'ListRequest', 'ListCreateResponse', 'URL of the new list'),
     },
     '/{application_name}/lists/{list_id}': {
+      get: {
+        summary: 'A list and its members (the Location of a new list)',
+        operationId: 'getList',
+        parameters: [applicationName, pathId('list_id')],
+        responses: { '200': response('The list', content(ref('List'))), ...jsonErrors },
+      },
       delete: {
         summary: 'Delete a list',
         operationId: 'deleteList',

@@ -13,7 +13,7 @@ import { CAMPAIGN_MANAGER_OPENAPI } from './openapi';
 import { CAMPAIGN_MANAGER_SCHEMAS, MAX_APPLICATION_NAME } from './schemas';
 import { importBody } from './import-body';
 import { respondWithStreamedJson } from './streamed-json';
-import { listsAsJson, reportAsJson } from './answers';
+import { listAsJson, listsAsJson, reportAsJson } from './answers';
 import { parseCampaignSchedule } from './campaign-schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { checkJsonRequest } from '../http/json-request-headers';
@@ -91,6 +91,13 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
       ctx.set('Location', `${base(ctx)}/lists/${result.id}`);
       ctx.body = { id: result.id, ...(result.errorMessages ? { error_messages: result.errorMessages } : {}) };
     });
+  });
+
+  // The Location of a new list.
+  router.get('/:application_name/lists/:list_id', async (ctx) => {
+    const who = await caller(ctx);
+    const id = integerId(ctx.params.list_id, 'list_id');
+    await respondWithStreamedJson(ctx, listAsJson(deps.campaigns.streamLists(who.applicationId, id)));
   });
 
   router.delete('/:application_name/lists/:list_id', plainErrors, async (ctx) => {

@@ -120,6 +120,8 @@ export interface ImportResult {
 
 export interface StreamListsRequest {
   applicationId: string;
+  /** Only this active list of the application (nothing when it is not one); 0 for every active list. */
+  listId: number;
 }
 
 export interface ListHeader {
@@ -958,13 +960,16 @@ export const ImportResult: MessageFns<ImportResult> = {
 };
 
 function createBaseStreamListsRequest(): StreamListsRequest {
-  return { applicationId: "" };
+  return { applicationId: "", listId: 0 };
 }
 
 export const StreamListsRequest: MessageFns<StreamListsRequest> = {
   encode(message: StreamListsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.applicationId !== "") {
       writer.uint32(10).string(message.applicationId);
+    }
+    if (message.listId !== 0) {
+      writer.uint32(16).int64(message.listId);
     }
     return writer;
   },
@@ -990,6 +995,14 @@ export const StreamListsRequest: MessageFns<StreamListsRequest> = {
             message.applicationId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.listId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1009,6 +1022,11 @@ export const StreamListsRequest: MessageFns<StreamListsRequest> = {
         : isSet(object.application_id)
         ? globalThis.String(object.application_id)
         : "",
+      listId: isSet(object.listId)
+        ? globalThis.Number(object.listId)
+        : isSet(object.list_id)
+        ? globalThis.Number(object.list_id)
+        : 0,
     };
   },
 
@@ -1016,6 +1034,9 @@ export const StreamListsRequest: MessageFns<StreamListsRequest> = {
     const obj: any = {};
     if (message.applicationId !== "") {
       obj.applicationId = message.applicationId;
+    }
+    if (message.listId !== 0) {
+      obj.listId = Math.round(message.listId);
     }
     return obj;
   },
@@ -1026,6 +1047,7 @@ export const StreamListsRequest: MessageFns<StreamListsRequest> = {
   fromPartial<I extends Exact<DeepPartial<StreamListsRequest>, I>>(object: I): StreamListsRequest {
     const message = createBaseStreamListsRequest();
     message.applicationId = object.applicationId ?? "";
+    message.listId = object.listId ?? 0;
     return message;
   },
 };
