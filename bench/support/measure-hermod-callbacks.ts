@@ -33,8 +33,17 @@ export interface HermodCallbackOptions extends CallbackLoad {
   nodeArgs?: string[];
 }
 
+/** Seconds after the load began (warm-up included) from which a message counts as sent in the steady state. */
+export const STEADY_AFTER_S = 10;
+
 export interface HermodFigures {
   latency: Spread;
+  /**
+   * The same, for the measured messages sent STEADY_AFTER_S or more after the
+   * load began: without the first seconds after a start, when a service
+   * whose code is not yet optimised falls behind and catches up.
+   */
+  steadyLatency: Spread;
   sendLatency: Spread;
   /** POST sent → the simulator has the message (context: the way in, before the receipt). */
   submitLatency: Spread;
@@ -244,6 +253,8 @@ export async function measureHermodCallbacks(
     clearInterval(progress);
 
     const latencies: number[] = [];
+    const steadyLatencies: number[] = [];
+    const steadyFrom = startedAt + STEADY_AFTER_S * 1000;
     const submitLatencies: number[] = [];
     const missing = { noCarrierMessage: 0, noReceipt: 0, noCallback: 0 };
     let idMismatches = 0;
@@ -252,7 +263,10 @@ export async function measureHermodCallbacks(
       if (carrier === undefined) missing.noCarrierMessage++;
       else if (!receiptAt.has(carrier)) missing.noReceipt++;
       else if (!callbackAt.has(token)) missing.noCallback++;
-      else latencies.push(latencyOf(token)!);
+      else {
+        latencies.push(latencyOf(token)!);
+        if (sentAt.get(token)! >= steadyFrom) steadyLatencies.push(latencyOf(token)!);
+      }
       const submitted = submittedAt.get(token);
       if (submitted !== undefined) submitLatencies.push(submitted - sentAt.get(token)!);
       const cb = callbackAt.get(token);
@@ -260,6 +274,7 @@ export async function measureHermodCallbacks(
     }
     return {
       latency: spread(latencies),
+      steadyLatency: spread(steadyLatencies),
       sendLatency: spread(sendLatencies),
       submitLatency: spread(submitLatencies),
       byStatus: [...statusAt].map(([status, seen]) => ({
