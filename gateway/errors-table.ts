@@ -13,7 +13,7 @@ const MEANING: Record<ErrorCode, string> = {
   unsupported_media_type: 'The Content-Type is not JSON, or its charset is not UTF-8',
   broadcast_limit: 'A v1 broadcast names more destinations than allowed',
   body_too_large: 'The body is larger than allowed',
-  headers_too_large: "The request's headers are larger than Node's limit (16 KB); the connection is closed",
+  headers_too_large: "The request's head (request line and headers) is larger than 16 KB; the connection is closed",
   unauthorized: 'Credentials are missing or wrong',
   forbidden: "Not allowed: another application's resource, a refused webhook verification, a private callback address",
   not_found: 'No such message, list, campaign, route or link',

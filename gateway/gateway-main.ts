@@ -9,7 +9,7 @@ import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
-import { answerHeaderOverflow } from './http/header-overflow';
+import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 
 export interface RunningGateway {
@@ -40,19 +40,26 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     scheduleHorizonMs: config.scheduleHorizonMs,
   });
 
-  const secure = https.createServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000 }, app.callback());
+  const interfaces = interfaceErrors(log);
+  const secure = https.createServer(
+    { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT },
+    withHeaderLimit(interfaces, app.callback()),
+  );
   // A client that stops sending in the middle of a request (a truncated body) is dropped, not waited for;
   // a large import that keeps sending is never cut short.
   secure.setTimeout(config.requestIdleTimeoutMs);
-  const plain = http.createServer((req, res) => {
-    const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
-    const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
-    const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
-    res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
-  });
-  // Headers over Node's limit get their 431 in the interface's error shape, not empty.
-  answerHeaderOverflow(secure, interfaceErrors(log));
-  answerHeaderOverflow(plain, interfaceErrors(log));
+  const plain = http.createServer(
+    { maxHeaderSize: PARSER_HEADER_LIMIT },
+    withHeaderLimit(interfaces, (req, res) => {
+      const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
+      const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
+      const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
+      res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
+    }),
+  );
+  // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
+  answerHeaderOverflow(secure, interfaces);
+  answerHeaderOverflow(plain, interfaces);
   await listen(secure, config.httpsPort, config.host);
   await listen(plain, config.httpPort, config.host);
   const httpsPort = (secure.address() as AddressInfo).port;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayApp, interfaceErrors, type GatewayDeps } from './app';
-import { answerHeaderOverflow } from './http/header-overflow';
+import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { createAuthenticator } from './auth';
 import type { CampaignsClient } from './campaigns-client';
 import type { CoreClient } from './core-client';
@@ -33,8 +33,9 @@ export function gatewayTestDeps(): GatewayDeps {
 
 export async function startTestGateway(): Promise<{ url: string; close(): Promise<void> }> {
   const deps = gatewayTestDeps();
-  const server = http.createServer(createGatewayApp(deps).callback());
-  answerHeaderOverflow(server, interfaceErrors(deps.log));
+  const interfaces = interfaceErrors(deps.log);
+  const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
+  answerHeaderOverflow(server, interfaces);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

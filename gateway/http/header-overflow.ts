@@ -1,4 +1,4 @@
-import http, { STATUS_CODES } from 'node:http';
+import http, { STATUS_CODES, type IncomingMessage, type RequestListener } from 'node:http';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Context, Middleware } from 'koa';
@@ -12,10 +12,15 @@ export interface InterfaceErrors {
   plainErrors?: (method: string, path: string) => boolean;
 }
 
-interface RequestStart {
-  method: string;
-  path: string;
-}
+/** Largest request head (request line and headers) the gateway takes. */
+export const HEADER_LIMIT = 16 * 1024;
+/**
+ * Node's parser limit on the gateway's servers (`maxHeaderSize`): above the
+ * gateway's own, so a head between the two reaches `withHeaderLimit` and gets
+ * its interface's error shape. Above this, the parser refuses it first
+ * (`answerHeaderOverflow`).
+ */
+export const PARSER_HEADER_LIMIT = 64 * 1024;
 
 interface Answer {
   status: number;
@@ -23,44 +28,57 @@ interface Answer {
   body: string;
 }
 
-/** What Node itself answers to the other client errors (lib/_http_server.js), kept as it was. */
-const NODE_ANSWERS: Record<string, number> = { HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
-
 /** A request line's method and path (only as much of it as names a route); a chunk that begins elsewhere gives nothing. */
 const REQUEST_LINE = /^(?:\r?\n)?([A-Z]{3,7}) (\/[^ ?#\r\n]*)/;
+
+/** What Node itself answers to the other client errors (lib/_http_server.js), kept as it was. */
+const NODE_ANSWERS: Record<string, number> = { HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 
 /** How long a refused connection may take to read the answer and close before it is cut. */
 const CLOSE_GRACE_MS = 5_000;
 
+const refusal = (): HermodError => new HermodError('headers_too_large', `request headers are larger than ${HEADER_LIMIT} bytes`);
+
+/** Bytes of a parsed request's head as it came (Node keeps header names and values as latin1, a byte a character). */
+function headBytes(req: IncomingMessage): number {
+  let bytes = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 13; // ' ', ' HTTP/1.1', CRLF
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i++) bytes += raw[i]!.length + 2; // ': ' after a name, CRLF after a value
+  return bytes + 2;
+}
+
 /**
- * Headers larger than Node's limit (16 KB) are refused by Node's parser
- * before Koa sees the request, with a 431 and no body. This answers that 431
- * (then closes the connection) with the body the interface under the request
- * path gives every error, or a plain text one when the path is unknown or
- * outside every interface.
- *
- * The path comes from the request line: in the chunk the parser failed on
- * (err.rawPacket) when the request started there, else in the first chunk of
- * the request as the socket read it. Over TLS (the gateway's port) each chunk
- * is seen; on a plain HTTP port Node's parser reads the socket itself, so only
- * rawPacket is known there. Other client errors are answered as Node does.
+ * The gateway's request listener: a request whose head is over HEADER_LIMIT
+ * is answered 431, in the error shape of the interface under its path (plain
+ * text outside every interface), and its connection closed; every other
+ * request goes to `next`.
+ */
+export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: RequestListener): RequestListener {
+  return (req, res) => {
+    if (headBytes(req) <= HEADER_LIMIT) return next(req, res);
+    const path = (req.url ?? '/').replace(/[?#].*$/, '');
+    void answerFor(interfaces, req.method ?? 'GET', path).then((a) => {
+      res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' });
+      res.end(a.body);
+    });
+    // What the client still sends of the request is not read.
+    req.resume();
+  };
+}
+
+/**
+ * A head over PARSER_HEADER_LIMIT is refused by Node's parser before any
+ * listener sees the request, with a 431 and no body. This answers that 431
+ * in the interface's error shape when the chunk the parser failed on begins
+ * the request (`rawPacket`), else in plain text, then closes the connection.
+ * Other client errors are answered as Node does.
  */
 export function answerHeaderOverflow(server: http.Server, interfaces: readonly InterfaceErrors[]): void {
-  const starts = new WeakMap<Duplex, RequestStart>();
   const answered = new WeakSet<Duplex>();
-
-  // https.Server hands the HTTP parser the TLS socket on secureConnection; a plain server on connection.
-  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
-    socket.prependListener('data', (chunk: Buffer) => {
-      const start = requestStart(chunk);
-      if (start) starts.set(socket, start);
-    });
-  });
-
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
     if (answered.has(socket)) return; // the parser fails again on each later chunk
     answered.add(socket);
-    // As Node: no answer into the middle of a response already under way.
+    // As Node does: no answer into the middle of a response already under way.
     const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
     if (!socket.writable || inFlight?.headersSent) {
       socket.destroy();
@@ -72,44 +90,46 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
       socket.destroy();
       return;
     }
-    // The gateway's servers keep Node's limit (--max-http-header-size, 16 KB unless set).
-    const refusal = new HermodError('headers_too_large', `request headers are larger than ${http.maxHeaderSize} bytes`);
-    const start = requestStart(err.rawPacket) ?? starts.get(socket);
-    const iface = start && interfaces.find((i) => start.path === i.prefix || start.path.startsWith(i.prefix + '/'));
-    const answer = iface ? renderError(iface, start, refusal) : Promise.resolve(plainAnswer(refusal));
-    void answer
-      .catch(() => plainAnswer(refusal))
-      .then((a) => {
-        if (socket.destroyed) return;
-        const hsts = server instanceof tls.Server ? { 'strict-transport-security': 'max-age=31536000' } : {};
-        const head = Object.entries({ ...hsts, ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' })
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('');
-        socket.end(`HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\n${head}\r\n${a.body}`);
-        setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
-      });
+    const start = requestStart(err.rawPacket);
+    const answer = start ? answerFor(interfaces, start.method, start.path) : Promise.resolve(plainAnswer());
+    void answer.then((a) => {
+      if (socket.destroyed) return;
+      const hsts = server instanceof tls.Server ? { 'strict-transport-security': 'max-age=31536000' } : {};
+      const head = Object.entries({ ...hsts, ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.end(`HTTP/1.1 ${a.status} ${STATUS_CODES[a.status]}\r\n${head}\r\n${a.body}`);
+      // Nothing more is read from it; the client has a moment to read the answer and close, as Connection: close asks.
+      socket.pause();
+      const cut = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+      cut.unref();
+      socket.once('close', () => clearTimeout(cut));
+    });
   });
 }
 
-function requestStart(chunk: Buffer | undefined): RequestStart | undefined {
+function requestStart(chunk: Buffer | undefined): { method: string; path: string } | undefined {
   if (!chunk || chunk.length === 0) return undefined;
-  const first = chunk[0]!;
-  // Most chunks are a body's or a header's middle: only a capital letter (or CRLF) can begin a request line.
-  if (!((first >= 0x41 && first <= 0x5a) || first === 0x0d || first === 0x0a)) return undefined;
   const match = REQUEST_LINE.exec(chunk.toString('latin1', 0, Math.min(chunk.length, 1024)));
   return match ? { method: match[1]!, path: match[2]! } : undefined;
 }
 
+/** The 431 of the interface under `path`, or a plain text one outside every interface. */
+function answerFor(interfaces: readonly InterfaceErrors[], method: string, path: string): Promise<Answer> {
+  const iface = interfaces.find((i) => path === i.prefix || path.startsWith(i.prefix + '/'));
+  return iface ? renderError(iface, method, path, refusal()).catch(() => plainAnswer()) : Promise.resolve(plainAnswer());
+}
+
 /** The interface's error answer, made by its own error middleware on a stand-in for the Koa context it reads. */
-async function renderError(iface: InterfaceErrors, start: RequestStart, err: HermodError): Promise<Answer> {
+async function renderError(iface: InterfaceErrors, method: string, path: string, err: HermodError): Promise<Answer> {
   const headers: Record<string, string> = {};
   const ctx = {
-    method: start.method,
-    path: start.path,
+    method,
+    path,
     status: 404,
     body: undefined as unknown,
     type: '',
-    state: { plainErrors: iface.plainErrors?.(start.method, start.path) ?? false },
+    state: { plainErrors: iface.plainErrors?.(method, path) ?? false },
     set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
   };
   await iface.errors(ctx as unknown as Context, () => Promise.reject(err));
@@ -117,6 +137,6 @@ async function renderError(iface: InterfaceErrors, start: RequestStart, err: Her
   return { status: ctx.status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(ctx.body) };
 }
 
-function plainAnswer(err: HermodError): Answer {
-  return { status: err.httpStatus, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${err.message}\n` };
+function plainAnswer(): Answer {
+  return { status: 431, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${refusal().message}\n` };
 }
