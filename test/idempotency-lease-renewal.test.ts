@@ -3,7 +3,7 @@ import { startHermodWithSimulator, type HermodWithSimulator } from './support/he
 import { basic, openPost } from './support/raw-request';
 
 const CM = '/rest/campaign_manager/v1';
-const LEASE_MS = 1000;
+const LEASE_MS = 2000;
 
 /**
  * A request that runs longer than HERMOD_IDEMPOTENCY_LEASE keeps its

@@ -271,7 +271,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       const held = idempotencyGet(key, t);
-      if (held && held.claim !== claim) return false;
+      // '' (a gateway from before claim ids) or a key claimed before them: as before claim ids.
+      if (held && claim !== '' && held.claim !== undefined && held.claim !== claim) return false;
       if (held?.record.response !== undefined) return true;
       // To the back, among the latest to expire: the claim it replaces held a shorter lease.
       idempotency.delete(key);
@@ -298,7 +299,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     async releaseIdempotencyKey(key, claim) {
       open();
       const held = idempotencyGet(key, now());
-      if (held?.claim === claim && held.record.response === undefined) idempotency.delete(key);
+      if (held && held.record.response === undefined && (claim === '' || held.claim === undefined || held.claim === claim)) idempotency.delete(key);
     },
 
     async putCarrierIds(pairs) {

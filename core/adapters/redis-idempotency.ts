@@ -6,6 +6,9 @@ import type { RedisClient } from './redis-connection';
  * `{ fingerprint, response, claim }` once answered, `claim` naming the claim
  * that holds it (or stored the answer). Each script reads it and acts only for
  * that claim, in one step, so no other claim can take the key in between.
+ * A claim id of '' (a gateway from before claim ids, during an upgrade)
+ * completes and releases as before them, and so does any claim id on a key
+ * claimed before them (no `claim`).
  */
 
 /** KEYS[1] key; ARGV: claim, lease ms. Extends the lease while the key is still claimed by this claim. */
@@ -27,7 +30,7 @@ const COMPLETE_LUA = `
 local v = redis.call('GET', KEYS[1])
 if v then
   local held = cjson.decode(v)
-  if held.claim ~= ARGV[1] then return 0 end
+  if ARGV[1] ~= '' and type(held.claim) == 'string' and held.claim ~= ARGV[1] then return 0 end
   if held.response ~= nil then return 1 end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -39,7 +42,8 @@ const RELEASE_LUA = `
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
 local held = cjson.decode(v)
-if held.claim ~= ARGV[1] or held.response ~= nil then return 0 end
+if held.response ~= nil then return 0 end
+if ARGV[1] ~= '' and type(held.claim) == 'string' and held.claim ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 `;
 

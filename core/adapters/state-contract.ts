@@ -199,12 +199,12 @@ export function describeStateContract(name: string, factory: StateFactory): void
 
     it('keeps a renewed idempotency claim past its first lease', async () => {
       const key = unique('idem-tēnā-koe');
-      await state.claimIdempotencyKey(key, 'fp-1', 'claim-1', 150);
+      await state.claimIdempotencyKey(key, 'fp-1', 'claim-1', 1000);
       for (let i = 0; i < 4; i++) {
-        await new Promise((r) => setTimeout(r, 60));
-        expect(await state.renewIdempotencyKey(key, 'claim-1', 150)).toBe(true);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await state.renewIdempotencyKey(key, 'claim-1', 1000)).toBe(true);
       }
-      // 240 ms after the claim, well past its first lease of 150 ms.
+      // 1.2 s after the claim, past its first lease of 1 s (a renewal may be late by most of a lease on a busy machine).
       expect(await state.claimIdempotencyKey(key, 'fp-2', 'claim-2', 60_000)).toEqual({ fingerprint: 'fp-1' });
       expect(await state.completeIdempotencyKey(key, 'claim-1', { fingerprint: 'fp-1', response: '{"body":"Kia ora, e hoa mā"}' }, 60_000)).toBe(true);
       expect(await state.claimIdempotencyKey(key, 'fp-1', 'claim-3', 60_000)).toEqual({ fingerprint: 'fp-1', response: '{"body":"Kia ora, e hoa mā"}' });
@@ -225,6 +225,21 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.completeIdempotencyKey(key, 'stale', { fingerprint: 'fp-1', response: '"stale 👋🏽"' }, 60_000)).toBe(false);
       await state.releaseIdempotencyKey(key, 'stale');
       expect(await state.claimIdempotencyKey(key, 'fp-1', 'retry', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"live 你好"' });
+    });
+
+    it('completes and releases for a gateway from before claim ids (an empty claim id) as before them, and never renews for it', async () => {
+      const answered = unique('idem-legacy');
+      await state.claimIdempotencyKey(answered, 'fp-1', 'claim-1', 60_000);
+      expect(await state.renewIdempotencyKey(answered, '', 60_000)).toBe(false);
+      expect(await state.completeIdempotencyKey(answered, '', { fingerprint: 'fp-1', response: '"Kia ora 👋🏽"' }, 60_000)).toBe(true);
+      expect(await state.claimIdempotencyKey(answered, 'fp-1', 'claim-2', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"Kia ora 👋🏽"' });
+      const failed = unique('idem-legacy');
+      await state.claimIdempotencyKey(failed, 'fp-1', 'claim-1', 60_000);
+      await state.releaseIdempotencyKey(failed, '');
+      expect(await state.claimIdempotencyKey(failed, 'fp-1', 'claim-2', 60_000)).toBeUndefined();
+      // Nor does it release an answer.
+      await state.releaseIdempotencyKey(answered, '');
+      expect(await state.claimIdempotencyKey(answered, 'fp-1', 'claim-3', 60_000)).toEqual({ fingerprint: 'fp-1', response: '"Kia ora 👋🏽"' });
     });
 
     it('answers a repeated complete of the claim that stored the answer as stored, and keeps that answer', async () => {

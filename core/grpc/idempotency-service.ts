@@ -16,9 +16,8 @@ export interface IdempotencyServices {
 // Keys are scoped to the application, so two tenants never collide.
 const scoped = (applicationId: string, key: string): string => `${applicationId}:${key}`;
 
-function checked(req: { applicationId: string; key: string }, claimId?: string): string {
+function checked(req: { applicationId: string; key: string }): string {
   if (!req.applicationId || !req.key) throw new HermodError('missing_attrib', 'application and key are required');
-  if (claimId === '') throw new HermodError('missing_attrib', 'claim_id is required');
   return scoped(req.applicationId, req.key);
 }
 
@@ -37,14 +36,15 @@ export function idempotencyService(services: IdempotencyServices): UntypedServic
         ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs }
         : { claimed: true, fingerprint: req.fingerprint, response: '', claimId, leaseMs };
     }),
+    // A claim id of '' is a gateway from before claim ids (during an upgrade): it never renews, and completes and releases as it did.
     renew: unaryHandler('Renew', async (req: RenewRequest) => ({
-      renewed: await state.renewIdempotencyKey(checked(req, req.claimId), req.claimId, leaseMs),
+      renewed: req.claimId !== '' && (await state.renewIdempotencyKey(checked(req), req.claimId, leaseMs)),
     })),
     complete: unaryHandler('Complete', async (req: CompleteRequest) => ({
-      stored: await state.completeIdempotencyKey(checked(req, req.claimId), req.claimId, { fingerprint: req.fingerprint, response: req.response }, ttlMs),
+      stored: await state.completeIdempotencyKey(checked(req), req.claimId, { fingerprint: req.fingerprint, response: req.response }, ttlMs),
     })),
     release: unaryHandler('Release', async (req: ReleaseRequest) => {
-      await state.releaseIdempotencyKey(checked(req, req.claimId), req.claimId);
+      await state.releaseIdempotencyKey(checked(req), req.claimId);
       return {};
     }),
   };

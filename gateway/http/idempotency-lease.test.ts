@@ -16,7 +16,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /**
  * idempotent() against core's real Idempotency service (memory hot state, a
- * 300 ms lease) over gRPC on 127.0.0.1:0; each run of the work waits for the
+ * 600 ms lease) over gRPC on 127.0.0.1:0; each run of the work waits for the
  * test to let it go.
  */
 describe('an Idempotency-Key held by a request that outlives its lease', () => {
@@ -140,7 +140,8 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     const first = post('tena-koe-3', 'Tēnā koe');
     await sleep(2 * LEASE_MS);
     const retry = post('tena-koe-3', 'Tēnā koe');
-    await sleep(50);
+    // Once the retry holds the key and runs.
+    while (runs < 2) await sleep(10);
     gates[0]!.reject(new HermodError('unavailable', 'the first run failed'));
     expect((await first).status).toBe(503);
     // The retry still holds the key: a third request is refused, not run.
