@@ -103,9 +103,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const screeningLists = await keepScreeningListsLoaded({
     state,
     scopes: async () => ['', ...(await accounts.list()).map((a) => a.id)],
-    load: async () => {
-      await state.setOptOuts(await history.listOptOuts());
-      await blockLists.load();
+    load: async (scopes) => {
+      const wanted = new Set(scopes);
+      await state.setOptOuts((await history.listOptOuts()).filter((o) => wanted.has(o.applicationId)));
+      await blockLists.load(scopes);
     },
     log,
   });

@@ -16,8 +16,8 @@ export interface BlockLists {
   update(applicationName: string, prefixes: readonly string[], blocked: boolean): Promise<BlockListEntryView[]>;
   /** The entries of one application's list, or of every list (applicationName ''). */
   list(applicationName: string): Promise<BlockListEntryView[]>;
-  /** Copies every entry in force into hot state (core start). */
-  load(): Promise<void>;
+  /** Copies every entry in force into hot state (core start), or those of these scopes ('' the global list). */
+  load(scopes?: readonly string[]): Promise<void>;
 }
 
 /**
@@ -58,8 +58,10 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
       const entries = applicationName === '' ? await deps.store.listBlocks() : await deps.store.listBlocks(await scopeOf(applicationName));
       return view(entries);
     },
-    async load() {
-      await deps.state.setBlocks(await deps.store.listBlocks());
+    async load(scopes) {
+      const wanted = scopes && new Set(scopes);
+      const entries = await deps.store.listBlocks();
+      await deps.state.setBlocks(wanted ? entries.filter((e) => wanted.has(e.scope)) : entries);
     },
   };
 }

@@ -16,16 +16,16 @@ export interface ScreeningLists {
  * which sends are screened against. This loads them at start, and again
  * whenever hot state has lost those of any scope (a Redis, or one master of
  * a Redis Cluster, that restarted without its data, or was flushed): it
- * looks every `intervalMs`, and meanwhile hot state refuses to screen (a
+ * looks every `intervalMs` and loads the scopes lost, and meanwhile hot state refuses to screen (a
  * retryable error), so no send gets through unscreened. A load that hot
  * state lost data during is not marked done, and runs again.
  */
 export async function keepScreeningListsLoaded(deps: {
-  state: Pick<HotState, 'screeningLoaded' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
+  state: Pick<HotState, 'screeningMissing' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
   /** Every scope with lists: '' (the global block list) and each application's id. */
   scopes: () => Promise<string[]>;
-  /** Puts every opt-out and block-list entry from history into hot state. */
-  load: () => Promise<void>;
+  /** Puts every opt-out and block-list entry of these scopes from history into hot state. */
+  load: (scopes: readonly string[]) => Promise<void>;
   log: Logger;
   intervalMs?: number;
   /** How often the scopes are listed again (applications another core created); default 30 s. */
@@ -42,7 +42,7 @@ export async function keepScreeningListsLoaded(deps: {
   };
   const load = async (scopes: string[]): Promise<boolean> => {
     const token = await deps.state.beginScreeningLoad(scopes);
-    await deps.load();
+    await deps.load(scopes);
     return deps.state.markScreeningLoaded(scopes, token);
   };
   if (!(await load([...known]))) deps.log.warn('hot state lost data while the opt-outs and block lists were loaded; loading them again');
@@ -52,10 +52,11 @@ export async function keepScreeningListsLoaded(deps: {
     running = true;
     void (async () => {
       try {
-        const now = await scopes();
-        if (await deps.state.screeningLoaded(now)) return;
-        deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again');
-        if (await load(now)) deps.log.info('opt-outs and block lists loaded into hot state again');
+        const missing = await deps.state.screeningMissing(await scopes());
+        if (missing.length === 0) return;
+        deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again', { scopes: missing.length });
+        // Only those lost: a Cluster master that restarted empty costs the load of its own slots.
+        if (await load(missing)) deps.log.info('opt-outs and block lists loaded into hot state again');
       } catch (err) {
         // Hot state away: sends are refused meanwhile; the next look tries again.
         deps.log.debug('could not look at the opt-outs and block lists in hot state', { err });

@@ -7,7 +7,7 @@ import type { RedisClient } from './redis-connection';
 
 type Screening = Pick<
   HotState,
-  'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningLoaded' | 'beginScreeningLoad' | 'markScreeningLoaded'
+  'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningMissing' | 'beginScreeningLoad' | 'markScreeningLoaded'
 >;
 
 type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
@@ -16,16 +16,19 @@ type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
 const tagOf = (scope: string): string => scope || '*';
 
 /**
- * KEYS[1] the scope's loading token, KEYS[2] its loaded marker (one slot);
- * ARGV[1] the token a load began with, ARGV[2] the time. Marks the scope
- * loaded only if the token is still there: a Redis (or one Cluster master)
- * that lost its data during the load lost the token too.
+ * KEYS[1] the scope's set of loads under way, KEYS[2] its loaded marker (one
+ * slot); ARGV[1] the token a load began with, ARGV[2] the time. Marks the
+ * scope loaded only if the token is still there: a Redis (or one Cluster
+ * master) that lost its data during the load lost the token too.
  */
 const MARK_LOADED_LUA = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[2])
 return 1
 `;
+
+/** How long the tokens of loads under way are kept (a core that died mid-load leaves its token this long). */
+const LOADING_TTL_MS = 3_600_000;
 
 interface MarkClient {
   hermodMarkScreeningLoaded(loadingKey: string, loadedKey: string, token: string, at: string): Promise<number>;
@@ -110,22 +113,23 @@ export function createRedisScreening(
   const blockKey = (scope: string): string => `${prefix}:block:{${tagOf(scope)}}`;
   const optOutKey = (applicationId: string): string => `${prefix}:optout:{${applicationId}}`;
   return {
-    async screeningLoaded(scopes) {
+    async screeningMissing(scopes) {
       open();
       const exists = await each(
         'looking for the opt-outs and block lists',
         scopes.map((scope) => () => client.exists(guard.loadedKey(scope))),
       );
-      return exists.every((e) => Number(e) === 1);
+      return scopes.filter((_, i) => Number(exists[i]) !== 1);
     },
     async beginScreeningLoad(scopes) {
       open();
       const token = randomUUID();
       const keys = scopes.map(guard.loadingKey);
+      // A set of the loads under way: another core's load beside this one adds its own token, not replaces this one's.
       await write(
         'starting to load the opt-outs and block lists',
         keys,
-        keys.map((key) => () => client.set(key, token)),
+        keys.flatMap((key) => [() => client.sadd(key, token), () => client.pexpire(key, LOADING_TTL_MS)]),
       );
       return token;
     },

@@ -154,7 +154,7 @@ describe('Redis hot state', () => {
     const scopes = ['', 'Ngā Kōrero'];
     const sends = [{ applicationId: 'Ngā Kōrero', destination: '+64211234567' }];
     const pairs = [{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }];
-    expect(await s.screeningLoaded(scopes)).toBe(false);
+    expect(await s.screeningMissing(scopes)).toEqual(scopes);
     await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
     await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
     const token = await s.beginScreeningLoad(scopes);
@@ -163,7 +163,7 @@ describe('Redis hot state', () => {
     expect(await s.areOptedOut(pairs)).toEqual([true]);
     // Redis restarts empty (here: its keys are gone).
     await deleteRedisKeys(prefix);
-    expect(await s.screeningLoaded(scopes)).toBe(false);
+    expect(await s.screeningMissing(scopes)).toEqual(scopes);
     await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable' });
     await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable' });
   });
@@ -178,13 +178,24 @@ describe('Redis hot state', () => {
     await deleteRedisKeys(prefix);
     await s.setBlocks([{ scope: 'acme 🌿', prefix: '+6427999', blocked: true }]);
     expect(await s.markScreeningLoaded(scopes, token)).toBe(false);
-    expect(await s.screeningLoaded(scopes)).toBe(false);
+    expect(await s.screeningMissing(scopes)).toEqual(scopes);
     await expect(s.areOptedOut([{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }])).rejects.toMatchObject({ code: 'unavailable' });
     // A whole load, undisturbed, is marked.
     const again = await s.beginScreeningLoad(scopes);
     await s.setOptOuts([{ applicationId: 'Ngā Kōrero', handset: '+64211234567', optedOut: true }]);
     expect(await s.markScreeningLoaded(scopes, again)).toBe(true);
     expect(await s.areOptedOut([{ applicationId: 'Ngā Kōrero', handset: '+64211234567' }])).toEqual([true]);
+  });
+
+  it('marks both of two loads under way at once (two cores), so neither undoes the other', async () => {
+    const prefix = freshPrefix();
+    const [one, two] = [state(prefix), state(prefix)];
+    const scopes = ['', 'Ngā Kōrero', 'acme 🌿'];
+    const first = await one.beginScreeningLoad(scopes);
+    const second = await two.beginScreeningLoad(scopes);
+    expect(await one.markScreeningLoaded(scopes, first)).toBe(true);
+    expect(await two.markScreeningLoaded(scopes, second)).toBe(true);
+    expect(await one.screeningMissing(scopes)).toEqual([]);
   });
 
   it('refuses calls once closed', async () => {

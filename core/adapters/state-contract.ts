@@ -24,7 +24,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
     it('says the opt-outs and block lists of every scope told so are loaded', async () => {
       const scopes = ['', unique('app'), unique('app')];
       await loaded(scopes);
-      expect(await state.screeningLoaded(scopes)).toBe(true);
+      expect(await state.screeningMissing(scopes)).toEqual([]);
     });
 
     afterEach(async () => {

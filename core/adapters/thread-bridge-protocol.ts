@@ -41,7 +41,7 @@ export const STATE_METHODS = [
   'getLastMessage',
   'getReplyContext',
   'takeRateTokens',
-  'screeningLoaded',
+  'screeningMissing',
   'beginScreeningLoad',
   'markScreeningLoaded',
   'setOptOuts',

@@ -131,15 +131,19 @@ export interface HotState extends CarrierSnapshotState {
    */
   takeRateTokens(key: string, limitPerSecond: number, wanted: number): Promise<RateGrant>;
   /**
-   * Whether the opt-outs and block lists core loaded from history are here,
-   * for every scope (an application id, or '' for the global block list): a
+   * The scopes whose opt-outs and block lists, loaded from history, are not
+   * here (an empty list when all are), among `scopes` (an application id, or '' for the global block list): a
    * shared state (Redis, or one master of a Redis Cluster) that restarted
    * without its data, or was flushed, has lost them. While a scope's are
    * not, a shared state refuses areOptedOut and findBlocks touching it
    * (`unavailable`, retryable) rather than let a send through.
    */
-  screeningLoaded(scopes: readonly string[]): Promise<boolean>;
-  /** Core starts putting the lists of these scopes in: returns the token markScreeningLoaded checks. */
+  screeningMissing(scopes: readonly string[]): Promise<string[]>;
+  /**
+   * Core starts putting the lists of these scopes in: returns the token
+   * markScreeningLoaded checks. Loads of several cores at once do not undo
+   * one another.
+   */
   beginScreeningLoad(scopes: readonly string[]): Promise<string>;
   /**
    * Says the lists of these scopes are loaded, unless a scope's data was lost
