@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReportChunk } from '../../proto/gen/hermod/v1/campaigns';
-import { reportAsJson } from './answers';
+import type { ListsChunk, ReportChunk } from '../../proto/gen/hermod/v1/campaigns';
+import { listAsJson, reportAsJson } from './answers';
 
 /** Report rows as core's text holds them: any text people write, in the interface's field order. */
 const text = fc.oneof(
@@ -56,5 +56,39 @@ describe('report answer (property)', () => {
     }
     const it = reportAsJson(missing())[Symbol.asyncIterator]();
     await expect(it.next()).rejects.toThrow('kāore i kitea');
+  });
+});
+
+describe('one list answer (property)', () => {
+  const member = fc.record({ destination: fc.constantFrom('+64211234567', '+8613800138000', '+447700900123'), params: fc.array(text, { maxLength: 6 }) });
+  const list = fc.record({ id: fc.integer({ min: 1, max: 50 }), name: text, members: fc.array(member, { maxLength: 4 }) });
+
+  async function* streamed(lists: { id: number; name: string; members: { destination: string; params: string[] }[] }[]): AsyncGenerator<ListsChunk> {
+    for (const l of lists) {
+      yield { part: { $case: 'list', value: { id: l.id, name: l.name, created: new Date(Date.UTC(2026, 10, 28)), memberCount: l.members.length } } };
+      if (l.members.length > 0) yield { part: { $case: 'members', value: { members: l.members } } };
+    }
+  }
+  const text_ = async (gen: AsyncGenerator<string>): Promise<string> => {
+    let out = '';
+    for await (const part of gen) out += part;
+    return out;
+  };
+
+  it('is the asked list alone, whole and valid JSON, even from a core that streams every list (one from before list_id)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(list, { selector: (l) => l.id, minLength: 1, maxLength: 5 }), fc.nat(), async (lists, pick) => {
+        const asked = lists[pick % lists.length]!;
+        const body = JSON.parse(await text_(listAsJson(streamed(lists), asked.id))) as { id: number; name: string; members: unknown[] };
+        expect(body.id).toBe(asked.id);
+        expect(body.name).toBe(asked.name);
+        expect(body.members).toHaveLength(asked.members.length);
+      }),
+    );
+  });
+
+  it('is not_found when the asked list is not among those core streams', async () => {
+    const gen = listAsJson(streamed([{ id: 7, name: 'Ngā Kōrero 你好', members: [] }]), 8);
+    await expect(text_(gen)).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -20,23 +20,29 @@ export const listsAsJson = (chunks: AsyncIterable<ListsChunk>): AsyncGenerator<s
 
 /**
  * GET lists/{list_id}: the list alone, `{id, name, created, members: [...]}`,
- * or not_found before any text when core sends no list.
+ * or not_found before any text when core sends no list. Only the list of that
+ * id is taken (a core from before list_id sends every list).
  */
-export const listAsJson = (chunks: AsyncIterable<ListsChunk>): AsyncGenerator<string> => listsJson(chunks, true);
+export const listAsJson = (chunks: AsyncIterable<ListsChunk>, id: number): AsyncGenerator<string> => listsJson(chunks, id);
 
-async function* listsJson(chunks: AsyncIterable<ListsChunk>, one: boolean): AsyncGenerator<string> {
+async function* listsJson(chunks: AsyncIterable<ListsChunk>, only: number | false): AsyncGenerator<string> {
+  const one = only !== false;
   let lists = 0;
   let membersInList = 0;
+  let skipping = false;
   let text = one ? '' : '[';
   for await (const chunk of chunks) {
     const part = chunk.part;
     if (!part) continue;
     if (part.$case === 'list') {
       const l = part.value;
+      skipping = one && l.id !== only;
+      if (skipping) continue;
       text += `${lists > 0 ? ']},' : ''}{"id":${l.id},"name":${JSON.stringify(l.name)},"created":${JSON.stringify((l.created ?? new Date(0)).toISOString())},"members":[`;
       lists++;
       membersInList = 0;
     } else {
+      if (skipping) continue;
       for (const m of part.value.members) text += (membersInList++ > 0 ? ',' : '') + memberJson(m);
     }
     yield text;

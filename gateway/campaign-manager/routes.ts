@@ -97,7 +97,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   router.get('/:application_name/lists/:list_id', async (ctx) => {
     const who = await caller(ctx);
     const id = integerId(ctx.params.list_id, 'list_id');
-    await respondWithStreamedJson(ctx, listAsJson(deps.campaigns.streamLists(who.applicationId, id)));
+    await respondWithStreamedJson(ctx, listAsJson(deps.campaigns.streamLists(who.applicationId, id), id));
   });
 
   router.delete('/:application_name/lists/:list_id', plainErrors, async (ctx) => {
