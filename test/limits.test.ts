@@ -99,7 +99,8 @@ function exchange(socket: net.Socket, pieces: string[]): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const received: Buffer[] = [];
     socket.on('data', (d: Buffer) => received.push(d));
-    socket.on('error', reject);
+    // A reset after the answer came (the server closed while pieces were still on their way) is no failure.
+    socket.on('error', (err) => (received.length > 0 ? undefined : reject(err)));
     socket.on('close', () => {
       const text = Buffer.concat(received).toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n', 2);
@@ -109,7 +110,8 @@ function exchange(socket: net.Socket, pieces: string[]): Promise<RawAnswer> {
     });
     void (async () => {
       for (const piece of pieces) {
-        if (socket.destroyed) return;
+        // The server may have answered and closed already: what is left is not sent.
+        if (!socket.writable) return;
         socket.write(piece);
         await new Promise((r) => setTimeout(r, 5));
       }
