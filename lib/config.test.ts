@@ -79,6 +79,10 @@ describe('configuration', () => {
     const c = resolveConfig({ HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: 'k1:9092, k2:9092' });
     expect(c.adapters.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
     expect(c.adapters.coreRunsWorkers).toBe(false);
+    expect(c.adapters.kafkaSessionTimeoutMs).toBe(30_000);
+    const kafka = { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: 'k1:9092' };
+    expect(resolveConfig({ ...kafka, HERMOD_KAFKA_SESSION_TIMEOUT: '8s' }).adapters.kafkaSessionTimeoutMs).toBe(8_000);
+    expect(() => resolveConfig({ ...kafka, HERMOD_KAFKA_SESSION_TIMEOUT: '2s' })).toThrow(/HERMOD_KAFKA_SESSION_TIMEOUT must be from 6s to 30m/);
   });
 
   it('reads bounces only when asked, or for the simulators’ sink, with return paths on the sender’s domain', () => {

@@ -123,6 +123,8 @@ export interface AdaptersConfig {
   kafkaReplicationFactor: number;
   /** Create missing Kafka topics; off where an operator owns the topics (ACLs, partition counts). */
   kafkaCreateTopics: boolean;
+  /** How long a consumer-group member may go silent before the group hands its partitions to others (a member killed with -9 holds them this long). */
+  kafkaSessionTimeoutMs: number;
   clickhouseUrl: string;
   clickhouseDatabase: string;
   /** The embedded chDB engine's memory limit (max_server_memory_usage), bytes. */
@@ -336,6 +338,15 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       throw new ConfigError(`${name}: ${(err as Error).message}`);
     }
   };
+  // Within what a Kafka broker takes by default (group.min/max.session.timeout.ms), or every join is refused.
+  const kafkaSessionTimeout = (): number => {
+    const ms = duration('HERMOD_KAFKA_SESSION_TIMEOUT', '30s');
+    if (ms < 6_000 || ms > 1_800_000)
+      throw new ConfigError(
+        `HERMOD_KAFKA_SESSION_TIMEOUT must be from 6s to 30m (what brokers take by default), got ${JSON.stringify(env.HERMOD_KAFKA_SESSION_TIMEOUT)}`,
+      );
+    return ms;
+  };
   // Whole seconds, at most the 604800 s a request's `timeout` may ask for (SPEC.md §2.4).
   const imTimeout = (name: string, fallback: string): number => {
     const ms = duration(name, fallback);
@@ -389,6 +400,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       .filter(Boolean),
     kafkaReplicationFactor: int('HERMOD_KAFKA_REPLICATION_FACTOR', 0, 0, 16),
     kafkaCreateTopics: bool('HERMOD_KAFKA_CREATE_TOPICS', true),
+    kafkaSessionTimeoutMs: kafkaSessionTimeout(),
     clickhouseUrl: str('HERMOD_CLICKHOUSE_URL', ''),
     clickhouseDatabase: str('HERMOD_CLICKHOUSE_DATABASE', ''),
     chdbMaxMemoryBytes: bytes('HERMOD_CHDB_MAX_MEMORY', '512M'),

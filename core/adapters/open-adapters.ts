@@ -23,6 +23,7 @@ export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
         partitions: a.busPartitions,
         replicationFactor: a.kafkaReplicationFactor > 0 ? a.kafkaReplicationFactor : undefined,
         createTopics: a.kafkaCreateTopics,
+        sessionTimeoutMs: a.kafkaSessionTimeoutMs,
         log,
       });
   }
