@@ -59,8 +59,10 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
  * Runs one role in this process. Under the supervisor (a cluster worker) the
  * supervisor decides when to stop, so a Ctrl-C or a SIGTERM that reaches the
  * whole process group (a terminal, systemd's default KillMode, `kill --
- * -PGID`) does not stop the core before the gateways in front of it. Run
- * alone, SIGTERM and SIGINT stop it after in-flight work is flushed.
+ * -PGID`) does not stop the core before the gateways in front of it; a
+ * SIGTERM is told to the supervisor, which stops this role alone (and starts
+ * it again) when the signal was sent to it alone. Run alone, SIGTERM and
+ * SIGINT stop it after in-flight work is flushed.
  */
 export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
   enableDefaultMetrics(options.channel ? `${role}-${options.channel}` : role);
@@ -90,7 +92,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     answerClusterMetricRequests();
     // The supervisor got the same signal and stops the roles in order; a worker whose supervisor is gone exits (node's cluster does so).
     process.on('SIGINT', () => undefined);
-    process.on('SIGTERM', () => undefined);
+    process.on('SIGTERM', () => process.send?.({ type: 'sigterm' }));
     process.on('message', (msg: { type?: string }) => {
       if (msg?.type === 'shutdown') void stop('supervisor');
     });

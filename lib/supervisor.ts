@@ -12,6 +12,8 @@ import { mallocEnv } from './malloc-env';
 
 const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
+/** How long after a role says it got SIGTERM the supervisor waits to see whether it got the signal too (sent to the whole group). */
+const GROUP_SIGNAL_WINDOW_MS = 300;
 
 /**
  * The worker processes `hermod start` runs, each as the channels it serves:
@@ -94,11 +96,26 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     });
   };
 
+  /** Roles stopped by a SIGTERM sent to them alone: started again like one that died, but it is no error. */
+  const terminated = new WeakSet<Worker>();
+  cluster.on('message', (worker, msg: { type?: string }) => {
+    if (msg?.type !== 'sigterm') return;
+    // The same signal to the whole process group reaches this process too, and then it stops every role in order.
+    setTimeout(() => {
+      const info = workers.get(worker);
+      if (stopping || !info || worker.isDead()) return;
+      log.info('a role was sent SIGTERM alone; stopping it and starting it again', { role: info.role, channel: info.channel, pid: worker.process.pid });
+      terminated.add(worker);
+      worker.send({ type: 'shutdown' }, undefined, undefined, () => undefined);
+    }, GROUP_SIGNAL_WINDOW_MS);
+  });
+
   cluster.on('exit', (worker, code, signal) => {
     const info = workers.get(worker);
     workers.delete(worker);
     if (!info || stopping) return;
-    log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
+    if (terminated.has(worker)) log.info('process stopped; restarting', { role: info.role, channel: info.channel, code });
+    else log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
     setTimeout(() => {
       if (!stopping) fork(info.role, info.index, info.channel).catch((err) => log.error('restart failed', { role: info.role, channel: info.channel, err }));
     }, RESTART_DELAY_MS);

@@ -3,7 +3,8 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readReply, type Reply } from './support/https-client';
+import { eventually } from './support/eventually';
+import { createClient, readReply, type Reply } from './support/https-client';
 import { startHermod } from './support/hermod-process';
 
 /**
@@ -68,4 +69,36 @@ describe('SIGTERM sent to the whole process group', () => {
     expect(lines.some((l) => l.msg === 'core stopped')).toBe(true);
     expect(lines.some((l) => l.msg === 'hermod stopped')).toBe(true);
   }, 60_000);
+});
+
+describe('SIGTERM sent to one role alone', () => {
+  it('stops that role gracefully, the supervisor starts it again, and hermod takes sends after', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-role-term-'));
+    const hermod = await startHermod({ dataDir });
+    const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    try {
+      const logLines = () =>
+        hermod
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { msg: string; role?: string; reason?: string; pid?: number });
+      const core = logLines().find((l) => l.role === 'core' && l.pid !== undefined)!.pid!;
+      process.kill(core, 'SIGTERM');
+      // Stopped as the supervisor stops it (flushing its work), then a new core.
+      await eventually(() => (logLines().some((l) => l.role === 'core' && l.pid !== core && l.msg === 'core listening') ? true : undefined), 30_000);
+      const lines = logLines();
+      expect(lines.some((l) => l.msg === 'stopping' && l.pid === core && l.reason === 'supervisor')).toBe(true);
+      expect(lines.some((l) => l.msg === 'process died; restarting')).toBe(false);
+      expect(lines.some((l) => l.msg === 'hermod stopped')).toBe(false);
+      const sent = await eventually(async () => {
+        const r = await client.post('/rest/sms/v2/messages', { destination: '+6421000007', content: 'Kei te pai — 谢谢 👍🏽' });
+        return r.status === 202 ? r : undefined;
+      }, 20_000);
+      expect(sent.json.id).toBeTruthy();
+    } finally {
+      client.close();
+      await hermod.stop();
+    }
+  }, 90_000);
 });
