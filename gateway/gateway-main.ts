@@ -9,7 +9,7 @@ import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
-import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
+import { answerHeaderOverflow, MAX_HEADER_FIELDS, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 
 export interface RunningGateway {
@@ -45,6 +45,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT },
     withHeaderLimit(interfaces, app.callback()),
   );
+
   // A client that stops sending in the middle of a request (a truncated body) is dropped, not waited for;
   // a large import that keeps sending is never cut short.
   secure.setTimeout(config.requestIdleTimeoutMs);
@@ -57,6 +58,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
       res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
     }),
   );
+  // Node keeps at most this many fields of a head: withHeaderLimit refuses one that reaches it, so no field goes unmeasured.
+  secure.maxHeadersCount = MAX_HEADER_FIELDS;
+  plain.maxHeadersCount = MAX_HEADER_FIELDS;
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);

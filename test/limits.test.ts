@@ -193,6 +193,18 @@ describe('request headers over the gateway’s 16 KB limit', () => {
     });
   });
 
+  it('are answered 431 when they are over 16 KB in many small fields, past the thousand Node keeps', async () => {
+    const many = [
+      'GET /rest/sms/v2/messages?id=x HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic YWNtZTpzZWNyZXQ=\r\n',
+      ...Array.from({ length: 14 }, (_, i) => Array.from({ length: 100 }, (_, j) => `x-${i}-${j}: mā\r\n`).join('')),
+      '\r\n',
+    ];
+    const r = await overTls(many);
+    expect(r.status, r.body).toBe(431);
+    expect(JSON.parse(r.body)).toEqual(matching({ message: /16384 bytes/, statusCode: 431, error: 'Request Header Fields Too Large' }));
+    expect(r.headers.connection).toBe('close');
+  });
+
   it('are answered 431 in plain text, and the connection closed, when they pass even the parser’s 64 KB', async () => {
     // The parser fails on a later chunk than the request line's (TLS reads come in records of at most 16 KB): the path is not known.
     const r = await overTls(huge('POST', '/rest/sms/v2/messages'));
