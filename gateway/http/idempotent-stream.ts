@@ -1,17 +1,11 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { HermodError } from '../../lib/errors';
+import { hashing } from './body-hash';
 import { differentRequest, replay, runClaimed, scopedKey, stillRunning, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 
 /** Held while the first request streams in; no SHA-256 in hex looks like it. */
 const STREAMING = 'streaming';
-
-async function* hashing(source: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
-  for await (const chunk of source) {
-    hash.update(chunk);
-    yield chunk;
-  }
-}
 
 /**
  * idempotent() for a body too large to hold (a list of a million members):
