@@ -4,6 +4,7 @@ import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus
 import type { HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
+import { warnUnlessNoEviction } from './redis-eviction-check';
 import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { createRedisIdempotency } from './redis-idempotency';
@@ -130,6 +131,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const finalTtlSeconds = Math.max(1, Math.min(ttlSeconds, Math.trunc(options.finalTtlSeconds ?? DEFAULT_FINAL_TTL_SECONDS)));
   const log = createLogger({ component: 'redis-state' });
   const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true }, log);
+  // A cluster's masters are known once it has connected.
+  client.once('ready', () => void warnUnlessNoEviction(client, log));
   client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 3, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
   const scripted = client as unknown as ScriptedClient;
