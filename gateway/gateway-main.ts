@@ -9,7 +9,7 @@ import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
-import { answerHeaderOverflow, MAX_HEADER_FIELDS, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
+import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 
 export interface RunningGateway {
@@ -58,9 +58,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
       res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
     }),
   );
-  // Node keeps at most this many fields of a head: withHeaderLimit refuses one that reaches it, so no field goes unmeasured.
-  secure.maxHeadersCount = MAX_HEADER_FIELDS;
-  plain.maxHeadersCount = MAX_HEADER_FIELDS;
+  // Every field of a head is kept (the parser's 64 KB bounds them), so withHeaderLimit measures all of it.
+  secure.maxHeadersCount = 0;
+  plain.maxHeadersCount = 0;
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);

@@ -40,16 +40,13 @@ const CLOSE_GRACE_MS = 5_000;
 const refusal = (): HermodError => new HermodError('headers_too_large', `request headers are larger than ${HEADER_LIMIT} bytes`);
 
 /**
- * Most header fields the gateway takes. Node keeps no more than its servers'
- * `maxHeadersCount` (2,000 name and value entries by default) in
- * `rawHeaders`, so a head of more fields is refused rather than measured by
- * its first thousand.
+ * Bytes of a parsed request's head as it came (Node keeps header names and
+ * values as latin1, a byte a character). The gateway's servers keep every
+ * field (`maxHeadersCount` 0: PARSER_HEADER_LIMIT bounds them), so none goes
+ * unmeasured: Node 20 keeps only its first thousand by default, and Node 24
+ * refuses a head of more in its parser.
  */
-export const MAX_HEADER_FIELDS = 1000;
-
-/** Bytes of a parsed request's head as it came (Node keeps header names and values as latin1, a byte a character); Infinity past MAX_HEADER_FIELDS. */
 function headBytes(req: IncomingMessage): number {
-  if (req.rawHeaders.length >= 2 * MAX_HEADER_FIELDS) return Number.POSITIVE_INFINITY;
   let bytes = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 13; // ' ', ' HTTP/1.1', CRLF
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i++) bytes += raw[i]!.length + 2; // ': ' after a name, CRLF after a value
@@ -58,7 +55,7 @@ function headBytes(req: IncomingMessage): number {
 
 /**
  * The gateway's request listener: a request whose head is over HEADER_LIMIT
- * (or has more than MAX_HEADER_FIELDS fields) is answered 431, in the error shape of the interface under its path (plain
+ * is answered 431, in the error shape of the interface under its path (plain
  * text outside every interface), and its connection closed; every other
  * request goes to `next`.
  */
