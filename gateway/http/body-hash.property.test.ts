@@ -26,11 +26,13 @@ function cut(bytes: Buffer, at: number[]): Buffer[] {
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const bodies = fc.oneof(
+const rest = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }).map((t) => Buffer.from(t, 'utf8')),
-  fc.constantFrom('{"name":"Ngā Kōrero 你好 👋🏽","members":[]}', '\uFEFF', 'ï»', '').map((t) => Buffer.from(t, 'utf8')),
+  fc.constantFrom('{"name":"Ngā Kōrero 你好 👋🏽","members":[]}', '\uFEFF', '').map((t) => Buffer.from(t, 'utf8')),
   fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)),
 );
+// Bodies that begin with none, part or all of a BOM's bytes (EF, EF BB, EF BB BF), then anything.
+const bodies = fc.tuple(fc.integer({ min: 0, max: 3 }), rest).map(([k, tail]) => Buffer.concat([BOM.subarray(0, k), tail]));
 
 describe('the fingerprint of a streamed body (property)', () => {
   it('is the SHA-256 of its bytes less one leading byte-order mark, however the bytes are cut, and passes every byte on', async () => {
