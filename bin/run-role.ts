@@ -66,10 +66,21 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
  */
 export async function runRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions = {}): Promise<void> {
   enableDefaultMetrics(options.channel ? `${role}-${options.channel}` : role);
+  // Under the supervisor, listening from the start: a shutdown asked while the role still starts is kept, not lost.
+  let stopAsked: string | undefined;
+  let stop: (reason: string) => void = (reason) => void (stopAsked ??= reason);
+  if (cluster.isWorker) {
+    // The supervisor got the same signal and stops the roles in order; a worker whose supervisor is gone exits (node's cluster does so).
+    process.on('SIGINT', () => undefined);
+    process.on('SIGTERM', () => process.send?.({ type: 'sigterm' }));
+    process.on('message', (msg: { type?: string }) => {
+      if (msg?.type === 'shutdown') stop('supervisor');
+    });
+  }
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping: Promise<void> | undefined;
-  const stop = (reason: string): Promise<void> => {
+  stop = (reason: string): void => {
     stopping ??= (async () => {
       log.info('stopping', { reason });
       const timer = setTimeout(() => {
@@ -85,22 +96,16 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
       }
       process.exit(0);
     })();
-    return stopping;
   };
 
   if (cluster.isWorker) {
     answerClusterMetricRequests();
-    // The supervisor got the same signal and stops the roles in order; a worker whose supervisor is gone exits (node's cluster does so).
-    process.on('SIGINT', () => undefined);
-    process.on('SIGTERM', () => process.send?.({ type: 'sigterm' }));
-    process.on('message', (msg: { type?: string }) => {
-      if (msg?.type === 'shutdown') void stop('supervisor');
-    });
     process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
+    if (stopAsked) stop(stopAsked);
   } else {
     const server = await serveMetrics(config.metricsPort, config.host, log);
     log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   }
 }

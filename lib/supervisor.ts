@@ -63,6 +63,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   const malloc = mallocEnv(process.env);
   const bounces = config.channels.email.bounceListener ? { HERMOD_BOUNCE_SMTP_PORT: String(config.channels.email.bounceListener.port) } : {};
   const workers = new Map<Worker, { role: Role; index: number; channel?: string }>();
+  /** Roles that said they are ready: only these listen for the supervisor's messages (one sent earlier is lost). */
+  const ready = new WeakSet<Worker>();
   const bound = createBoundAddresses(config);
   let stopping = false;
 
@@ -85,6 +87,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     return new Promise((resolve, reject) => {
       const onMessage = (msg: { type?: string; ports?: BoundPorts }) => {
         if (msg?.type === 'ready') {
+          ready.add(worker);
           worker.off('exit', onEarlyExit);
           bound.record(msg.ports ?? {});
           resolve(worker);
@@ -114,27 +117,47 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     const info = workers.get(worker);
     workers.delete(worker);
     if (!info || stopping) return;
-    if (terminated.has(worker)) log.info('process stopped; restarting', { role: info.role, channel: info.channel, code });
+    // Stopped as asked, or it failed to stop cleanly (its grace ran out, or it was killed meanwhile).
+    if (terminated.has(worker) && code === 0 && !signal) log.info('process stopped; restarting', { role: info.role, channel: info.channel, code });
     else log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
     setTimeout(() => {
       if (!stopping) fork(info.role, info.index, info.channel).catch((err) => log.error('restart failed', { role: info.role, channel: info.channel, err }));
     }, RESTART_DELAY_MS);
   });
 
+  /** Resolves once the role said it is ready, or is gone; one still starting after the stop's grace is killed (it has taken no work yet). */
+  const startedOrGone = (w: Worker): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (ready.has(w) || w.isDead()) return resolve();
+      const timer = setTimeout(() => {
+        log.error('a role still starting at the stop was killed', { role: workers.get(w)?.role, pid: w.process.pid });
+        w.process.kill('SIGKILL');
+      }, config.shutdownGraceMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        w.off('message', onMessage);
+        resolve();
+      };
+      const onMessage = (msg: { type?: string }): void => void (msg?.type === 'ready' && done());
+      w.on('message', onMessage);
+      w.once('exit', done);
+    });
+
   const stopRole = async (role: Role): Promise<void> => {
     const exits = [...workers]
       .filter(([, i]) => i.role === role)
-      .map(
-        ([w]) =>
-          new Promise<void>((resolve) => {
-            if (w.isDead()) return resolve();
-            w.once('exit', () => resolve());
-            // One that died meanwhile has no channel left (EPIPE): its exit resolves this, or already did.
-            w.send({ type: 'shutdown' }, undefined, undefined, (err: Error | null) => {
-              if (err && w.isDead()) resolve();
-            });
-          }),
-      );
+      .map(async ([w]) => {
+        // A role restarted a moment ago may still be starting: asked to stop only once it listens.
+        await startedOrGone(w);
+        await new Promise<void>((resolve) => {
+          if (w.isDead()) return resolve();
+          w.once('exit', () => resolve());
+          // One that died meanwhile has no channel left (EPIPE): its exit resolves this, or already did.
+          w.send({ type: 'shutdown' }, undefined, undefined, (err: Error | null) => {
+            if (err && w.isDead()) resolve();
+          });
+        });
+      });
     await Promise.all(exits);
   };
 

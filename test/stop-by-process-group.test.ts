@@ -66,6 +66,8 @@ describe('SIGTERM sent to the whole process group', () => {
     const stops = lines.filter((l) => l.msg === 'stopping');
     expect(stops.length).toBeGreaterThan(0);
     for (const s of stops) expect(s.reason, JSON.stringify(s)).toBe('supervisor');
+    // The roles got the signal too, and the supervisor saw it was the group's: no role was taken for one sent SIGTERM alone.
+    expect(lines.some((l) => l.msg.startsWith('a role was sent SIGTERM alone'))).toBe(false);
     expect(lines.some((l) => l.msg === 'core stopped')).toBe(true);
     expect(lines.some((l) => l.msg === 'hermod stopped')).toBe(true);
   }, 60_000);
@@ -101,4 +103,31 @@ describe('SIGTERM sent to one role alone', () => {
       await hermod.stop();
     }
   }, 90_000);
+});
+
+describe('SIGTERM to the supervisor alone while a role it restarted is still starting', () => {
+  it('stops hermod once that role has started, instead of waiting on it for good', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-term-starting-'));
+    const hermod = await startHermod({ dataDir });
+    const lines = () =>
+      hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; role?: string; pid?: number });
+    try {
+      const core = lines().find((l) => l.role === 'core' && l.pid !== undefined)!.pid!;
+      process.kill(core, 'SIGKILL');
+      await eventually(() => (lines().some((l) => l.msg === 'process died; restarting' && l.role === 'core') ? true : undefined), 10_000, 10);
+      // The supervisor forks a new core a second later; the signal comes while it opens its data (chDB, the journal).
+      await new Promise((r) => setTimeout(r, 1150));
+      expect(lines().some((l) => l.role === 'core' && l.pid !== core && l.msg === 'core listening')).toBe(false);
+      const stopped = hermod.stop();
+      const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 30_000))]);
+      expect(outcome).toBe('stopped');
+      expect(lines().some((l) => l.msg === 'hermod stopped')).toBe(true);
+    } finally {
+      await hermod.kill9();
+    }
+  }, 60_000);
 });
