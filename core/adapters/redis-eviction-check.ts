@@ -13,9 +13,10 @@ export async function warnUnlessNoEviction(client: RedisClient, log: Logger): Pr
   const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
   for (const node of nodes) {
     try {
-      const answer = (await node.config('GET', 'maxmemory-policy')) as string[];
-      const policy = answer[1];
-      if (policy && policy !== 'noeviction') {
+      const [, policy] = (await node.config('GET', 'maxmemory-policy')) as string[];
+      const [, limit] = (await node.config('GET', 'maxmemory')) as string[];
+      // Without a memory limit nothing is evicted, whatever the policy.
+      if (policy && policy !== 'noeviction' && limit !== '0') {
         log.warn(
           `Redis may evict hot state (maxmemory-policy ${policy}): set maxmemory-policy noeviction, or opt-outs, block lists and idempotency answers can be lost`,
           { node: `${node.options.host}:${node.options.port}`, policy },
