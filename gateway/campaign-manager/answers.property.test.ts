@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cutBytes } from '../../test/support/cut-bytes';
 import type { ListsChunk, ReportChunk } from '../../proto/gen/hermod/v1/campaigns';
 import { listAsJson, reportAsJson } from './answers';
 
@@ -10,18 +11,6 @@ const text = fc.oneof(
   fc.constantFrom('Kia ora, e hoa mā — tēnā koe', '你好世界 测试', '👋🏽', '+64211234567', '"quoted" \\ back\nslash'),
 );
 const row = fc.record({ list_name: text, message_id: fc.nat(), mobile: text, status: text });
-
-/** The text split at arbitrary byte offsets, as core's pieces may be (inside a row, inside a character). */
-function piecesOf(bytes: Buffer, cuts: number[]): Buffer[] {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces: Buffer[] = [];
-  let from = 0;
-  for (const to of [...at, bytes.length]) {
-    pieces.push(bytes.subarray(from, to));
-    from = to;
-  }
-  return pieces;
-}
 
 async function answer(chunks: AsyncIterable<ReportChunk>): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -36,7 +25,7 @@ describe('report answer (property)', () => {
         const joined = Buffer.from(rows.map((r) => JSON.stringify(r)).join(','));
         async function* chunks(): AsyncGenerator<ReportChunk> {
           yield { jsonRows: Buffer.alloc(0) };
-          for (const piece of piecesOf(joined, cuts)) yield { jsonRows: piece };
+          for (const piece of cutBytes(joined, cuts)) yield { jsonRows: piece };
         }
         const body = await answer(chunks());
         expect(body.equals(Buffer.concat([Buffer.from('['), joined, Buffer.from(']')]))).toBe(true);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cutBytes } from '../../test/support/cut-bytes';
 import { hashing } from './body-hash';
 
 async function digestOf(pieces: Buffer[]): Promise<{ digest: string; passed: Buffer }> {
@@ -11,18 +12,6 @@ async function digestOf(pieces: Buffer[]): Promise<{ digest: string; passed: Buf
   const passed: Buffer[] = [];
   for await (const chunk of hashing(source(), hash)) passed.push(chunk);
   return { digest: hash.digest('hex'), passed: Buffer.concat(passed) };
-}
-
-/** The bytes cut at arbitrary offsets, as a socket may deliver them. */
-function cut(bytes: Buffer, at: number[]): Buffer[] {
-  const points = [...new Set(at.map((a) => a % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const to of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, to));
-    from = to;
-  }
-  return out;
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -39,7 +28,7 @@ describe('the fingerprint of a streamed body (property)', () => {
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), fc.array(fc.nat(), { maxLength: 5 }), async (body, withBom, at) => {
         const sent = withBom ? Buffer.concat([BOM, body]) : body;
-        const { digest, passed } = await digestOf(cut(sent, at));
+        const { digest, passed } = await digestOf(cutBytes(sent, at));
         const expected = sent.subarray(0, 3).equals(BOM) ? sent.subarray(3) : sent;
         expect(digest).toBe(createHash('sha256').update(expected).digest('hex'));
         expect(passed.equals(sent)).toBe(true);
