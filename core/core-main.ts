@@ -82,9 +82,11 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     // A warning while the bus may be electing a leader; an error once it has refused them for a minute, or gave up on one.
     onDispatchError: (err, at) =>
       log[at.givenUp || at.failingForMs >= 60_000 ? 'error' : 'warn'](
-        at.givenUp
-          ? 'could not hand accepted messages to their channel; left to recovery at the next start'
-          : 'could not hand accepted messages to their channel; trying again',
+        at.rejected
+          ? 'a message is too large for its channel’s message bus; it is rejected'
+          : at.givenUp
+            ? 'could not hand accepted messages to their channel; left to recovery at the next start'
+            : 'could not hand accepted messages to their channel; trying again',
         { err, ...at },
       ),
     // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).

@@ -199,6 +199,20 @@ describe('handing accepted messages to their channel', () => {
     await second.drain();
   });
 
+  it('ends a message the bus refuses alone as too large `rejected`, with the bus’s reason, instead of leaving it queued for ever', async () => {
+    const never = outageBus(0);
+    const { intake, statuses } = intakeOn(never.bus);
+    const [accepted] = await intake.accept([send('email', 'kaiako@kura.example.nz', `Kia ora e te whānau 🌿 ${'ā'.repeat(2000)}`)]);
+    await until(() => statuses.some((s) => s.status === 'rejected'));
+    await intake.drain();
+    const id = accepted!.ok ? accepted!.id : '';
+    expect(statuses.filter((s) => s.messageId === id).map((s) => s.status)).toEqual(['queued', 'rejected']);
+    expect(statuses.find((s) => s.status === 'rejected')).toMatchObject({
+      errorCode: 'body_too_large',
+      detail: expect.stringContaining('larger than the max message size'),
+    });
+  });
+
   it('refuses new sends as unavailable while too many accepted ones wait for the bus, and takes them again once it is back', async () => {
     const { bus, down, published } = outageBus();
     const { intake } = intakeOn(bus, [], [], 3);

@@ -51,8 +51,11 @@ export function createMessageIntake(deps: {
   numericIds: () => number;
   /** Shortens links in messages accepted by SMS Gateway v2. */
   shortener?: LinkShortener;
-  /** Told of each failed hand-off; it is tried again until it succeeds, unless `givenUp` (left to recovery at the next start). */
-  onDispatchError?: (err: unknown, at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean }) => void;
+  /**
+   * Told of each failed hand-off; it is tried again until it succeeds, unless `givenUp`: then it was `rejected`
+   * (one message too large for the bus) or, if that could not be recorded or intake drains, left to recovery at the next start.
+   */
+  onDispatchError?: (err: unknown, at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean; rejected: boolean }) => void;
   /** First wait before a failed hand-off is tried again; doubles per failure in a row up to 5 s (default 100 ms). */
   dispatchRetryMs?: number;
   /** Messages waiting for a refused hand-off beyond which new sends are refused as unavailable (default 100,000). */
@@ -99,6 +102,18 @@ export function createMessageIntake(deps: {
   let cap = MAX_HANDOFF;
   const retryMs = deps.dispatchRetryMs ?? 100;
   const maxWaiting = deps.maxHandOffWaiting ?? 100_000;
+  /** Ends a message its bus refuses as too large; whether that was recorded (if not, recovery tries it again at the next start). */
+  const rejectTooLarge = async (r: MessageRecord, failure: unknown): Promise<boolean> => {
+    const reason = `too large for the ${r.channel} channel's message bus: ${toHermodError(failure).message}`;
+    try {
+      await deps.recorder.record([
+        { messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'rejected', at: Date.now(), errorCode: 'body_too_large', detail: reason.slice(0, 255) },
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   /** Callers of acceptRecords waiting for their records' first attempt, or for their hand-over. */
   const waiters = new Map<MessageRecord, { left: Set<MessageRecord>; untilHandedOver: boolean; resolve: () => void }>();
   const attempted = (records: readonly MessageRecord[], unsent: ReadonlySet<MessageRecord>): void => {
@@ -141,8 +156,17 @@ export function createMessageIntake(deps: {
         }
         failingSince ||= Date.now();
         const tooLarge = toHermodError(failure).code === 'body_too_large';
+        // One message the bus refuses alone as too large never goes through: it ends `rejected` with the bus's
+        // reason (its client is told), not left `queued` for recovery to try again at every start.
+        const rejected = tooLarge && unsent.length === 1 && !draining && (await rejectTooLarge(unsent[0]!, failure));
         const givenUp = draining || (tooLarge && unsent.length === 1);
-        deps.onDispatchError?.(failure, { unsent: unsent.length, waiting: unsent.length + waiting.length, failingForMs: Date.now() - failingSince, givenUp });
+        deps.onDispatchError?.(failure, {
+          unsent: unsent.length,
+          waiting: unsent.length + waiting.length,
+          failingForMs: Date.now() - failingSince,
+          givenUp,
+          rejected,
+        });
         if (tooLarge && unsent.length > 1) cap = Math.max(1, Math.floor(unsent.length / 2));
         if (!givenUp) waiting = unsent.concat(waiting);
         attempted(batch, givenUp ? new Set() : new Set(unsent));
