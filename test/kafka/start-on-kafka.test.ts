@@ -13,6 +13,7 @@ const unavailable = kafkaUnavailableReason();
 const NEWEST = KAFKA_VERSIONS.at(-1)!;
 const GRACE_MS = 10_000;
 const TEXT = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
+const MAX_RECORD_BYTES = 4096;
 
 if (unavailable && !enginesRequired) {
   console.warn(`hermod start on Kafka skipped: ${unavailable}`);
@@ -29,7 +30,8 @@ if (unavailable && !enginesRequired) {
 
     beforeAll(async () => {
       if (unavailable) throw new Error(`this run must include the Kafka tests, but ${unavailable}`);
-      cluster = await startKafkaCluster({ version: NEWEST });
+      // Far smaller than Kafka's 1 MB default (as some managed brokers are set), so that one long SMS is more than the broker takes.
+      cluster = await startKafkaCluster({ version: NEWEST, properties: { 'message.max.bytes': String(MAX_RECORD_BYTES) } });
       h = await startHermodWithChannels('start-kafka', {
         env: {
           HERMOD_BUS: 'kafka',
@@ -83,6 +85,27 @@ if (unavailable && !enginesRequired) {
 
     it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
       await expectImEmailAndWhatsAppFinal(h!, '+6421100301');
+    }, 90_000);
+
+    it('rejects a message the broker refuses as too large, with the reason, instead of leaving it queued', async () => {
+      // v2's longest content, 1,600 characters: about 4.8 KB of UTF-8 on the bus, over the broker's 4 KB.
+      const long = `Tēnā koutou katoa ${'你好世界'.repeat(400)}`.slice(0, 1600);
+      const sent = await basic!.post('/rest/sms/v2/messages', { destination: '+6421000302', content: long });
+      expect(sent.status, sent.text).toBe(202);
+      const ended = await eventually(
+        async () => {
+          const r = await basic!.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+          return r.json?.status === 'rejected' ? r : undefined;
+        },
+        30_000,
+        200,
+      );
+      expect(ended.json).toMatchObject({ id: sent.json.id, status: 'rejected' });
+      expect(atCarrier).not.toContain(long);
+      expect(h!.hermod.output()).toContain('a message is too large for its channel’s message bus; it is rejected');
+      // The short messages around it still go through.
+      const after = await basic!.post('/rest/sms/v2/messages', { destination: '+6421000303', content: 'Ka kite anō 👋🏽' });
+      await eventually(async () => ((await basic!.get(`/rest/sms/v2/messages?id=${after.json.id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
     }, 90_000);
 
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
