@@ -18,16 +18,22 @@ import type { Direction, MessageRecord, StatusEvent, StoredMessage } from '../po
 export function dateTime64(ms: number): string {
   if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${ms}`);
   const t = Math.trunc(ms);
-  // Rows of one batch mostly share a few milliseconds: reuse the last text.
-  if (t === lastMs) return lastText;
-  const iso = new Date(t).toISOString(); // 2024-05-01T12:34:56.789Z
-  lastMs = t;
-  lastText = `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
-  return lastText;
+  // A message row holds its scheduled time (mostly 0) and its acceptance time, and the rows of a batch
+  // mostly share a second: the date and time of day are formatted once a second, the milliseconds each time.
+  if (t === 0) return EPOCH;
+  const second = Math.floor(t / 1000);
+  if (second !== lastSecond) {
+    const iso = new Date(second * 1000).toISOString(); // 2024-05-01T12:34:56.000Z
+    lastSecond = second;
+    lastPrefix = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+  }
+  const milli = t - second * 1000;
+  return lastPrefix + (milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : String(milli));
 }
 
-let lastMs = Number.NaN;
-let lastText = '';
+const EPOCH = '1970-01-01 00:00:00.000';
+let lastSecond = Number.NaN;
+let lastPrefix = '';
 
 /** A numeric column from JSON output: a number, or a string for quoted 64-bit values. */
 export function toNumber(value: unknown): number {

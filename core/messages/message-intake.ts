@@ -107,7 +107,15 @@ export function createMessageIntake(deps: {
     const reason = `too large for the ${r.channel} channel's message bus: ${toHermodError(failure).message}`;
     try {
       await deps.recorder.record([
-        { messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'rejected', at: Date.now(), errorCode: 'body_too_large', detail: reason.slice(0, 255) },
+        {
+          messageId: r.id,
+          applicationId: r.applicationId,
+          channel: r.channel,
+          status: 'rejected',
+          at: Date.now(),
+          errorCode: 'body_too_large',
+          detail: reason.slice(0, 255),
+        },
       ]);
       return true;
     } catch {

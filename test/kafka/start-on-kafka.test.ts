@@ -105,7 +105,11 @@ if (unavailable && !enginesRequired) {
       expect(h!.hermod.output()).toContain('a message is too large for its channel’s message bus; it is rejected');
       // The short messages around it still go through.
       const after = await basic!.post('/rest/sms/v2/messages', { destination: '+6421000303', content: 'Ka kite anō 👋🏽' });
-      await eventually(async () => ((await basic!.get(`/rest/sms/v2/messages?id=${after.json.id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
+      await eventually(
+        async () => ((await basic!.get(`/rest/sms/v2/messages?id=${after.json.id}`)).json?.status === 'received' ? true : undefined),
+        30_000,
+        200,
+      );
     }, 90_000);
 
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
