@@ -3,19 +3,41 @@ import { createLogger } from '../../lib/log';
 import type { HotState } from '../ports/state';
 import { keepScreeningListsLoaded } from './screening-lists';
 
-type Screening = Pick<HotState, 'screeningMissing' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
+type Screening = Pick<HotState, 'screeningMissing' | 'screeningRefused' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
 
-/** Hot state's markers, kept here: `lose` takes some away, as a Redis master restarting empty does. */
-function fakeScreening(): Screening & { loaded: Set<string>; lose(scopes: string[]): void; failNextMarks: number } {
+/**
+ * Hot state's markers, kept here: `lose` takes some away, as a Redis master
+ * restarting empty does; `read` is a send screened against a scope, refused
+ * while its marker is gone; `looks` counts the questions about every scope.
+ */
+function fakeScreening(): Screening & {
+  loaded: Set<string>;
+  lose(scopes: string[]): void;
+  read(scope: string): boolean;
+  failNextMarks: number;
+  looks: number;
+} {
   const loaded = new Set<string>();
+  let refused = new Set<string>();
   const fake = {
     loaded,
     failNextMarks: 0,
+    looks: 0,
     lose(scopes: string[]) {
       for (const s of scopes) loaded.delete(s);
     },
+    read(scope: string) {
+      if (!loaded.has(scope)) refused.add(scope);
+      return loaded.has(scope);
+    },
     async screeningMissing(scopes: readonly string[]) {
+      fake.looks++;
       return scopes.filter((s) => !loaded.has(s));
+    },
+    async screeningRefused() {
+      const taken = [...refused];
+      refused = new Set();
+      return taken;
     },
     async beginScreeningLoad() {
       return 'token';
@@ -41,10 +63,17 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
   const log = createLogger({ test: 'screening-lists' });
   const apps = ['', 'Ngā Kōrero', 'acme 🌿', '你好'];
 
-  it('loads every scope at start, then only the scopes hot state has lost', async () => {
+  it('loads every scope at start, then only the scopes hot state has lost, found by its sweep', async () => {
     const state = fakeScreening();
     const loads: string[][] = [];
-    const lists = await keepScreeningListsLoaded({ state, scopes: async () => apps, load: async (s) => void loads.push([...s]), log, intervalMs: 10 });
+    const lists = await keepScreeningListsLoaded({
+      state,
+      scopes: async () => apps,
+      load: async (s) => void loads.push([...s]),
+      log,
+      intervalMs: 10,
+      sweepEveryMs: 10,
+    });
     try {
       expect(loads).toEqual([apps]);
       state.lose(['acme 🌿']);
@@ -59,12 +88,39 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
   it('loads again a scope whose load lost data while it ran (its mark refused)', async () => {
     const state = fakeScreening();
     let loads = 0;
-    const lists = await keepScreeningListsLoaded({ state, scopes: async () => apps, load: async () => void loads++, log, intervalMs: 10 });
+    const lists = await keepScreeningListsLoaded({ state, scopes: async () => apps, load: async () => void loads++, log, intervalMs: 10, sweepEveryMs: 10 });
     try {
       state.failNextMarks = 1;
       state.lose(['Ngā Kōrero']);
       await until(() => state.loaded.has('Ngā Kōrero'));
       expect(loads).toBe(3);
+    } finally {
+      lists.stop();
+    }
+  });
+
+  it('loads a scope a send was refused for at the next look, without asking hot state about every scope', async () => {
+    const state = fakeScreening();
+    const loads: string[][] = [];
+    const lists = await keepScreeningListsLoaded({
+      state,
+      scopes: async () => apps,
+      load: async (s) => void loads.push([...s]),
+      log,
+      intervalMs: 10,
+      sweepEveryMs: 60_000,
+    });
+    try {
+      state.lose(['Ngā Kōrero', '你好']);
+      // Only one of the two lost is needed by a send; an application another core created is refused too.
+      expect(state.read('Ngā Kōrero')).toBe(false);
+      expect(state.read('kōwhai 🌼')).toBe(false);
+      await until(() => loads.length === 2);
+      expect(loads[1]!.sort()).toEqual(['Ngā Kōrero', 'kōwhai 🌼'].sort());
+      expect(state.read('Ngā Kōrero')).toBe(true);
+      // The other waits for the sweep (or a send); hot state was never asked about every scope.
+      expect(state.loaded.has('你好')).toBe(false);
+      expect(state.looks).toBe(0);
     } finally {
       lists.stop();
     }

@@ -15,19 +15,25 @@ export interface ScreeningLists {
  * Opt-outs and block lists are kept in history and loaded into hot state,
  * which sends are screened against. This loads them at start, and again
  * whenever hot state has lost those of any scope (a Redis, or one master of
- * a Redis Cluster, that restarted without its data, or was flushed): it
- * looks every `intervalMs` and loads the scopes lost, and meanwhile hot state refuses to screen (a
- * retryable error), so no send gets through unscreened. A load that hot
- * state lost data during is not marked done, and runs again.
+ * a Redis Cluster, that restarted without its data, or was flushed);
+ * meanwhile hot state refuses to screen (a retryable error), so no send
+ * gets through unscreened. Every `intervalMs` it loads the scopes that a
+ * read refused since the last look (hot state's own notice, no command sent),
+ * and every `sweepEveryMs` it asks hot state about every scope, for those
+ * no send has needed yet: one look a second at every application's marker
+ * was constant load on Redis with thousands of applications and several
+ * cores. A load that hot state lost data during is not marked done, and runs again.
  */
 export async function keepScreeningListsLoaded(deps: {
-  state: Pick<HotState, 'screeningMissing' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
+  state: Pick<HotState, 'screeningMissing' | 'screeningRefused' | 'beginScreeningLoad' | 'markScreeningLoaded'>;
   /** Every scope with lists: '' (the global block list) and each application's id. */
   scopes: () => Promise<string[]>;
   /** Puts every opt-out and block-list entry of these scopes from history into hot state. */
   load: (scopes: readonly string[]) => Promise<void>;
   log: Logger;
   intervalMs?: number;
+  /** How often every scope's marker is looked at (default 30 s). */
+  sweepEveryMs?: number;
   /** How often the scopes are listed again (applications another core created); default 30 s. */
   scopesEveryMs?: number;
 }): Promise<ScreeningLists> {
@@ -47,13 +53,22 @@ export async function keepScreeningListsLoaded(deps: {
   };
   if (!(await load([...known]))) deps.log.warn('hot state lost data while the opt-outs and block lists were loaded; loading them again');
   let running = false;
+  let sweptAt = Date.now();
+  const sweepEveryMs = deps.sweepEveryMs ?? 30_000;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     void (async () => {
       try {
-        const missing = await deps.state.screeningMissing(await scopes());
+        // A scope a read refused may be one this core has not listed yet (an application another core created).
+        const refused = await deps.state.screeningRefused();
+        let missing = refused;
+        if (Date.now() - sweptAt >= sweepEveryMs) {
+          missing = [...new Set([...refused, ...(await deps.state.screeningMissing(await scopes()))])];
+          sweptAt = Date.now();
+        }
         if (missing.length === 0) return;
+        for (const scope of missing) known.add(scope);
         deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again', { scopes: missing.length });
         // Only those lost: a Cluster master that restarted empty costs the load of its own slots.
         if (await load(missing)) deps.log.info('opt-outs and block lists loaded into hot state again');

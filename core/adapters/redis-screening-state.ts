@@ -7,7 +7,15 @@ import type { RedisClient } from './redis-connection';
 
 type Screening = Pick<
   HotState,
-  'setOptOuts' | 'areOptedOut' | 'takeQuota' | 'setBlocks' | 'findBlocks' | 'screeningMissing' | 'beginScreeningLoad' | 'markScreeningLoaded'
+  | 'setOptOuts'
+  | 'areOptedOut'
+  | 'takeQuota'
+  | 'setBlocks'
+  | 'findBlocks'
+  | 'screeningMissing'
+  | 'screeningRefused'
+  | 'beginScreeningLoad'
+  | 'markScreeningLoaded'
 >;
 
 type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
@@ -45,14 +53,23 @@ interface MarkClient {
 function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
   const loadedKey = (scope: string): string => `${prefix}:screening-loaded:{${tagOf(scope)}}`;
   const loadingKey = (scope: string): string => `${prefix}:screening-loading:{${tagOf(scope)}}`;
+  /** Scopes a read found without their marker, until screeningRefused takes them. */
+  let refused = new Set<string>();
   return {
     loadedKey,
     loadingKey,
+    takeRefused(): string[] {
+      const taken = [...refused];
+      refused = new Set();
+      return taken;
+    },
     async screened<T>(what: string, scopes: readonly string[], commands: (() => Promise<T>)[]): Promise<T[]> {
       const distinct = [...new Set(scopes)];
       const answers = await each<unknown>(what, [...commands, ...distinct.map((scope) => () => client.exists(loadedKey(scope)))]);
       const markers = answers.splice(commands.length);
-      if (markers.some((m) => Number(m) !== 1)) {
+      const lost = distinct.filter((_, i) => Number(markers[i]) !== 1);
+      if (lost.length > 0) {
+        for (const scope of lost) refused.add(scope);
         throw new HermodError(
           'unavailable',
           'hot state has lost the opt-outs and block lists (Redis restarted without its data?); core is loading them again',
@@ -120,6 +137,10 @@ export function createRedisScreening(
         scopes.map((scope) => () => client.exists(guard.loadedKey(scope))),
       );
       return scopes.filter((_, i) => Number(exists[i]) !== 1);
+    },
+    async screeningRefused() {
+      open();
+      return guard.takeRefused();
     },
     async beginScreeningLoad(scopes) {
       open();

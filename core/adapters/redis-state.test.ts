@@ -164,8 +164,23 @@ describe('Redis hot state', () => {
     // Redis restarts empty (here: its keys are gone).
     await deleteRedisKeys(prefix);
     expect(await s.screeningMissing(scopes)).toEqual(scopes);
+    await s.screeningRefused();
     await expect(s.areOptedOut(pairs)).rejects.toMatchObject({ code: 'unavailable' });
     await expect(s.findBlocks(sends)).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('tells which scopes its reads were refused for, each once, so core loads those at once', async () => {
+    const prefix = freshPrefix();
+    const s = state(prefix);
+    const scopes = ['', 'Ngā Kōrero', 'acme 🌿'];
+    await s.markScreeningLoaded(scopes, await s.beginScreeningLoad(scopes));
+    expect(await s.areOptedOut([{ applicationId: 'acme 🌿', handset: '+64211234567' }])).toEqual([false]);
+    expect(await s.screeningRefused()).toEqual([]);
+    await deleteRedisKeys(prefix);
+    await expect(s.areOptedOut([{ applicationId: 'acme 🌿', handset: '+64211234567' }])).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(s.findBlocks([{ applicationId: 'Ngā Kōrero', destination: '+819012345678' }])).rejects.toMatchObject({ code: 'unavailable' });
+    expect((await s.screeningRefused()).sort()).toEqual(scopes.sort());
+    expect(await s.screeningRefused()).toEqual([]);
   });
 
   it('does not mark a load done when Redis lost its data while the load ran, so the lists are loaded again', async () => {

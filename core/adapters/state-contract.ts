@@ -25,6 +25,8 @@ export function describeStateContract(name: string, factory: StateFactory): void
       const scopes = ['', unique('app'), unique('app')];
       await loaded(scopes);
       expect(await state.screeningMissing(scopes)).toEqual([]);
+      expect(await state.areOptedOut(scopes.map((applicationId) => ({ applicationId, handset: '+64211234567' })))).toEqual(scopes.map(() => false));
+      expect(await state.screeningRefused()).toEqual([]);
     });
 
     afterEach(async () => {

@@ -42,6 +42,7 @@ export const STATE_METHODS = [
   'getReplyContext',
   'takeRateTokens',
   'screeningMissing',
+  'screeningRefused',
   'beginScreeningLoad',
   'markScreeningLoaded',
   'setOptOuts',

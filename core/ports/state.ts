@@ -140,6 +140,13 @@ export interface HotState extends CarrierSnapshotState {
    */
   screeningMissing(scopes: readonly string[]): Promise<string[]>;
   /**
+   * The scopes whose lists a read through this object (areOptedOut,
+   * findBlocks) found lost and refused, since the last call, each once: the
+   * reads' own notice, so core loads again what a send needed at once
+   * without asking the state about every scope each second.
+   */
+  screeningRefused(): Promise<string[]>;
+  /**
    * Core starts putting the lists of these scopes in: returns the token
    * markScreeningLoaded checks. Loads of several cores at once do not undo
    * one another.
