@@ -62,8 +62,8 @@ const until = async (done: () => boolean): Promise<void> => {
 describe('keeping the opt-outs and block lists loaded into hot state', () => {
   const log = createLogger({ test: 'screening-lists' });
   const apps = ['', 'Ngā Kōrero', 'acme 🌿', '你好'];
-
-  it('loads every scope at start, then only the scopes hot state has lost, found by its sweep', async () => {
+  /** Keeps the fake's lists loaded, looking every 10 ms, sweeping every scope every `sweepEveryMs`; `loads` the scopes of each load. */
+  const keepLoaded = async (sweepEveryMs: number) => {
     const state = fakeScreening();
     const loads: string[][] = [];
     const lists = await keepScreeningListsLoaded({
@@ -72,8 +72,13 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
       load: async (s) => void loads.push([...s]),
       log,
       intervalMs: 10,
-      sweepEveryMs: 10,
+      sweepEveryMs,
     });
+    return { state, loads, lists };
+  };
+
+  it('loads every scope at start, then only the scopes hot state has lost, found by its sweep', async () => {
+    const { state, loads, lists } = await keepLoaded(10);
     try {
       expect(loads).toEqual([apps]);
       state.lose(['acme 🌿']);
@@ -100,16 +105,7 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
   });
 
   it('loads a scope a send was refused for at the next look, without asking hot state about every scope', async () => {
-    const state = fakeScreening();
-    const loads: string[][] = [];
-    const lists = await keepScreeningListsLoaded({
-      state,
-      scopes: async () => apps,
-      load: async (s) => void loads.push([...s]),
-      log,
-      intervalMs: 10,
-      sweepEveryMs: 60_000,
-    });
+    const { state, loads, lists } = await keepLoaded(60_000);
     try {
       state.lose(['Ngā Kōrero', '你好']);
       // Only one of the two lost is needed by a send; an application another core created is refused too.
