@@ -8,21 +8,21 @@ type Screening = Pick<HotState, 'screeningMissing' | 'screeningRefused' | 'begin
 /**
  * Hot state's markers, kept here: `lose` takes some away, as a Redis master
  * restarting empty does; `read` is a send screened against a scope, refused
- * while its marker is gone; `looks` counts the questions about every scope.
+ * while its marker is gone; `asked` keeps the scopes of each question about markers.
  */
 function fakeScreening(): Screening & {
   loaded: Set<string>;
   lose(scopes: string[]): void;
   read(scope: string): boolean;
   failNextMarks: number;
-  looks: number;
+  asked: string[][];
 } {
   const loaded = new Set<string>();
   let refused = new Set<string>();
   const fake = {
     loaded,
     failNextMarks: 0,
-    looks: 0,
+    asked: [] as string[][],
     lose(scopes: string[]) {
       for (const s of scopes) loaded.delete(s);
     },
@@ -31,7 +31,7 @@ function fakeScreening(): Screening & {
       return loaded.has(scope);
     },
     async screeningMissing(scopes: readonly string[]) {
-      fake.looks++;
+      fake.asked.push([...scopes]);
       return scopes.filter((s) => !loaded.has(s));
     },
     async screeningRefused() {
@@ -114,9 +114,22 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
       await until(() => loads.length === 2);
       expect(loads[1]!.sort()).toEqual(['Ngā Kōrero', 'kōwhai 🌼'].sort());
       expect(state.read('Ngā Kōrero')).toBe(true);
-      // The other waits for the sweep (or a send); hot state was never asked about every scope.
+      // The other waits for the sweep (or a send); hot state was asked about the refused scopes only.
       expect(state.loaded.has('你好')).toBe(false);
-      expect(state.looks).toBe(0);
+      expect(new Set(state.asked.flat())).toEqual(new Set(['Ngā Kōrero', 'kōwhai 🌼']));
+    } finally {
+      lists.stop();
+    }
+  });
+
+  it('keeps a refused scope whose load lost data while it ran, and loads it again at the next look', async () => {
+    const { state, loads, lists } = await keepLoaded(60_000);
+    try {
+      state.failNextMarks = 1;
+      state.lose(['acme 🌿']);
+      expect(state.read('acme 🌿')).toBe(false);
+      await until(() => state.loaded.has('acme 🌿'));
+      expect(loads.slice(1)).toEqual([['acme 🌿'], ['acme 🌿']]);
     } finally {
       lists.stop();
     }

@@ -55,25 +55,33 @@ export async function keepScreeningListsLoaded(deps: {
   let running = false;
   let sweptAt = Date.now();
   const sweepEveryMs = deps.sweepEveryMs ?? 30_000;
+  /** Scopes refused whose load did not end marked (hot state away, data lost during it): looked at again next time. */
+  let again = new Set<string>();
   const timer = setInterval(() => {
     if (running) return;
     running = true;
+    let refused: string[] = [];
     void (async () => {
       try {
         // A scope a read refused may be one this core has not listed yet (an application another core created).
-        const refused = await deps.state.screeningRefused();
-        let missing = refused;
+        refused = [...new Set([...again, ...(await deps.state.screeningRefused())])];
+        again = new Set();
+        let looked = refused;
         if (Date.now() - sweptAt >= sweepEveryMs) {
-          missing = [...new Set([...refused, ...(await deps.state.screeningMissing(await scopes()))])];
+          looked = [...new Set([...refused, ...(await scopes())])];
           sweptAt = Date.now();
         }
+        // Asked again, so that sends refused while a load ran do not load the same lists once more.
+        const missing = looked.length === 0 ? [] : await deps.state.screeningMissing(looked);
         if (missing.length === 0) return;
         for (const scope of missing) known.add(scope);
         deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again', { scopes: missing.length });
         // Only those lost: a Cluster master that restarted empty costs the load of its own slots.
         if (await load(missing)) deps.log.info('opt-outs and block lists loaded into hot state again');
+        else for (const scope of missing) again.add(scope);
       } catch (err) {
         // Hot state away: sends are refused meanwhile; the next look tries again.
+        for (const scope of refused) again.add(scope);
         deps.log.debug('could not look at the opt-outs and block lists in hot state', { err });
       } finally {
         running = false;
