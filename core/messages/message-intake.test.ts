@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bus, BusRecord } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import { decodeJob } from '../ports/bus-payloads';
-import type { MessageHistory, StatusEvent } from '../ports/message-history';
+import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import { createMemoryState } from '../adapters/memory-state';
 import { HermodError } from '../../lib/errors';
 import { createMessageIntake, type NewMessage } from './message-intake';
@@ -211,6 +211,25 @@ describe('handing accepted messages to their channel', () => {
       errorCode: 'body_too_large',
       detail: expect.stringContaining('larger than the max message size'),
     });
+  });
+
+  it('ends a stored message too large for the bus rejected when recovery hands it over at a start, and lets the start go on', async () => {
+    const never = outageBus(0);
+    const { intake, statuses } = intakeOn(never.bus);
+    const stored: MessageRecord = {
+      ...send('sms', '+64211234567', 'Kia ora anō 🌿 — he karere i mua i te tīmatanga'),
+      id: 'stored-before-the-start',
+      numericId: 7,
+      direction: 'MT',
+      segments: 1,
+      acceptedAt: Date.now() - 60_000,
+      replyTo: '',
+    };
+    // Recovery awaits this at every start: a refusal must not throw out of it.
+    await intake.dispatch([stored]);
+    await until(() => statuses.some((s) => s.messageId === stored.id && s.status === 'rejected'));
+    expect(statuses.find((s) => s.status === 'rejected')).toMatchObject({ messageId: stored.id, errorCode: 'body_too_large' });
+    await intake.drain();
   });
 
   it('refuses new sends as unavailable while too many accepted ones wait for the bus, and takes them again once it is back', async () => {

@@ -36,7 +36,11 @@ export interface MessageIntake {
    * channel's topic (a campaign's fan-out waits out the bus that way), or once intake drains.
    */
   acceptRecords(records: MessageRecord[], options?: { untilHandedOver?: boolean }): Promise<IntakeResult[]>;
-  /** Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after a restart). */
+  /**
+   * Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after
+   * a restart, a campaign's resend), as accepted ones are handed over; resolves once each was tried. One the
+   * bus refuses is tried again in the background; a single message too large for it ends `rejected`.
+   */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
   drain(): Promise<void>;
 }
@@ -425,7 +429,9 @@ export function createMessageIntake(deps: {
       await handed;
       return results;
     },
-    dispatch,
+    // Through the hand-off, as accepted messages go: a refusal is tried again in the background and a
+    // single message too large for the bus ends rejected, rather than failing a start's recovery.
+    dispatch: (records) => handedOff(records, false),
     async drain() {
       draining = true;
       wake?.();
