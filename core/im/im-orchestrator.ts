@@ -15,6 +15,7 @@ import { addressFor, isFailure, reachedEvent, type ImPlan } from './im-plan';
 import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 import { toImStatus, type ImStatusNotice } from './im-status-notice';
 import { FifoMap } from '../../lib/fifo-map';
+import { toHermodError } from '../../lib/errors';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
 interface ImStatusNotices {
@@ -154,27 +155,60 @@ export async function startImOrchestrator(deps: {
     reference: plan.reference,
   });
 
+  /**
+   * Hands an attempt to its channel. A refusal the bus may take back (a
+   * broker electing a leader, Redis away) is tried again, waiting longer each
+   * time, until it goes through or core stops (then the next start resumes the
+   * message). An attempt the bus refuses as too large is ended `rejected` with
+   * the bus's reason, and false returned: the caller falls back to the next attempt.
+   */
   const publishAttempt = async (
     im: Open,
-    _k: number,
+    k: number,
     record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>,
-  ): Promise<void> => {
-    await bus.publish(topicName(record.channel), [
-      {
-        key: record.destination,
-        value: encodeJob({
-          id: record.id,
-          applicationId: im.applicationId,
-          channel: record.channel,
-          destination: record.destination,
-          source: '',
-          content: record.content,
-          acceptedAt: record.acceptedAt,
-          im: details(im.plan),
-        }),
-      },
-    ]);
+  ): Promise<boolean> => {
+    const value = encodeJob({
+      id: record.id,
+      applicationId: im.applicationId,
+      channel: record.channel,
+      destination: record.destination,
+      source: '',
+      content: record.content,
+      acceptedAt: record.acceptedAt,
+      im: details(im.plan),
+    });
+    for (let failures = 0; ; failures++) {
+      try {
+        await bus.publish(topicName(record.channel), [{ key: record.destination, value }]);
+        break;
+      } catch (err) {
+        const e = toHermodError(err);
+        if (e.code === 'body_too_large') {
+          const why = `too large for the ${record.channel} channel's message bus: ${e.message}`.slice(0, 255);
+          clearTimeout(im.timer);
+          await recorder.record([
+            {
+              messageId: record.id,
+              applicationId: im.applicationId,
+              channel: record.channel,
+              status: 'rejected',
+              at: Date.now(),
+              detail: why,
+              errorCode: 'body_too_large',
+            },
+          ]);
+          tell(im, 'rejected', k, why);
+          log.error('an im attempt is too large for its channel’s message bus; it is rejected', { id: im.id, attempt: k + 1, channel: record.channel, err });
+          return false;
+        }
+        if (stopping || !e.retryable) throw err;
+        const waitMs = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
+        log.warn('could not hand an im attempt to its channel; trying again', { id: im.id, attempt: k + 1, channel: record.channel, waitMs, err });
+        await new Promise((r) => setTimeout(r, waitMs));
+      }
+    }
     await recorder.record([{ messageId: record.id, applicationId: im.applicationId, channel: record.channel, status: 'queued', at: Date.now() }]);
+    return true;
   };
 
   const armTimer = (im: Open, k: number, startedAt: number): void => {
@@ -238,7 +272,7 @@ export async function startImOrchestrator(deps: {
     if (attempt.channel === 'sms' || attempt.channel === 'wab')
       await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
     armTimer(im, k, now);
-    await publishAttempt(im, k, record);
+    if (!(await publishAttempt(im, k, record))) return startAttempt(im, k + 1, 'rejected');
   };
 
   const timedOut = async (im: Open, k: number): Promise<void> => {
@@ -341,7 +375,8 @@ export async function startImOrchestrator(deps: {
     if (isFailure(status)) return startAttempt(im, last + 1, status);
     if ((await state.wereCancelled([lastRecord.id]))[0]) return startAttempt(im, last + 1, 'expired'); // timed out just before the stop
     armTimer(im, last, lastRecord.acceptedAt);
-    if (stageOf(status) < stageOf('submitted') && lastRecord.destination) await publishAttempt(im, last, lastRecord);
+    if (stageOf(status) < stageOf('submitted') && lastRecord.destination && !(await publishAttempt(im, last, lastRecord)))
+      return startAttempt(im, last + 1, 'rejected');
   };
 
   // Unsettled messages from before this start first, each checked against history.
@@ -374,8 +409,10 @@ export async function startImOrchestrator(deps: {
 
   return {
     statusApplied(change) {
-      if (change.channel === 'im' && (change.status === 'blocked' || change.status === 'deficient')) {
-        // Refused at intake (opted out, blocked, over quota): it never reaches the im topic, so it ends here.
+      const refusedAtIntake =
+        change.status === 'blocked' || change.status === 'deficient' || (change.status === 'rejected' && change.errorCode === 'body_too_large');
+      if (change.channel === 'im' && refusedAtIntake) {
+        // Refused at intake (opted out, blocked, over quota, too large for the bus): it never reaches the im topic, so it ends here.
         const id = change.messageId;
         const fresh = deps.recent.get(id);
         (fresh ? Promise.resolve(fresh) : history.getMessage(change.applicationId, id))

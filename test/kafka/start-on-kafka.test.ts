@@ -1,4 +1,6 @@
+import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topicName } from '../../core/ports/bus';
 import { enginesRequired } from '../support/engines-required';
 import { expectImEmailAndWhatsAppFinal } from '../support/im-final-statuses';
 import { eventually } from '../support/eventually';
@@ -30,8 +32,7 @@ if (unavailable && !enginesRequired) {
 
     beforeAll(async () => {
       if (unavailable) throw new Error(`this run must include the Kafka tests, but ${unavailable}`);
-      // Far smaller than Kafka's 1 MB default (as some managed brokers are set), so that one long SMS is more than the broker takes.
-      cluster = await startKafkaCluster({ version: NEWEST, properties: { 'message.max.bytes': String(MAX_RECORD_BYTES) } });
+      cluster = await startKafkaCluster({ version: NEWEST });
       h = await startHermodWithChannels('start-kafka', {
         env: {
           HERMOD_BUS: 'kafka',
@@ -43,8 +44,29 @@ if (unavailable && !enginesRequired) {
         },
       });
       h.smsc.on('message', (m: { text: string }) => atCarrier.push(m.text));
+      // The SMS and e-mail topics take far less than Kafka's 1 MB default (as a topic may be set), so that one
+      // long message is more than they take, while the Intelligent Messaging topic keeps the default.
+      await limitTopics(['sms', 'email']);
       basic = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'acme', pass: 'secret' });
     }, 15 * 60_000);
+
+    /** Lets these channels' topics take at most MAX_RECORD_BYTES a record. */
+    const limitTopics = async (channels: string[]): Promise<void> => {
+      const admin = new kafkajs.Kafka({ brokers: cluster!.brokers, logLevel: kafkajs.logLevel.NOTHING }).admin();
+      await admin.connect();
+      try {
+        await admin.alterConfigs({
+          validateOnly: false,
+          resources: channels.map((channel) => ({
+            type: kafkajs.ConfigResourceTypes.TOPIC,
+            name: topicName(channel),
+            configEntries: [{ name: 'max.message.bytes', value: String(MAX_RECORD_BYTES) }],
+          })),
+        });
+      } finally {
+        await admin.disconnect();
+      }
+    };
 
     afterAll(async () => {
       basic?.close();
@@ -87,8 +109,8 @@ if (unavailable && !enginesRequired) {
       await expectImEmailAndWhatsAppFinal(h!, '+6421100301');
     }, 90_000);
 
-    it('rejects a message the broker refuses as too large, with the reason, instead of leaving it queued', async () => {
-      // v2's longest content, 1,600 characters: about 4.8 KB of UTF-8 on the bus, over the broker's 4 KB.
+    it('rejects a message the broker refuses as too large for its topic, with the reason, instead of leaving it queued', async () => {
+      // v2's longest content, 1,600 characters: about 4.8 KB of UTF-8 on the bus, over the SMS topic's 4 KB.
       const long = `Tēnā koutou katoa ${'你好世界'.repeat(400)}`.slice(0, 1600);
       const sent = await basic!.post('/rest/sms/v2/messages', { destination: '+6421000302', content: long });
       expect(sent.status, sent.text).toBe(202);
@@ -111,6 +133,33 @@ if (unavailable && !enginesRequired) {
         200,
       );
     }, 90_000);
+
+    it('ends an Intelligent Messaging message rejected when each of its attempts is too large for its channel’s topic', async () => {
+      // 3,000 characters of CJK and te reo Māori: about 8 KB on the bus, over the 4 KB the SMS and e-mail topics take.
+      const body = `Tēnā koe, e hoa 🌿 ${'你好世界'.repeat(750)}`.slice(0, 3000);
+      const sent = await h!.client.post('/rest/im/v1/message', {
+        destination: { mobile: '+6421000304', email: 'kaiako@kura.example.nz' },
+        message: { type: 'text', text: { body } },
+        delivery_attempts: [{ channel: 'email' }, { channel: 'sms' }],
+      });
+      expect(sent.status, sent.text).toBe(202);
+      const final = await eventually(async () => h!.callbacks.find((c) => c.body.id === sent.json.id && c.body.status === 'rejected'), 30_000, 200);
+      expect(final.body.status).toBe('rejected');
+      expect(h!.smtp.mails.some((m) => m.to.includes('kaiako@kura.example.nz'))).toBe(false);
+    }, 60_000);
+
+    it('ends an Intelligent Messaging message rejected, telling why, when the message itself is too large for its topic', async () => {
+      await limitTopics(['im']);
+      const body = `Kia ora koutou 👋🏽 ${'你好世界'.repeat(750)}`.slice(0, 3000);
+      const sent = await h!.client.post('/rest/im/v1/message', {
+        destination: { email: 'tumuaki@kura.example.nz' },
+        message: { type: 'text', text: { body } },
+        delivery_attempts: [{ channel: 'email' }],
+      });
+      expect(sent.status, sent.text).toBe(202);
+      const final = await eventually(async () => h!.callbacks.find((c) => c.body.id === sent.json.id && c.body.status === 'rejected'), 30_000, 200);
+      expect(final.body.reason).toContain('too large');
+    }, 60_000);
 
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
       const asked = Date.now();
