@@ -1,4 +1,5 @@
 import type { Bus, DeliveredRecord, Subscription } from '../core/ports/bus';
+import { publishInParts } from '../core/ports/publish-in-parts';
 import { topicName } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
@@ -53,8 +54,10 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   let stopping = false;
 
+  // Statuses taken twice are taken once: a batch too large for the bus together goes in parts.
   const publishStatuses = (updates: StatusUpdate[], untilDurable: boolean) =>
-    bus.publish(
+    publishInParts(
+      bus,
       topicName('status'),
       updates.map((u) => ({ key: u.id || u.carrierId || '', value: encodeStatus(u) })),
       { untilDurable },

@@ -1,6 +1,7 @@
 import { uuid } from '../../lib/uuid';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
+import { publishInParts } from '../ports/publish-in-parts';
 import type { MessageRecord } from '../ports/message-history';
 import type { BatchedMessageLookup } from '../messages/batched-message-lookup';
 import type { RecentMessages } from '../messages/recent-messages';
@@ -56,7 +57,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     async (jobs) => {
       const records = jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) }));
       // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
-      await retryUntilDone(() => deps.bus.publish(topicName('callbacks'), records), {
+      await retryUntilDone(() => publishInParts(deps.bus, topicName('callbacks'), records), {
         what: 'publish callbacks',
         log: deps.log,
         fields: { jobs: jobs.length },

@@ -1,5 +1,6 @@
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName, valueBytes } from '../ports/bus';
+import { publishInParts } from '../ports/publish-in-parts';
 import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
 import type { CampaignControlState, HotState } from '../ports/state';
@@ -108,7 +109,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     }
     open.set(c.id, { campaign: c, partitions: new Set(jobs.map((j) => j.from)) });
     campaignsSending.set(open.size);
-    await bus.publish(
+    await publishInParts(
+      bus,
       FANOUT_TOPIC,
       jobs.map((j) => ({ key: `${j.campaignId}:${j.from}`, value: Buffer.from(JSON.stringify(j)) })),
     );

@@ -3,6 +3,7 @@ import type { CarrierInboundRequest } from '../../proto/gen/hermod/v1/carrier_in
 import { HermodError } from '../../lib/errors';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
+import { publishInParts } from '../ports/publish-in-parts';
 import { encodeInbound } from '../ports/bus-payloads';
 import { unaryHandler } from './unary-handler';
 import { handsetKey } from '../domain/handset-key';
@@ -23,7 +24,8 @@ export function carrierInboundService(deps: { bus: Bus }): UntypedServiceImpleme
     reportInbound: unaryHandler('ReportInbound', async (req: CarrierInboundRequest) => {
       if (!INBOUND_CHANNELS.has(req.channel)) throw new HermodError('invalid_attrib', `no inbound messages on channel ${JSON.stringify(req.channel)}`);
       const messages = req.messages.filter((m) => m.source && m.destination);
-      await deps.bus.publish(
+      await publishInParts(
+        deps.bus,
         topicName('inbound'),
         messages.map((m) => ({
           key: handsetKey(m.source),

@@ -1,5 +1,6 @@
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
+import { publishInParts } from '../ports/publish-in-parts';
 import { encodeStatus } from '../ports/bus-payloads';
 import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { RecentMessages } from './recent-messages';
@@ -29,7 +30,8 @@ export async function markRepliedRead(
   );
   const read = answered.filter((a) => a !== undefined);
   if (read.length === 0) return 0;
-  await deps.bus.publish(
+  await publishInParts(
+    deps.bus,
     topicName('status'),
     read.map((a) => ({
       key: a.id,

@@ -161,6 +161,23 @@ if (unavailable && !enginesRequired) {
       expect(final.body.reason).toContain('too large');
     }, 60_000);
 
+    it('records the receipts of a long broadcast whose statuses are too large for the status topic together', async () => {
+      await limitTopics(['status']);
+      // About 2.7 KB of UTF-8 and 27 UCS-2 parts a message: one job fits the SMS topic, the parts' receipts together do not fit the status topic.
+      const content = 'Tēnā koutou katoa 👩🏽‍🔬 大促销 '.repeat(100).slice(0, 1600);
+      const sent = await basic!.post('/rest/gateway/messages/broadcast', { destination: ['+6421000311', '+6421000312'], content });
+      expect(sent.status, sent.text).toBe(201);
+      const ids = (sent.json as { id: number }[]).map((m) => m.id);
+      for (const id of ids) {
+        await eventually(async () => ((await basic!.get(`/rest/gateway/messages/${id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
+      }
+      // Every receipt recorded: none is refused again and again (the simulator sends a receipt again until it is acknowledged).
+      const refusals = () => h!.hermod.output().split('could not publish a delivery report').length - 1;
+      const before = refusals();
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(refusals() - before).toBe(0);
+    }, 60_000);
+
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
       const asked = Date.now();
       const code = await h!.hermod.stop();
