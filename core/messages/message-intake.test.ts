@@ -201,7 +201,8 @@ describe('handing accepted messages to their channel', () => {
 
   it('ends a message the bus refuses alone as too large `rejected`, with the bus’s reason, instead of leaving it queued for ever', async () => {
     const never = outageBus(0);
-    const { intake, statuses } = intakeOn(never.bus);
+    const reports: { rejected?: boolean; messageId?: string; applicationId?: string }[] = [];
+    const { intake, statuses } = intakeOn(never.bus, [], reports as { givenUp: boolean; unsent: number }[]);
     const [accepted] = await intake.accept([send('email', 'kaiako@kura.example.nz', `Kia ora e te whānau 🌿 ${'ā'.repeat(2000)}`)]);
     await until(() => statuses.some((s) => s.status === 'rejected'));
     await intake.drain();
@@ -211,6 +212,8 @@ describe('handing accepted messages to their channel', () => {
       errorCode: 'body_too_large',
       detail: expect.stringContaining('larger than the max message size'),
     });
+    // The operator's log line names the message and its application.
+    expect(reports).toContainEqual(expect.objectContaining({ rejected: true, messageId: id, applicationId: 'acme' }));
   });
 
   it('ends a stored message too large for the bus rejected when recovery hands it over at a start, and lets the start go on', async () => {

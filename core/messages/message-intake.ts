@@ -59,7 +59,10 @@ export function createMessageIntake(deps: {
    * Told of each failed hand-off; it is tried again until it succeeds, unless `givenUp`: then it was `rejected`
    * (one message too large for the bus) or, if that could not be recorded or intake drains, left to recovery at the next start.
    */
-  onDispatchError?: (err: unknown, at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean; rejected: boolean }) => void;
+  onDispatchError?: (
+    err: unknown,
+    at: { unsent: number; waiting: number; failingForMs: number; givenUp: boolean; rejected: boolean; messageId?: string; applicationId?: string },
+  ) => void;
   /** First wait before a failed hand-off is tried again; doubles per failure in a row up to 5 s (default 100 ms). */
   dispatchRetryMs?: number;
   /** Messages waiting for a refused hand-off beyond which new sends are refused as unavailable (default 100,000). */
@@ -178,6 +181,7 @@ export function createMessageIntake(deps: {
           failingForMs: Date.now() - failingSince,
           givenUp,
           rejected,
+          ...(rejected ? { messageId: unsent[0]!.id, applicationId: unsent[0]!.applicationId } : {}),
         });
         if (tooLarge && unsent.length > 1) cap = Math.max(1, Math.floor(unsent.length / 2));
         if (!givenUp) waiting = unsent.concat(waiting);
