@@ -10,7 +10,7 @@ import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
-import { topicName } from '../core/ports/bus';
+import { type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
 import { imJob } from './carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from './channel-pool-test-kit';
@@ -89,6 +89,45 @@ describe('a channel worker whose bus refuses its status reports for a while', ()
     expect(refused.length).toBeGreaterThan(0);
     expect(sim.received).toHaveLength(1);
     brokerDownUntil = 0;
+  });
+});
+
+describe('a channel worker whose bus is slow to take a status', () => {
+  it('reports sent before submitted even when the publish carrying sent is slower than the next one', async () => {
+    const inner = createMemoryBus();
+    // A broker that answers the publish holding `sent` late (a leader moving, a slow disk), and the next at once.
+    const bus = {
+      ...inner,
+      publish: async (topic: string, records: readonly BusRecord[], options?: PublishOptions) => {
+        if (topic === topicName('status') && records.some((r) => decodeStatus(r.value).status === 'sent')) await new Promise((r) => setTimeout(r, 300));
+        return inner.publish(topic, records, options);
+      },
+    };
+    const state = createMemoryState();
+    // As an SMSC: the submit is written (`sent`) at once, and answered (`submitted`) a little later.
+    const carrier: Carrier = {
+      name: 'written-then-answered',
+      async send(job, written) {
+        written?.();
+        await new Promise((r) => setTimeout(r, 30));
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      ready: async () => undefined,
+      onReport: () => undefined,
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    await inner.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog });
+    kit.defer(async () => {
+      await worker.stop();
+      await inner.close();
+    });
+    const job = imJob('sms', '+64211234567', { type: 'text' }, 'Tēnā koe — 你好 👋🏽');
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => (statuses.filter((u) => u.id === job.id).length === 2 ? true : undefined), 10_000);
+    expect(statuses.filter((u) => u.id === job.id).map((u) => u.status)).toEqual(['sent', 'submitted']);
   });
 });
 

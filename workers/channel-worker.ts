@@ -86,12 +86,14 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     };
     return retryUntilDone(work, { what, log, fields, giveUp });
   };
+  // One publish at a time, so a message's statuses reach the bus in the order they happened: with two,
+  // a `submitted` could overtake the slower publish holding its `sent`, which core then refused as a step back.
   const statuses = createBatcher<StatusUpdate, void>(
     async (updates) => {
       await publishOwnStatuses(updates);
       return [];
     },
-    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 2 },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 1 },
   );
   // Delivery reports are acknowledged to the carrier only once durable: a batch waits for its records to be handled.
   const reports = createBatcher<StatusUpdate, void>(
