@@ -16,6 +16,8 @@ import { imAttemptId, isImAttemptId, parseImAttemptId } from './im-ids';
 import { toImStatus, type ImStatusNotice } from './im-status-notice';
 import { FifoMap } from '../../lib/fifo-map';
 import { toHermodError } from '../../lib/errors';
+import { retryUntilDone } from '../../lib/retry-until-done';
+import { tooLargeRejection } from '../messages/too-large-rejection';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
 interface ImStatusNotices {
@@ -157,10 +159,10 @@ export async function startImOrchestrator(deps: {
 
   /**
    * Hands an attempt to its channel. A refusal the bus may take back (a
-   * broker electing a leader, Redis away) is tried again, waiting longer each
-   * time, until it goes through or core stops (then the next start resumes the
-   * message). An attempt the bus refuses as too large is ended `rejected` with
-   * the bus's reason, and false returned: the caller falls back to the next attempt.
+   * broker electing a leader, Redis away) is tried again until it goes
+   * through or core stops (then the next start resumes the message). An
+   * attempt the bus refuses as too large is ended `rejected` with the bus's
+   * reason, and false returned: the caller falls back to the next attempt.
    */
   const publishAttempt = async (
     im: Open,
@@ -177,35 +179,21 @@ export async function startImOrchestrator(deps: {
       acceptedAt: record.acceptedAt,
       im: details(im.plan),
     });
-    for (let failures = 0; ; failures++) {
-      try {
-        await bus.publish(topicName(record.channel), [{ key: record.destination, value }]);
-        break;
-      } catch (err) {
-        const e = toHermodError(err);
-        if (e.code === 'body_too_large') {
-          const why = `too large for the ${record.channel} channel's message bus: ${e.message}`.slice(0, 255);
-          clearTimeout(im.timer);
-          await recorder.record([
-            {
-              messageId: record.id,
-              applicationId: im.applicationId,
-              channel: record.channel,
-              status: 'rejected',
-              at: Date.now(),
-              detail: why,
-              errorCode: 'body_too_large',
-            },
-          ]);
-          tell(im, 'rejected', k, why);
-          log.error('an im attempt is too large for its channel’s message bus; it is rejected', { id: im.id, attempt: k + 1, channel: record.channel, err });
-          return false;
-        }
-        if (stopping || !e.retryable) throw err;
-        const waitMs = Math.min(5000, 100 * 2 ** Math.min(failures, 6));
-        log.warn('could not hand an im attempt to its channel; trying again', { id: im.id, attempt: k + 1, channel: record.channel, waitMs, err });
-        await new Promise((r) => setTimeout(r, waitMs));
-      }
+    try {
+      await retryUntilDone(() => bus.publish(topicName(record.channel), [{ key: record.destination, value }]), {
+        what: 'hand an im attempt to its channel',
+        log,
+        fields: { id: im.id, attempt: k + 1, channel: record.channel },
+        giveUp: () => stopping,
+      });
+    } catch (err) {
+      if (toHermodError(err).code !== 'body_too_large') throw err;
+      const rejection = tooLargeRejection({ id: record.id, applicationId: im.applicationId, channel: record.channel }, err);
+      clearTimeout(im.timer);
+      await recorder.record([rejection]);
+      tell(im, 'rejected', k, rejection.detail);
+      log.error('an im attempt is too large for its channel’s message bus; it is rejected', { id: im.id, attempt: k + 1, channel: record.channel, err });
+      return false;
     }
     await recorder.record([{ messageId: record.id, applicationId: im.applicationId, channel: record.channel, status: 'queued', at: Date.now() }]);
     return true;

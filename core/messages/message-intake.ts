@@ -15,6 +15,7 @@ import type { LinkShortener } from './link-shortener';
 import { replyAddressKey } from './reply-address';
 import type { Quota } from '../accounts/accounts';
 import { createSendScreen } from './send-screen';
+import { tooLargeRejection } from './too-large-rejection';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
 
@@ -111,19 +112,8 @@ export function createMessageIntake(deps: {
   const maxWaiting = deps.maxHandOffWaiting ?? 100_000;
   /** Ends a message its bus refuses as too large; whether that was recorded (if not, recovery tries it again at the next start). */
   const rejectTooLarge = async (r: MessageRecord, failure: unknown): Promise<boolean> => {
-    const reason = `too large for the ${r.channel} channel's message bus: ${toHermodError(failure).message}`;
     try {
-      await deps.recorder.record([
-        {
-          messageId: r.id,
-          applicationId: r.applicationId,
-          channel: r.channel,
-          status: 'rejected',
-          at: Date.now(),
-          errorCode: 'body_too_large',
-          detail: reason.slice(0, 255),
-        },
-      ]);
+      await deps.recorder.record([tooLargeRejection(r, failure)]);
       return true;
     } catch {
       return false;
