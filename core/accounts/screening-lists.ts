@@ -60,12 +60,14 @@ export async function keepScreeningListsLoaded(deps: {
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    let refused: string[] = [];
+    /** What to look at again next time if this look ends before the lists are loaded and marked. */
+    let unfinished: string[] = [];
     void (async () => {
       try {
         // A scope a read refused may be one this core has not listed yet (an application another core created).
-        refused = [...new Set([...again, ...(await deps.state.screeningRefused())])];
+        const refused = [...new Set([...again, ...(await deps.state.screeningRefused())])];
         again = new Set();
+        unfinished = refused;
         let looked = refused;
         if (Date.now() - sweptAt >= sweepEveryMs) {
           looked = [...new Set([...refused, ...(await scopes())])];
@@ -73,17 +75,20 @@ export async function keepScreeningListsLoaded(deps: {
         }
         // Asked again, so that sends refused while a load ran do not load the same lists once more.
         const missing = looked.length === 0 ? [] : await deps.state.screeningMissing(looked);
+        unfinished = missing;
         if (missing.length === 0) return;
         for (const scope of missing) known.add(scope);
         deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again', { scopes: missing.length });
         // Only those lost: a Cluster master that restarted empty costs the load of its own slots.
-        if (await load(missing)) deps.log.info('opt-outs and block lists loaded into hot state again');
-        else for (const scope of missing) again.add(scope);
+        if (await load(missing)) {
+          unfinished = [];
+          deps.log.info('opt-outs and block lists loaded into hot state again');
+        }
       } catch (err) {
         // Hot state away: sends are refused meanwhile; the next look tries again.
-        for (const scope of refused) again.add(scope);
         deps.log.debug('could not look at the opt-outs and block lists in hot state', { err });
       } finally {
+        for (const scope of unfinished) again.add(scope);
         running = false;
       }
     })();
