@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
+import { JsonRowWriter } from './json-row-writer';
+import { writeEventRow, writeMessageRow } from './row-bytes';
 import { eventRow, messageRow } from './rows';
 
 /**
@@ -67,6 +69,41 @@ function encodePieces(rows: readonly string[], kind: number, engine: Buffer[], j
       from = next;
     }
     engine.push(bytes);
+    journal.push(lines);
+  }
+}
+
+/**
+ * The same batch as `encodeBatch` of the records' rows, written from the
+ * records: no row object, no JSON string, no text to encode afterwards.
+ */
+export function encodeRecords(messages: readonly MessageRecord[], events: readonly StatusEvent[]): EncodedBatch {
+  const batch: EncodedBatch = { journal: [], messages: [], events: [] };
+  writePieces(events, writeEventRow, KIND_EVENT, batch.events, batch.journal);
+  writePieces(messages, writeMessageRow, KIND_MESSAGE, batch.messages, batch.journal);
+  return batch;
+}
+
+const writer = new JsonRowWriter();
+const rowStarts = new Int32Array(ROWS_PER_PIECE + 1);
+
+function writePieces<T>(items: readonly T[], write: (w: JsonRowWriter, item: T) => void, kind: number, engine: Buffer[], journal: Buffer[]): void {
+  for (let first = 0; first < items.length; first += ROWS_PER_PIECE) {
+    const count = Math.min(items.length - first, ROWS_PER_PIECE);
+    writer.reset();
+    for (let r = 0; r < count; r++) {
+      rowStarts[r] = writer.length;
+      write(writer, items[first + r]!);
+      writer.byte(NEWLINE);
+    }
+    rowStarts[count] = writer.length;
+    const lines = Buffer.allocUnsafe(writer.length + count);
+    let at = 0;
+    for (let r = 0; r < count; r++) {
+      lines[at++] = kind;
+      at += writer.copyInto(lines, at, rowStarts[r]!, rowStarts[r + 1]!);
+    }
+    engine.push(writer.copy());
     journal.push(lines);
   }
 }

@@ -7,9 +7,8 @@ import type { Logger } from '../../lib/log';
 import { historyFlushFailures } from '../../lib/metrics';
 import type { EncodedHistory } from './encoded-history';
 import { writeCheckpoint, type Checkpoint } from './journal-checkpoint';
-import { encodeBatch, piecesAfter } from './journal-lines';
+import { encodeBatch, encodeRecords, piecesAfter, type EncodedBatch } from './journal-lines';
 import { listSegments, replayJournal, segmentName } from './journal-replay';
-import { eventRow, messageRow } from './rows';
 
 /**
  * History behind a write-ahead journal. A write is durable once its batch is
@@ -74,15 +73,17 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   let flushing: Promise<void> | undefined;
   let closed = false;
 
-  // Encoded once, here: the same text goes to the journal now and to the engine at the flush.
-  const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> =>
-    appendRows(
-      messages.map((m) => JSON.stringify(messageRow(m))),
-      events.map((e) => JSON.stringify(eventRow(e))),
+  // Encoded once, here, straight from the records: the same bytes go to the journal now and to the engine at the flush.
+  const append = (messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void> => {
+    if (closed) return Promise.reject(new Error('history is closed'));
+    return appendEncoded(
+      encodeRecords(messages, events),
       messages.map((m) => m.id),
       events.map((e) => e.messageId),
     );
+  };
 
+  /** Rows already JSON (insertEncoded). */
   const appendRows = (
     messageRows: readonly string[],
     eventRows: readonly string[],
@@ -90,7 +91,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     eventIds: readonly string[],
   ): Promise<void> => {
     if (closed) return Promise.reject(new Error('history is closed'));
-    const { journal, messages: messageBytes, events: eventBytes } = encodeBatch(messageRows, eventRows);
+    return appendEncoded(encodeBatch(messageRows, eventRows), messageIds, eventIds);
+  };
+
+  const appendEncoded = (batch: EncodedBatch, messageIds: readonly string[], eventIds: readonly string[]): Promise<void> => {
+    const { journal, messages: messageBytes, events: eventBytes } = batch;
     const write = appending.then(async () => {
       if (offset > segmentBytes || torn) {
         const next = await fsp.open(segmentPath(segment + 1), 'a');
@@ -102,8 +107,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       offset += await writeBatch(journal);
       for (const b of eventBytes) pendingEvents.push(b);
       for (const b of messageBytes) pendingMessages.push(b);
-      pendingMessageRows += messageRows.length;
-      pendingEventRows += eventRows.length;
+      pendingMessageRows += messageIds.length;
+      pendingEventRows += eventIds.length;
       for (const id of eventIds) if (!pendingIds.has(id)) pendingIds.set(id, false);
       for (const id of messageIds) pendingIds.set(id, true);
       if (pendingRows() >= flushRows) void flush().catch(() => undefined);
