@@ -79,9 +79,11 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
   }
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
-  let stopping: Promise<void> | undefined;
+  let stopping = false;
   stop = (reason: string): void => {
-    stopping ??= (async () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
       log.info('stopping', { reason });
       const timer = setTimeout(() => {
         log.error('stop took too long; exiting', { graceMs: config.shutdownGraceMs });
@@ -91,6 +93,9 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
         await running.stop();
         // The spans of the last work go out before the process does.
         await tracing.stop();
+      } catch (err) {
+        log.error('stop failed; exiting', { err });
+        process.exit(1);
       } finally {
         clearTimeout(timer);
       }
