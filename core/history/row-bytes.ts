@@ -1,7 +1,6 @@
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
 import { stageOf } from '../domain/message-status';
 import { jsonKey, type JsonRowWriter } from './json-row-writer';
-import { dateTime64 } from './rows';
 
 /**
  * The rows of rows.ts (`messageRow`, `eventRow`) written straight into a
@@ -46,21 +45,21 @@ export function writeMessageRow(w: JsonRowWriter, m: MessageRecord): void {
   w.beginObject();
   w.field(M.id, m.id);
   w.field(M.numId, m.numericId);
-  w.field(M.applicationId, m.applicationId);
-  w.field(M.channel, m.channel);
-  w.field(M.direction, m.direction);
+  w.repeatedField(M.applicationId, m.applicationId);
+  w.repeatedField(M.channel, m.channel);
+  w.repeatedField(M.direction, m.direction);
   w.field(M.destination, m.destination);
-  w.field(M.source, m.source);
+  w.repeatedField(M.source, m.source);
   w.field(M.content, m.content);
   w.field(M.reference, m.reference);
   w.field(M.messageClass, m.messageClass);
   w.field(M.mask, m.mask);
   w.field(M.smsClass, m.smsClass);
-  w.field(M.scheduledAt, dateTime64(m.scheduledAt));
+  w.timeField(M.scheduledAt, m.scheduledAt);
   w.field(M.integrationId, m.integrationId);
-  w.field(M.via, m.via);
+  w.repeatedField(M.via, m.via);
   w.field(M.segments, m.segments);
-  w.field(M.acceptedAt, dateTime64(m.acceptedAt));
+  w.timeField(M.acceptedAt, m.acceptedAt);
   w.field(M.replyTo, m.replyTo);
   w.field(M.replyRoute, m.replyRoute ?? '');
   w.endObject();
@@ -69,10 +68,10 @@ export function writeMessageRow(w: JsonRowWriter, m: MessageRecord): void {
 export function writeEventRow(w: JsonRowWriter, e: StatusEvent): void {
   w.beginObject();
   w.field(E.messageId, e.messageId);
-  w.field(E.applicationId, e.applicationId);
-  w.field(E.status, e.status);
+  w.repeatedField(E.applicationId, e.applicationId);
+  w.repeatedField(E.status, e.status);
   w.field(E.stage, stageOf(e.status));
-  w.field(E.at, dateTime64(e.at));
+  w.timeField(E.at, e.at);
   w.field(E.detail, e.detail);
   w.field(E.carrierId, e.carrierId);
   w.field(E.errorCode, e.errorCode);
