@@ -168,6 +168,43 @@ describe('reply routing between applications that message the same handset', () 
     await send(acme, { destination: digits, source: '4001', content: 'Nau mai anō — 欢迎回来' });
   });
 
+  it('opts a handset out again when it sends STOP, START and STOP within minutes, with no carrier reference', async () => {
+    const handset = '+6421500021';
+    await send(acme, { destination: handset, source: '4001', content: 'Hoko nui — 大减价 🎉' });
+    const optedOut = async () => (await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset);
+    await simulator.originate({ source: handset, destination: '4001', text: 'STOP' });
+    await eventually(async () => ((await optedOut()) ? true : undefined));
+    await simulator.originate({ source: handset, destination: '4001', text: 'START' });
+    await eventually(async () => (!(await optedOut()) ? true : undefined));
+    // The person, not the carrier, says STOP again: the same text to the same address inside the dedup window.
+    await simulator.originate({ source: handset, destination: '4001', text: 'STOP' });
+    await eventually(async () => ((await optedOut()) ? true : undefined));
+    const blocked = await acme.post('/rest/sms/v2/messages', { destination: handset, source: '4001', content: 'Kei reira tonu koe? 👋🏽' });
+    await eventually(async () => ((await statusOf(acme, blocked.json.id)) === 'blocked' ? true : undefined));
+  });
+
+  it('takes the same words from a handset again as a new reply once the application has messaged it since', async () => {
+    const handset = '+6421500022';
+    await send(acme, { destination: handset, source: '4001', content: 'Will you come on Friday? Reply YES or NO' });
+    await simulator.originate({ source: handset, destination: '4001', text: 'Āe 👍🏽' });
+    await eventually(async () => (repliesFrom(handset).length === 1 ? true : undefined));
+    await send(acme, { destination: handset, source: '4001', content: 'And on Saturday? 土曜日は？' });
+    await simulator.originate({ source: handset, destination: '4001', text: 'Āe 👍🏽' });
+    await eventually(async () => (repliesFrom(handset).length === 2 ? true : undefined));
+    expect(repliesFrom(handset).map((r) => r.json.content)).toEqual(['Āe 👍🏽', 'Āe 👍🏽']);
+  });
+
+  it('takes a STOP to an address nobody had messaged from, and then the same STOP once an application has, as two replies', async () => {
+    const handset = '+6421500023';
+    await simulator.originate({ source: handset, destination: '4009', text: 'STOP' });
+    await eventually(async () => (hermod.output().includes(`"msg":"reply matches no application"`) && hermod.output().includes(handset) ? true : undefined));
+    const claimed = await hermod.cli(['apps', 'set-sources', 'acme', '4009']);
+    expect(claimed.code).toBe(0);
+    await send(acme, { destination: handset, source: '4009', content: 'Nau mai — welcome 🎉' });
+    await simulator.originate({ source: handset, destination: '4009', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
+  });
+
   it('gives replies to an address an operator claimed to that application, and refuses a claim on an address another holds', async () => {
     const claimed = await hermod.cli(['apps', 'set-sources', 'beta', '4300', 'BetaShop']);
     expect(claimed).toMatchObject({ code: 0 });

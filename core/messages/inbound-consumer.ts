@@ -57,30 +57,37 @@ export function startInboundConsumer(deps: {
         m,
         busPosition: `${r.topic}/${r.partition}/${r.offset}`,
       }));
+      // Where each reply goes, and the conversation's turn its key names (inbound-dedup.ts), before the dedup.
+      const contexts = await Promise.all(delivered.map(({ m }) => deps.state.getReplyContext(m.source, replyAddressKey(m.destination))));
       const ids = await firstDeliveries(
         deps.state,
-        delivered.map(({ m, busPosition }) => ({ key: inboundKey(m), candidateId: uuid(), busPosition })),
+        delivered.map(({ m, busPosition }, i) => ({ key: inboundKey(m, contexts[i]!.lastFromAddress?.messageId), candidateId: uuid(), busPosition })),
         windowMs,
+      );
+      const routes = await Promise.all(
+        delivered.map(async ({ m }, i) => {
+          const claimedBy = await ownerOf(replyAddressKey(m.destination));
+          // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
+          return routeReply(contexts[i]!, claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined));
+        }),
       );
       for (const [i, { m }] of delivered.entries()) {
         if (ids[i] === undefined)
           deps.log.info('dropped a redelivered reply', { source: m.source, destination: m.destination, carrierRef: m.carrierRef ?? '' });
       }
-      const fresh = delivered.flatMap(({ m }, i) => (ids[i] === undefined ? [] : [{ m, id: ids[i]! }]));
+      await stopsDroppedAsRedeliveries(
+        deps,
+        delivered.flatMap(({ m }, i) =>
+          ids[i] === undefined && !m.carrierRef && routes[i]!.applicationId ? [{ m, applicationId: routes[i]!.applicationId }] : [],
+        ),
+      );
+      const fresh = delivered.flatMap(({ m }, i) => (ids[i] === undefined ? [] : [{ m, id: ids[i]!, route: routes[i]! }]));
       if (fresh.length === 0) return;
 
-      const routes = await Promise.all(
-        fresh.map(async ({ m }) => {
-          const address = replyAddressKey(m.destination);
-          const [context, claimedBy] = await Promise.all([deps.state.getReplyContext(m.source, address), ownerOf(address)]);
-          // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
-          return routeReply(context, claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined));
-        }),
-      );
       const records: MessageRecord[] = fresh.map(({ m, id }, i) => ({
         id,
         numericId: deps.numericIds(),
-        applicationId: routes[i]!.applicationId,
+        applicationId: fresh[i]!.route.applicationId,
         channel: m.channel,
         direction: 'MO',
         destination: m.destination,
@@ -95,8 +102,8 @@ export function startInboundConsumer(deps: {
         via: 'carrier',
         segments: 1,
         acceptedAt: m.at,
-        replyTo: routes[i]!.replyTo,
-        replyRoute: routes[i]!.rule,
+        replyTo: fresh[i]!.route.replyTo,
+        replyRoute: fresh[i]!.route.rule,
       }));
       await deps.history.insertMessages(
         records,
@@ -144,6 +151,29 @@ export function startInboundConsumer(deps: {
     },
     { group: 'core-inbound', maxBatch: 500 },
   );
+}
+
+/**
+ * A STOP dropped as a redelivery still opts its handset out when it is opted
+ * in: without a carrier reference, a person who said STOP, then START, then
+ * STOP again inside the dedup window (and was sent nothing in between) sends
+ * what a carrier's redelivery would. Stopping twice is harmless; a START
+ * dropped so is not taken (it errs towards not messaging the handset).
+ */
+async function stopsDroppedAsRedeliveries(
+  deps: { state: HotState; optOuts: OptOutStore; log: Logger },
+  dropped: readonly { m: { source: string; text: string; at: number }; applicationId: string }[],
+): Promise<void> {
+  const stops = dropped.filter((d) => keywordOf(d.m.text) === 'stop');
+  if (stops.length === 0) return;
+  const already = await deps.state.areOptedOut(stops.map((d) => ({ applicationId: d.applicationId, handset: d.m.source })));
+  const optOuts = stops
+    .filter((_, i) => !already[i])
+    .map((d) => ({ applicationId: d.applicationId, handset: handsetKey(d.m.source), optedOut: true, at: d.m.at }));
+  if (optOuts.length === 0) return;
+  await deps.optOuts.recordOptOuts(optOuts);
+  await deps.state.setOptOuts(optOuts);
+  for (const o of optOuts) deps.log.info('handset opted out by a STOP sent again', { application: o.applicationId, handset: o.handset });
 }
 
 /** Interfaces whose clients know a message by its integer id. */

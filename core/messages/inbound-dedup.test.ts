@@ -37,6 +37,20 @@ describe('inboundKey', () => {
   });
 });
 
+describe('inboundKey without a carrier reference', () => {
+  it('is the same for the same words while the address has sent the handset nothing newer, and new once it has', () => {
+    const noRef = { ...reply, carrierRef: undefined, text: 'Āe 👍🏽' };
+    expect(inboundKey(noRef, 'msg-1')).toBe(inboundKey({ ...noRef, carrierRef: '' }, 'msg-1'));
+    expect(inboundKey(noRef, 'msg-2')).not.toBe(inboundKey(noRef, 'msg-1'));
+    expect(inboundKey(noRef)).not.toBe(inboundKey(noRef, 'msg-1'));
+  });
+
+  it('leaves the turn out when the carrier gave a reference: its redelivery is the same message whatever was sent since', () => {
+    expect(inboundKey(reply, 'msg-2')).toBe(inboundKey(reply, 'msg-1'));
+    expect(inboundKey(reply, 'msg-2')).toBe(inboundKey(reply));
+  });
+});
+
 describe('firstDeliveries', () => {
   it('takes the first copy of a message and drops a carrier redelivery, even within one batch', async () => {
     const state = createMemoryState();

@@ -11,10 +11,16 @@ import type { InboundPayload } from '../ports/bus-payloads';
  * see our deliver_sm_resp sends the same deliver_sm again, often on another
  * bind and so to another worker; every field is then equal. JSON keeps the
  * fields apart whatever they contain, and the hash keeps the key short.
+ *
+ * Without a carrier reference, the same words are also what a person sends
+ * again ("Yes" to a second question): `turn` names the last message the
+ * address sent the handset, so words that answer a newer message are a new
+ * reply. A carrier's redelivery comes before any such message.
  */
-export function inboundKey(m: Pick<InboundPayload, 'channel' | 'source' | 'destination' | 'text' | 'carrierRef'>): string {
+export function inboundKey(m: Pick<InboundPayload, 'channel' | 'source' | 'destination' | 'text' | 'carrierRef'>, turn = ''): string {
+  const ref = m.carrierRef ?? '';
   return createHash('sha256')
-    .update(JSON.stringify([m.channel, handsetKey(m.source), replyAddressKey(m.destination), m.text, m.carrierRef ?? '']))
+    .update(JSON.stringify([m.channel, handsetKey(m.source), replyAddressKey(m.destination), m.text, ref, ref ? '' : turn]))
     .digest('base64url');
 }
 
