@@ -55,4 +55,13 @@ describe('block-list prefix matching (property)', () => {
     expect(normalizeBlockPrefix('6421')).toBe('+6421');
     for (const bad of ['', '+', '+64a', 'kia ora', '+1234567890123456', '++64']) expect(normalizeBlockPrefix(bad)).toBeUndefined();
   });
+
+  it('reads the international prefix 00 in a destination and an entry as the plus, as opt-outs do', () => {
+    expect(matchBlock('006421123456', (p) => p === '+6421')).toBe('+6421');
+    expect(matchBlock('00 64 21 123 456', (p) => p === '+6421')).toBe('+6421');
+    expect(normalizeBlockPrefix('0064 21')).toBe('+6421');
+    expect(matchBlock('+6421123456', (p) => p === normalizeBlockPrefix('006421'))).toBe('+6421');
+    // A national number stays national.
+    expect(matchBlock('021123456', (p) => p === '+6421')).toBeUndefined();
+  });
 });

@@ -8,13 +8,21 @@
  * ids that are not numbers) are never blocked by these lists.
  */
 
-const ENTRY = /^\+?[0-9]{1,15}$/;
+import { handsetKey } from './handset-key';
 
-/** An operator's entry in its stored form (`+` and digits), or undefined when it is not a number or prefix. */
+const ENTRY = /^\+?[0-9]{1,15}$/;
+const STORED = /^\+[0-9]{1,15}$/;
+
+/**
+ * An operator's entry in its stored form (`+` and digits), or undefined when
+ * it is not a number or prefix. Written as handset-key.ts reads numbers, so
+ * `0064…` is `+64…` in entries and destinations alike.
+ */
 export function normalizeBlockPrefix(text: string): string | undefined {
   const compact = text.replace(/[\s().-]/g, '');
   if (!ENTRY.test(compact)) return undefined;
-  return compact.startsWith('+') ? compact : `+${compact}`;
+  const stored = handsetKey(compact);
+  return STORED.test(stored) ? stored : undefined;
 }
 
 /** The destination as block entries are written (`+` and digits), or undefined when it is not a phone number. */

@@ -10,6 +10,14 @@ describe('handsetKey', () => {
     expect(handsetKey('+64-21-999-001')).toBe('+6421999001');
   });
 
+  it('reads a number written with the international prefix 00 as the international number', () => {
+    expect(handsetKey('006421999001')).toBe('+6421999001');
+    expect(handsetKey('00 64 21 999 001')).toBe('+6421999001');
+    expect(handsetKey('+006421999001')).toBe('+6421999001');
+    // No country code starts with 0: 000… is no international number, and stays as written.
+    expect(handsetKey('0006421999001')).toBe('+0006421999001');
+  });
+
   it('keeps a national number apart from the international one, and other addresses as written', () => {
     expect(handsetKey('021999001')).toBe('+021999001');
     expect(handsetKey('kōrero@example.nz')).toBe('kōrero@example.nz');
@@ -23,7 +31,7 @@ describe('handsetKey', () => {
       fc.property(fc.stringMatching(/^[0-9]{1,15}$/), fc.array(separator, { maxLength: 15 }), fc.boolean(), (digits, seps, plus) => {
         const written = (plus ? '+' : '') + [...digits].map((d, i) => d + (seps[i] ?? '')).join('');
         const key = handsetKey(written);
-        expect(key).toBe(`+${digits}`);
+        expect(key).toBe(/^00[1-9]/.test(digits) ? `+${digits.slice(2)}` : `+${digits}`);
         expect(handsetKey(key)).toBe(key);
       }),
     );

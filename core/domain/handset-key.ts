@@ -5,15 +5,19 @@
  * and a carrier hands a reply's sender over with or without its plus (the plus
  * travels as the type of number). Phone numbers are kept as `+` and digits, as
  * block lists keep them; any other address (an e-mail address, a WhatsApp id
- * that is not a number) is kept as it is. A national number (`021 999 001`)
- * stays distinct from its international form: no country is known here.
+ * that is not a number) is kept as it is. A contact list's `0064 21 999 001`
+ * is `+6421999001`: 00 is the international prefix of most of the world, and
+ * no country code starts with 0. A national number (`021 999 001`) stays
+ * distinct from its international form: no country is known here.
  */
 export function handsetKey(handset: string): string {
   if (E164.test(handset)) return handset; // as the interfaces mostly write it: once a message
   const compact = handset.trim().replace(/[\s().-]/g, '');
   if (!NUMBER.test(compact)) return handset;
-  return compact.startsWith('+') ? compact : `+${compact}`;
+  const digits = compact.startsWith('+') ? compact.slice(1) : compact;
+  return INTERNATIONAL_PREFIX.test(digits) ? `+${digits.slice(2)}` : `+${digits}`;
 }
 
 const NUMBER = /^\+?[0-9]{1,15}$/;
-const E164 = /^\+[0-9]{1,15}$/;
+const E164 = /^\+[1-9][0-9]{0,14}$/;
+const INTERNATIONAL_PREFIX = /^00[1-9]/;
