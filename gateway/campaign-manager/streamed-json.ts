@@ -1,5 +1,4 @@
-import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import type { Context } from 'koa';
 
 /**
@@ -22,7 +21,7 @@ export async function respondWithStreamedJson(ctx: Context, fragments: AsyncIter
     out.once('close', () => (closed = true));
     try {
       for (let step = first; !step.done && !closed; step = await it.next()) {
-        if (!out.write(step.value)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+        if (!out.write(step.value)) await drainedOrClosed(out);
       }
       if (!closed) out.end();
     } catch (err) {
@@ -31,4 +30,31 @@ export async function respondWithStreamedJson(ctx: Context, fragments: AsyncIter
       if (closed) await it.return?.(undefined);
     }
   })();
+}
+
+/**
+ * Resolves when `out` drains or closes (the client went away), rejects when it
+ * fails, and removes its three listeners whichever comes first: a race of
+ * events.once left the loser's close and error listeners behind at every wait,
+ * thousands on a long answer to a slow client (MaxListenersExceededWarning).
+ */
+function drainedOrClosed(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settled = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      out.off('error', failed);
+    };
+    const done = () => {
+      settled();
+      resolve();
+    };
+    const failed = (err: Error) => {
+      settled();
+      reject(err);
+    };
+    out.on('drain', done);
+    out.on('close', done);
+    out.on('error', failed);
+  });
 }
