@@ -29,6 +29,47 @@ describe('link shortening', () => {
     ]);
   });
 
+  it('ends a URL before an emoji written right after it: skin tones, ZWJ sequences, variation selectors, keycaps, flags', () => {
+    expect(findUrls('Tēnā https://example.com/ngā-hua👍🏽 koe')).toEqual(['https://example.com/ngā-hua']);
+    expect(findUrls('https://example.com/mahi👩🏽‍💻 https://example.com/aroha❤️ https://example.com/kōrero☺︎')).toEqual([
+      'https://example.com/mahi',
+      'https://example.com/aroha',
+      'https://example.com/kōrero',
+    ]);
+    expect(findUrls('https://example.com/wāhanga-2#️⃣ https://example.com/wāhanga-3️⃣ https://example.com/nz🇳🇿 https://example.com/cy🏴󠁧󠁢󠁷󠁬󠁳󠁿')).toEqual([
+      'https://example.com/wāhanga-2',
+      'https://example.com/wāhanga-',
+      'https://example.com/nz',
+      'https://example.com/cy',
+    ]);
+    expect(findUrls('https://example.com/a‼️ https://example.com/bℹ️ https://example.com/c✓ https://example.com/d©')).toEqual([
+      'https://example.com/a',
+      'https://example.com/b',
+      'https://example.com/c',
+      'https://example.com/d',
+    ]);
+  });
+
+  it('keeps non-ASCII letters, percent-escapes and balanced parentheses in a URL, and ends it at any space or CJK punctuation', () => {
+    expect(findUrls('https://mi.wikipedia.org/wiki/Te_reo_Māori_(reo) https://例子.中国/路径/文件%E2%9C%93 https://пример.рф/путь')).toEqual([
+      'https://mi.wikipedia.org/wiki/Te_reo_Māori_(reo)',
+      'https://例子.中国/路径/文件%E2%9C%93',
+      'https://пример.рф/путь',
+    ]);
+    expect(findUrls('(kei https://example.com/a_(b)). [https://example.com/c]')).toEqual(['https://example.com/a_(b)', 'https://example.com/c']);
+    expect(findUrls('https://example.com/a\u00a0b https://example.com/c\u3000d https://example.com/e\u202ff')).toEqual([
+      'https://example.com/a',
+      'https://example.com/c',
+      'https://example.com/e',
+    ]);
+    expect(findUrls('「https://例子.中国/路径」、https://例子.中国/a。https://例子.中国/b！（https://例子.中国/c）')).toEqual([
+      'https://例子.中国/路径',
+      'https://例子.中国/a',
+      'https://例子.中国/b',
+      'https://例子.中国/c',
+    ]);
+  });
+
   it('finds a link exactly, whatever world text comes before it and whatever follows a stop after it (property)', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 30 }).filter((t) => !/https?:/i.test(t));
     const path = fc.array(fc.constantFrom('a', 'Z', '0', '-', '_', '/', 'ā', 'п', '你', '%C4%81', '?q=1', '#top'), { maxLength: 12 }).map((p) => p.join(''));
@@ -51,6 +92,15 @@ describe('link shortening', () => {
     expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe(
       'https://shop.example/orders/42?x=1',
     );
+  });
+
+  it('keeps an emoji written right after a URL in the message, after the short link (user trial)', async () => {
+    history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
+    const shortener = createLinkShortener({ links: history, baseUrl: 'https://localhost:18443/l' });
+    const m = message({ content: 'Tēnā https://example.com/ngā-hua👍🏽 koe' });
+    await shortener.shorten([m]);
+    expect(m.content).toMatch(/^Tēnā https:\/\/localhost:18443\/l\/[A-Za-z0-9]{8}👍🏽 koe$/u);
+    expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe('https://example.com/ngā-hua');
   });
 
   it('replaces each URL with a short link that resolves back to it and counts every click', async () => {

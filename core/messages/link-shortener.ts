@@ -5,11 +5,44 @@ import { createBatcher } from '../../lib/batcher';
 import { HermodError } from '../../lib/errors';
 import { FifoMap } from '../../lib/fifo-map';
 
-// A URL ends at white space, and at what ends one in world text without it: CJK and
-// full-width punctuation (。，：「」…), typographic quotes (“ ” ‘ ’ « ») and an ellipsis.
-// Without those, a Chinese sentence after a link became part of the link, and was lost from the message.
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'\u3000-\u303f\uff00-\uffef\u2018-\u201f\u00ab\u00bb\u2026]+/gi;
-const TRAILING_PUNCTUATION = /[.,!?;:)\]]+$/;
+// A URL ends at white space (any: NBSP and U+3000 too), controls and format characters (ZWJ, direction marks, tags),
+// and at what ends one in world text without a space: CJK, full-width and vertical punctuation (。，：「」…, but not
+// the katakana middle dot ・ found inside Japanese titles), typographic quotes (“ ” ‘ ’ « »), an ellipsis, and any
+// emoji or symbol outside ASCII (So, Sk, pictographs, skin tones, emoji variation selectors, enclosing marks such as
+// the keycap's; ASCII ^ and ` stay in it as before). Non-ASCII letters and marks (IRIs) and percent-escapes stay in it.
+// Without those stops, a Chinese sentence or an emoji after a link became part of the link, and was lost from the message.
+const URL_IN_TEXT =
+  /\bhttps?:\/\/(?:(?!\ufe0e|\ufe0f)[^\s\p{Cc}\p{Cf}\p{So}\p{Sk}\p{Me}\p{Extended_Pictographic}<>"'\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef\u2018-\u201f\u00ab\u00bb\u2026]|[\^`])+/giu;
+const SENTENCE_PUNCTUATION = '.,!?;:';
+const KEYCAP_BASE = '0123456789#*';
+const EMOJI_SELECTORS = '\ufe0e\ufe0f\u20e3';
+
+function count(text: string, ch: string): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/**
+ * How much of a match is the URL, as link detectors decide (linkify-it's rules): not the punctuation that ends a
+ * sentence after it, not a closing parenthesis or bracket it did not open, and not the digit, # or * that begins a
+ * keycap emoji (1️⃣) written after it.
+ */
+function urlLength(text: string, start: number, found: string): number {
+  let end = found.length;
+  const next = text[start + end];
+  if (next !== undefined && EMOJI_SELECTORS.includes(next) && KEYCAP_BASE.includes(found[end - 1]!)) end--;
+  let parentheses = count(found, '(') - count(found, ')');
+  let brackets = count(found, '[') - count(found, ']');
+  for (;;) {
+    const last = found[end - 1]!;
+    if (SENTENCE_PUNCTUATION.includes(last)) end--;
+    else if (last === ')' && parentheses < 0) end--, parentheses++;
+    else if (last === ']' && brackets < 0) end--, brackets++;
+    else return end;
+  }
+}
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CODE_LENGTH = 8;
 
@@ -22,7 +55,12 @@ function newCode(): string {
 
 /** Every http(s) URL in a text, without the punctuation that usually follows one in a sentence. */
 export function findUrls(text: string): string[] {
-  return [...text.matchAll(URL_IN_TEXT)].map((m) => m[0].replace(TRAILING_PUNCTUATION, ''));
+  const urls: string[] = [];
+  for (const m of text.matchAll(URL_IN_TEXT)) {
+    const end = urlLength(text, m.index, m[0]);
+    if (end > m[0].indexOf('//') + 2) urls.push(m[0].slice(0, end));
+  }
+  return urls;
 }
 
 /**
