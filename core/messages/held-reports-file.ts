@@ -1,16 +1,64 @@
-import { openJsonLinesFile, type JsonLinesFile } from '../../lib/json-lines-file';
+import { openJsonLinesFile } from '../../lib/json-lines-file';
 import { isMessageStatus } from '../domain/message-status';
 import type { StatusUpdate } from '../ports/bus-payloads';
+
+/** The held reports on disk: a report held, or the carrier ids no longer held (matched or given up). */
+export interface HeldReportsFile {
+  /** Appends a report held, on disk before its batch is acknowledged. */
+  hold(update: StatusUpdate): void;
+  /** Appends that the reports of these carrier ids are held no more, so no start holds them again. */
+  release(carrierIds: readonly string[]): void;
+  /** Lines appended since the file was last rewritten, reports and releases. */
+  readonly lines: number;
+  /** Replaces the file with the reports still held (an atomic rename). */
+  rewrite(held: Iterable<StatusUpdate>): void;
+  close(): void;
+}
+
+type HeldLine = { report: StatusUpdate } | { released: string[] };
 
 /**
  * Delivery reports held until their carrier id matches a message
  * (unmatched-reports.ts), on disk: each was acknowledged to its carrier when
  * its batch was, so after a crash this file is all that is left of it. A
- * report held again, or already matched before the crash, is harmless:
- * statuses never move backwards and a duplicate is ignored.
+ * report matched or given up is marked released by a line of its own (a
+ * rewrite per match would copy every report still held), and opening the
+ * file keeps only the reports never released. A release lost in a crash is
+ * harmless: the report is held again, statuses never move backwards and a
+ * duplicate is ignored.
  */
-export function openHeldReportsFile(file: string, fsync: boolean): { file: JsonLinesFile<StatusUpdate>; kept: StatusUpdate[] } {
-  return openJsonLinesFile<StatusUpdate>(file, fsync, readReport, (u) => u);
+export function openHeldReportsFile(file: string, fsync: boolean): { file: HeldReportsFile; kept: StatusUpdate[] } {
+  const opened = openJsonLinesFile<HeldLine>(file, fsync, readLine, (line) => ('report' in line ? line.report : line));
+  // Replayed in order: a later report for a carrier id replaces the earlier one, and a release removes it.
+  const held = new Map<string, StatusUpdate>();
+  for (const line of opened.kept) {
+    if ('report' in line) held.set(line.report.carrierId!, line.report);
+    else for (const carrierId of line.released) held.delete(carrierId);
+  }
+  const kept = [...held.values()];
+  const lines = opened.file;
+  if (kept.length < opened.kept.length) lines.rewrite(kept.map((report) => ({ report })));
+  return {
+    file: {
+      hold: (update) => lines.keep({ report: update }),
+      release: (carrierIds) => {
+        if (carrierIds.length > 0) lines.keep({ released: [...carrierIds] });
+      },
+      get lines() {
+        return lines.lines;
+      },
+      rewrite: (reports) => lines.rewrite(Array.from(reports, (report) => ({ report }))),
+      close: () => lines.close(),
+    },
+    kept,
+  };
+}
+
+function readLine(value: unknown): HeldLine | undefined {
+  const released = (value as { released?: unknown } | null)?.released;
+  if (Array.isArray(released)) return { released: released.filter((c): c is string => typeof c === 'string') };
+  const report = readReport(value);
+  return report && { report };
 }
 
 function readReport(value: unknown): StatusUpdate | undefined {

@@ -10,7 +10,7 @@ import type { MessageHistory } from '../ports/message-history';
 import type { StatusChange, StatusRecorder } from './status-recorder';
 import { startStatusConsumer } from './status-consumer';
 import { eventually } from '../../test/support/eventually';
-import { createLogger } from '../../lib/log';
+import { createLogger, type Logger } from '../../lib/log';
 
 describe('status consumer', () => {
   let subscription: Subscription | undefined;
@@ -96,6 +96,69 @@ describe('status consumer', () => {
     });
     await eventually(() => after.length === 1, 5000);
     expect(after[0]).toMatchObject({ messageId: 'message-1', status: 'received', carrierId: 'smsc:6887f800443fe', detail: 'Kua tae — 已送达 ✅' });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  it('neither holds again nor warns again, after a restart, about receipts it matched or gave up, and keeps them out of its file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-held-reports-'));
+    const heldFile = { path: path.join(dir, 'state', 'held-delivery-reports.jsonl'), fsync: true };
+    const history = { findMessageIdsByCarrierIds: async () => new Map<string, string>() } as unknown as MessageHistory;
+    const said: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const log: Logger = {
+      debug: () => {},
+      info: (msg, fields) => said.push({ msg, fields }),
+      warn: (msg, fields) => said.push({ msg, fields }),
+      error: (msg, fields) => said.push({ msg, fields }),
+      child: () => log,
+    };
+    const recorded: StatusChange[] = [];
+    const recorder = { record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder;
+    const state = createMemoryState();
+    const bus = createMemoryBus({ partitions: 2 });
+    const first = await startStatusConsumer({ bus, state, history, recorder, log, holdUnmatchedMs: 1000, heldFile });
+    const receipt = (carrierId: string) => ({
+      key: carrierId,
+      value: encodeStatus({
+        id: '',
+        carrierId,
+        status: 'received',
+        at: 1_700_000_000_000,
+        channel: 'sms',
+        detail: 'Kua tae atu te karere ki a Mere Pōmare 📨',
+      }),
+    });
+    // Five receipts whose submits are never recorded, and one whose submit is recorded a moment later.
+    const never = Array.from({ length: 5 }, (_, i) => `smsc:ā${i}🙂`);
+    await bus.publish(topicName('status'), [...never, 'smsc:matched-later'].map(receipt), { untilDurable: true });
+    await state.putCarrierIds([{ carrierId: 'smsc:matched-later', messageId: 'message-1' }]);
+    await eventually(() => recorded.length === 1 && said.filter((s) => s.msg.startsWith('dropping a delivery report')).length === 5, 5000);
+    // One still held at the stop: the file is not rewritten empty, so what leaves the others out is in it.
+    await bus.publish(topicName('status'), [receipt('smsc:still-held-ō')], { untilDurable: true });
+    await eventually(() => fs.readFileSync(heldFile.path, 'utf8').includes('smsc:still-held-ō'), 5000);
+    await first.close();
+
+    said.length = 0;
+    subscription = await startStatusConsumer({
+      bus: createMemoryBus({ partitions: 2 }),
+      state: createMemoryState(),
+      history,
+      recorder,
+      log,
+      holdUnmatchedMs: 1000,
+      heldFile,
+    });
+    expect(said).toEqual([{ msg: 'matching delivery reports held before the restart', fields: { reports: 1 } }]);
+    expect(
+      fs
+        .readFileSync(heldFile.path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).carrierId),
+    ).toEqual(['smsc:still-held-ō']);
+    // Given up in its turn, it leaves the file as well.
+    await eventually(() => said.some((s) => s.msg.startsWith('dropping a delivery report') && s.fields?.carrierId === 'smsc:still-held-ō'), 5000);
+    await eventually(() => fs.readFileSync(heldFile.path, 'utf8') === '', 5000);
+    expect(said.filter((s) => s.msg.startsWith('dropping a delivery report'))).toHaveLength(1);
+    expect(recorded).toHaveLength(1);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -59,19 +59,31 @@ export function startStatusConsumer(deps: {
   const kept = deps.heldFile ? openHeldReportsFile(deps.heldFile.path, deps.heldFile.fsync) : undefined;
   for (const u of kept?.kept ?? []) unmatched.hold(u);
   if (kept && kept.kept.length > 0) deps.log.info('matching delivery reports held before the restart', { reports: kept.kept.length });
-  /** Once most of the file is reports matched or given up, it is rewritten with those still held. */
+  /**
+   * Once nothing is held (a cheap rewrite: the next start reads nothing), or most of the file is reports
+   * released, it is rewritten with those still held; a release lost to a failed append goes with it.
+   */
   const compactHeld = (): void => {
-    if (!kept || kept.file.lines <= Math.max(1000, 2 * unmatched.size)) return;
+    if (!kept || kept.file.lines === 0) return;
+    if (unmatched.size > 0 && kept.file.lines <= Math.max(1000, 2 * unmatched.size)) return;
     try {
       kept.file.rewrite(unmatched.all());
     } catch (err) {
       deps.log.warn('could not rewrite the file of held delivery reports; it grows until the next try', { err });
     }
   };
+  /** Reports matched or given up leave the file too, or every start would hold them, and warn, again. */
+  const releaseHeld = (released: readonly StatusUpdate[]): void => {
+    try {
+      kept?.file.release(released.map((u) => u.carrierId!));
+    } catch (err) {
+      deps.log.warn('could not mark delivery reports released in their file; the next rewrite leaves them out', { err });
+    }
+  };
   // Held reports are matched again every half second, a bounded number at a time.
   let matching = false;
   const matchHeld = async (): Promise<void> => {
-    if (matching || unmatched.size === 0) return;
+    if (matching || (unmatched.size === 0 && !kept?.file.lines)) return;
     matching = true;
     try {
       const { waiting, expired } = unmatched.take();
@@ -79,17 +91,21 @@ export function startStatusConsumer(deps: {
         unmatchedReports.inc({ outcome: 'dropped' });
         deps.log.warn('dropping a delivery report whose carrier id never matched a message', { carrierId: u.carrierId, status: u.status });
       }
+      releaseHeld(expired);
       const batch = waiting.slice(0, 2000);
       const ids = await resolveIds(batch);
+      const matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
       batch.forEach((u, i) => {
         const id = ids[i];
         if (!id) return;
-        unmatched.release(u.carrierId!);
-        unmatchedReports.inc({ outcome: 'matched_later' });
+        matched.push(u);
         changes.push(changeOf(u, id));
       });
       if (changes.length > 0) await deps.recorder.record(changes);
+      // Released once recorded: a failed record leaves them held, to be matched again.
+      if (matched.length > 0) unmatchedReports.inc({ outcome: 'matched_later' }, matched.length);
+      releaseHeld(matched.filter((u) => unmatched.release(u)));
       compactHeld();
     } catch (err) {
       deps.log.warn('matching held delivery reports failed; will retry', { err });
@@ -124,7 +140,7 @@ export function startStatusConsumer(deps: {
           // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others,
           // on disk before its batch is acknowledged (a failed write fails the batch, which comes again).
           if (unmatched.hold(u)) {
-            kept?.file.keep(u);
+            kept?.file.hold(u);
             unmatchedReports.inc({ outcome: 'held' });
           } else {
             unmatchedReports.inc({ outcome: 'dropped' });

@@ -11,8 +11,9 @@ describe('delivery reports waiting for their carrier id', () => {
     const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => t });
     expect(held.hold(report('c1'))).toBe(true);
     expect(held.hold(report('c2'))).toBe(true);
-    expect(held.take()).toEqual({ waiting: [report('c1'), report('c2')], expired: [] });
-    held.release('c1');
+    const { waiting } = held.take();
+    expect(waiting).toEqual([report('c1'), report('c2')]);
+    expect(held.release(waiting[0]!)).toBe(true);
     t = 1000;
     expect(held.take()).toEqual({ waiting: [], expired: [report('c2')] });
     expect(held.size).toBe(0);
@@ -29,5 +30,17 @@ describe('delivery reports waiting for their carrier id', () => {
       ['c2', 'received'],
     ]);
     expect(held.hold(report(''))).toBe(false);
+  });
+
+  it('keep a later report for a carrier id when the one it replaced is released', () => {
+    const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => 0 });
+    const first = report('smsc:ā1', 'submitted');
+    held.hold(first);
+    const later = report('smsc:ā1', 'received');
+    held.hold(later);
+    expect(held.release(first)).toBe(false);
+    expect(held.all()).toEqual([later]);
+    expect(held.release(later)).toBe(true);
+    expect(held.size).toBe(0);
   });
 });

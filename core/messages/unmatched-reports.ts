@@ -33,9 +33,11 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       }
       return { waiting, expired };
     },
-    /** Matched: no longer held. */
-    release(carrierId: string): void {
-      held.delete(carrierId);
+    /** Matched: no longer held, unless a later report for its carrier id replaced it meanwhile (false then). */
+    release(update: StatusUpdate): boolean {
+      if (!update.carrierId || held.get(update.carrierId)?.update !== update) return false;
+      held.delete(update.carrierId);
+      return true;
     },
     get size(): number {
       return held.size;
