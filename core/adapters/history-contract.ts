@@ -246,6 +246,27 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
     });
 
+    it('tells the latest status of many messages in one call, by stage before time', async () => {
+      const received = message();
+      const submitted = message();
+      const silent = message();
+      await history.insertMessages([received, submitted, silent], [accepted(received), accepted(submitted)]);
+      await history.appendEvents([
+        event(received, 'submitted', BASE + 5, { carrierId: 'carrier-Ā-90' }),
+        event(received, 'received', BASE + 3),
+        event(submitted, 'submitted', BASE + 4, { carrierId: 'carrier-91' }),
+      ]);
+
+      const latest = await history.latestStatuses([received.id, submitted.id, silent.id, 'nobody', received.id]);
+      expect(latest).toEqual(
+        new Map([
+          [received.id, { status: 'received', at: BASE + 3 }],
+          [submitted.id, { status: 'submitted', at: BASE + 4 }],
+        ]),
+      );
+      expect(await history.latestStatuses([])).toEqual(new Map());
+    });
+
     it('lists every status event of a message, oldest first, for its journey', async () => {
       const m = message();
       await history.insertMessages([m], [accepted(m)]);

@@ -298,6 +298,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       for (const [c, id] of await inner.findMessageIdsByCarrierIds(missed)) found.set(c, id);
       return found;
     },
+    async latestStatuses(ids) {
+      // Statuses still waiting for their flush are part of the answer.
+      if (ids.some((id) => unflushed(id))) await flushAll();
+      return inner.latestStatuses(ids);
+    },
     getMessageRoute: (applicationId, id) => afterItsFlush(id, () => inner.getMessageRoute(applicationId, id)),
     upsertApplication: (app) => inner.upsertApplication(app),
     getApplicationByName: (name) => inner.getApplicationByName(name),

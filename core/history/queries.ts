@@ -249,6 +249,13 @@ FROM ${events}
 WHERE carrier_id IN {carrierIds:Array(String)}
 GROUP BY carrier_id`;
 
+/** The latest status of each message, by stage then time, as GET_MESSAGE reads one (aliases apart from the columns they aggregate). Params: ids Array(String). */
+export const LATEST_STATUSES = `
+SELECT message_id AS id, argMax(status, (stage, at)) AS latestStatus, toUnixTimestamp64Milli(argMax(at, (stage, at))) AS latestAt
+FROM ${events}
+WHERE message_id IN {ids:Array(String)}
+GROUP BY message_id`;
+
 const APPLICATION_FIELDS = `
     id,
     name,

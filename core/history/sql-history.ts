@@ -1,6 +1,7 @@
 import type { ApplicationRecord } from '../ports/account-store';
 import type { MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
+import { isMessageStatus, type MessageStatus } from '../domain/message-status';
 import type { EncodedHistory, EncodedRows } from './encoded-history';
 import { BACKFILL_DONE, HISTORY_BACKFILLS, HISTORY_SCHEMA, RECORD_BACKFILL } from './schema';
 import { createSqlCampaignStore } from './sql-campaign-store';
@@ -11,6 +12,7 @@ import {
   FIND_MESSAGE_BY_NUMERIC_ID,
   FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_IDS_BY_CARRIER_IDS,
+  LATEST_STATUSES,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
@@ -210,6 +212,18 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       for (let i = 0; i < asked.length; i += IDS_PER_QUERY) {
         const rows = await select('findMessageIdsByCarrierIds', FIND_MESSAGE_IDS_BY_CARRIER_IDS, { carrierIds: asked.slice(i, i + IDS_PER_QUERY) });
         for (const row of rows) found.set(String(row.carrierId), String(row.messageId));
+      }
+      return found;
+    },
+    async latestStatuses(ids) {
+      const found = new Map<string, { status: MessageStatus; at: number }>();
+      const asked = [...new Set(ids)];
+      for (let i = 0; i < asked.length; i += IDS_PER_QUERY) {
+        const rows = await select('latestStatuses', LATEST_STATUSES, { ids: asked.slice(i, i + IDS_PER_QUERY) });
+        for (const row of rows) {
+          const status = String(row.latestStatus);
+          if (isMessageStatus(status)) found.set(String(row.id), { status, at: toNumber(row.latestAt) });
+        }
       }
       return found;
     },

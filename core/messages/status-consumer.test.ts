@@ -7,7 +7,7 @@ import { createMemoryState } from '../adapters/memory-state';
 import { topicName, type Subscription } from '../ports/bus';
 import { encodeStatus } from '../ports/bus-payloads';
 import type { MessageHistory } from '../ports/message-history';
-import type { StatusChange, StatusRecorder } from './status-recorder';
+import { createStatusRecorder, type StatusChange, type StatusRecorder } from './status-recorder';
 import { startStatusConsumer } from './status-consumer';
 import { eventually } from '../../test/support/eventually';
 import { createLogger, type Logger } from '../../lib/log';
@@ -27,6 +27,7 @@ describe('status consumer', () => {
         queries.push([...carrierIds]);
         return new Map(carrierIds.map((c) => [c, c.replace('carrier', 'message')]));
       },
+      latestStatuses: async () => new Map(),
     } as unknown as MessageHistory;
     const recorded: StatusChange[] = [];
     const recorder = { record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder;
@@ -160,5 +161,39 @@ describe('status consumer', () => {
     expect(said.filter((s) => s.msg.startsWith('dropping a delivery report'))).toHaveLength(1);
     expect(recorded).toHaveLength(1);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a receipt the carrier sends again after a restart for a message history has as received already, and tells nobody', async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    // A restart: hot state (memory) is empty; history has the message received, and its carrier id.
+    const state = createMemoryState();
+    const stored = new Map([
+      ['message-1', { id: 'message-1', status: 'received', statusAt: 1_700_000_000_500 }],
+      ['message-2', { id: 'message-2', status: 'submitted', statusAt: 1_700_000_000_400 }],
+    ]);
+    const events: unknown[] = [];
+    const history = {
+      findMessageIdsByCarrierIds: async (carrierIds: readonly string[]) =>
+        new Map(carrierIds.filter((c) => c.startsWith('smsc:')).map((c) => [c, c.replace('smsc:', 'message-')])),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(ids.flatMap((id) => (stored.has(id) ? [[id, { status: stored.get(id)!.status, at: stored.get(id)!.statusAt }] as const] : []))),
+      appendEvents: async (batch: readonly unknown[]) => void events.push(...batch),
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: StatusChange[] = [];
+    recorder.onApplied((c) => told.push(c));
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+
+    const receipt = (carrierId: string, at: number) => ({
+      key: carrierId,
+      value: encodeStatus({ id: '', carrierId, status: 'received', at, channel: 'sms', detail: 'Kua tae — 已送达 ✅' }),
+    });
+    await bus.publish(topicName('status'), [receipt('smsc:1', 1_700_000_009_000), receipt('smsc:2', 1_700_000_009_001)]);
+
+    // The message still on its way takes its receipt; the one received before the restart is not received twice.
+    await eventually(() => told.length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(told.map((c) => c.messageId)).toEqual(['message-2']);
+    expect((await state.getStatus('message-1'))?.status).toBe('received');
   });
 });

@@ -42,7 +42,19 @@ export function startStatusConsumer(deps: {
     const missed = [...new Set(updates.flatMap((u, i) => (ids[i] === undefined && u.carrierId ? [u.carrierId] : [])))];
     if (missed.length === 0) return ids;
     const found = await deps.history.findMessageIdsByCarrierIds(missed);
+    await rememberFromHistory([...new Set(found.values())]);
     return ids.map((id, i) => id ?? found.get(updates[i]!.carrierId ?? ''));
+  };
+  /**
+   * Hot state forgot these messages (a restart of memory state, or their
+   * final minute passed), and carriers send receipts again after a restart:
+   * their status comes back from history first, so a receipt for a message
+   * already received is refused as a step back, not told to its client twice.
+   */
+  const rememberFromHistory = async (ids: readonly string[]): Promise<void> => {
+    if (ids.length === 0) return;
+    const latest = await deps.history.latestStatuses(ids);
+    if (latest.size > 0) await deps.state.advanceStatuses([...latest].map(([id, s]) => ({ id, status: s.status, at: s.at })));
   };
   const changeOf = (u: StatusUpdate, id: string): StatusChange => ({
     messageId: id,

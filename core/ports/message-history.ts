@@ -74,6 +74,8 @@ export interface MessageHistory {
   listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
   /** The message of each carrier id history has an event with (carrier id → message id); '' is never found. */
   findMessageIdsByCarrierIds(carrierIds: readonly string[]): Promise<Map<string, string>>;
+  /** The latest status of each of these messages that has one (id → status and when): one query for a batch. */
+  latestStatuses(ids: readonly string[]): Promise<Map<string, { status: MessageStatus; at: number }>>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
   /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
