@@ -72,6 +72,11 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
       { type: 'text', text: { body: 'Kua rite tō tēpu — your table is ready 🍽️' } },
     ]);
     expect(smsTo(mobile)).toEqual([]);
+    // SMS Gateway v2 reads SMS messages: an Intelligent Messaging id is not one of them (its content is its request).
+    const read = await h.client.get(`/rest/sms/v2/messages?id=${id}`, { authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}` });
+    expect(read.status).toBe(404);
+    expect(read.json).toMatchObject({ statusCode: 404, error: expect.any(String), message: expect.stringContaining('Intelligent Messaging') });
+    expect(read.text).not.toContain('attempts');
   });
 
   it('falls back to SMS when WhatsApp does not reach read within 2 s, and SMS delivers it', async () => {

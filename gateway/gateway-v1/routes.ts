@@ -12,6 +12,7 @@ import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
+import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { GATEWAY_V1_OPENAPI } from './openapi';
 import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST, VND } from './schemas';
 
@@ -101,7 +102,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const text = ctx.params.messageid ?? '';
     const numericId = parseIntegerId(text);
     if (numericId === undefined) throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
-    const m = await deps.core.getMessageByNumericId(caller.applicationId, numericId);
+    const m = smsInterfaceMessage(await deps.core.getMessageByNumericId(caller.applicationId, numericId), text);
     reply(ctx, 200, {
       id: m.numericId,
       source: m.source,

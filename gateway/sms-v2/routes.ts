@@ -10,6 +10,7 @@ import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { idempotent } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
+import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { SMS_V2_OPENAPI } from './openapi';
 import { SMS_V2_SCHEMAS } from './schemas';
 
@@ -67,7 +68,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     if (Array.isArray(id)) throw new HermodError('invalid_attrib', 'query parameter id is given more than once; give it once');
     if (typeof id !== 'string' || id === '') throw new HermodError('missing_attrib', 'query parameter id is required');
     if (!UUID.test(id)) throw new HermodError('invalid_attrib', 'query parameter id must be a UUID');
-    const m = await deps.core.getMessage(caller.applicationId, id.toLowerCase());
+    const m = smsInterfaceMessage(await deps.core.getMessage(caller.applicationId, id.toLowerCase()), id);
     ctx.body = {
       id: m.id,
       source: m.source,
