@@ -47,6 +47,16 @@ const stop = fc.oneof(fc.constantFrom(...EMOJI), fc.constantFrom(...SYMBOLS), fc
 const text = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((t) => !/https?:/i.test(t));
 const opening = fc.constantFrom('', ' ', '\n', '：', '「', '“', '«', '（', '(');
 
+/** More path after a URL that keeps it one URL: the URL is then the start of a longer one. */
+const extension = fc
+  .tuple(
+    fc.array(fc.constantFrom('/', 'a', 'y', '0', '-', '_', '.', 'ā', 'п', '你好', '%C4%81', '?q=2', '#top', '(x)'), { maxLength: 6 }),
+    fc.constantFrom('/', 'y', 'ā', '你', '9', '%20', '[1]'),
+  )
+  .map(([path, last]) => `/${path.join('')}${last}`);
+/** What comes before a URL in a message of several: never a letter or digit, so the URL starts a link. */
+const separator = fc.constantFrom(' ', '\n', '：', '「', '“', '«', '（', '(', '👋🏽 ');
+
 function memoryLinks(): LinkStore {
   const links = new Map<string, ShortLinkRecord>();
   return {
@@ -84,6 +94,48 @@ describe('link shortening (property)', () => {
         expect(await shortener.resolve(code, { userAgent: 'test', ip: '127.0.0.1' })).toBe(u);
         await shortener.drain();
       }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('replaces each URL where it was found when one URL begins another or a URL is written twice', async () => {
+    const segment = fc.record({ before: text, open: separator, pick: fc.nat(), after: stop, rest: text });
+    await fc.assert(
+      fc.asyncProperty(
+        url,
+        fc.array(extension, { minLength: 1, maxLength: 2 }),
+        fc.array(segment, { minLength: 2, maxLength: 5 }),
+        async (u, exts, segments) => {
+          // The URL, and longer URLs it begins; each segment writes one of them.
+          const urls = [u, ...exts.map((e) => u + e)];
+          const parts = segments.map((s) => ({ ...s, url: urls[s.pick % urls.length]! }));
+          const content = parts.map((p) => `${p.before}${p.open}${p.url}${p.after}${p.rest}`).join('');
+          expect(findUrls(content)).toEqual(parts.map((p) => p.url));
+          const shortener = createLinkShortener({ links: memoryLinks(), baseUrl: BASE });
+          const m = message({ content });
+          await shortener.shorten([m]);
+          // Walk the result: the text around each URL byte for byte, a short link where each URL was.
+          let at = 0;
+          const codes: string[] = [];
+          for (const p of parts) {
+            const head = `${p.before}${p.open}${BASE}/`;
+            expect(m.content.slice(at, at + head.length)).toBe(head);
+            at += head.length;
+            const code = m.content.slice(at, at + 8);
+            expect(code).toMatch(/^[A-Za-z0-9]{8}$/);
+            codes.push(code);
+            at += 8;
+            const tail = `${p.after}${p.rest}`;
+            expect(m.content.slice(at, at + tail.length)).toBe(tail);
+            at += tail.length;
+          }
+          expect(at).toBe(m.content.length);
+          for (const [i, p] of parts.entries()) {
+            expect(await shortener.resolve(codes[i]!, { userAgent: 'test', ip: '127.0.0.1' })).toBe(p.url);
+          }
+          await shortener.drain();
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -103,6 +103,31 @@ describe('link shortening', () => {
     expect(await shortener.resolve(findUrls(m.content)[0]!.split('/').pop()!, { userAgent: 'test', ip: '127.0.0.1' })).toBe('https://example.com/ngā-hua');
   });
 
+  it('replaces each URL where it was found, when one URL begins another or its text appears elsewhere in the message', async () => {
+    history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
+    const shortener = createLinkShortener({ links: history, baseUrl: 'https://localhost:18443/l' });
+    const m = message({
+      content:
+        'Kia ora 👋🏽 tirohia https://example.com/x（概要）me https://example.com/x/y👍🏽 — 再次：https://example.com/x。' +
+        'Hoki mai: https://r.example/?to=https://example.com/x ka kite 🇳🇿',
+    });
+    await shortener.shorten([m]);
+    const short = /^https:\/\/localhost:18443\/l\/([A-Za-z0-9]{8})$/;
+    const found = findUrls(m.content);
+    expect(found).toHaveLength(4);
+    const [x, xy, again, redirect] = found.map((u) => short.exec(u)?.[1]);
+    expect(m.content).toBe(
+      `Kia ora 👋🏽 tirohia https://localhost:18443/l/${x}（概要）me https://localhost:18443/l/${xy}👍🏽 — 再次：https://localhost:18443/l/${again}。` +
+        `Hoki mai: https://localhost:18443/l/${redirect} ka kite 🇳🇿`,
+    );
+    expect(again).toBe(x);
+    const click = { userAgent: 'test', ip: '127.0.0.1' };
+    expect(await shortener.resolve(x!, click)).toBe('https://example.com/x');
+    expect(await shortener.resolve(xy!, click)).toBe('https://example.com/x/y');
+    expect(await shortener.resolve(redirect!, click)).toBe('https://r.example/?to=https://example.com/x');
+    await shortener.drain();
+  });
+
   it('replaces each URL with a short link that resolves back to it and counts every click', async () => {
     history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
     const shortener = createLinkShortener({ links: history, baseUrl: 'https://s.example/l/' });

@@ -53,14 +53,26 @@ function newCode(): string {
   return code;
 }
 
-/** Every http(s) URL in a text, without the punctuation that usually follows one in a sentence. */
-export function findUrls(text: string): string[] {
-  const urls: string[] = [];
+/** A URL found in a text, and where: `text.slice(start, end)` is the URL. */
+export interface UrlMatch {
+  url: string;
+  start: number;
+  end: number;
+}
+
+/** Every http(s) URL in a text and where it is, without the punctuation that usually follows one in a sentence. */
+export function findUrlMatches(text: string): UrlMatch[] {
+  const urls: UrlMatch[] = [];
   for (const m of text.matchAll(URL_IN_TEXT)) {
     const end = urlLength(text, m.index, m[0]);
-    if (end > m[0].indexOf('//') + 2) urls.push(m[0].slice(0, end));
+    if (end > m[0].indexOf('//') + 2) urls.push({ url: m[0].slice(0, end), start: m.index, end: m.index + end });
   }
   return urls;
+}
+
+/** Every http(s) URL in a text, without the punctuation that usually follows one in a sentence. */
+export function findUrls(text: string): string[] {
+  return findUrlMatches(text).map((m) => m.url);
 }
 
 /**
@@ -89,15 +101,24 @@ export function createLinkShortener(deps: { links: LinkStore; baseUrl: string })
     async shorten(records: MessageRecord[]): Promise<void> {
       const links: ShortLinkRecord[] = [];
       for (const r of records) {
-        const urls = findUrls(r.content);
-        if (urls.length === 0) continue;
-        let content = r.content;
-        for (const url of new Set(urls)) {
-          const link = { code: newCode(), url, messageId: r.id, applicationId: r.applicationId, createdAt: r.acceptedAt };
-          links.push(link);
-          content = content.split(url).join(`${base}/${link.code}`);
+        const found = findUrlMatches(r.content);
+        if (found.length === 0) continue;
+        // Each URL is replaced where it was found, not wherever its text appears: a URL that begins another one
+        // (https://a.com/x and https://a.com/x/y), or whose text is inside another, kept the longer one whole.
+        const byUrl = new Map<string, ShortLinkRecord>();
+        let content = '';
+        let at = 0;
+        for (const { url, start, end } of found) {
+          let link = byUrl.get(url);
+          if (!link) {
+            link = { code: newCode(), url, messageId: r.id, applicationId: r.applicationId, createdAt: r.acceptedAt };
+            byUrl.set(url, link);
+            links.push(link);
+          }
+          content += `${r.content.slice(at, start)}${base}/${link.code}`;
+          at = end;
         }
-        r.content = content;
+        r.content = content + r.content.slice(at);
       }
       if (links.length === 0) return;
       await deps.links.insertShortLinks(links);
