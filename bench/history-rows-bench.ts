@@ -19,6 +19,7 @@ import { encodeBatch, encodeRecords } from '../core/history/journal-lines';
 import { eventRow, messageRow } from '../core/history/rows';
 import type { MessageRecord, StatusEvent } from '../core/ports/message-history';
 import { mallocEnv } from '../lib/malloc-env';
+import { nsPerRow } from './support/ns-per-row';
 import { printTable } from './support/print-table';
 
 const missing = mallocEnv(process.env);
@@ -79,15 +80,6 @@ const stringified = (messages: readonly MessageRecord[], events: readonly Status
     events.map((e) => JSON.stringify(eventRow(e))),
   );
 
-function nsPerRow(encode: typeof encodeRecords, batch: { messages: MessageRecord[]; events: StatusEvent[] }): number {
-  const rowsPerBatch = batch.messages.length + batch.events.length;
-  const batches = Math.max(20, Math.round(total / rowsPerBatch));
-  for (let i = 0; i < Math.min(batches, 50); i++) encode(batch.messages, batch.events);
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < batches; i++) encode(batch.messages, batch.events);
-  return Number(process.hrtime.bigint() - start) / (batches * rowsPerBatch);
-}
-
 const rows: (string | number)[][] = [];
 for (let round = 1; round <= rounds; round++) {
   for (const messages of [20, 400, 2000]) {
@@ -96,8 +88,8 @@ for (let round = 1; round <= rounds; round++) {
     for (const part of ['journal', 'messages', 'events'] as const) {
       if (!Buffer.concat(a[part]).equals(Buffer.concat(b[part]))) throw new Error(`the two encodings differ in ${part}`);
     }
-    const baseline = nsPerRow(stringified, batch);
-    const written = nsPerRow(encodeRecords, batch);
+    const baseline = nsPerRow(stringified, batch, total);
+    const written = nsPerRow(encodeRecords, batch, total);
     rows.push([round, `${messages} messages (${messages * 6} rows)`, baseline.toFixed(0), written.toFixed(0), `${(baseline / written).toFixed(2)}×`]);
   }
 }

@@ -17,6 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { encodeBatch } from '../core/history/journal-lines';
 import { mallocEnv } from '../lib/malloc-env';
+import { nsPerRow } from './support/ns-per-row';
 import { printTable } from './support/print-table';
 
 const missing = mallocEnv(process.env);
@@ -73,22 +74,13 @@ function wholeBatch(messages: readonly string[], events: readonly string[]): Buf
   return [Buffer.from(lines, 'utf8'), rows(messages), rows(events)];
 }
 
-function nsPerRow(encode: (m: string[], e: string[]) => unknown, batch: { messages: string[]; events: string[] }): number {
-  const rowsPerBatch = batch.messages.length + batch.events.length;
-  const batches = Math.max(20, Math.round(total / rowsPerBatch));
-  for (let i = 0; i < Math.min(batches, 50); i++) encode(batch.messages, batch.events);
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < batches; i++) encode(batch.messages, batch.events);
-  return Number(process.hrtime.bigint() - start) / (batches * rowsPerBatch);
-}
-
 const rows: (string | number)[][] = [];
 for (const messages of [20, 100, 400, 2000]) {
   const batch = rowsOf(messages);
   const whole = Buffer.concat(wholeBatch(batch.messages, batch.events).slice(0, 1));
   if (!whole.equals(Buffer.concat(encodeBatch(batch.messages, batch.events).journal))) throw new Error('the two encodings differ');
-  const baseline = nsPerRow(wholeBatch, batch);
-  const pieces = nsPerRow(encodeBatch, batch);
+  const baseline = nsPerRow(wholeBatch, batch, total);
+  const pieces = nsPerRow(encodeBatch, batch, total);
   rows.push([
     `${messages} messages (${messages * 3} rows, ${Math.round(whole.length / 1024)} KB of journal)`,
     baseline.toFixed(0),
