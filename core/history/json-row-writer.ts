@@ -19,9 +19,10 @@ const MAX_KEPT = 256;
  * bytes `JSON.stringify` would give for the same object and key order: no
  * object, no string per row, no encoding afterwards. The history rows of a
  * campaign (a message row and five event rows a message) are mostly ASCII
- * ids, statuses and times, which go byte by byte; a string that needs
- * escaping or is not ASCII goes through `JSON.stringify` (its exact escapes,
- * lone surrogates included) and `Buffer.write`.
+ * ids, statuses and times, which go byte by byte; other text is encoded as
+ * UTF-8 with JSON's escapes in place, and only a string holding a lone
+ * surrogate goes through `JSON.stringify` (its `\udxxx` escape) and
+ * `Buffer.write`.
  */
 export class JsonRowWriter {
   private buf: Buffer;
