@@ -4,7 +4,7 @@ import { createMemoryState } from '../core/adapters/memory-state';
 import { decodeStatus, type StatusUpdate } from '../core/ports/bus-payloads';
 import type { HotState } from '../core/ports/state';
 import { eventually } from '../test/support/eventually';
-import type { Carrier } from './carrier';
+import type { Carrier, CarrierReport } from './carrier';
 import { startChannelWorker } from './channel-worker';
 import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
@@ -128,6 +128,46 @@ describe('a channel worker whose bus is slow to take a status', () => {
     await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
     await eventually(() => (statuses.filter((u) => u.id === job.id).length === 2 ? true : undefined), 10_000);
     expect(statuses.filter((u) => u.id === job.id).map((u) => u.status)).toEqual(['sent', 'submitted']);
+  });
+
+  it('reports a delivery receipt after the submitted it follows, even when the receipt comes while submitted is still on its way', async () => {
+    const inner = createMemoryBus();
+    // A broker slow to take the publish holding `submitted`; the receipt's publish is taken at once.
+    const bus = {
+      ...inner,
+      publish: async (topic: string, records: readonly BusRecord[], options?: PublishOptions) => {
+        if (topic === topicName('status') && records.some((r) => decodeStatus(r.value).status === 'submitted')) await new Promise((r) => setTimeout(r, 300));
+        return inner.publish(topic, records, options);
+      },
+    };
+    const state = createMemoryState();
+    // As an SMSC with a fast handset: the receipt follows the submit's answer within a few milliseconds.
+    let report: ((r: CarrierReport) => void | Promise<void>) | undefined;
+    const carrier: Carrier = {
+      name: 'answered-then-delivered',
+      async send(job) {
+        const carrierId = `c-${job.id}`;
+        setTimeout(() => void report?.({ carrierId, status: 'received', at: Date.now(), errorCode: '' }), 20);
+        return { carrierIds: [carrierId] };
+      },
+      ready: async () => undefined,
+      onReport: (listener) => {
+        report = listener;
+      },
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    await inner.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog });
+    kit.defer(async () => {
+      await worker.stop();
+      await inner.close();
+    });
+    const job = imJob('sms', '+64211234567', { type: 'text' }, 'Kia ora, e hoa mā 👋🏽');
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => (statuses.filter((u) => u.id === job.id).length === 3 ? true : undefined), 10_000);
+    expect(statuses.filter((u) => u.id === job.id).map((u) => u.status)).toEqual(['sent', 'submitted', 'received']);
   });
 });
 

@@ -117,6 +117,14 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       trace: activeTraceparent(),
     });
   const receiptTraces = createReceiptTraces();
+  /**
+   * The `submitted` reports on their way, by carrier id. A receipt can come
+   * while its submit's `submitted` waits behind another publish (a handset
+   * answering within milliseconds, a broker slow a moment); published first,
+   * core would take `received` and then refuse `submitted` as a step back,
+   * and the client would never be told it. So a receipt waits for it here.
+   */
+  const submittedOnTheWay = new Map<string, Promise<void>>();
   /** For a report not awaited: given up only at a stop, with the bus still away. */
   const unreported = (id: string, status: MessageStatus) => (err: unknown) => log.error('gave up a status report at the stop', { err, id, status });
 
@@ -128,6 +136,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     });
     try {
       const id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      await submittedOnTheWay.get(r.carrierId);
       span?.setAttribute('hermod.message_id', id);
       await reports.add({
         id,
@@ -203,8 +212,17 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         end();
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
-        await untilDone(() => state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id }))), 'store carrier ids', { id: job.id });
-        await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
+        // Marked before the carrier ids are stored: from then on a receipt finds the message.
+        let reported!: () => void;
+        const submitted = new Promise<void>((resolve) => (reported = resolve));
+        for (const carrierId of carrierIds) submittedOnTheWay.set(carrierId, submitted);
+        try {
+          await untilDone(() => state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id }))), 'store carrier ids', { id: job.id });
+          await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
+        } finally {
+          for (const carrierId of carrierIds) submittedOnTheWay.delete(carrierId);
+          reported();
+        }
         return;
       } catch (err) {
         // The carrier has it; what failed came after (its report, at a stop): never sent again, the job comes back to be reported.
