@@ -11,6 +11,7 @@ import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
+import { createClosingServer } from './http/closing-server';
 
 export interface RunningGateway {
   httpsPort: number;
@@ -41,9 +42,12 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   });
 
   const interfaces = interfaceErrors(log);
+  // Kept-alive clients are told to close from the stop on, so the stop ends before its grace does.
+  const secureClosing = createClosingServer();
+  const plainClosing = createClosingServer();
   const secure = https.createServer(
     { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT },
-    withHeaderLimit(interfaces, app.callback()),
+    secureClosing.handle(withHeaderLimit(interfaces, app.callback())),
   );
 
   // A client that stops sending in the middle of a request (a truncated body) is dropped, not waited for;
@@ -51,12 +55,14 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   secure.setTimeout(config.requestIdleTimeoutMs);
   const plain = http.createServer(
     { maxHeaderSize: PARSER_HEADER_LIMIT },
-    withHeaderLimit(interfaces, (req, res) => {
-      const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
-      const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
-      const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
-      res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
-    }),
+    plainClosing.handle(
+      withHeaderLimit(interfaces, (req, res) => {
+        const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
+        const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
+        const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
+        res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
+      }),
+    ),
   );
   // Every field of a head is kept (the parser's 64 KB bounds them), so withHeaderLimit measures all of it.
   secure.maxHeadersCount = 0;
@@ -80,7 +86,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     httpPort,
     ports: { https: httpsPort, http: httpPort },
     async stop() {
-      await Promise.all([close(secure), close(plain)]);
+      await Promise.all([secureClosing.close(secure), plainClosing.close(plain)]);
       core.close();
       campaigns.close();
       im.close();
@@ -95,12 +101,5 @@ function listen(server: http.Server | https.Server, port: number, host: string):
       server.off('error', reject);
       resolve();
     });
-  });
-}
-
-function close(server: http.Server | https.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
   });
 }

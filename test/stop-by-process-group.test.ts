@@ -131,3 +131,58 @@ describe('SIGTERM to the supervisor alone while a role it restarted is still sta
     }
   }, 60_000);
 });
+
+describe('SIGTERM while clients keep sending on kept-alive connections', () => {
+  it('answers the sends on their way and stops well within its grace, with no request cut off', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-term-keepalive-'));
+    const hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_SHUTDOWN_GRACE: '20s' } });
+    const agent = new https.Agent({ ca: hermod.ca(), keepAlive: true, maxSockets: 4 });
+    const body = JSON.stringify({ destination: '+6421000042', content: 'Kia ora, e hoa mā — 你好 👋🏽' });
+    const outcomes: { status?: number; error?: string; reused: boolean }[] = [];
+    let exitedAt = 0;
+    const send = (): Promise<void> =>
+      new Promise((resolve) => {
+        const req = https.request(new URL('/rest/sms/v2/messages', hermod.baseUrl), {
+          method: 'POST',
+          agent,
+          headers: { authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}`, 'content-type': 'application/json' },
+        });
+        req.on('response', (res) =>
+          readReply(res, (reply) => {
+            outcomes.push({ status: reply.status, reused: req.reusedSocket });
+            resolve();
+          }),
+        );
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          outcomes.push({ error: err.code ?? err.message, reused: req.reusedSocket });
+          // Refused: the gateway no longer listens. A client goes on to another address; here, a moment's pause.
+          setTimeout(resolve, 20);
+        });
+        req.end(body);
+      });
+    // Four clients, each sending the next as soon as the last is answered, until hermod has exited.
+    const clients = Array.from({ length: 4 }, async () => {
+      while (!exitedAt) await send();
+    });
+    await eventually(() => (outcomes.filter((o) => o.status === 202).length >= 40 ? true : undefined), 30_000);
+    const signalledAt = Date.now();
+    await hermod.stop();
+    exitedAt = Date.now();
+    await Promise.all(clients);
+    agent.destroy();
+
+    const lines = hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; role?: string });
+    expect(lines.some((l) => l.msg === 'stop took too long; exiting'), 'a role ran out of its grace').toBe(false);
+    expect(lines.some((l) => l.msg === 'hermod stopped'), 'hermod stopped').toBe(true);
+    expect(exitedAt - signalledAt).toBeLessThan(20_000);
+    // Every answer is a 202 (the unit test of gateway/http/closing-server.ts shows the last ones say Connection: close).
+    expect(outcomes.filter((o) => o.status !== undefined && o.status !== 202)).toEqual([]);
+    // No request was cut off half-way. A reused connection closed just as its next request went out is the one
+    // reset HTTP allows (clients send such a request again); anything else must be a refusal of a new connection.
+    expect(outcomes.filter((o) => o.error !== undefined && o.error !== 'ECONNREFUSED' && !o.reused)).toEqual([]);
+  }, 90_000);
+});
