@@ -4,6 +4,7 @@ import { imJob } from '../carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createWhatsAppSimulator } from '../simulators/whatsapp-simulator';
 import { startWabWorkerPool } from './wab-worker-pool';
+import { carrierSends } from '../../lib/metrics';
 
 const kit = channelPoolTestKit();
 
@@ -51,8 +52,12 @@ describe('WhatsApp worker pool and cancelled jobs', () => {
     const { sim, state, publish, statusesOf } = await wabPool();
     await sim.stop(); // refused connections: the worker backs off and retries
     const j = job('+64211234564');
+    const retried = async (): Promise<number> =>
+      (await carrierSends.get()).values.find((v) => v.labels.channel === 'wab' && v.labels.outcome === 'retried')?.value ?? 0;
+    const before = await retried();
     await publish([j]);
-    await new Promise((r) => setTimeout(r, 400)); // the first try has failed by now
+    // The first try has failed (on a loaded machine that can take longer than any fixed wait).
+    await eventually(async () => ((await retried()) > before ? true : undefined), 10_000, 10);
     await state.cancelSends([j.id]);
     await sim.start();
     await new Promise((r) => setTimeout(r, 3000)); // past the next retries (0.25..0.5 s, then 0.5..1 s, 1..2 s)
