@@ -11,7 +11,7 @@ describe('roles as separate processes on the Redis bus and Redis state', () => {
     await deleteRedisKeys(prefix);
   });
 
-  it('delivers 10,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
+  it('delivers 5,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
     await runMultiProcess('Redis bus', { HERMOD_BUS: 'redis' }, prefix, processes);
     // As long as its own waits allow (up to 120 s for the last submits alone): other files run beside it.
   }, 600_000);

@@ -28,7 +28,7 @@ if (unavailable && !enginesRequired) {
       await deleteRedisKeys(prefix);
     }, 120_000);
 
-    it('delivers 10,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
+    it('delivers 5,000 messages sent through two gateways to the carrier at least once while one of three workers is killed with -9', async () => {
       await runMultiProcess(
         `Kafka ${NEWEST}`,
         // A worker killed with -9 gives its partitions up after 8 s, not the default 30 s.

@@ -8,7 +8,7 @@ import { eventually } from './eventually';
 import { startRole, type RoleProcess } from './role-process';
 import { REDIS_URL } from './redis-keys';
 
-const MESSAGES = 10_000;
+const MESSAGES = 5_000;
 const WINDOW = 64;
 
 export interface MultiProcessOptions {
@@ -29,7 +29,7 @@ export interface MultiProcessOptions {
 
 /**
  * Two gateways, one core and three SMS workers as processes of their own on
- * the given bus, with Redis hot state under `prefix`: 10,000 messages sent
+ * the given bus, with Redis hot state under `prefix`: 5,000 messages sent
  * through both gateways while one worker is killed with -9 (or while
  * `options.disrupt` does its own damage). Prints sent, reached, lost and
  * duplicates, and asserts none lost.
