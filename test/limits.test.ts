@@ -213,6 +213,22 @@ describe('request headers over the gateway’s 16 KB limit', () => {
     expect(r.headers.connection).toBe('close');
   });
 
+  it('are counted in the gateway’s request metrics under their interface and 431, both those over 16 KB and those over the parser’s 64 KB', async () => {
+    const count = async (labels: string): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${hermod.metricsPort}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`hermod_http_requests_total{${labels}}`));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const v1 = 'interface="gateway_v1",route="unmatched",method="POST",status="431"';
+    const outside = 'interface="none",route="unmatched",method="unknown",status="431"';
+    const before = { v1: await count(v1), outside: await count(outside) };
+    await overTls(oversized('POST', '/rest/gateway/messages'));
+    await overTls(huge('GET', '/rest/sms/v2/messages'));
+    expect(await count(v1)).toBe(before.v1 + 1);
+    // Over 64 KB, the parser fails on a later chunk than the request line's: the interface is not known.
+    expect(await count(outside)).toBe(before.outside + 1);
+  });
+
   it('leave the gateway answering requests of ordinary size', async () => {
     await overTls(oversized('POST', '/rest/sms/v2/messages'));
     const client = createClient(hermod.baseUrl, ca, { user: 'acme', pass: 'secret' });

@@ -3,9 +3,12 @@ import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { HermodError } from '../../lib/errors';
+import { httpRequests } from '../../lib/metrics';
 
 /** One interface's error renderer, as the app mounts it, for answers made outside Koa. */
 export interface InterfaceErrors {
+  /** Its name in the request metrics' `interface` label. */
+  name?: string;
   prefix: string;
   errors: Middleware;
   /** The routes whose errors are plain text (Campaign Manager's deletes and healthz); the routes mark them inside Koa. */
@@ -63,6 +66,7 @@ export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: Re
   return (req, res) => {
     if (headBytes(req) <= HEADER_LIMIT) return next(req, res);
     const path = (req.url ?? '/').replace(/[?#].*$/, '');
+    counted(interfaces, req.method ?? 'GET', path);
     void answerFor(interfaces, req.method ?? 'GET', path).then((a) => {
       res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' });
       res.end(a.body);
@@ -97,6 +101,7 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
       return;
     }
     const start = requestStart(err.rawPacket);
+    counted(interfaces, start?.method ?? 'unknown', start?.path);
     const answer = start ? answerFor(interfaces, start.method, start.path) : Promise.resolve(plainAnswer());
     void answer.then((a) => {
       if (socket.destroyed) return;
@@ -120,9 +125,19 @@ function requestStart(chunk: Buffer | undefined): { method: string; path: string
   return match ? { method: match[1]!, path: match[2]! } : undefined;
 }
 
+/** A 431 answered here never reaches Koa's request metrics: it is counted as they count, under its interface when its path is known. */
+function counted(interfaces: readonly InterfaceErrors[], method: string, path: string | undefined): void {
+  const iface = path === undefined ? undefined : interfaceOf(interfaces, path);
+  httpRequests.inc({ interface: iface?.name ?? 'none', route: 'unmatched', method, status: '431' });
+}
+
+function interfaceOf(interfaces: readonly InterfaceErrors[], path: string): InterfaceErrors | undefined {
+  return interfaces.find((i) => path === i.prefix || path.startsWith(i.prefix + '/'));
+}
+
 /** The 431 of the interface under `path`, or a plain text one outside every interface. */
 function answerFor(interfaces: readonly InterfaceErrors[], method: string, path: string): Promise<Answer> {
-  const iface = interfaces.find((i) => path === i.prefix || path.startsWith(i.prefix + '/'));
+  const iface = interfaceOf(interfaces, path);
   return iface ? renderError(iface, method, path, refusal()).catch(() => plainAnswer()) : Promise.resolve(plainAnswer());
 }
 
