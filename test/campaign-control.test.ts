@@ -259,6 +259,10 @@ describe('campaign control', () => {
       const both = await h.hermod.cli(['campaigns', 'dry-run', 'acme', listId]);
       expect(both).toMatchObject({ code: 2 });
       expect(both.output).toMatch(/^error: give exactly one of --content <text> and --template <name>/);
+      // Content a campaign could never send is refused as the campaign would be, not measured as sendable.
+      const tooLong = await h.hermod.cli(['campaigns', 'dry-run', 'acme', listId, '--content', 'Kia ora e hoa mā 👋🏽 '.repeat(100)]);
+      expect(tooLong.code).toBe(1);
+      expect(tooLong.output).toMatch(/^error: content: must NOT have more than 1600 characters/);
       const noList = await h.hermod.cli(['campaigns', 'dry-run', 'acme', '12345', '--template', 'kāore']);
       expect(noList.output).toMatch(/^error: application acme has no template "kāore"/);
       await sleep(500);

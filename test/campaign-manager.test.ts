@@ -241,6 +241,12 @@ describe('Campaign Manager over HTTPS', () => {
       ['an e-mail of 3 characters', () => ({ email: 'a@b' }), () => ({ email: 'a@' })],
       ['a well-formed e-mail', () => ({ email: 'lists@acme.example' }), () => ({ email: 'not an e-mail' })],
       [
+        'a destination with its country code after the plus',
+        () => ({ members: [{ destination: '+6421000001' }] }),
+        // No country code starts with 0: a plus and a 0 is no number a carrier can reach.
+        () => ({ members: [{ destination: '+000' }] }),
+      ],
+      [
         'a destination of 15 digits',
         () => ({ members: [{ destination: '+' + '6'.repeat(15) }] }),
         () => ({ members: [{ destination: '+' + '6'.repeat(16) }] }),
@@ -355,6 +361,8 @@ describe('Campaign Manager over HTTPS', () => {
       ['a batch of 255 characters', { batch: world(255) }, { batch: world(256) }],
       ['an e-mail of 254 characters', { email: emailOf(254) }, { email: emailOf(255) }],
       ['content of 1 character', { content: '👋' }, { content: '' }],
+      // As SMS Gateway v2 and Gateway v1 take for a message: longer content could never be sent.
+      ['content of 1,600 characters', { content: world(1600) }, { content: world(1601) }],
       ['a schedule with an offset', { schedule: atOffset(Date.now() + DAY, -210) }, { schedule: '2030-13-01T00:00:00Z' }],
     ];
     for (const [what, ok, bad] of campaignLimits) {
@@ -511,6 +519,11 @@ describe('Campaign Manager over HTTPS', () => {
       expect(Number.isSafeInteger(welcome!.id)).toBe(true);
       expect(r.json.some((t: { name: string }) => t.name === 'globex-secret')).toBe(false);
       expect((await globex.get(`${CM}/globex/templates`)).json).toEqual([{ id: expect.any(Number), name: 'globex-secret' }]);
+    });
+
+    it('refuses a template longer than a campaign may be (1,600 characters), and keeps one of 1,600', async () => {
+      await setTemplate('acme', 'roa-rawa', world(1600));
+      await expect(setTemplate('acme', 'roa-rawa', world(1601))).rejects.toMatchObject({ details: expect.stringMatching(/1600 characters/) });
     });
 
     it('sends a campaign from a template named by name or by id, filled in for each member', async () => {

@@ -4,7 +4,8 @@ import type { HotState } from '../ports/state';
 import { measureSms } from '../domain/sms-segments';
 import { HermodError } from '../../lib/errors';
 import { applicationByRef } from './campaign-control';
-import { compileContent } from './message-template';
+import { compileContent, validateContent } from './message-template';
+import { isMemberDestination } from '../domain/member-destination';
 import type { Templates } from './templates';
 
 export interface DryRunRequest {
@@ -32,8 +33,6 @@ export interface DryRunResult {
 /** Dropped and warned members listed by name; the rest are only counted. */
 const MAX_LISTED = 1000;
 const PAGE = 5000;
-/** What Campaign Manager accepts as a member's destination (gateway/campaign-manager/schemas.ts); imports over gRPC are not checked. */
-const DESTINATION = /^\+?[0-9]{3,15}$/;
 const PARAM = /\{\{\s*param([1-6])\s*\}\}/g;
 const ENCODING = { gsm7: 'GSM-7', ucs2: 'UCS-2' } as const;
 
@@ -51,6 +50,7 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
     if (Boolean(req.content) === Boolean(req.template)) throw new HermodError('invalid_attrib', 'give exactly one of content and template');
     const content = req.content || (await deps.templates.contentFor(app.id, req.template));
     if (content === undefined) throw new HermodError('not_found', `application ${app.name} has no template ${JSON.stringify(req.template)}`);
+    validateContent(content);
     const render = compileContent(content);
     const used = [...new Set([...content.matchAll(PARAM)].map((m) => Number(m[1]) - 1))];
     const list = (await deps.store.listLists(app.id)).find((l) => String(l.id) === req.listId);
@@ -84,7 +84,13 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
       page.forEach((m, i) => {
         result.members++;
         const reason =
-          m.optedOut || optedOut[i] ? 'opted_out' : !DESTINATION.test(m.destination) ? 'invalid_destination' : blocks[i] !== undefined ? 'blocked' : undefined;
+          m.optedOut || optedOut[i]
+            ? 'opted_out'
+            : !isMemberDestination(m.destination)
+              ? 'invalid_destination'
+              : blocks[i] !== undefined
+                ? 'blocked'
+                : undefined;
         if (reason) {
           drop(m, reason);
           return;

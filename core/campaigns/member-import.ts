@@ -2,7 +2,7 @@ import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign
 import type { HotState } from '../ports/state';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
-import { compileContent } from './message-template';
+import { validateContent } from './message-template';
 
 export const MAX_MEMBERS = 1_000_000;
 
@@ -168,7 +168,7 @@ export function createMemberImporter(deps: {
       if (found === undefined) throw new HermodError('unprocessable', `template ${JSON.stringify(f.template)} is not a template of this application`);
       content = found;
     }
-    compileContent(content); // refuses unknown placeholders now rather than at send time
+    validateContent(content); // refuses unknown placeholders and content too long now rather than at send time
     return {
       applicationId,
       name: f.name,

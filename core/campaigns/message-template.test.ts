@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
-import { compileContent } from './message-template';
+import { compileContent, validateContent } from './message-template';
 
 describe('campaign content placeholders', () => {
   it('fill in each member’s parameters and destination', () => {
@@ -47,5 +47,17 @@ describe('campaign content placeholders', () => {
         },
       ),
     );
+  });
+});
+
+describe('campaign content length', () => {
+  it('takes 1,600 characters counted as code points (an emoji is one) and refuses 1,601', () => {
+    expect(() => validateContent('👋🏽'.repeat(800))).not.toThrow();
+    expect(() => validateContent('mā'.repeat(800))).not.toThrow();
+    expect(() => validateContent(`${'你好'.repeat(800)}!`)).toThrow(/must NOT have more than 1600 characters \(it has 1601\)/);
+  });
+
+  it('still refuses unknown placeholders in content of any length', () => {
+    expect(() => validateContent('Kia ora {{ingoa}}')).toThrow(/\{\{ingoa\}\}/);
   });
 });

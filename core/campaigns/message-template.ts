@@ -1,4 +1,5 @@
 import { HermodError } from '../../lib/errors';
+import { MAX_SMS_CHARACTERS } from '../domain/sms-segments';
 
 /**
  * Campaign content with member placeholders: `{{param1}}` .. `{{param6}}` and
@@ -38,4 +39,19 @@ export function compileContent(content: string): RenderMember {
     }
     return out;
   };
+}
+
+/**
+ * Content a campaign or template is refused for when it is given, not found
+ * out at send time for every member: unknown placeholders, or more than an
+ * SMS interface takes for a message (MAX_SMS_CHARACTERS, before members'
+ * parameters fill it in).
+ */
+export function validateContent(content: string): void {
+  let characters = 0;
+  for (const _ of content) characters++;
+  if (characters > MAX_SMS_CHARACTERS) {
+    throw new HermodError('unprocessable', `content: must NOT have more than ${MAX_SMS_CHARACTERS} characters (it has ${characters})`);
+  }
+  compileContent(content);
 }

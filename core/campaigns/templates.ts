@@ -2,7 +2,7 @@ import type { AccountStore } from '../ports/account-store';
 import type { CampaignStore, TemplateRecord } from '../ports/campaign-store';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
-import { compileContent } from './message-template';
+import { validateContent } from './message-template';
 
 /**
  * Message templates of an application: operators create and change them (by
@@ -20,7 +20,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
       if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
       if (!name || name.length > 255) throw new HermodError('invalid_attrib', 'template name must be 1..255 characters');
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');
-      compileContent(content);
+      validateContent(content);
       const current = (await deps.store.listTemplates(app.id)).find((t) => t.name === name);
       const record: TemplateRecord = {
         id: current?.id ?? deps.numericIds(),

@@ -20,6 +20,12 @@ export const UCS2_SINGLE = 70;
 export const UCS2_PART = 67;
 /** An 8-bit reference numbers at most 255 parts. */
 export const MAX_PARTS = 255;
+/**
+ * Longest text hermod takes for an SMS, in characters (code points, as JSON
+ * Schema counts them): a message on SMS Gateway v2 or Gateway v1, a
+ * campaign's content or a template. Twilio's limit; ten or more parts.
+ */
+export const MAX_SMS_CHARACTERS = 1600;
 
 const UDH_LENGTH = 6;
 

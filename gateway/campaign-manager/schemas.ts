@@ -1,3 +1,5 @@
+import { MAX_SMS_CHARACTERS } from '../../core/domain/sms-segments';
+import { MEMBER_DESTINATION_PATTERN } from '../../core/domain/member-destination';
 /**
  * Campaign Manager request schemas (SPEC.md §2.1, §8), compiled with ajv like
  * the other interfaces. `members` is streamed, so each member is checked on
@@ -19,8 +21,8 @@ export const CAMPAIGN_MANAGER_SCHEMAS = {
     type: 'object',
     required: ['destination'],
     properties: {
-      // A mobile number: international with +, or national digits the carrier routes.
-      destination: { type: 'string', minLength: 1, pattern: '^\\+?[0-9]{3,15}$' },
+      // A mobile number: international with + (no country code starts with 0), or national digits the carrier routes.
+      destination: { type: 'string', minLength: 1, pattern: MEMBER_DESTINATION_PATTERN },
       param1: param,
       param2: param,
       param3: param,
@@ -40,7 +42,7 @@ export const CAMPAIGN_MANAGER_SCHEMAS = {
     properties: {
       ...common,
       schedule: { type: 'string', format: 'date-time' },
-      content: { type: 'string', minLength: 1 },
+      content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS },
       mask: { type: 'string', minLength: 1, maxLength: 11 },
       opt_out_response: { type: 'string', minLength: 1, maxLength: 160 },
       reply_response: { type: 'string', minLength: 1, maxLength: 160 },
