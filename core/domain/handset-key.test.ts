@@ -14,6 +14,9 @@ describe('handsetKey', () => {
     expect(handsetKey('006421999001')).toBe('+6421999001');
     expect(handsetKey('00 64 21 999 001')).toBe('+6421999001');
     expect(handsetKey('+006421999001')).toBe('+6421999001');
+    // An international number of 14 or 15 digits is 16 or 17 with its 00: still that number.
+    expect(handsetKey('0010000000000000')).toBe('+10000000000000');
+    expect(handsetKey('00 886 912 345 678 901')).toBe('+886912345678901');
     // No country code starts with 0: 000… is no international number, and stays as written.
     expect(handsetKey('0006421999001')).toBe('+0006421999001');
   });

@@ -13,11 +13,12 @@
 export function handsetKey(handset: string): string {
   if (E164.test(handset)) return handset; // as the interfaces mostly write it: once a message
   const compact = handset.trim().replace(/[\s().-]/g, '');
+  if (INTERNATIONAL.test(compact)) return `+${compact.slice(compact.indexOf('00') + 2)}`;
   if (!NUMBER.test(compact)) return handset;
-  const digits = compact.startsWith('+') ? compact.slice(1) : compact;
-  return INTERNATIONAL_PREFIX.test(digits) ? `+${digits.slice(2)}` : `+${digits}`;
+  return compact.startsWith('+') ? compact : `+${compact}`;
 }
 
 const NUMBER = /^\+?[0-9]{1,15}$/;
+/** 00, then a number of up to 15 digits whose country code, like every one, does not start with 0. */
+const INTERNATIONAL = /^\+?00[1-9][0-9]{0,14}$/;
 const E164 = /^\+[1-9][0-9]{0,14}$/;
-const INTERNATIONAL_PREFIX = /^00[1-9]/;

@@ -11,10 +11,15 @@ export interface SmppAddress {
 
 /**
  * How an address is put on the wire: `+E.164` becomes international/ISDN
- * without the plus, bare digits unknown/ISDN, anything else alphanumeric.
+ * without the plus, and so does a number written with the `00` international
+ * prefix (a contact list's `0064…`: no country code starts with 0, and a
+ * carrier whose own international prefix is not 00 would misroute the digits);
+ * other digits unknown/ISDN, for the carrier to route; anything else
+ * alphanumeric.
  */
 export function smppAddress(address: string): SmppAddress {
   if (/^\+\d+$/.test(address)) return { addr: address.slice(1), ton: Ton.INTERNATIONAL, npi: Npi.ISDN };
+  if (/^00[1-9]\d*$/.test(address)) return { addr: address.slice(2), ton: Ton.INTERNATIONAL, npi: Npi.ISDN };
   if (/^\d*$/.test(address)) return { addr: address, ton: Ton.UNKNOWN, npi: Npi.ISDN };
   return { addr: address, ton: Ton.ALPHANUMERIC, npi: Npi.UNKNOWN };
 }
