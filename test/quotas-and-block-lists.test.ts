@@ -161,6 +161,10 @@ describe('quotas and block lists: hermod with two gateways on Redis hot state an
     expect(byStatus('blocked')).toEqual(['+8613912345678']);
     expect(byStatus('received')).toHaveLength(2);
     expect(byStatus('deficient')).toHaveLength(2);
+    // The operator's view counts them as the report does: over the quota is not a carrier's failure.
+    const shown = await run.hermod.cli(['campaigns', 'show', 'kōrero', String(r.json.id)]);
+    expect(shown.code, shown.output).toBe(0);
+    expect(JSON.parse(shown.output)).toMatchObject({ members: 5, delivered: 2, blocked: 1, deficient: 2, failed: 0, remaining: 0 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(reachedWith(tag)).toBe(2);
     await run.hermod.cli(['apps', 'set-quota', 'kōrero', '--clear']);

@@ -1,7 +1,7 @@
 /** The operators' commands' usage, apart from the commands themselves: `hermod` prints it without loading them. */
 export const CAMPAIGNS_USAGE = `  campaigns list [<application>]             campaigns with their state and progress (all applications without one)
   campaigns show <application> <campaign-id>  one campaign as JSON: state, members, submitted, delivered, failed,
-                                             blocked, dead, remaining, current rate, estimate of the time left
+                                             blocked, deficient, dead, remaining, current rate, estimate of the time left
   campaigns pause <application> <campaign-id>   stop new sends within a second, on every core
   campaigns resume <application> <campaign-id>  continue where it stopped (nobody twice, nobody skipped)
   campaigns cancel <application> <campaign-id>  members not yet handed to a carrier are never sent: they end dead

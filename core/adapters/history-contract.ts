@@ -586,6 +586,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           event(ms[1]!, 'rejected', BASE + 1001),
           event(ms[2]!, 'queued', BASE + 5),
           event(ms[3]!, 'dead', BASE + 6),
+          event(ms[4]!, 'deficient', BASE + 7),
         ]);
         const { lo, hi } = campaignMessageRange(203, 0, 10);
         expect(await history.campaigns.progressRange(lo, hi, BASE + 500)).toEqual({
@@ -594,8 +595,9 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
           delivered: 1,
           failed: 1,
           blocked: 0,
+          deficient: 1,
           dead: 1,
-          waiting: 2,
+          waiting: 1,
           handedSince: 1,
         });
         const none = campaignMessageRange(999, 0, 10);

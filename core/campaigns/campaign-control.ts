@@ -28,6 +28,7 @@ export interface CampaignView {
   delivered: number;
   failed: number;
   blocked: number;
+  deficient: number;
   dead: number;
   remaining: number;
   currentRate: number;
@@ -96,6 +97,7 @@ export function createCampaignControl(deps: {
       delivered: n.delivered,
       failed: n.failed,
       blocked: n.blocked,
+      deficient: n.deficient,
       dead: n.dead,
       remaining,
       currentRate,

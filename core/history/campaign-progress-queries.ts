@@ -20,8 +20,9 @@ SELECT
     count()                                                                              AS messages,
     countIf(sent_ms > 0 AND last_status != 'dead')                                       AS handed,
     countIf(last_status IN ('received', 'read'))                                         AS delivered,
-    countIf(last_status IN ('rejected', 'failed', 'expired', 'frozen', 'deficient'))     AS failed,
+    countIf(last_status IN ('rejected', 'failed', 'expired', 'frozen'))                  AS failed,
     countIf(last_status = 'blocked')                                                     AS blocked,
+    countIf(last_status = 'deficient')                                                   AS deficient,
     countIf(last_status = 'dead')                                                        AS dead,
     countIf(last_status IN ('', 'accepted', 'queued'))                                   AS waiting,
     countIf(sent_ms >= {since:Int64} AND last_status != 'dead')                          AS handedSince

@@ -210,6 +210,7 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
         delivered: n(r?.delivered),
         failed: n(r?.failed),
         blocked: n(r?.blocked),
+        deficient: n(r?.deficient),
         dead: n(r?.dead),
         waiting: n(r?.waiting),
         handedSince: n(r?.handedSince),

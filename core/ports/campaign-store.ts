@@ -89,9 +89,11 @@ export interface CampaignProgressCounts {
   /** Messages that reached a carrier connection and did not end `dead`. */
   handed: number;
   delivered: number;
-  /** rejected, failed, expired, frozen or deficient. */
+  /** rejected, failed, expired or frozen. */
   failed: number;
   blocked: number;
+  /** Over the application's quota: never sent (as the report's `deficient`). */
+  deficient: number;
   dead: number;
   /** accepted or queued: not yet handed to a carrier, not ended. */
   waiting: number;

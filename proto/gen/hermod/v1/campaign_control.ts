@@ -49,6 +49,7 @@ export interface CampaignProgress {
   schedule: Date | undefined;
   submitted: number;
   delivered: number;
+  /** rejected, failed, expired or frozen */
   failed: number;
   blocked: number;
   dead: number;
@@ -58,6 +59,8 @@ export interface CampaignProgress {
   currentRate: number;
   /** Estimate of the time left at the current rate; negative when unknown. */
   secondsLeft: number;
+  /** Members over their application's quota: never sent (not counted in failed). */
+  deficient: number;
 }
 
 export interface DryRunCampaignRequest {
@@ -355,6 +358,7 @@ function createBaseCampaignProgress(): CampaignProgress {
     remaining: 0,
     currentRate: 0,
     secondsLeft: 0,
+    deficient: 0,
   };
 }
 
@@ -404,6 +408,9 @@ export const CampaignProgress: MessageFns<CampaignProgress> = {
     }
     if (message.secondsLeft !== 0) {
       writer.uint32(121).double(message.secondsLeft);
+    }
+    if (message.deficient !== 0) {
+      writer.uint32(128).uint64(message.deficient);
     }
     return writer;
   },
@@ -541,6 +548,14 @@ export const CampaignProgress: MessageFns<CampaignProgress> = {
             message.secondsLeft = reader.double();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.deficient = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -582,6 +597,7 @@ export const CampaignProgress: MessageFns<CampaignProgress> = {
         : isSet(object.seconds_left)
         ? globalThis.Number(object.seconds_left)
         : 0,
+      deficient: isSet(object.deficient) ? globalThis.Number(object.deficient) : 0,
     };
   },
 
@@ -632,6 +648,9 @@ export const CampaignProgress: MessageFns<CampaignProgress> = {
     if (message.secondsLeft !== 0) {
       obj.secondsLeft = floatToJson(message.secondsLeft);
     }
+    if (message.deficient !== 0) {
+      obj.deficient = Math.round(message.deficient);
+    }
     return obj;
   },
 
@@ -655,6 +674,7 @@ export const CampaignProgress: MessageFns<CampaignProgress> = {
     message.remaining = object.remaining ?? 0;
     message.currentRate = object.currentRate ?? 0;
     message.secondsLeft = object.secondsLeft ?? 0;
+    message.deficient = object.deficient ?? 0;
     return message;
   },
 };
