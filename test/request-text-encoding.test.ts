@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Reply } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
@@ -71,8 +72,8 @@ const INTERFACES: Interface[] = [
 describe('request text must be UTF-8, on every interface', () => {
   let hermod: HermodProcess;
   let ca: string;
-  const post = (path: string, bytes: Buffer, type = 'application/json'): Promise<Reply> =>
-    postBytes(hermod.baseUrl, ca, path, bytes, { authorization: basic('acme', 'secret'), 'content-type': type });
+  const post = (path: string, bytes: Buffer, type = 'application/json', headers: Record<string, string> = {}): Promise<Reply> =>
+    postBytes(hermod.baseUrl, ca, path, bytes, { authorization: basic('acme', 'secret'), 'content-type': type, ...headers });
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-encoding-'));
@@ -110,6 +111,18 @@ describe('request text must be UTF-8, on every interface', () => {
       expect([201, 202], r.text).toContain(r.status);
     });
 
+    it('refuses a gzip body with 415 and Accept-Encoding: identity instead of reading it as broken UTF-8', async () => {
+      const r = await post(api.path, gzipSync(api.body(SHORT)), 'application/json', { 'content-encoding': 'gzip' });
+      expect(r.status, r.text).toBe(415);
+      expect(r.headers['accept-encoding']).toBe('identity');
+      api.error(r, 415, /^Content-Encoding gzip is not supported: send the body uncompressed$/);
+    });
+
+    it('accepts a body labelled Content-Encoding: Identity, which is no coding at all', async () => {
+      const r = await post(api.path, Buffer.from(api.body(SHORT)), 'application/json', { 'content-encoding': 'Identity' });
+      expect([201, 202], r.text).toContain(r.status);
+    });
+
     it('accepts world text, escaped emoji pairs included, declared as charset=UTF-8', async () => {
       const r = await post(api.path, Buffer.from(api.body(`${SHORT} \\ud83d\\udc4b`)), 'application/json; charset="UTF-8"');
       expect([201, 202], r.text).toContain(r.status);
@@ -124,6 +137,35 @@ describe('request text must be UTF-8, on every interface', () => {
     const deleted = await post(`${CM}/delete_multiple_lists`, Buffer.concat([BOM, Buffer.from(`{"list_ids":[${list.json.id}]}`)]));
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.json).toEqual({ list_ids: [list.json.id], message: 'IDs of deleted lists' });
+  });
+
+  it('refuses a compressed Gateway v1 broadcast and Campaign Manager delete of lists too, the delete in its plain text', async () => {
+    const upperCase = { 'content-encoding': 'GZIP' };
+    const broadcast = await post(
+      '/rest/gateway/messages/broadcast',
+      gzipSync(`{"destination":["+6421000006"],"content":"${SHORT}"}`),
+      'application/json',
+      upperCase,
+    );
+    expect(broadcast.status, broadcast.text).toBe(415);
+    expect(broadcast.json).toMatchObject({ code: 415, message: 'Content-Encoding GZIP is not supported: send the body uncompressed' });
+    const deleted = await post(`${CM}/delete_multiple_lists`, Buffer.from('{"list_ids":[1]}'), 'application/json', { 'content-encoding': 'identity, br' });
+    expect(deleted.status, deleted.text).toBe(415);
+    expect(deleted.headers['accept-encoding']).toBe('identity');
+    expect(deleted.text).toBe('error: Content-Encoding br is not supported: send the body uncompressed');
+  });
+
+  it('refuses a gzip Campaign Manager list at its headers, while its body is still streaming in', async () => {
+    const request = openPost(hermod.baseUrl, ca, `${CM}/lists`, {
+      authorization: basic('acme', 'secret'),
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    request.write(gzipSync('{"name":"Kia ora, e hoa mā","members":[{"destination":"+6421000007","param1":"你好 👋🏽"}'));
+    const r = await request.reply;
+    expect(r.status, r.text).toBe(415);
+    expect(r.json).toEqual({ code: 415, message: 'Content-Encoding gzip is not supported: send the body uncompressed' });
+    await request.end(']}').catch(() => undefined);
   });
 
   it('stores and shows v2 text exactly as sent', async () => {
