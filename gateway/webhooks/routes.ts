@@ -6,6 +6,7 @@ import type { HttpCarrierConfig } from '../../lib/config';
 import { HermodError, toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { CARRIER_WEBHOOKS, type WebhookChannel } from '../../lib/carrier-webhooks/carrier-webhooks';
+import { checkIdentityEncoding } from '../http/identity-encoding';
 
 /** Largest webhook body a carrier may send. */
 const MAX_BYTES = 1024 * 1024;
@@ -40,6 +41,8 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
 
   router.post('/:channel', async (ctx) => {
     const channel = channelOf(ctx);
+    // Otherwise a compressed body is refused as a bad signature or as not JSON, which misleads whoever debugs the integration.
+    checkIdentityEncoding(ctx);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
