@@ -4,6 +4,7 @@ import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
+import { checkApplicationName } from '../domain/application-name';
 import { hashApiKey, hashPassword, verifyPassword } from './secrets';
 
 interface AppIdentity {
@@ -145,6 +146,8 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     },
     async upsert(input) {
       const current = await deps.applications.getApplicationByName(input.name);
+      // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
+      if (!current) checkApplicationName(input.name);
       if (input.sourceAddresses) {
         owners = undefined;
         const claimed = await claims();

@@ -143,8 +143,6 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
       return app ? { ok: true, application: { ...app, callbackSecret: '' } } : { ok: false, application: undefined };
     }),
     upsertApplication: unaryHandler('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
-      if (!req.name) throw new HermodError('missing_attrib', 'name is required');
-      if (req.name.length > 255) throw new HermodError('invalid_attrib', 'name is at most 255 characters');
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
       if (req.imDefaultAttempts) parseAttemptList(req.imDefaultAttempts);
       if (req.imRateLimit !== undefined && !(Number.isInteger(req.imRateLimit) && req.imRateLimit >= -1 && req.imRateLimit <= 100)) {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../lib/errors';
+import type { AccountStore, ApplicationRecord } from '../ports/account-store';
+import { createAccounts } from './accounts';
+
+/** The account port kept in a Map: what createAccounts reads and writes, nothing else. */
+function accountsInMemory() {
+  const apps = new Map<string, ApplicationRecord>();
+  const store: AccountStore = {
+    upsertApplication: async (app) => void apps.set(app.name, app),
+    getApplicationByName: async (name) => apps.get(name),
+    getApplicationByApiKeyHash: async (hash) => [...apps.values()].find((a) => a.apiKeyHash === hash),
+    listApplications: async () => [...apps.values()],
+  };
+  const accounts = createAccounts({ applications: store, optOuts: { recordOptOuts: async () => undefined, listOptOuts: async () => [] } });
+  return { accounts, apps };
+}
+
+const refusal = (promise: Promise<unknown>): Promise<HermodError> =>
+  promise.then(
+    () => expect.fail('the application was created'),
+    (err: unknown) => err as HermodError,
+  );
+
+describe('application names', () => {
+  it('refuses to create an application whose name has a colon: HTTP Basic ends the user name at the first one', async () => {
+    const { accounts, apps } = accountsInMemory();
+    for (const name of ['co:lon', 'kāinga:ā-iwi', '商店:', ':']) {
+      const err = await refusal(accounts.upsert({ name, password: 'kupuhipa-🔑' }));
+      expect(err).toBeInstanceOf(HermodError);
+      expect(err.code).toBe('invalid_attrib');
+      expect(err.message).toContain(JSON.stringify(name));
+      expect(err.message).toMatch(/colon/);
+      expect(err.fields.map((f) => f.field)).toEqual(['name']);
+    }
+    expect(apps.size).toBe(0);
+  });
+
+  it('refuses to create an application whose name has a control character', async () => {
+    const { accounts, apps } = accountsInMemory();
+    for (const name of ['tēnā\tkoe', 'kia ora\n', '\u0000商店', 'del\u007f', 'c1\u0085']) {
+      const err = await refusal(accounts.upsert({ name, password: 'kupuhipa' }));
+      expect(err.code).toBe('invalid_attrib');
+      expect(err.message).toMatch(/control character/);
+    }
+    expect(apps.size).toBe(0);
+  });
+
+  it('refuses an empty name', async () => {
+    const { accounts } = accountsInMemory();
+    expect((await refusal(accounts.upsert({ name: '', password: 'kupuhipa' }))).code).toBe('missing_attrib');
+  });
+
+  it('creates applications named in any script, with spaces, hyphens and emoji', async () => {
+    const { accounts, apps } = accountsInMemory();
+    const names = ['acme', 'kāinga-ā-iwi', '商店', 'Ngā Kōrero 👋🏽', '👨‍👩‍👧 whānau', 'ร้านค้า'];
+    for (const name of names) expect((await accounts.upsert({ name, password: 'kupuhipa' })).name).toBe(name);
+    expect([...apps.keys()]).toEqual(names);
+    expect(await accounts.authenticateBasic('kāinga-ā-iwi', 'kupuhipa')).toMatchObject({ name: 'kāinga-ā-iwi' });
+  });
+
+  it('still changes an application stored with a colon in its name before names were checked', async () => {
+    const { accounts, apps } = accountsInMemory();
+    const old = await accounts.upsert({ name: 'old', password: 'kupuhipa' });
+    apps.set('old:name', { ...apps.get('old')!, name: 'old:name' });
+    apps.delete('old');
+    const changed = await accounts.upsert({ name: 'old:name', apiKey: 'hmd_tēnā-koe' });
+    expect(changed).toEqual({ id: old.id, name: 'old:name' });
+    expect(await accounts.authenticateApiKey('hmd_tēnā-koe')).toEqual({ id: old.id, name: 'old:name' });
+  });
+});
