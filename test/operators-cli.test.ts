@@ -57,4 +57,26 @@ describe("operators' CLI against a running service", () => {
       }
     });
   });
+
+  describe('block list removals', () => {
+    it('says an entry is not on the list it was to be removed from, with exit code 1', async () => {
+      expect((await hermod.cli(['blocklist', 'add', '--app', 'acme', '+6421999'])).code).toBe(0);
+
+      const notOnAcme = await hermod.cli(['blocklist', 'remove', '--app', 'acme', '+6421998']);
+      expect(notOnAcme.code, notOnAcme.output).toBe(1);
+      expect(notOnAcme.output.trim()).toBe('error: +6421998 is not on the block list of acme');
+      const notGlobal = await hermod.cli(['blocklist', 'remove', '+64']);
+      expect(notGlobal.code, notGlobal.output).toBe(1);
+      expect(notGlobal.output.trim()).toBe('error: +64 is not on the global block list');
+      expect((await hermod.cli(['blocklist', 'list', '--app', 'acme'])).output).toMatch(/^acme\t\+6421999\t/m);
+    });
+
+    it('removes an entry written with spaces and the 00 prefix', async () => {
+      expect((await hermod.cli(['blocklist', 'add', '--app', 'acme', '+8190 1234'])).code).toBe(0);
+      const removed = await hermod.cli(['blocklist', 'remove', '--app', 'acme', '0081 90-1234']);
+      expect(removed.code, removed.output).toBe(0);
+      expect(removed.output.trim()).toBe('removed from the block list of acme: +81901234');
+      expect((await hermod.cli(['blocklist', 'list', '--app', 'acme'])).output).not.toMatch(/\+81901234/);
+    });
+  });
 });

@@ -28,7 +28,7 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
               | --clear                      deficient and v1 sends are refused (--clear: no quota)
   blocklist add [--app <name>] <prefix>...   block E.164 numbers or prefixes (+6421) for one application, or
                                              for all without --app: matching sends end blocked
-  blocklist remove [--app <name>] <prefix>...  remove entries from that list
+  blocklist remove [--app <name>] <prefix>...  remove entries from that list (none if one is not on it)
   blocklist list [--app <name>]              the entries of one application's list, or of every list
   keys issue <name>                          issue a new API key (replaces the current one; printed once)
   keys revoke <name>                         revoke the application's API key

@@ -36,6 +36,17 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
     const names = new Map((await deps.applications.listApplications()).map((a) => [a.id, a.name]));
     return entries.map((e) => ({ applicationName: e.scope === '' ? '' : (names.get(e.scope) ?? e.scope), prefix: e.prefix, at: e.at }));
   };
+  /** A removal names entries as they are listed (after normalizing): one that is not there is a typo, not a removal that did nothing. */
+  const refuseAbsent = async (scope: string, applicationName: string, prefixes: readonly string[]): Promise<void> => {
+    const listed = new Set((await deps.store.listBlocks(scope)).map((e) => e.prefix));
+    const absent = [...new Set(prefixes.filter((p) => !listed.has(p)))];
+    if (absent.length === 0) return;
+    const list = applicationName === '' ? 'the global block list' : `the block list of ${applicationName}`;
+    const which = absent.length === 1 ? `${absent[0]} is` : `${absent.slice(0, -1).join(', ')} and ${absent.at(-1)} are`;
+    throw new HermodError('not_found', `${which} not on ${list}${new Set(prefixes).size > absent.length ? '; nothing was removed' : ''}`, {
+      fields: [{ field: 'prefixes', description: `entries of ${list}, as hermod blocklist list shows them` }],
+    });
+  };
   return {
     async update(applicationName, prefixes, blocked) {
       if (prefixes.length === 0) throw new HermodError('missing_attrib', 'give at least one number or prefix');
@@ -48,6 +59,7 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
         return prefix;
       });
       const scope = await scopeOf(applicationName);
+      if (!blocked) await refuseAbsent(scope, applicationName, normalized);
       const at = Date.now();
       const entries = normalized.map((prefix) => ({ scope, prefix, blocked, at }));
       await deps.store.recordBlocks(entries);
