@@ -6,6 +6,7 @@ import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE } from './cli/admin-usage';
 import { asksForHelp, commandHelp } from './cli/command-help';
+import { outputLines } from './cli/output-lines';
 import { keepBuildInUse } from '../lib/build-location';
 
 const USAGE = `usage: hermod <command>
@@ -43,7 +44,7 @@ function flag(name: string): string | undefined {
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
   if (!cluster.isWorker && command && asksForHelp(process.argv.slice(3))) {
-    process.stdout.write(commandHelp(USAGE, command) + '\n');
+    outputLines(process.stdout)(commandHelp(USAGE, command));
     return;
   }
   keepBuildInUse();
@@ -82,10 +83,10 @@ async function main(): Promise<void> {
     case 'messages':
     case 'campaigns':
       // The operators' commands and the certificate maker load only when asked for: every process of the service starts here.
-      process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(config, process.argv.slice(2), (line) => process.stdout.write(line + '\n'));
+      process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(config, process.argv.slice(2), outputLines(process.stdout));
       return;
     case 'reply':
-      process.exitCode = await (await import('./cli/reply-cli')).runReplyCommand(config, process.argv.slice(3), (line) => process.stdout.write(line + '\n'));
+      process.exitCode = await (await import('./cli/reply-cli')).runReplyCommand(config, process.argv.slice(3), outputLines(process.stdout));
       return;
     case 'grpc-certs': {
       const [dir, ...hosts] = process.argv.slice(3);
@@ -94,14 +95,14 @@ async function main(): Promise<void> {
         process.exit(2);
       }
       const files = await (await import('../lib/role-certificates')).makeRoleCertificates(dir, 'hermod', hosts);
-      process.stdout.write(`HERMOD_GRPC_TLS_CERT=${files.certFile}\nHERMOD_GRPC_TLS_KEY=${files.keyFile}\nHERMOD_GRPC_TLS_CA=${files.caFile}\n`);
+      outputLines(process.stdout)(`HERMOD_GRPC_TLS_CERT=${files.certFile}\nHERMOD_GRPC_TLS_KEY=${files.keyFile}\nHERMOD_GRPC_TLS_CA=${files.caFile}`);
       return;
     }
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE + '\n');
+      outputLines(process.stdout)(USAGE);
       return;
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,36 @@ describe("operators' CLI against a running service", () => {
       expect(removed.code, removed.output).toBe(0);
       expect(removed.output.trim()).toBe('removed from the block list of acme: +81901234');
       expect((await hermod.cli(['blocklist', 'list', '--app', 'acme'])).output).not.toMatch(/\+81901234/);
+    });
+  });
+
+  describe('output to a reader that stops reading', () => {
+    it('ends quietly when its output pipe is closed early, as `hermod blocklist list | head -3` closes it', async () => {
+      // 3,000 lines (about 130 KB): more than a pipe holds, so the CLI is still writing when the reader goes.
+      const prefixes = Array.from({ length: 3000 }, (_, i) => `+6422${String(i).padStart(6, '0')}`);
+      expect((await hermod.cli(['apps', 'create', 'rārangi-一覧', '--password', 'kupuhipa'])).code).toBe(0);
+      const added = await hermod.cli(['blocklist', 'add', '--app', 'rārangi-一覧', ...prefixes]);
+      expect(added.code, added.output.slice(0, 300)).toBe(0);
+
+      const child = spawn(process.execPath, [path.join(import.meta.dirname, '../bin/hermod.js'), 'blocklist', 'list', '--app', 'rārangi-一覧'], {
+        env: { ...process.env, HERMOD_CORE_ADDRESS: hermod.coreAddress },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let firstChunk = '';
+      // head -3: read one chunk, then close the pipe's read side.
+      child.stdout.once('data', (chunk: Buffer) => {
+        firstChunk = chunk.toString('utf8');
+        child.stdout.destroy();
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (c: string) => (stderr += c));
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
+
+      expect(firstChunk).toMatch(/^application\tprefix\tsince\n/);
+      expect(stderr).not.toMatch(/Unhandled|EPIPE|Error/);
+      expect(stderr).toBe('');
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
     });
   });
 });
