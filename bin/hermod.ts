@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       outputLines(process.stdout)(USAGE);
       return;
     default:
-      process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
+      process.stderr.write(`error: unknown command ${JSON.stringify(command)} (hermod --help lists them)\n`);
       process.exit(2);
   }
 }

@@ -81,6 +81,33 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('command lines that cannot be run', () => {
+    it('says in one line that an application or template name is empty, with the usage exit code', async () => {
+      const app = await hermod.cli(['apps', 'create', '', '--password', 'x']);
+      expect({ code: app.code, output: app.output }).toEqual({ code: 2, output: 'error: application name is empty\n' });
+      const template = await hermod.cli(['templates', 'set', 'acme', '', 'Kia ora {{param1}} 👋🏽']);
+      expect({ code: template.code, output: template.output }).toEqual({ code: 2, output: 'error: template name is empty\n' });
+    });
+
+    it('names an unknown command in one line, with the usage exit code', async () => {
+      const sub = await hermod.cli(['apps', 'frob', 'acme']);
+      expect({ code: sub.code, output: sub.output }).toEqual({ code: 2, output: 'error: unknown command "apps frob" (hermod apps --help lists them)\n' });
+      const top = await hermod.cli(['kōrero']);
+      expect({ code: top.code, output: top.output }).toEqual({ code: 2, output: 'error: unknown command "kōrero" (hermod --help lists them)\n' });
+    });
+
+    it('shows the usage of the one command whose arguments are missing', async () => {
+      const missing = await hermod.cli(['apps', 'set-password', 'acme']);
+      expect(missing.code).toBe(2);
+      expect(missing.output).toContain('  apps set-password <name> <password>');
+      expect(missing.output).not.toMatch(/apps create|blocklist|campaigns/);
+      const campaign = await hermod.cli(['campaigns', 'pause', 'acme']);
+      expect(campaign.code).toBe(2);
+      expect(campaign.output).toContain('  campaigns pause <application> <campaign-id>');
+      expect(campaign.output).not.toMatch(/campaigns resume|dry-run/);
+    });
+  });
+
   describe('output to a reader that stops reading', () => {
     it('ends quietly when its output pipe is closed early, as `hermod blocklist list | head -3` closes it', async () => {
       // 3,000 lines (about 130 KB): more than a pipe holds, so the CLI is still writing when the reader goes.

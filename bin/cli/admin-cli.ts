@@ -15,11 +15,18 @@ import type { Config } from '../../lib/config';
 import { fromServiceError } from '../../lib/grpc-errors';
 import { ADMIN_USAGE } from './admin-usage';
 import { runCampaignsCommand } from './campaigns-cli';
+import { commandHelp } from './command-help';
+import { usageProblem } from './usage-problem';
 
 type Out = (line: string) => void;
 
 /** Runs one operators' command; returns the process exit code. */
 export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+  const problem = usageProblem(args);
+  if (problem) {
+    out(`error: ${problem}`);
+    return 2;
+  }
   if (args[0] === 'campaigns') return runCampaignsCommand(config, args, out);
   const channelCredentials = createGrpcCredentials(config.grpcTls).channel();
   const client = new AccountsClient(config.coreAddress, channelCredentials);
@@ -228,7 +235,8 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       out(`template ${t.name} (${t.id}) saved`);
       return 0;
     }
-    out(ADMIN_USAGE);
+    // A known command (usageProblem said so) with arguments missing: its own usage.
+    out(commandHelp(ADMIN_USAGE, `${group} ${verb}`));
     return 2;
   } catch (err) {
     out(`error: ${(err as Error).message}`);

@@ -1,4 +1,5 @@
 import { CAMPAIGNS_USAGE } from './admin-usage';
+import { commandHelp } from './command-help';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import { fromServiceError } from '../../lib/grpc-errors';
 import type { Config } from '../../lib/config';
@@ -65,7 +66,7 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
       out(JSON.stringify(result, null, 2));
       return 0;
     }
-    out(`usage:\n${CAMPAIGNS_USAGE}`);
+    out(commandHelp(CAMPAIGNS_USAGE, `campaigns ${verb}`));
     return 2;
   } catch (err) {
     out(`error: ${(err as Error).message}`);

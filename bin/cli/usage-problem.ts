@@ -1,0 +1,33 @@
+import { ADMIN_USAGE } from './admin-usage';
+
+/** Each operators' command as `group verb`, from the usage: a command is known exactly when its usage is printed. */
+const COMMANDS = new Set([...ADMIN_USAGE.matchAll(/^ {2}([a-z-]+) ([a-z-]+)/gm)].map((m) => `${m[1]} ${m[2]}`));
+
+/** Commands whose first argument is not an application name. */
+const NO_APPLICATION_ARGUMENT = new Set(['apps list', 'blocklist add', 'blocklist remove', 'blocklist list']);
+
+/** Where a command takes a template name: its argument's position. */
+const TEMPLATE_ARGUMENT: Record<string, number> = { 'templates set': 3, 'im-templates set': 4 };
+
+/**
+ * What is wrong with an operators' command line, as the one line the CLI
+ * prints after `error: ` (with the usage exit code, 2), or undefined when
+ * nothing is that the command itself would not say. An empty name is a
+ * variable left unset (`hermod apps create "$APP"`): printing the whole usage
+ * did not say so, and `--app ''` chose the global block list.
+ */
+export function usageProblem(args: readonly string[]): string | undefined {
+  const [group = '', verb] = args;
+  if (verb === undefined) return `${JSON.stringify(group)} needs a command (hermod ${group} --help lists them)`;
+  const command = `${group} ${verb}`;
+  if (!COMMANDS.has(command)) return `unknown command ${JSON.stringify(command)} (hermod ${group} --help lists them)`;
+  if (!NO_APPLICATION_ARGUMENT.has(command) && args[2] === '') return 'application name is empty';
+  const app = args.indexOf('--app');
+  if (group === 'blocklist' && app >= 0) {
+    if (app + 1 >= args.length) return '--app needs an application name';
+    if (args[app + 1] === '') return 'application name is empty';
+  }
+  const template = TEMPLATE_ARGUMENT[command];
+  if (template !== undefined && args[template] === '') return 'template name is empty';
+  return undefined;
+}

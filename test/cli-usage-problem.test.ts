@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { usageProblem } from '../bin/cli/usage-problem';
+
+describe("what is wrong with an operators' command line", () => {
+  it('names a command it does not know, and where the known ones are listed', () => {
+    expect(usageProblem(['apps', 'frob'])).toBe('unknown command "apps frob" (hermod apps --help lists them)');
+    expect(usageProblem(['campaigns', 'tīmata', 'acme', '42'])).toBe('unknown command "campaigns tīmata" (hermod campaigns --help lists them)');
+    expect(usageProblem(['blocklist', ''])).toBe('unknown command "blocklist " (hermod blocklist --help lists them)');
+    expect(usageProblem(['keys'])).toBe('"keys" needs a command (hermod keys --help lists them)');
+  });
+
+  it('says an application name given empty is empty, wherever a command takes one', () => {
+    for (const args of [
+      ['apps', 'create', '', '--password', 'x'],
+      ['apps', 'set-password', '', 'kupuhipa'],
+      ['templates', 'set', '', 'welcome', 'Kia ora {{param1}}'],
+      ['optouts', 'list', ''],
+      ['campaigns', 'list', ''],
+      ['campaigns', 'show', '', '42'],
+      ['blocklist', 'add', '--app', '', '+6421'],
+      ['blocklist', 'list', '--app', ''],
+    ]) {
+      expect(usageProblem(args), args.join(' ')).toBe('application name is empty');
+    }
+    expect(usageProblem(['blocklist', 'remove', '+6421', '--app'])).toBe('--app needs an application name');
+  });
+
+  it('says a template name given empty is empty', () => {
+    expect(usageProblem(['templates', 'set', 'acme', '', 'Kia ora 👋🏽'])).toBe('template name is empty');
+    expect(usageProblem(['im-templates', 'set', '商店', '0b6c7c1e-1f7a-4d1e-9a61-3f5d2a0c9e11', '', 'mi_NZ', 'Kia ora {{name}}'])).toBe(
+      'template name is empty',
+    );
+  });
+
+  it('finds nothing wrong with command lines the commands take, empty values where they mean something included', () => {
+    for (const args of [
+      ['apps', 'list'],
+      ['apps', 'create', 'kāinga-ā-iwi', '--password', 'x'],
+      ['apps', 'set-im-attempts', '商店', ''],
+      ['apps', 'set-callbacks', 'acme', '--status', ''],
+      ['templates', 'set', 'acme', 'nau-mai', ''],
+      ['optouts', 'list'],
+      ['campaigns', 'list'],
+      ['blocklist', 'add', '+6421'],
+      ['blocklist', 'remove', '--app', 'acme', '0064 21 999'],
+      ['apps', 'create'],
+    ]) {
+      expect(usageProblem(args), args.join(' ')).toBeUndefined();
+    }
+  });
+});
