@@ -20,6 +20,31 @@ describe("operators' CLI against a running service", () => {
     await hermod?.stop();
   });
 
+  describe('callback URLs', () => {
+    it('shows in apps list the callback URLs set-callbacks stored, with a password in a URL masked', async () => {
+      expect((await hermod.cli(['apps', 'create', 'whakamōhio', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli([
+        'apps',
+        'set-callbacks',
+        'whakamōhio',
+        '--status',
+        'https://hēmi:kupuhipa-huna@hooks.example.com/tūnga?tohu=1',
+        '--reply',
+        'https://hooks.example.com/whakautu',
+      ]);
+      expect(set.code, set.output).toBe(0);
+      const listed = await hermod.cli(['apps', 'list']);
+      const [head, ...rows] = listed.output.trim().split('\n');
+      const columns = head!.split('\t');
+      const row = rows.map((r) => r.split('\t')).find((r) => r[0] === 'whakamōhio')!;
+      const cell = (name: string): string => row[columns.indexOf(name)]!;
+      expect(cell('status callback')).toBe('https://h%C4%93mi:***@hooks.example.com/t%C5%ABnga?tohu=1');
+      expect(cell('reply callback')).toBe('https://hooks.example.com/whakautu');
+      expect(cell('im status callback')).toBe('-');
+      expect(listed.output).not.toContain('kupuhipa-huna');
+    });
+  });
+
   describe('application names', () => {
     it('refuses to create an application whose name has a colon, says why, and creates none', async () => {
       const created = await hermod.cli(['apps', 'create', 'co:lon', '--password', 'x']);

@@ -204,9 +204,25 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         sourceAddresses: a.sourceAddresses,
         imRateLimit: a.imRateLimit,
         quota: quotaOf(a),
+        statusCallbackUrl: withPasswordMasked(a.statusCallbackUrl),
+        replyCallbackUrl: withPasswordMasked(a.replyCallbackUrl),
+        imStatusCallbackUrl: withPasswordMasked(a.imStatusCallbackUrl),
       }));
     },
   };
+}
+
+/** A callback URL as operators may see it listed: a password it carries (https://user:pass@host/…) is not shown. */
+function withPasswordMasked(url: string): string {
+  if (!url) return '';
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return url;
+  }
 }
 
 /** A restart with the same bootstrap password keeps the stored hash (if of the current form) instead of writing a new one. */

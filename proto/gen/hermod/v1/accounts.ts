@@ -80,7 +80,13 @@ export interface ApplicationSummary {
   sourceAddresses: string[];
   /** -1: the service default; 0: no limit */
   imRateLimit: number;
-  quota: Quota | undefined;
+  quota:
+    | Quota
+    | undefined;
+  /** The callback URLs set (empty: none), a password in one shown as ***. */
+  statusCallbackUrl: string;
+  replyCallbackUrl: string;
+  imStatusCallbackUrl: string;
 }
 
 /** A message quota per calendar period (UTC); messages 0: no quota. */
@@ -885,6 +891,9 @@ function createBaseApplicationSummary(): ApplicationSummary {
     sourceAddresses: [],
     imRateLimit: 0,
     quota: undefined,
+    statusCallbackUrl: "",
+    replyCallbackUrl: "",
+    imStatusCallbackUrl: "",
   };
 }
 
@@ -910,6 +919,15 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     }
     if (message.quota !== undefined) {
       Quota.encode(message.quota, writer.uint32(58).fork()).join();
+    }
+    if (message.statusCallbackUrl !== "") {
+      writer.uint32(66).string(message.statusCallbackUrl);
+    }
+    if (message.replyCallbackUrl !== "") {
+      writer.uint32(74).string(message.replyCallbackUrl);
+    }
+    if (message.imStatusCallbackUrl !== "") {
+      writer.uint32(82).string(message.imStatusCallbackUrl);
     }
     return writer;
   },
@@ -983,6 +1001,30 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
             message.quota = Quota.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.statusCallbackUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.replyCallbackUrl = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.imStatusCallbackUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1020,6 +1062,21 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
         ? globalThis.Number(object.im_rate_limit)
         : 0,
       quota: isSet(object.quota) ? Quota.fromJSON(object.quota) : undefined,
+      statusCallbackUrl: isSet(object.statusCallbackUrl)
+        ? globalThis.String(object.statusCallbackUrl)
+        : isSet(object.status_callback_url)
+        ? globalThis.String(object.status_callback_url)
+        : "",
+      replyCallbackUrl: isSet(object.replyCallbackUrl)
+        ? globalThis.String(object.replyCallbackUrl)
+        : isSet(object.reply_callback_url)
+        ? globalThis.String(object.reply_callback_url)
+        : "",
+      imStatusCallbackUrl: isSet(object.imStatusCallbackUrl)
+        ? globalThis.String(object.imStatusCallbackUrl)
+        : isSet(object.im_status_callback_url)
+        ? globalThis.String(object.im_status_callback_url)
+        : "",
     };
   },
 
@@ -1046,6 +1103,15 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     if (message.quota !== undefined) {
       obj.quota = Quota.toJSON(message.quota);
     }
+    if (message.statusCallbackUrl !== "") {
+      obj.statusCallbackUrl = message.statusCallbackUrl;
+    }
+    if (message.replyCallbackUrl !== "") {
+      obj.replyCallbackUrl = message.replyCallbackUrl;
+    }
+    if (message.imStatusCallbackUrl !== "") {
+      obj.imStatusCallbackUrl = message.imStatusCallbackUrl;
+    }
     return obj;
   },
 
@@ -1061,6 +1127,9 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     message.sourceAddresses = object.sourceAddresses?.map((e) => e) || [];
     message.imRateLimit = object.imRateLimit ?? 0;
     message.quota = (object.quota !== undefined && object.quota !== null) ? Quota.fromPartial(object.quota) : undefined;
+    message.statusCallbackUrl = object.statusCallbackUrl ?? "";
+    message.replyCallbackUrl = object.replyCallbackUrl ?? "";
+    message.imStatusCallbackUrl = object.imStatusCallbackUrl ?? "";
     return message;
   },
 };
