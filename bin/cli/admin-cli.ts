@@ -68,7 +68,9 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         const limit = a.imRateLimit < 0 ? 'default' : a.imRateLimit === 0 ? 'none' : `${a.imRateLimit}/s`;
         const quota = a.quota && a.quota.messages > 0 ? `${a.quota.messages}/${a.quota.period}` : 'none';
         const callbacks = [a.statusCallbackUrl, a.replyCallbackUrl, a.imStatusCallbackUrl].map((u) => u || '-').join('\t');
-        out(`${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}\t${quota}\t${callbacks}`);
+        out(
+          `${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}\t${quota}\t${callbacks}`,
+        );
       }
       return 0;
     }
