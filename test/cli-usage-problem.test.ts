@@ -25,6 +25,12 @@ describe("what is wrong with an operators' command line", () => {
     expect(usageProblem(['blocklist', 'remove', '+6421', '--app'])).toBe('--app needs an application name');
   });
 
+  it('says an application name is missing where an option stands in its place', () => {
+    expect(usageProblem(['apps', 'create', '--password', 'x'])).toBe('application name missing before --password');
+    expect(usageProblem(['apps', 'set-callbacks', '--status', 'https://hooks.example.com/tūnga'])).toMatch(/^application name missing before --status/);
+    expect(usageProblem(['optouts', 'list', '--app'])).toMatch(/^application name missing before --app/);
+  });
+
   it('says a template name given empty is empty', () => {
     expect(usageProblem(['templates', 'set', 'acme', '', 'Kia ora 👋🏽'])).toBe('template name is empty');
     expect(usageProblem(['im-templates', 'set', '商店', '0b6c7c1e-1f7a-4d1e-9a61-3f5d2a0c9e11', '', 'mi_NZ', 'Kia ora {{name}}'])).toBe(

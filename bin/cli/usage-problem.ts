@@ -22,6 +22,8 @@ export function usageProblem(args: readonly string[]): string | undefined {
   const command = `${group} ${verb}`;
   if (!COMMANDS.has(command)) return `unknown command ${JSON.stringify(command)} (hermod ${group} --help lists them)`;
   if (!NO_APPLICATION_ARGUMENT.has(command) && args[2] === '') return 'application name is empty';
+  // `apps create --password x` made an application named --password.
+  if (!NO_APPLICATION_ARGUMENT.has(command) && args[2]?.startsWith('--')) return `application name missing before ${args[2]}`;
   const app = args.indexOf('--app');
   if (group === 'blocklist' && app >= 0) {
     if (app + 1 >= args.length) return '--app needs an application name';
