@@ -35,7 +35,7 @@ export function createClosingServer(): ClosingServer {
       if (closing) res.setHeader('connection', 'close');
       else {
         underWay.add(res);
-        res.once('close', done);
+        res.on('close', done); // emitted once; `on` takes the shared function without a wrapper
       }
       handler(req, res);
     },
