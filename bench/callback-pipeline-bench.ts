@@ -21,8 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { createAccounts } from '../core/accounts/accounts';
-import type { AccountStore, ApplicationRecord } from '../core/ports/account-store';
+import { accountsInMemory } from '../core/accounts/accounts-test-kit';
 import { createMemoryBus } from '../core/adapters/memory-bus';
 import { openCallbackOutbox } from '../core/callbacks/callback-outbox';
 import { startCallbackDispatcher } from '../core/callbacks/callback-dispatcher';
@@ -107,21 +106,10 @@ async function poolAlone(): Promise<Row> {
   }
 }
 
-function accountsInMemory() {
-  const apps = new Map<string, ApplicationRecord>();
-  const store: AccountStore = {
-    upsertApplication: async (app) => void apps.set(app.name, app),
-    getApplicationByName: async (name) => apps.get(name),
-    getApplicationByApiKeyHash: async (hash) => [...apps.values()].find((a) => a.apiKeyHash === hash),
-    listApplications: async () => [...apps.values()],
-  };
-  return createAccounts({ applications: store, optOuts: { recordOptOuts: async () => undefined, listOptOuts: async () => [] } });
-}
-
 /** The pipeline: jobs owed in batches as the producer makes them, until every one is settled. */
 async function pipeline(): Promise<Row> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-callback-pipeline-'));
-  const accounts = accountsInMemory();
+  const { accounts } = accountsInMemory();
   const app = await accounts.upsert({ name: 'acme', password: 'secret', statusCallbackUrl: url, callbackSecret: 'tēnā koe' });
   const outbox = openCallbackOutbox({ dir, log });
   const dispatcher = await startCallbackDispatcher({

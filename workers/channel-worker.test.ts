@@ -3,6 +3,7 @@ import { createMemoryBus } from '../core/adapters/memory-bus';
 import { createMemoryState } from '../core/adapters/memory-state';
 import { decodeStatus, type StatusUpdate } from '../core/ports/bus-payloads';
 import type { HotState } from '../core/ports/state';
+import type { MessageStatus } from '../core/domain/message-status';
 import { eventually } from '../test/support/eventually';
 import type { Carrier, CarrierReport } from './carrier';
 import { startChannelWorker } from './channel-worker';
@@ -92,82 +93,70 @@ describe('a channel worker whose bus refuses its status reports for a while', ()
   });
 });
 
+/**
+ * A worker on a bus that answers the publish holding `slowStatus` 300 ms late
+ * (a leader moving, a slow disk) and the others at once; the statuses as core
+ * reads them off the status topic.
+ */
+async function workerOnBusSlowToTake(slowStatus: MessageStatus, carrier: Carrier) {
+  const inner = createMemoryBus();
+  const bus = {
+    ...inner,
+    publish: async (topic: string, records: readonly BusRecord[], options?: PublishOptions) => {
+      if (topic === topicName('status') && records.some((r) => decodeStatus(r.value).status === slowStatus)) await new Promise((r) => setTimeout(r, 300));
+      return inner.publish(topic, records, options);
+    },
+  };
+  const statuses: StatusUpdate[] = [];
+  await inner.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
+  kit.defer(async () => {
+    await worker.stop();
+    await inner.close();
+  });
+  /** Sends one job and resolves with its statuses once `count` have come. */
+  return async (text: string, count: number): Promise<MessageStatus[]> => {
+    const job = imJob('sms', '+64211234567', { type: 'text' }, text);
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => (statuses.filter((u) => u.id === job.id).length === count ? true : undefined), 10_000);
+    return statuses.filter((u) => u.id === job.id).map((u) => u.status);
+  };
+}
+
+const carrierParts = { ready: async () => undefined, onInbound: () => undefined, close: async () => undefined };
+
 describe('a channel worker whose bus is slow to take a status', () => {
   it('reports sent before submitted even when the publish carrying sent is slower than the next one', async () => {
-    const inner = createMemoryBus();
-    // A broker that answers the publish holding `sent` late (a leader moving, a slow disk), and the next at once.
-    const bus = {
-      ...inner,
-      publish: async (topic: string, records: readonly BusRecord[], options?: PublishOptions) => {
-        if (topic === topicName('status') && records.some((r) => decodeStatus(r.value).status === 'sent')) await new Promise((r) => setTimeout(r, 300));
-        return inner.publish(topic, records, options);
-      },
-    };
-    const state = createMemoryState();
     // As an SMSC: the submit is written (`sent`) at once, and answered (`submitted`) a little later.
-    const carrier: Carrier = {
+    const send = await workerOnBusSlowToTake('sent', {
+      ...carrierParts,
       name: 'written-then-answered',
       async send(job, written) {
         written?.();
         await new Promise((r) => setTimeout(r, 30));
         return { carrierIds: [`c-${job.id}`] };
       },
-      ready: async () => undefined,
       onReport: () => undefined,
-      onInbound: () => undefined,
-      close: async () => undefined,
-    };
-    const statuses: StatusUpdate[] = [];
-    await inner.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog });
-    kit.defer(async () => {
-      await worker.stop();
-      await inner.close();
     });
-    const job = imJob('sms', '+64211234567', { type: 'text' }, 'Tēnā koe — 你好 👋🏽');
-    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
-    await eventually(() => (statuses.filter((u) => u.id === job.id).length === 2 ? true : undefined), 10_000);
-    expect(statuses.filter((u) => u.id === job.id).map((u) => u.status)).toEqual(['sent', 'submitted']);
+    expect(await send('Tēnā koe — 你好 👋🏽', 2)).toEqual(['sent', 'submitted']);
   });
 
   it('reports a delivery receipt after the submitted it follows, even when the receipt comes while submitted is still on its way', async () => {
-    const inner = createMemoryBus();
-    // A broker slow to take the publish holding `submitted`; the receipt's publish is taken at once.
-    const bus = {
-      ...inner,
-      publish: async (topic: string, records: readonly BusRecord[], options?: PublishOptions) => {
-        if (topic === topicName('status') && records.some((r) => decodeStatus(r.value).status === 'submitted')) await new Promise((r) => setTimeout(r, 300));
-        return inner.publish(topic, records, options);
-      },
-    };
-    const state = createMemoryState();
     // As an SMSC with a fast handset: the receipt follows the submit's answer within a few milliseconds.
     let report: ((r: CarrierReport) => void | Promise<void>) | undefined;
-    const carrier: Carrier = {
+    const send = await workerOnBusSlowToTake('submitted', {
+      ...carrierParts,
       name: 'answered-then-delivered',
       async send(job) {
         const carrierId = `c-${job.id}`;
         setTimeout(() => void report?.({ carrierId, status: 'received', at: Date.now(), errorCode: '' }), 20);
         return { carrierIds: [carrierId] };
       },
-      ready: async () => undefined,
       onReport: (listener) => {
         report = listener;
       },
-      onInbound: () => undefined,
-      close: async () => undefined,
-    };
-    const statuses: StatusUpdate[] = [];
-    await inner.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog });
-    kit.defer(async () => {
-      await worker.stop();
-      await inner.close();
     });
-    const job = imJob('sms', '+64211234567', { type: 'text' }, 'Kia ora, e hoa mā 👋🏽');
-    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
-    await eventually(() => (statuses.filter((u) => u.id === job.id).length === 3 ? true : undefined), 10_000);
-    expect(statuses.filter((u) => u.id === job.id).map((u) => u.status)).toEqual(['sent', 'submitted', 'received']);
+    expect(await send('Kia ora, e hoa mā 👋🏽', 3)).toEqual(['sent', 'submitted', 'received']);
   });
 });
 

@@ -1,20 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
-import type { AccountStore, ApplicationRecord } from '../ports/account-store';
-import { createAccounts } from './accounts';
-
-/** The account port kept in a Map: what createAccounts reads and writes, nothing else. */
-function accountsInMemory() {
-  const apps = new Map<string, ApplicationRecord>();
-  const store: AccountStore = {
-    upsertApplication: async (app) => void apps.set(app.name, app),
-    getApplicationByName: async (name) => apps.get(name),
-    getApplicationByApiKeyHash: async (hash) => [...apps.values()].find((a) => a.apiKeyHash === hash),
-    listApplications: async () => [...apps.values()],
-  };
-  const accounts = createAccounts({ applications: store, optOuts: { recordOptOuts: async () => undefined, listOptOuts: async () => [] } });
-  return { accounts, apps };
-}
+import { accountsInMemory } from './accounts-test-kit';
 
 const refusal = (promise: Promise<unknown>): Promise<HermodError> =>
   promise.then(
