@@ -40,7 +40,7 @@ if (unavailable && !enginesRequired) {
       let killed: number | undefined;
       await runMultiProcess(
         `Kafka ${NEWEST}`,
-        { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: c.brokers.join(','), HERMOD_KAFKA_REPLICATION_FACTOR: '3' },
+        { HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: c.brokers.join(','), HERMOD_KAFKA_REPLICATION_FACTOR: '3', HERMOD_KAFKA_SESSION_TIMEOUT: '8s' },
         prefix,
         processes,
         {
