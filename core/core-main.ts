@@ -23,7 +23,7 @@ import { createCallbackProducer } from './callbacks/callback-producer';
 import { startCallbackDispatcher } from './callbacks/callback-dispatcher';
 import { openCallbackOutbox } from './callbacks/callback-outbox';
 import { createCallbackLedger } from './callbacks/callback-ledger';
-import { createStatusRecorder } from './messages/status-recorder';
+import { createStatusRecorder, type StatusChange } from './messages/status-recorder';
 import { createMemberImporter } from './campaigns/member-import';
 import { startCampaignRunner } from './campaigns/campaign-runner';
 import { createTemplates } from './campaigns/templates';
@@ -127,6 +127,14 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Listening before statuses flow: a status recorded without its listener would have no callback.
   const wantsCallback = createCallbackInterest(accounts, recent);
   recorder.onApplied((change) => wantsCallback(change) && callbacks.statusChanged(change));
+  // Intelligent Messaging hears every status from now on: the channel workers report from before the orchestrator
+  // starts, and its own resuming hands attempts to them (fallbacks whose time passed while core was down). What is
+  // applied before it is listening waits here, and is told to it, in order, once it is.
+  let imListener: ((change: StatusChange) => void) | undefined;
+  const beforeImListens: StatusChange[] = [];
+  recorder.onApplied((change) => (imListener ? imListener(change) : beforeImListens.push(change)));
+  // Last, after every listener that reads the message: a final status lets it leave memory soon.
+  recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
   const statusSubscription = await startStatusConsumer({
     bus,
     state,
@@ -191,9 +199,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     log,
     defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
   });
-  recorder.onApplied((change) => orchestrator.statusApplied(change));
-  // Last, after every listener that reads the message: a final status lets it leave memory soon.
-  recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
+  for (const change of beforeImListens.splice(0)) orchestrator.statusApplied(change);
+  imListener = (change) => orchestrator.statusApplied(change);
   const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
 
   const { server, endSendStreams } = createCoreGrpcServer({

@@ -186,3 +186,33 @@ describe('Intelligent Messaging to a handset that opted out', () => {
     expect(h.wab.received.filter((m) => m.to === digitsOf(mobile))).toEqual([]);
   }, 120_000);
 });
+
+describe('Intelligent Messaging whose fallbacks start while core resumes after a crash', () => {
+  let h: HermodWithChannels;
+  const sms: { destination: string; text: string }[] = [];
+  const { send, outcome, smsTo, show } = helpers(() => h, sms);
+  afterAll(() => h?.stop());
+
+  it('hears every SMS fallback delivered, also those whose reports came while core was still resuming the others', async () => {
+    h = await startHermodWithChannels('im-resume-race');
+    h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
+    // WhatsApp gives no status to numbers ending in 8: each attempt times out after 2 s and falls back to SMS.
+    const mobiles = Array.from({ length: 40 }, (_, i) => `+642155${String(i).padStart(3, '0')}8`);
+    const ids = await Promise.all(
+      mobiles.map((mobile, i) =>
+        send({
+          destination: { mobile },
+          message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } },
+          delivery_attempts: [{ channel: 'wab', timeout: 2 }, { channel: 'sms', timeout: 20 }],
+        }),
+      ),
+    );
+    await eventually(() => (h.wab.received.length >= mobiles.length ? true : undefined), 10_000, 20);
+    // Down past the WhatsApp timeouts: at the restart every fallback starts at once, while core resumes the rest.
+    await h.restart();
+    for (const [i, id] of ids.entries()) {
+      expect(await outcome(id, 40_000), show(id)).toMatchObject({ status: 'received' });
+      expect(smsTo(mobiles[i]!)).toHaveLength(1);
+    }
+  }, 180_000);
+});
