@@ -203,7 +203,10 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
         send({
           destination: { mobile },
           message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } },
-          delivery_attempts: [{ channel: 'wab', timeout: 2 }, { channel: 'sms', timeout: 20 }],
+          delivery_attempts: [
+            { channel: 'wab', timeout: 2 },
+            { channel: 'sms', timeout: 20 },
+          ],
         }),
       ),
     );
