@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import { verpAddress } from './verp';
@@ -18,12 +19,27 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
   if (job.im?.reference) headers['X-Hermod-Reference'] = job.im.reference;
   const from = looksLikeAddress(job.source) ? job.source : defaultFrom;
   const returnPath = bounceDomain ? verpAddress(job.id, bounceDomain) : undefined;
+  const to = withAsciiDomain(job.destination);
   return {
     from,
-    to: job.destination,
-    ...(returnPath ? { envelope: { from: returnPath, to: job.destination } } : {}),
+    to,
+    ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
     subject: job.im?.subject || 'Message',
     text: url ? [job.content, url].filter((part) => part !== '').join('\n') : job.content,
     headers,
   };
+}
+
+/**
+ * A mailbox at an internationalised domain (`ana@whānau.nz`) by its domain's
+ * ASCII form (`ana@xn--whnau-gwa.nz`): the same mailbox (RFC 5890), and what a
+ * relay without SMTPUTF8 takes in RCPT TO and the To header, where the UTF-8
+ * form went out raw and would be refused or mangled. A local part in another
+ * script has no ASCII form: it still needs a relay with SMTPUTF8.
+ */
+function withAsciiDomain(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address;
+  const domain = domainToASCII(address.slice(at + 1));
+  return domain ? `${address.slice(0, at)}@${domain}` : address;
 }
