@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { credentials } from '@grpc/grpc-js';
+import { type MessageJourney, OperationsClient } from '../proto/gen/hermod/v1/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
@@ -92,6 +94,23 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(smsTo(mobile)[0]!.text).toBe('Рейс NZ101: посадка у выхода 7 ✈️');
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+
+    // The operator's journey of the message shows each attempt's events on its channel, numbered as its callbacks number them.
+    const operations = new OperationsClient(h.hermod.coreAddress, credentials.createInsecure());
+    const journey = await new Promise<MessageJourney>((resolve, reject) =>
+      operations.getMessageJourney({ id }, (err, j) => (err ? reject(err) : resolve(j))),
+    ).finally(() => operations.close());
+    expect(journey.attempts).toBe(2);
+    const on = (attempt: number) => journey.events.filter((e) => e.attempt === attempt).map((e) => `${e.channel} ${e.status}`);
+    expect(on(0).slice(0, 2)).toEqual(['im accepted', 'im queued']);
+    expect(on(0)).toContain('im received');
+    expect(on(1)).toEqual(expect.arrayContaining(['wab accepted', 'wab submitted', 'wab expired']));
+    expect(on(2)).toEqual(expect.arrayContaining(['sms accepted', 'sms submitted', 'sms received']));
+    // Attempt by attempt, between the message's acceptance and its outcome.
+    const order = journey.events.map((e) => e.attempt);
+    expect(order.indexOf(1)).toBeGreaterThan(order.indexOf(0));
+    expect(order.lastIndexOf(1)).toBeLessThan(order.indexOf(2));
+    expect(order.at(-1)).toBe(0);
   });
 
   it('ignores a WhatsApp read that arrives after the SMS fallback started: nothing is sent twice', async () => {

@@ -16,6 +16,7 @@ import { topicName, type Bus } from '../ports/bus';
 import type { CarrierSnapshotState } from '../ports/carrier-snapshot';
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import { journeyAttempts } from './journey-attempts';
+import { imJourney } from './im-journey';
 import { unaryHandler } from './unary-handler';
 
 export interface OperationsDeps {
@@ -113,16 +114,18 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
     getMessageJourney: unaryHandler('GetMessageJourney', async (req: GetMessageJourneyRequest): Promise<MessageJourney> => {
       const message = await findForOperator(deps.history, req.id.trim());
       const stored = await deps.history.listEvents(message.id);
-      const { attempts, attemptOf } = journeyAttempts(stored);
-      const events: JourneyEvent[] = stored.map((e, i) => ({
+      const handOvers = journeyAttempts(stored);
+      const own: JourneyEvent[] = stored.map((e, i) => ({
         status: e.status,
         at: new Date(e.at),
         channel: message.channel,
         carrierId: e.carrierId,
         errorCode: e.errorCode,
         detail: e.detail,
-        attempt: attemptOf[i]!,
+        attempt: message.channel === 'im' ? 0 : handOvers.attemptOf[i]!,
       }));
+      // An Intelligent Messaging message reaches carriers through its attempts: their events join its own.
+      const { attempts, events } = message.channel === 'im' ? await imJourney(deps.history, message, own) : { attempts: handOvers.attempts, events: own };
       const byId = await names();
       return {
         id: message.id,
