@@ -355,7 +355,7 @@ export const unmatchedReports = once(
   () =>
     new Counter({
       name: 'hermod_delivery_reports_unmatched_total',
-      help: 'Delivery reports whose carrier id matched no message when they came: held to be matched again, matched later, or dropped',
+      help: "Delivery reports whose carrier id matched no message when they came (held to be matched again, matched later, or dropped), or that came before their submit's own report and waited for it (early)",
       labelNames: ['outcome'] as const,
     }),
 );

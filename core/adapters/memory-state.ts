@@ -1,7 +1,9 @@
 import { handsetKey } from '../domain/handset-key';
 import { openIdempotencyFile, type KeptAnswer } from './idempotency-file';
 import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
-import { canAdvance, isFinal } from '../domain/message-status';
+import { canAdvance, isFinal, stageOf } from '../domain/message-status';
+
+const SUBMITTED_STAGE = stageOf('submitted');
 import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
@@ -157,7 +159,9 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       carrierIds.expire(t);
       return advances.map((a) => {
         const current = messages.get(a.id, t);
-        if (!canAdvance(statusOf(current)?.status, a.status)) return false;
+        const status = statusOf(current)?.status;
+        if (!canAdvance(status, a.status)) return false;
+        if (a.onceSubmitted && status !== undefined && stageOf(status) < SUBMITTED_STAGE) return false;
         messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
         if (isFinal(a.status)) {
           messages.retire(a.id, t);

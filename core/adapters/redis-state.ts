@@ -42,7 +42,9 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
 
 /**
  * KEYS[1] status key, KEYS[2..] the message's other keys (same hash slot);
- * ARGV: status, at, ttl seconds, ttl seconds once final. Returns 1 when applied.
+ * ARGV: status, at, ttl seconds, ttl seconds once final, '1' when it applies
+ * only once the message reached `submitted` (a carrier's report on its submit).
+ * Returns 1 when applied.
  * A final status keeps the message in hot state only briefly (late duplicate
  * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
@@ -67,6 +69,7 @@ if current then
     elseif nextStage <= curStage then
       return 0
     end
+    if ARGV[5] == '1' and curStage < ${stageOf('submitted')} then return 0 end
   end
 end
 local ttl = ARGV[3]
@@ -106,6 +109,7 @@ interface ScriptedClient {
     at: string,
     ttl: number,
     finalTtl: number,
+    onceSubmitted: '0' | '1',
   ): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
 }
@@ -191,7 +195,17 @@ export function createRedisState(options: RedisStateOptions): HotState {
         'advancing statuses',
         keys,
         advances.map(
-          (a, i) => () => scripted.hermodAdvanceStatus(keys[i]!, submittedKey(a.id), cancelledKey(a.id), a.status, String(a.at), ttlSeconds, finalTtlSeconds),
+          (a, i) => () =>
+            scripted.hermodAdvanceStatus(
+              keys[i]!,
+              submittedKey(a.id),
+              cancelledKey(a.id),
+              a.status,
+              String(a.at),
+              ttlSeconds,
+              finalTtlSeconds,
+              a.onceSubmitted ? '1' : '0',
+            ),
         ),
       );
       // The carrier id of a final report is not needed any more either (another slot: its own command).

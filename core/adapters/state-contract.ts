@@ -58,6 +58,17 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getStatus(id)).toEqual({ status: 'received', at: 2000 });
     });
 
+    it("holds a carrier's receipt back while its message is not yet submitted, and applies it once it is", async () => {
+      const id = unique('msg');
+      await state.advanceStatuses([{ id, status: 'sent', at: 1 }]);
+      expect(await state.advanceStatuses([{ id, status: 'received', at: 3, carrierId: 'c-1', onceSubmitted: true }])).toEqual([false]);
+      expect(await state.getStatus(id)).toEqual({ status: 'sent', at: 1 });
+      expect(await state.advanceStatuses([{ id, status: 'submitted', at: 2 }])).toEqual([true]);
+      expect(await state.advanceStatuses([{ id, status: 'read', at: 4, carrierId: 'c-1', onceSubmitted: true }])).toEqual([true]);
+      // A message hot state does not know (it forgot it, or restarted) takes the receipt as before.
+      expect(await state.advanceStatuses([{ id: unique('msg'), status: 'received', at: 5, onceSubmitted: true }])).toEqual([true]);
+    });
+
     it('does not apply a duplicate of the current status', async () => {
       const id = unique('msg');
       expect(await state.advanceStatuses([{ id, status: 'submitted', at: 1 }])).toEqual([true]);

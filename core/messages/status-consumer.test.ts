@@ -196,4 +196,60 @@ describe('status consumer', () => {
     expect(told.map((c) => c.messageId)).toEqual(['message-2']);
     expect((await state.getStatus('message-1'))?.status).toBe('received');
   });
+
+  describe("a receipt that overtakes its submit's own report", () => {
+    /** A message the worker handed to the carrier: `sent`, its carrier id stored, its `submitted` still on the way. */
+    const handedOver = async () => {
+      const bus = createMemoryBus({ partitions: 4 });
+      const state = createMemoryState();
+      await state.advanceStatuses([
+        { id: 'message-1', status: 'accepted', at: 1_700_000_000_000 },
+        { id: 'message-1', status: 'queued', at: 1_700_000_000_001 },
+        { id: 'message-1', status: 'sent', at: 1_700_000_000_002 },
+      ]);
+      await state.putCarrierIds([{ carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', messageId: 'message-1' }]);
+      const history = {
+        findMessageIdsByCarrierIds: async () => new Map<string, string>(),
+        latestStatuses: async () => new Map(),
+        appendEvents: async () => undefined,
+      } as unknown as MessageHistory;
+      const recorder = createStatusRecorder({ history, state });
+      const told: string[] = [];
+      recorder.onApplied((c) => told.push(c.status));
+      return { bus, state, history, recorder, told };
+    };
+    // A carrier's webhook goes on the status topic keyed by its carrier id, the worker's report by the message id:
+    // another partition, and on a multi-process deployment another process.
+    const webhook = (status: 'received' | 'read', at: number) => ({
+      key: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI',
+      value: encodeStatus({ id: '', carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', status, at, channel: 'whatsapp', detail: 'Kua tae 🎉' }),
+    });
+    const submitted = {
+      key: 'message-1',
+      value: encodeStatus({ id: 'message-1', carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', status: 'submitted', at: 1_700_000_000_003, channel: 'whatsapp' }),
+    };
+
+    it("waits for the submit's report, so the client is told submitted and then received", async () => {
+      const { bus, state, history, recorder, told } = await handedOver();
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_050)]);
+      await new Promise((r) => setTimeout(r, 200));
+      await bus.publish(topicName('status'), [submitted]);
+
+      await eventually(() => told.length === 2, 5000);
+      expect(told).toEqual(['submitted', 'received']);
+      expect((await state.getStatus('message-1'))?.status).toBe('received');
+    });
+
+    it("applies it on its own once the submit's report has had time enough to come and has not", async () => {
+      const { bus, state, history, recorder, told } = await handedOver();
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }), holdEarlyMs: 600 });
+
+      await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
+
+      await eventually(() => told.length === 1, 5000);
+      expect(told).toEqual(['read']);
+    });
+  });
 });

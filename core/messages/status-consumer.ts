@@ -10,8 +10,10 @@ import { createUnmatchedReports } from './unmatched-reports';
 import { openHeldReportsFile } from './held-reports-file';
 import { processSpan } from '../ports/bus-spans';
 import { carryTrace, type TraceSpan } from '../../lib/tracing';
+import { stageOf } from '../domain/message-status';
 
 const STATUS_TOPIC = topicName('status');
+const SUBMITTED_STAGE = stageOf('submitted');
 
 /**
  * Core's side of the status topic: resolves delivery reports known only by
@@ -20,7 +22,11 @@ const STATUS_TOPIC = topicName('status');
  * because statuses never move backwards). A report whose carrier id is not
  * known yet waits aside (unmatched-reports.ts) rather than holding up the
  * batch: retrying the whole batch kept the submits it carried from being
- * recorded, so two partitions could each wait on the other.
+ * recorded, so two partitions could each wait on the other. So does a
+ * carrier's report that came before its submit's own `submitted` (a webhook
+ * keyed by carrier id, a receipt taken by another worker process): applied
+ * first, it would make `submitted` a step back, never told to the client.
+ * It waits until `submitted` is applied, or `holdEarlyMs` has passed.
  */
 export function startStatusConsumer(deps: {
   bus: Bus;
@@ -29,6 +35,8 @@ export function startStatusConsumer(deps: {
   recorder: StatusRecorder;
   log: Logger;
   holdUnmatchedMs?: number;
+  /** How long a report that came before its submit's own waits for it, at most (then it applies on its own). */
+  holdEarlyMs?: number;
   /**
    * Where held reports are kept across a crash (a file in the data
    * directory): each was acknowledged to its carrier, which will not send it
@@ -56,7 +64,9 @@ export function startStatusConsumer(deps: {
     const latest = await deps.history.latestStatuses(ids);
     if (latest.size > 0) await deps.state.advanceStatuses([...latest].map(([id, s]) => ({ id, status: s.status, at: s.at })));
   };
-  const changeOf = (u: StatusUpdate, id: string): StatusChange => ({
+  const holdEarlyMs = deps.holdEarlyMs ?? 10_000;
+  /** `waitForSubmit`: a carrier's report on its submit applies only once the message reached `submitted`. */
+  const changeOf = (u: StatusUpdate, id: string, waitForSubmit = true): StatusChange => ({
     messageId: id,
     applicationId: '',
     channel: u.channel,
@@ -65,7 +75,23 @@ export function startStatusConsumer(deps: {
     detail: u.detail,
     carrierId: u.carrierId,
     errorCode: u.errorCode,
+    ...(waitForSubmit && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE ? { onceSubmitted: true } : {}),
   });
+  /**
+   * Which refused changes were refused only for coming before their submit's report (the message is still
+   * short of `submitted`), not as a step back. One look at hot state each, for refused reports only: rare.
+   */
+  const earlyOnes = async (changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> => {
+    const early = new Set<number>();
+    await Promise.all(
+      changes.map(async (c, i) => {
+        if (applied[i] || !c.onceSubmitted) return;
+        const current = await deps.state.getStatus(c.messageId);
+        if (current && stageOf(current.status) < SUBMITTED_STAGE) early.add(i);
+      }),
+    );
+    return early;
+  };
 
   const unmatched = createUnmatchedReports({ holdMs: deps.holdUnmatchedMs ?? 120_000, maxHeld: 100_000 });
   const kept = deps.heldFile ? openHeldReportsFile(deps.heldFile.path, deps.heldFile.fsync) : undefined;
@@ -106,15 +132,19 @@ export function startStatusConsumer(deps: {
       releaseHeld(expired);
       const batch = waiting.slice(0, 2000);
       const ids = await resolveIds(batch);
-      const matched: StatusUpdate[] = [];
+      let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
       batch.forEach((u, i) => {
         const id = ids[i];
         if (!id) return;
         matched.push(u);
-        changes.push(changeOf(u, id));
+        changes.push(changeOf(u, id, unmatched.heldFor(u) < holdEarlyMs));
       });
-      if (changes.length > 0) await deps.recorder.record(changes);
+      if (changes.length > 0) {
+        // Still ahead of their submit's report: held on.
+        const early = await earlyOnes(changes, await deps.recorder.record(changes));
+        if (early.size > 0) matched = matched.filter((_, i) => !early.has(i));
+      }
       // Released once recorded: a failed record leaves them held, to be matched again.
       if (matched.length > 0) unmatchedReports.inc({ outcome: 'matched_later' }, matched.length);
       releaseHeld(matched.filter((u) => unmatched.release(u)));
@@ -135,11 +165,23 @@ export function startStatusConsumer(deps: {
         const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
         const ids = await resolveIds(updates);
         const changes: StatusChange[] = [];
+        /** The update of each change. */
+        const from: StatusUpdate[] = [];
         const spans: TraceSpan[] = [];
+        const holdAside = (u: StatusUpdate, outcome: 'held' | 'early'): void => {
+          if (unmatched.hold(u)) {
+            kept?.file.hold(u);
+            unmatchedReports.inc({ outcome });
+          } else {
+            unmatchedReports.inc({ outcome: 'dropped' });
+            deps.log.warn('dropping a delivery report without a message (too many waiting)', { carrierId: u.carrierId, status: u.status });
+          }
+        };
         updates.forEach((u, i) => {
           const id = ids[i];
           if (id) {
             const change = changeOf(u, id);
+            from.push(u);
             // Tracing on: the change (and the callback it causes) continues the trace of the worker that reported it.
             const span = processSpan(STATUS_TOPIC, u.trace, { 'hermod.message_id': id, 'hermod.status': u.status });
             if (span) {
@@ -151,16 +193,12 @@ export function startStatusConsumer(deps: {
           }
           // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others,
           // on disk before its batch is acknowledged (a failed write fails the batch, which comes again).
-          if (unmatched.hold(u)) {
-            kept?.file.hold(u);
-            unmatchedReports.inc({ outcome: 'held' });
-          } else {
-            unmatchedReports.inc({ outcome: 'dropped' });
-            deps.log.warn('dropping a delivery report without a message (too many waiting)', { carrierId: u.carrierId, status: u.status });
-          }
+          holdAside(u, 'held');
         });
         try {
-          await deps.recorder.record(changes);
+          // A report ahead of its submit's own waits aside too, until that one is applied.
+          const early = await earlyOnes(changes, await deps.recorder.record(changes));
+          for (const i of early) holdAside(from[i]!, 'early');
         } catch (err) {
           for (const span of spans) span.end(err);
           throw err;

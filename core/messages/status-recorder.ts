@@ -13,6 +13,8 @@ export interface StatusChange {
   detail?: string;
   carrierId?: string;
   errorCode?: string;
+  /** A carrier's report on its submit: applied only once the message reached `submitted` (hot-state's `onceSubmitted`). */
+  onceSubmitted?: boolean;
 }
 
 export interface StatusRecorder {
@@ -65,7 +67,9 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
   return {
     async record(changes) {
       if (changes.length === 0) return [];
-      const applied = await deps.state.advanceStatuses(changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId })));
+      const applied = await deps.state.advanceStatuses(
+        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
+      );
       const late = await lateHandOvers(changes, applied);
       const writes: Promise<void>[] = [];
       changes.forEach((c, i) => {

@@ -6,18 +6,20 @@ import type { StatusUpdate } from '../ports/bus-payloads';
  * being retried, a restart). They wait here, off the bus, so they never hold
  * up the reports behind them, and are matched again until `holdMs` has passed
  * (then given up: a submit never recorded is sent again, and its new receipt
- * is matched instead).
+ * is matched instead). A report that came before its submit's own report
+ * waits here too (status-consumer.ts), and `heldFor` tells for how long.
  */
 export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number }) {
   const now = options.now ?? Date.now;
-  const held = new Map<string, { update: StatusUpdate; until: number }>();
+  const held = new Map<string, { update: StatusUpdate; since: number; until: number }>();
   return {
     /** Holds a report; false when it had to be dropped (too many held). */
     hold(update: StatusUpdate): boolean {
       if (!update.carrierId) return false;
       if (!held.has(update.carrierId) && held.size >= options.maxHeld) return false;
       // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
-      held.set(update.carrierId, { update, until: now() + options.holdMs });
+      const t = now();
+      held.set(update.carrierId, { update, since: t, until: t + options.holdMs });
       return true;
     },
     /** Everything held, oldest first, and what of it is past its time (removed). */
@@ -38,6 +40,11 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       if (!update.carrierId || held.get(update.carrierId)?.update !== update) return false;
       held.delete(update.carrierId);
       return true;
+    },
+    /** How long this report has been held, in milliseconds (0 when it is not held). */
+    heldFor(update: StatusUpdate): number {
+      const entry = update.carrierId ? held.get(update.carrierId) : undefined;
+      return entry?.update === update ? now() - entry.since : 0;
     },
     get size(): number {
       return held.size;

@@ -18,6 +18,13 @@ export interface StatusAdvance {
   at: number;
   /** The carrier's id the report came with, if any (hot state may forget it once the status is final). */
   carrierId?: string;
+  /**
+   * A carrier's report on its submit (a receipt, a read): applied only once
+   * the message has reached `submitted`, or where hot state does not know the
+   * message; refused while it is earlier, as a step back is, for the caller
+   * to hold until the submit's own report is applied.
+   */
+  onceSubmitted?: boolean;
 }
 
 /** What an Idempotency-Key holds: the request it was first used for, and the answer once there is one. */
