@@ -7,6 +7,7 @@ import type { Logger } from '../lib/log';
 import { interfaceHandler } from './http/interface-handler';
 import { requestMetrics } from './http/request-metrics';
 import { requestSpan } from './http/request-span';
+import { refusedCredentials } from './http/refused-credentials';
 import { smsV2Errors } from './sms-v2/error-body';
 import { smsV2Router } from './sms-v2/routes';
 import { gatewayV1Errors } from './gateway-v1/error-body';
@@ -79,6 +80,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
 
   app.use(requestMetrics);
   app.use(requestSpan);
+  app.use(refusedCredentials(deps.log));
   app.use(async (ctx, next) => {
     ctx.set('Strict-Transport-Security', 'max-age=31536000');
     const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
+import { eventually } from './support/eventually';
 
 /** One request per Basic-authenticated interface; each answers something other than 401 to good credentials. */
 const INTERFACES: { name: string; call: (c: Client, header: string) => Promise<number> }[] = [
@@ -67,4 +68,18 @@ describe('passwords are checked exactly', () => {
       });
     }
   }
+
+  it('logs the refusals for an operator, with the address and the application named, never the password', async () => {
+    const logged = () =>
+      hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes("refused a request's credentials"))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Every refusal above came from one address for one application within a minute: one line says so.
+    await eventually(() => logged().length > 0);
+    expect(logged()).toHaveLength(1);
+    expect(logged()[0]).toMatchObject({ level: 'warn', remote: '127.0.0.1', interface: 'sms_v2', application: 'tāne' });
+    expect(hermod.output()).not.toContain('pūtea-secret ');
+  });
 });
