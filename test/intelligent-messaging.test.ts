@@ -280,6 +280,30 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     });
     await settles(id, 'failed', ['accepted', 'failed']);
   });
+
+  it('counts an attempt with no address for its channel as failed in hermod_im_attempts_total, not as a late report', async () => {
+    const attempts = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${h.hermod.metricsPort}/metrics`)).text();
+      const count = (channel: string, outcome: string) =>
+        Number(new RegExp(`^hermod_im_attempts_total\\{channel="${channel}",outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+      return { emailFailed: count('email', 'failed'), emailLate: count('email', 'late_report'), smsSucceeded: count('sms', 'succeeded') };
+    };
+    const before = await attempts();
+    // No e-mail address: the first attempt goes nowhere, and SMS delivers.
+    const id = await send({
+      destination: { mobile: '+6421100024' },
+      message: { type: 'text', text: { body: 'Kia ora — 你好 👋' } },
+      delivery_attempts: [{ channel: 'email' }, { channel: 'sms' }],
+    });
+    await settles(id, 'received', ['accepted', 'rejected', 'received']);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await attempts();
+    expect({
+      emailFailed: after.emailFailed - before.emailFailed,
+      emailLate: after.emailLate - before.emailLate,
+      smsSucceeded: after.smsSucceeded - before.smsSucceeded,
+    }).toEqual({ emailFailed: 1, emailLate: 0, smsSucceeded: 1 });
+  });
 });
 
 describe('Intelligent Messaging across a restart', () => {

@@ -190,13 +190,27 @@ export async function startImOrchestrator(deps: {
       if (toHermodError(err).code !== 'body_too_large') throw err;
       const rejection = tooLargeRejection({ id: record.id, applicationId: im.applicationId, channel: record.channel }, err);
       clearTimeout(im.timer);
-      await recorder.record([rejection]);
+      await endHere(rejection);
       tell(im, 'rejected', k, rejection.detail);
       log.error('an im attempt is too large for its channel’s message bus; it is rejected', { id: im.id, attempt: k + 1, channel: record.channel, err });
       return false;
     }
     await recorder.record([{ messageId: record.id, applicationId: im.applicationId, channel: record.channel, status: 'queued', at: Date.now() }]);
     return true;
+  };
+
+  /** Attempts this orchestrator ended itself (no address, too large), whose recorded ending it has acted on already. */
+  const endedHere = new Set<string>();
+  /** Ends an attempt that never reached its channel: counted failed here, and its applied status is no report to act on. */
+  const endHere = async (change: StatusChange): Promise<void> => {
+    endedHere.add(change.messageId);
+    try {
+      await recorder.record([change]);
+    } finally {
+      // Listeners were told during the record, if it applied; not applied, nothing comes.
+      endedHere.delete(change.messageId);
+    }
+    imAttempts.inc({ channel: change.channel, outcome: 'failed' });
   };
 
   const armTimer = (im: Open, k: number, startedAt: number): void => {
@@ -251,7 +265,7 @@ export async function startImOrchestrator(deps: {
     if (!address) {
       // Recorded, so the history shows the attempt and why it went nowhere.
       const why = `no ${attempt.channel} address for this destination`;
-      await recorder.record([{ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: why }]);
+      await endHere({ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: why });
       tell(im, 'rejected', k, why);
       return startAttempt(im, k + 1, 'rejected');
     }
@@ -408,7 +422,7 @@ export async function startImOrchestrator(deps: {
           .catch((err) => log.error('could not settle a refused im message', { err, id }));
         return;
       }
-      if (!isImAttemptId(change.messageId)) return;
+      if (!isImAttemptId(change.messageId) || endedHere.has(change.messageId)) return;
       const { messageId: parent, attempt: k } = parseImAttemptId(change.messageId);
       const im = open.get(parent);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
