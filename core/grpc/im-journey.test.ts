@@ -14,7 +14,7 @@ const event = (messageId: string, status: StatusEvent['status'], at: number, det
 });
 
 describe("an Intelligent Messaging message's journey", () => {
-  it('shows each attempt on its channel, in one piece where it began, even when a carrier stamps its report in whole seconds', async () => {
+  it("shows each attempt on its channel, in one piece where it began, even when a carrier stamps its report in whole seconds, and no mark of hermod's own", async () => {
     const id = newImMessageId();
     const t = 1_764_300_000_500;
     const byId = new Map<string, StatusEvent[]>([
@@ -28,6 +28,8 @@ describe("an Intelligent Messaging message's journey", () => {
     const own = [
       { status: 'accepted', at: new Date(t), channel: 'im', carrierId: '', errorCode: '', detail: '', attempt: 0 },
       { status: 'received', at: new Date(t + 2110), channel: 'im', carrierId: '', errorCode: '', detail: 'sms: received', attempt: 0 },
+      // hermod's own mark that the message is settled, which repeats its status: no event of the journey.
+      { status: 'received', at: new Date(t + 2111), channel: 'im', carrierId: '', errorCode: '', detail: 'im:settled', attempt: 0 },
     ];
     const content = JSON.stringify({ attempts: [{ channel: 'wab', event: 'read', timeout: 2 }, { channel: 'sms' }, { channel: 'email' }] });
     const journey = await imJourney({ listEvents: async (mid) => byId.get(mid) ?? [] }, { id, content }, own);

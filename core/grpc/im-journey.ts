@@ -2,6 +2,7 @@ import type { JourneyEvent } from '../../proto/gen/hermod/v1/operations';
 import { imAttemptId } from '../im/im-ids';
 import type { ImPlan } from '../im/im-plan';
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
+import { IM_SETTLED } from '../ports/im-store';
 
 /**
  * The journey of an Intelligent Messaging message: its own events (attempt
@@ -10,7 +11,8 @@ import type { MessageHistory, StoredMessage } from '../ports/message-history';
  * numbered from 1 as the IM status callbacks number them. An attempt's events
  * stay together, in their order, where the attempt began (its `accepted`,
  * hermod's own clock): a carrier's report may carry a time in whole seconds,
- * before the attempt began. `attempts` is how many were started.
+ * before the attempt began. `attempts` is how many were started. hermod's
+ * mark that the message is settled (im-store.ts) is left out.
  */
 export async function imJourney(
   history: Pick<MessageHistory, 'listEvents'>,
@@ -25,7 +27,8 @@ export async function imJourney(
     // Not a plan (it always is for an IM message): its own events alone.
   }
   const lists = await Promise.all(planned.map((_, k) => history.listEvents(imAttemptId(message.id, k))));
-  const blocks: { at: number; events: JourneyEvent[] }[] = own.map((e) => ({ at: e.at!.getTime(), events: [e] }));
+  // The mark that the message is settled repeats its status for hermod's own bookkeeping: not an event of its journey.
+  const blocks: { at: number; events: JourneyEvent[] }[] = own.filter((e) => e.detail !== IM_SETTLED).map((e) => ({ at: e.at!.getTime(), events: [e] }));
   lists.forEach((list, k) => {
     if (list.length === 0) return;
     const began = (list.find((e) => e.status === 'accepted') ?? list[0]!).at;
