@@ -98,7 +98,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
       o.ledger?.tried(job, url, 'delivered');
       o.ledger?.answered(job.messageId, answer.status);
-      return { done: true };
+      return { done: true, delivered: true };
     } catch (err) {
       const e = toHermodError(err);
       if (!e.retryable) {

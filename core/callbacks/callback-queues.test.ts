@@ -62,6 +62,34 @@ describe('callbacks queued for their tries', () => {
     await queues.stop();
   });
 
+  it('tries an application’s waiting callbacks again at once when its receiver takes one after an outage, not at their back-off', async () => {
+    let up = false;
+    const tried: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        if (j.applicationId === 'acme' && up) return { done: true, delivered: true };
+        // Down: the next try an hour on, as a long outage's back-off has it.
+        return { done: false, retryAt: Date.now() + 3_600_000 };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+    });
+    queues.add(job('kua-tae-1', 'm1'));
+    queues.add(job('kua-tae-2', 'm2'));
+    queues.add(job('other-app', 'm3', 0, 'tāne'));
+    await eventually(() => tried.length === 3);
+
+    // The receiver is back: the first new callback goes through, and the two waiting follow it without waiting their hour.
+    up = true;
+    queues.add(job('new-one', 'm4'));
+    await eventually(() => queues.size === 1, 2000);
+    expect(tried.slice(3).sort()).toEqual(['kua-tae-1', 'kua-tae-2', 'new-one']);
+    // Another application's receiver, still down, keeps its own back-off.
+    expect(tried.filter((t) => t === 'other-app')).toHaveLength(1);
+    await queues.stop();
+  });
+
   it('tries no more messages of one application at once than allowed, and stops waiting on stop', async () => {
     let inFlight = 0;
     let most = 0;

@@ -1,8 +1,11 @@
 import type { CallbackJob } from './callback-job';
 import { createTimeHeap } from '../../lib/time-heap';
 
-/** What one try of a job came to: finished (delivered, refused, given up), or to be tried again at this time. */
-export type TryOutcome = { done: true } | { done: false; retryAt: number };
+/**
+ * What one try of a job came to: finished (refused, given up, or `delivered`: its receiver took it), or to be
+ * tried again at this time.
+ */
+export type TryOutcome = { done: true; delivered?: boolean } | { done: false; retryAt: number };
 
 export interface CallbackQueuesOptions {
   tryJob: (job: CallbackJob) => Promise<TryOutcome>;
@@ -57,13 +60,18 @@ interface Lane {
  * once, so a receiver that is slow or down holds back only its own
  * application's callbacks), and a timer at the earliest message waiting for a
  * retry. Nothing is re-published while it waits; the outbox keeps it across
- * restarts.
+ * restarts. When a receiver takes a callback, its application's messages
+ * waiting for a retry are tried again at once: a receiver back from an
+ * outage gets what it missed now, not at each one's back-off (up to an hour).
+ * One that fails again goes on with its back-off.
  */
 export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const now = o.now ?? Date.now;
   const maxPerApplication = o.maxPerApplication ?? 256;
   const queues = new Map<string, MessageQueue>();
   const lanes = new Map<string, Lane>();
+  /** Per application, its messages waiting for a retry after a failed try. */
+  const retrying = new Map<string, Set<MessageQueue>>();
   // (due, messageId), earliest first.
   const due = createTimeHeap<{ due: number; messageId: string }>((e) => e.due);
   let jobs = 0;
@@ -101,7 +109,32 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
     if (lane.running === 0 && lane.ready.length === 0) lanes.delete(lane.applicationId);
   };
 
+  const waitForRetry = (q: MessageQueue): void => {
+    let waiting = retrying.get(q.applicationId);
+    if (!waiting) retrying.set(q.applicationId, (waiting = new Set()));
+    waiting.add(q);
+  };
+  const stopRetrying = (q: MessageQueue): void => {
+    const waiting = retrying.get(q.applicationId);
+    if (waiting?.delete(q) && waiting.size === 0) retrying.delete(q.applicationId);
+  };
+
+  /** The receiver of this application took a callback: its messages waiting for a retry are tried now. */
+  const receiverBack = (applicationId: string): void => {
+    const waiting = retrying.get(applicationId);
+    if (!waiting) return;
+    retrying.delete(applicationId);
+    const t = now();
+    for (const q of waiting) {
+      if (queues.get(q.messageId) !== q || q.ready || q.jobs.length === 0) continue;
+      q.jobs[0] = { ...q.jobs[0]!, notBefore: t };
+      q.due = t;
+      makeReady(q);
+    }
+  };
+
   const makeReady = (q: MessageQueue): void => {
+    stopRetrying(q);
     q.ready = true;
     const lane = laneOf(q.applicationId);
     lane.ready.push(q);
@@ -157,16 +190,20 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
           q.jobs.shift();
           jobs--;
           o.onDone(job);
+          if (outcome.delivered) receiverBack(q.applicationId);
           continue;
         }
         const next = { ...job, attempt: job.attempt + 1, notBefore: outcome.retryAt };
         q.jobs[0] = next;
         o.onRescheduled(next);
         schedule(q, next.notBefore);
+        waitForRetry(q);
         return;
       }
-      if (q.jobs.length === 0) queues.delete(q.messageId);
-      else q.ready = false; // stopped
+      if (q.jobs.length === 0) {
+        queues.delete(q.messageId);
+        stopRetrying(q);
+      } else q.ready = false; // stopped
     } finally {
       q.running = false;
       lane.running--;
@@ -202,7 +239,11 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       };
       queues.set(job.messageId, created);
       if (job.notBefore <= now()) makeReady(created);
-      else schedule(created, job.notBefore);
+      else {
+        schedule(created, job.notBefore);
+        // A retry owed since before a restart waits for its receiver as the others do.
+        if (job.attempt > 0) waitForRetry(created);
+      }
     },
     canRemove(job) {
       const q = queues.get(job.messageId);
@@ -215,7 +256,10 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       q.jobs.splice(at, 1);
       jobs--;
       // Its entry in the due heap or a lane's ready list is skipped as stale.
-      if (q.jobs.length === 0) queues.delete(q.messageId);
+      if (q.jobs.length === 0) {
+        queues.delete(q.messageId);
+        stopRetrying(q);
+      }
     },
     get size() {
       return jobs;
