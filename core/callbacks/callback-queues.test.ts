@@ -90,6 +90,30 @@ describe('callbacks queued for their tries', () => {
     await queues.stop();
   });
 
+  it('catches up with a receiver that fails every other call at most once in its interval, and backs off between', async () => {
+    let calls = 0;
+    const tried: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        // Every other call fails (a flapping receiver): the waiting one fails each time it is tried.
+        if (j.eventId === 'waiting' || calls++ % 2 === 1) return { done: false, retryAt: Date.now() + 3_600_000 };
+        return { done: true, delivered: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+      catchUpEveryMs: 60_000,
+    });
+    queues.add(job('waiting', 'm0'));
+    await eventually(() => tried.length === 1);
+    for (let i = 1; i <= 20; i++) queues.add(job(`e${i}`, `m${i}`));
+    await eventually(() => tried.filter((t) => t !== 'waiting').length >= 20);
+    await new Promise((r) => setTimeout(r, 100));
+    // Tried when it first failed, and once more on the first success: not on every success.
+    expect(tried.filter((t) => t === 'waiting')).toHaveLength(2);
+    await queues.stop();
+  });
+
   it('tries no more messages of one application at once than allowed, and stops waiting on stop', async () => {
     let inFlight = 0;
     let most = 0;

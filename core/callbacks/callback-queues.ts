@@ -15,6 +15,8 @@ export interface CallbackQueuesOptions {
   onRescheduled: (job: CallbackJob) => void;
   /** Most messages of one application being tried at once (default 256). */
   maxPerApplication?: number;
+  /** An application's waiting callbacks are tried early, on its receiver taking one, at most this often (default 30 s). */
+  catchUpEveryMs?: number;
   now?: () => number;
 }
 
@@ -63,7 +65,8 @@ interface Lane {
  * restarts. When a receiver takes a callback, its application's messages
  * waiting for a retry are tried again at once: a receiver back from an
  * outage gets what it missed now, not at each one's back-off (up to an hour).
- * One that fails again goes on with its back-off.
+ * One that fails again goes on with its back-off; a receiver that fails
+ * every other call is caught up with at most every `catchUpEveryMs`.
  */
 export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const now = o.now ?? Date.now;
@@ -72,6 +75,9 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const lanes = new Map<string, Lane>();
   /** Per application, its messages waiting for a retry after a failed try. */
   const retrying = new Map<string, Set<MessageQueue>>();
+  const catchUpEveryMs = o.catchUpEveryMs ?? 30_000;
+  /** When each application's waiting callbacks were last tried early. */
+  const caughtUp = new Map<string, number>();
   // (due, messageId), earliest first.
   const due = createTimeHeap<{ due: number; messageId: string }>((e) => e.due);
   let jobs = 0;
@@ -123,8 +129,11 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const receiverBack = (applicationId: string): void => {
     const waiting = retrying.get(applicationId);
     if (!waiting) return;
-    retrying.delete(applicationId);
     const t = now();
+    if (t - (caughtUp.get(applicationId) ?? -Infinity) < catchUpEveryMs) return;
+    caughtUp.set(applicationId, t);
+    if (caughtUp.size > 10_000) caughtUp.clear();
+    retrying.delete(applicationId);
     for (const q of waiting) {
       if (queues.get(q.messageId) !== q || q.ready || q.jobs.length === 0) continue;
       q.jobs[0] = { ...q.jobs[0]!, notBefore: t };
