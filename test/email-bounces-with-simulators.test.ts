@@ -58,5 +58,10 @@ describe('e-mail bounces with the simulators hermod starts itself (as npm start 
     const bounced = await eventually(() => logged(hermod, 'e-mail bounced')[0], 20_000, 100);
     expect(bounced).toMatchObject({ status: '5.1.1', diagnostic: expect.stringContaining(email) });
     await eventually(() => logged(hermod, 'im message failed after delivery').find((l) => l.id === r.json.id), 20_000, 100);
+
+    // Counted once, as what it is: a failure after delivery, not also as a late report.
+    const metrics = await (await fetch(`http://127.0.0.1:${hermod.metricsPort}/metrics`)).text();
+    const count = (outcome: string) => Number(new RegExp(`^hermod_im_attempts_total\\{channel="email",outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    expect({ failedAfterDelivery: count('failed_after_delivery'), lateReport: count('late_report') }).toEqual({ failedAfterDelivery: 1, lateReport: 0 });
   });
 });

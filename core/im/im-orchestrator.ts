@@ -325,20 +325,21 @@ export async function startImOrchestrator(deps: {
    * the message. A late failure of an attempt that did not deliver (a
    * fallback followed it) changes nothing, as any late report.
    */
-  const lateFailure = async (id: string, k: number, change: StatusChange): Promise<void> => {
+  const lateFailure = async (id: string, k: number, change: StatusChange): Promise<boolean> => {
     const stored = await history.findMessage(id);
-    if (stored?.status !== 'received') return;
-    if (await history.getMessage(stored.applicationId, imAttemptId(id, k + 1))) return;
+    if (stored?.status !== 'received') return false;
+    if (await history.getMessage(stored.applicationId, imAttemptId(id, k + 1))) return false;
     const im = { id, applicationId: stored.applicationId, plan: JSON.parse(stored.content) as ImPlan };
     const reason = change.detail || change.errorCode || `${change.channel}: failed after delivery`;
     const [applied] = await recorder.record([
       { messageId: id, applicationId: im.applicationId, channel: 'im', status: 'failed', at: change.at, detail: reason },
     ]);
-    if (!applied) return;
+    if (!applied) return false;
     imAttempts.inc({ channel: change.channel, outcome: 'failed_after_delivery' });
     log.info('im message failed after delivery', { id, attempt: k + 1, channel: change.channel, reason });
     tell(im, 'failed', k, reason);
     tell(im, 'failed', undefined, reason);
+    return true;
   };
 
   /** Takes up a message from the `im` topic or from recovery, where it stands. */
@@ -427,10 +428,11 @@ export async function startImOrchestrator(deps: {
       const im = open.get(parent);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
       else {
-        if (taken.has(parent)) imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
-        if (change.status !== 'failed') return;
+        const lateReport = () => taken.has(parent) && imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
+        if (change.status !== 'failed') return void lateReport();
         const settled = settledHere.get(parent);
-        const late = () => lateFailure(parent, k, change);
+        // A failure after delivery is counted as that; any other late failure as a late report.
+        const late = async () => void ((await lateFailure(parent, k, change)) || lateReport());
         if (settled) inTurn(settled, late);
         else late().catch((err) => log.error('could not record a failure after delivery', { err, id: parent }));
       }
