@@ -10,7 +10,7 @@ import { createUnmatchedReports } from './unmatched-reports';
 import { openHeldReportsFile } from './held-reports-file';
 import { processSpan } from '../ports/bus-spans';
 import { carryTrace, type TraceSpan } from '../../lib/tracing';
-import { stageOf } from '../domain/message-status';
+import { canAdvance, stageOf } from '../domain/message-status';
 
 const STATUS_TOPIC = topicName('status');
 const SUBMITTED_STAGE = stageOf('submitted');
@@ -78,8 +78,9 @@ export function startStatusConsumer(deps: {
     ...(waitForSubmit && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE ? { onceSubmitted: true } : {}),
   });
   /**
-   * Which refused changes were refused only for coming before their submit's report (the message is still
-   * short of `submitted`), not as a step back. One look at hot state each, for refused reports only: rare.
+   * Which refused changes were refused only for coming before their submit's report, not as a step back: the
+   * message is still short of `submitted`, or has reached it since (another partition's batch applied it
+   * meanwhile), so the change would apply now. One look at hot state each, for refused reports only: rare.
    */
   const earlyOnes = async (changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> => {
     const early = new Set<number>();
@@ -87,7 +88,7 @@ export function startStatusConsumer(deps: {
       changes.map(async (c, i) => {
         if (applied[i] || !c.onceSubmitted) return;
         const current = await deps.state.getStatus(c.messageId);
-        if (current && stageOf(current.status) < SUBMITTED_STAGE) early.add(i);
+        if (!current || canAdvance(current.status, c.status)) early.add(i);
       }),
     );
     return early;

@@ -24,13 +24,22 @@ export interface ReceiptOrder extends OwedReceipt {
 export class ReceiptDispatcher {
   private readonly waiting = new Map<string, ReceiptOrder[]>();
   private generation = 0;
+  /** Receipts sent so far, for taking binds in turn. */
+  private turn = 0;
   sent = 0;
 
   constructor(
     private readonly sessionsOf: (systemId: string) => SmscSession[],
     /** Called each time a receipt's deliver_sm is handed to a session (again if it is resent). */
     private readonly onWritten: (order: ReceiptOrder) => void = () => undefined,
-    private readonly options: { store?: ReceiptStore; retryMs?: number; log?: Logger; receiptIdOf?: (carrierMessageId: string) => string } = {},
+    private readonly options: {
+      store?: ReceiptStore;
+      retryMs?: number;
+      log?: Logger;
+      receiptIdOf?: (carrierMessageId: string) => string;
+      /** Each receipt on the next bind of its system_id in turn, not on its submit's. */
+      anyBind?: boolean;
+    } = {},
   ) {}
 
   /** A new receipt: recorded as owed (before the submit is answered), sent once due. */
@@ -72,7 +81,7 @@ export class ReceiptDispatcher {
   }
 
   private deliver(order: ReceiptOrder): void {
-    const session = order.session?.canReceive ? order.session : this.sessionsOf(order.systemId).find((s) => s.canReceive);
+    const session = order.session?.canReceive && !this.options.anyBind ? order.session : this.pickSession(order.systemId);
     if (!session) {
       const list = this.waiting.get(order.systemId);
       if (list) list.push(order);
@@ -99,6 +108,11 @@ export class ReceiptDispatcher {
       },
     );
     this.onWritten(order);
+  }
+
+  private pickSession(systemId: string): SmscSession | undefined {
+    const open = this.sessionsOf(systemId).filter((s) => s.canReceive);
+    return open.length === 0 ? undefined : open[this.options.anyBind ? this.turn++ % open.length : 0];
   }
 
   private pdu(o: ReceiptOrder): SmPdu {

@@ -13,6 +13,13 @@ export interface SmscSimulatorOptions {
   credentials?: { systemId: string; password: string }[];
   /** Delay before a receipt is sent (default 200 ms). */
   receiptDelayMs?: number;
+  /**
+   * Which bind a receipt goes out on: the one its submit came in on while it
+   * is bound (`submitting`, the default), or each bind of the system_id in
+   * turn (`any`), as SMSCs that spread receipts over an ESME's binds do: then
+   * a receipt reaches another process than the one that submitted.
+   */
+  receiptsOn?: 'submitting' | 'any';
   /** Relative weights; `rejected` answers submit_sm with `rejectStatus` and sends no receipt. Default: all delivered. */
   outcomes?: Partial<OutcomeWeights>;
   /** Makes outcome picks (and message ids) reproducible. */

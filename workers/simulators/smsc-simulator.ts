@@ -114,6 +114,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         retryMs: this.o.receiptRetryMs,
         log: this.o.log,
         receiptIdOf: receiptIdWriter(this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex'),
+        anyBind: this.o.receiptsOn === 'any',
       },
     );
   }
