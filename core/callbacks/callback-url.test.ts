@@ -27,6 +27,13 @@ describe('callback URLs', () => {
     await expect(resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), false)).rejects.toMatchObject({ code: 'forbidden', retryable: false });
     await expect(resolveCallbackTarget(new URL('http://localhost:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(resolveCallbackTarget(new URL('http://[::1]:9/x'), false)).rejects.toMatchObject({ code: 'forbidden' });
+    // WHATWG URL writes these as [::ffff:7f00:1]: loopback still.
+    for (const url of ['http://[::ffff:127.0.0.1]:9/x', 'http://[0:0:0:0:0:ffff:127.0.0.1]:9/x', 'http://[::ffff:169.254.169.254]/latest/meta-data'])
+      await expect(resolveCallbackTarget(new URL(url), false), url).rejects.toMatchObject({ code: 'forbidden' });
+    // A name whose AAAA answer is such an address is refused too.
+    await expect(resolveCallbackTarget(new URL('https://hooks.example.com/x'), false, async () => ['::ffff:a00:1'])).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect(await resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), true)).toEqual(['127.0.0.1']);
   });
 

@@ -14,33 +14,70 @@ export function checkCallbackUrlSyntax(text: string): URL {
   return url;
 }
 
-/** Loopback, private, link-local, unique-local, unspecified and similar addresses that a callback must not reach. */
-export function isPrivateAddress(address: string): boolean {
-  if (net.isIPv4(address)) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  const v6 = address.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isPrivateAddress(v6.slice(7));
+function isPrivateV4(address: string): boolean {
+  const [a, b, c] = address.split('.').map(Number) as [number, number, number];
   return (
-    v6 === '::' ||
-    v6 === '::1' ||
-    v6.startsWith('fc') ||
-    v6.startsWith('fd') ||
-    v6.startsWith('fe8') ||
-    v6.startsWith('fe9') ||
-    v6.startsWith('fea') ||
-    v6.startsWith('feb') ||
-    v6.startsWith('ff')
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) ||
+    (a === 198 && (b === 18 || b === 19)) ||
+    (a === 198 && b === 51 && c === 100) ||
+    (a === 203 && b === 0 && c === 113) ||
+    a >= 224
+  );
+}
+
+/** The eight 16-bit words of an IPv6 address in any of its written forms (`::`, a dotted IPv4 tail, a zone). */
+function ipv6Words(address: string): number[] | undefined {
+  let text = address.split('%')[0]!.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail, more] = text.split('::');
+  if (more !== undefined) return undefined;
+  const part = (p: string | undefined) => (p ? p.split(':').map((w) => Number.parseInt(w, 16)) : []);
+  const front = part(head);
+  const back = part(tail);
+  const words = tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : undefined;
+}
+
+const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/**
+ * Loopback, private, link-local, unique-local, unspecified, documentation and
+ * similar addresses that a callback must not reach, in IPv4 and IPv6. An IPv6
+ * address that carries an IPv4 one (IPv4-mapped in either written form,
+ * IPv4-compatible, NAT64, 6to4) is judged by that IPv4 address, so
+ * `[::ffff:7f00:1]` is loopback as `127.0.0.1` is; Teredo is refused whole.
+ */
+export function isPrivateAddress(address: string): boolean {
+  if (net.isIPv4(address)) return isPrivateV4(address);
+  const w = ipv6Words(address);
+  // Not an address this can read: never a callback's target.
+  if (!w) return true;
+  const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible; :: and ::1 among them), 64:ff9b::a.b.c.d (NAT64).
+  if (zeros(0, 5) && (w[5] === 0xffff || w[5] === 0)) return isPrivateV4(v4Of(w[6]!, w[7]!));
+  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return isPrivateV4(v4Of(w[6]!, w[7]!));
+  if (w[0] === 0x64 && w[1] === 0xff9b && w[2] === 1) return true; // local-use NAT64
+  if (w[0] === 0x2002) return isPrivateV4(v4Of(w[1]!, w[2]!)); // 6to4
+  if (w[0] === 0x2001 && w[1] === 0) return true; // Teredo
+  if (w[0] === 0x2001 && w[1] === 0xdb8) return true; // documentation
+  if (w[0] === 0x100 && zeros(1, 4)) return true; // discard-only
+  const first = w[0]!;
+  return (
+    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
+    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (first & 0xffc0) === 0xfec0 || // site-local fec0::/10 (deprecated)
+    (first & 0xff00) === 0xff00 // multicast
   );
 }
 
