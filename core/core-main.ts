@@ -78,6 +78,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     recent,
     numericIds,
     shortener,
+    log,
     // Tried again until the bus takes them; the messages are durable, and a stop leaves them to recovery at the next start.
     // A warning while the bus may be electing a leader; an error once it has refused them for a minute, or gave up on one.
     onDispatchError: (err, at) =>

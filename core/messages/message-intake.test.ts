@@ -255,6 +255,47 @@ describe('handing accepted messages to their channel', () => {
 });
 
 describe('the queued status on a bus whose publish returns after the worker has sent', () => {
+  it('ends a scheduled message blocked when its handset opted out or was block-listed after it was scheduled, and sends the rest', async () => {
+    const { bus, published } = outageBus();
+    const state = createMemoryState();
+    const statuses: StatusChange[] = [];
+    const recorder: StatusRecorder = {
+      async record(changes) {
+        statuses.push(...changes);
+        return changes.map(() => true);
+      },
+      onApplied: () => undefined,
+      announce: () => undefined,
+      drain: async () => undefined,
+    };
+    let numeric = 1;
+    const intake = createMessageIntake({
+      history: { insertMessages: async () => undefined } as unknown as MessageHistory,
+      state,
+      bus,
+      recorder,
+      recent: createRecentMessages(),
+      numericIds: () => numeric++,
+      dispatchRetryMs: 10,
+    });
+    const at = Date.now() + 1500;
+    const results = await intake.accept(
+      ['+6421000791', '+6421000792', '+6421000793'].map((to) => ({ ...send('sms', to, 'Kia ora — te pānui o te wiki 📣'), scheduledAt: at })),
+    );
+    const [stopped, blocked, kept] = results.map((r) => (r.ok ? r.id : ''));
+    // After scheduling: the first handset replies STOP, an operator blocks the second.
+    await state.setOptOuts([{ applicationId: 'acme', handset: '+6421000791', optedOut: true }]);
+    await state.setBlocks([{ scope: 'acme', prefix: '+6421000792', blocked: true }]);
+
+    await until(() => statuses.filter((s) => s.status === 'blocked').length === 2 && (published.get(topicName('sms')) ?? []).length === 1, 5000);
+    expect(statuses.filter((s) => s.status === 'blocked').map((s) => [s.messageId, s.detail])).toEqual([
+      [stopped, 'destination opted out'],
+      [blocked, 'destination blocked by the operator (+6421000792)'],
+    ]);
+    expect((published.get(topicName('sms')) ?? []).map((r) => decodeJob(r.value).id)).toEqual([kept]);
+    await intake.drain();
+  });
+
   it('records queued before the worker can report sent, so neither it nor its callback is lost', async () => {
     const state = createMemoryState();
     const events: StatusEvent[] = [];

@@ -18,6 +18,7 @@ import { createSendScreen } from './send-screen';
 import { tooLargeRejection } from './too-large-rejection';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
+import type { Logger } from '../../lib/log';
 
 /** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
 export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
@@ -68,6 +69,8 @@ export function createMessageIntake(deps: {
   dispatchRetryMs?: number;
   /** Messages waiting for a refused hand-off beyond which new sends are refused as unavailable (default 100,000). */
   maxHandOffWaiting?: number;
+  /** Where a failure that is tried again is told (a scheduled message's screen at its time). */
+  log?: Logger;
   /** The application's message quota, if it has one (read for every batch: cache it). */
   quotaOf?: (applicationId: string) => Promise<Quota | undefined>;
   /** Where messages scheduled beyond the scheduler's memory window wait (emptied at start; recovery adds them back). */
@@ -203,7 +206,29 @@ export function createMessageIntake(deps: {
   const dispatched = async (): Promise<void> => {
     while (running) await running;
   };
-  const later = (records: readonly MessageRecord[]): void => handOff(records);
+  /**
+   * A scheduled message at its time is screened again: its handset may have replied STOP, or an operator
+   * blocked it, since it was accepted. Those end `blocked` without reaching a carrier; the rest are handed off.
+   * Not the quota: it took its share when it was accepted. A screen that fails is tried again a second later
+   * (nothing unscreened goes out); a stop meanwhile leaves them to recovery.
+   */
+  const later = (records: readonly MessageRecord[]): void => {
+    void (async () => {
+      const verdicts = await screen.screen(records, { quota: false });
+      const now = Date.now();
+      const ended = records.flatMap((r, i) => {
+        const v = verdicts[i]!;
+        return v.send ? [] : [{ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: v.status, at: now, detail: v.detail }];
+      });
+      if (ended.length > 0) await deps.recorder.record(ended);
+      const go = records.filter((_, i) => verdicts[i]!.send);
+      if (go.length > 0) handOff(go);
+    })().catch((err: unknown) => {
+      if (draining) return;
+      deps.log?.warn('could not screen scheduled messages at their time; trying again', { err, messages: records.length });
+      setTimeout(() => later(records), 1000).unref();
+    });
+  };
   const scheduler = createScheduler(later, { spillDir: deps.scheduledDir, horizonMs: deps.schedulerMemoryWindowMs });
   const untrackScheduler = trackEntries({ scheduled_messages: () => scheduler.size, handoff_waiting: () => waiting.length });
 

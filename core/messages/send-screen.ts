@@ -9,8 +9,11 @@ const SEND: Verdict = { send: true };
 const HOUR_MS = 60 * 60 * 1000;
 
 export interface SendScreen {
-  /** One verdict per record, in order. */
-  screen(records: readonly MessageRecord[]): Promise<Verdict[]>;
+  /**
+   * One verdict per record, in order. `quota: false` checks opt-outs and block lists only (a scheduled
+   * message at its time: it took its quota when it was accepted).
+   */
+  screen(records: readonly MessageRecord[], options?: { quota?: boolean }): Promise<Verdict[]>;
 }
 
 /**
@@ -30,9 +33,10 @@ export function createSendScreen(deps: {
 }): SendScreen {
   const now = deps.now ?? Date.now;
   return {
-    async screen(records) {
+    async screen(records, options = {}) {
       if (records.length === 0) return [];
-      const apps = [...new Set(records.map((r) => r.applicationId))];
+      const withQuota = options.quota !== false;
+      const apps = withQuota ? [...new Set(records.map((r) => r.applicationId))] : [];
       const [optedOut, blocks, quotas] = await Promise.all([
         deps.state.areOptedOut(records.map((r) => ({ applicationId: r.applicationId, handset: r.destination }))),
         deps.state.findBlocks(records.map((r) => ({ applicationId: r.applicationId, destination: r.destination }))),
