@@ -42,6 +42,20 @@ describe('replies (MO), STOP and blocked sends', () => {
     expect(delivered.some((m) => m.text === 'Kei te pēhea koe? 你好?')).toBe(false);
   });
 
+  it('ends blocked a message scheduled before the handset replied STOP, at its time, without sending it', async () => {
+    const handset = '+6425000004';
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kia ora! Reply STOP to opt out' });
+    await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
+    const scheduled = new Date(Math.ceil((Date.now() + 4000) / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const promo = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui — ā te Rāhoroi 📣', scheduled });
+    expect(promo.status, promo.text).toBe(202);
+
+    await simulator.originate({ source: handset, destination: '4000', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
+    await eventually(async () => ((await statusOf(promo.json.id)) === 'blocked' ? true : undefined), 15_000);
+    expect(delivered.some((m) => m.text === 'Te hokonga nui — ā te Rāhoroi 📣')).toBe(false);
+  });
+
   it('opts a handset out when it replies STOP in full-width letters, as a CJK keyboard sends it', async () => {
     const handset = '+6425000003';
     const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: '你好世界 — 回复 STOP 退订' });
