@@ -246,6 +246,24 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
     });
 
+    it('tells the latest sends to a handset written any of its ways, newest first, since a time, and nothing else', async () => {
+      const handset = `+642300${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
+      const old = message({ destination: handset, acceptedAt: BASE - 10_000, applicationId: 'app-old' });
+      const first = message({ destination: handset, acceptedAt: BASE + 1, applicationId: 'app-one', source: '4100' });
+      const second = message({ destination: handset.slice(1), acceptedAt: BASE + 2, applicationId: 'app-two', source: '', mask: 'Tāmaki' });
+      const reply = message({ destination: '4100', source: handset, direction: 'MO', acceptedAt: BASE + 3 });
+      const elsewhere = message({ destination: '+6423999999', acceptedAt: BASE + 4 });
+      await history.insertMessages([old, first, second, reply, elsewhere], [old, first, second, reply, elsewhere].map(accepted));
+
+      const sends = await history.lastSendsTo([handset, handset.slice(1), `00${handset.slice(1)}`], BASE);
+      expect(sends).toEqual([
+        { messageId: second.id, applicationId: 'app-two', source: '', mask: 'Tāmaki', acceptedAt: BASE + 2 },
+        { messageId: first.id, applicationId: 'app-one', source: '4100', mask: first.mask, acceptedAt: BASE + 1 },
+      ]);
+      expect(await history.lastSendsTo(["' OR 1=1 --"], 0)).toEqual([]);
+      expect(await history.lastSendsTo([], 0)).toEqual([]);
+    });
+
     it('tells the latest status of many messages in one call, by stage before time', async () => {
       const received = message();
       const submitted = message();

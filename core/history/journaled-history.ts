@@ -298,6 +298,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       for (const [c, id] of await inner.findMessageIdsByCarrierIds(missed)) found.set(c, id);
       return found;
     },
+    async lastSendsTo(handsets, since) {
+      // A reply to a message sent in the last moments: it must be in.
+      if (waiting()) await flushAll();
+      return inner.lastSendsTo(handsets, since);
+    },
     async latestStatuses(ids) {
       // Statuses still waiting for their flush are part of the answer.
       if (ids.some((id) => unflushed(id))) await flushAll();

@@ -329,3 +329,14 @@ export const PING = 'SELECT 1 AS ok';
 
 /** The memory the engine tracks as in use, in bytes (a server's total; chDB's, inside core). */
 export const ENGINE_MEMORY = `SELECT value AS bytes FROM system.metrics WHERE metric = 'MemoryTracking'`;
+
+/**
+ * The latest messages sent to a handset, written any of the ways its number is (`handsets`), since a time:
+ * what a reply is routed by when hot state no longer knows the handset. Params: handsets Array(String), since Int64.
+ */
+export const LAST_SENDS_TO = `
+SELECT id AS messageId, application_id AS applicationId, source, mask, toUnixTimestamp64Milli(accepted_at) AS acceptedAt
+FROM ${messages}
+WHERE direction = 'MT' AND destination IN {handsets:Array(String)} AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+ORDER BY accepted_at DESC, id DESC
+LIMIT 50`;

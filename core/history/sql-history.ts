@@ -13,6 +13,7 @@ import {
   FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_IDS_BY_CARRIER_IDS,
   LATEST_STATUSES,
+  LAST_SENDS_TO,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
@@ -226,6 +227,17 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         }
       }
       return found;
+    },
+    async lastSendsTo(handsets, since) {
+      if (handsets.length === 0) return [];
+      const rows = await select('lastSendsTo', LAST_SENDS_TO, { handsets: [...new Set(handsets)], since });
+      return rows.map((r) => ({
+        messageId: String(r.messageId),
+        applicationId: String(r.applicationId),
+        source: String(r.source),
+        mask: String(r.mask),
+        acceptedAt: toNumber(r.acceptedAt),
+      }));
     },
     async upsertApplication(app) {
       await insert(INSERTS.applications, jsonEachRow([app], applicationRow));

@@ -3,7 +3,7 @@ import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageRecord, MessageHistory } from '../ports/message-history';
 import type { OptOutStore } from '../ports/opt-out-store';
-import type { HotState } from '../ports/state';
+import type { HotState, ReplyContext } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { decodeInbound, decodeRecords } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
@@ -13,6 +13,7 @@ import { handsetKey } from '../domain/handset-key';
 import { routeReply } from './reply-router';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
+import { createReplyContextFromHistory, knowsNothing } from './reply-context-from-history';
 
 /** How long a carrier's second delivery of the same reply is recognised (config moDedupWindowMs). */
 const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
@@ -50,6 +51,18 @@ export function startInboundConsumer(deps: {
 }): Promise<Subscription> {
   const ownerOf = deps.ownerOfAddress ?? (async () => undefined);
   const windowMs = deps.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+  const fromHistory = createReplyContextFromHistory(deps.history);
+  /** What hot state knows of the handset and the address; when nothing (in-process state restarted, or past its time to live), history's. */
+  const contextOf = async (handset: string, addressKey: string): Promise<ReplyContext> => {
+    const known = await deps.state.getReplyContext(handset, addressKey);
+    if (!knowsNothing(known)) return known;
+    try {
+      return (await fromHistory.contextOf(handset, addressKey)) ?? known;
+    } catch (err) {
+      deps.log.warn('could not look up in history what a reply answers; it is routed by hot state alone', { err, source: handset });
+      return known;
+    }
+  };
   return deps.bus.subscribe(
     topicName('inbound'),
     async (batch) => {
@@ -58,7 +71,7 @@ export function startInboundConsumer(deps: {
         busPosition: `${r.topic}/${r.partition}/${r.offset}`,
       }));
       // Where each reply goes, and the conversation's turn its key names (inbound-dedup.ts), before the dedup.
-      const contexts = await Promise.all(delivered.map(({ m }) => deps.state.getReplyContext(m.source, replyAddressKey(m.destination))));
+      const contexts = await Promise.all(delivered.map(({ m }) => contextOf(m.source, replyAddressKey(m.destination))));
       const ids = await firstDeliveries(
         deps.state,
         delivered.map(({ m, busPosition }, i) => ({ key: inboundKey(m, contexts[i]!.lastFromAddress?.messageId), candidateId: uuid(), busPosition })),

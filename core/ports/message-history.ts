@@ -76,10 +76,24 @@ export interface MessageHistory {
   findMessageIdsByCarrierIds(carrierIds: readonly string[]): Promise<Map<string, string>>;
   /** The latest status of each of these messages that has one (id → status and when): one query for a batch. */
   latestStatuses(ids: readonly string[]): Promise<Map<string, { status: MessageStatus; at: number }>>;
+  /**
+   * The latest messages (at most 50, newest first) sent to a handset since `since`, whatever their
+   * application; `handsets` are the ways its number may be written. What a reply is routed by when hot
+   * state no longer knows the handset (a restart of in-process state, a reply after its time to live).
+   */
+  lastSendsTo(handsets: readonly string[], since: number): Promise<SendToHandset[]>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
   /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
   getMessageRoute(applicationId: string, id: string): Promise<MessageRoute | undefined>;
+}
+
+export interface SendToHandset {
+  messageId: string;
+  applicationId: string;
+  source: string;
+  mask: string;
+  acceptedAt: number;
 }
 
 export interface MessageRoute {

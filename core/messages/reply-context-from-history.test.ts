@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { SendToHandset } from '../ports/message-history';
+import { createReplyContextFromHistory, writtenForms } from './reply-context-from-history';
+import { routeReply } from './reply-router';
+
+const send = (messageId: string, applicationId: string, source: string, acceptedAt: number): SendToHandset => ({
+  messageId,
+  applicationId,
+  source,
+  mask: '',
+  acceptedAt,
+});
+
+describe('a reply routed from history when hot state forgot its handset', () => {
+  it('goes to the application that last messaged the handset from the address it replied to', async () => {
+    const asked: string[][] = [];
+    const history = {
+      lastSendsTo: async (handsets: readonly string[]) => {
+        asked.push([...handsets]);
+        return [send('m-3', 'globex', '4200', 3), send('m-2', 'acme', '4100', 2), send('m-1', 'globex', '4100', 1)];
+      },
+    };
+    const contexts = createReplyContextFromHistory(history);
+    const context = (await contexts.contextOf('6423000001', '4100'))!;
+    expect(routeReply(context, undefined)).toEqual({ applicationId: 'acme', replyTo: 'm-2', rule: 'last-message-from-address' });
+    // Every way the number may have been written to it.
+    expect(asked[0]).toEqual(expect.arrayContaining(['+6423000001', '6423000001', '006423000001']));
+  });
+
+  it('asks history once for a number it never messaged, not for every reply from it', async () => {
+    let queries = 0;
+    const contexts = createReplyContextFromHistory({ lastSendsTo: async () => (queries++, []) });
+    expect(await contexts.contextOf('+6423000002', '4100')).toBeUndefined();
+    expect(await contexts.contextOf('6423000002', 'HERMOD')).toBeUndefined();
+    expect(queries).toBe(1);
+  });
+
+  it('knows the ways a number is written, and leaves anything else as it is', () => {
+    expect(writtenForms('+6421999001')).toEqual(['+6421999001', '6421999001', '006421999001']);
+    expect(writtenForms('ana@whānau.nz')).toEqual(['ana@whānau.nz']);
+  });
+});
