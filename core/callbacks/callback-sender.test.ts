@@ -94,7 +94,7 @@ describe('callbacks to receivers named by host name', () => {
   it('connects only to the address it checked, even when the name answers a private one a moment later', async () => {
     // DNS rebinding: a public address for the check, loopback for anyone who asks again.
     let calls = 0;
-    const { resolve, asked } = resolverOf({ 'rebind.example.com': () => (calls++ === 0 ? ['203.0.113.7'] : ['127.0.0.1']) });
+    const { resolve, asked } = resolverOf({ 'rebind.example.com': () => (calls++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']) });
     await expect(
       deliverCallback({ ...delivery(`http://rebind.example.com:${port}/x`, 'rebind-1', false), timeoutMs: 1500 }, { resolve }),
     ).rejects.toMatchObject({ code: 'unavailable' });
