@@ -1,4 +1,10 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
+import { createClient } from './support/https-client';
+import { startHermod } from './support/hermod-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
@@ -86,5 +92,45 @@ describe('replies to campaign messages', () => {
     expect(v2.status).toBe(202);
     await eventually(async () => (callbacks.some((c) => c.id === v2.json.id && c.status === 'received') ? true : undefined), 20_000);
     expect(callbacks.filter((c) => c.id !== v2.json.id)).toEqual([]);
+  });
+});
+
+describe('replies to a campaign sent before a restart of in-process state', () => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c().catch(() => undefined);
+  });
+
+  it('answers STOP with the campaign’s opt_out_response and opts the handset out', async () => {
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+    const { port } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const delivered: { destination: string; text: string; source: string }[] = [];
+    simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-restart-'));
+    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' };
+    let hermod = await startHermod({ dataDir, env });
+    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    const created = await client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'Rā whānau 🎂',
+      schedule: new Date().toISOString(),
+      content: 'Hari huritau, {{param1}}! Reply STOP to opt out',
+      mask: '4100',
+      opt_out_response: 'Kua mutu — 已退订 🙏🏽',
+      members: [{ destination: '+6428000005', param1: 'Mere' }],
+    });
+    expect(created.status, created.text).toBe(201);
+    await eventually(async () => (delivered.some((m) => m.text === 'Hari huritau, Mere! Reply STOP to opt out') ? true : undefined), 30_000);
+    client.close();
+    await hermod.stop();
+
+    hermod = await startHermod({ dataDir, env });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    await simulator.originate({ source: '+6428000005', destination: '4100', text: 'STOP' });
+    const answer = await eventually(async () => delivered.find((m) => m.text === 'Kua mutu — 已退订 🙏🏽'), 20_000);
+    expect(answer.source).toBe('4100');
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6428000005') ? true : undefined));
   });
 });
