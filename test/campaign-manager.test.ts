@@ -282,6 +282,28 @@ describe('Campaign Manager over HTTPS', () => {
       expect((await listsOf(acme, 'acme')).some((l) => l.name === name)).toBe(false);
     });
 
+    it('keeps one member per handset, however its number is written, and says how many it removed', async () => {
+      const a = handset();
+      const b = handset();
+      const r = await createList(acme, 'acme', {
+        name: 'merged from three CRMs',
+        members: [
+          { destination: a, param1: 'Ānaru' },
+          { destination: a, param1: 'Ānaru again' },
+          { destination: a.slice(1), param1: 'no plus' },
+          { destination: `00${a.slice(1)}`, param1: 'with 00' },
+          { destination: b, param1: '小明' },
+        ],
+      });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.error_messages).toMatch(/3 duplicate members were removed/);
+      const shown = (await listsOf(acme, 'acme')).find((l) => l.id === r.json.id);
+      expect(shown?.members).toEqual([
+        { destination: a, param1: 'Ānaru' },
+        { destination: b, param1: '小明' },
+      ]);
+    });
+
     it('drops invalid members without strict validation, and says which in error_messages', async () => {
       const [a, b] = [handset(), handset()];
       const r = await createList(acme, 'acme', {

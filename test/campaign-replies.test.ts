@@ -74,10 +74,11 @@ describe('replies to campaign messages', () => {
       schedule: new Date().toISOString(),
       content: 'Hoko o te raumati! 夏季特卖 ☀️',
       // The same handset as a contact list may write it: with the international prefix 00, or without its plus.
-      members: [{ destination: '+6427000001' }, { destination: '+6427000002' }, { destination: '006427000002' }, { destination: '6427000002' }],
+      // The first of its spellings is the one kept; the others are the same handset, removed as duplicates.
+      members: [{ destination: '+6427000001' }, { destination: '006427000002' }, { destination: '+6427000002' }, { destination: '6427000002' }],
     });
     expect(later.status).toBe(201);
-    expect(later.json.error_messages).toMatch(/3 opted-out members were removed/);
+    expect(later.json.error_messages).toMatch(/2 duplicate members were removed.*; 1 opted-out member was removed/);
     await eventually(async () => (to('+6427000001').some((m) => m.text === 'Hoko o te raumati! 夏季特卖 ☀️') ? true : undefined), 20_000);
     const report = await eventually(async () => {
       const r = await h.client.get(`/rest/campaign_manager/v1/acme/${later.json.id}/report`);

@@ -3,6 +3,7 @@ import type { HotState } from '../ports/state';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { validateContent } from './message-template';
+import { createSeenHandsets } from './seen-handsets';
 
 export const MAX_MEMBERS = 1_000_000;
 
@@ -46,7 +47,9 @@ export interface ImportOutcome {
  * inserts of many thousand rows, so a million members never sit in memory.
  * The list or campaign row is written last, at commit; until then the members
  * belong to nothing visible, and an import that fails or is cancelled leaves
- * nothing behind that any answer shows.
+ * nothing behind that any answer shows. A member whose handset an earlier
+ * member has, however the number is written (`+64…`, `64…`, `0064…`), is
+ * removed, and `error_messages` says how many were: one message per handset.
  */
 export function createMemberImporter(deps: {
   store: CampaignStore;
@@ -67,6 +70,8 @@ export function createMemberImporter(deps: {
     let id = 0;
     let count = 0;
     let optedOut = 0;
+    let duplicates = 0;
+    const seen = createSeenHandsets();
     let pending: MemberRow[] = [];
     let writing: Promise<void> = Promise.resolve();
     // From the moment the list or campaign row is being written, its members stay whatever happens.
@@ -105,8 +110,10 @@ export function createMemberImporter(deps: {
         if (!begin) throw new HermodError('invalid_attrib', 'import must begin with its application and kind');
         if (p.part === 'members') {
           if (count + p.members.length > MAX_MEMBERS) throw new HermodError('unprocessable', `members: at most ${MAX_MEMBERS} members`);
-          const opted = await deps.state.areOptedOut(p.members.map((m) => ({ applicationId: begin!.applicationId, handset: m.destination })));
-          p.members.forEach((m, i) => {
+          const members = p.members.filter((m) => seen.add(m.destination));
+          duplicates += p.members.length - members.length;
+          const opted = await deps.state.areOptedOut(members.map((m) => ({ applicationId: begin!.applicationId, handset: m.destination })));
+          members.forEach((m, i) => {
             if (opted[i]) optedOut++;
             pending.push({ position: count++, destination: m.destination, params: m.params, optedOut: opted[i]! });
           });
@@ -127,7 +134,11 @@ export function createMemberImporter(deps: {
         const removed = f.removeOptOuts ? optedOut : 0;
         if (removed === count) throw new HermodError('unprocessable', `members: all ${count} members opted out and were removed; nothing is left`);
         committing = true;
-        const notes = [f.errorMessages, removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : '']
+        const notes = [
+          f.errorMessages,
+          duplicates > 0 ? `${duplicates} duplicate member${duplicates === 1 ? ' was' : 's were'} removed (the handset of an earlier member)` : '',
+          removed > 0 ? `${removed} opted-out member${removed === 1 ? ' was' : 's were'} removed` : '',
+        ]
           .filter(Boolean)
           .join('; ');
         if (campaign) {
