@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { credentials } from '@grpc/grpc-js';
 import { type MessageJourney, OperationsClient } from '../proto/gen/hermod/v1/operations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imAttemptId } from '../core/im/im-ids';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
 
@@ -127,6 +128,29 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(statuses).not.toContain('read');
     expect(smsTo(mobile)).toHaveLength(1);
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+  });
+
+  it('names the Intelligent Messaging message, not its SMS attempt, as reply_to of a reply to the SMS fallback', async () => {
+    const mobile = '+6421100039'; // WhatsApp fails numbers ending in 9: SMS, attempt 2, delivers
+    const set = await h.hermod.cli(['apps', 'set-callbacks', 'acme', '--reply', `${h.receiverUrl}/reply`]);
+    expect(set.code, set.output).toBe(0);
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kua tae mai tō pūkete 📦 — 您的包裹到了' } },
+      delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
+      reference: 'pūkete-9',
+    });
+    await settles(id, 'received', ['accepted', 'failed', 'received']);
+    const text = 'Ngā mihi — reply to IM 🙏';
+    await h.smsc.originate({ source: mobile, destination: '9998', text });
+    const reply = await eventually(async () => h.callbacks.find((c) => c.body.content === text)?.body, 20_000, 50);
+    expect(reply).toMatchObject({ source: mobile, content: text, reply_to: id });
+    // The SMS attempt is the IM message's own business: SMS Gateway v2 does not read it by its id either.
+    const basic = { authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}` };
+    const attempt = await h.client.get(`/rest/sms/v2/messages?id=${imAttemptId(id, 1)}`, basic);
+    expect(attempt.status, attempt.text).toBe(404);
+    expect(attempt.json).toMatchObject({ statusCode: 404, message: expect.stringContaining('Intelligent Messaging') });
+    expect(attempt.text).not.toContain('pūkete-9');
   });
 
   it('delivers to an e-mail destination through the SMTP sink', async () => {

@@ -10,7 +10,7 @@ import { createBatcher } from '../../lib/batcher';
 import { retryUntilDone } from '../../lib/retry-until-done';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
-import { isImAttemptId } from '../im/im-ids';
+import { isImAttemptId, parseImAttemptId } from '../im/im-ids';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
 import { encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
@@ -214,7 +214,9 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     repliesReceived(replies: readonly MessageRecord[], knownAs: ReadonlyMap<string, number> = new Map()): void {
       for (const r of replies) {
         if (!r.applicationId) continue;
-        const replyTo = r.replyTo ? (knownAs.get(r.replyTo) ?? r.replyTo) : undefined;
+        // A reply to an IM delivery attempt answers the IM message: its id is the one the client was given.
+        const answered = isImAttemptId(r.replyTo) ? parseImAttemptId(r.replyTo).messageId : r.replyTo;
+        const replyTo = answered ? (knownAs.get(answered) ?? answered) : undefined;
         enqueue({
           applicationId: r.applicationId,
           kind: 'reply',

@@ -1,5 +1,7 @@
 import { uuid } from '../../lib/uuid';
-import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
+import { isImAttemptId } from '../domain/im-attempt-id';
+
+export { isImAttemptId };
 
 /**
  * Intelligent Messaging ids. A message gets a random version-4 UUID whose last
@@ -15,10 +17,6 @@ export function newImMessageId(): string {
 export function imAttemptId(messageId: string, attempt: number): string {
   if (attempt < 0 || attempt > 9) throw new RangeError('attempt must be 0..9');
   return retyped(messageId, '8', (attempt + 1).toString(16));
-}
-
-export function isImAttemptId(id: string): boolean {
-  return id.length === 36 && id[14] === '8' && id[35] !== '0' && !isCampaignMessageId(id);
 }
 
 /** The message and the attempt index of an attempt id. */
