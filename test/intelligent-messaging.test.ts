@@ -295,6 +295,36 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(smsTo('+6421100072')).toHaveLength(0);
   });
 
+  it('refuses with 422 an attempt waiting for an event its channel never reports, such as read on SMS or e-mail, and sends nothing', async () => {
+    const mobile = '+6421100081';
+    const sent = smsTo(mobile).length;
+    for (const [attempts, at, channel] of [
+      [[{ channel: 'sms', event: 'read', timeout: 3 }], 0, 'sms'],
+      [[{ channel: 'wab', event: 'read', timeout: 30 }, { last: { channel: 'email', event: 'read' } }], 1, 'email'],
+      [[{ first: { channel: 'mms', event: 'READ' } }, { channel: 'sms' }], 0, 'mms'],
+    ] as const) {
+      const r = await h.client.post('/rest/im/v1/message', {
+        destination: { mobile, email: 'mere.tūhoe@example.nz' },
+        message: { type: 'text', text: { body: 'Kua pānuitia? 已读吗？ 👀' } },
+        delivery_attempts: attempts,
+      });
+      expect(r.status, r.text).toBe(422);
+      expect(r.json).toMatchObject({
+        code: 422,
+        message: expect.stringContaining(`${channel} never reports read`),
+        errors: [expect.objectContaining({ field: `delivery_attempts[${at}].event`, description: expect.stringContaining('wab, rcs') })],
+      });
+    }
+    // An event every channel reports is still taken on SMS and e-mail.
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kua tae atu 📨' } },
+      delivery_attempts: [{ channel: 'sms', event: 'delivered', timeout: 30 }],
+    });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(smsTo(mobile)).toHaveLength(sent + 1);
+  });
+
   it('ends as failed when the last channel fails, after trying each in order', async () => {
     const mobile = '+6421100019'; // WhatsApp simulator fails numbers ending in 9
     const id = await send({

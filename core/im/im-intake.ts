@@ -5,7 +5,7 @@ import type { Accounts } from '../accounts/accounts';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { MAX_PARTS as MAX_SMS_PARTS, measureSms } from '../domain/sms-segments';
-import { addressFor, isKnownEvent, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
+import { addressFor, isKnownEvent, neverReported, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
 import { newImMessageId } from './im-ids';
 import { mailSubject } from './mail-subject';
 
@@ -131,6 +131,14 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
         throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: hermod can wait for submitted, sent, delivered (received) or read`, {
           fields: [{ field: `delivery_attempts[${unknown}].event`, description: 'not an event hermod reports' }],
         });
+      // Refused now: waiting for it, the attempt could only time out (24 h by default) and the message end expired.
+      for (const [i, a] of req.attempts.entries()) {
+        const never = neverReported(a.channel as ImChannel, a.event);
+        if (never)
+          throw new HermodError('unprocessable', `delivery_attempts[${i}].event: ${never}`, {
+            fields: [{ field: `delivery_attempts[${i}].event`, description: never }],
+          });
+      }
       return req.attempts.map((a) => ({ channel: a.channel as ImChannel, event: a.event, ...(a.timeout !== undefined ? { timeout: a.timeout } : {}) }));
     }
     const own = (await deps.accounts.callbackSettings(req.applicationId))?.imDefaultAttempts;

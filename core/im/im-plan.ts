@@ -43,6 +43,20 @@ export function isKnownEvent(event: string): boolean {
   return event === '' || Object.hasOwn(EVENT_STATUS, event.toLowerCase());
 }
 
+/**
+ * Channels whose carriers report `read`: WhatsApp and RBM read receipts (and
+ * a WhatsApp reply, replies-as-read.ts). SMPP receipts, MMS reports and SMTP
+ * say nothing of reading, so an attempt there waiting for `read` could only
+ * time out. Every channel reports submitted, sent and delivered.
+ */
+const READ_CHANNELS: readonly ImChannel[] = ['wab', 'rcs'];
+
+/** Why an attempt on `channel` can never reach `event` (undefined when it can). */
+export function neverReported(channel: ImChannel, event: string): string | undefined {
+  if (EVENT_STATUS[event.toLowerCase()] !== 'read' || READ_CHANNELS.includes(channel)) return undefined;
+  return `${channel} never reports read: only ${READ_CHANNELS.join(', ')} do`;
+}
+
 /** Whether an attempt at `status` has reached its event. */
 export function reachedEvent(event: string, status: MessageStatus): boolean {
   const wanted = EVENT_STATUS[event.toLowerCase()] ?? 'received';
@@ -79,6 +93,8 @@ export function parseAttemptList(text: string): ImAttemptPlan[] {
       if (!(IM_CHANNELS as readonly string[]).includes(channel ?? ''))
         throw new HermodError('invalid_attrib', `attempts: unknown channel ${JSON.stringify(channel)} in ${JSON.stringify(text)}`);
       if (!isKnownEvent(event)) throw new HermodError('invalid_attrib', `attempts: unknown event ${JSON.stringify(event)}`);
+      const never = neverReported(channel as ImChannel, event);
+      if (never) throw new HermodError('invalid_attrib', `attempts: ${part}: ${never}`);
       const seconds = timeout === undefined || timeout === '' ? undefined : Number(timeout);
       if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0 && seconds <= 604_800))
         throw new HermodError('invalid_attrib', `attempts: timeout must be 0..604800 seconds`);
