@@ -41,7 +41,8 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     ['content of 1600 emoji', { content: '🎉'.repeat(1600) }, { content: '🎉'.repeat(1601) }],
     ['content of 1 character', { content: 'ā' }, { content: '' }],
     // Senders stay printable ASCII, all an SMSC can send from (test/sender-addresses.test.ts has the rest).
-    ['source of 16 characters', { source: 's'.repeat(16) }, { source: 's'.repeat(17) }],
+    ['source of 16 characters', { source: '+' + '6'.repeat(15) }, { source: '+' + '6'.repeat(16) }],
+    ['alphanumeric source of 11 characters', { source: 'KiaOra-Aroa' }, { source: 'KiaOra-Aroha' }],
     ['reference of 255 characters', { reference: world(255) }, { reference: world(256) }],
     ['class of 32 characters', { class: world(32) }, { class: world(33) }],
     ['mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],

@@ -28,6 +28,20 @@ describe('a sender no SMSC can send from', () => {
     }
   });
 
+  it('is refused by SMS Gateway v2 with a 400 when alphanumeric and over 11 characters, or a number written with spaces', async () => {
+    for (const [source, says] of [
+      ['ABCDEFGHIJKL', 'at most 11 characters'],
+      ['TeReoMaori-NZ', 'at most 11 characters'],
+      ['+64 21 555', 'digits'],
+      ['021-555-0123', 'digits'],
+    ]) {
+      const r = await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽 你好', source });
+      expect(r.status, `${source}: ${r.text}`).toBe(400);
+      expect(r.json).toMatchObject({ statusCode: 400, error: expect.any(String), message: expect.stringContaining(`source`) });
+      expect(r.json.message).toContain(says);
+    }
+  });
+
   it('is refused by Gateway v1 with a 400 in its four-key error shape', async () => {
     const r = await acme.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe', source: 'Tāne' });
     expect(r.status, r.text).toBe(400);
@@ -49,5 +63,8 @@ describe('a sender no SMSC can send from', () => {
   it('still sends from an alphanumeric sender and a number', async () => {
     expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: 'SHOP-NZ' })).status).toBe(202);
     expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: '+6421555000' })).status).toBe(202);
+    // Eleven characters is the most an alphanumeric sender carries; a long number is not one.
+    for (const source of ['ABCDEFGHIJK', 'Air NZ', '5000', '6421555000123'])
+      expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source })).status, source).toBe(202);
   });
 });

@@ -4,8 +4,9 @@ import { HermodError } from '../../lib/errors';
 import { checkSenderAddress } from './sender-address';
 
 describe('sender addresses', () => {
-  it('take numbers and alphanumeric senders', () => {
-    for (const ok of ['+6421000001', '5000', 'Hermod', 'SHOP-NZ', undefined]) expect(() => checkSenderAddress(ok, 'source')).not.toThrow();
+  it('take numbers and alphanumeric senders of up to 11 characters', () => {
+    for (const ok of ['+6421000001', '5000', '006421000001', 'Hermod', 'SHOP-NZ', 'Air NZ', 'ABCDEFGHIJK', undefined])
+      expect(() => checkSenderAddress(ok, 'source')).not.toThrow();
   });
 
   it('refuse a macron, Cyrillic, CJK or an emoji, naming the field and the character', () => {
@@ -13,11 +14,23 @@ describe('sender addresses', () => {
     for (const bad of ['Привет', '你好', 'Shop👋🏽', 'a\0b']) expect(() => checkSenderAddress(bad, 'source')).toThrow(HermodError);
   });
 
-  it('accept exactly the senders the SMPP writer can carry (property)', () => {
+  it('refuse an alphanumeric sender of 12 characters, saying how long it may be', () => {
+    expect(() => checkSenderAddress('ABCDEFGHIJKL', 'source')).toThrow('source as an alphanumeric sender must be at most 11 characters, not 12');
+    expect(() => checkSenderAddress('TeReoMaori-NZ', 'source')).toThrow(HermodError);
+  });
+
+  it('refuse a number written with spaces or separators', () => {
+    for (const bad of ['+64 21 555', '021-555-0123', '(09) 555', ' 5000', '+', ''])
+      expect(() => checkSenderAddress(bad, 'source'), bad).toThrow('source must be a number of digits only');
+  });
+
+  it('accept a sender exactly when it is a number, or printable ASCII with a letter in at most 11 characters (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 11 }), (sender) => {
+      fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 14 }), fc.stringMatching(/^\+?[0-9 -]{1,15}$/)), (sender) => {
+        const number = /^\+?\d+$/.test(sender);
         const carriable = [...sender].every((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) <= 0x7e && c.length === 1);
-        if (carriable) expect(() => checkSenderAddress(sender, 'source')).not.toThrow();
+        const alphanumeric = carriable && /[A-Za-z]/.test(sender) && sender.length <= 11;
+        if (number || alphanumeric) expect(() => checkSenderAddress(sender, 'source')).not.toThrow();
         else expect(() => checkSenderAddress(sender, 'source')).toThrow(HermodError);
       }),
     );
