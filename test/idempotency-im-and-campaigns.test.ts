@@ -59,6 +59,26 @@ describe('Idempotency-Key on Intelligent Messaging and Campaign Manager', () => 
     await running?.stop();
   });
 
+  it('refuses an empty Idempotency-Key on every interface, each in its own error shape, and sends and creates nothing', async () => {
+    const to = handset();
+    const empty = { 'idempotency-key': '' };
+    const text = 'Kia ora — 你好 🔑';
+    const v2 = await acme.post('/rest/sms/v2/messages', { destination: to, content: text }, empty);
+    expect(v2.status, v2.text).toBe(400);
+    expect(v2.json).toMatchObject({ statusCode: 400, error: expect.any(String), message: expect.stringMatching(/Idempotency-Key/) });
+    for (const path of ['/rest/gateway/messages', '/rest/gateway/messages/broadcast']) {
+      const v1 = await acme.post(path, { destination: path.endsWith('broadcast') ? [to] : to, content: text }, empty);
+      expect(v1.status, v1.text).toBe(400);
+      expect(v1.json).toMatchObject({ code: 400, error: 'invalid_attrib', message: expect.stringMatching(/Idempotency-Key/) });
+    }
+    expectApiError(await acme.post(IM, imBody(to, text), empty), 400, /Idempotency-Key/);
+    // Campaign Manager answers a value it does not allow with 422, as it does a key over 255 characters.
+    expectDefaultError(await acme.post(`${CM}/acme/lists`, { name: 'kī-kore', members: [{ destination: to }] }, empty), 422, /Idempotency-Key/);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(deliveredTo(to)).toEqual([]);
+    expect(((await acme.get(`${CM}/acme/lists`)).json as { name: string }[]).filter((l) => l.name === 'kī-kore')).toEqual([]);
+  });
+
   describe('Intelligent Messaging', () => {
     it('answers a retried message with the first answer and sends one SMS, not two', async () => {
       const mobile = handset();

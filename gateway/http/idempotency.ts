@@ -24,8 +24,10 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 
 /** The request's Idempotency-Key as stored (scoped to its interface), or undefined without one. */
 export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undefined {
+  if (ctx.headers['idempotency-key'] === undefined) return undefined;
   const key = ctx.get('idempotency-key');
-  if (!key) return undefined;
+  // Sent but empty (or only blanks, which HTTP strips): ignoring it would leave unprotected a send the client means to protect.
+  if (!key) throw new HermodError('invalid_attrib', `Idempotency-Key is empty; send 1 to ${MAX_IDEMPOTENCY_KEY} characters, or no header`);
   if (key.length > MAX_IDEMPOTENCY_KEY) throw new HermodError('invalid_attrib', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
   // Scope names hold no ':', so `scope:key` never collides across interfaces.
   return `${scope}:${key}`;
