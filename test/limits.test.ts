@@ -72,9 +72,17 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     });
   }
 
-  it('v2 takes sms_class 0 to 3 and an integration_id that is a UUID', async () => {
+  it('v2 takes sms_class 1 to 3, as v1 does, refusing 0 and 4, and an integration_id that is a UUID', async () => {
     expect((await client.post('/rest/sms/v2/messages', { ...base, sms_class: 3, integration_id: '8a1e7c52-3b0e-4a51-9d63-0b7e6f1e2a10' })).status).toBe(202);
-    expect((await client.post('/rest/sms/v2/messages', { ...base, sms_class: 4 })).status).toBe(400);
+    expect((await client.post('/rest/sms/v2/messages', { ...base, sms_class: 1 })).status).toBe(202);
+    for (const sms_class of [0, 4]) {
+      const v2 = await client.post('/rest/sms/v2/messages', { ...base, sms_class });
+      expect(v2.status, v2.text).toBe(400);
+      expect(v2.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('sms_class') });
+      const v1 = await client.post('/rest/gateway/messages', { ...base, sms_class });
+      expect(v1.status, v1.text).toBe(400);
+      expect(v1.json).toMatchObject({ code: 400, error: 'invalid_attrib', message: expect.stringContaining('sms_class') });
+    }
     expect((await client.post('/rest/sms/v2/messages', { ...base, integration_id: 'not-a-uuid' })).status).toBe(400);
   });
 
