@@ -148,6 +148,33 @@ describe('Intelligent Messaging fallback: what the customer hears, and what is n
   }, 60_000);
 });
 
+describe('Intelligent Messaging whose SMS the network cannot deliver', () => {
+  let h: HermodWithChannels;
+  const sms: { destination: string; text: string }[] = [];
+  const { send, ofAttempt, outcome, show } = helpers(() => h, sms);
+
+  beforeAll(async () => {
+    // Every SMS is undeliverable: its receipt says UNDELIV with GSM network error 1 (unknown subscriber).
+    h = await startHermodWithChannels('im-sms-undeliverable', { smsc: { outcomes: { undeliverable: 1 } } });
+  }, 90_000);
+
+  afterAll(() => h?.stop());
+
+  it('tells the customer in words why the SMS failed, beside the network’s error code', async () => {
+    const id = await send({
+      destination: { mobile: '+6421400101' },
+      message: { type: 'text', text: { body: 'Kāore i tae — 未送达 📵' } },
+      delivery_attempts: [{ channel: 'sms' }],
+      reference: 'tae-kore',
+    });
+    expect(await outcome(id), show(id)).toMatchObject({ status: 'failed', detail: 'tae-kore' });
+    expect(
+      ofAttempt(id, 1).find((c) => c.status === 'failed'),
+      show(id),
+    ).toMatchObject({ channel: 'sms', reason: '001: unknown subscriber' });
+  });
+});
+
 describe('Intelligent Messaging to a handset that opted out', () => {
   let h: HermodWithChannels;
   const sms: { destination: string; text: string }[] = [];

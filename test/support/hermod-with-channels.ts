@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createSmscSimulator, type SmscSimulator } from '../../workers/simulators/smsc-simulator';
+import { createSmscSimulator, type SmscSimulator, type SmscSimulatorOptions } from '../../workers/simulators/smsc-simulator';
 import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sink';
 import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
 import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
@@ -46,13 +46,13 @@ export interface HermodWithChannels {
  */
 export async function startHermodWithChannels(
   name: string,
-  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number } = {},
+  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number; smsc?: Pick<SmscSimulatorOptions, 'outcomes'> } = {},
 ): Promise<HermodWithChannels> {
   // Host names, not addresses, for every URL hermod and the simulators are given. Hermod's HTTPS port is the one
   // it got at its latest start (port 0), so the simulators read their webhook URLs when they post.
   let hermod: HermodProcess | undefined;
   const webhooks = (channel: string): string => `https://localhost:${hermod?.httpsPort}/webhooks/${channel}`;
-  const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
+  const smsc = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20, ...options.smsc });
   // The sink bounces `…+late-bounce…` mail to hermod's bounce listener (port 0: the port its e-mail worker logged).
   const smtp = createSmtpSink({
     host: '127.0.0.1',

@@ -130,7 +130,15 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         submittedAt.delete(carrierId);
         receiptLatency.observe((Date.now() - at) / 1000);
       }
-      const report: CarrierReport = { carrierId: config.idPrefix + carrierId, status, at: Date.now(), errorCode: r.errorCode === '000' ? '' : r.errorCode };
+      const errorCode = r.errorCode === '000' ? '' : r.errorCode;
+      const report: CarrierReport = {
+        carrierId: config.idPrefix + carrierId,
+        status,
+        at: Date.now(),
+        errorCode,
+        // The code alone tells a client nothing: its meaning beside it, where hermod knows it.
+        ...(errorCode && r.errorMeaning ? { detail: `${errorCode}: ${r.errorMeaning}` } : {}),
+      };
       Promise.all(reportListeners.map((l) => l(report))).then(
         () => settle(true),
         (err: unknown) => {

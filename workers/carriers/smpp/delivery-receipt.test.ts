@@ -73,6 +73,15 @@ describe('delivery receipts', () => {
     expect(parseDeliveryReceipt(receipt('no id here'))).toBeUndefined();
   });
 
+  it('says what a GSM network error code means, and nothing of an SMSC’s own err: text', () => {
+    const gsm = (code: number): Tlv => ({ tag: TlvTag.network_error_code, value: Buffer.of(3, code >> 8, code & 0xff) });
+    expect(parseDeliveryReceipt(receipt('id:7 stat:EXPIRED err:027 text:Kia ora', [gsm(27)]))).toMatchObject({
+      errorCode: '027',
+      errorMeaning: 'absent subscriber',
+    });
+    expect(parseDeliveryReceipt(receipt('id:7 stat:UNDELIV err:001 text:你好'))).not.toHaveProperty('errorMeaning');
+  });
+
   it('formats the text it parses', () => {
     const text = formatReceiptText({
       id: 'ff01',

@@ -1,6 +1,7 @@
 import type { SmPdu } from './pdu';
 import { displayAddress } from './smpp-address';
 import { TlvTag, findTlv, tlvCString, tlvUint } from './tlv';
+import { networkErrorMeaning } from './network-error';
 
 export type ReceiptState = 'delivered' | 'undeliverable' | 'expired' | 'rejected' | 'deleted' | 'unknown' | 'accepted';
 
@@ -10,6 +11,8 @@ export interface DeliveryReceipt {
   state: ReceiptState;
   /** Network/SMSC error code ('000' or '' when none). */
   errorCode: string;
+  /** What errorCode means, in words, when hermod knows (a GSM network_error_code; network-error.ts). */
+  errorMeaning?: string;
   /** When the SMSC reached the final state (epoch ms, read as UTC), if it said. */
   doneDate: number | undefined;
   /** The stat word as received (DELIVRD, UNDELIV, ENROUTE…), for logs. */
@@ -109,12 +112,14 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
 
   const network = findTlv(pdu.tlvs, TlvTag.network_error_code)?.value;
   const errorCode = network && network.length === 3 ? String(network.readUInt16BE(1)).padStart(3, '0') : (RE_ERR.exec(text)?.[1] ?? '');
+  const errorMeaning = network && network.length === 3 ? networkErrorMeaning(network[0]!, network.readUInt16BE(1)) : undefined;
 
   const done = RE_DONE.exec(text)?.[1];
   return {
     carrierMessageId,
     state,
     errorCode,
+    ...(errorMeaning ? { errorMeaning } : {}),
     doneDate: done ? parseReceiptDate(done) : undefined,
     stat: stat || (messageState !== undefined ? STAT_BY_STATE[state] : ''),
     source: displayAddress(pdu.sourceAddr, pdu.sourceAddrTon),
