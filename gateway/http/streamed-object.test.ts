@@ -198,6 +198,47 @@ describe('parseStreamedObject', () => {
     expect(pulled).toBe(Math.floor((1000 - head.length) / element.length) + 1);
   });
 
+  it('refuses a member far larger than any member can be as soon as it passes the limit, without reading or holding the rest', async () => {
+    const chunk = Buffer.from('ā'.repeat(32 * 1024)); // 64 KiB of te reo Māori's long vowel
+    let pulled = 0;
+    async function* source(): AsyncGenerator<Buffer> {
+      yield Buffer.from('{"name":"Rārangi","members":[{"destination":"+6421000001"},{"destination":"+6421000002","param1":"');
+      for (let i = 0; i < 3200; i++) {
+        pulled++;
+        yield chunk; // 200 MB, if it were all read
+      }
+      yield Buffer.from('"}]}');
+    }
+    const err = await parseStreamedObject(
+      source(),
+      { arrayField: 'members', maxBytes: 256 * 1024 * 1024, maxElementBytes: 100_000 },
+      { field() {}, elements() {} },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HermodError);
+    expect((err as HermodError).code).toBe('unprocessable');
+    expect((err as HermodError).message).toBe('members[1]: a member may be at most 100000 bytes of JSON');
+    expect(pulled).toBeLessThanOrEqual(3);
+  });
+
+  it('refuses another field far larger than any field can be as soon as it passes the limit', async () => {
+    let pulled = 0;
+    async function* source(): AsyncGenerator<Buffer> {
+      yield Buffer.from('{"content":"');
+      for (let i = 0; i < 1000; i++) {
+        pulled++;
+        yield Buffer.from('你'.repeat(10_000));
+      }
+      yield Buffer.from('","members":[]}');
+    }
+    const err = await parseStreamedObject(
+      source(),
+      { arrayField: 'members', maxBytes: 256 * 1024 * 1024, maxElementBytes: 100_000 },
+      { field() {}, elements() {} },
+    ).catch((e: unknown) => e);
+    expect((err as HermodError).message).toBe('content: a field may be at most 100000 bytes of JSON');
+    expect(pulled).toBeLessThanOrEqual(4);
+  });
+
   it('accepts a body of exactly the size limit', async () => {
     const body = '{"members":[1,2,3]}';
     expect((await parse(split(body, 4), { maxBytes: body.length })).count).toBe(3);

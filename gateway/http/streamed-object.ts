@@ -16,13 +16,19 @@ export interface StreamedObjectOptions {
   maxBytes: number;
   /** Deliver elements in groups of at most this many (default 5000). */
   batchSize?: number;
+  /**
+   * Most bytes one element of the array, or one other field's value, may take (default 64 KiB): far
+   * more than any member or field can hold valid, so one that is larger is refused (422) as soon as it
+   * passes this, before the rest of it is read or held.
+   */
+  maxElementBytes?: number;
 }
 
 /** Parses a JSON object body from a byte stream; resolves with the number of array elements seen (0 if the field is absent). */
 export async function parseStreamedObject(source: AsyncIterable<Buffer>, options: StreamedObjectOptions, handler: StreamedObjectHandler): Promise<number> {
   const batchSize = options.batchSize ?? 5000;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
-  const scanner = new Scanner(options.arrayField, handler);
+  const scanner = new Scanner(options.arrayField, handler, options.maxElementBytes ?? 64 * 1024);
   let delivered = 0;
   const deliver = async (all: boolean): Promise<void> => {
     const pending = scanner.parsed;
@@ -115,8 +121,9 @@ class Scanner {
   private bomBytes = 0;
   private key = '';
   private arraySeen = false;
-  // The key, value or array content being collected.
+  // The key, value or array content being collected, and its bytes.
   private pieces: Buffer[] = [];
+  private held = 0;
   private start = 0;
   private startOffset = 0;
   private kind = SCALAR;
@@ -133,7 +140,20 @@ class Scanner {
   constructor(
     private readonly arrayField: string,
     private readonly handler: StreamedObjectHandler,
+    private readonly maxElementBytes: number,
   ) {}
+
+  /** Keeps a piece of what is being collected, refusing an element or value that grows past its limit. */
+  private hold(piece: Buffer): void {
+    this.held += piece.length;
+    if (this.held > this.maxElementBytes) {
+      const limit = `may be at most ${this.maxElementBytes} bytes of JSON`;
+      if (this.state === ARRAY) throw new HermodError('unprocessable', `${this.arrayField}[${this.count}]: a member ${limit}`);
+      if (this.state === VALUE) throw new HermodError('unprocessable', `${this.key}: a field ${limit}`);
+      throw new HermodError('unprocessable', `a field name ${limit}`);
+    }
+    this.pieces.push(piece);
+  }
 
   /** Scans `c` from `i`; returns where it stopped, early only right after the streamed array closes. */
   feed(c: Buffer, i: number): number {
@@ -152,7 +172,7 @@ class Scanner {
       if (state === KEY || state === VALUE) {
         const end = this.scanValue(c, i);
         if (end < 0) {
-          this.pieces.push(Buffer.from(c.subarray(this.start)));
+          this.hold(Buffer.from(c.subarray(this.start)));
           this.start = 0;
           return n;
         }
@@ -208,7 +228,7 @@ class Scanner {
     }
     // A key or value whose first byte ended the chunk.
     if ((this.state === KEY || this.state === VALUE) && this.start < n) {
-      this.pieces.push(Buffer.from(c.subarray(this.start)));
+      this.hold(Buffer.from(c.subarray(this.start)));
       this.start = 0;
     }
     return n;
@@ -225,6 +245,7 @@ class Scanner {
     this.start = start;
     this.startOffset = this.offset + start;
     this.pieces = [];
+    this.held = 0;
     this.depth = kind === CONTAINER ? 1 : 0;
     this.inString = kind === STRING;
     this.escaped = false;
@@ -293,6 +314,7 @@ class Scanner {
 
   private collect(c: Buffer, end: number): Buffer {
     const tail = c.subarray(this.start, end);
+    this.held = 0;
     if (this.pieces.length === 0) return tail;
     this.pieces.push(tail);
     const all = Buffer.concat(this.pieces);
@@ -340,7 +362,7 @@ class Scanner {
       this.start = lastComma + 1;
       this.startOffset = this.offset + lastComma + 1;
     }
-    if (this.start < c.length) this.pieces.push(Buffer.from(c.subarray(this.start)));
+    if (this.start < c.length) this.hold(Buffer.from(c.subarray(this.start)));
     return c.length;
   }
 
