@@ -25,24 +25,29 @@ const ENGINE_SUITES = [
  * beside other files. A clean clone has no vitest cache of durations, and file
  * size says little about a test that mostly waits: so these start first, and
  * the run does not end waiting on one of them while the quick files are done.
- * A file missing here only starts later.
+ * A file missing here only starts later. Order as measured in one whole run
+ * (2026-11-28, `--reporter=json`: campaign control 120 s, the broker kill 112 s).
  */
 const LONGEST_FIRST = [
+  'test/campaign-control.test.ts',
+  'test/kafka/broker-kill.test.ts',
   'core/adapters/kafka-bus-3.test.ts',
   'core/adapters/kafka-bus-4.test.ts',
-  'test/journal-unicode-restart.test.ts',
-  'test/durability.test.ts',
   'test/kafka/multi-process-kafka.test.ts',
-  'test/kafka/broker-kill.test.ts',
-  'test/kafka/kafka-failover.test.ts',
-  'test/kafka/start-on-kafka.test.ts',
+  'test/journal-unicode-restart.test.ts',
   'test/receipts-across-crash.test.ts',
-  'test/intelligent-messaging.test.ts',
+  'test/durability.test.ts',
+  'test/campaign-fanout.test.ts',
   'test/im-fallback.test.ts',
+  'test/kafka/kafka-failover.test.ts',
+  'test/intelligent-messaging.test.ts',
   'test/callbacks.test.ts',
+  'test/operator-console.test.ts',
+  'test/stop-by-process-group.test.ts',
+  'test/kafka/start-on-kafka.test.ts',
+  'test/campaign-control-redis.test.ts',
   'test/redis-cluster-state.test.ts',
   'test/fault-run.test.ts',
-  'test/campaign-fanout.test.ts',
   'test/multi-process.test.ts',
 ];
 
