@@ -269,6 +269,24 @@ describe('Campaign Manager over HTTPS', () => {
       expectDefaultError(await createList(acme, 'acme', { name: 'no destination', members: [{ param1: 'Привет' }] }), 422);
     });
 
+    it('refuses a list or campaign whose name holds a control character with 422 naming it, and keeps names in any script with emoji', async () => {
+      for (const [name, codePoint] of [
+        ['line1\nline2', 'U+000A'],
+        ['kiritaki\tcol', 'U+0009'],
+        ['\u001b[31mRED', 'U+001B'],
+        ['nul\u0000here', 'U+0000'],
+        ['del\u007f', 'U+007F'],
+        ['c1\u0085next', 'U+0085'],
+      ]) {
+        for (const refused of [await createList(acme, 'acme', listBody({ name })), await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ name }))]) {
+          expectDefaultError(refused, 422);
+          expect(refused.json.message).toBe(`name has a control character (${codePoint}); names are printable text`);
+        }
+      }
+      expect((await createList(acme, 'acme', listBody({ name: 'Kiritaki ā-rohe — 客户 👋🏽' }))).status).toBe(201);
+      expect((await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ name: 'Hoko ✨ 促销 — Привет' }))).status).toBe(201);
+    });
+
     it('refuses a whole list with one invalid member under strict validation, the default', async () => {
       const name = 'strict list';
       for (const body of [

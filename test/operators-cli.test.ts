@@ -84,6 +84,31 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('template names and contents', () => {
+    it('refuses a template name with a tab, newline or escape, naming the character, and saves none', async () => {
+      expect((await hermod.cli(['apps', 'create', 'tauira', '--password', 'x'])).code).toBe(0);
+      for (const [name, codePoint] of [
+        ['Hōkioi\t✨', 'U+0009'],
+        ['Hōkioi\n✨', 'U+000A'],
+        ['\u001b[31mwhero', 'U+001B'],
+      ] as const) {
+        const set = await hermod.cli(['templates', 'set', 'tauira', name, 'Tēnā koe {{param1}}']);
+        expect(set.code, set.output).toBe(1);
+        expect(set.output).toContain(`control character (${codePoint})`);
+      }
+      const listed = await hermod.cli(['templates', 'list', 'tauira']);
+      expect(listed.output.trim().split('\n')).toEqual(['id\tname\tcontent']);
+    });
+
+    it('keeps a template named in any script with emoji, and lists a content of two lines on one row with the line break shown', async () => {
+      const set = await hermod.cli(['templates', 'set', 'tauira', 'Hōkioi ✨ 模板', 'Tēnā koe {{param1}}\nNgā mihi — 谢谢 🙏']);
+      expect(set.code, set.output).toBe(0);
+      const rows = (await hermod.cli(['templates', 'list', 'tauira'])).output.trim().split('\n');
+      expect(rows).toHaveLength(2);
+      expect(rows[1]!.split('\t').slice(1)).toEqual(['Hōkioi ✨ 模板', 'Tēnā koe {{param1}}\\nNgā mihi — 谢谢 🙏']);
+    });
+  });
+
   describe('block list removals', () => {
     it('says an entry is not on the list it was to be removed from, with exit code 1', async () => {
       expect((await hermod.cli(['blocklist', 'add', '--app', 'acme', '+6421999'])).code).toBe(0);

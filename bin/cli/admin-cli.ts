@@ -11,6 +11,7 @@ import { CampaignsClient, type ListTemplatesResponse, type Template, type Upsert
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
 import { type GetMessageRouteRequest, MessageRoutesClient, type MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
 import { newApiKey } from '../../core/domain/api-key';
+import { escapeControlCharacters as cell } from '../../core/domain/control-characters';
 import type { Config } from '../../lib/config';
 import { fromServiceError } from '../../lib/grpc-errors';
 import { ADMIN_USAGE } from './admin-usage';
@@ -189,7 +190,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'im-templates' && verb === 'list' && name) {
       const { templates } = await callOn<object, ImTemplates>(im, im.listTemplates as never, { applicationName: name });
       out('id\tname\tlanguage\tbody');
-      for (const t of templates) out(`${t.id}\t${t.name}\t${t.language}\t${t.body}`);
+      for (const t of templates) out(`${t.id}\t${cell(t.name)}\t${t.language}\t${cell(t.body)}`);
       return 0;
     }
     if (group === 'im-templates' && verb === 'set' && name && args.length >= 7) {
@@ -226,7 +227,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         applicationName: name,
       });
       out('id\tname\tcontent');
-      for (const t of templates) out(`${t.id}\t${t.name}\t${t.content}`);
+      for (const t of templates) out(`${t.id}\t${cell(t.name)}\t${cell(t.content)}`);
       return 0;
     }
     if (group === 'templates' && verb === 'set' && name && extra && args[4] !== undefined) {

@@ -1,5 +1,6 @@
 import { CAMPAIGNS_USAGE } from './admin-usage';
 import { commandHelp } from './command-help';
+import { escapeControlCharacters } from '../../core/domain/control-characters';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import { fromServiceError } from '../../lib/grpc-errors';
 import type { Config } from '../../lib/config';
@@ -40,7 +41,9 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
       const { campaigns } = await call<object, ListCampaignsResponse>(client.listCampaigns as never, { application: application ?? '' });
       out('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tdead\tremaining');
       for (const c of campaigns) {
-        out(`${c.application}\t${c.campaignId}\t${c.name}\t${c.state}\t${c.members}\t${c.submitted}\t${c.delivered}\t${c.dead}\t${c.remaining}`);
+        out(
+          `${escapeControlCharacters(c.application)}\t${c.campaignId}\t${escapeControlCharacters(c.name)}\t${c.state}\t${c.members}\t${c.submitted}\t${c.delivered}\t${c.dead}\t${c.remaining}`,
+        );
       }
       return 0;
     }

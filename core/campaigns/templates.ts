@@ -3,6 +3,7 @@ import type { CampaignStore, TemplateRecord } from '../ports/campaign-store';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { validateContent } from './message-template';
+import { checkNameText } from '../domain/control-characters';
 
 /**
  * Message templates of an application: operators create and change them (by
@@ -19,6 +20,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
       const app = await deps.applications.getApplicationByName(applicationName);
       if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
       if (!name || name.length > 255) throw new HermodError('invalid_attrib', 'template name must be 1..255 characters');
+      checkNameText(name, 'template name');
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');
       validateContent(content);
       const current = (await deps.store.listTemplates(app.id)).find((t) => t.name === name);

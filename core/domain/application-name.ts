@@ -1,4 +1,5 @@
 import { HermodError } from '../../lib/errors';
+import { codePointName } from './control-characters';
 
 /**
  * Refuses a name no new application may have. A colon: HTTP Basic (RFC 7617)
@@ -17,7 +18,6 @@ export function checkApplicationName(name: string): void {
     throw problem(`application name ${JSON.stringify(name)} has a colon: HTTP Basic ends the user name there, so it could never sign in with a password`);
   const control = /\p{Cc}/u.exec(name)?.[0];
   if (control !== undefined) {
-    const codePoint = `U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    throw problem(`application name ${JSON.stringify(name)} has a control character (${codePoint})`);
+    throw problem(`application name ${JSON.stringify(name)} has a control character (${codePointName(control)})`);
   }
 }

@@ -2,6 +2,7 @@ import type { CampaignsClient } from '../campaigns-client';
 import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/v1/campaigns';
 import { HermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
+import { checkNameText } from '../../core/domain/control-characters';
 
 export const MAX_MEMBERS = 1_000_000;
 /** Problems listed in an answer; the rest are counted. */
@@ -63,6 +64,7 @@ export async function importBody(
     );
     const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
     deps.validate(schema, fields);
+    checkNameText(fields.name as string, 'name');
     if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');
     if (count === 0)
       throw new HermodError(

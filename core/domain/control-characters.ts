@@ -1,0 +1,40 @@
+import { HermodError } from '../../lib/errors';
+
+/** C0 controls, DEL and C1 controls: Unicode's general category Cc. */
+const CONTROL = /\p{Cc}/gu;
+const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+
+/** A character as U+XXXX. */
+export const codePointName = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The first control character of `text` that is not in `allowed`, or undefined. */
+function firstControl(text: string, allowed: ReadonlySet<string>): string | undefined {
+  for (const m of text.matchAll(CONTROL)) if (!allowed.has(m[0])) return m[0];
+  return undefined;
+}
+
+const refuse = (field: string, description: string): HermodError =>
+  new HermodError('invalid_attrib', `${field} ${description}`, { fields: [{ field, description }] });
+
+/**
+ * Refuses a name (of a list, campaign or template) holding a control
+ * character: tab, newline, NUL, ESC, DEL or C1. It breaks the CLI's
+ * tab-separated lines and the logs, can drive an operator's terminal, and
+ * cannot be typed back. Letters of any script, spaces, punctuation and emoji
+ * are names.
+ */
+export function checkNameText(value: string, field: string): void {
+  const c = firstControl(value, new Set());
+  if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); names are printable text`);
+}
+
+/**
+ * Text for one cell of a tab-separated line: control characters written
+ * visibly (`\t`, `\n`, `\u001B`) and a backslash doubled, so stored text
+ * (names taken before control characters were refused) can neither split a
+ * row nor reach the terminal as an escape sequence.
+ */
+export function escapeControlCharacters(text: string): string {
+  if (!/[\p{Cc}\\]/u.test(text)) return text;
+  return text.replace(/[\p{Cc}\\]/gu, (c) => (c === '\\' ? '\\\\' : (ESCAPES[c] ?? `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)));
+}
