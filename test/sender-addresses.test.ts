@@ -60,6 +60,26 @@ describe('a sender no SMSC can send from', () => {
     expect(r.json).toMatchObject({ code: expect.anything(), message: expect.stringContaining('mask') });
   });
 
+  it('is refused when blank (only spaces) on every interface, each in its own error shape', async () => {
+    for (const blank of [' ', '   ']) {
+      const v2 = await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora, e hoa mā', mask: blank });
+      expect(v2.status, v2.text).toBe(400);
+      expect(v2.json).toMatchObject({ statusCode: 400, message: 'mask is blank; give a sender or leave the field out' });
+      const v1 = await acme.post('/rest/gateway/messages', { destination: '+6421000001', content: 'Tēnā koe', source: blank });
+      expect(v1.status, v1.text).toBe(400);
+      expect(v1.json).toMatchObject({ error: 'invalid_attrib', message: 'source is blank; give a sender or leave the field out' });
+      const cm = await acme.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+        name: 'hui ātea',
+        schedule: new Date(Date.now() + 86_400_000).toISOString(),
+        mask: blank,
+        content: 'Kia ora 👋🏽',
+        members: [{ destination: '+6421000001' }],
+      });
+      expect(cm.status, cm.text).toBe(422);
+      expect(cm.json).toEqual({ code: 422, message: 'mask is blank; give a sender or leave the field out' });
+    }
+  });
+
   it('still sends from an alphanumeric sender and a number', async () => {
     expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: 'SHOP-NZ' })).status).toBe(202);
     expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'Kia ora 👋🏽', source: '+6421555000' })).status).toBe(202);

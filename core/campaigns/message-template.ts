@@ -1,5 +1,6 @@
 import { HermodError } from '../../lib/errors';
 import { MAX_SMS_CHARACTERS } from '../domain/sms-segments';
+import { checkSmsText } from '../domain/control-characters';
 
 /**
  * Campaign content with member placeholders: `{{param1}}` .. `{{param6}}` and
@@ -43,11 +44,12 @@ export function compileContent(content: string): RenderMember {
 
 /**
  * Content a campaign or template is refused for when it is given, not found
- * out at send time for every member: unknown placeholders, or more than an
+ * out at send time for every member: unknown placeholders, more than an
  * SMS interface takes for a message (MAX_SMS_CHARACTERS, before members'
- * parameters fill it in).
+ * parameters fill it in), or a control character a handset cannot show.
  */
 export function validateContent(content: string): void {
+  checkSmsText(content, 'content');
   let characters = 0;
   for (const _ of content) characters++;
   if (characters > MAX_SMS_CHARACTERS) {

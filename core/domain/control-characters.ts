@@ -2,6 +2,8 @@ import { HermodError } from '../../lib/errors';
 
 /** C0 controls, DEL and C1 controls: Unicode's general category Cc. */
 const CONTROL = /\p{Cc}/gu;
+/** What an SMS text may hold of them: LF and CR are in GSM 03.38's alphabet, and a tab goes out as UCS-2 as typed. */
+const SMS_LINE_CONTROLS = new Set(['\t', '\n', '\r']);
 const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
 
 /** A character as U+XXXX. */
@@ -26,6 +28,17 @@ const refuse = (field: string, description: string): HermodError =>
 export function checkNameText(value: string, field: string): void {
   const c = firstControl(value, new Set());
   if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); names are printable text`);
+}
+
+/**
+ * Refuses an SMS text (content, a template, an automatic response) holding a
+ * control character a handset cannot show: NUL, BEL, ESC, DEL, C1 and the
+ * like. Line breaks (LF, CR) and tabs are text.
+ */
+export function checkSmsText(value: string, field: string): void {
+  const c = firstControl(value, SMS_LINE_CONTROLS);
+  if (c !== undefined)
+    throw refuse(field, `has a control character (${codePointName(c)}) a handset cannot show; line breaks and tabs are the only ones allowed`);
 }
 
 /**

@@ -16,6 +16,7 @@ import { respondWithStreamedJson } from './streamed-json';
 import { listAsJson, listsAsJson, reportAsJson } from './answers';
 import { parseCampaignSchedule } from './campaign-schedule';
 import { checkSenderAddress } from '../http/sender-address';
+import { checkSmsText } from '../../core/domain/control-characters';
 import { checkJsonRequest } from '../http/json-request-headers';
 import { idempotentStream } from '../http/idempotent-stream';
 import type { IdempotencyStore } from '../http/idempotency';
@@ -123,6 +124,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
       (f) => {
         const schedule = parseCampaignSchedule(f.schedule as string, deps.scheduleHorizonMs);
         checkSenderAddress(f.mask as string | undefined, 'mask');
+        for (const field of ['opt_out_response', 'reply_response']) if (typeof f[field] === 'string') checkSmsText(f[field], field);
         return {
           ...commitFields(f),
           schedule: schedule.at,

@@ -10,6 +10,7 @@ import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
+import { checkSmsText } from '../../core/domain/control-characters';
 import { idempotent } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -62,6 +63,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
+    checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
       if (result.outcome?.$case !== 'accepted') {
@@ -83,6 +85,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
+    checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
       const results = await Promise.all(
         body.destination.map(async (destination) => {

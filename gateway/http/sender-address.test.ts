@@ -20,8 +20,13 @@ describe('sender addresses', () => {
   });
 
   it('refuse a number written with spaces or separators', () => {
-    for (const bad of ['+64 21 555', '021-555-0123', '(09) 555', ' 5000', '+', ''])
+    for (const bad of ['+64 21 555', '021-555-0123', '(09) 555', ' 5000', '+'])
       expect(() => checkSenderAddress(bad, 'source'), bad).toThrow('source must be a number of digits only');
+  });
+
+  it('refuse a blank sender, of nothing or only spaces, as blank', () => {
+    for (const bad of ['', ' ', '           '])
+      expect(() => checkSenderAddress(bad, 'mask'), JSON.stringify(bad)).toThrow('mask is blank; give a sender or leave the field out');
   });
 
   it('accept a sender exactly when it is a number, or printable ASCII with a letter in at most 11 characters (property)', () => {

@@ -11,14 +11,17 @@ const MAX_ALPHANUMERIC = 11;
 /**
  * Refuses a sender (`source`, `mask`) that no SMSC could send from, at the
  * edge, instead of accepting the message and having the carrier reject it:
- * characters outside printable ASCII, an alphanumeric sender longer than 11
+ * a blank one, characters outside printable ASCII, an alphanumeric sender longer than 11
  * characters, and a number written with spaces or separators (which would
  * go out as an alphanumeric sender of digits).
  */
 export function checkSenderAddress(value: string | undefined, field: string): void {
   if (value === undefined || NUMBER.test(value)) return;
   let description: string | undefined;
-  if (!CARRIABLE.test(value)) {
+  if (value.trim() === '') {
+    // Spaces are printable, but a sender of nothing but spaces is no sender a handset can show or answer.
+    description = 'is blank; give a sender or leave the field out';
+  } else if (!CARRIABLE.test(value)) {
     const offending = [...value].find((c) => !CARRIABLE.test(c))!;
     description = `must be letters, digits and punctuation an SMSC can send from; ${JSON.stringify(offending)} cannot be`;
   } else if (!LETTER.test(value)) {

@@ -8,6 +8,7 @@ import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
+import { checkSmsText } from '../../core/domain/control-characters';
 import { idempotent } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -40,6 +41,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
+    checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'sms_v2', async () => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,
