@@ -469,6 +469,38 @@ describe('Campaign Manager over HTTPS', () => {
       }
     });
 
+    it('never sends a member whose filled-in message is over 1,600 characters: it is reported rejected, and the dry run drops it as too_long', async () => {
+      const [long, short] = [handset(), handset()];
+      const content = `${world(1590)}{{param1}}`;
+      const members = [
+        { destination: long, param1: 'Ānaru Te Whatahoro 👋🏽 — 你好世界 — Привет, мир!!' },
+        { destination: short, param1: 'Mere' },
+      ];
+      const list = await createList(acme, 'acme', { name: 'roa rawa — 太长', members });
+      expect(list.status, list.text).toBe(201);
+      const dry = await hermod.cli(['campaigns', 'dry-run', 'acme', String(list.json.id), '--content', content]);
+      expect(dry.code, dry.output).toBe(0);
+      expect(JSON.parse(dry.output)).toMatchObject({
+        members: 2,
+        sendable: 1,
+        droppedTotal: 1,
+        droppedByReason: { too_long: 1 },
+        dropped: [{ destination: long, reason: 'too_long' }],
+      });
+
+      const r = await acme.post(`${CM}/acme/scheduled_campaigns`, { name: 'roa rawa — 太长', schedule: atOffset(Date.now() - 1000, 13), content, members });
+      expect(r.status, r.text).toBe(201);
+      const rows = await eventually(async () => {
+        const got = await report(acme, 'acme', r.json.id);
+        return got.length === 2 && got.every((row) => row.status === 'received' || row.status === 'rejected') ? got : undefined;
+      });
+      expect(Object.fromEntries(rows.map((row) => [row.mobile, row.status]))).toEqual({ [long]: 'rejected', [short]: 'received' });
+      expect(deliveredTo(long)).toEqual([]);
+      expect(deliveredTo(short)).toHaveLength(1);
+      const shown = JSON.parse((await hermod.cli(['campaigns', 'show', 'acme', String(r.json.id)])).output);
+      expect(shown).toMatchObject({ members: 2, failed: 1, remaining: 0 });
+    });
+
     it("reports every message of a campaign as received, with dates in the schedule's offset", async () => {
       const members = [handset(), handset(), handset()];
       const before = Date.now();

@@ -4,7 +4,7 @@ import type { HotState } from '../ports/state';
 import { measureSms } from '../domain/sms-segments';
 import { HermodError } from '../../lib/errors';
 import { applicationByRef } from './campaign-control';
-import { compileContent, validateContent } from './message-template';
+import { compileContent, renderedTooLong, validateContent } from './message-template';
 import { isMemberDestination } from '../domain/member-destination';
 import type { Templates } from './templates';
 
@@ -39,7 +39,8 @@ const ENCODING = { gsm7: 'GSM-7', ucs2: 'UCS-2' } as const;
 /**
  * What a campaign of this list and content would do, without sending or
  * storing anything: each member is dropped (opted out, an invalid
- * destination, on a block list) or measured after its placeholders are filled
+ * destination, on a block list, or `too_long`: over 1,600 characters once its
+ * placeholders are filled) or measured after its placeholders are filled
  * (GSM-7 or UCS-2, and how many SMS), as the campaign would fill them: a
  * parameter the member lacks as nothing, with a warning. The duration is the
  * segments at `ratePerSecond` submits per second.
@@ -95,11 +96,17 @@ export function createCampaignDryRun(deps: { store: CampaignStore; applications:
           drop(m, reason);
           return;
         }
+        const text = render(m);
+        // Never sent: the campaign ends it `rejected`.
+        if (renderedTooLong(text)) {
+          drop(m, 'too_long');
+          return;
+        }
         if (used.some((slot) => !m.params[slot])) {
           result.warnedTotal++;
           if (result.warned.length < MAX_LISTED) result.warned.push({ destination: m.destination, reason: 'missing_parameter' });
         }
-        const { encoding, count } = measureSms(render(m));
+        const { encoding, count } = measureSms(text);
         const key = `${encoding}|${count}`;
         const bucket = histogram.get(key) ?? { encoding: ENCODING[encoding], segments: count, members: 0 };
         bucket.members++;

@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/log';
 import { campaignMessages, campaignsSending } from '../../lib/metrics';
 import { campaignMessageId, campaignMessageRange, campaignOfMessage, positionOfCampaignMessage } from './campaign-message-ids';
 import { campaignMessageRecord } from './campaign-message-records';
-import { compileContent } from './message-template';
+import { compileContent, renderedTooLong } from './message-template';
 
 /** One slice of a campaign's members for a fan-out worker: positions [from, to). */
 interface PartitionJob {
@@ -142,37 +142,56 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
 
   const controlOf = async (campaignId: number): Promise<CampaignControlState> => (await state.campaignControls([campaignId]))[0] ?? 'running';
 
-  /** Messages of a cancelled campaign that were never created: stored as accepted and, at once, dead. */
-  const storeDead = async (records: MessageRecord[]): Promise<void> => {
+  /**
+   * Messages that never go to a carrier, stored as accepted and, at once,
+   * ended: `dead` for those of a cancelled campaign, `rejected` for a
+   * member's message its parameters took over 1,600 characters.
+   */
+  const storeEnded = async (ended: readonly { record: MessageRecord; status: 'dead' | 'rejected'; detail: string; errorCode: string }[]): Promise<void> => {
+    if (ended.length === 0) return;
     const at = now();
-    const event = (r: MessageRecord, status: 'accepted' | 'dead'): StatusEvent => ({
+    const event = (r: MessageRecord, status: 'accepted' | 'dead' | 'rejected', detail = '', errorCode = ''): StatusEvent => ({
       messageId: r.id,
       applicationId: r.applicationId,
       status,
       at,
-      detail: status === 'dead' ? CANCELLED : '',
+      detail,
       carrierId: '',
-      errorCode: '',
+      errorCode,
     });
     await history.insertMessages(
-      records,
-      records.flatMap((r) => [event(r, 'accepted'), event(r, 'dead')]),
+      ended.map((e) => e.record),
+      ended.flatMap((e) => [event(e.record, 'accepted'), event(e.record, e.status, e.detail, e.errorCode)]),
     );
   };
+  const storeDead = (records: readonly MessageRecord[]): Promise<void> =>
+    storeEnded(records.map((record) => ({ record, status: 'dead' as const, detail: CANCELLED, errorCode: '' })));
 
-  /** The messages of one page of members: those not opted out and without a message yet. */
-  const pageRecords = async (c: CampaignRecord, members: readonly MemberRow[], existing: ReadonlySet<string>): Promise<MessageRecord[]> => {
+  /**
+   * The messages of one page of members: those not opted out and without a
+   * message yet; `tooLong` the ones whose filled-in text no SMS interface
+   * would take (they end `rejected`, never reaching a carrier).
+   */
+  const pageRecords = async (
+    c: CampaignRecord,
+    members: readonly MemberRow[],
+    existing: ReadonlySet<string>,
+  ): Promise<{ records: MessageRecord[]; tooLong: { record: MessageRecord; status: 'rejected'; detail: string; errorCode: string }[] }> => {
     // remove_opt_outs leaves out whoever opted out, at import or since; without it they are sent to and end as blocked.
     const optedOutNow = c.removeOptOuts ? await state.areOptedOut(members.map((m) => ({ applicationId: c.applicationId, handset: m.destination }))) : [];
     const render = compileContent(c.content);
     const at = now();
     const records: MessageRecord[] = [];
+    const tooLong: { record: MessageRecord; status: 'rejected'; detail: string; errorCode: string }[] = [];
     for (const [i, m] of members.entries()) {
       if (c.removeOptOuts && (m.optedOut || optedOutNow[i])) continue;
       if (existing.has(campaignMessageId(c.id, m.position))) continue;
-      records.push(campaignMessageRecord(c, m, render(m), at));
+      const record = campaignMessageRecord(c, m, render(m), at);
+      const why = renderedTooLong(record.content);
+      if (why) tooLong.push({ record, status: 'rejected', detail: why, errorCode: 'too_long' });
+      else records.push(record);
     }
-    return records;
+    return { records, tooLong };
   };
 
   /**
@@ -199,15 +218,17 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       handOver.run(async () => {
         // The operator's word, once per page: a pause stops here (resume hands the partition out again), a cancel stores the rest as dead.
         if ((await controlOf(c.id)) === 'paused') return false;
-        const records = await pageRecords(c, members, existing);
-        if (records.length === 0) return true;
-        if ((await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
+        const { records, tooLong } = await pageRecords(c, members, existing);
+        if (records.length === 0 && tooLong.length === 0) return true;
+        if (records.length > 0 && (await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
         const control = await controlOf(c.id);
         if (control === 'paused') return false;
         if (control === 'cancelled') {
-          await storeDead(records);
+          await storeDead([...records, ...tooLong.map((t) => t.record)]);
           return true;
         }
+        await storeEnded(tooLong);
+        if (records.length === 0) return true;
         // Waits out a bus that refuses them: the partition job stays unacknowledged, and the next page is not read meanwhile.
         const results = await intake.acceptRecords(records, { untilHandedOver: true });
         campaignMessages.inc(results.filter((r) => r.ok).length);

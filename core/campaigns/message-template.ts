@@ -50,10 +50,27 @@ export function compileContent(content: string): RenderMember {
  */
 export function validateContent(content: string): void {
   checkSmsText(content, 'content');
-  let characters = 0;
-  for (const _ of content) characters++;
+  const characters = characterCount(content);
   if (characters > MAX_SMS_CHARACTERS) {
     throw new HermodError('unprocessable', `content: must NOT have more than ${MAX_SMS_CHARACTERS} characters (it has ${characters})`);
   }
   compileContent(content);
+}
+
+/** Characters of a text as MAX_SMS_CHARACTERS counts them: code points, as JSON Schema does (👋 is one, 👋🏽 two). */
+export function characterCount(text: string): number {
+  let characters = 0;
+  for (const _ of text) characters++;
+  return characters;
+}
+
+/**
+ * Why a member's filled-in message cannot be sent, or undefined: its
+ * parameters took it over MAX_SMS_CHARACTERS (content of 1,590 characters and
+ * a 50-character name), the most the SMS interfaces take for one message.
+ */
+export function renderedTooLong(text: string): string | undefined {
+  const characters = characterCount(text);
+  if (characters <= MAX_SMS_CHARACTERS) return undefined;
+  return `personalised message is ${characters} characters, over the ${MAX_SMS_CHARACTERS} an SMS message may have`;
 }
