@@ -102,7 +102,10 @@ describe('Idempotency-Key on Intelligent Messaging and Campaign Manager', () => 
       const accepted = answers.filter((r) => r.status === 202);
       expect(accepted.length).toBeGreaterThanOrEqual(1);
       expect(new Set(accepted.map((r) => r.json.id)).size).toBe(1);
-      for (const r of answers.filter((a) => a.status !== 202)) expectApiError(r, 409, /still being processed/);
+      for (const r of answers.filter((a) => a.status !== 202)) {
+        expectApiError(r, 409, /still being processed/);
+        expect(r.headers['retry-after']).toBe('1');
+      }
       expect(await settled(mobile, 1)).toHaveLength(1);
     });
 
@@ -190,6 +193,7 @@ describe('Idempotency-Key on Intelligent Messaging and Campaign Manager', () => 
       await new Promise((r) => setTimeout(r, 500));
       const meanwhile = await acme.post(`${CM}/acme/lists`, JSON.parse(text), { 'idempotency-key': 'list-slow' });
       expectDefaultError(meanwhile, 409, /still being processed/);
+      expect(meanwhile.headers['retry-after'], 'seconds to wait before retrying').toBe('1');
       const first = await slow.end(text.slice(1000));
       expect(first.status, first.text).toBe(201);
       const after = await acme.post(`${CM}/acme/lists`, JSON.parse(text), { 'idempotency-key': 'list-slow' });

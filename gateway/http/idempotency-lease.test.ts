@@ -92,6 +92,7 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     return {
       status: res.status,
       replayed: res.headers.get('idempotent-replayed'),
+      retryAfter: res.headers.get('retry-after'),
       body,
       json: res.headers.get('content-type')?.includes('json') ? JSON.parse(body) : undefined,
     };
@@ -104,6 +105,8 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     const retry = await post('kia-ora-1', 'Kia ora, e hoa mā 👋🏽');
     expect(retry.status, retry.body).toBe(409);
     expect(retry.body).toContain('still being processed');
+    // How long to wait, in seconds, as HTTP clients read it.
+    expect(retry.retryAfter).toBe('1');
     expect(renewals).toBeGreaterThanOrEqual(5);
     gates[0]!.resolve();
     expect((await first).json).toEqual({ run: 1, text: 'Kia ora, e hoa mā 👋🏽' });

@@ -37,8 +37,18 @@ export function differentRequest(): HermodError {
   return new HermodError('unprocessable', 'Idempotency-Key was already used with a different request');
 }
 
-export function stillRunning(): HermodError {
-  return new HermodError('conflict', 'a request with this Idempotency-Key is still being processed');
+/**
+ * Seconds a client is told to wait before retrying a request whose key is
+ * still held. Most first requests end within that; one that outlived its
+ * gateway holds the key until its lease runs out, and a retry each second
+ * costs one claim.
+ */
+const STILL_RUNNING_RETRY_AFTER_S = 1;
+
+/** The 409 for a key another request still holds, with `Retry-After` on the answer. */
+export function stillRunning(ctx: Context): HermodError {
+  ctx.set('Retry-After', String(STILL_RUNNING_RETRY_AFTER_S));
+  return new HermodError('conflict', `a request with this Idempotency-Key is still being processed; retry in ${STILL_RUNNING_RETRY_AFTER_S} second`);
 }
 
 /** Answers with the first request's answer, marked as a replay. */
@@ -111,7 +121,7 @@ export async function idempotent(
   const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint });
   if (!claim.claimed) {
     if (claim.fingerprint !== fingerprint) throw differentRequest();
-    if (!claim.response) throw stillRunning();
+    if (!claim.response) throw stillRunning(ctx);
     return replay(ctx, claim.response);
   }
   await runClaimed(ctx, store, applicationId, key, claim, run, () => fingerprint);

@@ -31,7 +31,7 @@ export async function idempotentStream(
   const body = hashing(source, hash);
   const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint: STREAMING });
   if (!claim.claimed) {
-    if (!claim.response) throw stillRunning();
+    if (!claim.response) throw stillRunning(ctx);
     let size = 0;
     for await (const chunk of body) {
       size += chunk.length;
