@@ -422,6 +422,16 @@ describe('Campaign Manager over HTTPS', () => {
       }
     });
 
+    it('refuses a leap-second schedule (23:59:60, valid RFC 3339) saying it is the leap second, not that the offset is missing', async () => {
+      const says = 'schedule 2026-12-31T23:59:60Z is a leap second (second 60), which hermod cannot schedule at: give second 59 or the next minute';
+      const refused = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ schedule: '2026-12-31T23:59:60Z' }));
+      expectDefaultError(refused, 422);
+      expect(refused.json.message).toBe(says);
+      const v2 = await acme.post('/rest/sms/v2/messages', { destination: handset(), content: 'Kia ora — 你好', scheduled: '2026-12-31T23:59:60Z' });
+      expect(v2.status, v2.text).toBe(400);
+      expect(v2.json.message).toBe(says.replace(/^schedule/, 'scheduled'));
+    });
+
     it('refuses a campaign without name, schedule or members, or with empty members, with 422', async () => {
       for (const field of ['name', 'schedule', 'members']) {
         const body = campaignBody();

@@ -1,5 +1,4 @@
-import { HermodError } from '../../lib/errors';
-import { checkHorizon } from '../http/schedule';
+import { checkHorizon, unschedulable } from '../http/schedule';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
@@ -11,11 +10,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+
 export function parseCampaignSchedule(text: string, horizonMs: number, now = Date.now()): { at: Date; utcOffsetMinutes: number } {
   const m = RFC3339.exec(text);
   const at = Date.parse(text);
-  if (!m || Number.isNaN(at)) {
-    throw new HermodError('invalid_attrib', 'schedule must be an RFC 3339 date-time with an offset', {
-      fields: [{ field: 'schedule', description: 'must be an RFC 3339 date-time with an offset' }],
-    });
-  }
+  if (!m || Number.isNaN(at)) throw unschedulable(text, 'schedule');
   checkHorizon(at, 'schedule', horizonMs, now);
   const utcOffsetMinutes = m[1] ? 0 : (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
   return { at: new Date(at), utcOffsetMinutes };
