@@ -322,6 +322,15 @@ describe('Campaign Manager over HTTPS', () => {
       ]);
     });
 
+    it('writes field paths one way in every message: members[0].param1 and list_ids[0]', async () => {
+      const member = await createList(acme, 'acme', { name: 'ara — 路径', members: [{ destination: handset(), param1: 'ā'.repeat(51) }] });
+      expectDefaultError(member, 422);
+      expect(member.json.message).toBe('1 invalid member: members[0].param1: must NOT have more than 50 characters');
+      const ids = await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [1, 'tahi'] });
+      expectPlainError(ids, 422);
+      expect(ids.text).toBe('error: list_ids[1]: must be integer');
+    });
+
     it('drops invalid members without strict validation, and says which in error_messages', async () => {
       const [a, b] = [handset(), handset()];
       const r = await createList(acme, 'acme', {

@@ -1,6 +1,6 @@
 import type { CampaignsClient } from '../campaigns-client';
 import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/v1/campaigns';
-import { HermodError } from '../../lib/errors';
+import { HermodError, toHermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 import { checkNameText } from '../../core/domain/control-characters';
 
@@ -54,7 +54,7 @@ export async function importBody(
               good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
             } catch (err) {
               invalid++;
-              if (problems.length < MAX_LISTED) problems.push(`members[${firstIndex + i}]: ${(err as Error).message}`);
+              if (problems.length < MAX_LISTED) problems.push(memberProblem(err, firstIndex + i));
             }
           });
           valid += good.length;
@@ -81,4 +81,12 @@ export async function importBody(
     session.abort();
     throw err;
   }
+}
+
+/** A member's problems with their paths from the body (`members[3].param1: …`), as the validator writes paths. */
+function memberProblem(err: unknown, index: number): string {
+  const e = toHermodError(err);
+  const at = `members[${index}]`;
+  if (e.fields.length === 0) return `${at}: ${e.message}`;
+  return e.fields.map((f) => `${f.field === '(body)' ? at : `${at}.${f.field}`}: ${f.description}`).join('; ');
 }

@@ -32,15 +32,27 @@ export function createValidator(components: Record<string, unknown>) {
   };
 }
 
+/**
+ * A JSON Pointer as a field path, written one way everywhere: fields joined
+ * by dots, array positions in brackets (`members[0].param1`, `list_ids[1]`).
+ */
+export function fieldPath(pointer: string, field?: string): string {
+  const segments = pointer === '' ? [] : pointer.slice(1).split('/');
+  if (field !== undefined) segments.push(field);
+  return segments
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
+}
+
 function describe(e: ErrorObject): FieldProblem {
-  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const path = fieldPath(e.instancePath);
   if (e.keyword === 'required') {
     const prop = (e.params as { missingProperty: string }).missingProperty;
-    return { field: path ? `${path}.${prop}` : prop, description: 'is required' };
+    return { field: fieldPath(e.instancePath, prop), description: 'is required' };
   }
   if (e.keyword === 'additionalProperties') {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
-    return { field: path ? `${path}.${prop}` : prop, description: 'is not a known field' };
+    return { field: fieldPath(e.instancePath, prop), description: 'is not a known field' };
   }
   return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }

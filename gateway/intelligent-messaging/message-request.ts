@@ -91,13 +91,10 @@ function missingContent(body: unknown): FieldProblem | undefined {
   return { field: `message.${type}`, description: `is required when type is ${type}` };
 }
 
-/** The validator's dotted path (`delivery_attempts.1.timeout`) as the client wrote it. */
+/** The validator's path (`delivery_attempts[1].timeout`) as the client wrote it: with the label it wrapped the attempt in. */
 function wirePath(path: string, labels: (string | undefined)[]): string {
   if (path === WHOLE_BODY) return '';
-  const attempt = /^delivery_attempts\.(\d+)(?=\.|$)/.exec(path);
-  if (attempt) {
-    const label = labels[Number(attempt[1])];
-    return `delivery_attempts[${attempt[1]}]${label === undefined ? '' : `.${label}`}${path.slice(attempt[0].length)}`;
-  }
-  return path.replace(/^message\.template\.parameters\.(\d+)(?=\.|$)/, 'message.template.parameters[$1]');
+  const attempt = /^delivery_attempts\[(\d+)\]/.exec(path);
+  const label = attempt ? labels[Number(attempt[1])] : undefined;
+  return label === undefined ? path : `${attempt![0]}.${label}${path.slice(attempt![0].length)}`;
 }
