@@ -70,6 +70,8 @@ export function characterCount(text: string): number {
  * a 50-character name), the most the SMS interfaces take for one message.
  */
 export function renderedTooLong(text: string): string | undefined {
+  // Every code point is one or two UTF-16 units: a text this short is within the limit without counting (every member's, at fan-out).
+  if (text.length <= MAX_SMS_CHARACTERS) return undefined;
   const characters = characterCount(text);
   if (characters <= MAX_SMS_CHARACTERS) return undefined;
   return `personalised message is ${characters} characters, over the ${MAX_SMS_CHARACTERS} an SMS message may have`;
