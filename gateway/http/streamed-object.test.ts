@@ -133,6 +133,18 @@ describe('parseStreamedObject', () => {
   });
 
   it.each([
+    ['null', 'null', 'null, true or false'],
+    ['a string', '"members"', 'a string'],
+    ['a number', '-12', 'a number'],
+    ['true', 'true', 'null, true or false'],
+    ['an array', '[{"destination":"+6421000001"}]', 'an array'],
+  ])('says a body of %s is valid JSON but not the object required', async (_, body, what) => {
+    const err = await parseError(split(body, 1));
+    expect(err.code).toBe('invalid_json');
+    expect(err.message).toBe(`request body must be a JSON object, not ${what}`);
+  });
+
+  it.each([
     ['an array at the top level', '[]'],
     ['a string at the top level', '"members"'],
     ['a trailing comma in the array', '{"members":[{"a":1},]}'],

@@ -101,6 +101,11 @@ function invalid(message: string, at: number): HermodError {
   return new HermodError('invalid_json', `request body is not valid JSON: ${message} (near byte ${at})`);
 }
 
+/** A body that starts as JSON other than an object: valid JSON, perhaps, but not what the interface takes. */
+function notAnObject(what: string): HermodError {
+  return new HermodError('invalid_json', `request body must be a JSON object, not ${what}`);
+}
+
 function show(b: number): string {
   return b >= 0x20 && b < 0x7f ? `'${String.fromCharCode(b)}'` : `byte 0x${b.toString(16).padStart(2, '0')}`;
 }
@@ -191,7 +196,10 @@ class Scanner {
           if (at === this.bomBytes && at < 3 && b === BOM[at]) this.bomBytes++;
           else if (this.bomBytes > 0 && this.bomBytes < 3) throw invalid('incomplete byte-order mark', at);
           else if (b === OPEN_BRACE) this.state = KEY_OR_CLOSE;
-          else if (b === OPEN_BRACKET) throw new HermodError('invalid_json', 'request body must be a JSON object, not an array');
+          else if (b === OPEN_BRACKET) throw notAnObject('an array');
+          else if (b === QUOTE) throw notAnObject('a string');
+          else if (b === 0x2d || (b >= 0x30 && b <= 0x39)) throw notAnObject('a number');
+          else if (b === 0x6e || b === 0x74 || b === 0x66) throw notAnObject('null, true or false');
           else throw invalid(`expected '{' but found ${show(b)}`, at);
           break;
         case KEY_OR_CLOSE:
