@@ -300,6 +300,18 @@ describe('Campaign Manager over HTTPS', () => {
       expect((await listsOf(acme, 'acme')).some((l) => l.name === name)).toBe(false);
     });
 
+    it('refuses a member whose parameter holds a control character a handset cannot show, naming the member and parameter', async () => {
+      const r = await createList(acme, 'acme', {
+        name: 'pasted from a terminal',
+        members: [
+          { destination: handset(), param1: 'Ānaru' },
+          { destination: handset(), param1: 'Mere\u0000', param2: 'Tāmaki\u001b[31m' },
+        ],
+      });
+      expectDefaultError(r, 422);
+      expect(r.json.message).toMatch(/members\[1\]\.param1: has a control character \(U\+0000\)/);
+    });
+
     it('keeps one member per handset, however its number is written, and says how many it removed', async () => {
       const a = handset();
       const b = handset();

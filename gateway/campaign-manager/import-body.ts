@@ -3,6 +3,7 @@ import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/
 import { HermodError, toHermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 import { checkNameText } from '../../core/domain/control-characters';
+import { checkSmsText } from '../../core/domain/control-characters';
 
 export const MAX_MEMBERS = 1_000_000;
 /** Problems listed in an answer; the rest are counted. */
@@ -51,6 +52,8 @@ export async function importBody(
           elements.forEach((element, i) => {
             try {
               const m = deps.validate<Record<string, string>>('Member', element);
+              // Parameters go into the SMS text: what a handset cannot show (NUL, ESC…) is refused as in content.
+              for (const p of PARAMS) if (m[p] !== undefined) checkSmsText(m[p], p);
               good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
             } catch (err) {
               invalid++;
