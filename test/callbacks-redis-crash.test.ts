@@ -101,7 +101,25 @@ describe('callbacks under way when every hermod process is killed, on the Redis 
       const complete = ids.every((id) => delivered().some((c) => c.json.id === id && c.json.status === 'received'));
       const events = new Set(delivered().map((c) => c.eventId));
       return complete && [...underWay].every((e) => events.has(e)) ? true : undefined;
-    }, 60_000);
+    }, 60_000).catch((err) => {
+      // Said whole on failure: what each message's receiver got, which callbacks under way never came, and hermod's warnings.
+      const got = ids.map(
+        (id) =>
+          `${id}: ${receiver.calls
+            .filter((c) => c.json.id === id)
+            .map((c) => `${c.json.status}${c.answered ? '' : '(unanswered)'}`)
+            .join(', ')}`,
+      );
+      const events = new Set(delivered().map((c) => c.eventId));
+      const warnings = hermod
+        .output()
+        .split('\n')
+        .filter((l) => /"level":"(warn|error)"/.test(l))
+        .slice(-20);
+      throw new Error(
+        `${err}\n${got.join('\n')}\nunder way, never delivered: ${[...underWay].filter((e) => !events.has(e)).join(', ')}\n${warnings.join('\n')}`,
+      );
+    });
     for (const [i, id] of ids.entries()) {
       const statuses = [
         ...new Map(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryState } from '../adapters/memory-state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { createStatusRecorder, type StatusChange } from './status-recorder';
+import { stageOf } from '../domain/message-status';
 
 const AT = 1_790_000_000_000;
 
@@ -10,6 +11,17 @@ function recorderWithHistory() {
   const history = {
     async appendEvents(batch: readonly StatusEvent[]) {
       events.push(...batch);
+    },
+    // As history reads it: the latest by stage, then time.
+    async latestStatuses(ids: readonly string[]) {
+      const latest = new Map<string, { status: StatusEvent['status']; at: number }>();
+      for (const e of events) {
+        if (!ids.includes(e.messageId)) continue;
+        const now = latest.get(e.messageId);
+        if (!now || stageOf(e.status) > stageOf(now.status) || (stageOf(e.status) === stageOf(now.status) && e.at > now.at))
+          latest.set(e.messageId, { status: e.status, at: e.at });
+      }
+      return latest;
     },
   } as unknown as MessageHistory;
   const state = createMemoryState();
@@ -30,6 +42,24 @@ const change = (status: StatusChange['status'], at: number, carrierId = ''): Sta
 });
 
 describe('status recorder', () => {
+  it('writes a report to history and tells listeners when it comes again after a crash lost its history write, though hot state took it', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT)]);
+    await recorder.record([change('submitted', AT + 20, 'smsc-7')]);
+    // kill -9 of core between the two writes: hot state (Redis) moved on to received, history never heard of it.
+    await state.advanceStatuses([{ id: 'm-1', status: 'received', at: AT + 40 }]);
+
+    // The bus hands the unacknowledged receipt over again after the restart.
+    expect(await recorder.record([change('received', AT + 40, 'smsc-7')])).toEqual([true]);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'submitted', 'received']);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'submitted', 'received']);
+
+    // A true duplicate now: history has it, nobody is told twice.
+    expect(await recorder.record([change('received', AT + 41, 'smsc-7')])).toEqual([false]);
+    expect(events).toHaveLength(3);
+    expect(heard).toHaveLength(3);
+  });
+
   it('keeps in history a hand-over the carrier answered after its receipt came, without moving the status back or telling listeners', async () => {
     const { recorder, state, events, heard } = recorderWithHistory();
     await recorder.record([change('accepted', AT)]);

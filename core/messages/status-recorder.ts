@@ -1,6 +1,8 @@
 import type { HotState } from '../ports/state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
-import { stageOf, type MessageStatus } from '../domain/message-status';
+import { canAdvance, stageOf, type MessageStatus } from '../domain/message-status';
+
+const SUBMITTED_STAGE = stageOf('submitted');
 import { createBatcher } from '../../lib/batcher';
 import { messagesByStatus } from '../../lib/metrics';
 
@@ -36,8 +38,11 @@ export interface StatusRecorder {
   drain(): Promise<void>;
 }
 
-export function createStatusRecorder(deps: { history: MessageHistory; state: HotState }): StatusRecorder {
+export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
+  const lostCheckMs = deps.lostCheckMs ?? 1000;
+  /** Messages with a change applied to hot state whose history write and listeners are still to come, and how many. */
+  const writing = new Map<string, number>();
   // Events from many handlers go to history together: one insert per flush.
   const events = createBatcher<StatusEvent, void>(
     async (batch) => {
@@ -46,6 +51,39 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     },
     { maxItems: 5000, maxDelayMs: 5, maxConcurrent: 2 },
   );
+
+  /**
+   * Indexes of refused reports that hot state took before a crash lost their history write: core moves hot
+   * state first and writes history after, so a kill -9 in between left hot state at this status and history
+   * behind it, with no event and no callback; the bus (or the carrier) hands the report over again, and it
+   * is applied now. Only hand-overs, final statuses and `read` (a repeated `sent` is a webhook's echo, not
+   * worth a lookup); one look at hot state for each refused one, then one history query for those hot
+   * state holds at exactly this status: rare. A change this core applied and is still writing is no loss; nor one
+   * another core is writing (another partition's copy of the report): history is asked again after
+   * `lostCheckMs`, by when that write is in.
+   */
+  async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[]): Promise<Set<number>> {
+    const lost = new Set<number>();
+    const asked = refused.filter((i) => stageOf(changes[i]!.status) >= SUBMITTED_STAGE && !writing.has(changes[i]!.messageId));
+    if (asked.length === 0) return lost;
+    // Hot state holds exactly this status: it took this report (or its copy) before.
+    const current = await Promise.all(asked.map((i) => deps.state.getStatus(changes[i]!.messageId)));
+    const taken = asked.filter((i, k) => current[k]?.status === changes[i]!.status);
+    if (taken.length === 0) return lost;
+    const behindIn = async (among: readonly number[]): Promise<number[]> => {
+      const inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
+      return among.filter((i) => {
+        const h = inHistory.get(changes[i]!.messageId);
+        return h !== undefined && canAdvance(h.status, changes[i]!.status) && !writing.has(changes[i]!.messageId);
+      });
+    };
+    let behind = await behindIn(taken);
+    if (behind.length === 0) return lost;
+    await new Promise((r) => setTimeout(r, lostCheckMs));
+    behind = await behindIn(behind);
+    for (const i of behind) lost.add(i);
+    return lost;
+  }
 
   /** Indexes of refused hand-overs whose message has since gone further. */
   async function lateHandOvers(changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> {
@@ -64,34 +102,62 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     return late;
   }
 
+  /** Writes the applied changes (and, `withLate`, late hand-overs) to history, then tells listeners of the applied ones. */
+  async function writeAndTell(changes: readonly StatusChange[], applied: readonly boolean[], withLate: boolean): Promise<void> {
+    const late = withLate ? await lateHandOvers(changes, applied) : new Set<number>();
+    const writes: Promise<void>[] = [];
+    changes.forEach((c, i) => {
+      if (!applied[i] && !late.has(i)) return;
+      writes.push(
+        events.add({
+          messageId: c.messageId,
+          applicationId: c.applicationId,
+          status: c.status,
+          at: c.at,
+          detail: c.detail ?? '',
+          carrierId: c.carrierId ?? '',
+          errorCode: c.errorCode ?? '',
+        }),
+      );
+      if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
+    });
+    await Promise.all(writes);
+    changes.forEach((c, i) => {
+      if (applied[i]) for (const l of listeners) l(c);
+    });
+  }
+
+  const startWriting = (id: string): void => void writing.set(id, (writing.get(id) ?? 0) + 1);
+  const doneWriting = (id: string): void => {
+    const n = (writing.get(id) ?? 1) - 1;
+    if (n > 0) writing.set(id, n);
+    else writing.delete(id);
+  };
+
   return {
     async record(changes) {
       if (changes.length === 0) return [];
       const applied = await deps.state.advanceStatuses(
         changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
       );
-      const late = await lateHandOvers(changes, applied);
-      const writes: Promise<void>[] = [];
-      changes.forEach((c, i) => {
-        if (!applied[i] && !late.has(i)) return;
-        writes.push(
-          events.add({
-            messageId: c.messageId,
-            applicationId: c.applicationId,
-            status: c.status,
-            at: c.at,
-            detail: c.detail ?? '',
-            carrierId: c.carrierId ?? '',
-            errorCode: c.errorCode ?? '',
-          }),
-        );
-        if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
-      });
-      await Promise.all(writes);
-      changes.forEach((c, i) => {
-        if (applied[i]) for (const l of listeners) l(c);
-      });
-      return applied;
+      const writeAndTellWhile = async (which: readonly boolean[], withLate: boolean): Promise<void> => {
+        const ids = changes.flatMap((c, i) => (which[i] ? [c.messageId] : []));
+        for (const id of ids) startWriting(id);
+        try {
+          await writeAndTell(changes, which, withLate);
+        } finally {
+          for (const id of ids) doneWriting(id);
+        }
+      };
+      await writeAndTellWhile(applied, true);
+      // Looked into once the applied ones are told, so that listeners hear changes in the order they applied.
+      const refused = applied.flatMap((a, i) => (a ? [] : [i]));
+      if (refused.length === 0) return applied;
+      const lost = await lostInACrash(changes, refused);
+      if (lost.size === 0) return applied;
+      const repaired = changes.map((_, i) => lost.has(i));
+      await writeAndTellWhile(repaired, false);
+      return applied.map((a, i) => a || repaired[i]!);
     },
     onApplied(listener) {
       listeners.push(listener);
