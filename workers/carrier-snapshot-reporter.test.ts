@@ -35,4 +35,20 @@ describe('carrier snapshot reporter', () => {
     expect(await state.listCarrierSnapshots()).toEqual([]);
     await state.close();
   });
+
+  it('keeps a crashed worker\'s binds in hot state for two minutes, so the console shows them down instead of losing them', async () => {
+    const kept: number[] = [];
+    const reporter = startCarrierSnapshotReporter({
+      state: { putCarrierSnapshots: async (_, __, ttlMs) => void kept.push(ttlMs) },
+      channel: 'sms',
+      reporter: 'rātā:2:sms',
+      snapshot: () => [bind(1)],
+      log: createLogger(),
+      everyMs: 1000,
+    });
+    await eventually(() => kept.length > 0);
+    // The console calls a bind down once it is 5 s old; a snapshot that expired then would vanish instead.
+    expect(kept[0]).toBe(2 * 60 * 1000);
+    await reporter.stop();
+  });
 });

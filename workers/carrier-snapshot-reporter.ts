@@ -3,8 +3,12 @@ import type { CarrierSnapshot } from '../core/ports/carrier-snapshot';
 import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
 
-/** A snapshot not written again within this long is dropped (the worker died). */
-const TTL_FACTOR = 5;
+/**
+ * A snapshot not written again within this long is dropped (the worker died
+ * and was not started again). Until then the console shows its binds down
+ * (not reported for 5 s): a crash must not look like a bind closed on purpose.
+ */
+const KEEP_UNREPORTED_MS = 2 * 60 * 1000;
 
 /**
  * Writes what `snapshot` returns (this process's carrier binds) into hot state
@@ -25,7 +29,7 @@ export function startCarrierSnapshotReporter(deps: {
   let warned = false;
   let writing: Promise<void> = Promise.resolve();
   const report = (): void => {
-    writing = deps.state.putCarrierSnapshots(reporter, deps.snapshot(), everyMs * TTL_FACTOR).then(
+    writing = deps.state.putCarrierSnapshots(reporter, deps.snapshot(), Math.max(KEEP_UNREPORTED_MS, everyMs * 5)).then(
       () => {
         warned = false;
       },
