@@ -36,7 +36,7 @@ describe('carrier snapshot reporter', () => {
     await state.close();
   });
 
-  it('keeps a crashed worker\'s binds in hot state for two minutes, so the console shows them down instead of losing them', async () => {
+  it("keeps a crashed worker's binds in hot state for two minutes, so the console shows them down instead of losing them", async () => {
     const kept: number[] = [];
     const reporter = startCarrierSnapshotReporter({
       state: { putCarrierSnapshots: async (_, __, ttlMs) => void kept.push(ttlMs) },
