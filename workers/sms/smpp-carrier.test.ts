@@ -3,6 +3,7 @@ import { smppBindUp } from '../../lib/metrics';
 import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
 import { carrierConfig } from './carrier-config-test-kit';
 import { createSmppCarrier } from './smpp-carrier';
+import { isHeldBack } from '../carrier';
 
 const kit = smppTestKit();
 
@@ -23,5 +24,16 @@ describe('SMPP carrier metrics', () => {
 
     await carrier.close();
     expect(await bindUp(bind)).toBeUndefined();
+  });
+
+  it('shows no bind error for a message withdrawn unsent on purpose (a paused campaign, the submit limit), as that is normal flow', async () => {
+    const sim = await kit.simulator();
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    kit.defer(() => carrier.close());
+    await carrier.ready();
+    const job = { id: 'm-1', destination: '+6421000001', source: 'SHOP', content: 'Kia ora — 你好 👋' } as never;
+    const err = await carrier.send(job, undefined, { holdBack: () => true }).catch((e: unknown) => e);
+    expect(isHeldBack(err)).toBe(true);
+    expect(carrier.snapshots().map((s) => s.lastError)).toEqual(['']);
   });
 });

@@ -6,6 +6,7 @@ import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
 import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrier';
+import { isHeldBack } from '../carrier';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
@@ -214,6 +215,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         while (submittedAt.size > MAX_TRACKED) submittedAt.shift();
         return { carrierIds: results.map((r) => config.idPrefix + r.messageId) };
       } catch (err) {
+        // Withdrawn unsent on purpose (a paused campaign, the submit limit): normal flow, no submit failed.
+        if (isHeldBack(err)) throw err;
         const retryable = (err as { retryable?: boolean }).retryable;
         smppSubmits.inc({ outcome: retryable ? 'transient' : 'rejected' });
         carrierSubmits.inc({ carrier, outcome: isThrottled(err) ? 'throttled' : retryable ? 'error' : 'rejected' });
