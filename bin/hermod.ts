@@ -111,6 +111,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // A setting that cannot work, found only as a role starts: one line naming it, as when the configuration is read.
+  if (err instanceof ConfigError) {
+    log.error(`configuration error: ${err.message}`);
+    process.exit(2);
+  }
   log.error('hermod failed to start', { err, stack: (err as Error).stack });
   process.exit(1);
 });

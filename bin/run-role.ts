@@ -6,6 +6,7 @@ import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from 
 import type { BoundPorts, Role } from '../lib/role';
 import { startTracing } from '../lib/tracing';
 import { limitHeapGrowth } from '../lib/heap-growth';
+import { requireSharedHotState } from '../lib/shared-hot-state';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -26,6 +27,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'gateway':
       return (await import('../gateway/gateway-main')).runGateway(config, log);
     case 'core': {
+      requireSharedHotState(config, 'core');
       limitHeapGrowth(config.coreHeapGrowthPercent);
       const { runCore } = await import('../core/core-main');
       if (!config.adapters.coreRunsWorkers) return runCore(config, log);

@@ -9,6 +9,7 @@ import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
 import { mallocEnv } from './malloc-env';
+import { requireSharedHotState } from './shared-hot-state';
 
 const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
@@ -24,18 +25,12 @@ const GROUP_SIGNAL_WINDOW_MS = 300;
  * memory for nothing (bench/RESULTS.md, sixth session); at scale each
  * channel still runs as its own processes (`hermod worker --channel`).
  * Workers in their own processes share core's hot state only through Redis,
- * so an external bus with in-process state and workers outside core cannot
- * work: that is refused rather than left with messages queued.
+ * so an external bus with in-process state and workers outside core is
+ * refused (lib/shared-hot-state.ts).
  */
 export function workerProcesses(config: Readonly<Config>): readonly (readonly Channel[])[] {
-  const { bus, state, coreRunsWorkers } = config.adapters;
-  if (coreRunsWorkers) return [];
-  if (state === 'memory') {
-    throw new ConfigError(
-      `HERMOD_BUS=${bus} runs the channel workers in processes of their own, and they need the hot state core uses: ` +
-        'set HERMOD_STATE=redis, or HERMOD_CORE_RUNS_WORKERS=true to run them inside core',
-    );
-  }
+  requireSharedHotState(config, 'core');
+  if (config.adapters.coreRunsWorkers) return [];
   return [['sms'], CHANNELS.filter((c) => c !== 'sms')];
 }
 

@@ -1,6 +1,7 @@
 import { ConfigError, type Config } from '../lib/config';
 import { CHANNELS, parseChannels } from '../lib/channels';
 import type { Logger } from '../lib/log';
+import { requireSharedHotState } from '../lib/shared-hot-state';
 import type { Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import { startChannelPools } from './channel-pools';
@@ -11,11 +12,7 @@ import { startChannelPools } from './channel-pools';
  * once the configuration is known to allow a worker process.
  */
 export async function runWorker(config: Readonly<Config>, log: Logger, channel: string, adapters: { openBus(): Promise<Bus>; openState(): Promise<HotState> }) {
-  if (config.adapters.bus === 'memory') {
-    throw new ConfigError('a worker process needs a bus shared between processes: set HERMOD_BUS=redis or HERMOD_BUS=kafka');
-  }
-  // In-process state would be this worker's own: core would never see what it records.
-  if (config.adapters.state === 'memory') throw new ConfigError('a worker process needs the hot state core uses: set HERMOD_STATE=redis');
+  requireSharedHotState(config, 'worker');
   const named = parseChannels(channel);
   if ('unknown' in named) throw new ConfigError(`unknown channel ${JSON.stringify(named.unknown)}; known: ${CHANNELS.join(', ')}`);
   const bus = await adapters.openBus();

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRefusedStart } from './support/refused-start';
+import { randomPrefix, REDIS_URL } from './support/redis-keys';
+
+/** One error line naming `variable`, no stack trace, exit code 2: what an operator's mistake at start gets. */
+function expectOneLineConfigError(outcome: Awaited<ReturnType<typeof runRefusedStart>>, variable: RegExp): void {
+  expect(outcome.code, outcome.output).toBe(2);
+  expect(outcome.errors, outcome.output).toHaveLength(1);
+  expect(outcome.errors[0]!.msg).toMatch(/^configuration error: /);
+  expect(outcome.errors[0]!.msg).toMatch(variable);
+  expect(outcome.output).not.toMatch(/\n\s+at |"stack"/);
+}
+
+describe('roles started on their own with settings that cannot work', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-mistakes-'));
+    env = { HERMOD_DATA_DIR: dataDir, HERMOD_METRICS_PORT: '0', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: randomPrefix('mistakes') };
+  });
+
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('refuses core on the Redis bus with in-process hot state and workers outside core, as hermod start does', async () => {
+    const outcome = await runRefusedStart(['core'], { ...env, HERMOD_CORE_ADDRESS: '127.0.0.1:0', HERMOD_BUS: 'redis', HERMOD_STATE: 'memory' });
+    expectOneLineConfigError(outcome, /HERMOD_BUS=redis.*HERMOD_STATE=redis.*HERMOD_CORE_RUNS_WORKERS=true/);
+  });
+
+  it('refuses an SMS worker with in-process hot state, naming HERMOD_STATE', async () => {
+    const outcome = await runRefusedStart(['worker', '--channel', 'sms'], { ...env, HERMOD_BUS: 'redis', HERMOD_STATE: 'memory' });
+    expectOneLineConfigError(outcome, /HERMOD_STATE=redis/);
+  });
+
+  it('refuses a worker on the in-process bus, naming HERMOD_BUS', async () => {
+    const outcome = await runRefusedStart(['worker', '--channel', 'sms'], { ...env, HERMOD_BUS: 'memory', HERMOD_STATE: 'redis' });
+    expectOneLineConfigError(outcome, /HERMOD_BUS=redis or HERMOD_BUS=kafka/);
+  });
+});
