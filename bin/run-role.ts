@@ -7,6 +7,7 @@ import type { BoundPorts, Role } from '../lib/role';
 import { startTracing } from '../lib/tracing';
 import { limitHeapGrowth } from '../lib/heap-growth';
 import { requireSharedHotState } from '../lib/shared-hot-state';
+import { checkGrpcTlsFiles } from '../lib/grpc-credentials';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */
@@ -23,6 +24,8 @@ interface Running {
  * wires them together. Each role is imported only when this process runs it.
  */
 async function startRole(role: Role, config: Readonly<Config>, log: Logger, options: RoleOptions): Promise<Running> {
+  // The roles that speak gRPC to one another: their mutual-TLS files checked before anything starts.
+  if (config.grpcTls && (role === 'core' || role === 'gateway' || role === 'console')) checkGrpcTlsFiles(config.grpcTls);
   switch (role) {
     case 'gateway':
       return (await import('../gateway/gateway-main')).runGateway(config, log);

@@ -13,8 +13,8 @@ export interface TlsMaterial {
  * the data directory and reused on every later start.
  */
 export async function loadOrCreateCertificate(dataDir: string, certFile: string, keyFile: string): Promise<TlsMaterial> {
+  // Both set, readable and a pair: the configuration checked them (lib/config.ts).
   if (certFile || keyFile) {
-    if (!certFile || !keyFile) throw new Error('HERMOD_TLS_CERT and HERMOD_TLS_KEY must be set together');
     return { cert: await fs.readFile(certFile, 'utf8'), key: await fs.readFile(keyFile, 'utf8'), selfSigned: false };
   }
   const dir = path.join(dataDir, 'tls');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
 import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
+import { checkCertificateAndKey, TlsFileError } from './tls-files';
 
 /**
  * All configuration, parsed once at start-up from the environment into a
@@ -575,6 +576,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       `HERMOD_CORE_ADDRESS ${config.coreAddress} is not a loopback address, so roles must authenticate each other: set ${GRPC_TLS_VARIABLES.join(', ')}`,
     );
   }
+  checkGatewayCertificate(config);
   if (!config.admin.user || config.admin.user.includes(':')) {
     // HTTP Basic cannot carry a colon in the user name.
     throw new ConfigError(`HERMOD_ADMIN_USER must be a non-empty name without a colon, got ${JSON.stringify(config.admin.user)}`);
@@ -686,6 +688,22 @@ function clusterOf(name: string, url: string): RedisClusterConfig {
 /** The URL without its password, fit for an error message. */
 function redact(url: string): string {
   return url.replace(/\/\/([^/@]*):[^/@]*@/, '//$1:***@');
+}
+
+/**
+ * The gateways' own certificate, when set: both files, readable, a certificate and its key. Read here so a
+ * mistake is one line at start, once, and `hermod start` refuses it before it starts any process.
+ */
+function checkGatewayCertificate(config: Config): void {
+  const { tlsCertFile, tlsKeyFile } = config;
+  if (!tlsCertFile && !tlsKeyFile) return;
+  if (!tlsCertFile || !tlsKeyFile) throw new ConfigError('HERMOD_TLS_CERT and HERMOD_TLS_KEY must be set together (unset both for a self-signed pair)');
+  try {
+    checkCertificateAndKey({ variable: 'HERMOD_TLS_CERT', file: tlsCertFile }, { variable: 'HERMOD_TLS_KEY', file: tlsKeyFile });
+  } catch (err) {
+    if (err instanceof TlsFileError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 const GRPC_TLS_VARIABLES = ['HERMOD_GRPC_TLS_CERT', 'HERMOD_GRPC_TLS_KEY', 'HERMOD_GRPC_TLS_CA'] as const;

@@ -1,10 +1,32 @@
-import fs from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { type ChannelCredentials, ServerCredentials, credentials } from '@grpc/grpc-js';
-import type { GrpcTlsConfig } from './config';
+import { ConfigError, type GrpcTlsConfig } from './config';
+import { checkCertificateAndKey, readTlsFile, TlsFileError } from './tls-files';
 
 export interface GrpcCredentials {
   server(): ServerCredentials;
   channel(): ChannelCredentials;
+}
+
+/**
+ * Whether the three mutual-TLS files can be used: readable, the CA a
+ * certificate, this process's certificate and its key a pair. A role that
+ * speaks gRPC checks them before it starts anything, so a wrong one is one
+ * line naming its variable, not an error from deep in the role's start.
+ */
+export function checkGrpcTlsFiles(tls: GrpcTlsConfig): void {
+  try {
+    checkCertificateAndKey({ variable: 'HERMOD_GRPC_TLS_CERT', file: tls.certFile }, { variable: 'HERMOD_GRPC_TLS_KEY', file: tls.keyFile });
+    try {
+      new X509Certificate(readTlsFile('HERMOD_GRPC_TLS_CA', tls.caFile));
+    } catch (err) {
+      if (err instanceof TlsFileError) throw err;
+      throw new TlsFileError(`HERMOD_GRPC_TLS_CA: ${tls.caFile} is not a PEM certificate`);
+    }
+  } catch (err) {
+    if (err instanceof TlsFileError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /**
@@ -18,9 +40,16 @@ export function createGrpcCredentials(tls: GrpcTlsConfig | undefined): GrpcCrede
     const insecure = credentials.createInsecure();
     return { server: () => ServerCredentials.createInsecure(), channel: () => insecure };
   }
-  const ca = fs.readFileSync(tls.caFile);
-  const cert = fs.readFileSync(tls.certFile);
-  const key = fs.readFileSync(tls.keyFile);
+  const read = (variable: string, file: string): Buffer => {
+    try {
+      return readTlsFile(variable, file);
+    } catch (err) {
+      throw err instanceof TlsFileError ? new ConfigError(err.message) : err;
+    }
+  };
+  const ca = read('HERMOD_GRPC_TLS_CA', tls.caFile);
+  const cert = read('HERMOD_GRPC_TLS_CERT', tls.certFile);
+  const key = read('HERMOD_GRPC_TLS_KEY', tls.keyFile);
   // One object for every client of a process, so their channels share connections.
   const channel = credentials.createSsl(ca, key, cert);
   return {

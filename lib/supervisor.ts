@@ -10,6 +10,7 @@ import { serveMetrics } from './metrics';
 import { CHANNELS, type Channel } from './channels';
 import { mallocEnv } from './malloc-env';
 import { requireSharedHotState } from './shared-hot-state';
+import { checkGrpcTlsFiles } from './grpc-credentials';
 
 const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
@@ -45,6 +46,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   let channels: readonly (readonly Channel[])[];
   try {
     channels = workerProcesses(config);
+    // Refused here once, rather than by every role that speaks gRPC as it is forked.
+    if (config.grpcTls) checkGrpcTlsFiles(config.grpcTls);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     log.error(`configuration error: ${err.message}`);

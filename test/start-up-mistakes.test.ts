@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRefusedStart } from './support/refused-start';
 import { randomPrefix, REDIS_URL } from './support/redis-keys';
+import { makeRoleCertificates } from '../lib/role-certificates';
 
 /** One error line naming `variable`, no stack trace, exit code 2: what an operator's mistake at start gets. */
 function expectOneLineConfigError(outcome: Awaited<ReturnType<typeof runRefusedStart>>, variable: RegExp): void {
@@ -33,6 +34,29 @@ describe('roles started on their own with settings that cannot work', () => {
   it('refuses an SMS worker with in-process hot state, naming HERMOD_STATE', async () => {
     const outcome = await runRefusedStart(['worker', '--channel', 'sms'], { ...env, HERMOD_BUS: 'redis', HERMOD_STATE: 'memory' });
     expectOneLineConfigError(outcome, /HERMOD_STATE=redis/);
+  });
+
+  it('refuses a gateway whose certificate file is not there, naming HERMOD_TLS_CERT', async () => {
+    const outcome = await runRefusedStart(['gateway'], {
+      ...env,
+      HERMOD_HTTPS_PORT: '0',
+      HERMOD_HTTP_PORT: '0',
+      HERMOD_TLS_CERT: path.join(dataDir, 'nope.crt'),
+      HERMOD_TLS_KEY: path.join(dataDir, 'nope.key'),
+    });
+    expectOneLineConfigError(outcome, /HERMOD_TLS_CERT: cannot read .*nope\.crt: no such file/);
+  });
+
+  it('refuses core whose gRPC certificate file is not there, naming HERMOD_GRPC_TLS_CERT, once', async () => {
+    const certs = await makeRoleCertificates(path.join(dataDir, 'grpc'), 'hermod');
+    const outcome = await runRefusedStart(['core'], {
+      ...env,
+      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+      HERMOD_GRPC_TLS_CERT: path.join(dataDir, 'nope.crt'),
+      HERMOD_GRPC_TLS_KEY: certs.keyFile,
+      HERMOD_GRPC_TLS_CA: certs.caFile,
+    });
+    expectOneLineConfigError(outcome, /HERMOD_GRPC_TLS_CERT: cannot read .*nope\.crt: no such file/);
   });
 
   it('refuses a worker on the in-process bus, naming HERMOD_BUS', async () => {
