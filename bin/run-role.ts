@@ -82,6 +82,8 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
       if (msg?.type === 'shutdown') stop('supervisor');
     });
   }
+  // Run alone, its metrics port is bound first: one another process holds refuses the start before the role takes any work.
+  const metrics = cluster.isWorker ? undefined : await serveMetrics(config.metricsPort, config.host, log);
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping = false;
@@ -112,9 +114,8 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     answerClusterMetricRequests();
     process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
     if (stopAsked) stop(stopAsked);
-  } else {
-    const server = await serveMetrics(config.metricsPort, config.host, log);
-    log.info('metrics listening', { url: `http://${config.host}:${(server.address() as { port: number }).port}/metrics` });
+  } else if (metrics) {
+    log.info('metrics listening', { url: `http://${config.host}:${(metrics.address() as { port: number }).port}/metrics` });
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   }

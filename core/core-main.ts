@@ -3,6 +3,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { trackEntries, watchHistoryEngineMemory } from '../lib/metrics';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
+import { listenError } from '../lib/listen-error';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { createBlockLists } from './accounts/block-lists';
@@ -229,7 +230,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       }),
     },
   });
-  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server());
+  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server()).catch((err: unknown) => {
+    const [, host = '', port = '0'] = /^\[?(.*?)\]?:(\d+)$/.exec(config.coreAddress) ?? [];
+    throw listenError(err, 'HERMOD_CORE_ADDRESS', host, Number(port), 'another core');
+  });
   const port = grpc.port;
   log.info('core listening', {
     grpc: config.coreAddress.replace(/:\d+$/, `:${port}`),

@@ -12,6 +12,7 @@ import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
+import { listenError } from '../lib/listen-error';
 
 export interface RunningGateway {
   httpsPort: number;
@@ -70,8 +71,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);
-  await listen(secure, config.httpsPort, config.host);
-  await listen(plain, config.httpPort, config.host);
+  await listen(secure, config.httpsPort, config.host, 'HERMOD_HTTPS_PORT');
+  await listen(plain, config.httpPort, config.host, 'HERMOD_HTTP_PORT');
   const httpsPort = (secure.address() as AddressInfo).port;
   const httpPort = (plain.address() as AddressInfo).port;
   log.info('gateway listening', {
@@ -94,11 +95,12 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   };
 }
 
-function listen(server: http.Server | https.Server, port: number, host: string): Promise<void> {
+function listen(server: http.Server | https.Server, port: number, host: string, setting: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error): void => reject(listenError(err, setting, host, port, 'another gateway'));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

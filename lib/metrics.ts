@@ -5,6 +5,7 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDe
 import type { Logger } from './log';
 import { ReadGauge } from './read-gauge';
 import { TalliedCounter } from './tallied-counter';
+import { listenError } from './listen-error';
 
 /**
  * Every process registers its metrics on prom-client's default registry. In
@@ -342,9 +343,11 @@ export function serveMetrics(port: number, host: string, log: Logger, aggregate 
     }
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const holders = 'another hermod process: each one run on its own needs a HERMOD_METRICS_PORT of its own';
+    const failed = (err: Error): void => reject(listenError(err, 'HERMOD_METRICS_PORT', host, port, holders));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve(server);
     });
   });

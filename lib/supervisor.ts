@@ -65,6 +65,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   const ready = new WeakSet<Worker>();
   const bound = createBoundAddresses(config);
   let stopping = false;
+  /** Every role started once. */
+  let started = false;
 
   /** `channel`: for a worker, the channels it serves, comma-separated. */
   const fork = (role: Role, index: number, channel?: string): Promise<Worker> => {
@@ -91,7 +93,11 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
           resolve(worker);
         }
       };
-      const onEarlyExit = (code: number) => reject(new Error(`${role} exited with code ${code} while starting`));
+      // Exit code 2: the role refused a setting, and its own line says which; hermod does not start.
+      const onEarlyExit = (code: number) =>
+        reject(
+          code === 2 ? new ConfigError(`hermod not started: ${role} refused its configuration`) : new Error(`${role} exited with code ${code} while starting`),
+        );
       worker.on('message', onMessage);
       worker.once('exit', onEarlyExit);
     });
@@ -115,6 +121,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     const info = workers.get(worker);
     workers.delete(worker);
     if (!info || stopping) return;
+    // A role refusing its configuration at the first start stops hermod (above); a restart is retried as before.
+    if (!started && code === 2) return;
     // Stopped as asked, or it failed to stop cleanly (its grace ran out, or it was killed meanwhile).
     if (terminated.has(worker) && code === 0 && !signal) log.info('process stopped; restarting', { role: info.role, channel: info.channel, code });
     else log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
@@ -191,6 +199,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   // The operator console only behind a password: without one it is not started, and the log says why.
   if (config.admin.password) await fork('console', 0);
   else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
+  started = true;
   const https = bound.ports.https ?? config.httpsPort;
   for (const [worker, info] of workers) if (info.role === 'channel-simulators') worker.send({ type: 'gateways-listening', https });
   const metrics = await serveMetrics(config.metricsPort, config.host, log, true);

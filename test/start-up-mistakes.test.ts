@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,13 @@ function expectOneLineConfigError(outcome: Awaited<ReturnType<typeof runRefusedS
   expect(outcome.errors[0]!.msg).toMatch(/^configuration error: /);
   expect(outcome.errors[0]!.msg).toMatch(variable);
   expect(outcome.output).not.toMatch(/\n\s+at |"stack"/);
+}
+
+/** A listener on 127.0.0.1 holding a port, as another program would. */
+async function holdPort(): Promise<net.Server & { port: number }> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(server, { port: (server.address() as net.AddressInfo).port });
 }
 
 describe('roles started on their own with settings that cannot work', () => {
@@ -63,4 +71,75 @@ describe('roles started on their own with settings that cannot work', () => {
     const outcome = await runRefusedStart(['worker', '--channel', 'sms'], { ...env, HERMOD_BUS: 'memory', HERMOD_STATE: 'redis' });
     expectOneLineConfigError(outcome, /HERMOD_BUS=redis or HERMOD_BUS=kafka/);
   });
+
+  it('refuses a gateway whose HTTPS port another process holds, naming HERMOD_HTTPS_PORT and the port', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['gateway'], { ...env, HERMOD_HOST: '127.0.0.1', HERMOD_HTTPS_PORT: String(held.port), HERMOD_HTTP_PORT: '0' });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_HTTPS_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      held.close();
+    }
+  });
+
+  it('refuses a gateway whose metrics port another process holds before it listens for requests, naming HERMOD_METRICS_PORT', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['gateway'], {
+        ...env,
+        HERMOD_HOST: '127.0.0.1',
+        HERMOD_HTTPS_PORT: '0',
+        HERMOD_HTTP_PORT: '0',
+        HERMOD_METRICS_PORT: String(held.port),
+      });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_METRICS_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+      expect(outcome.output).not.toContain('gateway listening');
+    } finally {
+      held.close();
+    }
+  });
+
+  it('refuses core whose gRPC port another process holds, naming HERMOD_CORE_ADDRESS', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['core'], { ...env, HERMOD_CORE_ADDRESS: `127.0.0.1:${held.port}` });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_CORE_ADDRESS: port ${held.port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      held.close();
+    }
+  });
+
+  it('refuses the console without a password, naming HERMOD_ADMIN_PASSWORD', async () => {
+    const outcome = await runRefusedStart(['console'], { ...env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' });
+    expectOneLineConfigError(outcome, /HERMOD_ADMIN_PASSWORD is not set/);
+  });
+});
+
+describe('hermod start with a port another process holds', () => {
+  it('stops with exit code 2 and the gateway’s line naming HERMOD_HTTPS_PORT, not a stack trace', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-port-held-'));
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['start'], {
+        HERMOD_DATA_DIR: dataDir,
+        HERMOD_HOST: '127.0.0.1',
+        HERMOD_HTTPS_PORT: String(held.port),
+        HERMOD_HTTP_PORT: '0',
+        HERMOD_METRICS_PORT: '0',
+        HERMOD_ADMIN_PORT: '0',
+        HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+        HERMOD_SMSC_PORT: '0',
+        HERMOD_CHANNEL_SIMULATORS: 'false',
+        HERMOD_GATEWAYS: '1',
+      });
+      expect(outcome.code, outcome.output).toBe(2);
+      expect(outcome.errors.map((e) => e.msg).join('\n')).toMatch(
+        new RegExp(`configuration error: HERMOD_HTTPS_PORT: port ${held.port} on 127.0.0.1 is in use`),
+      );
+      expect(outcome.output).not.toMatch(/\n\s+at |"stack"/);
+    } finally {
+      held.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -13,8 +13,8 @@ export interface RefusedStart {
 
 /**
  * Runs `hermod <args>` expecting it to refuse to start: resolves with how it
- * exited and what it said, or kills it once it says its metrics are listening
- * (a role run alone is started then), or after `waitMs`.
+ * exited and what it said, or stops it once it says its metrics are listening
+ * (a role run alone is started then) or hermod is running, or kills it after `waitMs`.
  */
 export function runRefusedStart(args: string[], env: Record<string, string>, waitMs = 30_000): Promise<RefusedStart> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
@@ -27,7 +27,7 @@ export function runRefusedStart(args: string[], env: Record<string, string>, wai
   child.stderr.setEncoding('utf8');
   child.stdout.on('data', (c: string) => {
     output += c;
-    if (output.includes('"msg":"metrics listening"')) child.kill('SIGKILL');
+    if (output.includes('"msg":"metrics listening"') || output.includes('"msg":"hermod is running"')) child.kill('SIGTERM');
   });
   child.stderr.on('data', (c: string) => (output += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), waitMs);
