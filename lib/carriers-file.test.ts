@@ -94,6 +94,10 @@ describe('the carriers file', () => {
     [TWO_CARRIERS.replace('    window: 32', '    windw: 32'), 'carriers.yaml:9: carriers.spark.windw: unknown field'],
     [TWO_CARRIERS.replace('receipt_id: decimal', 'receipt_id: octal'), 'carriers.yaml:14: carriers.spark.receipt_id: must be one of hex, decimal, got "octal"'],
     [TWO_CARRIERS.replace('enquire_link: 15s', 'enquire_link: soon'), 'carriers.yaml:13: carriers.spark.enquire_link: not a duration'],
+    [
+      TWO_CARRIERS.replace('enquire_link: 15s', 'enquire_link: 15'),
+      'carriers.yaml:13: carriers.spark.enquire_link: "15" has no unit: write it with ms, s, m, h or d (15s, 15ms…)',
+    ],
     [TWO_CARRIERS.replace('default_route:\n  carrier: one-nz\n', ''), 'default_route: required when there is more than one carrier'],
     [
       TWO_CARRIERS.replace('    failover: [spark, one-nz]', '    carrier: spark\n    failover: [spark, one-nz]'),

@@ -42,6 +42,18 @@ describe('configuration', () => {
     expect(c.simulator.outcomes).toEqual({ delivered: 90, undeliverable: 10, expired: 0, rejected: 0 });
   });
 
+  it('refuses a duration written without a unit, naming the variable and the units, rather than reading it as milliseconds', () => {
+    expect(() => resolveConfig({ HERMOD_SHUTDOWN_GRACE: '10' })).toThrow(ConfigError);
+    expect(() => resolveConfig({ HERMOD_SHUTDOWN_GRACE: '10' })).toThrow(
+      'HERMOD_SHUTDOWN_GRACE: "10" has no unit: write it with ms, s, m, h or d (10s, 10ms…)',
+    );
+    expect(() => resolveConfig({ HERMOD_CALLBACK_RETRY_FOR: '24' })).toThrow(/^HERMOD_CALLBACK_RETRY_FOR: "24" has no unit/);
+    expect(() => resolveConfig({ HERMOD_IDEMPOTENCY_TTL: '1.5' })).toThrow(/^HERMOD_IDEMPOTENCY_TTL: "1.5" has no unit/);
+    // Nothing is nothing in any unit.
+    expect(resolveConfig({ HERMOD_GATEWAY_BATCH_DELAY: '0' }).gatewayBatchDelayMs).toBe(0);
+    expect(resolveConfig({ HERMOD_SHUTDOWN_GRACE: '10s' }).shutdownGraceMs).toBe(10_000);
+  });
+
   it('creates the bootstrap application only with a password or an API key', () => {
     expect(resolveConfig({ HERMOD_BOOTSTRAP_APP: 'acme', HERMOD_BOOTSTRAP_PASSWORD: 'pw' }).bootstrap).toEqual({ app: 'acme', password: 'pw', apiKey: '' });
     expect(() => resolveConfig({ HERMOD_BOOTSTRAP_APP: 'acme' })).toThrow(ConfigError);
