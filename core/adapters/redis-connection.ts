@@ -31,7 +31,7 @@ export function openRedisClient(target: RedisTarget, overrides: RedisOptions & {
       ...(tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
     },
   );
-  watchErrors(client, log);
+  watchErrors(client, log, nodes.map((n) => `${n.host}:${n.port}`).join(','));
   return client;
 }
 
@@ -146,17 +146,46 @@ export function openRedis(connection: RedisConnectionOptions, overrides: RedisOp
   return client;
 }
 
-/** Logs a connection's errors without repeating the same one over and over. */
-export function watchErrors(client: RedisClient, log: Logger): void {
-  let last: string | undefined;
+/** How often a connection that keeps failing says it is still waiting. */
+const STILL_WAITING_EVERY_MS = 5000;
+
+/**
+ * Logs a connection's errors, naming the Redis it is for (never its password),
+ * each distinct one once; while it stays unconnected, `still waiting for
+ * Redis` every 5 s with how long, so a process waiting for Redis at start or
+ * after losing it says why rather than falling silent (ioredis keeps
+ * reconnecting meanwhile, and repeats an error only now and then); and, once
+ * connected again, that it is.
+ */
+export function watchErrors(client: RedisClient, log: Logger, address = addressOf(client)): void {
+  let last: Error | undefined;
+  let failingSince: number | undefined;
+  let reminder: NodeJS.Timeout | undefined;
+  const stopReminding = (): void => {
+    clearInterval(reminder);
+    reminder = undefined;
+  };
   client.on('error', (err: Error) => {
-    if (err.message === last) return;
-    last = err.message;
-    log.warn('redis connection error', { err });
+    failingSince ??= Date.now();
+    if (err.message !== last?.message) log.warn('redis connection error', { redis: address, err });
+    last = err;
+    reminder ??= setInterval(() => {
+      if (client.status === 'ready' || client.status === 'end') return stopReminding();
+      log.warn('still waiting for Redis', { redis: address, waitingSeconds: Math.round((Date.now() - failingSince!) / 1000), err: last });
+    }, STILL_WAITING_EVERY_MS).unref();
   });
   client.on('ready', () => {
+    stopReminding();
+    if (failingSince !== undefined) log.info('connected to Redis', { redis: address, waitedSeconds: Math.round((Date.now() - failingSince) / 1000) });
     last = undefined;
+    failingSince = undefined;
   });
+  client.on('end', stopReminding);
+}
+
+/** host:port of a single Redis; a cluster's seed nodes are named where it is opened. */
+function addressOf(client: RedisClient): string {
+  return client instanceof Redis ? `${client.options.host}:${client.options.port}` : 'the Redis Cluster';
 }
 
 /** Closes a connection politely, falling back to dropping it when QUIT cannot be sent. */
