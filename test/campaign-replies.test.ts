@@ -1,10 +1,4 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
-import { createClient } from './support/https-client';
-import { startHermod } from './support/hermod-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
@@ -97,22 +91,14 @@ describe('replies to campaign messages', () => {
 });
 
 describe('replies to a campaign sent before a restart of in-process state', () => {
-  const cleanup: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanup.reverse()) await c().catch(() => undefined);
-  });
+  let h: HermodWithSimulator | undefined;
+  afterAll(() => h?.stop());
 
   it('answers STOP with the campaign’s opt_out_response and opts the handset out', async () => {
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
-    const { port } = await simulator.start();
-    cleanup.push(() => simulator.stop());
+    h = await startHermodWithSimulator('campaign-restart');
     const delivered: { destination: string; text: string; source: string }[] = [];
-    simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-restart-'));
-    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' };
-    let hermod = await startHermod({ dataDir, env });
-    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-    const created = await client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+    h.simulator.on('message', (m: { destination: string; text: string; source: string }) => delivered.push(m));
+    const created = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
       name: 'Rā whānau 🎂',
       schedule: new Date().toISOString(),
       content: 'Hari huritau, {{param1}}! Reply STOP to opt out',
@@ -122,16 +108,11 @@ describe('replies to a campaign sent before a restart of in-process state', () =
     });
     expect(created.status, created.text).toBe(201);
     await eventually(async () => (delivered.some((m) => m.text === 'Hari huritau, Mere! Reply STOP to opt out') ? true : undefined), 30_000);
-    client.close();
-    await hermod.stop();
 
-    hermod = await startHermod({ dataDir, env });
-    cleanup.push(() => hermod.stop());
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-    cleanup.push(async () => client.close());
-    await simulator.originate({ source: '+6428000005', destination: '4100', text: 'STOP' });
+    await h.restart();
+    await h.simulator.originate({ source: '+6428000005', destination: '4100', text: 'STOP' });
     const answer = await eventually(async () => delivered.find((m) => m.text === 'Kua mutu — 已退订 🙏🏽'), 20_000);
     expect(answer.source).toBe('4100');
-    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6428000005') ? true : undefined));
+    await eventually(async () => ((await h!.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6428000005') ? true : undefined));
   });
 });

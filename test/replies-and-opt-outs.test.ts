@@ -1,11 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
-import { createClient, type Client } from './support/https-client';
-import { startHermod, type HermodProcess } from './support/hermod-process';
+import type { Client } from './support/https-client';
+import type { HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 
@@ -81,34 +77,21 @@ describe('replies (MO), STOP and blocked sends', () => {
 });
 
 describe('replies after a restart of in-process state', () => {
-  const cleanup: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanup.reverse()) await c().catch(() => undefined);
-  });
+  let h: HermodWithSimulator | undefined;
+  afterAll(() => h?.stop());
 
   it('still opts out a handset that replies STOP to a message sent before the restart, routed from history', async () => {
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20 });
-    const { port } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-mo-restart-'));
-    const env = { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1' };
-    let hermod = await startHermod({ dataDir, env });
-    let client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    h = await startHermodWithSimulator('mo-restart');
     const handset = '+6423000001';
-    const sent = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui 📣 — reply STOP to opt out' });
+    const sent = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui 📣 — reply STOP to opt out' });
     expect(sent.status, sent.text).toBe(202);
-    await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
-    client.close();
-    await hermod.stop();
+    await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
 
-    hermod = await startHermod({ dataDir, env });
-    cleanup.push(() => hermod.stop());
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-    cleanup.push(async () => client.close());
+    await h.restart();
     // Written without its plus, as a carrier may hand the sender over.
-    await simulator.originate({ source: handset.slice(1), destination: '4000', text: 'Stop' });
-    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined), 20_000);
-    const later = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kei te pēhea koe?' });
-    await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${later.json.id}`)).json.status === 'blocked' ? true : undefined));
+    await h.simulator.originate({ source: handset.slice(1), destination: '4000', text: 'Stop' });
+    await eventually(async () => ((await h!.hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined), 20_000);
+    const later = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kei te pēhea koe?' });
+    await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${later.json.id}`)).json.status === 'blocked' ? true : undefined));
   });
 });

@@ -38,7 +38,13 @@ function outageBus(maxRecords = Number.POSITIVE_INFINITY) {
   return { bus, down, published, failures: () => failures };
 }
 
-function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: boolean; unsent: number }[] = [], maxHandOffWaiting?: number) {
+function intakeOn(
+  bus: Bus,
+  dispatchErrors: unknown[] = [],
+  reports: { givenUp: boolean; unsent: number }[] = [],
+  maxHandOffWaiting?: number,
+  state = createMemoryState(),
+) {
   const statuses: StatusChange[] = [];
   const recorder: StatusRecorder = {
     async record(changes) {
@@ -52,7 +58,7 @@ function intakeOn(bus: Bus, dispatchErrors: unknown[] = [], reports: { givenUp: 
   let numeric = 1;
   const intake = createMessageIntake({
     history: { insertMessages: async () => undefined } as unknown as MessageHistory,
-    state: createMemoryState(),
+    state,
     bus,
     recorder,
     recent: createRecentMessages(),
@@ -258,26 +264,7 @@ describe('the queued status on a bus whose publish returns after the worker has 
   it('ends a scheduled message blocked when its handset opted out or was block-listed after it was scheduled, and sends the rest', async () => {
     const { bus, published } = outageBus();
     const state = createMemoryState();
-    const statuses: StatusChange[] = [];
-    const recorder: StatusRecorder = {
-      async record(changes) {
-        statuses.push(...changes);
-        return changes.map(() => true);
-      },
-      onApplied: () => undefined,
-      announce: () => undefined,
-      drain: async () => undefined,
-    };
-    let numeric = 1;
-    const intake = createMessageIntake({
-      history: { insertMessages: async () => undefined } as unknown as MessageHistory,
-      state,
-      bus,
-      recorder,
-      recent: createRecentMessages(),
-      numericIds: () => numeric++,
-      dispatchRetryMs: 10,
-    });
+    const { intake, statuses } = intakeOn(bus, [], [], undefined, state);
     const at = Date.now() + 1500;
     const results = await intake.accept(
       ['+6421000791', '+6421000792', '+6421000793'].map((to) => ({ ...send('sms', to, 'Kia ora — te pānui o te wiki 📣'), scheduledAt: at })),

@@ -11,6 +11,8 @@ export interface HermodWithSimulator {
   simulator: SmscSimulator;
   /** HTTPS client authenticated as the bootstrap application `acme`. */
   client: Client;
+  /** Stops hermod (SIGTERM) and starts it again on the same data directory: `hermod` and `client` are the new ones after. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -27,16 +29,23 @@ export async function startHermodWithSimulator(
   const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 20, ...simulatorOptions });
   const { port } = await simulator.start();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `hermod-${name}-`));
-  const hermod = await startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1', ...env } });
-  const client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-  return {
+  const start = () => startHermod({ dataDir, env: { HERMOD_SMSC_SIMULATOR: 'false', HERMOD_SMPP_PORT: String(port), HERMOD_GATEWAYS: '1', ...env } });
+  const hermod = await start();
+  const running: HermodWithSimulator = {
     hermod,
     simulator,
-    client,
+    client: createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' }),
+    async restart() {
+      running.client.close();
+      await running.hermod.stop();
+      running.hermod = await start();
+      running.client = createClient(running.hermod.baseUrl, running.hermod.ca(), { user: 'acme', pass: 'secret' });
+    },
     async stop() {
-      client.close();
-      await hermod.stop();
+      running.client.close();
+      await running.hermod.stop();
       await simulator.stop();
     },
   };
+  return running;
 }
