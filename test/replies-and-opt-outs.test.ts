@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmscSimulator } from '../workers/simulators/smsc-simulator';
-import type { Client } from './support/https-client';
+import { createClient, type Client } from './support/https-client';
 import type { HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
@@ -82,15 +82,21 @@ describe('replies after a restart of in-process state', () => {
 
   it('still opts out a handset that replies STOP to a message sent before the restart, routed from history', async () => {
     h = await startHermodWithSimulator('mo-restart');
+    expect((await h.hermod.cli(['apps', 'create', 'globex', '--password', 'kupuhuna-ā'])).code).toBe(0);
     const handset = '+6423000001';
-    const sent = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui 📣 — reply STOP to opt out' });
+    const sent = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui 📣 — reply STOP to opt out', source: '5000' });
     expect(sent.status, sent.text).toBe(202);
     await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
 
     await h.restart();
+    // Since the restart another application sent from the same number, to someone else: it must not take acme's STOP.
+    const globex = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'globex', pass: 'kupuhuna-ā' });
+    expect((await globex.post('/rest/sms/v2/messages', { destination: '+6423000999', content: 'Kia ora', source: '5000' })).status).toBe(202);
+    globex.close();
     // Written without its plus, as a carrier may hand the sender over.
-    await h.simulator.originate({ source: handset.slice(1), destination: '4000', text: 'Stop' });
+    await h.simulator.originate({ source: handset.slice(1), destination: '5000', text: 'Stop' });
     await eventually(async () => ((await h!.hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined), 20_000);
+    expect((await h.hermod.cli(['optouts', 'list', 'globex'])).output).not.toContain(handset);
     const later = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kei te pēhea koe?' });
     await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${later.json.id}`)).json.status === 'blocked' ? true : undefined));
   });

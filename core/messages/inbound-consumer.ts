@@ -13,7 +13,7 @@ import { handsetKey } from '../domain/handset-key';
 import { routeReply } from './reply-router';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
-import { createReplyContextFromHistory, knowsNothing } from './reply-context-from-history';
+import { contextOfReply, createReplyContextFromHistory } from './reply-context-from-history';
 
 /** How long a carrier's second delivery of the same reply is recognised (config moDedupWindowMs). */
 const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
@@ -52,12 +52,11 @@ export function startInboundConsumer(deps: {
   const ownerOf = deps.ownerOfAddress ?? (async () => undefined);
   const windowMs = deps.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   const fromHistory = createReplyContextFromHistory(deps.history);
-  /** What hot state knows of the handset and the address; when nothing (in-process state restarted, or past its time to live), history's. */
+  /** What hot state knows of the handset and the address; where it knows nothing of the handset, with history's (contextOfReply). */
   const contextOf = async (handset: string, addressKey: string): Promise<ReplyContext> => {
     const known = await deps.state.getReplyContext(handset, addressKey);
-    if (!knowsNothing(known)) return known;
     try {
-      return (await fromHistory.contextOf(handset, addressKey)) ?? known;
+      return await contextOfReply(known, () => fromHistory.contextOf(handset, addressKey));
     } catch (err) {
       deps.log.warn('could not look up in history what a reply answers; it is routed by hot state alone', { err, source: handset });
       return known;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SendToHandset } from '../ports/message-history';
-import { createReplyContextFromHistory, writtenForms } from './reply-context-from-history';
+import { contextOfReply, createReplyContextFromHistory, writtenForms } from './reply-context-from-history';
 import { routeReply } from './reply-router';
 
 const send = (messageId: string, applicationId: string, source: string, acceptedAt: number): SendToHandset => ({
@@ -38,5 +38,14 @@ describe('a reply routed from history when hot state forgot its handset', () => 
   it('knows the ways a number is written, and leaves anything else as it is', () => {
     expect(writtenForms('+6421999001')).toEqual(['+6421999001', '6421999001', '006421999001']);
     expect(writtenForms('ana@whānau.nz')).toEqual(['ana@whānau.nz']);
+  });
+
+  it('goes by history where hot state knows the address (another application sent from it since) but not this handset', async () => {
+    const history = { lastSendsTo: async () => [send('m-acme', 'acme', '5000', 1)] };
+    const contexts = createReplyContextFromHistory(history);
+    // After a restart, globex sent from 5000 to someone else: hot state knows 5000's sender, nothing of this handset.
+    const known = { sendersOfAddress: ['globex'] };
+    const context = await contextOfReply(known, () => contexts.contextOf('+6421000801', '5000'));
+    expect(routeReply(context, undefined)).toEqual({ applicationId: 'acme', replyTo: 'm-acme', rule: 'last-message-from-address' });
   });
 });

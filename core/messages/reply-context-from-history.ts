@@ -68,5 +68,15 @@ export function createReplyContextFromHistory(
   };
 }
 
-/** Whether hot state knew nothing of the handset or the address: a reply it would leave unmatched. */
-export const knowsNothing = (c: ReplyContext): boolean => !c.lastToHandset && !c.lastFromAddress && c.sendersOfAddress.length === 0;
+/**
+ * What a reply is routed by: hot state's context while it knows the handset; where it knows nothing of the
+ * handset (in-process state after a restart, or past its time to live), history's messages to the handset,
+ * with hot state's senders of the address beside history's: another application may have sent from the
+ * address since the restart, and it alone must not take a reply to a message sent before it.
+ */
+export async function contextOfReply(known: ReplyContext, fromHistory: () => Promise<ReplyContext | undefined>): Promise<ReplyContext> {
+  if (known.lastToHandset || known.lastFromAddress) return known;
+  const remembered = await fromHistory();
+  if (!remembered) return known;
+  return { ...remembered, sendersOfAddress: [...new Set([...known.sendersOfAddress, ...remembered.sendersOfAddress])] };
+}
