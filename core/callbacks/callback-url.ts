@@ -55,7 +55,7 @@ const v4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 0xff}.${lo >
  * Loopback, private, link-local, unique-local, unspecified, documentation and
  * similar addresses that a callback must not reach, in IPv4 and IPv6. An IPv6
  * address that carries an IPv4 one (IPv4-mapped in either written form,
- * IPv4-compatible, NAT64, 6to4) is judged by that IPv4 address, so
+ * IPv4-compatible, IPv4-translated, NAT64, 6to4) is judged by that IPv4 address, so
  * `[::ffff:7f00:1]` is loopback as `127.0.0.1` is; Teredo is refused whole.
  */
 export function isPrivateAddress(address: string): boolean {
@@ -66,6 +66,8 @@ export function isPrivateAddress(address: string): boolean {
   const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
   // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible; :: and ::1 among them), 64:ff9b::a.b.c.d (NAT64).
   if (zeros(0, 5) && (w[5] === 0xffff || w[5] === 0)) return isPrivateV4(v4Of(w[6]!, w[7]!));
+  // ::ffff:0:a.b.c.d (IPv4-translated, SIIT).
+  if (zeros(0, 4) && w[4] === 0xffff && w[5] === 0) return isPrivateV4(v4Of(w[6]!, w[7]!));
   if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return isPrivateV4(v4Of(w[6]!, w[7]!));
   if (w[0] === 0x64 && w[1] === 0xff9b && w[2] === 1) return true; // local-use NAT64
   if (w[0] === 0x2002) return isPrivateV4(v4Of(w[1]!, w[2]!)); // 6to4

@@ -26,6 +26,8 @@ const embeddings = ([a, b, c, d]: number[]): string[] => {
     `0:0:0:0:0:ffff:${hi}:${lo}`,
     `0000:0000:0000:0000:0000:FFFF:${dotted}`,
     `::${dotted}`, // IPv4-compatible (deprecated)
+    `::ffff:0:${dotted}`, // IPv4-translated (SIIT)
+    `::ffff:0:${hi}:${lo}`,
     `64:ff9b::${hi}:${lo}`, // NAT64
     `64:ff9b::${dotted}`,
     `2002:${hi}:${lo}::1`, // 6to4
