@@ -1,6 +1,7 @@
 import { HermodError, type ErrorCode, type FieldProblem } from '../../lib/errors';
 import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
 import { createValidator } from '../http/validator';
+import { checkSmsText } from '../../core/domain/control-characters';
 import { IM_SCHEMAS, MESSAGE_TYPES, type MessagePostRequest } from './schemas';
 
 const validate = createValidator(IM_SCHEMAS);
@@ -26,6 +27,18 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
     if (!(err instanceof HermodError) || err.fields.length === 0) throw err;
     code = err.code;
     problems.push(...err.fields);
+  }
+  // Control characters a handset cannot show (C0 but line breaks and tabs, DEL, C1), named as v1 and v2 name them.
+  const message = isObject(body) ? body.message : undefined;
+  const text = isObject(message) && isObject(message.text) ? message.text.body : undefined;
+  if (typeof text === 'string') {
+    try {
+      checkSmsText(text, 'message.text.body');
+    } catch (err) {
+      if (!(err instanceof HermodError)) throw err;
+      const named = err.fields.map((f) => f.field);
+      problems.splice(0, problems.length, ...problems.filter((p) => !named.includes(p.field)), ...err.fields);
+    }
   }
   const missing = missingContent(body);
   if (missing) {

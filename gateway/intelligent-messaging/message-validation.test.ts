@@ -127,6 +127,10 @@ describe('MessagePostRequest formats', () => {
     await rejected(text(x(10001)), 'message.text.body');
     await rejected(text(''), 'message.text.body');
     await rejected(text('bell\u0007'), 'message.text.body');
+    // Named as v1, v2 and Campaign Manager name them; C1 controls (CSI, NEL) too, which no handset shows.
+    expect((await rejected(text('Kia ora\u0000'), 'message.text.body')).message).toMatch(/U\+0000/);
+    expect((await rejected(text('Tēnā koe \u009b31m'), 'message.text.body')).message).toMatch(/U\+009B/);
+    expect((await rejected(text('一\u0085二'), 'message.text.body')).message).toMatch(/U\+0085/);
     await rejected(request({ message: { type: 'text', text: {} } }), 'message.text.body');
   });
 
