@@ -49,6 +49,14 @@ describe('block lists', () => {
     expect(await state.findBlocks([{ applicationId: kainga.id, destination: '+64219990001' }])).toEqual([undefined]);
   });
 
+  it('refuses to add an entry written with a plus and a 0, as no country code starts with 0, and adds none of the others with it', async () => {
+    const { lists } = blockListsOf([kainga]);
+    const err = await refusal(lists.update('kāinga-ā-iwi', ['+64', '+000', '+905'], true));
+    expect(err.code).toBe('invalid_attrib');
+    expect(err.message).toMatch(/"\+000".*country code/);
+    expect(await lists.list('kāinga-ā-iwi')).toEqual([]);
+  });
+
   it('refuses to remove an entry that is not on that list, as not found, naming the entry and the list', async () => {
     const { lists } = blockListsOf([kainga, shop]);
     await lists.update('商店', ['+6421999'], true);

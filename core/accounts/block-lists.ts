@@ -51,6 +51,12 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
     async update(applicationName, prefixes, blocked) {
       if (prefixes.length === 0) throw new HermodError('missing_attrib', 'give at least one number or prefix');
       const normalized = prefixes.map((p) => {
+        // Written with its plus, a number is international, and no country code starts with 0 (a typo, or a
+        // number split by an unquoted shell line). Removing such an entry, added before this check, stays possible.
+        if (blocked && /^\+0/.test(p.replace(/[\s().-]/g, '')))
+          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix: no country code starts with 0`, {
+            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
+          });
         const prefix = normalizeBlockPrefix(p);
         if (prefix === undefined)
           throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix (+ and 1..15 digits)`, {
