@@ -107,8 +107,8 @@ describe('campaign control', () => {
       expect(done).toMatchObject({ state: 'finished', submitted: MEMBERS, delivered: MEMBERS, dead: 0, remaining: 0 });
       const listed = await h.hermod.cli(['campaigns', 'list', 'acme']);
       expect(listed.output).toMatch(new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t`, 'm'));
-      // Nothing is left to stop: a finished campaign is neither paused nor cancelled.
-      for (const verb of ['pause', 'cancel']) {
+      // Nothing is left to stop or to go on with: a finished campaign is neither paused, resumed nor cancelled.
+      for (const verb of ['pause', 'resume', 'cancel']) {
         const refused = await h.hermod.cli(['campaigns', verb, 'acme', id]);
         expect(refused.code).toBe(1);
         expect(refused.output).toMatch(/^error: campaign \d+ has finished: every member was handed to a carrier/);

@@ -145,6 +145,9 @@ export function createCampaignControl(deps: {
     async resume(application: string, campaignId: string): Promise<CampaignView> {
       const { app, c } = await campaignOf(application, campaignId);
       if (isCancelled(c)) throw new HermodError('unprocessable', `campaign ${c.id} was cancelled: it cannot be resumed`);
+      // As pause and cancel answer it: nothing is left to go on with.
+      if (c.state === 'sent' && (await view(app.name, c)).state === 'finished')
+        throw new HermodError('unprocessable', `campaign ${c.id} has finished: every member was handed to a carrier`);
       const parked = await state.setCampaignControl(c.id, 'running');
       const saved = c.state === 'paused' ? await save(c, c.scheduleAt > now() ? 'scheduled' : 'sending') : c;
       log.info('campaign resumed', { campaign: c.id, application: app.name, parked: parked.length });
