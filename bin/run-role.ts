@@ -106,6 +106,8 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
       } finally {
         clearTimeout(timer);
       }
+      // Every role says it stopped, as it said it was stopping: none was cut short by its grace.
+      log.info('stopped', { reason });
       process.exit(0);
     })();
   };

@@ -268,7 +268,6 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       outbox.close();
       untrackRecent();
       untrackOutbox();
-      log.info('core stopped');
     },
   };
 }

@@ -68,7 +68,11 @@ describe('SIGTERM sent to the whole process group', () => {
     for (const s of stops) expect(s.reason, JSON.stringify(s)).toBe('supervisor');
     // The roles got the signal too, and the supervisor saw it was the group's: no role was taken for one sent SIGTERM alone.
     expect(lines.some((l) => l.msg.startsWith('a role was sent SIGTERM alone'))).toBe(false);
-    expect(lines.some((l) => l.msg === 'core stopped')).toBe(true);
+    // Every role that said it was stopping says it stopped, once: an operator reading the log knows none was cut short.
+    const roles = new Set(stops.map((s) => s.role));
+    expect(roles.has('gateway') && roles.has('core')).toBe(true);
+    for (const role of roles) expect(lines.filter((l) => l.msg === 'stopped' && l.role === role).length, `${role} stopped`).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.msg === 'core stopped')).toHaveLength(0);
     expect(lines.some((l) => l.msg === 'hermod stopped')).toBe(true);
   }, 60_000);
 });

@@ -194,7 +194,7 @@ if (unavailable && !enginesRequired) {
         after.join('\n'),
       ).toEqual([]);
       expect(
-        after.some((l) => l.includes('"msg":"core stopped"')),
+        after.some((l) => l.includes('"msg":"stopped"') && l.includes('"role":"core"')),
         after.join('\n'),
       ).toBe(true);
       expect(code).toBe(0);
