@@ -42,6 +42,16 @@ const change = (status: StatusChange['status'], at: number, carrierId = ''): Sta
 });
 
 describe('status recorder', () => {
+  it('writes a sent that a crash kept out of history when the worker reports it again, so its callback is not lost either', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1)]);
+    // kill -9 between the two writes: hot state has sent, history stops at queued.
+    await state.advanceStatuses([{ id: 'm-1', status: 'sent', at: AT + 5 }]);
+    expect(await recorder.record([change('sent', AT + 5)])).toEqual([true]);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent']);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent']);
+  });
+
   it('writes a report to history and tells listeners when it comes again after a crash lost its history write, though hot state took it', async () => {
     const { recorder, state, events, heard } = recorderWithHistory();
     await recorder.record([change('accepted', AT)]);

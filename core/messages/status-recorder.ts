@@ -2,7 +2,7 @@ import type { HotState } from '../ports/state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { canAdvance, stageOf, type MessageStatus } from '../domain/message-status';
 
-const SUBMITTED_STAGE = stageOf('submitted');
+const QUEUED_STAGE = stageOf('queued');
 import { createBatcher } from '../../lib/batcher';
 import { messagesByStatus } from '../../lib/metrics';
 
@@ -56,15 +56,15 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
    * Indexes of refused reports that hot state took before a crash lost their history write: core moves hot
    * state first and writes history after, so a kill -9 in between left hot state at this status and history
    * behind it, with no event and no callback; the bus (or the carrier) hands the report over again, and it
-   * is applied now. Only hand-overs, final statuses and `read` (a repeated `sent` is a webhook's echo, not
-   * worth a lookup); one look at hot state for each refused one, then one history query for those hot
-   * state holds at exactly this status: rare. A change this core applied and is still writing is no loss; nor one
+   * is applied now. Any status after `accepted` (intake writes that one with the message); one look at hot
+   * state for each refused one (a carrier's webhook echoing `sent` after the worker's costs that look),
+   * then one history query for those hot state holds at exactly this status: rare. A change this core applied and is still writing is no loss; nor one
    * another core is writing (another partition's copy of the report): history is asked again after
    * `lostCheckMs`, by when that write is in.
    */
   async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[]): Promise<Set<number>> {
     const lost = new Set<number>();
-    const asked = refused.filter((i) => stageOf(changes[i]!.status) >= SUBMITTED_STAGE && !writing.has(changes[i]!.messageId));
+    const asked = refused.filter((i) => stageOf(changes[i]!.status) >= QUEUED_STAGE && !writing.has(changes[i]!.messageId));
     if (asked.length === 0) return lost;
     // Hot state holds exactly this status: it took this report (or its copy) before.
     const current = await Promise.all(asked.map((i) => deps.state.getStatus(changes[i]!.messageId)));
