@@ -25,7 +25,7 @@ export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs =
     const basic = parseBasic(header);
     const res = basic
       ? await core.authenticate({ credential: { $case: 'basic', value: basic } })
-      : await core.authenticate({ credential: { $case: 'apiKey', value: header.replace(/^(Bearer|ApiKey)\s+/i, '').trim() } });
+      : await core.authenticate({ credential: { $case: 'apiKey', value: apiKeyOf(header) } });
     if (!res.ok || !res.application) return undefined;
     return { applicationId: res.application.id, applicationName: res.application.name };
   };
@@ -79,4 +79,9 @@ export function parseBasic(header: string): { name: string; password: string } |
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The API key an Authorization header carries: `Bearer <key>`, `ApiKey <key>`, or the key alone. */
+export function apiKeyOf(header: string): string {
+  return header.replace(/^(Bearer|ApiKey)\s+/i, '').trim();
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../lib/log';
 import { FifoMap } from '../../lib/fifo-map';
-import { parseBasic } from '../auth';
+import { apiKeyOf, parseBasic } from '../auth';
 
 /** Who a refused Authorization header claimed to be: an application name, an API key's fingerprint, or nothing. */
 function claimed(header: string | undefined): { name?: string; apiKey?: string } {
@@ -11,8 +11,7 @@ function claimed(header: string | undefined): { name?: string; apiKey?: string }
   if (basic) return { name: basic.name.slice(0, 64) };
   if (/^Basic\s/i.test(header)) return { name: '(unreadable Basic credentials)' };
   // An API key is never logged: a fingerprint groups the tries of one key.
-  const key = header.replace(/^(Bearer|ApiKey)\s+/i, '').trim();
-  return { apiKey: `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 12)}` };
+  return { apiKey: `sha256:${createHash('sha256').update(apiKeyOf(header)).digest('hex').slice(0, 12)}` };
 }
 
 /**
