@@ -37,6 +37,7 @@ const LONGEST_FIRST = [
   'test/journal-unicode-restart.test.ts',
   'test/receipts-across-crash.test.ts',
   'test/durability.test.ts',
+  'test/idempotency-after-core-crash.test.ts',
   'test/campaign-fanout.test.ts',
   'test/im-fallback.test.ts',
   'test/kafka/kafka-failover.test.ts',

@@ -18,6 +18,7 @@ const message = (destination: string, content: string): OutboundMessage => ({
   scheduled: undefined,
   integrationId: '',
   interface: 'sms_v2',
+  dedupKey: '',
 });
 
 const accepted = (id: string): SendResult => ({ outcome: { $case: 'accepted', value: { id, status: 'accepted', numericId: 0 } } });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { heapHeldPer } from '../test/support/heap-held';
-import { uuid } from './uuid';
+import { hashedUuid, uuid } from './uuid';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -32,5 +33,36 @@ describe('uuid', () => {
     const ours = heapHeldPer(100_000, () => Array.from({ length: 100_000 }, () => uuid()));
     expect(ours).toBeLessThan(80);
     expect(rope).toBeGreaterThan(ours * 3);
+  });
+});
+
+describe('hashedUuid', () => {
+  it('gives the same id for the same parts, in the version-4 layout', () => {
+    const id = hashedUuid('app-7', 'sms_v2:tono-1 ā 🌿', '0');
+    expect(id).toMatch(V4);
+    expect(hashedUuid('app-7', 'sms_v2:tono-1 ā 🌿', '0')).toBe(id);
+  });
+
+  it('gives different ids for different parts, however they are split', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.array(
+          fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (a, b) => {
+          fc.pre(a.length !== b.length || a.some((p, i) => p !== b[i]));
+          expect(hashedUuid(...a)).not.toBe(hashedUuid(...b));
+        },
+      ),
+    );
+  });
+
+  it('is a flat string, as uuid() is', () => {
+    expect(heapHeldPer(50_000, () => Array.from({ length: 50_000 }, (_, i) => hashedUuid('app', String(i))))).toBeLessThan(80);
   });
 });

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const POOL_IDS = 256;
@@ -25,10 +25,29 @@ export function uuid(): string {
     next = 0;
   }
   const at = 16 * next++;
-  pool[at + 6] = (pool[at + 6]! & 0x0f) | 0x40;
-  pool[at + 8] = (pool[at + 8]! & 0x3f) | 0x80;
+  return written(pool, at);
+}
+
+/**
+ * A UUID in the version-4 layout whose bits come from a SHA-256 of `parts`
+ * instead of from chance: the same parts give the same id, every time and in
+ * every process (a message sent with an Idempotency-Key, tried again). Ids of
+ * other parts are as unlikely to meet each other, or a random one, as random
+ * ones are. Flat, as `uuid()`.
+ */
+export function hashedUuid(...parts: string[]): string {
+  const hash = createHash('sha256');
+  // A NUL apart: no part holds one, so ('ab', 'c') and ('a', 'bc') differ.
+  for (const [i, part] of parts.entries()) hash.update(i === 0 ? part : `\0${part}`);
+  return written(hash.digest(), 0);
+}
+
+/** Sets the version and variant bits of the 16 bytes at `at`, and writes them out as a UUID. */
+function written(bytes: Buffer, at: number): string {
+  bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40;
+  bytes[at + 8] = (bytes[at + 8]! & 0x3f) | 0x80;
   for (let i = 0; i < 16; i++) {
-    const byte = pool[at + i]!;
+    const byte = bytes[at + i]!;
     text[AT[i]!] = HEX[byte >> 4]!;
     text[AT[i]! + 1] = HEX[byte & 15]!;
   }

@@ -1,26 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { rolePid } from './support/role-pids';
 
 const CM = '/rest/campaign_manager/v1';
 // Longer than the supervisor takes to start a new gateway on a loaded 2-core CI machine (3 s was not,
 // and the new gateway then met an expired lease and never answered 409).
 const LEASE_MS = 10_000;
-
-const childrenOf = (pid: number): number[] =>
-  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-    .split('\n')
-    .map((l) => Number(l.trim()))
-    .filter((n) => n > 0);
-const roleOf = (pid: number): string | undefined =>
-  fs
-    .readFileSync(`/proc/${pid}/environ`, 'utf8')
-    .split('\0')
-    .find((v) => v.startsWith('HERMOD_ROLE='))
-    ?.slice('HERMOD_ROLE='.length);
 
 /**
  * A gateway killed while it ran a request with an Idempotency-Key never
@@ -53,7 +40,7 @@ describe('an Idempotency-Key whose gateway died mid-request', () => {
     });
     first.on('error', () => undefined);
     first.write(body.slice(0, body.length / 2));
-    const gateway = childrenOf(h.hermod.pid).find((pid) => roleOf(pid) === 'gateway')!;
+    const gateway = rolePid(h.hermod.pid, 'gateway')!;
     // The claim is taken before the body is read: a retry now is refused as still running.
     await eventually(async () => ((await h.client.post(`${CM}/acme/lists`, JSON.parse(body), { 'idempotency-key': key })).status === 409 ? true : undefined));
     const killedAt = Date.now();

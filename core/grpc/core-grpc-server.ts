@@ -67,6 +67,7 @@ function createSendBatch(intake: MessageIntake) {
         scheduledAt: m.scheduled ? m.scheduled.getTime() : 0,
         integrationId: m.integrationId,
         via: m.interface,
+        ...(m.dedupKey ? { dedupKey: m.dedupKey } : {}),
       };
       // The message's server span (withCallSpans, withItemSpans) goes on with it to the bus hand-off.
       carryTrace(input, traceOf(m));

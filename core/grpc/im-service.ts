@@ -40,6 +40,7 @@ export function imService(deps: {
         attempts: req.attempts.map((a) => ({ channel: a.channel, event: a.event, ...(a.timeout !== undefined ? { timeout: a.timeout } : {}) })),
         reference: req.reference,
         schedulerPipe: req.schedulerPipe,
+        dedupKey: req.dedupKey,
       }),
     })),
 

@@ -1,4 +1,4 @@
-import { uuid } from '../../lib/uuid';
+import { hashedUuid, uuid } from '../../lib/uuid';
 import { isImAttemptId } from '../domain/im-attempt-id';
 
 export { isImAttemptId };
@@ -12,6 +12,11 @@ export { isImAttemptId };
  */
 export function newImMessageId(): string {
   return retyped(uuid(), '4', '0');
+}
+
+/** The id of an IM message sent with an Idempotency-Key (`dedup_key` in im.proto): the same for the same key and request. */
+export function keyedImMessageId(applicationId: string, dedupKey: string): string {
+  return retyped(hashedUuid(applicationId, 'im', dedupKey), '4', '0');
 }
 
 export function imAttemptId(messageId: string, attempt: number): string {

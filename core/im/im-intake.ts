@@ -6,7 +6,7 @@ import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
 import { MAX_PARTS as MAX_SMS_PARTS, measureSms } from '../domain/sms-segments';
 import { addressFor, isKnownEvent, neverReported, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
-import { newImMessageId } from './im-ids';
+import { keyedImMessageId, newImMessageId } from './im-ids';
 import { mailSubject } from './mail-subject';
 
 interface ImRequest {
@@ -21,6 +21,8 @@ interface ImRequest {
   attempts: { channel: string; event: string; timeout?: number }[];
   reference: string;
   schedulerPipe: string;
+  /** Set with an Idempotency-Key: the message's id derives from it (see im.proto). */
+  dedupKey?: string;
 }
 
 /** Placeholders in a template body: {{name}}. */
@@ -98,7 +100,7 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       schedulerPipe: req.schedulerPipe,
       subject: mailSubject(template?.name, text),
     };
-    const id = newImMessageId();
+    const id = req.dedupKey ? keyedImMessageId(req.applicationId, req.dedupKey) : newImMessageId();
     const record: MessageRecord = {
       id,
       numericId: deps.numericIds(),
@@ -119,9 +121,9 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       acceptedAt: Date.now(),
       replyTo: '',
     };
-    const [result] = await deps.intake.acceptRecords([record]);
+    const [result] = await deps.intake.acceptRecords([record], { keyed: !!req.dedupKey });
     if (!result?.ok) throw result?.ok === false ? result.error : new HermodError('internal', 'the message was not stored');
-    return id;
+    return result.id;
   };
 
   async function attemptsFor(req: ImRequest): Promise<ImAttemptPlan[]> {

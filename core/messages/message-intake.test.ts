@@ -310,3 +310,54 @@ describe('the queued status on a bus whose publish returns after the worker has 
     expect(events.map((e) => e.status)).toEqual(['queued', 'sent']);
   });
 });
+
+describe('sends with an Idempotency-Key', () => {
+  it('stores and hands over a keyed send once: the same send again, through a new intake after a restart, gets the first message', async () => {
+    const kept = new Map<string, MessageRecord>();
+    const history = {
+      insertMessages: async (records: MessageRecord[]) => {
+        for (const r of records) kept.set(r.id, r);
+      },
+      findMessages: async (ids: string[]) => ids.flatMap((id) => (kept.has(id) ? [kept.get(id)!] : [])),
+    } as unknown as MessageHistory;
+    const { bus, published } = outageBus();
+    const start = (firstNumericId: number) => {
+      let numeric = firstNumericId;
+      return createMessageIntake({
+        history,
+        state: createMemoryState(),
+        bus,
+        recorder: { record: async (c) => c.map(() => true), onApplied: () => undefined, announce: () => undefined, drain: async () => undefined },
+        recent: createRecentMessages(),
+        numericIds: () => numeric++,
+      });
+    };
+    const keyed = { ...send('sms', '+64211234567', 'Kia ora, tō tono kua tae mai 🌿'), dedupKey: 'request-a.0' };
+    const first = start(1);
+    const [a] = await first.accept([keyed]);
+    await first.drain();
+    const again = start(1000);
+    const [b, other, plain] = await again.accept([
+      keyed,
+      { ...keyed, dedupKey: 'request-b.0' },
+      send('sms', '+64211234567', 'Kia ora, tō tono kua tae mai 🌿'),
+    ]);
+    await again.drain();
+    expect(b).toEqual(a);
+    expect(a).toMatchObject({ ok: true, numericId: 1 });
+    expect(other).toMatchObject({ ok: true, numericId: 1001 });
+    expect(plain).toMatchObject({ ok: true, numericId: 1002 });
+    expect(new Set([a, other, plain].map((r) => (r!.ok ? r!.id : ''))).size).toBe(3);
+    expect(published.get(topicName('sms'))!.map((r) => decodeJob(r.value).id)).toEqual([a, other, plain].map((r) => (r!.ok ? r!.id : '')));
+
+    // Records whose caller derived their ids from a key (Intelligent Messaging): the same, by their id.
+    const record: MessageRecord = { ...keyed, id: 'im-keyed-1', numericId: 5000, direction: 'MT', segments: 1, acceptedAt: Date.now(), replyTo: '' };
+    const third = start(2000);
+    const [c] = await third.acceptRecords([record], { keyed: true });
+    const [d] = await third.acceptRecords([{ ...record, numericId: 5001 }], { keyed: true });
+    await third.drain();
+    expect(d).toEqual(c);
+    expect(c).toMatchObject({ ok: true, id: 'im-keyed-1', numericId: 5000 });
+    expect(published.get(topicName('sms'))!.filter((r) => decodeJob(r.value).id === 'im-keyed-1')).toHaveLength(1);
+  });
+});

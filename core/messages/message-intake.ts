@@ -1,4 +1,4 @@
-import { uuid } from '../../lib/uuid';
+import { hashedUuid, uuid } from '../../lib/uuid';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
@@ -16,12 +16,17 @@ import { replyAddressKey } from './reply-address';
 import type { Quota } from '../accounts/accounts';
 import { createSendScreen } from './send-screen';
 import { tooLargeRejection } from './too-large-rejection';
+import { createKeyedSends } from './keyed-sends';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
 import type { Logger } from '../../lib/log';
 
-/** What a caller supplies; intake adds the id, direction, segment count and acceptance time. */
-export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'>;
+/**
+ * What a caller supplies; intake adds the id, direction, segment count and acceptance time. With `dedupKey`
+ * (a send with an Idempotency-Key, see messages.proto) the id derives from it, and a message already stored
+ * under that id is answered instead of stored again.
+ */
+export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'> & { dedupKey?: string };
 
 /** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
 export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
@@ -35,9 +40,10 @@ export interface MessageIntake {
    * Stores messages whose ids the caller derived (Intelligent Messaging,
    * campaign fan-out) and hands them to their channel; resolves once the
    * hand-off was tried, or with `untilHandedOver` once they are on the
-   * channel's topic (a campaign's fan-out waits out the bus that way), or once intake drains.
+   * channel's topic (a campaign's fan-out waits out the bus that way), or once intake drains. `keyed`: their
+   * ids derive from an Idempotency-Key, and those already stored are answered, not stored again.
    */
-  acceptRecords(records: MessageRecord[], options?: { untilHandedOver?: boolean }): Promise<IntakeResult[]>;
+  acceptRecords(records: MessageRecord[], options?: { untilHandedOver?: boolean; keyed?: boolean }): Promise<IntakeResult[]>;
   /**
    * Hands stored messages to their channel, or to the scheduler when their time has not come (recovery after
    * a restart, a campaign's resend), as accepted ones are handed over; resolves once each was tried. One the
@@ -85,6 +91,7 @@ export function createMessageIntake(deps: {
     exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
   });
   const nextNumericId = deps.numericIds;
+  const keyedSends = createKeyedSends((ids) => deps.history.findMessages(ids));
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
@@ -415,7 +422,7 @@ export function createMessageIntake(deps: {
     async accept(messages) {
       const now = Date.now();
       const records: MessageRecord[] = messages.map((m) => ({
-        id: uuid(),
+        id: m.dedupKey ? hashedUuid(m.applicationId, m.dedupKey) : uuid(),
         numericId: nextNumericId(),
         applicationId: m.applicationId,
         channel: m.channel,
@@ -435,16 +442,26 @@ export function createMessageIntake(deps: {
         replyTo: '',
       }));
       for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
-      if (deps.shortener) {
-        const v2 = records.filter((r) => r.via === 'sms_v2');
-        await deps.shortener.shorten(v2);
-        for (const r of v2) r.segments = countSegments(r.content);
-      }
-      return store(records, now);
+      const keyed = messages.map((m) => !!m.dedupKey);
+      return keyedSends.accept(records, keyed, async (fresh) => {
+        if (deps.shortener) {
+          const v2 = fresh.filter((r) => r.via === 'sms_v2');
+          await deps.shortener.shorten(v2);
+          for (const r of v2) r.segments = countSegments(r.content);
+        }
+        return store(fresh, now);
+      });
     },
     async acceptRecords(records, options = {}) {
       let handed: Promise<void> = Promise.resolve();
-      const results = await store(records, Date.now(), (stored) => (handed = handedOff(stored, options.untilHandedOver ?? false)));
+      const storeAll = (fresh: MessageRecord[]) => store(fresh, Date.now(), (stored) => (handed = handedOff(stored, options.untilHandedOver ?? false)));
+      const results = options.keyed
+        ? await keyedSends.accept(
+            records,
+            records.map(() => true),
+            storeAll,
+          )
+        : await storeAll(records);
       await handed;
       return results;
     },

@@ -42,7 +42,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     ctx.type = ctx.get('accept').includes(VND) ? VND : 'application/json';
   };
 
-  const outbound = (caller: Caller, body: MessageFields, destination: string, scheduled: Date | undefined): OutboundMessage => ({
+  const outbound = (caller: Caller, body: MessageFields, destination: string, scheduled: Date | undefined, dedupKey: string): OutboundMessage => ({
     applicationId: caller.applicationId,
     channel: 'sms',
     destination,
@@ -55,6 +55,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     scheduled,
     integrationId: '',
     interface: 'gateway_v1',
+    dedupKey,
   });
 
   router.post('/messages', async (ctx) => {
@@ -64,8 +65,8 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
     checkSmsText(body.content, 'content');
-    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
-      const result = await deps.core.send(outbound(caller, body, body.destination, scheduled));
+    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
+      const result = await deps.core.send(outbound(caller, body, body.destination, scheduled, dedupKeyOf(0)));
       if (result.outcome?.$case !== 'accepted') {
         const code = result.outcome?.value.code ?? '';
         throw new HermodError(isErrorCode(code) ? code : 'internal', result.outcome?.value.message ?? 'core gave no answer');
@@ -86,11 +87,11 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
     checkSmsText(body.content, 'content');
-    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async () => {
+    await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       const results = await Promise.all(
-        body.destination.map(async (destination) => {
+        body.destination.map(async (destination, position) => {
           if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
-          const r = await deps.core.send(outbound(caller, body, destination, scheduled));
+          const r = await deps.core.send(outbound(caller, body, destination, scheduled, dedupKeyOf(position)));
           return r.outcome?.$case === 'accepted'
             ? { id: r.outcome.value.numericId, destination, status: 'success', message: null }
             : { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };

@@ -2,7 +2,7 @@ import { credentials, Server, ServerCredentials } from '@grpc/grpc-js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryState } from '../../core/adapters/memory-state';
 import { deferred } from '../../core/adapters/contract-support';
 import { idempotencyService } from '../../core/grpc/idempotency-service';
@@ -12,6 +12,8 @@ import { createCoreClient, type CoreClient } from '../core-client';
 import { idempotent, type IdempotencyStore } from './idempotency';
 
 const LEASE_MS = 600;
+/** The lease the next harness is started with. */
+let leaseMs = LEASE_MS;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -28,10 +30,12 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
   let renewalsFail: boolean;
   let gates: ReturnType<typeof deferred<void>>[];
   let runs: number;
+  let releasesRefused: number;
+  let dedupKeys: string[];
 
   beforeEach(async () => {
     grpcServer = new Server();
-    grpcServer.addService(IdempotencyService, idempotencyService({ state: createMemoryState(), ttlMs: 60_000, leaseMs: LEASE_MS }));
+    grpcServer.addService(IdempotencyService, idempotencyService({ state: createMemoryState(), ttlMs: 60_000, leaseMs }));
     const port = await new Promise<number>((resolve, reject) =>
       grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
     );
@@ -40,6 +44,8 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     renewalsFail = false;
     gates = [];
     runs = 0;
+    releasesRefused = 0;
+    dedupKeys = [];
     // Core's client, but its renewals can be made to fail (core out of reach for a while).
     const store: IdempotencyStore = {
       claimIdempotencyKey: (r) => core.claimIdempotencyKey(r),
@@ -49,7 +55,13 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
         return core.renewIdempotencyKey(r);
       },
       completeIdempotencyKey: (r) => core.completeIdempotencyKey(r),
-      releaseIdempotencyKey: (r) => core.releaseIdempotencyKey(r),
+      releaseIdempotencyKey: async (r) => {
+        if (releasesRefused > 0) {
+          releasesRefused -= 1;
+          throw new HermodError('unavailable', 'core is out of reach');
+        }
+        return core.releaseIdempotencyKey(r);
+      },
     };
     const app = new Koa();
     app.silent = true;
@@ -66,8 +78,9 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
       let raw = '';
       for await (const chunk of ctx.req) raw += chunk;
       ctx.state.rawBody = raw;
-      await idempotent(ctx, store, 'app-1', 'sms_v2', async () => {
+      await idempotent(ctx, store, 'app-1', 'sms_v2', async (dedupKeyOf) => {
         const run = ++runs;
+        dedupKeys.push(dedupKeyOf(0));
         await gates[run - 1]?.promise;
         ctx.status = 202;
         ctx.body = { run, text: (JSON.parse(raw) as { text: string }).text };
@@ -154,5 +167,35 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     gates[1]!.resolve();
     expect((await retry).json).toEqual({ run: 2, text: 'Tēnā koe' });
     expect(runs).toBe(2);
+  });
+
+  describe('with a lease of a minute', () => {
+    beforeAll(() => {
+      leaseMs = 60_000;
+    });
+    afterAll(() => {
+      leaseMs = LEASE_MS;
+    });
+
+    it('releases the key of a request that failed while core was out of reach once core answers, so the retry runs instead of waiting out the lease', async () => {
+      gates.push(deferred());
+      releasesRefused = 2;
+      const first = post('kia-ora-4', 'Kia ora 🌿');
+      while (runs < 1) await sleep(10);
+      gates[0]!.reject(new HermodError('unavailable', 'core is unavailable'));
+      expect((await first).status).toBe(503);
+      // Core refused the release twice; the gateway tries again each second, well inside the lease.
+      const retry = await post('kia-ora-4', 'Kia ora 🌿');
+      expect(retry.status).toBe(409);
+      await sleep(2500);
+      const later = await post('kia-ora-4', 'Kia ora 🌿');
+      expect(later.status, later.body).toBe(202);
+      // The retry names its message as the first try did: core answers the first's message if it was stored.
+      expect(dedupKeys[1]).toBe(dedupKeys[0]);
+      expect(dedupKeys[0]).toMatch(/^[\w-]{43}\.0$/);
+      // Another request under another key names another message.
+      await post('kia-ora-5', 'Kia ora 🌿');
+      expect(dedupKeys[2]).not.toBe(dedupKeys[0]);
+    });
   });
 });

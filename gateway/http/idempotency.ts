@@ -62,9 +62,37 @@ export function replay(ctx: Context, response: string): void {
 }
 
 /**
+ * Names each message of a request for core (`dedup_key` in messages.proto) by
+ * its position in the request: '' for a request without an Idempotency-Key.
+ */
+export type DedupKeyOf = (position: number) => string;
+
+const NO_KEY: DedupKeyOf = () => '';
+
+/** Tries of a release that failed (core away a moment), a second apart, before the key is left to its lease. */
+const RELEASE_TRIES = 30;
+
+/**
+ * Releases a failed request's key; one core could not take (it died under the
+ * request, and its 503 is what the client is about to retry) is tried again
+ * each second in the background, so the retry is not refused as still running
+ * for the key's whole lease once core is back.
+ */
+async function release(store: IdempotencyStore, request: { applicationId: string; key: string; claimId: string }, tries = RELEASE_TRIES): Promise<void> {
+  try {
+    await store.releaseIdempotencyKey(request);
+  } catch {
+    if (tries > 1) setTimeout(() => void release(store, request, tries - 1), 1000).unref();
+  }
+}
+
+/**
  * Runs the claimed request, renewing the claim while it runs; a failure
  * releases the key so the client can retry, a success stores the answer
- * under the fingerprint `fingerprint()` gives once `run` is done.
+ * under the fingerprint `fingerprint()` gives once `run` is done. A retry
+ * after a failure is safe where it matters: core derives the ids of a keyed
+ * request's messages from the key (`DedupKeyOf`), and answers those it
+ * already stored instead of storing them again.
  *
  * Should the claim have been lost all the same (core unreachable for a whole
  * lease, then a retry claimed the key), the answer is not stored over the
@@ -86,7 +114,7 @@ export async function runClaimed(
     try {
       await run();
     } catch (err) {
-      await store.releaseIdempotencyKey({ applicationId, key, claimId }).catch(() => undefined);
+      await release(store, { applicationId, key, claimId });
       throw err;
     }
     const location = ctx.response.get('Location');
@@ -103,18 +131,19 @@ export async function runClaimed(
  * the first answer again and sends nothing; the same key with a different
  * request is refused; a key whose first request is still running is refused
  * as a conflict. A request that fails releases its key so the client can
- * retry. Call after the body has been read (readJson keeps the raw text for
- * the fingerprint); for a streamed body see idempotentStream.
+ * retry. `run` names its messages for core with the `DedupKeyOf` it is given.
+ * Call after the body has been read (readJson keeps the raw text for the
+ * fingerprint); for a streamed body see idempotentStream.
  */
 export async function idempotent(
   ctx: Context,
   store: IdempotencyStore,
   applicationId: string,
   scope: IdempotencyScope,
-  run: () => Promise<void>,
+  run: (dedupKeyOf: DedupKeyOf) => Promise<void>,
 ): Promise<void> {
   const key = scopedKey(ctx, scope);
-  if (!key) return run();
+  if (!key) return run(NO_KEY);
   const fingerprint = createHash('sha256')
     .update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`)
     .digest('hex');
@@ -124,5 +153,15 @@ export async function idempotent(
     if (!claim.response) throw stillRunning(ctx);
     return replay(ctx, claim.response);
   }
-  await runClaimed(ctx, store, applicationId, key, claim, run, () => fingerprint);
+  // The key and the whole request: a different request under a released key names other messages.
+  const request = createHash('sha256').update(`${key}\n${fingerprint}`).digest('base64url');
+  await runClaimed(
+    ctx,
+    store,
+    applicationId,
+    key,
+    claim,
+    () => run((position) => `${request}.${position}`),
+    () => fingerprint,
+  );
 }

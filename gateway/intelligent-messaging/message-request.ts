@@ -51,7 +51,7 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
 }
 
 /** The request for core: only the content the type names, absent optional fields as proto defaults. */
-export function toImSendRequest(applicationId: string, body: MessagePostRequest): ImSendRequest {
+export function toImSendRequest(applicationId: string, body: MessagePostRequest, dedupKey = ''): ImSendRequest {
   const { destination: d, message: m } = body;
   return {
     applicationId,
@@ -73,6 +73,7 @@ export function toImSendRequest(applicationId: string, body: MessagePostRequest)
     attempts: (body.delivery_attempts ?? []).map((a) => ({ channel: a.channel, event: a.event ?? '', timeout: a.timeout })),
     reference: body.reference ?? '',
     schedulerPipe: body.scheduler_pipe ?? '',
+    dedupKey,
   };
 }
 

@@ -189,6 +189,7 @@ describe('MessagePostRequest formats', () => {
       attempts: [],
       reference: '',
       schedulerPipe: '',
+      dedupKey: '',
     });
   });
 });

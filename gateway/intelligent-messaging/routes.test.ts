@@ -41,7 +41,16 @@ describe('POST /rest/im/v1/message', () => {
       ],
       reference: 'заказ-42',
       schedulerPipe: '',
+      dedupKey: '',
     });
+  });
+
+  it('names the message for core by its Idempotency-Key and request, so a retry after a failure names the same message', async () => {
+    await server.post(BODY, { 'idempotency-key': 'tono-1' });
+    const first = server.sent.at(-1)!.dedupKey;
+    await server.post({ ...BODY, reference: 'other' }, { 'idempotency-key': 'tono-2' });
+    expect(first).toMatch(/^[\w-]{43}\.0$/);
+    expect(server.sent.at(-1)!.dedupKey).not.toBe(first);
   });
 
   it('accepts the API key bare, after Bearer or ApiKey, and HTTP Basic', async () => {

@@ -42,8 +42,8 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
     // readJson lets a request without Content-Type through; this interface requires application/json.
     if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');
     const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes));
-    await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async () => {
-      const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body));
+    await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async (dedupKeyOf) => {
+      const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0)));
       ctx.status = 202;
       ctx.body = { id };
     });

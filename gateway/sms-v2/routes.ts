@@ -42,7 +42,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
     checkSmsText(body.content, 'content');
-    await idempotent(ctx, deps.core, caller.applicationId, 'sms_v2', async () => {
+    await idempotent(ctx, deps.core, caller.applicationId, 'sms_v2', async (dedupKeyOf) => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,
         channel: 'sms',
@@ -56,6 +56,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
         scheduled,
         integrationId: body.integration_id ?? '',
         interface: 'sms_v2',
+        dedupKey: dedupKeyOf(0),
       });
       if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
       ctx.status = 202;

@@ -86,6 +86,12 @@ export interface ImSendRequest {
   attempts: ImAttempt[];
   reference: string;
   schedulerPipe: string;
+  /**
+   * As OutboundMessage.dedup_key: set when the request carried an
+   * Idempotency-Key; the IM message's id derives from it, and a message
+   * already stored under that id is answered instead of stored again.
+   */
+  dedupKey: string;
 }
 
 export interface ImAccepted {
@@ -954,6 +960,7 @@ function createBaseImSendRequest(): ImSendRequest {
     attempts: [],
     reference: "",
     schedulerPipe: "",
+    dedupKey: "",
   };
 }
 
@@ -976,6 +983,9 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
     }
     if (message.schedulerPipe !== "") {
       writer.uint32(50).string(message.schedulerPipe);
+    }
+    if (message.dedupKey !== "") {
+      writer.uint32(58).string(message.dedupKey);
     }
     return writer;
   },
@@ -1041,6 +1051,14 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
             message.schedulerPipe = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.dedupKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1071,6 +1089,11 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
         : isSet(object.scheduler_pipe)
         ? globalThis.String(object.scheduler_pipe)
         : "",
+      dedupKey: isSet(object.dedupKey)
+        ? globalThis.String(object.dedupKey)
+        : isSet(object.dedup_key)
+        ? globalThis.String(object.dedup_key)
+        : "",
     };
   },
 
@@ -1094,6 +1117,9 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
     if (message.schedulerPipe !== "") {
       obj.schedulerPipe = message.schedulerPipe;
     }
+    if (message.dedupKey !== "") {
+      obj.dedupKey = message.dedupKey;
+    }
     return obj;
   },
 
@@ -1112,6 +1138,7 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
     message.attempts = object.attempts?.map((e) => ImAttempt.fromPartial(e)) || [];
     message.reference = object.reference ?? "";
     message.schedulerPipe = object.schedulerPipe ?? "";
+    message.dedupKey = object.dedupKey ?? "";
     return message;
   },
 };

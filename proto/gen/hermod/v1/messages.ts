@@ -91,6 +91,14 @@ export interface OutboundMessage {
   integrationId: string;
   /** Which interface accepted it ("sms_v2", "gateway_v1", "im_v1", "campaign"). */
   interface: string;
+  /**
+   * Set when the request carried an Idempotency-Key: the key, the request's
+   * fingerprint and the message's position in it. Core derives the message's
+   * id from it and the application, and answers a message already stored
+   * under that id instead of storing (and sending) it again: a client's retry
+   * after an answer lost to a crash sends nothing twice.
+   */
+  dedupKey: string;
 }
 
 export interface SendMessagesRequest {
@@ -349,6 +357,7 @@ function createBaseOutboundMessage(): OutboundMessage {
     scheduled: undefined,
     integrationId: "",
     interface: "",
+    dedupKey: "",
   };
 }
 
@@ -389,6 +398,9 @@ export const OutboundMessage: MessageFns<OutboundMessage> = {
     }
     if (message.interface !== "") {
       writer.uint32(98).string(message.interface);
+    }
+    if (message.dedupKey !== "") {
+      writer.uint32(106).string(message.dedupKey);
     }
     return writer;
   },
@@ -502,6 +514,14 @@ export const OutboundMessage: MessageFns<OutboundMessage> = {
             message.interface = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.dedupKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -544,6 +564,11 @@ export const OutboundMessage: MessageFns<OutboundMessage> = {
         ? globalThis.String(object.integration_id)
         : "",
       interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
+      dedupKey: isSet(object.dedupKey)
+        ? globalThis.String(object.dedupKey)
+        : isSet(object.dedup_key)
+        ? globalThis.String(object.dedup_key)
+        : "",
     };
   },
 
@@ -585,6 +610,9 @@ export const OutboundMessage: MessageFns<OutboundMessage> = {
     if (message.interface !== "") {
       obj.interface = message.interface;
     }
+    if (message.dedupKey !== "") {
+      obj.dedupKey = message.dedupKey;
+    }
     return obj;
   },
 
@@ -605,6 +633,7 @@ export const OutboundMessage: MessageFns<OutboundMessage> = {
     message.scheduled = object.scheduled ?? undefined;
     message.integrationId = object.integrationId ?? "";
     message.interface = object.interface ?? "";
+    message.dedupKey = object.dedupKey ?? "";
     return message;
   },
 };

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually';
+import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { rolePid } from './support/role-pids';
+import type { Reply } from './support/https-client';
+
+const SENDS = 1200;
+const AT_ONCE = 48;
+
+/**
+ * A client that sends with an Idempotency-Key and gets 503 (core died while
+ * its request was in core's hands) cannot know whether the message was
+ * stored: it retries with the same key. Whatever core stored before it died,
+ * the retry must not store (and send) the message a second time.
+ */
+describe('sends with an Idempotency-Key across a kill -9 of core', () => {
+  let h: HermodWithSimulator;
+  const submits = new Map<string, number>();
+  beforeAll(async () => {
+    h = await startHermodWithSimulator('idempotency-core-crash');
+    h.simulator.on('submit', (s) => submits.set(s.text, (submits.get(s.text) ?? 0) + 1));
+  });
+  afterAll(async () => h?.stop());
+
+  it('sends each message once, however its first try ended, when the client retries with the same key', async () => {
+    // Scheduled a minute ahead: nothing is on its way to the SMSC when core dies, so a second submit can only be a second message.
+    const scheduled = new Date(Date.now() + 60_000).toISOString();
+    const bodyOf = (i: number) => ({
+      destination: `+6421771${String(i).padStart(4, '0')}`,
+      content: `Kia ora e Mere, tō tono ${i} kua tae mai 🌿 — 收到`,
+      scheduled,
+    });
+    const send = (i: number): Promise<Reply | undefined> =>
+      h.client.post('/rest/sms/v2/messages', bodyOf(i), { 'idempotency-key': `tono-${i}` }).catch(() => undefined);
+
+    const first: (Reply | undefined)[] = new Array(SENDS);
+    let next = 0;
+    let answered = 0;
+    const core = rolePid(h.hermod.pid, 'core')!;
+    let killed = false;
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (next < SENDS) {
+          const i = next++;
+          first[i] = await send(i);
+          answered += 1;
+          if (!killed && answered >= SENDS / 4) {
+            killed = true;
+            process.kill(core, 'SIGKILL');
+          }
+        }
+      }),
+    );
+    const unanswered = first.flatMap((r, i) => (r?.status === 202 ? [] : [i]));
+    // The kill must have landed among the sends: some were not answered 202.
+    expect(unanswered.length).toBeGreaterThan(0);
+
+    // Each client retries what was not answered 202, with the same key, until it is.
+    const ids = new Map<number, string>();
+    for (const [i, r] of first.entries()) if (r?.status === 202) ids.set(i, r.json.id);
+    await Promise.all(
+      unanswered.map((i) =>
+        eventually(
+          async () => {
+            const r = await send(i);
+            if (r?.status !== 202) return undefined;
+            ids.set(i, r.json.id);
+            return true;
+          },
+          45_000,
+          250,
+        ),
+      ),
+    );
+    // A retry of one answered 202 gets the same message.
+    const again = await send(0);
+    expect(again?.json.id).toBe(ids.get(0));
+
+    await eventually(() => (submits.size >= SENDS ? true : undefined), 120_000, 200);
+    await new Promise((r) => setTimeout(r, 3000));
+    const twice = [...submits].filter(([, n]) => n > 1).map(([text]) => text);
+    expect(`${twice.length} of ${SENDS} sent more than once (${unanswered.length} retried): ${twice.slice(0, 5).join(' | ')}`).toBe(
+      `0 of ${SENDS} sent more than once (${unanswered.length} retried): `,
+    );
+    expect(submits.size).toBe(SENDS);
+  }, 240_000);
+});
