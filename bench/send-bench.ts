@@ -9,7 +9,9 @@
  *
  * Knobs: BENCH_CONNECTIONS (64), BENCH_DURATION seconds (10), BENCH_WARMUP seconds (3),
  * HERMOD_GATEWAYS (gateway processes of the started service), BENCH_NO_CARRIER=1 (no
- * SMSC: measures acceptance alone, messages wait for the carrier).
+ * SMSC: measures acceptance alone, messages wait for the carrier), BENCH_KEYED=1 (a second hermod
+ * row, each request with an Idempotency-Key of its own: the claim, the answer kept and the
+ * lookup of a keyed message's id in history).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,8 +35,20 @@ interface Figures {
   errors: number;
 }
 
-async function measure(name: string, url: string, headers: Record<string, string>): Promise<Figures> {
-  const opts = { url, method: 'POST' as const, body: BODY, headers: { 'content-type': 'application/json', ...headers }, connections, pipelining: 1 };
+let keys = 0;
+/** Gives each request an Idempotency-Key no other request had. */
+const withKey = (req: autocannon.Request): autocannon.Request => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${process.pid}-${++keys}` } });
+
+async function measure(name: string, url: string, headers: Record<string, string>, keyed = false): Promise<Figures> {
+  const opts = {
+    url,
+    method: 'POST' as const,
+    body: BODY,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections,
+    pipelining: 1,
+    ...(keyed ? { requests: [{ setupRequest: withKey }] } : {}),
+  };
   if (warmup > 0) await autocannon({ ...opts, duration: warmup });
   const r = await autocannon({ ...opts, duration });
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
@@ -63,6 +77,9 @@ async function main(): Promise<void> {
 
   const results: Figures[] = [];
   results.push(await measure('hermod POST /rest/sms/v2/messages (HTTPS, auth, validation, persisted)', `${url}/rest/sms/v2/messages`, auth));
+  const keyed = process.env.BENCH_KEYED
+    ? await measure('hermod, each request with its own Idempotency-Key', `${url}/rest/sms/v2/messages`, auth, true)
+    : undefined;
   if (hermod) await hermod.stop();
 
   const plain = await startBaselineServer('http');
@@ -75,6 +92,7 @@ async function main(): Promise<void> {
   }
 
   const [h, ...baselines] = results;
+  if (keyed) results.splice(1, 0, keyed);
   console.log(`\nsend acceptance, ${connections} connections, ${duration}s each, ${os.availableParallelism()} cores, node ${process.version}\n`);
   printTable(
     [{ title: 'what' }, ...['requests/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'].map((title) => ({ title, align: 'right' as const }))],
