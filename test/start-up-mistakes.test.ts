@@ -109,6 +109,21 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
+  it('refuses the console whose port another process holds, naming HERMOD_ADMIN_PORT', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['console'], {
+        ...env,
+        HERMOD_ADMIN_HOST: '127.0.0.1',
+        HERMOD_ADMIN_PORT: String(held.port),
+        HERMOD_ADMIN_PASSWORD: 'kōrero-🔑',
+      });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_ADMIN_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      held.close();
+    }
+  });
+
   it('refuses the console without a password, naming HERMOD_ADMIN_PASSWORD', async () => {
     const outcome = await runRefusedStart(['console'], { ...env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' });
     expectOneLineConfigError(outcome, /HERMOD_ADMIN_PASSWORD is not set/);

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, type Config } from '../../lib/config';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import type { Logger } from '../../lib/log';
+import { listenError } from '../../lib/listen-error';
 import { createConsoleClient } from './console-client';
 import { createConsoleServer } from './console-server';
 
@@ -21,10 +22,11 @@ export async function runConsole(config: Readonly<Config>, log: Logger) {
   const server = createConsoleServer({ user: config.admin.user, password: config.admin.password, client, log });
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error): void => reject(listenError(err, 'HERMOD_ADMIN_PORT', config.admin.host, config.admin.port, 'another console'));
+    server.once('error', failed);
     // Exclusive: under `hermod start` this is a cluster worker, and the port is the console's alone.
     server.listen({ host: config.admin.host, port: config.admin.port, exclusive: true }, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
