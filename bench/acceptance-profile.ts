@@ -13,7 +13,8 @@
  * BENCH_THREADS, HERMOD_GATEWAYS (the service's default: cores − 1), BENCH_INTERFACES (v2,v1),
  * BENCH_ROUNDS (1), BENCH_TOP functions per process (20), BENCH_PROFILE (1),
  * BENCH_SHARED=1 (one service per round, the interfaces one after the other
- * once the previous one's messages reached the SMSC, as bench:peers runs them).
+ * once the previous one's messages reached the SMSC, as bench:peers runs them),
+ * BENCH_KEYED=1 (each request with an Idempotency-Key of its own).
  * Profiles, role map and wrk output stay in the directory it prints.
  */
 import fs from 'node:fs';
@@ -106,6 +107,7 @@ async function one(dir: string, s: Started, which: string, round: number): Promi
     method: 'POST' as const,
     headers: { 'content-type': 'application/json', authorization: service.auth },
     body: JSON.stringify({ destination: '+6421000002', content: TEXT }),
+    ...(process.env.BENCH_KEYED === '1' ? { uniqueHeader: 'Idempotency-Key' } : {}),
   };
   const o = { dir, connections, threads };
   s.loadFrom ??= performance.now();

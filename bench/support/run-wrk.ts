@@ -7,6 +7,8 @@ export interface WrkRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** A header given a value no other request of the run has (an Idempotency-Key per request). */
+  uniqueHeader?: string;
 }
 
 export interface WrkFigures {
@@ -67,6 +69,16 @@ export async function runWrk(
       `wrk.method = ${luaString(request.method ?? 'GET')}`,
       ...Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`),
       ...(request.body === undefined ? [] : [`wrk.body = ${luaString(request.body)}`]),
+      // Each wrk thread has a Lua state of its own: setup() numbers them, and each numbers its requests.
+      ...(request.uniqueHeader === undefined
+        ? []
+        : [
+            'local threads = 0',
+            'function setup(thread) threads = threads + 1; thread:set("tid", threads) end',
+            'local n = 0',
+            `local run = ${luaString(`${process.pid}-${Date.now()}`)}`,
+            `function request() n = n + 1; wrk.headers[${luaString(request.uniqueHeader)}] = run .. "-" .. tid .. "-" .. n; return wrk.format() end`,
+          ]),
       '',
     ].join('\n'),
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import type { MessageRecord } from '../ports/message-history';
-import { createKeyedSends } from './keyed-sends';
+import { createKeyedSends, storedKeyedMessages } from './keyed-sends';
 
 const record = (id: string, applicationId = 'app-1'): MessageRecord => ({
   id,
@@ -96,5 +96,51 @@ describe('keyed sends', () => {
     });
     await sends.accept([record('a'), record('b')], [false, false], recordingStore().store);
     expect(asked).toBe(0);
+  });
+});
+
+describe('finding the stored messages of keyed sends', () => {
+  /** History holding `held`, hot state knowing `statuses`, recent messages holding `recent`; counts what history is asked. */
+  function lookups(o: { held?: MessageRecord[]; statuses?: string[]; recent?: MessageRecord[] }) {
+    const asked: string[][] = [];
+    let t = 1_000_000;
+    const find = storedKeyedMessages({
+      history: {
+        findMessages: async (ids) => {
+          asked.push([...ids]);
+          return (o.held ?? []).filter((m) => ids.includes(m.id));
+        },
+      },
+      state: { getStatus: async (id) => ((o.statuses ?? []).includes(id) ? ({ status: 'received', at: 0, stage: 5 } as never) : undefined) },
+      recent: { get: (id) => (o.recent ?? []).find((m) => m.id === id) },
+      historyForMs: 60_000,
+      now: () => t,
+    });
+    return { find, asked, later: (ms: number) => (t += ms) };
+  }
+
+  it('asks history about every keyed message in the first minutes after core started: a crash lost what hot state knew', async () => {
+    const { find, asked } = lookups({ held: [{ ...record('k-1'), numericId: 7 }] });
+    expect((await find(['k-1', 'k-2'])).map((m) => [m.id, m.numericId])).toEqual([['k-1', 7]]);
+    expect(asked).toEqual([['k-1', 'k-2']]);
+  });
+
+  it('then asks history only about messages hot state knows, for their numbers', async () => {
+    const { find, asked, later } = lookups({ held: [{ ...record('k-1'), numericId: 7 }, record('k-3')], statuses: ['k-1'] });
+    later(60_000);
+    expect((await find(['k-1', 'k-2', 'k-3'])).map((m) => m.id)).toEqual(['k-1']);
+    expect(asked).toEqual([['k-1']]);
+  });
+
+  it('answers from core’s recent messages without asking anyone', async () => {
+    const { find, asked } = lookups({ recent: [record('k-1')] });
+    expect((await find(['k-1'])).map((m) => m.id)).toEqual(['k-1']);
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses as unavailable a message hot state knows that history does not have yet, rather than store it twice', async () => {
+    const { find, later } = lookups({ statuses: ['k-1'] });
+    later(60_000);
+    await expect(find(['k-1'])).rejects.toMatchObject({ code: 'unavailable' });
   });
 });

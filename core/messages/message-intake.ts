@@ -16,7 +16,7 @@ import { replyAddressKey } from './reply-address';
 import type { Quota } from '../accounts/accounts';
 import { createSendScreen } from './send-screen';
 import { tooLargeRejection } from './too-large-rejection';
-import { createKeyedSends } from './keyed-sends';
+import { createKeyedSends, storedKeyedMessages, KEYED_HISTORY_CHECK_MS } from './keyed-sends';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
 import type { Logger } from '../../lib/log';
@@ -83,6 +83,8 @@ export function createMessageIntake(deps: {
   scheduledDir?: string;
   /** Scheduled messages due within this long are held in memory (default 10 min). */
   schedulerMemoryWindowMs?: number;
+  /** How long after it starts intake asks history whether a keyed message is stored (see storedKeyedMessages). */
+  keyedHistoryCheckMs?: number;
 }): MessageIntake {
   const screen = createSendScreen({
     state: deps.state,
@@ -91,7 +93,14 @@ export function createMessageIntake(deps: {
     exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
   });
   const nextNumericId = deps.numericIds;
-  const keyedSends = createKeyedSends((ids) => deps.history.findMessages(ids));
+  const keyedSends = createKeyedSends(
+    storedKeyedMessages({
+      history: deps.history,
+      state: deps.state,
+      recent: deps.recent,
+      historyForMs: deps.keyedHistoryCheckMs ?? KEYED_HISTORY_CHECK_MS,
+    }),
+  );
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
