@@ -125,8 +125,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * and the client would never be told it. So a receipt waits for it here.
    */
   const submittedOnTheWay = new Map<string, Promise<void>>();
-  /** For a report not awaited: given up only at a stop, with the bus still away. */
-  const unreported = (id: string, status: MessageStatus) => (err: unknown) => log.error('gave up a status report at the stop', { err, id, status });
+  /** For a report not awaited: given up at a stop with the bus still away, or refused for a reason that will not pass. */
+  const unreported = (id: string, status: MessageStatus) => (err: unknown) =>
+    log.error(stopping ? 'gave up a status report at the stop' : 'the bus refused a status report for good', { err, id, status });
 
   carrier.onReport(async (r: CarrierReport) => {
     const span = startSpan(`receipt ${carrier.name}`, {

@@ -19,9 +19,12 @@ const PROTOCOL_CODES: Readonly<Record<string, ErrorCode>> = {
 
 /**
  * A kafkajs failure as a HermodError, so nothing above the bus port sees a
- * kafkajs shape. `retryable` is kafkajs's own `retriable` (a failure kafkajs
- * already retried until it gave up is not retriable any more); the code comes
- * from the innermost Kafka protocol error when there is one.
+ * kafkajs shape. The code comes from the innermost Kafka protocol error when
+ * there is one; otherwise a failure kafkajs counts as passing (a broker away,
+ * a leader being elected) is `unavailable`, and stays so once kafkajs gave
+ * up retrying it. `retryable` follows the code, not kafkajs's `retriable`
+ * (false once kafkajs gave up): a callback or status report must be tried
+ * again until the broker is back, not held until core's next start.
  */
 export function toKafkaBusError(err: unknown, doing: string): HermodError {
   if (err instanceof HermodError) return err;
@@ -29,7 +32,7 @@ export function toKafkaBusError(err: unknown, doing: string): HermodError {
   const protocol = innermostProtocolError(err);
   // "Gave up retrying" is still a failure of the cluster's availability, not of the request.
   const code = (protocol && PROTOCOL_CODES[protocol.type]) ?? (chain(err).some((e) => e instanceof KafkaJSError && e.retriable) ? 'unavailable' : 'internal');
-  return new HermodError(code, `Kafka ${doing} failed: ${err.message}`, { retryable: err.retriable, cause: err });
+  return new HermodError(code, `Kafka ${doing} failed: ${err.message}`, { cause: err });
 }
 
 /** The error and its causes, outermost first. */

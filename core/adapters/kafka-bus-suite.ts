@@ -145,6 +145,7 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
           const err = await bus.publish(unique('nowhere'), [{ key: 'k', value: Buffer.from('👋🏽🎉') }]).catch((e: unknown) => e);
           expect(err).toBeInstanceOf(HermodError);
           expect((err as HermodError).code).toBe('unavailable');
+          expect((err as HermodError).retryable).toBe(true);
           await bus.close().catch(() => undefined);
         }, 120_000);
       });
