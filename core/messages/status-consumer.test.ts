@@ -242,14 +242,18 @@ describe('status consumer', () => {
       expect((await state.getStatus('message-1'))?.status).toBe('received');
     });
 
-    it("applies it on its own once the submit's report has had time enough to come and has not", async () => {
+    it("applies it once the submit's report has had time enough to come and has not (its worker died), told after the submitted it proves", async () => {
       const { bus, state, history, recorder, told } = await handedOver();
       subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }), holdEarlyMs: 600 });
 
       await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
 
-      await eventually(() => told.length === 1, 5000);
-      expect(told).toEqual(['read']);
+      await eventually(() => told.length === 2, 5000);
+      expect(told).toEqual(['submitted', 'read']);
+      // The submit's own report, should it come after all, is a duplicate: told to nobody.
+      await bus.publish(topicName('status'), [submitted]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(told).toEqual(['submitted', 'read']);
     });
   });
 });

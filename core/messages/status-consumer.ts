@@ -135,16 +135,28 @@ export function startStatusConsumer(deps: {
       const ids = await resolveIds(batch);
       let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
+      /** The matched report of each change (-1: a `submitted` its report proves). */
+      const reportOf: number[] = [];
       batch.forEach((u, i) => {
         const id = ids[i];
         if (!id) return;
+        const waiting = unmatched.heldFor(u) < holdEarlyMs;
+        // Waited for its submit's own report long enough: that report is lost (its worker died between the
+        // submit and saying so). A carrier's report on a submit proves the submit: `submitted` first, so the
+        // client is still told it, in order. Refused as a duplicate where it was applied after all.
+        if (!waiting && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE) {
+          changes.push({ ...changeOf({ ...u, status: 'submitted', detail: 'submitted (the carrier reported on it)', errorCode: '' }, id), at: u.at });
+          reportOf.push(-1);
+        }
+        changes.push(changeOf(u, id, waiting));
+        reportOf.push(matched.length);
         matched.push(u);
-        changes.push(changeOf(u, id, unmatched.heldFor(u) < holdEarlyMs));
       });
       if (changes.length > 0) {
         // Still ahead of their submit's report: held on.
         const early = await earlyOnes(changes, await deps.recorder.record(changes));
-        if (early.size > 0) matched = matched.filter((_, i) => !early.has(i));
+        const heldOn = new Set([...early].map((i) => reportOf[i]!));
+        if (heldOn.size > 0) matched = matched.filter((_, i) => !heldOn.has(i));
       }
       // Released once recorded: a failed record leaves them held, to be matched again.
       if (matched.length > 0) unmatchedReports.inc({ outcome: 'matched_later' }, matched.length);
