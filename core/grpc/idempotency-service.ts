@@ -30,7 +30,8 @@ export function idempotencyService(services: IdempotencyServices): UntypedServic
   return {
     claim: unaryHandler('Claim', async (req: ClaimRequest): Promise<ClaimResponse> => {
       const key = checked(req);
-      const claimId = randomUUID();
+      if (req.claimId.length > 64) throw new HermodError('invalid_attrib', 'claim id is at most 64 characters');
+      const claimId = req.claimId || randomUUID();
       const held = await state.claimIdempotencyKey(key, req.fingerprint, claimId, leaseMs);
       return held
         ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs }

@@ -31,6 +31,7 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
   let gates: ReturnType<typeof deferred<void>>[];
   let runs: number;
   let releasesRefused: number;
+  let claimAnswersLost: number;
   let dedupKeys: string[];
 
   beforeEach(async () => {
@@ -45,10 +46,19 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     gates = [];
     runs = 0;
     releasesRefused = 0;
+    claimAnswersLost = 0;
     dedupKeys = [];
     // Core's client, but its renewals can be made to fail (core out of reach for a while).
     const store: IdempotencyStore = {
-      claimIdempotencyKey: (r) => core.claimIdempotencyKey(r),
+      claimIdempotencyKey: async (r) => {
+        const answer = await core.claimIdempotencyKey(r);
+        if (claimAnswersLost > 0) {
+          // Core took the claim, but its answer came too late (core stopped a while): the gateway saw a timeout.
+          claimAnswersLost -= 1;
+          throw new HermodError('timeout', 'core did not answer in time');
+        }
+        return answer;
+      },
       renewIdempotencyKey: async (r) => {
         renewals++;
         if (renewalsFail) throw new HermodError('unavailable', 'core is out of reach');
@@ -175,6 +185,15 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     });
     afterAll(() => {
       leaseMs = LEASE_MS;
+    });
+
+    it('releases a key whose claim core took but did not answer in time (504), so the retry runs instead of waiting out the lease', async () => {
+      claimAnswersLost = 1;
+      const first = await post('kia-ora-6', 'Kia ora 🌿 — 你好');
+      expect(first.status, first.body).toBe(504);
+      expect(runs).toBe(0);
+      const retry = await post('kia-ora-6', 'Kia ora 🌿 — 你好');
+      expect(retry.status, retry.body).toBe(202);
     });
 
     it('releases the key of a request that failed while core was out of reach once core answers, so the retry runs instead of waiting out the lease', async () => {

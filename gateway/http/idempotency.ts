@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { CoreClient } from '../core-client';
 import type { ClaimResponse } from '../../proto/gen/hermod/v1/idempotency';
@@ -87,6 +87,22 @@ async function release(store: IdempotencyStore, request: { applicationId: string
 }
 
 /**
+ * Claims the key under an id chosen here: should core take the claim but its
+ * answer not come back (a timeout, core stopped a while), the claim is
+ * released all the same (release), and the client's retry runs instead of
+ * being refused as still running for the key's whole lease.
+ */
+export async function claimKey(store: IdempotencyStore, request: { applicationId: string; key: string; fingerprint: string }): Promise<ClaimResponse> {
+  const claimId = randomUUID();
+  try {
+    return await store.claimIdempotencyKey({ ...request, claimId });
+  } catch (err) {
+    await release(store, { applicationId: request.applicationId, key: request.key, claimId });
+    throw err;
+  }
+}
+
+/**
  * Runs the claimed request, renewing the claim while it runs; a failure
  * releases the key so the client can retry, a success stores the answer
  * under the fingerprint `fingerprint()` gives once `run` is done. A retry
@@ -147,7 +163,7 @@ export async function idempotent(
   const fingerprint = createHash('sha256')
     .update(`${ctx.method} ${ctx.path}\n${(ctx.state.rawBody as string | undefined) ?? ''}`)
     .digest('hex');
-  const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint });
+  const claim = await claimKey(store, { applicationId, key, fingerprint });
   if (!claim.claimed) {
     if (claim.fingerprint !== fingerprint) throw differentRequest();
     if (!claim.response) throw stillRunning(ctx);

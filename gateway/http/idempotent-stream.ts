@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { HermodError } from '../../lib/errors';
 import { hashing } from './body-hash';
-import { differentRequest, replay, runClaimed, scopedKey, stillRunning, type IdempotencyScope, type IdempotencyStore } from './idempotency';
+import { claimKey, differentRequest, replay, runClaimed, scopedKey, stillRunning, type IdempotencyScope, type IdempotencyStore } from './idempotency';
 
 /** Held while the first request streams in; no SHA-256 in hex looks like it. */
 const STREAMING = 'streaming';
@@ -29,7 +29,7 @@ export async function idempotentStream(
   if (!key) return run(source);
   const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`);
   const body = hashing(source, hash);
-  const claim = await store.claimIdempotencyKey({ applicationId, key, fingerprint: STREAMING });
+  const claim = await claimKey(store, { applicationId, key, fingerprint: STREAMING });
   if (!claim.claimed) {
     if (!claim.response) throw stillRunning(ctx);
     let size = 0;

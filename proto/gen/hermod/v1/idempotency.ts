@@ -27,6 +27,12 @@ export interface ClaimRequest {
   applicationId: string;
   key: string;
   fingerprint: string;
+  /**
+   * The claim's id, chosen by the gateway (a random UUID), so a claim whose
+   * answer never reached it (a timeout) can still be released. Empty: core
+   * chooses one (a gateway from before this field).
+   */
+  claimId: string;
 }
 
 export interface ClaimResponse {
@@ -78,7 +84,7 @@ export interface ReleaseResponse {
 }
 
 function createBaseClaimRequest(): ClaimRequest {
-  return { applicationId: "", key: "", fingerprint: "" };
+  return { applicationId: "", key: "", fingerprint: "", claimId: "" };
 }
 
 export const ClaimRequest: MessageFns<ClaimRequest> = {
@@ -91,6 +97,9 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
     }
     if (message.fingerprint !== "") {
       writer.uint32(26).string(message.fingerprint);
+    }
+    if (message.claimId !== "") {
+      writer.uint32(34).string(message.claimId);
     }
     return writer;
   },
@@ -132,6 +141,14 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
             message.fingerprint = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -153,6 +170,11 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
         : "",
       key: isSet(object.key) ? globalThis.String(object.key) : "",
       fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
     };
   },
 
@@ -167,6 +189,9 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
     if (message.fingerprint !== "") {
       obj.fingerprint = message.fingerprint;
     }
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
     return obj;
   },
 
@@ -178,6 +203,7 @@ export const ClaimRequest: MessageFns<ClaimRequest> = {
     message.applicationId = object.applicationId ?? "";
     message.key = object.key ?? "";
     message.fingerprint = object.fingerprint ?? "";
+    message.claimId = object.claimId ?? "";
     return message;
   },
 };
