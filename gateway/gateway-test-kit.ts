@@ -15,8 +15,8 @@ import { createLogger } from '../lib/log';
  * to core fails as `unavailable`, so what the gateway answers on its own
  * (documents, missing credentials, unknown routes) is answered for real.
  */
-export function gatewayTestDeps(): GatewayDeps {
-  const core = noCore<CoreClient>('core');
+export function gatewayTestDeps(coreMethods: Partial<CoreClient> = {}): GatewayDeps {
+  const core = withMethods(noCore<CoreClient>('core'), coreMethods);
   const carrier = { baseUrl: 'https://carrier.example', token: 'tōkena', sender: '+6421000001', webhookSecret: 'hūnā', apiVersion: 'v21.0' };
   return {
     core,
@@ -31,8 +31,9 @@ export function gatewayTestDeps(): GatewayDeps {
   };
 }
 
-export async function startTestGateway(): Promise<{ url: string; close(): Promise<void> }> {
-  const deps = gatewayTestDeps();
+/** The gateway app on 127.0.0.1:0; `coreMethods` stand in for those calls to core (the others fail as `unavailable`). */
+export async function startTestGateway(coreMethods: Partial<CoreClient> = {}): Promise<{ url: string; close(): Promise<void> }> {
+  const deps = gatewayTestDeps(coreMethods);
   const interfaces = interfaceErrors(deps.log);
   const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;
@@ -58,4 +59,9 @@ function noCore<T extends object>(name: string): T {
             throw new HermodError('unavailable', `${name} is not running in this test (${String(method)})`);
           },
   });
+}
+
+/** `client` with `methods` in place of its own. */
+function withMethods<T extends object>(client: T, methods: Partial<T>): T {
+  return new Proxy(client, { get: (target, method) => (method in methods ? methods[method as keyof T] : Reflect.get(target, method)) });
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Authenticator } from '../auth';
 import type { CoreClient } from '../core-client';
 import { Direction } from '../../proto/gen/hermod/v1/messages';
-import { HermodError } from '../../lib/errors';
+import { HermodError, isErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
@@ -58,7 +58,11 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
         interface: 'sms_v2',
         dedupKey: dedupKeyOf(0),
       });
-      if (result.outcome?.$case !== 'accepted') throw new HermodError('internal', result.outcome?.value.message ?? 'core gave no answer');
+      if (result.outcome?.$case !== 'accepted') {
+        // Core's own reason, with its status (a message it could not take now is a 503 the client retries).
+        const code = result.outcome?.value.code ?? '';
+        throw new HermodError(isErrorCode(code) ? code : 'internal', result.outcome?.value.message ?? 'core gave no answer');
+      }
       ctx.status = 202;
       ctx.body = { id: result.outcome.value.id, status: 'accepted', detail: body.destination };
     });
