@@ -95,6 +95,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
     scheduledDir: path.join(config.dataDir, 'scheduled'),
     schedulerMemoryWindowMs: config.schedulerMemoryWindowMs,
+    ownerOfAddress: (address) => accounts.ownerOfAddress(address),
   });
   const reader = createMessageReader({ history, state, recent });
 
@@ -182,6 +183,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     numericIds,
     templateContent: (applicationId, template) => templates.contentFor(applicationId, template),
     onCampaign: (c) => campaignRunner.add(c),
+    ownerOfAddress: (address) => accounts.ownerOfAddress(address),
   });
   const lagMonitor = startBusLagMonitor(bus, log);
   const campaignControl = {
@@ -200,6 +202,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     recent,
     log,
     defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
+    wabSender: config.channels.wab.sender,
   });
   for (const change of beforeImListens.splice(0)) orchestrator.statusApplied(change);
   imListener = (change) => orchestrator.statusApplied(change);

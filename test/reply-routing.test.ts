@@ -214,12 +214,31 @@ describe('reply routing between applications that message the same handset', () 
     expect((await hermod.cli(['apps', 'list'])).output).toMatch(/beta\t\S+\tset\t-\tdefault\t4300 BetaShop/);
 
     const handset = '+6421500006';
-    // acme is the only one (and the last) to send from 4300, but beta holds the claim.
-    await send(acme, { destination: handset, source: '4300', content: 'Kia ora mai i a acme 👋🏽' });
+    // beta holds the claim: acme may not send from it (its customers' replies, STOP too, would go to beta).
+    const taken = await acme.post('/rest/sms/v2/messages', { destination: handset, source: '4300', content: 'Kia ora mai i a acme 👋🏽' });
+    expect(taken.status).toBe(400);
+    expect(taken.json.message).toMatch(/source 4300 is claimed by another application/);
+    const masked = await acme.post('/rest/sms/v2/messages', { destination: handset, mask: 'betashop', content: 'Kia ora mai i a acme 👋🏽' });
+    expect(masked.status).toBe(400);
+    const campaign = await acme.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'Hoko ✨',
+      schedule: new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) + 'Z',
+      content: 'Kia ora {{param1}} 🛍️',
+      mask: 'BetaShop',
+      members: [{ destination: handset, param1: 'Mere' }],
+    });
+    expect(campaign.status, campaign.text).toBe(422);
+    expect(campaign.text).toMatch(/mask BetaShop is claimed by another application/);
+    // A handset nobody messaged from 4300 texts it: the claimant's.
     await simulator.originate({ source: handset, destination: '4300', text: 'Who is this? 你好' });
     const reply = await eventually(async () => repliesFrom(handset)[0]);
     expect(reply).toMatchObject({ app: 'beta', json: { content: 'Who is this? 你好', destination: '4300' } });
     expect(reply.json.reply_to).toBeUndefined();
     expect(routedLine(reply.json.id)).toEqual([expect.objectContaining({ rule: 'claimed-address' })]);
+    // beta's own message from it is answered by the next reply.
+    const sent = await send(beta, { destination: handset, source: '4300', content: 'Ko BetaShop tēnei 🛍️' });
+    await simulator.originate({ source: handset, destination: '4300', text: 'Ka pai, kia ora' });
+    const answer = await eventually(async () => repliesFrom(handset)[1]);
+    expect(answer).toMatchObject({ app: 'beta', json: { content: 'Ka pai, kia ora', reply_to: sent } });
   });
 });

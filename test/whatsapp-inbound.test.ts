@@ -95,6 +95,45 @@ describe('WhatsApp replies (MO)', () => {
     expect(routed).toEqual([expect.stringContaining('"rule":"claimed-address"')]);
   });
 
+  it('gives a reply to the application whose WhatsApp message the handset got last, though another owns the number, and settles that attempt read', async () => {
+    const created = await h.hermod.cli(['apps', 'create', 'globex', '--api-key']);
+    expect(created.code, created.output).toBe(0);
+    const key = /api key: (\S+)/.exec(created.output)![1]!;
+    const callbacks = await h.hermod.cli([
+      'apps',
+      'set-callbacks',
+      'globex',
+      '--reply',
+      `${h.receiverUrl}/globex-reply`,
+      '--im-status',
+      `${h.receiverUrl}/globex-im`,
+    ]);
+    expect(callbacks.code, callbacks.output).toBe(0);
+    const mobile = '+6421600065';
+    // acme (the number's owner) messaged the handset first, globex after it: from the one business number.
+    await sendIm(mobile, [{ channel: 'wab' }]);
+    const sent = await h.client.post(
+      '/rest/im/v1/message',
+      {
+        destination: { mobile },
+        message: { type: 'text', text: { body: 'Nā Globex tēnei 📦' } },
+        delivery_attempts: [{ first: { channel: 'wab', event: 'read', timeout: 30 } }, { last: { channel: 'sms' } }],
+      },
+      { authorization: key },
+    );
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(() => h.wab.received.filter((m) => m.to === '6421600065').length === 2 || undefined, 20_000, 50);
+    await h.wab.handsetSends('6421600065', { text: 'Āe, mō Globex tēnā 👍🏽' });
+
+    const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 20_000, 50);
+    expect(reply.path).toBe('/globex-reply');
+    expect(reply.body).toMatchObject({ content: 'Āe, mō Globex tēnā 👍🏽', reply_to: sent.json.id });
+    const outcome = await eventually(() => imCallbacks(sent.json.id).find((c) => c.channel === undefined && c.status !== 'accepted'), 20_000, 50);
+    expect(outcome.status).toBe('read');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(replies(mobile)).toHaveLength(1);
+  });
+
   it('refuses a messages webhook that WhatsApp did not sign', async () => {
     const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
     const r = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json' } });

@@ -1,3 +1,4 @@
+import { claimedByAnother, type OwnerOfAddress } from '../messages/claimed-addresses';
 import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign-store';
 import type { HotState } from '../ports/state';
 import type { NumericIds } from '../messages/numeric-ids';
@@ -59,6 +60,8 @@ export function createMemberImporter(deps: {
   templateContent: (applicationId: string, template: string) => Promise<string | undefined>;
   /** A committed campaign goes to the campaign scheduler. */
   onCampaign: (campaign: CampaignRecord) => void;
+  /** Who claimed an address: a campaign whose mask another application claimed is refused. */
+  ownerOfAddress?: OwnerOfAddress;
   insertRows?: number;
   now?: () => number;
 }) {
@@ -180,6 +183,8 @@ export function createMemberImporter(deps: {
       content = found;
     }
     validateContent(content); // refuses unknown placeholders and content too long now rather than at send time
+    const claimed = deps.ownerOfAddress && (await claimedByAnother(deps.ownerOfAddress, applicationId, [{ field: 'mask', address: f.mask }]));
+    if (claimed) throw new HermodError('unprocessable', claimed, { fields: [{ field: 'mask', description: 'claimed by another application' }] });
     return {
       applicationId,
       name: f.name,

@@ -1,3 +1,4 @@
+import { replyAddressKey } from '../messages/reply-address';
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StoredMessage } from '../ports/message-history';
@@ -79,6 +80,8 @@ export async function startImOrchestrator(deps: {
   log: Logger;
   /** Seconds an attempt that gives no timeout (or 0) waits for its event; 0: no deadline. */
   defaultTimeoutSeconds: number;
+  /** The WhatsApp business number's phone number id (HERMOD_WAB_SENDER): what WhatsApp attempts are sent from, as replies name it. */
+  wabSender?: string;
   /** How far back a restart looks for unsettled messages (longer than the longest sequence of timeouts). */
   recoveryWindowMs?: number;
 }): Promise<ImOrchestrator> {
@@ -271,8 +274,12 @@ export async function startImOrchestrator(deps: {
     }
     // What a reply is routed by (reply-router.ts): SMS and WhatsApp replies, whose sender hot state compares by its
     // digits (handset-key.ts), with or without the plus WhatsApp leaves off.
-    if (attempt.channel === 'sms' || attempt.channel === 'wab')
-      await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source: '' }]);
+    // A WhatsApp attempt is remembered as sent from the business number (its phone number id, as its webhooks
+    // name it): several applications share it, and a reply goes to the one whose message the handset got last.
+    if (attempt.channel === 'sms' || attempt.channel === 'wab') {
+      const source = attempt.channel === 'wab' && deps.wabSender ? replyAddressKey(deps.wabSender) : '';
+      await state.rememberLastMessages([{ handset: address, messageId: id, applicationId: im.applicationId, source }]);
+    }
     armTimer(im, k, now);
     if (!(await publishAttempt(im, k, record))) return startAttempt(im, k + 1, 'rejected');
   };

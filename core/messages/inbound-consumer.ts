@@ -70,7 +70,8 @@ export function startInboundConsumer(deps: {
         busPosition: `${r.topic}/${r.partition}/${r.offset}`,
       }));
       // Where each reply goes, and the conversation's turn its key names (inbound-dedup.ts), before the dedup.
-      const contexts = await Promise.all(delivered.map(({ m }) => contextOf(m.source, replyAddressKey(m.destination))));
+      // A WhatsApp reply by the business number's phone number id: what hermod's WhatsApp sends are remembered by.
+      const contexts = await Promise.all(delivered.map(({ m }) => contextOf(m.source, replyAddressKey(m.businessId || m.destination))));
       const ids = await firstDeliveries(
         deps.state,
         delivered.map(({ m, busPosition }, i) => ({ key: inboundKey(m, contexts[i]!.lastFromAddress?.messageId), candidateId: uuid(), busPosition })),

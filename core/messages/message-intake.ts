@@ -17,6 +17,7 @@ import type { Quota } from '../accounts/accounts';
 import { createSendScreen } from './send-screen';
 import { tooLargeRejection } from './too-large-rejection';
 import { createKeyedSends, storedKeyedMessages, KEYED_HISTORY_CHECK_MS } from './keyed-sends';
+import { claimedByAnother, type OwnerOfAddress } from './claimed-addresses';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
 import type { Logger } from '../../lib/log';
@@ -85,6 +86,8 @@ export function createMessageIntake(deps: {
   schedulerMemoryWindowMs?: number;
   /** How long after it starts intake asks history whether a keyed message is stored (see storedKeyedMessages). */
   keyedHistoryCheckMs?: number;
+  /** Who claimed an address: a send from another application's (its `source` or `mask`) is refused. */
+  ownerOfAddress?: OwnerOfAddress;
 }): MessageIntake {
   const screen = createSendScreen({
     state: deps.state,
@@ -451,8 +454,21 @@ export function createMessageIntake(deps: {
         replyTo: '',
       }));
       for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
-      const keyed = messages.map((m) => !!m.dedupKey);
-      return keyedSends.accept(records, keyed, async (fresh) => {
+      // Sent from another application's claimed address: refused, nothing stored.
+      const ownerOf = deps.ownerOfAddress;
+      const refusals = ownerOf
+        ? await Promise.all(
+            messages.map((m) =>
+              claimedByAnother(ownerOf, m.applicationId, [
+                { field: 'source', address: m.source },
+                { field: 'mask', address: m.mask },
+              ]),
+            ),
+          )
+        : [];
+      const allowed = records.filter((_, i) => refusals[i] === undefined);
+      const keyed = messages.filter((_, i) => refusals[i] === undefined).map((m) => !!m.dedupKey);
+      const results = await keyedSends.accept(allowed, keyed, async (fresh) => {
         if (deps.shortener) {
           const v2 = fresh.filter((r) => r.via === 'sms_v2');
           await deps.shortener.shorten(v2);
@@ -460,6 +476,13 @@ export function createMessageIntake(deps: {
         }
         return store(fresh, now);
       });
+      let next = 0;
+      return refusals.length === 0
+        ? results
+        : messages.map((_, i) => {
+            const refusal = refusals[i];
+            return refusal === undefined ? results[next++]! : { ok: false as const, error: new HermodError('invalid_attrib', refusal) };
+          });
     },
     async acceptRecords(records, options = {}) {
       let handed: Promise<void> = Promise.resolve();

@@ -6,13 +6,27 @@ import { routeReply } from './reply-router';
 const none: ReplyContext = { sendersOfAddress: [] };
 
 describe('routeReply', () => {
-  it('gives a reply to the application that claimed the address, whoever messaged the handset last', () => {
+  it('gives a reply to the application that claimed the address, whoever messaged the handset last from elsewhere', () => {
+    const context: ReplyContext = {
+      lastToHandset: { applicationId: 'b', messageId: 'mb' },
+      lastFromAddress: { applicationId: 'a', messageId: 'ma' },
+      sendersOfAddress: ['a', 'b'],
+    };
+    expect(routeReply(context, 'a')).toEqual({ applicationId: 'a', replyTo: 'ma', rule: 'claimed-address' });
+    expect(routeReply({ lastToHandset: { applicationId: 'b', messageId: 'mb' }, sendersOfAddress: ['b'] }, 'a')).toEqual({
+      applicationId: 'a',
+      replyTo: '',
+      rule: 'claimed-address',
+    });
+  });
+
+  it('gives a reply to the application whose message from the claimed address it answers (a shared WhatsApp number, a send before the claim)', () => {
     const context: ReplyContext = {
       lastToHandset: { applicationId: 'b', messageId: 'mb' },
       lastFromAddress: { applicationId: 'b', messageId: 'mb' },
       sendersOfAddress: ['a', 'b'],
     };
-    expect(routeReply(context, 'a')).toEqual({ applicationId: 'a', replyTo: '', rule: 'claimed-address' });
+    expect(routeReply(context, 'a')).toEqual({ applicationId: 'b', replyTo: 'mb', rule: 'last-message-from-address' });
   });
 
   it('gives a reply to the only application that sends from the address, not to the last one to message the handset', () => {
@@ -56,7 +70,10 @@ describe('routeReply', () => {
         (lastToHandset, lastFromAddress, sendersOfAddress, claimedBy) => {
           const route = routeReply({ lastToHandset, lastFromAddress, sendersOfAddress }, claimedBy);
           if (route.applicationId === '') return;
-          const allowed = claimedBy ?? (sendersOfAddress.length === 1 ? sendersOfAddress[0] : (lastFromAddress?.applicationId ?? lastToHandset?.applicationId));
+          const allowed =
+            lastFromAddress && claimedBy && lastFromAddress.applicationId !== claimedBy
+              ? lastFromAddress.applicationId
+              : (claimedBy ?? (sendersOfAddress.length === 1 ? sendersOfAddress[0] : (lastFromAddress?.applicationId ?? lastToHandset?.applicationId)));
           expect(route.applicationId).toBe(allowed);
           // A reply names only a message of its own application.
           if (route.replyTo)

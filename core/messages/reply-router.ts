@@ -4,7 +4,11 @@ import type { LastMessage, ReplyContext } from '../ports/state';
  * Which rule chose the application of a reply, stored on the MO record and
  * logged, from the most to the least certain:
  * - `claimed-address`: an operator claimed the address the handset replied to
- *   for the application (`hermod apps set-sources`);
+ *   for the application (`hermod apps set-sources`), unless the last message
+ *   to the handset from that address was another application's (a shared
+ *   WhatsApp number, a send before the claim): the reply answers that one
+ *   (`last-message-from-address`). Intake refuses other applications' sends
+ *   from a claimed address;
  * - `only-sender-from-address`: one application, and no other, sends from it;
  * - `last-message-from-address`: several send from it (a shared short code):
  *   the one that last messaged this handset from it;
@@ -27,7 +31,11 @@ export function routeReply(context: ReplyContext, claimedBy: string | undefined)
   const { lastFromAddress, lastToHandset, sendersOfAddress } = context;
   const answered = (applicationId: string): string =>
     [lastFromAddress, lastToHandset].find((m): m is LastMessage => m?.applicationId === applicationId)?.messageId ?? '';
-  if (claimedBy) return { applicationId: claimedBy, replyTo: answered(claimedBy), rule: 'claimed-address' };
+  if (claimedBy) {
+    if (!lastFromAddress || lastFromAddress.applicationId === claimedBy)
+      return { applicationId: claimedBy, replyTo: answered(claimedBy), rule: 'claimed-address' };
+    return { applicationId: lastFromAddress.applicationId, replyTo: lastFromAddress.messageId, rule: 'last-message-from-address' };
+  }
   if (sendersOfAddress.length === 1) {
     const only = sendersOfAddress[0]!;
     return { applicationId: only, replyTo: lastFromAddress?.applicationId === only ? lastFromAddress.messageId : '', rule: 'only-sender-from-address' };

@@ -19,6 +19,8 @@ export interface ReceivedCallback {
   body: any;
   headers: http.IncomingHttpHeaders;
   at: number;
+  /** The path it was posted to (applications may be given different ones). */
+  path: string;
 }
 
 export interface HermodWithChannels {
@@ -110,7 +112,7 @@ export async function startHermodWithChannels(
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      callbacks.push({ body: JSON.parse(body), headers: req.headers, at: Date.now() });
+      callbacks.push({ body: JSON.parse(body), headers: req.headers, at: Date.now(), path: req.url ?? '' });
       res.writeHead(200, options.callbackRateLimit ? { 'X-RateLimit-Limit': String(options.callbackRateLimit) } : {}).end();
     });
   });
