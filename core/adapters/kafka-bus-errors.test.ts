@@ -16,6 +16,16 @@ describe('Kafka failures as hermod errors', () => {
     expect(err.message).toBe('Kafka publishing to hermod.callbacks.v1 failed: Connection error: connect ECONNREFUSED 127.0.0.1:31092');
   });
 
+  it('names what the bus was doing when kafkajs fails with an error of its own, so the log line says it was Kafka', () => {
+    // What kafkajs 2.2.4's fetchTopicOffsets threw at core's start beside new topics.
+    const bug = new TypeError("Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined");
+    const err = toKafkaBusError(bug, 'reading the lag of group sms-workers on hermod.sms.v1');
+    expect(err).toMatchObject({ code: 'internal', cause: bug });
+    expect(err.message).toBe(
+      "Kafka reading the lag of group sms-workers on hermod.sms.v1 failed: Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined",
+    );
+  });
+
   it('keeps a refusal that will not pass not retryable', () => {
     const tooLarge = toKafkaBusError(
       new KafkaJSProtocolError({

@@ -28,7 +28,8 @@ const PROTOCOL_CODES: Readonly<Record<string, ErrorCode>> = {
  */
 export function toKafkaBusError(err: unknown, doing: string): HermodError {
   if (err instanceof HermodError) return err;
-  if (!(err instanceof KafkaJSError)) return toHermodError(err);
+  // kafkajs failing in its own code (a TypeError) still says that it was Kafka, and doing what.
+  if (!(err instanceof KafkaJSError)) return new HermodError('internal', `Kafka ${doing} failed: ${toHermodError(err).message}`, { cause: err });
   const protocol = innermostProtocolError(err);
   // "Gave up retrying" is still a failure of the cluster's availability, not of the request.
   const code = (protocol && PROTOCOL_CODES[protocol.type]) ?? (chain(err).some((e) => e instanceof KafkaJSError && e.retriable) ? 'unavailable' : 'internal');
