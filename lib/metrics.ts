@@ -138,6 +138,16 @@ export const busLag = once(
     }),
 );
 
+export const busLagUnread = once(
+  'hermod_bus_lag_unread_seconds',
+  () =>
+    new Gauge({
+      name: 'hermod_bus_lag_unread_seconds',
+      help: 'Seconds since the lag of a consumer group was last read (0 while reads work); hermod_bus_lag_records has no value meanwhile',
+      labelNames: ['topic', 'group'] as const,
+    }),
+);
+
 export const callbacksTotal = once(
   'hermod_callbacks_total',
   () =>

@@ -27,7 +27,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
 
   it('accepts the compose scrape configuration with its rules', () => {
     const run = promtool(['check', 'config', 'prometheus.yml'], DIR);
-    expect(run.output).toContain('SUCCESS: 9 rules found');
+    expect(run.output).toContain('SUCCESS: 10 rules found');
     expect(run.code).toBe(0);
   });
 
@@ -52,7 +52,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
       run = promtool(['check', 'config', 'prometheus-kubernetes.yml'], dir);
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    expect(run.output).toContain('SUCCESS: 9 rules found');
+    expect(run.output).toContain('SUCCESS: 10 rules found');
     expect(run.code).toBe(0);
   });
 });

@@ -92,5 +92,6 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
     await has('hermod_campaigns_sending');
     await has('hermod_history_flush_failures_total');
     await has('hermod_http_requests_total{status="400"}');
+    await has('hermod_bus_lag_unread_seconds{topic="hermod.sms.v1", group="sms-workers"} == 0');
   });
 });

@@ -1,6 +1,6 @@
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
-import { busLag } from '../../lib/metrics';
+import { busLag, busLagUnread } from '../../lib/metrics';
 import type { Logger } from '../../lib/log';
 
 /** The consumer groups whose backlog SREs watch: each channel's worker pool, and core on the status topic. */
@@ -11,21 +11,54 @@ const WATCHED = [
   { topic: topicName('callbacks'), group: 'callback-senders' },
 ];
 
-/** Samples each watched group's lag into hermod_bus_lag_records every few seconds. */
-export function startBusLagMonitor(bus: Bus, log: Logger, everyMs = 5000): { stop(): void } {
-  let warned = false;
-  const sample = async (): Promise<void> => {
-    for (const { topic, group } of WATCHED) {
-      try {
-        busLag.set({ topic, group }, await bus.lag(topic, group));
-      } catch (err) {
-        if (!warned) log.warn('could not read bus lag', { err, topic, group });
-        warned = true;
+/** Failed reads in a row that make an outage: one alone is a broker electing a leader, as when core starts beside new topics. */
+const FAILURES_TO_WARN = 2;
+/** How often a warning is repeated while an outage lasts. */
+const WARN_EVERY_MS = 60_000;
+
+export interface BusLagMonitorOptions {
+  now?: () => number;
+}
+
+/**
+ * Reads each watched group's lag into hermod_bus_lag_records, once per
+ * sample(). A lag that cannot be read has no value rather than its last one
+ * (a backlog frozen at 0 through a broker outage hid it), and
+ * hermod_bus_lag_unread_seconds says for how long, which an alert watches.
+ */
+export function createBusLagMonitor(bus: Bus, log: Logger, options: BusLagMonitorOptions = {}): { sample(): Promise<void> } {
+  const now = options.now ?? Date.now;
+  const states = WATCHED.map((watched) => ({ ...watched, lastRead: now(), failures: 0, warnedAt: undefined as number | undefined }));
+  const unreadFor = (state: { lastRead: number }): number => Math.round((now() - state.lastRead) / 1000);
+  return {
+    async sample(): Promise<void> {
+      for (const state of states) {
+        const { topic, group } = state;
+        try {
+          const lag = await bus.lag(topic, group);
+          if (state.warnedAt !== undefined) log.info('bus lag read again', { topic, group, unreadForSeconds: unreadFor(state) });
+          Object.assign(state, { lastRead: now(), failures: 0, warnedAt: undefined });
+          busLag.set({ topic, group }, lag);
+          busLagUnread.set({ topic, group }, 0);
+        } catch (err) {
+          state.failures++;
+          busLag.remove({ topic, group });
+          busLagUnread.set({ topic, group }, unreadFor(state));
+          const due = state.warnedAt === undefined ? state.failures >= FAILURES_TO_WARN : now() - state.warnedAt >= WARN_EVERY_MS;
+          if (!due) continue;
+          state.warnedAt = now();
+          log.warn('could not read bus lag', { err, topic, group, unreadForSeconds: unreadFor(state) });
+        }
       }
-    }
+    },
   };
-  void sample();
-  const timer = setInterval(() => void sample(), everyMs);
+}
+
+/** Samples each watched group's lag every few seconds. */
+export function startBusLagMonitor(bus: Bus, log: Logger, everyMs = 5000): { stop(): void } {
+  const monitor = createBusLagMonitor(bus, log);
+  void monitor.sample();
+  const timer = setInterval(() => void monitor.sample(), everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
