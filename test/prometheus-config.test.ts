@@ -31,6 +31,42 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
     expect(run.code).toBe(0);
   });
 
+  it('scrapes every container of each hermod service of compose, however far a service is scaled', () => {
+    const compose = parse(fs.readFileSync(path.join(DIR, '../compose.yaml'), 'utf8'), { merge: true }) as {
+      services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
+    };
+    // The services that run a hermod role and so serve metrics (grpc-certs only makes files and exits).
+    const roles = Object.entries(compose.services)
+      .filter(([, s]) => s.environment?.HERMOD_METRICS_PORT && s.command)
+      .map(([name]) => name);
+    expect(roles).toEqual(expect.arrayContaining(['core', 'gateway', 'worker-sms', 'smsc']));
+    const config = parse(fs.readFileSync(path.join(DIR, 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
+    };
+    // A name of a scaled service resolves to every one of its containers (Docker's DNS); a static target would be one of them.
+    const discovered = config.scrape_configs.flatMap((j) => j.dns_sd_configs ?? []);
+    expect(discovered.every((d) => d.type === 'A' && d.port === 9464)).toBe(true);
+    expect(discovered.flatMap((d) => d.names).sort()).toEqual(roles.sort());
+  });
+
+  it('accepts the one-machine scrape configuration, which scrapes every metrics port of the README’s one-machine layout', () => {
+    const run = promtool(['check', 'config', 'prometheus-one-machine.yml'], DIR);
+    expect(run.output).toContain('SUCCESS: 10 rules found');
+    expect(run.code).toBe(0);
+
+    const readme = fs.readFileSync(path.join(DIR, '../../README.md'), 'utf8');
+    const layout = readme.slice(readme.indexOf('Example on one machine'));
+    const block = layout.slice(layout.indexOf('```sh'), layout.indexOf('```', layout.indexOf('```sh') + 5));
+    // The gateway keeps the default port; every other process names its own.
+    const ports = ['9464', ...[...block.matchAll(/HERMOD_METRICS_PORT=(\d+)/g)].map((m) => m[1]!)];
+    expect(ports.length).toBeGreaterThanOrEqual(6);
+    const config = parse(fs.readFileSync(path.join(DIR, 'prometheus-one-machine.yml'), 'utf8')) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
+    const targets = config.scrape_configs.flatMap((j) => j.static_configs.flatMap((c) => c.targets));
+    expect(targets.sort()).toEqual(ports.map((p) => `127.0.0.1:${p}`).sort());
+  });
+
   it('accepts the Kubernetes scrape configuration', () => {
     let run = promtool(['check', 'config', 'prometheus-kubernetes.yml'], DIR);
     if (/field kubernetes_sd_configs not found/.test(run.output)) {
