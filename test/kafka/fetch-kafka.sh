@@ -3,9 +3,11 @@
 # outside the repository and prints the jar directory. Does nothing (but print)
 # when that version is already cached.
 #   test/kafka/fetch-kafka.sh 4.4.0   ->  ~/.cache/hermod/kafka-4.4.0/jars
+# Without a version, the newest the tests run (KAFKA_VERSIONS in
+# test/support/kafka-cluster.ts; test/kafka/fetch-kafka.test.ts keeps the two the same).
 # HERMOD_KAFKA_CACHE overrides the cache root (default ~/.cache/hermod).
 set -euo pipefail
-version="${1:?usage: fetch-kafka.sh <kafka version, e.g. 3.9.2 or 4.4.0>}"
+version="${1:-4.4.0}"
 if [[ ! "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   echo "fetch-kafka.sh: not a Kafka release version: $version" >&2
   exit 2
