@@ -10,8 +10,12 @@ import {
 import { AccountsClient, type AuthenticateRequest, type AuthenticateResponse } from '../proto/gen/hermod/v1/accounts';
 import {
   IdempotencyClient,
+  type ClaimManyRequest,
+  type ClaimManyResponse,
   type ClaimRequest,
   type ClaimResponse,
+  type CompleteManyRequest,
+  type CompleteManyResponse,
   type CompleteRequest,
   type CompleteResponse,
   type ReleaseRequest,
@@ -22,6 +26,7 @@ import { createBatcher } from '../lib/batcher';
 import { unaryCall } from './unary-call';
 import { tracedSend } from './traced-send';
 import { createSendStream } from './send-stream';
+import { manyCall } from './many-call';
 
 export interface CoreClient {
   /** One message; concurrent requests share one batch on the SendMessageStream. */
@@ -55,9 +60,16 @@ export function createCoreClient(address: string, channelCredentials: ChannelCre
       unaryCall(messaging, 'GetMessage', messaging.getMessage as never, { applicationId, id: '', numericId }),
     authenticate: (request) => unaryCall(accounts, 'Authenticate', accounts.authenticate as never, request),
     resolveShortLink: (request) => unaryCall(messaging, 'ResolveShortLink', messaging.resolveShortLink as never, request),
-    claimIdempotencyKey: (request) => unaryCall(idempotency, 'Claim', idempotency.claim as never, request),
+    claimIdempotencyKey: manyCall<ClaimRequest, ClaimResponse>(
+      async (claims) => (await unaryCall<ClaimManyRequest, ClaimManyResponse>(idempotency, 'ClaimMany', idempotency.claimMany as never, { claims })).results,
+      (request) => unaryCall(idempotency, 'Claim', idempotency.claim as never, request),
+    ),
     renewIdempotencyKey: (request) => unaryCall(idempotency, 'Renew', idempotency.renew as never, request),
-    completeIdempotencyKey: (request) => unaryCall(idempotency, 'Complete', idempotency.complete as never, request),
+    completeIdempotencyKey: manyCall<CompleteRequest, CompleteResponse>(
+      async (completes) =>
+        (await unaryCall<CompleteManyRequest, CompleteManyResponse>(idempotency, 'CompleteMany', idempotency.completeMany as never, { completes })).results,
+      (request) => unaryCall(idempotency, 'Complete', idempotency.complete as never, request),
+    ),
     releaseIdempotencyKey: async (request) => void (await unaryCall(idempotency, 'Release', idempotency.release as never, request)),
     close() {
       stream.close();

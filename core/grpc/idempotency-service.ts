@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { ClaimRequest, ClaimResponse, CompleteRequest, ReleaseRequest, RenewRequest } from '../../proto/gen/hermod/v1/idempotency';
+import type {
+  ClaimManyRequest,
+  ClaimManyResponse,
+  ClaimRequest,
+  ClaimResponse,
+  CompleteManyRequest,
+  CompleteManyResponse,
+  CompleteRequest,
+  CompleteResponse,
+  ItemFailure,
+  ReleaseRequest,
+  RenewRequest,
+} from '../../proto/gen/hermod/v1/idempotency';
 import type { HotState } from '../ports/state';
-import { HermodError } from '../../lib/errors';
+import { HermodError, toHermodError } from '../../lib/errors';
 import { unaryHandler } from './unary-handler';
 
 export interface IdempotencyServices {
@@ -27,26 +39,46 @@ function checked(req: { applicationId: string; key: string }): string {
  */
 export function idempotencyService(services: IdempotencyServices): UntypedServiceImplementation {
   const { state, ttlMs, leaseMs } = services;
+  const claim = async (req: ClaimRequest): Promise<ClaimResponse> => {
+    const key = checked(req);
+    if (req.claimId.length > 64) throw new HermodError('invalid_attrib', 'claim id is at most 64 characters');
+    const claimId = req.claimId || randomUUID();
+    const held = await state.claimIdempotencyKey(key, req.fingerprint, claimId, leaseMs);
+    return held
+      ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs }
+      : { claimed: true, fingerprint: req.fingerprint, response: '', claimId, leaseMs };
+  };
+  const complete = async (req: CompleteRequest): Promise<CompleteResponse> => ({
+    stored: await state.completeIdempotencyKey(checked(req), req.claimId, { fingerprint: req.fingerprint, response: req.response }, ttlMs),
+  });
   return {
-    claim: unaryHandler('Claim', async (req: ClaimRequest): Promise<ClaimResponse> => {
-      const key = checked(req);
-      if (req.claimId.length > 64) throw new HermodError('invalid_attrib', 'claim id is at most 64 characters');
-      const claimId = req.claimId || randomUUID();
-      const held = await state.claimIdempotencyKey(key, req.fingerprint, claimId, leaseMs);
-      return held
-        ? { claimed: false, fingerprint: held.fingerprint, response: held.response ?? '', claimId: '', leaseMs }
-        : { claimed: true, fingerprint: req.fingerprint, response: '', claimId, leaseMs };
-    }),
+    claim: unaryHandler('Claim', claim),
+    claimMany: unaryHandler(
+      'ClaimMany',
+      async (req: ClaimManyRequest): Promise<ClaimManyResponse> => ({
+        results: await Promise.all(req.claims.map((c) => claim(c).then((response) => ({ response, failure: undefined }), failed))),
+      }),
+    ),
+    completeMany: unaryHandler(
+      'CompleteMany',
+      async (req: CompleteManyRequest): Promise<CompleteManyResponse> => ({
+        results: await Promise.all(req.completes.map((c) => complete(c).then((response) => ({ response, failure: undefined }), failed))),
+      }),
+    ),
     // A claim id of '' is a gateway from before claim ids (during an upgrade): it never renews, and completes and releases as it did.
     renew: unaryHandler('Renew', async (req: RenewRequest) => ({
       renewed: req.claimId !== '' && (await state.renewIdempotencyKey(checked(req), req.claimId, leaseMs)),
     })),
-    complete: unaryHandler('Complete', async (req: CompleteRequest) => ({
-      stored: await state.completeIdempotencyKey(checked(req), req.claimId, { fingerprint: req.fingerprint, response: req.response }, ttlMs),
-    })),
+    complete: unaryHandler('Complete', complete),
     release: unaryHandler('Release', async (req: ReleaseRequest) => {
       await state.releaseIdempotencyKey(checked(req), req.claimId);
       return {};
     }),
   };
 }
+
+/** One item of a ...Many call that failed, as its result. */
+const failed = (err: unknown): { response: undefined; failure: ItemFailure } => {
+  const e = toHermodError(err);
+  return { response: undefined, failure: { code: e.code, message: e.message } };
+};

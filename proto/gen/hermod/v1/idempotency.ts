@@ -23,6 +23,40 @@ export const protobufPackage = "hermod.v1";
 
 export const protobufFileName = "hermod/v1/idempotency.proto";
 
+/** Why one item of a ...Many call failed: a hermod error code and its message. */
+export interface ItemFailure {
+  code: string;
+  message: string;
+}
+
+export interface ClaimManyRequest {
+  claims: ClaimRequest[];
+}
+
+export interface ClaimResult {
+  /** Set unless `failure` is. */
+  response: ClaimResponse | undefined;
+  failure: ItemFailure | undefined;
+}
+
+export interface ClaimManyResponse {
+  /** One per claim, in order. */
+  results: ClaimResult[];
+}
+
+export interface CompleteManyRequest {
+  completes: CompleteRequest[];
+}
+
+export interface CompleteResult {
+  response: CompleteResponse | undefined;
+  failure: ItemFailure | undefined;
+}
+
+export interface CompleteManyResponse {
+  results: CompleteResult[];
+}
+
 export interface ClaimRequest {
   applicationId: string;
   key: string;
@@ -82,6 +116,549 @@ export interface ReleaseRequest {
 
 export interface ReleaseResponse {
 }
+
+function createBaseItemFailure(): ItemFailure {
+  return { code: "", message: "" };
+}
+
+export const ItemFailure: MessageFns<ItemFailure> = {
+  encode(message: ItemFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemFailure {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: ItemFailure): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ItemFailure>, I>>(base?: I): ItemFailure {
+    return ItemFailure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ItemFailure>, I>>(object: I): ItemFailure {
+    const message = createBaseItemFailure();
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseClaimManyRequest(): ClaimManyRequest {
+  return { claims: [] };
+}
+
+export const ClaimManyRequest: MessageFns<ClaimManyRequest> = {
+  encode(message: ClaimManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.claims) {
+      ClaimRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimManyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimManyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claims.push(ClaimRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimManyRequest {
+    return {
+      claims: globalThis.Array.isArray(object?.claims) ? object.claims.map((e: any) => ClaimRequest.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ClaimManyRequest): unknown {
+    const obj: any = {};
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => ClaimRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimManyRequest>, I>>(base?: I): ClaimManyRequest {
+    return ClaimManyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimManyRequest>, I>>(object: I): ClaimManyRequest {
+    const message = createBaseClaimManyRequest();
+    message.claims = object.claims?.map((e) => ClaimRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseClaimResult(): ClaimResult {
+  return { response: undefined, failure: undefined };
+}
+
+export const ClaimResult: MessageFns<ClaimResult> = {
+  encode(message: ClaimResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.response !== undefined) {
+      ClaimResponse.encode(message.response, writer.uint32(10).fork()).join();
+    }
+    if (message.failure !== undefined) {
+      ItemFailure.encode(message.failure, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.response = ClaimResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.failure = ItemFailure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimResult {
+    return {
+      response: isSet(object.response) ? ClaimResponse.fromJSON(object.response) : undefined,
+      failure: isSet(object.failure) ? ItemFailure.fromJSON(object.failure) : undefined,
+    };
+  },
+
+  toJSON(message: ClaimResult): unknown {
+    const obj: any = {};
+    if (message.response !== undefined) {
+      obj.response = ClaimResponse.toJSON(message.response);
+    }
+    if (message.failure !== undefined) {
+      obj.failure = ItemFailure.toJSON(message.failure);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimResult>, I>>(base?: I): ClaimResult {
+    return ClaimResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimResult>, I>>(object: I): ClaimResult {
+    const message = createBaseClaimResult();
+    message.response = (object.response !== undefined && object.response !== null)
+      ? ClaimResponse.fromPartial(object.response)
+      : undefined;
+    message.failure = (object.failure !== undefined && object.failure !== null)
+      ? ItemFailure.fromPartial(object.failure)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseClaimManyResponse(): ClaimManyResponse {
+  return { results: [] };
+}
+
+export const ClaimManyResponse: MessageFns<ClaimManyResponse> = {
+  encode(message: ClaimManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      ClaimResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimManyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimManyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(ClaimResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimManyResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results) ? object.results.map((e: any) => ClaimResult.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ClaimManyResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => ClaimResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimManyResponse>, I>>(base?: I): ClaimManyResponse {
+    return ClaimManyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimManyResponse>, I>>(object: I): ClaimManyResponse {
+    const message = createBaseClaimManyResponse();
+    message.results = object.results?.map((e) => ClaimResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCompleteManyRequest(): CompleteManyRequest {
+  return { completes: [] };
+}
+
+export const CompleteManyRequest: MessageFns<CompleteManyRequest> = {
+  encode(message: CompleteManyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.completes) {
+      CompleteRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteManyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteManyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.completes.push(CompleteRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteManyRequest {
+    return {
+      completes: globalThis.Array.isArray(object?.completes)
+        ? object.completes.map((e: any) => CompleteRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompleteManyRequest): unknown {
+    const obj: any = {};
+    if (message.completes?.length) {
+      obj.completes = message.completes.map((e) => CompleteRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteManyRequest>, I>>(base?: I): CompleteManyRequest {
+    return CompleteManyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteManyRequest>, I>>(object: I): CompleteManyRequest {
+    const message = createBaseCompleteManyRequest();
+    message.completes = object.completes?.map((e) => CompleteRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCompleteResult(): CompleteResult {
+  return { response: undefined, failure: undefined };
+}
+
+export const CompleteResult: MessageFns<CompleteResult> = {
+  encode(message: CompleteResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.response !== undefined) {
+      CompleteResponse.encode(message.response, writer.uint32(10).fork()).join();
+    }
+    if (message.failure !== undefined) {
+      ItemFailure.encode(message.failure, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.response = CompleteResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.failure = ItemFailure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteResult {
+    return {
+      response: isSet(object.response) ? CompleteResponse.fromJSON(object.response) : undefined,
+      failure: isSet(object.failure) ? ItemFailure.fromJSON(object.failure) : undefined,
+    };
+  },
+
+  toJSON(message: CompleteResult): unknown {
+    const obj: any = {};
+    if (message.response !== undefined) {
+      obj.response = CompleteResponse.toJSON(message.response);
+    }
+    if (message.failure !== undefined) {
+      obj.failure = ItemFailure.toJSON(message.failure);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteResult>, I>>(base?: I): CompleteResult {
+    return CompleteResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteResult>, I>>(object: I): CompleteResult {
+    const message = createBaseCompleteResult();
+    message.response = (object.response !== undefined && object.response !== null)
+      ? CompleteResponse.fromPartial(object.response)
+      : undefined;
+    message.failure = (object.failure !== undefined && object.failure !== null)
+      ? ItemFailure.fromPartial(object.failure)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCompleteManyResponse(): CompleteManyResponse {
+  return { results: [] };
+}
+
+export const CompleteManyResponse: MessageFns<CompleteManyResponse> = {
+  encode(message: CompleteManyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      CompleteResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteManyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteManyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(CompleteResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteManyResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => CompleteResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompleteManyResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => CompleteResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteManyResponse>, I>>(base?: I): CompleteManyResponse {
+    return CompleteManyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteManyResponse>, I>>(object: I): CompleteManyResponse {
+    const message = createBaseCompleteManyResponse();
+    message.results = object.results?.map((e) => CompleteResult.fromPartial(e)) || [];
+    return message;
+  },
+};
 
 function createBaseClaimRequest(): ClaimRequest {
   return { applicationId: "", key: "", fingerprint: "", claimId: "" };
@@ -940,6 +1517,31 @@ export const IdempotencyService = {
     responseSerialize: (value: ReleaseResponse): Buffer => Buffer.from(ReleaseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseResponse => ReleaseResponse.decode(value),
   },
+  /**
+   * Claim and Complete for many requests in one call: under load a gateway
+   * gathers the claims (and answers) its requests make while one call runs,
+   * as it gathers sends. Each item has its own result; a gateway whose core
+   * answers UNIMPLEMENTED (from before these) calls Claim and Complete.
+   */
+  claimMany: {
+    path: "/hermod.v1.Idempotency/ClaimMany" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClaimManyRequest): Buffer => Buffer.from(ClaimManyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClaimManyRequest => ClaimManyRequest.decode(value),
+    responseSerialize: (value: ClaimManyResponse): Buffer => Buffer.from(ClaimManyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClaimManyResponse => ClaimManyResponse.decode(value),
+  },
+  completeMany: {
+    path: "/hermod.v1.Idempotency/CompleteMany" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteManyRequest): Buffer => Buffer.from(CompleteManyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteManyRequest => CompleteManyRequest.decode(value),
+    responseSerialize: (value: CompleteManyResponse): Buffer =>
+      Buffer.from(CompleteManyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteManyResponse => CompleteManyResponse.decode(value),
+  },
 } as const;
 
 export interface IdempotencyServer extends UntypedServiceImplementation {
@@ -947,6 +1549,14 @@ export interface IdempotencyServer extends UntypedServiceImplementation {
   renew: handleUnaryCall<RenewRequest, RenewResponse>;
   complete: handleUnaryCall<CompleteRequest, CompleteResponse>;
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
+  /**
+   * Claim and Complete for many requests in one call: under load a gateway
+   * gathers the claims (and answers) its requests make while one call runs,
+   * as it gathers sends. Each item has its own result; a gateway whose core
+   * answers UNIMPLEMENTED (from before these) calls Claim and Complete.
+   */
+  claimMany: handleUnaryCall<ClaimManyRequest, ClaimManyResponse>;
+  completeMany: handleUnaryCall<CompleteManyRequest, CompleteManyResponse>;
 }
 
 export interface IdempotencyClient extends Client {
@@ -1009,6 +1619,42 @@ export interface IdempotencyClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Claim and Complete for many requests in one call: under load a gateway
+   * gathers the claims (and answers) its requests make while one call runs,
+   * as it gathers sends. Each item has its own result; a gateway whose core
+   * answers UNIMPLEMENTED (from before these) calls Claim and Complete.
+   */
+  claimMany(
+    request: ClaimManyRequest,
+    callback: (error: ServiceError | null, response: ClaimManyResponse) => void,
+  ): ClientUnaryCall;
+  claimMany(
+    request: ClaimManyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClaimManyResponse) => void,
+  ): ClientUnaryCall;
+  claimMany(
+    request: ClaimManyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClaimManyResponse) => void,
+  ): ClientUnaryCall;
+  completeMany(
+    request: CompleteManyRequest,
+    callback: (error: ServiceError | null, response: CompleteManyResponse) => void,
+  ): ClientUnaryCall;
+  completeMany(
+    request: CompleteManyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteManyResponse) => void,
+  ): ClientUnaryCall;
+  completeMany(
+    request: CompleteManyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteManyResponse) => void,
   ): ClientUnaryCall;
 }
 
