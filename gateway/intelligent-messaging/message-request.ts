@@ -28,18 +28,11 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
     code = err.code;
     problems.push(...err.fields);
   }
-  // Control characters a handset cannot show (C0 but line breaks and tabs, DEL, C1), named as v1 and v2 name them.
-  const message = isObject(body) ? body.message : undefined;
-  const text = isObject(message) && isObject(message.text) ? message.text.body : undefined;
-  if (typeof text === 'string') {
-    try {
-      checkSmsText(text, 'message.text.body');
-    } catch (err) {
-      if (!(err instanceof HermodError)) throw err;
-      const named = err.fields.map((f) => f.field);
-      problems.splice(0, problems.length, ...problems.filter((p) => !named.includes(p.field)), ...err.fields);
-    }
-  }
+  // Control characters a handset cannot show (C0 but line breaks and tabs, DEL, C1), named as v1 and v2 name them;
+  // such a problem replaces the validator's for the same field (the text body's pattern).
+  const controls = controlProblems(body);
+  const named = new Set(controls.map((p) => p.field));
+  problems.splice(0, problems.length, ...problems.filter((p) => !named.has(p.field)), ...controls);
   const missing = missingContent(body);
   if (missing) {
     code = 'missing_attrib';
@@ -94,6 +87,36 @@ function labelOf(item: unknown): string | undefined {
   const keys = Object.keys(item);
   if (keys.length !== 1 || ATTEMPT_FIELDS.has(keys[0]!)) return undefined;
   return isObject(item[keys[0]!]) ? keys[0] : undefined;
+}
+
+/**
+ * The text body's and each template parameter's control character, if any: a
+ * parameter reaches the handset and the e-mail body as the text does. A
+ * parameter is also named by its name, which the client knows it by.
+ */
+function controlProblems(body: unknown): FieldProblem[] {
+  const message = isObject(body) ? body.message : undefined;
+  if (!isObject(message)) return [];
+  const texts: { field: string; text: unknown; name?: unknown }[] = [];
+  if (isObject(message.text)) texts.push({ field: 'message.text.body', text: message.text.body });
+  const parameters = isObject(message.template) ? message.template.parameters : undefined;
+  if (Array.isArray(parameters))
+    parameters.forEach((p: unknown, i) => {
+      if (isObject(p)) texts.push({ field: `message.template.parameters[${i}].text`, text: p.text, name: p.name });
+    });
+  const problems: FieldProblem[] = [];
+  for (const { field, text, name } of texts) {
+    if (typeof text !== 'string') continue;
+    try {
+      checkSmsText(text, field);
+    } catch (err) {
+      if (!(err instanceof HermodError)) throw err;
+      // A name is quoted only when it is a valid one (ShortString): an invalid name has its own problem.
+      const label = typeof name === 'string' && /^[A-Za-z0-9 _-]{1,256}$/.test(name) ? `parameter "${name}" ` : '';
+      problems.push(...err.fields.map((f) => ({ field: f.field, description: label + f.description })));
+    }
+  }
+  return problems;
 }
 
 /** Type text needs `text`, media needs `media`, template needs `template`. */

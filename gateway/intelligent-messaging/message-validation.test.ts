@@ -170,6 +170,25 @@ describe('MessagePostRequest formats', () => {
     await rejected(template({ parameters: [{ name: 'a', text: 'Ka pai 👍🏽' }, { name: 'code' }] }), 'message.template.parameters[1].text');
   });
 
+  it('refuses template parameter text with a control character, naming the parameter and the character', async () => {
+    const body = await rejected(
+      template({
+        parameters: [
+          { name: 'name', text: 'Ānaru\u001b[31mRED' },
+          { name: 'order', text: 'A\u0000B' },
+        ],
+      }),
+      'message.template.parameters[0].text',
+    );
+    const byField = Object.fromEntries(body.errors.map((e: { field: string; description: string }) => [e.field, e.description]));
+    expect(byField['message.template.parameters[0].text']).toMatch(/"name".*U\+001B/);
+    expect(byField['message.template.parameters[1].text']).toMatch(/"order".*U\+0000/);
+    await rejected(template({ parameters: [{ name: 'code', text: '注文\u009b31m' }] }), 'message.template.parameters[0].text');
+    // Line breaks and tabs are text, as in a text body.
+    const lines = [{ name: 'address', text: '12 Kāinga St\nTāmaki Makaurau\t🏠' }];
+    expect((await accepted(template({ parameters: lines }))).message?.template?.parameters).toEqual(lines);
+  });
+
   it('accepts a reference of 255 characters and refuses 256', async () => {
     expect((await accepted(request({ reference: world(255) }))).reference).toBe(world(255));
     await rejected(request({ reference: world(256) }), 'reference');

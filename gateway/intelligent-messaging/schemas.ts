@@ -27,6 +27,8 @@ export const RETRY_AFTER_MIN = 10;
 export const RETRY_AFTER_MAX = 1000;
 
 const ref = (name: string) => ({ $ref: `#/$defs/${name}` });
+/** No C0 control but tab, newline and carriage return, and no DEL (message-request.ts also refuses C1, naming it). */
+const NO_CONTROLS = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 
 export const IM_SCHEMAS = {
   // Lowercase only, as the spec says; a pattern rather than ajv's 'uuid' format, which accepts uppercase.
@@ -64,7 +66,7 @@ export const IM_SCHEMAS = {
       // bound holds, the character set does not: any text but control
       // characters other than tab, newline and carriage return. At least one
       // character, since no channel can deliver an empty text.
-      body: { type: 'string', minLength: 1, maxLength: 10000, pattern: '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$' },
+      body: { type: 'string', minLength: 1, maxLength: 10000, pattern: NO_CONTROLS },
     },
   },
   MediaMessage: {
@@ -84,7 +86,8 @@ export const IM_SCHEMAS = {
   TemplateParameter: {
     type: 'object',
     required: ['name', 'text'],
-    properties: { name: ref('ShortString'), text: { type: 'string', maxLength: 256 } },
+    // Parameter text fills the template's text on the handset and in the e-mail body, so it holds what a text body holds.
+    properties: { name: ref('ShortString'), text: { type: 'string', maxLength: 256, pattern: NO_CONTROLS } },
   },
   DeliveryAttempt: {
     type: 'object',
