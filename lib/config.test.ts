@@ -97,6 +97,21 @@ describe('configuration', () => {
     expect(() => resolveConfig({ ...kafka, HERMOD_KAFKA_SESSION_TIMEOUT: '2s' })).toThrow(/HERMOD_KAFKA_SESSION_TIMEOUT must be from 6s to 30m/);
   });
 
+  it('takes a sender with a display name, returning bounces to the domain of the address in its angle brackets', () => {
+    const from = 'Kāinga Ōra 🏠 <noreply@example.com>';
+    expect(resolveConfig({ HERMOD_SMTP_FROM: from }).channels.email).toMatchObject({ from, bounceDomain: 'example.com' });
+    const quoted = resolveConfig({ HERMOD_SMTP_FROM: '"Ngā Tāngata, Ltd" <kia.ora@whānau.nz>' });
+    expect(quoted.channels.email.bounceDomain).toBe('xn--whnau-gwa.nz');
+    expect(resolveConfig({ HERMOD_SMTP_FROM: '株式会社 <info@mail.example.jp>', HERMOD_BOUNCE_DOMAIN: 'bounce.example.jp' }).channels.email.bounceDomain).toBe(
+      'bounce.example.jp',
+    );
+  });
+
+  it('refuses a sender that is no e-mail address by naming HERMOD_SMTP_FROM', () => {
+    for (const from of ['Kāinga Ōra <noreply@example.com', 'Kāinga Ōra', 'noreply@', '<>', 'Ana <ana@example.com> extra'])
+      expect(() => resolveConfig({ HERMOD_SMTP_FROM: from }), from).toThrow(/^HERMOD_SMTP_FROM must be an e-mail address/);
+  });
+
   it('reads bounces only when asked, or for the simulators’ sink, with return paths on the sender’s domain', () => {
     expect(resolveConfig({ HERMOD_CHANNEL_SIMULATORS: 'false' }).channels.email).toMatchObject({ bounceDomain: '', bounceListener: undefined });
     expect(resolveConfig({}).channels.email).toMatchObject({ bounceDomain: 'localhost', bounceListener: { port: 2526 } });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
 import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
+import { DOMAIN_NAME, senderDomain } from './sender-domain';
 import { checkCertificateAndKey, TlsFileError } from './tls-files';
 
 /**
@@ -536,8 +537,12 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   const bouncePort = env.HERMOD_BOUNCE_SMTP_PORT ?? (sims ? (simPorts.smtpPort === 0 ? '0' : '2526') : '');
   const bounceListener =
     bouncePort === '' ? undefined : { host: str('HERMOD_BOUNCE_SMTP_HOST', config.host), port: int('HERMOD_BOUNCE_SMTP_PORT', Number(bouncePort), 0, 65535) };
-  const bounceDomain = str('HERMOD_BOUNCE_DOMAIN', bounceListener ? smtpFrom.slice(smtpFrom.lastIndexOf('@') + 1) : '');
-  if (bounceDomain && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(bounceDomain)) {
+  const fromDomain = senderDomain(smtpFrom);
+  if (fromDomain === undefined) {
+    throw new ConfigError(`HERMOD_SMTP_FROM must be an e-mail address, alone or as Name <address>, got ${JSON.stringify(smtpFrom)}`);
+  }
+  const bounceDomain = str('HERMOD_BOUNCE_DOMAIN', bounceListener ? fromDomain : '');
+  if (bounceDomain && !DOMAIN_NAME.test(bounceDomain)) {
     throw new ConfigError(`HERMOD_BOUNCE_DOMAIN must be a domain name, got ${JSON.stringify(bounceDomain)}`);
   }
   const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => ({

@@ -55,6 +55,16 @@ describe('SMTP carrier', () => {
     expect(sink.mails[0]!.headers['x-hermod-reference']).toBeUndefined();
   });
 
+  it('sends from a configured sender with a display name, its envelope the address inside the angle brackets', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port, { from: 'Kāinga Ōra 🏠 <noreply@hermod.example>' });
+
+    await carrier.send(emailJob({ source: 'Kāinga Ōra' }));
+
+    expect(sink.mails[0]!.from).toBe('noreply@hermod.example');
+    expect(sink.mails[0]!.headers.from).toContain('noreply@hermod.example');
+  });
+
   it('keeps UTF-8 text and subjects intact, emoji and accents included', async () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
