@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ERROR_CODES, toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { PACKAGE_ROOT } from '../../lib/build-location';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../http/unavailable-retry-after';
 import { NotImplementedByCore, type CampaignAction, type ConsoleClient } from './console-client';
 
 const STATIC_DIR = path.join(PACKAGE_ROOT, 'gateway', 'console', 'static');
@@ -20,6 +21,8 @@ const STATIC: Record<string, { file: string; type: string }> = {
 export const ACTION_HEADER = 'x-hermod-console';
 
 const REALM = 'Basic realm="hermod operator console", charset="UTF-8"';
+/** A 503 (core out of reach) says when to ask again, as the gateway's interfaces do. */
+const RETRY_LATER = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) };
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -57,7 +60,8 @@ export function createConsoleServer(deps: { user: string; password: string; clie
     res.end(body);
   };
   const json = (res: http.ServerResponse, status: number, value: unknown): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
-  const fail = (res: http.ServerResponse, status: number, code: string, message: string): void => json(res, status, { error: { code, message } });
+  const fail = (res: http.ServerResponse, status: number, code: string, message: string): void =>
+    send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: { code, message } }), status === 503 ? RETRY_LATER : {});
 
   const api = async (method: string, route: string, req: http.IncomingMessage): Promise<unknown> => {
     if (method === 'GET' && route === '/api/binds') return { binds: await deps.client.binds() };

@@ -2,12 +2,14 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { HermodError } from '../../lib/errors';
+import { unavailableRetryAfter } from './unavailable-retry-after';
 
 /**
  * One interface's router under its error renderer, so every failure under its
  * prefix has its shape. A known path asked with another method is answered
  * 405 (501 for a method the router knows nothing of) with the Allow header
- * RFC 9110 asks for, and the interface's own error body.
+ * RFC 9110 asks for, and the interface's own error body. A 503 says when to
+ * retry (`Retry-After`), as 409 and 429 do.
  */
 export function interfaceHandler(errors: Middleware, router: Router): Middleware {
   // The router's throwing mode leaves Allow out; its quiet mode sets status and header, and the body is made here.
@@ -18,5 +20,5 @@ export function interfaceHandler(errors: Middleware, router: Router): Middleware
       throw new HermodError('method_not_allowed', ctx.status === 405 ? 'method not allowed' : 'method not implemented');
     }
   };
-  return compose([errors, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
+  return compose([unavailableRetryAfter, errors, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
 import { ERROR_CODES, toHermodError, type ErrorCode, type HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
+import { setUnavailableRetryAfter } from '../http/unavailable-retry-after';
 
 /** SPEC.md §2.4, §8: at most 100 errors; message and description are LongStrings, field a ShortString. */
 const MAX_ERRORS = 100;
@@ -64,6 +65,8 @@ export function intelligentMessagingErrors(log: Logger) {
       render(ctx, status, e.code === 'internal' ? 'internal error' : e.message, e.code === 'internal' ? [] : e.fields);
       // The key goes in `authorization` bare or after Bearer/ApiKey; some clients send Basic instead.
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="hermod", Basic realm="hermod"');
+      // A 503 answered as 500 still says when to retry; `RetryAfter` (10..1000 s) stays the rate limit's.
+      if (ERROR_CODES[e.code].http === 503) setUnavailableRetryAfter(ctx);
     }
   };
 }
