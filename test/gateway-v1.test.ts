@@ -92,6 +92,14 @@ describe('Gateway v1 (/rest/gateway)', () => {
     expectError(await client.get('/rest/gateway/messages/abc'), 400, 'invalid_attrib');
   });
 
+  it('says an id past 2^53 − 1 is above the largest id, not that it is not a positive integer', async () => {
+    const tooLarge = await client.get('/rest/gateway/messages/9007199254740993');
+    expectError(tooLarge, 400, 'invalid_attrib');
+    expect(tooLarge.json.message).toBe('messageid 9007199254740993 is above the largest message id, 9007199254740991 (2^53 − 1)');
+    expect((await client.get('/rest/gateway/messages/0')).json.message).toBe('messageid must be a positive integer');
+    expect((await client.get('/rest/gateway/messages/%D9%A3')).json.message).toBe('messageid must be a positive integer');
+  });
+
   it('broadcasts with one result per destination, failures carrying a null id and a reason', async () => {
     const r = await client.post('/rest/gateway/messages/broadcast', {
       destination: ['+6421000003', 'nope', '+6421000004'],

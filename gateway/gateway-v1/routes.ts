@@ -105,7 +105,12 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const text = ctx.params.messageid ?? '';
     const numericId = parseIntegerId(text);
-    if (numericId === undefined) throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
+    if (numericId === undefined) {
+      // Digits past 2^53 - 1 are a positive integer all the same: say what is wrong with them.
+      if (/^[1-9][0-9]*$/.test(text))
+        throw new HermodError('invalid_attrib', `messageid ${text} is above the largest message id, ${Number.MAX_SAFE_INTEGER} (2^53 − 1)`);
+      throw new HermodError('invalid_attrib', 'messageid must be a positive integer');
+    }
     const m = smsInterfaceMessage(await deps.core.getMessageByNumericId(caller.applicationId, numericId), text);
     reply(ctx, 200, {
       id: m.numericId,
