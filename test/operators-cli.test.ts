@@ -45,6 +45,14 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('quotas', () => {
+    it('says a quota of one message in the singular', async () => {
+      expect((await hermod.cli(['apps', 'create', 'kotahi', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli(['apps', 'set-quota', 'kotahi', '--messages', '1', '--per', 'hour']);
+      expect(set.output).toContain('quota of kotahi: 1 message per hour (UTC)');
+    });
+  });
+
   describe('application names', () => {
     it('refuses to create an application whose name has a colon, says why, and creates none', async () => {
       const created = await hermod.cli(['apps', 'create', 'co:lon', '--password', 'x']);

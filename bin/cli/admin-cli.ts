@@ -18,6 +18,7 @@ import { ADMIN_USAGE } from './admin-usage';
 import { runCampaignsCommand } from './campaigns-cli';
 import { commandHelp } from './command-help';
 import { usageProblem } from './usage-problem';
+import { quotaText } from '../../core/domain/quota-text';
 
 type Out = (line: string) => void;
 
@@ -160,7 +161,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         return 2;
       }
       await upsert({ name, quota: { messages, period } });
-      out(`quota of ${name}: ${messages} messages per ${period} (UTC)`);
+      out(`quota of ${name}: ${quotaText(messages, period)} (UTC)`);
       return 0;
     }
     if (group === 'blocklist' && (verb === 'add' || verb === 'remove' || verb === 'list')) {

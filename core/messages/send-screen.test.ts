@@ -32,6 +32,13 @@ describe('send screen', () => {
     expect(verdicts[5]).toMatchObject({ detail: "over the application's quota of 2 messages per day" });
   });
 
+  it('names a quota of one message in the singular', async () => {
+    const screen = createSendScreen({ state: createMemoryState(), quotaOf: async () => ({ messages: 1, period: 'hour' }), exempt: () => false });
+    const verdicts = await screen.screen([record('+64210000001'), record('+64210000002')]);
+    expect(verdicts.map((v) => (v.send ? 'send' : v.status))).toEqual(['send', 'deficient']);
+    expect(verdicts[1]).toMatchObject({ detail: "over the application's quota of 1 message per hour" });
+  });
+
   it('counts calendar periods in UTC, each with the time left in it', () => {
     const t = Date.parse('2026-12-31T23:30:00.000Z');
     expect(quotaPeriod('hour', t)).toEqual({ start: '2026-12-31T23:00:00.000Z', endsInMs: 30 * 60_000 });

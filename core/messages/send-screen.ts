@@ -1,6 +1,7 @@
 import type { Quota } from '../accounts/accounts';
 import type { MessageRecord } from '../ports/message-history';
 import type { HotState, QuotaTake } from '../ports/state';
+import { quotaText } from '../domain/quota-text';
 
 /** What intake does with a message: send it, or end it at once with a final status and why. */
 export type Verdict = { send: true } | { send: false; status: 'blocked' | 'deficient'; detail: string };
@@ -73,7 +74,7 @@ export function createSendScreen(deps: {
       const granted = await deps.state.takeQuota(entries.map((e) => e.take));
       entries.forEach((e, j) => {
         for (const i of e.indexes.slice(granted[j]!)) {
-          verdicts[i] = { send: false, status: 'deficient', detail: `over the application's quota of ${e.quota.messages} messages per ${e.quota.period}` };
+          verdicts[i] = { send: false, status: 'deficient', detail: `over the application's quota of ${quotaText(e.quota.messages, e.quota.period)}` };
         }
       });
       return verdicts;
