@@ -45,6 +45,18 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('callback URLs that cannot be reached', () => {
+    it('refuses a callback URL with port 0, saying so, and keeps the URL it had', async () => {
+      expect((await hermod.cli(['apps', 'create', 'tauranga-0', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli(['apps', 'set-callbacks', 'tauranga-0', '--status', 'http://localhost:0/tūnga']);
+      expect(set.code, set.output).not.toBe(0);
+      expect(set.output).toContain('port 0');
+      const listed = await hermod.cli(['apps', 'list']);
+      const row = listed.output.split('\n').find((r) => r.startsWith('tauranga-0\t'));
+      expect(row).not.toContain('localhost:0');
+    });
+  });
+
   describe('quotas', () => {
     it('says a quota of one message in the singular', async () => {
       expect((await hermod.cli(['apps', 'create', 'kotahi', '--password', 'x'])).code).toBe(0);

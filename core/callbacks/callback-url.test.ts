@@ -41,6 +41,8 @@ describe('callback URLs', () => {
     expect(checkCallbackUrlSyntax('https://user:pw@example.com/cb').username).toBe('user');
     expect(() => checkCallbackUrlSyntax('ftp://example.com/')).toThrow(/http or https/);
     expect(() => checkCallbackUrlSyntax('/relative')).toThrow(/not a URL/);
+    expect(() => checkCallbackUrlSyntax('http://localhost:0/tūnga')).toThrow(/has port 0/);
+    expect(checkCallbackUrlSyntax('https://hooks.example.com:8443/tūnga').port).toBe('8443');
   });
 
   it('signs the timestamp and body with HMAC-SHA256 as the README tells receivers to check', () => {

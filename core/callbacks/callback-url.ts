@@ -2,7 +2,11 @@ import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { HermodError } from '../../lib/errors';
 
-/** A callback URL must be absolute http(s); credentials in it are allowed (and used). */
+/**
+ * A callback URL must be absolute http(s) with a port a receiver can listen
+ * on (not 0, which nothing can be reached at: every try would fail for the
+ * whole retry window); credentials in it are allowed (and used).
+ */
 export function checkCallbackUrlSyntax(text: string): URL {
   let url: URL;
   try {
@@ -11,6 +15,8 @@ export function checkCallbackUrlSyntax(text: string): URL {
     throw new HermodError('invalid_attrib', `not a URL: ${text}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new HermodError('invalid_attrib', 'callback URLs must be http or https');
+  if (url.port === '0')
+    throw new HermodError('invalid_attrib', `callback URL ${url.origin} has port 0, where no receiver can be reached; give the receiver's port`);
   return url;
 }
 
