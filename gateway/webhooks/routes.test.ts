@@ -29,3 +29,23 @@ describe('a carrier webhook sent compressed', () => {
     expect(await res.text()).toBe(SECRET);
   });
 });
+
+describe('RBM’s client-token verification', () => {
+  let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.close());
+
+  it('is refused with a wrong client token by saying the client token does not match, not the signature', async () => {
+    const res = await fetch(`${gateway.url}/webhooks/rcs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientToken: 'hē-tōkena', secret: SECRET }),
+    });
+    expect(res.status).toBe(401);
+    const text = await res.text();
+    expect(text).toBe('RBM client token does not match the configured one (HERMOD_RCS_WEBHOOK_SECRET)\n');
+    expect(text).not.toContain(SECRET);
+  });
+});

@@ -55,11 +55,12 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     const secret = deps.carriers[channel].webhookSecret;
     const body = parseJson(raw);
     const handshake = body === undefined ? undefined : handler.handshake?.(body, secret);
+    if (handshake !== undefined && 'refused' in handshake) throw new HermodError('unauthorized', handshake.refused);
     if (handshake !== undefined) {
       deps.log.info('webhook verified by the carrier', { channel });
       ctx.status = 200;
       ctx.type = 'text/plain';
-      ctx.body = handshake;
+      ctx.body = handshake.answer;
       return;
     }
     if (!handler.verify(raw, ctx.headers, secret)) throw new HermodError('unauthorized', 'webhook signature does not match');

@@ -63,10 +63,14 @@ describe('RCS webhook parsing and verification', () => {
 });
 
 describe("RBM's webhook verification handshake", () => {
-  it('answers the secret when the client token is ours, and nothing otherwise', () => {
-    expect(rcsWebhook.handshake?.({ clientToken: SECRET, secret: '1234567890' }, SECRET)).toBe('1234567890');
-    expect(rcsWebhook.handshake?.({ clientToken: 'someone-else', secret: '1234567890' }, SECRET)).toBeUndefined();
-    expect(rcsWebhook.handshake?.({ clientToken: '', secret: 'x' }, '')).toBeUndefined();
+  it('answers the secret when the client token is ours, refuses another token as such, and takes nothing else for one', () => {
+    expect(rcsWebhook.handshake?.({ clientToken: SECRET, secret: '1234567890' }, SECRET)).toEqual({ answer: '1234567890' });
+    expect(rcsWebhook.handshake?.({ clientToken: 'someone-else', secret: '1234567890' }, SECRET)).toEqual({
+      refused: 'RBM client token does not match the configured one (HERMOD_RCS_WEBHOOK_SECRET)',
+    });
+    expect(rcsWebhook.handshake?.({ clientToken: '', secret: 'x' }, '')).toEqual({
+      refused: 'no RBM client token is configured (HERMOD_RCS_WEBHOOK_SECRET is empty)',
+    });
     expect(rcsWebhook.handshake?.({ clientToken: SECRET }, SECRET)).toBeUndefined();
     expect(rcsWebhook.handshake?.(envelope({ eventType: 'READ', messageId: 'm' }), SECRET)).toBeUndefined();
   });

@@ -19,7 +19,8 @@ const STATUS = new Map<string, ReportedStatus>([
  *
  * When a webhook URL is configured, RBM first POSTs
  * `{"clientToken": "…", "secret": "…"}` (unsigned); a webhook that knows the
- * client token answers 200 with the secret as its body.
+ * client token answers 200 with the secret as its body, and one with another
+ * token is refused as such (not as a signature that does not match).
  */
 export const rcsWebhook: WebhookHandler = {
   verify(rawBody, headers, secret) {
@@ -34,7 +35,12 @@ export const rcsWebhook: WebhookHandler = {
 
   handshake(body, secret) {
     if (!isRecord(body) || typeof body.clientToken !== 'string' || typeof body.secret !== 'string' || 'message' in body) return undefined;
-    return sameToken(body.clientToken, secret) ? body.secret : undefined;
+    if (sameToken(body.clientToken, secret)) return { answer: body.secret };
+    return {
+      refused: secret
+        ? 'RBM client token does not match the configured one (HERMOD_RCS_WEBHOOK_SECRET)'
+        : 'no RBM client token is configured (HERMOD_RCS_WEBHOOK_SECRET is empty)',
+    };
   },
   parse(body) {
     const data = envelopeData(body);

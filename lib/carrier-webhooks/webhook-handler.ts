@@ -38,8 +38,12 @@ export interface WebhookHandler {
   inbound?(body: unknown): WebhookInbound[];
   /**
    * A carrier's unsigned check that the webhook is ours (RBM's client-token
-   * verification): the body to answer 200 with when `body` is one and names
-   * `secret`, else undefined (and the request goes on to `verify`).
+   * verification): when `body` is one, the body to answer 200 with if it
+   * names `secret`, or why it is refused; undefined when `body` is no such
+   * check (and the request goes on to `verify`).
    */
-  handshake?(body: unknown, secret: string): string | undefined;
+  handshake?(body: unknown, secret: string): HandshakeAnswer | undefined;
 }
+
+/** A carrier's verification answered (`answer`, with 200) or refused (`refused`: why, for whoever sets the webhook up). */
+export type HandshakeAnswer = { answer: string } | { refused: string };
