@@ -3,6 +3,7 @@ import { imAttemptId } from '../im/im-ids';
 import type { ImPlan } from '../im/im-plan';
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import { IM_SETTLED } from '../ports/im-store';
+import { inJourneyOrder } from './journey-order';
 
 /**
  * The journey of an Intelligent Messaging message: its own events (attempt
@@ -11,7 +12,8 @@ import { IM_SETTLED } from '../ports/im-store';
  * numbered from 1 as the IM status callbacks number them. An attempt's events
  * stay together, in their order, where the attempt began (its `accepted`,
  * hermod's own clock): a carrier's report may carry a time in whole seconds,
- * before the attempt began. `attempts` is how many were started. hermod's
+ * before the attempt began; within an attempt, such a report follows the
+ * stages hermod recorded earlier in its second (journey-order.ts). `attempts` is how many were started. hermod's
  * mark that the message is settled (im-store.ts) is left out.
  */
 export async function imJourney(
@@ -26,7 +28,7 @@ export async function imJourney(
   } catch {
     // Not a plan (it always is for an IM message): its own events alone.
   }
-  const lists = await Promise.all(planned.map((_, k) => history.listEvents(imAttemptId(message.id, k))));
+  const lists = await Promise.all(planned.map(async (_, k) => inJourneyOrder(await history.listEvents(imAttemptId(message.id, k)))));
   // The mark that the message is settled repeats its status for hermod's own bookkeeping: not an event of its journey.
   const blocks: { at: number; events: JourneyEvent[] }[] = own.filter((e) => e.detail !== IM_SETTLED).map((e) => ({ at: e.at!.getTime(), events: [e] }));
   lists.forEach((list, k) => {

@@ -16,6 +16,7 @@ import { topicName, type Bus } from '../ports/bus';
 import type { CarrierSnapshotState } from '../ports/carrier-snapshot';
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import { journeyAttempts } from './journey-attempts';
+import { inJourneyOrder } from './journey-order';
 import { imJourney } from './im-journey';
 import { unaryHandler } from './unary-handler';
 
@@ -113,7 +114,7 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
 
     getMessageJourney: unaryHandler('GetMessageJourney', async (req: GetMessageJourneyRequest): Promise<MessageJourney> => {
       const message = await findForOperator(deps.history, req.id.trim());
-      const stored = await deps.history.listEvents(message.id);
+      const stored = inJourneyOrder(await deps.history.listEvents(message.id));
       const handOvers = journeyAttempts(stored);
       const own: JourneyEvent[] = stored.map((e, i) => ({
         status: e.status,
