@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { heapHeldPer } from '../test/support/heap-held';
-import { hashedUuid, uuid } from './uuid';
+import { hashedUuid, isHashedUuid, uuid } from './uuid';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -37,10 +37,19 @@ describe('uuid', () => {
 });
 
 describe('hashedUuid', () => {
-  it('gives the same id for the same parts, in the version-4 layout', () => {
+  it('gives the same id for the same parts, in the version-4 layout, marked as hashed', () => {
     const id = hashedUuid('app-7', 'sms_v2:tono-1 ā 🌿', '0');
     expect(id).toMatch(V4);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-bee[0-9a-f]-[0-9a-f]{12}$/);
     expect(hashedUuid('app-7', 'sms_v2:tono-1 ā 🌿', '0')).toBe(id);
+    expect(isHashedUuid(id)).toBe(true);
+  });
+
+  it('marks about one random id in a thousand as hashed, no more', () => {
+    let marked = 0;
+    for (let i = 0; i < 200_000; i++) if (isHashedUuid(uuid())) marked++;
+    expect(marked).toBeGreaterThan(100);
+    expect(marked).toBeLessThan(300);
   });
 
   it('gives different ids for different parts, however they are split', () => {

@@ -1,3 +1,4 @@
+import { hashedUuid } from '../../lib/uuid';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatus } from '../domain/message-status';
@@ -244,6 +245,24 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         ]),
       );
       expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
+    });
+
+    it('finds the messages whose ids an Idempotency-Key made, accepted since a time, newest first, at most as many as asked', async () => {
+      // Far past the other cases' times: only this case's messages are that recent.
+      const at = BASE + 9_000_000_000;
+      const key = (n: number) => hashedUuid('app-Ō', `sms_v2:tono-${n}-${at}`, '0');
+      const older = message({ id: key(1), applicationId: 'app-Ō', numericId: 71, acceptedAt: at - 1 });
+      const keyed = message({ id: key(2), applicationId: 'app-Ō', numericId: 72, acceptedAt: at + 1 });
+      const newer = message({ id: key(3), applicationId: 'app-Ō', numericId: 73, acceptedAt: at + 2 });
+      // Random ids with the fourth group starting 8: never taken for keyed ones.
+      const plain = message({ id: `${key(4).slice(0, 19)}8${key(4).slice(20)}`, acceptedAt: at + 3 });
+      await history.insertMessages([older, keyed, newer, plain], [older, keyed, newer, plain].map(accepted));
+
+      expect(await history.keyedMessagesSince(at, 10)).toEqual([
+        { id: newer.id, numericId: 73, applicationId: 'app-Ō' },
+        { id: keyed.id, numericId: 72, applicationId: 'app-Ō' },
+      ]);
+      expect(await history.keyedMessagesSince(at, 1)).toEqual([{ id: newer.id, numericId: 73, applicationId: 'app-Ō' }]);
     });
 
     it('tells the latest sends to a handset written any of its ways, newest first, since a time, and nothing else', async () => {

@@ -298,6 +298,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       for (const [c, id] of await inner.findMessageIdsByCarrierIds(missed)) found.set(c, id);
       return found;
     },
+    async keyedMessagesSince(since, limit) {
+      // Read at a start: what the journal still holds must be in.
+      if (waiting()) await flushAll();
+      return inner.keyedMessagesSince(since, limit);
+    },
     async lastSendsTo(handsets, since) {
       // A reply to a message sent in the last moments: it must be in.
       if (waiting()) await flushAll();

@@ -334,6 +334,15 @@ export const ENGINE_MEMORY = `SELECT value AS bytes FROM system.metrics WHERE me
  * The latest messages sent to a handset, written any of the ways its number is (`handsets`), since a time:
  * what a reply is routed by when hot state no longer knows the handset. Params: handsets Array(String), since Int64.
  */
+/** Messages whose ids carry hashedUuid's mark (version 4, `bee`), accepted since a time, newest first. */
+export const KEYED_MESSAGES_SINCE = `
+SELECT id, num_id AS numericId, application_id AS applicationId
+FROM ${messages}
+WHERE accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') AND substring(id, 15, 1) = '4' AND substring(id, 20, 3) = {mark:String}
+ORDER BY accepted_at DESC
+LIMIT 1 BY id
+LIMIT {limit:UInt32}`;
+
 export const LAST_SENDS_TO = `
 SELECT id AS messageId, application_id AS applicationId, source, mask, toUnixTimestamp64Milli(accepted_at) AS acceptedAt
 FROM ${messages}

@@ -1,6 +1,7 @@
 import type { ApplicationRecord } from '../ports/account-store';
 import type { MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
+import { HASHED_MARK } from '../../lib/uuid';
 import { isMessageStatus, type MessageStatus } from '../domain/message-status';
 import type { EncodedHistory, EncodedRows } from './encoded-history';
 import { BACKFILL_DONE, HISTORY_BACKFILLS, HISTORY_SCHEMA, RECORD_BACKFILL } from './schema';
@@ -9,6 +10,7 @@ import { createSqlImStore } from './sql-im-store';
 import {
   FIND_APPLICATION_OF_MESSAGE,
   FIND_MESSAGES,
+  KEYED_MESSAGES_SINCE,
   FIND_MESSAGE_BY_NUMERIC_ID,
   FIND_ID_BY_NUMERIC_ID,
   FIND_MESSAGE_IDS_BY_CARRIER_IDS,
@@ -227,6 +229,14 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         }
       }
       return found;
+    },
+    async keyedMessagesSince(since, limit) {
+      const rows = await select('keyedMessagesSince', KEYED_MESSAGES_SINCE, {
+        since: Math.trunc(since),
+        mark: HASHED_MARK,
+        limit: Math.max(0, Math.trunc(limit)),
+      });
+      return rows.map((r) => ({ id: String(r.id), numericId: toNumber(r.numericId), applicationId: String(r.applicationId) }));
     },
     async lastSendsTo(handsets, since) {
       if (handsets.length === 0) return [];

@@ -100,9 +100,10 @@ describe('keyed sends', () => {
 });
 
 describe('finding the stored messages of keyed sends', () => {
-  /** History holding `held`, hot state knowing `statuses`, recent messages holding `recent`; counts what history is asked. */
-  function lookups(o: { held?: MessageRecord[]; statuses?: string[]; recent?: MessageRecord[] }) {
+  /** History holding `held` (of which `earlier` were stored before the start), hot state knowing `statuses`; counts what history is asked. */
+  function lookups(o: { held?: MessageRecord[]; earlier?: MessageRecord[]; statuses?: string[]; recent?: MessageRecord[]; loadFails?: boolean }) {
     const asked: string[][] = [];
+    const loads: number[] = [];
     let t = 1_000_000;
     const find = storedKeyedMessages({
       history: {
@@ -110,18 +111,32 @@ describe('finding the stored messages of keyed sends', () => {
           asked.push([...ids]);
           return (o.held ?? []).filter((m) => ids.includes(m.id));
         },
+        keyedMessagesSince: async (since) => {
+          loads.push(since);
+          if (o.loadFails) throw new Error('chDB is not answering');
+          return (o.earlier ?? []).map((m) => ({ id: m.id, numericId: m.numericId, applicationId: m.applicationId }));
+        },
       },
       state: { getStatus: async (id) => ((o.statuses ?? []).includes(id) ? ({ status: 'received', at: 0, stage: 5 } as never) : undefined) },
       recent: { get: (id) => (o.recent ?? []).find((m) => m.id === id) },
       historyForMs: 60_000,
       now: () => t,
     });
-    return { find, asked, later: (ms: number) => (t += ms) };
+    return { find, asked, loads, later: (ms: number) => (t += ms) };
   }
 
-  it('asks history about every keyed message in the first minutes after core started: a crash lost what hot state knew', async () => {
-    const { find, asked } = lookups({ held: [{ ...record('k-1'), numericId: 7 }] });
+  it('finds, in the first minutes after core started, the keyed messages stored in as many minutes before, loaded once, without a query each', async () => {
+    const before = { ...record('k-1'), numericId: 7 };
+    const { find, asked, loads } = lookups({ earlier: [before] });
     expect((await find(['k-1', 'k-2'])).map((m) => [m.id, m.numericId])).toEqual([['k-1', 7]]);
+    expect(await find(['k-3'])).toEqual([]);
+    expect(loads).toEqual([1_000_000 - 60_000]);
+    expect(asked).toEqual([]);
+  });
+
+  it('asks history about each keyed message in that window when the load failed', async () => {
+    const { find, asked } = lookups({ held: [{ ...record('k-1'), numericId: 7 }], loadFails: true });
+    expect((await find(['k-1', 'k-2'])).map((m) => m.id)).toEqual(['k-1']);
     expect(asked).toEqual([['k-1', 'k-2']]);
   });
 
@@ -133,9 +148,10 @@ describe('finding the stored messages of keyed sends', () => {
   });
 
   it('answers from core’s recent messages without asking anyone', async () => {
-    const { find, asked } = lookups({ recent: [record('k-1')] });
+    const { find, asked, loads } = lookups({ recent: [record('k-1')] });
     expect((await find(['k-1'])).map((m) => m.id)).toEqual(['k-1']);
     expect(asked).toEqual([]);
+    expect(loads).toEqual([]);
   });
 
   it('refuses as unavailable a message hot state knows that history does not have yet, rather than store it twice', async () => {

@@ -3,6 +3,7 @@ import { HermodError, toHermodError } from '../../lib/errors';
 import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
+import type { Logger } from '../../lib/log';
 
 type Result = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
 
@@ -28,7 +29,7 @@ export interface KeyedSends {
  * whether that id is stored (storedKeyedMessages), and a retry that arrives
  * while the first try is still being stored waits for it.
  */
-export function createKeyedSends(findStored: (ids: string[]) => Promise<MessageRecord[]>): KeyedSends {
+export function createKeyedSends(findStored: (ids: string[]) => Promise<Pick<MessageRecord, 'id' | 'numericId'>[]>): KeyedSends {
   /** Keyed ids being looked up or stored now, with their coming answer. */
   const running = new Map<string, Promise<Result>>();
 
@@ -54,7 +55,7 @@ export function createKeyedSends(findStored: (ids: string[]) => Promise<MessageR
       }
       try {
         if (own.length > 0) {
-          let stored: Map<string, MessageRecord>;
+          let stored: Map<string, Pick<MessageRecord, 'id' | 'numericId'>>;
           try {
             stored = new Map((await findStored(own.map(({ i }) => records[i]!.id))).map((m) => [m.id, m]));
           } catch (err) {
@@ -90,30 +91,42 @@ export function createKeyedSends(findStored: (ids: string[]) => Promise<MessageR
   };
 }
 
-/** How long after core starts a keyed message hot state does not know is looked for in history too. */
+/** How long before and after core starts the keyed messages stored before it started are looked for (a crash's first tries). */
 export const KEYED_HISTORY_CHECK_MS = 15 * 60_000;
+
+/** Most keyed messages of the window before a start kept in memory; past that, the rest are asked of history. */
+const MAX_EARLIER = 500_000;
+
+type Stored = Pick<MessageRecord, 'id' | 'numericId'>;
 
 /**
  * Which of the keyed message ids are stored, as cheaply as each can be told:
- * core's recent messages, then hot state (which holds every message until it
- * ends, and a while after: a minute on Redis, the last 200,000 in memory),
- * and history for the ids hot state knows (for their numbers). History is
- * asked about the others only in the first `historyForMs` after core started:
- * a first try whose answer was lost to a crash was stored by a core that no
- * longer runs, and the retry comes once this one is up. Asking history about
- * every keyed send instead cost about 4 ms of CPU each (a chDB query; keyed
- * v2 sends fell from 456 to 170 a second in the acceptance bench), so outside
- * that window a retry that comes after its first try's message ended and left
- * hot state is stored again (README, "Retry a failed send with its key").
- * History's lookups go one query at a time, the ids asked meanwhile in the next.
+ * core's recent messages; in the first `historyForMs` after core started, the
+ * keyed messages stored in the `historyForMs` before it (a first try whose
+ * answer a crash lost was stored by a core that no longer runs, and its
+ * retry comes once this one is up), loaded from history once at the start;
+ * then hot state, which holds every message until it ends and a while after
+ * (a minute on Redis, the last 200,000 in memory), and history for the ids
+ * hot state knows (for their numbers). Outside that window a retry that comes
+ * after its first try's message ended and left hot state is stored again
+ * (README, "Retry a failed send with its key").
+ *
+ * A chDB point query costs about 5 ms of CPU however few ids it names: asking
+ * history about every keyed send took keyed v2 sends from 456 to 170 a
+ * second in the acceptance bench, and one query at a time for what arrived
+ * meanwhile still to 237–596. So history is asked once at the start, and
+ * again only for what hot state knows (a retry), one query at a time; should
+ * the start's load fail, or hold more than MAX_EARLIER, the window asks
+ * history about each keyed send instead, as correct and as slow.
  */
 export function storedKeyedMessages(deps: {
-  history: Pick<MessageHistory, 'findMessages'>;
+  history: Pick<MessageHistory, 'findMessages' | 'keyedMessagesSince'>;
   state: Pick<HotState, 'getStatus'>;
   recent: Pick<RecentMessages, 'get'>;
   historyForMs: number;
+  log?: Logger;
   now?: () => number;
-}): (ids: string[]) => Promise<MessageRecord[]> {
+}): (ids: string[]) => Promise<Stored[]> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const inHistory = createBatcher<string, MessageRecord | undefined>(
@@ -123,22 +136,54 @@ export function storedKeyedMessages(deps: {
     },
     { maxItems: 1000, maxDelayMs: 0, maxConcurrent: 1 },
   );
+  /** The keyed messages stored before the start (undefined: history is asked instead); loaded on the first keyed send. */
+  let earlier: Promise<Map<string, Stored> | undefined> | undefined;
+  const loadEarlier = (): Promise<Map<string, Stored> | undefined> =>
+    (earlier ??= Promise.resolve()
+      .then(() => deps.history.keyedMessagesSince(startedAt - deps.historyForMs, MAX_EARLIER + 1))
+      .then(
+        (rows) => {
+          if (rows.length > MAX_EARLIER) {
+            deps.log?.warn('more keyed messages were stored before the start than are kept in memory; keyed sends ask history until the window ends', {
+              kept: MAX_EARLIER,
+              windowMs: deps.historyForMs,
+            });
+            return undefined;
+          }
+          return new Map(rows.map((r) => [r.id, { id: r.id, numericId: r.numericId }]));
+        },
+        (err: unknown) => {
+          deps.log?.warn('could not load the keyed messages stored before the start; keyed sends ask history until the window ends', { err });
+          return undefined;
+        },
+      ));
   return async (ids) => {
-    const found: MessageRecord[] = [];
-    const unknown: string[] = [];
+    const found: Stored[] = [];
+    let unknown: string[] = [];
     for (const id of ids) {
       const r = deps.recent.get(id);
       if (r) found.push(r);
       else unknown.push(id);
     }
     if (unknown.length === 0) return found;
-    const askHistory = now() - startedAt < deps.historyForMs;
-    const inHotState = askHistory ? [] : (await Promise.all(unknown.map((id) => deps.state.getStatus(id)))).flatMap((s, i) => (s ? [unknown[i]!] : []));
-    const asked = askHistory ? unknown : inHotState;
-    const records = await Promise.all(asked.map((id) => inHistory.add(id)));
+    if (now() - startedAt < deps.historyForMs) {
+      const before = await loadEarlier();
+      if (!before) {
+        for (const m of await Promise.all(unknown.map((id) => inHistory.add(id)))) if (m) found.push(m);
+        return found;
+      }
+      unknown = unknown.filter((id) => {
+        const m = before.get(id);
+        if (m) found.push(m);
+        return !m;
+      });
+      if (unknown.length === 0) return found;
+    } else earlier = undefined; // the window is over: its messages may go
+    const inHotState = (await Promise.all(unknown.map((id) => deps.state.getStatus(id)))).flatMap((s, i) => (s ? [unknown[i]!] : []));
+    const records = await Promise.all(inHotState.map((id) => inHistory.add(id)));
     for (const m of records) if (m) found.push(m);
     // Hot state has it, history not yet (another core's write on its way): storing it would store it twice.
-    if (!askHistory && records.some((m) => !m)) {
+    if (records.some((m) => !m)) {
       throw new HermodError('unavailable', 'the message of this Idempotency-Key is being stored by another core; retry in a moment', { retryable: true });
     }
     return found;

@@ -319,6 +319,7 @@ describe('sends with an Idempotency-Key', () => {
         for (const r of records) kept.set(r.id, r);
       },
       findMessages: async (ids: string[]) => ids.flatMap((id) => (kept.has(id) ? [kept.get(id)!] : [])),
+      keyedMessagesSince: async (since: number) => [...kept.values()].filter((m) => m.acceptedAt >= since),
     } as unknown as MessageHistory;
     const { bus, published } = outageBus();
     const start = (firstNumericId: number) => {

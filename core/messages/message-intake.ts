@@ -102,6 +102,7 @@ export function createMessageIntake(deps: {
       state: deps.state,
       recent: deps.recent,
       historyForMs: deps.keyedHistoryCheckMs ?? KEYED_HISTORY_CHECK_MS,
+      log: deps.log,
     }),
   );
   // Group commit across all gateways: whatever arrives while one insert runs

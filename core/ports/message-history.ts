@@ -82,11 +82,20 @@ export interface MessageHistory {
    * state no longer knows the handset (a restart of in-process state, a reply after its time to live).
    */
   lastSendsTo(handsets: readonly string[], since: number): Promise<SendToHandset[]>;
+  /**
+   * Messages whose ids a client's Idempotency-Key made (hashedUuid's layout), accepted at or after `since`,
+   * at most `limit`, newest first: what a core that starts again loads, so a retry of a send whose answer its
+   * crash lost finds the stored message without a query each. May hold a few other messages (ids that look so).
+   */
+  keyedMessagesSince(since: number, limit: number): Promise<KeyedMessage[]>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
   /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
   getMessageRoute(applicationId: string, id: string): Promise<MessageRoute | undefined>;
 }
+
+/** A message stored under an id an Idempotency-Key made: what answers its retry. */
+export type KeyedMessage = Pick<MessageRecord, 'id' | 'numericId' | 'applicationId'>;
 
 export interface SendToHandset {
   messageId: string;
