@@ -2,27 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import type { MessageRecord } from '../ports/message-history';
 import { createKeyedSends, storedKeyedMessages } from './keyed-sends';
+import { message } from '../adapters/history-contract';
 
-const record = (id: string, applicationId = 'app-1'): MessageRecord => ({
-  id,
-  numericId: 0,
-  applicationId,
-  channel: 'sms',
-  direction: 'MT',
-  destination: '+6421770001',
-  source: '',
-  content: 'Kia ora, tō tono kua tae mai 🌿',
-  reference: '',
-  messageClass: '',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via: 'sms_v2',
-  segments: 1,
-  acceptedAt: 0,
-  replyTo: '',
-});
+const record = (id: string): MessageRecord => message({ id, applicationId: 'app-1', numericId: 0 });
 
 /** A store that records what it was given and answers each with a numeric id of its own. */
 function recordingStore() {
