@@ -203,10 +203,10 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
       while (runs < 1) await sleep(10);
       gates[0]!.reject(new HermodError('unavailable', 'core is unavailable'));
       expect((await first).status).toBe(503);
-      // Core refused the release twice; the gateway tries again each second, well inside the lease.
+      // Core refused the release twice; the gateway tries again after 1 s, then 2 s, well inside the lease.
       const retry = await post('kia-ora-4', 'Kia ora 🌿');
       expect(retry.status).toBe(409);
-      await sleep(2500);
+      await sleep(3500);
       const later = await post('kia-ora-4', 'Kia ora 🌿');
       expect(later.status, later.body).toBe(202);
       // The retry names its message as the first try did: core answers the first's message if it was stored.

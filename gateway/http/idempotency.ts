@@ -69,20 +69,32 @@ export type DedupKeyOf = (position: number) => string;
 
 const NO_KEY: DedupKeyOf = () => '';
 
-/** Tries of a release that failed (core away a moment), a second apart, before the key is left to its lease. */
-const RELEASE_TRIES = 30;
+/**
+ * How long a release core could not take is tried again: the default lease
+ * (HERMOD_IDEMPOTENCY_LEASE), after which the claim has run out by itself.
+ */
+const RELEASE_FOR_MS = 10 * 60_000;
+/** Waits between tries of a release: 1 s, doubling to at most 15 s. */
+const RELEASE_WAIT_MS = { first: 1000, most: 15_000 };
 
 /**
  * Releases a failed request's key; one core could not take (it died under the
  * request, and its 503 is what the client is about to retry) is tried again
- * each second in the background, so the retry is not refused as still running
- * for the key's whole lease once core is back.
+ * in the background, a second after, then less often, for as long as the
+ * lease would hold it, so the retry is not refused as still running once core
+ * is back (on Kafka a restarted core can take half a minute to listen).
  */
-async function release(store: IdempotencyStore, request: { applicationId: string; key: string; claimId: string }, tries = RELEASE_TRIES): Promise<void> {
+async function release(
+  store: IdempotencyStore,
+  request: { applicationId: string; key: string; claimId: string },
+  until = Date.now() + RELEASE_FOR_MS,
+  waitMs = RELEASE_WAIT_MS.first,
+): Promise<void> {
   try {
     await store.releaseIdempotencyKey(request);
   } catch {
-    if (tries > 1) setTimeout(() => void release(store, request, tries - 1), 1000).unref();
+    if (Date.now() + waitMs > until) return;
+    setTimeout(() => void release(store, request, until, Math.min(RELEASE_WAIT_MS.most, waitMs * 2)), waitMs).unref();
   }
 }
 
