@@ -20,7 +20,11 @@ export interface KafkaBusOptions {
   retryBackoffMs?: number;
   /** A member that has not heartbeated for this long loses its partitions (default 30 s). */
   sessionTimeoutMs?: number;
-  /** Longest subscribe() waits for the member to join its group before it returns anyway (default 10 s). */
+  /**
+   * Longest subscribe() waits for the member to join its group before it returns anyway (default 2 s): after a
+   * kill -9 a join waits for the dead member's session to run out, and core's five subscriptions one after the
+   * other waited 10 s each, so a restarted core listened 30 s after the kill instead of 11 s.
+   */
   joinWaitMs?: number;
   /** Where kafkajs's own log goes (kafka-log.ts); default a logger of its own. */
   log?: Logger;
@@ -49,7 +53,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
   // Members learn of a rebalance from a heartbeat's answer: a short interval makes scaling out quick.
   const heartbeatInterval = Math.max(100, Math.min(1_000, Math.floor(sessionTimeout / 6)));
-  const joinWaitMs = options.joinWaitMs ?? 10_000;
+  const joinWaitMs = options.joinWaitMs ?? 2_000;
   let producer: Promise<Producer> | undefined;
   let admin: Promise<Admin> | undefined;
   const knownTopics = new Map<string, Promise<void>>();
