@@ -134,6 +134,33 @@ describe('WhatsApp replies (MO)', () => {
     expect(replies(mobile)).toHaveLength(1);
   });
 
+  it('gives a reply on the shared number to the application whose WhatsApp message the handset got last, after a restart forgot hot state', async () => {
+    const created = await h.hermod.cli(['apps', 'create', 'initech', '--api-key']);
+    expect(created.code, created.output).toBe(0);
+    const key = /api key: (\S+)/.exec(created.output)![1]!;
+    const callbacks = await h.hermod.cli(['apps', 'set-callbacks', 'initech', '--reply', `${h.receiverUrl}/initech-reply`]);
+    expect(callbacks.code, callbacks.output).toBe(0);
+    const mobile = '+6421600076';
+    const sent = await h.client.post(
+      '/rest/im/v1/message',
+      { destination: { mobile }, message: { type: 'text', text: { body: 'Nā Initech tēnei 🧾' } }, delivery_attempts: [{ channel: 'wab' }] },
+      { authorization: key },
+    );
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(() => h.wab.received.some((m) => m.to === '6421600076') || undefined, 20_000, 50);
+    // In-process hot state is gone after the restart: history alone knows who messaged the handset.
+    await h.restart();
+    await h.wab.handsetSends('6421600076', { text: 'Āe, mō Initech 👍🏽' });
+
+    const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 30_000, 50);
+    const routed = h.hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('reply routed') && l.includes(mobile));
+    expect(reply.path, routed.join('\n')).toBe('/initech-reply');
+    expect(reply.body).toMatchObject({ content: 'Āe, mō Initech 👍🏽', reply_to: sent.json.id });
+  });
+
   it('refuses a messages webhook that WhatsApp did not sign', async () => {
     const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
     const r = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json' } });

@@ -240,7 +240,8 @@ export async function startImOrchestrator(deps: {
       channel: attempt.channel,
       direction: 'MT',
       destination: address,
-      source: '',
+      // As a reply names it (the business number's phone number id): what history routes a reply by after a restart.
+      source: attempt.channel === 'wab' && deps.wabSender ? deps.wabSender : '',
       content: im.plan.text,
       reference: im.plan.reference,
       messageClass: im.plan.type,

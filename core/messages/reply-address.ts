@@ -7,7 +7,15 @@
  */
 export function replyAddressKey(address: string): string {
   const trimmed = address.normalize('NFC').trim();
-  if (/^\+?[\d\s\-().]+$/.test(trimmed) && /\d/.test(trimmed)) return trimmed.replace(/\D/g, '');
+  if (/^\+?[\d\s\-().]+$/.test(trimmed) && /\d/.test(trimmed)) {
+    const digits = trimmed.replace(/\D/g, '');
+    // 00 then a country code (none starts with 0) is the international number, as handset keys take it:
+    // `006421555000` is `+6421555000`, or a claim could be passed by writing a number that way.
+    return INTERNATIONAL.test(digits) ? digits.slice(2) : digits;
+  }
   // Upper-casing can leave decomposed letters (Greek with diacritics): compose again.
   return trimmed.toUpperCase().normalize('NFC');
 }
+
+/** 00, then a number of up to 15 digits whose country code does not start with 0. */
+const INTERNATIONAL = /^00[1-9][0-9]{0,14}$/;

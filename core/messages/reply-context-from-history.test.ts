@@ -48,4 +48,25 @@ describe('a reply routed from history when hot state forgot its handset', () => 
     const context = await contextOfReply(known, () => contexts.contextOf('+6421000801', '5000'));
     expect(routeReply(context, undefined)).toEqual({ applicationId: 'acme', replyTo: 'm-acme', rule: 'last-message-from-address' });
   });
+
+  it('goes by history for the last message from the address where hot state knows only a later message to the handset from elsewhere', async () => {
+    // Before a restart initech messaged the handset on the shared WhatsApp number; after it, recovery handed its IM message over again.
+    const history = { lastSendsTo: async () => [send('m-initech', 'initech', '100000000000001', 1)] };
+    const contexts = createReplyContextFromHistory(history);
+    const known = { lastToHandset: { applicationId: 'initech', messageId: 'im-initech' }, sendersOfAddress: [] };
+    const context = await contextOfReply(known, () => contexts.contextOf('+6421000802', '100000000000001'));
+    expect(context.lastToHandset).toEqual({ applicationId: 'initech', messageId: 'im-initech' });
+    expect(routeReply(context, 'acme')).toEqual({ applicationId: 'initech', replyTo: 'm-initech', rule: 'last-message-from-address' });
+  });
+
+  it('does not ask history when hot state knows the last message from the address', async () => {
+    let queries = 0;
+    const known = {
+      lastFromAddress: { applicationId: 'acme', messageId: 'm-1' },
+      lastToHandset: { applicationId: 'acme', messageId: 'm-1' },
+      sendersOfAddress: ['acme'],
+    };
+    expect(await contextOfReply(known, async () => (queries++, undefined))).toBe(known);
+    expect(queries).toBe(0);
+  });
 });

@@ -69,14 +69,21 @@ export function createReplyContextFromHistory(
 }
 
 /**
- * What a reply is routed by: hot state's context while it knows the handset; where it knows nothing of the
- * handset (in-process state after a restart, or past its time to live), history's messages to the handset,
- * with hot state's senders of the address beside history's: another application may have sent from the
- * address since the restart, and it alone must not take a reply to a message sent before it.
+ * What a reply is routed by: hot state's context while it knows the last message to the handset from the
+ * address replied to; where it does not (in-process state after a restart, a reply past its time to live, or
+ * a restart after which hot state learnt only of a later message to the handset from elsewhere, such as an
+ * Intelligent Messaging message recovery handed over again), history's messages to the handset stand in for
+ * that, hot state's last message to the handset kept where it knows one. Hot state's senders of the address
+ * go beside history's: another application may have sent from the address since the restart, and it alone
+ * must not take a reply to a message sent before it.
  */
 export async function contextOfReply(known: ReplyContext, fromHistory: () => Promise<ReplyContext | undefined>): Promise<ReplyContext> {
-  if (known.lastToHandset || known.lastFromAddress) return known;
+  if (known.lastFromAddress) return known;
   const remembered = await fromHistory();
   if (!remembered) return known;
-  return { ...remembered, sendersOfAddress: [...new Set([...known.sendersOfAddress, ...remembered.sendersOfAddress])] };
+  return {
+    lastToHandset: known.lastToHandset ?? remembered.lastToHandset,
+    lastFromAddress: remembered.lastFromAddress,
+    sendersOfAddress: [...new Set([...known.sendersOfAddress, ...remembered.sendersOfAddress])],
+  };
 }
