@@ -220,6 +220,9 @@ describe('reply routing between applications that message the same handset', () 
     expect(taken.json.message).toMatch(/source 4300 is claimed by another application/);
     const masked = await acme.post('/rest/sms/v2/messages', { destination: handset, mask: 'betashop', content: 'Kia ora mai i a acme 👋🏽' });
     expect(masked.status).toBe(400);
+    const broadcast = await acme.post('/rest/gateway/messages/broadcast', { destination: [handset, '+6421500007'], content: 'Kia ora 👋🏽', mask: 'BetaShop' });
+    expect(broadcast.status, broadcast.text).toBe(400);
+    expect(broadcast.json).toMatchObject({ error: 'invalid_attrib', message: expect.stringMatching(/mask BetaShop is claimed by another application/) });
     const campaign = await acme.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
       name: 'Hoko ✨',
       schedule: new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) + 'Z',

@@ -88,15 +88,19 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.mask, 'mask');
     checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
+      /** Core's refusals of the request's own fields (a claimed `source` or `mask`): the same for every destination. */
+      const refusals: string[] = [];
       const results = await Promise.all(
         body.destination.map(async (destination, position) => {
           if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
           const r = await deps.core.send(outbound(caller, body, destination, scheduled, dedupKeyOf(position)));
-          return r.outcome?.$case === 'accepted'
-            ? { id: r.outcome.value.numericId, destination, status: 'success', message: null }
-            : { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
+          if (r.outcome?.$case === 'accepted') return { id: r.outcome.value.numericId, destination, status: 'success', message: null };
+          if (r.outcome?.value.code === 'invalid_attrib') refusals.push(r.outcome.value.message);
+          return { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
         }),
       );
+      // Nothing could be sent for what the request itself says: refused as a whole (400), as a single send is.
+      if (refusals.length > 0 && results.every((r) => r.status === 'failure')) throw new HermodError('invalid_attrib', refusals[0]!);
       reply(ctx, 201, results);
     });
   });
