@@ -23,7 +23,8 @@ describe('replyAddressKey', () => {
     );
     fc.assert(
       fc.property(fc.stringMatching(/^\d{3,15}$/), (digits) => {
-        expect(replyAddressKey(`+${digits}`)).toBe(digits);
+        expect(replyAddressKey(`+${digits}`)).toBe(replyAddressKey(digits));
+        expect(replyAddressKey(digits)).toBe(/^00[1-9]/.test(digits) ? digits.slice(2) : digits);
       }),
     );
   });
