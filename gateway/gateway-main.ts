@@ -1,3 +1,4 @@
+import { continueWhenRead } from './http/continue-when-read';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +72,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);
+  continueWhenRead(secure);
+  continueWhenRead(plain);
   await listen(secure, config.httpsPort, config.host, 'HERMOD_HTTPS_PORT');
   await listen(plain, config.httpPort, config.host, 'HERMOD_HTTP_PORT');
   const httpsPort = (secure.address() as AddressInfo).port;

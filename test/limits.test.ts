@@ -257,3 +257,48 @@ function matching(shape: unknown): unknown {
   if (shape && typeof shape === 'object') return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, matching(v)]));
   return shape;
 }
+
+describe('a request that asks before sending its body (Expect: 100-continue)', () => {
+  let hermod: HermodProcess;
+  let ca: string;
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-continue-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
+    ca = hermod.ca();
+  });
+  afterAll(async () => hermod?.stop());
+
+  /** Sends the head, then, once the gateway answers 100 Continue, the body; resolves with every answer's status line, in order. */
+  const askFirst = (path: string, body: string, declared = Buffer.byteLength(body)): Promise<string[]> =>
+    new Promise((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca, servername: 'localhost' });
+      let text = '';
+      let sent = false;
+      const lines = (): string[] => text.split('\r\n').filter((l) => l.startsWith('HTTP/1.1 '));
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => {
+        text += d;
+        if (!sent && lines()[0]?.startsWith('HTTP/1.1 100')) {
+          sent = true;
+          socket.write(body);
+        }
+        if (lines().some((l) => !l.startsWith('HTTP/1.1 100')) && text.includes('}')) socket.end();
+      });
+      socket.on('close', () => resolve(lines()));
+      socket.on('error', reject);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${declared}\r\nexpect: 100-continue\r\n\r\n`,
+      );
+    });
+
+  it('is told 413 at once when the body it announces is over the limit, and never asked for it with 100 Continue', async () => {
+    const lines = await askFirst('/rest/sms/v2/messages', '', 5 * 1024 * 1024);
+    expect(lines).toEqual(['HTTP/1.1 413 Payload Too Large']);
+  });
+
+  it('is asked for a body within the limit with 100 Continue, and its message is accepted', async () => {
+    const lines = await askFirst('/rest/sms/v2/messages', JSON.stringify({ destination: '+6421000001', content: 'Kia ora, e hoa mā 👋🏽 你好' }));
+    expect(lines).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 202 Accepted']);
+  });
+});

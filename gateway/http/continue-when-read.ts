@@ -1,0 +1,23 @@
+import type http from 'node:http';
+
+/**
+ * Answers `Expect: 100-continue` only once the request's body is read. Node
+ * answers 100 Continue as soon as the head arrives, so a client announcing a
+ * body over the limit was told to send it, then refused 413: a client that
+ * waits for 100 Continue (curl for a large upload, many SDKs) sent megabytes
+ * for nothing. Now the gateway's checks of the head run first (a body over
+ * the limit, a wrong content type, bad credentials are answered without
+ * asking for the body), and the first reader of the body (a `data` or
+ * `readable` listener: any stream read, async iteration included) asks for it.
+ */
+export function continueWhenRead(server: http.Server): void {
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const onListener = (event: string | symbol): void => {
+      if (event !== 'data' && event !== 'readable') return;
+      req.off('newListener', onListener);
+      if (!res.headersSent && !res.writableEnded) res.writeContinue();
+    };
+    req.on('newListener', onListener);
+    server.emit('request', req, res);
+  });
+}
