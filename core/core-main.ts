@@ -138,44 +138,64 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   recorder.onApplied((change) => (imListener ? imListener(change) : beforeImListens.push(change)));
   // Last, after every listener that reads the message: a final status lets it leave memory soon.
   recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
-  const statusSubscription = await startStatusConsumer({
-    bus,
-    state,
-    history,
-    recorder,
-    log,
-    heldFile: { path: path.join(config.dataDir, 'state', 'held-delivery-reports.jsonl'), fsync: config.journalFsync },
-  });
   const respond = createCampaignResponder({ store: history.campaigns, intake, log });
-  const inboundSubscription = await startInboundConsumer({
-    bus,
-    state,
-    history,
-    optOuts: history,
-    recent,
-    numericIds,
-    log,
-    ownerOfAddress: (address) => accounts.ownerOfAddress(address),
-    dedupWindowMs: config.moDedupWindowMs,
-    onReplies: (r, knownAs) => callbacks.repliesReceived(r, knownAs),
-    respond,
-  });
   // Each callback try and its answer, for the admin API's Operations service.
   const ledger = createCallbackLedger();
-  const dispatcher = await startCallbackDispatcher({
-    bus,
-    ledger,
-    accounts,
-    log,
-    outbox,
-    busKeepsRecords: config.adapters.bus !== 'memory',
-    ...config.callbacks,
-  });
+  // Side by side: on Kafka each subscription waits up to 2 s for its group's join, which after a kill -9
+  // waits for the dead member's session to run out; one after the other, those waits added up.
+  const [statusSubscription, inboundSubscription, dispatcher] = await Promise.all([
+    startStatusConsumer({
+      bus,
+      state,
+      history,
+      recorder,
+      log,
+      heldFile: { path: path.join(config.dataDir, 'state', 'held-delivery-reports.jsonl'), fsync: config.journalFsync },
+    }),
+    startInboundConsumer({
+      bus,
+      state,
+      history,
+      optOuts: history,
+      recent,
+      numericIds,
+      log,
+      ownerOfAddress: (address) => accounts.ownerOfAddress(address),
+      dedupWindowMs: config.moDedupWindowMs,
+      onReplies: (r, knownAs) => callbacks.repliesReceived(r, knownAs),
+      respond,
+    }),
+    startCallbackDispatcher({
+      bus,
+      ledger,
+      accounts,
+      log,
+      outbox,
+      busKeepsRecords: config.adapters.bus !== 'memory',
+      ...config.callbacks,
+    }),
+  ]);
   const pools = await options.beside?.({ bus, state });
   await recoverUnfinished({ history, state, intake, recent, log });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
-  const campaignRunner = await startCampaignRunner({ store: history.campaigns, bus, intake, state, history, log, ...config.campaigns });
+  // Side by side too (each its own subscription).
+  const [campaignRunner, orchestrator] = await Promise.all([
+    startCampaignRunner({ store: history.campaigns, bus, intake, state, history, log, ...config.campaigns }),
+    startImOrchestrator({
+      bus,
+      state,
+      history,
+      im: history.im,
+      recorder,
+      numericIds,
+      notices: callbacks,
+      recent,
+      log,
+      defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
+      wabSender: config.channels.wab.sender,
+    }),
+  ]);
   const templates = createTemplates({ store: history.campaigns, applications: history, numericIds });
   const importMembers = createMemberImporter({
     store: history.campaigns,
@@ -191,19 +211,6 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     dryRun: createCampaignDryRun({ store: history.campaigns, applications: history, state, templates, ratePerSecond: config.campaigns.ratePerSecond }),
   };
 
-  const orchestrator = await startImOrchestrator({
-    bus,
-    state,
-    history,
-    im: history.im,
-    recorder,
-    numericIds,
-    notices: callbacks,
-    recent,
-    log,
-    defaultTimeoutSeconds: config.im.defaultTimeoutMs / 1000,
-    wabSender: config.channels.wab.sender,
-  });
   for (const change of beforeImListens.splice(0)) orchestrator.statusApplied(change);
   imListener = (change) => orchestrator.statusApplied(change);
   const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });
