@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClosingServer } from './closing-server';
 
@@ -120,5 +120,42 @@ describe('a gateway server that stops while clients keep sending on kept-alive c
     expect(await body).toBe('rows end');
     await closed;
     agent.destroy();
+  });
+
+  it('answers a connection that opened just before the stop and sends its request just after, instead of resetting it', async () => {
+    const closing = createClosingServer();
+    const server = http.createServer(
+      { keepAliveTimeout: 65_000 },
+      closing.handle((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"1"}'));
+      }),
+    );
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+
+    // Accepted before the stop (as the supervisor hands a gateway a connection it accepted), its request a moment after.
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    await new Promise((r) => setTimeout(r, 20));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (answer += d));
+    const ended = new Promise<string | undefined>((resolve) => {
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+      socket.on('close', () => resolve(undefined));
+    });
+    const closed = closing.close(server);
+    await new Promise((r) => setTimeout(r, 60)); // past a sweep of idle connections
+    const body = JSON.stringify({ destination: '+64211234567', content: 'Kia ora, e hoa mā 👋🏽' });
+    if (!socket.destroyed)
+      socket.write(
+        `POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    expect(await ended).toBeUndefined();
+    expect(answer).toMatch(/^HTTP\/1\.1 202 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    await closed;
   });
 });
