@@ -55,3 +55,25 @@ describe('application names', () => {
     expect(await accounts.authenticateApiKey('hmd_tēnā-koe')).toEqual({ id: old.id, name: 'old:name' });
   });
 });
+
+describe('claimed addresses', () => {
+  it('reads the claims once for the many sends that ask at the same moment, and again after a claim changes', async () => {
+    const { accounts, apps } = accountsInMemory();
+    await accounts.upsert({ name: 'kāinga', password: 'kupuhipa', sourceAddresses: ['+6421555000', 'Kāinga'] });
+    const kainga = apps.get('kāinga')!.id;
+    // The store lists the applications from the map's values: count those reads.
+    let reads = 0;
+    const values = apps.values.bind(apps);
+    apps.values = () => {
+      reads += 1;
+      return values();
+    };
+    const owners = await Promise.all(Array.from({ length: 100 }, () => accounts.ownerOfAddress('6421555000')));
+    expect(new Set(owners)).toEqual(new Set([kainga]));
+    expect(reads).toBe(1);
+
+    await accounts.upsert({ name: 'kāinga', password: 'kupuhipa', sourceAddresses: ['4001'] });
+    expect(await accounts.ownerOfAddress('4001')).toBe(kainga);
+    expect(await accounts.ownerOfAddress('6421555000')).toBeUndefined();
+  });
+});

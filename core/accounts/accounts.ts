@@ -85,14 +85,30 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
   let generation = 0;
   const changeListeners: ((applicationId: string) => void)[] = [];
   const createdListeners: ((applicationId: string) => Promise<void>)[] = [];
-  // Address key → application id, of every claim; read for every reply, so cached like the settings.
+  // Address key → application id, of every claim; read for every reply and every send, so cached like the
+  // settings, and read once for all who ask while it is read (sends at thousands a second would each read it).
   let owners: { value: Map<string, string>; expires: number } | undefined;
+  let readingOwners: Promise<Map<string, string>> | undefined;
+  const forgetOwners = (): void => {
+    owners = undefined;
+    readingOwners = undefined;
+  };
   const claims = async (): Promise<Map<string, string>> => {
     if (owners && owners.expires > Date.now()) return owners.value;
-    const value = new Map<string, string>();
-    for (const a of await deps.applications.listApplications()) for (const address of a.sourceAddresses) value.set(replyAddressKey(address), a.id);
-    owners = { value, expires: Date.now() + SETTINGS_CACHE_MS };
-    return value;
+    if (readingOwners) return readingOwners;
+    // Read by the closure below, which gets past its first await only once this is set.
+    let reading!: Promise<Map<string, string>>;
+    reading = (async () => {
+      const value = new Map<string, string>();
+      for (const a of await deps.applications.listApplications()) for (const address of a.sourceAddresses) value.set(replyAddressKey(address), a.id);
+      // Kept unless a change forgot the claims while this read ran.
+      if (readingOwners === reading) owners = { value, expires: Date.now() + SETTINGS_CACHE_MS };
+      return value;
+    })().finally(() => {
+      if (readingOwners === reading) readingOwners = undefined;
+    });
+    readingOwners = reading;
+    return reading;
   };
   const callbackSettings = async (applicationId: string): Promise<CallbackSettings | undefined> => {
     const hit = settings.get(applicationId);
@@ -149,7 +165,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
       if (!current) checkApplicationName(input.name);
       if (input.sourceAddresses) {
-        owners = undefined;
+        forgetOwners();
         const claimed = await claims();
         for (const address of input.sourceAddresses) {
           const owner = claimed.get(replyAddressKey(address));
@@ -182,7 +198,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       await deps.applications.upsertApplication(record);
       generation += 1;
       settings.delete(record.id);
-      owners = undefined;
+      forgetOwners();
       for (const listener of changeListeners) listener(record.id);
       if (!current) for (const listener of createdListeners) await listener(record.id);
       return { id: record.id, name: record.name };
