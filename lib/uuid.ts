@@ -50,9 +50,6 @@ export function hashedUuid(...parts: string[]): string {
 /** The first characters of a hashedUuid's fourth group (from its 20th character, 1-based, as SQL counts). */
 export const HASHED_MARK = 'bee';
 
-/** Whether `id` is in hashedUuid's layout (or one of the random ids that look so). */
-export const isHashedUuid = (id: string): boolean => id.length === 36 && id[14] === '4' && id.startsWith(HASHED_MARK, 19);
-
 /** Sets the version and variant bits of the 16 bytes at `at`, and writes them out as a UUID. */
 function written(bytes: Buffer, at: number): string {
   bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40;

@@ -20,5 +20,5 @@ export function handsetKey(handset: string): string {
 
 const NUMBER = /^\+?[0-9]{1,15}$/;
 /** 00, then a number of up to 15 digits whose country code, like every one, does not start with 0. */
-const INTERNATIONAL = /^\+?00[1-9][0-9]{0,14}$/;
+export const INTERNATIONAL = /^\+?00[1-9][0-9]{0,14}$/;
 const E164 = /^\+[1-9][0-9]{0,14}$/;

@@ -1,3 +1,5 @@
+import { INTERNATIONAL } from '../domain/handset-key';
+
 /**
  * The form in which an address a message was sent from, and the address a
  * reply was sent to, are compared. A handset replying to `+6421000000` may
@@ -16,6 +18,3 @@ export function replyAddressKey(address: string): string {
   // Upper-casing can leave decomposed letters (Greek with diacritics): compose again.
   return trimmed.toUpperCase().normalize('NFC');
 }
-
-/** 00, then a number of up to 15 digits whose country code does not start with 0. */
-const INTERNATIONAL = /^00[1-9][0-9]{0,14}$/;
