@@ -5,7 +5,7 @@ import type { MessageStatus } from '../domain/message-status';
 import type { ApplicationRecord } from '../ports/account-store';
 import type { History } from '../ports/history';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
-import type { CampaignRecord, ListRecord } from '../ports/campaign-store';
+import type { CampaignRecord, KeyedImport, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 import { referenceReportJson } from '../../test/support/report-json-reference';
 
@@ -590,6 +590,34 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         await history.campaigns.upsertList(list({ id: 102, name: 'другой — 其他', deleted: true, updatedAt: BASE + 1 }));
         expect(await history.campaigns.listLists('app-one')).toEqual([list()]);
         expect((await history.campaigns.listLists('app-two')).map((l) => l.id)).toEqual([103]);
+      });
+
+      it("finds a keyed import's answer once its list or campaign row is written, deleted or not, scoped to its application", async () => {
+        const keyed = (overrides: Partial<KeyedImport> = {}): KeyedImport => ({
+          applicationId: 'app-one',
+          dedupKey: 'kī-0.ℹ️',
+          kind: 'list',
+          id: 101,
+          errorMessages: '1 duplicate member was removed — 重复',
+          members: 2,
+          optedOut: 1,
+          at: BASE,
+          ...overrides,
+        });
+        await history.campaigns.rememberKeyedImport(keyed());
+        // Remembered before its row: a crash in between leaves nothing to answer with.
+        expect(await history.campaigns.findKeyedImport('app-one', 'kī-0.ℹ️')).toBeUndefined();
+        await history.campaigns.upsertList(list());
+        expect(await history.campaigns.findKeyedImport('app-one', 'kī-0.ℹ️')).toEqual(keyed());
+        await history.campaigns.upsertList(list({ deleted: true, updatedAt: BASE + 1 }));
+        expect(await history.campaigns.findKeyedImport('app-one', 'kī-0.ℹ️')).toEqual(keyed());
+        expect(await history.campaigns.findKeyedImport('app-two', 'kī-0.ℹ️')).toBeUndefined();
+        expect(await history.campaigns.findKeyedImport('app-one', 'kī-1')).toBeUndefined();
+        // A retry after a crash that kept the first row from being written remembers its own.
+        await history.campaigns.rememberKeyedImport(keyed({ dedupKey: 'kī-2', id: 301, at: BASE }));
+        await history.campaigns.rememberKeyedImport(keyed({ dedupKey: 'kī-2', kind: 'campaign', id: 202, at: BASE + 5 }));
+        await history.campaigns.upsertCampaign(campaign());
+        expect(await history.campaigns.findKeyedImport('app-one', 'kī-2')).toEqual(keyed({ dedupKey: 'kī-2', kind: 'campaign', id: 202, at: BASE + 5 }));
       });
 
       it('keeps the newest version of a campaign, scoped to its application', async () => {

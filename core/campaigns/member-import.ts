@@ -28,6 +28,8 @@ export interface ImportFields {
   replyResponse: string;
   /** Problems the gateway already found (members it dropped). */
   errorMessages: string;
+  /** The request's Idempotency-Key and body as one key ('' without a key): see `KeyedImport`. */
+  dedupKey?: string;
 }
 
 export type ImportPart =
@@ -129,6 +131,13 @@ export function createMemberImporter(deps: {
         // Commit.
         const f = p.fields;
         if (count === 0) throw new HermodError('unprocessable', 'members: at least one member is required');
+        // A retry of a request whose list or campaign was created, its answer lost with a core that died: the first answer, nothing new.
+        const earlier = f.dedupKey ? await deps.store.findKeyedImport(begin.applicationId, f.dedupKey) : undefined;
+        if (earlier) {
+          await writing.catch(() => undefined);
+          await deps.store.deleteMembers(id).catch(() => undefined);
+          return { id: earlier.id, errorMessages: earlier.errorMessages, members: earlier.members, optedOut: earlier.optedOut };
+        }
         const campaign = begin.kind === 'campaign' ? await prepareCampaign(begin.applicationId, f) : undefined;
         await write(pending);
         pending = [];
@@ -144,6 +153,9 @@ export function createMemberImporter(deps: {
         ]
           .filter(Boolean)
           .join('; ');
+        const outcome: ImportOutcome = { id, errorMessages: notes, members: count - removed, optedOut: removed };
+        // Remembered before the row: a crash between the two leaves a key whose row is missing, which a retry passes over.
+        if (f.dedupKey) await deps.store.rememberKeyedImport({ applicationId: begin.applicationId, dedupKey: f.dedupKey, kind: begin.kind, ...outcome, at });
         if (campaign) {
           const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
           await deps.store.upsertCampaign(record);
@@ -162,7 +174,7 @@ export function createMemberImporter(deps: {
             updatedAt: at,
           });
         }
-        return { id, errorMessages: notes, members: count - removed, optedOut: removed };
+        return outcome;
       }
       await writing.catch(() => undefined);
       throw new HermodError('invalid_attrib', 'import ended without a commit');

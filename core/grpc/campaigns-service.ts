@@ -86,6 +86,7 @@ async function* importParts(call: ServerReadableStream<ImportChunk, ImportResult
           optOutResponse: c.optOutResponse,
           replyResponse: c.replyResponse,
           errorMessages: c.errorMessages,
+          dedupKey: c.dedupKey,
         },
       };
     }

@@ -9,7 +9,7 @@ import { HISTORY_TABLES } from './schema';
  * position, campaign messages by id, which sorts by position): members are
  * read in pages, the report as one stream.
  */
-const { lists, campaigns, members, templates, messages, campaignReport } = HISTORY_TABLES;
+const { lists, campaigns, members, templates, messages, campaignReport, keyedImports } = HISTORY_TABLES;
 
 export const CAMPAIGN_INSERTS = {
   members: {
@@ -47,7 +47,22 @@ export const CAMPAIGN_INSERTS = {
     table: templates,
     columns: ['id', 'application_id', 'name', 'content', 'updated_at'],
   },
+  keyedImports: {
+    table: keyedImports,
+    columns: ['application_id', 'dedup_key', 'kind', 'id', 'error_messages', 'members', 'opted_out', 'at'],
+  },
 } as const;
+
+/**
+ * The newest import remembered under a key whose list or campaign row exists
+ * (deleted or not). Params: applicationId String, dedupKey String.
+ */
+export const FIND_KEYED_IMPORT = `
+SELECT kind, id, error_messages AS errorMessages, members, opted_out AS optedOut, toUnixTimestamp64Milli(at) AS at
+FROM ${keyedImports} FINAL
+WHERE application_id = {applicationId:String} AND dedup_key = {dedupKey:String}
+  AND (id IN (SELECT id FROM ${lists} WHERE application_id = {applicationId:String})
+    OR id IN (SELECT id FROM ${campaigns} WHERE application_id = {applicationId:String}))`;
 
 /** A lightweight delete: the rows disappear from reads at once, the parts are rewritten later. Params: ownerId UInt64. */
 export const DELETE_MEMBERS = `DELETE FROM ${members} WHERE owner_id = {ownerId:UInt64}`;

@@ -26,6 +26,7 @@ export const HISTORY_TABLES = {
   campaignReportFromMessages: 'campaign_report_from_messages',
   campaignReportFromEvents: 'campaign_report_from_events',
   backfills: 'history_backfills',
+  keyedImports: 'keyed_imports',
 } as const;
 
 /**
@@ -264,6 +265,27 @@ ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY (application_id, contact_id)`;
 
 /**
+ * Lists and campaigns created by a request with an Idempotency-Key, with the
+ * answer they got, by the key the gateway derived from the key and the body;
+ * kept as long as keys are (two days, past the default 24 h).
+ */
+const KEYED_IMPORTS = `
+CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.keyedImports}
+(
+    application_id LowCardinality(String),
+    dedup_key      String,
+    kind           LowCardinality(String),
+    id             UInt64,
+    error_messages String,
+    members        UInt32,
+    opted_out      UInt32,
+    at             DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(at)
+ORDER BY (application_id, dedup_key)
+TTL toDateTime(at) + INTERVAL 2 DAY`;
+
+/**
  * A campaign message id (campaign-message-ids.ts), as a cheap test on the
  * fixed characters of its layout: version 8, variant `8000-0000`. Other
  * messages have version-4 UUIDs.
@@ -391,6 +413,7 @@ export const HISTORY_SCHEMA: readonly string[] = [
   TEMPLATES,
   IM_TEMPLATES,
   CONTACTS,
+  KEYED_IMPORTS,
   ...MIGRATIONS,
   CAMPAIGN_REPORT,
   CAMPAIGN_REPORT_FROM_MESSAGES,

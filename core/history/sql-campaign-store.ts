@@ -6,6 +6,7 @@ import {
   CAMPAIGN_INSERTS,
   DELETE_MEMBERS,
   FIND_CAMPAIGN,
+  FIND_KEYED_IMPORT,
   GET_CAMPAIGN,
   LIST_LISTS,
   LIST_TEMPLATES,
@@ -132,6 +133,35 @@ export function createSqlCampaignStore(io: SqlIo): CampaignStore {
           updated_at: dateTime64(x.updatedAt),
         })),
       );
+    },
+    async rememberKeyedImport(k) {
+      await io.insert(
+        CAMPAIGN_INSERTS.keyedImports,
+        jsonEachRow([k], (x) => ({
+          application_id: x.applicationId,
+          dedup_key: x.dedupKey,
+          kind: x.kind,
+          id: x.id,
+          error_messages: x.errorMessages,
+          members: x.members,
+          opted_out: x.optedOut,
+          at: dateTime64(x.at),
+        })),
+      );
+    },
+    async findKeyedImport(applicationId, dedupKey) {
+      const [r] = await io.select('findKeyedImport', FIND_KEYED_IMPORT, { applicationId, dedupKey });
+      if (!r) return undefined;
+      return {
+        applicationId,
+        dedupKey,
+        kind: str(r.kind) === 'campaign' ? 'campaign' : 'list',
+        id: toNumber(r.id),
+        errorMessages: str(r.errorMessages),
+        members: toNumber(r.members),
+        optedOut: toNumber(r.optedOut),
+        at: toNumber(r.at),
+      };
     },
     async listLists(applicationId) {
       return (await io.select('listLists', LIST_LISTS, { applicationId })).map(toList);

@@ -82,6 +82,23 @@ export interface ReportJsonLook {
   utcOffsetMinutes: number;
 }
 
+/**
+ * A list or campaign created by a request with an Idempotency-Key, and the
+ * answer it got: a retry of the same request (the same `dedupKey`) whose first
+ * answer was lost is answered with it instead of creating another.
+ */
+export interface KeyedImport {
+  applicationId: string;
+  dedupKey: string;
+  kind: 'list' | 'campaign';
+  /** The list or campaign id. */
+  id: number;
+  errorMessages: string;
+  members: number;
+  optedOut: number;
+  at: number;
+}
+
 /** A campaign's messages counted by their latest status (campaign control's progress). */
 export interface CampaignProgressCounts {
   /** Messages stored (members that have one). */
@@ -108,6 +125,14 @@ export interface CampaignStore {
   /** Up to `limit` members from `fromPosition` on, in position order. */
   readMembers(ownerId: number, fromPosition: number, limit: number): Promise<MemberRow[]>;
   upsertList(list: ListRecord): Promise<void>;
+  /** Remembers a keyed import's answer; written before its list or campaign row. */
+  rememberKeyedImport(keyed: KeyedImport): Promise<void>;
+  /**
+   * The import an earlier request with this key made, if its list or
+   * campaign row was written (deleted since or not): one remembered whose row
+   * a crash kept from being written is not found.
+   */
+  findKeyedImport(applicationId: string, dedupKey: string): Promise<KeyedImport | undefined>;
   /** The application's lists that are not deleted, oldest first. */
   listLists(applicationId: string): Promise<ListRecord[]>;
   upsertCampaign(campaign: CampaignRecord): Promise<void>;

@@ -80,8 +80,11 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
   ): Promise<void> => {
     const who = await caller(ctx);
     checkJsonRequest(ctx, deps.maxImportBytes);
-    await idempotentStream(ctx, deps.core, who.applicationId, 'campaign_manager', deps.maxImportBytes, async (body) => {
-      const { result } = await importBody(body, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, kind, toCommit);
+    await idempotentStream(ctx, deps.core, who.applicationId, 'campaign_manager', deps.maxImportBytes, async (body, dedupKey) => {
+      const { result } = await importBody(body, { ...deps, validate, maxBytes: deps.maxImportBytes }, who.applicationId, kind, (fields) => ({
+        ...toCommit(fields),
+        dedupKey: dedupKey(),
+      }));
       answer(result);
     });
   };
@@ -173,5 +176,6 @@ function commitFields(f: Record<string, unknown>): ImportCommit {
     optOutResponse: '',
     replyResponse: '',
     errorMessages: '',
+    dedupKey: '',
   };
 }

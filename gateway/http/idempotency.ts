@@ -70,6 +70,14 @@ export type DedupKeyOf = (position: number) => string;
 const NO_KEY: DedupKeyOf = () => '';
 
 /**
+ * The key and the whole request as one name for core: a different request
+ * under a released key names other messages (or another list or campaign).
+ */
+export function requestKey(scopedKey: string, fingerprint: string): string {
+  return createHash('sha256').update(`${scopedKey}\n${fingerprint}`).digest('base64url');
+}
+
+/**
  * How long a release core could not take is tried again: the default lease
  * (HERMOD_IDEMPOTENCY_LEASE), after which the claim has run out by itself.
  */
@@ -181,8 +189,7 @@ export async function idempotent(
     if (!claim.response) throw stillRunning(ctx);
     return replay(ctx, claim.response);
   }
-  // The key and the whole request: a different request under a released key names other messages.
-  const request = createHash('sha256').update(`${key}\n${fingerprint}`).digest('base64url');
+  const request = requestKey(key, fingerprint);
   await runClaimed(
     ctx,
     store,

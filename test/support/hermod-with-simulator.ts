@@ -11,8 +11,12 @@ export interface HermodWithSimulator {
   simulator: SmscSimulator;
   /** HTTPS client authenticated as the bootstrap application `acme`. */
   client: Client;
-  /** Stops hermod (SIGTERM) and starts it again on the same data directory: `hermod` and `client` are the new ones after. */
-  restart(): Promise<void>;
+  /**
+   * Stops hermod (SIGTERM) and starts it again on the same data directory:
+   * `hermod` and `client` are the new ones after. `whileStopped` runs in
+   * between (to leave the data directory as a crash would).
+   */
+  restart(whileStopped?: (dataDir: string) => void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,9 +39,10 @@ export async function startHermodWithSimulator(
     hermod,
     simulator,
     client: createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' }),
-    async restart() {
+    async restart(whileStopped) {
       running.client.close();
       await running.hermod.stop();
+      whileStopped?.(dataDir);
       running.hermod = await start();
       running.client = createClient(running.hermod.baseUrl, running.hermod.ca(), { user: 'acme', pass: 'secret' });
     },

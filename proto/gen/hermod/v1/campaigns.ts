@@ -101,6 +101,12 @@ export interface ImportCommit {
   replyResponse: string;
   /** What the gateway dropped (non-strict validation), to report back. */
   errorMessages: string;
+  /**
+   * Set for a request with an Idempotency-Key: the same for the same key and
+   * body. A list or campaign already created under it is answered instead of
+   * creating another (a retry after core died before its answer was kept).
+   */
+  dedupKey: string;
 }
 
 export interface ImportChunk {
@@ -448,6 +454,7 @@ function createBaseImportCommit(): ImportCommit {
     optOutResponse: "",
     replyResponse: "",
     errorMessages: "",
+    dedupKey: "",
   };
 }
 
@@ -488,6 +495,9 @@ export const ImportCommit: MessageFns<ImportCommit> = {
     }
     if (message.errorMessages !== "") {
       writer.uint32(98).string(message.errorMessages);
+    }
+    if (message.dedupKey !== "") {
+      writer.uint32(106).string(message.dedupKey);
     }
     return writer;
   },
@@ -601,6 +611,14 @@ export const ImportCommit: MessageFns<ImportCommit> = {
             message.errorMessages = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.dedupKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -647,6 +665,11 @@ export const ImportCommit: MessageFns<ImportCommit> = {
         : isSet(object.error_messages)
         ? globalThis.String(object.error_messages)
         : "",
+      dedupKey: isSet(object.dedupKey)
+        ? globalThis.String(object.dedupKey)
+        : isSet(object.dedup_key)
+        ? globalThis.String(object.dedup_key)
+        : "",
     };
   },
 
@@ -688,6 +711,9 @@ export const ImportCommit: MessageFns<ImportCommit> = {
     if (message.errorMessages !== "") {
       obj.errorMessages = message.errorMessages;
     }
+    if (message.dedupKey !== "") {
+      obj.dedupKey = message.dedupKey;
+    }
     return obj;
   },
 
@@ -708,6 +734,7 @@ export const ImportCommit: MessageFns<ImportCommit> = {
     message.optOutResponse = object.optOutResponse ?? "";
     message.replyResponse = object.replyResponse ?? "";
     message.errorMessages = object.errorMessages ?? "";
+    message.dedupKey = object.dedupKey ?? "";
     return message;
   },
 };
