@@ -121,6 +121,12 @@ export interface AdaptersConfig {
   redisWaitTimeoutMs: number;
   /** How long a message stays in hot state (Redis or in-process) once its status is final (then it is read from history). */
   stateFinalTtlMs: number;
+  /**
+   * How long a message sent with an Idempotency-Key stays in hot state once
+   * its status is final (HERMOD_IDEMPOTENCY_TTL): a retry whose first try's
+   * answer was lost finds its message as long as the key could have.
+   */
+  keyedFinalTtlMs: number;
   kafkaBrokers: string[];
   kafkaReplicationFactor: number;
   /** Create missing Kafka topics; off where an operator owns the topics (ACLs, partition counts). */
@@ -396,6 +402,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
     redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
     stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '1m'),
+    keyedFinalTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '')
       .split(',')
       .map((b) => b.trim())

@@ -50,6 +50,11 @@ export function hashedUuid(...parts: string[]): string {
 /** The first characters of a hashedUuid's fourth group (from its 20th character, 1-based, as SQL counts). */
 export const HASHED_MARK = 'bee';
 
+/** Whether `id` carries hashedUuid's mark: every hashed id does, and one random id in 1,024. */
+export function hasHashedMark(id: string): boolean {
+  return id.startsWith(HASHED_MARK, 19);
+}
+
 /** Sets the version and variant bits of the 16 bytes at `at`, and writes them out as a UUID. */
 function written(bytes: Buffer, at: number): string {
   bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40;

@@ -11,6 +11,7 @@ import { trackEntries } from '../../lib/metrics';
 import { createMemoryCampaignControl } from './memory-campaign-control';
 import { BoundedMap } from './bounded-map';
 import { FifoMap } from '../../lib/fifo-map';
+import { hasHashedMark } from '../../lib/uuid';
 import { CANCELLED, EMPTY_ENTRY, hasMark, type Mark, statusOf, SUBMITTED, withMark, withStatus } from './message-entry';
 
 export interface MemoryStateOptions {
@@ -30,6 +31,13 @@ export interface MemoryStateOptions {
   finalTtlMs?: number;
   /** Most messages kept with a final status (default 200,000): the oldest go first. */
   maxFinalEntries?: number;
+  /**
+   * How long the final status of a message sent with an Idempotency-Key (its
+   * id carries hashedUuid's mark) stays besides (default a day,
+   * HERMOD_IDEMPOTENCY_TTL), at most `maxFinalEntries` of them: a retry whose
+   * first try's answer was lost finds it here (keyed-sends.ts).
+   */
+  keyedFinalTtlMs?: number;
   /**
    * Most handsets (and address + handset pairs, and addresses) remembered for
    * reply routing (default 250,000 each): the least recently messaged go first.
@@ -52,6 +60,7 @@ export interface MemoryStateOptions {
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_MAX_ENTRIES = 1_000_000;
 const DEFAULT_FINAL_TTL_MS = 60 * 1000;
+const DEFAULT_KEYED_FINAL_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_MAX_FINAL_ENTRIES = 200_000;
 const DEFAULT_MAX_HANDSETS = 250_000;
 
@@ -86,6 +95,9 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const messageMap = <V>(empty: V) => new BoundedMap<V>(ttlMs, maxEntries, empty, { ttlMs: finalTtlMs, max: maxFinal });
   // A message's status, time and marks as one number (message-entry.ts): no object per message.
   const messages = messageMap<number>(EMPTY_ENTRY);
+  // Final statuses of keyed messages, beside the minute's: one number each.
+  const keyedDone = new BoundedMap<number>(Math.max(finalTtlMs, options.keyedFinalTtlMs ?? DEFAULT_KEYED_FINAL_TTL_MS), maxFinal, EMPTY_ENTRY);
+  const entryOf = (id: string, t: number): number | undefined => messages.get(id, t) ?? (keyedDone.size > 0 ? keyedDone.get(id, t) : undefined);
   const carrierIds = messageMap<string>('');
   // Marks written after a message's final status (an attempt cancelled once it
   // failed, so a redelivered job of it is not sent) live the full time to live,
@@ -125,7 +137,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     return entry && entry.expires > t ? entry : undefined;
   };
   const expireAll = (t: number): void => {
-    for (const map of [messages, lateMarks, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
+    for (const map of [messages, keyedDone, lateMarks, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
     expireFront(idempotency, t);
     const window = Math.floor(t / 1000);
     for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
@@ -133,7 +145,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   // What this state holds, for hermod_memory_entries (each read drops what has expired first).
   const untrack = trackEntries(
     {
-      'state:statuses': () => messages.size + lateMarks.size,
+      'state:statuses': () => messages.size + keyedDone.size + lateMarks.size,
       'state:carrier_ids': () => carrierIds.size,
       'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
       'state:idempotency_keys': () => idempotency.size,
@@ -156,15 +168,17 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       open();
       const t = now();
       messages.expire(t);
+      keyedDone.expire(t);
       carrierIds.expire(t);
       return advances.map((a) => {
-        const current = messages.get(a.id, t);
+        const current = entryOf(a.id, t);
         const status = statusOf(current)?.status;
         if (!canAdvance(status, a.status)) return false;
         if (a.onceSubmitted && status !== undefined && stageOf(status) < SUBMITTED_STAGE) return false;
         messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
         if (isFinal(a.status)) {
           messages.retire(a.id, t);
+          if (hasHashedMark(a.id)) keyedDone.set(a.id, withStatus(EMPTY_ENTRY, a.status, a.at), t);
           if (a.carrierId) carrierIds.retire(a.carrierId, t);
         }
         return true;
@@ -173,7 +187,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     async getStatus(id): Promise<StatusEntry | undefined> {
       open();
-      return statusOf(messages.get(id, now()));
+      return statusOf(entryOf(id, now()));
     },
 
     async rememberLastMessages(entries) {

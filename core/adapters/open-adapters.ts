@@ -39,6 +39,7 @@ export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: st
     case 'memory':
       return (await import('./memory-state')).createMemoryState({
         finalTtlMs: a.stateFinalTtlMs,
+        keyedFinalTtlMs: a.keyedFinalTtlMs,
         ...(keepAnswersIn
           ? {
               idempotencyFile: path.join(keepAnswersIn.dataDir, 'state', 'idempotency-keys.jsonl'),
@@ -54,6 +55,7 @@ export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: st
         waitReplicas: a.redisWaitReplicas,
         waitTimeoutMs: a.redisWaitTimeoutMs,
         finalTtlSeconds: Math.max(1, Math.round(a.stateFinalTtlMs / 1000)),
+        keyedFinalTtlSeconds: Math.max(1, Math.round(a.keyedFinalTtlMs / 1000)),
       });
   }
 }

@@ -5,6 +5,7 @@ import { unique } from './contract-support';
 import { createRedisState } from './redis-state';
 import { deleteRedisKeys, randomPrefix, rawRedis, REDIS_URL } from '../../test/support/redis-keys';
 import { describeStateContract } from './state-contract';
+import { hashedUuid, uuid } from '../../lib/uuid';
 
 const prefixes = new Set<string>();
 const freshPrefix = (): string => {
@@ -56,6 +57,24 @@ describe('Redis hot state', () => {
       }
       // Meanwhile a late duplicate is still refused.
       expect(await s.advanceStatuses([{ id: 'm-final', status: 'submitted', at: 3 }])).toEqual([false]);
+    } finally {
+      await raw.quit();
+    }
+  });
+
+  it('keeps the final status of a message sent with an Idempotency-Key for the key’s time to live, so a late retry finds it', async () => {
+    const prefix = freshPrefix();
+    const s = createRedisState({ redis: REDIS_URL, prefix, ttlSeconds: 7 * 86_400, finalTtlSeconds: 5, keyedFinalTtlSeconds: 86_400 });
+    open.push(s);
+    const raw = rawRedis();
+    try {
+      const keyed = hashedUuid('app-1', 'tono-Māori-2');
+      const unkeyed = uuid();
+      await s.advanceStatuses([keyed, unkeyed].map((id) => ({ id, status: 'received' as const, at: 2 })));
+      const keyedTtl = await raw.ttl(`${prefix}:msg:{${keyed}}:status`);
+      expect(keyedTtl).toBeGreaterThan(86_000);
+      expect(keyedTtl).toBeLessThanOrEqual(86_400);
+      expect(await raw.ttl(`${prefix}:msg:{${unkeyed}}:status`)).toBeLessThanOrEqual(5);
     } finally {
       await raw.quit();
     }

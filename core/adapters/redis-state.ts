@@ -9,6 +9,7 @@ import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { createRedisIdempotency } from './redis-idempotency';
 import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
+import { hasHashedMark } from '../../lib/uuid';
 
 export interface RedisStateOptions {
   /** A single Redis, or `{ cluster }` for a Redis Cluster. */
@@ -19,6 +20,12 @@ export interface RedisStateOptions {
   ttlSeconds?: number;
   /** Lifetime of a message's keys once its status is final (default 1 minute). */
   finalTtlSeconds?: number;
+  /**
+   * The same for a message sent with an Idempotency-Key (its id carries
+   * hashedUuid's mark; default a day, HERMOD_IDEMPOTENCY_TTL): a retry whose
+   * first try's answer was lost finds it here (keyed-sends.ts).
+   */
+  keyedFinalTtlSeconds?: number;
   /**
    * Replicas that must hold each write before it resolves (Redis WAIT; on a
    * cluster, at most as many as the key's shard lists). Default 0: the
@@ -32,6 +39,7 @@ export interface RedisStateOptions {
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const DEFAULT_FINAL_TTL_SECONDS = 60;
+const DEFAULT_KEYED_FINAL_TTL_SECONDS = 24 * 60 * 60;
 
 /**
  * The stage table of `message-status.ts`, written into the script so Redis
@@ -133,6 +141,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const prefix = options.prefix ?? 'hermod';
   const ttlSeconds = Math.max(1, Math.trunc(options.ttlSeconds ?? DEFAULT_TTL_SECONDS));
   const finalTtlSeconds = Math.max(1, Math.min(ttlSeconds, Math.trunc(options.finalTtlSeconds ?? DEFAULT_FINAL_TTL_SECONDS)));
+  const keyedFinalTtlSeconds = Math.max(finalTtlSeconds, Math.min(ttlSeconds, Math.trunc(options.keyedFinalTtlSeconds ?? DEFAULT_KEYED_FINAL_TTL_SECONDS)));
   const log = createLogger({ component: 'redis-state' });
   const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true }, log);
   // A cluster's masters are known once it has connected.
@@ -203,7 +212,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
               a.status,
               String(a.at),
               ttlSeconds,
-              finalTtlSeconds,
+              hasHashedMark(a.id) ? keyedFinalTtlSeconds : finalTtlSeconds,
               a.onceSubmitted ? '1' : '0',
             ),
         ),

@@ -3,6 +3,8 @@ import { HermodError } from '../../lib/errors';
 import type { MessageRecord } from '../ports/message-history';
 import { createKeyedSends, storedKeyedMessages } from './keyed-sends';
 import { message } from '../adapters/history-contract';
+import { createMemoryState } from '../adapters/memory-state';
+import { hashedUuid, uuid } from '../../lib/uuid';
 
 const record = (id: string): MessageRecord => message({ id, applicationId: 'app-1', numericId: 0 });
 
@@ -140,5 +142,30 @@ describe('finding the stored messages of keyed sends', () => {
     const { find, later } = lookups({ statuses: ['k-1'] });
     later(60_000);
     await expect(find(['k-1'])).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('finds a keyed message that ended hours ago, outside the window, while its key could still be retried; an unkeyed one leaves hot state after the final minute', async () => {
+    let t = 1_000_000;
+    const state = createMemoryState({ finalTtlMs: 60_000, keyedFinalTtlMs: 24 * 3_600_000, now: () => t });
+    const keyed = { ...record(hashedUuid('app-1', 'tono-Māori-1')), numericId: 7 };
+    const unkeyed = { ...record(uuid()), numericId: 8 };
+    await state.advanceStatuses(
+      [keyed, unkeyed].flatMap((m) => [
+        { id: m.id, status: 'queued' as const, at: t },
+        { id: m.id, status: 'received' as const, at: t },
+      ]),
+    );
+    const find = storedKeyedMessages({
+      history: { findMessages: async (ids) => [keyed, unkeyed].filter((m) => ids.includes(m.id)), keyedMessagesSince: async () => [] },
+      state,
+      recent: { get: () => undefined },
+      historyForMs: 60_000,
+      now: () => t,
+    });
+    t += 5 * 3_600_000;
+    expect((await find([keyed.id, unkeyed.id])).map((m) => [m.id, m.numericId])).toEqual([[keyed.id, 7]]);
+    t += 20 * 3_600_000;
+    expect(await find([keyed.id])).toEqual([]);
+    await state.close();
   });
 });

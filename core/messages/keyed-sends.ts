@@ -105,11 +105,13 @@ type Stored = Pick<MessageRecord, 'id' | 'numericId'>;
  * keyed messages stored in the `historyForMs` before it (a first try whose
  * answer a crash lost was stored by a core that no longer runs, and its
  * retry comes once this one is up), loaded from history once at the start;
- * then hot state, which holds every message until it ends and a while after
- * (a minute on Redis, the last 200,000 in memory), and history for the ids
- * hot state knows (for their numbers). Outside that window a retry that comes
- * after its first try's message ended and left hot state is stored again
- * (README, "Retry a failed send with its key").
+ * then hot state, which holds every message until it ends, and a keyed one
+ * for as long as its key lives after that (HERMOD_IDEMPOTENCY_TTL, a day; in
+ * memory at most the last 200,000 keyed ones that ended), and history for
+ * the ids hot state knows (for their numbers). What hot state loses (the
+ * in-process state in a crash) the window covers for its first minutes; a
+ * retry after that is stored again (README, "Retry a failed send with its
+ * key").
  *
  * A chDB point query costs about 5 ms of CPU however few ids it names: asking
  * history about every keyed send took keyed v2 sends from 456 to 170 a
