@@ -117,6 +117,33 @@ describe('handing accepted messages to their channel', () => {
     await intake.drain();
   });
 
+  it('answers a stored send as accepted and hands it over once hot state takes its status again, when hot state failed under it (a Redis master failing over)', async () => {
+    const { bus, published } = outageBus();
+    const memory = createMemoryState();
+    let refusals = 3;
+    const state = {
+      ...memory,
+      async advanceStatuses(advances: Parameters<typeof memory.advanceStatuses>[0]) {
+        if (refusals > 0 && advances.some((a) => a.status === 'accepted')) {
+          refusals -= 1;
+          throw new HermodError('unavailable', 'advancing statuses: MOVED 12882 127.0.0.1:7105', { retryable: true });
+        }
+        return memory.advanceStatuses(advances);
+      },
+    };
+    const { intake, statuses } = intakeOn(bus, [], [], undefined, state);
+    const [result] = await intake.accept([send('sms', '+64211234568', 'Tēnā koe — 你好 🌿')]);
+    expect(result).toMatchObject({ ok: true });
+    const id = result!.ok ? result!.id : '';
+    await until(() => (published.get(topicName('sms'))?.length ?? 0) > 0);
+    expect(published.get(topicName('sms'))!.map((r) => decodeJob(r.value).id)).toEqual([id]);
+    expect(refusals).toBe(0);
+    // Hot state took the status it refused at first (queued is the recorder's, a stand-in here).
+    expect((await memory.getStatus(id))?.status).toBe('accepted');
+    await until(() => statuses.some((s) => s.status === 'queued'));
+    await intake.drain();
+  });
+
   it('retries only the channel whose topic failed, so the other channel gets each message once', async () => {
     const { bus, down, published } = outageBus();
     const { intake } = intakeOn(bus);

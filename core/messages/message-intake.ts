@@ -20,7 +20,8 @@ import { createKeyedSends, storedKeyedMessages, KEYED_HISTORY_CHECK_MS } from '.
 import { claimedByAnother, type OwnerOfAddress } from './claimed-addresses';
 import { publishSpans } from '../ports/bus-spans';
 import { carryTrace, traceOf } from '../../lib/tracing';
-import type { Logger } from '../../lib/log';
+import { createLogger, type Logger } from '../../lib/log';
+import { retryUntilDone } from '../../lib/retry-until-done';
 
 /**
  * What a caller supplies; intake adds the id, direction, segment count and acceptance time. With `dedupKey`
@@ -365,12 +366,63 @@ export function createMessageIntake(deps: {
    * Campaign messages stay out of the recent-message cache: a million of them
    * would push out what API clients are polling for.
    */
-  const store = async (all: MessageRecord[], now: number, handOver: (records: readonly MessageRecord[]) => unknown = handOff): Promise<IntakeResult[]> => {
-    // The bus has refused hand-offs for a while: nothing more is taken in (a 503 the client retries), so memory stays bounded.
-    if (waiting.length >= maxWaiting) {
-      const error = new HermodError('unavailable', `${waiting.length} accepted messages are waiting for the message bus; try again later`, {
-        retryable: true,
+  /** Stored messages whose statuses hot state has not taken yet (it failed under them): tried again in the background. */
+  let settling = 0;
+  const log = deps.log ?? createLogger({ component: 'message-intake' });
+  /**
+   * Runs what must follow storing messages: in the common case at once, while
+   * the answer waits. Should hot state fail under it (a Redis master failing
+   * over, a connection lost), the messages are stored all the same and will be
+   * sent: the answer says they were accepted, and the rest is tried again in
+   * the background (two seconds apart at most) until it goes through, or core
+   * stops, leaving them to recovery at the next start.
+   */
+  const settleStored = async (
+    count: number,
+    steps: (untilDone: (what: string, work: () => Promise<unknown>) => Promise<unknown>) => Promise<void>,
+    /** Wait for it all the same (a campaign page, held until the bus takes it). */
+    wait: boolean,
+  ): Promise<void> => {
+    let slowed!: () => void;
+    const slow = new Promise<void>((resolve) => (slowed = resolve));
+    const untilDone = (what: string, work: () => Promise<unknown>): Promise<unknown> =>
+      work().catch((err: unknown) => {
+        if (!toHermodError(err).retryable) throw err;
+        slowed();
+        return retryUntilDone(work, { what, log, fields: { messages: count }, giveUp: () => draining });
       });
+    const done = steps(untilDone);
+    if (wait) return done;
+    let finished = false;
+    void done.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
+    await Promise.race([done, slow]);
+    if (finished) return done;
+    settling += count;
+    void done
+      .catch((err: unknown) => {
+        if (!draining) log.error('could not record stored messages; they are handed over at the next start', { err, messages: count });
+      })
+      .finally(() => (settling -= count));
+  };
+
+  const store = async (
+    all: MessageRecord[],
+    now: number,
+    handOver: (records: readonly MessageRecord[]) => unknown = handOff,
+    untilHandedOver = false,
+  ): Promise<IntakeResult[]> => {
+    // The bus has refused hand-offs for a while: nothing more is taken in (a 503 the client retries), so memory stays bounded.
+    if (waiting.length + settling >= maxWaiting) {
+      const error = new HermodError(
+        'unavailable',
+        `${waiting.length + settling} accepted messages are waiting for the message bus or hot state; try again later`,
+        {
+          retryable: true,
+        },
+      );
       return all.map(() => ({ ok: false as const, error }));
     }
     const remember = (list: MessageRecord[]): void => deps.recent.put(list.filter((r) => r.via !== 'campaign'));
@@ -394,29 +446,39 @@ export function createMessageIntake(deps: {
       const v = verdicts[i]!;
       return settled[i]!.status === 'fulfilled' && !v.send ? [{ r, status: v.status, detail: v.detail }] : [];
     });
-    if (ended.length > 0) {
-      const list = ended.map((e) => e.r);
-      remember(list);
-      await deps.state.advanceStatuses(list.map((r) => ({ id: r.id, status: 'accepted', at: now })));
-      deps.recorder.announce(list.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
-      await deps.recorder.record(
-        ended.map(({ r, status, detail }) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status, at: now, detail })),
-      );
-    }
-    if (stored.length > 0) {
-      remember(stored);
-      await deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now })));
-      for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
-      deps.recorder.announce(
-        stored.map((r) => {
-          const change: StatusChange = { messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now };
-          carryTrace(change, traceOf(r));
-          return change;
-        }),
-      );
-      // Hand-off to the channel happens after the answer, and is tried again until the bus takes it.
-      handOver(stored);
-    }
+    // From here the messages are stored (the journal has them): what follows must happen, and not make the answer a failure.
+    const list = ended.map((e) => e.r);
+    remember(list);
+    remember(stored);
+    const afterStoring = async (untilDone: (what: string, work: () => Promise<unknown>) => Promise<unknown>): Promise<void> => {
+      if (list.length > 0) {
+        await untilDone('record the accepted status of messages that end at once', () =>
+          deps.state.advanceStatuses(list.map((r) => ({ id: r.id, status: 'accepted', at: now }))),
+        );
+        deps.recorder.announce(list.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now })));
+        await untilDone('record the statuses of messages that end at once', () =>
+          deps.recorder.record(
+            ended.map(({ r, status, detail }) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status, at: now, detail })),
+          ),
+        );
+      }
+      if (stored.length > 0) {
+        await untilDone('record the accepted status of stored messages', () =>
+          deps.state.advanceStatuses(stored.map((r) => ({ id: r.id, status: 'accepted', at: now }))),
+        );
+        for (const r of stored) messagesByStatus.inc({ channel: r.channel, status: 'accepted' });
+        deps.recorder.announce(
+          stored.map((r) => {
+            const change: StatusChange = { messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'accepted', at: now };
+            carryTrace(change, traceOf(r));
+            return change;
+          }),
+        );
+        // Hand-off to the channel happens after the answer, and is tried again until the bus takes it.
+        handOver(stored);
+      }
+    };
+    await settleStored(list.length + stored.length, afterStoring, untilHandedOver);
     const results = new Map<MessageRecord, IntakeResult>();
     records.forEach((record, i) => {
       const s = settled[i]!;
@@ -487,7 +549,8 @@ export function createMessageIntake(deps: {
     },
     async acceptRecords(records, options = {}) {
       let handed: Promise<void> = Promise.resolve();
-      const storeAll = (fresh: MessageRecord[]) => store(fresh, Date.now(), (stored) => (handed = handedOff(stored, options.untilHandedOver ?? false)));
+      const untilHandedOver = options.untilHandedOver ?? false;
+      const storeAll = (fresh: MessageRecord[]) => store(fresh, Date.now(), (stored) => (handed = handedOff(stored, untilHandedOver)), untilHandedOver);
       const results = options.keyed
         ? await keyedSends.accept(
             records,
