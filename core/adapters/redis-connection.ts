@@ -181,6 +181,34 @@ export function watchErrors(client: RedisClient, log: Logger, address = addressO
     failingSince = undefined;
   });
   client.on('end', stopReminding);
+  if (client instanceof Cluster) watchNodes(client, log);
+}
+
+/**
+ * A cluster's own errors say little of its nodes: a master that died shows as
+ * the node leaving the client's slot map once the cluster failed it over
+ * (`-node`), and as its connection's errors where the client meets them
+ * (`node error`), each said once per node and error, so an operator sees
+ * which node died and when.
+ */
+function watchNodes(cluster: Cluster, log: Logger): void {
+  const failing = new Map<string, string>();
+  const addressOfNode = (node: Redis): string => `${node.options.host}:${node.options.port}`;
+  cluster.on('node error', (err: Error, address: string) => {
+    if (closing() || failing.get(address) === err.message) return;
+    failing.set(address, err.message);
+    log.warn('redis node error', { redis: address, err });
+  });
+  const closing = (): boolean => cluster.status === 'disconnecting' || cluster.status === 'close' || cluster.status === 'end';
+  cluster.on('-node', (node: Redis) => {
+    if (closing()) return;
+    const address = addressOfNode(node);
+    log.warn('redis node left the cluster map', { redis: address, ...(failing.has(address) ? { err: failing.get(address) } : {}) });
+  });
+  cluster.on('+node', (node: Redis) => {
+    const address = addressOfNode(node);
+    if (failing.delete(address)) log.info('redis node back in the cluster map', { redis: address });
+  });
 }
 
 /** host:port of a single Redis; a cluster's seed nodes are named where it is opened. */
