@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/eventually';
+import { keyedRequestsAcrossAKill } from './support/keyed-requests-across-a-kill';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 import { rolePid } from './support/role-pids';
 import type { Reply } from './support/https-client';
@@ -41,45 +41,17 @@ describe('Campaign Manager imports with an Idempotency-Key across a kill -9 of c
       return h.client.post(path, body, { 'idempotency-key': `kawe-${i}` }).catch(() => undefined);
     };
 
-    const first: (Reply | undefined)[] = new Array(IMPORTS);
-    let next = 0;
-    let answered = 0;
     const core = rolePid(h.hermod.pid, 'core')!;
-    let killed = false;
-    await Promise.all(
-      Array.from({ length: AT_ONCE }, async () => {
-        while (next < IMPORTS) {
-          const i = next++;
-          first[i] = await post(i);
-          answered += 1;
-          if (!killed && answered >= IMPORTS / 4) {
-            killed = true;
-            process.kill(core, 'SIGKILL');
-          }
-        }
-      }),
-    );
-    const unanswered = first.flatMap((r, i) => (r?.status === 201 ? [] : [i]));
+    const { unanswered, ids } = await keyedRequestsAcrossAKill({
+      count: IMPORTS,
+      atOnce: AT_ONCE,
+      send: post,
+      ok: 201,
+      kill: () => process.kill(core, 'SIGKILL'),
+      retryForMs: 60_000,
+    });
     // The kill must have landed among the imports: some were not answered 201.
     expect(unanswered.length).toBeGreaterThan(0);
-
-    // Each client retries what was not answered 201, with the same key, until it is.
-    const ids = new Map<number, number>();
-    for (const [i, r] of first.entries()) if (r?.status === 201) ids.set(i, r.json.id);
-    await Promise.all(
-      unanswered.map((i) =>
-        eventually(
-          async () => {
-            const r = await post(i);
-            if (r?.status !== 201) return undefined;
-            ids.set(i, r.json.id);
-            return true;
-          },
-          60_000,
-          250,
-        ),
-      ),
-    );
 
     const lists = (await h.client.get(`${CM}/lists`)).json as { id: number; name: string }[];
     const shown = await h.hermod.cli(['campaigns', 'list', 'acme']);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
+import { keyedRequestsAcrossAKill } from './support/keyed-requests-across-a-kill';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
 import { rolePid } from './support/role-pids';
 import type { Reply } from './support/https-client';
@@ -33,45 +34,18 @@ describe('sends with an Idempotency-Key across a kill -9 of core', () => {
     const send = (i: number): Promise<Reply | undefined> =>
       h.client.post('/rest/sms/v2/messages', bodyOf(i), { 'idempotency-key': `tono-${i}` }).catch(() => undefined);
 
-    const first: (Reply | undefined)[] = new Array(SENDS);
-    let next = 0;
-    let answered = 0;
     const core = rolePid(h.hermod.pid, 'core')!;
-    let killed = false;
-    await Promise.all(
-      Array.from({ length: AT_ONCE }, async () => {
-        while (next < SENDS) {
-          const i = next++;
-          first[i] = await send(i);
-          answered += 1;
-          if (!killed && answered >= SENDS / 4) {
-            killed = true;
-            process.kill(core, 'SIGKILL');
-          }
-        }
-      }),
-    );
-    const unanswered = first.flatMap((r, i) => (r?.status === 202 ? [] : [i]));
+    const { unanswered, ids } = await keyedRequestsAcrossAKill({
+      count: SENDS,
+      atOnce: AT_ONCE,
+      send,
+      ok: 202,
+      kill: () => process.kill(core, 'SIGKILL'),
+      retryForMs: 45_000,
+    });
     // The kill must have landed among the sends: some were not answered 202.
     expect(unanswered.length).toBeGreaterThan(0);
 
-    // Each client retries what was not answered 202, with the same key, until it is.
-    const ids = new Map<number, string>();
-    for (const [i, r] of first.entries()) if (r?.status === 202) ids.set(i, r.json.id);
-    await Promise.all(
-      unanswered.map((i) =>
-        eventually(
-          async () => {
-            const r = await send(i);
-            if (r?.status !== 202) return undefined;
-            ids.set(i, r.json.id);
-            return true;
-          },
-          45_000,
-          250,
-        ),
-      ),
-    );
     // A retry of one answered 202 gets the same message.
     const again = await send(0);
     expect(again?.json.id).toBe(ids.get(0));
