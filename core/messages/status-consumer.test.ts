@@ -199,14 +199,16 @@ describe('status consumer', () => {
 
   describe("a receipt that overtakes its submit's own report", () => {
     /** A message the worker handed to the carrier: `sent`, its carrier id stored, its `submitted` still on the way. */
-    const handedOver = async () => {
+    const handedOver = async (reported: 'sent' | 'queued' = 'sent') => {
       const bus = createMemoryBus({ partitions: 4 });
       const state = createMemoryState();
-      await state.advanceStatuses([
-        { id: 'message-1', status: 'accepted', at: 1_700_000_000_000 },
-        { id: 'message-1', status: 'queued', at: 1_700_000_000_001 },
-        { id: 'message-1', status: 'sent', at: 1_700_000_000_002 },
-      ]);
+      await state.advanceStatuses(
+        [
+          { id: 'message-1', status: 'accepted' as const, at: 1_700_000_000_000 },
+          { id: 'message-1', status: 'queued' as const, at: 1_700_000_000_001 },
+          { id: 'message-1', status: 'sent' as const, at: 1_700_000_000_002 },
+        ].slice(0, reported === 'sent' ? 3 : 2),
+      );
       await state.putCarrierIds([{ carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', messageId: 'message-1' }]);
       const history = {
         findMessageIdsByCarrierIds: async () => new Map<string, string>(),
@@ -254,6 +256,16 @@ describe('status consumer', () => {
       await bus.publish(topicName('status'), [submitted]);
       await new Promise((r) => setTimeout(r, 300));
       expect(told).toEqual(['submitted', 'read']);
+    });
+
+    it('tells sent too, before the submitted it proves, when the worker died holding both its reports', async () => {
+      const { bus, state, history, recorder, told } = await handedOver('queued');
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }), holdEarlyMs: 600 });
+
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_050)]);
+
+      await eventually(() => told.length === 3, 5000);
+      expect(told).toEqual(['sent', 'submitted', 'received']);
     });
   });
 });

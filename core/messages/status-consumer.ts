@@ -144,9 +144,12 @@ export function startStatusConsumer(deps: {
         // Waited for its submit's own report long enough: that report is lost (its worker died between the
         // submit and saying so). A carrier's report on a submit proves the submit: `submitted` first, so the
         // client is still told it, in order. Refused as a duplicate where it was applied after all.
+        // Its `sent` too, where the worker died before saying that either (refused as a duplicate where it did).
         if (!waiting && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE) {
-          changes.push({ ...changeOf({ ...u, status: 'submitted', detail: 'submitted (the carrier reported on it)', errorCode: '' }, id), at: u.at });
-          reportOf.push(-1);
+          for (const status of ['sent', 'submitted'] as const) {
+            changes.push({ ...changeOf({ ...u, status, detail: `${status} (the carrier reported on it)`, errorCode: '' }, id), at: u.at });
+            reportOf.push(-1);
+          }
         }
         changes.push(changeOf(u, id, waiting));
         reportOf.push(matched.length);
