@@ -57,6 +57,44 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('callback URLs on this machine or a private network', () => {
+    it('warns that callbacks to localhost, loopback and private addresses are refused unless core allows them, and sets the URLs all the same', async () => {
+      expect((await hermod.cli(['apps', 'create', 'kāinga', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli([
+        'apps',
+        'set-callbacks',
+        'kāinga',
+        '--status',
+        'http://localhost:8080/tūnga',
+        '--reply',
+        'http://[::1]:8080/whakautu',
+        '--im-status',
+        'https://10.1.2.3/im',
+      ]);
+      expect(set.code, set.output).toBe(0);
+      const warnings = set.output.split('\n').filter((line) => line.startsWith('warning: '));
+      expect(warnings).toEqual([
+        'warning: --status callbacks to localhost will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
+        'warning: --reply callbacks to [::1] will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
+        'warning: --im-status callbacks to 10.1.2.3 will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
+      ]);
+      const row = (await hermod.cli(['apps', 'list'])).output.split('\n').find((r) => r.startsWith('kāinga\t'));
+      expect(row).toContain('http://localhost:8080/tūnga');
+      expect(row).toContain('http://[::1]:8080/whakautu');
+      expect(row).toContain('https://10.1.2.3/im');
+    });
+
+    it('does not warn of a callback URL on a public host, and does of any loopback address in 127.0.0.0/8', async () => {
+      expect((await hermod.cli(['apps', 'create', 'tūmatanui', '--password', 'x'])).code).toBe(0);
+      const open = await hermod.cli(['apps', 'set-callbacks', 'tūmatanui', '--status', 'https://hooks.example.com/tūnga']);
+      expect(open.code, open.output).toBe(0);
+      expect(open.output).not.toContain('warning');
+      const loopback = await hermod.cli(['apps', 'set-callbacks', 'tūmatanui', '--status', 'http://127.8.9.10:9000/tūnga']);
+      expect(loopback.code, loopback.output).toBe(0);
+      expect(loopback.output).toContain('warning: --status callbacks to 127.8.9.10 will be refused');
+    });
+  });
+
   describe('quotas', () => {
     it('says a quota of one message in the singular', async () => {
       expect((await hermod.cli(['apps', 'create', 'kotahi', '--password', 'x'])).code).toBe(0);

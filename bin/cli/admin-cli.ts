@@ -17,6 +17,7 @@ import { fromServiceError } from '../../lib/grpc-errors';
 import { ADMIN_USAGE } from './admin-usage';
 import { runCampaignsCommand } from './campaigns-cli';
 import { commandHelp } from './command-help';
+import { privateCallbackWarning } from './private-callback-warning';
 import { usageProblem } from './usage-problem';
 import { quotaText } from '../../core/domain/quota-text';
 
@@ -102,6 +103,10 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         rotateCallbackSecret: args.includes('--rotate-secret'),
       });
       out(`callbacks of ${app.name} set`);
+      for (const flag of ['--status', '--reply', '--im-status']) {
+        const warning = privateCallbackWarning(flag, option(flag));
+        if (warning) out(warning);
+      }
       out(`signing secret: ${app.callbackSecret}`);
       return 0;
     }
