@@ -45,7 +45,7 @@ describe('kafkajs log through hermod', () => {
     expect(lines.map((l) => l.level)).toEqual(['debug']);
   });
 
-  it('tells transient answers kafkajs retries (a coordinator not ready, a leader elected or moved) and a consumer restart after one as info, other retriable answers as warnings, and a real crash or failure as an error', () => {
+  it('tells transient answers kafkajs retries (a leader elected or moved) and a consumer crash and restart after one as info, other retriable answers as warnings, and a real crash or failure as an error', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);
     write(
@@ -57,7 +57,6 @@ describe('kafkajs log through hermod', () => {
     write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
     write(entry(logLevel.ERROR, 'Crash: KafkaJSConnectionError: Connection error: connect ECONNREFUSED 127.0.0.1:9092', { groupId: 'sms-workers' }));
     write(entry(logLevel.ERROR, 'Restarting the consumer in 300ms', { groupId: 'sms-workers', retryTime: 300 }));
-    write(entry(logLevel.ERROR, 'Response GroupCoordinator(key: 10, version: 2)', { error: 'The group coordinator is not available', correlationId: 2 }));
     write(
       entry(logLevel.ERROR, 'Response Metadata(key: 3, version: 6)', {
         error: 'There is no leader for this topic-partition as we are in the middle of a leadership election',
@@ -73,7 +72,38 @@ describe('kafkajs log through hermod', () => {
         error: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt',
       }),
     );
-    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'info', 'warn', 'error', 'error', 'error']);
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'warn', 'error', 'error', 'error']);
     expect(lines[0]!.fields).not.toHaveProperty('stack');
+  });
+
+  it('tells a coordinator not available yet or still loading, as every Kafka start answers, as debug lines, and a consumer that crashed on it as info', () => {
+    const { log, lines } = keeping();
+    const write = kafkaLogCreator(log)(logLevel.WARN);
+    write(entry(logLevel.ERROR, 'Response GroupCoordinator(key: 10, version: 2)', { error: 'The group coordinator is not available', correlationId: 2 }));
+    write(
+      entry(logLevel.ERROR, 'Response InitProducerId(key: 22, version: 1)', {
+        error: "The coordinator is loading and hence can't process requests for this group",
+        correlationId: 3,
+      }),
+    );
+    // A coordinator that moved to another broker (one failing) is still worth an operator's eye.
+    write(entry(logLevel.ERROR, 'Response JoinGroup(key: 11, version: 5)', { error: 'This is not the correct coordinator for this group', correlationId: 4 }));
+    write(
+      entry(logLevel.ERROR, "Crash: KafkaJSNumberOfRetriesExceeded: The coordinator is loading and hence can't process requests for this group", {
+        groupId: 'sms-workers',
+      }),
+    );
+    write(
+      entry(logLevel.ERROR, 'Response Produce(key: 0, version: 7)', {
+        error: 'The producer attempted to use a producer id which is not currently assigned to its transactional id',
+      }),
+    );
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ['debug', 'Response GroupCoordinator(key: 10, version: 2)'],
+      ['debug', 'Response InitProducerId(key: 22, version: 1)'],
+      ['info', 'Response JoinGroup(key: 11, version: 5)'],
+      ['info', "Crash: KafkaJSNumberOfRetriesExceeded: The coordinator is loading and hence can't process requests for this group"],
+      ['error', 'Response Produce(key: 0, version: 7)'],
+    ]);
   });
 });

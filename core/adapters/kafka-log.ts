@@ -11,10 +11,14 @@ import type { Logger, LogLevel } from '../../lib/log';
  * - a CreateTopics answer that the topic exists: core and the workers each
  *   make sure of the topics they use, and all but the first find them made
  *   (any other failure to create a topic still reaches hermod as an error);
- * - answers with a transient Kafka error that kafkajs retries (a coordinator
- *   not available yet or still loading, a leader being elected, a group
- *   rebalancing, a topic not yet known to a broker, a leader that moved), and
- *   a consumer's restart after one, as info; any other answer Kafka marks
+ * - an answer that a group's or transactions' coordinator is not available
+ *   yet or still loading: every start of core or a worker meets one while
+ *   Kafka sets up its coordinators, and kafkajs asks again, so as debug (a
+ *   consumer that crashed on one after its retries stays info);
+ * - answers with another transient Kafka error that kafkajs retries (a
+ *   coordinator that moved to another broker, a leader being elected, a group rebalancing, a topic not yet known to a broker, a
+ *   leader that moved), and a consumer's crash and restart after any transient
+ *   error, as info; any other answer Kafka marks
  *   retriable as a warning (a broker's storage error or corrupt data stays an
  *   error). If the retries run out, the failure reaches hermod's adapter and
  *   is logged there as an error; a consumer that keeps crashing without
@@ -33,9 +37,14 @@ const RETRIABLE: ReadonlySet<string> = (() => {
   }
 })();
 
-const TRANSIENT = [
+/** A coordinator still being set up, as kafkajs words Kafka's answer (for groups and for transactional producers alike). */
+const COORDINATOR_NOT_READY: ReadonlySet<string> = new Set([
   'The group coordinator is not available',
   "The coordinator is loading and hence can't process requests for this group",
+]);
+
+const TRANSIENT = [
+  ...COORDINATOR_NOT_READY,
   'This is not the correct coordinator for this group',
   'There is no leader for this topic-partition as we are in the middle of a leadership election',
   'The group is rebalancing, so a rejoin is needed',
@@ -52,6 +61,7 @@ export function kafkaLogCreator(log: Logger): logCreator {
       const group = typeof fields.groupId === 'string' ? fields.groupId : '';
       let at = levelOf(level);
       if (message.startsWith('Response CreateTopics') && fields.error === 'Topic creation errors') at = 'debug';
+      else if (message.startsWith('Response ') && typeof fields.error === 'string' && COORDINATOR_NOT_READY.has(fields.error)) at = 'debug';
       else if (TRANSIENT.some((t) => message.includes(t) || fields.error === t)) {
         at = 'info';
         if (message.startsWith('Crash:')) transient.add(group);
