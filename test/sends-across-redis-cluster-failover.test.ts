@@ -43,9 +43,6 @@ describeCluster('sends across a Redis Cluster failover', () => {
       HERMOD_REDIS_CLUSTER: 'true',
       HERMOD_REDIS_URL: cluster.url,
       HERMOD_REDIS_PREFIX: randomPrefix('cluster-failover'),
-      // A send whose answer the gateway could not keep under its key (the master died under that write) is answered
-      // 503 and its key stays claimed until the lease runs out: the retry gets 409 (Retry-After: 1) until then.
-      HERMOD_IDEMPOTENCY_LEASE: '5s',
     });
     h.simulator.on('submit', (s) => submits.set(s.text, (submits.get(s.text) ?? 0) + 1));
   }, 120_000);

@@ -32,6 +32,7 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
   let runs: number;
   let releasesRefused: number;
   let claimAnswersLost: number;
+  let completesRefused: number;
   let dedupKeys: string[];
 
   beforeEach(async () => {
@@ -47,6 +48,7 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     runs = 0;
     releasesRefused = 0;
     claimAnswersLost = 0;
+    completesRefused = 0;
     dedupKeys = [];
     // Core's client, but its renewals can be made to fail (core out of reach for a while).
     const store: IdempotencyStore = {
@@ -64,7 +66,14 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
         if (renewalsFail) throw new HermodError('unavailable', 'core is out of reach');
         return core.renewIdempotencyKey(r);
       },
-      completeIdempotencyKey: (r) => core.completeIdempotencyKey(r),
+      completeIdempotencyKey: async (r) => {
+        if (completesRefused > 0) {
+          // Hot state failed under the answer's write (a Redis master dying): the work is done, its answer not kept.
+          completesRefused -= 1;
+          throw new HermodError('unavailable', 'storing an idempotent response: Connection is closed');
+        }
+        return core.completeIdempotencyKey(r);
+      },
       releaseIdempotencyKey: async (r) => {
         if (releasesRefused > 0) {
           releasesRefused -= 1;
@@ -81,6 +90,7 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
       } catch (err) {
         const e = toHermodError(err);
         ctx.status = e.httpStatus;
+        ctx.type = 'text/plain';
         ctx.body = e.message;
       }
     });
@@ -194,6 +204,19 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
       expect(runs).toBe(0);
       const retry = await post('kia-ora-6', 'Kia ora 🌿 — 你好');
       expect(retry.status, retry.body).toBe(202);
+    });
+
+    it('releases the key of a request whose answer could not be kept, so the retry runs (naming the same messages) instead of waiting out the lease', async () => {
+      completesRefused = 1;
+      const first = await post('kia-ora-7', 'Kia ora 🌿 — 你好');
+      expect(first.status, first.body).toBe(503);
+      const retry = await post('kia-ora-7', 'Kia ora 🌿 — 你好');
+      expect(retry.status, retry.body).toBe(202);
+      expect(dedupKeys[1]).toBe(dedupKeys[0]);
+      // Its answer is kept now: another retry replays it.
+      const again = await post('kia-ora-7', 'Kia ora 🌿 — 你好');
+      expect(again.replayed).toBe('true');
+      expect(runs).toBe(2);
     });
 
     it('releases the key of a request that failed while core was out of reach once core answers, so the retry runs instead of waiting out the lease', async () => {

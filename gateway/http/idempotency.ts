@@ -123,8 +123,8 @@ export async function claimKey(store: IdempotencyStore, request: { applicationId
 }
 
 /**
- * Runs the claimed request, renewing the claim while it runs; a failure
- * releases the key so the client can retry, a success stores the answer
+ * Runs the claimed request, renewing the claim while it runs; a failure (or
+ * an answer that could not be kept) releases the key so the client can retry, a success stores the answer
  * under the fingerprint `fingerprint()` gives once `run` is done. A retry
  * after a failure is safe where it matters: core derives the ids of a keyed
  * request's messages from the key (`DedupKeyOf`), and answers those it
@@ -155,7 +155,14 @@ export async function runClaimed(
     }
     const location = ctx.response.get('Location');
     const answer: StoredAnswer = { status: ctx.status, type: ctx.type, body: ctx.body, ...(location ? { location } : {}) };
-    await store.completeIdempotencyKey({ applicationId, key, claimId, fingerprint: fingerprint(), response: JSON.stringify(answer) });
+    try {
+      await store.completeIdempotencyKey({ applicationId, key, claimId, fingerprint: fingerprint(), response: JSON.stringify(answer) });
+    } catch (err) {
+      // The work is done but its answer not kept (hot state failed under that write): the client is told to retry,
+      // and the retry runs again, naming the same messages, which core answers with the stored ones.
+      await release(store, { applicationId, key, claimId });
+      throw err;
+    }
   } finally {
     renewal.stop();
   }
