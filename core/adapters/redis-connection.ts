@@ -193,23 +193,43 @@ export function watchErrors(client: RedisClient, log: Logger, address = addressO
  */
 function watchNodes(cluster: Cluster, log: Logger): void {
   const failing = new Map<string, string>();
+  /** Nodes said to have left, and the timer that says one is back once it has stayed in the map a while. */
+  const gone = new Map<string, NodeJS.Timeout | undefined>();
   const addressOfNode = (node: Redis): string => `${node.options.host}:${node.options.port}`;
+  const closing = (): boolean => cluster.status === 'disconnecting' || cluster.status === 'close' || cluster.status === 'end';
   cluster.on('node error', (err: Error, address: string) => {
     if (closing() || failing.get(address) === err.message) return;
     failing.set(address, err.message);
     log.warn('redis node error', { redis: address, err });
   });
-  const closing = (): boolean => cluster.status === 'disconnecting' || cluster.status === 'close' || cluster.status === 'end';
+  // While the cluster fails a node over, the slot maps its nodes answer disagree for a moment: the node leaves and
+  // comes back many times a second. It is said to leave once, and to be back once it stayed NODE_BACK_AFTER_MS.
   cluster.on('-node', (node: Redis) => {
     if (closing()) return;
     const address = addressOfNode(node);
+    if (gone.has(address)) {
+      clearTimeout(gone.get(address));
+      gone.set(address, undefined);
+      return;
+    }
+    gone.set(address, undefined);
     log.warn('redis node left the cluster map', { redis: address, ...(failing.has(address) ? { err: failing.get(address) } : {}) });
   });
   cluster.on('+node', (node: Redis) => {
     const address = addressOfNode(node);
-    if (failing.delete(address)) log.info('redis node back in the cluster map', { redis: address });
+    if (!gone.has(address)) return;
+    clearTimeout(gone.get(address));
+    const timer = setTimeout(() => {
+      gone.delete(address);
+      failing.delete(address);
+      if (!closing()) log.info('redis node back in the cluster map', { redis: address });
+    }, NODE_BACK_AFTER_MS);
+    timer.unref();
+    gone.set(address, timer);
   });
 }
+
+const NODE_BACK_AFTER_MS = 10_000;
 
 /** host:port of a single Redis; a cluster's seed nodes are named where it is opened. */
 function addressOf(client: RedisClient): string {
