@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../lib/log';
-import { closeRedis, openRedis } from './redis-connection';
+import { Cluster, Redis } from 'ioredis';
+import { closeRedis, openRedis, watchErrors } from './redis-connection';
 
 /** A logger that keeps its warnings. */
 function keptWarnings(): { log: Logger; warnings: { msg: string; fields: Record<string, any> }[] } {
@@ -42,4 +43,22 @@ describe('a Redis connection that cannot connect', () => {
     expect(warnings.at(-1)!.fields.waitingSeconds).toBeGreaterThanOrEqual(10);
     expect(JSON.stringify(warnings)).not.toContain('secret');
   }, 20_000);
+});
+
+describe('a Redis Cluster failing a node over', () => {
+  it('says the node left once, however often the slot maps it reads drop and list it again meanwhile', async () => {
+    const { log, warnings } = keptWarnings();
+    const port = await portWithNothingOnIt();
+    const cluster = new Cluster([{ host: '127.0.0.1', port }], { lazyConnect: true });
+    watchErrors(cluster, log);
+    const node = new Redis({ host: '127.0.0.1', port: 7105, lazyConnect: true });
+    for (let i = 0; i < 20; i++) {
+      cluster.emit('-node', node);
+      cluster.emit('+node', node);
+    }
+    cluster.emit('-node', node);
+    expect(warnings.filter((w) => w.msg === 'redis node left the cluster map').map((w) => w.fields.redis)).toEqual(['127.0.0.1:7105']);
+    cluster.disconnect();
+    node.disconnect();
+  });
 });
