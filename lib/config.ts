@@ -119,6 +119,8 @@ export interface AdaptersConfig {
   redisWaitReplicas: number;
   /** How long a write waits for those replicas before it fails as unavailable. */
   redisWaitTimeoutMs: number;
+  /** How long hot state waits for Redis to answer a command before failing it as unavailable (a stalled Redis). */
+  redisCommandTimeoutMs: number;
   /** How long a message stays in hot state (Redis or in-process) once its status is final (then it is read from history). */
   stateFinalTtlMs: number;
   /**
@@ -401,6 +403,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     // A cluster fails a master over to its replica, so a write counts once the replica has it; a single Redis has no one to fail over to.
     redisWaitReplicas: int('HERMOD_REDIS_WAIT_REPLICAS', redisCluster ? 1 : 0, 0, 16),
     redisWaitTimeoutMs: duration('HERMOD_REDIS_WAIT_TIMEOUT', '1s'),
+    redisCommandTimeoutMs: duration('HERMOD_REDIS_COMMAND_TIMEOUT', '5s'),
     stateFinalTtlMs: duration('HERMOD_STATE_FINAL_TTL', '1m'),
     keyedFinalTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     kafkaBrokers: str('HERMOD_KAFKA_BROKERS', '')

@@ -54,6 +54,7 @@ export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: st
         prefix: a.redisPrefix,
         waitReplicas: a.redisWaitReplicas,
         waitTimeoutMs: a.redisWaitTimeoutMs,
+        commandTimeoutMs: a.redisCommandTimeoutMs,
         finalTtlSeconds: Math.max(1, Math.round(a.stateFinalTtlMs / 1000)),
         keyedFinalTtlSeconds: Math.max(1, Math.round(a.keyedFinalTtlMs / 1000)),
       });

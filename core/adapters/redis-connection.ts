@@ -236,6 +236,29 @@ function addressOf(client: RedisClient): string {
   return client instanceof Redis ? `${client.options.host}:${client.options.port}` : 'the Redis Cluster';
 }
 
+/** ioredis's error for a command whose answer did not come within `commandTimeout`. */
+export function isCommandTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Command timed out';
+}
+
+/**
+ * Says that Redis stalls (commands not answered within `timeoutMs` on a
+ * connection that stays open, so no connection error says it): at once, then
+ * at most every STILL_WAITING_EVERY_MS with how many commands timed out
+ * meanwhile.
+ */
+export function stallWarning(log: Logger, timeoutMs: number, now: () => number = Date.now): () => void {
+  let saidAt = Number.NEGATIVE_INFINITY;
+  let since = 0;
+  return () => {
+    since += 1;
+    if (now() - saidAt < STILL_WAITING_EVERY_MS) return;
+    log.warn('redis did not answer in time', { timeoutMs, commands: since });
+    saidAt = now();
+    since = 0;
+  };
+}
+
 /** Closes a connection politely, falling back to dropping it when QUIT cannot be sent. */
 export async function closeRedis(client: RedisClient): Promise<void> {
   if (client.status === 'end') return;

@@ -3,12 +3,22 @@ import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
 import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
 import type { HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { HermodError } from '../../lib/errors';
-import { createLogger } from '../../lib/log';
+import { createLogger, type Logger } from '../../lib/log';
 import { warnUnlessNoEviction } from './redis-eviction-check';
 import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { createRedisIdempotency } from './redis-idempotency';
-import { closeRedis, openRedisClient, sendAll, unavailable, waitForReplicas, type RedisClient, type RedisTarget } from './redis-connection';
+import {
+  closeRedis,
+  isCommandTimeout,
+  openRedisClient,
+  sendAll,
+  stallWarning,
+  unavailable,
+  waitForReplicas,
+  type RedisClient,
+  type RedisTarget,
+} from './redis-connection';
 import { hasHashedMark } from '../../lib/uuid';
 
 export interface RedisStateOptions {
@@ -35,11 +45,20 @@ export interface RedisStateOptions {
   waitReplicas?: number;
   /** How long a write waits for them before failing as unavailable (default 1000 ms). */
   waitTimeoutMs?: number;
+  /**
+   * How long a command waits for its answer before failing as unavailable
+   * (default 5 s, HERMOD_REDIS_COMMAND_TIMEOUT; always longer than
+   * waitTimeoutMs): a Redis that stalls (paused, swapping, a long fork) is
+   * told as such, where its connection stays open and nothing else fails.
+   */
+  commandTimeoutMs?: number;
+  log?: Logger;
 }
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const DEFAULT_FINAL_TTL_SECONDS = 60;
 const DEFAULT_KEYED_FINAL_TTL_SECONDS = 24 * 60 * 60;
+const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
 
 /**
  * The stage table of `message-status.ts`, written into the script so Redis
@@ -142,15 +161,17 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const ttlSeconds = Math.max(1, Math.trunc(options.ttlSeconds ?? DEFAULT_TTL_SECONDS));
   const finalTtlSeconds = Math.max(1, Math.min(ttlSeconds, Math.trunc(options.finalTtlSeconds ?? DEFAULT_FINAL_TTL_SECONDS)));
   const keyedFinalTtlSeconds = Math.max(finalTtlSeconds, Math.min(ttlSeconds, Math.trunc(options.keyedFinalTtlSeconds ?? DEFAULT_KEYED_FINAL_TTL_SECONDS)));
-  const log = createLogger({ component: 'redis-state' });
-  const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true }, log);
+  const log = options.log ?? createLogger({ component: 'redis-state' });
+  const waitTimeoutMs = options.waitTimeoutMs ?? 1000;
+  const commandTimeoutMs = Math.max(options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, waitTimeoutMs + 1000);
+  const client: RedisClient = openRedisClient(options.redis, { enableAutoPipelining: true, commandTimeout: commandTimeoutMs }, log);
+  const stalled = stallWarning(log, commandTimeoutMs);
   // A cluster's masters are known once it has connected.
   client.once('ready', () => void warnUnlessNoEviction(client, log));
   client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 3, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
   const scripted = client as unknown as ScriptedClient;
   const waitReplicas = options.waitReplicas ?? 0;
-  const waitTimeoutMs = options.waitTimeoutMs ?? 1000;
   let closed = false;
 
   const statusKey = (id: string): string => `${prefix}:msg:{${id}}:status`;
@@ -175,7 +196,9 @@ export function createRedisState(options: RedisStateOptions): HotState {
     try {
       return await sendAll(client, commands);
     } catch (err) {
-      throw unavailable(what, err);
+      if (!isCommandTimeout(err)) throw unavailable(what, err);
+      stalled();
+      throw new HermodError('unavailable', `${what}: Redis did not answer within ${commandTimeoutMs} ms`, { cause: err });
     }
   };
   /** Writes of `keys`, then (when asked) the replicas' confirmation: only then is a write acknowledged. */
