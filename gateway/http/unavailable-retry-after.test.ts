@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../gateway-test-kit';
+import { unavailableRetryAfter } from './unavailable-retry-after';
 
 const BASIC = `Basic ${Buffer.from('kāinga:hūnā 🔑').toString('base64')}`;
 const json = (body: unknown): RequestInit => ({
@@ -49,5 +53,25 @@ describe('an answer given while core is unavailable', () => {
     const res = await fetch(`${gateway.url}/rest/sms/v2/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
     expect(res.headers.get('retry-after')).toBeNull();
+  });
+});
+
+describe('an answer given when core did not answer in time (504)', () => {
+  it('tells the client how many seconds to wait before retrying, as a 503 does', async () => {
+    const app = new Koa();
+    app.use(unavailableRetryAfter);
+    app.use((ctx) => {
+      ctx.status = 504;
+      ctx.body = { message: 'core did not answer in time' };
+    });
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(res.status).toBe(504);
+      expect(res.headers.get('retry-after')).toBe('5');
+    } finally {
+      server.close();
+    }
   });
 });

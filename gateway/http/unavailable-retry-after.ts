@@ -14,8 +14,8 @@ export function setUnavailableRetryAfter(ctx: Pick<Context, 'set' | 'response'>)
   if (!ctx.response.get('Retry-After')) ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
 }
 
-/** Every 503 answer of an interface, whatever its error shape, says when to retry. */
+/** Every 503 (and 504: core did not answer in time) of an interface, whatever its error shape, says when to retry. */
 export const unavailableRetryAfter: Middleware = async (ctx, next) => {
   await next();
-  if (ctx.status === 503) setUnavailableRetryAfter(ctx);
+  if (ctx.status === 503 || ctx.status === 504) setUnavailableRetryAfter(ctx);
 };
