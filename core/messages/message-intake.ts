@@ -357,15 +357,6 @@ export function createMessageIntake(deps: {
       );
   };
 
-  /**
-   * Stores the records durably with their `accepted` events, then (after the
-   * answer) hands them to their channel. Opted-out and operator-blocked
-   * destinations end as blocked, sends over the application's quota as
-   * deficient, without reaching a carrier; Gateway v1, which has no status to
-   * show that in, refuses a send over quota instead (nothing is stored).
-   * Campaign messages stay out of the recent-message cache: a million of them
-   * would push out what API clients are polling for.
-   */
   /** Stored messages whose statuses hot state has not taken yet (it failed under them): tried again in the background. */
   let settling = 0;
   const log = deps.log ?? createLogger({ component: 'message-intake' });
@@ -408,6 +399,15 @@ export function createMessageIntake(deps: {
       .finally(() => (settling -= count));
   };
 
+  /**
+   * Stores the records durably with their `accepted` events, then (after the
+   * answer) hands them to their channel. Opted-out and operator-blocked
+   * destinations end as blocked, sends over the application's quota as
+   * deficient, without reaching a carrier; Gateway v1, which has no status to
+   * show that in, refuses a send over quota instead (nothing is stored).
+   * Campaign messages stay out of the recent-message cache: a million of them
+   * would push out what API clients are polling for.
+   */
   const store = async (
     all: MessageRecord[],
     now: number,
