@@ -54,5 +54,17 @@ function describe(e: ErrorObject): FieldProblem {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
     return { field: fieldPath(e.instancePath, prop), description: 'is not a known field' };
   }
+  if (e.keyword === 'pattern') {
+    const said = PATTERNS_SAID[(e.params as { pattern: string }).pattern];
+    if (said) return { field: path || '(body)', description: said };
+  }
   return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }
+
+/** What a value failing one of the schemas' patterns is, in words (a client reads these, not regular expressions). */
+const PATTERNS_SAID: Record<string, string> = {
+  '^\\+?[1-9][0-9]{6,14}$':
+    'is not a mobile number in E.164 form: 7 to 15 digits, the country code first, a + in front or not, no spaces and no leading 00 (e.g. +64211234567)',
+  '^\\+[1-9][0-9]{1,14}$': 'is not a number in E.164 form: + and up to 15 digits, the country code first, no spaces (e.g. +64211234567)',
+  '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$': 'is not a UUID in lower-case hex (e.g. 2f1c9a4e-8b3d-4c2a-9e1f-0a6b7c8d9e0f)',
+};
