@@ -20,6 +20,7 @@ import { commandHelp } from './command-help';
 import { privateCallbackWarning } from './private-callback-warning';
 import { usageProblem } from './usage-problem';
 import { quotaText } from '../../core/domain/quota-text';
+import { commandError } from './command-error';
 
 type Out = (line: string) => void;
 
@@ -249,7 +250,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     out(commandHelp(ADMIN_USAGE, `${group} ${verb}`));
     return 2;
   } catch (err) {
-    out(`error: ${(err as Error).message}`);
+    out(commandError(err, config.coreAddress));
     return 1;
   } finally {
     client.close();

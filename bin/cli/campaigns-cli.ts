@@ -4,6 +4,7 @@ import { escapeControlCharacters } from '../../core/domain/control-characters';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import { fromServiceError } from '../../lib/grpc-errors';
 import type { Config } from '../../lib/config';
+import { commandError } from './command-error';
 import {
   CampaignControlClient,
   type CampaignProgress,
@@ -72,7 +73,7 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
     out(commandHelp(CAMPAIGNS_USAGE, `campaigns ${verb}`));
     return 2;
   } catch (err) {
-    out(`error: ${(err as Error).message}`);
+    out(commandError(err, config.coreAddress));
     return 1;
   } finally {
     client.close();
