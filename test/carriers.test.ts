@@ -13,16 +13,19 @@ import { awaitFinalStatuses, runSmsLoad, type SentMessage } from './support/sms-
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
 
 /** Most submits in any one calendar second, and in any sliding second (the window starting at each submit). */
-function peakPerSecond(submits: readonly LoggedSubmit[]): { calendar: number; sliding: number } {
+function peakPerSecond(submits: readonly LoggedSubmit[]): { calendar: number; sliding: number; tenth: number } {
   const at = submits.map((s) => s.at).sort((a, b) => a - b);
   const bySecond = new Map<number, number>();
   for (const t of at) bySecond.set(Math.floor(t / 1000), (bySecond.get(Math.floor(t / 1000)) ?? 0) + 1);
-  let sliding = 0;
-  for (let i = 0, j = 0; i < at.length; i++) {
-    while (at[j]! <= at[i]! - 1000) j++;
-    sliding = Math.max(sliding, i - j + 1);
-  }
-  return { calendar: Math.max(0, ...bySecond.values()), sliding };
+  const sliding = (ms: number): number => {
+    let most = 0;
+    for (let i = 0, j = 0; i < at.length; i++) {
+      while (at[j]! <= at[i]! - ms) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
+  };
+  return { calendar: Math.max(0, ...bySecond.values()), sliding: sliding(1000), tenth: sliding(100) };
 }
 
 describe('several carriers: three SMSC simulators, routes, failover and a throughput limit', () => {
@@ -137,7 +140,7 @@ describe('several carriers: three SMSC simulators, routes, failover and a throug
     const drainSeconds = (list: LoggedSubmit[]) => (list.at(-1)!.at - list[0]!.at) / 1000;
     console.log(
       `submits per second, load ${os.loadavg()[0]!.toFixed(1)}: bravo (limit 100) peak ${peaks.bravo.calendar} in a calendar second, ${peaks.bravo.sliding} in a sliding one, ` +
-        `${limited.length} in ${drainSeconds(limited).toFixed(1)} s; charlie (no limit) peak ${peaks.charlie.calendar}, ${full.length} in ${drainSeconds(full).toFixed(1)} s`,
+        `${limited.length} in ${drainSeconds(limited).toFixed(1)} s, ${peaks.bravo.tenth} in a tenth; charlie (no limit) peak ${peaks.charlie.calendar}, ${peaks.charlie.tenth} in a tenth, ${full.length} in ${drainSeconds(full).toFixed(1)} s`,
     );
     expect(limited).toHaveLength(400);
     expect(peaks.bravo.calendar).toBeLessThanOrEqual(105);
@@ -145,7 +148,9 @@ describe('several carriers: three SMSC simulators, routes, failover and a throug
     expect(peaks.bravo.sliding).toBeLessThanOrEqual(110);
     // 400 at 100/s cannot take less than three seconds.
     expect(drainSeconds(limited)).toBeGreaterThanOrEqual(2.9);
-    expect(peaks.charlie.calendar).toBeGreaterThan(105);
+    // The other carrier is not paced: its submits go out as fast as its window lets them, many in a tenth of a
+    // second, where the limited one's come five every 50 ms. (How many a second a loaded machine reaches varies.)
+    expect(peaks.charlie.tenth).toBeGreaterThan(Math.max(20, peaks.bravo.tenth + 5));
   }, 300_000);
 
   it('moves the rest of a load to the failover carrier when one simulator is killed, loses nothing, and counts duplicates', async () => {
