@@ -23,6 +23,9 @@ import { carryTrace, traceOf } from '../../lib/tracing';
 import { createLogger, type Logger } from '../../lib/log';
 import { retryUntilDone } from '../../lib/retry-until-done';
 
+/** Runs `work`, and should it fail for now, again until it goes through (see settleStored). */
+type UntilDone = (what: string, work: () => Promise<unknown>) => Promise<unknown>;
+
 /**
  * What a caller supplies; intake adds the id, direction, segment count and acceptance time. With `dedupKey`
  * (a send with an Idempotency-Key, see messages.proto) the id derives from it, and a message already stored
@@ -370,13 +373,13 @@ export function createMessageIntake(deps: {
    */
   const settleStored = async (
     count: number,
-    steps: (untilDone: (what: string, work: () => Promise<unknown>) => Promise<unknown>) => Promise<void>,
+    steps: (untilDone: UntilDone) => Promise<void>,
     /** Wait for it all the same (a campaign page, held until the bus takes it). */
     wait: boolean,
   ): Promise<void> => {
     let slowed!: () => void;
-    const slow = new Promise<void>((resolve) => (slowed = resolve));
-    const untilDone = (what: string, work: () => Promise<unknown>): Promise<unknown> =>
+    const slow = new Promise<'slow'>((resolve) => (slowed = () => resolve('slow')));
+    const untilDone: UntilDone = (what, work) =>
       work().catch((err: unknown) => {
         if (!toHermodError(err).retryable) throw err;
         slowed();
@@ -384,13 +387,8 @@ export function createMessageIntake(deps: {
       });
     const done = steps(untilDone);
     if (wait) return done;
-    let finished = false;
-    void done.then(
-      () => (finished = true),
-      () => (finished = true),
-    );
-    await Promise.race([done, slow]);
-    if (finished) return done;
+    // A failure that will not pass, at the first try, fails the answer as it did before.
+    if ((await Promise.race([done.then(() => 'done' as const), slow])) === 'done') return;
     settling += count;
     void done
       .catch((err: unknown) => {
@@ -450,7 +448,7 @@ export function createMessageIntake(deps: {
     const list = ended.map((e) => e.r);
     remember(list);
     remember(stored);
-    const afterStoring = async (untilDone: (what: string, work: () => Promise<unknown>) => Promise<unknown>): Promise<void> => {
+    const afterStoring = async (untilDone: UntilDone): Promise<void> => {
       if (list.length > 0) {
         await untilDone('record the accepted status of messages that end at once', () =>
           deps.state.advanceStatuses(list.map((r) => ({ id: r.id, status: 'accepted', at: now }))),
