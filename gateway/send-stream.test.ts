@@ -21,7 +21,7 @@ const message = (destination: string, content: string): OutboundMessage => ({
   dedupKey: '',
 });
 
-const accepted = (id: string): SendResult => ({ outcome: { $case: 'accepted', value: { id, status: 'accepted', numericId: 0 } } });
+const accepted = (id: string): SendResult => ({ outcome: { $case: 'accepted', value: { id, status: 'accepted', numericId: 0, replayed: false } } });
 
 type Send = (messages: OutboundMessage[]) => Promise<SendResult[]>;
 
@@ -126,7 +126,7 @@ describe('the gateway ↔ core send stream', () => {
     const stopping = core.streams.close();
     release();
     await stopping;
-    expect((await taken)[0]?.outcome).toEqual({ $case: 'accepted', value: { id: 'id +6421000001', status: 'accepted', numericId: 0 } });
+    expect((await taken)[0]?.outcome).toEqual({ $case: 'accepted', value: { id: 'id +6421000001', status: 'accepted', numericId: 0, replayed: false } });
 
     const late = await failure(stream.send([message('+6421000002', 'i muri 测试')]));
     expect(late.code).toBe('unavailable');
@@ -160,6 +160,6 @@ describe('the gateway ↔ core send stream', () => {
       answer = await stream.send([message('+6421000001', 'kua hoki mai 👋🏽')]).catch(() => undefined);
       if (!answer) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(answer?.[0]?.outcome).toEqual({ $case: 'accepted', value: { id: 'anō kua hoki mai 👋🏽', status: 'accepted', numericId: 0 } });
+    expect(answer?.[0]?.outcome).toEqual({ $case: 'accepted', value: { id: 'anō kua hoki mai 👋🏽', status: 'accepted', numericId: 0, replayed: false } });
   });
 });

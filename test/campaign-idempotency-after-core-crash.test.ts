@@ -96,6 +96,8 @@ describe('Campaign Manager imports with an Idempotency-Key across a kill -9 of c
     expect([retryList.status, retryCampaign.status]).toEqual([201, 201]);
     expect(retryList.json).toEqual(firstList.json);
     expect(retryCampaign.json).toEqual(firstCampaign.json);
+    expect(firstList.headers['idempotent-replayed']).toBeUndefined();
+    expect([retryList.headers['idempotent-replayed'], retryCampaign.headers['idempotent-replayed']]).toEqual(['true', 'true']);
     const pathOf = (r: Reply): string => new URL(String(r.headers.location)).pathname;
     expect(pathOf(retryList)).toBe(pathOf(firstList));
     const lists = (await h.client.get(`${CM}/lists`)).json as { name: string }[];

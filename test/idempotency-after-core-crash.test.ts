@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { keyedRequestsAcrossAKill } from './support/keyed-requests-across-a-kill';
@@ -58,4 +60,39 @@ describe('sends with an Idempotency-Key across a kill -9 of core', () => {
     );
     expect(submits.size).toBe(SENDS);
   }, 240_000);
+
+  it('answers a retry with the message stored, marked as a replay, on every interface, when the answer was never kept', async () => {
+    // What a crash between storing the messages and keeping their answer leaves: the messages, and no answer under their keys.
+    const scheduled = new Date(Date.now() + 60_000).toISOString();
+    const requests: { path: string; body: unknown; key: string }[] = [
+      { path: '/rest/sms/v2/messages', body: { destination: '+64217790001', content: 'Tēnā koe, e Hēmi 🌿', scheduled }, key: 'ngaro-v2' },
+      { path: '/rest/gateway/messages', body: { destination: '+64217790002', content: 'Ka kite anō — 再见', scheduled }, key: 'ngaro-v1' },
+      {
+        path: '/rest/gateway/messages/broadcast',
+        body: { destination: ['+64217790003', '+64217790004'], content: 'Ngā mihi 👋🏽', scheduled },
+        key: 'ngaro-v1-broadcast',
+      },
+      {
+        path: '/rest/im/v1/message',
+        body: { destination: { mobile: '+64217790005' }, message: { type: 'text', text: { body: 'Kia ora 🇳🇿' } }, delivery_attempts: [{ channel: 'sms' }] },
+        key: 'ngaro-im',
+      },
+    ];
+    const firsts = [];
+    for (const r of requests) {
+      const first = await h.client.post(r.path, r.body, { 'idempotency-key': r.key });
+      expect(first.status, first.text).toBeLessThan(300);
+      expect(first.headers['idempotent-replayed'], r.path).toBeUndefined();
+      firsts.push(first);
+    }
+
+    await h.restart((dataDir) => fs.rmSync(path.join(dataDir, 'state', 'idempotency-keys.jsonl')));
+
+    for (const [i, r] of requests.entries()) {
+      const retry = await h.client.post(r.path, r.body, { 'idempotency-key': r.key });
+      expect(retry.status, retry.text).toBe(firsts[i]!.status);
+      expect(retry.json, r.path).toEqual(firsts[i]!.json);
+      expect(retry.headers['idempotent-replayed'], r.path).toBe('true');
+    }
+  }, 120_000);
 });

@@ -70,13 +70,14 @@ describe('member import with an Idempotency-Key', () => {
     return { ...memory, scheduled, importMembers };
   };
 
-  it('answers a retry of a created list with the first answer, and keeps none of the retry', async () => {
+  it('answers a retry of a created list with the first answer, marked as a replay, and keeps none of the retry', async () => {
     const { importMembers, lists, members } = setUp();
     const handsets = ['+6421000001', '6421000001', '+6421000002'];
     const first = await importMembers(parts('list', fields({ dedupKey: 'kī.a' }), handsets));
     expect(first.errorMessages).toMatch(/1 duplicate member/);
     const retry = await importMembers(parts('list', fields({ dedupKey: 'kī.a' }), handsets));
-    expect(retry).toEqual(first);
+    expect(first.replayed).toBeUndefined();
+    expect(retry).toEqual({ ...first, replayed: true });
     expect([...lists.keys()]).toEqual([first.id]);
     expect([...members.keys()]).toEqual([first.id]);
   });

@@ -42,6 +42,8 @@ export interface ImportOutcome {
   errorMessages: string;
   members: number;
   optedOut: number;
+  /** The first answer, to a retry under its dedupKey: nothing was created now. */
+  replayed?: boolean;
 }
 
 /**
@@ -136,7 +138,7 @@ export function createMemberImporter(deps: {
         if (earlier) {
           await writing.catch(() => undefined);
           await deps.store.deleteMembers(id).catch(() => undefined);
-          return { id: earlier.id, errorMessages: earlier.errorMessages, members: earlier.members, optedOut: earlier.optedOut };
+          return { id: earlier.id, errorMessages: earlier.errorMessages, members: earlier.members, optedOut: earlier.optedOut, replayed: true };
         }
         const campaign = begin.kind === 'campaign' ? await prepareCampaign(begin.applicationId, f) : undefined;
         await write(pending);

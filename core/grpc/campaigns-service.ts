@@ -99,7 +99,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
     importMembers(call: ServerReadableStream<ImportChunk, ImportResult>, callback: sendUnaryData<ImportResult>): void {
       const end = timeServerCall('ImportMembers');
       s.importMembers(importParts(call)).then(
-        (r) => (end(), callback(null, { id: r.id, errorMessages: r.errorMessages, members: r.members, optedOut: r.optedOut })),
+        (r) => (end(), callback(null, { id: r.id, errorMessages: r.errorMessages, members: r.members, optedOut: r.optedOut, replayed: r.replayed ?? false })),
         (err: unknown) => (end(err), callback(toServiceError(err))),
       );
     },

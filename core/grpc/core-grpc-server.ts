@@ -77,7 +77,7 @@ function createSendBatch(intake: MessageIntake) {
     return results.map(
       (r): SendResult =>
         r.ok
-          ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId } } }
+          ? { outcome: { $case: 'accepted', value: { id: r.id, status: 'accepted', numericId: r.numericId, replayed: r.replayed ?? false } } }
           : { outcome: { $case: 'failure', value: { code: r.error.code, message: r.error.message } } },
     );
   };

@@ -27,8 +27,8 @@ export function imService(deps: {
     return app.id;
   };
   return {
-    sendMessage: unaryHandler('ImSendMessage', async (req: ImSendRequest) => ({
-      id: await deps.accept({
+    sendMessage: unaryHandler('ImSendMessage', async (req: ImSendRequest) =>
+      deps.accept({
         applicationId: req.applicationId,
         destination: req.destination ?? { contactId: '', mobile: '', email: '' },
         message: {
@@ -42,7 +42,7 @@ export function imService(deps: {
         schedulerPipe: req.schedulerPipe,
         dedupKey: req.dedupKey,
       }),
-    })),
+    ),
 
     // Verified and parsed by the gateway; onto the status topic, where core's status consumer resolves carrier ids.
     reportCarrierEvents: unaryHandler('ReportCarrierEvents', async (req: CarrierEventsRequest) => {

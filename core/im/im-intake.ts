@@ -32,10 +32,11 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z0-9 _-]+?)\s*\}\}/g;
  * Accepts an Intelligent Messaging request: resolves the contact and the
  * template, settles the attempt sequence (the request's, else the
  * application's default, else the service default), and stores the message
- * with that plan. The orchestrator takes it from the `im` topic.
+ * with that plan. The orchestrator takes it from the `im` topic. Answers its
+ * id, and whether it was stored before (`replayed`: a keyed retry).
  */
 export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accounts: Accounts; numericIds: NumericIds; defaultAttempts: string }) {
-  return async function accept(req: ImRequest): Promise<string> {
+  return async function accept(req: ImRequest): Promise<{ id: string; replayed: boolean }> {
     if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
     const destination = { mobile: req.destination.mobile, email: req.destination.email, whatsappId: '' };
     if (req.destination.contactId) {
@@ -123,7 +124,7 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
     };
     const [result] = await deps.intake.acceptRecords([record], { keyed: !!req.dedupKey });
     if (!result?.ok) throw result?.ok === false ? result.error : new HermodError('internal', 'the message was not stored');
-    return result.id;
+    return { id: result.id, replayed: result.replayed ?? false };
   };
 
   async function attemptsFor(req: ImRequest): Promise<ImAttemptPlan[]> {

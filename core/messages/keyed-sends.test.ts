@@ -23,13 +23,13 @@ function recordingStore() {
 }
 
 describe('keyed sends', () => {
-  it('answers a keyed message history already holds with the stored one, and stores only the rest', async () => {
+  it('answers a keyed message history already holds with the stored one, marked as a replay, and stores only the rest', async () => {
     const held = { ...record('k-1'), numericId: 7 };
     const sends = createKeyedSends(async (ids) => (ids.includes('k-1') ? [held] : []));
     const { stored, store } = recordingStore();
     const answers = await sends.accept([record('k-1'), record('k-2'), record('plain')], [true, true, false], store);
     expect(answers).toEqual([
-      { ok: true, id: 'k-1', numericId: 7 },
+      { ok: true, id: 'k-1', numericId: 7, replayed: true },
       { ok: true, id: 'k-2', numericId: 100 },
       { ok: true, id: 'plain', numericId: 101 },
     ]);
@@ -50,10 +50,11 @@ describe('keyed sends', () => {
     await new Promise((r) => setImmediate(r));
     const retry = sends.accept([record('k-1')], [true], store);
     letGo();
-    expect(await Promise.all([first, retry])).toEqual([[{ ok: true, id: 'k-1', numericId: 100 }], [{ ok: true, id: 'k-1', numericId: 100 }]]);
+    // The retry is answered with the first try's message, as a replay of it.
+    expect(await Promise.all([first, retry])).toEqual([[{ ok: true, id: 'k-1', numericId: 100 }], [{ ok: true, id: 'k-1', numericId: 100, replayed: true }]]);
     // The same key twice in one call, too.
     const both = await sends.accept([record('k-9'), record('k-9')], [true, true], store);
-    expect(both[0]).toEqual(both[1]);
+    expect(both[1]).toEqual({ ...both[0], replayed: true });
     expect(stored).toEqual(['k-1', 'k-9']);
   });
 

@@ -5,14 +5,19 @@ import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import type { Logger } from '../../lib/log';
 
-type Result = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
+/** `replayed`: a keyed message stored before this call (its first try's), of which nothing was stored now. */
+type Result = { ok: true; id: string; numericId: number; replayed?: boolean } | { ok: false; error: HermodError };
+
+/** A first try's answer, as the answer to a retry of it. */
+const asReplay = (r: Result): Result => (r.ok ? { ...r, replayed: true } : r);
 
 export interface KeyedSends {
   /**
    * Stores `records` with `store`, except those marked `keyed` (their id
    * derives from the client's Idempotency-Key) whose id history already
    * holds, or that another call is storing right now: those are answered
-   * with the stored message, and nothing is stored or sent for them again.
+   * with the stored message, marked `replayed`, and nothing is stored or
+   * sent for them again.
    * One result per record, in order.
    */
   accept(records: readonly MessageRecord[], keyed: readonly boolean[], store: (records: MessageRecord[]) => Promise<Result[]>): Promise<Result[]>;
@@ -41,7 +46,7 @@ export function createKeyedSends(findStored: (ids: string[]) => Promise<Pick<Mes
         if (!keyed[i]) continue;
         const already = running.get(r.id);
         if (already) {
-          answers[i] = already;
+          answers[i] = already.then(asReplay);
           continue;
         }
         let settle!: (r: Result) => void;
@@ -68,7 +73,7 @@ export function createKeyedSends(findStored: (ids: string[]) => Promise<Pick<Mes
           }
           for (const { i } of own) {
             const m = stored.get(records[i]!.id);
-            if (m) answers[i] = { ok: true, id: m.id, numericId: m.numericId };
+            if (m) answers[i] = { ok: true, id: m.id, numericId: m.numericId, replayed: true };
           }
         }
         const fresh = records.flatMap((_, i) => (answers[i] === undefined ? [i] : []));

@@ -36,7 +36,7 @@ export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 
 /** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
 export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
 
-type IntakeResult = { ok: true; id: string; numericId: number } | { ok: false; error: HermodError };
+type IntakeResult = { ok: true; id: string; numericId: number; replayed?: boolean } | { ok: false; error: HermodError };
 
 export interface MessageIntake {
   /** Stores each message durably, then hands it to its channel. One result per message, in order. */

@@ -19,7 +19,7 @@ import { checkSenderAddress } from '../http/sender-address';
 import { checkSmsText } from '../../core/domain/control-characters';
 import { checkJsonRequest } from '../http/json-request-headers';
 import { idempotentStream } from '../http/idempotent-stream';
-import type { IdempotencyStore } from '../http/idempotency';
+import { markRecovered, type IdempotencyStore } from '../http/idempotency';
 
 export interface CampaignManagerDeps {
   campaigns: CampaignsClient;
@@ -86,6 +86,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
         dedupKey: dedupKey(),
       }));
       answer(result);
+      markRecovered(ctx, [result.replayed]);
     });
   };
 

@@ -11,7 +11,7 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { checkSmsText } from '../../core/domain/control-characters';
-import { idempotent } from '../http/idempotency';
+import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { GATEWAY_V1_OPENAPI } from './openapi';
@@ -72,6 +72,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
         throw new HermodError(isErrorCode(code) ? code : 'internal', result.outcome?.value.message ?? 'core gave no answer');
       }
       reply(ctx, 201, [result.outcome.value.numericId]);
+      markRecovered(ctx, [result.outcome.value.replayed]);
     });
   });
 
@@ -90,11 +91,15 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       /** Core's refusals of the request's own fields (a claimed `source` or `mask`): the same for every destination. */
       const refusals: string[] = [];
+      const replayed: boolean[] = [];
       const results = await Promise.all(
         body.destination.map(async (destination, position) => {
           if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
           const r = await deps.core.send(outbound(caller, body, destination, scheduled, dedupKeyOf(position)));
-          if (r.outcome?.$case === 'accepted') return { id: r.outcome.value.numericId, destination, status: 'success', message: null };
+          if (r.outcome?.$case === 'accepted') {
+            replayed.push(r.outcome.value.replayed);
+            return { id: r.outcome.value.numericId, destination, status: 'success', message: null };
+          }
           if (r.outcome?.value.code === 'invalid_attrib') refusals.push(r.outcome.value.message);
           return { id: null, destination, status: 'failure', message: r.outcome?.value.message ?? 'not accepted' };
         }),
@@ -102,6 +107,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
       // Nothing could be sent for what the request itself says: refused as a whole (400), as a single send is.
       if (refusals.length > 0 && results.every((r) => r.status === 'failure')) throw new HermodError('invalid_attrib', refusals[0]!);
       reply(ctx, 201, results);
+      markRecovered(ctx, replayed);
     });
   });
 

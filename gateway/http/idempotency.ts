@@ -62,6 +62,17 @@ export function replay(ctx: Context, response: string): void {
 }
 
 /**
+ * Marks as a replay an answer core recovered rather than made: every message
+ * (or the list or campaign) it names was stored by an earlier try of the
+ * request, whose answer was lost (core died before it was kept), and nothing
+ * was stored now. A client reading the header to tell "created now" from
+ * "already there" is told the same as for an answer kept here.
+ */
+export function markRecovered(ctx: Context, replayed: readonly boolean[]): void {
+  if (replayed.length > 0 && replayed.every(Boolean)) ctx.set('Idempotent-Replayed', 'true');
+}
+
+/**
  * Names each message of a request for core (`dedup_key` in messages.proto) by
  * its position in the request: '' for a request without an Idempotency-Key.
  */

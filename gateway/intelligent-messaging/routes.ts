@@ -4,7 +4,7 @@ import type { ImClient } from '../im-client';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { readJson } from '../http/read-json';
-import { idempotent, type IdempotencyStore } from '../http/idempotency';
+import { idempotent, markRecovered, type IdempotencyStore } from '../http/idempotency';
 import { parseMessageRequest, toImSendRequest } from './message-request';
 import type { SharedRateLimiter } from './shared-rate-limiter';
 import { serveOpenApi } from '../http/openapi';
@@ -43,9 +43,10 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
     if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');
     const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes));
     await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async (dedupKeyOf) => {
-      const { id } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0)));
+      const { id, replayed } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0)));
       ctx.status = 202;
       ctx.body = { id };
+      markRecovered(ctx, [replayed]);
     });
   });
 

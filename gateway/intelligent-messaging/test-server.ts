@@ -53,7 +53,7 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
       await held;
       if (failure) throw failure;
       sent.push(request);
-      return { id: MESSAGE_ID };
+      return { id: MESSAGE_ID, replayed: false };
     },
   };
   const log = createLogger({ test: 'intelligent-messaging' });

@@ -9,7 +9,7 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../http/sender-address';
 import { checkSmsText } from '../../core/domain/control-characters';
-import { idempotent } from '../http/idempotency';
+import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { SMS_V2_OPENAPI } from './openapi';
@@ -65,6 +65,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
       }
       ctx.status = 202;
       ctx.body = { id: result.outcome.value.id, status: 'accepted', detail: body.destination };
+      markRecovered(ctx, [result.outcome.value.replayed]);
     });
   });
 

@@ -122,6 +122,11 @@ export interface ImportResult {
   members: number;
   /** Members left out because they opted out (remove_opt_outs). */
   optedOut: number;
+  /**
+   * The list or campaign was created before, under this commit's dedup_key:
+   * this is that first answer, and nothing was created now.
+   */
+  replayed: boolean;
 }
 
 export interface StreamListsRequest {
@@ -862,7 +867,7 @@ export const ImportChunk: MessageFns<ImportChunk> = {
 };
 
 function createBaseImportResult(): ImportResult {
-  return { id: 0, errorMessages: "", members: 0, optedOut: 0 };
+  return { id: 0, errorMessages: "", members: 0, optedOut: 0, replayed: false };
 }
 
 export const ImportResult: MessageFns<ImportResult> = {
@@ -878,6 +883,9 @@ export const ImportResult: MessageFns<ImportResult> = {
     }
     if (message.optedOut !== 0) {
       writer.uint32(32).uint32(message.optedOut);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(40).bool(message.replayed);
     }
     return writer;
   },
@@ -927,6 +935,14 @@ export const ImportResult: MessageFns<ImportResult> = {
             message.optedOut = reader.uint32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -953,6 +969,7 @@ export const ImportResult: MessageFns<ImportResult> = {
         : isSet(object.opted_out)
         ? globalThis.Number(object.opted_out)
         : 0,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -970,6 +987,9 @@ export const ImportResult: MessageFns<ImportResult> = {
     if (message.optedOut !== 0) {
       obj.optedOut = Math.round(message.optedOut);
     }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
     return obj;
   },
 
@@ -982,6 +1002,7 @@ export const ImportResult: MessageFns<ImportResult> = {
     message.errorMessages = object.errorMessages ?? "";
     message.members = object.members ?? 0;
     message.optedOut = object.optedOut ?? 0;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };

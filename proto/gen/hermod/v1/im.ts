@@ -96,6 +96,8 @@ export interface ImSendRequest {
 
 export interface ImAccepted {
   id: string;
+  /** As Accepted.replayed: the keyed message was stored before this request. */
+  replayed: boolean;
 }
 
 export interface CarrierEvent {
@@ -1144,13 +1146,16 @@ export const ImSendRequest: MessageFns<ImSendRequest> = {
 };
 
 function createBaseImAccepted(): ImAccepted {
-  return { id: "" };
+  return { id: "", replayed: false };
 }
 
 export const ImAccepted: MessageFns<ImAccepted> = {
   encode(message: ImAccepted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
     }
     return writer;
   },
@@ -1176,6 +1181,14 @@ export const ImAccepted: MessageFns<ImAccepted> = {
             message.id = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1189,13 +1202,19 @@ export const ImAccepted: MessageFns<ImAccepted> = {
   },
 
   fromJSON(object: any): ImAccepted {
-    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
   },
 
   toJSON(message: ImAccepted): unknown {
     const obj: any = {};
     if (message.id !== "") {
       obj.id = message.id;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
     }
     return obj;
   },
@@ -1206,6 +1225,7 @@ export const ImAccepted: MessageFns<ImAccepted> = {
   fromPartial<I extends Exact<DeepPartial<ImAccepted>, I>>(object: I): ImAccepted {
     const message = createBaseImAccepted();
     message.id = object.id ?? "";
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };

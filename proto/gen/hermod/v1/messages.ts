@@ -114,6 +114,12 @@ export interface Accepted {
   status: string;
   /** The same message as an integer (Gateway v1 and Campaign Manager ids), at most 2^53 - 1. */
   numericId: number;
+  /**
+   * A keyed message (dedup_key) stored before this request: nothing was
+   * stored or sent for it now. The gateway answers a request whose messages
+   * all were with Idempotent-Replayed: true.
+   */
+  replayed: boolean;
 }
 
 /** A per-item failure inside an otherwise successful batch. */
@@ -811,7 +817,7 @@ export const SendResult: MessageFns<SendResult> = {
 };
 
 function createBaseAccepted(): Accepted {
-  return { id: "", status: "", numericId: 0 };
+  return { id: "", status: "", numericId: 0, replayed: false };
 }
 
 export const Accepted: MessageFns<Accepted> = {
@@ -824,6 +830,9 @@ export const Accepted: MessageFns<Accepted> = {
     }
     if (message.numericId !== 0) {
       writer.uint32(24).int64(message.numericId);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(32).bool(message.replayed);
     }
     return writer;
   },
@@ -865,6 +874,14 @@ export const Accepted: MessageFns<Accepted> = {
             message.numericId = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -886,6 +903,7 @@ export const Accepted: MessageFns<Accepted> = {
         : isSet(object.numeric_id)
         ? globalThis.Number(object.numeric_id)
         : 0,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -900,6 +918,9 @@ export const Accepted: MessageFns<Accepted> = {
     if (message.numericId !== 0) {
       obj.numericId = Math.round(message.numericId);
     }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
     return obj;
   },
 
@@ -911,6 +932,7 @@ export const Accepted: MessageFns<Accepted> = {
     message.id = object.id ?? "";
     message.status = object.status ?? "";
     message.numericId = object.numericId ?? 0;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };
