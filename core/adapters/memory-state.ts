@@ -99,6 +99,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const keyedDone = new BoundedMap<number>(Math.max(finalTtlMs, options.keyedFinalTtlMs ?? DEFAULT_KEYED_FINAL_TTL_MS), maxFinal, EMPTY_ENTRY);
   const entryOf = (id: string, t: number): number | undefined => messages.get(id, t) ?? (keyedDone.size > 0 ? keyedDone.get(id, t) : undefined);
   const carrierIds = messageMap<string>('');
+  // Messages sent in parts: how many, and the carrier ids of those delivered so far.
+  const parts = messageMap<{ count: number; delivered: string[] } | undefined>(undefined);
   // Marks written after a message's final status (an attempt cancelled once it
   // failed, so a redelivered job of it is not sent) live the full time to live,
   // as they do in Redis, not the final status's minute: beside it, not in it.
@@ -137,7 +139,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     return entry && entry.expires > t ? entry : undefined;
   };
   const expireAll = (t: number): void => {
-    for (const map of [messages, keyedDone, lateMarks, carrierIds, lastMessages, lastFromAddress, senders]) map.expire(t);
+    for (const map of [messages, keyedDone, lateMarks, carrierIds, parts, lastMessages, lastFromAddress, senders]) map.expire(t);
     expireFront(idempotency, t);
     const window = Math.floor(t / 1000);
     for (const [k, w] of rateWindows) if (w.window < window) rateWindows.delete(k);
@@ -146,7 +148,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
   const untrack = trackEntries(
     {
       'state:statuses': () => messages.size + keyedDone.size + lateMarks.size,
-      'state:carrier_ids': () => carrierIds.size,
+      'state:carrier_ids': () => carrierIds.size + parts.size,
       'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
       'state:idempotency_keys': () => idempotency.size,
       'state:rate_windows': () => rateWindows.size,
@@ -180,6 +182,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
           messages.retire(a.id, t);
           if (hasHashedMark(a.id)) keyedDone.set(a.id, withStatus(EMPTY_ENTRY, a.status, a.at), t);
           if (a.carrierId) carrierIds.retire(a.carrierId, t);
+          if (parts.size > 0) parts.retire(a.id, t);
         }
         return true;
       });
@@ -327,10 +330,27 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       carrierIds.expire(t);
       messages.expire(t);
       lateMarks.expire(t);
+      parts.expire(t);
+      const counts = new Map<string, number>();
       for (const p of pairs) {
         carrierIds.set(p.carrierId, p.messageId, t);
         mark(p.messageId, SUBMITTED, t);
+        counts.set(p.messageId, (counts.get(p.messageId) ?? 0) + 1);
       }
+      for (const [id, count] of counts) if (count > 1) parts.set(id, { count, delivered: [] }, t);
+    },
+
+    async deliveredWhole(reports) {
+      open();
+      const t = now();
+      return reports.map(({ messageId, carrierId }) => {
+        const sent = parts.get(messageId, t);
+        if (!sent) return true;
+        if (!sent.delivered.includes(carrierId)) sent.delivered.push(carrierId);
+        if (sent.delivered.length < sent.count) return false;
+        parts.retire(messageId, t);
+        return true;
+      });
     },
 
     async wereSubmitted(messageIds) {
@@ -364,6 +384,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       messages.clear();
       lateMarks.clear();
       carrierIds.clear();
+      parts.clear();
       lastMessages.clear();
       lastFromAddress.clear();
       senders.clear();

@@ -109,6 +109,21 @@ return 1
 `;
 
 /**
+ * KEYS[1] the message's submit marker (its value the number of parts it was
+ * sent in), KEYS[2] the set of its parts' carrier ids reported delivered;
+ * ARGV: the carrier id, the time to live. Returns 1 once every part was
+ * delivered (at once for a message sent whole, or one without a marker).
+ */
+const DELIVERED_WHOLE_LUA = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '1') or 1
+if count <= 1 then return 1 end
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+if redis.call('SCARD', KEYS[2]) >= count then return 1 end
+return 0
+`;
+
+/**
  * KEYS[1] rate key (a hash: w = window second, u = used); ARGV: limit, wanted.
  * The window is Redis's own clock, so every process counts the same second.
  * Returns { granted, milliseconds left in the window }.
@@ -132,6 +147,7 @@ interface ScriptedClient {
     statusKey: string,
     submittedKey: string,
     cancelledKey: string,
+    partsKey: string,
     status: string,
     at: string,
     ttl: number,
@@ -139,6 +155,7 @@ interface ScriptedClient {
     onceSubmitted: '0' | '1',
   ): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
+  hermodDeliveredWhole(submittedKey: string, partsKey: string, carrierId: string, ttlSeconds: number): Promise<number>;
 }
 
 /**
@@ -168,8 +185,9 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const stalled = stallWarning(log, commandTimeoutMs);
   // A cluster's masters are known once it has connected.
   client.once('ready', () => void warnUnlessNoEviction(client, log));
-  client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 3, lua: ADVANCE_LUA });
+  client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 4, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
+  client.defineCommand('hermodDeliveredWhole', { numberOfKeys: 2, lua: DELIVERED_WHOLE_LUA });
   const scripted = client as unknown as ScriptedClient;
   const waitReplicas = options.waitReplicas ?? 0;
   let closed = false;
@@ -178,6 +196,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const carrierKey = (carrierId: string): string => `${prefix}:carrier:{${carrierId}}`;
   const submittedKey = (messageId: string): string => `${prefix}:submitted:{${messageId}}`;
   const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
+  // A message sent in parts: the carrier ids of those delivered (the same slot as its submit marker).
+  const partsKey = (messageId: string): string => `${prefix}:parts:{${messageId}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handsetKey(handset)}}`;
   const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handsetKey(handset)}}`;
   // A sorted set per address: application → when it last sent from there.
@@ -232,6 +252,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
               keys[i]!,
               submittedKey(a.id),
               cancelledKey(a.id),
+              partsKey(a.id),
               a.status,
               String(a.at),
               ttlSeconds,
@@ -259,12 +280,29 @@ export function createRedisState(options: RedisStateOptions): HotState {
     async putCarrierIds(pairs): Promise<void> {
       open();
       if (pairs.length === 0) return;
-      const keys = pairs.flatMap((p) => [carrierKey(p.carrierId), submittedKey(p.messageId)]);
-      await write(
-        'storing carrier ids',
-        keys,
-        pairs.flatMap((p, i) => [() => client.set(keys[2 * i]!, p.messageId, 'EX', ttlSeconds), () => client.set(keys[2 * i + 1]!, '1', 'EX', ttlSeconds)]),
+      // The submit marker holds how many parts the message went in (its pairs here): written before the carrier ids.
+      const counts = new Map<string, number>();
+      for (const p of pairs) counts.set(p.messageId, (counts.get(p.messageId) ?? 0) + 1);
+      const keys = [...[...counts.keys()].map(submittedKey), ...pairs.map((p) => carrierKey(p.carrierId))];
+      await write('storing carrier ids', keys, [
+        ...[...counts].map(
+          ([id, count]) =>
+            () =>
+              client.set(submittedKey(id), String(count), 'EX', ttlSeconds),
+        ),
+        ...pairs.map((p) => () => client.set(carrierKey(p.carrierId), p.messageId, 'EX', ttlSeconds)),
+      ]);
+    },
+
+    async deliveredWhole(reports): Promise<boolean[]> {
+      open();
+      if (reports.length === 0) return [];
+      const whole = await write(
+        'counting delivered parts',
+        reports.map((r) => partsKey(r.messageId)),
+        reports.map((r) => () => scripted.hermodDeliveredWhole(submittedKey(r.messageId), partsKey(r.messageId), r.carrierId, ttlSeconds)),
       );
+      return whole.map((n) => Number(n) === 1);
     },
 
     async rememberLastMessages(entries): Promise<void> {

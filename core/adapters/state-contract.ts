@@ -148,6 +148,30 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.wereSubmitted([m1, unique('message'), m2])).toEqual([true, false, true]);
     });
 
+    it('tells a message sent in parts delivered only once each of its parts was, however often a part is reported', async () => {
+      const [long, short] = [unique('msg'), unique('msg')];
+      const [p1, p2, p3, single] = [unique('carrier'), unique('carrier'), unique('carrier'), unique('carrier')];
+      await state.putCarrierIds([
+        { carrierId: p1, messageId: long },
+        { carrierId: p2, messageId: long },
+        { carrierId: p3, messageId: long },
+        { carrierId: single, messageId: short },
+      ]);
+      const delivered = (messageId: string, carrierId: string) => state.deliveredWhole([{ messageId, carrierId }]);
+      expect(await delivered(long, p2)).toEqual([false]);
+      expect(await delivered(long, p2)).toEqual([false]);
+      expect(
+        await state.deliveredWhole([
+          { messageId: long, carrierId: p1 },
+          { messageId: short, carrierId: single },
+        ]),
+      ).toEqual([false, true]);
+      expect(await delivered(long, p3)).toEqual([true]);
+      // A message hot state knows no parts of is taken as whole: one sent before this was kept, or one it forgot.
+      expect(await delivered(unique('msg'), unique('carrier'))).toEqual([true]);
+      expect(await state.deliveredWhole([])).toEqual([]);
+    });
+
     it('remembers which messages must no longer be sent, and only those', async () => {
       const [m1, m2, m3] = [unique('msg'), unique('msg'), unique('msg')];
       expect(await state.wereCancelled([m1, m2])).toEqual([false, false]);

@@ -34,6 +34,7 @@ export const STATE_METHODS = [
   'getStatus',
   'putCarrierIds',
   'getMessageIdByCarrierId',
+  'deliveredWhole',
   'wereSubmitted',
   'cancelSends',
   'wereCancelled',

@@ -64,6 +64,19 @@ export function startStatusConsumer(deps: {
     const latest = await deps.history.latestStatuses(ids);
     if (latest.size > 0) await deps.state.advanceStatuses([...latest].map(([id, s]) => ({ id, status: s.status, at: s.at })));
   };
+  /**
+   * Which of the reports tell of a part of a long message delivered while
+   * another part of it is not yet: the handset has the message only once
+   * every part arrived, and a part that failed fails it at once. Each is
+   * noted in hot state (deliveredWhole) and records nothing; the part that
+   * completes the message records `received`.
+   */
+  const partsOnly = async (updates: readonly StatusUpdate[], ids: readonly (string | undefined)[]): Promise<Set<number>> => {
+    const asked = updates.flatMap((u, i) => (u.status === 'received' && u.carrierId && ids[i] ? [i] : []));
+    if (asked.length === 0) return new Set();
+    const whole = await deps.state.deliveredWhole(asked.map((i) => ({ messageId: ids[i]!, carrierId: updates[i]!.carrierId! })));
+    return new Set(asked.filter((_, k) => !whole[k]));
+  };
   const holdEarlyMs = deps.holdEarlyMs ?? 10_000;
   /** `waitForSubmit`: a carrier's report on its submit applies only once the message reached `submitted`. */
   const changeOf = (u: StatusUpdate, id: string, waitForSubmit = true): StatusChange => ({
@@ -133,6 +146,7 @@ export function startStatusConsumer(deps: {
       releaseHeld(expired);
       const batch = waiting.slice(0, 2000);
       const ids = await resolveIds(batch);
+      const partOnly = await partsOnly(batch, ids);
       let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
       /** The matched report of each change (-1: a `submitted` its report proves). */
@@ -140,6 +154,10 @@ export function startStatusConsumer(deps: {
       batch.forEach((u, i) => {
         const id = ids[i];
         if (!id) return;
+        if (partOnly.has(i)) {
+          matched.push(u);
+          return;
+        }
         const waiting = unmatched.heldFor(u) < holdEarlyMs;
         // Waited for its submit's own report long enough: that report is lost (its worker died between the
         // submit and saying so). A carrier's report on a submit proves the submit: `submitted` first, so the
@@ -180,6 +198,7 @@ export function startStatusConsumer(deps: {
       async (records) => {
         const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
         const ids = await resolveIds(updates);
+        const partOnly = await partsOnly(updates, ids);
         const changes: StatusChange[] = [];
         /** The update of each change. */
         const from: StatusUpdate[] = [];
@@ -195,6 +214,7 @@ export function startStatusConsumer(deps: {
         };
         updates.forEach((u, i) => {
           const id = ids[i];
+          if (partOnly.has(i)) return;
           if (id) {
             const change = changeOf(u, id);
             from.push(u);

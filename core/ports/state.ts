@@ -88,9 +88,22 @@ export interface HotState extends CarrierSnapshotState {
    */
   advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]>;
   getStatus(id: string): Promise<StatusEntry | undefined>;
-  /** Carrier message id → our message id, for delivery-report correlation. */
+  /**
+   * Carrier message id → our message id, for delivery-report correlation. A
+   * message's pairs in one call are its parts, each with its own carrier id
+   * (see deliveredWhole).
+   */
   putCarrierIds(pairs: readonly { carrierId: string; messageId: string }[]): Promise<void>;
   getMessageIdByCarrierId(carrierId: string): Promise<string | undefined>;
+  /**
+   * For each carrier's report that a part of a message was delivered, in
+   * order, whether every part of it now was. A message sent in parts (a long
+   * SMS: a submit, and a carrier id, a part) is the carrier ids
+   * putCarrierIds stored for it in one call; each part counts once, however
+   * often its report comes. A message sent whole, or one hot state knows no
+   * parts of, is whole at its first report.
+   */
+  deliveredWhole(reports: readonly { messageId: string; carrierId: string }[]): Promise<boolean[]>;
   /**
    * For each message, in order, whether a carrier id was stored for it: the
    * carrier took it. Workers write this themselves, so it holds even while

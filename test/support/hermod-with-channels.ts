@@ -48,7 +48,7 @@ export interface HermodWithChannels {
  */
 export async function startHermodWithChannels(
   name: string,
-  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number; smsc?: Pick<SmscSimulatorOptions, 'outcomes'> } = {},
+  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number; smsc?: Pick<SmscSimulatorOptions, 'outcomes' | 'seed'> } = {},
 ): Promise<HermodWithChannels> {
   // Host names, not addresses, for every URL hermod and the simulators are given. Hermod's HTTPS port is the one
   // it got at its latest start (port 0), so the simulators read their webhook URLs when they post.
