@@ -223,6 +223,26 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(JSON.stringify(sent.template!.components)).toContain('Ngāi Tahu 👋🏽');
   });
 
+  it('refuses a template whose placeholder no parameter can fill, rather than send the braces to customers', async () => {
+    // A send's parameter names are letters A–Z, digits, '-', '_' and spaces: {{ōta}} could never be filled.
+    const templateId = randomUUID();
+    const refused = await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'tuku_ota', 'mi_NZ', 'Kia ora {{ingoa}}, kua tukuna tō ōta {{ōta}} 📦']);
+    expect(refused.code, refused.output).not.toBe(0);
+    expect(refused.output).toMatch(/\{\{ōta\}\}/);
+    const listed = await h.hermod.cli(['im-templates', 'list', 'acme']);
+    expect(listed.output).not.toContain(templateId);
+
+    const set = await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'tuku_ota', 'mi_NZ', 'Kia ora {{ingoa}}, kua tukuna tō ōta {{ota}} 📦']);
+    expect(set.code, set.output).toBe(0);
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile: '+6421100032' },
+      message: { type: 'template', template: { template_id: templateId, language: 'mi_NZ', parameters: [{ name: 'ingoa', text: 'Mere' }] } },
+      delivery_attempts: [{ channel: 'sms' }],
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json.message).toMatch(/template parameters missing: ota/);
+  });
+
   it('sends a media message on MMS', async () => {
     const mobile = '+6421100041';
     const id = await send({

@@ -10,6 +10,7 @@ import { encodeStatus } from '../ports/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
 import { unaryHandler } from './unary-handler';
+import { placeholdersOf, unfillableProblem } from '../im/template-placeholders';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -75,6 +76,8 @@ export function imService(deps: {
       if (!req.name || !req.body) throw new HermodError('invalid_attrib', 'template name and body are required');
       if (!/^[A-Za-z_]{2,5}$/.test(req.language))
         throw new HermodError('invalid_attrib', 'template language must be 2..5 letters or underscores, e.g. en or en_US');
+      const unfillable = unfillableProblem(placeholdersOf(req.body));
+      if (unfillable) throw new HermodError('invalid_attrib', unfillable);
       await deps.im.upsertTemplate({
         applicationId: await appId(req.applicationName),
         id: req.id,

@@ -3,6 +3,7 @@ import type { MessageRecord } from '../ports/message-history';
 import type { MessageIntake } from '../messages/message-intake';
 import type { Accounts } from '../accounts/accounts';
 import type { NumericIds } from '../messages/numeric-ids';
+import { fillTemplate, placeholdersOf, unfillableProblem } from './template-placeholders';
 import { HermodError } from '../../lib/errors';
 import { MAX_PARTS as MAX_SMS_PARTS, measureSms } from '../domain/sms-segments';
 import { addressFor, isKnownEvent, neverReported, parseAttemptList, type ImAttemptPlan, type ImChannel, type ImPlan } from './im-plan';
@@ -24,9 +25,6 @@ interface ImRequest {
   /** Set with an Idempotency-Key: the message's id derives from it (see im.proto). */
   dedupKey?: string;
 }
-
-/** Placeholders in a template body: {{name}}. */
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9 _-]+?)\s*\}\}/g;
 
 /**
  * Accepts an Intelligent Messaging request: resolves the contact and the
@@ -62,12 +60,16 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
           fields: [{ field: 'message.template.template_id', description: 'no such template' }],
         });
       const values = new Map(t.parameters.map((p) => [p.name, p.text]));
-      const missing = [...stored.body.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((n) => !values.has(n));
+      const placeholders = placeholdersOf(stored.body);
+      // A template stored before its placeholders were checked: its braces would reach the handset.
+      const unfillable = unfillableProblem(placeholders);
+      if (unfillable) throw new HermodError('unprocessable', unfillable, { fields: [{ field: 'message.template.template_id', description: unfillable }] });
+      const missing = placeholders.names.filter((n) => !values.has(n));
       if (missing.length > 0)
-        throw new HermodError('unprocessable', `template parameters missing: ${[...new Set(missing)].join(', ')}`, {
+        throw new HermodError('unprocessable', `template parameters missing: ${missing.join(', ')}`, {
           fields: missing.map((n) => ({ field: 'message.template.parameters', description: `${n} is required by the template` })),
         });
-      text = stored.body.replace(PLACEHOLDER, (_, name: string) => values.get(name) ?? '');
+      text = fillTemplate(stored.body, values);
       template = { id: stored.id, name: stored.name, language: t.language || stored.language, parameters: t.parameters };
     } else if (type === 'media') {
       if (!req.message.media) throw new HermodError('invalid_attrib', 'message.media is required for a media message');
