@@ -101,7 +101,7 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       attempts,
       reference: req.reference,
       schedulerPipe: req.schedulerPipe,
-      subject: mailSubject(template?.name, text),
+      subject: mailSubject(template?.name, req.message.text, req.message.media?.url),
     };
     const id = req.dedupKey ? keyedImMessageId(req.applicationId, req.dedupKey) : newImMessageId();
     const record: MessageRecord = {

@@ -10,6 +10,16 @@ describe('the subject of an e-mail attempt', () => {
     expect(mailSubject(undefined, 'Kia ora, e hoa mā — tēnā koe 👋🏽\nsecond line')).toBe('Kia ora, e hoa mā — tēnā koe 👋🏽');
     expect(mailSubject('order_shipped', '你好世界')).toBe('order_shipped');
     expect(mailSubject(undefined, '\nПривет')).toBe('Message');
+    // A line ends at CR LF or a lone CR too, with nothing of the break left in the subject.
+    expect(mailSubject(undefined, 'Tēnā koe\r\nsecond line')).toBe('Tēnā koe');
+    expect(mailSubject(undefined, 'Γειά σου\rδεύτερη')).toBe('Γειά σου');
+  });
+
+  it('is the file named by the link of a media message without text', () => {
+    expect(mailSubject(undefined, '', 'https://example.com/ng%C4%81/whakaahua%20ng%C4%81.png?size=large')).toBe('whakaahua ngā.png');
+    expect(mailSubject(undefined, '', 'https://example.com/')).toBe('Message');
+    expect(mailSubject(undefined, '', 'https://example.com/%E0%A4%A')).toBe('%E0%A4%A');
+    expect(mailSubject(undefined, 'Titiro ki tēnei', 'https://example.com/a.png')).toBe('Titiro ki tēnei');
   });
 
   it('cuts a long line at 78 characters without splitting an emoji with a skin-tone modifier', () => {
@@ -23,7 +33,7 @@ describe('the subject of an e-mail attempt', () => {
         const subject = mailSubject(undefined, text);
         // Well-formed: no lone surrogate (String#isWellFormed is past this project's lib target).
         expect(subject).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
-        if (subject !== 'Message') expect(text.split('\n')[0]!.startsWith(subject)).toBe(true);
+        if (subject !== 'Message') expect(text.split(/\r\n|\r|\n/)[0]!.startsWith(subject)).toBe(true);
         expect([...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(subject)].length).toBeLessThanOrEqual(78);
       }),
     );

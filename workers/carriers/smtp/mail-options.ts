@@ -25,7 +25,8 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
     to,
     ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
     subject: job.im?.subject || 'Message',
-    text: url ? [job.content, url].filter((part) => part !== '').join('\n') : job.content,
+    // A media message without text of its own has its link as its text: said once.
+    text: url && job.content !== url ? [job.content, url].filter((part) => part !== '').join('\n') : job.content,
     headers,
   };
 }

@@ -83,8 +83,10 @@ describe('SMTP carrier', () => {
 
     await carrier.send(emailJob({ content: 'Titiro ki tēnei — 看这个 👀', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
     await carrier.send(emailJob({ content: '', im: { type: 'media', media: { mimeType: 'image/png', url } } }));
+    // A media message without text of its own: intake makes its link its text, which the mail says once.
+    await carrier.send(emailJob({ content: url, im: { type: 'media', media: { mimeType: 'image/png', url } } }));
 
-    expect(sink.mails.map((m) => m.text)).toEqual([`Titiro ki tēnei — 看这个 👀\n${url}`, url]);
+    expect(sink.mails.map((m) => m.text)).toEqual([`Titiro ki tēnei — 看这个 👀\n${url}`, url, url]);
     expect(sink.mails[0]!.headers['content-type']).toMatch(/^text\/plain/);
   });
 
