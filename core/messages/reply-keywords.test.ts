@@ -11,6 +11,12 @@ describe('reply keywords', () => {
     expect(keywordOf('ＳＴＡＲＴ')).toBe('start');
   });
 
+  it('reads OPT-OUT and OPT-IN written with a hyphen, an underscore or several spaces as their spaced forms', () => {
+    for (const text of ['Opt-Out', 'OPT_OUT', 'opt   out', 'opt\tout.']) expect(keywordOf(text), text).toBe('stop');
+    for (const text of ['opt-in', 'Opt_In!']) expect(keywordOf(text), text).toBe('start');
+    expect(keywordOf('opt-outs are annoying')).toBeUndefined();
+  });
+
   it('reads START and UNSTOP as opting back in', () => {
     for (const text of ['START', 'unstop', 'Subscribe']) expect(keywordOf(text)).toBe('start');
   });

@@ -8,7 +8,9 @@ export function keywordOf(text: string): 'stop' | 'start' | undefined {
     .normalize('NFKC')
     .trim()
     .toUpperCase()
-    .replace(/[.!]+$/, '');
+    .replace(/[.!]+$/, '')
+    // OPT-OUT, OPT_OUT and OPT  OUT are OPT OUT.
+    .replace(/[\s_-]+/g, ' ');
   if (STOP_WORDS.has(word)) return 'stop';
   if (START_WORDS.has(word)) return 'start';
   return undefined;
