@@ -124,6 +124,45 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
+  it('refuses the SMSC simulator whose port another process holds, naming HERMOD_SMSC_PORT', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['smsc-simulator'], { ...env, HERMOD_SMSC_HOST: '127.0.0.1', HERMOD_SMSC_PORT: String(held.port) });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_SMSC_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      held.close();
+    }
+  });
+
+  it('refuses the channel simulators when a port of theirs is held, naming its variable', async () => {
+    for (const variable of ['HERMOD_SMTP_SINK_PORT', 'HERMOD_WAB_SIMULATOR_PORT', 'HERMOD_RCS_SIMULATOR_PORT', 'HERMOD_MMS_SIMULATOR_PORT']) {
+      const held = await holdPort();
+      try {
+        const ports = { HERMOD_SMTP_SINK_PORT: '0', HERMOD_WAB_SIMULATOR_PORT: '0', HERMOD_RCS_SIMULATOR_PORT: '0', HERMOD_MMS_SIMULATOR_PORT: '0' };
+        const outcome = await runRefusedStart(['channel-simulators'], { ...env, ...ports, [variable]: String(held.port) });
+        expectOneLineConfigError(outcome, new RegExp(`${variable}: port ${held.port} on 127.0.0.1 is in use by another process`));
+      } finally {
+        held.close();
+      }
+    }
+  });
+
+  it('refuses an e-mail worker whose bounce listener port another process holds, naming HERMOD_BOUNCE_SMTP_PORT', async () => {
+    const held = await holdPort();
+    try {
+      const outcome = await runRefusedStart(['worker', '--channel', 'email'], {
+        ...env,
+        HERMOD_BUS: 'redis',
+        HERMOD_STATE: 'redis',
+        HERMOD_BOUNCE_SMTP_HOST: '127.0.0.1',
+        HERMOD_BOUNCE_SMTP_PORT: String(held.port),
+      });
+      expectOneLineConfigError(outcome, new RegExp(`HERMOD_BOUNCE_SMTP_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      held.close();
+    }
+  });
+
   it('refuses the console without a password, naming HERMOD_ADMIN_PASSWORD', async () => {
     const outcome = await runRefusedStart(['console'], { ...env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' });
     expectOneLineConfigError(outcome, /HERMOD_ADMIN_PASSWORD is not set/);

@@ -5,6 +5,13 @@ import { createWhatsAppSimulator } from './whatsapp-simulator';
 import { createRcsSimulator } from './rcs-simulator';
 import { createMmsSimulator } from './mms-simulator';
 import { simulatedServiceAccount } from './simulated-service-account';
+import { listenError } from '../../lib/listen-error';
+
+/** A simulator's start, a port it cannot bind a configuration error naming `setting`. */
+const started = <T>(start: Promise<T>, setting: string, port: number): Promise<T> =>
+  start.catch((err: unknown) => {
+    throw listenError(err, setting, '127.0.0.1', port, 'another hermod’s simulators');
+  });
 
 /**
  * `hermod channel-simulators`: the stand-ins for the e-mail relay and the
@@ -47,7 +54,7 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   // The sink bounces `…+late-bounce…` mail to hermod's bounce listener, as a relay sends DSNs to the return path's MX.
   const bounces = c.email.bounceListener;
   const bounceTo = bounces && bounces.port !== 0 ? { host: isAnyAddress(bounces.host) ? '127.0.0.1' : bounces.host, port: bounces.port } : undefined;
-  const smtp = await startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }), '127.0.0.1', bounceTo);
+  const smtp = await started(startSmtpSink(s.smtpPort, log.child({ simulator: 'smtp' }), '127.0.0.1', bounceTo), 'HERMOD_SMTP_SINK_PORT', s.smtpPort);
   const wab = createWhatsAppSimulator({
     host: '127.0.0.1',
     port: s.wabPort,
@@ -80,7 +87,18 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
     },
     deliverDelayMs: 150,
   });
-  const ports = { smtp: smtp.port, wab: (await wab.start()).port, rcs: (await rcs.start()).port, mms: (await mms.start()).port };
+  let ports: { smtp: number; wab: number; rcs: number; mms: number };
+  try {
+    ports = {
+      smtp: smtp.port,
+      wab: (await started(wab.start(), 'HERMOD_WAB_SIMULATOR_PORT', s.wabPort)).port,
+      rcs: (await started(rcs.start(), 'HERMOD_RCS_SIMULATOR_PORT', s.rcsPort)).port,
+      mms: (await started(mms.start(), 'HERMOD_MMS_SIMULATOR_PORT', s.mmsPort)).port,
+    };
+  } catch (err) {
+    await Promise.allSettled([smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
+    throw err;
+  }
   log.info('channel simulators listening', ports);
   return {
     ports,

@@ -1,12 +1,22 @@
 import path from 'node:path';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/log';
+import { listenError } from '../../lib/listen-error';
 import { createSmscSimulator, type SmscSimulatorOptions } from './smsc-simulator';
 
-/** Starts the simulator; logs one JSON line with where it listens. */
-export async function startSimulator(options: SmscSimulatorOptions, log: Logger): Promise<{ port: number; ports: { smpp: number }; stop(): Promise<void> }> {
+/**
+ * Starts the simulator; logs one JSON line with where it listens. A port it
+ * cannot bind is a configuration error naming `setting`.
+ */
+export async function startSimulator(
+  options: SmscSimulatorOptions,
+  log: Logger,
+  setting = 'HERMOD_SMSC_PORT',
+): Promise<{ port: number; ports: { smpp: number }; stop(): Promise<void> }> {
   const simulator = createSmscSimulator({ log, ...options });
-  const { host, port } = await simulator.start();
+  const { host, port } = await simulator.start().catch((err: unknown) => {
+    throw listenError(err, setting, options.host ?? '127.0.0.1', options.port ?? 0, 'another SMSC simulator');
+  });
   log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
   return {
     port,
@@ -45,6 +55,7 @@ export async function runSmscSimulator(config: Readonly<Config>, log: Logger): P
             storeFile: path.join(dir, `${c.name}-owed-receipts.log`),
           },
           log.child({ carrier: c.name }),
+          `carrier ${c.name} in HERMOD_CARRIERS_FILE`,
         ),
       );
     }

@@ -3,6 +3,7 @@ import type { EmailConfig } from '../../../lib/config';
 import type { Logger } from '../../../lib/log';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
 import type { Carrier, CarrierReport } from '../../carrier';
+import { listenError } from '../../../lib/listen-error';
 import { createBounceListener, type Bounce, type BounceListener } from './bounce-listener';
 import { mailOptions } from './mail-options';
 import { smtpError } from './smtp-error';
@@ -89,7 +90,9 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): SmtpCarrier
       const where = config.bounceListener;
       if (!where || !config.bounceDomain) return undefined;
       bounces ??= createBounceListener({ ...where, domain: config.bounceDomain, log, onBounce: reportBounce });
-      return bounces.start();
+      return bounces.start().catch((err: unknown) => {
+        throw listenError(err, 'HERMOD_BOUNCE_SMTP_PORT', where.host, where.port, 'another e-mail worker’s bounce listener');
+      });
     },
     async close() {
       await bounces?.stop();
