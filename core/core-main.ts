@@ -8,6 +8,7 @@ import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { createBlockLists } from './accounts/block-lists';
 import { keepScreeningListsLoaded } from './accounts/screening-lists';
+import { untilHotStateAnswers } from './adapters/until-hot-state-answers';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
@@ -63,6 +64,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   const history = await openHistory(config, log);
   watchHistoryEngineMemory(() => history.engineMemoryBytes());
   const state = await openState(config.adapters, { dataDir: config.dataDir, fsync: config.journalFsync, log });
+  await untilHotStateAnswers(state, log);
   const bus = await openBus(config.adapters, log);
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages({ maxAgeMs: config.recentMessagesMaxAgeMs });
