@@ -75,6 +75,13 @@ describe('configuration', () => {
     expect(resolveConfig({ HERMOD_MO_DEDUP_WINDOW: '2m' }).moDedupWindowMs).toBe(120_000);
   });
 
+  it('refuses a core address that is not host:port for every role, naming HERMOD_CORE_ADDRESS', () => {
+    for (const address of ['127.0.0.1:notaport', 'nonsense', '127.0.0.1:70000', 'core.internal:', ':50051 ']) {
+      expect(() => resolveConfig({ HERMOD_CORE_ADDRESS: address }), address).toThrow(/^HERMOD_CORE_ADDRESS must be host:port or \[v6\]:port/);
+    }
+    for (const address of ['127.0.0.1:50051', 'localhost:0', '[::1]:7000']) expect(resolveConfig({ HERMOD_CORE_ADDRESS: address }).coreAddress).toBe(address);
+  });
+
   it('gives Intelligent Messaging attempts without a timeout a bounded default, in whole seconds up to 7 days', () => {
     expect(resolveConfig({}).im.defaultTimeoutMs).toBe(24 * 3600 * 1000);
     expect(resolveConfig({ HERMOD_IM_DEFAULT_TIMEOUT: '90s' }).im.defaultTimeoutMs).toBe(90_000);

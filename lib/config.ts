@@ -445,7 +445,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     },
     tlsCertFile: str('HERMOD_TLS_CERT', ''),
     tlsKeyFile: str('HERMOD_TLS_KEY', ''),
-    coreAddress: str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051'),
+    coreAddress: coreAddressOf(str('HERMOD_CORE_ADDRESS', '127.0.0.1:50051')),
     grpcTls: grpcTls(env),
     coreInstance: int('HERMOD_CORE_INSTANCE', 0, 0, 15),
     gateways: int('HERMOD_GATEWAYS', defaultGateways(), 1, 256),
@@ -728,6 +728,17 @@ function grpcTls(env: Env): GrpcTlsConfig | undefined {
   if (!certFile && !keyFile && !caFile) return undefined;
   if (!certFile || !keyFile || !caFile) throw new ConfigError(`${GRPC_TLS_VARIABLES.join(', ')} must be set together (mutual TLS between roles)`);
   return { certFile, keyFile, caFile };
+}
+
+/**
+ * HERMOD_CORE_ADDRESS checked once, for every role: core binds it, gateways
+ * and operators' commands dial it, and a typo found only when a gateway
+ * first calls core looks like core being down.
+ */
+function coreAddressOf(address: string): string {
+  const m = /^(?:\[[^\]\s]+\]|[^:\s[\]]*):(\d{1,5})$/.exec(address);
+  if (!m || Number(m[1]) > 65535) throw new ConfigError(`HERMOD_CORE_ADDRESS must be host:port or [v6]:port, got ${JSON.stringify(address)}`);
+  return address;
 }
 
 /** Host part of `host:port`, `[v6]:port` or a bare host. */
