@@ -94,7 +94,13 @@ async function main(): Promise<void> {
         process.stderr.write('usage: hermod grpc-certs <dir> <host>...\n');
         process.exit(2);
       }
-      const files = await (await import('../lib/role-certificates')).makeRoleCertificates(dir, 'hermod', hosts);
+      const made = await (await import('../lib/role-certificates')).makeRoleCertificates(dir, 'hermod', hosts).catch((err: unknown) => err as Error);
+      if (made instanceof Error) {
+        // A directory that cannot hold them, or half a CA: one line, as the operators' commands say what went wrong.
+        process.stderr.write(`error: ${made.message}\n`);
+        process.exit(1);
+      }
+      const files = made;
       outputLines(process.stdout)(`HERMOD_GRPC_TLS_CERT=${files.certFile}\nHERMOD_GRPC_TLS_KEY=${files.keyFile}\nHERMOD_GRPC_TLS_CA=${files.caFile}`);
       return;
     }

@@ -15,17 +15,15 @@ type Options = Parameters<typeof generate>[1];
  * signed for the roles, good as server (for each host name or address core is
  * reached at) and as client. Written as `<name>-ca.crt`, `<name>.crt` and
  * `<name>.key`; the CA's key is kept beside them (`<name>-ca.key`) to sign more.
+ * Run again on the same directory (another host name, a renewal), it signs the
+ * new certificate with the CA already there: every role deployed with it
+ * keeps trusting the others.
  */
 export async function makeRoleCertificates(dir: string, name: string, hosts: readonly string[] = ['localhost', '127.0.0.1']): Promise<RoleCertificates> {
   fs.mkdirSync(dir, { recursive: true });
-  const ca = await generate([{ name: 'commonName', value: `${name} CA` }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
-    ],
-  } as Options);
+  const caFile = path.join(dir, `${name}-ca.crt`);
+  const caKeyFile = path.join(dir, `${name}-ca.key`);
+  const ca = (await existingCa(caFile, caKeyFile)) ?? (await newCa(name, caFile, caKeyFile));
   const ip = /^[\d.]+$|:/;
   const role = await generate([{ name: 'commonName', value: hosts[0] ?? 'localhost' }], {
     keySize: 2048,
@@ -38,10 +36,34 @@ export async function makeRoleCertificates(dir: string, name: string, hosts: rea
       { name: 'subjectAltName', altNames: hosts.map((h) => (ip.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
     ],
   } as Options);
-  const files = { caFile: path.join(dir, `${name}-ca.crt`), certFile: path.join(dir, `${name}.crt`), keyFile: path.join(dir, `${name}.key`) };
-  fs.writeFileSync(files.caFile, ca.cert);
-  fs.writeFileSync(path.join(dir, `${name}-ca.key`), ca.private, { mode: 0o600 });
+  const files = { caFile, certFile: path.join(dir, `${name}.crt`), keyFile: path.join(dir, `${name}.key`) };
   fs.writeFileSync(files.certFile, role.cert);
   fs.writeFileSync(files.keyFile, role.private, { mode: 0o600 });
   return files;
+}
+
+/** The CA a directory holds, or undefined for none; half of one (a certificate without its key, or the reverse) is an error. */
+async function existingCa(caFile: string, caKeyFile: string): Promise<{ cert: string; private: string } | undefined> {
+  const [hasCert, hasKey] = [fs.existsSync(caFile), fs.existsSync(caKeyFile)];
+  if (!hasCert && !hasKey) return undefined;
+  if (!hasKey)
+    throw new Error(
+      `${caFile} is there without its key ${path.basename(caKeyFile)}: roles trust that CA, and a new one would not be; restore the key, or move the CA away to start a new one`,
+    );
+  if (!hasCert) throw new Error(`${caKeyFile} is there without its certificate ${path.basename(caFile)}: restore it, or move the key away to start a new CA`);
+  return { cert: fs.readFileSync(caFile, 'utf8'), private: fs.readFileSync(caKeyFile, 'utf8') };
+}
+
+async function newCa(name: string, caFile: string, caKeyFile: string): Promise<{ cert: string; private: string }> {
+  const ca = await generate([{ name: 'commonName', value: `${name} CA` }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
+  } as Options);
+  fs.writeFileSync(caKeyFile, ca.private, { mode: 0o600 });
+  fs.writeFileSync(caFile, ca.cert);
+  return ca;
 }
