@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { ConfigError, resolveConfig } from '../lib/config';
+import { ensureDataDir } from '../lib/data-dir';
 import { createLogger, setLogLevel } from '../lib/log';
 import type { Role } from '../lib/role';
 import { runRole } from './run-role';
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   }
   switch (command) {
     case 'start':
+      ensureDataDir(config.dataDir);
       await runSupervisor(config, log);
       return;
     case 'gateway':
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
     case 'smsc-simulator':
     case 'channel-simulators':
     case 'console': {
+      ensureDataDir(config.dataDir);
       const channel = command === 'worker' ? ((cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms') : undefined;
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;

@@ -124,6 +124,15 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
+  it('refuses a data directory that cannot be one (under a file), naming HERMOD_DATA_DIR, for the whole service and a role alike', async () => {
+    const file = path.join(dataDir, 'kōnae.txt');
+    fs.writeFileSync(file, 'he kōnae, ehara i te whaiaronga');
+    for (const args of [['start'], ['core']]) {
+      const outcome = await runRefusedStart(args, { ...env, HERMOD_DATA_DIR: path.join(file, 'data'), HERMOD_CORE_ADDRESS: '127.0.0.1:0' });
+      expectOneLineConfigError(outcome, /HERMOD_DATA_DIR: cannot use .*kōnae\.txt\/data: not a directory/);
+    }
+  });
+
   it('refuses the SMSC simulator whose port another process holds, naming HERMOD_SMSC_PORT', async () => {
     const held = await holdPort();
     try {

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import { ConfigError } from './config';
+
+/** Why a file-system call failed, in words (`ENOTDIR` → not a directory). */
+const REASONS: Record<string, string> = {
+  ENOTDIR: 'not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'a read-only file system',
+  EEXIST: 'a file is there',
+  ENOSPC: 'no space left',
+};
+
+/**
+ * Makes the data directory if it is not there, and checks hermod may write
+ * in it, before any role starts: what cannot be used is a configuration
+ * error naming HERMOD_DATA_DIR, not the first writer's stack trace.
+ */
+export function ensureDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    throw new ConfigError(
+      `HERMOD_DATA_DIR: cannot use ${dir}: ${REASONS[code] ?? (err as Error).message} (it must be a directory hermod can create and write)`,
+    );
+  }
+}
