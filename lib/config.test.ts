@@ -75,6 +75,14 @@ describe('configuration', () => {
     expect(resolveConfig({ HERMOD_MO_DEDUP_WINDOW: '2m' }).moDedupWindowMs).toBe(120_000);
   });
 
+  it('refuses a Redis command time limit not a second over the replicas’ wait, rather than raise it silently', () => {
+    expect(() => resolveConfig({ HERMOD_REDIS_COMMAND_TIMEOUT: '1s' })).toThrow(
+      /^HERMOD_REDIS_COMMAND_TIMEOUT must be at least a second more than HERMOD_REDIS_WAIT_TIMEOUT \(1s\): at least 2s, got "1s"/,
+    );
+    expect(() => resolveConfig({ HERMOD_REDIS_COMMAND_TIMEOUT: '3s', HERMOD_REDIS_WAIT_TIMEOUT: '2500ms' })).toThrow(/at least 3500ms, got "3s"/);
+    expect(resolveConfig({ HERMOD_REDIS_COMMAND_TIMEOUT: '2s' }).adapters.redisCommandTimeoutMs).toBe(2000);
+  });
+
   it('refuses a core address that is not host:port for every role, naming HERMOD_CORE_ADDRESS', () => {
     for (const address of ['127.0.0.1:notaport', 'nonsense', '127.0.0.1:70000', 'core.internal:', ':50051 ']) {
       expect(() => resolveConfig({ HERMOD_CORE_ADDRESS: address }), address).toThrow(/^HERMOD_CORE_ADDRESS must be host:port or \[v6\]:port/);

@@ -427,6 +427,14 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   }
   if (adapters.redisWaitReplicas > 0 && adapters.redisWaitTimeoutMs < 1)
     throw new ConfigError('HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms (Redis reads 0 as wait forever)');
+  if (adapters.redisCommandTimeoutMs < adapters.redisWaitTimeoutMs + 1000) {
+    // A command that waits for replicas must be given the wait and time for the answer besides.
+    const shown = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+    throw new ConfigError(
+      `HERMOD_REDIS_COMMAND_TIMEOUT must be at least a second more than HERMOD_REDIS_WAIT_TIMEOUT (${shown(adapters.redisWaitTimeoutMs)}): ` +
+        `at least ${shown(adapters.redisWaitTimeoutMs + 1000)}, got ${JSON.stringify(env.HERMOD_REDIS_COMMAND_TIMEOUT ?? '5s')}`,
+    );
+  }
   if (history === 'clickhouse' && !adapters.clickhouseUrl) throw new ConfigError('HERMOD_HISTORY=clickhouse needs HERMOD_CLICKHOUSE_URL');
 
   const config: Config = {
