@@ -207,3 +207,40 @@ describe('a channel worker whose hot state fails just after the carrier took a m
     expect([sends.get(fast.id), sends.get(slow.id)]).toEqual([1, 1]);
   });
 });
+
+describe('two channel workers handed the same job at once (a partition lease lost in a Redis stall, its entries taken over)', () => {
+  it('sends it once: the second waits while the first sends, sees it submitted and lets it be', async () => {
+    const state = createMemoryState();
+    const sends: string[] = [];
+    const carrier: Carrier = {
+      name: 'slow',
+      async send(job) {
+        sends.push(job.id);
+        await new Promise((r) => setTimeout(r, 300));
+        return { carrierIds: [`c-${sends.length}`] };
+      },
+      ready: async () => undefined,
+      onReport: () => undefined,
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    const workers = await Promise.all(
+      [createMemoryBus(), createMemoryBus()].map(async (bus) => {
+        await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+        const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+        kit.defer(async () => {
+          await worker.stop();
+          await bus.close();
+        });
+        return bus;
+      }),
+    );
+    const job = imJob('sms', '+64211234568', { type: 'text' }, 'Kia ora, kotahi anake — 一次 👋🏽');
+    await Promise.all(workers.map((bus) => bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }])));
+    await eventually(() => (statuses.some((s) => s.id === job.id && s.status === 'submitted') ? true : undefined), 10_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(sends).toEqual([job.id]);
+    expect(statuses.filter((s) => s.id === job.id && s.status === 'submitted')).toHaveLength(1);
+  });
+});

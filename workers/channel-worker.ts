@@ -16,6 +16,7 @@ import { processSpan } from '../core/ports/bus-spans';
 import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
+import { createSendClaims } from './send-claims';
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -182,7 +183,18 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     return true;
   };
 
+  const claims = createSendClaims(state, () => stopping);
+  /** Sends the job unless another worker holding it sends it meanwhile (see send-claims.ts). */
   const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
+    if ((await claims.take(job.id)) === 'done') return;
+    try {
+      await trySending(job, redelivered);
+    } finally {
+      await claims.release(job.id);
+    }
+  };
+
+  const trySending = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
@@ -307,6 +319,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     async stop() {
       stopping = true;
       await subscription.close();
+      claims.stop();
       await statuses.drain();
     },
   };

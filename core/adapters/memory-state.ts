@@ -110,6 +110,8 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     map.set(id, withMark(map.get(id, t) ?? EMPTY_ENTRY, m), t);
   };
   const marked = (id: string, m: Mark, t: number): boolean => hasMark(messages.get(id, t), m) || (lateMarks.size > 0 && hasMark(lateMarks.get(id, t), m));
+  // Sends claimed by a worker's try, with when each claim runs out; insertion order is expiry order (a renewal moves it last).
+  const sendClaims = new Map<string, { token: string; expires: number }>();
   const lastMessages = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   const lastFromAddress = new BoundedMap<LastMessage | undefined>(ttlMs, maxHandsets, undefined);
   // Address → application → when it last sent from there.
@@ -152,6 +154,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       'state:last_messages': () => lastMessages.size + lastFromAddress.size + senders.size,
       'state:idempotency_keys': () => idempotency.size,
       'state:rate_windows': () => rateWindows.size,
+      'state:send_claims': () => sendClaims.size,
     },
     () => expireAll(now()),
   );
@@ -367,6 +370,27 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       for (const id of messageIds) mark(id, CANCELLED, t);
     },
 
+    async claimSends(claims, ttlMs) {
+      open();
+      const t = now();
+      for (const [id, claim] of sendClaims) {
+        if (claim.expires > t) break;
+        sendClaims.delete(id);
+      }
+      return claims.map(({ messageId, token }) => {
+        const held = sendClaims.get(messageId);
+        if (held && held.expires > t && held.token !== token) return false;
+        sendClaims.delete(messageId);
+        sendClaims.set(messageId, { token, expires: t + ttlMs });
+        return true;
+      });
+    },
+
+    async releaseSends(claims) {
+      open();
+      for (const { messageId, token } of claims) if (sendClaims.get(messageId)?.token === token) sendClaims.delete(messageId);
+    },
+
     async wereCancelled(messageIds) {
       open();
       const t = now();
@@ -385,6 +409,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       lateMarks.clear();
       carrierIds.clear();
       parts.clear();
+      sendClaims.clear();
       lastMessages.clear();
       lastFromAddress.clear();
       senders.clear();

@@ -108,6 +108,20 @@ redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX
 return 1
 `;
 
+/** KEYS[1] a message's send claim; ARGV: the token, the time to live in ms. Returns 1 when the claim is the token's. */
+const CLAIM_SEND_LUA = `
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+/** KEYS[1] a message's send claim; ARGV: the token. Deletes the claim where the token holds it. */
+const RELEASE_SEND_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
 /**
  * KEYS[1] the message's submit marker (its value the number of parts it was
  * sent in), KEYS[2] the set of its parts' carrier ids reported delivered;
@@ -156,6 +170,8 @@ interface ScriptedClient {
   ): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
   hermodDeliveredWhole(submittedKey: string, partsKey: string, carrierId: string, ttlSeconds: number): Promise<number>;
+  hermodClaimSend(claimKey: string, token: string, ttlMs: number): Promise<number>;
+  hermodReleaseSend(claimKey: string, token: string): Promise<number>;
 }
 
 /**
@@ -188,6 +204,8 @@ export function createRedisState(options: RedisStateOptions): HotState {
   client.defineCommand('hermodAdvanceStatus', { numberOfKeys: 4, lua: ADVANCE_LUA });
   client.defineCommand('hermodTakeRate', { numberOfKeys: 1, lua: TAKE_RATE_LUA });
   client.defineCommand('hermodDeliveredWhole', { numberOfKeys: 2, lua: DELIVERED_WHOLE_LUA });
+  client.defineCommand('hermodClaimSend', { numberOfKeys: 1, lua: CLAIM_SEND_LUA });
+  client.defineCommand('hermodReleaseSend', { numberOfKeys: 1, lua: RELEASE_SEND_LUA });
   const scripted = client as unknown as ScriptedClient;
   const waitReplicas = options.waitReplicas ?? 0;
   let closed = false;
@@ -198,6 +216,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const cancelledKey = (messageId: string): string => `${prefix}:cancelled:{${messageId}}`;
   // A message sent in parts: the carrier ids of those delivered (the same slot as its submit marker).
   const partsKey = (messageId: string): string => `${prefix}:parts:{${messageId}}`;
+  const sendClaimKey = (messageId: string): string => `${prefix}:sending:{${messageId}}`;
   const lastMessageKey = (handset: string): string => `${prefix}:last:{${handsetKey(handset)}}`;
   const lastFromKey = (address: string, handset: string): string => `${prefix}:lastfrom:{${address}|${handsetKey(handset)}}`;
   // A sorted set per address: application → when it last sent from there.
@@ -390,6 +409,27 @@ export function createRedisState(options: RedisStateOptions): HotState {
         'storing cancel markers',
         keys,
         keys.map((k) => () => client.set(k, '1', 'EX', ttlSeconds)),
+      );
+    },
+
+    async claimSends(claims, ttlMs): Promise<boolean[]> {
+      open();
+      if (claims.length === 0) return [];
+      const keys = claims.map((c) => sendClaimKey(c.messageId));
+      const taken = await write(
+        'claiming sends',
+        keys,
+        claims.map((c, i) => () => scripted.hermodClaimSend(keys[i]!, c.token, Math.max(1, Math.trunc(ttlMs)))),
+      );
+      return taken.map((n) => Number(n) === 1);
+    },
+
+    async releaseSends(claims): Promise<void> {
+      open();
+      if (claims.length === 0) return;
+      await each(
+        'releasing send claims',
+        claims.map((c) => () => scripted.hermodReleaseSend(sendClaimKey(c.messageId), c.token)),
       );
     },
 

@@ -172,6 +172,30 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.deliveredWhole([])).toEqual([]);
     });
 
+    it('lets one worker’s try at a time claim the sending of a message, until it gives the claim up or the claim runs out', async () => {
+      const [m1, m2] = [unique('msg'), unique('msg')];
+      expect(await state.claimSends([{ messageId: m1, token: 'kaimahi-1' }], 300)).toEqual([true]);
+      expect(
+        await state.claimSends(
+          [
+            { messageId: m1, token: 'kaimahi-2' },
+            { messageId: m2, token: 'kaimahi-2' },
+          ],
+          300,
+        ),
+      ).toEqual([false, true]);
+      // The holder renews its own claim; another's release does not free it.
+      expect(await state.claimSends([{ messageId: m1, token: 'kaimahi-1' }], 300)).toEqual([true]);
+      await state.releaseSends([{ messageId: m1, token: 'kaimahi-2' }]);
+      expect(await state.claimSends([{ messageId: m1, token: 'kaimahi-2' }], 300)).toEqual([false]);
+      await state.releaseSends([{ messageId: m1, token: 'kaimahi-1' }]);
+      expect(await state.claimSends([{ messageId: m1, token: 'kaimahi-2' }], 300)).toEqual([true]);
+      // A claim whose worker died runs out.
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await state.claimSends([{ messageId: m2, token: 'kaimahi-3' }], 300)).toEqual([true]);
+      expect(await state.claimSends([], 300)).toEqual([]);
+    });
+
     it('remembers which messages must no longer be sent, and only those', async () => {
       const [m1, m2, m3] = [unique('msg'), unique('msg'), unique('msg')];
       expect(await state.wereCancelled([m1, m2])).toEqual([false, false]);

@@ -35,6 +35,8 @@ export const STATE_METHODS = [
   'putCarrierIds',
   'getMessageIdByCarrierId',
   'deliveredWhole',
+  'claimSends',
+  'releaseSends',
   'wereSubmitted',
   'cancelSends',
   'wereCancelled',

@@ -116,6 +116,16 @@ export interface HotState extends CarrierSnapshotState {
    * every hand-over, so a job still queued or waiting to retry is dropped.
    */
   cancelSends(messageIds: readonly string[]): Promise<void>;
+  /**
+   * Claims the sending of each message for `token` (one worker's try at it)
+   * for `ttlMs`, in order: true when the claim is this token's (taken now, or
+   * renewed), false while another token holds it. Two workers handed the same
+   * job at once (a partition taken over while its owner still worked on it)
+   * send it once; a claim whose worker died runs out after `ttlMs`.
+   */
+  claimSends(claims: readonly { messageId: string; token: string }[], ttlMs: number): Promise<boolean[]>;
+  /** Gives up claims, where the token still holds them. */
+  releaseSends(claims: readonly { messageId: string; token: string }[]): Promise<void>;
   /** For each message, in order, whether its sending was cancelled. */
   wereCancelled(messageIds: readonly string[]): Promise<boolean[]>;
   /**
