@@ -226,7 +226,9 @@ describe('two channel workers handed the same job at once (a partition lease los
     };
     const statuses: StatusUpdate[] = [];
     const workers = await Promise.all(
-      [createMemoryBus(), createMemoryBus()].map(async (bus) => {
+      // Each worker on a bus of its own, not marked local: as two worker processes a shared bus handed the same job.
+      [createMemoryBus(), createMemoryBus()].map(async (inner) => {
+        const bus = { ...inner, local: false };
         await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
         const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
         kit.defer(async () => {

@@ -183,18 +183,10 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     return true;
   };
 
-  const claims = createSendClaims(state, () => stopping);
-  /** Sends the job unless another worker holding it sends it meanwhile (see send-claims.ts). */
-  const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
-    if ((await claims.take(job.id)) === 'done') return;
-    try {
-      await trySending(job, redelivered);
-    } finally {
-      await claims.release(job.id);
-    }
-  };
+  // A bus whose jobs reach only this process's workers cannot hand one to two workers: nothing to claim.
+  const claims = bus.local ? undefined : createSendClaims(state, () => stopping);
 
-  const trySending = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
+  const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
@@ -288,10 +280,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const todo = decoded.filter(
       (d, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED) && !seen.has(d.payload.id) && seen.add(d.payload.id),
     );
+    // Claimed for this worker first (see send-claims.ts): another worker may hold some of them right now.
+    const claimed = claims ? await claims.take(todo.map((d) => d.payload.id)) : undefined;
+    const mine = claimed ? todo.filter((_, i) => claimed[i]) : todo;
     // Every job settles before the batch fails: one failing must not let the
     // batch come back while the others are still with the carrier (sent twice).
     const outcomes = await Promise.allSettled(
-      todo.map((d) => {
+      mine.map((d) => {
         const job = d.payload;
         const redelivered = d.record.redeliveries > 0;
         const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
@@ -307,6 +302,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           );
       }),
     );
+    await claims?.release(mine.map((d) => d.payload.id));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
     await statuses.drain();
@@ -319,7 +315,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     async stop() {
       stopping = true;
       await subscription.close();
-      claims.stop();
+      claims?.stop();
       await statuses.drain();
     },
   };

@@ -12,30 +12,34 @@ const LOOK_MS = 250;
 
 export interface SendClaims {
   /**
-   * Takes the sending of `messageId` for this worker: 'mine' once it holds
-   * the claim and the message still wants sending; 'done' when another worker
-   * sent it (or it ended) meanwhile. Waits while another worker holds it.
+   * Takes the sending of each message for this worker, in order: true once
+   * it holds the claim and the message still wants sending; false when
+   * another worker sent it (or it ended) meanwhile. Waits while another
+   * worker holds one.
    */
-  take(messageId: string): Promise<'mine' | 'done'>;
-  /** Gives up this worker's claim (sent, or not to be sent by it). */
-  release(messageId: string): Promise<void>;
+  take(messageIds: readonly string[]): Promise<boolean[]>;
+  /** Gives up this worker's claims (sent, or not to be sent by it). */
+  release(messageIds: readonly string[]): Promise<void>;
   stop(): void;
 }
+
+type ClaimState = Pick<HotState, 'claimSends' | 'releaseSends' | 'wereSubmitted' | 'getStatus'>;
 
 /**
  * A job reaches two workers at once when a partition is taken over while its
  * owner still works on it: a Redis that stalled past the partition's lease,
  * a Kafka rebalance while a submit was on its way. Each checked hot state for
  * the carrier's id before sending, neither found it, and the SMS went out
- * twice. Each try claims the message in hot state first (one try's token at a
- * time, renewed while held); a worker that finds it claimed waits until the
- * other has sent it (its carrier id is stored) or its claim runs out (it died).
+ * twice. So each worker claims a batch's messages in hot state before
+ * sending them (one call for the batch; renewed while held); a message
+ * another worker holds is waited on until that worker has sent it (its
+ * carrier id is stored) or its claim runs out (it died).
  */
-export function createSendClaims(state: Pick<HotState, 'claimSends' | 'releaseSends' | 'wereSubmitted' | 'getStatus'>, isStopping: () => boolean): SendClaims {
+export function createSendClaims(state: ClaimState, isStopping: () => boolean): SendClaims {
   const held = new Map<string, string>();
   const renewal = setInterval(() => {
     if (held.size === 0) return;
-    // A renewal lost (hot state away) is tried again at the next tick, well within the claim's life.
+    // A renewal lost (hot state away) is tried again at the next tick, well within the claims' life.
     state
       .claimSends(
         [...held].map(([messageId, token]) => ({ messageId, token })),
@@ -45,36 +49,58 @@ export function createSendClaims(state: Pick<HotState, 'claimSends' | 'releaseSe
   }, RENEW_MS);
   renewal.unref();
 
-  /** Sent by another worker (its carrier id is stored), or ended without it (refused, cancelled). */
-  const settledElsewhere = async (messageId: string): Promise<boolean> => {
-    const [[submitted], status] = await Promise.all([state.wereSubmitted([messageId]), state.getStatus(messageId)]);
-    return submitted === true || (status !== undefined && isFinal(status.status));
+  /** For each message, whether another worker sent it (its carrier id is stored) or it ended without that (refused, cancelled). */
+  const settledElsewhere = async (ids: readonly string[]): Promise<boolean[]> => {
+    const [submitted, statuses] = await Promise.all([state.wereSubmitted(ids), Promise.all(ids.map((id) => state.getStatus(id)))]);
+    return ids.map((_, i) => submitted[i] === true || (statuses[i] !== undefined && isFinal(statuses[i]!.status)));
+  };
+
+  /** Claims `ids` once; for each, true (held now), false (another worker holds it). */
+  const claim = async (ids: readonly string[]): Promise<boolean[]> => {
+    const tokens = ids.map((id) => held.get(id) ?? randomUUID());
+    const mine = await state.claimSends(
+      ids.map((messageId, i) => ({ messageId, token: tokens[i]! })),
+      CLAIM_MS,
+    );
+    ids.forEach((id, i) => {
+      if (mine[i]) held.set(id, tokens[i]!);
+    });
+    return mine;
+  };
+
+  const release = async (ids: readonly string[]): Promise<void> => {
+    const claims = ids.flatMap((messageId) => {
+      const token = held.get(messageId);
+      held.delete(messageId);
+      return token === undefined ? [] : [{ messageId, token }];
+    });
+    // Not given up (hot state away): the claims run out by themselves.
+    if (claims.length > 0) await state.releaseSends(claims).catch(() => undefined);
+  };
+
+  /** Waits on one message another worker holds: false once that worker settled it, true once the claim is this one's. */
+  const waitFor = async (id: string): Promise<boolean> => {
+    for (;;) {
+      if ((await settledElsewhere([id]))[0]) return false;
+      if (isStopping()) throw new HermodError('unavailable', 'stopping while another worker sends this message', { retryable: true });
+      await new Promise((r) => setTimeout(r, LOOK_MS));
+      if ((await claim([id]))[0]) return true;
+    }
   };
 
   return {
-    async take(messageId) {
-      const token = held.get(messageId) ?? randomUUID();
-      for (;;) {
-        const [mine] = await state.claimSends([{ messageId, token }], CLAIM_MS);
-        if (mine) {
-          held.set(messageId, token);
-          // Looked at once the claim is held: a try that sent it and let go just before this one claimed it is seen here.
-          if (!(await settledElsewhere(messageId))) return 'mine';
-          await this.release(messageId);
-          return 'done';
-        }
-        if (await settledElsewhere(messageId)) return 'done';
-        if (isStopping()) throw new HermodError('unavailable', 'stopping while another worker sends this message', { retryable: true });
-        await new Promise((r) => setTimeout(r, LOOK_MS));
-      }
+    async take(ids) {
+      if (ids.length === 0) return [];
+      const mine = await claim(ids);
+      const wanted = await Promise.all(ids.map((id, i) => (mine[i] ? true : waitFor(id))));
+      // Looked at once the claims are held: a try that sent one and let go just before this one claimed it is seen here.
+      const heldIds = ids.filter((_, i) => wanted[i]);
+      const settled = await settledElsewhere(heldIds);
+      await release(heldIds.filter((_, k) => settled[k]));
+      const sendable = new Set(heldIds.filter((_, k) => !settled[k]));
+      return ids.map((id) => sendable.has(id));
     },
-    async release(messageId) {
-      const token = held.get(messageId);
-      if (token === undefined) return;
-      held.delete(messageId);
-      // Not given up (hot state away): the claim runs out by itself.
-      await state.releaseSends([{ messageId, token }]).catch(() => undefined);
-    },
+    release,
     stop: () => clearInterval(renewal),
   };
 }

@@ -201,6 +201,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   }
 
   return {
+    local: true,
     async lag(topicName: string, groupName: string) {
       const topic = topics.get(topicName);
       const group = topic?.groups.get(groupName);

@@ -64,6 +64,11 @@ export interface PublishOptions {
 }
 
 export interface Bus {
+  /**
+   * True for a bus whose records reach only subscribers in this process (the
+   * in-process bus): one job can never be in two worker processes' hands.
+   */
+  readonly local?: boolean;
   publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
   subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
   /** Records of the topic that the group has not acknowledged yet (0 for an unknown topic or group). */
