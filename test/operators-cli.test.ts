@@ -204,6 +204,22 @@ describe("operators' CLI against a running service", () => {
       expect({ code: top.code, output: top.output }).toEqual({ code: 2, output: 'error: unknown command "kōrero" (hermod --help lists them)\n' });
     });
 
+    it('refuses a misspelled option in one line, with the usage exit code, and changes nothing', async () => {
+      const created = await hermod.cli(['apps', 'create', 'whare-hōu', '--pasword', 'x']);
+      expect({ code: created.code, output: created.output }).toEqual({
+        code: 2,
+        output: 'error: unknown option --pasword for "apps create" (it takes --password <pw>, --api-key)\n',
+      });
+      expect((await hermod.cli(['apps', 'list'])).output).not.toMatch(/^whare-hōu\t/m);
+
+      expect((await hermod.cli(['apps', 'create', '市场', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli(['apps', 'set-callbacks', '市场', '--statuz', 'https://hooks.example.com/tūnga']);
+      expect(set.code, set.output).toBe(2);
+      expect(set.output).toMatch(/^error: unknown option --statuz for "apps set-callbacks" \(it takes --status <url>, .*\)\n$/);
+      const row = (await hermod.cli(['apps', 'list'])).output.split('\n').find((r) => r.startsWith('市场\t'));
+      expect(row).not.toContain('hooks.example.com');
+    });
+
     it('shows the usage of the one command whose arguments are missing', async () => {
       const missing = await hermod.cli(['apps', 'set-password', 'acme']);
       expect(missing.code).toBe(2);

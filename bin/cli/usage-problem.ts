@@ -1,4 +1,5 @@
 import { ADMIN_USAGE } from './admin-usage';
+import { optionProblem } from './option-problem';
 
 /** Each operators' command as `group verb`, from the usage: a command is known exactly when its usage is printed. */
 const COMMANDS = new Set([...ADMIN_USAGE.matchAll(/^ {2}([a-z-]+) ([a-z-]+)/gm)].map((m) => `${m[1]} ${m[2]}`));
@@ -31,5 +32,5 @@ export function usageProblem(args: readonly string[]): string | undefined {
   }
   const template = TEMPLATE_ARGUMENT[command];
   if (template !== undefined && args[template] === '') return 'template name is empty';
-  return undefined;
+  return optionProblem(command, args.slice(2));
 }

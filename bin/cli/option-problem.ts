@@ -1,0 +1,48 @@
+/**
+ * The options each command takes, with the value each needs as its usage
+ * writes it ('' for an option that takes none). An option not listed for a
+ * command is one it does not take.
+ */
+const OPTIONS: Record<string, Record<string, string>> = {
+  'apps create': { '--password': '<pw>', '--api-key': '' },
+  'apps set-callbacks': { '--status': '<url>', '--reply': '<url>', '--im-status': '<url>', '--rotate-secret': '' },
+  'apps set-quota': { '--messages': '<n>', '--per': 'hour|day|month', '--clear': '' },
+  'blocklist add': { '--app': '<name>' },
+  'blocklist remove': { '--app': '<name>' },
+  'blocklist list': { '--app': '<name>' },
+  'contacts set': { '--mobile': '<e164>', '--email': '<address>', '--whatsapp': '<id>' },
+  'campaigns dry-run': { '--content': '<text>', '--template': '<name>' },
+};
+
+/** An argument that is an option: two dashes and a letter (`--- Sale ---` and `-1` are values). */
+const OPTION = /^--[A-Za-z]/;
+
+/**
+ * What is wrong with the options of a command line (`args`: what follows the
+ * command's own words), as one line, or undefined when nothing is. An option
+ * the command does not take was ignored, so `--statuz <url>` set nothing and
+ * said it had; one that needs a value and has none (the last argument, or
+ * followed by another of the command's options) took nothing, or took that
+ * option as its value.
+ */
+export function optionProblem(command: string, args: readonly string[]): string | undefined {
+  const takes = OPTIONS[command] ?? {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!OPTION.test(arg)) continue;
+    const value = takes[arg];
+    if (value === undefined) {
+      const named = arg.split('=')[0]!;
+      if (arg.includes('=') && takes[named]) return `write the value of ${named} after a space: ${named} ${takes[named]}`;
+      const known = Object.entries(takes).map(([option, v]) => (v ? `${option} ${v}` : option));
+      return known.length > 0
+        ? `unknown option ${arg} for ${JSON.stringify(command)} (it takes ${known.join(', ')})`
+        : `unknown option ${arg}: ${JSON.stringify(command)} takes no options`;
+    }
+    if (value === '') continue;
+    const next = args[i + 1];
+    if (next === undefined || takes[next] !== undefined) return `${arg} needs a value: ${arg} ${value}`;
+    i++;
+  }
+  return undefined;
+}
