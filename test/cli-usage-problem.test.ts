@@ -38,6 +38,15 @@ describe("what is wrong with an operators' command line", () => {
     );
   });
 
+  it('refuses an Intelligent Messaging rate limit that is not a whole number 0..100 or default, naming what it got', () => {
+    for (const limit of ['-1', '', '101', '2.5', '1e1', ' 5', '0x10', 'tekau']) {
+      expect(usageProblem(['apps', 'set-im-rate-limit', 'kāinga', limit]), JSON.stringify(limit)).toBe(
+        `the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(limit)})`,
+      );
+    }
+    for (const limit of ['0', '20', '100', 'default']) expect(usageProblem(['apps', 'set-im-rate-limit', '商店', limit]), limit).toBeUndefined();
+  });
+
   it('finds nothing wrong with command lines the commands take, empty values where they mean something included', () => {
     for (const args of [
       ['apps', 'list'],

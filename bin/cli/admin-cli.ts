@@ -21,6 +21,7 @@ import { privateCallbackWarning } from './private-callback-warning';
 import { usageProblem } from './usage-problem';
 import { quotaText } from '../../core/domain/quota-text';
 import { commandError } from './command-error';
+import { imRateLimit } from './im-rate-limit';
 
 type Out = (line: string) => void;
 
@@ -143,11 +144,8 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-im-rate-limit' && name && extra !== undefined) {
-      const perSecond = extra === 'default' ? -1 : Number(extra);
-      if (!Number.isInteger(perSecond) || perSecond < -1 || perSecond > 100) {
-        out(`error: the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(extra)})`);
-        return 2;
-      }
+      // usageProblem refused anything else.
+      const perSecond = imRateLimit(extra)!;
       await upsert({ name, imRateLimit: perSecond });
       out(
         `Intelligent Messaging rate limit of ${name}: ${perSecond < 0 ? 'the service default' : perSecond === 0 ? 'none' : `${perSecond} requests per second`}`,

@@ -1,4 +1,5 @@
 import { ADMIN_USAGE } from './admin-usage';
+import { imRateLimit } from './im-rate-limit';
 import { optionProblem } from './option-problem';
 
 /** Each operators' command as `group verb`, from the usage: a command is known exactly when its usage is printed. */
@@ -32,5 +33,9 @@ export function usageProblem(args: readonly string[]): string | undefined {
   }
   const template = TEMPLATE_ARGUMENT[command];
   if (template !== undefined && args[template] === '') return 'template name is empty';
+  const limit = command === 'apps set-im-rate-limit' ? args[3] : undefined;
+  if (limit !== undefined && imRateLimit(limit) === undefined) {
+    return `the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(limit)})`;
+  }
   return optionProblem(command, args.slice(2));
 }
