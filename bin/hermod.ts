@@ -7,6 +7,7 @@ import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE } from './cli/admin-usage';
 import { asksForHelp, commandHelp } from './cli/command-help';
+import { roleUsageProblem } from './cli/role-usage-problem';
 import { outputLines } from './cli/output-lines';
 import { keepBuildInUse } from '../lib/build-location';
 
@@ -35,6 +36,9 @@ Configuration is read from HERMOD_* environment variables; see README.md.`;
 
 const log = createLogger();
 
+/** The commands above that are hermod's own, not the operators' (those are in ADMIN_USAGE). */
+const ROLE_COMMANDS = new Set(['start', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators', 'console', 'reply', 'grpc-certs']);
+
 function flag(name: string): string | undefined {
   const args = process.argv.slice(3);
   const i = args.indexOf(name);
@@ -47,6 +51,12 @@ async function main(): Promise<void> {
   if (!cluster.isWorker && command && asksForHelp(process.argv.slice(3))) {
     outputLines(process.stdout)(commandHelp(USAGE, command));
     return;
+  }
+  // A role's command line checked before anything starts (the operators' commands check their own); a cluster worker's is the supervisor's.
+  const problem = !cluster.isWorker && command && ROLE_COMMANDS.has(command) ? roleUsageProblem(command, process.argv.slice(3)) : undefined;
+  if (problem) {
+    process.stderr.write(`error: ${problem}\n`);
+    process.exit(2);
   }
   keepBuildInUse();
   let config: ReturnType<typeof resolveConfig>;
@@ -72,7 +82,8 @@ async function main(): Promise<void> {
     case 'channel-simulators':
     case 'console': {
       ensureDataDir(config.dataDir);
-      const channel = command === 'worker' ? ((cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) ?? 'sms') : undefined;
+      // Run alone, a worker's --channel is there (roleUsageProblem said so); under the supervisor, HERMOD_CHANNEL.
+      const channel = command === 'worker' ? (cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) : undefined;
       await runRole(command as Role, config, log.child({ role: command, pid: process.pid, ...(channel ? { channel } : {}) }), { channel });
       return;
     }

@@ -206,3 +206,34 @@ describe('hermod start with a port another process holds', () => {
     }
   }, 90_000);
 });
+
+describe('a role’s command line that cannot be run', () => {
+  /** One plain line on standard error, exit code 2, before anything starts or waits. */
+  function expectOneUsageLine(outcome: Awaited<ReturnType<typeof runRefusedStart>>, line: string): void {
+    expect({ code: outcome.code, output: outcome.output }).toEqual({ code: 2, output: `error: ${line}\n` });
+  }
+
+  it('asks a worker without --channel for one, naming the channels, instead of running an SMS worker', async () => {
+    // Redis where nothing answers: a worker that started would wait for it, never exit.
+    const outcome = await runRefusedStart(
+      ['worker'],
+      { HERMOD_BUS: 'redis', HERMOD_STATE: 'redis', HERMOD_REDIS_URL: 'redis://127.0.0.1:23917', HERMOD_METRICS_PORT: '0' },
+      10_000,
+    );
+    expectOneUsageLine(outcome, 'hermod worker needs --channel <name>[,<name>...]; channels: sms, email, wab, rcs, mms');
+  });
+
+  it('names an option a role does not take instead of starting without it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-role-option-'));
+    try {
+      const outcome = await runRefusedStart(
+        ['core', '--port', '23001'],
+        { HERMOD_DATA_DIR: dataDir, HERMOD_CORE_ADDRESS: '127.0.0.1:0', HERMOD_METRICS_PORT: '0' },
+        10_000,
+      );
+      expectOneUsageLine(outcome, 'unknown option --port: "core" takes no options');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -12,6 +12,7 @@ const OPTIONS: Record<string, Record<string, string>> = {
   'blocklist list': { '--app': '<name>' },
   'contacts set': { '--mobile': '<e164>', '--email': '<address>', '--whatsapp': '<id>' },
   'campaigns dry-run': { '--content': '<text>', '--template': '<name>' },
+  worker: { '--channel': '<name>[,<name>...]' },
 };
 
 /** An argument that is an option: two dashes and a letter (`--- Sale ---` and `-1` are values). */
