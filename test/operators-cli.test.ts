@@ -189,6 +189,14 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('an application that exists already', () => {
+    it('says so as the other errors do, with exit code 1', async () => {
+      expect((await hermod.cli(['apps', 'create', 'marae-ā-iwi', '--password', 'tuatahi'])).code).toBe(0);
+      const again = await hermod.cli(['apps', 'create', 'marae-ā-iwi', '--password', 'tuarua']);
+      expect({ code: again.code, output: again.output }).toEqual({ code: 1, output: 'error: application marae-ā-iwi already exists\n' });
+    });
+  });
+
   describe('command lines that cannot be run', () => {
     it('says in one line that an application or template name is empty, with the usage exit code', async () => {
       const app = await hermod.cli(['apps', 'create', '', '--password', 'x']);

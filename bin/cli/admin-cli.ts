@@ -82,7 +82,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'apps' && verb === 'create' && name) {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
       if (applications.some((a) => a.name === name)) {
-        out(`application ${name} already exists`);
+        out(`error: application ${name} already exists`);
         return 1;
       }
       const apiKey = args.includes('--api-key') ? newApiKey() : '';
