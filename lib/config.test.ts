@@ -83,6 +83,11 @@ describe('configuration', () => {
     expect(resolveConfig({ HERMOD_REDIS_COMMAND_TIMEOUT: '2s' }).adapters.redisCommandTimeoutMs).toBe(2000);
   });
 
+  it('holds the Idempotency-Key of a request whose gateway died a minute, not ten, by default', () => {
+    expect(resolveConfig({}).idempotencyLeaseMs).toBe(60_000);
+    expect(resolveConfig({ HERMOD_IDEMPOTENCY_LEASE: '10m' }).idempotencyLeaseMs).toBe(600_000);
+  });
+
   it('refuses a core address that is not host:port for every role, naming HERMOD_CORE_ADDRESS', () => {
     for (const address of ['127.0.0.1:notaport', 'nonsense', '127.0.0.1:70000', 'core.internal:', ':50051 ']) {
       expect(() => resolveConfig({ HERMOD_CORE_ADDRESS: address }), address).toThrow(/^HERMOD_CORE_ADDRESS must be host:port or \[v6\]:port/);

@@ -490,7 +490,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
-    idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '10m'),
+    idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),
     recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),
     schedulerMemoryWindowMs: duration('HERMOD_SCHEDULER_MEMORY_WINDOW', '10m'),
     scheduleHorizonMs: duration('HERMOD_SCHEDULE_HORIZON', '60d'),

@@ -138,6 +138,8 @@ describe('an Idempotency-Key held by a request that outlives its lease', () => {
     const retry = await post('kia-ora-1', 'Kia ora, e hoa mā 👋🏽');
     expect(retry.status, retry.body).toBe(409);
     expect(retry.body).toContain('still being processed');
+    // Says how long a key whose gateway died stays held: the retry is not told to wait a second for ever.
+    expect(retry.body).toMatch(/free again at most \d+ (ms|seconds?|minutes?) after its request was last seen/);
     // How long to wait, in seconds, as HTTP clients read it.
     expect(retry.retryAfter).toBe('1');
     expect(renewals).toBeGreaterThanOrEqual(5);

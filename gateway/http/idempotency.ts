@@ -45,10 +45,26 @@ export function differentRequest(): HermodError {
  */
 const STILL_RUNNING_RETRY_AFTER_S = 1;
 
-/** The 409 for a key another request still holds, with `Retry-After` on the answer. */
-export function stillRunning(ctx: Context): HermodError {
+/** A lease as people say it: `600 ms`, `20 seconds`, `1 minute`. */
+function spoken(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const [n, unit] = ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : [Math.ceil(ms / 1000), 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The 409 for a key another request still holds, with `Retry-After` on the
+ * answer. It says how long the key may stay held should that request's
+ * gateway have died (its lease, HERMOD_IDEMPOTENCY_LEASE): a client told only
+ * "retry in 1 second" retried for minutes not knowing why.
+ */
+export function stillRunning(ctx: Context, leaseMs: number): HermodError {
   ctx.set('Retry-After', String(STILL_RUNNING_RETRY_AFTER_S));
-  return new HermodError('conflict', `a request with this Idempotency-Key is still being processed; retry in ${STILL_RUNNING_RETRY_AFTER_S} second`);
+  return new HermodError(
+    'conflict',
+    `a request with this Idempotency-Key is still being processed; retry in ${STILL_RUNNING_RETRY_AFTER_S} second ` +
+      `(should that request's gateway have stopped, the key is free again at most ${spoken(leaseMs)} after its request was last seen)`,
+  );
 }
 
 /** Answers with the first request's answer, marked as a replay. */
@@ -90,7 +106,8 @@ export function requestKey(scopedKey: string, fingerprint: string): string {
 
 /**
  * How long a release core could not take is tried again: the default lease
- * (HERMOD_IDEMPOTENCY_LEASE), after which the claim has run out by itself.
+ * (HERMOD_IDEMPOTENCY_LEASE) ten times over, after which the claim has run
+ * out by itself however it was set.
  */
 const RELEASE_FOR_MS = 10 * 60_000;
 /** Waits between tries of a release: 1 s, doubling to at most 15 s. */
@@ -204,7 +221,7 @@ export async function idempotent(
   const claim = await claimKey(store, { applicationId, key, fingerprint });
   if (!claim.claimed) {
     if (claim.fingerprint !== fingerprint) throw differentRequest();
-    if (!claim.response) throw stillRunning(ctx);
+    if (!claim.response) throw stillRunning(ctx, claim.leaseMs);
     return replay(ctx, claim.response);
   }
   const request = requestKey(key, fingerprint);

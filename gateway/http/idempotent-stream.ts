@@ -47,7 +47,7 @@ export async function idempotentStream(
   const fingerprint = (): string => (digest ??= hash.digest('hex'));
   const claim = await claimKey(store, { applicationId, key, fingerprint: STREAMING });
   if (!claim.claimed) {
-    if (!claim.response) throw stillRunning(ctx);
+    if (!claim.response) throw stillRunning(ctx, claim.leaseMs);
     let size = 0;
     for await (const chunk of body) {
       size += chunk.length;
