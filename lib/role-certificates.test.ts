@@ -23,6 +23,15 @@ describe('the certificates of hermod’s roles (hermod grpc-certs)', () => {
     expect(cert.subjectAltName).toContain('IP Address:10.0.0.7');
   });
 
+  it('names a host written in another script by its ASCII form (as TLS clients look it up), and refuses what is no host name', async () => {
+    const files = await makeRoleCertificates(fs.mkdtempSync(path.join(dir, 'idn-')), 'hermod', ['kāinga.example', '核心.example', '::1']);
+    const cert = new crypto.X509Certificate(fs.readFileSync(files.certFile));
+    expect(cert.subjectAltName).toBe('DNS:xn--kinga-fwa.example, DNS:xn--15t21q.example, IP Address:0:0:0:0:0:0:0:1');
+    await expect(makeRoleCertificates(fs.mkdtempSync(path.join(dir, 'bad-')), 'hermod', ['core.example', 'bad name!'])).rejects.toThrow(
+      /"bad name!" is not a host name or an IP address/,
+    );
+  });
+
   it('refuses a directory holding a CA certificate without its key, rather than replace the CA roles trust', async () => {
     const lone = fs.mkdtempSync(path.join(dir, 'lone-'));
     await makeRoleCertificates(lone, 'hermod');

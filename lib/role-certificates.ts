@@ -1,5 +1,7 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import { domainToASCII } from 'node:url';
 import { generate } from 'selfsigned';
 
 export interface RoleCertificates {
@@ -20,12 +22,12 @@ type Options = Parameters<typeof generate>[1];
  * keeps trusting the others.
  */
 export async function makeRoleCertificates(dir: string, name: string, hosts: readonly string[] = ['localhost', '127.0.0.1']): Promise<RoleCertificates> {
+  const names = hosts.map(subjectAltName);
   fs.mkdirSync(dir, { recursive: true });
   const caFile = path.join(dir, `${name}-ca.crt`);
   const caKeyFile = path.join(dir, `${name}-ca.key`);
   const ca = (await existingCa(caFile, caKeyFile)) ?? (await newCa(name, caFile, caKeyFile));
-  const ip = /^[\d.]+$|:/;
-  const role = await generate([{ name: 'commonName', value: hosts[0] ?? 'localhost' }], {
+  const role = await generate([{ name: 'commonName', value: names.find((n) => n.type === 2)?.value ?? 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',
     ca: { key: ca.private, cert: ca.cert },
@@ -33,7 +35,7 @@ export async function makeRoleCertificates(dir: string, name: string, hosts: rea
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
-      { name: 'subjectAltName', altNames: hosts.map((h) => (ip.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
+      { name: 'subjectAltName', altNames: names.map((n) => (n.type === 7 ? { type: 7, ip: n.ip } : { type: 2, value: n.value })) },
     ],
   } as Options);
   const files = { caFile, certFile: path.join(dir, `${name}.crt`), keyFile: path.join(dir, `${name}.key`) };
@@ -66,4 +68,18 @@ async function newCa(name: string, caFile: string, caKeyFile: string): Promise<{
   fs.writeFileSync(caKeyFile, ca.private, { mode: 0o600 });
   fs.writeFileSync(caFile, ca.cert);
   return ca;
+}
+
+/**
+ * A host as the certificate names it: an IP address as one, a name by its
+ * ASCII form (`kāinga.example` → `xn--kinga-fwa.example`: what a TLS client
+ * compares, where the raw UTF-8 came out garbled); anything else is refused.
+ */
+function subjectAltName(host: string): { type: 7; ip: string } | { type: 2; value: string } {
+  if (net.isIP(host) !== 0) return { type: 7, ip: host };
+  const ascii = domainToASCII(host);
+  if (!ascii || !/^[a-z0-9*]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(ascii)) {
+    throw new Error(`${JSON.stringify(host)} is not a host name or an IP address`);
+  }
+  return { type: 2, value: ascii };
 }

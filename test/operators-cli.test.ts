@@ -74,9 +74,9 @@ describe("operators' CLI against a running service", () => {
       expect(set.code, set.output).toBe(0);
       const warnings = set.output.split('\n').filter((line) => line.startsWith('warning: '));
       expect(warnings).toEqual([
-        'warning: --status callbacks to localhost will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
-        'warning: --reply callbacks to [::1] will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
-        'warning: --im-status callbacks to 10.1.2.3 will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true',
+        'warning: --status callbacks to localhost are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network',
+        'warning: --reply callbacks to [::1] are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network',
+        'warning: --im-status callbacks to 10.1.2.3 are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network',
       ]);
       const row = (await hermod.cli(['apps', 'list'])).output.split('\n').find((r) => r.startsWith('kāinga\t'));
       expect(row).toContain('http://localhost:8080/tūnga');
@@ -91,7 +91,7 @@ describe("operators' CLI against a running service", () => {
       expect(open.output).not.toContain('warning');
       const loopback = await hermod.cli(['apps', 'set-callbacks', 'tūmatanui', '--status', 'http://127.8.9.10:9000/tūnga']);
       expect(loopback.code, loopback.output).toBe(0);
-      expect(loopback.output).toContain('warning: --status callbacks to 127.8.9.10 will be refused');
+      expect(loopback.output).toContain('warning: --status callbacks to 127.8.9.10 are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true');
     });
   });
 

@@ -21,5 +21,5 @@ export function privateCallbackWarning(option: string, text: string | undefined)
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const local = /^localhost\.?$|\.localhost\.?$/i.test(host) || (net.isIP(host) !== 0 && isPrivateAddress(host));
   if (!local) return undefined;
-  return `warning: ${option} callbacks to ${url.hostname} will be refused: it is this machine or a private network; core sends them only with HERMOD_CALLBACK_ALLOW_PRIVATE=true`;
+  return `warning: ${option} callbacks to ${url.hostname} are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network`;
 }
