@@ -13,6 +13,8 @@ describe('the subject of an e-mail attempt', () => {
     // A line ends at CR LF or a lone CR too, with nothing of the break left in the subject.
     expect(mailSubject(undefined, 'Tēnā koe\r\nsecond line')).toBe('Tēnā koe');
     expect(mailSubject(undefined, 'Γειά σου\rδεύτερη')).toBe('Γειά σου');
+    // Blanks before the break end nothing a reader sees.
+    expect(mailSubject(undefined, 'Kia ora ē 🌏 \r\nsecond line')).toBe('Kia ora ē 🌏');
   });
 
   it('is the file named by the link of a media message without text', () => {

@@ -11,7 +11,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * 👋🏽 would leave a lone surrogate, which the mail encoder turns into U+FFFD.
  */
 export function mailSubject(templateName: string | undefined, text: string, mediaUrl?: string): string {
-  const line = templateName ?? (text === '' && mediaUrl ? fileNameOf(mediaUrl) : text.split(/\r\n|\r|\n/)[0]!);
+  const line = templateName ?? (text === '' && mediaUrl ? fileNameOf(mediaUrl) : text.split(/\r\n|\r|\n/)[0]!.trimEnd());
   let subject = '';
   let n = 0;
   for (const { segment } of graphemes.segment(line)) {
