@@ -92,13 +92,19 @@ export function createSendClaims(state: ClaimState, isStopping: () => boolean): 
     async take(ids) {
       if (ids.length === 0) return [];
       const mine = await claim(ids);
-      const wanted = await Promise.all(ids.map((id, i) => (mine[i] ? true : waitFor(id))));
-      // Looked at once the claims are held: a try that sent one and let go just before this one claimed it is seen here.
-      const heldIds = ids.filter((_, i) => wanted[i]);
-      const settled = await settledElsewhere(heldIds);
-      await release(heldIds.filter((_, k) => settled[k]));
-      const sendable = new Set(heldIds.filter((_, k) => !settled[k]));
-      return ids.map((id) => sendable.has(id));
+      try {
+        const wanted = await Promise.all(ids.map((id, i) => (mine[i] ? true : waitFor(id))));
+        // Looked at once the claims are held: a try that sent one and let go just before this one claimed it is seen here.
+        const heldIds = ids.filter((_, i) => wanted[i]);
+        const settled = await settledElsewhere(heldIds);
+        await release(heldIds.filter((_, k) => settled[k]));
+        const sendable = new Set(heldIds.filter((_, k) => !settled[k]));
+        return ids.map((id) => sendable.has(id));
+      } catch (err) {
+        // The batch fails and comes back, maybe to another worker: claims kept (and renewed) here would hold it off.
+        await release(ids.filter((id) => held.has(id)));
+        throw err;
+      }
     },
     release,
     stop: () => clearInterval(renewal),
