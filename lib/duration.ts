@@ -14,3 +14,20 @@ export function parseDuration(text: string): number {
   }
   return Math.round(Number(amount) * UNITS[unit]!);
 }
+
+/**
+ * `60 days`, `36 hours`, `1 minute`, `20 seconds`, `600 ms`: how a duration
+ * reads in a message to a person, in its largest whole unit.
+ */
+export function describeDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+    ['second', 1000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${Math.round(ms / 1000)} seconds`;
+}

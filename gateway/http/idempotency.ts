@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { CoreClient } from '../core-client';
 import type { ClaimResponse } from '../../proto/gen/hermod/v1/idempotency';
+import { describeDuration } from '../../lib/duration';
 import { HermodError } from '../../lib/errors';
 import { renewClaim } from './claim-renewal';
 
@@ -45,13 +46,6 @@ export function differentRequest(): HermodError {
  */
 const STILL_RUNNING_RETRY_AFTER_S = 1;
 
-/** A lease as people say it: `600 ms`, `20 seconds`, `1 minute`. */
-function spoken(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const [n, unit] = ms % 60_000 === 0 ? [ms / 60_000, 'minute'] : [Math.ceil(ms / 1000), 'second'];
-  return `${n} ${unit}${n === 1 ? '' : 's'}`;
-}
-
 /**
  * The 409 for a key another request still holds, with `Retry-After` on the
  * answer. It says how long the key may stay held should that request's
@@ -63,7 +57,7 @@ export function stillRunning(ctx: Context, leaseMs: number): HermodError {
   return new HermodError(
     'conflict',
     `a request with this Idempotency-Key is still being processed; retry in ${STILL_RUNNING_RETRY_AFTER_S} second ` +
-      `(should that request's gateway have stopped, the key is free again at most ${spoken(leaseMs)} after its request was last seen)`,
+      `(should that request's gateway have stopped, the key is free again at most ${describeDuration(leaseMs)} after its request was last seen)`,
   );
 }
 

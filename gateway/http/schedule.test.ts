@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
-import { describeHorizon, parseSchedule } from './schedule';
+import { describeDuration } from '../../lib/duration';
+import { parseSchedule } from './schedule';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-24T09:00:00+13:00');
@@ -21,6 +22,6 @@ describe('schedules', () => {
   it('name the configured horizon when refusing', () => {
     expect(() => parseSchedule(iso(NOW + 3653 * DAY), 'scheduled', 60 * DAY, NOW)).toThrow('scheduled is more than 60 days ahead');
     expect(() => parseSchedule(iso(NOW + 2 * DAY), 'scheduled', 36 * 3_600_000, NOW)).toThrow('scheduled is more than 36 hours ahead');
-    expect(describeHorizon(DAY)).toBe('1 day');
+    expect(describeDuration(DAY)).toBe('1 day');
   });
 });

@@ -1,23 +1,12 @@
+import { describeDuration } from '../../lib/duration';
 import { HermodError } from '../../lib/errors';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
-/** `60 days`, `36 hours`, `90 minutes`: how a horizon reads in an error message. */
-export function describeHorizon(ms: number): string {
-  for (const [unit, size] of [
-    ['day', 86_400_000],
-    ['hour', 3_600_000],
-    ['minute', 60_000],
-  ] as const) {
-    if (ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
-  }
-  return `${Math.round(ms / 1000)} seconds`;
-}
-
 /** Refuses a time further ahead than the horizon (HERMOD_SCHEDULE_HORIZON, 60 days by default). */
 export function checkHorizon(at: number, field: string, horizonMs: number, now = Date.now()): void {
   if (at > now + horizonMs) {
-    const description = `is more than ${describeHorizon(horizonMs)} ahead`;
+    const description = `is more than ${describeDuration(horizonMs)} ahead`;
     throw new HermodError('invalid_attrib', `${field} ${description}`, { fields: [{ field, description }] });
   }
 }
