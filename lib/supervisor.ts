@@ -42,6 +42,8 @@ export function workerProcesses(config: Readonly<Config>): readonly (readonly Ch
  * all of them on one port; on SIGTERM or Ctrl-C stops the gateways first,
  * then core, then the workers, so in-flight work is flushed.
  */
+const STOP_ORDER: readonly Role[] = ['console', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators'];
+
 export async function runSupervisor(config: Readonly<Config>, log: Logger): Promise<void> {
   let channels: readonly (readonly Channel[])[];
   try {
@@ -167,16 +169,16 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     await Promise.all(exits);
   };
 
+  /** Every role, in the order that lets each flush into the next: the gateways first, the simulators last. */
+  const stopAll = async (): Promise<void> => {
+    stopping = true;
+    for (const role of STOP_ORDER) await stopRole(role);
+  };
+
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
-    stopping = true;
     log.info('stopping hermod', { signal });
-    await stopRole('console');
-    await stopRole('gateway');
-    await stopRole('core');
-    await stopRole('worker');
-    await stopRole('smsc-simulator');
-    await stopRole('channel-simulators');
+    await stopAll();
     log.info('hermod stopped');
     process.exit(0);
   };
@@ -186,19 +188,26 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   // With a carriers file, the simulated carriers are the SMSC simulators; without one, HERMOD_SMSC_SIMULATOR decides.
   const simulatedCarriers = config.carriers.carriers.filter((c) => c.simulated).map((c) => `${c.name} smpp://${c.host}:${c.port}`);
   const smscSimulator = config.carriers.file ? simulatedCarriers.length > 0 : config.simulator.enabled;
-  if (smscSimulator) await fork('smsc-simulator', 0);
-  if (config.channelSimulators.enabled) {
-    await fork('channel-simulators', 0);
-    // A simulator on port 0: its key names the port it got (read by the workers at their first RCS send).
-    const rbmKey = secrets.HERMOD_RCS_SERVICE_ACCOUNT;
-    if (rbmKey && config.channelSimulators.rcsPort === 0 && bound.ports.rcs) pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${bound.ports.rcs}/token`);
+  try {
+    if (smscSimulator) await fork('smsc-simulator', 0);
+    if (config.channelSimulators.enabled) {
+      await fork('channel-simulators', 0);
+      // A simulator on port 0: its key names the port it got (read by the workers at their first RCS send).
+      const rbmKey = secrets.HERMOD_RCS_SERVICE_ACCOUNT;
+      if (rbmKey && config.channelSimulators.rcsPort === 0 && bound.ports.rcs) pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${bound.ports.rcs}/token`);
+    }
+    await fork('core', 0);
+    await Promise.all(channels.map((served) => fork('worker', 0, served.join(','))));
+    await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
+    // The operator console only behind a password: without one it is not started, and the log says why.
+    if (config.admin.password) await fork('console', 0);
+    else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
+  } catch (err) {
+    // A role that could not start: the ones already running are stopped before hermod exits, so that nothing it
+    // started outlives it holding a port (a restart by systemd or by hand would find it taken).
+    if (!stopping) await stopAll();
+    throw err;
   }
-  await fork('core', 0);
-  await Promise.all(channels.map((served) => fork('worker', 0, served.join(','))));
-  await Promise.all(Array.from({ length: config.gateways }, (_, i) => fork('gateway', i)));
-  // The operator console only behind a password: without one it is not started, and the log says why.
-  if (config.admin.password) await fork('console', 0);
-  else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
   started = true;
   const https = bound.ports.https ?? config.httpsPort;
   for (const [worker, info] of workers) if (info.role === 'channel-simulators') worker.send({ type: 'gateways-listening', https });

@@ -205,7 +205,53 @@ describe('hermod start with a port another process holds', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('has stopped the roles it had started when it exits, so a start again at once finds their ports free', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-port-held-'));
+    const held = await holdPort();
+    const core = await freePort();
+    const smsc = await freePort();
+    try {
+      const outcome = await runRefusedStart(
+        ['start'],
+        {
+          HERMOD_DATA_DIR: dataDir,
+          HERMOD_HOST: '127.0.0.1',
+          HERMOD_HTTPS_PORT: String(held.port),
+          HERMOD_HTTP_PORT: '0',
+          HERMOD_METRICS_PORT: '0',
+          HERMOD_CORE_ADDRESS: `127.0.0.1:${core}`,
+          HERMOD_SMSC_PORT: String(smsc),
+          HERMOD_CHANNEL_SIMULATORS: 'false',
+          HERMOD_GATEWAYS: '1',
+        },
+        30_000,
+        async () => ({ core: await listening(core), smsc: await listening(smsc) }),
+      );
+      expect(outcome.code, outcome.output).toBe(2);
+      expect(outcome.atExit, outcome.output).toEqual({ core: false, smsc: false });
+    } finally {
+      held.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
+
+/** A port nothing listens on just now. */
+async function freePort(): Promise<number> {
+  const server = await holdPort();
+  await new Promise((resolve) => server.close(resolve));
+  return server.port;
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
 
 describe('a role’s command line that cannot be run', () => {
   /** One plain line on standard error, exit code 2, before anything starts or waits. */

@@ -9,6 +9,8 @@ export interface RefusedStart {
   output: string;
   /** The log lines at level error. */
   errors: Record<string, any>[];
+  /** What `atExit` found the moment hermod's own process exited (before its output closed). */
+  atExit?: unknown;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface RefusedStart {
  * exited and what it said, or stops it once it says its metrics are listening
  * (a role run alone is started then) or hermod is running, or kills it after `waitMs`.
  */
-export function runRefusedStart(args: string[], env: Record<string, string>, waitMs = 30_000): Promise<RefusedStart> {
+export function runRefusedStart(args: string[], env: Record<string, string>, waitMs = 30_000, atExit?: () => Promise<unknown>): Promise<RefusedStart> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -31,15 +33,17 @@ export function runRefusedStart(args: string[], env: Record<string, string>, wai
   });
   child.stderr.on('data', (c: string) => (output += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), waitMs);
+  // Looked at as the process exits: its output closes only once every process holding it (its children) is gone too.
+  const found = new Promise<unknown>((resolve) => child.once('exit', () => resolve(atExit?.())));
   return new Promise((resolve) =>
-    child.once('close', (code) => {
+    child.once('close', async (code) => {
       clearTimeout(timer);
       const errors = output
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, any>)
         .filter((line) => line.level === 'error');
-      resolve({ code, output, errors });
+      resolve({ code, output, errors, atExit: await found });
     }),
   );
 }
