@@ -67,6 +67,29 @@ describe('journaled history', () => {
     expect(await journaled.getMessageByNumericId(m.applicationId, m.numericId)).toMatchObject({ status: 'failed', statusAt: m.acceptedAt + 30 });
   });
 
+  it('hands the engine each flush whole and nothing more, when a flush is smaller than the one before it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
+    const { inner, journaled } = await setup(dataDir, 60_000);
+    open.push(journaled);
+    // Flushes of some hundreds of kilobytes each, the larger first: the second is written where the first was.
+    const texts = ['Kia ora, tēnā koe — ', '你好，明天见 ', '👋🏽🎉 '];
+    const flushOf = (count: number, from: number) =>
+      Array.from({ length: count }, (_, i) => message({ content: `${texts[(from + i) % 3]!.repeat(8)}${from + i}` }));
+    const first = flushOf(1500, 0);
+    const second = flushOf(600, 1500);
+    for (const batch of [first, second]) {
+      await journaled.insertMessages(
+        batch,
+        batch.map((m) => event(m, 'accepted', m.acceptedAt)),
+      );
+      await journaled.flush();
+    }
+    const read = await inner.findMessages([...first, ...second].map((m) => m.id));
+    expect(read).toHaveLength(2100);
+    const byId = new Map(read.map((r) => [r.id, r]));
+    for (const m of [...first, ...second]) expect(byId.get(m.id)?.content).toBe(m.content);
+  });
+
   it('replays writes that were journaled but never flushed when the process died', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
     const first = await setup(dataDir, 60_000);

@@ -1,3 +1,4 @@
+import { createFlushBuffer } from './flush-buffer';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -71,6 +72,8 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
   let flushingIds = new Map<string, boolean>();
   let appending: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
+  /** A flush's rows as one buffer for an insert; valid until the next join (the two inserts of a flush run one after the other). */
+  const join = createFlushBuffer();
   let closed = false;
 
   // Encoded once, here, straight from the records: the same bytes go to the journal now and to the engine at the flush.
@@ -163,9 +166,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
         // events table keeps every row it is given).
         let eventsIn = eventRows === 0;
         try {
-          if (!eventsIn) await inner.insertEncoded(NO_ROWS, Buffer.concat(events));
+          if (!eventsIn) await inner.insertEncoded(NO_ROWS, join(events));
           eventsIn = true;
-          if (messageRows > 0) await inner.insertEncoded(Buffer.concat(messages), NO_ROWS);
+          if (messageRows > 0) await inner.insertEncoded(join(messages), NO_ROWS);
         } catch (err) {
           // Keep them for the next flush; they are safe in the journal meanwhile.
           pendingMessages = messages.concat(pendingMessages);
