@@ -178,7 +178,17 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     }),
   ]);
   const pools = await options.beside?.({ bus, state });
-  await recoverUnfinished({ history, state, intake, recent, log });
+  await recoverUnfinished({
+    history,
+    state,
+    intake,
+    recent,
+    log,
+    // Only to the callbacks: the rest heard `accepted` when it was stored, or has no use for it now.
+    tellAccepted: (changes) => {
+      for (const change of changes) if (wantsCallback(change)) callbacks.statusChanged(change);
+    },
+  });
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
   // Side by side too (each its own subscription).

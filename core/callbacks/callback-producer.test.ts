@@ -86,6 +86,28 @@ describe('callback producer', () => {
     expect(second.lookups()).toEqual([]);
   });
 
+  it('gives a message’s accepted callback the same event id in every process, so a receiver can tell the one told again after a crash', async () => {
+    const accepted = (m: MessageRecord): StatusChange => ({
+      messageId: m.id,
+      applicationId: m.applicationId,
+      channel: 'sms',
+      status: 'accepted',
+      at: Date.now(),
+    });
+    const other = message({ id: 'm-other', applicationId: 'tenant-a', direction: 'MT', channel: 'sms' });
+    const eventIds = async (messages: MessageRecord[]): Promise<string[]> => {
+      const outbox = open(freshDir());
+      const producer = producerOn(outbox, lookupOf(messages));
+      for (const m of messages) producer.statusChanged(accepted(m));
+      await settle();
+      return outbox.owed().map((j) => j.eventId);
+    };
+    const [first, firstOther] = await eventIds([old, other]);
+    const [again] = await eventIds([old]);
+    expect(again).toBe(first);
+    expect(firstOther).not.toBe(first);
+  });
+
   it('looks nothing up again after a restart once a lookup has made its job', async () => {
     const dir = freshDir();
     const first = open(dir);

@@ -1,4 +1,4 @@
-import { uuid } from '../../lib/uuid';
+import { hashedUuid, uuid } from '../../lib/uuid';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import { publishInParts } from '../ports/publish-in-parts';
@@ -138,9 +138,12 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   };
   const imStatusJob = (n: ImStatusNotice, eventId?: string): void =>
     enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId);
-  const statusJob = (m: MessageRecord, c: StatusChange, eventId?: string): void => {
+  /** `accepted` is told again after a crash that may have come before or after it was told (recovery.ts): the same id both times. */
+  const eventIdOf = (c: StatusChange): string => (c.status === 'accepted' ? hashedUuid('callback', c.messageId, 'accepted') : uuid());
+  const statusJob = (m: MessageRecord, c: StatusChange, given?: string): void => {
     // SMS Gateway v2 and Intelligent Messaging have status callbacks; Gateway v1 and Campaign Manager none (SPEC.md §6.3).
     if (m.direction !== 'MT' || NO_STATUS_CALLBACKS.has(m.via)) return;
+    const eventId = given ?? eventIdOf(c);
     if (m.channel === 'im') {
       // Intelligent Messaging: `accepted` is told here; the IM orchestrator tells the rest (imStatus below).
       if (c.status !== 'accepted') return;
@@ -205,7 +208,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       const m = deps.recent.get(change.messageId);
       if (m) return statusJob(m, change);
       // Not in memory (an old message, or one another core accepted): kept in the outbox, then looked up.
-      const lookup = { eventId: uuid(), change };
+      const lookup = { eventId: eventIdOf(change), change };
       toWrite();
       awaiting.push(lookup);
       lookUp(lookup);

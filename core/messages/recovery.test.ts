@@ -42,4 +42,19 @@ describe('recovery of unfinished messages after a start', () => {
     // A crashed campaign's million members would push out what API clients poll for.
     expect(recent.get('campaign-1')).toBeUndefined();
   });
+
+  it('tells the accepted status again of each message still at accepted, before handing it over, and of no other', async () => {
+    // Stored, then the process died before its accepted status was told (the callback made): nothing else would tell it.
+    const unfinished = [stored('at-accepted', 'sms_v2'), { ...stored('at-queued', 'sms_v2'), status: 'queued' as const }];
+    const order: string[] = [];
+    await recoverUnfinished({
+      history: historyOf(unfinished) as MessageHistory,
+      state: { advanceStatuses: async () => [] } as unknown as HotState,
+      intake: { dispatch: async (page: readonly StoredMessage[]) => void order.push(...page.map((m) => `dispatch ${m.id}`)) } as unknown as MessageIntake,
+      recent: createRecentMessages(),
+      tellAccepted: (changes) => order.push(...changes.map((c) => `${c.status} ${c.messageId} ${c.applicationId} ${c.channel} ${c.at}`)),
+      log: createLogger({ test: 'recovery' }),
+    });
+    expect(order).toEqual(['accepted at-accepted acme sms 1700000000000', 'dispatch at-accepted', 'dispatch at-queued']);
+  });
 });

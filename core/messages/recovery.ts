@@ -2,6 +2,7 @@ import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from './message-intake';
 import type { RecentMessages } from './recent-messages';
+import type { StatusChange } from './status-recorder';
 import type { Logger } from '../../lib/log';
 
 /**
@@ -14,12 +15,18 @@ import type { Logger } from '../../lib/log';
  * history lookup to make its callback (thousands of them, one at a time in
  * the engine, held up the start by tens of seconds). Campaign messages stay
  * out, as at their acceptance.
+ *
+ * A message still at `accepted` may have been stored by a process that died
+ * before it told that status (its callback made): it is told again, before
+ * anything that follows it. Where it had been told, its client gets the same
+ * callback twice, with the same event id (callback-producer.ts).
  */
 export async function recoverUnfinished(deps: {
   history: MessageHistory;
   state: HotState;
   intake: MessageIntake;
   recent: Pick<RecentMessages, 'put'>;
+  tellAccepted?: (changes: readonly StatusChange[]) => void;
   log: Logger;
 }): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
@@ -29,6 +36,11 @@ export async function recoverUnfinished(deps: {
     if (page.length === 0) break;
     deps.recent.put(page.filter((m) => m.via !== 'campaign'));
     await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
+    deps.tellAccepted?.(
+      page
+        .filter((m) => m.status === 'accepted')
+        .map((m) => ({ messageId: m.id, applicationId: m.applicationId, channel: m.channel, status: 'accepted' as const, at: m.statusAt })),
+    );
     await deps.intake.dispatch(page);
     total += page.length;
     const last = page[page.length - 1]!;
