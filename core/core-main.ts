@@ -14,6 +14,7 @@ import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
 import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
+import { rememberSendersFromHistory } from './messages/senders-from-history';
 import { createBatchedMessageLookup } from './messages/batched-message-lookup';
 import { startStatusConsumer } from './messages/status-consumer';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
@@ -189,6 +190,10 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       for (const change of changes) if (wantsCallback(change)) callbacks.statusChanged(change);
     },
   });
+  if (config.adapters.state === 'memory') {
+    const addresses = await rememberSendersFromHistory({ history, state });
+    if (addresses > 0) log.info('learnt from history which applications send from which addresses', { addresses });
+  }
   // Numeric ids reserved by campaigns before this start stay theirs.
   numericIds.skipPast(await history.campaigns.maxReservedNumericId());
   // Side by side too (each its own subscription).

@@ -100,4 +100,27 @@ describe('replies after a restart of in-process state', () => {
     const later = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kei te pēhea koe?' });
     await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${later.json.id}`)).json.status === 'blocked' ? true : undefined));
   });
+
+  it('gives a reply from a handset never messaged to the one application that sent from that number before the restart', async () => {
+    h ??= await startHermodWithSimulator('mo-restart');
+    const sent = await h.client.post('/rest/sms/v2/messages', { destination: '+6423000101', content: 'Nau mai ki te hui ✨', source: '5100' });
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
+
+    await h.restart();
+    // A new customer texts the number acme advertises: acme alone has sent from it, so the message is acme's.
+    const newcomer = '+6423000202';
+    await h.simulator.originate({ source: newcomer, destination: '5100', text: 'Kei hea te hui? 🙏' });
+    const routed = () =>
+      h!.hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`"source":"${newcomer}"`) && /"msg":"reply (routed|matches no application)"/.test(l))
+        .map((l) => JSON.parse(l) as { msg: string; rule: string; application?: string });
+    await eventually(async () => (routed().length > 0 ? true : undefined), 20_000);
+    const acmeId = (await h.hermod.cli(['apps', 'list'])).output.match(/acme\s+(\S+)/)?.[1];
+    expect(routed(), JSON.stringify({ routed: routed(), acmeId })).toEqual([
+      expect.objectContaining({ msg: 'reply routed', rule: 'only-sender-from-address', application: acmeId }),
+    ]);
+  });
 });

@@ -283,6 +283,27 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.lastSendsTo([], 0)).toEqual([]);
     });
 
+    it('tells each address applications sent from since a time, by source or else mask, with the latest time each', async () => {
+      const code = `47${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+      const mask = `Pānui${Math.floor(Math.random() * 1e6)}`;
+      const sends = [
+        message({ source: code, acceptedAt: BASE + 1, applicationId: 'app-one' }),
+        message({ source: code, acceptedAt: BASE + 5, applicationId: 'app-one' }),
+        message({ source: code, acceptedAt: BASE + 3, applicationId: 'app-two' }),
+        message({ source: '', mask, acceptedAt: BASE + 2, applicationId: 'app-two' }),
+        message({ source: code, acceptedAt: BASE - 10_000, applicationId: 'app-old' }),
+        message({ source: '+6421000000', destination: code, direction: 'MO', acceptedAt: BASE + 4, applicationId: 'app-one' }),
+      ];
+      await history.insertMessages(sends, sends.map(accepted));
+      const ours = (await history.sendersSince(BASE)).filter((s) => s.source === code || s.mask === mask);
+      const byKey = (s: { source: string; mask: string; applicationId: string }) => `${s.source}|${s.mask}|${s.applicationId}`;
+      expect(ours.sort((a, b) => byKey(a).localeCompare(byKey(b)))).toEqual([
+        { source: '', mask, applicationId: 'app-two', at: BASE + 2 },
+        { source: code, mask: sends[0]!.mask, applicationId: 'app-one', at: BASE + 5 },
+        { source: code, mask: sends[2]!.mask, applicationId: 'app-two', at: BASE + 3 },
+      ]);
+    });
+
     it('tells the latest status of many messages in one call, by stage before time', async () => {
       const received = message();
       const submitted = message();

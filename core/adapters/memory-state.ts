@@ -214,6 +214,18 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       }
     },
 
+    async rememberSenders(entries) {
+      open();
+      const t = now();
+      senders.expire(t);
+      for (const e of entries) {
+        if (!e.address || e.at + ttlMs <= t) continue;
+        const apps = senders.get(e.address, t) ?? new Map<string, number>();
+        apps.set(e.applicationId, Math.max(e.at, apps.get(e.applicationId) ?? 0));
+        senders.set(e.address, apps, t);
+      }
+    },
+
     async getLastMessage(handset) {
       open();
       return lastMessages.get(handsetKey(handset), now());

@@ -354,6 +354,27 @@ export function createRedisState(options: RedisStateOptions): HotState {
       await write('remembering last messages', keys, commands);
     },
 
+    async rememberSenders(entries): Promise<void> {
+      open();
+      const since = Date.now() - ttlSeconds * 1000;
+      const byAddress = new Map<string, (string | number)[]>();
+      for (const e of entries) {
+        if (!e.address || e.at <= since) continue;
+        byAddress.set(e.address, [...(byAddress.get(e.address) ?? []), e.at, e.applicationId]);
+      }
+      if (byAddress.size === 0) return;
+      const keys: string[] = [];
+      const commands: (() => Promise<unknown>)[] = [];
+      for (const [address, scored] of byAddress) {
+        const key = sendersKey(address);
+        keys.push(key);
+        // GT: a later send already known keeps its time.
+        commands.push(() => client.zadd(key, 'GT', ...scored));
+        commands.push(() => client.expire(key, ttlSeconds));
+      }
+      await write('remembering the senders of addresses', keys, commands);
+    },
+
     async getLastMessage(handset: string) {
       open();
       const [value] = await each('reading the last message to a handset', [() => client.get(lastMessageKey(handset))]);

@@ -360,6 +360,20 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect((await state.getReplyContext('+641', code)).lastFromAddress).toEqual({ messageId: 'm3', applicationId: 'app-a' });
     });
 
+    it('learns which applications sent from an address, and when, from what history says they sent', async () => {
+      const code = unique('5100');
+      const now = Date.now();
+      await state.rememberSenders([
+        { address: code, applicationId: 'app-a', at: now - 60_000 },
+        { address: code, applicationId: 'app-b', at: now - 120_000 },
+      ]);
+      expect([...(await state.getReplyContext('+6423000202', code)).sendersOfAddress].sort()).toEqual(['app-a', 'app-b']);
+      // A send long past the state's time to live is not a sender any more.
+      const stale = unique('5200');
+      await state.rememberSenders([{ address: stale, applicationId: 'app-a', at: now - 400 * 24 * 60 * 60 * 1000 }]);
+      expect((await state.getReplyContext('+6423000202', stale)).sendersOfAddress).toEqual([]);
+    });
+
     it('grants at most the limit per one-second window, and keeps each key apart', async () => {
       const [key, other] = [unique('rate'), unique('rate')];
       // Start early in a window, so the takes below cannot straddle two of them.

@@ -41,6 +41,7 @@ export const STATE_METHODS = [
   'cancelSends',
   'wereCancelled',
   'rememberLastMessages',
+  'rememberSenders',
   'getLastMessage',
   'getReplyContext',
   'takeRateTokens',

@@ -306,6 +306,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       if (waiting()) await flushAll();
       return inner.keyedMessagesSince(since, limit);
     },
+    async sendersSince(since) {
+      // Read at a start: what the journal still holds must be in.
+      if (waiting()) await flushAll();
+      return inner.sendersSince(since);
+    },
     async lastSendsTo(handsets, since) {
       // A reply to a message sent in the last moments: it must be in.
       if (waiting()) await flushAll();

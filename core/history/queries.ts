@@ -330,10 +330,6 @@ export const PING = 'SELECT 1 AS ok';
 /** The memory the engine tracks as in use, in bytes (a server's total; chDB's, inside core). */
 export const ENGINE_MEMORY = `SELECT value AS bytes FROM system.metrics WHERE metric = 'MemoryTracking'`;
 
-/**
- * The latest messages sent to a handset, written any of the ways its number is (`handsets`), since a time:
- * what a reply is routed by when hot state no longer knows the handset. Params: handsets Array(String), since Int64.
- */
 /** Messages whose ids carry hashedUuid's mark (version 4, `bee`), accepted since a time, newest first. */
 export const KEYED_MESSAGES_SINCE = `
 SELECT id, num_id AS numericId, application_id AS applicationId
@@ -343,9 +339,23 @@ ORDER BY accepted_at DESC
 LIMIT 1 BY id
 LIMIT {limit:UInt32}`;
 
+/**
+ * The latest messages sent to a handset, written any of the ways its number is (`handsets`), since a time:
+ * what a reply is routed by when hot state no longer knows the handset. Params: handsets Array(String), since Int64.
+ */
 export const LAST_SENDS_TO = `
 SELECT id AS messageId, application_id AS applicationId, source, mask, toUnixTimestamp64Milli(accepted_at) AS acceptedAt
 FROM ${messages}
 WHERE direction = 'MT' AND destination IN {handsets:Array(String)} AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
 ORDER BY accepted_at DESC, id DESC
 LIMIT 50`;
+
+/**
+ * Each source and mask applications sent from since a time, with the latest send of each: what
+ * in-process hot state learns again at a start. Params: since Int64.
+ */
+export const SENDERS_SINCE = `
+SELECT source, mask, application_id AS applicationId, toUnixTimestamp64Milli(max(accepted_at)) AS at
+FROM ${messages}
+WHERE direction = 'MT' AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') AND (source != '' OR mask != '')
+GROUP BY source, mask, application_id`;

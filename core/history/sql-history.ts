@@ -16,6 +16,7 @@ import {
   FIND_MESSAGE_IDS_BY_CARRIER_IDS,
   LATEST_STATUSES,
   LAST_SENDS_TO,
+  SENDERS_SINCE,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
@@ -237,6 +238,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         limit: Math.max(0, Math.trunc(limit)),
       });
       return rows.map((r) => ({ id: String(r.id), numericId: toNumber(r.numericId), applicationId: String(r.applicationId) }));
+    },
+    async sendersSince(since) {
+      const rows = await select('sendersSince', SENDERS_SINCE, { since: Math.trunc(since) });
+      return rows.map((r) => ({ source: String(r.source), mask: String(r.mask), applicationId: String(r.applicationId), at: toNumber(r.at) }));
     },
     async lastSendsTo(handsets, since) {
       if (handsets.length === 0) return [];

@@ -83,6 +83,11 @@ export interface MessageHistory {
    */
   lastSendsTo(handsets: readonly string[], since: number): Promise<SendToHandset[]>;
   /**
+   * Each source (and mask) applications sent messages from at or after `since`, with the latest time
+   * each: what in-process hot state learns again at a start, for reply routing.
+   */
+  sendersSince(since: number): Promise<SenderOfAddress[]>;
+  /**
    * Messages whose ids a client's Idempotency-Key made (hashedUuid's layout), accepted at or after `since`,
    * at most `limit`, newest first: what a core that starts again loads, so a retry of a send whose answer its
    * crash lost finds the stored message without a query each. May hold a few other messages (ids that look so).
@@ -96,6 +101,13 @@ export interface MessageHistory {
 
 /** A message stored under an id an Idempotency-Key made: what answers its retry. */
 export type KeyedMessage = Pick<MessageRecord, 'id' | 'numericId' | 'applicationId'>;
+
+export interface SenderOfAddress {
+  source: string;
+  mask: string;
+  applicationId: string;
+  at: number;
+}
 
 export interface SendToHandset {
   messageId: string;

@@ -44,6 +44,12 @@ export interface LastMessageEntry extends LastMessage {
   source: string;
 }
 
+export interface AddressSender {
+  address: string;
+  applicationId: string;
+  at: number;
+}
+
 export interface ReplyContext {
   /** The last message to the handset from any address. */
   lastToHandset?: LastMessage;
@@ -150,6 +156,12 @@ export interface HotState extends CarrierSnapshotState {
    * `source` is the address as a reply would name it (replyAddressKey), '' when unknown.
    */
   rememberLastMessages(entries: readonly LastMessageEntry[]): Promise<void>;
+  /**
+   * That an application sent from an address (a replyAddressKey) at `at`, as history tells it: what a
+   * start of in-process state learns again, so a reply to the address from a handset it never messaged
+   * still finds the application (`only-sender-from-address`). A send older than the state's time to live is none.
+   */
+  rememberSenders(entries: readonly AddressSender[]): Promise<void>;
   getLastMessage(handset: string): Promise<LastMessage | undefined>;
   /** What a reply from `handset` to `address` (a replyAddressKey) can be routed by, in one read. */
   getReplyContext(handset: string, address: string): Promise<ReplyContext>;
