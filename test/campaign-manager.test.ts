@@ -697,7 +697,7 @@ describe('Campaign Manager over HTTPS', () => {
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: stopped }, { destination: other }]);
     });
 
-    it('does not send a campaign to a handset that replied STOP, and leaves it out of the report', async () => {
+    it('does not send a campaign to a handset that replied STOP, and leaves it out of the report and of its members', async () => {
       const other = handset();
       const sentBefore = deliveredTo(stopped).length;
       const r = await acme.post(`${CM}/acme/scheduled_campaigns`, {
@@ -715,6 +715,9 @@ describe('Campaign Manager over HTTPS', () => {
       expect(rows[0]!.mobile).toBe(other);
       expect(deliveredTo(other)).toHaveLength(1);
       expect(deliveredTo(stopped)).toHaveLength(sentBefore);
+      // The member left out is not one the campaign sends to: its counts add up to its members.
+      const shown = JSON.parse((await hermod.cli(['campaigns', 'show', 'acme', String(r.json.id)])).output);
+      expect(shown).toMatchObject({ members: 1, submitted: 1, failed: 0, blocked: 0, dead: 0, remaining: 0 });
     });
 
     it('with remove_opt_outs false still never sends to a handset that replied STOP, and reports it as blocked', async () => {

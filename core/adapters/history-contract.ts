@@ -575,6 +575,7 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         replyResponse: 'Ngā mihi — 谢谢 🙏🏽',
         removeOptOuts: true,
         memberCount: 2,
+        removedOptOuts: 1,
         numericBase: 4096 * 1000,
         state: 'scheduled',
         createdAt: BASE,
@@ -650,6 +651,15 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         expect((await history.campaigns.findCampaign(202))?.applicationId).toBe('app-one');
         expect((await history.campaigns.listUnsentCampaigns()).map((c) => c.id)).toEqual([202]);
         expect(await history.campaigns.maxReservedNumericId()).toBe(4096 * 1000 + 4 * 4096);
+      });
+
+      it('reads a campaign written before opted-out removals were kept as one that removed none', async () => {
+        await history.campaigns.upsertCampaign(campaign());
+        await history.close();
+        // As a version without the column left it.
+        await harness.exec(['ALTER TABLE campaigns DROP COLUMN removed_opt_outs']);
+        history = await harness.open();
+        expect(await history.campaigns.getCampaign('app-one', 202)).toEqual(campaign({ removedOptOuts: 0 }));
       });
 
       it("lists an application's campaigns, newest first, and counts a campaign's messages by latest status", async () => {

@@ -73,8 +73,10 @@ export function createCampaignControl(deps: {
     const at = now();
     const n: CampaignProgressCounts = await store.progressRange(lo, hi, at - RATE_WINDOW_MS);
     const cancelled = c.state === 'cancelling' || c.state === 'cancelled';
-    // Once the fan-out is done, members without a message (opted out, left out) are not waiting for anything.
-    const remaining = cancelled ? 0 : (c.state === 'sent' ? 0 : Math.max(0, c.memberCount - n.messages)) + n.waiting;
+    // The members it sends to: those removed at import as opted out never get a message, as duplicates and invalid ones never do.
+    const members = c.memberCount - c.removedOptOuts;
+    // Once the fan-out is done, members without a message (opted out since, left out) are not waiting for anything.
+    const remaining = cancelled ? 0 : (c.state === 'sent' ? 0 : Math.max(0, members - n.messages)) + n.waiting;
     const state: CampaignView['state'] = cancelled
       ? 'cancelled'
       : c.state === 'paused'
@@ -90,7 +92,7 @@ export function createCampaignControl(deps: {
       campaignId: String(c.id),
       name: c.name,
       state,
-      members: c.memberCount,
+      members,
       created: new Date(c.createdAt),
       schedule: new Date(c.scheduleAt),
       submitted: n.handed,

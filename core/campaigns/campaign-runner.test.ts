@@ -47,6 +47,7 @@ async function seedCampaign(
     replyResponse: '',
     removeOptOuts: false,
     memberCount: c.count,
+    removedOptOuts: 0,
     numericBase: c.numericBase,
     state: 'scheduled',
     createdAt: Date.now(),

@@ -159,7 +159,15 @@ export function createMemberImporter(deps: {
         // Remembered before the row: a crash between the two leaves a key whose row is missing, which a retry passes over.
         if (f.dedupKey) await deps.store.rememberKeyedImport({ applicationId: begin.applicationId, dedupKey: f.dedupKey, kind: begin.kind, ...outcome, at });
         if (campaign) {
-          const record: CampaignRecord = { ...campaign, id, memberCount: count, numericBase: deps.numericIds.reserve(count), createdAt: at, updatedAt: at };
+          const record: CampaignRecord = {
+            ...campaign,
+            id,
+            memberCount: count,
+            removedOptOuts: removed,
+            numericBase: deps.numericIds.reserve(count),
+            createdAt: at,
+            updatedAt: at,
+          };
           await deps.store.upsertCampaign(record);
           deps.onCampaign(record);
         } else {
@@ -186,7 +194,7 @@ export function createMemberImporter(deps: {
   async function prepareCampaign(
     applicationId: string,
     f: ImportFields,
-  ): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'numericBase' | 'createdAt' | 'updatedAt'>> {
+  ): Promise<Omit<CampaignRecord, 'id' | 'memberCount' | 'removedOptOuts' | 'numericBase' | 'createdAt' | 'updatedAt'>> {
     if (f.scheduleAt === undefined) throw new HermodError('unprocessable', 'schedule is required');
     if (f.content && f.template) throw new HermodError('unprocessable', 'give either content or template, not both');
     let content = f.content;

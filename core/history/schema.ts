@@ -194,6 +194,7 @@ CREATE TABLE IF NOT EXISTS ${HISTORY_TABLES.campaigns}
     reply_response     String,
     remove_opt_outs    UInt8,
     member_count       UInt32,
+    removed_opt_outs   UInt32,
     numeric_base       UInt64,
     state              LowCardinality(String),
     created_at         DateTime64(3, 'UTC'),
@@ -396,6 +397,8 @@ const MIGRATIONS = [
   // 0: no quota.
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS quota_messages UInt64 DEFAULT 0`,
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS quota_period LowCardinality(String)`,
+  // 0 for campaigns written before it: their members count still includes the opted-out members removed at import.
+  `ALTER TABLE ${HISTORY_TABLES.campaigns} ADD COLUMN IF NOT EXISTS removed_opt_outs UInt32 AFTER member_count`,
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */

@@ -50,7 +50,10 @@ export interface CampaignRecord {
   optOutResponse: string;
   replyResponse: string;
   removeOptOuts: boolean;
+  /** Members as imported (after duplicates), positions 0..memberCount-1, including those removed as opted out. */
   memberCount: number;
+  /** Of `memberCount`, those left out at import because they had opted out (remove_opt_outs): the campaign never sends to them. */
+  removedOptOuts: number;
   /** Numeric message id of member 0; see campaign-message-ids.ts. */
   numericBase: number;
   state: CampaignState;
