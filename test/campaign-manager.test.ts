@@ -309,7 +309,7 @@ describe('Campaign Manager over HTTPS', () => {
         ],
       });
       expectDefaultError(r, 422);
-      expect(r.json.message).toMatch(/members\[1\]\.param1: has a control character \(U\+0000\)/);
+      expect(r.json.message).toMatch(/members\[1\]\.param1 "Mere\\u0000" has a control character \(U\+0000\)/);
     });
 
     it('keeps one member per handset, however its number is written, and says how many it removed', async () => {
@@ -337,7 +337,7 @@ describe('Campaign Manager over HTTPS', () => {
     it('writes field paths one way in every message: members[0].param1 and list_ids[0]', async () => {
       const member = await createList(acme, 'acme', { name: 'ara — 路径', members: [{ destination: handset(), param1: 'ā'.repeat(51) }] });
       expectDefaultError(member, 422);
-      expect(member.json.message).toBe('1 invalid member: members[0].param1: must NOT have more than 50 characters');
+      expect(member.json.message).toBe(`1 invalid member: members[0].param1 "${'ā'.repeat(24)}…" must NOT have more than 50 characters`);
       const ids = await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [1, 'tahi'] });
       expectPlainError(ids, 422);
       expect(ids.text).toBe('error: list_ids[1]: must be integer');
@@ -358,6 +358,36 @@ describe('Campaign Manager over HTTPS', () => {
       expect(shown?.members).toEqual([{ destination: a }, { destination: b, param1: 'Ka pai 👍🏽' }]);
 
       expectDefaultError(await createList(acme, 'acme', { name: 'nothing valid', strict_validation: false, members: [{ destination: 'x' }] }), 422);
+    });
+
+    it('names each dropped member once, by its first problem in words, and counts every one it does not name', async () => {
+      // As a CRM export gave it: ten bad numbers (one with a bad parameter too), and five bad parameters near the end.
+      const badNumbers = ['+64 21 abc', '021-555-0101', '', 'call me', '+0211234', '12', '+6421 800 001', '(021) 555 0102', 'tel:+64215550103', '+64 21 xyz'];
+      const members: Record<string, string>[] = Array.from({ length: 115 }, () => ({ destination: handset() }));
+      badNumbers.forEach((destination, i) => {
+        members[50 + i] = { destination, ...(i === 4 ? { param1: world(60) } : {}) };
+      });
+      for (const i of [110, 111, 112]) members[i] = { destination: handset(), param2: world(51) };
+      for (const i of [113, 114]) members[i] = { destination: handset(), param3: '' };
+
+      const lenient = await createList(acme, 'acme', { name: 'from the CRM', strict_validation: false, members });
+      expect(lenient.status, lenient.text).toBe(201);
+      const said = lenient.json.error_messages as string;
+      expect(said).toMatch(/^15 invalid members dropped: members\[50\]\.destination "\+64 21 abc" is not a phone number/);
+      expect(said).not.toMatch(/pattern|\^|\$|\{\d/);
+      expect(said.match(/members\[\d+\]/g)).toEqual(Array.from({ length: 10 }, (_, i) => `members[${50 + i}]`));
+      expect(said).toMatch(/; … and 5 more$/);
+      expect((await listsOf(acme, 'acme')).find((l) => l.id === lenient.json.id)?.members).toHaveLength(100);
+
+      const strict = await createList(acme, 'acme', { name: 'from the CRM', members });
+      expectDefaultError(strict, 422);
+      expect(strict.json.message).toBe(said.replace('15 invalid members dropped', '15 invalid members'));
+
+      const params = await createList(acme, 'acme', { name: 'from the CRM', members: members.slice(110) });
+      expectDefaultError(params, 422);
+      expect(params.json.message).toMatch(
+        /^5 invalid members: members\[0\]\.param2 "[^"]{1,30}…" must NOT have more than 50 characters; .*members\[3\]\.param3 "" must not be empty; members\[4\]/,
+      );
     });
 
     it('deletes a list with 204 and no body, after which it is gone from GET lists at once', async () => {

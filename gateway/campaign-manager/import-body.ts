@@ -1,13 +1,12 @@
 import type { CampaignsClient } from '../campaigns-client';
 import type { ImportCommit, ImportResult, Member } from '../../proto/gen/hermod/v1/campaigns';
-import { HermodError, toHermodError } from '../../lib/errors';
+import { HermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 import { checkNameText } from '../../core/domain/control-characters';
 import { checkSmsText } from '../../core/domain/control-characters';
+import { createInvalidMembers } from './invalid-members';
 
 export const MAX_MEMBERS = 1_000_000;
-/** Problems listed in an answer; the rest are counted. */
-const MAX_LISTED = 10;
 const PARAMS = ['param1', 'param2', 'param3', 'param4', 'param5', 'param6'] as const;
 
 type Validate = <T>(schema: string, value: unknown) => T;
@@ -35,8 +34,7 @@ export async function importBody(
 ): Promise<ImportedBody> {
   const session = deps.campaigns.startImport(applicationId, kind);
   const fields: Record<string, unknown> = {};
-  const problems: string[] = [];
-  let invalid = 0;
+  const invalid = createInvalidMembers();
   let valid = 0;
   try {
     const count = await parseStreamedObject(
@@ -56,8 +54,7 @@ export async function importBody(
               for (const p of PARAMS) if (m[p] !== undefined) checkSmsText(m[p], p);
               good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });
             } catch (err) {
-              invalid++;
-              if (problems.length < MAX_LISTED) problems.push(memberProblem(err, firstIndex + i));
+              invalid.add(firstIndex + i, element, err);
             }
           });
           valid += good.length;
@@ -71,25 +68,16 @@ export async function importBody(
     if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');
     if (count === 0)
       throw new HermodError(
-        Object.hasOwn(fields, 'members') || problems.length > 0 ? 'invalid_attrib' : 'missing_attrib',
+        Object.hasOwn(fields, 'members') || invalid.count > 0 ? 'invalid_attrib' : 'missing_attrib',
         'members: at least 1 member is required',
       );
-    const described = `${invalid} invalid member${invalid === 1 ? '' : 's'}: ${problems.join('; ')}${invalid > problems.length ? '; …' : ''}`;
-    if (invalid > 0 && fields.strict_validation !== false) throw new HermodError('invalid_attrib', described);
-    if (valid === 0) throw new HermodError('invalid_attrib', `no valid members; ${described}`);
+    if (invalid.count > 0 && fields.strict_validation !== false) throw new HermodError('invalid_attrib', invalid.describe());
+    if (valid === 0) throw new HermodError('invalid_attrib', `no valid members; ${invalid.describe()}`);
     const commit = toCommit(fields);
-    if (invalid > 0) commit.errorMessages = `${described.replace(/^(\d+ invalid members?)/, '$1 dropped')}`;
+    if (invalid.count > 0) commit.errorMessages = invalid.describe({ dropped: true });
     return { fields, result: await session.commit(commit) };
   } catch (err) {
     session.abort();
     throw err;
   }
-}
-
-/** A member's problems with their paths from the body (`members[3].param1: …`), as the validator writes paths. */
-function memberProblem(err: unknown, index: number): string {
-  const e = toHermodError(err);
-  const at = `members[${index}]`;
-  if (e.fields.length === 0) return `${at}: ${e.message}`;
-  return e.fields.map((f) => `${f.field === '(body)' ? at : `${at}.${f.field}`}: ${f.description}`).join('; ');
 }

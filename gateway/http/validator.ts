@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { HermodError, type FieldProblem } from '../../lib/errors';
+import { MEMBER_DESTINATION_PATTERN } from '../../core/domain/member-destination';
 import { isEmailAddress } from './email-address';
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
@@ -54,6 +55,7 @@ function describe(e: ErrorObject): FieldProblem {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
     return { field: fieldPath(e.instancePath, prop), description: 'is not a known field' };
   }
+  if (e.keyword === 'minLength' && (e.params as { limit: number }).limit === 1) return { field: path || '(body)', description: 'must not be empty' };
   if (e.keyword === 'pattern') {
     const said = PATTERNS_SAID[(e.params as { pattern: string }).pattern];
     if (said) return { field: path || '(body)', description: said };
@@ -66,5 +68,7 @@ const PATTERNS_SAID: Record<string, string> = {
   '^\\+?[1-9][0-9]{6,14}$':
     'is not a mobile number in E.164 form: 7 to 15 digits, the country code first, a + in front or not, no spaces and no leading 00 (e.g. +64211234567)',
   '^\\+[1-9][0-9]{1,14}$': 'is not a number in E.164 form: + and up to 15 digits, the country code first, no spaces (e.g. +64211234567)',
+  [MEMBER_DESTINATION_PATTERN]:
+    'is not a phone number: + and 3 to 15 digits (the country code first), or 3 to 15 digits without it, with no spaces, dashes, brackets or letters (e.g. +64211234567)',
   '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$': 'is not a UUID in lower-case hex (e.g. 2f1c9a4e-8b3d-4c2a-9e1f-0a6b7c8d9e0f)',
 };
