@@ -132,6 +132,26 @@ describe('status and reply callbacks', () => {
     const deliveredIds = new Set(statusesOf(id).map((r) => r.headers['x-hermod-event-id']));
     for (const e of failedIds) expect(deliveredIds.has(e)).toBe(true);
     expect(statusesOf(id).map((c) => c.json.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+
+    // The operator's log says why, once for the minute however many tries failed, and when the receiver answers again; never the credentials or the body.
+    const port = (receiver.address() as { port: number }).port;
+    const lines = await eventually(async () => {
+      const all = hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"callback'));
+      return all.some((l) => l.includes('callback receiver answers again')) ? all : undefined;
+    });
+    const failed = lines.filter((l) => l.includes('callback try failed')).map((l) => JSON.parse(l));
+    expect(failed).toEqual([
+      expect.objectContaining({ level: 'warn', receiver: `http://localhost:${port}`, reason: 'callback receiver answered 500', failures: 1 }),
+    ]);
+    const again = lines.filter((l) => l.includes('callback receiver answers again')).map((l) => JSON.parse(l));
+    expect(again).toEqual([
+      expect.objectContaining({ level: 'info', receiver: `http://localhost:${port}`, failures: received.filter((r) => r.answered === 500).length }),
+    ]);
+    expect(again[0].application).toBe(failed[0].application);
+    for (const l of lines) expect(l).not.toMatch(/hook:|p%C4%81|pā|再试一次/);
   });
 
   it('posts a reply to the reply callback with reply_to naming the message it answers', async () => {

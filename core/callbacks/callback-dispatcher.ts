@@ -13,6 +13,7 @@ import type { CallbackOutbox } from './callback-outbox';
 import { createCallbackQueues, type TryOutcome } from './callback-queues';
 import { createCallbackSettingsCache } from './callback-settings-cache';
 import type { CallbackLedger } from './callback-ledger';
+import { createCallbackFailureLog } from './callback-failure-log';
 
 export interface CallbackDispatcherOptions {
   bus: Bus;
@@ -70,6 +71,9 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
   };
 
+  // Why tries fail, in the log (rate-limited per application and receiver); the HTTP may run on a delivery thread, the outcome comes back here.
+  const failures = createCallbackFailureLog(o.log);
+
   const settingsOf = createCallbackSettingsCache((applicationId) => o.accounts.callbackSettings(applicationId));
   o.accounts.onSettingsChanged((applicationId) => settingsOf.forget(applicationId));
 
@@ -96,6 +100,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       );
       if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
+      failures.delivered(job.applicationId, url);
       o.ledger?.tried(job, url, 'delivered');
       o.ledger?.answered(job.messageId, answer.status);
       return { done: true, delivered: true };
@@ -107,9 +112,10 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         o.ledger?.tried(job, url, 'refused', e.message);
         return { done: true };
       }
+      failures.failed(job.applicationId, url, e.message);
       const retryAt = Date.now() + retryDelayMs(job.attempt);
       if (retryAt > job.createdAt + o.retryForMs) {
-        o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1 });
+        o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
         o.ledger?.tried(job, url, 'given_up', e.message);
         return { done: true };

@@ -86,7 +86,8 @@ describe('an HTTPS receiver with a certificate from a private CA', () => {
     await expect(deliverCallback(delivery(`https://hooks.example.com:${port}/hook`, 'tls-1'), { resolve })).rejects.toMatchObject({
       code: 'unavailable',
       retryable: true,
-      message: expect.stringMatching(/certificate/i),
+      // The error's code too, which an operator can look up: the message alone does not always say it.
+      message: expect.stringMatching(/certificate.*\((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)$/i),
     });
     // The host name went as SNI, not the pinned address.
     expect(names).toContain('hooks.example.com');
@@ -266,7 +267,7 @@ describe('redirects, silence and large bodies', () => {
     const took = Date.now() - started;
     console.log(`silent receiver: failed after ${took} ms (timeout 1500 ms)`);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable', retryable: true });
+    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable', retryable: true, message: expect.stringMatching(/TIMEOUT/) });
     expect(took).toBeGreaterThanOrEqual(1400);
     expect(took).toBeLessThan(3000);
     received.length = 0;

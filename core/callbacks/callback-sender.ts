@@ -85,6 +85,20 @@ function closedUnderfoot(err: unknown): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/**
+ * What went wrong, with the error's code when its message does not say it
+ * (a TLS error's ERR_TLS_CERT_ALTNAME_INVALID, undici's UND_ERR_HEADERS_TIMEOUT):
+ * the code is what an operator looks up. A failed connect to every address of
+ * a name is an AggregateError without a message of its own: its first says why.
+ */
+function failureReason(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown; errors?: unknown };
+  const first = Array.isArray(e.errors) ? (e.errors[0] as { message?: unknown } | undefined) : undefined;
+  const message = typeof e.message === 'string' && e.message ? e.message : typeof first?.message === 'string' ? first.message : String(err);
+  const code = typeof e.code === 'string' ? e.code : '';
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
+
 export interface SignedDelivery {
   url: string;
   secret: string;
@@ -135,7 +149,7 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
     res = await post().catch((err: unknown) => (closedUnderfoot(err) ? post() : Promise.reject(err)));
     await res.body.dump();
   } catch (err) {
-    throw new HermodError('unavailable', `callback failed: ${(err as Error).message}`, { retryable: true, cause: err });
+    throw new HermodError('unavailable', `callback failed: ${failureReason(err)}`, { retryable: true, cause: err });
   }
   const status = res.statusCode;
   const limit = Number(res.headers['x-ratelimit-limit']);

@@ -1,0 +1,71 @@
+import { FifoMap } from '../../lib/fifo-map';
+import type { Logger } from '../../lib/log';
+
+/** At most one line per application and receiver this often while it fails. */
+const LINE_EVERY_MS = 60_000;
+/** Receivers remembered as failing; past this the one failing longest is forgotten (its next failure is a first again). */
+const MAX_FAILING = 10_000;
+
+interface Failing {
+  since: number;
+  lastLineAt: number;
+  /** Failures since the last line. */
+  unsaid: number;
+  total: number;
+}
+
+/**
+ * Tells an operator why callbacks stall, where the metrics only count: a warn
+ * line when a try fails, naming the application, the receiver (the URL's
+ * origin: no credentials, path or query) and the reason (the HTTP status, or
+ * the error with its code: ERR_TLS_CERT_ALTNAME_INVALID, ECONNREFUSED, a
+ * timeout), at most one a minute per application and receiver, counting the
+ * failures since its last line; and one info line when that receiver answers
+ * again. The callback's body is never in it. The dispatcher keeps it on its
+ * own thread, which sees every outcome whether the HTTP ran there or on a
+ * delivery thread.
+ */
+export function createCallbackFailureLog(log: Logger, options: { now?: () => number } = {}) {
+  const now = options.now ?? Date.now;
+  const failing = new FifoMap<string, Failing>();
+
+  return {
+    failed(applicationId: string, url: string, reason: string): void {
+      const receiver = receiverOf(url);
+      const key = `${applicationId} ${receiver}`;
+      const at = now();
+      let f = failing.get(key);
+      if (!f) {
+        f = { since: at, lastLineAt: Number.NEGATIVE_INFINITY, unsaid: 0, total: 0 };
+        failing.set(key, f);
+        while (failing.size > MAX_FAILING) failing.delete(failing.oldestKey()!);
+      }
+      f.unsaid++;
+      f.total++;
+      if (at - f.lastLineAt < LINE_EVERY_MS) return;
+      log.warn('callback try failed', { application: applicationId, receiver, reason, failures: f.unsaid });
+      f.lastLineAt = at;
+      f.unsaid = 0;
+    },
+
+    /** Called on every delivered callback: nothing to do (and no URL parsed) while no receiver is failing. */
+    delivered(applicationId: string, url: string): void {
+      if (failing.size === 0) return;
+      const receiver = receiverOf(url);
+      const key = `${applicationId} ${receiver}`;
+      const f = failing.get(key);
+      if (!f) return;
+      failing.delete(key);
+      log.info('callback receiver answers again', { application: applicationId, receiver, failures: f.total, failingForMs: now() - f.since });
+    },
+  };
+}
+
+/** The URL's origin: scheme, host and port, without the credentials, path or query it may hold. */
+function receiverOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
+}
