@@ -188,6 +188,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   // With a carriers file, the simulated carriers are the SMSC simulators; without one, HERMOD_SMSC_SIMULATOR decides.
   const simulatedCarriers = config.carriers.carriers.filter((c) => c.simulated).map((c) => `${c.name} smpp://${c.host}:${c.port}`);
   const smscSimulator = config.carriers.file ? simulatedCarriers.length > 0 : config.simulator.enabled;
+  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
   try {
     if (smscSimulator) await fork('smsc-simulator', 0);
     if (config.channelSimulators.enabled) {
@@ -202,8 +203,9 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     // The operator console only behind a password: without one it is not started, and the log says why.
     if (config.admin.password) await fork('console', 0);
     else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
+    metrics = await serveMetrics(config.metricsPort, config.host, log, true);
   } catch (err) {
-    // A role that could not start: the ones already running are stopped before hermod exits, so that nothing it
+    // A role that could not start, or the metrics port taken: the roles running are stopped before hermod exits, so that nothing it
     // started outlives it holding a port (a restart by systemd or by hand would find it taken).
     if (!stopping) await stopAll();
     throw err;
@@ -211,7 +213,6 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   started = true;
   const https = bound.ports.https ?? config.httpsPort;
   for (const [worker, info] of workers) if (info.role === 'channel-simulators') worker.send({ type: 'gateways-listening', https });
-  const metrics = await serveMetrics(config.metricsPort, config.host, log, true);
   log.info('hermod is running', {
     https: `https://${config.host}:${https}`,
     http: `http://${config.host}:${bound.ports.http ?? config.httpPort}`,

@@ -206,35 +206,40 @@ describe('hermod start with a port another process holds', () => {
     }
   }, 90_000);
 
-  it('has stopped the roles it had started when it exits, so a start again at once finds their ports free', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-port-held-'));
-    const held = await holdPort();
-    const core = await freePort();
-    const smsc = await freePort();
-    try {
-      const outcome = await runRefusedStart(
-        ['start'],
-        {
-          HERMOD_DATA_DIR: dataDir,
-          HERMOD_HOST: '127.0.0.1',
-          HERMOD_HTTPS_PORT: String(held.port),
-          HERMOD_HTTP_PORT: '0',
-          HERMOD_METRICS_PORT: '0',
-          HERMOD_CORE_ADDRESS: `127.0.0.1:${core}`,
-          HERMOD_SMSC_PORT: String(smsc),
-          HERMOD_CHANNEL_SIMULATORS: 'false',
-          HERMOD_GATEWAYS: '1',
-        },
-        30_000,
-        async () => ({ core: await listening(core), smsc: await listening(smsc) }),
-      );
-      expect(outcome.code, outcome.output).toBe(2);
-      expect(outcome.atExit, outcome.output).toEqual({ core: false, smsc: false });
-    } finally {
-      held.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  // The gateway's port, which a role refuses, and the supervisor's own metrics port, which the supervisor does.
+  for (const variable of ['HERMOD_HTTPS_PORT', 'HERMOD_METRICS_PORT']) {
+    it(`has stopped the roles it had started when it exits for ${variable}, so a start again at once finds their ports free`, async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-port-held-'));
+      const held = await holdPort();
+      const core = await freePort();
+      const smsc = await freePort();
+      try {
+        const outcome = await runRefusedStart(
+          ['start'],
+          {
+            HERMOD_DATA_DIR: dataDir,
+            HERMOD_HOST: '127.0.0.1',
+            HERMOD_HTTPS_PORT: '0',
+            HERMOD_HTTP_PORT: '0',
+            HERMOD_METRICS_PORT: '0',
+            [variable]: String(held.port),
+            HERMOD_CORE_ADDRESS: `127.0.0.1:${core}`,
+            HERMOD_SMSC_PORT: String(smsc),
+            HERMOD_CHANNEL_SIMULATORS: 'false',
+            HERMOD_GATEWAYS: '1',
+          },
+          30_000,
+          async () => ({ core: await listening(core), smsc: await listening(smsc) }),
+        );
+        expect(outcome.code, outcome.output).toBe(2);
+        expect(outcome.output).toContain(`configuration error: ${variable}: port ${held.port}`);
+        expect(outcome.atExit, outcome.output).toEqual({ core: false, smsc: false });
+      } finally {
+        held.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 90_000);
+  }
 });
 
 /** A port nothing listens on just now. */
