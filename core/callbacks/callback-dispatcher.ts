@@ -73,6 +73,8 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
 
   // Why tries fail, in the log (rate-limited per application and receiver); the HTTP may run on a delivery thread, the outcome comes back here.
   const failures = createCallbackFailureLog(o.log);
+  // A refusal repeats for every callback to that URL (thousands a second): said as seldom as failures.
+  const refusals = createCallbackFailureLog(o.log, { line: 'callback refused', counted: 'refused' });
 
   const settingsOf = createCallbackSettingsCache((applicationId) => o.accounts.callbackSettings(applicationId));
   o.accounts.onSettingsChanged((applicationId) => settingsOf.forget(applicationId));
@@ -107,7 +109,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     } catch (err) {
       const e = toHermodError(err);
       if (!e.retryable) {
-        o.log.warn('callback refused', { application: job.applicationId, kind: job.kind, reason: e.message });
+        refusals.failed(job.applicationId, url, e.message);
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'refused' });
         o.ledger?.tried(job, url, 'refused', e.message);
         return { done: true };

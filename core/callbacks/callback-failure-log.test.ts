@@ -76,4 +76,16 @@ describe('the log of failed callback tries', () => {
       ['warn', 'callback try failed', expect.objectContaining({ failures: 1, reason: 'callback receiver answered 502' })],
     ]);
   });
+
+  it('says callbacks refused (a private address, a URL no receiver can be at) as seldom, counting the refusals since its last line', () => {
+    const { log, lines } = recordingLog();
+    let now = 0;
+    const refusals = createCallbackFailureLog(log, { now: () => now, line: 'callback refused', counted: 'refused' });
+    const reason = 'callback URL https://hooks.example.com:8443 resolves to a private or loopback address';
+    for (; now < 61_000; now += 100) refusals.failed('app-one', HOOK, reason);
+    expect(lines).toEqual([
+      { level: 'warn', msg: 'callback refused', fields: { application: 'app-one', receiver: 'https://hooks.example.com:8443', reason, refused: 1 } },
+      { level: 'warn', msg: 'callback refused', fields: { application: 'app-one', receiver: 'https://hooks.example.com:8443', reason, refused: 600 } },
+    ]);
+  });
 });

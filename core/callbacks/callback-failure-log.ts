@@ -25,8 +25,18 @@ interface Failing {
  * own thread, which sees every outcome whether the HTTP ran there or on a
  * delivery thread.
  */
-export function createCallbackFailureLog(log: Logger, options: { now?: () => number } = {}) {
+export function createCallbackFailureLog(
+  log: Logger,
+  options: {
+    now?: () => number;
+    /** The line's message and the name of its count: `callback refused` and `refused` for callbacks core will not send. */
+    line?: string;
+    counted?: string;
+  } = {},
+) {
   const now = options.now ?? Date.now;
+  const line = options.line ?? 'callback try failed';
+  const counted = options.counted ?? 'failures';
   const failing = new FifoMap<string, Failing>();
 
   return {
@@ -43,7 +53,7 @@ export function createCallbackFailureLog(log: Logger, options: { now?: () => num
       f.unsaid++;
       f.total++;
       if (at - f.lastLineAt < LINE_EVERY_MS) return;
-      log.warn('callback try failed', { application: applicationId, receiver, reason, failures: f.unsaid });
+      log.warn(line, { application: applicationId, receiver, reason, [counted]: f.unsaid });
       f.lastLineAt = at;
       f.unsaid = 0;
     },
