@@ -360,7 +360,9 @@ export function createRedisState(options: RedisStateOptions): HotState {
       const byAddress = new Map<string, (string | number)[]>();
       for (const e of entries) {
         if (!e.address || e.at <= since) continue;
-        byAddress.set(e.address, [...(byAddress.get(e.address) ?? []), e.at, e.applicationId]);
+        const scored = byAddress.get(e.address) ?? [];
+        scored.push(e.at, e.applicationId);
+        byAddress.set(e.address, scored);
       }
       if (byAddress.size === 0) return;
       const keys: string[] = [];
