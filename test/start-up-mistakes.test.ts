@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRefusedStart } from './support/refused-start';
+import { freePortBelowEphemeral } from './support/free-port';
 import { randomPrefix, REDIS_URL } from './support/redis-keys';
 import { makeRoleCertificates } from '../lib/role-certificates';
 
@@ -211,8 +212,8 @@ describe('hermod start with a port another process holds', () => {
     it(`has stopped the roles it had started when it exits for ${variable}, so a start again at once finds their ports free`, async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-start-port-held-'));
       const held = await holdPort();
-      const core = await freePort();
-      const smsc = await freePort();
+      const core = await freePortBelowEphemeral();
+      const smsc = await freePortBelowEphemeral();
       try {
         const outcome = await runRefusedStart(
           ['start'],
@@ -241,13 +242,6 @@ describe('hermod start with a port another process holds', () => {
     }, 90_000);
   }
 });
-
-/** A port nothing listens on just now. */
-async function freePort(): Promise<number> {
-  const server = await holdPort();
-  await new Promise((resolve) => server.close(resolve));
-  return server.port;
-}
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {
