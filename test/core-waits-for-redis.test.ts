@@ -36,12 +36,17 @@ describe('core started before its Redis', () => {
       HERMOD_BOOTSTRAP_PASSWORD: 'secret',
     };
     let core: RoleProcess | undefined;
-    const starting = startRole(['core'], env, '"core listening"').then((c) => (core = c));
+    let saidSoAt: number | undefined;
+    const starting = startRole(['core'], env, '"core listening"', (output) => {
+      if (saidSoAt === undefined && output.includes('still waiting for Redis')) saidSoAt = Date.now();
+    }).then((c) => (core = c));
     cleanup.push(() => core?.stop());
     starting.catch(() => undefined);
 
-    // Seven seconds without Redis: longer than a Redis command's time limit (5 s), after which core used to exit.
-    await new Promise((r) => setTimeout(r, 7000));
+    // Until core says it is waiting, then two seconds more: on a loaded machine core reaches Redis seconds after
+    // it is spawned. Its wait outlasts a Redis command's time limit (5 s), after which core used to exit.
+    await eventually(async () => (saidSoAt !== undefined ? true : undefined), 60_000);
+    await new Promise((r) => setTimeout(r, 2000));
     const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     cleanup.push(() => redis.kill('SIGKILL'));
 

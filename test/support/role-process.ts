@@ -17,7 +17,13 @@ export interface RoleProcess {
  * line containing `readyText` (a JSON log line). Roles bind the ports they are
  * given, port 0 included, and say in that line which they got.
  */
-export async function startRole(args: string[], env: Record<string, string>, readyText: string): Promise<RoleProcess> {
+export async function startRole(
+  args: string[],
+  env: Record<string, string>,
+  readyText: string,
+  /** Told everything the process has written so far, each time it writes (before it is ready too). */
+  onOutput?: (output: string) => void,
+): Promise<RoleProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -27,8 +33,8 @@ export async function startRole(args: string[], env: Record<string, string>, rea
   // Decoded as streams, so a character split between two chunks stays whole (logs carry users' texts).
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
-  child.stdout!.on('data', (c: string) => (output += c));
-  child.stderr!.on('data', (c: string) => (output += c));
+  child.stdout!.on('data', (c: string) => onOutput?.((output += c)));
+  child.stderr!.on('data', (c: string) => onOutput?.((output += c)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = await new Promise<Record<string, any>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${output}`)), 60_000);
