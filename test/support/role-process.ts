@@ -33,8 +33,12 @@ export async function startRole(
   // Decoded as streams, so a character split between two chunks stays whole (logs carry users' texts).
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
-  child.stdout!.on('data', (c: string) => onOutput?.((output += c)));
-  child.stderr!.on('data', (c: string) => onOutput?.((output += c)));
+  const took = (c: string): void => {
+    output += c;
+    onOutput?.(output);
+  };
+  child.stdout!.on('data', took);
+  child.stderr!.on('data', took);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = await new Promise<Record<string, any>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${output}`)), 60_000);
