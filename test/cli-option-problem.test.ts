@@ -42,8 +42,16 @@ describe("options an operators' command does not take", () => {
       // An option and whether it takes a value, as the usage writes it (`--status <url>`) somewhere among its mentions.
       const named = new Map<string, boolean>();
       for (const m of help.matchAll(/(--[a-z-]+)( <[^>]+>| hour\|)?/g)) named.set(m[1]!, named.get(m[1]!) === true || m[2] !== undefined);
+      // Its arguments, as many as its first line names (`<name>`, `[<application>]`) once its options are taken out.
+      const arguments_ =
+        help
+          .split('\n')[1]!
+          .split(/ {2,}/)[1]!
+          .replace(/--[a-z-]+( <[^>]+>| hour\|[a-z|]+)?/g, '')
+          .match(/<[^>]+>/g) ?? [];
+      const values = arguments_.map((_, i) => ['kāinga', '42', 'kōwhai', 'reo', 'tinana'][i]!);
       for (const [option, takesValue] of named) {
-        const args = [...command.split(' '), 'kāinga', '42', option, ...(takesValue ? ['kōwhai'] : [])];
+        const args = [...command.split(' '), ...values, option, ...(takesValue ? ['kōwhai'] : [])];
         expect(usageProblem(args), args.join(' ')).toBeUndefined();
       }
     }

@@ -28,6 +28,7 @@ const OPTION = /^--[A-Za-z]/;
  */
 export function optionProblem(command: string, args: readonly string[]): string | undefined {
   const takes = OPTIONS[command] ?? {};
+  const given = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (!OPTION.test(arg)) continue;
@@ -40,10 +41,30 @@ export function optionProblem(command: string, args: readonly string[]): string 
         ? `unknown option ${arg} for ${JSON.stringify(command)} (it takes ${known.join(', ')})`
         : `unknown option ${arg}: ${JSON.stringify(command)} takes no options`;
     }
+    // The command reads the first; a second, often a corrected one, was ignored.
+    if (given.has(arg)) return `${arg} given twice`;
+    given.add(arg);
     if (value === '') continue;
     const next = args[i + 1];
     if (next === undefined || takes[next] !== undefined) return `${arg} needs a value: ${arg} ${value}`;
     i++;
   }
   return undefined;
+}
+
+/**
+ * The arguments of a command line (`args`: what follows the command's own
+ * words) that are not its options or their values, for a line
+ * `optionProblem` found nothing wrong with.
+ */
+export function positionalArguments(command: string, args: readonly string[]): string[] {
+  const takes = OPTIONS[command] ?? {};
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = OPTION.test(arg) ? takes[arg] : undefined;
+    if (value === undefined) positional.push(arg);
+    else if (value !== '') i++;
+  }
+  return positional;
 }

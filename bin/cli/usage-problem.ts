@@ -1,4 +1,5 @@
 import { ADMIN_USAGE } from './admin-usage';
+import { argumentCountProblem } from './argument-count-problem';
 import { imRateLimit } from './im-rate-limit';
 import { optionProblem } from './option-problem';
 
@@ -37,5 +38,5 @@ export function usageProblem(args: readonly string[]): string | undefined {
   if (limit !== undefined && imRateLimit(limit) === undefined) {
     return `the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(limit)})`;
   }
-  return optionProblem(command, args.slice(2));
+  return optionProblem(command, args.slice(2)) ?? argumentCountProblem(command, args.slice(2));
 }
