@@ -710,6 +710,33 @@ describe('Campaign Manager over HTTPS', () => {
       expect((await listsOf(acme, 'acme')).find((l) => l.id === r.json.id)?.members).toEqual([{ destination: other }]);
     });
 
+    it('leaves a list out of GET lists, its Location answering 404, once every member has replied STOP, and shows it again when one opts back in', async () => {
+      const [first, second] = [handset(), handset()];
+      const r = await createList(acme, 'acme', {
+        name: 'ka whakakore katoa — 全員',
+        members: [{ destination: first, param1: 'Hēmi 👋🏽' }, { destination: second }],
+      });
+      expect(r.status, r.text).toBe(201);
+      const alone = await createList(acme, 'acme', { name: 'ko ia anake', members: [{ destination: second }] });
+      expect(alone.status, alone.text).toBe(201);
+      await optOut(first);
+      await optOut(second);
+      // SPEC: a list has 1..1,000,000 members; a client that checks the answer refused every list with `members: []` in it.
+      expect((await listsOf(acme, 'acme')).every((l) => l.members.length > 0)).toBe(true);
+      expect((await listsOf(acme, 'acme')).some((l) => l.id === r.json.id)).toBe(false);
+      const gone = await acme.get(new URL(r.headers.location as string).pathname);
+      expect(gone.status, gone.text).toBe(404);
+      expect(gone.json).toEqual({ code: 404, message: expect.any(String) });
+      // Still there to delete.
+      const deleted = await acme.post(`${CM}/acme/delete_multiple_lists`, { list_ids: [alone.json.id] });
+      expect(deleted.json.list_ids, deleted.text).toEqual([alone.json.id]);
+      await simulator.originate({ source: first, destination: '4000', text: 'START' });
+      await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(first) ? undefined : true));
+      const lists = await listsOf(acme, 'acme');
+      expect(lists.find((l) => l.id === r.json.id)?.members).toEqual([{ destination: first, param1: 'Hēmi 👋🏽' }]);
+      expect(lists.some((l) => l.id === alone.json.id)).toBe(false);
+    });
+
     it('refuses a list whose every member opted out', async () => {
       const r = await createList(acme, 'acme', { name: 'никого не осталось', members: [{ destination: stopped }] });
       expect(r.status, r.text).toBe(422);

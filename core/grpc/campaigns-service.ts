@@ -108,7 +108,9 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
       if (!req.applicationId) throw new HermodError('unauthorized', 'application is required');
       for (const list of await s.store.listLists(req.applicationId)) {
         if (req.listId !== 0 && list.id !== req.listId) continue;
-        await write({ part: { $case: 'list', value: { id: list.id, name: list.name, created: new Date(list.createdAt), memberCount: list.memberCount } } });
+        // A list whose every member has opted out since is no active list (SPEC: a list has 1..1,000,000 members; one
+        // made of opted-out members only is refused): it goes out with its first member shown, or not at all.
+        let headed = false;
         for (let from = 0; from < list.memberCount; ) {
           const page = await s.store.readMembers(list.id, from, PAGE);
           if (page.length === 0) break;
@@ -116,6 +118,10 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
           // Opted out when imported, or since (a STOP reply after the list was made).
           const now = list.removeOptOuts ? await s.state.areOptedOut(page.map((m) => ({ applicationId: req.applicationId, handset: m.destination }))) : [];
           const shown = list.removeOptOuts ? page.filter((m, i) => !m.optedOut && !now[i]) : page;
+          if (shown.length > 0 && !headed) {
+            headed = true;
+            await write({ part: { $case: 'list', value: { id: list.id, name: list.name, created: new Date(list.createdAt), memberCount: list.memberCount } } });
+          }
           for (let i = 0; i < shown.length; i += CHUNK) {
             await write({
               part: { $case: 'members', value: { members: shown.slice(i, i + CHUNK).map((m) => ({ destination: m.destination, params: [...m.params] })) } },
