@@ -66,6 +66,19 @@ describe('Gateway v1 (/rest/gateway)', () => {
     expect(r.headers['content-type']).toContain(VND);
   });
 
+  it('answers its errors in the vendor media type too when the client asks for it', async () => {
+    const headers = { 'content-type': VND, accept: VND };
+    const missing = await client.request('POST', '/rest/gateway/messages', { raw: JSON.stringify({ destination: '+6421000002' }), headers });
+    expect(missing.status).toBe(400);
+    expect(missing.headers['content-type']).toContain(VND);
+    expect(JSON.parse(missing.text)).toMatchObject({ code: 400, error: 'missing_attrib' });
+    const unknown = await client.request('GET', '/rest/gateway/messages/9007199254740991', { headers: { accept: VND } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toContain(VND);
+    const plain = await client.request('GET', '/rest/gateway/messages/9007199254740991', { headers: { accept: 'application/json' } });
+    expect(plain.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('refuses bad requests with message, code, error and error-desc', async () => {
     expectError(
       await client.request('POST', '/rest/gateway/messages', { raw: '{"content": "Привет",', headers: { 'content-type': 'application/json' } }),

@@ -112,8 +112,13 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   });
 
   router.get('/messages/:messageid', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const text = ctx.params.messageid ?? '';
+    // The broadcast's path, read: it takes POST only (not a message id to find wrong).
+    if (text === 'broadcast') {
+      ctx.set('Allow', 'POST');
+      throw new HermodError('method_not_allowed', 'method not allowed');
+    }
+    const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const numericId = parseIntegerId(text);
     if (numericId === undefined) {
       // Digits past 2^53 - 1 are a positive integer all the same: say what is wrong with them.

@@ -11,6 +11,8 @@ describe('a known path asked with a method it does not take', () => {
   it.each([
     ['SMS Gateway v2', '/rest/sms/v2/messages', 'DELETE', 'POST, HEAD, GET', /"statusCode":405/],
     ['Gateway v1', '/rest/gateway/messages', 'PUT', 'POST', /"error":"method_not_allowed"/],
+    // Its GET would read `broadcast` as a message id, and answered 400 "messageid must be a positive integer".
+    ['Gateway v1 broadcast', '/rest/gateway/messages/broadcast', 'GET', 'POST', /"error":"method_not_allowed"/],
     ['Intelligent Messaging', '/rest/im/v1/message', 'GET', 'POST', /"code":405/],
     ['Campaign Manager', '/rest/campaign_manager/v1/acme/templates', 'DELETE', 'HEAD, GET', /^{"code":405,"message":"method not allowed"}$/],
   ])('is answered 405 on %s with the Allow header and the interface’s own error body', async (_name, path, method, allow, body) => {
