@@ -15,6 +15,7 @@ import { fromServiceError, grpcCodeName } from '../lib/grpc-errors';
 import { CampaignsServiceWithReportWire } from '../proto/report-chunk-wire';
 import { unaryCall } from './unary-call';
 import { grpcDuration } from '../lib/metrics';
+import { CORE_CHANNEL_OPTIONS } from './core-channel-options';
 
 /** One import of members as it streams to core: write batches, then commit, or abort. */
 export interface ImportSession {
@@ -60,6 +61,7 @@ async function* mapped<T>(method: string, stream: ClientReadableStream<T>): Asyn
 
 export function createCampaignsClient(address: string, channelCredentials: ChannelCredentials): CampaignsClient {
   const client = new CampaignsClientWithReportWire(address, channelCredentials, {
+    ...CORE_CHANNEL_OPTIONS,
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc-node.flow_control_window': 4 * 1024 * 1024,

@@ -27,6 +27,7 @@ import { unaryCall } from './unary-call';
 import { tracedSend } from './traced-send';
 import { createSendStream } from './send-stream';
 import { manyCall } from './many-call';
+import { CORE_CHANNEL_OPTIONS } from './core-channel-options';
 
 export interface CoreClient {
   /** One message; concurrent requests share one batch on the SendMessageStream. */
@@ -43,7 +44,7 @@ export interface CoreClient {
 }
 
 export function createCoreClient(address: string, channelCredentials: ChannelCredentials, options: { batchMax: number; batchDelayMs: number }): CoreClient {
-  const channelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.max_send_message_length': 64 * 1024 * 1024 };
+  const channelOptions = { ...CORE_CHANNEL_OPTIONS, 'grpc.max_send_message_length': 64 * 1024 * 1024 };
   const messaging = new MessagingClient(address, channelCredentials, channelOptions);
   const accounts = new AccountsClient(address, channelCredentials, channelOptions);
   const idempotency = new IdempotencyClient(address, channelCredentials, channelOptions);

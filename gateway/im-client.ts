@@ -9,6 +9,7 @@ import {
 } from '../proto/gen/hermod/v1/im';
 import { CarrierInboundClient, type CarrierInboundRequest } from '../proto/gen/hermod/v1/carrier_inbound';
 import { unaryCall } from './unary-call';
+import { CORE_CHANNEL_OPTIONS } from './core-channel-options';
 
 /** The gateway's side of core's IntelligentMessaging service. */
 export interface ImClient {
@@ -22,8 +23,8 @@ export interface ImClient {
 }
 
 export function createImClient(address: string, channelCredentials: ChannelCredentials): ImClient {
-  const client = new IntelligentMessagingClient(address, channelCredentials, { 'grpc.keepalive_time_ms': 30_000 });
-  const inbound = new CarrierInboundClient(address, channelCredentials, { 'grpc.keepalive_time_ms': 30_000 });
+  const client = new IntelligentMessagingClient(address, channelCredentials, CORE_CHANNEL_OPTIONS);
+  const inbound = new CarrierInboundClient(address, channelCredentials, CORE_CHANNEL_OPTIONS);
   const unary = <Req, Res>(method: string, fn: unknown, req: Req): Promise<Res> => unaryCall<Req, Res>(client, method, fn as never, req);
   return {
     send: (request) => unary('ImSendMessage', client.sendMessage as never, request),

@@ -3,6 +3,7 @@ import { CampaignControlClient, type CampaignProgress } from '../../proto/gen/he
 import { OperationsClient, type ApplicationCallbacks, type CarrierBind, type MessageJourney, type TopicBacklog } from '../../proto/gen/hermod/v1/operations';
 import { HermodError } from '../../lib/errors';
 import { unaryCall } from '../unary-call';
+import { CORE_CHANNEL_OPTIONS } from '../core-channel-options';
 
 /** Core's admin API as the operator console reads it: the Operations and CampaignControl services. */
 export interface ConsoleClient {
@@ -31,7 +32,7 @@ const CALL_TIMEOUT_MS = 5000;
 const ACTION_TIMEOUT_MS = 30_000;
 
 export function createConsoleClient(address: string, channelCredentials: ChannelCredentials): ConsoleClient {
-  const options = { 'grpc.keepalive_time_ms': 30_000 };
+  const options = CORE_CHANNEL_OPTIONS;
   const operations = new OperationsClient(address, channelCredentials, options);
   const control = new CampaignControlClient(address, channelCredentials, options);
   const call = async <Res>(
