@@ -179,17 +179,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     }),
   ]);
   const pools = await options.beside?.({ bus, state });
-  await recoverUnfinished({
-    history,
-    state,
-    intake,
-    recent,
-    log,
-    // Only to the callbacks: the rest heard `accepted` when it was stored, or has no use for it now.
-    tellAccepted: (changes) => {
-      for (const change of changes) if (wantsCallback(change)) callbacks.statusChanged(change);
-    },
-  });
+  // What was accepted before this instant and is unfinished is handed over again once core listens (below); what
+  // core takes from here on (campaigns due now, then API calls) it hands over itself.
+  const recoverBefore = Date.now();
   if (config.adapters.state === 'memory') {
     const addresses = await rememberSendersFromHistory({ history, state });
     if (addresses > 0) log.info('learnt from history which applications send from which addresses', { addresses });
@@ -269,6 +261,24 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     state: config.adapters.state,
     history: config.adapters.history,
   });
+  // After listening: thousands of unfinished messages on Kafka and Redis kept a restarted core from listening for
+  // over a minute (an operator's trial), every gateway answering 503 meanwhile. History failing to answer is tried
+  // again each second; a stop ends it between pages, and the next start goes on with what is left.
+  let stopping = false;
+  const recovering = recoverUnfinished({
+    history,
+    state,
+    intake,
+    recent,
+    log,
+    // Only to the callbacks: the rest heard `accepted` when it was stored, or has no use for it now.
+    tellAccepted: (changes) => {
+      for (const change of changes) if (wantsCallback(change)) callbacks.statusChanged(change);
+    },
+    acceptedBefore: recoverBefore,
+    stopping: () => stopping,
+    retryMs: 1000,
+  }).catch((err: unknown) => log.error('recovering unfinished messages failed', { err }));
 
   return {
     port,
@@ -277,6 +287,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       // Refuse new calls, finish the ones in progress, then let the pipeline run dry.
       await endSendStreams();
       await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
+      stopping = true;
+      await recovering;
       lagMonitor.stop();
       screeningLists.stop();
       await campaignRunner.stop();

@@ -66,6 +66,15 @@ describe('durability: nothing answered 202 is lost', () => {
     );
     expect(delivered.size).toBe(1000);
     expect(simulator.submitCount).toBeGreaterThanOrEqual(1000);
+    // Core listened before it had handed the 1,000 over again: a large backlog no longer keeps the gateways answering 503.
+    const lines = hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; count?: number });
+    const recovered = lines.findIndex((l) => l.msg === 're-dispatched unfinished messages');
+    expect(lines[recovered]?.count).toBe(1000);
+    expect(lines.findIndex((l) => l.msg === 'core listening')).toBeLessThan(recovered);
   });
 
   it('sends a scheduled message at its time, not before and within a second after, across a restart in between, having waited on disk until it came within the memory window', async () => {

@@ -214,6 +214,14 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.listUnfinished(10)).toEqual([{ ...m, status: 'queued', statusAt: BASE + 8 }]);
     });
 
+    it('leaves out the messages accepted from the instant it is given: a core recovering while it takes new ones', async () => {
+      const earlier = message({ acceptedAt: BASE + 7, content: 'Kia ora — i mua 👋🏽' });
+      const later = message({ acceptedAt: BASE + 9, content: '你好 — i muri' });
+      await history.insertMessages([earlier, later], [accepted(earlier), accepted(later)]);
+      expect((await history.listUnfinished(10, undefined, BASE + 9)).map((m) => m.id)).toEqual([earlier.id]);
+      expect((await history.listUnfinished(10)).map((m) => m.id)).toEqual([earlier.id, later.id]);
+    });
+
     it('stores a large batch in one call and pages through all of it', async () => {
       const batch = Array.from({ length: 2500 }, (_, i) => message({ acceptedAt: BASE + i }));
       await history.insertMessages(batch, batch.map(accepted));

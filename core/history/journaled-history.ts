@@ -283,9 +283,9 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       // Found, but newer events of it wait: read it again once they are in.
       return found && unflushed(found.id) ? afterItsFlush(found.id, () => inner.getMessageByNumericId(applicationId, numericId)) : found;
     },
-    async listUnfinished(limit, after) {
+    async listUnfinished(limit, after, acceptedBefore) {
       await flush();
-      return inner.listUnfinished(limit, after);
+      return inner.listUnfinished(limit, after, acceptedBefore);
     },
     async listEvents(id) {
       // An operator's lookup: worth a flush to see the events of the last moments.

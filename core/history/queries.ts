@@ -198,13 +198,15 @@ LIMIT 1`;
 const UNFINISHED_WINDOW = `
         accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
         AND accepted_at >= fromUnixTimestamp64Milli({afterAcceptedAt:Int64}, 'UTC')
-        AND (accepted_at, id) > (fromUnixTimestamp64Milli({afterAcceptedAt:Int64}, 'UTC'), {afterId:String})`;
+        AND (accepted_at, id) > (fromUnixTimestamp64Milli({afterAcceptedAt:Int64}, 'UTC'), {afterId:String})
+        AND accepted_at < fromUnixTimestamp64Milli({acceptedBefore:Int64}, 'UTC')`;
 
 /**
  * One page of messages whose latest stage is below `submitted` (accepted,
  * queued or sent), in acceptance order (accepted_at, id), after the cursor.
  * Params: since Int64 (ms; messages accepted earlier are not looked at),
  * afterAcceptedAt Int64 (ms), afterId String (0 and '' for the first page),
+ * acceptedBefore Int64 (ms; messages accepted then or later are left out),
  * limit UInt32.
  *
  * Cost: the window condition prunes whole monthly partitions (and parts, by

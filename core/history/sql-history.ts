@@ -183,12 +183,14 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       const rows = await select('getMessageByNumericId', FIND_ID_BY_NUMERIC_ID, { numericId, applicationId });
       return rows.length > 0 ? getMessage(applicationId, String(rows[0]!.id)) : undefined;
     },
-    async listUnfinished(limit, after) {
+    async listUnfinished(limit, after, acceptedBefore) {
       if (limit <= 0) return [];
       const rows = await select('listUnfinished', LIST_UNFINISHED, {
         since: Math.max(0, Math.trunc(now() - windowMs)),
         afterAcceptedAt: Math.trunc(after?.acceptedAt ?? 0),
         afterId: after?.id ?? '',
+        // Without a bound: a year past now, well inside DateTime64's range.
+        acceptedBefore: Math.trunc(acceptedBefore ?? now() + 366 * 86_400_000),
         limit: Math.min(Math.trunc(limit), 0xffff_ffff),
       });
       return rows.map(toStoredMessage) satisfies StoredMessage[];

@@ -58,3 +58,56 @@ describe('recovery of unfinished messages after a start', () => {
     expect(order).toEqual(['accepted at-accepted acme sms 1700000000000', 'dispatch at-accepted', 'dispatch at-queued']);
   });
 });
+
+describe('recovery while core already takes new messages', () => {
+  const quiet = createLogger({ test: 'recovery' });
+  const state = { advanceStatuses: async () => [] } as unknown as HotState;
+
+  it('asks only for messages accepted before its start, and goes on from where it was when history fails to answer, handing none over twice', async () => {
+    const unfinished = Array.from({ length: 12_000 }, (_, i) => stored(`api-${i}`, i % 2 ? 'sms_v2' : 'campaign'));
+    const inner = historyOf(unfinished);
+    let calls = 0;
+    const bounds: (number | undefined)[] = [];
+    const history = {
+      async listUnfinished(limit: number, after?: { acceptedAt: number; id: string }, acceptedBefore?: number) {
+        bounds.push(acceptedBefore);
+        // The second page's first try: the engine is busy (a ClickHouse server restarting).
+        if (++calls === 2) throw new Error('history is unavailable — tē taea');
+        return inner.listUnfinished(limit, after);
+      },
+    } as MessageHistory;
+    const dispatched: string[] = [];
+    const count = await recoverUnfinished({
+      history,
+      state,
+      intake: { dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)) } as unknown as MessageIntake,
+      recent: createRecentMessages(),
+      log: quiet,
+      acceptedBefore: 1_700_000_000_123,
+      retryMs: 5,
+    });
+    expect(count).toBe(12_000);
+    expect(dispatched).toEqual(unfinished.map((m) => m.id));
+    expect(new Set(bounds)).toEqual(new Set([1_700_000_000_123]));
+  });
+
+  it('stops between pages once core stops', async () => {
+    const unfinished = Array.from({ length: 12_000 }, (_, i) => stored(`api-${i}`, 'sms_v2'));
+    let stopping = false;
+    const dispatched: string[] = [];
+    await recoverUnfinished({
+      history: historyOf(unfinished) as MessageHistory,
+      state,
+      intake: {
+        dispatch: async (page: readonly StoredMessage[]) => {
+          dispatched.push(...page.map((m) => m.id));
+          stopping = true;
+        },
+      } as unknown as MessageIntake,
+      recent: createRecentMessages(),
+      log: quiet,
+      stopping: () => stopping,
+    });
+    expect(dispatched).toHaveLength(5000);
+  });
+});

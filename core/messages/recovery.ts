@@ -6,7 +6,8 @@ import type { StatusChange } from './status-recorder';
 import type { Logger } from '../../lib/log';
 
 /**
- * After a start, every stored message that the carrier has not yet confirmed
+ * After a start (once core listens, for messages accepted before the start),
+ * every stored message that the carrier has not yet confirmed
  * is handed to its channel again (or back to the scheduler if its time is still to come), so nothing accepted before a crash is lost.
  * A worker skips a message whose status shows it already went out, so the
  * only duplicates are the ones in flight at the moment of the crash.
@@ -28,14 +29,29 @@ export async function recoverUnfinished(deps: {
   recent: Pick<RecentMessages, 'put'>;
   tellAccepted?: (changes: readonly StatusChange[]) => void;
   log: Logger;
+  /** Only messages accepted before then (ms): core takes new ones while it recovers, and hands those over itself. */
+  acceptedBefore?: number;
+  /** Set once core stops: recovery ends between pages (what is left is for the next start). */
+  stopping?: () => boolean;
+  /** Without it, a page history fails to give fails the recovery; with it, the page is asked for again after that long. */
+  retryMs?: number;
 }): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
   let total = 0;
   for (;;) {
-    const page: StoredMessage[] = await deps.history.listUnfinished(5000, after);
+    if (deps.stopping?.()) break;
+    let page: StoredMessage[];
+    try {
+      page = await deps.history.listUnfinished(5000, after, deps.acceptedBefore);
+      await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
+    } catch (err) {
+      if (deps.retryMs === undefined) throw err;
+      deps.log.warn('recovering unfinished messages failed; will retry', { err, recovered: total });
+      await new Promise((resolve) => setTimeout(resolve, deps.retryMs));
+      continue;
+    }
     if (page.length === 0) break;
     deps.recent.put(page.filter((m) => m.via !== 'campaign'));
-    await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
     deps.tellAccepted?.(
       page
         .filter((m) => m.status === 'accepted')

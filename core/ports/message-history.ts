@@ -70,8 +70,10 @@ export interface MessageHistory {
    * Messages whose latest status is before `sent` is confirmed by the carrier
    * (accepted, queued or sent), oldest first, for re-publication after a restart.
    * Pages by acceptance order: pass the last returned message to get the next page.
+   * `acceptedBefore` (ms): only messages accepted before then (those of the
+   * processes before this start, not the ones it has taken since).
    */
-  listUnfinished(limit: number, after?: { acceptedAt: number; id: string }): Promise<StoredMessage[]>;
+  listUnfinished(limit: number, after?: { acceptedAt: number; id: string }, acceptedBefore?: number): Promise<StoredMessage[]>;
   /** The message of each carrier id history has an event with (carrier id → message id); '' is never found. */
   findMessageIdsByCarrierIds(carrierIds: readonly string[]): Promise<Map<string, string>>;
   /** The latest status of each of these messages that has one (id → status and when): one query for a batch. */
