@@ -4,6 +4,19 @@ import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
 import { carrierConfig } from './carrier-config-test-kit';
 import { createSmppCarrier } from './smpp-carrier';
 import { isHeldBack } from '../carrier';
+import type { Logger } from '../../lib/log';
+
+/** A logger that keeps each line as `level message`. */
+function recordingLog(lines: string[]): Logger {
+  const log: Logger = {
+    debug: (m) => void lines.push(`debug ${m}`),
+    info: (m) => void lines.push(`info ${m}`),
+    warn: (m) => void lines.push(`warn ${m}`),
+    error: (m) => void lines.push(`error ${m}`),
+    child: () => log,
+  };
+  return log;
+}
 
 const kit = smppTestKit();
 
@@ -24,6 +37,26 @@ describe('SMPP carrier metrics', () => {
 
     await carrier.close();
     expect(await bindUp(bind)).toBeUndefined();
+  });
+
+  it('warns when the SMSC goes away, not when hermod closes its bind on purpose (a worker stopping)', async () => {
+    const sim = await kit.simulator();
+    const lines: string[] = [];
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), recordingLog(lines));
+    kit.defer(() => carrier.close());
+    await carrier.ready();
+    await carrier.close();
+    expect(lines.filter((l) => l.startsWith('warn') || l.startsWith('error'))).toEqual([]);
+    expect(lines).toContain('info SMPP unbound');
+    expect(carrier.snapshots().map((s) => s.lastError)).toEqual(['']);
+
+    const other = await kit.simulator();
+    const gone = createSmppCarrier(carrierConfig('spark', other.port), recordingLog(lines));
+    kit.defer(() => gone.close());
+    await gone.ready();
+    await other.stop();
+    for (let i = 0; i < 300 && !lines.includes('warn SMPP disconnected'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(lines).toContain('warn SMPP disconnected');
   });
 
   it('shows no bind error for a message withdrawn unsent on purpose (a paused campaign, the submit limit), as that is normal flow', async () => {

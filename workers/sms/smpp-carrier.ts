@@ -114,6 +114,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     });
     client.on('disconnected', (e) => {
       setUp(false);
+      if (e.closed) return log.info('SMPP unbound', { carrier, bind, failedSubmits: e.failed });
       failed(`disconnected: ${e.reason}`);
       log.warn('SMPP disconnected', { carrier, bind, reason: e.reason, failedSubmits: e.failed });
     });

@@ -10,6 +10,8 @@ export interface DisconnectedEvent {
   reason: string;
   /** Submits in flight or queued that were rejected because of it. */
   failed: number;
+  /** hermod closed the bind on purpose (a stop), and nothing failed on the way. */
+  closed: boolean;
 }
 
 export interface BindFailedEvent {

@@ -359,7 +359,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     this.unbindAnswered?.();
     if (wasBound) {
       this.log.debug('SMPP disconnected', { reason, failed });
-      this.emit('disconnected', { reason, failed });
+      // `closed`: hermod closed it (a stop), with nothing wrong on either side.
+      this.emit('disconnected', { reason, failed, closed: this.closing !== undefined && err === undefined });
     } else if (!this.closing) {
       const failure = this.bindFailure ?? { reason };
       this.log.debug('SMPP bind failed', { ...failure, attempt: this.attempt });
