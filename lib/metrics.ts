@@ -6,6 +6,7 @@ import type { Logger } from './log';
 import { ReadGauge } from './read-gauge';
 import { TalliedCounter } from './tallied-counter';
 import { listenError } from './listen-error';
+import type { Role } from './role';
 
 /**
  * Every process registers its metrics on prom-client's default registry. In
@@ -68,10 +69,30 @@ export function addThreadMetrics(registry: Registry): () => void {
   };
 }
 
-/** Everything this process serves, its threads' metrics included, in the exposition format. */
-async function processMetrics(): Promise<string> {
-  if (registries.length === 1) return register.metrics();
-  return AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON()))).metrics();
+/**
+ * Metrics without labels that only some roles make. Every process loads every
+ * metric's definition, and one without labels always has a sample: elsewhere
+ * it is a 0 that means nothing on a dashboard (a worker's
+ * hermod_callbacks_owed), so a role run on its own serves only its own. Under
+ * `hermod start` the supervisor sums the roles' samples, where a 0 adds nothing.
+ */
+const MADE_BY: Readonly<Record<string, readonly Role[]>> = {
+  hermod_callbacks_owed: ['core'],
+  hermod_callbacks_owed_on_disk: ['core'],
+  hermod_campaigns_sending: ['core'],
+  hermod_campaign_messages_total: ['core'],
+  hermod_history_flush_failures_total: ['core'],
+  // Core runs the SMS worker when no worker runs on its own.
+  hermod_smpp_receipt_latency_seconds: ['core', 'worker'],
+  hermod_smsc_simulator_submits_total: ['smsc-simulator'],
+};
+
+/** Everything this process serves (of `role`'s own, when it is given), its threads' metrics included, in the exposition format. */
+async function processMetrics(role?: Role): Promise<string> {
+  if (registries.length === 1 && role === undefined) return register.metrics();
+  const made = (metric: { name: string }): boolean => role === undefined || (MADE_BY[metric.name]?.includes(role) ?? true);
+  const all = await Promise.all(registries.map(async (r) => (await r.getMetricsAsJSON()).filter(made)));
+  return AggregatorRegistry.aggregate(all).metrics();
 }
 
 /** In a cluster worker: answer the supervisor's requests for this process's metrics. */
@@ -336,8 +357,8 @@ export const journalDamagedLines = once(
     }),
 );
 
-/** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only). */
-export function serveMetrics(port: number, host: string, log: Logger, aggregate = false): Promise<http.Server> {
+/** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only); `role`: the role this process runs alone. */
+export function serveMetrics(port: number, host: string, log: Logger, aggregate = false, role?: Role): Promise<http.Server> {
   const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') {
@@ -345,7 +366,7 @@ export function serveMetrics(port: number, host: string, log: Logger, aggregate 
       return;
     }
     try {
-      const body = aggregator ? await aggregator.clusterMetrics() : await processMetrics();
+      const body = aggregator ? await aggregator.clusterMetrics() : await processMetrics(role);
       res.writeHead(200, { 'content-type': register.contentType }).end(body);
     } catch (err) {
       log.warn('metrics collection failed', { err });
@@ -404,4 +425,17 @@ export function trackEntries(sizes: EntrySources['sizes'], before?: () => void):
   const sources = { sizes, before };
   entrySources.add(sources);
   return () => entrySources.delete(sources);
+}
+
+/** The SMSC simulator's submits (the handset's own messages, passed on as replies, left out), read at each scrape. */
+export function watchSimulatorSubmits(read: () => number): void {
+  if (register.getSingleMetric('hermod_smsc_simulator_submits_total')) return;
+  new Counter({
+    name: 'hermod_smsc_simulator_submits_total',
+    help: 'submit_sm the SMSC simulator took from ESMEs (hermod): what a load test reached the simulated carrier with',
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 }

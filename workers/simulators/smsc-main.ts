@@ -2,7 +2,12 @@ import path from 'node:path';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/log';
 import { listenError } from '../../lib/listen-error';
+import { watchSimulatorSubmits } from '../../lib/metrics';
 import { createSmscSimulator, type SmscSimulatorOptions } from './smsc-simulator';
+
+/** This process's simulators, for hermod_smsc_simulator_submits_total, and the submits of those stopped. */
+const running = new Set<{ readonly submitCount: number }>();
+let stoppedSubmits = 0;
 
 /**
  * Starts the simulator; logs one JSON line with where it listens. A port it
@@ -18,11 +23,14 @@ export async function startSimulator(
     throw listenError(err, setting, options.host ?? '127.0.0.1', options.port ?? 0, 'another SMSC simulator');
   });
   log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
+  running.add(simulator);
+  watchSimulatorSubmits(() => stoppedSubmits + [...running].reduce((sum, s) => sum + s.submitCount, 0));
   return {
     port,
     ports: { smpp: port },
     async stop() {
       await simulator.stop();
+      if (running.delete(simulator)) stoppedSubmits += simulator.submitCount;
       log.info('SMSC simulator stopped', { submits: simulator.submitCount });
     },
   };
