@@ -19,7 +19,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 const PLAIN_ERROR_ROUTES = [
   /^DELETE \/rest\/campaign_manager\/v1\/[^/]+\/lists\/[^/]+$/,
   /^POST \/rest\/campaign_manager\/v1\/[^/]+\/delete_multiple_lists$/,
-  /^GET \/rest\/campaign_manager\/v1\/healthz$/,
+  // Any method: a POST is answered 405, in the plain text healthz fails in.
+  /^[A-Z]+ \/rest\/campaign_manager\/v1\/healthz$/,
 ];
 
 /**
@@ -59,7 +60,8 @@ export function campaignManagerErrors(log: Logger) {
 
 function render(ctx: Context, status: number, message: string): void {
   ctx.status = status;
-  if (ctx.state.plainErrors) {
+  // Also where no route took the request (a POST to healthz, answered 405).
+  if (ctx.state.plainErrors || campaignManagerPlainErrors(ctx.method, ctx.path)) {
     ctx.type = 'text/plain';
     ctx.body = `error: ${message}`;
   } else {

@@ -15,6 +15,8 @@ describe('a known path asked with a method it does not take', () => {
     ['Gateway v1 broadcast', '/rest/gateway/messages/broadcast', 'GET', 'POST', /"error":"method_not_allowed"/],
     ['Intelligent Messaging', '/rest/im/v1/message', 'GET', 'POST', /"code":405/],
     ['Campaign Manager', '/rest/campaign_manager/v1/acme/templates', 'DELETE', 'HEAD, GET', /^{"code":405,"message":"method not allowed"}$/],
+    // SPEC §7.1: healthz's failures are a plain string, as the list deletes' are.
+    ['Campaign Manager healthz', '/rest/campaign_manager/v1/healthz', 'POST', 'HEAD, GET', /^error: method not allowed$/],
   ])('is answered 405 on %s with the Allow header and the interface’s own error body', async (_name, path, method, allow, body) => {
     const res = await fetch(`${gateway.url}${path}`, { method });
     expect(res.status).toBe(405);
