@@ -23,6 +23,14 @@ describe("what is wrong with a command line that runs one of hermod's roles", ()
     }
   });
 
+  it('refuses an argument start or a role has no place for, instead of starting as if it were not there', () => {
+    expect(roleUsageProblem('start', ['extra'])).toBe('unexpected argument "extra": "start" takes none');
+    expect(roleUsageProblem('worker', ['--channel', 'sms', 'ēmēra'])).toBe('unexpected argument "ēmēra": "worker" takes none');
+    for (const role of ['gateway', 'core', 'smsc-simulator', 'channel-simulators', 'console']) {
+      expect(roleUsageProblem(role, ['kāinga', '二']), role).toBe(`unexpected argument "kāinga": ${JSON.stringify(role)} takes none`);
+    }
+  });
+
   it('finds nothing wrong with the command lines README shows', () => {
     expect(roleUsageProblem('worker', ['--channel', 'sms'])).toBeUndefined();
     expect(roleUsageProblem('worker', ['--channel', 'email,wab'])).toBeUndefined();

@@ -1,5 +1,8 @@
 import { CHANNELS, parseChannels } from '../../lib/channels';
-import { optionProblem } from './option-problem';
+import { optionProblem, positionalArguments } from './option-problem';
+
+/** Commands whose arguments are words of their own (`reply <from> <to> <text>`, `grpc-certs <dir> <host>...`). */
+const TAKE_ARGUMENTS = new Set(['reply', 'grpc-certs']);
 
 /**
  * What is wrong with the command line of one of hermod's own commands (`start`,
@@ -12,7 +15,10 @@ export function roleUsageProblem(command: string, args: readonly string[]): stri
   // `--channel=email` as well as `--channel email`, as the worker has always taken it.
   const split = args.flatMap((a) => (a.startsWith('--channel=') ? ['--channel', a.slice('--channel='.length)] : [a]));
   const problem = optionProblem(command, split);
-  if (problem || command !== 'worker') return problem;
+  if (problem) return problem;
+  const [extra] = TAKE_ARGUMENTS.has(command) ? [] : positionalArguments(command, split);
+  if (extra !== undefined) return `unexpected argument ${JSON.stringify(extra)}: ${JSON.stringify(command)} takes none`;
+  if (command !== 'worker') return undefined;
   const i = split.indexOf('--channel');
   const channels = `channels: ${CHANNELS.join(', ')}`;
   if (i < 0) return `hermod worker needs --channel <name>[,<name>...]; ${channels}`;
