@@ -22,6 +22,8 @@ import type { Logger } from '../../lib/log';
  * anything that follows it. Where it had been told, its client gets the same
  * callback twice, with the same event id (callback-producer.ts).
  */
+const PAGE = 5000;
+
 export async function recoverUnfinished(deps: {
   history: MessageHistory;
   state: HotState;
@@ -38,11 +40,15 @@ export async function recoverUnfinished(deps: {
 }): Promise<number> {
   let after: { acceptedAt: number; id: string } | undefined;
   let total = 0;
+  let cut = false;
   for (;;) {
-    if (deps.stopping?.()) break;
+    if (deps.stopping?.()) {
+      cut = true;
+      break;
+    }
     let page: StoredMessage[];
     try {
-      page = await deps.history.listUnfinished(5000, after, deps.acceptedBefore);
+      page = await deps.history.listUnfinished(PAGE, after, deps.acceptedBefore);
       await deps.state.advanceStatuses(page.map((m) => ({ id: m.id, status: m.status, at: m.statusAt })));
     } catch (err) {
       if (deps.retryMs === undefined) throw err;
@@ -61,7 +67,9 @@ export async function recoverUnfinished(deps: {
     total += page.length;
     const last = page[page.length - 1]!;
     after = { acceptedAt: last.acceptedAt, id: last.id };
+    if (page.length < PAGE) break;
   }
-  if (total > 0) deps.log.info('re-dispatched unfinished messages', { count: total });
+  if (cut) deps.log.info('recovery of unfinished messages stopped with core; the next start goes on', { count: total });
+  else if (total > 0) deps.log.info('re-dispatched unfinished messages', { count: total });
   return total;
 }
