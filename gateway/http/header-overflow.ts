@@ -150,6 +150,8 @@ async function renderError(iface: InterfaceErrors, method: string, path: string,
     status: 404,
     body: undefined as unknown,
     type: '',
+    // The request's headers are what overflowed: none is read.
+    get: () => '',
     state: { plainErrors: iface.plainErrors?.(method, path) ?? false },
     set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
   };

@@ -16,9 +16,10 @@ export interface RefusedStart {
 /**
  * Runs `hermod <args>` expecting it to refuse to start: resolves with how it
  * exited and what it said, or stops it once it says its metrics are listening
- * (a role run alone is started then) or hermod is running, or kills it after `waitMs`.
+ * (a role run alone is started then) or hermod is running, or kills it after `waitMs`
+ * (a whole `hermod start` took 24 s to reach its gateway on a machine at load 8).
  */
-export function runRefusedStart(args: string[], env: Record<string, string>, waitMs = 30_000, atExit?: () => Promise<unknown>): Promise<RefusedStart> {
+export function runRefusedStart(args: string[], env: Record<string, string>, waitMs = 60_000, atExit?: () => Promise<unknown>): Promise<RefusedStart> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
