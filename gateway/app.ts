@@ -14,7 +14,7 @@ import { gatewayV1Errors } from './gateway-v1/error-body';
 import { gatewayV1Router } from './gateway-v1/routes';
 import { shortLinkErrors, shortLinkRouter } from './links/routes';
 import type { CampaignsClient } from './campaigns-client';
-import { campaignManagerErrors, campaignManagerPlainErrors } from './campaign-manager/error-body';
+import { campaignManagerErrors } from './campaign-manager/error-body';
 import { campaignManagerRouter } from './campaign-manager/routes';
 import type { ImClient } from './im-client';
 import type { HttpCarrierConfig } from '../lib/config';
@@ -50,7 +50,7 @@ export function interfaceErrors(log: Logger): (InterfaceErrors & { name: Interfa
   return [
     { name: 'sms_v2', prefix: '/rest/sms/v2', errors: smsV2Errors(log) },
     { name: 'gateway_v1', prefix: '/rest/gateway', errors: gatewayV1Errors(log) },
-    { name: 'campaign_manager', prefix: '/rest/campaign_manager/v1', errors: campaignManagerErrors(log), plainErrors: campaignManagerPlainErrors },
+    { name: 'campaign_manager', prefix: '/rest/campaign_manager/v1', errors: campaignManagerErrors(log) },
     { name: 'intelligent_messaging', prefix: '/rest/im/v1', errors: intelligentMessagingErrors(log) },
     { name: 'webhooks', prefix: '/webhooks', errors: webhookErrors(log) },
     { name: 'short_links', prefix: '/l', errors: shortLinkErrors },

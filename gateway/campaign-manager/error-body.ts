@@ -5,8 +5,8 @@ import type { Logger } from '../../lib/log';
 /**
  * The only place that knows Campaign Manager's error shapes: DefaultError
  * `{code, message}` (code = the HTTP status), and plain text for delete list,
- * delete multiple lists and healthz (routes mark those with
- * ctx.state.plainErrors). Validation failures are 422, as clients expect.
+ * delete multiple lists and healthz (campaignManagerPlainErrors, by method
+ * and path). Validation failures are 422, as clients expect.
  */
 const STATUS: Partial<Record<ErrorCode, number>> = {
   missing_attrib: 422,
@@ -23,11 +23,7 @@ const PLAIN_ERROR_ROUTES = [
   /^[A-Z]+ \/rest\/campaign_manager\/v1\/healthz$/,
 ];
 
-/**
- * Whether a route answers its errors in plain text, for answers made before
- * routing (gateway/http/header-overflow.ts); inside Koa the routes set
- * ctx.state.plainErrors themselves.
- */
+/** Whether a request's errors are plain text: inside Koa, and for answers made before routing (gateway/http/header-overflow.ts). */
 export const campaignManagerPlainErrors = (method: string, path: string): boolean => PLAIN_ERROR_ROUTES.some((r) => r.test(`${method} ${path}`));
 
 /** Campaign Manager's HTTP status for an error code (the same in JSON and in plain text). */
@@ -60,8 +56,8 @@ export function campaignManagerErrors(log: Logger) {
 
 function render(ctx: Context, status: number, message: string): void {
   ctx.status = status;
-  // Also where no route took the request (a POST to healthz, answered 405).
-  if (ctx.state.plainErrors || campaignManagerPlainErrors(ctx.method, ctx.path)) {
+  // By method and path, so also where no route took the request (a POST to healthz, answered 405).
+  if (campaignManagerPlainErrors(ctx.method, ctx.path)) {
     ctx.type = 'text/plain';
     ctx.body = `error: ${message}`;
   } else {

@@ -53,13 +53,9 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     if (id === undefined) throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
     return id;
   };
-  const plainErrors = async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
-    ctx.state.plainErrors = true;
-    await next();
-  };
   const base = (ctx: Context): string => `${ctx.protocol}://${ctx.host}/rest/campaign_manager/v1/${encodeURIComponent(ctx.params.application_name!)}`;
 
-  router.get('/healthz', plainErrors, async (ctx) => {
+  router.get('/healthz', async (ctx) => {
     const health = await deps.campaigns.health().catch((err: Error) => ({ ok: false, detail: err.message }));
     ctx.type = 'text/plain';
     ctx.status = health.ok ? 200 : 500;
@@ -105,7 +101,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     await respondWithStreamedJson(ctx, listAsJson(deps.campaigns.streamLists(who.applicationId, id), id));
   });
 
-  router.delete('/:application_name/lists/:list_id', plainErrors, async (ctx) => {
+  router.delete('/:application_name/lists/:list_id', async (ctx) => {
     const who = await caller(ctx);
     const id = integerId(ctx.params.list_id, 'list_id');
     const deleted = await deps.campaigns.deleteLists(who.applicationId, [id]);
@@ -113,7 +109,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     ctx.status = 204;
   });
 
-  router.post('/:application_name/delete_multiple_lists', plainErrors, async (ctx) => {
+  router.post('/:application_name/delete_multiple_lists', async (ctx) => {
     const who = await caller(ctx);
     const body = validate<{ list_ids: number[] }>('DeleteMultipleListsRequest', await readJson(ctx, deps.maxBodyBytes));
     const deleted = await deps.campaigns.deleteLists(who.applicationId, body.list_ids);

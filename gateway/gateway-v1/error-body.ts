@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { ERROR_CODES, toHermodError, type ErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import { VND } from './schemas';
+import { answerType } from './answer-type';
 
 /** v1's short error codes, as its existing clients read them. */
 const V1_CODE: Partial<Record<ErrorCode, string>> = {
@@ -59,5 +59,5 @@ function render(ctx: Context, status: number, code: string, message: string): vo
   ctx.status = status;
   ctx.body = { message, code: status, error: code, 'error-desc': message };
   // In the vendor media type when the client asked for it, as the answers that succeed are.
-  ctx.type = ctx.get('accept').includes(VND) ? VND : 'application/json';
+  ctx.type = answerType(ctx);
 }

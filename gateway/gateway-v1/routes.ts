@@ -15,7 +15,8 @@ import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { GATEWAY_V1_OPENAPI } from './openapi';
-import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST, VND } from './schemas';
+import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './schemas';
+import { answerType } from './answer-type';
 
 interface MessageFields {
   content: string;
@@ -39,7 +40,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   const reply = (ctx: Context, status: number, body: unknown): void => {
     ctx.status = status;
     ctx.body = body;
-    ctx.type = ctx.get('accept').includes(VND) ? VND : 'application/json';
+    ctx.type = answerType(ctx);
   };
 
   const outbound = (caller: Caller, body: MessageFields, destination: string, scheduled: Date | undefined, dedupKey: string): OutboundMessage => ({

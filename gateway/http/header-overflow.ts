@@ -11,8 +11,6 @@ export interface InterfaceErrors {
   name?: string;
   prefix: string;
   errors: Middleware;
-  /** The routes whose errors are plain text (Campaign Manager's deletes and healthz); the routes mark them inside Koa. */
-  plainErrors?: (method: string, path: string) => boolean;
 }
 
 /** Largest request head (request line and headers) the gateway takes. */
@@ -152,7 +150,6 @@ async function renderError(iface: InterfaceErrors, method: string, path: string,
     type: '',
     // The request's headers are what overflowed: none is read.
     get: () => '',
-    state: { plainErrors: iface.plainErrors?.(method, path) ?? false },
     set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
   };
   await iface.errors(ctx as unknown as Context, () => Promise.reject(err));
