@@ -112,13 +112,20 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     });
   });
 
+  // The broadcast's path takes POST only: asked otherwise it is not a message id to read (GET would find it
+  // wrong), and its Allow is POST alone (the router's own would be the union with the message read's).
+  router.all('/messages/broadcast', async (ctx) => {
+    ctx.set('Allow', 'POST');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 200;
+      ctx.body = '';
+      return;
+    }
+    throw new HermodError('method_not_allowed', 'method not allowed');
+  });
+
   router.get('/messages/:messageid', async (ctx) => {
     const text = ctx.params.messageid ?? '';
-    // The broadcast's path, read: it takes POST only (not a message id to find wrong).
-    if (text === 'broadcast') {
-      ctx.set('Allow', 'POST');
-      throw new HermodError('method_not_allowed', 'method not allowed');
-    }
     const caller = await deps.auth.authenticate(ctx.get('authorization'));
     const numericId = parseIntegerId(text);
     if (numericId === undefined) {

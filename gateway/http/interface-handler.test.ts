@@ -13,6 +13,9 @@ describe('a known path asked with a method it does not take', () => {
     ['Gateway v1', '/rest/gateway/messages', 'PUT', 'POST', /"error":"method_not_allowed"/],
     // Its GET would read `broadcast` as a message id, and answered 400 "messageid must be a positive integer".
     ['Gateway v1 broadcast', '/rest/gateway/messages/broadcast', 'GET', 'POST', /"error":"method_not_allowed"/],
+    // The router gave the union of every route the path matches (the message read's GET and HEAD among them).
+    ['Gateway v1 broadcast', '/rest/gateway/messages/broadcast', 'PUT', 'POST', /"error":"method_not_allowed"/],
+    ['Gateway v1 broadcast', '/rest/gateway/messages/broadcast', 'DELETE', 'POST', /"error":"method_not_allowed"/],
     ['Intelligent Messaging', '/rest/im/v1/message', 'GET', 'POST', /"code":405/],
     ['Campaign Manager', '/rest/campaign_manager/v1/acme/templates', 'DELETE', 'HEAD, GET', /^{"code":405,"message":"method not allowed"}$/],
     // SPEC §7.1: healthz's failures are a plain string, as the list deletes' are.
@@ -22,5 +25,11 @@ describe('a known path asked with a method it does not take', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(await res.text()).toMatch(body);
+  });
+
+  it('answers OPTIONS on Gateway v1 broadcast with the one method it takes', async () => {
+    const res = await fetch(`${gateway.url}/rest/gateway/messages/broadcast`, { method: 'OPTIONS' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('allow')).toBe('POST');
   });
 });
