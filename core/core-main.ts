@@ -141,7 +141,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   recorder.onApplied((change) => (imListener ? imListener(change) : beforeImListens.push(change)));
   // Last, after every listener that reads the message: a final status lets it leave memory soon.
   recorder.onApplied((change) => isFinal(change.status) && recent.finished([change.messageId]));
-  const respond = createCampaignResponder({ store: history.campaigns, intake, log });
+  const respond = createCampaignResponder({ store: history.campaigns, intake, recent, history, log });
   // Each callback try and its answer, for the admin API's Operations service.
   const ledger = createCallbackLedger();
   // Side by side: on Kafka each subscription waits up to 2 s for its group's join, which after a kill -9

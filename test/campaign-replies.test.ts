@@ -36,10 +36,11 @@ describe('replies to campaign messages', () => {
       members: [
         { destination: '+6427000001', param1: 'Ānaru' },
         { destination: '+6427000002', param1: '小明' },
+        { destination: '+6427000004', param1: 'Hēmi' },
       ],
     });
     expect(created.status).toBe(201);
-    await eventually(async () => (to('+6427000001').length === 1 && to('+6427000002').length === 1 ? true : undefined), 30_000);
+    await eventually(async () => (['+6427000001', '+6427000002', '+6427000004'].every((m) => to(m).length === 1) ? true : undefined), 30_000);
   });
 
   afterAll(async () => {
@@ -56,6 +57,19 @@ describe('replies to campaign messages', () => {
     await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Kei te tuwhera koutou i te Rātapu? 周日营业吗?' });
     const answer = await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Ngā mihi mō tō whakautu')), 20_000);
     expect(answer.source).toBe('SHOP');
+  });
+
+  it('answers a STOP that came after the campaign’s answer to an earlier reply with the opt_out_response', async () => {
+    // The handset's last message from SHOP is then the reply_response, not the campaign's own: the STOP answers that.
+    await h.simulator.originate({ source: '+6427000004', destination: 'SHOP', text: 'He aha ngā hāora? 营业时间?' });
+    await eventually(async () => to('+6427000004').find((m) => m.text.startsWith('Ngā mihi mō tō whakautu')), 20_000);
+    await h.simulator.originate({ source: '+6427000004', destination: 'SHOP', text: 'STOP' });
+    const answer = await eventually(
+      async () => to('+6427000004').find((m) => m.text === 'Kāore koe e whiwhi karere anō — больше никаких сообщений 🙏🏽'),
+      20_000,
+    );
+    expect(answer.source).toBe('SHOP');
+    await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6427000004') ? true : undefined));
   });
 
   it('answers STOP with the opt_out_response and opts the handset out', async () => {
@@ -90,7 +104,7 @@ describe('replies to campaign messages', () => {
   });
 });
 
-describe('replies to a campaign sent before a restart of in-process state', () => {
+describe('replies to a campaign sent, and answered, before a restart of in-process state', () => {
   let h: HermodWithSimulator | undefined;
   afterAll(() => h?.stop());
 
@@ -103,11 +117,16 @@ describe('replies to a campaign sent before a restart of in-process state', () =
       schedule: new Date().toISOString(),
       content: 'Hari huritau, {{param1}}! Reply STOP to opt out',
       mask: '4100',
+      reply_response: 'Ka whakautu mātou āpōpō — 明天回复',
       opt_out_response: 'Kua mutu — 已退订 🙏🏽',
       members: [{ destination: '+6428000005', param1: 'Mere' }],
     });
     expect(created.status, created.text).toBe(201);
     await eventually(async () => (delivered.some((m) => m.text === 'Hari huritau, Mere! Reply STOP to opt out') ? true : undefined), 30_000);
+
+    // A question answered before the restart: history's newest message to the handset from 4100 is that answer.
+    await h.simulator.originate({ source: '+6428000005', destination: '4100', text: 'Ka taea e au te whakarerekē i te rā?' });
+    await eventually(async () => (delivered.some((m) => m.text === 'Ka whakautu mātou āpōpō — 明天回复') ? true : undefined), 20_000);
 
     await h.restart();
     await h.simulator.originate({ source: '+6428000005', destination: '4100', text: 'STOP' });

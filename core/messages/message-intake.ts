@@ -31,7 +31,11 @@ type UntilDone = (what: string, work: () => Promise<unknown>) => Promise<unknown
  * (a send with an Idempotency-Key, see messages.proto) the id derives from it, and a message already stored
  * under that id is answered instead of stored again.
  */
-export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'> & { dedupKey?: string };
+export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 'segments' | 'acceptedAt' | 'replyTo'> & {
+  dedupKey?: string;
+  /** The message this one answers for (a campaign's answer to a reply: the campaign's message); none for a client's send. */
+  replyTo?: string;
+};
 
 /** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
 export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
@@ -512,7 +516,7 @@ export function createMessageIntake(deps: {
         via: m.via,
         segments: m.channel === 'sms' ? countSegments(m.content) : 1,
         acceptedAt: now,
-        replyTo: '',
+        replyTo: m.replyTo ?? '',
       }));
       for (const [i, m] of messages.entries()) carryTrace(records[i]!, traceOf(m));
       // Sent from another application's claimed address: refused, nothing stored.
