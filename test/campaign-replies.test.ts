@@ -96,6 +96,31 @@ describe('replies to campaign messages', () => {
     expect(to('+6427000002').some((m) => m.text === 'Hoko o te raumati! 夏季特卖 ☀️')).toBe(false);
   });
 
+  it('ends the message of a member who replied STOP after the campaign was scheduled blocked, in its report and its counts', async () => {
+    const scheduled = await h.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'Hoko o te takurua ❄️',
+      schedule: new Date(Date.now() + 5000).toISOString(),
+      content: 'Hoko o te takurua — 冬季特卖 ❄️',
+      mask: 'SHOP',
+      members: [{ destination: '+6427000005' }, { destination: '+6427000006' }],
+    });
+    expect(scheduled.status, scheduled.text).toBe(201);
+    await h.simulator.originate({ source: '+6427000005', destination: 'SHOP', text: 'STOP' });
+    await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes('+6427000005') ? true : undefined));
+    // It was left out without a word: the report had one row, and `members` 2 counted 1 submitted and nothing else.
+    const report = await eventually(async () => {
+      const r = await h.client.get(`/rest/campaign_manager/v1/acme/${scheduled.json.id}/report`);
+      return r.json?.length === 2 && r.json.every((row: { status: string }) => row.status !== 'pending' && row.status !== 'submitted') ? r.json : undefined;
+    }, 30_000);
+    expect(Object.fromEntries(report.map((row: { mobile: string; status: string }) => [row.mobile, row.status]))).toEqual({
+      '+6427000005': 'blocked',
+      '+6427000006': 'received',
+    });
+    const shown = await h.hermod.cli(['campaigns', 'show', 'acme', String(scheduled.json.id)]);
+    expect(JSON.parse(shown.output)).toMatchObject({ state: 'finished', members: 2, submitted: 1, delivered: 1, blocked: 1, remaining: 0 });
+    expect(to('+6427000005')).toEqual([]);
+  });
+
   it('posts no status callback for the campaign or its answers to replies, while a v2 send beside them gets its own', async () => {
     const v2 = await h.client.post('/rest/sms/v2/messages', { destination: '+6427000003', content: 'Kia ora — he karere v2 🌿' });
     expect(v2.status).toBe(202);

@@ -168,23 +168,26 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     storeEnded(records.map((record) => ({ record, status: 'dead' as const, detail: CANCELLED, errorCode: '' })));
 
   /**
-   * The messages of one page of members: those not opted out and without a
-   * message yet; `tooLong` the ones whose filled-in text no SMS interface
-   * would take (they end `rejected`, never reaching a carrier).
+   * The messages of one page of members: those not removed at import as opted
+   * out and without a message yet; `tooLong` the ones whose filled-in text no
+   * SMS interface would take (they end `rejected`, never reaching a carrier).
+   * A member who opted out since the campaign was scheduled gets a message
+   * all the same, which intake's screen ends `blocked` (as it does every
+   * scheduled message whose handset opted out before its time): the report
+   * and the counts show it, where leaving it out counted it nowhere.
    */
   const pageRecords = async (
     c: CampaignRecord,
     members: readonly MemberRow[],
     existing: ReadonlySet<string>,
   ): Promise<{ records: MessageRecord[]; tooLong: { record: MessageRecord; status: 'rejected'; detail: string; errorCode: string }[] }> => {
-    // remove_opt_outs leaves out whoever opted out, at import or since; without it they are sent to and end as blocked.
-    const optedOutNow = c.removeOptOuts ? await state.areOptedOut(members.map((m) => ({ applicationId: c.applicationId, handset: m.destination }))) : [];
     const render = compileContent(c.content);
     const at = now();
     const records: MessageRecord[] = [];
     const tooLong: { record: MessageRecord; status: 'rejected'; detail: string; errorCode: string }[] = [];
-    for (const [i, m] of members.entries()) {
-      if (c.removeOptOuts && (m.optedOut || optedOutNow[i])) continue;
+    for (const m of members) {
+      // remove_opt_outs left out whoever had opted out at import; without it they are sent to and end as blocked.
+      if (c.removeOptOuts && m.optedOut) continue;
       if (existing.has(campaignMessageId(c.id, m.position))) continue;
       const record = campaignMessageRecord(c, m, render(m), at);
       const why = renderedTooLong(record.content);
