@@ -133,15 +133,30 @@ describe('parseStreamedObject', () => {
   });
 
   it.each([
-    ['null', 'null', 'null, true or false'],
+    ['null', 'null', 'null'],
     ['a string', '"members"', 'a string'],
     ['a number', '-12', 'a number'],
-    ['true', 'true', 'null, true or false'],
+    ['true', 'true', 'true'],
+    ['false, then a newline', 'false\n', 'false'],
     ['an array', '[{"destination":"+6421000001"}]', 'an array'],
   ])('says a body of %s is valid JSON but not the object required', async (_, body, what) => {
     const err = await parseError(split(body, 1));
     expect(err.code).toBe('invalid_json');
     expect(err.message).toBe(`request body must be a JSON object, not ${what}`);
+  });
+
+  // They start as null, true and false do, and said "must be a JSON object, not null, true or false".
+  it.each([
+    ['nonsense', "expected '{' but found 'n' (near byte 0)"],
+    ['  tea', "expected '{' but found 't' (near byte 2)"],
+    ['fals', 'unexpected end of input (near byte 4)'],
+    ['nullx', "unexpected 'x' after null (near byte 4)"],
+  ])('says a body of %j is not JSON at all', async (body, message) => {
+    for (const size of [1, 3, 64]) {
+      const err = await parseError(split(body, size));
+      expect(err.code).toBe('invalid_json');
+      expect(err.message).toBe(`request body is not valid JSON: ${message}`);
+    }
   });
 
   it.each([

@@ -87,7 +87,10 @@ const START = 0,
   VALUE = 6,
   ARRAY = 7,
   AFTER_VALUE = 8,
-  DONE = 9;
+  DONE = 9,
+  // A body that starts with a letter of null, true or false: which one, if any, shows only as it goes on.
+  LITERAL = 10;
+const LITERALS = ['null', 'true', 'false'];
 // What kind of value (or key) is being collected.
 const SCALAR = 0,
   STRING = 1,
@@ -124,6 +127,8 @@ class Scanner {
   private offset = 0;
   private chunkLength = 0;
   private bomBytes = 0;
+  /** The letters of a body read as a literal so far (LITERAL). */
+  private literal = '';
   private key = '';
   private arraySeen = false;
   // The key, value or array content being collected, and its bytes.
@@ -186,6 +191,11 @@ class Scanner {
         continue;
       }
       const b = c[i]!;
+      if (state === LITERAL) {
+        this.literalByte(b, this.offset + i);
+        i++;
+        continue;
+      }
       if (isSpace(b)) {
         i++;
         continue;
@@ -199,8 +209,10 @@ class Scanner {
           else if (b === OPEN_BRACKET) throw notAnObject('an array');
           else if (b === QUOTE) throw notAnObject('a string');
           else if (b === 0x2d || (b >= 0x30 && b <= 0x39)) throw notAnObject('a number');
-          else if (b === 0x6e || b === 0x74 || b === 0x66) throw notAnObject('null, true or false');
-          else throw invalid(`expected '{' but found ${show(b)}`, at);
+          else if (b === 0x6e || b === 0x74 || b === 0x66) {
+            this.literal = String.fromCharCode(b);
+            this.state = LITERAL;
+          } else throw invalid(`expected '{' but found ${show(b)}`, at);
           break;
         case KEY_OR_CLOSE:
         case KEY_NEXT:
@@ -242,7 +254,26 @@ class Scanner {
     return n;
   }
 
+  /**
+   * The next byte of a body that began as null, true or false might: one of them whole is valid JSON but
+   * not the object required; anything else (`nonsense`, `tru`) is no JSON at all.
+   */
+  private literalByte(b: number, at: number): void {
+    const word = this.literal + String.fromCharCode(b);
+    if (LITERALS.some((w) => w.startsWith(word))) {
+      this.literal = word;
+      return;
+    }
+    if (!LITERALS.includes(this.literal)) throw invalid(`expected '{' but found ${show(this.literal.charCodeAt(0))}`, at - this.literal.length);
+    if (isSpace(b)) throw notAnObject(this.literal);
+    throw invalid(`unexpected ${show(b)} after ${this.literal}`, at);
+  }
+
   end(): void {
+    if (this.state === LITERAL) {
+      if (LITERALS.includes(this.literal)) throw notAnObject(this.literal);
+      throw invalid('unexpected end of input', this.offset + this.chunkLength);
+    }
     if (this.state === START) throw new HermodError('invalid_json', 'request body is empty; a JSON object is required');
     if (this.state !== DONE) throw invalid('unexpected end of input', this.offset + this.chunkLength);
   }
