@@ -1,3 +1,5 @@
+import { handsetKey } from '../domain/handset-key';
+
 /** One callback to deliver; `eventId` stays the same across every retry of it. */
 export interface CallbackJob {
   eventId: string;
@@ -13,6 +15,17 @@ export interface CallbackJob {
   notBefore: number;
   /** The W3C traceparent of the span whose change made it, while tracing is on. */
   trace?: string;
+}
+
+/**
+ * The callbacks that go one after another, each waiting behind the one before (a failed one's retries
+ * included): a message's own, in the order of its changes; and a handset's replies to one application,
+ * however its number was written: every reply is a message of its own, and a conversation told out of
+ * order after a receiver's outage reads wrong. Also the bus key, so they stay in one partition.
+ */
+export function callbackOrderKey(job: Pick<CallbackJob, 'kind' | 'applicationId' | 'messageId' | 'body'>): string {
+  if (job.kind !== 'reply' || typeof job.body.source !== 'string') return job.messageId;
+  return `reply\n${job.applicationId}\n${handsetKey(job.body.source)}`;
 }
 
 export const encodeCallback = (job: CallbackJob): Buffer => Buffer.from(JSON.stringify(job));

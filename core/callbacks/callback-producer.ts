@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
 import { isImAttemptId, parseImAttemptId } from '../im/im-ids';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
-import { encodeCallback, type CallbackJob } from './callback-job';
+import { callbackOrderKey, encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
 import type { OwedLookup } from './callback-outbox-format';
 import { traceOf } from '../../lib/tracing';
@@ -55,7 +55,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   // jobs still refused stay held in the outbox, published at the next start.
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
-      const records = jobs.map((j) => ({ key: j.messageId, value: encodeCallback(j) }));
+      const records = jobs.map((j) => ({ key: callbackOrderKey(j), value: encodeCallback(j) }));
       // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
       await retryUntilDone(() => publishInParts(deps.bus, topicName('callbacks'), records), {
         what: 'publish callbacks',

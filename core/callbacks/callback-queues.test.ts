@@ -14,7 +14,43 @@ const job = (eventId: string, messageId: string, notBefore = 0, applicationId = 
   notBefore,
 });
 
+/** A reply (MO) from `handset`: its own message id, as every reply has. */
+const reply = (n: number, handset: string, applicationId = 'acme'): CallbackJob => ({
+  eventId: `${handset} ${n}`,
+  applicationId,
+  kind: 'reply',
+  messageId: `mo-${handset}-${n}`,
+  body: { id: `mo-${handset}-${n}`, source: handset, destination: 'ACME', content: `kupu ${n} — 第${n}` },
+  createdAt: Date.now(),
+  attempt: 0,
+  notBefore: 0,
+});
+
 describe('callbacks queued for their tries', () => {
+  it('delivers a handset’s replies to an application in the order they came after its receiver was down, another handset’s beside them', async () => {
+    let up = false;
+    const delivered: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        if (!up) return { done: false, retryAt: Date.now() + 5 + Math.floor(Math.random() * 60) };
+        delivered.push(j.eventId);
+        return { done: true, delivered: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+    });
+    // The same handset written two ways: one conversation.
+    for (let n = 1; n <= 8; n++) queues.add(reply(n, n % 2 === 0 ? '+6421008004' : '6421008004'));
+    queues.add(reply(1, '+6421008005'));
+    await new Promise((r) => setTimeout(r, 150));
+    up = true;
+    await eventually(() => queues.size === 0, 5000);
+    // Each reply had its own queue: the retries' back-off shuffled them (3, 4, 5, 6, 7, 1, 8, 2 in a trial).
+    expect(delivered.filter((e) => e !== '+6421008005 1')).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => `${n % 2 === 0 ? '+6421008004' : '6421008004'} ${n}`));
+    expect(delivered).toContain('+6421008005 1');
+    await queues.stop();
+  });
+
   it('tries a message’s later callbacks only after its waiting one went through, in the order they came', async () => {
     const tried: string[] = [];
     const done: string[] = [];

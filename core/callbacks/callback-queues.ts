@@ -1,4 +1,4 @@
-import type { CallbackJob } from './callback-job';
+import { callbackOrderKey, type CallbackJob } from './callback-job';
 import { createTimeHeap } from '../../lib/time-heap';
 
 /**
@@ -21,8 +21,8 @@ export interface CallbackQueuesOptions {
 }
 
 export interface CallbackQueues {
-  /** Whether the message has callbacks queued here. */
-  has(messageId: string): boolean;
+  /** Whether the message (or the handset's replies: callbackOrderKey) has callbacks queued here. */
+  has(key: string): boolean;
   /** Queues a job behind the message's others; the first of a message is tried at its notBefore. */
   add(job: CallbackJob): void;
   /** Whether the job may be taken back now: it is not being tried. */
@@ -35,7 +35,8 @@ export interface CallbackQueues {
 }
 
 interface MessageQueue {
-  messageId: string;
+  /** callbackOrderKey of its jobs: a message's, or a handset's replies to the application. */
+  key: string;
   applicationId: string;
   jobs: CallbackJob[];
   /** When the first job is to be tried. */
@@ -78,8 +79,8 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const catchUpEveryMs = o.catchUpEveryMs ?? 30_000;
   /** When each application's waiting callbacks were last tried early. */
   const caughtUp = new Map<string, number>();
-  // (due, messageId), earliest first.
-  const due = createTimeHeap<{ due: number; messageId: string }>((e) => e.due);
+  // (due, queue key), earliest first.
+  const due = createTimeHeap<{ due: number; key: string }>((e) => e.due);
   let jobs = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -102,7 +103,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       const q = lane.ready[lane.head]!;
       lane.ready[lane.head++] = undefined as never;
       // Taken back (every job of it) since it became ready.
-      if (queues.get(q.messageId) !== q) continue;
+      if (queues.get(q.key) !== q) continue;
       void run(q);
     }
     if (lane.head === lane.ready.length) {
@@ -135,7 +136,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
     if (caughtUp.size > 10_000) caughtUp.clear();
     retrying.delete(applicationId);
     for (const q of waiting) {
-      if (queues.get(q.messageId) !== q || q.ready || q.jobs.length === 0) continue;
+      if (queues.get(q.key) !== q || q.ready || q.jobs.length === 0) continue;
       q.jobs[0] = { ...q.jobs[0]!, notBefore: t };
       q.due = t;
       makeReady(q);
@@ -168,7 +169,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       const next = due.peek();
       if (!next || next.due > t) break;
       due.pop();
-      const q = queues.get(next.messageId);
+      const q = queues.get(next.key);
       // Stale entries (a queue rescheduled since, or already ready) are skipped.
       if (!q || q.ready || q.due !== next.due) continue;
       makeReady(q);
@@ -210,7 +211,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
         return;
       }
       if (q.jobs.length === 0) {
-        queues.delete(q.messageId);
+        queues.delete(q.key);
         stopRetrying(q);
       } else q.ready = false; // stopped
     } finally {
@@ -225,28 +226,29 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const schedule = (q: MessageQueue, at: number): void => {
     q.ready = false;
     q.due = at;
-    due.push({ due: at, messageId: q.messageId });
+    due.push({ due: at, key: q.key });
     arm();
   };
 
   return {
-    has: (messageId) => queues.has(messageId),
+    has: (key) => queues.has(key),
     add(job) {
       jobs++;
-      const q = queues.get(job.messageId);
+      const key = callbackOrderKey(job);
+      const q = queues.get(key);
       if (q) {
         q.jobs.push(job);
         return;
       }
       const created: MessageQueue = {
-        messageId: job.messageId,
+        key,
         applicationId: job.applicationId,
         jobs: [job],
         due: job.notBefore,
         ready: false,
         running: false,
       };
-      queues.set(job.messageId, created);
+      queues.set(key, created);
       if (job.notBefore <= now()) makeReady(created);
       else {
         schedule(created, job.notBefore);
@@ -255,18 +257,18 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       }
     },
     canRemove(job) {
-      const q = queues.get(job.messageId);
+      const q = queues.get(callbackOrderKey(job));
       return !(q?.running && q.jobs[0]?.eventId === job.eventId);
     },
     remove(job) {
-      const q = queues.get(job.messageId);
+      const q = queues.get(callbackOrderKey(job));
       const at = q ? q.jobs.findIndex((j) => j.eventId === job.eventId) : -1;
       if (!q || at < 0 || (q.running && at === 0)) return;
       q.jobs.splice(at, 1);
       jobs--;
       // Its entry in the due heap or a lane's ready list is skipped as stale.
       if (q.jobs.length === 0) {
-        queues.delete(q.messageId);
+        queues.delete(q.key);
         stopRetrying(q);
       }
     },
