@@ -151,6 +151,25 @@ describe('reply routing between applications that message the same handset', () 
     await send(beta, { destination: handset, source: '4002', content: 'Delivered: tēnā koe' });
   });
 
+  it('gives a START on a shared short code to the application the handset opted out of, though another messaged it from there since', async () => {
+    const handset = '+6421500020';
+    await send(beta, { destination: handset, source: '4200', content: 'Hoko nui! Reply STOP to opt out — 回复STOP退订' });
+    await simulator.originate({ source: handset, destination: '4200', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'beta'])).output.includes(handset) ? true : undefined));
+    // acme's reminder is now the last message to the handset from 4200: a plain reply answers it.
+    await send(acme, { destination: handset, source: '4200', content: 'Whakamaumahara: tō wā ki te tākuta āpōpō 🩺' });
+    await simulator.originate({ source: handset, destination: '4200', text: 'START' });
+    // It went to acme, which had nothing to opt the handset back into: beta's opt-out stood for good.
+    const start = await eventually(async () => repliesFrom(handset).find((r) => r.json.content === 'START'));
+    expect(start.app).toBe('beta');
+    expect(routedLine(start.json.id)).toEqual([expect.objectContaining({ rule: 'opted-out-from-address' })]);
+    await eventually(async () => (!(await hermod.cli(['optouts', 'list', 'beta'])).output.includes(handset) ? true : undefined));
+    await send(beta, { destination: handset, source: '4200', content: 'Nau mai anō — 欢迎回来' });
+    // A plain reply still answers the last message from the address.
+    await simulator.originate({ source: handset, destination: '4200', text: 'Ka pai, ka kite 👋🏽' });
+    expect((await eventually(async () => repliesFrom(handset).find((r) => r.json.content === 'Ka pai, ka kite 👋🏽'))).app).toBe('beta');
+  });
+
   it('takes a STOP from a number without its plus and a START with it as one handset, in hot state and in history', async () => {
     const digits = '6421500016';
     await send(acme, { destination: `+${digits}`, source: '4001', content: 'Kia ora — he hoko hou 🛍️' });

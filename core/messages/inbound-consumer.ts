@@ -10,6 +10,7 @@ import type { Logger } from '../../lib/log';
 import { keywordOf } from './reply-keywords';
 import { replyAddressKey } from './reply-address';
 import { handsetKey } from '../domain/handset-key';
+import { startRoute } from './start-route';
 import { routeReply } from './reply-router';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
@@ -81,7 +82,10 @@ export function startInboundConsumer(deps: {
         delivered.map(async ({ m }, i) => {
           const claimedBy = await ownerOf(replyAddressKey(m.destination));
           // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
-          return routeReply(contexts[i]!, claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined));
+          const claimant = claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined);
+          const route = routeReply(contexts[i]!, claimant);
+          if (keywordOf(m.text) !== 'start') return route;
+          return startRoute(route, contexts[i]!, claimant, m.source, (pairs) => deps.state.areOptedOut(pairs));
         }),
       );
       for (const [i, { m }] of delivered.entries()) {

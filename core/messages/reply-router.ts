@@ -16,8 +16,16 @@ import type { LastMessage, ReplyContext } from '../ports/state';
  *   (the carrier's default number, a mask a handset cannot answer): the one
  *   that last messaged the handset at all;
  * - `unmatched`: none of these; the reply is stored without an application.
+ * A START may go elsewhere than these say: `opted-out-from-address` (start-route.ts).
  */
-export type ReplyRule = 'claimed-address' | 'only-sender-from-address' | 'last-message-from-address' | 'last-message-to-handset' | 'unmatched';
+export type ReplyRule =
+  | 'claimed-address'
+  | 'only-sender-from-address'
+  | 'last-message-from-address'
+  | 'last-message-to-handset'
+  | 'unmatched'
+  /** A START to an address, given to an application sending from it that the handset is opted out of (start-route.ts). */
+  | 'opted-out-from-address';
 
 export interface ReplyRoute {
   applicationId: string;
