@@ -15,17 +15,21 @@ const gauge = async (metric: typeof busLag | typeof busLagUnread): Promise<numbe
 /** A memory bus whose lag reads fail while `down` is set, like a Kafka bus while its brokers are away; with the log lines written. */
 function setUp() {
   const memory = createMemoryBus();
-  const broker = { down: false };
+  const broker = { down: false, hangs: false };
   const bus: Bus = {
     ...memory,
     lag: (topic, group) =>
-      broker.down ? Promise.reject(new HermodError('unavailable', 'Kafka reading the lag failed: Connection refused')) : memory.lag(topic, group),
+      broker.hangs
+        ? new Promise<number>(() => undefined)
+        : broker.down
+          ? Promise.reject(new HermodError('unavailable', 'Kafka reading the lag failed: Connection refused'))
+          : memory.lag(topic, group),
   };
   const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
   const write = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields: fields ?? {} });
   const log = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: () => log } as unknown as Logger;
   let now = 1_000_000;
-  const monitor = createBusLagMonitor(bus, log, { now: () => now });
+  const monitor = createBusLagMonitor(bus, log, { now: () => now, readTimeoutMs: 50 });
   const sms = (n: number) =>
     bus.publish(
       SMS.topic,
@@ -37,6 +41,30 @@ function setUp() {
 }
 
 describe('bus lag monitor', () => {
+  it('counts a read that never answers (Redis stopped, its client waiting to reconnect) as unread, and warns', async () => {
+    const { broker, monitor, sms, subscribe, advance, warnings } = setUp();
+    await subscribe();
+    await sms(2);
+    await monitor.sample();
+    expect(await gauge(busLag)).toBe(2);
+
+    broker.hangs = true;
+    for (let i = 0; i < 3; i++) {
+      advance(5_000);
+      // The lag stayed at its last value and the unread seconds at 0 through a 4-minute outage: no read ever failed.
+      await monitor.sample();
+    }
+    expect(await gauge(busLag)).toBeUndefined();
+    expect(await gauge(busLagUnread)).toBe(15);
+    expect(warnings().map((w) => w.msg)).toEqual(['could not read bus lag']);
+
+    broker.hangs = false;
+    advance(5_000);
+    await monitor.sample();
+    expect(await gauge(busLag)).toBe(2);
+    expect(await gauge(busLagUnread)).toBe(0);
+  });
+
   it('drops the lag of a group it cannot read instead of showing its last value, and says for how long it has not read it', async () => {
     const { broker, monitor, sms, subscribe, advance } = setUp();
     await subscribe();
