@@ -45,6 +45,23 @@ describe('a Redis connection that cannot connect', () => {
   }, 20_000);
 });
 
+describe('a process whose Redis connections all wait for the same Redis', () => {
+  it('says it is still waiting once every few seconds with how many connections wait, not once per connection', async () => {
+    const port = await portWithNothingOnIt();
+    const { log, warnings } = keptWarnings();
+    // Core holds several (hot state, the bus's publisher and its readers): an outage of 4 minutes logged 322 lines.
+    const clients = Array.from({ length: 4 }, () => openRedis(`redis://127.0.0.1:${port}`, {}, log));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 6_500));
+    } finally {
+      await Promise.all(clients.map((c) => closeRedis(c)));
+    }
+    const reminders = warnings.filter((w) => w.msg === 'still waiting for Redis');
+    expect(reminders.map((w) => w.fields.connections)).toEqual([4]);
+    expect(reminders[0]!.fields.redis).toBe(`127.0.0.1:${port}`);
+  }, 20_000);
+});
+
 describe('a Redis Cluster failing a node over', () => {
   it('says the node left once, however often the slot maps it reads drop and list it again meanwhile', async () => {
     const { log, warnings } = keptWarnings();

@@ -146,41 +146,76 @@ export function openRedis(connection: RedisConnectionOptions, overrides: RedisOp
   return client;
 }
 
-/** How often a connection that keeps failing says it is still waiting. */
+/** How often a process whose connections keep failing says it is still waiting. */
 const STILL_WAITING_EVERY_MS = 5000;
+
+/** The process's connections waiting for one Redis, and the reminder that speaks for them all (in the first one's log). */
+interface Waiting {
+  clients: Map<RedisClient, Error>;
+  since: number;
+  reminder: NodeJS.Timeout;
+}
+const byAddress = new Map<string, Waiting>();
+
+/** Counts the client among those waiting for `address`; the first one starts the reminder. */
+function startWaiting(client: RedisClient, err: Error, log: Logger, address: string): void {
+  const known = byAddress.get(address);
+  if (known) {
+    known.clients.set(client, err);
+    return;
+  }
+  const waiting: Waiting = {
+    clients: new Map([[client, err]]),
+    since: Date.now(),
+    reminder: setInterval(() => {
+      for (const c of waiting.clients.keys()) if (c.status === 'ready' || c.status === 'end') waiting.clients.delete(c);
+      if (waiting.clients.size === 0) return stopWaiting(undefined, address);
+      log.warn('still waiting for Redis', {
+        redis: address,
+        waitingSeconds: Math.round((Date.now() - waiting.since) / 1000),
+        connections: waiting.clients.size,
+        err: [...waiting.clients.values()].at(-1),
+      });
+    }, STILL_WAITING_EVERY_MS).unref(),
+  };
+  byAddress.set(address, waiting);
+}
+
+/** The client is connected or closed (undefined: every one is); the reminder stops with the last. */
+function stopWaiting(client: RedisClient | undefined, address: string): void {
+  const waiting = byAddress.get(address);
+  if (!waiting) return;
+  if (client) waiting.clients.delete(client);
+  if (client && waiting.clients.size > 0) return;
+  clearInterval(waiting.reminder);
+  byAddress.delete(address);
+}
 
 /**
  * Logs a connection's errors, naming the Redis it is for (never its password),
  * each distinct one once; while it stays unconnected, `still waiting for
  * Redis` every 5 s with how long, so a process waiting for Redis at start or
  * after losing it says why rather than falling silent (ioredis keeps
- * reconnecting meanwhile, and repeats an error only now and then); and, once
- * connected again, that it is.
+ * reconnecting meanwhile, and repeats an error only now and then): one line
+ * for all of a process's connections to that Redis (core holds several), with
+ * how many wait; and, once connected again, that it is.
  */
 export function watchErrors(client: RedisClient, log: Logger, address = addressOf(client)): void {
   let last: Error | undefined;
   let failingSince: number | undefined;
-  let reminder: NodeJS.Timeout | undefined;
-  const stopReminding = (): void => {
-    clearInterval(reminder);
-    reminder = undefined;
-  };
   client.on('error', (err: Error) => {
     failingSince ??= Date.now();
     if (err.message !== last?.message) log.warn('redis connection error', { redis: address, err });
     last = err;
-    reminder ??= setInterval(() => {
-      if (client.status === 'ready' || client.status === 'end') return stopReminding();
-      log.warn('still waiting for Redis', { redis: address, waitingSeconds: Math.round((Date.now() - failingSince!) / 1000), err: last });
-    }, STILL_WAITING_EVERY_MS).unref();
+    startWaiting(client, err, log, address);
   });
   client.on('ready', () => {
-    stopReminding();
+    stopWaiting(client, address);
     if (failingSince !== undefined) log.info('connected to Redis', { redis: address, waitedSeconds: Math.round((Date.now() - failingSince) / 1000) });
     last = undefined;
     failingSince = undefined;
   });
-  client.on('end', stopReminding);
+  client.on('end', () => stopWaiting(client, address));
   if (client instanceof Cluster) watchNodes(client, log);
 }
 
