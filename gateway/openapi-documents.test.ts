@@ -15,6 +15,7 @@ import { CAMPAIGN_MANAGER_SCHEMAS } from './campaign-manager/schemas';
 import { intelligentMessagingRouter } from './intelligent-messaging/routes';
 import { IM_SCHEMAS } from './intelligent-messaging/schemas';
 import { createSharedRateLimiter } from './intelligent-messaging/shared-rate-limiter';
+import { METHOD_NOT_ALLOWED } from './http/method-not-allowed';
 
 type Json = Record<string, any>;
 
@@ -56,6 +57,7 @@ function documentedOperations(doc: Json): string[] {
 /** `METHOD /path` for every route a router serves (HEAD comes with GET), in OpenAPI's path template form. */
 function servedRoutes(router: Router, prefix: string): string[] {
   return router.stack
+    .filter((layer) => layer.name !== METHOD_NOT_ALLOWED)
     .flatMap((layer) => {
       const path = String(layer.path)
         .slice(prefix.length)

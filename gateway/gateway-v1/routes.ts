@@ -17,6 +17,7 @@ import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { GATEWAY_V1_OPENAPI } from './openapi';
 import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './schemas';
 import { answerType } from './answer-type';
+import { METHOD_NOT_ALLOWED } from '../http/method-not-allowed';
 
 interface MessageFields {
   content: string;
@@ -114,7 +115,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
 
   // The broadcast's path takes POST only: asked otherwise it is not a message id to read (GET would find it
   // wrong), and its Allow is POST alone (the router's own would be the union with the message read's).
-  router.all('/messages/broadcast', async (ctx) => {
+  router.all(METHOD_NOT_ALLOWED, '/messages/broadcast', async (ctx) => {
     ctx.set('Allow', 'POST');
     if (ctx.method === 'OPTIONS') {
       ctx.status = 200;
