@@ -4,6 +4,8 @@ import type { Options } from 'k6/options';
 /** Settings every script shares, from the environment (k6 run -e NAME=value or exported variables). */
 export const BASE_URL = __ENV.HERMOD_URL || 'https://127.0.0.1:8443';
 export const RATE = Number(__ENV.RATE || 500);
+/** A script's own default rate where the shared one would be too much (Campaign Manager: each iteration imports a list). */
+export const rateOr = (fallback: number): number => Number(__ENV.RATE || fallback);
 export const DURATION = __ENV.DURATION || '1m';
 export const PRE_ALLOCATED_VUS = Number(__ENV.VUS || 100);
 export const MAX_VUS = Number(__ENV.MAX_VUS || 1000);
@@ -15,13 +17,13 @@ export function basicAuth(): string {
 }
 
 /** An open model: requests arrive at RATE per second whatever the latency, so overload shows as latency and errors. */
-export function openModel(thresholdP95Ms: number, thresholdP99Ms: number): Options {
+export function openModel(thresholdP95Ms: number, thresholdP99Ms: number, rate = RATE): Options {
   return {
     insecureSkipTLSVerify: __ENV.INSECURE !== 'false',
     scenarios: {
       arrivals: {
         executor: 'constant-arrival-rate',
-        rate: RATE,
+        rate,
         timeUnit: '1s',
         duration: DURATION,
         preAllocatedVUs: PRE_ALLOCATED_VUS,
