@@ -41,6 +41,26 @@ function setUp() {
 }
 
 describe('bus lag monitor', () => {
+  it('reads the backlog of every channel’s workers, not the SMS ones’ alone', async () => {
+    const memory = createMemoryBus();
+    const watched = createBusLagMonitor(memory, { debug() {}, info() {}, warn() {}, error() {}, child: () => undefined } as unknown as Logger);
+    for (const channel of ['email', 'wab', 'rcs', 'mms']) {
+      await memory.subscribe(topicName(channel), () => new Promise<void>(() => undefined), { group: `${channel}-workers` });
+      await memory.publish(topicName(channel), [
+        { key: 'a', value: Buffer.from('Kia ora — 你好 👋🏽') },
+        { key: 'b', value: Buffer.from('Tēnā koe') },
+      ]);
+    }
+    await watched.sample();
+    const lags = (await busLag.get()).values.filter((v) => String(v.labels.group).endsWith('-workers') && v.labels.group !== 'sms-workers');
+    expect(Object.fromEntries(lags.map((v) => [v.labels.group, v.value]))).toEqual({
+      'email-workers': 2,
+      'wab-workers': 2,
+      'rcs-workers': 2,
+      'mms-workers': 2,
+    });
+  });
+
   it('counts a read that never answers (Redis stopped, its client waiting to reconnect) as unread, and warns', async () => {
     const { broker, monitor, sms, subscribe, advance, warnings } = setUp();
     await subscribe();

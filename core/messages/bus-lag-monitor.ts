@@ -1,11 +1,13 @@
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import { busLag, busLagUnread } from '../../lib/metrics';
+import { CHANNELS } from '../../lib/channels';
 import type { Logger } from '../../lib/log';
 
 /** The consumer groups whose backlog SREs watch: each channel's worker pool, and core on the status topic. */
 const WATCHED = [
-  { topic: topicName('sms'), group: 'sms-workers' },
+  // Every channel's: a pool of e-mail or WhatsApp workers falling behind is as much a backlog as the SMS one.
+  ...CHANNELS.map((channel) => ({ topic: topicName(channel), group: `${channel}-workers` })),
   { topic: topicName('status'), group: 'core-status' },
   { topic: topicName('inbound'), group: 'core-inbound' },
   { topic: topicName('callbacks'), group: 'callback-senders' },
