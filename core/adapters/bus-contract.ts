@@ -224,7 +224,17 @@ export function describeBusContract(name: string, factory: BusFactory, options: 
       await eventually(() => handled === 5, timeoutMs);
       while (Date.now() < deadline && (lag = await bus.lag(topic, group)) !== 0) await sleep(20);
       expect(lag).toBe(0);
-      expect(await bus.lag(topic, unique('no-such-group'))).toBe(0);
+    });
+
+    it('reports as the lag of a group that never joined every record the topic holds, what it would read on joining', async () => {
+      // A channel whose workers were never started: its backlog read 0 whatever waited on its topic.
+      expect(await bus.lag(topic, unique('never-joined'))).toBe(0);
+      await publishValues('kupu', ['Kia ora', 'Tēnā koe', '你好 👋🏽']);
+      const deadline = Date.now() + timeoutMs;
+      let lag = 0;
+      while (Date.now() < deadline && (lag = await bus.lag(topic, unique('never-joined'))) !== 3) await sleep(20);
+      expect(lag).toBe(3);
+      expect(await bus.lag(unique('no-such-topic'), unique('never-joined'))).toBe(0);
     });
 
     it('gives every record to each consumer group', async () => {

@@ -188,9 +188,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         if (!ends) return 0;
         const [committed] = await a.fetchOffsets({ groupId: group, topics: [topic] });
         const done = new Map((committed?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, Number(p.offset)]));
-        // A group with no commit at all is either unknown (no lag, by the port's contract) or
-        // subscribed and not done with anything yet (it starts at the beginning).
-        if (done.size === 0 && !(await groupExists(a, group))) return 0;
+        // A group with no commit at all is either unknown or subscribed and not done with anything yet:
+        // both start at the beginning (fromBeginning), so everything the topic retains waits for them.
         return ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - (done.get(p.partition) ?? Number(p.low))), 0);
       } catch (err) {
         throw toKafkaBusError(err, `reading the lag of group ${group} on ${topic}`);
@@ -237,18 +236,6 @@ async function untilKnown<T>(attempt: () => Promise<T>, waitMs = TOPIC_PROPAGATI
       if (!isKafkaProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION') || Date.now() >= deadline) throw err;
       await new Promise((r) => setTimeout(r, 250));
     }
-  }
-}
-
-/** The coordinator knows the group: it has members, or offsets it keeps. Unknown groups are 'Dead'. */
-async function groupExists(admin: Admin, group: string): Promise<boolean> {
-  try {
-    const { groups } = await admin.describeGroups([group]);
-    return groups.some((g) => g.groupId === group && g.state !== 'Dead');
-  } catch (err) {
-    // Kafka 4's group coordinator answers a describe of an unknown group with an error, not 'Dead'.
-    if (isKafkaProtocolError(err, 'GROUP_ID_NOT_FOUND')) return false;
-    throw err;
   }
 }
 

@@ -205,7 +205,9 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     async lag(topicName: string, groupName: string) {
       const topic = topics.get(topicName);
       const group = topic?.groups.get(groupName);
-      if (!topic || !group) return 0;
+      if (!topic) return 0;
+      // A group that never joined would start at the oldest record retained: all of them wait for it.
+      if (!group) return topic.logs.reduce((sum, log) => sum + (log.end - log.start), 0);
       return group.cursors.reduce((sum, cursor, p) => sum + (topic.logs[p]!.end - cursor.committed), 0);
     },
     async publish(topicName: string, records: readonly BusRecord[], publishOptions?: PublishOptions) {

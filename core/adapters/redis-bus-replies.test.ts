@@ -129,7 +129,7 @@ describe('reading XPENDING and XINFO replies', () => {
       ['name', 'other', 'consumers', 1, 'pending', 7, 'last-delivered-id', '5-0', 'entries-read', 5, 'lag', 9],
     ];
     expect(groupBacklog(groups, 'hōkai')).toBe(5);
-    expect(groupBacklog(groups, 'absent')).toBe(0);
+    expect(groupBacklog(groups, 'absent')).toBeUndefined();
     expect(groupBacklog(null, 'hōkai')).toBe(0);
   });
 });

@@ -66,16 +66,16 @@ export function othersHoldPending(summary: unknown, consumer: string): boolean {
  * What `group` has not acknowledged in one stream, from its XINFO GROUPS reply
  * (a list of field/value lists): `lag` is what the group has not read yet,
  * `pending` what it read and has not acknowledged. 0 when the reply is not a
- * list (no such stream yet) or the group is not in it.
+ * list (no such stream yet); undefined when the group is not in it (it never
+ * joined: it would read every entry the stream holds).
  */
-export function groupBacklog(groups: unknown, group: string): number {
+export function groupBacklog(groups: unknown, group: string): number | undefined {
   if (!Array.isArray(groups)) return 0;
-  let total = 0;
   for (const fields of groups as unknown[][]) {
     const info = new Map<string, unknown>();
     for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
     if (info.get('name') !== group) continue;
-    total += Number(info.get('lag') ?? 0) + Number(info.get('pending') ?? 0);
+    return Number(info.get('lag') ?? 0) + Number(info.get('pending') ?? 0);
   }
-  return total;
+  return undefined;
 }

@@ -86,10 +86,19 @@ export function createRedisBus(options: RedisBusOptions): Bus {
 
     async lag(topic: string, group: string): Promise<number> {
       const pipeline = cmd.pipeline();
-      for (let p = 0; p < settings.partitions; p++) pipeline.call('XINFO', 'GROUPS', streamKey(settings.prefix, topic, p));
+      for (let p = 0; p < settings.partitions; p++) {
+        const key = streamKey(settings.prefix, topic, p);
+        pipeline.call('XINFO', 'GROUPS', key);
+        pipeline.call('XLEN', key);
+      }
       const results = (await pipeline.exec()) ?? [];
       let total = 0;
-      for (const [err, groups] of results) if (!err) total += groupBacklog(groups, group); // an error: no such stream yet
+      for (let i = 0; i + 1 < results.length; i += 2) {
+        const [err, groups] = results[i]!;
+        if (err) continue; // no such stream yet
+        // A group that never joined reads the stream from its start (XGROUP CREATE … 0): all of it waits for it.
+        total += groupBacklog(groups, group) ?? Number(results[i + 1]![1] ?? 0);
+      }
       return total;
     },
 

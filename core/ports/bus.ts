@@ -71,7 +71,10 @@ export interface Bus {
   readonly local?: boolean;
   publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
   subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
-  /** Records of the topic that the group has not acknowledged yet (0 for an unknown topic or group). */
+  /**
+   * Records of the topic that the group has not acknowledged yet: for a group that never joined, every
+   * record the topic retains, which it would read on joining (0 for an unknown topic).
+   */
   lag(topic: string, group: string): Promise<number>;
   close(): Promise<void>;
 }
