@@ -8,17 +8,17 @@ import type {
   MessageJourney,
   TopicBacklog,
 } from '../../proto/gen/hermod/v1/operations';
-import { CHANNELS } from '../../lib/channels';
 import { HermodError } from '../../lib/errors';
 import type { CallbackLedger } from '../callbacks/callback-ledger';
 import type { AccountStore } from '../ports/account-store';
-import { topicName, type Bus } from '../ports/bus';
+import type { Bus } from '../ports/bus';
 import type { CarrierSnapshotState } from '../ports/carrier-snapshot';
 import type { MessageHistory, StoredMessage } from '../ports/message-history';
 import { journeyAttempts } from './journey-attempts';
 import { inJourneyOrder } from './journey-order';
 import { imJourney } from './im-journey';
 import { unaryHandler } from './unary-handler';
+import { CONSUMER_GROUPS } from '../ports/consumer-groups';
 
 export interface OperationsDeps {
   state: CarrierSnapshotState;
@@ -31,14 +31,6 @@ export interface OperationsDeps {
 export const STALE_AFTER_MS = 5000;
 
 /** Every topic and the group that reads it. */
-const TOPICS: readonly { topic: string; group: string }[] = [
-  ...CHANNELS.map((channel) => ({ topic: topicName(channel), group: `${channel}-workers` })),
-  { topic: topicName('status'), group: 'core-status' },
-  { topic: topicName('inbound'), group: 'core-inbound' },
-  { topic: topicName('callbacks'), group: 'callback-senders' },
-  { topic: topicName('fanout'), group: 'campaign-fanout' },
-  { topic: topicName('im'), group: 'im-orchestrator' },
-];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -83,7 +75,7 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
 
     listBusBacklog: unaryHandler('ListBusBacklog', async () => {
       const topics: TopicBacklog[] = await Promise.all(
-        TOPICS.map(async ({ topic, group }) => {
+        CONSUMER_GROUPS.map(async ({ topic, group }) => {
           try {
             return { topic, group, records: await deps.bus.lag(topic, group), error: '' };
           } catch (err) {

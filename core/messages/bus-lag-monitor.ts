@@ -1,17 +1,7 @@
 import type { Bus } from '../ports/bus';
-import { topicName } from '../ports/bus';
 import { busLag, busLagUnread } from '../../lib/metrics';
-import { CHANNELS } from '../../lib/channels';
+import { CONSUMER_GROUPS } from '../ports/consumer-groups';
 import type { Logger } from '../../lib/log';
-
-/** The consumer groups whose backlog SREs watch: each channel's worker pool, and core on the status topic. */
-const WATCHED = [
-  // Every channel's: a pool of e-mail or WhatsApp workers falling behind is as much a backlog as the SMS one.
-  ...CHANNELS.map((channel) => ({ topic: topicName(channel), group: `${channel}-workers` })),
-  { topic: topicName('status'), group: 'core-status' },
-  { topic: topicName('inbound'), group: 'core-inbound' },
-  { topic: topicName('callbacks'), group: 'callback-senders' },
-];
 
 /** Failed reads in a row that make an outage: one alone is a broker electing a leader, as when core starts beside new topics. */
 const FAILURES_TO_WARN = 2;
@@ -42,7 +32,7 @@ function timedRead(read: Promise<number>, ms: number): Promise<number> {
  */
 export function createBusLagMonitor(bus: Bus, log: Logger, options: BusLagMonitorOptions = {}): { sample(): Promise<void> } {
   const now = options.now ?? Date.now;
-  const states = WATCHED.map((watched) => ({ ...watched, lastRead: now(), failures: 0, warnedAt: undefined as number | undefined }));
+  const states = CONSUMER_GROUPS.map((watched) => ({ ...watched, lastRead: now(), failures: 0, warnedAt: undefined as number | undefined }));
   const readTimeoutMs = options.readTimeoutMs ?? 4000;
   const unreadFor = (state: { lastRead: number }): number => Math.round((now() - state.lastRead) / 1000);
   return {
