@@ -170,6 +170,20 @@ describe('reply routing between applications that message the same handset', () 
     expect((await eventually(async () => repliesFrom(handset).find((r) => r.json.content === 'Ka pai, ka kite 👋🏽'))).app).toBe('beta');
   });
 
+  it('gives a YES on a shared short code to the application whose question it answers, not to one the handset opted out of', async () => {
+    const handset = '+6421500021';
+    await send(beta, { destination: handset, source: '4200', content: 'Hoko nui! Reply STOP to opt out' });
+    await simulator.originate({ source: handset, destination: '4200', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'beta'])).output.includes(handset) ? true : undefined));
+    const question = await send(acme, { destination: handset, source: '4200', content: 'Tō wā ki te tākuta āpōpō 10 karaka. Reply YES to confirm' });
+    await simulator.originate({ source: handset, destination: '4200', text: 'Yes' });
+    // It went to beta and opted the handset back in there; acme never heard its answer.
+    const yes = await eventually(async () => repliesFrom(handset).find((r) => r.json.content === 'Yes'));
+    expect(yes).toMatchObject({ app: 'acme', json: { reply_to: question } });
+    expect(routedLine(yes.json.id)).toEqual([expect.objectContaining({ rule: 'last-message-from-address' })]);
+    expect((await hermod.cli(['optouts', 'list', 'beta'])).output).toContain(handset);
+  });
+
   it('takes a STOP from a number without its plus and a START with it as one handset, in hot state and in history', async () => {
     const digits = '6421500016';
     await send(acme, { destination: `+${digits}`, source: '4001', content: 'Kia ora — he hoko hou 🛍️' });

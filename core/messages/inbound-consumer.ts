@@ -7,7 +7,7 @@ import type { HotState, ReplyContext } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { decodeInbound, decodeRecords } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
-import { keywordOf } from './reply-keywords';
+import { asksToOptBackIn, keywordOf } from './reply-keywords';
 import { replyAddressKey } from './reply-address';
 import { handsetKey } from '../domain/handset-key';
 import { startRoute } from './start-route';
@@ -84,7 +84,7 @@ export function startInboundConsumer(deps: {
           // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
           const claimant = claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined);
           const route = routeReply(contexts[i]!, claimant);
-          if (keywordOf(m.text) !== 'start') return route;
+          if (!asksToOptBackIn(m.text)) return route;
           return startRoute(route, contexts[i]!, claimant, m.source, (pairs) => deps.state.areOptedOut(pairs));
         }),
       );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keywordOf } from './reply-keywords';
+import { asksToOptBackIn, keywordOf } from './reply-keywords';
 
 describe('reply keywords', () => {
   it('reads STOP and its usual synonyms, in any case and with trailing punctuation, as an opt-out', () => {
@@ -34,5 +34,10 @@ describe('reply keywords', () => {
       'Tēnā koe, stop by tomorrow',
     ])
       expect(keywordOf(text)).toBeUndefined();
+  });
+
+  it('takes every START word but YES, which also answers questions, as asking to be messaged again', () => {
+    for (const text of ['START', 'start.', 'ＳＴＡＲＴ', 'Opt-In', 'unstop', 'SUBSCRIBE!']) expect(asksToOptBackIn(text), text).toBe(true);
+    for (const text of ['YES', 'yes!', 'Ｙｅｓ', 'STOP', 'Āe', 'start me up']) expect(asksToOptBackIn(text), text).toBe(false);
   });
 });
