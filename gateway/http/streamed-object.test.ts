@@ -138,6 +138,7 @@ describe('parseStreamedObject', () => {
     ['a number', '-12', 'a number'],
     ['true', 'true', 'true'],
     ['false, then a newline', 'false\n', 'false'],
+    ['an array of objects with Māori and emoji', ' [{"destination":"+6421000001","param1":"Ā 👋🏽"}] ', 'an array'],
     ['an array', '[{"destination":"+6421000001"}]', 'an array'],
   ])('says a body of %s is valid JSON but not the object required', async (_, body, what) => {
     const err = await parseError(split(body, 1));
@@ -145,12 +146,26 @@ describe('parseStreamedObject', () => {
     expect(err.message).toBe(`request body must be a JSON object, not ${what}`);
   });
 
+  it('refuses a large body that starts as an array as not an object once it passes 64 KiB, without reading it whole', async () => {
+    const members = Array.from({ length: 5000 }, (_, i) => ({ destination: `+64210${String(i).padStart(5, '0')}`, param1: 'Kia ora 👋🏽' }));
+    const body = JSON.stringify(members);
+    expect(body.length).toBeGreaterThan(128 * 1024);
+    const err = await parseError(split(body, 4096));
+    expect(err.message).toBe('request body must be a JSON object, not an array');
+  });
+
   // They start as null, true and false do, and said "must be a JSON object, not null, true or false".
   it.each([
     ['nonsense', "expected '{' but found 'n' (near byte 0)"],
     ['  tea', "expected '{' but found 't' (near byte 2)"],
-    ['fals', 'unexpected end of input (near byte 4)'],
-    ['nullx', "unexpected 'x' after null (near byte 4)"],
+    ['fals', "expected '{' but found 'f' (near byte 0)"],
+    ['nullx', "expected '{' but found 'n' (near byte 0)"],
+    ['null null', "expected '{' but found 'n' (near byte 0)"],
+    // They start as a number, a string and an array do, and were told they must be an object, not one.
+    ['12abc', "expected '{' but found '1' (near byte 0)"],
+    ['"unterminated', `expected '{' but found '"' (near byte 0)`],
+    ['[1', "expected '{' but found '[' (near byte 0)"],
+    ['[1] x', "expected '{' but found '[' (near byte 0)"],
   ])('says a body of %j is not JSON at all', async (body, message) => {
     for (const size of [1, 3, 64]) {
       const err = await parseError(split(body, size));

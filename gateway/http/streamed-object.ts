@@ -88,9 +88,10 @@ const START = 0,
   ARRAY = 7,
   AFTER_VALUE = 8,
   DONE = 9,
-  // A body that starts with a letter of null, true or false: which one, if any, shows only as it goes on.
-  LITERAL = 10;
-const LITERALS = ['null', 'true', 'false'];
+  // A body that starts as JSON other than an object might: whether it is JSON at all shows only at its end.
+  NOT_OBJECT = 10;
+/** Most of such a body kept to tell which (a larger one is refused as not an object without reading on). */
+const NOT_OBJECT_KEPT = 64 * 1024;
 // What kind of value (or key) is being collected.
 const SCALAR = 0,
   STRING = 1,
@@ -127,8 +128,8 @@ class Scanner {
   private offset = 0;
   private chunkLength = 0;
   private bomBytes = 0;
-  /** The letters of a body read as a literal so far (LITERAL). */
-  private literal = '';
+  /** A body that is no object (NOT_OBJECT): its bytes so far, where it began, and what its first byte says it is. */
+  private notObject = { pieces: [] as Buffer[], bytes: 0, at: 0, first: 0, what: '' };
   private key = '';
   private arraySeen = false;
   // The key, value or array content being collected, and its bytes.
@@ -190,12 +191,11 @@ class Scanner {
         i = end;
         continue;
       }
-      const b = c[i]!;
-      if (state === LITERAL) {
-        this.literalByte(b, this.offset + i);
-        i++;
-        continue;
+      if (state === NOT_OBJECT) {
+        this.keepNotObject(c.subarray(i));
+        return n;
       }
+      const b = c[i]!;
       if (isSpace(b)) {
         i++;
         continue;
@@ -206,13 +206,15 @@ class Scanner {
           if (at === this.bomBytes && at < 3 && b === BOM[at]) this.bomBytes++;
           else if (this.bomBytes > 0 && this.bomBytes < 3) throw invalid('incomplete byte-order mark', at);
           else if (b === OPEN_BRACE) this.state = KEY_OR_CLOSE;
-          else if (b === OPEN_BRACKET) throw notAnObject('an array');
-          else if (b === QUOTE) throw notAnObject('a string');
-          else if (b === 0x2d || (b >= 0x30 && b <= 0x39)) throw notAnObject('a number');
-          else if (b === 0x6e || b === 0x74 || b === 0x66) {
-            this.literal = String.fromCharCode(b);
-            this.state = LITERAL;
-          } else throw invalid(`expected '{' but found ${show(b)}`, at);
+          else {
+            const what = b === OPEN_BRACKET ? 'an array' : b === QUOTE ? 'a string' : b === 0x2d || (b >= 0x30 && b <= 0x39) ? 'a number' : '';
+            const literal = b === 0x6e ? 'null' : b === 0x74 ? 'true' : b === 0x66 ? 'false' : '';
+            if (!what && !literal) throw invalid(`expected '{' but found ${show(b)}`, at);
+            this.notObject = { pieces: [], bytes: 0, at, first: b, what: what || literal };
+            this.state = NOT_OBJECT;
+            this.keepNotObject(c.subarray(i));
+            return n;
+          }
           break;
         case KEY_OR_CLOSE:
         case KEY_NEXT:
@@ -254,25 +256,25 @@ class Scanner {
     return n;
   }
 
-  /**
-   * The next byte of a body that began as null, true or false might: one of them whole is valid JSON but
-   * not the object required; anything else (`nonsense`, `tru`) is no JSON at all.
-   */
-  private literalByte(b: number, at: number): void {
-    const word = this.literal + String.fromCharCode(b);
-    if (LITERALS.some((w) => w.startsWith(word))) {
-      this.literal = word;
-      return;
-    }
-    if (!LITERALS.includes(this.literal)) throw invalid(`expected '{' but found ${show(this.literal.charCodeAt(0))}`, at - this.literal.length);
-    if (isSpace(b)) throw notAnObject(this.literal);
-    throw invalid(`unexpected ${show(b)} after ${this.literal}`, at);
+  /** Keeps what a body that is no object holds, up to NOT_OBJECT_KEPT: past that, it is refused for what it began as. */
+  private keepNotObject(piece: Buffer): void {
+    const kept = this.notObject;
+    kept.bytes += piece.length;
+    if (kept.bytes > NOT_OBJECT_KEPT) throw notAnObject(kept.what);
+    kept.pieces.push(Buffer.from(piece));
   }
 
   end(): void {
-    if (this.state === LITERAL) {
-      if (LITERALS.includes(this.literal)) throw notAnObject(this.literal);
-      throw invalid('unexpected end of input', this.offset + this.chunkLength);
+    if (this.state === NOT_OBJECT) {
+      const kept = this.notObject;
+      let value: unknown;
+      try {
+        value = JSON.parse(Buffer.concat(kept.pieces).toString('utf8'));
+      } catch {
+        // `nonsense`, `12abc`, `[1`: no JSON at all, not JSON of another kind.
+        throw invalid(`expected '{' but found ${show(kept.first)}`, kept.at);
+      }
+      throw notAnObject(value === null ? 'null' : value === true ? 'true' : value === false ? 'false' : kept.what);
     }
     if (this.state === START) throw new HermodError('invalid_json', 'request body is empty; a JSON object is required');
     if (this.state !== DONE) throw invalid('unexpected end of input', this.offset + this.chunkLength);
