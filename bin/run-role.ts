@@ -48,7 +48,7 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
       const { openBus, openState } = await import('../core/adapters/open-adapters');
       return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms', {
         openBus: () => openBus(config.adapters, log),
-        openState: () => openState(config.adapters),
+        openState: () => openState(config.adapters, undefined, log),
       });
     }
     case 'smsc-simulator':

@@ -64,7 +64,7 @@ export interface CoreOptions {
 export async function runCore(config: Readonly<Config>, log: Logger, options: CoreOptions = {}): Promise<RunningCore> {
   const history = await openHistory(config, log);
   watchHistoryEngineMemory(() => history.engineMemoryBytes());
-  const state = await openState(config.adapters, { dataDir: config.dataDir, fsync: config.journalFsync, log });
+  const state = await openState(config.adapters, { dataDir: config.dataDir, fsync: config.journalFsync, log }, log);
   await untilHotStateAnswers(state, log);
   const bus = await openBus(config.adapters, log);
   const recorder = createStatusRecorder({ history, state });

@@ -16,7 +16,7 @@ export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
       return (await import('./memory-bus')).createMemoryBus({ partitions: a.busPartitions });
     case 'redis':
       // resolveConfig refuses HERMOD_BUS=redis with HERMOD_REDIS_CLUSTER, so redisUrl is the one Redis here.
-      return (await import('./redis-bus')).createRedisBus({ redis: a.redisUrl, prefix: a.redisPrefix, partitions: a.busPartitions });
+      return (await import('./redis-bus')).createRedisBus({ redis: a.redisUrl, prefix: a.redisPrefix, partitions: a.busPartitions, log });
     case 'kafka':
       return (await import('./kafka-bus')).createKafkaBus({
         brokers: a.kafkaBrokers,
@@ -34,7 +34,7 @@ export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
  * answers of Idempotency-Keys are kept across restarts (core's own state; a
  * worker's is not asked for them).
  */
-export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: string; fsync: boolean; log: Logger }): Promise<HotState> {
+export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: string; fsync: boolean; log: Logger }, log?: Logger): Promise<HotState> {
   switch (a.state) {
     case 'memory':
       return (await import('./memory-state')).createMemoryState({
@@ -57,6 +57,7 @@ export async function openState(a: AdaptersConfig, keepAnswersIn?: { dataDir: st
         commandTimeoutMs: a.redisCommandTimeoutMs,
         finalTtlSeconds: Math.max(1, Math.round(a.stateFinalTtlMs / 1000)),
         keyedFinalTtlSeconds: Math.max(1, Math.round(a.keyedFinalTtlMs / 1000)),
+        log: log?.child({ component: 'redis-state' }),
       });
   }
 }

@@ -42,6 +42,8 @@ export interface Member {
   readonly token: string;
   readonly maxBatch: number;
   readonly log: Logger;
+  /** The bus's own logger, without the subscription's fields: for what is about a connection (one line for a process's connections). */
+  readonly busLog: Logger;
   readonly parts: Map<number, Part>;
   /** Set when close begins: take nothing new. */
   readonly closing: boolean;

@@ -34,7 +34,7 @@ export class ReadLoop {
       this.partitionOf.set(key, p);
     });
     this.reader = member.cmd.duplicate({ enableAutoPipelining: false });
-    watchErrors(this.reader, member.log);
+    watchErrors(this.reader, member.busLog);
     this.reader.on('close', () => {
       this.readerId = undefined;
     });

@@ -1,7 +1,10 @@
+import type { Logger } from '../../lib/log';
 import type { RedisConnectionOptions } from './redis-connection';
 
 export interface RedisBusOptions {
   redis: RedisConnectionOptions;
+  /** The role's logger (its lines then say which process wrote them); else one of the bus's own. */
+  log?: Logger;
   /** Partitions (streams) per topic (default 8). Every process on a topic must agree on it. */
   partitions?: number;
   /** First part of every key (default `hermod`). */

@@ -26,6 +26,7 @@ export class RedisBusSubscriber implements Member {
   readonly token: string;
   readonly maxBatch: number;
   readonly log: Logger;
+  readonly busLog: Logger;
   readonly parts = new Map<number, Part>();
   closing = false;
   dead = false;
@@ -55,6 +56,7 @@ export class RedisBusSubscriber implements Member {
     this.maxBatch = Math.max(1, Math.trunc(options.maxBatch ?? DEFAULT_MAX_BATCH));
     const keys = Array.from({ length: settings.partitions }, (_, p) => streamKey(settings.prefix, topic, p));
     this.log = log.child({ topic, group: this.group, consumer: this.consumer });
+    this.busLog = log;
     this.reads = new PartitionReads(this, keys);
     this.leases = new PartitionLeases(this, keys, (part) => this.run(part));
     this.worker = new PartitionWorker(this, this.reads, this.leases, handler);
@@ -76,9 +78,22 @@ export class RedisBusSubscriber implements Member {
   expired(part: Part): boolean {
     if (!part.lost && Date.now() >= part.validUntil) {
       part.lost = true;
-      if (!part.abandoned) this.log.warn('partition lease not renewed in time; stopping it', { partition: part.partition });
+      if (!part.abandoned) this.noteExpired(part.partition);
     }
     return part.lost;
+  }
+
+  /** Partitions whose leases ran out in this turn of the event loop: a Redis stall ends them all at once, said in one line. */
+  private expiring: number[] = [];
+  private noteExpired(partition: number): void {
+    if (this.expiring.length === 0) {
+      setImmediate(() => {
+        const partitions = this.expiring.sort((a, b) => a - b);
+        this.expiring = [];
+        this.log.warn('partition leases not renewed in time; stopping them', { partitions });
+      });
+    }
+    this.expiring.push(partition);
   }
 
   drop(part: Part): void {

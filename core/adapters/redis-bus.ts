@@ -70,7 +70,7 @@ export type { RedisBusOptions } from './redis-bus-settings';
  */
 export function createRedisBus(options: RedisBusOptions): Bus {
   const settings = resolveRedisBusSettings(options);
-  const log = createLogger({ component: 'redis-bus' });
+  const log = options.log?.child({ component: 'redis-bus' }) ?? createLogger({ component: 'redis-bus' });
   const cmd = openRedis(options.redis, { enableAutoPipelining: true }, log);
   defineRedisBusScripts(cmd);
   const publish = createRedisPublisher(cmd, settings);

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Logger } from '../../lib/log';
+import { eventually } from '../../test/support/eventually';
+import { openBus } from './open-adapters';
+import type { AdaptersConfig } from '../../lib/config';
+
+/** A logger that keeps every line with the fields its children add, as a role's does. */
+function keptLines(base: Record<string, unknown>): { log: Logger; lines: { msg: string; fields: Record<string, unknown> }[] } {
+  const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+  const make = (fields: Record<string, unknown>): Logger => {
+    const write = (msg: string, extra: Record<string, unknown> = {}) => void lines.push({ msg, fields: { ...fields, ...extra } });
+    return { debug: write, info: write, warn: write, error: write, child: (more) => make({ ...fields, ...more }) };
+  };
+  return { log: make(base), lines };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the Redis bus of a role, through a Redis stall', () => {
+  let port: number;
+  let redis: ReturnType<typeof spawn>;
+  beforeAll(async () => {
+    port = await freePort();
+    // A Redis of its own: stopping it must not stall other tests' Redis.
+    redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await eventually(
+      () =>
+        new Promise<boolean | undefined>((resolve) => {
+          const s = net.connect(port, '127.0.0.1', () => {
+            s.end();
+            resolve(true);
+          });
+          s.on('error', () => resolve(undefined));
+        }),
+      10_000,
+    );
+  });
+  afterAll(() => {
+    redis.kill('SIGCONT');
+    redis.kill('SIGKILL');
+  });
+
+  it('writes its lines with the role’s fields, and says the leases a stall ended in one line', async () => {
+    const { log, lines } = keptLines({ role: 'worker', pid: 4242 });
+    const adapters = { bus: 'redis', redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: `logs-${process.pid}`, busPartitions: 8 } as AdaptersConfig;
+    const bus = await openBus(adapters, log);
+    try {
+      await bus.subscribe('hermod.kupu.v1', async () => undefined, { group: 'kupu-workers' });
+      await new Promise((r) => setTimeout(r, 500));
+      redis.kill('SIGSTOP');
+      // Past the leases' 5 s.
+      await new Promise((r) => setTimeout(r, 7000));
+      redis.kill('SIGCONT');
+      await eventually(() => lines.some((l) => l.msg.startsWith('partition lease')), 10_000);
+      // Each partition said it alone, 16 × 10 lines in 3 ms in a trial, and the bus's lines had no role or pid.
+      const ended = lines.filter((l) => l.msg.startsWith('partition lease'));
+      expect(ended.map((l) => l.msg)).toEqual(['partition leases not renewed in time; stopping them']);
+      expect(ended[0]!.fields).toMatchObject({ role: 'worker', pid: 4242, group: 'kupu-workers', partitions: [0, 1, 2, 3, 4, 5, 6, 7] });
+    } finally {
+      await bus.close();
+    }
+  }, 30_000);
+});
