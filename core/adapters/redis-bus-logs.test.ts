@@ -3,6 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../lib/log';
 import { eventually } from '../../test/support/eventually';
+import { freePort } from '../../test/support/free-port';
 import { openBus } from './open-adapters';
 import type { AdaptersConfig } from '../../lib/config';
 
@@ -14,14 +15,6 @@ function keptLines(base: Record<string, unknown>): { log: Logger; lines: { msg: 
     return { debug: write, info: write, warn: write, error: write, child: (more) => make({ ...fields, ...more }) };
   };
   return { log: make(base), lines };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('the Redis bus of a role, through a Redis stall', () => {
