@@ -2,7 +2,7 @@ import type { ReplyContext } from '../ports/state';
 import type { ReplyRoute } from './reply-router';
 
 /**
- * Where a START goes (keywordOf: `start`): to the application the rules chose
+ * Where a START goes (asksToOptBackIn: START, UNSTOP, SUBSCRIBE, OPTIN, OPT IN; not YES): to the application the rules chose
  * (routeReply) when the handset is opted out of it; else to an application
  * that claimed or sends from the address replied to and that the handset is
  * opted out of (`opted-out-from-address`). On a short code several
