@@ -59,6 +59,14 @@ describe('replies to campaign messages', () => {
     expect(answer.source).toBe('SHOP');
   });
 
+  it('answers a reply to its own answer no more: one reply_response to a conversation, not one a message', async () => {
+    await eventually(async () => to('+6427000001').find((m) => m.text.startsWith('Ngā mihi mō tō whakautu')), 20_000);
+    // A reply to the answer was followed back to the campaign and answered again: two auto-responders would never stop.
+    await h.simulator.originate({ source: '+6427000001', destination: 'SHOP', text: 'Ka pai — 好的 👍🏽' });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(to('+6427000001').filter((m) => m.text.startsWith('Ngā mihi mō tō whakautu'))).toHaveLength(1);
+  });
+
   it('answers a STOP that came after the campaign’s answer to an earlier reply with the opt_out_response', async () => {
     // The handset's last message from SHOP is then the reply_response, not the campaign's own: the STOP answers that.
     await h.simulator.originate({ source: '+6427000004', destination: 'SHOP', text: 'He aha ngā hāora? 营业时间?' });

@@ -17,7 +17,7 @@ const REPLY_RESPONSE = 'campaign_reply_response';
  * names the campaign message it answers for (`replyTo`): a handset that asked
  * a question first and sends STOP after the answer is answering that answer,
  * the last message it had from the mask, and still gets the campaign's
- * `opt_out_response`.
+ * `opt_out_response`; any other reply to an answer gets no answer again.
  */
 export function createCampaignResponder(deps: {
   store: CampaignStore;
@@ -36,10 +36,15 @@ export function createCampaignResponder(deps: {
     return campaign;
   };
 
-  /** The campaign message a reply is about: the one it answers, or the one the campaign's answer it answers was for. */
+  /**
+   * The campaign message a reply is about: the one it answers; for a STOP, also the one the campaign's answer
+   * it answers was for. Any other reply to an answer gets none (one answer a conversation: two auto-responders
+   * answering each other would never stop), and needs no lookup.
+   */
   const campaignMessageOf = async (reply: MessageRecord): Promise<string | undefined> => {
     if (!reply.replyTo) return undefined;
     if (campaignOfMessage(reply.replyTo)) return reply.replyTo;
+    if (keywordOf(reply.content) !== 'stop') return undefined;
     const answered =
       deps.recent.get(reply.replyTo) ??
       (await deps.history.getMessage(reply.applicationId, reply.replyTo).catch((err: unknown) => {
@@ -53,8 +58,10 @@ export function createCampaignResponder(deps: {
 
   return async function respond(replies: readonly MessageRecord[]): Promise<void> {
     const answers: NewMessage[] = [];
-    for (const r of replies) {
-      const campaignMessage = await campaignMessageOf(r);
+    // Side by side: a STOP to an answer no longer in memory reads history.
+    const about = await Promise.all(replies.map(campaignMessageOf));
+    for (const [i, r] of replies.entries()) {
+      const campaignMessage = about[i];
       const campaignId = campaignMessage ? campaignOfMessage(campaignMessage) : undefined;
       if (!campaignMessage || !campaignId) continue;
       const c = await campaignOf(campaignId);

@@ -146,6 +146,11 @@ describe('parseStreamedObject', () => {
     expect(err.message).toBe(`request body must be a JSON object, not ${what}`);
   });
 
+  it('refuses a large body that starts as null would as no JSON at all', async () => {
+    const err = await parseError(split(`nonsense ${'Kia ora 👋🏽 '.repeat(8000)}`, 4096));
+    expect(err.message).toBe("request body is not valid JSON: expected '{' but found 'n' (near byte 0)");
+  });
+
   it('refuses a large body that starts as an array as not an object once it passes 64 KiB, without reading it whole', async () => {
     const members = Array.from({ length: 5000 }, (_, i) => ({ destination: `+64210${String(i).padStart(5, '0')}`, param1: 'Kia ora 👋🏽' }));
     const body = JSON.stringify(members);

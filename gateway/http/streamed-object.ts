@@ -260,7 +260,11 @@ class Scanner {
   private keepNotObject(piece: Buffer): void {
     const kept = this.notObject;
     kept.bytes += piece.length;
-    if (kept.bytes > NOT_OBJECT_KEPT) throw notAnObject(kept.what);
+    if (kept.bytes > NOT_OBJECT_KEPT) {
+      // No null, true or false takes 64 KiB: one that begins so is no JSON at all.
+      if (kept.what === 'null' || kept.what === 'true' || kept.what === 'false') throw invalid(`expected '{' but found ${show(kept.first)}`, kept.at);
+      throw notAnObject(kept.what);
+    }
     kept.pieces.push(Buffer.from(piece));
   }
 
