@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lib/config';
-import { freePort } from '../../test/support/free-port';
+import { freePortBelowEphemeral } from '../../test/support/free-port';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient } from '../carriers/smpp/smpp-client';
 import { quietLog } from './smpp-test-kit';
@@ -12,7 +12,11 @@ import { runSmscSimulator } from './smsc-main';
 describe('the smsc-simulator role with a carriers file', () => {
   it('runs one simulator per simulated carrier, each with its own rate limit, and none for the real ones', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-simulated-'));
-    const [slow, fast, real] = [await freePort(), await freePort(), await freePort()];
+    // Ports written into a file before the simulator starts: below the
+    // ephemeral range, so no other test's process is handed one meanwhile (a
+    // freePort() port taken by another process left the "nothing listens"
+    // wait below hanging in CI).
+    const [slow, fast, real] = [await freePortBelowEphemeral(), await freePortBelowEphemeral(), await freePortBelowEphemeral()];
     const file = path.join(dir, 'carriers.yaml');
     fs.writeFileSync(
       file,
