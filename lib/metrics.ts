@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
 import type { Logger } from './log';
 import { ReadGauge } from './read-gauge';
+import { ReadMapGauge } from './read-map-gauge';
 import { TalliedCounter } from './tallied-counter';
 import { listenError } from './listen-error';
 import type { Role } from './role';
@@ -195,6 +196,16 @@ export const callbacksOwed = once(
     new Gauge({
       name: 'hermod_callbacks_owed',
       help: "Callbacks in this core's outbox, in memory and on disk: owed until delivered, refused, given up or handed to a bus that keeps them",
+    }),
+);
+
+export const callbacksOwedPerApplication = once(
+  'hermod_callbacks_owed_per_application',
+  () =>
+    new ReadMapGauge({
+      name: 'hermod_callbacks_owed_per_application',
+      help: "Callbacks this core's outbox owes each application (by id), in memory and on disk, tried or not yet: grows while its receiver takes them slower than they are made, or not at all; 0 once all are delivered, refused or given up",
+      labelNames: ['application'] as const,
     }),
 );
 

@@ -88,6 +88,7 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
     await has('hermod_smpp_bind_up == 1');
     await has('hermod_callbacks_total{application!="", outcome="retry"} > 0');
     await has('hermod_callbacks_awaiting_retry{application!=""} > 0');
+    await has('hermod_callbacks_owed_per_application{application!=""} > 0');
     await has('hermod_campaign_messages_total > 0');
     await has('hermod_campaigns_sending');
     await has('hermod_history_flush_failures_total');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, setLogLevel } from '../../lib/log';
+import { callbacksOwedPerApplication } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 import { encodeOwed } from './callback-outbox-format';
 import { openCallbackOutbox, type CallbackOutbox, type OutboxConsumer } from './callback-outbox';
@@ -297,5 +298,24 @@ describe('callback outbox paging to disk', () => {
     expect(queues.head('tōmuri/m0')?.eventId).toBe('e0');
     expect(queues.head('tōmuri/m500')).toBeUndefined();
     again.close();
+  });
+
+  it('counts what each application is owed, in memory and on disk, so an SRE sees whose receiver is behind', async () => {
+    const owedOf = async (): Promise<Record<string, number>> =>
+      Object.fromEntries((await callbacksOwedPerApplication.get()).values.map((v) => [v.labels.application, v.value]));
+    const outbox = openCallbackOutbox({ dir: tmpDir(), log, inMemory: 100 });
+    outbox.owe(Array.from({ length: 1_000 }, (_, i) => jobOf(`slow${i}`, 'tōmuri', `tōmuri/m${i}`, 'Kia ora, e hoa mā 👋🏽')));
+    outbox.owe([jobOf('quick0', '快', '快/m0', '你好'), jobOf('quick1', '快', '快/m1', '你好')]);
+    await settleDown();
+    expect(outbox.onDisk).toBeGreaterThan(0);
+    expect(await owedOf()).toMatchObject({ tōmuri: 1_000, 快: 2 });
+
+    outbox.settle(['quick0', 'quick1', 'slow0']);
+    await settleDown();
+    // An application owed nothing any more reads 0 rather than vanishing, so an alert on it resolves.
+    expect(await owedOf()).toMatchObject({ tōmuri: 999, 快: 0 });
+    outbox.close();
+    // A closed outbox owes nothing in this process.
+    expect(await owedOf()).toMatchObject({ tōmuri: 0, 快: 0 });
   });
 });

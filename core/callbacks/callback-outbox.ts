@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log';
-import { callbacksOwed, callbacksOwedOnDisk } from '../../lib/metrics';
+import { callbacksOwed, callbacksOwedOnDisk, callbacksOwedPerApplication } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 import { openCallbackDiskQueues } from './callback-disk-queues';
 import { openOutboxJournal } from './callback-outbox-journal';
@@ -384,6 +384,14 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     append(encodePublished(held.map((j) => j.eventId)));
   }
   changed();
+  /** Read at a scrape: what each application is owed (cheap per change, O(applications + held) per scrape). */
+  const unwatchOwed = callbacksOwedPerApplication.watch(() => {
+    const owed = new Map<string, number>();
+    for (const [a, jobs] of byApplication) owed.set(a, jobs.size);
+    for (const a of disk.applications()) owed.set(a, (owed.get(a) ?? 0) + disk.count(a));
+    for (const { job } of pending.values()) owed.set(job.applicationId, (owed.get(job.applicationId) ?? 0) + 1);
+    return owed;
+  });
 
   return {
     attach(c) {
@@ -455,6 +463,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       if (closed) return;
       closed = true;
       if (retryPump) clearTimeout(retryPump);
+      unwatchOwed();
       journal.close();
       disk.close();
     },
