@@ -3,7 +3,7 @@ import { HermodError, isErrorCode } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { entryFile } from '../../lib/build-location';
 import { deliverCallback, type SignedDelivery } from './callback-sender';
-import type { DeliveryAnswer, DeliveryRequest } from './callback-delivery-thread-main';
+import { decodeAnswers, pushRequest } from './callback-delivery-wire';
 
 export type Deliver = (d: SignedDelivery) => Promise<{ status: number; rateLimit?: number }>;
 
@@ -25,8 +25,8 @@ export async function startCallbackDeliveryPool(threads: number, log: Logger): P
         worker.once('error', (err) => (clearTimeout(timer), reject(err)));
         worker.once('message', () => (clearTimeout(timer), resolve()));
       });
-      worker.on('message', (answers: DeliveryAnswer[]) => {
-        for (const answer of answers) {
+      worker.on('message', (flat: unknown[]) => {
+        for (const answer of decodeAnswers(flat)) {
           const waiting = pending.get(answer.ref);
           if (!waiting) continue;
           pending.delete(answer.ref);
@@ -45,7 +45,7 @@ export async function startCallbackDeliveryPool(threads: number, log: Logger): P
   if (workers.length === 0) return { deliver: deliverCallback, stop: async () => undefined };
   // What one synchronous run hands over goes to each thread as one message: a message costs about
   // as much as a callback's own HTTP, so one per callback spent a third of the dispatcher's time.
-  const outgoing: DeliveryRequest[][] = workers.map(() => []);
+  const outgoing: unknown[][] = workers.map(() => []);
   const flush = (): void => {
     outgoing.forEach((requests, i) => {
       if (requests.length === 0) return;
@@ -59,7 +59,7 @@ export async function startCallbackDeliveryPool(threads: number, log: Logger): P
       const id = ++ref;
       const batch = outgoing[next++ % workers.length]!;
       if (outgoing.every((requests) => requests.length === 0)) queueMicrotask(flush);
-      batch.push({ ...d, ref: id });
+      pushRequest(batch, id, d);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
       });

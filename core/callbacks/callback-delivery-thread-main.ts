@@ -1,15 +1,9 @@
 import { parentPort } from 'node:worker_threads';
 import { toHermodError } from '../../lib/errors';
-import { deliverCallback, type SignedDelivery } from './callback-sender';
+import { deliverCallback } from './callback-sender';
+import { type DeliveryAnswer, decodeRequests, encodeAnswers } from './callback-delivery-wire';
 
 /** One delivery thread: POSTs what it is handed (in batches) and answers with the outcomes (in batches). */
-export interface DeliveryRequest extends SignedDelivery {
-  ref: number;
-}
-
-export type DeliveryAnswer =
-  | { ref: number; ok: true; status: number; rateLimit?: number }
-  | { ref: number; ok: false; code: string; message: string; retryable: boolean };
 
 // Answers that come in one turn go back as one message (see the pool).
 let answers: DeliveryAnswer[] = [];
@@ -18,15 +12,15 @@ const answer = (a: DeliveryAnswer): void => {
     setImmediate(() => {
       const batch = answers;
       answers = [];
-      parentPort!.postMessage(batch);
+      parentPort!.postMessage(encodeAnswers(batch));
     });
   answers.push(a);
 };
 
-parentPort!.on('message', (requests: DeliveryRequest[]) => {
-  for (const req of requests) {
+parentPort!.on('message', (flat: unknown[]) => {
+  for (const req of decodeRequests(flat)) {
     deliverCallback(req).then(
-      (res) => answer({ ref: req.ref, ok: true, status: res.status, rateLimit: res.rateLimit }),
+      (res) => answer({ ref: req.ref, ok: true, status: res.status, ...(res.rateLimit !== undefined ? { rateLimit: res.rateLimit } : {}) }),
       (err: unknown) => {
         const e = toHermodError(err);
         answer({ ref: req.ref, ok: false, code: e.code, message: e.message, retryable: e.retryable });
