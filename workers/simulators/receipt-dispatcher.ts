@@ -37,6 +37,8 @@ export class ReceiptDispatcher {
       retryMs?: number;
       log?: Logger;
       receiptIdOf?: (carrierMessageId: string) => string;
+      /** What receipted_message_id holds (smsc-simulator-options). */
+      idTlv?: 'submit' | 'receipt' | 'none';
       /** Each receipt on the next bind of its system_id in turn, not on its submit's. */
       anyBind?: boolean;
     } = {},
@@ -117,11 +119,19 @@ export class ReceiptDispatcher {
 
   private pdu(o: ReceiptOrder): SmPdu {
     const failed = o.state !== 'delivered';
-    // Written as the carrier writes receipt ids, which may differ from its submit_sm_resp's.
+    // The text's id is written as the carrier writes receipt ids, which may differ from its submit_sm_resp's;
+    // receipted_message_id is the id submit_sm_resp gave (SMPP 3.4 section 5.3.2.12).
     const id = this.options.receiptIdOf?.(o.carrierMessageId) ?? o.carrierMessageId;
-    const tlvs: Tlv[] = [cStringTlv(TlvTag.receipted_message_id, id), uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state])];
+    const idTlv = this.options.idTlv ?? 'submit';
+    const tlvs: Tlv[] =
+      idTlv === 'none'
+        ? []
+        : [
+            cStringTlv(TlvTag.receipted_message_id, idTlv === 'submit' ? o.carrierMessageId : id),
+            uint8Tlv(TlvTag.message_state, MESSAGE_STATE_BY_STATE[o.state]),
+          ];
     // network_error_code: network type 3 (GSM) and a two-octet code.
-    if (failed) tlvs.push({ tag: TlvTag.network_error_code, value: Buffer.of(3, (o.errorCode >> 8) & 0xff, o.errorCode & 0xff) });
+    if (failed && idTlv !== 'none') tlvs.push({ tag: TlvTag.network_error_code, value: Buffer.of(3, (o.errorCode >> 8) & 0xff, o.errorCode & 0xff) });
     const text = formatReceiptText({
       id,
       state: o.state,

@@ -31,6 +31,20 @@ export interface SmscSimulatorOptions {
    */
   submitIds?: IdBase;
   receiptIds?: IdBase;
+  /**
+   * How the ids are written besides their base, as some carriers write them:
+   * in upper case, zero-padded to a width (submit_sm_resp's, and the
+   * receipts' text ids). The receipted_message_id TLV carries the id exactly
+   * as submit_sm_resp gave it (SMPP 3.4 section 5.3.2.12).
+   */
+  idStyles?: { submit?: IdStyle; receipt?: IdStyle };
+  /**
+   * What a receipt's receipted_message_id TLV holds: the id as submit_sm_resp
+   * gave it (`submit`, SMPP 3.4 and the default), the text's id (`receipt`, as
+   * some SMSCs write it), or no TLV at all (`none`: receipts of SMPP 3.3 style,
+   * the text alone, message_state left out too).
+   */
+  receiptIdTlv?: 'submit' | 'receipt' | 'none';
   /** More unanswered submit_sm than this on one session get ESME_RTHROTTLED. */
   maxWindow?: number;
   /** Delay of every submit_sm_resp, so a client's window fills up. */
@@ -116,3 +130,9 @@ export type SmscSimulatorEvents = {
   bind: [BindEvent];
   sessionClosed: [SessionStats];
 };
+
+/** Hex digits in upper case, and the width an id is zero-padded to. */
+export interface IdStyle {
+  upper?: boolean;
+  width?: number;
+}

@@ -206,8 +206,13 @@ describe('SMSC simulator', () => {
     expect(sent[0]!.at).toBeLessThanOrEqual(Date.now());
   });
 
-  it('writes message ids the way the carrier it stands for does: hex in submit_sm_resp and decimal in receipts, whatever the digits', async () => {
-    const sim = await kit.simulator({ receiptDelayMs: 0, submitIds: 'hex', receiptIds: 'decimal' });
+  it('writes message ids the way the carrier it stands for does: hex in submit_sm_resp and decimal in receipts’ text, upper case and zero-padded where asked, the TLV as submit_sm_resp gave it', async () => {
+    const sim = await kit.simulator({
+      receiptDelayMs: 0,
+      submitIds: 'hex',
+      receiptIds: 'decimal',
+      idStyles: { submit: { upper: true, width: 20 }, receipt: { width: 24 } },
+    });
     const client = await kit.client(sim);
     const receipts: DeliveryReceipt[] = [];
     client.on('receipt', (r, settle) => {
@@ -215,9 +220,10 @@ describe('SMSC simulator', () => {
       settle(true);
     });
     const { messageId } = await client.submit({ source: 'Hermod', destination: '+64211234567', shortMessage: Buffer.from('Kia ora'), dataCoding: 0 });
-    expect(messageId).toMatch(/^[0-9a-f]+$/);
+    expect(messageId).toMatch(/^0+[1-9A-F][0-9A-F]*$/);
+    expect(messageId).toHaveLength(20);
     await eventually(() => (receipts.length >= 1 ? true : undefined));
-    expect(receipts[0]!.carrierMessageId).toBe(BigInt(`0x${messageId}`).toString(10));
+    expect(receipts[0]).toMatchObject({ carrierMessageId: messageId, idWrittenAs: 'submit' });
   });
 
   it('sends receipts only when registered_delivery asks for them', async () => {

@@ -13,7 +13,7 @@ import { createOutcomePicker, type Outcome } from './outcome-picker';
 import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
 import { ReceiptStore } from './receipt-store';
 import { SmscSession, type SessionStats } from './smsc-session';
-import type { SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+import type { IdStyle, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
 
 export type { SessionStats } from './smsc-session';
 export type { AssembledMessage, SentReceipt, SimulatedSubmit, SmscSimulatorOptions } from './smsc-simulator-options';
@@ -113,7 +113,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         store: this.store,
         retryMs: this.o.receiptRetryMs,
         log: this.o.log,
-        receiptIdOf: receiptIdWriter(this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex'),
+        receiptIdOf: receiptIdWriter(this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex', this.o.idStyles?.receipt),
+        idTlv: this.o.receiptIdTlv,
         anyBind: this.o.receiptsOn === 'any',
       },
     );
@@ -351,7 +352,9 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       }
     }
     const carrierMessageId =
-      status === CommandStatus.ESME_ROK ? (this.idBase + ++this.idCounter).toString(this.o.submitIds === 'decimal' ? 10 : 16) : undefined;
+      status === CommandStatus.ESME_ROK
+        ? styled((this.idBase + ++this.idCounter).toString(this.o.submitIds === 'decimal' ? 10 : 16), this.o.idStyles?.submit)
+        : undefined;
     if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
     if (carrierMessageId) {
       this.o.log?.debug('submit accepted', {
@@ -411,7 +414,13 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
 }
 
 /** How a receipt writes the id its submit_sm_resp gave, when the carrier writes the two in different bases. */
-function receiptIdWriter(submitIds: IdBase, receiptIds: IdBase): (id: string) => string {
-  if (submitIds === receiptIds) return (id) => id;
-  return receiptIds === 'decimal' ? (id) => BigInt(`0x${id}`).toString(10) : (id) => BigInt(id).toString(16);
+function receiptIdWriter(submitIds: IdBase, receiptIds: IdBase, style: IdStyle | undefined): (id: string) => string {
+  if (submitIds === receiptIds) return (id) => styled(id.replace(/^0+(?=.)/, '').toLowerCase(), style);
+  return receiptIds === 'decimal' ? (id) => styled(BigInt(`0x${id}`).toString(10), style) : (id) => styled(BigInt(id).toString(16), style);
+}
+
+/** An id written in a carrier's style: upper-case hex, zero-padded. */
+function styled(id: string, style: IdStyle | undefined): string {
+  const digits = style?.upper ? id.toUpperCase() : id;
+  return style?.width ? digits.padStart(style.width, '0') : digits;
 }

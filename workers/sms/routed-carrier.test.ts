@@ -9,7 +9,8 @@ import type { SimulatedSubmit, SmscSimulator } from '../simulators/smsc-simulato
 import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
 import { carrierConfig } from './carrier-config-test-kit';
 import { createRoutedCarrier } from './routed-carrier';
-import { createSmppCarrier, receiptIdAsSubmitId } from './smpp-carrier';
+import { createSmppCarrier } from './smpp-carrier';
+import { receiptIdAsSubmitId } from './carrier-message-id';
 
 const kit = smppTestKit();
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
@@ -170,6 +171,53 @@ describe('the routed SMS carrier', () => {
     expect(a.carrierIds[0]!.slice('spark:'.length)).toBe(b.carrierIds[0]!.slice('one-nz:'.length));
     await eventually(() => receipts.length === 2);
     expect(receipts.sort()).toEqual([...a.carrierIds, ...b.carrierIds].sort());
+  });
+
+  // How real SMSCs write the same message id in submit_sm_resp and in its receipt.
+  const idWritings: { name: string; sim: Parameters<typeof kit.simulator>[0]; submitIds: 'hex' | 'decimal'; receiptIds: 'hex' | 'decimal' }[] = [
+    {
+      name: 'upper-case hex, receipts in lower case',
+      sim: { idStyles: { submit: { upper: true } }, receiptIdTlv: 'none' },
+      submitIds: 'hex',
+      receiptIds: 'hex',
+    },
+    { name: 'zero-padded hex, receipts unpadded', sim: { idStyles: { submit: { width: 20 } }, receiptIdTlv: 'none' }, submitIds: 'hex', receiptIds: 'hex' },
+    {
+      name: 'upper-case hex, receipts in zero-padded decimal text with the TLV per SMPP 3.4',
+      sim: { submitIds: 'hex', receiptIds: 'decimal', idStyles: { submit: { upper: true }, receipt: { width: 24 } } },
+      submitIds: 'hex',
+      receiptIds: 'decimal',
+    },
+    {
+      name: 'upper-case hex, receipts in decimal text only (SMPP 3.3 style)',
+      sim: { submitIds: 'hex', receiptIds: 'decimal', idStyles: { submit: { upper: true, width: 20 } }, receiptIdTlv: 'none' },
+      submitIds: 'hex',
+      receiptIds: 'decimal',
+    },
+    {
+      name: 'hex, receipts in decimal with the same decimal id in the TLV',
+      sim: { submitIds: 'hex', receiptIds: 'decimal', receiptIdTlv: 'receipt' },
+      submitIds: 'hex',
+      receiptIds: 'decimal',
+    },
+    {
+      name: 'zero-padded decimal, receipts in upper-case hex',
+      sim: { submitIds: 'decimal', receiptIds: 'hex', idStyles: { submit: { width: 24 }, receipt: { upper: true } } },
+      submitIds: 'decimal',
+      receiptIds: 'hex',
+    },
+  ];
+  it.each(idWritings)('matches each receipt to its message when the SMSC writes ids as $name', async ({ sim, submitIds, receiptIds }) => {
+    const smsc = await kit.simulator({ outcomes: { delivered: 1 }, receiptDelayMs: 0, ...sim });
+    const r = routed([carrierConfig('spark', smsc.port, { submitIds, receiptIds })], []);
+    const reports: string[] = [];
+    r.onReport((report) => void reports.push(report.carrierId));
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    const sent = [await r.send(job('+64211234567')), await r.send(job('+64211234568', 'x'.repeat(200)))];
+    const carrierIds = sent.flatMap((s) => s.carrierIds);
+    expect(carrierIds).toHaveLength(3);
+    await eventually(() => reports.length === 3);
+    expect(reports.sort()).toEqual(carrierIds.sort());
   });
 
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {

@@ -1,4 +1,4 @@
-import type { CarrierConfig, IdBase } from '../../lib/carriers-file';
+import type { CarrierConfig } from '../../lib/carriers-file';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
@@ -11,6 +11,7 @@ import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
 import { FifoMap } from '../../lib/fifo-map';
+import { canonicalCarrierId, receiptIdAsSubmitId } from './carrier-message-id';
 
 /** What each receipt state means for the message. `accepted` (en route) is not a change. */
 const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
@@ -42,16 +43,6 @@ export function smppStatusOf(err: unknown): number | undefined {
 }
 
 export const isThrottled = (err: unknown): boolean => smppStatusOf(err) === CommandStatus.ESME_RTHROTTLED;
-
-/** A receipt's message id written the way submit_sm_resp wrote it (a carrier may use hex in one, decimal in the other). */
-export function receiptIdAsSubmitId(id: string, receiptIds: IdBase, submitIds: IdBase): string {
-  if (receiptIds === submitIds) return id;
-  try {
-    return receiptIds === 'decimal' ? BigInt(id).toString(16) : BigInt(`0x${id}`).toString(10);
-  } catch {
-    return id;
-  }
-}
 
 /**
  * SMS over one carrier's SMPP 3.4 transceiver binds: each message split into
@@ -126,7 +117,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     client.on('receipt', (r: DeliveryReceipt, settle) => {
       const status = STATUS_BY_RECEIPT[r.state];
       if (!status) return settle(true);
-      const carrierId = receiptIdAsSubmitId(r.carrierMessageId, config.receiptIds, config.submitIds);
+      const carrierId = receiptIdAsSubmitId(r.carrierMessageId, r.idWrittenAs === 'submit' ? config.submitIds : config.receiptIds, config.submitIds);
       const at = submittedAt.get(carrierId);
       if (at !== undefined) {
         submittedAt.delete(carrierId);
@@ -212,9 +203,10 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         carrierSubmits.inc({ carrier, outcome: 'accepted' }, results.length);
         stats.accepted += results.length;
         const now = Date.now();
-        for (const r of results) submittedAt.set(r.messageId, now);
+        const ids = results.map((r) => canonicalCarrierId(r.messageId, config.submitIds));
+        for (const id of ids) submittedAt.set(id, now);
         while (submittedAt.size > MAX_TRACKED) submittedAt.shift();
-        return { carrierIds: results.map((r) => config.idPrefix + r.messageId) };
+        return { carrierIds: ids.map((id) => config.idPrefix + id) };
       } catch (err) {
         // Withdrawn unsent on purpose (a paused campaign, the submit limit): normal flow, no submit failed.
         if (isHeldBack(err)) throw err;

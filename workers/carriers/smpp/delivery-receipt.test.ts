@@ -24,6 +24,7 @@ describe('delivery receipts', () => {
     const r = parseDeliveryReceipt(receipt('id:0a1b2c sub:001 dlvrd:001 submit date:2403151200 done date:2403151201 stat:DELIVRD err:000 text:hello'));
     expect(r).toEqual({
       carrierMessageId: '0a1b2c',
+      idWrittenAs: 'receipt',
       state: 'delivered',
       errorCode: '000',
       doneDate: Date.UTC(2024, 2, 15, 12, 1),
@@ -50,6 +51,21 @@ describe('delivery receipts', () => {
       UNKNOWN: 'unknown',
       ENROUTE: 'accepted',
     });
+  });
+
+  it('takes the intermediate words other SMSCs write (buffered, acknowledged) as not final, so a later DELIVRD still counts', () => {
+    for (const stat of ['ACKED', 'BUFFRED', 'BUFFERD', 'BUFFERED', 'ENROUTE', 'ACCEPTD']) {
+      expect(parseDeliveryReceipt(receipt(`id:1 stat:${stat} err:000`))!.state, stat).toBe('accepted');
+    }
+  });
+
+  it('tells an id written as submit_sm_resp wrote it (the TLV, SMPP 3.4) from one written as the receipt text writes ids', () => {
+    const tlv = (id: string) => [cStringTlv(TlvTag.receipted_message_id, id), uint8Tlv(TlvTag.message_state, 2)];
+    expect(parseDeliveryReceipt(receipt('id:19088743 stat:DELIVRD', tlv('1234567')))).toMatchObject({ carrierMessageId: '1234567', idWrittenAs: 'submit' });
+    expect(parseDeliveryReceipt(receipt('', tlv('1234567')))).toMatchObject({ carrierMessageId: '1234567', idWrittenAs: 'submit' });
+    // The same id in both: the SMSC writes its receipts' id in the TLV too.
+    expect(parseDeliveryReceipt(receipt('id:19088743 stat:DELIVRD', tlv('19088743')))).toMatchObject({ carrierMessageId: '19088743', idWrittenAs: 'receipt' });
+    expect(parseDeliveryReceipt(receipt('id:19088743 stat:DELIVRD'))).toMatchObject({ carrierMessageId: '19088743', idWrittenAs: 'receipt' });
   });
 
   it('lets receipted_message_id and message_state TLVs win over the text', () => {

@@ -6,8 +6,16 @@ import { networkErrorMeaning } from './network-error';
 export type ReceiptState = 'delivered' | 'undeliverable' | 'expired' | 'rejected' | 'deleted' | 'unknown' | 'accepted';
 
 export interface DeliveryReceipt {
-  /** The message id the SMSC gave in submit_sm_resp. */
+  /** The message id the SMSC gave in submit_sm_resp, as the receipt wrote it. */
   carrierMessageId: string;
+  /**
+   * How it is written: `submit` as submit_sm_resp wrote it (the
+   * receipted_message_id TLV, SMPP 3.4 section 5.3.2.12), or `receipt` as
+   * the SMSC writes receipts' text ids (which may be another base). An SMSC
+   * that writes its text id in the TLV too (the same id in both) writes it
+   * the receipt's way.
+   */
+  idWrittenAs: 'submit' | 'receipt';
   state: ReceiptState;
   /** Network/SMSC error code ('000' or '' when none). */
   errorCode: string;
@@ -55,6 +63,11 @@ const STATE_BY_STAT: Record<string, ReceiptState> = {
   ACCEPTD: 'accepted',
   ACCEPTED: 'accepted',
   ENROUTE: 'accepted',
+  // Not final either, as some SMSCs write it (Kannel reads these as buffered).
+  ACKED: 'accepted',
+  BUFFRED: 'accepted',
+  BUFFERD: 'accepted',
+  BUFFERED: 'accepted',
   UNKNOWN: 'unknown',
   REJECTD: 'rejected',
   REJECTED: 'rejected',
@@ -103,8 +116,10 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
   if (textField >= 0) text = text.slice(0, textField); // the original's text could contain anything
 
   const tlvId = tlvCString(pdu.tlvs, TlvTag.receipted_message_id);
-  const carrierMessageId = tlvId || RE_ID.exec(text)?.[1];
+  const textId = RE_ID.exec(text)?.[1];
+  const carrierMessageId = tlvId || textId;
   if (!carrierMessageId) return undefined;
+  const idWrittenAs = tlvId && tlvId !== textId ? 'submit' : 'receipt';
 
   const stat = RE_STAT.exec(text)?.[1]?.toUpperCase() ?? '';
   const messageState = tlvUint(pdu.tlvs, TlvTag.message_state);
@@ -117,6 +132,7 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
   const done = RE_DONE.exec(text)?.[1];
   return {
     carrierMessageId,
+    idWrittenAs,
     state,
     errorCode,
     ...(errorMeaning ? { errorMeaning } : {}),
