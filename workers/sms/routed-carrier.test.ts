@@ -220,6 +220,66 @@ describe('the routed SMS carrier', () => {
     expect(reports.sort()).toEqual(carrierIds.sort());
   });
 
+  /** A simulator that answers `status` to part 2 of each long message the first `times` times it sees it. */
+  const refusingPartTwo = async (status: number, times: number) => {
+    const seen = new Map<string, number>();
+    const smsc = await kit.simulator({
+      outcomes: { delivered: 1 },
+      receiptDelayMs: 0,
+      statusFor: (submit) => {
+        if (submit.concat?.seq !== 2) return undefined;
+        const n = (seen.get(submit.destination) ?? 0) + 1;
+        seen.set(submit.destination, n);
+        return n <= times ? status : undefined;
+      },
+    });
+    return { smsc, submits: watch(smsc) };
+  };
+  const LONG = 'Kia ora, e hoa mā — tēnā koe i tēnei rā 👋🏽 '.repeat(4);
+
+  it.each([
+    ['throttles it once', CommandStatus.ESME_RTHROTTLED, 1],
+    ['throttles it five times running', CommandStatus.ESME_RTHROTTLED, 5],
+    ['answers its queue is full', CommandStatus.ESME_RMSGQFUL, 2],
+  ])(
+    'submits again only the part of a long message the SMSC %s, under the same concatenation reference, so the handset gets each part once',
+    async (_, status, times) => {
+      const { smsc, submits } = await refusingPartTwo(status, times);
+      const r = routed([carrierConfig('spark', smsc.port)], []);
+      const reports: string[] = [];
+      r.onReport((report) => void reports.push(report.carrierId));
+      await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+
+      const { carrierIds } = await r.send(job('+64211234567', LONG));
+      const accepted = submits.filter((s) => s.status === 0);
+      const parts = accepted[0]!.concat!.total;
+      expect(parts).toBeGreaterThanOrEqual(3);
+      expect(accepted.map((s) => s.concat!.seq).sort()).toEqual(Array.from({ length: parts }, (_, i) => i + 1));
+      expect(new Set(accepted.map((s) => s.concat!.ref)).size).toBe(1);
+      expect(
+        [...accepted]
+          .sort((a, b) => a.concat!.seq - b.concat!.seq)
+          .map((s) => s.text)
+          .join(''),
+      ).toBe(LONG);
+      expect(submits.filter((s) => s.status !== 0)).toHaveLength(times);
+      expect(carrierIds).toHaveLength(parts);
+      await eventually(() => reports.length === parts);
+      expect(reports.sort()).toEqual([...carrierIds].sort());
+    },
+  );
+
+  it('refuses a long message whose later part the SMSC refuses for good, naming the part, without sending the parts it took again', async () => {
+    const { smsc, submits } = await refusingPartTwo(CommandStatus.ESME_RINVDSTADR, 100);
+    const r = routed([carrierConfig('spark', smsc.port)], []);
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    await expect(r.send(job('+64211234567', LONG))).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(/part 2 of \d/) });
+    // Every part but the refused one went once; the refused one once.
+    const bySeq = new Map<number, number>();
+    for (const s of submits) bySeq.set(s.concat!.seq, (bySeq.get(s.concat!.seq) ?? 0) + 1);
+    expect([...bySeq.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {
     expect(receiptIdAsSubmitId('255', 'decimal', 'hex')).toBe('ff');
     expect(receiptIdAsSubmitId('ff', 'hex', 'decimal')).toBe('255');

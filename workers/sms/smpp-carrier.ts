@@ -7,6 +7,7 @@ import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
 import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrier';
 import { isHeldBack } from '../carrier';
+import { UncertainSendError } from '../uncertain-send-error';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
@@ -43,6 +44,58 @@ export function smppStatusOf(err: unknown): number | undefined {
 }
 
 export const isThrottled = (err: unknown): boolean => smppStatusOf(err) === CommandStatus.ESME_RTHROTTLED;
+
+/** How long the parts of a long message the carrier did not take yet are tried again, once it took some. */
+const PART_RETRY_MS = 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Submits again, on whichever bind of the carrier is up, the parts of a long
+ * message it has not taken (`ids[i]` undefined), as they were, backing off
+ * 50 ms doubling to 5 s, until each is taken. A part refused for good (or
+ * still not taken after PART_RETRY_MS) ends the message: it is not routed
+ * again, since the carrier has the other parts.
+ */
+async function completeParts(
+  segments: readonly Buffer[],
+  ids: (string | undefined)[],
+  first: PromiseSettledResult<unknown>[],
+  submitPart: (on: SmppClient, shortMessage: Buffer, withHoldBack: boolean) => Promise<{ messageId: string }>,
+  failed: (err: unknown) => void,
+  counted: (results: { messageId: string }[]) => string[],
+  pick: () => SmppClient | undefined,
+): Promise<string[]> {
+  const partName = (i: number) => `part ${i + 1} of ${segments.length}`;
+  let last: unknown = (first.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+  const refusedForGood = (i: number, err: unknown): HermodError =>
+    new HermodError('carrier_rejected', `${partName(i)} refused by the carrier: ${(err as Error).message}`, { retryable: false, cause: err });
+  first.forEach((r, i) => {
+    if (r.status === 'rejected' && (r.reason as { retryable?: boolean }).retryable !== true && !isHeldBack(r.reason)) throw refusedForGood(i, r.reason);
+  });
+  const deadline = Date.now() + PART_RETRY_MS;
+  for (let delay = 50; ; delay = Math.min(5000, delay * 2)) {
+    const missing = ids.flatMap((id, i) => (id === undefined ? [i] : []));
+    if (missing.length === 0) return ids as string[];
+    if (Date.now() + delay > deadline)
+      throw new UncertainSendError(
+        `${missing.map(partName).join(', ')} not taken by the carrier in ${PART_RETRY_MS / 1000} s, the others were: ${(last as Error).message}`,
+        { cause: last },
+      );
+    await sleep(delay);
+    const on = pick();
+    if (!on) continue;
+    const again = await Promise.allSettled(missing.map((i) => submitPart(on, segments[i]!, false)));
+    again.forEach((r, k) => {
+      const i = missing[k]!;
+      if (r.status === 'fulfilled') ids[i] = counted([r.value])[0];
+      else {
+        failed(r.reason);
+        last = r.reason;
+        if ((r.reason as { retryable?: boolean }).retryable !== true) throw refusedForGood(i, r.reason);
+      }
+    });
+  }
+}
 
 /**
  * SMS over one carrier's SMPP 3.4 transceiver binds: each message split into
@@ -178,8 +231,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       // Asked once, for the first part: the parts behind it follow it out, or are withdrawn with it.
       let held: boolean | undefined;
       const holdOnce = holdBack && ((): boolean => (held ??= holdBack()));
-      const submits = plan.segments.map((shortMessage) =>
-        client.submit({
+      const submitPart = (on: SmppClient, shortMessage: Buffer, withHoldBack: boolean) =>
+        on.submit({
           source: job.source,
           destination: job.destination,
           shortMessage,
@@ -188,35 +241,46 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
           registeredDelivery: 1,
           sourceTon: config.sourceTon,
           sourceNpi: config.sourceNpi,
-          holdBack: holdOnce,
+          holdBack: withHoldBack ? holdOnce : undefined,
           onSent: () => {
             if (!written) {
               written = true;
               onWritten?.();
             }
           },
-        }),
-      );
-      try {
-        const results = await Promise.all(submits);
+        });
+      const counted = (results: { messageId: string }[]): string[] => {
         smppSubmits.inc({ outcome: 'accepted' }, results.length);
         carrierSubmits.inc({ carrier, outcome: 'accepted' }, results.length);
         stats.accepted += results.length;
-        const now = Date.now();
-        const ids = results.map((r) => canonicalCarrierId(r.messageId, config.submitIds));
-        for (const id of ids) submittedAt.set(id, now);
-        while (submittedAt.size > MAX_TRACKED) submittedAt.shift();
-        return { carrierIds: ids.map((id) => config.idPrefix + id) };
-      } catch (err) {
-        // Withdrawn unsent on purpose (a paused campaign, the submit limit): normal flow, no submit failed.
-        if (isHeldBack(err)) throw err;
+        return results.map((r) => canonicalCarrierId(r.messageId, config.submitIds));
+      };
+      const failed = (err: unknown): void => {
         const retryable = (err as { retryable?: boolean }).retryable;
         smppSubmits.inc({ outcome: retryable ? 'transient' : 'rejected' });
         carrierSubmits.inc({ carrier, outcome: isThrottled(err) ? 'throttled' : retryable ? 'error' : 'rejected' });
         stats.lastError = `submit failed: ${(err as Error).message}`;
         stats.lastErrorAt = Date.now();
-        throw err;
-      }
+      };
+      const done = (ids: string[]) => {
+        const now = Date.now();
+        for (const id of ids) submittedAt.set(id, now);
+        while (submittedAt.size > MAX_TRACKED) submittedAt.shift();
+        return { carrierIds: ids.map((id) => config.idPrefix + id) };
+      };
+
+      const first = await Promise.allSettled(plan.segments.map((segment) => submitPart(client, segment, true)));
+      const ids: (string | undefined)[] = first.map((r) => (r.status === 'fulfilled' ? counted([r.value])[0] : undefined));
+      const refused = first.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      if (refused.length === 0) return done(ids as string[]);
+      // Withdrawn unsent on purpose (a paused campaign, the submit limit): normal flow, no submit failed.
+      if (refused.some(isHeldBack) && ids.every((id) => id === undefined)) throw refused.find(isHeldBack);
+      for (const err of refused) if (!isHeldBack(err)) failed(err);
+      // None taken: the whole message may be routed and submitted again.
+      if (ids.every((id) => id === undefined)) throw refused[0];
+      // Some parts are with the carrier: only the others are submitted again, exactly as they were (the same
+      // concatenation reference), or the handset would get the taken ones twice, one copy an orphan fragment.
+      return done(await completeParts(plan.segments, ids, first, submitPart, failed, counted, () => pickClient()?.client));
     },
     // Asked before every send: a bind that is up answers without a promise of its own.
     ready: () =>
