@@ -38,6 +38,8 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
     systemId?: string;
     userMessageReference?: number;
     concatReference?: number;
+    /** Only these parts (1-based) of a long message, as a network that lost the others delivers it. */
+    onlyParts?: number[];
   }): Promise<number>;
   /** Sends enquire_link to every bound session; resolves with how many answered. */
   enquireLink(): Promise<number>;
@@ -198,6 +200,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     systemId?: string;
     userMessageReference?: number;
     concatReference?: number;
+    /** Only these parts (1-based) of a long message, as a network that lost the others delivers it. */
+    onlyParts?: number[];
   }): Promise<number> {
     const candidates = [...this.live].filter(
       (s) => s.canReceive && s.systemId !== HANDSET_SYSTEM_ID && (mo.systemId === undefined || s.systemId === mo.systemId),
@@ -209,24 +213,26 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     const src = smppAddress(mo.source);
     const dst = smppAddress(mo.destination);
     const statuses = await Promise.all(
-      plan.segments.map((shortMessage) =>
-        session.request({
-          commandId: CommandId.deliver_sm,
-          commandStatus: 0,
-          sequenceNumber: 0,
-          sourceAddrTon: src.ton,
-          sourceAddrNpi: src.npi,
-          sourceAddr: src.addr,
-          destAddrTon: dst.ton,
-          destAddrNpi: dst.npi,
-          destinationAddr: dst.addr,
-          esmClass: plan.esmClass,
-          registeredDelivery: 0,
-          dataCoding: plan.dataCoding,
-          shortMessage,
-          tlvs,
-        }),
-      ),
+      plan.segments
+        .filter((_, i) => !mo.onlyParts || mo.onlyParts.includes(i + 1))
+        .map((shortMessage) =>
+          session.request({
+            commandId: CommandId.deliver_sm,
+            commandStatus: 0,
+            sequenceNumber: 0,
+            sourceAddrTon: src.ton,
+            sourceAddrNpi: src.npi,
+            sourceAddr: src.addr,
+            destAddrTon: dst.ton,
+            destAddrNpi: dst.npi,
+            destinationAddr: dst.addr,
+            esmClass: plan.esmClass,
+            registeredDelivery: 0,
+            dataCoding: plan.dataCoding,
+            shortMessage,
+            tlvs,
+          }),
+        ),
     );
     const bad = statuses.find((s) => s !== 0);
     if (bad !== undefined) throw new Error(`deliver_sm answered with status 0x${bad.toString(16)}`);

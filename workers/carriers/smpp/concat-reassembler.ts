@@ -16,21 +16,48 @@ export interface Reassembled<M> {
   metas: M[];
 }
 
+/** A message whose parts did not all come: the ones that did, in sequence order (undefined where one is missing). */
+export interface Incomplete<M> {
+  total: number;
+  parts: (Buffer | undefined)[];
+  metas: (M | undefined)[];
+}
+
 /**
  * Collects the parts of concatenated messages (keyed by the caller, e.g.
  * source + destination + reference) and hands back the whole payload once
- * every part has arrived, in any order. Incomplete messages are dropped after
- * `ttlMs`; at most `maxPending` are kept. Joining bytes before decoding keeps
- * characters that a sender split across parts intact.
+ * every part has arrived, in any order. Incomplete messages are given up
+ * after `ttlMs`, and the oldest beyond `maxPending`: dropped, or with
+ * `keepIncomplete` kept for `expire` to hand back as they are. Joining bytes
+ * before decoding keeps characters that a sender split across parts intact.
  */
 export class ConcatReassembler<M = undefined> {
   private readonly pending = new FifoMap<string, Entry<M>>();
+  private incomplete: Incomplete<M>[] = [];
   private lastSweep = 0;
 
   constructor(
     private readonly ttlMs = 120_000,
     private readonly maxPending = 10_000,
+    private readonly keepIncomplete = false,
   ) {}
+
+  /** The messages given up on since the last call (with `all`, every one still waiting too), as far as they came. */
+  expire(now = Date.now(), all = false): Incomplete<M>[] {
+    this.lastSweep = 0;
+    this.sweep(now);
+    if (all) for (const key of [...this.pending.keys()]) this.giveUp(key);
+    const given = this.incomplete;
+    this.incomplete = [];
+    return given;
+  }
+
+  private giveUp(key: string): void {
+    const entry = this.pending.get(key);
+    if (!entry) return;
+    this.pending.delete(key);
+    if (this.keepIncomplete) this.incomplete.push({ total: entry.total, parts: entry.parts, metas: entry.metas });
+  }
 
   get size(): number {
     return this.pending.size;
@@ -47,7 +74,7 @@ export class ConcatReassembler<M = undefined> {
     if (!entry) {
       if (this.pending.size >= this.maxPending) {
         const oldest = this.pending.oldestKey();
-        if (oldest !== undefined) this.pending.delete(oldest);
+        if (oldest !== undefined) this.giveUp(oldest);
       }
       entry = { total: concat.total, received: 0, parts: new Array(concat.total), metas: new Array(concat.total), firstAt: now };
       this.pending.set(fullKey, entry);
@@ -64,13 +91,16 @@ export class ConcatReassembler<M = undefined> {
   private sweep(now: number): void {
     if (now - this.lastSweep < this.ttlMs / 4) return;
     this.lastSweep = now;
+    const old: string[] = [];
     for (const [key, entry] of this.pending) {
       if (now - entry.firstAt < this.ttlMs) break;
-      this.pending.delete(key);
+      old.push(key);
     }
+    for (const key of old) this.giveUp(key);
   }
 
   clear(): void {
     this.pending.clear();
+    this.incomplete = [];
   }
 }

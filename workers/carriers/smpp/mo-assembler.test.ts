@@ -55,4 +55,29 @@ describe('MoAssembler', () => {
       { numRuns: 200 },
     );
   });
+
+  it('passes on a long reply whose parts never all came, once it has waited for them, with a mark where parts are missing', () => {
+    const text = 'Kia ora, e hoa mā — he pātai tāku mō te hui āpōpō 👋🏽 '.repeat(3);
+    const parts = deliverSms(text, { reference: 77 });
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    const mo = new MoAssembler(1000);
+    const t0 = 1_700_000_000_000;
+    expect(mo.add(parts[0]!, t0)).toBeUndefined();
+    expect(mo.add(parts[2]!, t0 + 10)).toBeUndefined();
+    expect(mo.expire(t0 + 999)).toEqual([]);
+    const [late] = mo.expire(t0 + 1000);
+    expect(late).toMatchObject({ source: '+6421000001', destination: '4001', parts: parts.length, missing: [2], carrierRef: `cat:77/${parts.length}` });
+    expect(late!.text.startsWith('Kia ora, e hoa mā — ')).toBe(true);
+    expect(late!.text).toContain('…');
+    // Passed on once: nothing is left to expire, and a late part 2 starts a message of its own.
+    expect(mo.expire(t0 + 5000)).toEqual([]);
+  });
+
+  it('passes on every incomplete long reply at once when asked to (a stop), rather than losing it', () => {
+    const parts = deliverSms('你好，世界！'.repeat(30), { reference: 9 });
+    const mo = new MoAssembler();
+    expect(mo.add(parts[1]!)).toBeUndefined();
+    expect(parts).toHaveLength(3);
+    expect(mo.expire(Date.now(), true)).toEqual([expect.objectContaining({ missing: [1, 3], parts: 3, text: expect.stringMatching(/^…好.*…$/) })]);
+  });
 });

@@ -18,6 +18,15 @@ export interface MoMessage {
    * deliver_sm carries the same ones.
    */
   carrierRef: string;
+  /** The parts (1-based) that never came, for a long message passed on without them; absent when whole. */
+  missing?: number[];
+}
+
+interface PartMeta {
+  source: string;
+  destination: string;
+  dataCoding: number;
+  carrierRef: string;
 }
 
 /**
@@ -26,14 +35,42 @@ export interface MoMessage {
  * bytes (so a character split across parts survives) before decoding.
  */
 export class MoAssembler {
-  private readonly reassembler: ConcatReassembler;
+  private readonly reassembler: ConcatReassembler<PartMeta>;
 
   constructor(concatTimeoutMs = 120_000) {
-    this.reassembler = new ConcatReassembler(concatTimeoutMs);
+    this.reassembler = new ConcatReassembler<PartMeta>(concatTimeoutMs, 10_000, true);
+  }
+
+  /**
+   * Long messages whose parts did not all come within the timeout (with
+   * `all`, every one still waiting, as at a stop): passed on with the parts
+   * that came, an ellipsis where parts are missing, as Kannel passes them on,
+   * rather than dropped without a word (each part was acknowledged to the
+   * SMSC, which will not send it again).
+   */
+  expire(now = Date.now(), all = false): MoMessage[] {
+    return this.reassembler.expire(now, all).map(({ total, parts, metas }) => {
+      const meta = metas.find((m) => m !== undefined)!;
+      // The arrays have holes where parts are missing: read by index (forEach would skip them).
+      const runs: Buffer[][] = [[]];
+      const missing: number[] = [];
+      for (let i = 0; i < total; i++) {
+        const part = parts[i];
+        if (part) runs.at(-1)!.push(part);
+        else {
+          missing.push(i + 1);
+          if (runs.at(-1)!.length > 0) runs.push([]);
+        }
+      }
+      if (runs.at(-1)!.length === 0 && runs.length > 1) runs.pop();
+      const text = runs.map((run) => decodeText(Buffer.concat(run), meta.dataCoding)).join('…');
+      const ends = missing.at(-1) === total ? '…' : '';
+      return { ...meta, text: `${parts[0] ? '' : '…'}${text}${ends}`, parts: total, missing };
+    });
   }
 
   /** The whole message, or undefined while parts of it are still missing. */
-  add(pdu: SmPdu): MoMessage | undefined {
+  add(pdu: SmPdu, now = Date.now()): MoMessage | undefined {
     const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
     let { payload, concat } = splitUserData(body, (pdu.esmClass & 0x40) !== 0);
     concat ??= concatFromSarTlvs(pdu.tlvs);
@@ -45,7 +82,13 @@ export class MoAssembler {
       .filter(Boolean)
       .join(' ');
     if (concat && concat.total > 1) {
-      const whole = this.reassembler.add(`${source}\u0000${destination}`, concat, payload);
+      const whole = this.reassembler.add(
+        `${source}\u0000${destination}`,
+        concat,
+        payload,
+        { source, destination, dataCoding: pdu.dataCoding, carrierRef },
+        now,
+      );
       if (!whole) return undefined;
       payload = whole.payload;
       parts = concat.total;

@@ -183,6 +183,30 @@ describe('SMPP client', () => {
     ]);
   });
 
+  it('passes on a long reply whose missing part never comes, once it has waited for it, with a mark where it is missing', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim, { concatTimeoutMs: 400 });
+    const mo: MoMessage[] = [];
+    client.on('mo', (m) => mo.push(m));
+    const long = 'Kia ora, e hoa mā — he pātai tāku 😀 '.repeat(8);
+    expect(await sim.originate({ source: '+64219876543', destination: '4000', text: long, onlyParts: [1, 3, 4, 5] })).toBe(5);
+    await eventually(() => (mo.length === 1 ? true : undefined), 5000);
+    expect(mo[0]).toMatchObject({ source: '+64219876543', destination: '4000', parts: 5, missing: [2] });
+    expect(mo[0]!.text.startsWith('Kia ora, e hoa mā — ')).toBe(true);
+    expect(mo[0]!.text).toContain('…');
+  });
+
+  it('passes on the parts of a long reply it holds when it stops, rather than losing them (the SMSC will not send them again)', async () => {
+    const sim = await kit.simulator();
+    const client = await kit.client(sim);
+    const mo: MoMessage[] = [];
+    client.on('mo', (m) => mo.push(m));
+    await sim.originate({ source: '+64219876543', destination: '4000', text: '你好，世界！'.repeat(30), onlyParts: [1] });
+    await client.close();
+    await eventually(() => (mo.length === 1 ? true : undefined), 2000);
+    expect(mo[0]).toMatchObject({ parts: 3, missing: [2, 3], text: expect.stringMatching(/^你好.*…$/) });
+  });
+
   it('sends a body longer than 254 octets as message_payload', async () => {
     const sim = await kit.simulator();
     const client = await kit.client(sim);

@@ -56,6 +56,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private bindSeq = 0;
   private bindTimer: NodeJS.Timeout | undefined;
   private enquireTimer: NodeJS.Timeout | undefined;
+  /** Passes on long MO messages whose parts did not all come in time. */
+  private readonly moTimer: NodeJS.Timeout;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private bindFailure: BindFailedEvent | undefined;
@@ -77,6 +79,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       () => new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }),
     );
     this.mo = new MoAssembler(this.o.concatTimeoutMs);
+    this.moTimer = setInterval(() => this.passOnIncomplete(false), Math.max(100, this.o.concatTimeoutMs / 4));
+    this.moTimer.unref();
     this.connect();
   }
 
@@ -117,8 +121,28 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     return this.closing;
   }
 
+  /**
+   * Each part of a long MO was acknowledged as it came, so the SMSC will not
+   * send it again: one whose other parts never came (in `concatTimeoutMs`, or
+   * by a stop) is passed on as far as it came, never dropped without a word.
+   */
+  private passOnIncomplete(all: boolean): void {
+    for (const mo of this.mo.expire(Date.now(), all)) {
+      this.log.warn('long reply passed on without all its parts', {
+        source: mo.source,
+        destination: mo.destination,
+        parts: mo.parts,
+        missing: mo.missing,
+        why: all ? 'stopping' : `not all came within ${this.o.concatTimeoutMs} ms`,
+      });
+      this.defer(['mo', mo]);
+    }
+  }
+
   private async shutdown(drainMs: number): Promise<void> {
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.moTimer);
+    this.passOnIncomplete(true);
     this.settleReady(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
     const conn = this.conn;
     if (conn && this.state === 'bound') {
