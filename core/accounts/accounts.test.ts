@@ -77,3 +77,27 @@ describe('claimed addresses', () => {
     expect(await accounts.ownerOfAddress('6421555000')).toBeUndefined();
   });
 });
+
+describe('refused passwords', () => {
+  /** The middle of five timings of `refuse`, in milliseconds. */
+  const medianMs = async (refuse: () => Promise<unknown>): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect(await refuse()).toBeUndefined();
+      times.push(performance.now() - started);
+    }
+    return times.sort((a, b) => a - b)[2]!;
+  };
+
+  it('take as long for a name no application has as for a wrong password, so timing tells no names', async () => {
+    const { accounts } = accountsInMemory();
+    await accounts.upsert({ name: 'kāinga-ā-iwi', password: 'pā💥' });
+    await accounts.upsert({ name: 'kī-anake', apiKey: 'hmd_kī-🔑' });
+    const wrongPassword = await medianMs(() => accounts.authenticateBasic('kāinga-ā-iwi', 'pā💥-not'));
+    const unknownName = await medianMs(() => accounts.authenticateBasic('kāinga-ā-iwi-kore', 'pā💥'));
+    const noPassword = await medianMs(() => accounts.authenticateBasic('kī-anake', 'pā💥'));
+    expect(unknownName).toBeGreaterThan(wrongPassword * 0.5);
+    expect(noPassword).toBeGreaterThan(wrongPassword * 0.5);
+  });
+});

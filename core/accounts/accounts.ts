@@ -5,7 +5,7 @@ import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
 import { checkApplicationName } from '../domain/application-name';
-import { hashApiKey, hashPassword, verifyPassword } from './secrets';
+import { hashApiKey, hashPassword, refusePassword, verifyPassword } from './secrets';
 
 interface AppIdentity {
   id: string;
@@ -153,7 +153,11 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     },
     async authenticateBasic(name, password) {
       const app = await deps.applications.getApplicationByName(name);
-      if (!app?.passwordHash) return undefined;
+      if (!app?.passwordHash) {
+        // As long as a wrong password takes, so timing tells no names.
+        await refusePassword(password);
+        return undefined;
+      }
       return (await verifyPassword(password, app.passwordHash)) ? { id: app.id, name: app.name } : undefined;
     },
     async authenticateApiKey(key) {

@@ -42,6 +42,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return same && (form === 'scrypt2' || !password.endsWith('\0'));
 }
 
+/**
+ * A hash of a password nobody knows, made once. Refusing a name that has no
+ * password (no such application, or one with an API key only) verifies
+ * against it, so that refusal takes as long as a wrong password's, and the
+ * time of a 401 does not tell which names exist.
+ */
+let dummy: Promise<string> | undefined;
+
+/** Spends what verifyPassword would spend on a stored hash, to refuse a name that has no password. */
+export async function refusePassword(password: string): Promise<void> {
+  dummy ??= hashPassword(randomBytes(16).toString('base64'));
+  await verifyPassword(password, await dummy);
+}
+
 /** API keys are long random strings, so a fast hash is enough and allows lookup by hash. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
