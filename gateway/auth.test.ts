@@ -22,13 +22,13 @@ describe('credential cache of a gateway', () => {
     try {
       const { core, answer, calls } = slowCore();
       const auth = createAuthenticator(core, 1000, 60_000);
-      const first = auth.authenticate(HEADER);
+      const first = auth.authenticate(HEADER, '127.0.0.1');
       answer(true);
       expect(await first).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
       vi.setSystemTime(5000);
       // Core does not answer the new check yet; requests are not held behind it.
-      expect(await auth.authenticate(HEADER)).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
-      expect(await auth.authenticate(HEADER)).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
       expect(calls()).toBe(2);
       answer(true);
     } finally {
@@ -41,15 +41,15 @@ describe('credential cache of a gateway', () => {
     try {
       const { core, answer } = slowCore();
       const auth = createAuthenticator(core, 1000, 60_000);
-      const first = auth.authenticate(HEADER);
+      const first = auth.authenticate(HEADER, '127.0.0.1');
       answer(true);
       await first;
       vi.setSystemTime(5000);
-      await auth.authenticate(HEADER);
+      await auth.authenticate(HEADER, '127.0.0.1');
       answer(false);
       for (let i = 0; i < 5; i++) await Promise.resolve();
       // The entry is gone: the next request is checked, not served from the cache.
-      const refused = auth.authenticate(HEADER).then(
+      const refused = auth.authenticate(HEADER, '127.0.0.1').then(
         () => 'served',
         (e: unknown) => e,
       );
@@ -65,12 +65,12 @@ describe('credential cache of a gateway', () => {
     try {
       const { core, answer } = slowCore();
       const auth = createAuthenticator(core, 1000, 10_000);
-      const first = auth.authenticate(HEADER);
+      const first = auth.authenticate(HEADER, '127.0.0.1');
       answer(true);
       await first;
       vi.setSystemTime(20_000);
       let settled = false;
-      const again = auth.authenticate(HEADER).then(() => (settled = true));
+      const again = auth.authenticate(HEADER, '127.0.0.1').then(() => (settled = true));
       await Promise.resolve();
       expect(settled).toBe(false);
       answer(true);
@@ -78,5 +78,41 @@ describe('credential cache of a gateway', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('wrong passwords at a gateway', () => {
+  const header = (password: string) => 'Basic ' + Buffer.from(`kāinga-ā-iwi:${password}`).toString('base64');
+  /** Core that knows kāinga-ā-iwi's password pā💥, and counts what it is asked. */
+  const core = () => {
+    const authenticate = vi.fn(async (req: { credential: { value: { password: string } } }) =>
+      req.credential.value.password === 'pā💥' ? { ok: true, application: { id: 'app-1', name: 'kāinga-ā-iwi' } } : { ok: false },
+    );
+    return { core: { authenticate } as unknown as CoreClient, calls: () => authenticate.mock.calls.length };
+  };
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => 'served',
+      (e: HermodError) => e.code,
+    );
+
+  it('are refused without asking core once the application has failed too often, the right password too', async () => {
+    const { core: c, calls } = core();
+    const auth = createAuthenticator(c, 60_000);
+    for (let i = 0; i < 5; i++) expect(await outcome(auth.authenticate(header(`pā-${i}`), '192.0.2.1'))).toBe('unauthorized');
+    expect(calls()).toBe(5);
+    const refused = await auth.authenticate(header('pā💥'), '198.51.100.7').catch((e: HermodError) => e);
+    expect(refused).toMatchObject({ code: 'too_many_auth_failures', retryAfterSeconds: 10 });
+    expect(calls()).toBe(5);
+  });
+
+  it('do not stop a client whose right password is cached from being served', async () => {
+    const { core: c, calls } = core();
+    const auth = createAuthenticator(c, 60_000);
+    expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
+    for (let i = 0; i < 6; i++) await outcome(auth.authenticate(header(`pā-${i}`), '203.0.113.5'));
+    expect(await outcome(auth.authenticate(header('pā-x'), '203.0.113.5'))).toBe('too_many_auth_failures');
+    expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
+    expect(calls()).toBe(6);
   });
 });

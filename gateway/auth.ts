@@ -1,6 +1,7 @@
 import type { CoreClient } from './core-client';
 import { HermodError } from '../lib/errors';
 import { FifoMap } from '../lib/fifo-map';
+import { createFailedAuthLimiter, isRefusal, type FailedAuthLimiter } from './failed-auth-limiter';
 
 export interface Caller {
   applicationId: string;
@@ -15,8 +16,18 @@ export interface Caller {
  * while requests go on being served from it (up to `staleMs`): a check that
  * is slow under load must not hold every request of a busy client behind it.
  * A check that fails drops the entry at once.
+ *
+ * A check that is not served from the cache first asks `limiter` (failed
+ * checks per client address and per application name): a client that failed
+ * too often is refused with 429 and Retry-After, and core is not asked, so
+ * wrong passwords cannot keep core's threads busy hashing them.
  */
-export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs = Math.max(cacheMs * 10, 60_000)) {
+export function createAuthenticator(
+  core: CoreClient,
+  cacheMs: number,
+  staleMs = Math.max(cacheMs * 10, 60_000),
+  limiter: FailedAuthLimiter = createFailedAuthLimiter(),
+) {
   const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number }>();
   const inflight = new Map<string, Promise<Caller | undefined>>();
   const MAX_ENTRIES = 10_000;
@@ -30,11 +41,30 @@ export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs =
     return { applicationId: res.application.id, applicationName: res.application.name };
   };
 
-  /** One check per header at a time; its outcome updates the cache. */
-  const checkAndRemember = (header: string): Promise<Caller | undefined> => {
+  /** One check per header at a time; its outcome updates the cache. Without `from`, a check of a header that was served (not limited). */
+  const checkAndRemember = (header: string, from?: string): Promise<Caller | undefined> => {
     let pending = inflight.get(header);
     if (!pending) {
-      pending = check(header)
+      let checked: Promise<Caller | undefined>;
+      if (from === undefined) checked = check(header);
+      else {
+        const attempt = limiter.begin(from, parseBasic(header)?.name);
+        if (isRefusal(attempt)) {
+          const seconds = Math.ceil(attempt.retryAfterMs / 1000);
+          throw new HermodError('too_many_auth_failures', `too many failed authentications; retry after ${seconds} seconds`, { retryAfterSeconds: seconds });
+        }
+        checked = check(header).then(
+          (caller) => {
+            attempt.ended(caller !== undefined);
+            return caller;
+          },
+          (err: unknown) => {
+            attempt.ended(undefined);
+            throw err;
+          },
+        );
+      }
+      pending = checked
         .then((caller) => {
           if (!caller) cache.delete(header);
           else {
@@ -51,8 +81,11 @@ export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs =
   };
 
   return {
-    /** The caller for an Authorization header, or a 401 error. `allowApiKey` for Intelligent Messaging. */
-    async authenticate(header: string | undefined, allowApiKey = false): Promise<Caller> {
+    /**
+     * The caller for an Authorization header, or a 401 error (429 when `from`, the
+     * client's address, or the application named failed too often). `allowApiKey` for Intelligent Messaging.
+     */
+    async authenticate(header: string | undefined, from: string, allowApiKey = false): Promise<Caller> {
       if (!header) throw new HermodError('unauthorized', 'missing credentials');
       if (!allowApiKey && !/^Basic /i.test(header)) throw new HermodError('unauthorized', 'HTTP Basic credentials required');
       const now = Date.now();
@@ -63,7 +96,7 @@ export function createAuthenticator(core: CoreClient, cacheMs: number, staleMs =
         void checkAndRemember(header).catch(() => undefined);
         return hit.caller;
       }
-      const caller = await checkAndRemember(header);
+      const caller = await checkAndRemember(header, from);
       if (!caller) throw new HermodError('unauthorized', 'invalid credentials');
       return caller;
     },

@@ -22,6 +22,8 @@ const MEANING: Record<ErrorCode, string> = {
   unprocessable:
     'Well formed but cannot be carried out: an Idempotency-Key reused with another request, no attempt can reach the destination, nothing left of a list',
   rate_limited: 'The application sent more requests per second than its limit',
+  too_many_auth_failures:
+    "Too many wrong credentials from the client's address or for the application named: refused, the right password too, until `Retry-After` seconds have passed",
   quota_exceeded: "The application's message quota for the period is used up (Gateway v1 only; v2 accepts and ends the message deficient)",
   unavailable: 'Something hermod needs (core, history, a callback receiver) cannot be reached just now',
   timeout: 'Something hermod waited for (core, an SMSC) did not answer in time',

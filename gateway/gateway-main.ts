@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { createAuthenticator } from './auth';
+import { createFailedAuthLimiter } from './failed-auth-limiter';
 import { createCoreClient } from './core-client';
 import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
@@ -28,7 +29,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const tls = await loadOrCreateCertificate(config.dataDir, config.tlsCertFile, config.tlsKeyFile);
   const grpcCredentials = createGrpcCredentials(config.grpcTls).channel();
   const core = createCoreClient(config.coreAddress, grpcCredentials, { batchMax: config.gatewayBatchMax, batchDelayMs: config.gatewayBatchDelayMs });
-  const auth = createAuthenticator(core, config.authCacheMs);
+  const auth = createAuthenticator(core, config.authCacheMs, undefined, createFailedAuthLimiter(config.authFailures));
   const campaigns = createCampaignsClient(config.coreAddress, grpcCredentials);
   const im = createImClient(config.coreAddress, grpcCredentials);
   const app = createGatewayApp({

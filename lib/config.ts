@@ -245,6 +245,8 @@ export interface Config {
   shortLinkBase: string;
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
+  /** Failed credential checks a gateway allows per application name and per client address before refusing for a back-off. */
+  authFailures: { perName: number; perAddress: number; backoffMs: number; maxBackoffMs: number };
   shutdownGraceMs: number;
   campaigns: {
     /** Members per fan-out partition (one job on the fan-out topic). */
@@ -347,6 +349,19 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     } catch (err) {
       throw new ConfigError(`${name}: ${(err as Error).message}`);
     }
+  };
+  const authFailures = (): Config['authFailures'] => {
+    const backoffMs = duration('HERMOD_AUTH_BACKOFF', '10s');
+    const maxBackoffMs = duration('HERMOD_AUTH_BACKOFF_MAX', '15m');
+    if (backoffMs < 1000) throw new ConfigError(`HERMOD_AUTH_BACKOFF must be at least 1s, got ${JSON.stringify(env.HERMOD_AUTH_BACKOFF)}`);
+    if (maxBackoffMs < backoffMs)
+      throw new ConfigError(`HERMOD_AUTH_BACKOFF_MAX must be at least HERMOD_AUTH_BACKOFF, got ${JSON.stringify(env.HERMOD_AUTH_BACKOFF_MAX)}`);
+    return {
+      perName: int('HERMOD_AUTH_FAILURES_PER_NAME', 5, 1),
+      perAddress: int('HERMOD_AUTH_FAILURES_PER_ADDRESS', 20, 1),
+      backoffMs,
+      maxBackoffMs,
+    };
   };
   // Within what a Kafka broker takes by default (group.min/max.session.timeout.ms), or every join is refused.
   const kafkaSessionTimeout = (): number => {
@@ -489,6 +504,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
+    authFailures: authFailures(),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),
     recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
   unprocessable: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
   rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  // Too many wrong credentials from an address or for an application: refused until its back-off ends (gateway/failed-auth-limiter.ts).
+  too_many_auth_failures: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
   // The application's message quota for the period is used up (a new period or the operator lifts it).
   quota_exceeded: { http: 403, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
   unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
@@ -41,13 +43,16 @@ export class HermodError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly fields: readonly FieldProblem[];
+  /** Seconds to wait before trying again, answered as `Retry-After` (gateway/http/interface-handler.ts). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { fields?: FieldProblem[]; retryable?: boolean; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { fields?: FieldProblem[]; retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'HermodError';
     this.code = code;
     this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
     this.fields = options.fields ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get httpStatus(): number {

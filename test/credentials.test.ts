@@ -38,7 +38,8 @@ describe('passwords are checked exactly', () => {
 
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-credentials-'));
-    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
+    // Each wrong password below must be answered 401: more than the gateway allows before it refuses for a while.
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_AUTH_FAILURES_PER_NAME: '100', HERMOD_AUTH_FAILURES_PER_ADDRESS: '100' } });
     expect((await hermod.cli(['apps', 'create', 'tāne', '--password', 'pūtea-secret'])).code).toBe(0);
     client = createClient(hermod.baseUrl, hermod.ca());
   });

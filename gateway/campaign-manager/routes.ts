@@ -42,7 +42,7 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
 
   /** The caller, who must be the application the path names. */
   const caller = async (ctx: Context): Promise<{ applicationId: string; applicationName: string }> => {
-    const who = await deps.auth.authenticate(ctx.get('authorization'));
+    const who = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const named = ctx.params.application_name ?? '';
     if (named.length > MAX_APPLICATION_NAME) throw new HermodError('invalid_attrib', `application_name is at most ${MAX_APPLICATION_NAME} characters`);
     if (named !== who.applicationName) throw new HermodError('forbidden', `credentials of ${who.applicationName} do not give access to application ${named}`);

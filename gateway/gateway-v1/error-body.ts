@@ -13,6 +13,7 @@ const V1_CODE: Partial<Record<ErrorCode, string>> = {
   body_too_large: 'invalid_attrib',
   headers_too_large: 'invalid_attrib',
   unauthorized: 'unauthorized',
+  too_many_auth_failures: 'unauthorized',
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
   quota_exceeded: 'quota_exceeded',

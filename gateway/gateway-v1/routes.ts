@@ -61,7 +61,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   });
 
   router.post('/messages', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
@@ -79,7 +79,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   });
 
   router.post('/messages/broadcast', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const raw = await readJson(ctx, deps.maxBodyBytes);
     const destinations = (raw as { destination?: unknown })?.destination;
     if (Array.isArray(destinations) && destinations.length > MAX_BROADCAST) {
@@ -127,7 +127,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
 
   router.get('/messages/:messageid', async (ctx) => {
     const text = ctx.params.messageid ?? '';
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const numericId = parseIntegerId(text);
     if (numericId === undefined) {
       // Digits past 2^53 - 1 are a positive integer all the same: say what is wrong with them.

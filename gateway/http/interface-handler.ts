@@ -9,7 +9,8 @@ import { unavailableRetryAfter } from './unavailable-retry-after';
  * prefix has its shape. A known path asked with another method is answered
  * 405 (501 for a method the router knows nothing of) with the Allow header
  * RFC 9110 asks for, and the interface's own error body. A 503 says when to
- * retry (`Retry-After`), as 409 and 429 do.
+ * retry (`Retry-After`), as 409 and 429 do; so does any error that knows
+ * when (`retryAfterSeconds`), whatever the interface's body.
  */
 export function interfaceHandler(errors: Middleware, router: Router): Middleware {
   // The router's throwing mode leaves Allow out; its quiet mode sets status and header, and the body is made here.
@@ -20,5 +21,15 @@ export function interfaceHandler(errors: Middleware, router: Router): Middleware
       throw new HermodError('method_not_allowed', ctx.status === 405 ? 'method not allowed' : 'method not implemented');
     }
   };
-  return compose([unavailableRetryAfter, errors, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
+  return compose([unavailableRetryAfter, errors, retryAfterOfError, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
 }
+
+/** Inside the error renderer: sets `Retry-After` from the error on its way out to the renderer. */
+const retryAfterOfError: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof HermodError && err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
+    throw err;
+  }
+};

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import { ERROR_CODES, toHermodError, type ErrorCode, type HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { setUnavailableRetryAfter } from '../http/unavailable-retry-after';
+import { RETRY_AFTER_MAX, RETRY_AFTER_MIN } from './schemas';
 
 /** SPEC.md §2.4, §8: at most 100 errors; message and description are LongStrings, field a ShortString. */
 const MAX_ERRORS = 100;
@@ -67,6 +68,12 @@ export function intelligentMessagingErrors(log: Logger) {
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="hermod", Basic realm="hermod"');
       // A 503 answered as 500 still says when to retry; `RetryAfter` (10..1000 s) stays the rate limit's.
       if (ERROR_CODES[e.code].http === 503) setUnavailableRetryAfter(ctx);
+      // A wait the error knows (credentials refused for a while), in the interface's header and bounds as the rate limit's.
+      if (e.retryAfterSeconds !== undefined) {
+        const wait = String(Math.min(RETRY_AFTER_MAX, Math.max(RETRY_AFTER_MIN, e.retryAfterSeconds)));
+        ctx.set('RetryAfter', wait);
+        ctx.set('Retry-After', wait);
+      }
     }
   };
 }

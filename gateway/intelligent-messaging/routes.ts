@@ -28,7 +28,7 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
   serveOpenApi(router, INTELLIGENT_MESSAGING_OPENAPI);
 
   router.post('/message', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'), true);
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip, true);
     const verdict = await deps.rateLimiter.take(caller.applicationId);
     // With no limit there is nothing true to announce: 0 would read as "no requests allowed".
     if (verdict.limit > 0) ctx.set('X-RateLimit-Limit', String(verdict.limit));

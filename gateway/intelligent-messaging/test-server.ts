@@ -36,7 +36,7 @@ export interface TestServer {
 
 /** Accepts the key (bare, Bearer or ApiKey) and shop:secret over Basic, as core would. */
 const fakeAuth: Authenticator = {
-  async authenticate(header: string | undefined, allowApiKey = false): Promise<Caller> {
+  async authenticate(header: string | undefined, _from: string, allowApiKey = false): Promise<Caller> {
     if (!header) throw new HermodError('unauthorized', 'missing credentials');
     if (header === BASIC) return CALLER;
     if (allowApiKey && header.replace(/^(Bearer|ApiKey)\s+/i, '').trim() === API_KEY) return CALLER;

@@ -36,7 +36,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   serveOpenApi(router, SMS_V2_OPENAPI);
 
   router.post('/messages', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
@@ -70,7 +70,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   });
 
   router.get('/messages', async (ctx) => {
-    const caller = await deps.auth.authenticate(ctx.get('authorization'));
+    const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const id = ctx.query.id;
     // ?id=X&id=X parses as an array: say so, not that id is missing.
     if (Array.isArray(id)) throw new HermodError('invalid_attrib', 'query parameter id is given more than once; give it once');
