@@ -76,7 +76,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     webhooks: webhookRouter(deps),
     short_links: shortLinkRouter(deps),
   };
-  const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name]) }));
+  const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name], deps.log) }));
 
   app.use(requestMetrics);
   app.use(requestSpan);

@@ -31,9 +31,16 @@ export function gatewayTestDeps(coreMethods: Partial<CoreClient> = {}): GatewayD
   };
 }
 
-/** The gateway app on 127.0.0.1:0; `coreMethods` stand in for those calls to core (the others fail as `unavailable`). */
-export async function startTestGateway(coreMethods: Partial<CoreClient> = {}): Promise<{ url: string; close(): Promise<void> }> {
-  const deps = gatewayTestDeps(coreMethods);
+/** Stand-ins for calls to core's other services, as `coreMethods` are for the core client's. */
+export interface TestClients {
+  im?: Partial<ImClient>;
+  campaigns?: Partial<CampaignsClient>;
+}
+
+/** The gateway app on 127.0.0.1:0; `coreMethods` and `clients` stand in for those calls to core (the others fail as `unavailable`). */
+export async function startTestGateway(coreMethods: Partial<CoreClient> = {}, clients: TestClients = {}): Promise<{ url: string; close(): Promise<void> }> {
+  const base = gatewayTestDeps(coreMethods);
+  const deps = { ...base, im: withMethods(base.im, clients.im ?? {}), campaigns: withMethods(base.campaigns, clients.campaigns ?? {}) };
   const interfaces = interfaceErrors(deps.log);
   const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;

@@ -2,6 +2,8 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { HermodError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
+import { clientClosed } from './client-closed';
 import { unavailableRetryAfter } from './unavailable-retry-after';
 
 /**
@@ -10,9 +12,10 @@ import { unavailableRetryAfter } from './unavailable-retry-after';
  * 405 (501 for a method the router knows nothing of) with the Allow header
  * RFC 9110 asks for, and the interface's own error body. A 503 says when to
  * retry (`Retry-After`), as 409 and 429 do; so does any error that knows
- * when (`retryAfterSeconds`), whatever the interface's body.
+ * when (`retryAfterSeconds`), whatever the interface's body. A client gone in
+ * the middle of its body is counted 499, never rendered (client-closed.ts).
  */
-export function interfaceHandler(errors: Middleware, router: Router): Middleware {
+export function interfaceHandler(errors: Middleware, router: Router, log: Logger): Middleware {
   // The router's throwing mode leaves Allow out; its quiet mode sets status and header, and the body is made here.
   const methods = router.allowedMethods();
   const inInterfaceShape: Middleware = async (ctx, next) => {
@@ -21,7 +24,7 @@ export function interfaceHandler(errors: Middleware, router: Router): Middleware
       throw new HermodError('method_not_allowed', ctx.status === 405 ? 'method not allowed' : 'method not implemented');
     }
   };
-  return compose([unavailableRetryAfter, errors, retryAfterOfError, router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
+  return compose([unavailableRetryAfter, errors, retryAfterOfError, clientClosed(log), router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
 }
 
 /** Inside the error renderer: sets `Retry-After` from the error on its way out to the renderer. */

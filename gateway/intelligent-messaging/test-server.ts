@@ -79,7 +79,7 @@ export async function startTestServer(options: { rateLimit?: number; maxBodyByte
   const router = intelligentMessagingRouter({ im, idempotency, auth: fakeAuth, log, maxBodyBytes: options.maxBodyBytes ?? 1_000_000, rateLimiter });
   const app = new Koa();
   app.silent = true;
-  app.use(interfaceHandler(intelligentMessagingErrors(log), router));
+  app.use(interfaceHandler(intelligentMessagingErrors(log), router, log));
 
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
