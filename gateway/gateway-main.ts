@@ -14,6 +14,7 @@ import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
+import { limitRequestTime } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
 
 export interface RunningGateway {
@@ -53,9 +54,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     secureClosing.handle(withHeaderLimit(interfaces, app.callback())),
   );
 
-  // A client that stops sending in the middle of a request (a truncated body) is dropped, not waited for;
+  // A client that stops sending in the middle of a request (a truncated body) is answered 408 and dropped, not waited for;
   // a large import that keeps sending is never cut short.
-  secure.setTimeout(config.requestIdleTimeoutMs);
+  limitRequestTime(secure, interfaces, config.requestIdleTimeoutMs, log);
   const plain = http.createServer(
     { maxHeaderSize: PARSER_HEADER_LIMIT },
     plainClosing.handle(

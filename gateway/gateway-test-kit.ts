@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayApp, interfaceErrors, type GatewayDeps } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { createAuthenticator } from './auth';
+import { limitRequestTime } from './http/request-timeouts';
 import type { CampaignsClient } from './campaigns-client';
 import type { CoreClient } from './core-client';
 import type { ImClient } from './im-client';
@@ -35,19 +36,26 @@ export function gatewayTestDeps(coreMethods: Partial<CoreClient> = {}): GatewayD
 export interface TestClients {
   im?: Partial<ImClient>;
   campaigns?: Partial<CampaignsClient>;
+  /** HERMOD_REQUEST_IDLE_TIMEOUT, in milliseconds. */
+  requestIdleTimeoutMs?: number;
 }
 
 /** The gateway app on 127.0.0.1:0; `coreMethods` and `clients` stand in for those calls to core (the others fail as `unavailable`). */
-export async function startTestGateway(coreMethods: Partial<CoreClient> = {}, clients: TestClients = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function startTestGateway(
+  coreMethods: Partial<CoreClient> = {},
+  clients: TestClients = {},
+): Promise<{ url: string; server: http.Server; close(): Promise<void> }> {
   const base = gatewayTestDeps(coreMethods);
   const deps = { ...base, im: withMethods(base.im, clients.im ?? {}), campaigns: withMethods(base.campaigns, clients.campaigns ?? {}) };
   const interfaces = interfaceErrors(deps.log);
   const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;
+  limitRequestTime(server, interfaces, clients.requestIdleTimeoutMs ?? 60_000, deps.log);
   answerHeaderOverflow(server, interfaces);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

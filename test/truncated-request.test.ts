@@ -17,7 +17,7 @@ describe('a request whose body never arrives in full', () => {
     await hermod?.stop();
   });
 
-  it('is dropped once the client has sent nothing for HERMOD_REQUEST_IDLE_TIMEOUT, not held open', async () => {
+  it('is answered 408 and dropped once the client has sent nothing for HERMOD_REQUEST_IDLE_TIMEOUT, not held open', async () => {
     const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca: hermod.ca(), servername: 'localhost' });
     await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
     const body = '{"destination":"+6421000001","content":"Kia ora, e hoa mā"}';
@@ -25,7 +25,13 @@ describe('a request whose body never arrives in full', () => {
       `POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body) + 40}\r\n\r\n${body}`,
     );
     const started = Date.now();
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     expect(Date.now() - started).toBeLessThan(15_000);
+    // In SMS Gateway v2's error shape, not Node's bare 408 nor nothing.
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 408, error: 'Request Timeout' });
   }, 30_000);
 });

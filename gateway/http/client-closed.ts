@@ -31,13 +31,14 @@ export function clientClosed(log: Logger): Middleware {
       await next();
     } catch (err) {
       if (!clientClosedBody(ctx, err)) throw err;
+      // Answered already (408, its body stopped arriving: request-timeouts.ts), and counted under that status.
+      if (ctx.res.headersSent) return;
       log.info('client closed the request before its body arrived', {
         interface: ctx.state.interface as string | undefined,
         method: ctx.method,
         path: ctx.path,
         remote,
       });
-      // Already answered (the idle timeout's 408) leaves that status to be counted.
       ctx.status = CLIENT_CLOSED_STATUS;
     }
   };

@@ -23,7 +23,8 @@ export const HEADER_LIMIT = 16 * 1024;
  */
 export const PARSER_HEADER_LIMIT = 64 * 1024;
 
-interface Answer {
+/** An answer made outside Koa: status, headers and body. */
+export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -135,12 +136,24 @@ function interfaceOf(interfaces: readonly InterfaceErrors[], path: string): Inte
 
 /** The 431 of the interface under `path`, or a plain text one outside every interface. */
 function answerFor(interfaces: readonly InterfaceErrors[], method: string, path: string): Promise<Answer> {
-  const iface = interfaceOf(interfaces, path);
-  return iface ? renderError(iface, method, path, refusal()).catch(() => plainAnswer()) : Promise.resolve(plainAnswer());
+  // The request's headers are what overflowed: none is read.
+  return interfaceAnswer(interfaces, method, path, () => '', refusal()).then((a) => a ?? plainAnswer(), plainAnswer);
 }
 
-/** The interface's error answer, made by its own error middleware on a stand-in for the Koa context it reads. */
-async function renderError(iface: InterfaceErrors, method: string, path: string, err: HermodError): Promise<Answer> {
+/**
+ * `err` as the interface under `path` answers it, made by its own error
+ * middleware on a stand-in for the Koa context it reads (`header` gives the
+ * request's headers it asks for); nothing outside every interface.
+ */
+export async function interfaceAnswer(
+  interfaces: readonly InterfaceErrors[],
+  method: string,
+  path: string,
+  header: (name: string) => string,
+  err: HermodError,
+): Promise<Answer | undefined> {
+  const iface = interfaceOf(interfaces, path);
+  if (!iface) return undefined;
   const headers: Record<string, string> = {};
   const ctx = {
     method,
@@ -148,8 +161,7 @@ async function renderError(iface: InterfaceErrors, method: string, path: string,
     status: 404,
     body: undefined as unknown,
     type: '',
-    // The request's headers are what overflowed: none is read.
-    get: () => '',
+    get: header,
     set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
   };
   await iface.errors(ctx as unknown as Context, () => Promise.reject(err));

@@ -1,0 +1,107 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { httpRequests } from '../../lib/metrics';
+import type { Member } from '../../proto/gen/hermod/v1/campaigns';
+import { startTestGateway } from '../gateway-test-kit';
+
+const ACME = { ok: true, application: { id: 'app-1', name: 'acme', password: '', apiKey: '' } };
+const BASIC = `Basic ${Buffer.from('acme:secret').toString('base64')}`;
+const IDLE_MS = 300;
+
+/** Everything the gateway sends back on a raw socket, until it closes the connection (or 10 s). */
+function answerOn(socket: net.Socket): Promise<string> {
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  return new Promise((resolve) => {
+    const done = (): void => resolve(text);
+    socket.once('close', done);
+    setTimeout(done, 10_000).unref();
+  });
+}
+
+async function count(name: string, status: string): Promise<number> {
+  return (await httpRequests.get()).values.filter((v) => v.labels.interface === name && String(v.labels.status) === status).reduce((n, v) => n + v.value, 0);
+}
+
+async function connect(url: string): Promise<net.Socket> {
+  const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return socket;
+}
+
+describe('how long the gateway waits for a request', () => {
+  let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  const imported: Member[] = [];
+  beforeAll(async () => {
+    gateway = await startTestGateway(
+      { authenticate: async () => ACME as never },
+      {
+        im: { takeRateBudget: async () => ({ limit: 0, granted: 1, windowEndsInMs: 1_000 }) },
+        campaigns: {
+          startImport: () => ({
+            write: async (members: Member[]) => void imported.push(...members),
+            commit: async () => ({ id: 42, members: 12, optedOut: 0, errorMessages: '', replayed: false }),
+            abort: () => {},
+          }),
+        },
+        requestIdleTimeoutMs: IDLE_MS,
+      },
+    );
+  });
+  afterAll(() => gateway.close());
+
+  it('sets no limit on a request’s whole time, which would cut a long upload, and keeps the limit on a slow head', () => {
+    // Node 20's default requestTimeout (300 s) cut a list import that kept sending with a bare 408.
+    expect(gateway.server.requestTimeout).toBe(0);
+    expect(gateway.server.headersTimeout).toBeGreaterThan(0);
+  });
+
+  it('imports a Campaign Manager list whose members keep arriving one by one for many idle timeouts', async () => {
+    const socket = await connect(gateway.url);
+    const answer = answerOn(socket);
+    socket.write(
+      'POST /rest/campaign_manager/v1/acme/lists HTTP/1.1\r\nhost: localhost\r\n' +
+        `authorization: ${BASIC}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n`,
+    );
+    const chunk = (text: string): boolean => socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+    chunk('{"name":"Ngā kaihoko o Tāmaki 🌏","members":[');
+    const started = Date.now();
+    for (let i = 0; i < 12; i++) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2));
+      chunk(`${i === 0 ? '' : ','}{"destination":"+642100000${String(i).padStart(2, '0')}","param1":"Mere 美玲 ${i}"}`);
+    }
+    chunk(']}');
+    socket.write('0\r\n\r\n');
+    const text = await answer;
+    expect(Date.now() - started).toBeGreaterThan(5 * IDLE_MS);
+    expect(text).toMatch(/^HTTP\/1\.1 201 /);
+    expect(text).toContain('{"id":42}');
+    expect(imported.map((m) => m.params[0])).toEqual(Array.from({ length: 12 }, (_, i) => `Mere 美玲 ${i}`));
+  });
+
+  it.each([
+    ['sms_v2', '/rest/sms/v2/messages', BASIC, { statusCode: 408, error: 'Request Timeout' }],
+    ['gateway_v1', '/rest/gateway/messages', BASIC, { code: 408, error: 'invalid_json' }],
+    ['intelligent_messaging', '/rest/im/v1/message', 'kī-matua', { code: 408, statusCode: 408, errors: [expect.objectContaining({ code: 408 })] }],
+    ['campaign_manager', '/rest/campaign_manager/v1/acme/lists', BASIC, { code: 408 }],
+  ])(
+    'answers a request on %s whose body stopped arriving 408 in the interface’s own error shape, then closes, counted 408',
+    async (name, path, auth, shape) => {
+      const before = { '408': await count(name, '408'), '500': await count(name, '500') };
+      const socket = await connect(gateway.url);
+      const answer = answerOn(socket);
+      const body = '{"name":"Tēnā koutou katoa 🙏 你好","members":[{"destination":"+64211234567"';
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: ${auth}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(body) + 40}\r\n\r\n${body}`,
+      );
+      const text = await answer;
+      expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(text.toLowerCase()).toContain('connection: close');
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ ...shape, message: expect.stringContaining('stopped arriving') });
+      await vi.waitFor(async () => expect(await count(name, '408')).toBe(before['408'] + 1));
+      expect(await count(name, '500')).toBe(before['500']);
+    },
+  );
+});
