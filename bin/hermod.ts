@@ -97,10 +97,20 @@ async function main(): Promise<void> {
     case 'messages':
     case 'campaigns':
       // The operators' commands and the certificate maker load only when asked for: every process of the service starts here.
-      process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(config, process.argv.slice(2), outputLines(process.stdout));
+      process.exitCode = await (await import('./cli/admin-cli')).runAdminCommand(
+        config,
+        process.argv.slice(2),
+        outputLines(process.stdout),
+        outputLines(process.stderr),
+      );
       return;
     case 'reply':
-      process.exitCode = await (await import('./cli/reply-cli')).runReplyCommand(config, process.argv.slice(3), outputLines(process.stdout));
+      process.exitCode = await (await import('./cli/reply-cli')).runReplyCommand(
+        config,
+        process.argv.slice(3),
+        outputLines(process.stdout),
+        outputLines(process.stderr),
+      );
       return;
     case 'grpc-certs': {
       const [dir, ...hosts] = process.argv.slice(3);

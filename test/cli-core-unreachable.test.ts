@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../bin/cli/admin-cli';
 import { resolveConfig } from '../lib/config';
@@ -5,17 +7,39 @@ import { freePort } from './support/free-port';
 
 describe('an operators’ command while core is not there', () => {
   it.each([
-    ['campaigns list', ['campaigns', 'list', 'acme']],
+    ['campaigns list', ['campaigns', 'list', 'kāinga-ā-iwi']],
     ['apps list', ['apps', 'list']],
   ])(
-    '%s names the address it tried and the variable that sets it',
+    '%s names the address it tried and the variable that sets it, as an error and nothing as output',
     async (_name, args) => {
       const address = `127.0.0.1:${await freePort()}`;
-      const lines: string[] = [];
-      const code = await runAdminCommand(resolveConfig({ HERMOD_CORE_ADDRESS: address }), args, (line) => void lines.push(line));
+      const output: string[] = [];
+      const errors: string[] = [];
+      const code = await runAdminCommand(
+        resolveConfig({ HERMOD_CORE_ADDRESS: address }),
+        args,
+        (line) => void output.push(line),
+        (line) => void errors.push(line),
+      );
       expect(code).toBe(1);
-      expect(lines.join('\n')).toMatch(new RegExp(`^error: core is unavailable at ${address.replace(/\./g, '\\.')} \\(HERMOD_CORE_ADDRESS\\)`));
+      expect(errors.join('\n')).toMatch(new RegExp(`^error: core is unavailable at ${address.replace(/\./g, '\\.')} \\(HERMOD_CORE_ADDRESS\\)`));
+      expect(output).toEqual([]);
     },
     30_000,
   );
+
+  it('says so on standard error, so `hermod apps list 2>/dev/null` prints nothing', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../bin/hermod.js'), 'apps', 'list'], {
+      env: { ...process.env, HERMOD_CORE_ADDRESS: address },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toMatch(/^error: core is unavailable at /);
+  }, 60_000);
 });

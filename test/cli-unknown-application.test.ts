@@ -30,7 +30,10 @@ describe('operators’ commands on a mistyped application name', () => {
     it(`refuses \`hermod ${args.slice(0, 2).join(' ')}\` for an application that does not exist, and creates none`, async () => {
       const result = await hermod.cli(args);
       expect(result.code, result.output).toBe(1);
-      expect(result.output).toMatch(/no application named acmé/);
+      expect({ stdout: result.stdout, stderr: result.stderr }).toEqual({
+        stdout: '',
+        stderr: 'error: no application named acmé (hermod apps create acmé makes one)\n',
+      });
       expect((await hermod.cli(['apps', 'list'])).output).not.toMatch(/acmé/);
     });
   }

@@ -72,7 +72,7 @@ describe("operators' CLI against a running service", () => {
         'https://10.1.2.3/im',
       ]);
       expect(set.code, set.output).toBe(0);
-      const warnings = set.output.split('\n').filter((line) => line.startsWith('warning: '));
+      const warnings = set.stderr.split('\n').filter((line) => line.startsWith('warning: '));
       expect(warnings).toEqual([
         'warning: --status callbacks to localhost are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network',
         'warning: --reply callbacks to [::1] are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true: it is this machine or a private network',
@@ -88,10 +88,10 @@ describe("operators' CLI against a running service", () => {
       expect((await hermod.cli(['apps', 'create', 'tūmatanui', '--password', 'x'])).code).toBe(0);
       const open = await hermod.cli(['apps', 'set-callbacks', 'tūmatanui', '--status', 'https://hooks.example.com/tūnga']);
       expect(open.code, open.output).toBe(0);
-      expect(open.output).not.toContain('warning');
+      expect(open.stderr).toBe('');
       const loopback = await hermod.cli(['apps', 'set-callbacks', 'tūmatanui', '--status', 'http://127.8.9.10:9000/tūnga']);
       expect(loopback.code, loopback.output).toBe(0);
-      expect(loopback.output).toContain('warning: --status callbacks to 127.8.9.10 are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true');
+      expect(loopback.stderr).toContain('warning: --status callbacks to 127.8.9.10 are refused unless core runs with HERMOD_CALLBACK_ALLOW_PRIVATE=true');
     });
   });
 
@@ -173,10 +173,10 @@ describe("operators' CLI against a running service", () => {
 
       const notOnAcme = await hermod.cli(['blocklist', 'remove', '--app', 'acme', '+6421998']);
       expect(notOnAcme.code, notOnAcme.output).toBe(1);
-      expect(notOnAcme.output.trim()).toBe('error: +6421998 is not on the block list of acme');
+      expect({ stdout: notOnAcme.stdout, stderr: notOnAcme.stderr }).toEqual({ stdout: '', stderr: 'error: +6421998 is not on the block list of acme\n' });
       const notGlobal = await hermod.cli(['blocklist', 'remove', '+64']);
       expect(notGlobal.code, notGlobal.output).toBe(1);
-      expect(notGlobal.output.trim()).toBe('error: +64 is not on the global block list');
+      expect(notGlobal.stderr).toBe('error: +64 is not on the global block list\n');
       expect((await hermod.cli(['blocklist', 'list', '--app', 'acme'])).output).toMatch(/^acme\t\+6421999\t/m);
     });
 
@@ -193,37 +193,55 @@ describe("operators' CLI against a running service", () => {
     it('says so as the other errors do, with exit code 1', async () => {
       expect((await hermod.cli(['apps', 'create', 'marae-ā-iwi', '--password', 'tuatahi'])).code).toBe(0);
       const again = await hermod.cli(['apps', 'create', 'marae-ā-iwi', '--password', 'tuarua']);
-      expect({ code: again.code, output: again.output }).toEqual({ code: 1, output: 'error: application marae-ā-iwi already exists\n' });
+      expect({ code: again.code, stdout: again.stdout, stderr: again.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'error: application marae-ā-iwi already exists\n',
+      });
     });
   });
 
   describe('command lines that cannot be run', () => {
     it('says in one line that an application or template name is empty, with the usage exit code', async () => {
       const app = await hermod.cli(['apps', 'create', '', '--password', 'x']);
-      expect({ code: app.code, output: app.output }).toEqual({ code: 2, output: 'error: application name is empty\n' });
+      expect({ code: app.code, stdout: app.stdout, stderr: app.stderr }).toEqual({ code: 2, stdout: '', stderr: 'error: application name is empty\n' });
       const template = await hermod.cli(['templates', 'set', 'acme', '', 'Kia ora {{param1}} 👋🏽']);
-      expect({ code: template.code, output: template.output }).toEqual({ code: 2, output: 'error: template name is empty\n' });
+      expect({ code: template.code, stdout: template.stdout, stderr: template.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'error: template name is empty\n',
+      });
     });
 
     it('names an unknown command in one line, with the usage exit code', async () => {
       const sub = await hermod.cli(['apps', 'frob', 'acme']);
-      expect({ code: sub.code, output: sub.output }).toEqual({ code: 2, output: 'error: unknown command "apps frob" (hermod apps --help lists them)\n' });
+      expect({ code: sub.code, stdout: sub.stdout, stderr: sub.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'error: unknown command "apps frob" (hermod apps --help lists them)\n',
+      });
       const top = await hermod.cli(['kōrero']);
-      expect({ code: top.code, output: top.output }).toEqual({ code: 2, output: 'error: unknown command "kōrero" (hermod --help lists them)\n' });
+      expect({ code: top.code, stdout: top.stdout, stderr: top.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'error: unknown command "kōrero" (hermod --help lists them)\n',
+      });
     });
 
     it('refuses a misspelled option in one line, with the usage exit code, and changes nothing', async () => {
       const created = await hermod.cli(['apps', 'create', 'whare-hōu', '--pasword', 'x']);
-      expect({ code: created.code, output: created.output }).toEqual({
+      expect({ code: created.code, stdout: created.stdout, stderr: created.stderr }).toEqual({
         code: 2,
-        output: 'error: unknown option --pasword for "apps create" (it takes --password <pw>, --api-key)\n',
+        stdout: '',
+        stderr: 'error: unknown option --pasword for "apps create" (it takes --password <pw>, --api-key)\n',
       });
       expect((await hermod.cli(['apps', 'list'])).output).not.toMatch(/^whare-hōu\t/m);
 
       expect((await hermod.cli(['apps', 'create', '市场', '--password', 'x'])).code).toBe(0);
       const set = await hermod.cli(['apps', 'set-callbacks', '市场', '--statuz', 'https://hooks.example.com/tūnga']);
       expect(set.code, set.output).toBe(2);
-      expect(set.output).toMatch(/^error: unknown option --statuz for "apps set-callbacks" \(it takes --status <url>, .*\)\n$/);
+      expect(set.stdout).toBe('');
+      expect(set.stderr).toMatch(/^error: unknown option --statuz for "apps set-callbacks" \(it takes --status <url>, .*\)\n$/);
       const row = (await hermod.cli(['apps', 'list'])).output.split('\n').find((r) => r.startsWith('市场\t'));
       expect(row).not.toContain('hooks.example.com');
     });
@@ -231,12 +249,13 @@ describe("operators' CLI against a running service", () => {
     it('shows the usage of the one command whose arguments are missing', async () => {
       const missing = await hermod.cli(['apps', 'set-password', 'acme']);
       expect(missing.code).toBe(2);
-      expect(missing.output).toContain('  apps set-password <name> <password>');
-      expect(missing.output).not.toMatch(/apps create|blocklist|campaigns/);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toContain('  apps set-password <name> <password>');
+      expect(missing.stderr).not.toMatch(/apps create|blocklist|campaigns/);
       const campaign = await hermod.cli(['campaigns', 'pause', 'acme']);
       expect(campaign.code).toBe(2);
-      expect(campaign.output).toContain('  campaigns pause <application> <campaign-id>');
-      expect(campaign.output).not.toMatch(/campaigns resume|dry-run/);
+      expect(campaign.stderr).toContain('  campaigns pause <application> <campaign-id>');
+      expect(campaign.stderr).not.toMatch(/campaigns resume|dry-run/);
     });
   });
 

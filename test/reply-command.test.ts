@@ -8,16 +8,17 @@ import { startHermodWithSimulator, type HermodWithSimulator } from './support/he
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** `hermod reply …` as a user types it, against the SMSC simulator on `port`. */
-function reply(port: number, ...args: string[]): Promise<{ code: number | null; output: string }> {
+function reply(port: number, ...args: string[]): Promise<{ code: number | null; output: string; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'reply', ...args], {
       cwd: ROOT,
       env: { ...process.env, HERMOD_SMSC_HOST: '127.0.0.1', HERMOD_SMSC_PORT: String(port) },
     });
-    let out = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    c.on('exit', (code) => resolve({ code, output: out }));
+    let stdout = '';
+    let stderr = '';
+    c.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    c.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    c.on('close', (code) => resolve({ code, output: stdout + stderr, stdout, stderr }));
   });
 }
 
@@ -64,13 +65,14 @@ describe('hermod reply: a handset answering through the SMSC simulator', () => {
     const port = idle.simulator.port;
     await idle.hermod.stop();
     const none = await reply(port, '+6421999102', '4000', 'Kia ora');
-    expect(none.code).toBe(1);
-    expect(none.output).toMatch(/^error: no ESME \(hermod\) is bound/);
+    expect({ code: none.code, stdout: none.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(none.stderr).toMatch(/^error: no ESME \(hermod\) is bound/);
     await idle.simulator.stop();
     const gone = await reply(port, '+6421999102', '4000', 'Kia ora');
-    expect(gone.code).toBe(1);
-    expect(gone.output).toMatch(/^error: no SMSC simulator answered at 127\.0\.0\.1:\d+/);
-    const usage = await reply(port, '+6421999102');
-    expect(usage.code).toBe(2);
+    expect({ code: gone.code, stdout: gone.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(gone.stderr).toMatch(/^error: no SMSC simulator answered at 127\.0\.0\.1:\d+/);
+    const usage = await reply(port, '+6421999102', '4000');
+    expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(usage.stderr).toMatch(/^usage:\n {2}reply <from> <to> <text>/);
   });
 });

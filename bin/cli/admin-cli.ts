@@ -25,14 +25,18 @@ import { imRateLimit } from './im-rate-limit';
 
 type Out = (line: string) => void;
 
-/** Runs one operators' command; returns the process exit code. */
-export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+/**
+ * Runs one operators' command, its results written to `out` and its errors,
+ * warnings and usage problems to `err` (standard output and standard error);
+ * returns the process exit code.
+ */
+export async function runAdminCommand(config: Readonly<Config>, args: string[], out: Out, err: Out): Promise<number> {
   const problem = usageProblem(args);
   if (problem) {
-    out(`error: ${problem}`);
+    err(`error: ${problem}`);
     return 2;
   }
-  if (args[0] === 'campaigns') return runCampaignsCommand(config, args, out);
+  if (args[0] === 'campaigns') return runCampaignsCommand(config, args, out, err);
   const channelCredentials = createGrpcCredentials(config.grpcTls).channel();
   const client = new AccountsClient(config.coreAddress, channelCredentials);
   const campaigns = new CampaignsClient(config.coreAddress, channelCredentials);
@@ -62,7 +66,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (changesAnApplication && name) {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
       if (!applications.some((a) => a.name === name)) {
-        out(`error: no application named ${name} (hermod apps create ${name} makes one)`);
+        err(`error: no application named ${name} (hermod apps create ${name} makes one)`);
         return 1;
       }
     }
@@ -82,7 +86,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     if (group === 'apps' && verb === 'create' && name) {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
       if (applications.some((a) => a.name === name)) {
-        out(`error: application ${name} already exists`);
+        err(`error: application ${name} already exists`);
         return 1;
       }
       const apiKey = args.includes('--api-key') ? newApiKey() : '';
@@ -107,7 +111,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       out(`callbacks of ${app.name} set`);
       for (const flag of ['--status', '--reply', '--im-status']) {
         const warning = privateCallbackWarning(flag, option(flag));
-        if (warning) out(warning);
+        if (warning) err(warning);
       }
       out(`signing secret: ${app.callbackSecret}`);
       return 0;
@@ -161,7 +165,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       const messages = Number(option('--messages'));
       const period = option('--per') ?? '';
       if (!Number.isSafeInteger(messages) || messages < 1 || !['hour', 'day', 'month'].includes(period)) {
-        out('error: give --messages <whole number, 1 or more> and --per hour|day|month, or --clear');
+        err('error: give --messages <whole number, 1 or more> and --per hour|day|month, or --clear');
         return 2;
       }
       await upsert({ name, quota: { messages, period } });
@@ -178,7 +182,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         return 0;
       }
       if (prefixes.length === 0) {
-        out(`error: give one or more E.164 numbers or prefixes, e.g. hermod blocklist ${verb} +6421`);
+        err(`error: give one or more E.164 numbers or prefixes, e.g. hermod blocklist ${verb} +6421`);
         return 2;
       }
       const { entries } = await call<object, BlockList>(client.updateBlockList as never, { applicationName: app, prefixes, blocked: verb === 'add' });
@@ -245,10 +249,10 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     // A known command (usageProblem said so) with arguments missing: its own usage.
-    out(commandHelp(ADMIN_USAGE, `${group} ${verb}`));
+    err(commandHelp(ADMIN_USAGE, `${group} ${verb}`));
     return 2;
-  } catch (err) {
-    out(commandError(err, config.coreAddress));
+  } catch (e) {
+    err(commandError(e, config.coreAddress));
     return 1;
   } finally {
     client.close();

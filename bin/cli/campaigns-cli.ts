@@ -27,8 +27,8 @@ function printable(p: CampaignProgress) {
   };
 }
 
-/** `hermod campaigns …`: operators' control of campaigns through core's CampaignControl service. Returns the exit code. */
-export async function runCampaignsCommand(config: Readonly<Config>, args: string[], out: Out): Promise<number> {
+/** `hermod campaigns …`: operators' control of campaigns through core's CampaignControl service; results to `out`, errors to `err`. Returns the exit code. */
+export async function runCampaignsCommand(config: Readonly<Config>, args: string[], out: Out, err: Out): Promise<number> {
   const [, verb, application, second] = args;
   const client = new CampaignControlClient(config.coreAddress, createGrpcCredentials(config.grpcTls).channel());
   const call = <Req, Res>(fn: (req: Req, cb: (err: never, res: Res) => void) => unknown, req: Req): Promise<Res> =>
@@ -58,7 +58,7 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
       const content = option('--content');
       const template = option('--template');
       if ((content === undefined) === (template === undefined)) {
-        out('error: give exactly one of --content <text> and --template <name>');
+        err('error: give exactly one of --content <text> and --template <name>');
         return 2;
       }
       const result = await call<DryRunCampaignRequest, DryRunCampaignResult>(client.dryRunCampaign as never, {
@@ -70,10 +70,10 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
       out(JSON.stringify(result, null, 2));
       return 0;
     }
-    out(commandHelp(CAMPAIGNS_USAGE, `campaigns ${verb}`));
+    err(commandHelp(CAMPAIGNS_USAGE, `campaigns ${verb}`));
     return 2;
-  } catch (err) {
-    out(commandError(err, config.coreAddress));
+  } catch (e) {
+    err(commandError(e, config.coreAddress));
     return 1;
   } finally {
     client.close();

@@ -13,12 +13,18 @@ const REPLY_USAGE = `  reply <from> <to> <text>                   a handset's me
  * `hermod reply`: binds to the SMSC simulator as a handset and submits the
  * text, which the simulator delivers to hermod as a reply (deliver_sm), as a
  * carrier would deliver a handset's message. Sent whole as UCS-2 (any text).
+ * What it did goes to `out`, what went wrong to `err`.
  */
-export async function runReplyCommand(config: Readonly<Config>, args: readonly string[], out: (line: string) => void): Promise<number> {
+export async function runReplyCommand(
+  config: Readonly<Config>,
+  args: readonly string[],
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   const [from, to, ...words] = args;
   const text = words.join(' ');
   if (!from || !to || text === '') {
-    out(`usage:\n${REPLY_USAGE}`);
+    err(`usage:\n${REPLY_USAGE}`);
     return 2;
   }
   const { host, port } = config.simulator;
@@ -45,9 +51,9 @@ export async function runReplyCommand(config: Readonly<Config>, args: readonly s
     });
     out(`the SMSC simulator delivered "${text}" from ${from} to ${to}`);
     return 0;
-  } catch (err) {
-    const message = (err as Error).message;
-    out(`error: ${/ESME_RSYSERR|system error/i.test(message) ? 'no ESME (hermod) is bound to the SMSC simulator to take it' : message}`);
+  } catch (e) {
+    const message = (e as Error).message;
+    err(`error: ${/ESME_RSYSERR|system error/i.test(message) ? 'no ESME (hermod) is bound to the SMSC simulator to take it' : message}`);
     return 1;
   } finally {
     await client.close(0).catch(() => undefined);

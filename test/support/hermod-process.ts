@@ -32,8 +32,11 @@ export interface HermodProcess {
   baseUrl: string;
   dataDir: string;
   coreAddress: string;
-  /** Runs `hermod <args>` against this service (operators' commands); resolves with exit code and output. */
-  cli(args: string[]): Promise<{ code: number | null; output: string }>;
+  /**
+   * Runs `hermod <args>` against this service (operators' commands); resolves with exit code, what it wrote
+   * to standard output and to standard error, and both as they arrived (`output`).
+   */
+  cli(args: string[]): Promise<{ code: number | null; output: string; stdout: string; stderr: string }>;
   /** The self-signed certificate the service created, to trust it in clients. */
   ca(): string;
   output(): string;
@@ -119,9 +122,20 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
           env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress },
         });
         let out = '';
-        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-        c.on('exit', (code) => resolve({ code, output: out }));
+        let stdout = '';
+        let stderr = '';
+        c.stdout.setEncoding('utf8');
+        c.stderr.setEncoding('utf8');
+        c.stdout.on('data', (d: string) => {
+          out += d;
+          stdout += d;
+        });
+        c.stderr.on('data', (d: string) => {
+          out += d;
+          stderr += d;
+        });
+        // 'close', not 'exit': both streams read to their end.
+        c.on('close', (code) => resolve({ code, output: out, stdout, stderr }));
       }),
     ca: () => fs.readFileSync(path.join(options.dataDir, 'tls/self-signed.crt'), 'utf8'),
     output: () => output,
