@@ -47,6 +47,28 @@ describe("what is wrong with an operators' command line", () => {
     for (const limit of ['0', '20', '100', 'default']) expect(usageProblem(['apps', 'set-im-rate-limit', '商店', limit]), limit).toBeUndefined();
   });
 
+  it('refuses a source address no send could use, naming it and how to write it, a number split by the shell included', () => {
+    expect(usageProblem(['apps', 'set-sources', 'kāinga-ā-iwi', '+64', '21-555', '000'])).toBe(
+      'source address "21-555" cannot be sent from: write a number without spaces or dashes: 21555 (if "+64 21-555 000" is one number: +6421555000)',
+    );
+    expect(usageProblem(['apps', 'set-sources', 'kāinga-ā-iwi', '+64 21-555 000'])).toBe(
+      'source address "+64 21-555 000" cannot be sent from: write a number without spaces or dashes: +6421555000',
+    );
+    expect(usageProblem(['apps', 'set-sources', '商店', '4001', 'GLOBEXXXXXXXXXX'])).toBe(
+      'source address "GLOBEXXXXXXXXXX" cannot be sent from: an alphanumeric sender is at most 11 characters, not 15',
+    );
+    expect(usageProblem(['apps', 'set-sources', '商店', 'Kāinga'])).toBe(
+      'source address "Kāinga" cannot be sent from: an SMSC carries letters, digits and punctuation of ASCII, not "ā"',
+    );
+    expect(usageProblem(['apps', 'set-sources', '商店', '4001', ''])).toBe('source address "" cannot be sent from: it is blank');
+  });
+
+  it('takes every source address a send takes, and none at all', () => {
+    for (const addresses of [['+6421555000', '4001', '006421555000'], ['ACME', 'Air NZ', 'ABCDEFGHIJK'], []]) {
+      expect(usageProblem(['apps', 'set-sources', 'kāinga-ā-iwi', ...addresses]), addresses.join(' ')).toBeUndefined();
+    }
+  });
+
   it('finds nothing wrong with command lines the commands take, empty values where they mean something included', () => {
     for (const args of [
       ['apps', 'list'],

@@ -95,6 +95,61 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('source addresses', () => {
+    const claimsOf = async (name: string): Promise<string | undefined> => {
+      const [head, ...rows] = (await hermod.cli(['apps', 'list'])).stdout.trim().split('\n');
+      const row = rows.map((r) => r.split('\t')).find((r) => r[0] === name);
+      return row?.[head!.split('\t').indexOf('source addresses')];
+    };
+
+    it('refuses a number written with spaces as README writes it, on standard error with exit 2, and claims none of the addresses on the line', async () => {
+      expect((await hermod.cli(['apps', 'create', 'tauranga-waka', '--password', 'x'])).code).toBe(0);
+      expect((await hermod.cli(['apps', 'create', 'globex', '--password', 'x'])).code).toBe(0);
+      expect((await hermod.cli(['apps', 'set-sources', 'tauranga-waka', '4001'])).code).toBe(0);
+
+      const split = await hermod.cli(['apps', 'set-sources', 'tauranga-waka', '+64', '21-555', '000']);
+      expect({ code: split.code, stdout: split.stdout, stderr: split.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'error: source address "21-555" cannot be sent from: write a number without spaces or dashes: 21555 (if "+64 21-555 000" is one number: +6421555000)\n',
+      });
+      const quoted = await hermod.cli(['apps', 'set-sources', 'tauranga-waka', '+64 21-555 000']);
+      expect(quoted.code).toBe(2);
+      expect(quoted.stderr).toBe('error: source address "+64 21-555 000" cannot be sent from: write a number without spaces or dashes: +6421555000\n');
+      const long = await hermod.cli(['apps', 'set-sources', 'tauranga-waka', 'GLOBEXXXXXXXXXX']);
+      expect(long.code).toBe(2);
+      expect(long.stderr).toBe('error: source address "GLOBEXXXXXXXXXX" cannot be sent from: an alphanumeric sender is at most 11 characters, not 15\n');
+      expect(await claimsOf('tauranga-waka')).toBe('4001');
+
+      // 000 and +64 were claimed by nobody, so another application may claim them.
+      const other = await hermod.cli(['apps', 'set-sources', 'globex', '000', '+64', 'GLOBEX']);
+      expect(other.code, other.output).toBe(0);
+      expect(await claimsOf('globex')).toBe('000 +64 GLOBEX');
+    });
+
+    it('refuses a claim no send could use to any gRPC client, not only the CLI, and keeps the claims it had', async () => {
+      expect((await hermod.cli(['apps', 'create', 'tūranga-grpc', '--password', 'x'])).code).toBe(0);
+      expect((await hermod.cli(['apps', 'set-sources', 'tūranga-grpc', '4002'])).code).toBe(0);
+      const client = new AccountsClient(hermod.coreAddress, credentials.createInsecure());
+      const request: UpsertApplicationRequest = {
+        name: 'tūranga-grpc',
+        password: '',
+        apiKey: '',
+        revokeApiKey: false,
+        rotateCallbackSecret: false,
+        sourceAddresses: { addresses: ['+6421555001', '+64 21-555 002'] },
+        quota: undefined,
+      };
+      const err = await new Promise<ServiceError | null>((resolve) =>
+        client.upsertApplication(request, new Metadata(), { deadline: Date.now() + 10_000 }, (e) => resolve(e)),
+      );
+      client.close();
+      expect(err?.details).toBe('source address "+64 21-555 002" cannot be sent from: write a number without spaces or dashes: +6421555002');
+      expect(await claimsOf('tūranga-grpc')).toBe('4002');
+    });
+  });
+
   describe('quotas', () => {
     it('says a quota of one message in the singular', async () => {
       expect((await hermod.cli(['apps', 'create', 'kotahi', '--password', 'x'])).code).toBe(0);

@@ -139,10 +139,8 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-sources' && name) {
-      const addresses = args
-        .slice(3)
-        .map((a) => a.trim())
-        .filter(Boolean);
+      // As given: usageProblem refused any a send could not use (and core would).
+      const addresses = args.slice(3);
       await upsert({ name, sourceAddresses: { addresses } });
       out(addresses.length > 0 ? `replies to ${addresses.join(', ')} go to ${name}` : `${name} claims no source addresses`);
       return 0;

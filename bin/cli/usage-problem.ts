@@ -2,6 +2,7 @@ import { ADMIN_USAGE } from './admin-usage';
 import { argumentCountProblem } from './argument-count-problem';
 import { imRateLimit } from './im-rate-limit';
 import { optionProblem } from './option-problem';
+import { sourceAddressesProblem } from './source-addresses-problem';
 
 /** Each operators' command as `group verb`, from the usage: a command is known exactly when its usage is printed. */
 const COMMANDS = new Set([...ADMIN_USAGE.matchAll(/^ {2}([a-z-]+) ([a-z-]+)/gm)].map((m) => `${m[1]} ${m[2]}`));
@@ -38,5 +39,11 @@ export function usageProblem(args: readonly string[]): string | undefined {
   if (limit !== undefined && imRateLimit(limit) === undefined) {
     return `the rate limit is a whole number of requests per second, 0..100, or 'default' (got ${JSON.stringify(limit)})`;
   }
-  return optionProblem(command, args.slice(2)) ?? argumentCountProblem(command, args.slice(2));
+  return optionProblem(command, args.slice(2)) ?? argumentCountProblem(command, args.slice(2)) ?? valueProblem(command, args);
+}
+
+/** What is wrong with the values of a command line whose words and options are right. */
+function valueProblem(command: string, args: readonly string[]): string | undefined {
+  if (command === 'apps set-sources') return sourceAddressesProblem(args.slice(3));
+  return undefined;
 }

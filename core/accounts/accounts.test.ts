@@ -59,7 +59,7 @@ describe('application names', () => {
 describe('claimed addresses', () => {
   it('reads the claims once for the many sends that ask at the same moment, and again after a claim changes', async () => {
     const { accounts, apps } = accountsInMemory();
-    await accounts.upsert({ name: 'kāinga', password: 'kupuhipa', sourceAddresses: ['+6421555000', 'Kāinga'] });
+    await accounts.upsert({ name: 'kāinga', password: 'kupuhipa', sourceAddresses: ['+6421555000', 'Kainga'] });
     const kainga = apps.get('kāinga')!.id;
     // The store lists the applications from the map's values: count those reads.
     let reads = 0;
@@ -74,6 +74,19 @@ describe('claimed addresses', () => {
 
     await accounts.upsert({ name: 'kāinga', password: 'kupuhipa', sourceAddresses: ['4001'] });
     expect(await accounts.ownerOfAddress('4001')).toBe(kainga);
+    expect(await accounts.ownerOfAddress('6421555000')).toBeUndefined();
+  });
+
+  it('refuses a claim on an address no send could use, naming it and how to write it, and keeps every claim it had', async () => {
+    const { accounts } = accountsInMemory();
+    const { id } = await accounts.upsert({ name: 'kāinga-ā-iwi', password: 'kupuhipa', sourceAddresses: ['4001'] });
+    for (const bad of ['21-555', '+64 21-555 000', 'GLOBEXXXXXXXXXX', 'Kāinga', '', ' 4001']) {
+      const err = await refusal(accounts.upsert({ name: 'kāinga-ā-iwi', sourceAddresses: ['+6421555000', bad] }));
+      expect(err.code, bad).toBe('invalid_attrib');
+      expect(err.message.slice(0, err.message.indexOf(' cannot be sent from: '))).toBe(`source address ${JSON.stringify(bad)}`);
+      expect(err.fields.map((f) => f.field)).toEqual(['source_addresses']);
+    }
+    expect(await accounts.ownerOfAddress('4001')).toBe(id);
     expect(await accounts.ownerOfAddress('6421555000')).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
 import { checkApplicationName } from '../domain/application-name';
+import { checkClaimedAddress } from '../domain/sender-address';
 import { hashApiKey, hashPassword, refusePassword, verifyPassword } from './secrets';
 
 interface AppIdentity {
@@ -42,7 +43,7 @@ interface UpsertInput {
   imDefaultAttempts?: string;
   /** New signing secret for callbacks. */
   callbackSecret?: string;
-  /** undefined: keep; []: none. Refused when another application claims one of them. */
+  /** undefined: keep; []: none. Refused when one is no address a send could use, or another application claims one of them. */
   sourceAddresses?: readonly string[];
   /** undefined: keep; -1: the service default. */
   imRateLimit?: number;
@@ -169,6 +170,8 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
       if (!current) checkApplicationName(input.name);
       if (input.sourceAddresses) {
+        // Every address first: a line with one bad address changes none of the claims.
+        for (const address of input.sourceAddresses) checkClaimedAddress(address);
         forgetOwners();
         const claimed = await claims();
         for (const address of input.sourceAddresses) {

@@ -150,10 +150,6 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
         throw new HermodError('invalid_attrib', 'im_rate_limit is 0..100 requests per second, or -1 for the service default');
       }
       const quota = req.quota === undefined ? undefined : req.quota.messages === 0 ? null : checkQuota(req.quota.messages, req.quota.period);
-      for (const address of req.sourceAddresses?.addresses ?? []) {
-        if (address.length === 0 || address.length > 30)
-          throw new HermodError('invalid_attrib', `source address ${JSON.stringify(address)} must be 1..30 characters`);
-      }
       const app = await services.accounts.upsert({
         name: req.name,
         password: req.password,

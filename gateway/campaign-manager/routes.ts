@@ -15,7 +15,7 @@ import { importBody } from './import-body';
 import { respondWithStreamedJson } from './streamed-json';
 import { listAsJson, listsAsJson, reportAsJson } from './answers';
 import { parseCampaignSchedule } from './campaign-schedule';
-import { checkSenderAddress } from '../http/sender-address';
+import { checkSenderAddress } from '../../core/domain/sender-address';
 import { checkSmsText } from '../../core/domain/control-characters';
 import { checkJsonRequest } from '../http/json-request-headers';
 import { idempotentStream } from '../http/idempotent-stream';

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log';
 import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
-import { checkSenderAddress } from '../http/sender-address';
+import { checkSenderAddress } from '../../core/domain/sender-address';
 import { checkSmsText } from '../../core/domain/control-characters';
 import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
-import { checkSenderAddress } from './sender-address';
+import { checkSenderAddress, claimedAddressProblem } from './sender-address';
 
 describe('sender addresses', () => {
   it('take numbers and alphanumeric senders of up to 11 characters', () => {
@@ -38,6 +38,34 @@ describe('sender addresses', () => {
         if (number || alphanumeric) expect(() => checkSenderAddress(sender, 'source')).not.toThrow();
         else expect(() => checkSenderAddress(sender, 'source')).toThrow(HermodError);
       }),
+    );
+  });
+});
+
+describe('addresses an application claims', () => {
+  it('are claimable exactly when a send could use them as its sender (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 14 }), fc.stringMatching(/^\+?[0-9 ()-]{1,15}$/)), (address) => {
+        const sendable = (() => {
+          try {
+            checkSenderAddress(address, 'source');
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        expect(claimedAddressProblem(address) === undefined, JSON.stringify(address)).toBe(sendable);
+      }),
+    );
+  });
+
+  it('name a number written with separators and how a send takes it', () => {
+    expect(claimedAddressProblem('(09) 555-0123')).toBe(
+      'source address "(09) 555-0123" cannot be sent from: write a number without spaces or dashes: 095550123',
+    );
+    expect(claimedAddressProblem('+64.21.555')).toBe('source address "+64.21.555" cannot be sent from: write a number without spaces or dashes: +6421555');
+    expect(claimedAddressProblem('#')).toBe(
+      'source address "#" cannot be sent from: write a number of digits (a leading + for an international one) or an alphanumeric sender with a letter',
     );
   });
 });
