@@ -57,6 +57,14 @@ describe("options an operators' command does not take", () => {
     }
   });
 
+  it('refuses apps set-callbacks without any of its options, which changed nothing and said it had set them', () => {
+    expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi'])).toBe(
+      '"apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret',
+    );
+    expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--rotate-secret'])).toBeUndefined();
+    expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--reply', ''])).toBeUndefined();
+  });
+
   it('leaves values that only look like options alone', () => {
     expect(usageProblem(['apps', 'set-im-attempts', 'kāinga', ''])).toBeUndefined();
     expect(usageProblem(['templates', 'set', '商店', 'hoko', '--- Hoko nui! ---'])).toBeUndefined();

@@ -95,6 +95,18 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('callbacks without options', () => {
+    it('refuses `apps set-callbacks` given no option, saying which it takes, instead of saying it set them', async () => {
+      expect((await hermod.cli(['apps', 'create', 'waea-kāinga', '--password', 'x'])).code).toBe(0);
+      const set = await hermod.cli(['apps', 'set-callbacks', 'waea-kāinga']);
+      expect({ code: set.code, stdout: set.stdout, stderr: set.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'error: "apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret\n',
+      });
+    });
+  });
+
   describe('source addresses', () => {
     const claimsOf = async (name: string): Promise<string | undefined> => {
       const [head, ...rows] = (await hermod.cli(['apps', 'list'])).stdout.trim().split('\n');

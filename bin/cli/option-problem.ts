@@ -36,9 +36,9 @@ export function optionProblem(command: string, args: readonly string[]): string 
     if (value === undefined) {
       const named = arg.split('=')[0]!;
       if (arg.includes('=') && takes[named]) return `write the value of ${named} after a space: ${named} ${takes[named]}`;
-      const known = Object.entries(takes).map(([option, v]) => (v ? `${option} ${v}` : option));
-      return known.length > 0
-        ? `unknown option ${arg} for ${JSON.stringify(command)} (it takes ${known.join(', ')})`
+      const known = optionsTaken(command);
+      return known
+        ? `unknown option ${arg} for ${JSON.stringify(command)} (it takes ${known})`
         : `unknown option ${arg}: ${JSON.stringify(command)} takes no options`;
     }
     // The command reads the first; a second, often a corrected one, was ignored.
@@ -50,6 +50,13 @@ export function optionProblem(command: string, args: readonly string[]): string 
     i++;
   }
   return undefined;
+}
+
+/** The options a command takes as its usage writes them (`--status <url>, --reply <url>, …`), or '' for none. */
+export function optionsTaken(command: string): string {
+  return Object.entries(OPTIONS[command] ?? {})
+    .map(([option, value]) => (value ? `${option} ${value}` : option))
+    .join(', ');
 }
 
 /**

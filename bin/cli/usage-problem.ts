@@ -1,7 +1,7 @@
 import { ADMIN_USAGE } from './admin-usage';
 import { argumentCountProblem } from './argument-count-problem';
 import { imRateLimit } from './im-rate-limit';
-import { optionProblem } from './option-problem';
+import { optionProblem, optionsTaken } from './option-problem';
 import { sourceAddressesProblem } from './source-addresses-problem';
 
 /** Each operators' command as `group verb`, from the usage: a command is known exactly when its usage is printed. */
@@ -44,6 +44,10 @@ export function usageProblem(args: readonly string[]): string | undefined {
 
 /** What is wrong with the values of a command line whose words and options are right. */
 function valueProblem(command: string, args: readonly string[]): string | undefined {
+  // Without one it changed nothing and said `callbacks of … set`.
+  if (command === 'apps set-callbacks' && args[2] !== undefined && !args.slice(3).some((a) => a.startsWith('--'))) {
+    return `${JSON.stringify(command)} needs one or more of its options: ${optionsTaken(command)}`;
+  }
   if (command === 'apps set-sources') return sourceAddressesProblem(args.slice(3));
   return undefined;
 }
