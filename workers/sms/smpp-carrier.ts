@@ -276,8 +276,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       // Withdrawn unsent on purpose (a paused campaign, the submit limit): normal flow, no submit failed.
       if (refused.some(isHeldBack) && ids.every((id) => id === undefined)) throw refused.find(isHeldBack);
       for (const err of refused) if (!isHeldBack(err)) failed(err);
-      // None taken: the whole message may be routed and submitted again.
-      if (ids.every((id) => id === undefined)) throw refused[0];
+      // None taken: the whole message may be routed and submitted again (unless a part was refused for good).
+      if (ids.every((id) => id === undefined)) throw refused.find((e) => (e as { retryable?: boolean }).retryable !== true) ?? refused[0];
       // Some parts are with the carrier: only the others are submitted again, exactly as they were (the same
       // concatenation reference), or the handset would get the taken ones twice, one copy an orphan fragment.
       return done(await completeParts(plan.segments, ids, first, submitPart, failed, counted, () => pickClient()?.client));
