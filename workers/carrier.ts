@@ -10,6 +10,8 @@ import { HermodError } from '../lib/errors';
  */
 export interface CarrierReport {
   carrierId: string;
+  /** The carrier id as an earlier version kept it (as the carrier wrote it), when that differs: what its messages are found by. */
+  carrierIdAsWritten?: string;
   status: MessageStatus;
   at: number;
   errorCode: string;

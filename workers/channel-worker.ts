@@ -137,14 +137,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
     });
     try {
-      const id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      let carrierId = r.carrierId;
+      let id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      // Submitted by an earlier version, which kept the carrier id as the carrier wrote it.
+      if (!id && r.carrierIdAsWritten) {
+        id = (await state.getMessageIdByCarrierId(r.carrierIdAsWritten)) ?? '';
+        if (id) carrierId = r.carrierIdAsWritten;
+      }
       await submittedOnTheWay.get(r.carrierId);
       span?.setAttribute('hermod.message_id', id);
       await reports.add({
         id,
         status: r.status,
         at: r.at,
-        carrierId: r.carrierId,
+        carrierId,
+        ...(r.carrierIdAsWritten && carrierId !== r.carrierIdAsWritten ? { carrierIdAsWritten: r.carrierIdAsWritten } : {}),
         errorCode: r.errorCode,
         channel,
         ...(r.detail ? { detail: r.detail } : {}),

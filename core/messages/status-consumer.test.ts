@@ -48,6 +48,48 @@ describe('status consumer', () => {
     expect(queries.length).toBeLessThanOrEqual(8);
   });
 
+  it('matches a receipt to a message an earlier version submitted, whose carrier id it kept as the carrier wrote it (000F426B, not f426b)', async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    // Kept as written by the version before ids were compared as numbers: one in hot state, one in history only.
+    await state.putCarrierIds([{ carrierId: 'spark:000F426B', messageId: 'message-hot' }]);
+    const history = {
+      async findMessageIdsByCarrierIds(carrierIds: readonly string[]) {
+        return new Map(carrierIds.filter((c) => c === 'spark:0000F4270').map((c) => [c, 'message-history']));
+      },
+      latestStatuses: async () => new Map(),
+    } as unknown as MessageHistory;
+    const recorded: StatusChange[] = [];
+    const recorder = { record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder;
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    await bus.publish(topicName('status'), [
+      {
+        key: 'a',
+        value: encodeStatus({
+          id: '',
+          carrierId: 'spark:f426b',
+          carrierIdAsWritten: 'spark:000F426B',
+          status: 'received',
+          at: 1_700_000_000_000,
+          channel: 'sms',
+        }),
+      },
+      {
+        key: 'b',
+        value: encodeStatus({
+          id: '',
+          carrierId: 'spark:f4270',
+          carrierIdAsWritten: 'spark:0000F4270',
+          status: 'received',
+          at: 1_700_000_000_001,
+          channel: 'sms',
+        }),
+      },
+    ]);
+    await eventually(() => recorded.length === 2);
+    expect(recorded.map((c) => c.messageId).sort()).toEqual(['message-history', 'message-hot']);
+  });
+
   it('still records a receipt it held, unmatched, when core crashed: the carrier was answered and will not send it again', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-held-reports-'));
     const heldFile = { path: path.join(dir, 'state', 'held-delivery-reports.jsonl'), fsync: false };

@@ -46,12 +46,32 @@ export function startStatusConsumer(deps: {
 }): Promise<Subscription> {
   /** The message of each update: its own id, else its carrier id's in hot state, else in history (one query for the batch). */
   const resolveIds = async (updates: readonly StatusUpdate[]): Promise<(string | undefined)[]> => {
-    const ids = await Promise.all(updates.map((u) => u.id || (u.carrierId ? deps.state.getMessageIdByCarrierId(u.carrierId) : undefined)));
-    const missed = [...new Set(updates.flatMap((u, i) => (ids[i] === undefined && u.carrierId ? [u.carrierId] : [])))];
+    /** A message an earlier version submitted is known by its carrier id as written; the report goes on under that one. */
+    const asWritten = (u: StatusUpdate, id: string | undefined): string | undefined => {
+      if (id !== undefined) u.carrierId = u.carrierIdAsWritten;
+      return id;
+    };
+    const ids = await Promise.all(
+      updates.map(async (u) => {
+        if (u.id) return u.id;
+        if (!u.carrierId) return undefined;
+        const id = await deps.state.getMessageIdByCarrierId(u.carrierId);
+        if (id !== undefined || !u.carrierIdAsWritten) return id;
+        return asWritten(u, await deps.state.getMessageIdByCarrierId(u.carrierIdAsWritten));
+      }),
+    );
+    const missed = [
+      ...new Set(
+        updates.flatMap((u, i) => (ids[i] === undefined && u.carrierId ? [u.carrierId, ...(u.carrierIdAsWritten ? [u.carrierIdAsWritten] : [])] : [])),
+      ),
+    ];
     if (missed.length === 0) return ids;
     const found = await deps.history.findMessageIdsByCarrierIds(missed);
     await rememberFromHistory([...new Set(found.values())]);
-    return ids.map((id, i) => id ?? found.get(updates[i]!.carrierId ?? ''));
+    return ids.map((id, i) => {
+      const u = updates[i]!;
+      return id ?? found.get(u.carrierId ?? '') ?? (u.carrierIdAsWritten ? asWritten(u, found.get(u.carrierIdAsWritten)) : undefined);
+    });
   };
   /**
    * Hot state forgot these messages (a restart of memory state, or their

@@ -54,6 +54,12 @@ export interface StatusUpdate {
   status: MessageStatus;
   at: number;
   carrierId?: string;
+  /**
+   * The carrier id as an earlier version kept it (as the carrier wrote it, not
+   * as a number in its base), when that differs: a message it submitted is
+   * found by this one.
+   */
+  carrierIdAsWritten?: string;
   errorCode?: string;
   detail?: string;
   channel: string;
@@ -113,6 +119,7 @@ const SCHEMAS = {
     status: { enum: MESSAGE_STATUSES },
     at: num,
     carrierId: str,
+    carrierIdAsWritten: str,
     errorCode: str,
     detail: str,
     channel: str,
@@ -243,6 +250,7 @@ export const encodeStatus = (u: StatusUpdate): BusValue =>
     status: u.status,
     at: u.at,
     carrierId: u.carrierId,
+    carrierIdAsWritten: u.carrierIdAsWritten,
     errorCode: u.errorCode,
     detail: u.detail,
     channel: u.channel,

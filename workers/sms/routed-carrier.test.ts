@@ -220,6 +220,25 @@ describe('the routed SMS carrier', () => {
     expect(reports.sort()).toEqual(carrierIds.sort());
   });
 
+  it('tells beside each receipt the carrier id as the version before kept it (as written), so a message it submitted still finds its receipt', async () => {
+    const smsc = await kit.simulator({
+      outcomes: { delivered: 1 },
+      receiptDelayMs: 0,
+      receiptIdTlv: 'none',
+      idStyles: { submit: { upper: true, width: 20 }, receipt: { upper: true, width: 20 } },
+    });
+    const submits = watch(smsc);
+    const r = routed([carrierConfig('spark', smsc.port)], []);
+    const reports: { carrierId: string; carrierIdAsWritten?: string }[] = [];
+    r.onReport((report) => void reports.push(report));
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    const { carrierIds } = await r.send(job('+64211234567'));
+    await eventually(() => reports.length === 1);
+    const written = submits[0]!.carrierMessageId!;
+    expect(written).toMatch(/^0+[1-9A-F][0-9A-F]*$/);
+    expect(reports[0]).toEqual(expect.objectContaining({ carrierId: carrierIds[0], carrierIdAsWritten: `spark:${written}` }));
+  });
+
   /** A simulator that answers `status` to part 2 of each long message the first `times` times it sees it. */
   const refusingPartTwo = async (status: number, times: number) => {
     const seen = new Map<string, number>();

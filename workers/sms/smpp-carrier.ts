@@ -177,8 +177,13 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         receiptLatency.observe((Date.now() - at) / 1000);
       }
       const errorCode = r.errorCode === '000' ? '' : r.errorCode;
+      // What the version before ids were compared as numbers kept: the id as written, converted only between bases.
+      const asWritten =
+        config.idPrefix +
+        (config.receiptIds === config.submitIds ? r.carrierMessageId : receiptIdAsSubmitId(r.carrierMessageId, config.receiptIds, config.submitIds));
       const report: CarrierReport = {
         carrierId: config.idPrefix + carrierId,
+        ...(asWritten !== config.idPrefix + carrierId ? { carrierIdAsWritten: asWritten } : {}),
         status,
         at: Date.now(),
         errorCode,
