@@ -45,8 +45,13 @@ export function smppStatusOf(err: unknown): number | undefined {
 
 export const isThrottled = (err: unknown): boolean => smppStatusOf(err) === CommandStatus.ESME_RTHROTTLED;
 
-/** How long the parts of a long message the carrier did not take yet are tried again, once it took some. */
-const PART_RETRY_MS = 60_000;
+/**
+ * How long the parts of a long message the carrier did not take yet are tried
+ * again, once it took some: within a worker's stop (HERMOD_SHUTDOWN_GRACE, 10 s
+ * by default), so a stop never cuts it off and hands the whole message to
+ * another worker to send again; then it ends frozen, never resent on its own.
+ */
+const PART_RETRY_MS = 8_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

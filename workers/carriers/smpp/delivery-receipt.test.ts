@@ -65,6 +65,9 @@ describe('delivery receipts', () => {
     expect(parseDeliveryReceipt(receipt('', tlv('1234567')))).toMatchObject({ carrierMessageId: '1234567', idWrittenAs: 'submit' });
     // The same id in both: the SMSC writes its receipts' id in the TLV too.
     expect(parseDeliveryReceipt(receipt('id:19088743 stat:DELIVRD', tlv('19088743')))).toMatchObject({ carrierMessageId: '19088743', idWrittenAs: 'receipt' });
+    // The same id written with zeros before it, or in another case, in one of them.
+    expect(parseDeliveryReceipt(receipt('id:0019088743 stat:DELIVRD', tlv('19088743')))).toMatchObject({ idWrittenAs: 'receipt' });
+    expect(parseDeliveryReceipt(receipt('id:F426B stat:DELIVRD', tlv('000f426b')))).toMatchObject({ idWrittenAs: 'receipt' });
     expect(parseDeliveryReceipt(receipt('id:19088743 stat:DELIVRD'))).toMatchObject({ carrierMessageId: '19088743', idWrittenAs: 'receipt' });
   });
 

@@ -119,7 +119,7 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
   const textId = RE_ID.exec(text)?.[1];
   const carrierMessageId = tlvId || textId;
   if (!carrierMessageId) return undefined;
-  const idWrittenAs = tlvId && tlvId !== textId ? 'submit' : 'receipt';
+  const idWrittenAs = tlvId && (textId === undefined || sameDigits(tlvId, textId) === false) ? 'submit' : 'receipt';
 
   const stat = RE_STAT.exec(text)?.[1]?.toUpperCase() ?? '';
   const messageState = tlvUint(pdu.tlvs, TlvTag.message_state);
@@ -141,6 +141,12 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
     source: displayAddress(pdu.sourceAddr, pdu.sourceAddrTon),
     destination: displayAddress(pdu.destinationAddr, pdu.destAddrTon),
   };
+}
+
+/** Whether two ids are the same digits, whatever case and leading zeros each was written with (`000F426B`, `f426b`). */
+function sameDigits(a: string, b: string): boolean {
+  const plain = (id: string) => id.replace(/^0+(?=.)/, '').toLowerCase();
+  return plain(a) === plain(b);
 }
 
 /** YYMMDDhhmm[ss] (read as UTC) → epoch ms. */
