@@ -96,14 +96,16 @@ describe('wrong passwords at a gateway', () => {
       (e: HermodError) => e.code,
     );
 
-  it('are refused without asking core once the application has failed too often, the right password too', async () => {
+  it('are refused without asking core once the application has failed too often from that address, the right password too; another address is asked', async () => {
     const { core: c, calls } = core();
     const auth = createAuthenticator(c, 60_000);
     for (let i = 0; i < 5; i++) expect(await outcome(auth.authenticate(header(`pā-${i}`), '192.0.2.1'))).toBe('unauthorized');
     expect(calls()).toBe(5);
-    const refused = await auth.authenticate(header('pā💥'), '198.51.100.7').catch((e: HermodError) => e);
+    const refused = await auth.authenticate(header('pā💥'), '192.0.2.1').catch((e: HermodError) => e);
     expect(refused).toMatchObject({ code: 'too_many_auth_failures', retryAfterSeconds: 10 });
     expect(calls()).toBe(5);
+    expect(await outcome(auth.authenticate(header('pā💥'), '198.51.100.7'))).toBe('served');
+    expect(calls()).toBe(6);
   });
 
   it('do not stop a client whose right password is cached from being served', async () => {

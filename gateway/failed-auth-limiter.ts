@@ -36,14 +36,16 @@ export interface Attempt {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Counts failed authentications per application name and per client address,
- * so a client guessing passwords is refused before its guesses reach core (each
- * costs core an scrypt hash, a quarter of a second of a thread). Each key may
- * fail `perName` (`perAddress`) times; that last failure starts a back-off of
- * `backoffMs`, doubling with each failure after it up to `maxBackoffMs`.
- * While a key is backing off every attempt it takes part in is refused, the
- * right password too (or guessing would go on, answered only later). Checks
- * in flight count as failures until they end, so a burst of parallel guesses
+ * Counts failed authentications per application name from one client address,
+ * and per client address, so a client guessing passwords is refused before its
+ * guesses reach core (each costs core an scrypt hash, a quarter of a second of
+ * a thread). Each key may fail `perName` (`perAddress`) times; that last
+ * failure starts a back-off of `backoffMs`, doubling with each failure after
+ * it up to `maxBackoffMs`. While a key is backing off every attempt it takes
+ * part in is refused, the right password too (or guessing would go on,
+ * answered only later); a name is refused only from the address that failed,
+ * so nobody locks an application out by knowing its name. A name's checks in
+ * flight count as failures until they end, so a burst of parallel guesses
  * gets no more checks than the allowance. A success forgets its name's
  * failures, not its address's (one known password must not let an address
  * guess others). Memory is bounded: each map keeps its latest
@@ -68,12 +70,16 @@ export function createFailedAuthLimiter(limits: FailedAuthLimits = DEFAULT_FAILE
     return entry;
   };
 
-  /** How long this key refuses a new check: while backing off, or while its remaining allowance is all in flight. */
-  const refusalOf = (entry: Entry | undefined, allowance: number): number => {
+  /**
+   * How long this key refuses a new check: while backing off, or (`inFlight`) while its remaining allowance is
+   * all in flight. An address's checks in flight do not count: many first logins of different applications
+   * from one address at once (a gateway restarted behind a load balancer) are not guesses.
+   */
+  const refusalOf = (entry: Entry | undefined, allowance: number, inFlight: boolean): number => {
     if (!entry) return 0;
     const wait = entry.blockedUntil - now();
     if (wait > 0) return wait;
-    return entry.pending >= Math.max(1, allowance - entry.failures) ? 1000 : 0;
+    return inFlight && entry.pending >= Math.max(1, allowance - entry.failures) ? 1000 : 0;
   };
 
   const fail = (map: FifoMap<string, Entry>, key: string, entry: Entry, allowance: number): void => {
@@ -92,10 +98,11 @@ export function createFailedAuthLimiter(limits: FailedAuthLimits = DEFAULT_FAILE
      * `name` is the Basic user (undefined for an API key, limited by address only).
      */
     begin(address: string, name: string | undefined): Refusal | Attempt {
-      const nameKey = name === undefined ? undefined : createHash('sha256').update(name).digest('base64');
+      // A name is counted per address: wrong passwords from one address must not lock its application out for everyone else.
+      const nameKey = name === undefined ? undefined : createHash('sha256').update(address).update('\u0000').update(name).digest('base64');
       const wait = Math.max(
-        refusalOf(entryOf(byAddress, address, false), limits.perAddress),
-        nameKey === undefined ? 0 : refusalOf(entryOf(byName, nameKey, false), limits.perName),
+        refusalOf(entryOf(byAddress, address, false), limits.perAddress, false),
+        nameKey === undefined ? 0 : refusalOf(entryOf(byName, nameKey, false), limits.perName, true),
       );
       if (wait > 0) return { retryAfterMs: wait };
       const entries: [FifoMap<string, Entry>, string, Entry, number][] = [[byAddress, address, entryOf(byAddress, address, true)!, limits.perAddress]];
