@@ -6,6 +6,7 @@ import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } fro
 import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
 import { createPartitionedPublisher } from './kafka-bus-publish';
 import { createPartitionRunner } from './kafka-bus-subscription';
+import { createLagReader } from './kafka-lag';
 import { watchConsumerCrashes } from './kafka-crash-watch';
 
 export interface KafkaBusOptions {
@@ -76,6 +77,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   };
 
   const send = createPartitionedPublisher(getProducer, getAdmin);
+  const lagReader = createLagReader(kafka);
 
   const ensureTopic = (topic: string): Promise<void> => {
     if (!createTopics) return Promise.resolve();
@@ -178,19 +180,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
 
     async lag(topic: string, group: string): Promise<number> {
       try {
-        const a = await getAdmin();
-        // Asking for the offsets of a missing topic would retry for seconds before it fails.
-        if (!knownTopics.has(topic) && !(await a.listTopics()).includes(topic)) return 0;
-        const ends = await a.fetchTopicOffsets(topic).catch((err: unknown) => {
-          if (isKafkaProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION')) return undefined;
-          throw err;
-        });
-        if (!ends) return 0;
-        const [committed] = await a.fetchOffsets({ groupId: group, topics: [topic] });
-        const done = new Map((committed?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, Number(p.offset)]));
-        // A group with no commit at all is either unknown or subscribed and not done with anything yet:
-        // both start at the beginning (fromBeginning), so everything the topic retains waits for them.
-        return ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - (done.get(p.partition) ?? Number(p.low))), 0);
+        return await lagReader.lag(topic, group, knownTopics.has(topic));
       } catch (err) {
         throw toKafkaBusError(err, `reading the lag of group ${group} on ${topic}`);
       }
@@ -202,6 +192,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         consumers.clear();
         if (producer) await (await producer).disconnect();
         if (admin) await (await admin).disconnect();
+        await lagReader.close();
       } catch (err) {
         throw toKafkaBusError(err, 'closing the bus');
       }

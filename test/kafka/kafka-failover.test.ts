@@ -31,7 +31,11 @@ if (unavailable && !enginesRequired) {
     let bus: Bus | undefined;
     beforeAll(async () => {
       if (unavailable) throw new Error(`CI must run the Kafka tests, but ${unavailable}`);
-      cluster = await startKafkaCluster({ version, nodes: 3, properties: { 'min.insync.replicas': '2' } });
+      cluster = await startKafkaCluster({
+        version,
+        nodes: 3,
+        properties: { 'min.insync.replicas': '2', 'leader.imbalance.check.interval.seconds': '1', 'leader.imbalance.per.broker.percentage': '0' },
+      });
     }, 15 * 60_000);
     afterAll(async () => {
       await bus?.close().catch(() => undefined);
@@ -50,6 +54,49 @@ if (unavailable && !enginesRequired) {
         } finally {
           await fresh.close().catch(() => undefined);
         }
+      }
+    }, 180_000);
+
+    it('reads a topic’s backlog, and publishes to it, after an operator moves its partitions to other brokers', async () => {
+      const c = cluster!;
+      const moved = createKafkaBus({ brokers: c.brokers, partitions: 3, replicationFactor: 2, retryBackoffMs: 50, sessionTimeoutMs: 10_000 });
+      try {
+        const topic = unique('moved');
+        const value = (text: string) => ({ key: '+64211234567', value: Buffer.from(text) });
+        await moved.publish(topic, [value('Kia ora'), value('Tēnā koe'), value('你好 👋🏽')]);
+        const before = await moved.lag(topic, unique('never-joined'));
+        expect(before).toBe(3);
+
+        // kafka-reassign-partitions.sh's request: each partition's follower first, so its preferred leader; the
+        // cluster's leader rebalance (every second here, every 5 minutes by default) then makes it the leader,
+        // the old leader staying on as a follower that answers "not the leader".
+        const admin = new Kafka({ brokers: c.brokers, logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        try {
+          const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+          const partitions = topics[0]!.partitions.map((p) => ({ partition: p.partitionId, replicas: [p.replicas.find((r) => r !== p.leader)!, p.leader] }));
+          await admin.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: partitions }] });
+          const deadline = Date.now() + 60_000;
+          for (;;) {
+            const pending = await admin.listPartitionReassignments({ topics: [{ topic, partitions: partitions.map((p) => p.partition) }] });
+            const now = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions;
+            const done =
+              pending.topics.every((t) => t.partitions.length === 0) &&
+              partitions.every((p) => now.find((n) => n.partitionId === p.partition)?.leader === p.replicas[0]);
+            if (done) break;
+            if (Date.now() > deadline) throw new Error('the reassignment did not finish in 60 s');
+            await sleep(250);
+          }
+        } finally {
+          await admin.disconnect();
+        }
+
+        // The bus had asked the old leaders.
+        expect(await moved.lag(topic, unique('never-joined'))).toBe(3);
+        await moved.publish(topic, [value('Ka kite anō')]);
+        expect(await moved.lag(topic, unique('never-joined'))).toBe(4);
+      } finally {
+        await moved.close().catch(() => undefined);
       }
     }, 180_000);
 
