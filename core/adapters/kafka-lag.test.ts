@@ -4,7 +4,7 @@ import { createLagReader } from './kafka-lag';
 
 const { KafkaJSProtocolError } = kafkajs;
 
-const refusal = (type: string, code: number) => new KafkaJSProtocolError({ message: `broker said ${type}`, type, code, retriable: true });
+const refusal = (type: string, code: number) => new KafkaJSProtocolError({ message: `broker said ${type}`, type, code, retriable: true } as unknown as Error);
 
 /** A cluster of one topic of two partitions, holding 7 records, whose brokers refuse as `refusals` say, one admin client each. */
 function clusterRefusing(refusals: { offsets?: Error[]; commits?: Error[] }) {

@@ -40,6 +40,8 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
     concatReference?: number;
     /** Only these parts (1-based) of a long message, as a network that lost the others delivers it. */
     onlyParts?: number[];
+    /** Each part on the next receiving session in turn, as an SMSC does with an ESME's several binds (default all on one). */
+    spreadParts?: boolean;
   }): Promise<number>;
   /** Sends enquire_link to every bound session; resolves with how many answered. */
   enquireLink(): Promise<number>;
@@ -202,20 +204,23 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     concatReference?: number;
     /** Only these parts (1-based) of a long message, as a network that lost the others delivers it. */
     onlyParts?: number[];
+    spreadParts?: boolean;
   }): Promise<number> {
     const candidates = [...this.live].filter(
       (s) => s.canReceive && s.systemId !== HANDSET_SYSTEM_ID && (mo.systemId === undefined || s.systemId === mo.systemId),
     );
     if (candidates.length === 0) throw new Error('no bound session can receive');
-    const session = candidates[this.roundRobin++ % candidates.length]!;
+    const first = this.roundRobin++;
+    const sessionOf = (part: number) => candidates[(mo.spreadParts ? first + part : first) % candidates.length]!;
     const plan = planSms(mo.text, mo.concatReference !== undefined ? { reference: mo.concatReference } : {});
     const tlvs = mo.userMessageReference !== undefined ? [uint16Tlv(TlvTag.user_message_reference, mo.userMessageReference)] : undefined;
     const src = smppAddress(mo.source);
     const dst = smppAddress(mo.destination);
     const statuses = await Promise.all(
       plan.segments
+        .map((shortMessage, i) => ({ shortMessage, session: sessionOf(i) }))
         .filter((_, i) => !mo.onlyParts || mo.onlyParts.includes(i + 1))
-        .map((shortMessage) =>
+        .map(({ shortMessage, session }) =>
           session.request({
             commandId: CommandId.deliver_sm,
             commandStatus: 0,

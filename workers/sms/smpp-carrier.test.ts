@@ -69,4 +69,36 @@ describe('SMPP carrier metrics', () => {
     expect(isHeldBack(err)).toBe(true);
     expect(carrier.snapshots().map((s) => s.lastError)).toEqual(['']);
   });
+
+  it('joins a long reply whose parts the SMSC delivered on different binds into one message', async () => {
+    const sim = await kit.simulator();
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { binds: 3 }), quietLog);
+    kit.defer(() => carrier.close());
+    const replies: { text: string; source: string }[] = [];
+    carrier.onInbound((m) => void replies.push({ text: m.text, source: m.source }));
+    await carrier.ready();
+    for (let i = 0; i < 300 && sim.boundCount < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(sim.boundCount).toBe(3);
+    const long = 'Tēnā koe e hoa, he pātai tāku mō te hui āpōpō 👩🏽‍💻 你好世界 '.repeat(4);
+    expect(await sim.originate({ source: '+64219876543', destination: '4000', text: long, spreadParts: true })).toBeGreaterThan(2);
+    for (let i = 0; i < 300 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(replies).toEqual([{ text: long, source: '+64219876543' }]);
+  });
+
+  it('passes on what came of a long reply when its last bind closes, not while another bind may still bring the rest', async () => {
+    const sim = await kit.simulator();
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { binds: 2 }), quietLog);
+    const replies: string[] = [];
+    carrier.onInbound((m) => void replies.push(m.text));
+    await carrier.ready();
+    for (let i = 0; i < 300 && sim.boundCount < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await sim.originate({ source: '+64219876543', destination: '4000', text: 'Kia ora e hoa mā 😀 '.repeat(12), onlyParts: [1], spreadParts: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(replies).toEqual([]);
+    await carrier.close();
+    for (let i = 0; i < 200 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toMatch(/^Kia ora e hoa mā 😀 .*…$/);
+  });
 });

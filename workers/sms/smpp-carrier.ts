@@ -9,6 +9,7 @@ import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrie
 import { isHeldBack } from '../carrier';
 import { UncertainSendError } from '../uncertain-send-error';
 import { CommandStatus } from '../carriers/smpp/command-status';
+import { MoAssembler } from '../carriers/smpp/mo-assembler';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms } from '../../core/domain/sms-segments';
 import { FifoMap } from '../../lib/fifo-map';
@@ -125,6 +126,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   const clients: { client: SmppClient; bind: string; stats: BindStats }[] = [];
   // The windows are read at each scrape: they change twice a submit.
   const unwatch: (() => void)[] = [];
+  // An SMSC hands each deliver_sm to any receiving bind: the parts of one long reply may come on several.
+  const moAssembler = new MoAssembler();
   for (let i = 0; i < config.binds; i++) {
     const bind = `${config.systemId}@${config.host}:${config.port}${i === 0 ? '' : `#${i + 1}`}`;
     const client = createSmppClient({
@@ -138,6 +141,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       submitTimeoutMs: config.submitTimeoutMs,
       reconnectMinMs: config.reconnectMinMs,
       reconnectMaxMs: config.reconnectMaxMs,
+      moAssembler,
       log,
     });
     const stats: BindStats = { lastError: '', lastErrorAt: 0, accepted: 0, sampled: { accepted: 0, at: Date.now() } };

@@ -36,9 +36,24 @@ interface PartMeta {
  */
 export class MoAssembler {
   private readonly reassembler: ConcatReassembler<PartMeta>;
+  private clients = 0;
 
   constructor(concatTimeoutMs = 120_000) {
     this.reassembler = new ConcatReassembler<PartMeta>(concatTimeoutMs, 10_000, true);
+  }
+
+  /** A client (a bind) collects its parts here from now on. */
+  join(): void {
+    this.clients += 1;
+  }
+
+  /**
+   * A client stops collecting here; true when it was the last, and what
+   * waits can no longer be completed by another bind.
+   */
+  leave(): boolean {
+    this.clients = Math.max(0, this.clients - 1);
+    return this.clients === 0;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { HermodError } from '../../../lib/errors';
 import type { Logger } from '../../../lib/log';
+import type { MoAssembler } from './mo-assembler';
 import { DEFAULT_MAX_PDU_LENGTH } from './pdu';
 
 export interface SmppClientOptions {
@@ -21,14 +22,20 @@ export interface SmppClientOptions {
   /** How long parts of a concatenated MO are kept waiting for the rest (default 2 min). */
   concatTimeoutMs?: number;
   maxPduLength?: number;
+  /**
+   * Where the parts of long MO messages are collected; one shared by a
+   * carrier's binds joins a message whose parts the SMSC delivered on
+   * different binds (default one of this client's own).
+   */
+  moAssembler?: MoAssembler;
   log?: Logger;
 }
 
-export type ResolvedClientOptions = Required<Omit<SmppClientOptions, 'log'>>;
+export type ResolvedClientOptions = Required<Omit<SmppClientOptions, 'log' | 'moAssembler'>>;
 
 /** Options with defaults filled in; throws HermodError 'invalid_attrib' for values SMPP cannot carry. */
 export function resolveClientOptions(options: SmppClientOptions): ResolvedClientOptions {
-  const given = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'log'));
+  const given = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'log' && k !== 'moAssembler'));
   const o: ResolvedClientOptions = {
     systemType: '',
     windowSize: 64,

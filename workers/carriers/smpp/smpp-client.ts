@@ -78,7 +78,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       (job) => this.sendSubmit(job),
       () => new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }),
     );
-    this.mo = new MoAssembler(this.o.concatTimeoutMs);
+    this.mo = options.moAssembler ?? new MoAssembler(this.o.concatTimeoutMs);
+    this.mo.join();
     this.moTimer = setInterval(() => this.passOnIncomplete(false), Math.max(100, this.o.concatTimeoutMs / 4));
     this.moTimer.unref();
     this.connect();
@@ -142,7 +143,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private async shutdown(drainMs: number): Promise<void> {
     clearTimeout(this.reconnectTimer);
     clearInterval(this.moTimer);
-    this.passOnIncomplete(true);
+    // Parts still waiting may yet come on another bind of the carrier: only the last one passes them on.
+    if (this.mo.leave()) this.passOnIncomplete(true);
     this.settleReady(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
     const conn = this.conn;
     if (conn && this.state === 'bound') {
