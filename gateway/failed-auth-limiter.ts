@@ -99,7 +99,7 @@ export function createFailedAuthLimiter(limits: FailedAuthLimits = DEFAULT_FAILE
      */
     begin(address: string, name: string | undefined): Refusal | Attempt {
       // A name is counted per address: wrong passwords from one address must not lock its application out for everyone else.
-      const nameKey = name === undefined ? undefined : createHash('sha256').update(address).update('\u0000').update(name).digest('base64');
+      const nameKey = name === undefined ? undefined : createHash('sha256').update(address).update('\u0000').update(name.normalize('NFC')).digest('base64');
       const wait = Math.max(
         refusalOf(entryOf(byAddress, address, false), limits.perAddress, false),
         nameKey === undefined ? 0 : refusalOf(entryOf(byName, nameKey, false), limits.perName, true),

@@ -1,3 +1,4 @@
+import { sameTypedText } from '../../lib/typed-text';
 import { createGrpcCredentials } from '../../lib/grpc-credentials';
 import {
   AccountsClient,
@@ -65,7 +66,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
   try {
     if (changesAnApplication && name) {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
-      if (!applications.some((a) => a.name === name)) {
+      if (!applications.some((a) => sameTypedText(a.name, name))) {
         err(`error: no application named ${name} (hermod apps create ${name} makes one)`);
         return 1;
       }
@@ -85,7 +86,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     }
     if (group === 'apps' && verb === 'create' && name) {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
-      if (applications.some((a) => a.name === name)) {
+      if (applications.some((a) => sameTypedText(a.name, name))) {
         err(`error: application ${name} already exists`);
         return 1;
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
 import { accountsInMemory } from './accounts-test-kit';
+import { hashPassword } from './secrets';
 
 const refusal = (promise: Promise<unknown>): Promise<HermodError> =>
   promise.then(
@@ -53,6 +54,41 @@ describe('application names', () => {
     const changed = await accounts.upsert({ name: 'old:name', apiKey: 'hmd_tēnā-koe' });
     expect(changed).toEqual({ id: old.id, name: 'old:name' });
     expect(await accounts.authenticateApiKey('hmd_tēnā-koe')).toEqual({ id: old.id, name: 'old:name' });
+  });
+});
+
+describe('names and passwords typed on different keyboards', () => {
+  // "Kōrero" typed on a Mac may come as o + U+0304 (NFD), on Windows as ō (NFC): the same text (RFC 8265 compares NFC).
+  const nfc = 'Kōrero Māori'.normalize('NFC');
+  const nfd = nfc.normalize('NFD');
+
+  it('signs in an application whose name or password was typed with combining marks, and as precomposed letters', async () => {
+    const { accounts } = accountsInMemory();
+    await accounts.upsert({ name: nfd, password: 'kupuhipa-ā-iwi'.normalize('NFD') });
+    for (const name of [nfc, nfd])
+      for (const password of ['kupuhipa-ā-iwi'.normalize('NFC'), 'kupuhipa-ā-iwi'.normalize('NFD')])
+        expect(await accounts.authenticateBasic(name, password)).toMatchObject({ name: nfc });
+    expect(await accounts.authenticateBasic(nfc, 'kupuhipa-a-iwi')).toBeUndefined();
+  });
+
+  it('keeps one application for a name given in either form, not two', async () => {
+    const { accounts, apps } = accountsInMemory();
+    const first = await accounts.upsert({ name: nfc, password: 'tuatahi' });
+    const again = await accounts.upsert({ name: nfd, password: 'tuarua' });
+    expect(again.id).toBe(first.id);
+    expect(apps.size).toBe(1);
+    expect(await accounts.authenticateBasic(nfc, 'tuarua')).toMatchObject({ id: first.id });
+  });
+
+  it('still signs in an application whose name and password were stored as typed before they were compared in one form', async () => {
+    const { accounts, apps } = accountsInMemory();
+    const made = await accounts.upsert({ name: 'placeholder', password: 'x' });
+    const record = apps.get('placeholder')!;
+    apps.delete('placeholder');
+    // As an earlier version stored them: the name as given (combining marks) and the hash of the password as given.
+    apps.set(nfd, { ...record, name: nfd, passwordHash: await hashPassword('kupuhipa-ā'.normalize('NFD')) });
+    expect(await accounts.authenticateBasic(nfd, 'kupuhipa-ā'.normalize('NFD'))).toMatchObject({ id: made.id });
+    expect(await accounts.authenticateBasic(nfc, 'kupuhipa-ā'.normalize('NFC'))).toMatchObject({ id: made.id });
   });
 });
 

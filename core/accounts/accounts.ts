@@ -5,6 +5,7 @@ import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
 import { checkApplicationName } from '../domain/application-name';
+import { sameTypedText, typedForms } from '../../lib/typed-text';
 import { checkClaimedAddress } from '../domain/sender-address';
 import { hashApiKey, hashPassword, refusePassword, verifyPassword } from './secrets';
 
@@ -84,6 +85,14 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
   const reading = new Set<string>();
   /** Bumped by every upsert: a read that started before one does not cache what it read. */
   let generation = 0;
+  /** The application of a name as typed, in whichever form (typedForms) it was stored. */
+  const applicationNamed = async (name: string) => {
+    for (const form of typedForms(name)) {
+      const app = await deps.applications.getApplicationByName(form);
+      if (app) return app;
+    }
+    return undefined;
+  };
   const changeListeners: ((applicationId: string) => void)[] = [];
   const createdListeners: ((applicationId: string) => Promise<void>)[] = [];
   // Address key → application id, of every claim; read for every reply and every send, so cached like the
@@ -153,22 +162,26 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       changeListeners.push(listener);
     },
     async authenticateBasic(name, password) {
-      const app = await deps.applications.getApplicationByName(name);
+      const app = await applicationNamed(name);
+      const tries = typedForms(password);
       if (!app?.passwordHash) {
         // As long as a wrong password takes, so timing tells no names.
-        await refusePassword(password);
+        for (const typed of tries) await refusePassword(typed);
         return undefined;
       }
-      return (await verifyPassword(password, app.passwordHash)) ? { id: app.id, name: app.name } : undefined;
+      for (const typed of tries) if (await verifyPassword(typed, app.passwordHash)) return { id: app.id, name: app.name };
+      return undefined;
     },
     async authenticateApiKey(key) {
       const app = await deps.applications.getApplicationByApiKeyHash(hashApiKey(key));
       return app ? { id: app.id, name: app.name } : undefined;
     },
     async upsert(input) {
-      const current = await deps.applications.getApplicationByName(input.name);
+      const current = await applicationNamed(input.name);
       // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
       if (!current) checkApplicationName(input.name);
+      // A new application's name is kept in one form (NFC); one stored as typed before keeps its name.
+      const name = current?.name ?? input.name.normalize('NFC');
       if (input.sourceAddresses) {
         // Every address first: a line with one bad address changes none of the claims.
         for (const address of input.sourceAddresses) checkClaimedAddress(address);
@@ -184,8 +197,8 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       }
       const record = {
         id: current?.id ?? uuid(),
-        name: input.name,
-        passwordHash: input.password ? await keepOrRehash(input.password, current?.passwordHash) : (current?.passwordHash ?? ''),
+        name,
+        passwordHash: input.password ? await keepOrRehash(input.password.normalize('NFC'), current?.passwordHash) : (current?.passwordHash ?? ''),
         apiKeyHash: input.revokeApiKey ? '' : input.apiKey ? hashApiKey(input.apiKey) : (current?.apiKeyHash ?? ''),
         statusCallbackUrl: input.statusCallbackUrl ?? current?.statusCallbackUrl ?? '',
         replyCallbackUrl: input.replyCallbackUrl ?? current?.replyCallbackUrl ?? '',
@@ -213,7 +226,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     async listOptOuts(applicationName) {
       const apps = await deps.applications.listApplications();
       const byId = new Map(apps.map((a) => [a.id, a.name]));
-      const app = applicationName ? apps.find((a) => a.name === applicationName) : undefined;
+      const app = applicationName ? apps.find((a) => sameTypedText(a.name, applicationName)) : undefined;
       if (applicationName && !app) return [];
       const optOuts = await deps.optOuts.listOptOuts(app?.id);
       return optOuts.map((o) => ({ applicationName: byId.get(o.applicationId) ?? o.applicationId, handset: o.handset, at: o.at }));

@@ -1,4 +1,5 @@
 import { parseIntegerId } from '../../lib/integer-id';
+import { sameTypedText } from '../../lib/typed-text';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator } from '../auth';
@@ -45,7 +46,8 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     const who = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const named = ctx.params.application_name ?? '';
     if (named.length > MAX_APPLICATION_NAME) throw new HermodError('invalid_attrib', `application_name is at most ${MAX_APPLICATION_NAME} characters`);
-    if (named !== who.applicationName) throw new HermodError('forbidden', `credentials of ${who.applicationName} do not give access to application ${named}`);
+    if (!sameTypedText(named, who.applicationName))
+      throw new HermodError('forbidden', `credentials of ${who.applicationName} do not give access to application ${named}`);
     return who;
   };
   const integerId = (value: string | undefined, name: string): number => {
