@@ -104,4 +104,64 @@ describe('how long the gateway waits for a request', () => {
       expect(await count(name, '500')).toBe(before['500']);
     },
   );
+
+  it('waits for a list import while core is slow to take its members, however fast the client sent them: it is not the client that stopped', async () => {
+    const taken: Member[] = [];
+    let stalls = 0;
+    const slow = await startTestGateway(
+      { authenticate: async () => ACME as never },
+      {
+        campaigns: {
+          startImport: () => ({
+            // Core holds the first pages for 8 idle timeouts, as a busy core behind gRPC's flow control does.
+            write: async (members: Member[]) => {
+              if (stalls++ < 2) await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
+              taken.push(...members);
+            },
+            commit: async () => ({ id: 43, members: taken.length, optedOut: 0, errorMessages: '', replayed: false }),
+            abort: () => {},
+          }),
+        },
+        requestIdleTimeoutMs: IDLE_MS,
+      },
+    );
+    try {
+      const members = Array.from({ length: 40_000 }, (_, i) => `{"destination":"+6421${String(i).padStart(7, '0')}","param1":"Tama ${i} 🌿"}`);
+      const body = `{"name":"Ngā kaihoko 🌏","members":[${members.join(',')}]}`;
+      const res = await fetch(`${slow.url}/rest/campaign_manager/v1/acme/lists`, {
+        method: 'POST',
+        headers: { authorization: BASIC, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(201);
+      expect(taken).toHaveLength(40_000);
+      expect(taken.at(-1)?.params[0]).toBe('Tama 39999 🌿');
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+
+  it('answers a request whose whole body came while core takes longer than the idle timeout, rather than dropping the connection', async () => {
+    const slow = await startTestGateway(
+      {
+        authenticate: async () => ACME as never,
+        send: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
+          return { outcome: { $case: 'accepted', value: { id: '5e1b1c2a-7d3c-4a55-9d1e-000000000001', replayed: false } } } as never;
+        },
+      },
+      { requestIdleTimeoutMs: IDLE_MS },
+    );
+    try {
+      const res = await fetch(`${slow.url}/rest/sms/v2/messages`, {
+        method: 'POST',
+        headers: { authorization: BASIC, 'content-type': 'application/json' },
+        body: JSON.stringify({ destination: '+64211234567', content: 'Kia ora 🌿 你好' }),
+      });
+      expect(res.status).toBe(202);
+      expect(await res.json()).toMatchObject({ id: '5e1b1c2a-7d3c-4a55-9d1e-000000000001', status: 'accepted' });
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
 });
