@@ -192,9 +192,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         consumers.clear();
         if (producer) await (await producer).disconnect();
         if (admin) await (await admin).disconnect();
-        await lagReader.close();
       } catch (err) {
         throw toKafkaBusError(err, 'closing the bus');
+      } finally {
+        await lagReader.close();
       }
     },
   };
