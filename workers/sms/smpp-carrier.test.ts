@@ -101,4 +101,35 @@ describe('SMPP carrier metrics', () => {
     expect(replies).toHaveLength(1);
     expect(replies[0]).toMatch(/^Kia ora e hoa mā 😀 .*…$/);
   });
+
+  it('joins a long reply whose other parts came while the carrier was closing, as its binds drained', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 600 });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { binds: 2, submitTimeoutMs: 5_000 }), quietLog);
+    const replies: string[] = [];
+    carrier.onInbound((m) => void replies.push(m.text));
+    await carrier.ready();
+    for (let i = 0; i < 300 && sim.boundCount < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const long = 'Kia ora e hoa mā, kei te pēhea koe? 😀 '.repeat(6);
+    const reference = 77;
+    const parts = await sim.originate({
+      source: '+64219876543',
+      destination: '4000',
+      text: long,
+      concatReference: reference,
+      onlyParts: [1],
+      spreadParts: true,
+    });
+    expect(parts).toBeGreaterThan(2);
+    // A submit still waiting for its answer keeps the binds draining, and bound, for a while after close().
+    const sending = carrier.send({ id: 'm-2', destination: '+6421000002', source: 'SHOP', content: 'Tēnā koe' } as never).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = carrier.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const rest = Array.from({ length: parts - 1 }, (_, i) => i + 2);
+    await sim.originate({ source: '+64219876543', destination: '4000', text: long, concatReference: reference, onlyParts: rest, spreadParts: true });
+    await closing;
+    await sending;
+    for (let i = 0; i < 100 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toEqual([long]);
+  });
 });

@@ -142,9 +142,6 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
 
   private async shutdown(drainMs: number): Promise<void> {
     clearTimeout(this.reconnectTimer);
-    clearInterval(this.moTimer);
-    // Parts still waiting may yet come on another bind of the carrier: only the last one passes them on.
-    if (this.mo.leave()) this.passOnIncomplete(true);
     this.settleReady(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
     const conn = this.conn;
     if (conn && this.state === 'bound') {
@@ -172,6 +169,13 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     }
     this.window.failAll(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
     this.state = 'closed';
+    // Parts kept coming while the binds drained, on this one or another of the carrier's: the last to close
+    // passes on what is still incomplete, and before close() resolves (the listener hands it on to the bus).
+    clearInterval(this.moTimer);
+    if (this.mo.leave()) {
+      this.passOnIncomplete(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   private connect(): void {
