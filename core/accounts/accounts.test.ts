@@ -71,6 +71,15 @@ describe('names and passwords typed on different keyboards', () => {
     expect(await accounts.authenticateBasic(nfc, 'kupuhipa-a-iwi')).toBeUndefined();
   });
 
+  it('refuses a name longer than 255 characters once its letters are written as kept, not only as typed', async () => {
+    const { accounts, apps } = accountsInMemory();
+    // क़ (U+0958) is one character as typed and two (क + ़) in NFC.
+    const name = '\u0958'.repeat(200);
+    const err = await refusal(accounts.upsert({ name, password: 'kupuhipa' }));
+    expect(err.code).toBe('invalid_attrib');
+    expect(apps.size).toBe(0);
+  });
+
   it('keeps one application for a name given in either form, not two', async () => {
     const { accounts, apps } = accountsInMemory();
     const first = await accounts.upsert({ name: nfc, password: 'tuatahi' });

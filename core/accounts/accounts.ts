@@ -5,7 +5,8 @@ import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
 import { checkApplicationName } from '../domain/application-name';
-import { sameTypedText, typedForms } from '../../lib/typed-text';
+import { sameTypedText } from '../../lib/typed-text';
+import { applicationNamed as namedIn } from './application-named';
 import { checkClaimedAddress } from '../domain/sender-address';
 import { hashApiKey, hashPassword, refusePassword, verifyPassword } from './secrets';
 
@@ -85,14 +86,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
   const reading = new Set<string>();
   /** Bumped by every upsert: a read that started before one does not cache what it read. */
   let generation = 0;
-  /** The application of a name as typed, in whichever form (typedForms) it was stored. */
-  const applicationNamed = async (name: string) => {
-    for (const form of typedForms(name)) {
-      const app = await deps.applications.getApplicationByName(form);
-      if (app) return app;
-    }
-    return undefined;
-  };
+  const applicationNamed = (name: string) => namedIn(deps.applications, name);
   const changeListeners: ((applicationId: string) => void)[] = [];
   const createdListeners: ((applicationId: string) => Promise<void>)[] = [];
   // Address key → application id, of every claim; read for every reply and every send, so cached like the
@@ -163,7 +157,8 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     },
     async authenticateBasic(name, password) {
       const app = await applicationNamed(name);
-      const tries = typedForms(password);
+      // NFC first, as passwords are kept now; the forms as typed for ones kept before.
+      const tries = [...new Set([password.normalize('NFC'), password, password.normalize('NFD')])];
       if (!app?.passwordHash) {
         // As long as a wrong password takes, so timing tells no names.
         for (const typed of tries) await refusePassword(typed);
@@ -179,7 +174,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     async upsert(input) {
       const current = await applicationNamed(input.name);
       // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
-      if (!current) checkApplicationName(input.name);
+      if (!current) checkApplicationName(input.name.normalize('NFC'));
       // A new application's name is kept in one form (NFC); one stored as typed before keeps its name.
       const name = current?.name ?? input.name.normalize('NFC');
       if (input.sourceAddresses) {

@@ -1,5 +1,5 @@
 import { HermodError } from '../../lib/errors';
-import { typedForms } from '../../lib/typed-text';
+import { applicationNamed } from './application-named';
 import { normalizeBlockPrefix } from '../domain/block-prefix';
 import type { AccountStore } from '../ports/account-store';
 import type { BlockListStore } from '../ports/block-list-store';
@@ -29,8 +29,7 @@ export interface BlockLists {
 export function createBlockLists(deps: { store: BlockListStore; applications: AccountStore; state: HotState }): BlockLists {
   const scopeOf = async (applicationName: string): Promise<string> => {
     if (applicationName === '') return '';
-    let app: Awaited<ReturnType<AccountStore['getApplicationByName']>>;
-    for (const form of typedForms(applicationName)) app ??= await deps.applications.getApplicationByName(form);
+    const app = await applicationNamed(deps.applications, applicationName);
     if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
     return app.id;
   };

@@ -1,4 +1,5 @@
 import type { AccountStore } from '../ports/account-store';
+import { applicationNamed } from '../accounts/application-named';
 import type { CampaignProgressCounts, CampaignRecord, CampaignStore } from '../ports/campaign-store';
 import type { HotState } from '../ports/state';
 import type { Logger } from '../../lib/log';
@@ -10,7 +11,7 @@ import type { StatusRecorder } from '../messages/status-recorder';
 /** An application by its name, or failing that its id. */
 export async function applicationByRef(applications: AccountStore, ref: string): Promise<{ id: string; name: string }> {
   if (!ref) throw new HermodError('missing_attrib', 'application is required');
-  const app = (await applications.getApplicationByName(ref)) ?? (await applications.listApplications()).find((a) => a.id === ref);
+  const app = (await applicationNamed(applications, ref)) ?? (await applications.listApplications()).find((a) => a.id === ref);
   if (!app) throw new HermodError('not_found', `no application named ${ref}`);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { AccountStore } from '../ports/account-store';
+import { applicationNamed } from '../accounts/application-named';
 import type { CampaignStore, TemplateRecord } from '../ports/campaign-store';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
@@ -17,7 +18,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
     list: (applicationId: string): Promise<TemplateRecord[]> => deps.store.listTemplates(applicationId),
 
     async upsert(applicationName: string, name: string, content: string): Promise<TemplateRecord> {
-      const app = await deps.applications.getApplicationByName(applicationName);
+      const app = await applicationNamed(deps.applications, applicationName);
       if (!app) throw new HermodError('not_found', `no application named ${applicationName}`);
       if (!name || name.length > 255) throw new HermodError('invalid_attrib', 'template name must be 1..255 characters');
       checkNameText(name, 'template name');

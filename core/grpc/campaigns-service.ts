@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { applicationNamed } from '../accounts/application-named';
 import type { sendUnaryData, ServerReadableStream, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import {
   ImportKind,
@@ -147,7 +148,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
     listTemplates: unaryHandler('ListTemplates', async (req: ListTemplatesRequest) => {
       let applicationId = req.applicationId;
       if (!applicationId && req.applicationName) {
-        const app = await s.applications.getApplicationByName(req.applicationName);
+        const app = await applicationNamed(s.applications, req.applicationName);
         if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
         applicationId = app.id;
       }

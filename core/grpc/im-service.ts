@@ -1,4 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import { applicationNamed } from '../accounts/application-named';
 import type { CarrierEventsRequest, ImContact, ImListRequest, ImSendRequest, ImTemplate, RateBudgetRequest } from '../../proto/gen/hermod/v1/im';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
@@ -23,7 +24,7 @@ export function imService(deps: {
   rateBudget: ImRateBudget;
 }): UntypedServiceImplementation {
   const appId = async (name: string): Promise<string> => {
-    const app = await deps.applications.getApplicationByName(name);
+    const app = await applicationNamed(deps.applications, name);
     if (!app) throw new HermodError('not_found', `no application named ${name}`);
     return app.id;
   };

@@ -1,4 +1,5 @@
 import { parseIntegerId } from '../../lib/integer-id';
+import { applicationNamed } from '../accounts/application-named';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { GetMessageRouteRequest, MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
 import { HermodError } from '../../lib/errors';
@@ -15,7 +16,7 @@ export function messageRoutesService(deps: {
 }): UntypedServiceImplementation {
   return {
     getMessageRoute: unaryHandler('GetMessageRoute', async (req: GetMessageRouteRequest): Promise<MessageRouteDetails> => {
-      const app = await deps.applications.getApplicationByName(req.applicationName);
+      const app = await applicationNamed(deps.applications, req.applicationName);
       if (!app) throw new HermodError('not_found', `no application named ${req.applicationName}`);
       const id = req.id.trim();
       // Gateway v1 and campaign reports give their clients numeric ids.
