@@ -62,6 +62,8 @@ describe('the carriers file', () => {
       receiptIds: 'decimal',
     });
     expect(c.carriers[1]).toMatchObject({ binds: 1, windowSize: 64, maxSubmitsPerSecond: 0, sourceTon: undefined, password: 'muna', simulated: undefined });
+    expect(c.carriers.map((x) => x.bindMode)).toEqual(['transceiver', 'transceiver']);
+    expect(parse(TWO_CARRIERS.replace('    binds: 2', '    binds: 2\n    bind_mode: transmitter_receiver')).carriers[0]!.bindMode).toBe('transmitter_receiver');
     expect(c.rules).toEqual([
       {
         name: 'nz-spark',
@@ -92,6 +94,10 @@ describe('the carriers file', () => {
     ],
     [TWO_CARRIERS.replace("'+6422'", "'6422x'"), 'carriers.yaml:21: routes.nz-spark.match.prefix: "6422x" is not an E.164 prefix'],
     [TWO_CARRIERS.replace('    window: 32', '    windw: 32'), 'carriers.yaml:9: carriers.spark.windw: unknown field'],
+    [
+      TWO_CARRIERS.replace('    binds: 2', '    binds: 2\n    bind_mode: receiver'),
+      'carriers.yaml:9: carriers.spark.bind_mode: must be one of transceiver, transmitter_receiver, got "receiver"',
+    ],
     [TWO_CARRIERS.replace('receipt_id: decimal', 'receipt_id: octal'), 'carriers.yaml:14: carriers.spark.receipt_id: must be one of hex, decimal, got "octal"'],
     [TWO_CARRIERS.replace('enquire_link: 15s', 'enquire_link: soon'), 'carriers.yaml:13: carriers.spark.enquire_link: not a duration'],
     [

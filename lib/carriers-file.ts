@@ -19,6 +19,8 @@ export interface SimulatedCarrierConfig {
 
 export type IdBase = 'hex' | 'decimal';
 
+export type BindMode = 'transceiver' | 'transmitter_receiver';
+
 export interface CarrierConfig {
   name: string;
   host: string;
@@ -26,8 +28,15 @@ export interface CarrierConfig {
   systemId: string;
   password: string;
   systemType: string;
-  /** Transceiver binds each SMS worker keeps open. */
+  /** Binds each SMS worker keeps open: transceivers, or transmitter and receiver pairs (bindMode). */
   binds: number;
+  /**
+   * `transceiver` (SMPP 3.4's one session both ways, the default), or
+   * `transmitter_receiver`: each bind a bind_transmitter for submits beside a
+   * bind_receiver for receipts and replies, for SMSCs (SMPP 3.3 ones among
+   * them) that take no transceiver.
+   */
+  bindMode: BindMode;
   /** Most submit_sm awaiting an answer per bind. */
   windowSize: number;
   /** Submits per second across every worker (hot state); 0: no limit. */
@@ -96,6 +105,7 @@ const CARRIER_KEYS = [
   'password_env',
   'system_type',
   'binds',
+  'bind_mode',
   'window',
   'max_submits_per_second',
   'source_ton',
@@ -180,6 +190,7 @@ export function parseCarriersFile(text: string, file: string, env: Record<string
       password,
       systemType,
       binds: r.int(item, 'binds', field('binds'), 1, 1, 64),
+      bindMode: r.oneOf(item, 'bind_mode', field('bind_mode'), ['transceiver', 'transmitter_receiver'], 'transceiver'),
       windowSize: r.int(item, 'window', field('window'), 64, 1, 10_000),
       maxSubmitsPerSecond: r.int(item, 'max_submits_per_second', field('max_submits_per_second'), 0, 0, 1_000_000),
       sourceTon: item.has('source_ton') ? r.int(item, 'source_ton', field('source_ton'), 0, 0, 6) : undefined,

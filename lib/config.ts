@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
+import { type BindMode, type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
 import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DOMAIN_NAME, senderDomain } from './sender-domain';
@@ -21,6 +21,7 @@ export interface SmppConfig {
   submitTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  bindMode: BindMode;
 }
 
 export interface SimulatorConfig {
@@ -490,6 +491,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       submitTimeoutMs: duration('HERMOD_SMPP_SUBMIT_TIMEOUT', '10s'),
       reconnectMinMs: duration('HERMOD_SMPP_RECONNECT_MIN', '250ms'),
       reconnectMaxMs: duration('HERMOD_SMPP_RECONNECT_MAX', '30s'),
+      bindMode: oneOf<BindMode>('HERMOD_SMPP_BIND_MODE', ['transceiver', 'transmitter_receiver'], 'transceiver'),
     },
     carriers: undefined as unknown as CarriersConfig,
     simulator: {

@@ -11,6 +11,11 @@ export interface SmscSimulatorOptions {
   port?: number;
   /** When given, only these may bind. */
   credentials?: { systemId: string; password: string }[];
+  /**
+   * The binds it knows (default all three). An SMSC of SMPP 3.3, which has no
+   * bind_transceiver, answers one with generic_nack ESME_RINVCMDID.
+   */
+  binds?: BindMode[];
   /** Delay before a receipt is sent (default 200 ms). */
   receiptDelayMs?: number;
   /**

@@ -12,8 +12,14 @@ import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';
 import { createOutcomePicker, type Outcome } from './outcome-picker';
 import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
 import { ReceiptStore } from './receipt-store';
-import { SmscSession, type SessionStats } from './smsc-session';
+import { type BindMode, SmscSession, type SessionStats } from './smsc-session';
 import type { IdStyle, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
+
+const BIND_MODE_OF: Record<number, BindMode> = {
+  [CommandId.bind_transceiver]: 'transceiver',
+  [CommandId.bind_transmitter]: 'transmitter',
+  [CommandId.bind_receiver]: 'receiver',
+};
 
 export type { SessionStats } from './smsc-session';
 export type { AssembledMessage, SentReceipt, SimulatedSubmit, SmscSimulatorOptions } from './smsc-simulator-options';
@@ -278,6 +284,10 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       case CommandId.bind_transceiver:
       case CommandId.bind_transmitter:
       case CommandId.bind_receiver:
+        if (this.o.binds && !this.o.binds.includes(BIND_MODE_OF[pdu.commandId])) {
+          conn.send({ commandId: CommandId.generic_nack, commandStatus: CommandStatus.ESME_RINVCMDID, sequenceNumber: pdu.sequenceNumber });
+          return;
+        }
         return this.onBind(session, pdu);
       case CommandId.enquire_link:
         this.enquireLinkCount++;

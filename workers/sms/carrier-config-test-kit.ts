@@ -10,6 +10,7 @@ export function carrierConfig(name: string, port: number, overrides: Partial<Car
     password: 'secret',
     systemType: '',
     binds: 1,
+    bindMode: 'transceiver',
     windowSize: 10,
     maxSubmitsPerSecond: 0,
     sourceTon: undefined,

@@ -132,4 +132,45 @@ describe('SMPP carrier metrics', () => {
     for (let i = 0; i < 100 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(replies).toEqual([long]);
   });
+
+  it('sends, and gets receipts and replies, through an SMSC that takes only a transmitter and a receiver bind (no transceiver, as SMPP 3.3)', async () => {
+    const sim = await kit.simulator({ binds: ['transmitter', 'receiver'] });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { bindMode: 'transmitter_receiver' }), quietLog);
+    kit.defer(() => carrier.close());
+    const reports: string[] = [];
+    const replies: string[] = [];
+    carrier.onReport((r) => void reports.push(r.status));
+    carrier.onInbound((m) => void replies.push(m.text));
+    await carrier.ready();
+    for (let i = 0; i < 300 && sim.boundCount < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(
+      sim
+        .sessions()
+        .filter((s) => s.bound)
+        .map((s) => s.mode)
+        .sort(),
+    ).toEqual(['receiver', 'transmitter']);
+    const sent = await carrier.send({ id: 'm-3', destination: '+6421000003', source: 'SHOP', content: 'Kia ora 👋🏽 — nau mai' } as never);
+    expect(sent.carrierIds).toHaveLength(1);
+    for (let i = 0; i < 300 && reports.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reports).toEqual(['received']);
+    const long = 'Tēnā koe, he pātai tāku mō te hui 你好 '.repeat(6);
+    await sim.originate({ source: '+64219876543', destination: '4000', text: long });
+    for (let i = 0; i < 300 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toEqual([long]);
+    expect(carrier.bindsUp).toBe(1);
+    expect(carrier.snapshots().map((s) => [s.bind, s.up, s.windowSize])).toEqual([
+      [`spark hermod@localhost:${sim.port}`, true, 10],
+      [`spark hermod@localhost:${sim.port}/receiver`, true, 0],
+    ]);
+  });
+
+  it('says why it cannot bind to an SMSC that takes no transceiver, when it was not told to bind as transmitter and receiver', async () => {
+    const sim = await kit.simulator({ binds: ['transmitter', 'receiver'] });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    kit.defer(() => carrier.close());
+    for (let i = 0; i < 300 && !carrier.snapshots()[0]!.lastError; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(carrier.snapshots()[0]!.lastError).toMatch(/bind failed: .*ESME_RINVCMDID/);
+    expect(carrier.bindsUp).toBe(0);
+  });
 });

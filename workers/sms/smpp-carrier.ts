@@ -123,14 +123,21 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     accepted: number;
     sampled: { accepted: number; at: number };
   }
-  const clients: { client: SmppClient; bind: string; stats: BindStats }[] = [];
+  const clients: { client: SmppClient; bind: string; stats: BindStats; submits: boolean }[] = [];
+  // The sessions of each bind: one transceiver, or a transmitter beside a receiver.
+  const sessions: readonly ('transceiver' | 'transmitter' | 'receiver')[] =
+    config.bindMode === 'transmitter_receiver' ? ['transmitter', 'receiver'] : ['transceiver'];
   // The windows are read at each scrape: they change twice a submit.
   const unwatch: (() => void)[] = [];
   // An SMSC hands each deliver_sm to any receiving bind: the parts of one long reply may come on several.
   const moAssembler = new MoAssembler();
-  for (let i = 0; i < config.binds; i++) {
-    const bind = `${config.systemId}@${config.host}:${config.port}${i === 0 ? '' : `#${i + 1}`}`;
+  for (let n = 0; n < config.binds * sessions.length; n++) {
+    const i = Math.floor(n / sessions.length);
+    const bindAs = sessions[n % sessions.length]!;
+    const submits = bindAs !== 'receiver';
+    const bind = `${config.systemId}@${config.host}:${config.port}${i === 0 ? '' : `#${i + 1}`}${bindAs === 'receiver' ? '/receiver' : ''}`;
     const client = createSmppClient({
+      bindAs,
       host: config.host,
       port: config.port,
       systemId: config.systemId,
@@ -149,14 +156,15 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       stats.lastError = reason;
       stats.lastErrorAt = Date.now();
     };
-    clients.push({ client, bind, stats });
+    clients.push({ client, bind, stats, submits });
     unwatch.push(smppWindowInUse.watch({ bind }, () => client.windowInUse));
     // Down until the first bind, so a carrier that never binds shows as down.
     const bindUp = smppBindUp.labels({ bind });
     bindUp.set(0);
     let isUp = false;
     const setUp = (now: boolean) => {
-      if (now !== isUp) bindsUp += now ? 1 : -1;
+      // What the carrier counts as up is what it can send on; a receiver's state shows in its own bind gauge.
+      if (now !== isUp && submits) bindsUp += now ? 1 : -1;
       isUp = now;
       bindUp.set(now ? 1 : 0);
       up.set(bindsUp);
@@ -221,7 +229,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     let best: (typeof clients)[number] | undefined;
     for (const c of clients) {
       const room = (x: SmppClient) => x.windowInUse + x.queueLength;
-      if (c.client.isBound && (!best || room(c.client) < room(best.client))) best = c;
+      if (c.submits && c.client.isBound && (!best || room(c.client) < room(best.client))) best = c;
     }
     return best;
   };
@@ -298,12 +306,14 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     },
     // Asked before every send: a bind that is up answers without a promise of its own.
     ready: () =>
-      !closed && clients.some((c) => c.client.isBound)
+      !closed && clients.some((c) => c.submits && c.client.isBound)
         ? BOUND
-        : Promise.any(clients.map((c) => c.client.ready())).catch(() => Promise.reject(new HermodError('unavailable', `carrier ${carrier} is closed`))),
+        : Promise.any(clients.filter((c) => c.submits).map((c) => c.client.ready())).catch(() =>
+            Promise.reject(new HermodError('unavailable', `carrier ${carrier} is closed`)),
+          ),
     snapshots() {
       const now = Date.now();
-      return clients.map(({ client, bind, stats }) => {
+      return clients.map(({ client, bind, stats, submits }) => {
         const seconds = Math.max(0.001, (now - stats.sampled.at) / 1000);
         const submitsPerSecond = Math.round(((stats.accepted - stats.sampled.accepted) / seconds) * 10) / 10;
         stats.sampled = { accepted: stats.accepted, at: now };
@@ -312,7 +322,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
           bind: `${carrier} ${bind}`,
           up: client.isBound,
           windowInUse: client.windowInUse,
-          windowSize: config.windowSize,
+          windowSize: submits ? config.windowSize : 0,
           submitsPerSecond,
           lastError: stats.lastError,
           lastErrorAt: stats.lastErrorAt,

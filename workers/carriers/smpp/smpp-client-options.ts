@@ -23,6 +23,12 @@ export interface SmppClientOptions {
   concatTimeoutMs?: number;
   maxPduLength?: number;
   /**
+   * What this session binds as (default transceiver): a transmitter only
+   * submits, a receiver only takes receipts and replies (SMSCs of SMPP 3.3,
+   * and others, take no transceiver).
+   */
+  bindAs?: 'transceiver' | 'transmitter' | 'receiver';
+  /**
    * Where the parts of long MO messages are collected; one shared by a
    * carrier's binds joins a message whose parts the SMSC delivered on
    * different binds (default one of this client's own).
@@ -46,6 +52,7 @@ export function resolveClientOptions(options: SmppClientOptions): ResolvedClient
     reconnectMaxMs: 30_000,
     concatTimeoutMs: 120_000,
     maxPduLength: DEFAULT_MAX_PDU_LENGTH,
+    bindAs: 'transceiver',
     ...(given as Partial<ResolvedClientOptions> & Pick<SmppClientOptions, 'host' | 'port' | 'systemId' | 'password'>),
   };
   if (o.systemId.length > 15 || o.password.length > 8 || o.systemType.length > 12) {

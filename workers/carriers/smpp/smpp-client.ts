@@ -42,6 +42,12 @@ interface Job extends SubmitJob<SubmitResult> {
   holdBack?: () => boolean;
 }
 
+const BIND_COMMANDS = {
+  transceiver: CommandId.bind_transceiver,
+  transmitter: CommandId.bind_transmitter,
+  receiver: CommandId.bind_receiver,
+} as const;
+
 type State = 'connecting' | 'binding' | 'bound' | 'unbinding' | 'waiting' | 'closed';
 type Deferred = ['receipt', DeliveryReceipt, (handled: boolean) => void] | ['mo', MoMessage];
 
@@ -98,6 +104,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   }
 
   submit(request: SubmitRequest): Promise<SubmitResult> {
+    if (this.o.bindAs === 'receiver') return Promise.reject(new HermodError('internal', 'an SMPP receiver bind cannot submit'));
     if (this.closing) return Promise.reject(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
     if (this.state !== 'bound') return Promise.reject(new HermodError('unavailable', 'SMPP session is not bound', { retryable: true }));
     let pdu: SmPdu;
@@ -203,7 +210,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       this.state = 'binding';
       this.bindSeq = conn.nextSequence();
       conn.send({
-        commandId: CommandId.bind_transceiver,
+        commandId: BIND_COMMANDS[this.o.bindAs],
         commandStatus: 0,
         sequenceNumber: this.bindSeq,
         systemId: this.o.systemId,
@@ -235,6 +242,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         this.enquireOutstanding = false;
         return;
       case CommandId.bind_transceiver_resp:
+      case CommandId.bind_transmitter_resp:
+      case CommandId.bind_receiver_resp:
         this.onBindResp(conn, pdu);
         return;
       case CommandId.generic_nack: {
