@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/log';
+import { asDataSm } from './as-data-sm';
 import { CommandId } from '../carriers/smpp/command-id';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { MESSAGE_STATE_BY_STATE, formatReceiptText, type ReceiptState } from '../carriers/smpp/delivery-receipt';
@@ -41,6 +42,8 @@ export class ReceiptDispatcher {
       idTlv?: 'submit' | 'receipt' | 'none';
       /** Each receipt on the next bind of its system_id in turn, not on its submit's. */
       anyBind?: boolean;
+      /** Receipts as data_sm rather than deliver_sm. */
+      asDataSm?: boolean;
     } = {},
   ) {}
 
@@ -92,7 +95,7 @@ export class ReceiptDispatcher {
     }
     order.session = session;
     const gen = this.generation;
-    session.request(this.pdu(order)).then(
+    session.request(this.options.asDataSm ? asDataSm(this.pdu(order)) : this.pdu(order)).then(
       (status) => {
         if (gen !== this.generation) return;
         // ESME_RX_P_APPN: the ESME will never take it; anything else non-zero is worth another try.

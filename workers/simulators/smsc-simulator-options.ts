@@ -50,6 +50,8 @@ export interface SmscSimulatorOptions {
    * the text alone, message_state left out too).
    */
   receiptIdTlv?: 'submit' | 'receipt' | 'none';
+  /** What replies and receipts go out as (default deliver_sm); data_sm as some SMSCs send them, the body in message_payload. */
+  deliverWith?: 'deliver_sm' | 'data_sm';
   /** More unanswered submit_sm than this on one session get ESME_RTHROTTLED. */
   maxWindow?: number;
   /** Delay of every submit_sm_resp, so a client's window fills up. */

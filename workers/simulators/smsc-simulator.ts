@@ -1,4 +1,5 @@
 import type { IdBase } from '../../lib/carriers-file';
+import { asDataSm } from './as-data-sm';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { CommandId, isResponse } from '../carriers/smpp/command-id';
@@ -126,6 +127,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         receiptIdOf: receiptIdWriter(this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex', this.o.idStyles?.receipt),
         idTlv: this.o.receiptIdTlv,
         anyBind: this.o.receiptsOn === 'any',
+        asDataSm: this.o.deliverWith === 'data_sm',
       },
     );
   }
@@ -226,8 +228,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
       plan.segments
         .map((shortMessage, i) => ({ shortMessage, session: sessionOf(i) }))
         .filter((_, i) => !mo.onlyParts || mo.onlyParts.includes(i + 1))
-        .map(({ shortMessage, session }) =>
-          session.request({
+        .map(({ shortMessage, session }) => {
+          const pdu: SmPdu = {
             commandId: CommandId.deliver_sm,
             commandStatus: 0,
             sequenceNumber: 0,
@@ -242,8 +244,9 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
             dataCoding: plan.dataCoding,
             shortMessage,
             tlvs,
-          }),
-        ),
+          };
+          return session.request(this.o.deliverWith === 'data_sm' ? asDataSm(pdu) : pdu);
+        }),
     );
     const bad = statuses.find((s) => s !== 0);
     if (bad !== undefined) throw new Error(`deliver_sm answered with status 0x${bad.toString(16)}`);
@@ -299,6 +302,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         conn.end();
         return;
       case CommandId.deliver_sm_resp:
+      case CommandId.data_sm_resp:
       case CommandId.enquire_link_resp:
       case CommandId.generic_nack:
         session.answer(pdu.sequenceNumber, pdu.commandStatus);

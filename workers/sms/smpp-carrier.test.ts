@@ -173,4 +173,27 @@ describe('SMPP carrier metrics', () => {
     expect(carrier.snapshots()[0]!.lastError).toMatch(/bind failed: .*ESME_RINVCMDID/);
     expect(carrier.bindsUp).toBe(0);
   });
+
+  it('takes receipts and long replies an SMSC sends as data_sm, answering each with data_sm_resp', async () => {
+    const sim = await kit.simulator({ deliverWith: 'data_sm', outcomes: { delivered: 1, undeliverable: 1 }, seed: 7 });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    kit.defer(() => carrier.close());
+    const reports: { status: string; errorCode: string }[] = [];
+    const replies: string[] = [];
+    carrier.onReport((r) => void reports.push({ status: r.status, errorCode: r.errorCode }));
+    carrier.onInbound((m) => void replies.push(m.text));
+    await carrier.ready();
+    for (let i = 0; i < 6; i++)
+      await carrier.send({ id: `m-${i}`, destination: `+642100000${i}`, source: 'SHOP', content: 'Kia ora 👋🏽 — nau mai, haere mai' } as never);
+    for (let i = 0; i < 300 && reports.length < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reports).toHaveLength(6);
+    expect(new Set(reports.map((r) => r.status))).toEqual(new Set(['received', 'failed']));
+    expect(reports.filter((r) => r.status === 'failed').every((r) => r.errorCode !== '')).toBe(true);
+    const long = 'Tēnā koe, he pātai tāku mō te hui āpōpō 你好 👩🏽‍💻 '.repeat(5);
+    expect(await sim.originate({ source: '+64219876543', destination: '4000', text: long })).toBeGreaterThan(1);
+    for (let i = 0; i < 300 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toEqual([long]);
+    // Every receipt was answered (the simulator owes none and resends none).
+    expect(sim.receiptCount).toBe(6);
+  });
 });

@@ -63,14 +63,33 @@ export interface SmPdu extends Header<'submit_sm' | 'deliver_sm'> {
   tlvs?: readonly Tlv[];
 }
 
-export interface SmRespPdu extends Header<'submit_sm_resp' | 'deliver_sm_resp'> {
+/**
+ * data_sm (section 4.7.1): a message either way without submit_sm's schedule,
+ * validity and short_message; its body, if any, is in message_payload. Some
+ * SMSCs send replies and receipts this way rather than as deliver_sm.
+ */
+export interface DataSmPdu extends Header<'data_sm'> {
+  serviceType?: string;
+  sourceAddrTon?: number;
+  sourceAddrNpi?: number;
+  sourceAddr: string;
+  destAddrTon?: number;
+  destAddrNpi?: number;
+  destinationAddr: string;
+  esmClass: number;
+  registeredDelivery: number;
+  dataCoding: number;
+  tlvs?: readonly Tlv[];
+}
+
+export interface SmRespPdu extends Header<'submit_sm_resp' | 'deliver_sm_resp' | 'data_sm_resp'> {
   messageId: string;
   tlvs?: readonly Tlv[];
 }
 
 export interface EmptyPdu extends Header<'unbind' | 'unbind_resp' | 'enquire_link' | 'enquire_link_resp' | 'generic_nack'> {}
 
-export type Pdu = BindPdu | BindRespPdu | SmPdu | SmRespPdu | EmptyPdu;
+export type Pdu = BindPdu | BindRespPdu | SmPdu | DataSmPdu | SmRespPdu | EmptyPdu;
 
 // Spec maxima (with the NUL) for what we send; what we receive may be longer
 // (SMSCs differ), so decoding only insists on a NUL within the frame-bounded limit.
@@ -137,8 +156,22 @@ function writeBody(w: PduWriter, pdu: Pdu): void {
       w.octets(pdu.shortMessage);
       writeTlvs(w, pdu.tlvs);
       return;
+    case CommandId.data_sm:
+      w.cString(pdu.serviceType ?? '', 6, 'service_type');
+      w.u8(pdu.sourceAddrTon ?? 0);
+      w.u8(pdu.sourceAddrNpi ?? 0);
+      w.cString(pdu.sourceAddr, 65, 'source_addr');
+      w.u8(pdu.destAddrTon ?? 0);
+      w.u8(pdu.destAddrNpi ?? 0);
+      w.cString(pdu.destinationAddr, 65, 'destination_addr');
+      w.u8(pdu.esmClass);
+      w.u8(pdu.registeredDelivery);
+      w.u8(pdu.dataCoding);
+      writeTlvs(w, pdu.tlvs);
+      return;
     case CommandId.submit_sm_resp:
     case CommandId.deliver_sm_resp:
+    case CommandId.data_sm_resp:
       // A rejected submit_sm_resp carries no body (section 4.4.2).
       if (pdu.commandId === CommandId.submit_sm_resp && pdu.commandStatus !== 0 && !pdu.messageId) return;
       w.cString(pdu.messageId, 65, 'message_id');
@@ -231,8 +264,29 @@ export function decodePdu(frame: Buffer): Pdu {
       pdu.tlvs = r.tlvs();
       return pdu;
     }
+    case CommandId.data_sm: {
+      const pdu: DataSmPdu = {
+        commandId,
+        commandStatus,
+        sequenceNumber,
+        serviceType: r.cString(LAX, 'service_type'),
+        sourceAddrTon: r.u8('source_addr_ton'),
+        sourceAddrNpi: r.u8('source_addr_npi'),
+        sourceAddr: r.cString(LAX, 'source_addr'),
+        destAddrTon: r.u8('dest_addr_ton'),
+        destAddrNpi: r.u8('dest_addr_npi'),
+        destinationAddr: r.cString(LAX, 'destination_addr'),
+        esmClass: r.u8('esm_class'),
+        registeredDelivery: r.u8('registered_delivery'),
+        dataCoding: r.u8('data_coding'),
+        tlvs: NO_TLVS,
+      };
+      pdu.tlvs = r.tlvs();
+      return pdu;
+    }
     case CommandId.submit_sm_resp:
     case CommandId.deliver_sm_resp:
+    case CommandId.data_sm_resp:
       return { commandId, commandStatus, sequenceNumber, messageId: r.optionalCString(LAX, 'message_id'), tlvs: r.tlvs() };
     case CommandId.unbind:
     case CommandId.unbind_resp:

@@ -42,6 +42,8 @@ interface Job extends SubmitJob<SubmitResult> {
   holdBack?: () => boolean;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 const BIND_COMMANDS = {
   transceiver: CommandId.bind_transceiver,
   transmitter: CommandId.bind_transmitter,
@@ -233,7 +235,11 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         return;
       }
       case CommandId.deliver_sm:
-        this.onDeliver(conn, pdu);
+        this.onDeliver(conn, pdu, CommandId.deliver_sm_resp);
+        return;
+      case CommandId.data_sm:
+        // A reply or receipt sent as data_sm: the same as a deliver_sm whose body is in message_payload.
+        this.onDeliver(conn, { ...pdu, commandId: CommandId.deliver_sm, shortMessage: EMPTY, tlvs: pdu.tlvs ?? [] }, CommandId.data_sm_resp);
         return;
       case CommandId.enquire_link:
         conn.send({ commandId: CommandId.enquire_link_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
@@ -334,9 +340,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
    * SMSC stops owing it at our deliver_sm_resp, so answering first would lose it
    * to a crash in between); a refusal asks the SMSC to send it again later.
    */
-  private onDeliver(conn: SmppConnection, pdu: SmPdu): void {
+  private onDeliver(conn: SmppConnection, pdu: SmPdu, respondWith: typeof CommandId.deliver_sm_resp | typeof CommandId.data_sm_resp): void {
     const answer = (commandStatus: number): void => {
-      if (this.conn === conn) conn.send({ commandId: CommandId.deliver_sm_resp, commandStatus, sequenceNumber: pdu.sequenceNumber, messageId: '' });
+      if (this.conn === conn) conn.send({ commandId: respondWith, commandStatus, sequenceNumber: pdu.sequenceNumber, messageId: '' });
     };
     if (isReceiptEsmClass(pdu.esmClass) || findTlv(pdu.tlvs, TlvTag.receipted_message_id)) {
       const receipt = parseDeliveryReceipt(pdu);
