@@ -4,6 +4,20 @@ import { signature } from './callback-sender';
 import { createHmac } from 'node:crypto';
 
 describe('callback URLs', () => {
+  it('refuses credentials whose percent-encoding is broken, which no request could carry, and takes well-formed ones in any script', () => {
+    for (const text of [
+      'https://acme:p%ZZ@hooks.example.com/hermod',
+      'https://ac%E0%A4me:secret@hooks.example.com/x',
+      'https://acme:100%@hooks.example.com/x',
+    ]) {
+      expect(() => checkCallbackUrlSyntax(text), text).toThrow(
+        expect.objectContaining({ code: 'invalid_attrib', message: expect.stringContaining('percent-encoding') }),
+      );
+    }
+    const ok = checkCallbackUrlSyntax('https://k%C4%81inga:hu%CC%84na%20pa%3Aho@hooks.example.com/hermod');
+    expect(decodeURIComponent(ok.password)).toBe('hu\u0304na pa:ho');
+  });
+
   it('treats loopback, private, link-local and unique-local addresses as private', () => {
     for (const a of [
       '127.0.0.1',

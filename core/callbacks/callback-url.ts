@@ -17,6 +17,20 @@ export function checkCallbackUrlSyntax(text: string): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new HermodError('invalid_attrib', 'callback URLs must be http or https');
   if (url.port === '0')
     throw new HermodError('invalid_attrib', `callback URL ${url.origin} has port 0, where no receiver can be reached; give the receiver's port`);
+  // The user name and password become Basic authentication, decoded: one that cannot be decoded could never be sent.
+  for (const [part, value] of [
+    ['user name', url.username],
+    ['password', url.password],
+  ] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw new HermodError(
+        'invalid_attrib',
+        `callback URL ${url.origin}: its ${part} has a broken percent-encoding (a % must start %XX of UTF-8 bytes; write % itself as %25)`,
+      );
+    }
+  }
   return url;
 }
 
