@@ -29,7 +29,9 @@ export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undef
   const key = ctx.get('idempotency-key');
   // Sent but empty (or only blanks, which HTTP strips): ignoring it would leave unprotected a send the client means to protect.
   if (!key) throw new HermodError('invalid_attrib', `Idempotency-Key is empty; send 1 to ${MAX_IDEMPOTENCY_KEY} characters, or no header`);
-  if (key.length > MAX_IDEMPOTENCY_KEY) throw new HermodError('invalid_attrib', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
+  // Node reads a header's bytes one to a character: count the characters their UTF-8 writes (ā is two bytes, 🔑 four).
+  if (key.length > MAX_IDEMPOTENCY_KEY && [...Buffer.from(key, 'latin1').toString('utf8')].length > MAX_IDEMPOTENCY_KEY)
+    throw new HermodError('invalid_attrib', `Idempotency-Key is at most ${MAX_IDEMPOTENCY_KEY} characters`);
   // Scope names hold no ':', so `scope:key` never collides across interfaces.
   return `${scope}:${key}`;
 }

@@ -43,4 +43,15 @@ describe('Intelligent Messaging Idempotency-Key', () => {
     expect(r.status).toBe(400);
     expect(server.sent).toHaveLength(0);
   });
+
+  it('counts a key in characters, not in the bytes UTF-8 writes them with', async () => {
+    // A header carries UTF-8 bytes; fetch takes them as a byte string.
+    const asHeader = (key: string) => Buffer.from(key, 'utf8').toString('latin1');
+    const within = 'kī-'.concat('ā'.repeat(252));
+    expect(within).toHaveLength(255);
+    expect((await server.post(body('Tēnā koe'), { 'idempotency-key': asHeader(within) })).status).toBe(202);
+    expect((await server.post(body('Tēnā koe'), { 'idempotency-key': asHeader(`${within}ā`) })).status).toBe(400);
+    expect((await server.post(body('Tēnā koe'), { 'idempotency-key': asHeader('🔑'.repeat(63)) })).status).toBe(202);
+    expect(server.sent).toHaveLength(2);
+  });
 });
