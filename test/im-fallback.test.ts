@@ -244,5 +244,14 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
       expect(await outcome(id, 40_000), show(id)).toMatchObject({ status: 'received' });
       expect(smsTo(mobiles[i]!)).toHaveLength(1);
     }
+    // Core listened before it had taken the 40 up again: a large backlog of open messages kept every gateway answering 503.
+    const lines = h.hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; count?: number });
+    const resumed = lines.findIndex((l) => l.msg === 'resumed unsettled im messages');
+    expect(lines[resumed]?.count).toBe(mobiles.length);
+    expect(lines.findIndex((l) => l.msg === 'core listening')).toBeLessThan(resumed);
   }, 180_000);
 });

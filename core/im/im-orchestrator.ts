@@ -66,6 +66,9 @@ interface ImOrchestrator {
  * (workers skip the ones already submitted). A message refused at intake
  * because its handset opted out is settled as `rejected` and never resumed.
  */
+/** Messages recovery takes up side by side after a restart (each a few history lookups). */
+const RECOVERY_CONCURRENCY = 16;
+
 export async function startImOrchestrator(deps: {
   bus: Bus;
   state: HotState;
@@ -350,6 +353,21 @@ export async function startImOrchestrator(deps: {
     return true;
   };
 
+  /** Status changes of attempts whose message recovery has not taken up yet, by message. */
+  const heldForRecovery = new Map<string, StatusChange[]>();
+
+  /** A status change of an attempt whose message is not open here: a late report, or a failure after delivery. */
+  const notOpen = (change: StatusChange): void => {
+    const { messageId: parent, attempt: k } = parseImAttemptId(change.messageId);
+    const lateReport = () => taken.has(parent) && imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
+    if (change.status !== 'failed') return void lateReport();
+    const settled = settledHere.get(parent);
+    // A failure after delivery is counted as that; any other late failure as a late report.
+    const late = async () => void ((await lateFailure(parent, k, change)) || lateReport());
+    if (settled) inTurn(settled, late);
+    else late().catch((err) => log.error('could not record a failure after delivery', { err, id: parent }));
+  };
+
   /** Takes up a message from the `im` topic or from recovery, where it stands. */
   const begin = async (m: Pick<StoredMessage, 'id' | 'applicationId' | 'content'>, fresh = false): Promise<void> => {
     // Taken up already in this process (open, or settled since): a redelivery or a recovery hand-over.
@@ -361,6 +379,9 @@ export async function startImOrchestrator(deps: {
     open.set(m.id, im);
     // Reports that arrive meanwhile wait their turn behind this.
     inTurn(im, () => (fresh ? startAttempt(im, 0) : resume(im, m)));
+    // Reports held while recovery had not reached it yet follow, in the order they came.
+    for (const change of heldForRecovery.get(m.id) ?? []) inTurn(im, () => attemptStatus(open.get(im.id), change));
+    heldForRecovery.delete(m.id);
     await im.turn;
   };
 
@@ -390,10 +411,13 @@ export async function startImOrchestrator(deps: {
       return startAttempt(im, last + 1, 'rejected');
   };
 
-  // Unsettled messages from before this start first, each checked against history.
+  // Unsettled messages from before this start, each checked against history: listed now, taken up in the
+  // background once this returns (core listens meanwhile; each one took some 25 ms of history lookups in turn,
+  // and a thousand kept every gateway answering 503 for half a minute), RECOVERY_CONCURRENCY at a time.
   const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
   const unsettled = await deps.im.listOpenMessages(since);
-  for (const m of unsettled) {
+  const toRecover = new Set(unsettled.map((m) => m.id));
+  const recoverOne = (m: (typeof unsettled)[number]): Promise<void> => {
     // Its own status is final only once an outcome was reached (the settled marker may not have followed before the stop).
     const step =
       m.status === 'blocked' || m.status === 'deficient'
@@ -401,9 +425,26 @@ export async function startImOrchestrator(deps: {
         : isFinal(m.status)
           ? settleAgain(m)
           : begin(m);
-    await step.catch((err) => log.error('could not resume an im message', { err, id: m.id }));
-  }
-  if (unsettled.length > 0) log.info('resumed unsettled im messages', { count: unsettled.length });
+    return step
+      .catch((err) => log.error('could not resume an im message', { err, id: m.id }))
+      .finally(() => {
+        toRecover.delete(m.id);
+        // Reports held for a message that was not taken up after all (refused, settled): as late ones now.
+        for (const change of heldForRecovery.get(m.id) ?? []) notOpen(change);
+        heldForRecovery.delete(m.id);
+      });
+  };
+  const recovery = (async () => {
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (!stopping && next < unsettled.length) await recoverOne(unsettled[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, unsettled.length) }, lane));
+    if (unsettled.length > 0)
+      log.info(stopping ? 'resuming im messages stopped with core; the next start goes on' : 'resumed unsettled im messages', {
+        count: unsettled.length - toRecover.size,
+      });
+  })();
 
   const subscription: Subscription = await bus.subscribe(
     topicName('im'),
@@ -432,22 +473,20 @@ export async function startImOrchestrator(deps: {
         return;
       }
       if (!isImAttemptId(change.messageId) || endedHere.has(change.messageId)) return;
-      const { messageId: parent, attempt: k } = parseImAttemptId(change.messageId);
+      const { messageId: parent } = parseImAttemptId(change.messageId);
       const im = open.get(parent);
       if (im) inTurn(im, () => attemptStatus(open.get(im.id), change));
-      else {
-        const lateReport = () => taken.has(parent) && imAttempts.inc({ channel: change.channel, outcome: 'late_report' });
-        if (change.status !== 'failed') return void lateReport();
-        const settled = settledHere.get(parent);
-        // A failure after delivery is counted as that; any other late failure as a late report.
-        const late = async () => void ((await lateFailure(parent, k, change)) || lateReport());
-        if (settled) inTurn(settled, late);
-        else late().catch((err) => log.error('could not record a failure after delivery', { err, id: parent }));
-      }
+      else if (toRecover.has(parent) && !taken.has(parent)) {
+        // Not taken up yet by the recovery running beside: applied once it is, not dropped as late.
+        const held = heldForRecovery.get(parent);
+        if (held) held.push(change);
+        else heldForRecovery.set(parent, [change]);
+      } else notOpen(change);
     },
     async stop() {
       stopping = true;
       await subscription.close();
+      await recovery;
       for (const im of open.values()) clearTimeout(im.timer);
     },
   };
