@@ -20,7 +20,7 @@ export interface HttpChannelSimulatorOptions {
   webhookUrl: string;
   /** After the send, when delivery (or its failure) is reported. */
   deliverDelayMs?: number;
-  /** Tries per webhook before it is given up. */
+  /** Tries per webhook before it is given up (default: as many as 2 minutes take, as providers redeliver). */
   webhookAttempts?: number;
 }
 
@@ -61,7 +61,7 @@ export abstract class HttpChannelSimulatorBase<M, O extends Omit<HttpChannelSimu
     super();
     this.o = options;
     this.deliverDelayMs = options.deliverDelayMs ?? 50;
-    this.poster = createWebhookPoster({ attempts: options.webhookAttempts ?? 4 });
+    this.poster = createWebhookPoster({ attempts: options.webhookAttempts });
     this.server = createJsonServer(options.host ?? '127.0.0.1', options.port ?? 0, (req) => this.handle(req));
   }
 

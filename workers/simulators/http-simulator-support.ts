@@ -113,11 +113,21 @@ export interface WebhookPoster {
 /**
  * Posts webhooks over HTTP or HTTPS. Certificates are not checked: the
  * gateway's default is a self-signed one, and this is a simulator.
+ *
+ * Like the providers it stands for (Meta retries a webhook for up to 7 days,
+ * Pub/Sub pushes RBM's until acknowledged), it keeps trying a webhook the
+ * receiver did not take, with backoff doubling from `backoffMs` up to
+ * `maxBackoffMs`, for `retryForMs` (default 2 minutes; `attempts` caps the
+ * tries when given): a hermod restarting gets the reports of its first minutes.
  */
-export function createWebhookPoster(options: { attempts?: number; timeoutMs?: number; backoffMs?: number } = {}): WebhookPoster {
-  const attempts = options.attempts ?? 4;
+export function createWebhookPoster(
+  options: { attempts?: number; timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number; retryForMs?: number } = {},
+): WebhookPoster {
+  const attempts = options.attempts ?? Number.POSITIVE_INFINITY;
   const timeoutMs = options.timeoutMs ?? 5000;
   const backoffMs = options.backoffMs ?? 100;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
+  const retryForMs = options.retryForMs ?? 120_000;
   const httpAgent = new http.Agent({ keepAlive: true });
   const httpsAgent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
   let closed = false;
@@ -144,6 +154,7 @@ export function createWebhookPoster(options: { attempts?: number; timeoutMs?: nu
   return {
     async post(target, body, headers) {
       const url = new URL(target);
+      const giveUpAt = Date.now() + retryForMs;
       let error = '';
       for (let attempt = 1; attempt <= attempts && !closed; attempt++) {
         try {
@@ -153,7 +164,9 @@ export function createWebhookPoster(options: { attempts?: number; timeoutMs?: nu
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
-        if (attempt < attempts) await new Promise((r) => setTimeout(r, backoffMs * 2 ** (attempt - 1)));
+        const wait = Math.min(maxBackoffMs, backoffMs * 2 ** Math.min(attempt - 1, 20));
+        if (attempt >= attempts || Date.now() + wait > giveUpAt) break;
+        await new Promise((r) => setTimeout(r, wait).unref());
       }
       return { ok: false, error };
     },
