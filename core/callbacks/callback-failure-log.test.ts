@@ -60,7 +60,7 @@ describe('the log of failed callback tries', () => {
     ]);
   });
 
-  it('says once when the receiver answers again, with how many tries failed and for how long, and then starts afresh', () => {
+  it('says once when the receiver answers again, with how many tries failed and for how long, and a new failure a minute after the last line', () => {
     const { log, lines } = recordingLog();
     let now = 0;
     const failures = createCallbackFailureLog(log, { now: () => now });
@@ -68,13 +68,28 @@ describe('the log of failed callback tries', () => {
     for (; now < 90_000; now += 10_000) failures.failed('app-one', HOOK, 'callback failed: Headers Timeout Error (UND_ERR_HEADERS_TIMEOUT)');
     failures.delivered('app-one', HOOK);
     failures.delivered('app-one', HOOK);
+    now = 125_000;
     failures.failed('app-one', HOOK, 'callback receiver answered 502');
     expect(lines.map((l) => [l.level, l.msg, l.fields])).toEqual([
       ['warn', 'callback try failed', expect.objectContaining({ failures: 1 })],
       ['warn', 'callback try failed', expect.objectContaining({ failures: 6 })],
       ['info', 'callback receiver answers again', { application: 'app-one', receiver: 'https://hooks.example.com:8443', failures: 9, failingForMs: 90_000 }],
-      ['warn', 'callback try failed', expect.objectContaining({ failures: 1, reason: 'callback receiver answered 502' })],
+      // Counting the failures since the last line: the two after it before the receiver answered, and this one.
+      ['warn', 'callback try failed', expect.objectContaining({ failures: 3, reason: 'callback receiver answered 502' })],
     ]);
+  });
+
+  it('says a receiver that fails one callback in two (500, then 200) once a minute, not at every turn', () => {
+    // What a trial saw: 811 lines in a minute for one receiver answering 500 then 200 to each event.
+    const { log, lines } = recordingLog();
+    let now = 0;
+    const failures = createCallbackFailureLog(log, { now: () => now });
+    for (; now < 120_000; now += 100) {
+      failures.failed('app-one', HOOK, 'callback receiver answered 500');
+      failures.delivered('app-one', HOOK);
+    }
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.fields.failures)).toEqual([1, 600]);
+    expect(lines.filter((l) => l.level === 'info')).toHaveLength(2);
   });
 
   it('says callbacks refused (a private address, a URL no receiver can be at) as seldom, counting the refusals since its last line', () => {

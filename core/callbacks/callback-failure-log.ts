@@ -7,10 +7,14 @@ const LINE_EVERY_MS = 60_000;
 const MAX_FAILING = 10_000;
 
 interface Failing {
+  /** Failing now (false once it answered again; kept so that a receiver that flaps is still said once a minute). */
+  down: boolean;
   since: number;
   lastLineAt: number;
+  lastUpLineAt: number;
   /** Failures since the last line. */
   unsaid: number;
+  /** Failures since it last answered. */
   total: number;
 }
 
@@ -20,8 +24,9 @@ interface Failing {
  * origin: no credentials, path or query) and the reason (the HTTP status, or
  * the error with its code: ERR_TLS_CERT_ALTNAME_INVALID, ECONNREFUSED, a
  * timeout), at most one a minute per application and receiver, counting the
- * failures since its last line; and one info line when that receiver answers
- * again. The callback's body is never in it. The dispatcher keeps it on its
+ * failures since its last line; and an info line when that receiver answers
+ * again, as seldom. A receiver that fails one callback in two (500, then 200)
+ * is said once a minute, not at every turn. The callback's body is never in it. The dispatcher keeps it on its
  * own thread, which sees every outcome whether the HTTP ran there or on a
  * delivery thread.
  */
@@ -38,6 +43,8 @@ export function createCallbackFailureLog(
   const line = options.line ?? 'callback try failed';
   const counted = options.counted ?? 'failures';
   const failing = new FifoMap<string, Failing>();
+  /** Receivers failing now: delivered() has nothing to do while none is. */
+  let down = 0;
 
   return {
     failed(applicationId: string, url: string, reason: string): void {
@@ -46,9 +53,19 @@ export function createCallbackFailureLog(
       const at = now();
       let f = failing.get(key);
       if (!f) {
-        f = { since: at, lastLineAt: Number.NEGATIVE_INFINITY, unsaid: 0, total: 0 };
+        f = { down: false, since: at, lastLineAt: Number.NEGATIVE_INFINITY, lastUpLineAt: Number.NEGATIVE_INFINITY, unsaid: 0, total: 0 };
         failing.set(key, f);
-        while (failing.size > MAX_FAILING) failing.delete(failing.oldestKey()!);
+        while (failing.size > MAX_FAILING) {
+          const oldest = failing.oldestKey()!;
+          if (failing.get(oldest)!.down) down--;
+          failing.delete(oldest);
+        }
+      }
+      if (!f.down) {
+        f.down = true;
+        f.since = at;
+        f.total = 0;
+        down++;
       }
       f.unsaid++;
       f.total++;
@@ -60,13 +77,17 @@ export function createCallbackFailureLog(
 
     /** Called on every delivered callback: nothing to do (and no URL parsed) while no receiver is failing. */
     delivered(applicationId: string, url: string): void {
-      if (failing.size === 0) return;
+      if (down === 0) return;
       const receiver = receiverOf(url);
       const key = `${applicationId} ${receiver}`;
       const f = failing.get(key);
-      if (!f) return;
-      failing.delete(key);
-      log.info('callback receiver answers again', { application: applicationId, receiver, failures: f.total, failingForMs: now() - f.since });
+      if (!f?.down) return;
+      f.down = false;
+      down--;
+      const at = now();
+      if (at - f.lastUpLineAt < LINE_EVERY_MS) return;
+      f.lastUpLineAt = at;
+      log.info('callback receiver answers again', { application: applicationId, receiver, failures: f.total, failingForMs: at - f.since });
     },
   };
 }
