@@ -315,6 +315,33 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(smsTo('+6421100072')).toHaveLength(0);
   });
 
+  it('refuses a text longer than WhatsApp and RCS take when no other attempt can carry it, and otherwise falls back past them at once', async () => {
+    const body = 'Kia ora e hoa mā, tēnā koe — 你好世界 👩🏽‍💻 '.repeat(120);
+    const mobile = '+6421100073';
+    const refused = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile },
+      message: { type: 'text', text: { body } },
+      delivery_attempts: [{ channel: 'wab' }, { channel: 'rcs' }],
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json).toMatchObject({
+      code: 422,
+      message: expect.stringMatching(/WhatsApp takes a text of at most 4,096 characters.*RCS \(RBM\) takes a text of at most 3,072/),
+    });
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body } },
+      delivery_attempts: [{ channel: 'wab', timeout: 600 }, { channel: 'sms' }],
+    });
+    await settles(id, 'received', ['accepted', 'rejected', 'received']);
+    const wab = callbacksOf(id).filter((c) => c.channel === 'wab');
+    expect(wab.map((c) => c.status)).toEqual(['accepted', 'rejected']);
+    expect(JSON.stringify(wab.at(-1))).toContain('4,096 characters');
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(0);
+    expect(smsTo(mobile)).toHaveLength(1);
+    expect(smsTo(mobile)[0]!.text).toBe(body);
+  });
+
   it('refuses with 422 an attempt waiting for an event its channel never reports, such as read on SMS or e-mail, and sends nothing', async () => {
     const mobile = '+6421100081';
     const sent = smsTo(mobile).length;

@@ -1,4 +1,5 @@
 import type { ImStore } from '../ports/im-store';
+import { textTooLongFor } from '../domain/channel-text-limits';
 import type { MessageRecord } from '../ports/message-history';
 import type { MessageIntake } from '../messages/message-intake';
 import type { Accounts } from '../accounts/accounts';
@@ -81,8 +82,15 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
     if (reachable.length === 0) {
       throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
     }
+    // A chat channel's text limit: a text no reachable attempt can carry is refused now, not after each failed in turn.
+    if (type === 'text' && reachable.every((a) => a.channel !== 'sms' && textTooLongFor(a.channel, text))) {
+      const reasons = [...new Set(reachable.map((a) => textTooLongFor(a.channel, text)!))];
+      throw new HermodError('unprocessable', `no delivery attempt can carry this message: ${reasons.join('; ')}`, {
+        fields: [{ field: 'message.text.body', description: reasons.join('; ') }],
+      });
+    }
     // SMS concatenates at most 255 parts: a text longer is refused now, not after each attempt failed in turn.
-    const smsParts = reachable.every((a) => a.channel === 'sms') ? measureSms(text).count : 0;
+    const smsParts = reachable.every((a) => a.channel === 'sms' || (type === 'text' && textTooLongFor(a.channel, text))) ? measureSms(text).count : 0;
     if (smsParts > MAX_SMS_PARTS) {
       throw new HermodError(
         'unprocessable',

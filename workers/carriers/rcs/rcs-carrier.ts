@@ -1,6 +1,7 @@
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
+import { textTooLongFor } from '../../../core/domain/channel-text-limits';
 import type { RcsCarrierConfig } from '../../../lib/config';
-import type { HermodError } from '../../../lib/errors';
+import { HermodError } from '../../../lib/errors';
 import type { Logger } from '../../../lib/log';
 import type { Carrier } from '../../carrier';
 import { httpAnswerError } from '../http/http-answer-error';
@@ -33,6 +34,9 @@ export function createRcsCarrier(config: RcsCarrierConfig, log: Logger, options:
   };
 
   return createHttpCarrier('rbm', async (job) => {
+    // RBM refuses it (INVALID_ARGUMENT) anyway: said here, in words, and the next attempt taken at once.
+    const tooLong = job.im?.type === 'media' ? undefined : textTooLongFor('rcs', job.content);
+    if (tooLong) throw new HermodError('invalid_attrib', tooLong);
     const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
     // The phone's plus stays as it is, as Google writes the path (`phones/+12223334444`); it is legal in a path.
     const url = `${base}/v1/phones/${encodeURIComponent(job.destination).replace(/^%2B/, '+')}/agentMessages?${query}`;

@@ -1,4 +1,6 @@
 import type { HttpCarrierConfig } from '../../../lib/config';
+import { HermodError } from '../../../lib/errors';
+import { textTooLongFor } from '../../../core/domain/channel-text-limits';
 import type { Logger } from '../../../lib/log';
 import type { Carrier } from '../../carrier';
 import { acceptedMessageId } from '../http/accepted-message-id';
@@ -25,6 +27,9 @@ export function createWhatsAppCarrier(config: HttpCarrierConfig, log: Logger): C
   const url = `${config.baseUrl.replace(/\/+$/, '')}/${config.apiVersion}/${encodeURIComponent(config.sender)}/messages`;
 
   return createHttpCarrier('whatsapp', async (job) => {
+    // The Cloud API refuses it (error 100) anyway: said here, in words, and the next attempt taken at once.
+    const tooLong = job.im?.type === 'media' || job.im?.type === 'template' ? undefined : textTooLongFor('wab', job.content);
+    if (tooLong) throw new HermodError('invalid_attrib', tooLong);
     const answer = await postJson(url, { peer: 'WhatsApp', token: config.token, body: whatsAppMessageBody(job), timeoutMs: config.requestTimeoutMs }).catch(
       (err: unknown) => {
         if (!(err instanceof UnansweredRequestError) || config.resendUncertain) throw err;
