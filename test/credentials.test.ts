@@ -54,13 +54,16 @@ describe('passwords are checked exactly', () => {
       expect(await api.call(client, basic('tāne', 'pūtea-secret'))).not.toBe(401);
     });
 
+    it(`${api.name} accepts the same password and name typed with combining macrons (as macOS may), the same text in Unicode (RFC 8265)`, async () => {
+      expect(await api.call(client, basic('tāne'.normalize('NFD'), 'pūtea-secret'.normalize('NFD')))).not.toBe(401);
+    });
+
     const wrong: [string, string][] = [
       ['a NUL byte after it', 'pūtea-secret\0'],
       ['two NUL bytes after it', 'pūtea-secret\0\0'],
       ['trailing whitespace', 'pūtea-secret '],
       ['a Unicode look-alike (Cyrillic е)', 'pūtеa-secret'],
       ['the macron dropped', 'putea-secret'],
-      ['its decomposed form', 'pūtea-secret'.normalize('NFD')],
       ['nothing (an empty password)', ''],
     ];
     for (const [what, password] of wrong) {
