@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { ImStatusNotice } from '../im/im-status-notice';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,6 +107,29 @@ describe('callback producer', () => {
     const [again] = await eventIds([old]);
     expect(again).toBe(first);
     expect(firstOther).not.toBe(first);
+  });
+
+  it('gives an IM status the same event id however often and in whichever process it is told, one for each message, attempt and status', async () => {
+    // After a crash the orchestrator tells a resumed attempt where it stands again: a receiver must see the repeat as one.
+    const told = async (notices: ImStatusNotice[]): Promise<string[]> => {
+      const outbox = open(freshDir());
+      const producer = producerOn(outbox, lookupOf([]));
+      for (const n of notices) producer.imStatus(n);
+      await settle();
+      return outbox.owed().map((j) => j.eventId);
+    };
+    const notice = (status: ImStatusNotice['status'], attempt?: number): ImStatusNotice => ({
+      applicationId: 'tenant-a',
+      messageId: 'im-1',
+      status,
+      reference: 'Pānui 🌿',
+      at: Date.now(),
+      ...(attempt ? { attempt: { number: attempt, channel: 'sms' } } : {}),
+    });
+    const [received, sent, secondAttempt, message] = await told([notice('received', 1), notice('sent', 1), notice('received', 2), notice('received')]);
+    const [again] = await told([notice('received', 1)]);
+    expect(again).toBe(received);
+    expect(new Set([received, sent, secondAttempt, message]).size).toBe(4);
   });
 
   it('looks nothing up again after a restart once a lookup has made its job', async () => {

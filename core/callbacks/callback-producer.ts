@@ -136,8 +136,15 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     if (job.trace !== undefined) job1.trace = job.trace;
     made.push(job1);
   };
+  /**
+   * An IM status is told once per message, attempt and status (each only moves forward), and may be told again
+   * after a crash (the orchestrator tells a resumed attempt where it stands): the same event id every time, so a
+   * receiver can tell the repeat. The message's `accepted` keeps the id every status callback's `accepted` has.
+   */
+  const imEventIdOf = (n: ImStatusNotice): string =>
+    n.attempt ? hashedUuid('callback', n.messageId, 'attempt', String(n.attempt.number), n.status) : hashedUuid('callback', n.messageId, n.status);
   const imStatusJob = (n: ImStatusNotice, eventId?: string): void =>
-    enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId);
+    enqueue({ applicationId: n.applicationId, kind: 'im_status', messageId: n.messageId, body: imCallbackBody(n), createdAt: n.at }, eventId ?? imEventIdOf(n));
   /** `accepted` is told again after a crash that may have come before or after it was told (recovery.ts): the same id both times. */
   const eventIdOf = (c: StatusChange): string => (c.status === 'accepted' ? hashedUuid('callback', c.messageId, 'accepted') : uuid());
   const statusJob = (m: MessageRecord, c: StatusChange, given?: string): void => {
