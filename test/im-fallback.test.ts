@@ -217,7 +217,7 @@ describe('Intelligent Messaging to a handset that opted out', () => {
 describe('Intelligent Messaging whose fallbacks start while core resumes after a crash', () => {
   let h: HermodWithChannels;
   const sms: { destination: string; text: string }[] = [];
-  const { send, outcome, smsTo, show } = helpers(() => h, sms);
+  const { send, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
   afterAll(() => h?.stop());
 
   it('hears every SMS fallback delivered, also those whose reports came while core was still resuming the others', async () => {
@@ -244,6 +244,8 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
       expect(await outcome(id, 40_000), show(id)).toMatchObject({ status: 'received' });
       expect(smsTo(mobiles[i]!)).toHaveLength(1);
     }
+    // The SMS attempt's own outcome too, not only the message's.
+    for (const id of ids) expect(ofAttempt(id, 2).map((c) => c.status), show(id)).toContain('received');
     // Core listened before it had taken the 40 up again: a large backlog of open messages kept every gateway answering 503.
     const lines = h.hermod
       .output()
