@@ -245,7 +245,11 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
       expect(smsTo(mobiles[i]!)).toHaveLength(1);
     }
     // The SMS attempt's own outcome too, not only the message's.
-    for (const id of ids) expect(ofAttempt(id, 2).map((c) => c.status), show(id)).toContain('received');
+    for (const id of ids)
+      expect(
+        ofAttempt(id, 2).map((c) => c.status),
+        show(id),
+      ).toContain('received');
     // Core listened before it had taken the 40 up again: a large backlog of open messages kept every gateway answering 503.
     const lines = h.hermod
       .output()

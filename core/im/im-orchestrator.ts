@@ -403,9 +403,10 @@ export async function startImOrchestrator(deps: {
     if (last > 0) await state.cancelSends(Array.from({ length: last }, (_, k) => imAttemptId(m.id, k)));
     const attempt = plan.attempts[last]!;
     const status = (await state.getStatus(lastRecord.id))?.status ?? lastRecord.status;
-    // Where the attempt stands may have been recorded and not told before the stop (core died in between, or its
-    // report came while core resumed): told now, under the event id it had or would have had (a receiver drops a repeat).
-    if (stageOf(status) > stageOf('queued')) tell(im, status, last);
+    // An outcome the attempt reached may have been recorded and not told before the stop (core died in between, or
+    // its report came while core resumed): told now, before the message settles or falls back on it, under the event
+    // id it had or would have had (a receiver drops a repeat). A status short of an outcome is not told again.
+    if (reachedEvent(attempt.event, status) || isFailure(status)) tell(im, status, last);
     if (reachedEvent(attempt.event, status)) return settle(im, status, `${attempt.channel}: ${status}`);
     if (isFailure(status)) return startAttempt(im, last + 1, status);
     if ((await state.wereCancelled([lastRecord.id]))[0]) return startAttempt(im, last + 1, 'expired'); // timed out just before the stop
