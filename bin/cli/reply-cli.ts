@@ -6,8 +6,25 @@ import { HANDSET_SYSTEM_ID } from '../../workers/simulators/smsc-simulator';
 /** The client's reconnect warnings are not the user's business: the answer says what went wrong. */
 const silent: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
 
-const REPLY_USAGE = `  reply <from> <to> <text>                   a handset's message through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT):
+const REPLY_USAGE = `  reply <from> <to> <text> [--carrier <name>]
+                                             a handset's message through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT),
+                                             or a simulated carrier of HERMOD_CARRIERS_FILE (--carrier, default its first):
                                              <from> the handset, <to> the address it answers (a short code, a sender id)`;
+
+/** Where the handset's SMSC listens: a simulated carrier of the carriers file, or the SMSC simulator. */
+function smscOf(config: Readonly<Config>, carrier: string | undefined): { host: string; port: number; name: string } | string {
+  const simulated = config.carriers.file ? config.carriers.carriers.filter((c) => c.simulated) : [];
+  if (carrier !== undefined) {
+    const named = simulated.find((c) => c.name === carrier);
+    if (named) return { host: named.host, port: named.port, name: `simulated carrier ${named.name}` };
+    return simulated.length > 0
+      ? `no simulated carrier is named ${JSON.stringify(carrier)} (simulated carriers: ${simulated.map((c) => c.name).join(', ')})`
+      : `--carrier ${carrier}: HERMOD_CARRIERS_FILE names no simulated carrier (a carrier with simulated:)`;
+  }
+  const first = simulated[0];
+  if (first) return { host: first.host, port: first.port, name: `simulated carrier ${first.name}` };
+  return { host: config.simulator.host, port: config.simulator.port, name: 'SMSC simulator' };
+}
 
 /**
  * `hermod reply`: binds to the SMSC simulator as a handset and submits the
@@ -21,13 +38,21 @@ export async function runReplyCommand(
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
-  const [from, to, ...words] = args;
+  const at = args.indexOf('--carrier');
+  const carrier = at >= 0 ? args[at + 1] : undefined;
+  const rest = at >= 0 ? [...args.slice(0, at), ...args.slice(at + 2)] : [...args];
+  const [from, to, ...words] = rest;
   const text = words.join(' ');
-  if (!from || !to || text === '') {
+  if (!from || !to || text === '' || (at >= 0 && !carrier)) {
     err(`usage:\n${REPLY_USAGE}`);
     return 2;
   }
-  const { host, port } = config.simulator;
+  const smsc = smscOf(config, carrier);
+  if (typeof smsc === 'string') {
+    err(`error: ${smsc}`);
+    return 2;
+  }
+  const { host, port } = smsc;
   const client = createSmppClient({
     host,
     port,
@@ -40,7 +65,7 @@ export async function runReplyCommand(
   });
   try {
     const bound = client.ready();
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no SMSC simulator answered at ${host}:${port}`)), 5000).unref());
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${smsc.name} answered at ${host}:${port}`)), 5000).unref());
     await Promise.race([bound, timeout]);
     await client.submit({
       source: from,
@@ -49,11 +74,11 @@ export async function runReplyCommand(
       dataCoding: 8,
       registeredDelivery: 0,
     });
-    out(`the SMSC simulator delivered "${text}" from ${from} to ${to}`);
+    out(`the ${smsc.name} delivered "${text}" from ${from} to ${to}`);
     return 0;
   } catch (e) {
     const message = (e as Error).message;
-    err(`error: ${/ESME_RSYSERR|system error/i.test(message) ? 'no ESME (hermod) is bound to the SMSC simulator to take it' : message}`);
+    err(`error: ${/ESME_RSYSERR|system error/i.test(message) ? `no ESME (hermod) is bound to the ${smsc.name} to take it` : message}`);
     return 1;
   } finally {
     await client.close(0).catch(() => undefined);
