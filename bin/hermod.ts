@@ -23,8 +23,9 @@ commands:
   channel-simulators
                    run the SMTP sink and the WhatsApp, RCS and MMS simulators
   console          run the operator console (HERMOD_ADMIN_*; needs HERMOD_ADMIN_PASSWORD)
-  reply <from> <to> <text>
-                   a handset's reply through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT), e.g.
+  reply <from> <to> <text> [--carrier <name>]
+                   a handset's reply through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT), or a simulated
+                   carrier of HERMOD_CARRIERS_FILE (the first, or the one named), e.g.
                    hermod reply +6421999001 4000 STOP
   grpc-certs <dir> <host>...
                    make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),
