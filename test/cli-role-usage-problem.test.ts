@@ -18,9 +18,13 @@ describe("what is wrong with a command line that runs one of hermod's roles", ()
       'unknown option --chanel for "worker" (it takes --channel <name>[,<name>...])',
     );
     expect(roleUsageProblem('start', ['--gateways', '2'])).toBe('unknown option --gateways: "start" takes no options');
-    for (const role of ['gateway', 'core', 'smsc-simulator', 'channel-simulators', 'console', 'reply', 'grpc-certs']) {
+    for (const role of ['gateway', 'core', 'smsc-simulator', 'channel-simulators', 'console', 'grpc-certs']) {
       expect(roleUsageProblem(role, ['--port', '23001']), role).toBe(`unknown option --port: ${JSON.stringify(role)} takes no options`);
     }
+    expect(roleUsageProblem('reply', ['+6421000001', '4000', 'Kia ora', '--port', '23001'])).toBe(
+      'unknown option --port for "reply" (it takes --carrier <name>)',
+    );
+    expect(roleUsageProblem('reply', ['+6421000001', '4000', 'Kia ora', '--carrier', 'spark'])).toBeUndefined();
   });
 
   it('refuses an argument start or a role has no place for, instead of starting as if it were not there', () => {

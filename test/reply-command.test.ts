@@ -74,5 +74,13 @@ describe('hermod reply: a handset answering through the SMSC simulator', () => {
     const usage = await reply(port, '+6421999102', '4000');
     expect({ code: usage.code, stdout: usage.stdout }).toEqual({ code: 2, stdout: '' });
     expect(usage.stderr).toMatch(/^usage:\n {2}reply <from> <to> <text>/);
+    // --carrier names a simulated carrier of a carriers file; without one there is none to name, and a typo is said.
+    const noFile = await reply(port, '+6421999102', '4000', 'Kia ora', '--carrier', 'spark');
+    expect({ code: noFile.code, stderr: noFile.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: --carrier spark: HERMOD_CARRIERS_FILE names no simulated carrier (a carrier with simulated:)\n',
+    });
+    const typo = await reply(port, '+6421999102', '4000', 'Kia ora', '--carrer', 'spark');
+    expect({ code: typo.code, stderr: typo.stderr }).toEqual({ code: 2, stderr: 'error: unknown option --carrer for "reply" (it takes --carrier <name>)\n' });
   });
 });

@@ -13,6 +13,7 @@ const OPTIONS: Record<string, Record<string, string>> = {
   'contacts set': { '--mobile': '<e164>', '--email': '<address>', '--whatsapp': '<id>' },
   'campaigns dry-run': { '--content': '<text>', '--template': '<name>' },
   worker: { '--channel': '<name>[,<name>...]' },
+  reply: { '--carrier': '<name>' },
 };
 
 /** An argument that is an option: two dashes and a letter (`--- Sale ---` and `-1` are values). */
