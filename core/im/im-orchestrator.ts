@@ -377,15 +377,32 @@ export async function startImOrchestrator(deps: {
     const plan = JSON.parse(m.content) as ImPlan;
     const im: Open = { id: m.id, applicationId: m.applicationId, plan, current: 0, turn: Promise.resolve() };
     open.set(m.id, im);
-    // Reports that arrive meanwhile wait their turn behind this.
-    inTurn(im, () => (fresh ? startAttempt(im, 0) : resume(im, m)));
-    // Reports held while recovery had not reached it yet follow, in the order they came.
-    for (const change of heldForRecovery.get(m.id) ?? []) inTurn(im, () => attemptStatus(open.get(im.id), change));
+    const held = heldForRecovery.get(m.id) ?? [];
     heldForRecovery.delete(m.id);
+    // Reports that arrive meanwhile wait their turn behind this.
+    let failed: { err: unknown } | undefined;
+    im.turn = (fresh ? startAttempt(im, 0) : resume(im, m, held)).catch((err: unknown) => {
+      // Not taken up after all (history away): not kept open with no timer, but left to be handed over again (the
+      // bus's redelivery, the next start), and the reports held for it held again.
+      failed = { err };
+      open.delete(m.id);
+      taken.delete(m.id);
+      if (held.length > 0) heldForRecovery.set(m.id, held);
+    });
+    // Reports held while recovery had not reached it yet follow, in the order they came.
+    for (const change of held) inTurn(im, async () => void (failed || (await attemptStatus(open.get(im.id), change))));
     await im.turn;
+    if (failed) throw failed.err;
   };
 
-  const resume = async (im: Open, m: Pick<StoredMessage, 'id' | 'applicationId'>): Promise<void> => {
+  /** Why an attempt failed, as its report said: from a report held for the message, else from history's events. */
+  const failureReason = async (attemptId: string, status: MessageStatus, held: readonly StatusChange[]): Promise<string | undefined> => {
+    const said =
+      held.findLast((c) => c.messageId === attemptId && c.status === status) ?? (await history.listEvents(attemptId)).findLast((e) => e.status === status);
+    return said ? said.detail || said.errorCode || undefined : undefined;
+  };
+
+  const resume = async (im: Open, m: Pick<StoredMessage, 'id' | 'applicationId'>, held: readonly StatusChange[] = []): Promise<void> => {
     const plan = im.plan;
     // Attempts already made (a redelivery, a restart): continue from the last one.
     let last = -1;
@@ -406,7 +423,8 @@ export async function startImOrchestrator(deps: {
     // An outcome the attempt reached may have been recorded and not told before the stop (core died in between, or
     // its report came while core resumed): told now, before the message settles or falls back on it, under the event
     // id it had or would have had (a receiver drops a repeat). A status short of an outcome is not told again.
-    if (reachedEvent(attempt.event, status) || isFailure(status)) tell(im, status, last);
+    if (reachedEvent(attempt.event, status)) tell(im, status, last);
+    else if (isFailure(status)) tell(im, status, last, await failureReason(lastRecord.id, status, held));
     if (reachedEvent(attempt.event, status)) return settle(im, status, `${attempt.channel}: ${status}`);
     if (isFailure(status)) return startAttempt(im, last + 1, status);
     if ((await state.wereCancelled([lastRecord.id]))[0]) return startAttempt(im, last + 1, 'expired'); // timed out just before the stop
@@ -450,18 +468,25 @@ export async function startImOrchestrator(deps: {
       });
   })();
 
-  const subscription: Subscription = await bus.subscribe(
-    topicName('im'),
-    async (records) => {
-      const jobs = decodeRecords(records, decodeJob, log);
-      // A message whose first attempt hot state has never seen is new: no history lookups on the hot path.
-      const seen = await Promise.all(jobs.map(({ payload: j }) => state.getStatus(imAttemptId(j.id, 0))));
-      for (const [i, { record, payload: job }] of jobs.entries()) {
-        await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && record.redeliveries === 0);
-      }
-    },
-    { group: 'im-orchestrator', maxBatch: 100 },
-  );
+  const subscription: Subscription = await bus
+    .subscribe(
+      topicName('im'),
+      async (records) => {
+        const jobs = decodeRecords(records, decodeJob, log);
+        // A message whose first attempt hot state has never seen is new: no history lookups on the hot path.
+        const seen = await Promise.all(jobs.map(({ payload: j }) => state.getStatus(imAttemptId(j.id, 0))));
+        for (const [i, { record, payload: job }] of jobs.entries()) {
+          await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && record.redeliveries === 0);
+        }
+      },
+      { group: 'im-orchestrator', maxBatch: 100 },
+    )
+    .catch(async (err: unknown) => {
+      // Core does not start: the recovery begun above stops with it rather than run on with nothing to stop it.
+      stopping = true;
+      await recovery;
+      throw err;
+    });
 
   return {
     statusApplied(change) {
