@@ -196,4 +196,26 @@ describe('SMPP carrier metrics', () => {
     // Every receipt was answered (the simulator owes none and resends none).
     expect(sim.receiptCount).toBe(6);
   });
+
+  it('keeps its receivers bound while its transmitters drain at a stop, so receipts and the rest of a long reply still come', async () => {
+    const sim = await kit.simulator({ binds: ['transmitter', 'receiver'], submitRespDelayMs: 600 });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { bindMode: 'transmitter_receiver', submitTimeoutMs: 5_000 }), quietLog);
+    const replies: string[] = [];
+    carrier.onInbound((m) => void replies.push(m.text));
+    await carrier.ready();
+    for (let i = 0; i < 300 && sim.boundCount < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const long = 'Kia ora e hoa mā, kei te pēhea koe? 😀 '.repeat(6);
+    const parts = await sim.originate({ source: '+64219876543', destination: '4000', text: long, concatReference: 9, onlyParts: [1] });
+    // A submit waiting for its answer keeps the transmitter draining for a while after close().
+    const sending = carrier.send({ id: 'm-4', destination: '+6421000004', source: 'SHOP', content: 'Tēnā koe' } as never).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = carrier.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const rest = Array.from({ length: parts - 1 }, (_, i) => i + 2);
+    await sim.originate({ source: '+64219876543', destination: '4000', text: long, concatReference: 9, onlyParts: rest });
+    await closing;
+    await sending;
+    for (let i = 0; i < 100 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toEqual([long]);
+  });
 });

@@ -333,7 +333,9 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
     onInbound: (l) => void inboundListeners.push(l),
     async close() {
       closed = true;
-      await Promise.all(clients.map((c) => c.client.close()));
+      // Transmitters first: while they drain, receipts and the rest of long replies still come on the receivers.
+      await Promise.all(clients.filter((c) => c.submits).map((c) => c.client.close()));
+      await Promise.all(clients.filter((c) => !c.submits).map((c) => c.client.close()));
       // A bind closed on purpose is not a bind down.
       for (const c of clients) smppBindUp.remove({ bind: c.bind });
       carrierBindsUp.remove({ carrier });
