@@ -214,6 +214,47 @@ describe('Intelligent Messaging to a handset that opted out', () => {
   }, 120_000);
 });
 
+describe('Intelligent Messaging open across a crash', () => {
+  let h: HermodWithChannels;
+  const sms: { destination: string; text: string }[] = [];
+  const { send, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
+  afterAll(() => h?.stop());
+
+  it('sends no delivered WhatsApp attempt again after kill -9 while core resumes the messages open across it, and falls back when their time is up', async () => {
+    h = await startHermodWithChannels('im-open-across-crash');
+    h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
+    // WhatsApp delivers to numbers ending in 0 and never reports them read: each attempt waits its 12 s, then SMS.
+    const mobiles = Array.from({ length: 60 }, (_, i) => `+642166${String(i).padStart(3, '0')}0`);
+    const ids = await Promise.all(
+      mobiles.map((mobile, i) =>
+        send({
+          destination: { mobile },
+          message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } },
+          delivery_attempts: [
+            { channel: 'wab', event: 'read', timeout: 12 },
+            { channel: 'sms', timeout: 60 },
+          ],
+        }),
+      ),
+    );
+    const toWhatsApp = () => h.wab.received.filter((m) => mobiles.some((mobile) => m.to === mobile.slice(1))).length;
+    await eventually(() => (toWhatsApp() >= mobiles.length ? true : undefined), 10_000, 20);
+    // Delivered, and known to be (a send whose answer the crash cut off may go again: WhatsApp cannot be asked).
+    await eventually(() => (ids.every((id) => ofAttempt(id, 1).some((c) => c.status === 'received')) ? true : undefined), 10_000, 20);
+    await h.restart();
+    for (const [i, id] of ids.entries()) {
+      expect(await outcome(id, 40_000), show(id)).toMatchObject({ status: 'received' });
+      expect(smsTo(mobiles[i]!)).toHaveLength(1);
+      expect(
+        ofAttempt(id, 1).map((c) => c.status),
+        show(id),
+      ).toContain('expired');
+    }
+    // Each handset got its WhatsApp message once: a message core resumed was not begun again when recovery handed it over.
+    expect(toWhatsApp()).toBe(mobiles.length);
+  }, 180_000);
+});
+
 describe('Intelligent Messaging whose fallbacks start while core resumes after a crash', () => {
   let h: HermodWithChannels;
   const sms: { destination: string; text: string }[] = [];

@@ -439,6 +439,8 @@ export async function startImOrchestrator(deps: {
   const since = Date.now() - (deps.recoveryWindowMs ?? 71 * 24 * 3600 * 1000);
   const unsettled = await deps.im.listOpenMessages(since);
   const toRecover = new Set(unsettled.map((m) => m.id));
+  /** Every message open at this start: one of them coming on the `im` topic is never new. */
+  const openAtStart = new Set(toRecover);
   const recoverOne = (m: (typeof unsettled)[number]): Promise<void> => {
     // Its own status is final only once an outcome was reached (the settled marker may not have followed before the stop).
     const step =
@@ -476,7 +478,10 @@ export async function startImOrchestrator(deps: {
         // A message whose first attempt hot state has never seen is new: no history lookups on the hot path.
         const seen = await Promise.all(jobs.map(({ payload: j }) => state.getStatus(imAttemptId(j.id, 0))));
         for (const [i, { record, payload: job }] of jobs.entries()) {
-          await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, seen[i] === undefined && record.redeliveries === 0);
+          // One open before this start (handed over again by recovery.ts, in-process hot state empty) is resumed where it
+          // stands, whichever of this and the recovery beside comes first: never begun again (sent twice, its timer reset).
+          const fresh = seen[i] === undefined && record.redeliveries === 0 && !openAtStart.has(job.id);
+          await begin({ id: job.id, applicationId: job.applicationId, content: job.content }, fresh);
         }
       },
       { group: 'im-orchestrator', maxBatch: 100 },
