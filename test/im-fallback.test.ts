@@ -41,7 +41,14 @@ function helpers(get: () => HermodWithChannels, sms: { destination: string; text
     callbacksOf(id)
       .map((c) => `${c.status}${c.channel ? `@${c.channel}#${c.attempt}` : ''}`)
       .join(' → ');
-  return { send, callbacksOf, overall, ofAttempt, outcome, smsTo, show };
+  /** A text to each of `mobiles` with these attempts, numbered: their ids, in order. */
+  const sendEach = (mobiles: readonly string[], attempts: Record<string, unknown>[]): Promise<string[]> =>
+    Promise.all(
+      mobiles.map((mobile, i) =>
+        send({ destination: { mobile }, message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } }, delivery_attempts: attempts }),
+      ),
+    );
+  return { send, sendEach, callbacksOf, overall, ofAttempt, outcome, smsTo, show };
 }
 
 describe('Intelligent Messaging fallback: what the customer hears, and what is never sent', () => {
@@ -217,7 +224,7 @@ describe('Intelligent Messaging to a handset that opted out', () => {
 describe('Intelligent Messaging open across a crash', () => {
   let h: HermodWithChannels;
   const sms: { destination: string; text: string }[] = [];
-  const { send, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
+  const { sendEach, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
   afterAll(() => h?.stop());
 
   it('sends no delivered WhatsApp attempt again after kill -9 while core resumes the messages open across it, and falls back when their time is up', async () => {
@@ -225,18 +232,10 @@ describe('Intelligent Messaging open across a crash', () => {
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
     // WhatsApp delivers to numbers ending in 0 and never reports them read: each attempt waits its 12 s, then SMS.
     const mobiles = Array.from({ length: 60 }, (_, i) => `+642166${String(i).padStart(3, '0')}0`);
-    const ids = await Promise.all(
-      mobiles.map((mobile, i) =>
-        send({
-          destination: { mobile },
-          message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } },
-          delivery_attempts: [
-            { channel: 'wab', event: 'read', timeout: 12 },
-            { channel: 'sms', timeout: 60 },
-          ],
-        }),
-      ),
-    );
+    const ids = await sendEach(mobiles, [
+      { channel: 'wab', event: 'read', timeout: 12 },
+      { channel: 'sms', timeout: 60 },
+    ]);
     const toWhatsApp = () => h.wab.received.filter((m) => mobiles.some((mobile) => m.to === mobile.slice(1))).length;
     await eventually(() => (toWhatsApp() >= mobiles.length ? true : undefined), 10_000, 20);
     // Delivered, and known to be (a send whose answer the crash cut off may go again: WhatsApp cannot be asked).
@@ -258,7 +257,7 @@ describe('Intelligent Messaging open across a crash', () => {
 describe('Intelligent Messaging whose fallbacks start while core resumes after a crash', () => {
   let h: HermodWithChannels;
   const sms: { destination: string; text: string }[] = [];
-  const { send, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
+  const { sendEach, outcome, smsTo, show, ofAttempt } = helpers(() => h, sms);
   afterAll(() => h?.stop());
 
   it('hears every SMS fallback delivered, also those whose reports came while core was still resuming the others', async () => {
@@ -266,18 +265,10 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
     // WhatsApp gives no status to numbers ending in 8: each attempt times out after 2 s and falls back to SMS.
     const mobiles = Array.from({ length: 40 }, (_, i) => `+642155${String(i).padStart(3, '0')}8`);
-    const ids = await Promise.all(
-      mobiles.map((mobile, i) =>
-        send({
-          destination: { mobile },
-          message: { type: 'text', text: { body: `${KIA_ORA} — 你好 #${i}` } },
-          delivery_attempts: [
-            { channel: 'wab', timeout: 2 },
-            { channel: 'sms', timeout: 20 },
-          ],
-        }),
-      ),
-    );
+    const ids = await sendEach(mobiles, [
+      { channel: 'wab', timeout: 2 },
+      { channel: 'sms', timeout: 20 },
+    ]);
     await eventually(() => (h.wab.received.length >= mobiles.length ? true : undefined), 10_000, 20);
     // Down past the WhatsApp timeouts: at the restart every fallback starts at once, while core resumes the rest.
     await h.restart();
