@@ -223,6 +223,23 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(JSON.stringify(sent.template!.components)).toContain('Ngāi Tahu 👋🏽');
   });
 
+  it('refuses a template whose text, filled in, is longer than RCS takes when RCS is its only attempt, and sends it on WhatsApp, which takes it as a template', async () => {
+    const templateId = randomUUID();
+    // Thirteen parameters of 240 characters (each at most 256): 3,120 characters filled in.
+    const names = Array.from({ length: 13 }, (_, i) => `wahanga${i}`);
+    const body = names.map((n) => `{{${n}}}`).join('');
+    expect((await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'panui_roa', 'mi_NZ', body])).code).toBe(0);
+    const message = {
+      type: 'template',
+      template: { template_id: templateId, language: 'mi_NZ', parameters: names.map((name) => ({ name, text: 'Tēnā koe, e hoa '.repeat(15) })) },
+    };
+    const refused = await h.client.post('/rest/im/v1/message', { destination: { mobile: '+6421100032' }, message, delivery_attempts: [{ channel: 'rcs' }] });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json).toMatchObject({ code: 422, message: expect.stringContaining('RCS (RBM) takes a text of at most 3,072 characters') });
+    const id = await send({ destination: { mobile: '+6421100032' }, message, delivery_attempts: [{ channel: 'wab' }] });
+    await settles(id, 'received', ['accepted', 'received']);
+  });
+
   it('refuses a template whose placeholder no parameter can fill, rather than send the braces to customers', async () => {
     // A send's parameter names are letters A–Z, digits, '-', '_' and spaces: {{ōta}} could never be filled.
     const templateId = randomUUID();

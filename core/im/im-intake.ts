@@ -83,14 +83,17 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
     }
     // A chat channel's text limit: a text no reachable attempt can carry is refused now, not after each failed in turn.
-    if (type === 'text' && reachable.every((a) => a.channel !== 'sms' && textTooLongFor(a.channel, text))) {
-      const reasons = [...new Set(reachable.map((a) => textTooLongFor(a.channel, text)!))];
+    // What an attempt sends as text: WhatsApp a text message's body (a template goes as WhatsApp's own), RBM any but media.
+    const tooLongFor = (channel: string): string | undefined =>
+      (channel === 'wab' && type === 'text') || (channel === 'rcs' && type !== 'media') ? textTooLongFor(channel, text) : undefined;
+    if (reachable.every((a) => tooLongFor(a.channel))) {
+      const reasons = [...new Set(reachable.map((a) => tooLongFor(a.channel)!))];
       throw new HermodError('unprocessable', `no delivery attempt can carry this message: ${reasons.join('; ')}`, {
-        fields: [{ field: 'message.text.body', description: reasons.join('; ') }],
+        fields: [{ field: type === 'text' ? 'message.text.body' : 'message.template', description: reasons.join('; ') }],
       });
     }
     // SMS concatenates at most 255 parts: a text longer is refused now, not after each attempt failed in turn.
-    const smsParts = reachable.every((a) => a.channel === 'sms' || (type === 'text' && textTooLongFor(a.channel, text))) ? measureSms(text).count : 0;
+    const smsParts = reachable.every((a) => a.channel === 'sms' || tooLongFor(a.channel)) ? measureSms(text).count : 0;
     if (smsParts > MAX_SMS_PARTS) {
       throw new HermodError(
         'unprocessable',
