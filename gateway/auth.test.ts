@@ -81,6 +81,32 @@ describe('credential cache of a gateway', () => {
   });
 });
 
+describe('a revoked API key at a gateway', () => {
+  it('stops working within seconds, not the minute a password check is cached: a key is cheap to check again', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      let revoked = false;
+      const core = {
+        authenticate: vi.fn(async () => (revoked ? { ok: false } : { ok: true, application: { id: 'app-1', name: 'tāne' } })),
+      } as unknown as CoreClient;
+      const auth = createAuthenticator(core, 60_000);
+      const key = 'Bearer hmd_kī-matua-🔑';
+      expect(await auth.authenticate(key, '127.0.0.1', true)).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+      revoked = true; // hermod keys revoke (and, here, a password change)
+      vi.setSystemTime(6_000);
+      // The first request after the key's short cache ran out is served while it is checked again; the next is refused.
+      await auth.authenticate(key, '127.0.0.1', true).catch(() => undefined);
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      await expect(auth.authenticate(key, '127.0.0.1', true)).rejects.toMatchObject({ code: 'unauthorized' });
+      // A password's check stays cached its minute (each costs core a quarter of a second of a thread).
+      expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('wrong passwords at a gateway', () => {
   const header = (password: string) => 'Basic ' + Buffer.from(`kāinga-ā-iwi:${password}`).toString('base64');
   /** Core that knows kāinga-ā-iwi's password pā💥, and counts what it is asked. */

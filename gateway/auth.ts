@@ -29,6 +29,9 @@ export function createAuthenticator(
   limiter: FailedAuthLimiter = createFailedAuthLimiter(),
 ) {
   const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number }>();
+  // An API key is a hash lookup for core, a password a quarter of a second of a thread: a key is checked again
+  // after a few seconds, so one revoked (leaked) stops working about then, not a minute later.
+  const keyCacheMs = Math.min(cacheMs, API_KEY_CACHE_MS);
   const inflight = new Map<string, Promise<Caller | undefined>>();
   const MAX_ENTRIES = 10_000;
 
@@ -70,7 +73,7 @@ export function createAuthenticator(
           else {
             if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.shift();
             const now = Date.now();
-            cache.set(header, { caller, expires: now + cacheMs, staleUntil: now + staleMs });
+            cache.set(header, { caller, expires: now + (parseBasic(header) ? cacheMs : keyCacheMs), staleUntil: now + staleMs });
           }
           return caller;
         })
@@ -104,6 +107,9 @@ export function createAuthenticator(
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** Longest an API key's successful check is served without asking core again. */
+const API_KEY_CACHE_MS = 5_000;
 
 export function parseBasic(header: string): { name: string; password: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
