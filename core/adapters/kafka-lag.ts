@@ -3,12 +3,11 @@ import { HermodError } from '../../lib/errors';
 import { isKafkaProtocolError } from './kafka-bus-errors';
 
 /**
- * Answers a broker gives from where it stood a moment ago: the partition's
- * leader moved (an operator's reassignment, a broker restarted, a topic just
- * made), or the group's coordinator did (a fresh cluster electing the
- * leaders of __consumer_offsets). kafkajs's admin gives up on each at once,
- * and refreshes its metadata only when it is 5 minutes old: the backlog gauge
- * read "not the leader" for minutes after a reassignment.
+ * Answers a broker gives from where the cluster stood a moment ago, which
+ * kafkajs's admin gives up on at once: a partition's leader not yet in place
+ * (CI's Kafka 4.4 broker answered ListOffsets for a topic just made with "not
+ * the leader"), or a group's coordinator moved (a fresh three-node cluster
+ * answered OffsetFetch with "not the correct coordinator").
  */
 const STALE_LEADER = ['NOT_LEADER_FOR_PARTITION', 'LEADER_NOT_AVAILABLE', 'FENCED_LEADER_EPOCH', 'UNKNOWN_LEADER_EPOCH'];
 const MOVED_COORDINATOR = ['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'GROUP_LOAD_IN_PROGRESS'];

@@ -83,9 +83,7 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
       throw new HermodError('unprocessable', `none of the delivery attempts (${attempts.map((a) => a.channel).join(', ')}) can reach this destination`);
     }
     // A chat channel's text limit: a text no reachable attempt can carry is refused now, not after each failed in turn.
-    // What an attempt sends as text: WhatsApp a text message's body (a template goes as WhatsApp's own), RBM any but media.
-    const tooLongFor = (channel: string): string | undefined =>
-      (channel === 'wab' && type === 'text') || (channel === 'rcs' && type !== 'media') ? textTooLongFor(channel, text) : undefined;
+    const tooLongFor = (channel: string): string | undefined => textTooLongFor(channel, type, text);
     if (reachable.every((a) => tooLongFor(a.channel))) {
       const reasons = [...new Set(reachable.map((a) => tooLongFor(a.channel)!))];
       throw new HermodError('unprocessable', `no delivery attempt can carry this message: ${reasons.join('; ')}`, {

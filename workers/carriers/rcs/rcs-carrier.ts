@@ -35,7 +35,7 @@ export function createRcsCarrier(config: RcsCarrierConfig, log: Logger, options:
 
   return createHttpCarrier('rbm', async (job) => {
     // RBM refuses it (INVALID_ARGUMENT) anyway: said here, in words, and the next attempt taken at once.
-    const tooLong = job.im?.type === 'media' ? undefined : textTooLongFor('rcs', job.content);
+    const tooLong = textTooLongFor('rcs', job.im?.type ?? 'text', job.content);
     if (tooLong) throw new HermodError('invalid_attrib', tooLong);
     const query = new URLSearchParams({ messageId: job.id, agentId: config.sender });
     // The phone's plus stays as it is, as Google writes the path (`phones/+12223334444`); it is legal in a path.

@@ -28,7 +28,7 @@ export function createWhatsAppCarrier(config: HttpCarrierConfig, log: Logger): C
 
   return createHttpCarrier('whatsapp', async (job) => {
     // The Cloud API refuses it (error 100) anyway: said here, in words, and the next attempt taken at once.
-    const tooLong = job.im?.type === 'media' || job.im?.type === 'template' ? undefined : textTooLongFor('wab', job.content);
+    const tooLong = textTooLongFor('wab', job.im?.type ?? 'text', job.content);
     if (tooLong) throw new HermodError('invalid_attrib', tooLong);
     const answer = await postJson(url, { peer: 'WhatsApp', token: config.token, body: whatsAppMessageBody(job), timeoutMs: config.requestTimeoutMs }).catch(
       (err: unknown) => {
