@@ -14,7 +14,8 @@ const MEANING: Record<ErrorCode, string> = {
   broadcast_limit: 'A v1 broadcast names more destinations than allowed',
   body_too_large: 'The body is larger than allowed',
   headers_too_large: "The request's head (request line and headers) is larger than 16 KB; the connection is closed",
-  request_timeout: 'The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT; the connection is closed',
+  request_timeout:
+    'The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT, or came slower than HERMOD_REQUEST_MIN_RATE after that long; the connection is closed',
   unauthorized: 'Credentials are missing or wrong',
   forbidden: "Not allowed: another application's resource, a refused webhook verification, a private callback address",
   not_found: 'No such message, list, campaign, route or link',

@@ -38,6 +38,8 @@ export interface TestClients {
   campaigns?: Partial<CampaignsClient>;
   /** HERMOD_REQUEST_IDLE_TIMEOUT, in milliseconds. */
   requestIdleTimeoutMs?: number;
+  /** HERMOD_REQUEST_MIN_RATE, bytes a second (0, no rate, unless given). */
+  requestMinBytesPerSecond?: number;
 }
 
 /** The gateway app on 127.0.0.1:0; `coreMethods` and `clients` stand in for those calls to core (the others fail as `unavailable`). */
@@ -50,7 +52,7 @@ export async function startTestGateway(
   const interfaces = interfaceErrors(deps.log);
   const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;
-  limitRequestTime(server, interfaces, clients.requestIdleTimeoutMs ?? 60_000, deps.log);
+  limitRequestTime(server, interfaces, { idleMs: clients.requestIdleTimeoutMs ?? 60_000, minBytesPerSecond: clients.requestMinBytesPerSecond ?? 0 }, deps.log);
   answerHeaderOverflow(server, interfaces);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -209,6 +209,8 @@ export interface Config {
   };
   /** A request whose client sends nothing for this long is dropped (a truncated body). */
   requestIdleTimeoutMs: number;
+  /** Bytes a second a request body must average after its first idle window (0: no rate). */
+  requestMinBytesPerSecond: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   /** How long a gateway waits to gather sends into one call to core. */
@@ -503,6 +505,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     },
     maxBodyBytes: int('HERMOD_MAX_BODY_BYTES', 1024 * 1024, 1024),
     requestIdleTimeoutMs: duration('HERMOD_REQUEST_IDLE_TIMEOUT', '60s'),
+    requestMinBytesPerSecond: int('HERMOD_REQUEST_MIN_RATE', 240),
     gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),

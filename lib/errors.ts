@@ -14,7 +14,7 @@ export const ERROR_CODES = {
   body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
   // Refused by Node's HTTP parser before any route (gateway/http/header-overflow.ts).
   headers_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  // The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT (gateway/http/request-timeouts.ts).
+  // The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT, or came slower than HERMOD_REQUEST_MIN_RATE (gateway/http/request-timeouts.ts).
   request_timeout: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
   forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },

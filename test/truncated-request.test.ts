@@ -34,4 +34,35 @@ describe('a request whose body never arrives in full', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 408, error: 'Request Timeout' });
   }, 30_000);
+
+  it('is answered 408 over HTTPS when its body trickles a byte a second, under HERMOD_REQUEST_MIN_RATE, instead of holding the connection', async () => {
+    const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca: hermod.ca(), servername: 'localhost' });
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    const body = Buffer.from('{"destination":"+6421000001","content":"Kia ora, e hoa mā 🐢 慢慢来"}');
+    socket.write(
+      `POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: Basic ${Buffer.from('acme:secret').toString('base64')}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
+    const started = Date.now();
+    let sent = 0;
+    // Each byte well inside the 2 s idle window: only the rate can end it.
+    const trickle = setInterval(() => {
+      if (sent < body.length && !socket.destroyed) socket.write(body.subarray(sent, ++sent));
+    }, 1_000);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    try {
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(sent).toBeLessThan(body.length);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      statusCode: 408,
+      error: 'Request Timeout',
+      message: expect.stringContaining('slower than 240 bytes a second'),
+    });
+  }, 30_000);
 });

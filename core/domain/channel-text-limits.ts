@@ -19,7 +19,7 @@ type MessageType = 'text' | 'media' | 'template';
  */
 export function textTooLongFor(channel: string, type: MessageType, text: string): string | undefined {
   const limit = TEXT_LIMITS[channel];
-  if (!limit || !limit.sentAsText.includes(type) || text.length <= limit.max) return undefined;
+  if (!limit?.sentAsText.includes(type) || text.length <= limit.max) return undefined;
   const characters = [...text].length;
   if (characters <= limit.max) return undefined;
   return `${limit.name} takes a text of at most ${limit.max.toLocaleString('en')} characters; this one has ${characters.toLocaleString('en')}`;

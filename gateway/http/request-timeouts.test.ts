@@ -7,6 +7,7 @@ import { startTestGateway } from '../gateway-test-kit';
 const ACME = { ok: true, application: { id: 'app-1', name: 'acme', password: '', apiKey: '' } };
 const BASIC = `Basic ${Buffer.from('acme:secret').toString('base64')}`;
 const IDLE_MS = 300;
+const MIN_RATE = 240;
 
 /** Everything the gateway sends back on a raw socket, until it closes the connection (or 10 s). */
 function answerOn(socket: net.Socket): Promise<string> {
@@ -46,6 +47,7 @@ describe('how long the gateway waits for a request', () => {
           }),
         },
         requestIdleTimeoutMs: IDLE_MS,
+        requestMinBytesPerSecond: MIN_RATE,
       },
     );
   });
@@ -105,6 +107,40 @@ describe('how long the gateway waits for a request', () => {
     },
   );
 
+  it.each([
+    ['sms_v2', '/rest/sms/v2/messages', BASIC, { statusCode: 408, error: 'Request Timeout' }],
+    ['campaign_manager', '/rest/campaign_manager/v1/acme/lists', BASIC, { code: 408 }],
+  ])(
+    'answers a body on %s trickled a byte just inside each idle window 408 once it averages under the minimum rate, rather than holding the connection for ever',
+    async (name, path, auth, shape) => {
+      const before = await count(name, '408');
+      const socket = await connect(gateway.url);
+      const answer = answerOn(socket);
+      const body = Buffer.from('{"name":"Ngā kaihoko 🐢","members":[{"destination":"+64211234567","param1":"Āio"}]}');
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: ${auth}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+      );
+      const started = Date.now();
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (sent < body.length && !socket.destroyed) socket.write(body.subarray(sent, ++sent));
+      }, IDLE_MS * 0.8);
+      try {
+        const text = await answer;
+        expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({
+          ...shape,
+          message: expect.stringContaining(`slower than ${MIN_RATE} bytes a second`),
+        });
+        expect(sent).toBeLessThan(body.length);
+        expect(Date.now() - started).toBeLessThan(8 * IDLE_MS);
+        await vi.waitFor(async () => expect(await count(name, '408')).toBe(before + 1));
+      } finally {
+        clearInterval(trickle);
+      }
+    },
+  );
+
   it('waits for a list import while core is slow to take its members, however fast the client sent them: it is not the client that stopped', async () => {
     const taken: Member[] = [];
     let stalls = 0;
@@ -123,6 +159,7 @@ describe('how long the gateway waits for a request', () => {
           }),
         },
         requestIdleTimeoutMs: IDLE_MS,
+        requestMinBytesPerSecond: MIN_RATE,
       },
     );
     try {

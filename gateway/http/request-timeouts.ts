@@ -8,6 +8,14 @@ import { type InterfaceErrors, interfaceAnswer } from './header-overflow';
 /** How long a request's head may take to arrive in full (Node's default, made explicit): what stops a slow-header client. */
 export const HEADERS_TIMEOUT_MS = 60_000;
 
+/** What a gateway allows a request's body: the idle window, and the slowest average rate once that window has passed. */
+export interface RequestTimeLimits {
+  /** HERMOD_REQUEST_IDLE_TIMEOUT: the longest silence in the middle of a request. */
+  idleMs: number;
+  /** HERMOD_REQUEST_MIN_RATE: bytes a second a body must average after its first idle window; 0 sets no rate. */
+  minBytesPerSecond: number;
+}
+
 /**
  * How long the gateway waits for a request. Nothing limits a request's whole
  * time: Node 20's `requestTimeout` (300 s by default) cut a list import that
@@ -17,9 +25,15 @@ export const HEADERS_TIMEOUT_MS = 60_000;
  * disconnected — unless body it sent waits unread, when it is hermod that is
  * behind (a busy core taking an import's pages) and the wait starts again,
  * as it does while a request that came whole waits for its answer; a connection idle anywhere else is closed as Node closes it.
- * A head must arrive within HEADERS_TIMEOUT_MS however steadily it trickles.
+ * A head must arrive within HEADERS_TIMEOUT_MS however steadily it trickles,
+ * and a body, once it has had one idle window, must average
+ * `minBytesPerSecond` (as Kestrel's MinRequestBodyDataRate and Apache's
+ * mod_reqtimeout ask): a client sending a byte just inside each idle window
+ * would otherwise hold its connection for ever. Time in which body waits
+ * unread is hermod's, not the client's: the measure starts again after it.
  */
-export function limitRequestTime(server: http.Server, interfaces: readonly InterfaceErrors[], idleMs: number, log: Logger): void {
+export function limitRequestTime(server: http.Server, interfaces: readonly InterfaceErrors[], limits: RequestTimeLimits, log: Logger): void {
+  const { idleMs, minBytesPerSecond } = limits;
   server.requestTimeout = 0;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.setTimeout(idleMs);
@@ -48,21 +62,26 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
       () => {
         if (socket.destroyed || res.headersSent || req.complete) return;
         if (req.readableLength > 0 || socket.bytesRead > readBefore) socket.setTimeout(idleMs);
-        else answerTimedOut(socket, res, req);
+        else answerTimedOut(socket, res, req, `the request body stopped arriving: nothing came for ${idleMs / 1000} s`);
       },
       Math.min(1_000, idleMs / 4),
     ).unref();
   });
 
-  const answerTimedOut = (socket: Socket, res: http.ServerResponse, req: http.IncomingMessage): void => {
+  if (minBytesPerSecond > 0)
+    watchBodyRate(server, idleMs, minBytesPerSecond, (socket, res, req) =>
+      answerTimedOut(socket, res, req, `the request body arrived slower than ${minBytesPerSecond} bytes a second`),
+    );
+
+  const answerTimedOut = (socket: Socket, res: http.ServerResponse, req: http.IncomingMessage, message: string): void => {
     const path = (req.url ?? '/').replace(/[?#].*$/, '');
     const method = req.method ?? 'POST';
     const header = (name: string): string => {
       const value = req.headers[name.toLowerCase()];
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
     };
-    const err = new HermodError('request_timeout', `the request body stopped arriving: nothing came for ${idleMs / 1000} s`);
-    log.info('request body stopped arriving', { method, path, remote: socket.remoteAddress, idleMs });
+    const err = new HermodError('request_timeout', message);
+    log.info(message, { method, path, remote: socket.remoteAddress, idleMs, minBytesPerSecond });
     void interfaceAnswer(interfaces, method, path, header, err)
       .catch(() => undefined)
       .then((answer) => {
@@ -75,4 +94,61 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
         res.end(answer.body);
       });
   };
+}
+
+type HttpSocket = Socket & { _httpMessage?: http.ServerResponse | null };
+
+interface BodyWatch {
+  req: http.IncomingMessage;
+  since: number;
+  bytesAt: number;
+  /** socket.bytesRead at the last look. */
+  lastBytes: number;
+}
+
+/**
+ * Looks at every connection once a second (or twice an idle window, if
+ * shorter): a request whose body has been arriving for at least `graceMs`
+ * at under `minBytesPerSecond` on average, and is still arriving, is
+ * answered with `tooSlow`.
+ */
+function watchBodyRate(
+  server: http.Server,
+  graceMs: number,
+  minBytesPerSecond: number,
+  tooSlow: (socket: Socket, res: http.ServerResponse, req: http.IncomingMessage) => void,
+): void {
+  const sockets = new Map<HttpSocket, BodyWatch | undefined>();
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: HttpSocket) => {
+    sockets.set(socket, undefined);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const look = (): void => {
+    const now = Date.now();
+    for (const [socket, watch] of sockets) {
+      const res = socket._httpMessage;
+      const req = res?.req;
+      if (!res || !req || req.complete || res.headersSent || socket.destroyed) {
+        if (watch) sockets.set(socket, undefined);
+        continue;
+      }
+      // Body waiting unread (or a new request): hermod's time, or the start; measure from now.
+      if (!watch || watch.req !== req || req.readableLength > 0) {
+        sockets.set(socket, { req, since: now, bytesAt: socket.bytesRead, lastBytes: socket.bytesRead });
+        continue;
+      }
+      // Nothing since the last look: a body that stopped is the idle timeout's to answer, as "stopped arriving".
+      const bytes = socket.bytesRead;
+      if (bytes === watch.lastBytes) continue;
+      watch.lastBytes = bytes;
+      const elapsed = now - watch.since;
+      if (elapsed < graceMs) continue;
+      if (((bytes - watch.bytesAt) * 1000) / elapsed >= minBytesPerSecond) continue;
+      sockets.set(socket, undefined);
+      tooSlow(socket, res, req);
+    }
+  };
+  const timer = setInterval(look, Math.max(10, Math.min(1_000, graceMs / 2)));
+  timer.unref();
+  server.once('close', () => clearInterval(timer));
 }
