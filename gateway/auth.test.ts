@@ -99,8 +99,60 @@ describe('a revoked API key at a gateway', () => {
       await auth.authenticate(key, '127.0.0.1', true).catch(() => undefined);
       for (let i = 0; i < 5; i++) await Promise.resolve();
       await expect(auth.authenticate(key, '127.0.0.1', true)).rejects.toMatchObject({ code: 'unauthorized' });
-      // A password's check stays cached its minute (each costs core a quarter of a second of a thread).
+      // From a core that names no stored password by a tag, a password's check stays cached its minute
+      // (each full check costs core a quarter of a second of a thread).
       expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual({ applicationId: 'app-1', applicationName: 'tāne' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('a changed password at a gateway', () => {
+  /** Core keeping tāne's password, naming the stored one by a tag, and counting full password checks (the costly ones). */
+  const tagCore = () => {
+    let password = 'pūtea-secret';
+    let tag = 'tūtohu-1';
+    let fullChecks = 0;
+    const authenticate = vi.fn(async (req: { credential: { $case: string; value: { password?: string; passwordTag?: string } } }) => {
+      const c = req.credential;
+      const ok = c.$case === 'basic' ? (fullChecks++, c.value.password === password) : c.value.passwordTag === tag;
+      return ok ? { ok: true, application: { id: 'app-1', name: 'tāne' }, passwordTag: tag } : { ok: false, application: undefined, passwordTag: '' };
+    });
+    return {
+      core: { authenticate } as unknown as CoreClient,
+      change: (to: string) => {
+        password = to;
+        tag = 'tūtohu-2';
+      },
+      fullChecks: () => fullChecks,
+    };
+  };
+
+  it('stops working within seconds, as a revoked key does, and the checks again in between hash no password', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core, change, fullChecks } = tagCore();
+      const auth = createAuthenticator(core, 60_000);
+      const tane = { applicationId: 'app-1', applicationName: 'tāne' };
+      expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual(tane);
+      expect(fullChecks()).toBe(1);
+      // Asked again every few seconds by the tag: still the same password, and no hash computed for it.
+      for (const at of [6_000, 12_000, 18_000]) {
+        vi.setSystemTime(at);
+        expect(await auth.authenticate(HEADER, '127.0.0.1')).toEqual(tane);
+        for (let i = 0; i < 5; i++) await Promise.resolve();
+      }
+      expect(fullChecks()).toBe(1);
+      change('kupu-hou-🔐');
+      vi.setSystemTime(24_000);
+      // The first request after the recheck is due is served while it is asked; the tag no longer matches, the old
+      // password is checked in full and refused, and the next request is refused.
+      await auth.authenticate(HEADER, '127.0.0.1').catch(() => undefined);
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      await expect(auth.authenticate(HEADER, '127.0.0.1')).rejects.toMatchObject({ code: 'unauthorized' });
+      const changed = 'Basic ' + Buffer.from('tāne:kupu-hou-🔐').toString('base64');
+      expect(await auth.authenticate(changed, '127.0.0.1')).toEqual(tane);
     } finally {
       vi.useRealTimers();
     }

@@ -12,6 +12,12 @@ export interface Caller {
  * Checks credentials through core and remembers a success for a while, keyed
  * by the exact header, so a busy client does not pay for a password hash on
  * every request. Concurrent first requests with the same header share one check.
+ * A success is asked about again after a few seconds, cheaply: an API key is
+ * a hash lookup for core, and a password is not hashed again but named by the
+ * tag core gave of the stored password it matched (a changed password's tag
+ * no longer matches, and the password is checked in full). So a revoked key
+ * or a changed password stops working within about API_KEY_CACHE_MS; only a
+ * core that gives no tag leaves a password's success cached for `cacheMs`.
  * Once a success is older than `cacheMs` it is checked again in the background
  * while requests go on being served from it (up to `staleMs`): a check that
  * is slow under load must not hold every request of a busy client behind it.
@@ -28,38 +34,46 @@ export function createAuthenticator(
   staleMs = Math.max(cacheMs * 10, 60_000),
   limiter: FailedAuthLimiter = createFailedAuthLimiter(),
 ) {
-  const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number }>();
-  // An API key is a hash lookup for core, a password a quarter of a second of a thread: a key is checked again
-  // after a few seconds, so one revoked (leaked) stops working about then, not a minute later.
-  const keyCacheMs = Math.min(cacheMs, API_KEY_CACHE_MS);
+  const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number; tag: string }>();
+  // A key is a hash lookup for core, a password recheck a comparison of tags; a full password check is a quarter
+  // of a second of a thread. So these are asked again after a few seconds, and a revoked key or a changed
+  // password stops working about then, not a minute later.
+  const recheckMs = Math.min(cacheMs, API_KEY_CACHE_MS);
   const inflight = new Map<string, Promise<Caller | undefined>>();
   const MAX_ENTRIES = 10_000;
 
-  const check = async (header: string): Promise<Caller | undefined> => {
+  type Checked = { caller: Caller; tag: string } | undefined;
+  const answered = (res: Awaited<ReturnType<CoreClient['authenticate']>>): Checked =>
+    res.ok && res.application ? { caller: { applicationId: res.application.id, applicationName: res.application.name }, tag: res.passwordTag } : undefined;
+
+  /** A password with the tag of the stored password it matched is asked about by that tag; not matching any more, in full. */
+  const check = async (header: string, tag: string): Promise<Checked> => {
     const basic = parseBasic(header);
-    const res = basic
-      ? await core.authenticate({ credential: { $case: 'basic', value: basic } })
-      : await core.authenticate({ credential: { $case: 'apiKey', value: apiKeyOf(header) } });
-    if (!res.ok || !res.application) return undefined;
-    return { applicationId: res.application.id, applicationName: res.application.name };
+    if (!basic) return answered(await core.authenticate({ credential: { $case: 'apiKey', value: apiKeyOf(header) } }));
+    if (tag) {
+      const again = answered(await core.authenticate({ credential: { $case: 'basicRecheck', value: { name: basic.name, passwordTag: tag } } }));
+      if (again) return again;
+    }
+    return answered(await core.authenticate({ credential: { $case: 'basic', value: basic } }));
   };
 
   /** One check per header at a time; its outcome updates the cache. Without `from`, a check of a header that was served (not limited). */
   const checkAndRemember = (header: string, from?: string): Promise<Caller | undefined> => {
     let pending = inflight.get(header);
     if (!pending) {
-      let checked: Promise<Caller | undefined>;
-      if (from === undefined) checked = check(header);
+      const tag = cache.get(header)?.tag ?? '';
+      let checked: Promise<Checked>;
+      if (from === undefined) checked = check(header, tag);
       else {
         const attempt = limiter.begin(from, parseBasic(header)?.name);
         if (isRefusal(attempt)) {
           const seconds = Math.ceil(attempt.retryAfterMs / 1000);
           throw new HermodError('too_many_auth_failures', `too many failed authentications; retry after ${seconds} seconds`, { retryAfterSeconds: seconds });
         }
-        checked = check(header).then(
-          (caller) => {
-            attempt.ended(caller !== undefined);
-            return caller;
+        checked = check(header, tag).then(
+          (outcome) => {
+            attempt.ended(outcome !== undefined);
+            return outcome;
           },
           (err: unknown) => {
             attempt.ended(undefined);
@@ -68,14 +82,17 @@ export function createAuthenticator(
         );
       }
       pending = checked
-        .then((caller) => {
-          if (!caller) cache.delete(header);
-          else {
-            if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.shift();
-            const now = Date.now();
-            cache.set(header, { caller, expires: now + (parseBasic(header) ? cacheMs : keyCacheMs), staleUntil: now + staleMs });
+        .then((outcome) => {
+          if (!outcome) {
+            cache.delete(header);
+            return undefined;
           }
-          return caller;
+          if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.shift();
+          const now = Date.now();
+          // A password without a tag (a core from before them) can only be checked in full: cached for cacheMs.
+          const keptMs = parseBasic(header) && !outcome.tag ? cacheMs : recheckMs;
+          cache.set(header, { caller: outcome.caller, expires: now + keptMs, staleUntil: now + staleMs, tag: outcome.tag });
+          return outcome.caller;
         })
         .finally(() => inflight.delete(header));
       inflight.set(header, pending);
@@ -108,7 +125,7 @@ export function createAuthenticator(
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-/** Longest an API key's successful check is served without asking core again. */
+/** Longest an API key's or a tagged password's successful check is served without asking core again. */
 const API_KEY_CACHE_MS = 5_000;
 
 export function parseBasic(header: string): { name: string; password: string } | undefined {

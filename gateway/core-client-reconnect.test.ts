@@ -8,7 +8,7 @@ async function startCore(port: number): Promise<{ port: number; server: Server }
   const server = new Server();
   server.addService(AccountsService, {
     authenticate: (_call: ServerUnaryCall<AuthenticateRequest, AuthenticateResponse>, callback: sendUnaryData<AuthenticateResponse>) =>
-      callback(null, { ok: true, application: { id: 'ā1', name: 'kāinga' } as AuthenticateResponse['application'] }),
+      callback(null, { ok: true, application: { id: 'ā1', name: 'kāinga' } as AuthenticateResponse['application'], passwordTag: '' }),
   } as never);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

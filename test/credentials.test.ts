@@ -86,4 +86,19 @@ describe('passwords are checked exactly', () => {
     expect(logged()[0]).toMatchObject({ level: 'warn', remote: '127.0.0.1', interface: 'sms_v2', application: 'tāne' });
     expect(hermod.output()).not.toContain('pūtea-secret ');
   });
+
+  it('refuses the old password within seconds of a change, on every Basic interface, and takes the new one at once', async () => {
+    expect((await hermod.cli(['apps', 'create', 'huri', '--password', 'kupu-tawhito-ā'])).code).toBe(0);
+    const old = basic('huri', 'kupu-tawhito-ā');
+    for (const api of INTERFACES) expect(await api.call(client, old)).not.toBe(401);
+    expect((await hermod.cli(['apps', 'set-password', 'huri', 'kupu-hou-🔐'])).code).toBe(0);
+    const changedAt = Date.now();
+    for (const api of INTERFACES) expect(await api.call(client, basic('huri', 'kupu-hou-🔐'))).not.toBe(401);
+    await eventually(async () => {
+      for (const api of INTERFACES) expect(await api.call(client, old)).toBe(401);
+      return true;
+    }, 20_000);
+    // Asked again after at most 5 s, then refused: well inside the minute a password's check used to be cached.
+    expect(Date.now() - changedAt).toBeLessThan(12_000);
+  }, 40_000);
 });

@@ -57,6 +57,25 @@ describe('application names', () => {
   });
 });
 
+describe('a password checked again by the tag of the stored one', () => {
+  it('is known while the password stays, by either form of the name, and unknown once it changed, for a wrong tag or another name', async () => {
+    const { accounts } = accountsInMemory();
+    await accounts.upsert({ name: 'kāinga-ā-iwi', password: 'kupuhipa-🔐' });
+    await accounts.upsert({ name: '商店', password: 'kupuhipa-🔐' });
+    const checked = await accounts.authenticateBasic('kāinga-ā-iwi', 'kupuhipa-🔐');
+    expect(checked?.passwordTag).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const tag = checked!.passwordTag;
+    expect(await accounts.recheckBasic('kāinga-ā-iwi', tag)).toMatchObject({ id: checked!.id, passwordTag: tag });
+    expect(await accounts.recheckBasic('kāinga-ā-iwi'.normalize('NFD'), tag)).toMatchObject({ id: checked!.id });
+    expect(await accounts.recheckBasic('商店', tag)).toBeUndefined();
+    expect(await accounts.recheckBasic('kāinga-ā-iwi', `${tag.slice(0, -1)}A`)).toBeUndefined();
+    expect(await accounts.recheckBasic('kāinga-ā-iwi', '')).toBeUndefined();
+    await accounts.upsert({ name: 'kāinga-ā-iwi', password: 'kupu-hou' });
+    expect(await accounts.recheckBasic('kāinga-ā-iwi', tag)).toBeUndefined();
+    expect((await accounts.authenticateBasic('kāinga-ā-iwi', 'kupu-hou'))?.passwordTag).not.toBe(tag);
+  });
+});
+
 describe('names and passwords typed on different keyboards', () => {
   // "Kōrero" typed on a Mac may come as o + U+0304 (NFD), on Windows as ō (NFC): the same text (RFC 8265 compares NFC).
   const nfc = 'Kōrero Māori'.normalize('NFC');

@@ -8,11 +8,16 @@ import { checkApplicationName } from '../domain/application-name';
 import { sameTypedText } from '../../lib/typed-text';
 import { applicationNamed as namedIn } from './application-named';
 import { checkClaimedAddress } from '../domain/sender-address';
-import { hashApiKey, hashPassword, refusePassword, verifyPassword } from './secrets';
+import { hashApiKey, hashPassword, passwordTag, refusePassword, samePasswordTag, verifyPassword } from './secrets';
 
 interface AppIdentity {
   id: string;
   name: string;
+}
+
+/** Who a password belongs to, and the tag of the stored password it was checked against (secrets.ts passwordTag). */
+interface BasicIdentity extends AppIdentity {
+  passwordTag: string;
 }
 
 interface CallbackSettings {
@@ -54,7 +59,9 @@ interface UpsertInput {
 }
 
 export interface Accounts {
-  authenticateBasic(name: string, password: string): Promise<AppIdentity | undefined>;
+  authenticateBasic(name: string, password: string): Promise<BasicIdentity | undefined>;
+  /** A password checked before against the stored password `tag` names: the application while that is still its password. */
+  recheckBasic(name: string, tag: string): Promise<BasicIdentity | undefined>;
   authenticateApiKey(key: string): Promise<AppIdentity | undefined>;
   /** Creates the application or updates it; empty secrets leave the current ones. */
   upsert(input: UpsertInput): Promise<AppIdentity>;
@@ -164,8 +171,15 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         for (const typed of tries) await refusePassword(typed);
         return undefined;
       }
-      for (const typed of tries) if (await verifyPassword(typed, app.passwordHash)) return { id: app.id, name: app.name };
+      for (const typed of tries) {
+        if (await verifyPassword(typed, app.passwordHash)) return { id: app.id, name: app.name, passwordTag: passwordTag(app.passwordHash) };
+      }
       return undefined;
+    },
+    async recheckBasic(name, tag) {
+      const app = await applicationNamed(name);
+      if (!app?.passwordHash || !samePasswordTag(tag, app.passwordHash)) return undefined;
+      return { id: app.id, name: app.name, passwordTag: tag };
     },
     async authenticateApiKey(key) {
       const app = await deps.applications.getApplicationByApiKeyHash(hashApiKey(key));

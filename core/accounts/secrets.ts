@@ -56,6 +56,22 @@ export async function refusePassword(password: string): Promise<void> {
   await verifyPassword(password, await dummy);
 }
 
+/**
+ * Names a stored password hash without revealing it: a gateway that saw the
+ * password verified against this hash asks again with the tag, and is told
+ * whether the stored password is still the same, without a hash computed.
+ */
+export function passwordTag(stored: string): string {
+  return createHash('sha256').update('hermod password tag\0').update(stored).digest('base64url');
+}
+
+/** Whether `tag` names `stored` (constant time). */
+export function samePasswordTag(tag: string, stored: string): boolean {
+  const expected = Buffer.from(passwordTag(stored));
+  const given = Buffer.from(tag);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 /** API keys are long random strings, so a fast hash is enough and allows lookup by hash. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

@@ -135,13 +135,16 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
   const accounts: UntypedServiceImplementation = {
     authenticate: unaryHandler('Authenticate', async (req: import('../../proto/gen/hermod/v1/accounts').AuthenticateRequest): Promise<AuthenticateResponse> => {
       const c = req.credential;
-      const app =
+      const app: { id: string; name: string; passwordTag?: string } | undefined =
         c?.$case === 'basic'
           ? await services.accounts.authenticateBasic(c.value.name, c.value.password)
-          : c?.$case === 'apiKey'
-            ? await services.accounts.authenticateApiKey(c.value)
-            : undefined;
-      return app ? { ok: true, application: { ...app, callbackSecret: '' } } : { ok: false, application: undefined };
+          : c?.$case === 'basicRecheck'
+            ? await services.accounts.recheckBasic(c.value.name, c.value.passwordTag)
+            : c?.$case === 'apiKey'
+              ? await services.accounts.authenticateApiKey(c.value)
+              : undefined;
+      if (!app) return { ok: false, application: undefined, passwordTag: '' };
+      return { ok: true, application: { id: app.id, name: app.name, callbackSecret: '' }, passwordTag: app.passwordTag ?? '' };
     }),
     upsertApplication: unaryHandler('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);

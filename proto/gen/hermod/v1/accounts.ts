@@ -97,7 +97,19 @@ export interface Quota {
 }
 
 export interface AuthenticateRequest {
-  credential: { $case: "basic"; value: BasicCredential } | { $case: "apiKey"; value: string } | undefined;
+  credential: { $case: "basic"; value: BasicCredential } | { $case: "apiKey"; value: string } | //
+  /**
+   * A password the gateway checked before, asked about again without
+   * hashing it: ok while the application's stored password is the one
+   * whose tag the earlier answer gave (a core without this field answers
+   * not ok, and the gateway checks the password itself again).
+   */
+  { $case: "basicRecheck"; value: BasicRecheck } | undefined;
+}
+
+export interface BasicRecheck {
+  name: string;
+  passwordTag: string;
 }
 
 export interface BasicCredential {
@@ -107,7 +119,14 @@ export interface BasicCredential {
 
 export interface AuthenticateResponse {
   ok: boolean;
-  application: Application | undefined;
+  application:
+    | Application
+    | undefined;
+  /**
+   * For a basic credential: names the stored password (a digest of its
+   * hash), for a basic_recheck later. Empty for an API key.
+   */
+  passwordTag: string;
 }
 
 export interface Application {
@@ -1232,6 +1251,9 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
       case "apiKey":
         writer.uint32(18).string(message.credential.value);
         break;
+      case "basicRecheck":
+        BasicRecheck.encode(message.credential.value, writer.uint32(26).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1265,6 +1287,14 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
             message.credential = { $case: "apiKey", value: reader.string() };
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.credential = { $case: "basicRecheck", value: BasicRecheck.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1285,6 +1315,10 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         ? { $case: "apiKey", value: globalThis.String(object.apiKey) }
         : isSet(object.api_key)
         ? { $case: "apiKey", value: globalThis.String(object.api_key) }
+        : isSet(object.basicRecheck)
+        ? { $case: "basicRecheck", value: BasicRecheck.fromJSON(object.basicRecheck) }
+        : isSet(object.basic_recheck)
+        ? { $case: "basicRecheck", value: BasicRecheck.fromJSON(object.basic_recheck) }
         : undefined,
     };
   },
@@ -1295,6 +1329,8 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
       obj.basic = BasicCredential.toJSON(message.credential.value);
     } else if (message.credential?.$case === "apiKey") {
       obj.apiKey = message.credential.value;
+    } else if (message.credential?.$case === "basicRecheck") {
+      obj.basicRecheck = BasicRecheck.toJSON(message.credential.value);
     }
     return obj;
   },
@@ -1317,7 +1353,102 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
         }
         break;
       }
+      case "basicRecheck": {
+        if (object.credential?.value !== undefined && object.credential?.value !== null) {
+          message.credential = { $case: "basicRecheck", value: BasicRecheck.fromPartial(object.credential.value) };
+        }
+        break;
+      }
     }
+    return message;
+  },
+};
+
+function createBaseBasicRecheck(): BasicRecheck {
+  return { name: "", passwordTag: "" };
+}
+
+export const BasicRecheck: MessageFns<BasicRecheck> = {
+  encode(message: BasicRecheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.passwordTag !== "") {
+      writer.uint32(18).string(message.passwordTag);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BasicRecheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBasicRecheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.passwordTag = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BasicRecheck {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      passwordTag: isSet(object.passwordTag)
+        ? globalThis.String(object.passwordTag)
+        : isSet(object.password_tag)
+        ? globalThis.String(object.password_tag)
+        : "",
+    };
+  },
+
+  toJSON(message: BasicRecheck): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.passwordTag !== "") {
+      obj.passwordTag = message.passwordTag;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BasicRecheck>, I>>(base?: I): BasicRecheck {
+    return BasicRecheck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BasicRecheck>, I>>(object: I): BasicRecheck {
+    const message = createBaseBasicRecheck();
+    message.name = object.name ?? "";
+    message.passwordTag = object.passwordTag ?? "";
     return message;
   },
 };
@@ -1408,7 +1539,7 @@ export const BasicCredential: MessageFns<BasicCredential> = {
 };
 
 function createBaseAuthenticateResponse(): AuthenticateResponse {
-  return { ok: false, application: undefined };
+  return { ok: false, application: undefined, passwordTag: "" };
 }
 
 export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
@@ -1418,6 +1549,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.application !== undefined) {
       Application.encode(message.application, writer.uint32(18).fork()).join();
+    }
+    if (message.passwordTag !== "") {
+      writer.uint32(26).string(message.passwordTag);
     }
     return writer;
   },
@@ -1451,6 +1585,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
             message.application = Application.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.passwordTag = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1467,6 +1609,11 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     return {
       ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
       application: isSet(object.application) ? Application.fromJSON(object.application) : undefined,
+      passwordTag: isSet(object.passwordTag)
+        ? globalThis.String(object.passwordTag)
+        : isSet(object.password_tag)
+        ? globalThis.String(object.password_tag)
+        : "",
     };
   },
 
@@ -1477,6 +1624,9 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
     if (message.application !== undefined) {
       obj.application = Application.toJSON(message.application);
+    }
+    if (message.passwordTag !== "") {
+      obj.passwordTag = message.passwordTag;
     }
     return obj;
   },
@@ -1490,6 +1640,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     message.application = (object.application !== undefined && object.application !== null)
       ? Application.fromPartial(object.application)
       : undefined;
+    message.passwordTag = object.passwordTag ?? "";
     return message;
   },
 };
