@@ -83,7 +83,9 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
     });
   }
   // Run alone, its metrics port is bound first: one another process holds refuses the start before the role takes any work.
-  const metrics = cluster.isWorker ? undefined : await serveMetrics(config.metricsPort, config.host, log, false, role);
+  const metrics = cluster.isWorker
+    ? undefined
+    : await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, false, role);
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping = false;

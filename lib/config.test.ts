@@ -16,6 +16,14 @@ describe('configuration', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it('serves metrics to anyone unless HERMOD_METRICS_TOKEN names a bearer token, and refuses a token no header can carry', () => {
+    expect(resolveConfig({}).metricsToken).toBe('');
+    expect(resolveConfig({ HERMOD_METRICS_TOKEN: 'q3Zb+Xw/9k_~.-Lm==' }).metricsToken).toBe('q3Zb+Xw/9k_~.-Lm==');
+    for (const token of ['tohu-ā', 'has space', '🔑', 'a=b']) {
+      expect(() => resolveConfig({ HERMOD_METRICS_TOKEN: token })).toThrow(/HERMOD_METRICS_TOKEN must be a bearer token/);
+    }
+  });
+
   it('serves the operator console on 127.0.0.1:9465 as admin, and only once a password is set', () => {
     expect(resolveConfig({}).admin).toEqual({ host: '127.0.0.1', port: 9465, user: 'admin', password: '' });
     expect(

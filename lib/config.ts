@@ -182,6 +182,8 @@ export interface Config {
   httpsPort: number;
   httpPort: number;
   metricsPort: number;
+  /** Bearer token a scrape of /metrics must carry; '' serves metrics to anyone who reaches the port. */
+  metricsToken: string;
   admin: AdminConsoleConfig;
   tlsCertFile: string;
   tlsKeyFile: string;
@@ -463,6 +465,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     httpsPort: int('HERMOD_HTTPS_PORT', 8443, 0, 65535),
     httpPort: int('HERMOD_HTTP_PORT', 8080, 0, 65535),
     metricsPort: int('HERMOD_METRICS_PORT', 9464, 0, 65535),
+    metricsToken: metricsToken(str('HERMOD_METRICS_TOKEN', '')),
     admin: {
       host: str('HERMOD_ADMIN_HOST', '127.0.0.1'),
       port: int('HERMOD_ADMIN_PORT', 9465, 0, 65535),
@@ -788,4 +791,12 @@ function rcsConfig(http: Omit<HttpCarrierConfig, 'token'>, serviceAccount: strin
   if (real && !serviceAccount)
     throw new ConfigError('HERMOD_RCS_URL points at RBM, so HERMOD_RCS_SERVICE_ACCOUNT must name the service account’s JSON key file');
   return { ...http, serviceAccount: serviceAccount ? path.resolve(serviceAccount) : '' };
+}
+
+/** A bearer token as RFC 6750 spells one (letters, digits, -._~+/, then = padding): what a scraper can send in a header. */
+function metricsToken(token: string): string {
+  if (token && !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
+    throw new ConfigError('HERMOD_METRICS_TOKEN must be a bearer token: letters, digits and -._~+/ (then = padding), e.g. from `openssl rand -base64 32`');
+  }
+  return token;
 }

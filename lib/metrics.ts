@@ -1,5 +1,6 @@
 import { getHeapStatistics, type HeapInfo } from 'node:v8';
 import http from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry, collectDefaultMetrics, register } from 'prom-client';
 import type { Logger } from './log';
@@ -368,12 +369,37 @@ export const journalDamagedLines = once(
     }),
 );
 
-/** Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only); `role`: the role this process runs alone. */
-export function serveMetrics(port: number, host: string, log: Logger, aggregate = false, role?: Role): Promise<http.Server> {
+/** Where /metrics is served, and the bearer token a scrape must carry (HERMOD_METRICS_TOKEN; '' for none). */
+export interface MetricsListen {
+  port: number;
+  host: string;
+  token: string;
+}
+
+/** Whether an Authorization header carries `Bearer <token>`, compared in constant time (digests of equal length). */
+export function carriesBearer(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m) return false;
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+/**
+ * Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only); `role`: the role this process runs alone.
+ * With a token, a scrape without it is answered 401 (Prometheus sends it with `authorization: {credentials: …}`).
+ */
+export function serveMetrics(listen: MetricsListen, log: Logger, aggregate = false, role?: Role): Promise<http.Server> {
+  const { port, host, token } = listen;
   const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    if (token && !carriesBearer(req.headers.authorization, token)) {
+      res
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="hermod metrics"' })
+        .end('a bearer token is required (HERMOD_METRICS_TOKEN)\n');
       return;
     }
     try {

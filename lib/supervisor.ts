@@ -203,7 +203,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     // The operator console only behind a password: without one it is not started, and the log says why.
     if (config.admin.password) await fork('console', 0);
     else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
-    metrics = await serveMetrics(config.metricsPort, config.host, log, true);
+    metrics = await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, true);
   } catch (err) {
     // A role that could not start, or the metrics port taken: the roles running are stopped before hermod exits, so that nothing it
     // started outlives it holding a port (a restart by systemd or by hand would find it taken).

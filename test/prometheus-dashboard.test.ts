@@ -10,6 +10,7 @@ import { prometheusTool, startPrometheus, type PrometheusProcess } from './suppo
 
 const DEPLOY = path.resolve(import.meta.dirname, '../deploy');
 const tool = prometheusTool('prometheus');
+const METRICS_TOKEN = 'k1a-0ra.tohu_~metrics+/=';
 
 /** Every PromQL expression of the Grafana dashboard, with its panel's title. */
 function dashboardQueries(): { title: string; expr: string }[] {
@@ -33,12 +34,14 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
     // A customer whose callback receiver is failing, so callback retries exist.
     receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(503).end()));
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    running = await startHermodWithSimulator('prometheus', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    // Metrics behind a bearer token, as an operator whose metrics port others can reach would serve them.
+    running = await startHermodWithSimulator('prometheus', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true', HERMOD_METRICS_TOKEN: METRICS_TOKEN });
     const set = await running.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', `http://localhost:${(receiver.address() as AddressInfo).port}/status`]);
     expect(set.code).toBe(0);
     prometheus = await startPrometheus({
       targets: [`127.0.0.1:${running.hermod.metricsPort}`],
       ruleFiles: [path.join(DEPLOY, 'prometheus/hermod-alerts.yml')],
+      bearerToken: METRICS_TOKEN,
     });
     // Counters must exist before the traffic for rate() to see it rise.
     await eventually(async () => ((await prometheus.query('up{job="hermod"} == 1')).length === 1 ? true : undefined), 60_000, 250);
@@ -78,6 +81,20 @@ describe.skipIf(!tool.available)('Prometheus scraping a running hermod', () => {
 
   it.each(alertExpressions())('evaluates the alert $alert without error', async ({ expr }) => {
     await prometheus.query(expr);
+  });
+
+  it('scrapes metrics with the bearer token of HERMOD_METRICS_TOKEN, which a request without it, or with another, is refused', async () => {
+    expect(await prometheus.query('up{job="hermod"} == 1')).toHaveLength(1);
+    const url = `http://127.0.0.1:${running.hermod.metricsPort}/metrics`;
+    const bare = await fetch(url);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(await bare.text()).not.toContain('hermod_');
+    expect((await fetch(url, { headers: { authorization: 'Bearer k1a-0ra.tohu_~metricz+/=' } })).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}` } })).status).toBe(401);
+    const scraped = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('hermod_http_requests_total');
   });
 
   it('sees the series the alerts are built on, with the labels they aggregate by', async () => {

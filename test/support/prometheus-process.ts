@@ -34,12 +34,17 @@ export interface PrometheusProcess {
 }
 
 /** Debian's `prometheus`, scraping `targets` every second with `ruleFiles`, on a port of its choosing and a temporary data directory. */
-export async function startPrometheus(options: { targets: string[]; ruleFiles?: string[] }): Promise<PrometheusProcess> {
+export async function startPrometheus(options: { targets: string[]; ruleFiles?: string[]; bearerToken?: string }): Promise<PrometheusProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-prometheus-'));
+  const job = {
+    job_name: 'hermod',
+    static_configs: [{ targets: options.targets }],
+    ...(options.bearerToken ? { authorization: { type: 'Bearer', credentials: options.bearerToken } } : {}),
+  };
   const config = {
     global: { scrape_interval: '1s', evaluation_interval: '1s' },
     rule_files: options.ruleFiles ?? [],
-    scrape_configs: [{ job_name: 'hermod', static_configs: [{ targets: options.targets }] }],
+    scrape_configs: [job],
   };
   fs.writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config));
   // Port 0: Prometheus logs the address it got (`msg="Listening on" address=127.0.0.1:41083`).
