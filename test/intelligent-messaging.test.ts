@@ -476,7 +476,7 @@ describe('carrier webhooks and callback pacing', () => {
     expect((await h.client.get('/webhooks/wab?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1')).status).toBe(403);
   });
 
-  it('paces status callbacks to the rate the receiver announces in X-RateLimit-Limit', async () => {
+  it('paces status callbacks to the rate the receiver announces in X-RateLimit-Limit, from the first callback after a start', async () => {
     const settled = (ids: string[]) =>
       eventually(
         async () =>
@@ -493,17 +493,17 @@ describe('carrier webhooks and callback pacing', () => {
       expect(r.status, r.text).toBe(202);
       return r.json.id as string;
     };
-    // A first message: its first answer tells hermod "2 per second" (callbacks sent before that answer are not paced).
-    await settled([await send(9)]);
+    // No callback has gone to this receiver since hermod started: the first answer tells hermod "2 per second", and
+    // the callbacks of the burst wait for it rather than go out unpaced (as they would, too, right after a restart).
     const before = h.callbacks.length;
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(await send(i));
+    const ids = await Promise.all([0, 1, 2].map(send));
     await settled(ids);
     // Every message posts about itself and its attempt, each in its own 500 ms slot: the n-th comes
-    // no sooner than n slots after the first (less a little for one arriving late and the next on time).
+    // no sooner than n slots after the first (less a quarter of a second: the first is also the first request on
+    // a new connection, and it may arrive late while the next, on time, does not). Unpaced, they come within ms.
     const times = h.callbacks.slice(before).map((c) => c.at);
     expect(times.length).toBeGreaterThanOrEqual(7);
-    const early = times.map((t, n) => ({ n, after: t - times[0]! })).filter(({ n, after }) => after < n * 500 - 150);
+    const early = times.map((t, n) => ({ n, after: t - times[0]! })).filter(({ n, after }) => after < n * 500 - 250);
     expect(early).toEqual([]);
   }, 60_000);
 });

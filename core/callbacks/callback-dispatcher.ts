@@ -61,6 +61,30 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
 
   // A receiver's X-RateLimit-Limit (requests per second) paces what this dispatcher sends it.
   const rateLimits = new Map<string, number>();
+  /**
+   * Receivers answered since this core started. Until a receiver has answered
+   * once, its callbacks wait for the first one's answer, which says whether
+   * it announces a rate: a burst right after a start (the outbox's owed
+   * callbacks, a campaign's first receipts) would otherwise go out unpaced.
+   */
+  const answered = new Set<string>();
+  const firstAnswers = new Map<string, Promise<void>>();
+  /** Resolves once `receiver` has answered since the start; undefined when this caller is to send the first request, with what to call after. */
+  const untilAnswered = async (receiver: string): Promise<(() => void) | undefined> => {
+    for (;;) {
+      if (answered.has(receiver)) return undefined;
+      const first = firstAnswers.get(receiver);
+      if (!first) break;
+      await first;
+    }
+    let heard!: () => void;
+    firstAnswers.set(receiver, new Promise<void>((resolve) => (heard = resolve)));
+    return () => {
+      answered.add(receiver);
+      firstAnswers.delete(receiver);
+      heard();
+    };
+  };
   const nextSlot = new Map<string, number>();
   const pace = async (receiver: string): Promise<void> => {
     const limit = rateLimits.get(receiver);
@@ -87,8 +111,10 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'not_configured' });
       return { done: true };
     }
+    const heard = answered.has(url) ? undefined : await untilAnswered(url);
     try {
       if (rateLimits.size > 0) await pace(url);
+      const sentAt = Date.now();
       const answer = await callbackSpan(job, () =>
         deliverCallback({
           url,
@@ -100,13 +126,20 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
           traceparent: activeTraceparent(),
         }),
       );
-      if (answer.rateLimit !== undefined) rateLimits.set(url, answer.rateLimit);
+      if (answer.rateLimit !== undefined) {
+        // The first answer's rate counts from the first request: the next slot is one interval after it was sent.
+        if (heard && answer.rateLimit > 0) nextSlot.set(url, Math.max(nextSlot.get(url) ?? 0, sentAt + 1000 / answer.rateLimit));
+        rateLimits.set(url, answer.rateLimit);
+      }
+      heard?.();
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });
       failures.delivered(job.applicationId, url);
       o.ledger?.tried(job, url, 'delivered');
       o.ledger?.answered(job.messageId, answer.status);
       return { done: true, delivered: true };
     } catch (err) {
+      // A failure tells no rate either: the others go on (and, a receiver that is down, fail on their own).
+      heard?.();
       const e = toHermodError(err);
       if (!e.retryable) {
         refusals.failed(job.applicationId, url, e.message);
