@@ -129,6 +129,53 @@ describe('a changed password at a gateway', () => {
     };
   };
 
+  it('is not served from a check older than two recheck periods: a burst after a quiet spell waits for the recheck and is refused', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core, change } = tagCore();
+      const auth = createAuthenticator(core, 60_000);
+      await auth.authenticate(HEADER, '127.0.0.1');
+      change('kupu-hou-🔐');
+      vi.setSystemTime(11_000);
+      const burst = await Promise.allSettled(Array.from({ length: 20 }, () => auth.authenticate(HEADER, '127.0.0.1')));
+      expect(burst.map((r) => r.status)).toEqual(Array(20).fill('rejected'));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops being served the moment the recheck finds the tag changed, while the old password is still being checked in full', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const { core: tagged, change } = tagCore();
+      let release!: () => void;
+      const slowFull = new Promise<void>((resolve) => (release = resolve));
+      let checks = 0;
+      const core = {
+        // The first check answers at once; a full check after the change takes as long as scrypt on a busy core.
+        authenticate: async (req: { credential: { $case: string } }) => {
+          if (req.credential.$case === 'basic' && checks++ > 0) await slowFull;
+          return tagged.authenticate(req as never);
+        },
+      } as unknown as CoreClient;
+      const auth = createAuthenticator(core, 60_000);
+      await auth.authenticate(HEADER, '127.0.0.1');
+      change('kupu-hou-🔐');
+      vi.setSystemTime(6_000);
+      // Due for its recheck: this one request is served from the old check while the recheck is asked.
+      await auth.authenticate(HEADER, '127.0.0.1');
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      let served = 0;
+      const burst = Array.from({ length: 20 }, () => auth.authenticate(HEADER, '127.0.0.1').then(() => served++));
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      expect(served).toBe(0);
+      release();
+      expect((await Promise.allSettled(burst)).map((r) => r.status)).toEqual(Array(20).fill('rejected'));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('stops working within seconds, as a revoked key does, and the checks again in between hash no password', async () => {
     vi.useFakeTimers({ now: 0 });
     try {

@@ -18,10 +18,13 @@ export interface Caller {
  * no longer matches, and the password is checked in full). So a revoked key
  * or a changed password stops working within about API_KEY_CACHE_MS; only a
  * core that gives no tag leaves a password's success cached for `cacheMs`.
- * Once a success is older than `cacheMs` it is checked again in the background
- * while requests go on being served from it (up to `staleMs`): a check that
- * is slow under load must not hold every request of a busy client behind it.
- * A check that fails drops the entry at once.
+ * Once a success is due to be asked about again it is, in the background,
+ * while requests go on being served from it: a check that is slow under load
+ * must not hold every request of a busy client behind it. That lasts one
+ * more such period at most for a cheap check (then a request waits for it),
+ * `staleMs` for a full password check from a core without tags. A check that
+ * fails drops the entry at once, and so does a recheck whose tag no longer
+ * matches, before the password is checked in full.
  *
  * A check that is not served from the cache first asks `limiter` (failed
  * checks per client address and per application name): a client that failed
@@ -53,6 +56,8 @@ export function createAuthenticator(
     if (tag) {
       const again = answered(await core.authenticate({ credential: { $case: 'basicRecheck', value: { name: basic.name, passwordTag: tag } } }));
       if (again) return again;
+      // The stored password changed: nothing more is served from the old check while this one is checked in full.
+      cache.delete(header);
     }
     return answered(await core.authenticate({ credential: { $case: 'basic', value: basic } }));
   };
@@ -89,9 +94,11 @@ export function createAuthenticator(
           }
           if (!cache.has(header) && cache.size >= MAX_ENTRIES) cache.shift();
           const now = Date.now();
-          // A password without a tag (a core from before them) can only be checked in full: cached for cacheMs.
-          const keptMs = parseBasic(header) && !outcome.tag ? cacheMs : recheckMs;
-          cache.set(header, { caller: outcome.caller, expires: now + keptMs, staleUntil: now + staleMs, tag: outcome.tag });
+          // A password without a tag (a core from before them) can only be checked in full: cached for cacheMs,
+          // served while checked again up to staleMs. Cheap checks: served stale one period more at most.
+          const full = parseBasic(header) !== undefined && !outcome.tag;
+          const keptMs = full ? cacheMs : recheckMs;
+          cache.set(header, { caller: outcome.caller, expires: now + keptMs, staleUntil: now + (full ? staleMs : 2 * keptMs), tag: outcome.tag });
           return outcome.caller;
         })
         .finally(() => inflight.delete(header));
