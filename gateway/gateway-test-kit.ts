@@ -4,6 +4,7 @@ import { createGatewayApp, interfaceErrors, type GatewayDeps } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { createAuthenticator } from './auth';
 import { limitRequestTime } from './http/request-timeouts';
+import { continueWhenRead } from './http/continue-when-read';
 import type { CampaignsClient } from './campaigns-client';
 import type { CoreClient } from './core-client';
 import type { ImClient } from './im-client';
@@ -54,6 +55,7 @@ export async function startTestGateway(
   server.maxHeadersCount = 0;
   limitRequestTime(server, interfaces, { idleMs: clients.requestIdleTimeoutMs ?? 60_000, minBytesPerSecond: clients.requestMinBytesPerSecond ?? 0 }, deps.log);
   answerHeaderOverflow(server, interfaces);
+  continueWhenRead(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -12,12 +12,20 @@ import type http from 'node:http';
  */
 export function continueWhenRead(server: http.Server): void {
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    waiting.add(req);
     const onListener = (event: string | symbol): void => {
       if (event !== 'data' && event !== 'readable') return;
       req.off('newListener', onListener);
+      waiting.delete(req);
       if (!res.headersSent && !res.writableEnded) res.writeContinue();
     };
     req.on('newListener', onListener);
     server.emit('request', req, res);
   });
 }
+
+/** Requests that sent `Expect: 100-continue` and have not been asked for their body yet. */
+const waiting = new WeakSet<http.IncomingMessage>();
+
+/** Whether the client waits for hermod's 100 Continue: a body not arriving is then not the client's doing. */
+export const awaitsContinue = (req: http.IncomingMessage): boolean => waiting.has(req);

@@ -178,6 +178,37 @@ describe('how long the gateway waits for a request', () => {
     }
   }, 30_000);
 
+  it('does not blame a client that waits for 100 Continue while core is slow to check its credentials: it sends its body once asked, and is answered', async () => {
+    const slow = await startTestGateway(
+      {
+        authenticate: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
+          return ACME as never;
+        },
+        send: async () => ({ outcome: { $case: 'accepted', value: { id: '5e1b1c2a-7d3c-4a55-9d1e-000000000002', replayed: false } } }) as never,
+      },
+      { requestIdleTimeoutMs: IDLE_MS, requestMinBytesPerSecond: MIN_RATE },
+    );
+    try {
+      const socket = await connect(slow.url);
+      const answer = answerOn(socket);
+      const body = Buffer.from(JSON.stringify({ destination: '+64211234567', content: 'Kia ora 🌿 — tatari ki te 100 Continue 你好' }));
+      socket.write(
+        `POST /rest/sms/v2/messages HTTP/1.1\r\nhost: localhost\r\nauthorization: ${BASIC}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${body.length}\r\nexpect: 100-continue\r\nconnection: close\r\n\r\n`,
+      );
+      // As curl does: the body only once hermod asks for it.
+      const first = await new Promise<string>((resolve) => socket.once('data', (chunk: string | Buffer) => resolve(String(chunk))));
+      expect(first).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+      socket.write(body);
+      const text = await answer;
+      expect(text).toContain('HTTP/1.1 202 Accepted');
+      expect(text).not.toContain('408');
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+
   it('answers a request whose whole body came while core takes longer than the idle timeout, rather than dropping the connection', async () => {
     const slow = await startTestGateway(
       {

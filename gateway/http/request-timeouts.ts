@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { type InterfaceErrors, interfaceAnswer } from './header-overflow';
+import { awaitsContinue } from './continue-when-read';
 
 /** How long a request's head may take to arrive in full (Node's default, made explicit): what stops a slow-header client. */
 export const HEADERS_TIMEOUT_MS = 60_000;
@@ -51,7 +52,8 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
     }
     // Body the handler has not read yet: it is hermod that is behind (core slow to take an import's pages), and
     // the client waits on TCP's window, not the other way round. Wait again.
-    if (req.readableLength > 0) {
+    // The same when the client waits for the 100 Continue hermod has not sent yet (its checks of the head still running).
+    if (req.readableLength > 0 || awaitsContinue(req)) {
       socket.setTimeout(idleMs);
       return;
     }
@@ -61,7 +63,7 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
     setTimeout(
       () => {
         if (socket.destroyed || res.headersSent || req.complete) return;
-        if (req.readableLength > 0 || socket.bytesRead > readBefore) socket.setTimeout(idleMs);
+        if (req.readableLength > 0 || awaitsContinue(req) || socket.bytesRead > readBefore) socket.setTimeout(idleMs);
         else answerTimedOut(socket, res, req, `the request body stopped arriving: nothing came for ${idleMs / 1000} s`);
       },
       Math.min(1_000, idleMs / 4),
@@ -132,8 +134,8 @@ function watchBodyRate(
         if (watch) sockets.set(socket, undefined);
         continue;
       }
-      // Body waiting unread (or a new request): hermod's time, or the start; measure from now.
-      if (!watch || watch.req !== req || req.readableLength > 0) {
+      // Body waiting unread, or a client waiting for 100 Continue (or a new request): hermod's time, or the start; measure from now.
+      if (!watch || watch.req !== req || req.readableLength > 0 || awaitsContinue(req)) {
         sockets.set(socket, { req, since: now, bytesAt: socket.bytesRead, lastBytes: socket.bytesRead });
         continue;
       }
