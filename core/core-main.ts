@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ensureBootstrapApplication } from './accounts/bootstrap-application';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { trackEntries, watchHistoryEngineMemory } from '../lib/metrics';
@@ -102,10 +103,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   });
   const reader = createMessageReader({ history, state, recent });
 
-  if (config.bootstrap) {
-    const app = await accounts.upsert({ name: config.bootstrap.app, password: config.bootstrap.password, apiKey: config.bootstrap.apiKey });
-    log.info('bootstrap application ready', { application: app.name });
-  }
+  if (config.bootstrap) await ensureBootstrapApplication(accounts, config.bootstrap, log);
 
   // Opt-outs and block lists are durable in history; hot state may be new (in-process) or shared (Redis), and a Redis may lose them.
   const screeningLists = await keepScreeningListsLoaded({

@@ -102,3 +102,25 @@ describe('passwords are checked exactly', () => {
     expect(Date.now() - changedAt).toBeLessThan(12_000);
   }, 40_000);
 });
+
+describe('the bootstrap application after its password was changed', () => {
+  it('keeps the changed password across a restart of hermod with the same HERMOD_BOOTSTRAP_PASSWORD, instead of bringing the old one back', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bootstrap-'));
+    let hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
+    try {
+      // startHermod's bootstrap application: acme, password secret.
+      expect((await hermod.cli(['apps', 'set-password', 'acme', 'hōu-🔑-新'])).code).toBe(0);
+      expect(await hermod.stop()).toBe(0);
+      hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1' } });
+      const client = createClient(hermod.baseUrl, hermod.ca());
+      try {
+        expect(await INTERFACES[0]!.call(client, basic('acme', 'secret'))).toBe(401);
+        expect(await INTERFACES[0]!.call(client, basic('acme', 'hōu-🔑-新'))).toBe(202);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await hermod.stop();
+    }
+  }, 90_000);
+});

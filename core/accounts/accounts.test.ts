@@ -68,7 +68,7 @@ describe('a password checked again by the tag of the stored one', () => {
     expect(await accounts.recheckBasic('kāinga-ā-iwi', tag)).toMatchObject({ id: checked!.id, passwordTag: tag });
     expect(await accounts.recheckBasic('kāinga-ā-iwi'.normalize('NFD'), tag)).toMatchObject({ id: checked!.id });
     expect(await accounts.recheckBasic('商店', tag)).toBeUndefined();
-    expect(await accounts.recheckBasic('kāinga-ā-iwi', `${tag.slice(0, -1)}A`)).toBeUndefined();
+    expect(await accounts.recheckBasic('kāinga-ā-iwi', `${tag.slice(0, -1)}${tag.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
     expect(await accounts.recheckBasic('kāinga-ā-iwi', '')).toBeUndefined();
     await accounts.upsert({ name: 'kāinga-ā-iwi', password: 'kupu-hou' });
     expect(await accounts.recheckBasic('kāinga-ā-iwi', tag)).toBeUndefined();
