@@ -10,6 +10,32 @@ const refusal = (promise: Promise<unknown>): Promise<HermodError> =>
   );
 
 describe('application names', () => {
+  it('refuses a name that begins or ends with a space or an invisible character, which no listing shows', async () => {
+    const { accounts, apps } = accountsInMemory();
+    await accounts.upsert({ name: 'acme', password: 'kupuhipa' });
+    for (const name of ['acme ', ' acme', 'acme\u00a0', 'acme\u3000', 'acme\u200b', '\u2060Kōrero']) {
+      const err = await refusal(accounts.upsert({ name, password: 'kupuhipa-🔑' }));
+      expect(err.code).toBe('invalid_attrib');
+      expect(err.message).toMatch(/begins or ends with a space or an invisible character/);
+    }
+    // Inside a name, spaces and joiners are part of it; a name may end with an emoji and its variation selector.
+    for (const name of ['Ngā Kōrero 👋🏽', '👨‍👩‍👧 whānau', 'aroha ❤️']) expect((await accounts.upsert({ name, password: 'x' })).name).toBe(name);
+    expect([...apps.keys()]).toEqual(['acme', 'Ngā Kōrero 👋🏽', '👨‍👩‍👧 whānau', 'aroha ❤️']);
+  });
+
+  it('refuses a new name that differs from an existing application’s only in case or width, and says which it is taken for', async () => {
+    const { accounts, apps } = accountsInMemory();
+    await accounts.upsert({ name: 'Kōrero', password: 'kupuhipa' });
+    for (const name of ['kōrero', 'KŌRERO', 'Ｋōrero', 'KO\u0304RERO']) {
+      const err = await refusal(accounts.upsert({ name, password: 'kī-hou' }));
+      expect(err.code).toBe('conflict');
+      expect(err.message).toContain('an application named "Kōrero" exists');
+    }
+    // The application itself is changed by its name in either Unicode form, as before.
+    expect((await accounts.upsert({ name: 'Ko\u0304rero', password: 'kī-hou' })).name).toBe('Kōrero');
+    expect([...apps.keys()]).toEqual(['Kōrero']);
+  });
+
   it('refuses to create an application whose name has a colon: HTTP Basic ends the user name at the first one', async () => {
     const { accounts, apps } = accountsInMemory();
     for (const name of ['co:lon', 'kāinga:ā-iwi', '商店:', ':']) {

@@ -4,7 +4,7 @@ import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
 import { newApiKey } from '../domain/api-key';
-import { checkApplicationName } from '../domain/application-name';
+import { checkApplicationName, nameAsRead } from '../domain/application-name';
 import { sameTypedText } from '../../lib/typed-text';
 import { applicationNamed as namedIn } from './application-named';
 import { checkClaimedAddress } from '../domain/sender-address';
@@ -188,7 +188,20 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
     async upsert(input) {
       const current = await applicationNamed(input.name);
       // Checked when an application is made: one stored before names were checked can still be changed (and use its API key).
-      if (!current) checkApplicationName(input.name.normalize('NFC'));
+      if (!current) {
+        checkApplicationName(input.name.normalize('NFC'));
+        const read = nameAsRead(input.name);
+        const alike = (await deps.applications.listApplications()).find((a) => nameAsRead(a.name) === read);
+        if (alike) {
+          throw new HermodError(
+            'conflict',
+            `an application named ${JSON.stringify(alike.name)} exists; ${JSON.stringify(input.name)} differs from it only in case or width`,
+            {
+              fields: [{ field: 'name', description: 'a name not alike an existing application’s' }],
+            },
+          );
+        }
+      }
       // A new application's name is kept in one form (NFC); one stored as typed before keeps its name.
       const name = current?.name ?? input.name.normalize('NFC');
       if (input.sourceAddresses) {

@@ -31,12 +31,13 @@ describe('callback interest', () => {
   it('makes the job while the settings are not cached, and skips later changes of an application with no status receiver', async () => {
     const { accounts, reads } = accountsInMemory();
     const app = await accounts.upsert({ name: 'Ngā Kōrero 👋🏽', password: 'tēnā koe' });
+    const madeWith = reads(); // creating an application reads the others' names
     const wants = createCallbackInterest(accounts, createRecentMessages());
     expect(wants(change(app.id))).toBe(true);
     await settle();
     expect(wants(change(app.id))).toBe(false);
     expect(wants(change(app.id))).toBe(false);
-    expect(reads()).toBe(1);
+    expect(reads() - madeWith).toBe(1);
   });
 
   it('wants the callbacks of an application with a status receiver, and an IM message only with an IM receiver', async () => {

@@ -11,7 +11,9 @@ import { codePointName } from './control-characters';
  */
 export function checkApplicationName(name: string): void {
   const problem = (message: string, code: 'missing_attrib' | 'invalid_attrib' = 'invalid_attrib'): HermodError =>
-    new HermodError(code, message, { fields: [{ field: 'name', description: 'an application name: 1..255 characters, no colon, no control character' }] });
+    new HermodError(code, message, {
+      fields: [{ field: 'name', description: 'an application name: 1..255 characters, no colon, no control character, no space at either end' }],
+    });
   if (name === '') throw problem('application name is empty', 'missing_attrib');
   if (name.length > 255) throw problem('application name is at most 255 characters');
   if (name.includes(':'))
@@ -20,4 +22,16 @@ export function checkApplicationName(name: string): void {
   if (control !== undefined) {
     throw problem(`application name ${JSON.stringify(name)} has a control character (${codePointName(control)})`);
   }
+  // A space (or an invisible format character) at either end cannot be seen in a listing or a log line:
+  // `acme ` would stand beside `acme`, each signing in on its own.
+  if (/^[\s\p{Cf}]|[\s\p{Cf}]$/u.test(name)) {
+    throw problem(`application name ${JSON.stringify(name)} begins or ends with a space or an invisible character`);
+  }
 }
+
+/**
+ * A name as people read it: case and width (full-width ａｃｍｅ, ligatures)
+ * folded. Two names alike this way would be taken for one another, so a new
+ * application may not take a name alike an existing one's.
+ */
+export const nameAsRead = (name: string): string => name.normalize('NFKC').toLowerCase().normalize('NFKC');
