@@ -70,6 +70,20 @@ describe('status recorder', () => {
     expect(heard).toHaveLength(3);
   });
 
+  it('writes and tells a long message’s received once when the receipts of all its parts come again after a crash, in one batch or side by side', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT)]);
+    await recorder.record([change('submitted', AT + 20, 'smsc-1')]);
+    // kill -9 of core after hot state (Redis) took the last part's receipt as the message's received, before history did.
+    await state.advanceStatuses([{ id: 'm-1', status: 'received', at: AT + 40 }]);
+    // Redelivered: every part's receipt now completes the message; three in one batch, two in batches of their own.
+    const parts = ['smsc-1', 'smsc-2', 'smsc-3', 'smsc-4', 'smsc-5'].map((carrierId, i) => change('received', AT + 40 + i, carrierId));
+    const outcomes = await Promise.all([recorder.record(parts.slice(0, 3)), recorder.record([parts[3]!]), recorder.record([parts[4]!])]);
+    expect(outcomes.flat().filter(Boolean)).toHaveLength(1);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'submitted', 'received']);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'submitted', 'received']);
+  });
+
   it('keeps in history a hand-over the carrier answered after its receipt came, without moving the status back or telling listeners', async () => {
     const { recorder, state, events, heard } = recorderWithHistory();
     await recorder.record([change('accepted', AT)]);

@@ -4,6 +4,7 @@ import { canAdvance, stageOf, type MessageStatus } from '../domain/message-statu
 
 const QUEUED_STAGE = stageOf('queued');
 import { createBatcher } from '../../lib/batcher';
+import { FifoMap } from '../../lib/fifo-map';
 import { messagesByStatus } from '../../lib/metrics';
 
 export interface StatusChange {
@@ -38,11 +39,17 @@ export interface StatusRecorder {
   drain(): Promise<void>;
 }
 
+/** How long a change given back after a crash is not given back again (history has it long before). */
+const REPAIRED_MEMORY_MS = 60_000;
+const REPAIRED_MAX = 10_000;
+
 export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
   const lostCheckMs = deps.lostCheckMs ?? 1000;
   /** Messages with a change applied to hot state whose history write and listeners are still to come, and how many. */
   const writing = new Map<string, number>();
+  /** Changes lostInACrash gave back (message id | status → when): each is given back once. */
+  const repaired = new FifoMap<string, number>();
   // Events from many handlers go to history together: one insert per flush.
   const events = createBatcher<StatusEvent, void>(
     async (batch) => {
@@ -81,7 +88,17 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     if (behind.length === 0) return lost;
     await new Promise((r) => setTimeout(r, lostCheckMs));
     behind = await behindIn(behind);
-    for (const i of behind) lost.add(i);
+    // Once per message and status: every part of a long message completes it when all their receipts come again
+    // (in one batch, or in batches of other partitions side by side), and each would be written and told.
+    const now = Date.now();
+    for (const i of behind) {
+      const key = `${changes[i]!.messageId}|${changes[i]!.status}`;
+      const before = repaired.get(key);
+      if (before !== undefined && now - before < REPAIRED_MEMORY_MS) continue;
+      if (!repaired.has(key) && repaired.size >= REPAIRED_MAX) repaired.shift();
+      repaired.set(key, now);
+      lost.add(i);
+    }
     return lost;
   }
 
