@@ -29,6 +29,7 @@ import { runWrk } from './support/run-wrk';
 import { startCampaignService } from './support/start-campaign-service';
 import { waitForCount } from './support/wait-for-count';
 import { defaultGateways } from '../lib/config';
+import { metricsText } from './support/metrics-text';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,7 +49,7 @@ const PATHS: Record<string, string> = { v2: '/rest/sms/v2/messages', v1: '/rest/
 
 /** Sum of a metric's samples whose labels include every one given, from the supervisor's aggregated /metrics. */
 async function metricSum(metricsPort: number, name: string, labels: string[]): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const text = await metricsText(`http://127.0.0.1:${metricsPort}/metrics`);
   return text
     .split('\n')
     .filter((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)))

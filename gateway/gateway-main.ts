@@ -54,8 +54,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     secureClosing.handle(withHeaderLimit(interfaces, app.callback())),
   );
 
-  // A client that stops sending in the middle of a request (a truncated body) is answered 408 and dropped, not waited for;
-  // a large import that keeps sending is never cut short.
+  // A client that stops sending in the middle of a request (a truncated body), or trickles it under the minimum rate, is
+  // answered 408 and dropped, not waited for; a large import that keeps sending is never cut short.
   limitRequestTime(secure, interfaces, { idleMs: config.requestIdleTimeoutMs, minBytesPerSecond: config.requestMinBytesPerSecond }, log);
   const plain = http.createServer(
     { maxHeaderSize: PARSER_HEADER_LIMIT },

@@ -1,3 +1,5 @@
+import { metricsText } from './metrics-text';
+
 /**
  * hermod_memory_entries by structure (recent messages, hot-state maps, owed
  * callbacks in memory: what each in-process structure holds, summed over the
@@ -6,7 +8,7 @@
  * cannot be read.
  */
 export async function memoryEntries(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text().catch(() => '');
+  const text = await metricsText(url).catch(() => '');
   const entries: Record<string, number> = {};
   for (const m of text.matchAll(/^hermod_memory_entries\{structure="([^"]+)"\} (\d+)/gm)) entries[m[1]!] = Number(m[2]);
   const onDisk = /^hermod_callbacks_owed_on_disk (\d+)/m.exec(text);

@@ -1,3 +1,5 @@
+import { metricsText } from './metrics-text';
+
 /**
  * Named gauges from a Prometheus text page, e.g. hermod's /metrics: the
  * supervisor aggregates its processes (heap sizes summed; event-loop delay
@@ -6,7 +8,7 @@
  * (`hermod_role_heap_used_bytes{role="core"}`); one missing is NaN.
  */
 export async function serviceMetrics<K extends string>(url: string, names: Record<K, string>): Promise<Record<K, number>> {
-  const text = await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text();
+  const text = await metricsText(url);
   const values = new Map<string, number>();
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) ([^ ]+)/.exec(line);

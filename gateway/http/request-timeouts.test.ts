@@ -141,6 +141,42 @@ describe('how long the gateway waits for a request', () => {
     },
   );
 
+  it('measures no rate in the first seconds of a body when the idle timeout is off (0): a pause there is no trickle', async () => {
+    const noIdle = await startTestGateway(
+      { authenticate: async () => ACME as never },
+      {
+        campaigns: {
+          startImport: () => ({
+            write: async () => undefined,
+            commit: async () => ({ id: 44, members: 2, optedOut: 0, errorMessages: '', replayed: false }),
+            abort: () => {},
+          }),
+        },
+        requestIdleTimeoutMs: 0,
+        requestMinBytesPerSecond: MIN_RATE,
+      },
+    );
+    try {
+      const socket = await connect(noIdle.url);
+      const answer = answerOn(socket);
+      const body = Buffer.from(
+        `{"name":"Tatari 🐢 ā","members":[{"destination":"+64211234567","param1":"Mere"},{"destination":"+64211234568","param1":"美玲"}]}`,
+      );
+      socket.write(
+        `POST /rest/campaign_manager/v1/acme/lists HTTP/1.1\r\nhost: localhost\r\nauthorization: ${BASIC}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, 100));
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      socket.write(body.subarray(100, 101));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.write(body.subarray(101));
+      expect(await answer).toMatch(/^HTTP\/1\.1 201 /);
+    } finally {
+      await noIdle.close();
+    }
+  });
+
   it('waits for a list import while core is slow to take its members, however fast the client sent them: it is not the client that stopped', async () => {
     const taken: Member[] = [];
     let stalls = 0;

@@ -1,10 +1,14 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import tls from 'node:tls';
+import { performance } from 'node:perf_hooks';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { type InterfaceErrors, interfaceAnswer } from './header-overflow';
 import { awaitsContinue } from './continue-when-read';
+
+/** The start of a body that the minimum rate does not measure (Kestrel's MinRequestBodyDataRate grace period). */
+const RATE_GRACE_MS = 5_000;
 
 /** How long a request's head may take to arrive in full (Node's default, made explicit): what stops a slow-header client. */
 export const HEADERS_TIMEOUT_MS = 60_000;
@@ -70,8 +74,10 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
     ).unref();
   });
 
+  // Kestrel's grace: the first 5 s of a body (or its idle window, if shorter) are not measured; without an idle limit, 5 s.
+  const graceMs = idleMs > 0 ? Math.min(idleMs, RATE_GRACE_MS) : RATE_GRACE_MS;
   if (minBytesPerSecond > 0)
-    watchBodyRate(server, idleMs, minBytesPerSecond, (socket, res, req) =>
+    watchBodyRate(server, graceMs, minBytesPerSecond, (socket, res, req) =>
       answerTimedOut(socket, res, req, `the request body arrived slower than ${minBytesPerSecond} bytes a second`),
     );
 
@@ -83,7 +89,13 @@ export function limitRequestTime(server: http.Server, interfaces: readonly Inter
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
     };
     const err = new HermodError('request_timeout', message);
-    log.info(message, { method, path, remote: socket.remoteAddress, idleMs, minBytesPerSecond });
+    log.info(message.startsWith('the request body stopped') ? 'request body stopped arriving' : 'request body arrived too slowly', {
+      method,
+      path,
+      remote: socket.remoteAddress,
+      idleMs,
+      minBytesPerSecond,
+    });
     void interfaceAnswer(interfaces, method, path, header, err)
       .catch(() => undefined)
       .then((answer) => {
@@ -126,7 +138,8 @@ function watchBodyRate(
     socket.once('close', () => sockets.delete(socket));
   });
   const look = (): void => {
-    const now = Date.now();
+    // The monotonic clock: a step of the wall clock (NTP, a resumed VM) must not make every upload look slow.
+    const now = performance.now();
     for (const [socket, watch] of sockets) {
       const res = socket._httpMessage;
       const req = res?.req;

@@ -102,7 +102,7 @@ export interface AuthenticateRequest {
    * A password the gateway checked before, asked about again without
    * hashing it: ok while the application's stored password is the one
    * whose tag the earlier answer gave (a core without this field answers
-   * not ok, and the gateway checks the password itself again).
+   * not ok, and the gateway asks for a full check of the password).
    */
   { $case: "basicRecheck"; value: BasicRecheck } | undefined;
 }
