@@ -84,6 +84,32 @@ describe('status recorder', () => {
     expect(heard.map((c) => c.status)).toEqual(['accepted', 'submitted', 'received']);
   });
 
+  it('writes and tells, in order, the worker’s sent and submitted that a crash kept out of history while hot state moved past them', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1)]);
+    // kill -9 of core after hot state (Redis) took sent, submitted and the receipt, before history heard of any of them.
+    await state.advanceStatuses([
+      { id: 'm-1', status: 'sent', at: AT + 5 },
+      { id: 'm-1', status: 'submitted', at: AT + 20 },
+      { id: 'm-1', status: 'received', at: AT + 40 },
+    ]);
+    // The bus hands the worker's reports over again, then the receipt.
+    expect(await recorder.record([change('sent', AT + 5), change('submitted', AT + 20, 'smsc-7')])).toEqual([true, true]);
+    expect(await recorder.record([change('received', AT + 40, 'smsc-7')])).toEqual([true]);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+  });
+
+  it('gives back nothing that history has a later status than, though hot state is ahead of it too', async () => {
+    const { recorder, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1), change('sent', AT + 5), change('submitted', AT + 20, 'smsc-7')]);
+    await recorder.record([change('received', AT + 40, 'smsc-7')]);
+    // The worker's sent again (a redelivery with nothing lost): history is past it.
+    expect(await recorder.record([change('sent', AT + 5)])).toEqual([false]);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+    expect(heard).toHaveLength(5);
+  });
+
   it('keeps in history a hand-over the carrier answered after its receipt came, without moving the status back or telling listeners', async () => {
     const { recorder, state, events, heard } = recorderWithHistory();
     await recorder.record([change('accepted', AT)]);

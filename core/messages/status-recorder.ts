@@ -42,6 +42,7 @@ export interface StatusRecorder {
 /** How long a change given back after a crash is not given back again (history has it long before). */
 const REPAIRED_MEMORY_MS = 60_000;
 const REPAIRED_MAX = 10_000;
+const WRITTEN_MAX = 200_000;
 
 export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
@@ -50,6 +51,14 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
   const writing = new Map<string, number>();
   /** Changes lostInACrash gave back (message id | status → when): each is given back once. */
   const repaired = new FifoMap<string, number>();
+  /** The furthest stage this process wrote to history, of the messages it wrote last (WRITTEN_MAX of them). */
+  const written = new FifoMap<string, number>();
+  const noteWritten = (id: string, stage: number): void => {
+    const before = written.get(id);
+    if (before !== undefined && before >= stage) return;
+    if (before === undefined && written.size >= WRITTEN_MAX) written.shift();
+    written.set(id, stage);
+  };
   // Events from many handlers go to history together: one insert per flush.
   const events = createBatcher<StatusEvent, void>(
     async (batch) => {
@@ -69,19 +78,41 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
    * another core is writing (another partition's copy of the report): history is asked again after
    * `lostCheckMs`, by when that write is in.
    */
-  async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[]): Promise<Set<number>> {
+  async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[], applied: readonly boolean[]): Promise<Set<number>> {
     const lost = new Set<number>();
-    const asked = refused.filter((i) => stageOf(changes[i]!.status) >= QUEUED_STAGE && !writing.has(changes[i]!.messageId));
+    // This batch's applied changes are about to be written: a refused copy of one of them is no loss, and they
+    // are no other batch's write in progress.
+    const ownWrites = new Map<string, number>();
+    const ownKeys = new Set<string>();
+    changes.forEach((c, i) => {
+      if (!applied[i]) return;
+      ownWrites.set(c.messageId, (ownWrites.get(c.messageId) ?? 0) + 1);
+      ownKeys.add(`${c.messageId}|${c.status}`);
+    });
+    const writtenElsewhere = (id: string): boolean => (writing.get(id) ?? 0) > (ownWrites.get(id) ?? 0);
+    const asked = refused.filter((i) => {
+      const c = changes[i]!;
+      return stageOf(c.status) >= QUEUED_STAGE && !writtenElsewhere(c.messageId) && !ownKeys.has(`${c.messageId}|${c.status}`);
+    });
     if (asked.length === 0) return lost;
-    // Hot state holds exactly this status: it took this report (or its copy) before.
+    // Hot state holds this status, or one past it: it took this report (or its copy) before, and perhaps later ones
+    // (the worker's sent, submitted and the receipt all taken before the crash); history, asked next, says which it lost.
     const current = await Promise.all(asked.map((i) => deps.state.getStatus(changes[i]!.messageId)));
-    const taken = asked.filter((i, k) => current[k]?.status === changes[i]!.status);
+    const taken = asked.filter((i, k) => {
+      const now = current[k]?.status;
+      if (now === undefined) return false;
+      if (now === changes[i]!.status) return true;
+      // Past it: only a message this process has not written that far (since its start), or every webhook echo
+      // of a `sent` after the worker's `submitted` would cost a history query.
+      const c = changes[i]!;
+      return stageOf(now) > stageOf(c.status) && (written.get(c.messageId) ?? -1) < stageOf(c.status);
+    });
     if (taken.length === 0) return lost;
     const behindIn = async (among: readonly number[]): Promise<number[]> => {
       const inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
       return among.filter((i) => {
         const h = inHistory.get(changes[i]!.messageId);
-        return h !== undefined && canAdvance(h.status, changes[i]!.status) && !writing.has(changes[i]!.messageId);
+        return h !== undefined && canAdvance(h.status, changes[i]!.status) && !writtenElsewhere(changes[i]!.messageId);
       });
     };
     let behind = await behindIn(taken);
@@ -140,6 +171,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     });
     await Promise.all(writes);
     changes.forEach((c, i) => {
+      if (applied[i] || late.has(i)) noteWritten(c.messageId, stageOf(c.status));
       if (applied[i]) for (const l of listeners) l(c);
     });
   }
@@ -166,15 +198,26 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
           for (const id of ids) doneWriting(id);
         }
       };
-      await writeAndTellWhile(applied, true);
-      // Looked into once the applied ones are told, so that listeners hear changes in the order they applied.
+      // Refused ones a crash lost are given back with the applied ones, in the batch's order: the worker's `sent`
+      // lost, its `submitted` applied now, are told in that order. (Looked into first: where one is lost, the
+      // batch is told once history has been asked, up to lostCheckMs later; that is after a crash only.)
       const refused = applied.flatMap((a, i) => (a ? [] : [i]));
-      if (refused.length === 0) return applied;
-      const lost = await lostInACrash(changes, refused);
-      if (lost.size === 0) return applied;
-      const repaired = changes.map((_, i) => lost.has(i));
-      await writeAndTellWhile(repaired, false);
-      return applied.map((a, i) => a || repaired[i]!);
+      if (refused.length === 0) {
+        await writeAndTellWhile(applied, true);
+        return applied;
+      }
+      // Marked as being written from now, so that another batch's look for losses waits for these.
+      const ids = changes.flatMap((c, i) => (applied[i] ? [c.messageId] : []));
+      for (const id of ids) startWriting(id);
+      let told = applied;
+      try {
+        const lost = await lostInACrash(changes, refused, applied);
+        if (lost.size > 0) told = applied.map((a, i) => a || lost.has(i));
+      } finally {
+        for (const id of ids) doneWriting(id);
+      }
+      await writeAndTellWhile(told, true);
+      return told;
     },
     onApplied(listener) {
       listeners.push(listener);
