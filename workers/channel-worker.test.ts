@@ -208,6 +208,54 @@ describe('a channel worker whose hot state fails just after the carrier took a m
   });
 });
 
+describe('a channel worker whose carrier is slow for one message', () => {
+  it('sends the messages behind it in its partition meanwhile, another application’s among them, and each once', async () => {
+    const bus = createMemoryBus({ partitions: 1 });
+    const state = createMemoryState();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sends = new Map<string, number>();
+    const carrier: Carrier = {
+      name: 'slow-for-one',
+      async send(job) {
+        sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
+        // One application's message to a recipient the provider is slow on (its rate limit, a timeout).
+        if (job.content.startsWith('pōturi')) await held;
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      ready: async () => undefined,
+      onReport: () => undefined,
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'wab', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+    kit.defer(async () => {
+      release();
+      await worker.stop();
+      await bus.close();
+    });
+    const slow = imJob('wab', '+64211234567', { type: 'text' }, 'pōturi — Kia ora 🐢');
+    await bus.publish(topicName('wab'), [{ key: slow.id, value: encodeJob(slow) }]);
+    await eventually(() => sends.get(slow.id) === 1);
+    const others = [
+      imJob('wab', '+64211234568', { type: 'text' }, 'tere — 你好 🐇'),
+      { ...imJob('wab', '+64211234569', { type: 'text' }, 'tere — Tēnā koe'), applicationId: 'another-app' },
+    ];
+    // The same job handed over again (recovery) while it is with the carrier: not sent a second time.
+    await bus.publish(
+      topicName('wab'),
+      [...others, slow].map((j) => ({ key: j.id, value: encodeJob(j) })),
+    );
+    await eventually(() => others.every((j) => statuses.some((s) => s.id === j.id && s.status === 'submitted')), 5_000);
+    expect(statuses.some((s) => s.id === slow.id && s.status === 'submitted')).toBe(false);
+    release();
+    await eventually(() => statuses.some((s) => s.id === slow.id && s.status === 'submitted'), 5_000);
+    expect([...sends.values()]).toEqual([1, 1, 1]);
+  });
+});
+
 describe('two channel workers handed the same job at once (a partition lease lost in a Redis stall, its entries taken over)', () => {
   it('sends it once: the second waits while the first sends, sees it submitted and lets it be', async () => {
     const state = createMemoryState();

@@ -40,6 +40,8 @@ export interface ChannelWorker {
 const SUBMITTED = stageOf('submitted');
 /** How long a stopping worker still tries a refused status report. */
 const STOP_RETRY_MS = 5000;
+/** Batches of one partition a worker sends at once (on a bus that hands out more than one). */
+const BATCHES_IN_HAND = 4;
 
 /**
  * A worker of one channel's pool: takes jobs from the channel's topic, skips
@@ -192,6 +194,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
 
   // A bus whose jobs reach only this process's workers cannot hand one to two workers: nothing to claim.
   const claims = bus.local ? undefined : createSendClaims(state, () => stopping);
+  /** Jobs this worker is sending now, in any of its batches. */
+  const inHand = new Set<string>();
 
   const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
@@ -282,14 +286,29 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // The carrier took it, but the worker died before saying so: say it now, and do not send it again.
     const untold = jobs.filter((_, i) => submitted[i] && current[i] && stageOf(current[i]!.status) < SUBMITTED);
     for (const j of untold) report(j.id, 'submitted', { detail: 'submitted before a restart' }).catch(unreported(j.id, 'submitted'));
-    // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch.
+    // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch, or
+    // are in two batches in hand at once: the copy of one in hand is acknowledged, and should the batch holding the
+    // job fail, that batch comes back with it.
     const seen = new Set<string>();
     const todo = decoded.filter(
-      (d, i) => !submitted[i] && (!current[i] || stageOf(current[i]!.status) < SUBMITTED) && !seen.has(d.payload.id) && seen.add(d.payload.id),
+      (d, i) =>
+        !submitted[i] &&
+        (!current[i] || stageOf(current[i]!.status) < SUBMITTED) &&
+        !inHand.has(d.payload.id) &&
+        !seen.has(d.payload.id) &&
+        seen.add(d.payload.id),
     );
+    for (const d of todo) inHand.add(d.payload.id);
     // Claimed for this worker first (see send-claims.ts): another worker may hold some of them right now.
-    const claimed = claims ? await claims.take(todo.map((d) => d.payload.id)) : undefined;
-    const mine = claimed ? todo.filter((_, i) => claimed[i]) : todo;
+    let claimed: boolean[] | undefined;
+    try {
+      claimed = claims ? await claims.take(todo.map((d) => d.payload.id)) : undefined;
+    } catch (err) {
+      for (const d of todo) inHand.delete(d.payload.id);
+      throw err;
+    }
+    const mine = claimed ? todo.filter((_, i) => claimed![i]) : todo;
+    if (claimed) for (let i = 0; i < todo.length; i++) if (!claimed[i]) inHand.delete(todo[i]!.payload.id);
     // Every job settles before the batch fails: one failing must not let the
     // batch come back while the others are still with the carrier (sent twice).
     const outcomes = await Promise.allSettled(
@@ -309,13 +328,20 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           );
       }),
     );
+    for (const d of mine) inHand.delete(d.payload.id);
     await claims?.release(mine.map((d) => d.payload.id));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
     await statuses.drain();
   };
 
-  const subscription: Subscription = await bus.subscribe(topicName(channel), handle, { group: `${channel}-workers`, maxBatch: options.maxBatch ?? 512 });
+  // Batches side by side: a job whose carrier is slow (or that waits to be tried again) holds up only its own batch,
+  // not the jobs behind it in its partition (other applications' among them).
+  const subscription: Subscription = await bus.subscribe(topicName(channel), handle, {
+    group: `${channel}-workers`,
+    maxBatch: options.maxBatch ?? 512,
+    inFlight: BATCHES_IN_HAND,
+  });
   log.info('channel worker started', { channel, carrier: carrier.name });
 
   return {

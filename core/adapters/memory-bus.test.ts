@@ -13,6 +13,76 @@ const value = (s: string) => Buffer.from(s);
 const texts = (records: DeliveredRecord[]) => records.map((r) => r.value.toString());
 
 describe('in-memory bus', () => {
+  it('hands a partition’s next batches beside one whose handler is slow, with inFlight, and moves its position only past batches acknowledged in a row', async () => {
+    const bus = createMemoryBus({ partitions: 1 });
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    await bus.subscribe(
+      'jobs',
+      async (records) => {
+        if (records.some((r) => r.value.toString() === 'pōturi 🐢')) await slow;
+        handled.push(...texts(records));
+      },
+      { group: 'workers', maxBatch: 1, inFlight: 3 },
+    );
+    await bus.publish('jobs', [{ key: 'a', value: value('pōturi 🐢') }]);
+    await bus.publish('jobs', [{ key: 'b', value: value('tere 1') }]);
+    await bus.publish('jobs', [{ key: 'c', value: value('tere 2') }]);
+    await eventually(() => handled.length === 2);
+    expect(handled).toEqual(['tere 1', 'tere 2']);
+    // Nothing acknowledged in a row yet: the first batch is still out.
+    expect(await bus.lag('jobs', 'workers')).toBe(3);
+    release();
+    await eventually(() => handled.length === 3);
+    await eventually(async () => (await bus.lag('jobs', 'workers')) === 0);
+    await bus.close();
+  });
+
+  it('hands out again only the batch that failed, while the ones beside it are acknowledged, counting its redeliveries', async () => {
+    const bus = createMemoryBus({ partitions: 1, retryDelayMs: 5 });
+    const seen: { text: string; redeliveries: number }[] = [];
+    let failures = 0;
+    await bus.subscribe(
+      'jobs',
+      async (records) => {
+        for (const r of records) seen.push({ text: r.value.toString(), redeliveries: r.redeliveries });
+        if (records[0]!.value.toString() === 'hē ❌' && failures++ < 2) throw new Error('carrier away');
+      },
+      { group: 'workers', maxBatch: 1, inFlight: 2 },
+    );
+    await bus.publish(
+      'jobs',
+      ['hē ❌', 'pai 1', 'pai 2', 'pai 3'].map((text) => ({ key: text, value: value(text) })),
+    );
+    await eventually(async () => (await bus.lag('jobs', 'workers')) === 0);
+    expect(seen.filter((s) => s.text === 'hē ❌').map((s) => s.redeliveries)).toEqual([0, 1, 2]);
+    expect(seen.filter((s) => s.text !== 'hē ❌').map((s) => s.text)).toEqual(['pai 1', 'pai 2', 'pai 3']);
+    await bus.close();
+  });
+
+  it('hands no batch beside another without inFlight: one at a time, as before', async () => {
+    const bus = createMemoryBus({ partitions: 1 });
+    let out = 0;
+    let most = 0;
+    await bus.subscribe(
+      'jobs',
+      async () => {
+        most = Math.max(most, ++out);
+        await sleep(5);
+        out -= 1;
+      },
+      { group: 'workers', maxBatch: 1 },
+    );
+    await bus.publish(
+      'jobs',
+      ['a', 'b', 'c', 'd'].map((k) => ({ key: k, value: value(k) })),
+    );
+    await eventually(async () => (await bus.lag('jobs', 'workers')) === 0);
+    expect(most).toBe(1);
+    await bus.close();
+  });
+
   it('turns a burst of single-record publishes into a few large batches', async () => {
     const bus = createMemoryBus({ partitions: 4 });
     const sizes: number[] = [];

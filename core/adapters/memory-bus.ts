@@ -30,8 +30,10 @@ const DEFAULT_MAX_BATCH = 256;
  *   leaves; a partition whose batch is in a handler's hands moves only once
  *   that batch has settled, so a partition never has two batches out.
  * - Per partition and group, one batch (≤ the member's maxBatch) at a time, in
- *   order. Resolving acknowledges the batch; rejecting hands it out again
- *   after a backoff, with `redeliveries` counting earlier hand-outs.
+ *   order, or up to the member's `inFlight` side by side. Resolving
+ *   acknowledges the batch (the group's position moves past the batches
+ *   acknowledged in a row); rejecting hands it out again after a backoff, with
+ *   `redeliveries` counting earlier hand-outs.
  * - publish() only appends and returns; delivery runs from one setImmediate
  *   per burst, so many publishes in a row become few large batches.
  *
@@ -83,16 +85,34 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     for (const group of groups) for (const cursor of group.cursors) dispatch(cursor);
   }
 
-  /** Hands the next batch of one partition to its owner, if the partition is free and has work. */
+  /**
+   * Hands one partition's batches to its owner: a failed one whose backoff is
+   * over, then new ones while the owner holds fewer than its inFlight. A
+   * partition moves to another member only once no batch of it is in a
+   * former owner's hands.
+   */
   function dispatch(cursor: Cursor): void {
     const { group } = cursor;
-    if (closed || cursor.inFlight || cursor.retryTimer || group.members.length === 0) return;
-    const log = group.topic.logs[cursor.partition]!;
-    if (cursor.committed >= log.end) return;
+    if (closed || group.members.length === 0) return;
     const member = group.members[cursor.partition % group.members.length]!;
-    const from = cursor.committed;
-    const to = Math.min(log.end, from + member.maxBatch);
+    const { deliveries } = cursor;
+    for (const d of deliveries) if (d.state === 'out' && d.member !== member) return;
+    for (const d of deliveries) if (d.state === 'due') hand(d, member);
+    const log = group.topic.logs[cursor.partition]!;
+    while (deliveries.length < member.inFlightMax) {
+      const from = deliveries.length > 0 ? deliveries[deliveries.length - 1]!.to : cursor.committed;
+      if (from >= log.end) return;
+      const delivery: Delivery = { cursor, member, from, to: Math.min(log.end, from + member.maxBatch), state: 'out', handing: 0 };
+      deliveries.push(delivery);
+      hand(delivery, member);
+    }
+  }
 
+  /** Gives `delivery`'s records to `member`'s handler. */
+  function hand(delivery: Delivery, member: Member): void {
+    const { cursor, from, to } = delivery;
+    const { group } = cursor;
+    const log = group.topic.logs[cursor.partition]!;
     const records: DeliveredRecord[] = new Array(to - from);
     for (let offset = from; offset < to; offset++) {
       const entry = log.at(offset);
@@ -112,36 +132,44 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     }
     cursor.handedOutTo = Math.max(cursor.handedOutTo, to);
 
-    const delivery: Delivery = { cursor, member, to };
-    cursor.inFlight = delivery;
+    delivery.member = member;
+    delivery.state = 'out';
+    const handing = ++delivery.handing;
     member.inFlight.add(delivery);
     Promise.resolve()
       .then(() => member.handler(records))
       .then(
-        () => settle(delivery, true),
-        () => settle(delivery, false),
+        () => settle(delivery, handing, member, true),
+        () => settle(delivery, handing, member, false),
       );
   }
 
-  function settle(delivery: Delivery, acknowledged: boolean): void {
-    const { cursor, member } = delivery;
+  function settle(delivery: Delivery, handing: number, member: Member, acknowledged: boolean): void {
+    const { cursor } = delivery;
     member.inFlight.delete(delivery);
     member.onSettled?.();
     // Released already (its member closed and gave up waiting): the batch
     // belongs to someone else now, and this outcome no longer counts.
-    if (cursor.inFlight !== delivery) return;
-    cursor.inFlight = undefined;
+    if (delivery.handing !== handing || delivery.state !== 'out' || !cursor.deliveries.includes(delivery)) return;
     if (acknowledged) {
-      cursor.committed = delivery.to;
+      delivery.state = 'done';
       cursor.failures = 0;
-      if (cursor.handedOut.size > 0) for (const offset of cursor.handedOut.keys()) if (offset < delivery.to) cursor.handedOut.delete(offset);
-      release(cursor.group.topic, cursor.partition);
-      wakeDurabilityWaiters(cursor.group.topic, cursor.partition);
+      const { deliveries } = cursor;
+      let committed = cursor.committed;
+      while (deliveries.length > 0 && deliveries[0]!.state === 'done') committed = deliveries.shift()!.to;
+      if (committed !== cursor.committed) {
+        cursor.committed = committed;
+        if (cursor.handedOut.size > 0) for (const offset of cursor.handedOut.keys()) if (offset < committed) cursor.handedOut.delete(offset);
+        release(cursor.group.topic, cursor.partition);
+        wakeDurabilityWaiters(cursor.group.topic, cursor.partition);
+      }
     } else if (!closed) {
       cursor.failures += 1;
       const delay = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (cursor.failures - 1));
-      cursor.retryTimer = setTimeout(() => {
-        cursor.retryTimer = undefined;
+      delivery.state = 'waiting';
+      delivery.retryTimer = setTimeout(() => {
+        delivery.retryTimer = undefined;
+        delivery.state = 'due';
         markDirty(cursor.group);
       }, delay);
     }
@@ -191,7 +219,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       }
       // Batches still unsettled are unacknowledged: hand them to the others now.
       for (const delivery of member.inFlight) {
-        if (delivery.cursor.inFlight === delivery) delivery.cursor.inFlight = undefined;
+        if (delivery.state === 'out') delivery.state = 'due';
         markDirty(delivery.cursor.group);
       }
       member.inFlight.clear();
@@ -241,6 +269,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
           committed: log.start,
           handedOutTo: log.start,
           handedOut: new Map(),
+          deliveries: [],
           failures: 0,
         }));
         topic.groups.set(created.name, created);
@@ -251,6 +280,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
         group,
         handler,
         maxBatch: Math.max(1, Math.trunc(subscribeOptions.maxBatch ?? DEFAULT_MAX_BATCH)),
+        inFlightMax: Math.max(1, Math.trunc(subscribeOptions.inFlight ?? 1)),
         inFlight: new Set(),
       };
       group.members.push(member);
@@ -268,10 +298,11 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       pumpScheduled = undefined;
       for (const topic of topics.values())
         for (const group of topic.groups.values())
-          for (const cursor of group.cursors) {
-            if (cursor.retryTimer) clearTimeout(cursor.retryTimer);
-            cursor.retryTimer = undefined;
-          }
+          for (const cursor of group.cursors)
+            for (const d of cursor.deliveries) {
+              if (d.retryTimer) clearTimeout(d.retryTimer);
+              d.retryTimer = undefined;
+            }
       dirty.clear();
       for (const topic of topics.values()) {
         for (const waiters of topic.waiters) for (const w of waiters) w.reject(new HermodError('unavailable', 'bus closed before the records were handled'));
@@ -307,11 +338,10 @@ interface Cursor {
   handedOutTo: number;
   /** Offsets handed out more than once and not yet acknowledged → times handed out. */
   handedOut: Map<number, number>;
-  inFlight?: Delivery;
+  /** The batches from `committed` on, in order: out, acknowledged (done) after one still out, or failed. */
+  deliveries: Delivery[];
   /** Consecutive failed batches (backoff). */
   failures: number;
-  /** Set while the partition waits to redeliver a failed batch. */
-  retryTimer?: NodeJS.Timeout;
 }
 
 interface Member {
@@ -319,6 +349,8 @@ interface Member {
   group: Group;
   handler: BatchHandler;
   maxBatch: number;
+  /** Batches of one partition it may hold at once. */
+  inFlightMax: number;
   inFlight: Set<Delivery>;
   closing?: Promise<void>;
   onSettled?: () => void;
@@ -326,9 +358,16 @@ interface Member {
 
 interface Delivery {
   cursor: Cursor;
+  /** Who holds it, or held it last. */
   member: Member;
-  /** The batch is [cursor.committed, to). */
+  /** The batch is [from, to). */
+  from: number;
   to: number;
+  /** out: in a handler's hands; done: acknowledged, behind one still out; waiting: failed, in its backoff; due: to be handed out again. */
+  state: 'out' | 'done' | 'waiting' | 'due';
+  /** Counts hand-outs: the outcome of an earlier one no longer counts. */
+  handing: number;
+  retryTimer?: NodeJS.Timeout;
 }
 
 /** The retained records of one partition: offsets [start, end). */

@@ -45,6 +45,18 @@ export interface SubscribeOptions {
   consumer?: string;
   /** Largest batch handed to one handler call. */
   maxBatch?: number;
+  /**
+   * Batches of one partition in this member's hands at once (default 1). With
+   * more, a batch whose handler is slow (a carrier taking its time, a send
+   * waiting to be tried again) does not hold the partition's next batches:
+   * they are handed out beside it, and the partition's position moves only
+   * past batches acknowledged in a row, so a crash hands out again everything
+   * from the oldest one not acknowledged. Records of one key are then no
+   * longer handled one batch after another: only for handlers that need no
+   * order between batches (each record on its own, repeats recognised). A bus
+   * may hand out fewer at once (Redis and Kafka: one, for now).
+   */
+  inFlight?: number;
 }
 
 export interface Subscription {
