@@ -208,9 +208,19 @@ describe('a channel worker whose hot state fails just after the carrier took a m
   });
 });
 
-describe('a channel worker whose carrier is slow for one message', () => {
+describe.each([
+  ['the in-process bus', () => createMemoryBus({ partitions: 1 })],
+  [
+    'Redis Streams',
+    () => {
+      const prefix = randomPrefix();
+      prefixes.add(prefix);
+      return createRedisBus({ redis: REDIS_URL, prefix, partitions: 1 });
+    },
+  ],
+])('a channel worker on %s whose carrier is slow for one message', (_, makeBus) => {
   it('sends the messages behind it in its partition meanwhile, another application’s among them, and each once', async () => {
-    const bus = createMemoryBus({ partitions: 1 });
+    const bus = makeBus();
     const state = createMemoryState();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

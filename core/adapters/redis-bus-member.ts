@@ -41,6 +41,8 @@ export interface Member {
   /** This subscription's identity in leases and membership (unique even if a consumer name is reused). */
   readonly token: string;
   readonly maxBatch: number;
+  /** Batches of one partition its handler may hold at once (SubscribeOptions.inFlight). */
+  readonly inFlight: number;
   readonly log: Logger;
   /** The bus's own logger, without the subscription's fields: for what is about a connection (one line for a process's connections). */
   readonly busLog: Logger;

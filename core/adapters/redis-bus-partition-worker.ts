@@ -3,6 +3,9 @@ import type { PartitionLeases } from './redis-bus-leases';
 import type { Member, Part } from './redis-bus-member';
 import type { PartitionReads } from './redis-bus-reads';
 
+/** How often a partition with batches in hand and nothing more read is looked at for new entries. */
+const DRY_LOOK_MS = 50;
+
 /**
  * Consumes the partitions of one subscription, each on its own: takeover
  * (claim others' pending entries, then re-read our own), then new entries,
@@ -36,6 +39,17 @@ export class PartitionWorker {
           else await m.pause(Math.max(10, Math.min(500, m.settings.claimIdleMs / 4)));
           continue;
         }
+        if (part.mode === 'live' && m.inFlight > 1) {
+          const outcome = await this.sideBySide(part, batch);
+          batch = undefined;
+          if (outcome === 'idle') {
+            part.state = 'idle';
+            m.wakeReader();
+            return;
+          }
+          if (outcome !== 'stop') throw outcome.error;
+          continue;
+        }
         batch ??= part.mode === 'pending' ? await this.reads.readOwnPending(part) : await this.reads.readNew(part);
         if (batch.length === 0) {
           batch = undefined;
@@ -67,12 +81,81 @@ export class PartitionWorker {
     }
   }
 
+  /**
+   * New entries of a live partition, up to the member's inFlight batches in
+   * the handler's hands at once, each acknowledged (XACK) when its handler
+   * resolves, whatever the order: a batch whose handler is slow holds up only
+   * itself. Returns once the partition runs dry with nothing in hand ('idle'),
+   * once it must stop (a hand-back, a lost lease, a close) and what was in hand
+   * settled ('stop'), or with the first read or acknowledgement that failed,
+   * once what was in hand settled (the partition then re-reads its pending
+   * entries, none of them in a handler's hands any more).
+   */
+  private async sideBySide(part: Part, first: DeliveredRecord[] | undefined): Promise<'idle' | 'stop' | { error: unknown }> {
+    const m = this.member;
+    const inHand = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
+    let dry = false;
+    let batch = first;
+    const stopping = (): boolean => m.closing || m.dead || part.wantRelease || part.lost || part.abandoned || Date.now() >= part.validUntil;
+    const start = (records: DeliveredRecord[]): void => {
+      const done: Promise<void> = (async () => {
+        if (!(await this.handle(part, records)) || m.dead) return;
+        await m.cmd.xack(part.key, m.group, ...records.map((r) => r.offset));
+      })()
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => inHand.delete(done));
+      inHand.add(done);
+    };
+    for (;;) {
+      while (!failure && !dry && inHand.size < m.inFlight && !stopping()) {
+        try {
+          batch ??= await this.reads.readNew(part);
+        } catch (error) {
+          failure = { error };
+          break;
+        }
+        if (batch.length === 0) dry = true;
+        else start(batch);
+        batch = undefined;
+      }
+      if (inHand.size === 0) return failure ?? (stopping() ? 'stop' : 'idle');
+      // The blocking read leaves a busy partition alone: while its batches are in hand, it is looked at again
+      // every DRY_LOOK_MS for what came since, and whenever a batch ends.
+      await Promise.race([...inHand, ...(dry && !failure ? [m.pause(DRY_LOOK_MS)] : [])]);
+      dry = false;
+    }
+  }
+
+  /** When each batch in a handler's hands was handed, per partition: the partition is held as long as its oldest. */
+  private readonly handing = new Map<Part, Set<{ since: number }>>();
+
+  private handingStarted(part: Part): { since: number } {
+    const entry = { since: Date.now() };
+    let set = this.handing.get(part);
+    if (!set) this.handing.set(part, (set = new Set()));
+    set.add(entry);
+    part.handlingSince = Math.min(...[...set].map((e) => e.since));
+    return entry;
+  }
+
+  private handingEnded(part: Part, entry: { since: number }): void {
+    const set = this.handing.get(part);
+    set?.delete(entry);
+    if (!set || set.size === 0) {
+      this.handing.delete(part);
+      part.handlingSince = undefined;
+    } else part.handlingSince = Math.min(...[...set].map((e) => e.since));
+  }
+
   /** Hands a batch to the handler until it resolves (true) or the partition must stop (false). */
   private async handle(part: Part, records: DeliveredRecord[]): Promise<boolean> {
     const m = this.member;
     for (let attempt = 0; ; attempt++) {
       const batch = attempt === 0 ? records : records.map((r) => ({ ...r, redeliveries: r.redeliveries + attempt }));
-      part.handlingSince = Date.now();
+      const handing = this.handingStarted(part);
       let ok = true;
       try {
         await Promise.resolve().then(() => this.handler(batch));
@@ -80,7 +163,7 @@ export class PartitionWorker {
         ok = false;
         m.log.debug('handler rejected a batch', { partition: part.partition, err });
       }
-      part.handlingSince = undefined;
+      this.handingEnded(part, handing);
       if (ok) return true;
       const stop = (): boolean => m.closing || m.dead || part.wantRelease || part.lost || part.abandoned;
       if (stop()) return false;

@@ -25,6 +25,7 @@ export class RedisBusSubscriber implements Member {
   readonly consumer: string;
   readonly token: string;
   readonly maxBatch: number;
+  readonly inFlight: number;
   readonly log: Logger;
   readonly busLog: Logger;
   readonly parts = new Map<number, Part>();
@@ -54,6 +55,7 @@ export class RedisBusSubscriber implements Member {
     this.consumer = options.consumer ?? `consumer-${randomUUID()}`;
     this.token = `${this.consumer}#${randomUUID().slice(0, 8)}`;
     this.maxBatch = Math.max(1, Math.trunc(options.maxBatch ?? DEFAULT_MAX_BATCH));
+    this.inFlight = Math.max(1, Math.trunc(options.inFlight ?? 1));
     const keys = Array.from({ length: settings.partitions }, (_, p) => streamKey(settings.prefix, topic, p));
     this.log = log.child({ topic, group: this.group, consumer: this.consumer });
     this.busLog = log;

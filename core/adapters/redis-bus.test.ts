@@ -252,6 +252,67 @@ describe('Redis Streams bus', () => {
     gate.resolve();
   });
 
+  it('hands a partition’s next batches beside one whose handler is slow, with inFlight, acknowledging each as it ends', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const gate = deferred();
+    const handled: string[] = [];
+    const b = bus(prefix, { partitions: 1 });
+    await b.subscribe(
+      topic,
+      async (records) => {
+        if (records.some((r) => text(r) === 'pōturi 🐢')) await gate.promise;
+        handled.push(...records.map(text));
+      },
+      { group, consumer: 'pipelined', maxBatch: 1, inFlight: 3 },
+    );
+    await b.publish(topic, [{ key: 'a', value: Buffer.from('pōturi 🐢') }]);
+    await sleep(50);
+    await b.publish(
+      topic,
+      ['tere 1', 'tere 2', 'tere 3'].map((v) => ({ key: v, value: Buffer.from(v) })),
+    );
+    await eventually(() => handled.length === 3, 5000);
+    expect(handled).toEqual(['tere 1', 'tere 2', 'tere 3']);
+    // Acknowledged as each ended: only the slow one is pending.
+    expect(await b.lag(topic, group)).toBe(1);
+    gate.resolve();
+    await eventually(async () => handled.length === 4 && (await b.lag(topic, group)) === 0, 5000);
+  });
+
+  it('gives a pipelined member’s unacknowledged batches, and only those, to the other member when it is closed mid-batch', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const gate = deferred();
+    const firstGot: string[] = [];
+    const first = await bus(prefix, { partitions: 1, closeTimeoutMs: 30 }).subscribe(
+      topic,
+      async (records) => {
+        firstGot.push(...records.map(text));
+        if (records.some((r) => text(r).startsWith('pōturi'))) await gate.promise;
+      },
+      { group, consumer: 'first', maxBatch: 1, inFlight: 2 },
+    );
+    const publisher = bus(prefix, { partitions: 1 });
+    await publisher.publish(topic, [{ key: 'a', value: Buffer.from('pōturi 1') }]);
+    await eventually(() => firstGot.length === 1);
+    await publisher.publish(topic, [{ key: 'b', value: Buffer.from('tere') }]);
+    await eventually(() => firstGot.length === 2);
+    await publisher.publish(topic, [{ key: 'c', value: Buffer.from('pōturi 2') }]);
+    await eventually(() => firstGot.length === 3);
+
+    const second: DeliveredRecord[] = [];
+    await bus(prefix, { partitions: 1 }).subscribe(topic, async (records) => void second.push(...records), { group, consumer: 'second' });
+    await first.close();
+    await eventually(() => second.length >= 2, 5000);
+    await sleep(200);
+    expect(second.map(text)).toEqual(['pōturi 1', 'pōturi 2']);
+    expect(second.map((r) => r.redeliveries)).toEqual([1, 1]);
+    gate.resolve();
+  });
+
   it('gives every record to each of two groups, including records published before either group existed', async () => {
     const prefix = freshPrefix();
     const topic = unique('t');

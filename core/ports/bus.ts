@@ -54,7 +54,7 @@ export interface SubscribeOptions {
    * from the oldest one not acknowledged. Records of one key are then no
    * longer handled one batch after another: only for handlers that need no
    * order between batches (each record on its own, repeats recognised). A bus
-   * may hand out fewer at once (Redis and Kafka: one, for now).
+   * may hand out fewer at once (Kafka: one).
    */
   inFlight?: number;
 }
