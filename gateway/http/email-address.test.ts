@@ -12,6 +12,7 @@ describe('isEmailAddress', () => {
     'josé.garcía+news@correo.es',
     "o'brien@example.ie",
     'a@b.co',
+    `${'a'.repeat(64)}@${Array.from({ length: 3 }, () => 'b'.repeat(60)).join('.')}.nz`,
   ])('takes %s', (address) => {
     expect(isEmailAddress(address)).toBe(true);
   });
@@ -33,6 +34,8 @@ describe('isEmailAddress', () => {
     ['a local part over 64 bytes', `${'ā'.repeat(33)}@example.com`],
     ['a quoted local part', '"ana mere"@example.com'],
     ['an address literal', 'ana@[192.0.2.1]'],
+    ['an address over the 254 octets SMTP carries', `${'a'.repeat(64)}@${Array.from({ length: 4 }, () => 'b'.repeat(50)).join('.')}.nz`],
+    ['an address over 254 octets with its domain in UTF-8', `${'ā'.repeat(30)}@${'ō'.repeat(60)}.${'ō'.repeat(60)}.nz`],
   ])('refuses %s', (_why, address) => {
     expect(isEmailAddress(address)).toBe(false);
   });

@@ -47,6 +47,18 @@ describe('bounce listener', () => {
     ]);
   });
 
+  it('takes a bounce to a return path of an internationalised domain, given in its ASCII form as hermod sends it', async () => {
+    const got: Bounce[] = [];
+    // HERMOD_SMTP_FROM at kāinga.nz: the bounce domain defaults to its ASCII form.
+    const l = createBounceListener({ host: '127.0.0.1', port: 0, domain: 'xn--kinga-fwa.nz', log: quietLog, onBounce: async (b) => void got.push(b) });
+    listeners.push(l);
+    const { port } = await l.start();
+    const id = `msg-${randomUUID()}`;
+    const verp = `bounces+${id}@xn--kinga-fwa.nz`;
+    await deliver(port, verp, postfixBounce({ to: 'mere@kāinga.nz', verp, hermodId: id }));
+    expect(got).toMatchObject([{ messageId: id, recipient: 'mere@kāinga.nz', status: '5.1.1' }]);
+  });
+
   it('replays RFC 3464’s examples: failed recipients become bounces, a delay does not', async () => {
     const got: Bounce[] = [];
     const port = await listen(async (b) => void got.push(b));

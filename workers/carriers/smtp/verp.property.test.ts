@@ -29,4 +29,17 @@ describe('VERP return paths (property)', () => {
     expect(messageIdOfVerp('bounces+a@b@example.com', 'example.com')).toBeUndefined();
     expect(verpAddress('tēnā koe 👋🏽', 'example.com')).toBeUndefined();
   });
+
+  it('reads the id of a return path whose internationalised domain comes in either form, as SMTP servers hand it over', () => {
+    const id = 'f3b1c2a4-0000-4a55-9d1e-000000000001';
+    for (const [configured, given] of [
+      ['xn--kinga-fwa.nz', 'kāinga.nz'],
+      ['kāinga.nz', 'xn--kinga-fwa.nz'],
+      ['XN--KINGA-FWA.NZ', 'Kāinga.NZ'],
+      ['例子.广告', 'xn--fsqu00a.xn--4rr70v'],
+    ]) {
+      expect(messageIdOfVerp(`bounces+${id}@${given}`, configured)).toBe(id);
+    }
+    expect(messageIdOfVerp(`bounces+${id}@kainga.nz`, 'xn--kinga-fwa.nz')).toBeUndefined();
+  });
 });
