@@ -54,6 +54,9 @@ export interface CallbackDispatcherOptions {
  * callbacks queue behind its earlier ones, so the receiver sees them in order.
  * What the outbox owed at start (a crash, a restart) is tried again first.
  */
+/** The longest a receiver's callbacks wait for its first answer since the start (which may announce a rate). */
+const FIRST_ANSWER_WAIT_MS = 1_000;
+
 export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Promise<{ stop(): Promise<void> }> {
   const pool = await startCallbackDeliveryPool(o.threads, o.log);
   const deliverCallback = pool.deliver;
@@ -62,20 +65,33 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
   // A receiver's X-RateLimit-Limit (requests per second) paces what this dispatcher sends it.
   const rateLimits = new Map<string, number>();
   /**
-   * Receivers answered since this core started. Until a receiver has answered
-   * once, its callbacks wait for the first one's answer, which says whether
-   * it announces a rate: a burst right after a start (the outbox's owed
-   * callbacks, a campaign's first receipts) would otherwise go out unpaced.
+   * Receivers answered since this core started (or waited for long enough).
+   * Until a receiver has answered once, its callbacks wait for the first
+   * one's answer, which says whether it announces a rate: a burst right after
+   * a start (the outbox's owed callbacks, a campaign's first receipts) would
+   * otherwise go out unpaced.
    */
   const answered = new Set<string>();
   const firstAnswers = new Map<string, Promise<void>>();
-  /** Resolves once `receiver` has answered since the start; undefined when this caller is to send the first request, with what to call after. */
+  /**
+   * Resolves once `receiver` has answered since the start, or once its first
+   * answer has been waited for FIRST_ANSWER_WAIT_MS (a receiver slow to answer,
+   * or hanging, must not hold its callbacks up to the callback timeout: they go
+   * then, unpaced until an answer says otherwise); undefined, or, for the
+   * caller who is to send the first request, what to call after it.
+   */
   const untilAnswered = async (receiver: string): Promise<(() => void) | undefined> => {
-    for (;;) {
-      if (answered.has(receiver)) return undefined;
-      const first = firstAnswers.get(receiver);
-      if (!first) break;
-      await first;
+    if (answered.has(receiver)) return undefined;
+    const first = firstAnswers.get(receiver);
+    if (first) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<'waited'>((resolve) => {
+        timer = setTimeout(() => resolve('waited'), FIRST_ANSWER_WAIT_MS);
+        timer.unref();
+      });
+      if ((await Promise.race([first, waited])) === 'waited') answered.add(receiver);
+      clearTimeout(timer);
+      return undefined;
     }
     let heard!: () => void;
     firstAnswers.set(receiver, new Promise<void>((resolve) => (heard = resolve)));
