@@ -15,6 +15,7 @@ import { type BusRecord, type PublishOptions, topicName } from '../core/ports/bu
 import { encodeJob } from '../core/ports/bus-payloads';
 import { imJob } from './carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from './channel-pool-test-kit';
+import { campaignMessageId } from '../core/campaigns/campaign-message-ids';
 import { createWhatsAppSimulator } from './simulators/whatsapp-simulator';
 import { startWabWorkerPool } from './wab/wab-worker-pool';
 
@@ -263,6 +264,52 @@ describe.each([
     release();
     await eventually(() => statuses.some((s) => s.id === slow.id && s.status === 'submitted'), 5_000);
     expect([...sends.values()]).toEqual([1, 1, 1]);
+  });
+});
+
+describe('a channel worker holding a slow job when a paused campaign is resumed', () => {
+  it('sends the campaign message parked in the same batch once it is handed over again, without waiting for the slow one', async () => {
+    const bus = createMemoryBus({ partitions: 1 });
+    const state = createMemoryState();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sends = new Map<string, number>();
+    const carrier: Carrier = {
+      name: 'slow-for-one',
+      async send(job) {
+        sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
+        if (job.content.startsWith('pōturi')) await held;
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      ready: async () => undefined,
+      onReport: () => undefined,
+      onInbound: () => undefined,
+      close: async () => undefined,
+    };
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+    kit.defer(async () => {
+      release();
+      await worker.stop();
+      await bus.close();
+    });
+    const campaignId = 256;
+    await state.setCampaignControl(campaignId, 'paused');
+    const slow = imJob('sms', '+64211234570', { type: 'text' }, 'pōturi — Kia ora 🐢');
+    const member = { ...imJob('sms', '+64211234571', { type: 'text' }, 'Kia ora Mere 👋🏽'), id: campaignMessageId(campaignId, 7) };
+    await bus.publish(
+      topicName('sms'),
+      [slow, member].map((j) => ({ key: 'one-partition', value: encodeJob(j) })),
+    );
+    await eventually(() => sends.get(slow.id) === 1);
+    // Resumed: the parked member is handed over again, while the slow job still holds its batch.
+    const parked = await state.setCampaignControl(campaignId, 'running');
+    expect(parked).toEqual([member.id]);
+    await bus.publish(topicName('sms'), [{ key: 'one-partition', value: encodeJob(member) }]);
+    await eventually(() => statuses.some((s) => s.id === member.id && s.status === 'submitted'), 5_000);
+    expect(sends.get(member.id)).toBe(1);
+    release();
   });
 });
 

@@ -315,21 +315,22 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       mine.map((d) => {
         const job = d.payload;
         const redelivered = d.record.redeliveries > 0;
+        // Out of hand as soon as its own send settles (a parked campaign message at once): a copy handed over
+        // later (its resume) is sent, even while other jobs of this batch are still with the carrier.
+        const send = (): Promise<void> => sendOne(job, redelivered).finally(() => inHand.delete(job.id));
         const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
-        if (!span) return sendOne(job, redelivered);
-        return span
-          .run(() => sendOne(job, redelivered))
-          .then(
-            () => span.end(),
-            (err: unknown) => {
-              span.end(err);
-              throw err;
-            },
-          );
+        if (!span) return send();
+        return span.run(send).then(
+          () => span.end(),
+          (err: unknown) => {
+            span.end(err);
+            throw err;
+          },
+        );
       }),
     );
-    for (const d of mine) inHand.delete(d.payload.id);
-    await claims?.release(mine.map((d) => d.payload.id));
+    // A job another batch took in hand since (its copy) keeps its claim: that batch lets it go.
+    await claims?.release(mine.map((d) => d.payload.id).filter((id) => !inHand.has(id)));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
     await statuses.drain();
