@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryState } from '../adapters/memory-state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { createStatusRecorder, type StatusChange } from './status-recorder';
@@ -6,14 +6,17 @@ import { stageOf } from '../domain/message-status';
 
 const AT = 1_790_000_000_000;
 
-function recorderWithHistory() {
+function recorderWithHistory(options: { failWrites?: () => boolean } = {}) {
   const events: StatusEvent[] = [];
+  let queries = 0;
   const history = {
     async appendEvents(batch: readonly StatusEvent[]) {
+      if (options.failWrites?.()) throw new Error('history is away');
       events.push(...batch);
     },
     // As history reads it: the latest by stage, then time.
     async latestStatuses(ids: readonly string[]) {
+      queries += 1;
       const latest = new Map<string, { status: StatusEvent['status']; at: number }>();
       for (const e of events) {
         if (!ids.includes(e.messageId)) continue;
@@ -28,7 +31,7 @@ function recorderWithHistory() {
   const recorder = createStatusRecorder({ history, state });
   const heard: StatusChange[] = [];
   recorder.onApplied((c) => heard.push(c));
-  return { recorder, state, events, heard };
+  return { recorder, state, events, heard, queries: () => queries };
 }
 
 const change = (status: StatusChange['status'], at: number, carrierId = ''): StatusChange => ({
@@ -98,6 +101,49 @@ describe('status recorder', () => {
     expect(await recorder.record([change('received', AT + 40, 'smsc-7')])).toEqual([true]);
     expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
     expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+  });
+
+  it('tells sent and submitted before a receipt a crash lost whose message history stops at queued, when the receipt comes back before the worker’s reports', async () => {
+    const { recorder, state, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1)]);
+    await state.advanceStatuses([
+      { id: 'm-1', status: 'sent', at: AT + 5 },
+      { id: 'm-1', status: 'submitted', at: AT + 20 },
+      { id: 'm-1', status: 'received', at: AT + 40 },
+    ]);
+    // The receipt's partition is handed over first, then the worker's.
+    expect(await recorder.record([change('received', AT + 40, 'smsc-7')])).toEqual([true]);
+    expect(await recorder.record([change('sent', AT + 5), change('submitted', AT + 20, 'smsc-7')])).toEqual([false, false]);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+    expect(heard.find((c) => c.status === 'sent')?.detail).toBe('sent (the carrier reported on it)');
+    expect(events.filter((e) => e.status === 'received')).toHaveLength(1);
+  });
+
+  it('gives a lost change back again when its history write failed the first time', async () => {
+    let failing = false;
+    const { recorder, state, events, heard } = recorderWithHistory({ failWrites: () => failing });
+    await recorder.record([change('accepted', AT), change('submitted', AT + 20, 'smsc-7')]);
+    await state.advanceStatuses([{ id: 'm-1', status: 'received', at: AT + 40 }]);
+    failing = true;
+    await expect(recorder.record([change('received', AT + 40, 'smsc-7')])).rejects.toThrow('history is away');
+    failing = false;
+    expect(await recorder.record([change('received', AT + 40, 'smsc-7')])).toEqual([true]);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'submitted', 'received']);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'submitted', 'received']);
+  });
+
+  it('asks history about a change hot state is past only in the minutes after a start, not for every echo later', async () => {
+    vi.useFakeTimers({ now: AT, shouldAdvanceTime: true });
+    try {
+      const { recorder, state, queries } = recorderWithHistory();
+      await state.advanceStatuses([{ id: 'm-1', status: 'submitted', at: AT + 20 }]);
+      vi.setSystemTime(AT + 6 * 60_000);
+      // A WhatsApp webhook echoing sent after the worker's submitted, long after the start: no history query.
+      expect(await recorder.record([change('sent', AT + 5)])).toEqual([false]);
+      expect(queries()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives back nothing that history has a later status than, though hot state is ahead of it too', async () => {

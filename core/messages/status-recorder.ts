@@ -3,6 +3,9 @@ import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { canAdvance, stageOf, type MessageStatus } from '../domain/message-status';
 
 const QUEUED_STAGE = stageOf('queued');
+const SUBMITTED_STAGE = stageOf('submitted');
+/** How long after a start a refused change is looked into also when hot state is past it (what a crash left comes again then). */
+const LOOK_PAST_MS = 5 * 60_000;
 import { createBatcher } from '../../lib/batcher';
 import { FifoMap } from '../../lib/fifo-map';
 import { messagesByStatus } from '../../lib/metrics';
@@ -47,6 +50,7 @@ const WRITTEN_MAX = 200_000;
 export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
   const lostCheckMs = deps.lostCheckMs ?? 1000;
+  const lookPastUntil = Date.now() + LOOK_PAST_MS;
   /** Messages with a change applied to hot state whose history write and listeners are still to come, and how many. */
   const writing = new Map<string, number>();
   /** Changes lostInACrash gave back (message id | status → when): each is given back once. */
@@ -78,8 +82,9 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
    * another core is writing (another partition's copy of the report): history is asked again after
    * `lostCheckMs`, by when that write is in.
    */
-  async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[], applied: readonly boolean[]): Promise<Set<number>> {
-    const lost = new Set<number>();
+  async function lostInACrash(changes: readonly StatusChange[], refused: readonly number[], applied: readonly boolean[]): Promise<Map<number, MessageStatus>> {
+    /** Lost change's index → the status history holds for its message. */
+    const lost = new Map<number, MessageStatus>();
     // This batch's applied changes are about to be written: a refused copy of one of them is no loss, and they
     // are no other batch's write in progress.
     const ownWrites = new Map<string, number>();
@@ -102,14 +107,16 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       const now = current[k]?.status;
       if (now === undefined) return false;
       if (now === changes[i]!.status) return true;
-      // Past it: only a message this process has not written that far (since its start), or every webhook echo
-      // of a `sent` after the worker's `submitted` would cost a history query.
+      // Past it: only in the minutes after this process started, when what a crash left comes again, and only for a
+      // message this process has not written that far; else every webhook echo of a `sent` after the worker's
+      // `submitted` would cost a history query.
       const c = changes[i]!;
-      return stageOf(now) > stageOf(c.status) && (written.get(c.messageId) ?? -1) < stageOf(c.status);
+      return Date.now() < lookPastUntil && stageOf(now) > stageOf(c.status) && (written.get(c.messageId) ?? -1) < stageOf(c.status);
     });
     if (taken.length === 0) return lost;
+    let inHistory = new Map<string, { status: MessageStatus }>();
     const behindIn = async (among: readonly number[]): Promise<number[]> => {
-      const inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
+      inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
       return among.filter((i) => {
         const h = inHistory.get(changes[i]!.messageId);
         return h !== undefined && canAdvance(h.status, changes[i]!.status) && !writtenElsewhere(changes[i]!.messageId);
@@ -128,9 +135,33 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       if (before !== undefined && now - before < REPAIRED_MEMORY_MS) continue;
       if (!repaired.has(key) && repaired.size >= REPAIRED_MAX) repaired.shift();
       repaired.set(key, now);
-      lost.add(i);
+      lost.set(i, inHistory.get(changes[i]!.messageId)!.status);
     }
     return lost;
+  }
+
+  /**
+   * The batch to write and tell with what a crash lost given back: before a lost carrier's report on a message
+   * whose history stops short of `submitted` (the worker's `sent` and `submitted` lost with it, and perhaps on
+   * their way again behind it, on another partition), those two as the carrier's report proves them, as for a
+   * receipt whose submit's report never came, so the client hears every step, in order.
+   */
+  function withLostGivenBack(changes: readonly StatusChange[], applied: readonly boolean[], lost: ReadonlyMap<number, MessageStatus>) {
+    const all: StatusChange[] = [];
+    const told: boolean[] = [];
+    changes.forEach((c, i) => {
+      const history = lost.get(i);
+      if (history !== undefined && c.carrierId && stageOf(c.status) > SUBMITTED_STAGE) {
+        for (const status of ['sent', 'submitted'] as const) {
+          if (!canAdvance(history, status)) continue;
+          all.push({ ...c, status, detail: `${status} (the carrier reported on it)`, errorCode: '', onceSubmitted: undefined });
+          told.push(true);
+        }
+      }
+      all.push(c);
+      told.push(applied[i]! || history !== undefined);
+    });
+    return { all, told };
   }
 
   /** Indexes of refused hand-overs whose message has since gone further. */
@@ -209,15 +240,29 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       // Marked as being written from now, so that another batch's look for losses waits for these.
       const ids = changes.flatMap((c, i) => (applied[i] ? [c.messageId] : []));
       for (const id of ids) startWriting(id);
-      let told = applied;
+      let lost: Map<number, MessageStatus>;
       try {
-        const lost = await lostInACrash(changes, refused, applied);
-        if (lost.size > 0) told = applied.map((a, i) => a || lost.has(i));
+        lost = await lostInACrash(changes, refused, applied);
       } finally {
         for (const id of ids) doneWriting(id);
       }
-      await writeAndTellWhile(told, true);
-      return told;
+      if (lost.size === 0) {
+        await writeAndTellWhile(applied, true);
+        return applied;
+      }
+      const { all, told } = withLostGivenBack(changes, applied, lost);
+      const allIds = all.flatMap((c, i) => (told[i] ? [c.messageId] : []));
+      for (const id of allIds) startWriting(id);
+      try {
+        await writeAndTell(all, told, true);
+      } catch (err) {
+        // Not written after all: the next hand-over of these reports gives them back again.
+        for (const i of lost.keys()) repaired.delete(`${changes[i]!.messageId}|${changes[i]!.status}`);
+        throw err;
+      } finally {
+        for (const id of allIds) doneWriting(id);
+      }
+      return applied.map((a, i) => a || lost.has(i));
     },
     onApplied(listener) {
       listeners.push(listener);
