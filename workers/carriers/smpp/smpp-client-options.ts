@@ -23,6 +23,13 @@ export interface SmppClientOptions {
   concatTimeoutMs?: number;
   maxPduLength?: number;
   /**
+   * Receipts handed to listeners and not yet answered, at most (default
+   * 2,048): past it the session stops reading until half are answered, so an
+   * SMSC that sends receipts faster than hermod makes them durable waits on
+   * TCP instead of filling this process's memory.
+   */
+  receiptsInHand?: number;
+  /**
    * What this session binds as (default transceiver): a transmitter only
    * submits, a receiver only takes receipts and replies (SMSCs of SMPP 3.3,
    * and others, take no transceiver).
@@ -52,6 +59,7 @@ export function resolveClientOptions(options: SmppClientOptions): ResolvedClient
     reconnectMaxMs: 30_000,
     concatTimeoutMs: 120_000,
     maxPduLength: DEFAULT_MAX_PDU_LENGTH,
+    receiptsInHand: 2048,
     bindAs: 'transceiver',
     ...(given as Partial<ResolvedClientOptions> & Pick<SmppClientOptions, 'host' | 'port' | 'systemId' | 'password'>),
   };

@@ -348,12 +348,14 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       const receipt = parseDeliveryReceipt(pdu);
       if (receipt) {
         let answered = false;
+        this.tookReceipt(conn);
         this.defer([
           'receipt',
           receipt,
           (handled) => {
             if (answered) return;
             answered = true;
+            this.answeredReceipt(conn);
             answer(handled ? CommandStatus.ESME_ROK : CommandStatus.ESME_RX_T_APPN);
           },
         ]);
@@ -366,6 +368,30 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     answer(CommandStatus.ESME_ROK);
     const mo = this.mo.add(pdu);
     if (mo) this.defer(['mo', mo]);
+  }
+
+  /** Receipts of each connection in listeners' hands, and whether its reading is paused for them. */
+  private readonly receiptsOut = new WeakMap<SmppConnection, { n: number; paused: boolean }>();
+
+  private tookReceipt(conn: SmppConnection): void {
+    let out = this.receiptsOut.get(conn);
+    if (!out) this.receiptsOut.set(conn, (out = { n: 0, paused: false }));
+    out.n += 1;
+    if (!out.paused && out.n >= this.o.receiptsInHand) {
+      out.paused = true;
+      conn.socket.pause();
+      this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
+    }
+  }
+
+  private answeredReceipt(conn: SmppConnection): void {
+    const out = this.receiptsOut.get(conn);
+    if (!out) return;
+    out.n = Math.max(0, out.n - 1);
+    if (out.paused && out.n <= this.o.receiptsInHand / 2) {
+      out.paused = false;
+      if (!conn.socket.destroyed) conn.socket.resume();
+    }
   }
 
   /**
