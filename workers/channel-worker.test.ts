@@ -11,7 +11,7 @@ import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
-import { type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
+import { type Bus, type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
 import { imJob } from './carriers/http/http-carrier-test-kit';
 import { channelPoolTestKit } from './channel-pool-test-kit';
@@ -209,6 +209,38 @@ describe('a channel worker whose hot state fails just after the carrier took a m
   });
 });
 
+/**
+ * A worker of `channel` on `bus` whose carrier holds any job whose text starts `pōturi` (one application's message to a
+ * recipient the provider is slow on: its rate limit, a timeout) until `release`; the sends per job and the statuses.
+ */
+async function workerSlowForOne(bus: Bus, channel: string) {
+  const state = createMemoryState();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const sends = new Map<string, number>();
+  const carrier: Carrier = {
+    name: 'slow-for-one',
+    async send(job) {
+      sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
+      if (job.content.startsWith('pōturi')) await held;
+      return { carrierIds: [`c-${job.id}`] };
+    },
+    ready: async () => undefined,
+    onReport: () => undefined,
+    onInbound: () => undefined,
+    close: async () => undefined,
+  };
+  const statuses: StatusUpdate[] = [];
+  await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+  const worker = await startChannelWorker({ channel, bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+  kit.defer(async () => {
+    release();
+    await worker.stop();
+    await bus.close();
+  });
+  return { state, sends, statuses, release };
+}
+
 describe.each([
   ['the in-process bus', () => createMemoryBus({ partitions: 1 })],
   [
@@ -222,31 +254,7 @@ describe.each([
 ])('a channel worker on %s whose carrier is slow for one message', (_, makeBus) => {
   it('sends the messages behind it in its partition meanwhile, another application’s among them, and each once', async () => {
     const bus = makeBus();
-    const state = createMemoryState();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const sends = new Map<string, number>();
-    const carrier: Carrier = {
-      name: 'slow-for-one',
-      async send(job) {
-        sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
-        // One application's message to a recipient the provider is slow on (its rate limit, a timeout).
-        if (job.content.startsWith('pōturi')) await held;
-        return { carrierIds: [`c-${job.id}`] };
-      },
-      ready: async () => undefined,
-      onReport: () => undefined,
-      onInbound: () => undefined,
-      close: async () => undefined,
-    };
-    const statuses: StatusUpdate[] = [];
-    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'wab', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
-    kit.defer(async () => {
-      release();
-      await worker.stop();
-      await bus.close();
-    });
+    const { sends, statuses, release } = await workerSlowForOne(bus, 'wab');
     const slow = imJob('wab', '+64211234567', { type: 'text' }, 'pōturi — Kia ora 🐢');
     await bus.publish(topicName('wab'), [{ key: slow.id, value: encodeJob(slow) }]);
     await eventually(() => sends.get(slow.id) === 1);
@@ -270,30 +278,7 @@ describe.each([
 describe('a channel worker holding a slow job when a paused campaign is resumed', () => {
   it('sends the campaign message parked in the same batch once it is handed over again, without waiting for the slow one', async () => {
     const bus = createMemoryBus({ partitions: 1 });
-    const state = createMemoryState();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const sends = new Map<string, number>();
-    const carrier: Carrier = {
-      name: 'slow-for-one',
-      async send(job) {
-        sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
-        if (job.content.startsWith('pōturi')) await held;
-        return { carrierIds: [`c-${job.id}`] };
-      },
-      ready: async () => undefined,
-      onReport: () => undefined,
-      onInbound: () => undefined,
-      close: async () => undefined,
-    };
-    const statuses: StatusUpdate[] = [];
-    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog, retryBaseMs: 10 });
-    kit.defer(async () => {
-      release();
-      await worker.stop();
-      await bus.close();
-    });
+    const { state, sends, statuses, release } = await workerSlowForOne(bus, 'sms');
     const campaignId = 256;
     await state.setCampaignControl(campaignId, 'paused');
     const slow = imJob('sms', '+64211234570', { type: 'text' }, 'pōturi — Kia ora 🐢');
