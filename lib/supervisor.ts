@@ -12,6 +12,9 @@ import { mallocEnv } from './malloc-env';
 import { requireSharedHotState } from './shared-hot-state';
 import { checkGrpcTlsFiles } from './grpc-credentials';
 
+/** How long after its grace a role that has not exited is killed (its own timer ends it at the grace). */
+const STOP_OVERDUE_MS = 5_000;
+
 const ENTRY = entryFile('hermod', 'bin/hermod.js');
 const RESTART_DELAY_MS = 1000;
 /** How long after a role says it got SIGTERM the supervisor waits to see whether it got the signal too (sent to the whole group). */
@@ -159,7 +162,17 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
         await startedOrGone(w);
         await new Promise<void>((resolve) => {
           if (w.isDead()) return resolve();
-          w.once('exit', () => resolve());
+          // A role stops itself within its grace; one that cannot run even its own timer (stopped, thrashing at its
+          // heap limit) is killed a little after, or hermod would wait on it for good.
+          const overdue = setTimeout(() => {
+            if (w.isDead()) return;
+            log.error('role did not stop within its grace; killing it', { role, pid: w.process.pid, graceMs: config.shutdownGraceMs });
+            w.process.kill('SIGKILL');
+          }, config.shutdownGraceMs + STOP_OVERDUE_MS);
+          w.once('exit', () => {
+            clearTimeout(overdue);
+            resolve();
+          });
           // One that died meanwhile has no channel left (EPIPE): its exit resolves this, or already did.
           w.send({ type: 'shutdown' }, undefined, undefined, (err: Error | null) => {
             if (err && w.isDead()) resolve();

@@ -198,3 +198,35 @@ describe('SIGTERM while clients keep sending on kept-alive connections', () => {
     expect(outcomes.filter((o) => o.error !== undefined && o.error !== 'ECONNREFUSED' && o.secured && !o.reused)).toEqual([]);
   }, 90_000);
 });
+
+describe('SIGTERM to the supervisor while core cannot run at all (stopped, or thrashing at its heap limit)', () => {
+  it('kills core a little after its grace and stops, instead of waiting on it for good', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-term-frozen-'));
+    const hermod = await startHermod({ dataDir, env: { HERMOD_SHUTDOWN_GRACE: '2s' } });
+    const lines = () =>
+      hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; role?: string; pid?: number });
+    const core = lines().find((l) => l.role === 'core' && l.pid !== undefined)!.pid!;
+    try {
+      // As a core at its heap limit: it runs nothing, not even its own stop timer.
+      process.kill(core, 'SIGSTOP');
+      const started = Date.now();
+      const stopped = hermod.stop();
+      const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 30_000))]);
+      expect(outcome).toBe('stopped');
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(lines().some((l) => l.msg === 'role did not stop within its grace; killing it' && l.role === 'core')).toBe(true);
+      expect(() => process.kill(core, 0)).toThrow();
+    } finally {
+      try {
+        process.kill(core, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      await hermod.kill9();
+    }
+  }, 60_000);
+});
