@@ -27,8 +27,8 @@ const DEFAULT_MAX_BATCH = 256;
  * - Each consumer group has its own cursor per partition. The partitions are
  *   dealt round-robin to the group's live members in the order they joined
  *   (partition p → member p mod n), recomputed whenever a member joins or
- *   leaves; a partition whose batch is in a handler's hands moves only once
- *   that batch has settled, so a partition never has two batches out.
+ *   leaves; a partition whose batches are in a handler's hands moves only
+ *   once they have settled, so no two members hold batches of one partition.
  * - Per partition and group, one batch (≤ the member's maxBatch) at a time, in
  *   order, or up to the member's `inFlight` side by side. Resolving
  *   acknowledges the batch (the group's position moves past the batches
