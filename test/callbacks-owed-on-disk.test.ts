@@ -142,13 +142,14 @@ describe(`${OWED} callbacks owed to a receiver that is down`, () => {
     for (const id of kiwiIds) expect(receiver.received.filter((r) => r.app === 'kiwi' && r.json.id === id).map((r) => r.json.status)).toEqual(STATUSES);
     expect(receiver.received.some((r) => r.app === 'acme' && r.answered === 200)).toBe(false);
     expect(mostInMemory).toBeLessThanOrEqual(IN_MEMORY);
-    // Per application, an SRE sees whose receiver is behind: acme owes them all, kiwi (delivered) nothing.
+    // Per application, an SRE sees whose receiver is behind: acme owes them all, kiwi (delivered) nothing (0, or no
+    // series at all when no scrape came while it owed any: its callbacks go out within milliseconds).
     const perApplication = await eventually(async () => {
       const text = await (await fetch(`http://localhost:${hermod.metricsPort}/metrics`)).text();
-      const values = [...text.matchAll(/^hermod_callbacks_owed_per_application\{application="[^"]+"\} (\d+)$/gm)].map((m) => Number(m[1]));
-      return values.length === 2 && values.includes(0) ? values.sort((a, b) => b - a) : undefined;
+      const owedBy = new Map([...text.matchAll(/^hermod_callbacks_owed_per_application\{application="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+      return owedBy.size >= 1 && [...owedBy.values()].filter((n) => n > 0).length === 1 ? owedBy : undefined;
     });
-    expect(perApplication[0]).toBeGreaterThanOrEqual(OWED);
+    expect(Math.max(...perApplication.values())).toBeGreaterThanOrEqual(OWED);
 
     // kill -9, and a restart that reads only what was in memory.
     client.close();
