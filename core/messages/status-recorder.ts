@@ -220,11 +220,11 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       const applied = await deps.state.advanceStatuses(
         changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
       );
-      const writeAndTellWhile = async (which: readonly boolean[], withLate: boolean): Promise<void> => {
-        const ids = changes.flatMap((c, i) => (which[i] ? [c.messageId] : []));
+      const writeAndTellWhile = async (which: readonly boolean[], withLate: boolean, list: readonly StatusChange[] = changes): Promise<void> => {
+        const ids = list.flatMap((c, i) => (which[i] ? [c.messageId] : []));
         for (const id of ids) startWriting(id);
         try {
-          await writeAndTell(changes, which, withLate);
+          await writeAndTell(list, which, withLate);
         } finally {
           for (const id of ids) doneWriting(id);
         }
@@ -251,16 +251,12 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
         return applied;
       }
       const { all, told } = withLostGivenBack(changes, applied, lost);
-      const allIds = all.flatMap((c, i) => (told[i] ? [c.messageId] : []));
-      for (const id of allIds) startWriting(id);
       try {
-        await writeAndTell(all, told, true);
+        await writeAndTellWhile(told, true, all);
       } catch (err) {
         // Not written after all: the next hand-over of these reports gives them back again.
         for (const i of lost.keys()) repaired.delete(`${changes[i]!.messageId}|${changes[i]!.status}`);
         throw err;
-      } finally {
-        for (const id of allIds) doneWriting(id);
       }
       return applied.map((a, i) => a || lost.has(i));
     },
