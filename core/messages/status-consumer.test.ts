@@ -48,6 +48,38 @@ describe('status consumer', () => {
     expect(queries.length).toBeLessThanOrEqual(8);
   });
 
+  it("looks up receipts of carrier ids nobody knows (another system's, redelivered) less and less often, and matches a new one meanwhile", async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    const asked: string[] = [];
+    const history = {
+      async findMessageIdsByCarrierIds(carrierIds: readonly string[]) {
+        asked.push(...carrierIds);
+        return new Map(carrierIds.filter((c) => c === 'smsc:新しい').map((c) => [c, 'message-new']));
+      },
+      latestStatuses: async () => new Map(),
+    } as unknown as MessageHistory;
+    const recorded: StatusChange[] = [];
+    const recorder = { record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder;
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    const receipt = (carrierId: string) => ({
+      key: carrierId,
+      value: encodeStatus({ id: '', carrierId, status: 'received', at: 1_700_000_000_000, channel: 'sms', detail: 'Kua tae' }),
+    });
+
+    await bus.publish(
+      topicName('status'),
+      Array.from({ length: 2500 }, (_, i) => receipt(`elsewhere:${i}`)),
+    );
+    await new Promise((r) => setTimeout(r, 4_200));
+    // Looked up on arrival, then at 0.5, 1.5 and 3.5 s: 5 times each, not 9 (once every half second).
+    const timesAsked = asked.filter((c) => c === 'elsewhere:0').length;
+    expect(timesAsked).toBeLessThanOrEqual(5);
+    await bus.publish(topicName('status'), [receipt('smsc:新しい')]);
+    await eventually(() => recorded.length === 1, 2_000);
+    expect(recorded[0]?.messageId).toBe('message-new');
+  }, 10_000);
+
   it('matches a receipt to a message an earlier version submitted, whose carrier id it kept as the carrier wrote it (000F426B, not f426b)', async () => {
     const bus = createMemoryBus({ partitions: 2 });
     const state = createMemoryState();

@@ -152,7 +152,7 @@ export function startStatusConsumer(deps: {
       deps.log.warn('could not mark delivery reports released in their file; the next rewrite leaves them out', { err });
     }
   };
-  // Held reports are matched again every half second, a bounded number at a time.
+  // Held reports are matched again when due (every half second at first), a bounded number at a time.
   let matching = false;
   const matchHeld = async (): Promise<void> => {
     if (matching || (unmatched.size === 0 && !kept?.file.lines)) return;
@@ -166,6 +166,9 @@ export function startStatusConsumer(deps: {
       releaseHeld(expired);
       const batch = waiting.slice(0, 2000);
       const ids = await resolveIds(batch);
+      batch.forEach((u, i) => {
+        if (ids[i] === undefined) unmatched.notFound(u);
+      });
       const partOnly = await partsOnly(batch, ids);
       let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];

@@ -44,3 +44,49 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.size).toBe(0);
   });
 });
+
+describe('delivery reports whose carrier id history does not know either', () => {
+  it('are looked for again less and less often, up to the longest wait, so a stream of them costs few history queries', () => {
+    let t = 0;
+    const held = createUnmatchedReports({ holdMs: 120_000, maxHeld: 10, now: () => t, firstRetryMs: 500, longestRetryMs: 8_000 });
+    const u = report('other-smsc:午後');
+    held.hold(u);
+    const triedAt: number[] = [];
+    for (t = 0; t < 60_000; t += 500) {
+      const { waiting } = held.take();
+      if (waiting.length === 0) continue;
+      triedAt.push(t);
+      held.notFound(waiting[0]!);
+    }
+    expect(triedAt.slice(0, 6)).toEqual([0, 500, 1500, 3500, 7500, 15500]);
+    // Then every 8 s: 120 tries at a steady half second became 11.
+    expect(triedAt.length).toBe(11);
+  });
+
+  it('do not keep a newer report that can be matched waiting behind them', () => {
+    let t = 0;
+    const held = createUnmatchedReports({ holdMs: 120_000, maxHeld: 5000, now: () => t });
+    for (let i = 0; i < 3000; i++) held.hold(report(`lost-${i}`));
+    for (const u of held.take().waiting.slice(0, 2000)) held.notFound(u);
+    t = 500;
+    for (const u of held.take().waiting.slice(0, 2000)) held.notFound(u);
+    held.hold(report('kiwi-ā'));
+    t = 1000;
+    expect(
+      held
+        .take()
+        .waiting.slice(0, 2000)
+        .map((u) => u.carrierId),
+    ).toContain('kiwi-ā');
+  });
+
+  it('are looked for at once again when the carrier sends a later report for the same id', () => {
+    let t = 0;
+    const held = createUnmatchedReports({ holdMs: 120_000, maxHeld: 10, now: () => t });
+    held.hold(report('c1', 'submitted'));
+    for (const u of held.take().waiting) held.notFound(u);
+    t = 100;
+    held.hold(report('c1', 'received'));
+    expect(held.take().waiting.map((u) => u.status)).toEqual(['received']);
+  });
+});

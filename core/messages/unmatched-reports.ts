@@ -8,10 +8,18 @@ import type { StatusUpdate } from '../ports/bus-payloads';
  * (then given up: a submit never recorded is sent again, and its new receipt
  * is matched instead). A report that came before its submit's own report
  * waits here too (status-consumer.ts), and `heldFor` tells for how long.
+ *
+ * One that history does not know either (`notFound`) is looked for again
+ * after `firstRetryMs`, then twice as long each time up to `longestRetryMs`:
+ * a carrier redelivering receipts of another system's ids would otherwise
+ * cost a history query for each of them every half second, and hold newer
+ * reports, which are due at once, behind them.
  */
-export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number }) {
+export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number; firstRetryMs?: number; longestRetryMs?: number }) {
   const now = options.now ?? Date.now;
-  const held = new Map<string, { update: StatusUpdate; since: number; until: number }>();
+  const firstRetryMs = options.firstRetryMs ?? 500;
+  const longestRetryMs = options.longestRetryMs ?? 8_000;
+  const held = new Map<string, { update: StatusUpdate; since: number; until: number; due: number; misses: number }>();
   return {
     /** Holds a report; false when it had to be dropped (too many held). */
     hold(update: StatusUpdate): boolean {
@@ -19,10 +27,10 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       if (!held.has(update.carrierId) && held.size >= options.maxHeld) return false;
       // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
       const t = now();
-      held.set(update.carrierId, { update, since: t, until: t + options.holdMs });
+      held.set(update.carrierId, { update, since: t, until: t + options.holdMs, due: t, misses: 0 });
       return true;
     },
-    /** Everything held, oldest first, and what of it is past its time (removed). */
+    /** Everything held that is due to be matched again, oldest first, and what of it is past its time (removed). */
     take(): { waiting: StatusUpdate[]; expired: StatusUpdate[] } {
       const t = now();
       const waiting: StatusUpdate[] = [];
@@ -31,9 +39,16 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
         if (entry.until <= t) {
           held.delete(carrierId);
           expired.push(entry.update);
-        } else waiting.push(entry.update);
+        } else if (entry.due <= t) waiting.push(entry.update);
       }
       return { waiting, expired };
+    },
+    /** Neither hot state nor history knows its carrier id yet: looked for again later, each time later still. */
+    notFound(update: StatusUpdate): void {
+      const entry = update.carrierId ? held.get(update.carrierId) : undefined;
+      if (entry?.update !== update) return;
+      entry.due = now() + Math.min(longestRetryMs, firstRetryMs * 2 ** entry.misses);
+      entry.misses++;
     },
     /** Matched: no longer held, unless a later report for its carrier id replaced it meanwhile (false then). */
     release(update: StatusUpdate): boolean {
