@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
+import { freePortBelowEphemeral } from './support/free-port';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 
@@ -24,7 +24,8 @@ describe('e-mail bounces with the simulators hermod starts itself (as npm start 
 
   beforeAll(async () => {
     // The sink (in the simulators' process) is told the bounce listener's port, so both are fixed here, as npm start's 2525 and 2526.
-    const [sinkPort, bouncePort] = [await freePort(), await freePort()];
+    // Below the ephemeral range: a port picked among the ephemeral ones was taken by another test's process before hermod bound it (CI).
+    const [sinkPort, bouncePort] = [await freePortBelowEphemeral(), await freePortBelowEphemeral()];
     hermod = await startHermod({
       dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-bounce-sims-')),
       env: {
