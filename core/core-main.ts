@@ -18,6 +18,7 @@ import { recoverUnfinished } from './messages/recovery';
 import { rememberSendersFromHistory } from './messages/senders-from-history';
 import { createBatchedMessageLookup } from './messages/batched-message-lookup';
 import { startStatusConsumer } from './messages/status-consumer';
+import { createDeferredSends, type AttemptRetries } from './messages/deferred-sends';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
 import { startInboundConsumer } from './messages/inbound-consumer';
 import { createNumericIds } from './messages/numeric-ids';
@@ -135,6 +136,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // starts, and its own resuming hands attempts to them (fallbacks whose time passed while core was down). What is
   // applied before it is listening waits here, and is told to it, in order, once it is.
   let imListener: ((change: StatusChange) => void) | undefined;
+  // Attempts a carrier keeps refusing for now wait with the orchestrator, once it runs.
+  let orchestratorStarted!: (orchestrator: AttemptRetries) => void;
+  const orchestratorRunning = new Promise<AttemptRetries>((resolve) => (orchestratorStarted = resolve));
   const beforeImListens: StatusChange[] = [];
   recorder.onApplied((change) => (imListener ? imListener(change) : beforeImListens.push(change)));
   // Last, after every listener that reads the message: a final status lets it leave memory soon.
@@ -152,6 +156,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       recorder,
       log,
       heldFile: { path: path.join(config.dataDir, 'state', 'held-delivery-reports.jsonl'), fsync: config.journalFsync },
+      deferred: createDeferredSends({ history, state, intake, attempts: () => orchestratorRunning, log }),
     }),
     startInboundConsumer({
       bus,
@@ -218,6 +223,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     dryRun: createCampaignDryRun({ store: history.campaigns, applications: history, state, templates, ratePerSecond: config.campaigns.ratePerSecond }),
   };
 
+  orchestratorStarted(orchestrator);
   for (const change of beforeImListens.splice(0)) orchestrator.statusApplied(change);
   imListener = (change) => orchestrator.statusApplied(change);
   const imIntake = createImIntake({ im: history.im, intake, accounts, numericIds, defaultAttempts: config.im.defaultAttempts });

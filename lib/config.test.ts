@@ -74,6 +74,17 @@ describe('configuration', () => {
     expect(() => resolveConfig({ HERMOD_CHDB_MAX_MEMORY: 'lots' })).toThrow(/HERMOD_CHDB_MAX_MEMORY/);
   });
 
+  it('tries a message its carrier refuses for now again after a minute, then doubling up to an hour, for a day, unless told otherwise', () => {
+    expect(resolveConfig({}).sendRetry).toEqual({ firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 });
+    expect(resolveConfig({ HERMOD_SEND_RETRY_FIRST: '5m', HERMOD_SEND_RETRY_LONGEST: '4h', HERMOD_SEND_RETRY_FOR: '5d' }).sendRetry).toEqual({
+      firstMs: 300_000,
+      longestMs: 14_400_000,
+      forMs: 432_000_000,
+    });
+    expect(() => resolveConfig({ HERMOD_SEND_RETRY_FIRST: '2h' })).toThrow(/HERMOD_SEND_RETRY_LONGEST must not be shorter/);
+    expect(() => resolveConfig({ HERMOD_SEND_RETRY_FIRST: '0s' })).toThrow(ConfigError);
+  });
+
   it('refuses bad values with the name of the variable', () => {
     expect(() => resolveConfig({ HERMOD_HTTPS_PORT: '70000' })).toThrow(/HERMOD_HTTPS_PORT/);
     expect(() => resolveConfig({ HERMOD_SMPP_SUBMIT_TIMEOUT: 'soon' })).toThrow(/HERMOD_SMPP_SUBMIT_TIMEOUT/);

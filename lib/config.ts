@@ -250,6 +250,12 @@ export interface Config {
   shortLinkBase: string;
   /** How long a successful credential check is cached by a gateway. */
   authCacheMs: number;
+  /**
+   * A message its carrier keeps refusing for a reason that passes is handed
+   * over again later (channel-worker.ts): first after `firstMs`, then as long
+   * as it has been refused so far up to `longestMs`; frozen after `forMs`.
+   */
+  sendRetry: { firstMs: number; longestMs: number; forMs: number };
   /** Failed credential checks a gateway allows per application name and per client address before refusing for a back-off. */
   authFailures: { perName: number; perAddress: number; backoffMs: number; maxBackoffMs: number };
   shutdownGraceMs: number;
@@ -354,6 +360,14 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     } catch (err) {
       throw new ConfigError(`${name}: ${(err as Error).message}`);
     }
+  };
+  const sendRetry = (): Config['sendRetry'] => {
+    const firstMs = duration('HERMOD_SEND_RETRY_FIRST', '1m');
+    const longestMs = duration('HERMOD_SEND_RETRY_LONGEST', '1h');
+    const forMs = duration('HERMOD_SEND_RETRY_FOR', '24h');
+    if (firstMs <= 0) throw new ConfigError('HERMOD_SEND_RETRY_FIRST must be longer than 0');
+    if (longestMs < firstMs) throw new ConfigError('HERMOD_SEND_RETRY_LONGEST must not be shorter than HERMOD_SEND_RETRY_FIRST');
+    return { firstMs, longestMs, forMs };
   };
   const authFailures = (): Config['authFailures'] => {
     const backoffMs = duration('HERMOD_AUTH_BACKOFF', '10s');
@@ -512,6 +526,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     gatewayBatchDelayMs: duration('HERMOD_GATEWAY_BATCH_DELAY', '0ms'),
     gatewayBatchMax: int('HERMOD_GATEWAY_BATCH_MAX', 512, 1, 100_000),
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
+    sendRetry: sendRetry(),
     authFailures: authFailures(),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),

@@ -2,7 +2,7 @@ import type { Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
 import type { Carrier } from './carrier';
-import { startChannelWorker } from './channel-worker';
+import { startChannelWorker, type Deferral } from './channel-worker';
 
 export interface CarrierPool {
   /** Stops the worker (waiting for the batches in hand), then closes the carrier. */
@@ -10,8 +10,12 @@ export interface CarrierPool {
 }
 
 /** A channel's pool in this process: one carrier and the worker that feeds it from the channel's topic. */
-export async function startCarrierPool(channel: string, carrier: Carrier, deps: { bus: Bus; state: HotState; log: Logger }): Promise<CarrierPool> {
-  const worker = await startChannelWorker({ channel, bus: deps.bus, state: deps.state, carrier, log: deps.log });
+export async function startCarrierPool(
+  channel: string,
+  carrier: Carrier,
+  deps: { bus: Bus; state: HotState; log: Logger; deferral?: Deferral },
+): Promise<CarrierPool> {
+  const worker = await startChannelWorker({ channel, bus: deps.bus, state: deps.state, carrier, log: deps.log, deferral: deps.deferral });
   return {
     async stop() {
       await worker.stop();

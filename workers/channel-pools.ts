@@ -19,20 +19,35 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
             bus,
             state,
             log,
+            deferral: config.sendRetry,
           }),
         );
         break;
       case 'email':
-        pools.push(await (await import('./email/email-worker-pool')).startEmailWorkerPool({ config: config.channels.email, bus, state, log }));
+        pools.push(
+          await (await import('./email/email-worker-pool')).startEmailWorkerPool({
+            config: config.channels.email,
+            bus,
+            state,
+            log,
+            deferral: config.sendRetry,
+          }),
+        );
         break;
       case 'wab':
-        pools.push(await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log }));
+        pools.push(
+          await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log, deferral: config.sendRetry }),
+        );
         break;
       case 'rcs':
-        pools.push(await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log }));
+        pools.push(
+          await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log, deferral: config.sendRetry }),
+        );
         break;
       case 'mms':
-        pools.push(await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log }));
+        pools.push(
+          await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log, deferral: config.sendRetry }),
+        );
         break;
     }
   }

@@ -336,3 +336,72 @@ describe('two channel workers handed the same job at once (a partition lease los
     expect(statuses.filter((s) => s.id === job.id && s.status === 'submitted')).toHaveLength(1);
   });
 });
+
+/** A worker of `channel` on the in-process bus whose carrier refuses every send for a reason that passes (a greylisting mail server's 451) while `refusing()`. */
+async function workerRefusedForAWhile(channel: string, deferral: { firstMs: number; longestMs: number; forMs: number }) {
+  const bus = createMemoryBus({ partitions: 1 });
+  const state = createMemoryState();
+  let refusing = true;
+  const sends: string[] = [];
+  const carrier: Carrier = {
+    name: 'greylisting',
+    async send(job) {
+      sends.push(job.id);
+      if (refusing) throw new HermodError('unavailable', '451 4.7.1 Greylisted, please try again in 5 minutes', { retryable: true });
+      return { carrierIds: [`c-${job.id}`] };
+    },
+    ready: async () => undefined,
+    onReport: () => undefined,
+    onInbound: () => undefined,
+    close: async () => undefined,
+  };
+  const statuses: StatusUpdate[] = [];
+  await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+  const worker = await startChannelWorker({ channel, bus, state, carrier, log: quietLog, maxAttempts: 3, retryBaseMs: 10, deferral });
+  kit.defer(async () => {
+    await worker.stop();
+    await bus.close();
+  });
+  return { bus, sends, statuses, accept: () => (refusing = false) };
+}
+
+describe('a channel worker whose carrier keeps refusing a message for a reason that passes', () => {
+  it('gives it back to be handed over again later, with when and why, instead of freezing it after its tries', async () => {
+    const { bus, sends, statuses } = await workerRefusedForAWhile('email', { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 });
+    const job = imJob('email', 'mere@kōrero.example', { type: 'text', subject: 'Kia ora' }, 'Tēnā koe, e Mere 👋🏽');
+    const before = Date.now();
+    await bus.publish(topicName('email'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => statuses.some((s) => s.id === job.id && s.retryAt !== undefined), 5_000);
+    const deferral = statuses.find((s) => s.retryAt !== undefined)!;
+    expect(sends.length).toBe(3);
+    expect(deferral.status).toBe('queued');
+    expect(deferral.detail).toContain('Greylisted');
+    expect(deferral.deferredSince).toBeGreaterThanOrEqual(before);
+    // The first wait is a minute after the first refusal.
+    expect(deferral.retryAt! - deferral.deferredSince!).toBeGreaterThanOrEqual(60_000);
+    expect(statuses.some((s) => s.id === job.id && s.status === 'frozen')).toBe(false);
+  });
+
+  it('tries a message handed over again once, and waits twice as long as it has been refused so far', async () => {
+    const { bus, sends, statuses } = await workerRefusedForAWhile('sms', { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 });
+    const since = Date.now() - 5 * 60_000;
+    const job = { ...imJob('sms', '+64211234580', { type: 'text' }, 'Kia ora anō 🔁'), deferredSince: since };
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => statuses.some((s) => s.id === job.id && s.retryAt !== undefined), 5_000);
+    const deferral = statuses.find((s) => s.retryAt !== undefined)!;
+    expect(sends.length).toBe(1);
+    expect(deferral.deferredSince).toBe(since);
+    // Refused for 5 minutes so far: tried again in 5 more (doubling, up to an hour).
+    expect(deferral.retryAt! - Date.now()).toBeGreaterThan(4.9 * 60_000);
+    expect(deferral.retryAt! - Date.now()).toBeLessThanOrEqual(5.1 * 60_000);
+  });
+
+  it('freezes it once it has been refused for longer than the retry window', async () => {
+    const { bus, statuses } = await workerRefusedForAWhile('sms', { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 });
+    const job = { ...imJob('sms', '+64211234581', { type: 'text' }, 'Kua roa rawa ⌛'), deferredSince: Date.now() - 86_400_000 - 1 };
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => statuses.some((s) => s.id === job.id && s.status === 'frozen'), 5_000);
+    expect(statuses.find((s) => s.status === 'frozen')?.detail).toContain('Greylisted');
+    expect(statuses.some((s) => s.retryAt !== undefined)).toBe(false);
+  });
+});

@@ -24,12 +24,27 @@ export interface ChannelWorkerOptions {
   state: HotState;
   carrier: Carrier;
   log: Logger;
-  /** Attempts for a transient carrier error before the message is frozen. */
+  /** Tries, a moment apart, for a transient carrier error before the message is deferred (see `deferral`), default 4 (some 3.5 s). */
   maxAttempts?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   /** Jobs taken from the channel's topic at a time, per partition (default 512). */
   maxBatch?: number;
+  /**
+   * A message its carrier still refuses, for a reason that passes, after
+   * `maxAttempts` is given back to core to be handed over again later
+   * (status `queued` with `retryAt`), so it holds no batch while it waits: the
+   * first time `firstMs` after its first refusal, then as long as it has been
+   * refused so far (doubling) up to `longestMs`, each time tried once; frozen
+   * once it has been refused for `forMs`. Default 1 min, 1 h, 24 h.
+   */
+  deferral?: Deferral;
+}
+
+export interface Deferral {
+  firstMs: number;
+  longestMs: number;
+  forMs: number;
 }
 
 export interface ChannelWorker {
@@ -52,9 +67,10 @@ const BATCHES_IN_HAND = 4;
  */
 export async function startChannelWorker(options: ChannelWorkerOptions): Promise<ChannelWorker> {
   const { bus, state, carrier, log, channel } = options;
-  const maxAttempts = options.maxAttempts ?? 8;
+  const maxAttempts = options.maxAttempts ?? 4;
   const retryBaseMs = options.retryBaseMs ?? 500;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
+  const deferral = options.deferral ?? { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 };
   let stopping = false;
 
   // Statuses taken twice are taken once: a batch too large for the bus together goes in parts.
@@ -108,7 +124,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   );
   // A status names the span it was reported in (tracing on), so core's handling of it joins the message's trace.
   // Built field by field: one shape for every report, three a message.
-  const report = (id: string, status: MessageStatus, extra?: Pick<StatusUpdate, 'carrierId' | 'errorCode' | 'detail'>): Promise<void> =>
+  const report = (
+    id: string,
+    status: MessageStatus,
+    extra?: Pick<StatusUpdate, 'carrierId' | 'errorCode' | 'detail' | 'retryAt' | 'deferredSince'>,
+  ): Promise<void> =>
     statuses.add({
       id,
       status,
@@ -118,6 +138,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       errorCode: extra?.errorCode,
       detail: extra?.detail,
       trace: activeTraceparent(),
+      retryAt: extra?.retryAt,
+      deferredSince: extra?.deferredSince,
     });
   const receiptTraces = createReceiptTraces();
   /**
@@ -198,6 +220,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const inHand = new Set<string>();
 
   const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
+    // Handed over again after refusals: one try now, as a mail server's queue run.
+    const attempts = job.deferredSince === undefined ? maxAttempts : 1;
+    let firstRefusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
       await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
@@ -263,8 +288,19 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
           return;
         }
-        if (attempt >= maxAttempts || stopping) {
+        firstRefusedAt ??= Date.now();
+        if (attempt >= attempts || stopping) {
           if (stopping) throw e; // leave it unacknowledged: another worker will take it
+          const since = job.deferredSince ?? firstRefusedAt;
+          const now = Date.now();
+          if (now - since < deferral.forMs) {
+            // Given back to core, on the status topic (durable) before this batch is acknowledged.
+            const retryAt = now + Math.min(deferral.longestMs, Math.max(deferral.firstMs, now - since));
+            carrierSends.inc({ channel, outcome: 'deferred' });
+            log.info('carrier keeps refusing a message; handed over again later', { id: job.id, retryAt: new Date(retryAt).toISOString(), err: e });
+            await report(job.id, 'queued', { errorCode: e.code, detail: e.message, retryAt, deferredSince: since });
+            return;
+          }
           carrierSends.inc({ channel, outcome: 'frozen' });
           await report(job.id, 'frozen', { errorCode: e.code, detail: e.message });
           return;

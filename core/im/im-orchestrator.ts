@@ -34,6 +34,8 @@ interface Open {
   plan: ImPlan;
   current: number;
   timer?: NodeJS.Timeout;
+  /** When its current attempt, refused by its carrier for now, is handed over again (see retryAttempt). */
+  retry?: NodeJS.Timeout;
   /** Everything that changes this message runs in turn: reports, timeouts, recovery. */
   turn: Promise<void>;
 }
@@ -41,6 +43,14 @@ interface Open {
 interface ImOrchestrator {
   /** Status changes applied by the recorder (attempts report through here). */
   statusApplied(change: StatusChange): void;
+  /**
+   * The carrier keeps refusing an attempt for a reason that passes (a mail
+   * server greylisting): it is handed to its channel again at `retryAt`,
+   * unless it was overtaken by then (its timeout, a failure, the outcome).
+   * A restart meanwhile hands it over at once (resume), as any attempt not
+   * yet confirmed by its carrier.
+   */
+  retryAttempt(attemptId: string, retryAt: number, deferredSince: number): void;
   stop(): Promise<void>;
 }
 
@@ -114,6 +124,7 @@ export async function startImOrchestrator(deps: {
   /** The outcome goes on the message (history), is marked settled, then told. */
   const settle = async (im: Open, status: MessageStatus, detail: string, reason?: string): Promise<void> => {
     clearTimeout(im.timer);
+    clearTimeout(im.retry);
     open.delete(im.id);
     // A late failure report (a bounce) waits for this to finish before it looks at the outcome.
     settledHere.set(im.id, im);
@@ -174,6 +185,7 @@ export async function startImOrchestrator(deps: {
     im: Open,
     k: number,
     record: Pick<MessageRecord, 'id' | 'channel' | 'destination' | 'content' | 'acceptedAt'>,
+    deferredSince?: number,
   ): Promise<boolean> => {
     const value = encodeJob({
       id: record.id,
@@ -184,6 +196,7 @@ export async function startImOrchestrator(deps: {
       content: record.content,
       acceptedAt: record.acceptedAt,
       im: details(im.plan),
+      deferredSince,
     });
     try {
       await retryUntilDone(() => bus.publish(topicName(record.channel), [{ key: record.destination, value }]), {
@@ -517,11 +530,29 @@ export async function startImOrchestrator(deps: {
         else heldForRecovery.set(parent, [change]);
       } else notOpen(change);
     },
+    retryAttempt(attemptId, retryAt, deferredSince) {
+      const { messageId: parent, attempt: k } = parseImAttemptId(attemptId);
+      const im = open.get(parent);
+      if (!im || im.current !== k) return;
+      clearTimeout(im.retry);
+      const again = async (): Promise<void> => {
+        // Overtaken meanwhile (its timeout fell back, a failure, the outcome): the worker would drop it as cancelled anyway.
+        if (stopping || open.get(im.id) !== im || im.current !== k) return;
+        const stored = await history.findMessage(attemptId);
+        if (!stored || stageOf((await state.getStatus(attemptId))?.status ?? stored.status) >= stageOf('submitted')) return;
+        if (!(await publishAttempt(im, k, stored, deferredSince))) return startAttempt(im, k + 1, 'rejected');
+      };
+      im.retry = setTimeout(() => inTurn(im, again), Math.min(Math.max(0, retryAt - Date.now()), 2 ** 31 - 1));
+      im.retry.unref();
+    },
     async stop() {
       stopping = true;
       await subscription.close();
       await recovery;
-      for (const im of open.values()) clearTimeout(im.timer);
+      for (const im of open.values()) {
+        clearTimeout(im.timer);
+        clearTimeout(im.retry);
+      }
     },
   };
 }

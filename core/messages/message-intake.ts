@@ -352,6 +352,7 @@ export function createMessageIntake(deps: {
             content: r.content,
             acceptedAt: r.acceptedAt,
             trace: spans.traces[i],
+            deferredSince: r.deferredSince,
           }),
         })),
       )

@@ -43,6 +43,12 @@ export function startStatusConsumer(deps: {
    * again. Without it they live in memory only.
    */
   heldFile?: { path: string; fsync: boolean };
+  /**
+   * Messages a worker gave back to be handed over again later (`retryAt`, see
+   * deferred-sends.ts): not status changes. Without it they are logged and
+   * left to recovery at the next start.
+   */
+  deferred?: (deferrals: readonly StatusUpdate[]) => Promise<void>;
 }): Promise<Subscription> {
   /** The message of each update: its own id, else its carrier id's in hot state, else in history (one query for the batch). */
   const resolveIds = async (updates: readonly StatusUpdate[]): Promise<(string | undefined)[]> => {
@@ -219,7 +225,13 @@ export function startStatusConsumer(deps: {
     .subscribe(
       STATUS_TOPIC,
       async (records) => {
-        const updates = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
+        const all = decodeRecords(records, decodeStatus, deps.log).map((d) => d.payload);
+        const deferrals = all.filter((u) => u.retryAt !== undefined && u.id);
+        const updates = deferrals.length === 0 ? all : all.filter((u) => u.retryAt === undefined || !u.id);
+        if (deferrals.length > 0) {
+          if (deps.deferred) await deps.deferred(deferrals);
+          else deps.log.warn('messages given back to be sent later, with nothing here to take them; the next start does', { messages: deferrals.length });
+        }
         const ids = await resolveIds(updates);
         const partOnly = await partsOnly(updates, ids);
         const changes: StatusChange[] = [];

@@ -35,6 +35,8 @@ export interface OutboundJob {
   im?: ImJobDetails;
   /** The W3C traceparent of the span that published it, while tracing is on (see bus-spans.ts). */
   trace?: string;
+  /** Handed over again after its carrier refused it for a while (see StatusUpdate.retryAt): since when (ms). */
+  deferredSince?: number;
 }
 
 export interface ImJobDetails {
@@ -65,6 +67,15 @@ export interface StatusUpdate {
   channel: string;
   /** The W3C traceparent of the span that reported it, while tracing is on. */
   trace?: string;
+  /**
+   * Not a status change but a deferral (status `queued`: waiting for carrier
+   * capacity): the carrier kept refusing the message for a reason that passes
+   * (an e-mail server greylisting, an SMSC throttling), and the worker gives
+   * it back to core to be handed over again at this time (ms), rather than
+   * holding its batch. `deferredSince`: when its carrier first refused it.
+   */
+  retryAt?: number;
+  deferredSince?: number;
 }
 
 /** A message from a handset (MO), as the carrier delivered it. */
@@ -113,6 +124,7 @@ const SCHEMAS = {
       reference: str,
     }),
     trace: str,
+    deferredSince: num,
   }),
   status: object(['id', 'status', 'at', 'channel'], {
     id: str,
@@ -124,6 +136,8 @@ const SCHEMAS = {
     detail: str,
     channel: str,
     trace: str,
+    retryAt: num,
+    deferredSince: num,
   }),
   inbound: object(['source', 'destination', 'text', 'at', 'channel'], {
     source: str,
@@ -241,6 +255,7 @@ export const encodeJob = (job: OutboundJob): BusValue =>
     acceptedAt: job.acceptedAt,
     im: job.im,
     trace: job.trace,
+    deferredSince: job.deferredSince,
   });
 export const decodeJob = (value: BusValue): OutboundJob => decode('job', value);
 
@@ -255,6 +270,8 @@ export const encodeStatus = (u: StatusUpdate): BusValue =>
     detail: u.detail,
     channel: u.channel,
     trace: u.trace,
+    retryAt: u.retryAt,
+    deferredSince: u.deferredSince,
   });
 export const decodeStatus = (value: BusValue): StatusUpdate => decode('status', value);
 

@@ -32,6 +32,8 @@ export interface MessageRecord {
   replyTo: string;
   /** For a reply (MO): the rule that chose its application (reply-router.ts ReplyRule); '' otherwise. */
   replyRoute?: string;
+  /** Handed over again after its carrier refused it for a while: since when (ms). Not stored: it lives with the schedule. */
+  deferredSince?: number;
 }
 
 export interface StatusEvent {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createSmscSimulator, type SmscSimulator, type SmscSimulatorOptions } from '../../workers/simulators/smsc-simulator';
-import { createSmtpSink, type SmtpSink } from '../../workers/simulators/smtp-sink';
+import { createSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../../workers/simulators/smtp-sink';
 import { createWhatsAppSimulator, type WhatsAppSimulator } from '../../workers/simulators/whatsapp-simulator';
 import { createRcsSimulator, type RcsSimulator } from '../../workers/simulators/rcs-simulator';
 import { createMmsSimulator, type MmsSimulator } from '../../workers/simulators/mms-simulator';
@@ -48,7 +48,13 @@ export interface HermodWithChannels {
  */
 export async function startHermodWithChannels(
   name: string,
-  options: { readDelayMs?: number; env?: Record<string, string>; callbackRateLimit?: number; smsc?: Pick<SmscSimulatorOptions, 'outcomes' | 'seed'> } = {},
+  options: {
+    readDelayMs?: number;
+    env?: Record<string, string>;
+    callbackRateLimit?: number;
+    smsc?: Pick<SmscSimulatorOptions, 'outcomes' | 'seed'>;
+    smtp?: Pick<SmtpSinkOptions, 'greylistMs'>;
+  } = {},
 ): Promise<HermodWithChannels> {
   // Host names, not addresses, for every URL hermod and the simulators are given. Hermod's HTTPS port is the one
   // it got at its latest start (port 0), so the simulators read their webhook URLs when they post.
@@ -63,6 +69,7 @@ export async function startHermodWithChannels(
       const port = hermod && loggedBouncePort(hermod.output());
       return port ? { host: 'localhost', port } : undefined;
     },
+    ...options.smtp,
   });
   const wab = createWhatsAppSimulator({
     host: '127.0.0.1',

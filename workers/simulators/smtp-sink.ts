@@ -39,6 +39,12 @@ export interface SmtpSinkOptions {
   bounceTo?: BounceTarget | (() => BounceTarget | undefined);
   /** How long after accepting the sink bounces (default 1 s: a relay bounces once its next hop has refused, well after its 250). */
   bounceDelayMs?: number;
+  /**
+   * How long a `…+greylist…` recipient is refused (451 4.7.1) from the first
+   * try of each envelope sender and recipient, as a greylisting server
+   * (postgrey) does: default 5 min.
+   */
+  greylistMs?: number;
 }
 
 export interface SmtpSink extends EventEmitter<SmtpSinkEvents> {
@@ -57,12 +63,15 @@ const reply = (responseCode: number, text: string): SmtpReply => Object.assign(n
  * What the sink answers at RCPT TO, by the local part of the address:
  * `bounce` or `…+bounce…` is refused for good, `…+defer…` for now.
  * `…+late-bounce…` is accepted, then bounced with a DSN, as a relay does when
- * the recipient's server refuses what the relay already took.
+ * the recipient's server refuses what the relay already took. `…+greylist…`
+ * is refused for now until `greylist` says its time has passed.
  */
-export function recipientVerdict(address: string): SmtpReply | undefined {
+export function recipientVerdict(address: string, greylist?: (local: string) => number): SmtpReply | undefined {
   const local = address.slice(0, Math.max(0, address.lastIndexOf('@'))).toLowerCase();
   if (local === 'bounce' || local.includes('+bounce')) return reply(550, '5.1.1 mailbox unavailable');
   if (local.includes('+defer')) return reply(451, '4.3.0 try again later');
+  const wait = local.includes('+greylist') && greylist ? greylist(local) : 0;
+  if (wait > 0) return reply(451, `4.7.1 Greylisted, please try again in ${Math.ceil(wait / 1000)} seconds`);
   return undefined;
 }
 
@@ -91,6 +100,17 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
     return this.boundPort;
   }
 
+  /** First tries of each sender and recipient, as a greylisting server keeps them (no expiry: a simulator's run is short). */
+  private readonly firstTries = new Map<string, number>();
+
+  /** How much longer this sender and recipient are refused; the first try starts the wait. */
+  private greylistWait(pair: string): number {
+    const now = Date.now();
+    const first = this.firstTries.get(pair) ?? now;
+    this.firstTries.set(pair, first);
+    return Math.max(0, first + (this.o.greylistMs ?? 300_000) - now);
+  }
+
   async start(): Promise<{ host: string; port: number }> {
     if (!this.server) {
       const server = new SMTPServer({
@@ -102,7 +122,12 @@ class Sink extends EventEmitter<SmtpSinkEvents> implements SmtpSink {
         size: this.o.maxBytes ?? 10 * 1024 * 1024,
         logger: false,
         onAuth: (auth, _session, cb) => cb(null, { user: auth.username ?? 'anonymous' }),
-        onRcptTo: (address, _session, cb) => cb(recipientVerdict(address.address)),
+        onRcptTo: (address, session, cb) =>
+          cb(
+            recipientVerdict(address.address, () =>
+              this.greylistWait(`${session.envelope.mailFrom ? session.envelope.mailFrom.address : ''} ${address.address}`),
+            ),
+          ),
         onData: (stream, session, cb) => this.onData(stream, session, cb),
       });
       // Client resets and the like: a sink keeps going.
