@@ -52,7 +52,9 @@ const deferral = (id: string, retryAt: number, deferredSince: number): StatusUpd
 async function deferredOn(messages: StoredMessage[]) {
   const bus = createMemoryBus({ partitions: 1 });
   const state = createMemoryState();
-  const history = { findMessage: async (id: string) => messages.find((m) => m.id === id) } as unknown as MessageHistory;
+  const history = {
+    findMessages: async (ids: readonly string[]) => messages.filter((m) => ids.includes(m.id)).map(({ status: _s, statusAt: _a, ...m }) => m),
+  } as unknown as MessageHistory;
   const recorder = {
     record: async (changes: readonly unknown[]) => changes.map(() => false),
     onApplied: () => undefined,

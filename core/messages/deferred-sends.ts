@@ -1,6 +1,6 @@
 import { stageOf } from '../domain/message-status';
 import type { StatusUpdate } from '../ports/bus-payloads';
-import type { MessageHistory } from '../ports/message-history';
+import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { HotState } from '../ports/state';
 import type { MessageIntake } from './message-intake';
 import type { Logger } from '../../lib/log';
@@ -25,7 +25,7 @@ export interface AttemptRetries {
  * is left alone.
  */
 export function createDeferredSends(deps: {
-  history: Pick<MessageHistory, 'findMessage'>;
+  history: Pick<MessageHistory, 'findMessages'>;
   state: Pick<HotState, 'getStatus'>;
   intake: Pick<MessageIntake, 'dispatch'>;
   /** Resolves once the orchestrator runs (it starts after the status topic's consumer). */
@@ -33,24 +33,26 @@ export function createDeferredSends(deps: {
   log: Logger;
 }) {
   return async (deferrals: readonly StatusUpdate[]): Promise<void> => {
-    await Promise.all(
-      deferrals.map(async (u) => {
-        const retryAt = u.retryAt!;
-        const deferredSince = u.deferredSince ?? Date.now();
-        const stored = await deps.history.findMessage(u.id);
-        if (!stored) {
-          deps.log.warn('a deferred message is not in history; not handed over again', { id: u.id });
-          return;
-        }
-        const status = (await deps.state.getStatus(u.id))?.status ?? stored.status;
-        if (stageOf(status) >= SUBMITTED) return;
-        if (stored.via === 'im_attempt') {
-          (await deps.attempts()).retryAttempt(u.id, retryAt, deferredSince);
-          return;
-        }
-        const { status: _status, statusAt: _statusAt, ...record } = stored;
-        await deps.intake.dispatch([{ ...record, scheduledAt: retryAt, deferredSince }]);
-      }),
-    );
+    // One history query for the batch: a carrier refusing a whole campaign for an hour gives back every message.
+    const found = new Map((await deps.history.findMessages([...new Set(deferrals.map((u) => u.id))])).map((m) => [m.id, m]));
+    const statuses = await Promise.all(deferrals.map((u) => deps.state.getStatus(u.id)));
+    const later: MessageRecord[] = [];
+    const attempts: StatusUpdate[] = [];
+    deferrals.forEach((u, i) => {
+      const record = found.get(u.id);
+      if (!record) {
+        deps.log.warn('a deferred message is not in history; not handed over again', { id: u.id });
+        return;
+      }
+      const status = statuses[i]?.status;
+      if (status && stageOf(status) >= SUBMITTED) return;
+      if (record.via === 'im_attempt') attempts.push(u);
+      else later.push({ ...record, scheduledAt: u.retryAt!, deferredSince: u.deferredSince ?? Date.now() });
+    });
+    if (attempts.length > 0) {
+      const orchestrator = await deps.attempts();
+      for (const u of attempts) orchestrator.retryAttempt(u.id, u.retryAt!, u.deferredSince ?? Date.now());
+    }
+    if (later.length > 0) await deps.intake.dispatch(later);
   };
 }
