@@ -201,3 +201,77 @@ describe('campaign runner', () => {
     expect(mostWaiting).toBeLessThanOrEqual(300 + 100);
   });
 });
+
+describe('campaign runner with two applications’ campaigns', () => {
+  let dataDir: string;
+  let history: EncodedHistory | undefined;
+
+  afterEach(async () => {
+    await history?.close();
+    history = undefined;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts another application’s small campaign within a page or two while a large one fans out, not after it', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-runner-'));
+    history = await createChdbHistory({ dataDir });
+    const store = history.campaigns;
+    const large = await seedCampaign(store, {
+      id: 7_000_003,
+      count: 6000,
+      prefix: '+6422',
+      digits: 6,
+      applicationId: 'app-nui',
+      name: 'te rōpū nui',
+      utcOffsetMinutes: 780,
+      content: 'Kia ora {{param1}} — he pānui nui',
+      numericBase: 3_000_000,
+    });
+    // Members of a page are handed over 15 ms apart: the SMS pipeline's pace.
+    const handedOver: string[] = [];
+    const intake: MessageIntake = {
+      accept: async () => [],
+      acceptRecords: async (records) => {
+        await new Promise((r) => setTimeout(r, 15));
+        for (const r of records) handedOver.push(r.applicationId);
+        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+      },
+      dispatch: async () => undefined,
+      drain: async () => undefined,
+    };
+    const runner = await startCampaignRunner({
+      store,
+      bus: createMemoryBus({ partitions: 4 }),
+      intake,
+      state: createMemoryState(),
+      history,
+      log: createLogger({ test: 'campaign-runner' }),
+      partitionSize: 500,
+      pageSize: 50,
+    });
+    try {
+      runner.add(large);
+      for (const deadline = Date.now() + 10_000; handedOver.length < 200 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+      const small = await seedCampaign(store, {
+        id: 7_000_004,
+        count: 2,
+        prefix: '+6427',
+        digits: 7,
+        applicationId: 'app-iti',
+        name: 'he rōpū iti 🐣',
+        utcOffsetMinutes: 780,
+        content: 'Tēnā koe {{param1}}',
+        numericBase: 4_000_000,
+      });
+      runner.add(small);
+      const before = handedOver.length;
+      for (const deadline = Date.now() + 15_000; !handedOver.includes('app-iti') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+      // Behind at most a page of each of the two partitions running, and the one handing over: not the 5,800 members left.
+      expect(handedOver.indexOf('app-iti') - before).toBeLessThanOrEqual(3 * 50);
+      for (const deadline = Date.now() + 30_000; handedOver.length < 6002 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(handedOver.length).toBe(6002);
+    } finally {
+      await runner.stop();
+    }
+  }, 60_000);
+});

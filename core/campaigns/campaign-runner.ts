@@ -7,6 +7,7 @@ import type { CampaignControlState, HotState } from '../ports/state';
 import type { MessageIntake } from '../messages/message-intake';
 import { HermodError } from '../../lib/errors';
 import { createSemaphore } from '../../lib/semaphore';
+import { createFairSlots } from '../../lib/fair-slots';
 import type { Logger } from '../../lib/log';
 import { campaignMessages, campaignsSending } from '../../lib/metrics';
 import { campaignMessageId, campaignMessageRange, campaignOfMessage, positionOfCampaignMessage } from './campaign-message-ids';
@@ -72,7 +73,9 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   // this core holds at most maxBacklog + one page of messages on their way
   // to the carrier. Sixteen partitions handing over side by side held up to
   // sixteen pages beyond the backlog, long enough to reach V8's old generation.
-  const partitions = createSemaphore(options.partitionsAtOnce ?? 2);
+  // Shared fairly between campaigns: a partition gives its slot up after a page when another campaign's waits, so a
+  // campaign scheduled behind a million-member one (another application's) starts within a page, not after it.
+  const partitions = createFairSlots(options.partitionsAtOnce ?? 2);
   const handOver = createSemaphore(1);
   const now = options.now ?? Date.now;
   const timers = new Map<number, NodeJS.Timeout>();
@@ -208,9 +211,7 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
       log.warn('fan-out job for an unknown campaign', { campaign: job.campaignId });
       return;
     }
-    // Empty unless the partition was handed out before (a crash, a restart): at most one partition's ids.
-    const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
-    const existing = await store.messageIdsInRange(lo, hi);
+    let existing: ReadonlySet<string> = new Set();
     const read = (from: number): Promise<MemberRow[]> => {
       const page = from < job.to ? store.readMembers(c.id, from, Math.min(pageSize, job.to - from)) : Promise.resolve([]);
       page.catch(() => undefined); // awaited below, unless an earlier page failed
@@ -239,13 +240,17 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
         if (failed && !failed.ok) throw failed.error;
         return true;
       });
-    const done = await partitions.run(async () => {
+    const done = await partitions.run(c.id, async (turn) => {
+      // Empty unless the partition was handed out before (a crash, a restart): at most one partition's ids.
+      const { lo, hi } = campaignMessageRange(c.id, job.from, job.to);
+      existing = await store.messageIdsInRange(lo, hi);
       let next = read(job.from);
       for (;;) {
         const members = (await next).filter((m) => m.position < job.to);
         if (members.length === 0) return true;
         next = read(members[members.length - 1]!.position + 1);
         if (!(await handOverPage(members))) return false;
+        await turn();
       }
     });
     if (done) await finished(job);
@@ -256,7 +261,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     async (batch) => {
       for (const r of batch) await fanOut(JSON.parse(valueBytes(r.value).toString('utf8')) as PartitionJob);
     },
-    { group: 'campaign-fanout', maxBatch: 1 },
+    // Every partition job reaches the fair slots above, not only the first of each bus partition (Kafka hands one at a time).
+    { group: 'campaign-fanout', maxBatch: 1, inFlight: 64 },
   );
 
   // Campaigns scheduled before this start, and ones a crash interrupted.
