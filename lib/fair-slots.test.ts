@@ -48,6 +48,25 @@ describe('fair slots', () => {
     expect(starts.indexOf('a3')).toBeGreaterThan(starts.indexOf('b1'));
   });
 
+  it('let a third key in within a step or two while two long queues share the slots', async () => {
+    const slots = createFairSlots(2);
+    const order: string[] = [];
+    const steps = (name: string, n: number) => async (turn: TakeTurns) => {
+      for (let i = 0; i < n; i++) {
+        order.push(name);
+        await tick();
+        await turn();
+      }
+    };
+    const a = Array.from({ length: 10 }, () => slots.run('a', steps('a', 5)));
+    const b = Array.from({ length: 10 }, () => slots.run('b', steps('b', 5)));
+    for (let i = 0; i < 6; i++) await tick();
+    const before = order.length;
+    const c = slots.run('c', steps('c', 2));
+    await Promise.all([...a, ...b, c]);
+    expect(order.indexOf('c') - before).toBeLessThanOrEqual(3);
+  });
+
   it('give a slot back when the work fails', async () => {
     const slots = createFairSlots(1);
     await expect(slots.run('x', async () => Promise.reject(new Error('kāore')))).rejects.toThrow('kāore');

@@ -50,11 +50,15 @@ export function createFairSlots(limit: number): FairSlots {
     if (a.started !== b.started) return a.started;
     return a.seq < b.seq;
   };
-  /** A slot freed: to the best waiter, if any. */
-  const passOn = (): void => {
+  /** A slot freed: to the best waiter, if any; a slot given up at a turn, to the best of another key. */
+  const passOn = (givenUpBy?: string | number): void => {
     if (waiting.length === 0 || total >= limit) return;
-    let best = 0;
-    for (let i = 1; i < waiting.length; i++) if (better(waiting[i]!, waiting[best]!)) best = i;
+    let best = -1;
+    for (let i = 0; i < waiting.length; i++) {
+      if (waiting[i]!.key === givenUpBy) continue;
+      if (best < 0 || better(waiting[i]!, waiting[best]!)) best = i;
+    }
+    if (best < 0) best = 0;
     const [next] = waiting.splice(best, 1);
     take(next!.key);
     next!.resolve();
@@ -69,9 +73,9 @@ export function createFairSlots(limit: number): FairSlots {
       passOn();
     });
   };
-  const release = (key: string | number): void => {
+  const release = (key: string | number, atTurn = false): void => {
     give(key);
-    passOn();
+    passOn(atTurn ? key : undefined);
   };
   return {
     async run(key, work) {
@@ -79,7 +83,8 @@ export function createFairSlots(limit: number): FairSlots {
       const turn: TakeTurns = async () => {
         const mine = heldBy(key);
         if (!waiting.some((w) => w.key !== key && heldBy(w.key) < mine)) return;
-        release(key);
+        // To the key that waits, not back to another piece of this one (it holds as few slots as that key now).
+        release(key, true);
         await acquire(key, true);
       };
       try {

@@ -101,6 +101,8 @@ describe('campaign runner', () => {
         return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
       },
       dispatch: async () => undefined,
+      retryLater: () => undefined,
+      deferred: 0,
       drain: async () => undefined,
     };
     const state = createMemoryState();
@@ -175,6 +177,8 @@ describe('campaign runner', () => {
         return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
       },
       dispatch: async () => undefined,
+      retryLater: () => undefined,
+      deferred: 0,
       drain: async () => undefined,
     };
     const runner = await startCampaignRunner({
@@ -237,6 +241,8 @@ describe('campaign runner with two applications’ campaigns', () => {
         return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
       },
       dispatch: async () => undefined,
+      retryLater: () => undefined,
+      deferred: 0,
       drain: async () => undefined,
     };
     const runner = await startCampaignRunner({
@@ -274,4 +280,63 @@ describe('campaign runner with two applications’ campaigns', () => {
       await runner.stop();
     }
   }, 60_000);
+});
+
+describe('campaign runner while the carrier refuses for now', () => {
+  let dataDir: string;
+  let history: EncodedHistory | undefined;
+
+  afterEach(async () => {
+    await history?.close();
+    history = undefined;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('waits while the messages given back to be tried later fill the backlog, and goes on once they went', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-runner-'));
+    history = await createChdbHistory({ dataDir });
+    const campaign = await seedCampaign(history.campaigns, {
+      id: 7_000_005,
+      count: 100,
+      prefix: '+6429',
+      digits: 6,
+      applicationId: 'app-tatari',
+      name: 'tatari — 待つ',
+      utcOffsetMinutes: 780,
+      content: 'Kia ora {{param1}}',
+      numericBase: 5_000_000,
+    });
+    let handedOver = 0;
+    const intake = {
+      accept: async () => [],
+      acceptRecords: async (records: MessageRecord[]) => {
+        handedOver += records.length;
+        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+      },
+      dispatch: async () => undefined,
+      retryLater: () => undefined,
+      // A throttling carrier gave 6,000 messages back to be tried in a minute: they wait in core's memory.
+      deferred: 6_000,
+      drain: async () => undefined,
+    } satisfies MessageIntake;
+    const runner = await startCampaignRunner({
+      store: history.campaigns,
+      bus: createMemoryBus(),
+      intake,
+      state: createMemoryState(),
+      history,
+      log: createLogger({ test: 'campaign-runner' }),
+      maxBacklog: 5_000,
+    });
+    try {
+      runner.add(campaign);
+      await new Promise((r) => setTimeout(r, 800));
+      expect(handedOver).toBe(0);
+      intake.deferred = 0;
+      for (const deadline = Date.now() + 5_000; handedOver < 100 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(handedOver).toBe(100);
+    } finally {
+      await runner.stop();
+    }
+  });
 });

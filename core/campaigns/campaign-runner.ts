@@ -136,7 +136,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
   };
 
   const waitForCarrier = async (): Promise<void> => {
-    while ((await bus.lag(SMS_TOPIC, 'sms-workers')) > maxBacklog) {
+    // Messages a refusing carrier gave back to be tried later wait in this core's memory: counted as backlog too.
+    while ((await bus.lag(SMS_TOPIC, 'sms-workers')) + intake.deferred > maxBacklog) {
       // Leave the job unacknowledged on shutdown: it is handed out again later.
       if (stopping) throw new HermodError('unavailable', 'core is stopping');
       await new Promise((r) => setTimeout(r, 100));
@@ -261,8 +262,10 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     async (batch) => {
       for (const r of batch) await fanOut(JSON.parse(valueBytes(r.value).toString('utf8')) as PartitionJob);
     },
-    // Every partition job reaches the fair slots above, not only the first of each bus partition (Kafka hands one at a time).
-    { group: 'campaign-fanout', maxBatch: 1, inFlight: 64 },
+    // In one process, every partition job reaches the fair slots above, not only the first of each bus partition. Not on
+    // Redis (a job held past its idle time counts as abandoned, and another core would take it) nor Kafka (one at a time):
+    // there a job waits behind the jobs before it on its topic partition.
+    { group: 'campaign-fanout', maxBatch: 1, inFlight: bus.local ? 64 : 1 },
   );
 
   // Campaigns scheduled before this start, and ones a crash interrupted.

@@ -10,7 +10,7 @@ import { imAttemptId, newImMessageId } from '../im/im-ids';
 import { createDeferredSends } from './deferred-sends';
 import { createMessageIntake } from './message-intake';
 import { createRecentMessages } from './recent-messages';
-import type { StatusRecorder } from './status-recorder';
+import type { StatusChange, StatusRecorder } from './status-recorder';
 
 const log = createLogger({ test: 'deferred-sends' });
 
@@ -55,8 +55,9 @@ async function deferredOn(messages: StoredMessage[]) {
   const history = {
     findMessages: async (ids: readonly string[]) => messages.filter((m) => ids.includes(m.id)).map(({ status: _s, statusAt: _a, ...m }) => m),
   } as unknown as MessageHistory;
+  const recorded: StatusChange[] = [];
   const recorder = {
-    record: async (changes: readonly unknown[]) => changes.map(() => false),
+    record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => false)),
     onApplied: () => undefined,
     announce: () => undefined,
     drain: async () => undefined,
@@ -74,7 +75,7 @@ async function deferredOn(messages: StoredMessage[]) {
     attempts: async () => ({ retryAttempt: (id, retryAt, since) => void retried.push([id, retryAt, since]) }),
     log,
   });
-  return { state, deferred, jobs, retried, stop: () => intake.drain().then(() => bus.close()) };
+  return { state, deferred, jobs, retried, recorded, stop: () => intake.drain().then(() => bus.close()) };
 }
 
 describe('a message its carrier keeps refusing for now, given back by its worker', () => {
@@ -94,6 +95,18 @@ describe('a message its carrier keeps refusing for now, given back by its worker
       content: message.content,
       deferredSince: since,
     });
+    await stop();
+  });
+
+  it('is screened again at its time, even when core reads the deferral after that time: a handset that opted out meanwhile gets nothing', async () => {
+    const message = stored('m-ā-3', { destination: '+64211234591' });
+    const { state, deferred, jobs, recorded, stop } = await deferredOn([message]);
+    await state.setOptOuts([{ applicationId: 'acme', handset: '+64211234591', optedOut: true }]);
+    // The status topic lagged: the time to try again passed before core read it.
+    await deferred([deferral(message.id, Date.now() - 5_000, Date.now() - 65_000)]);
+    await eventually(() => recorded.some((c) => c.messageId === message.id && c.status === 'blocked'), 5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(jobs).toEqual([]);
     await stop();
   });
 

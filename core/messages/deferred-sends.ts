@@ -27,7 +27,7 @@ export interface AttemptRetries {
 export function createDeferredSends(deps: {
   history: Pick<MessageHistory, 'findMessages'>;
   state: Pick<HotState, 'getStatus'>;
-  intake: Pick<MessageIntake, 'dispatch'>;
+  intake: Pick<MessageIntake, 'retryLater'>;
   /** Resolves once the orchestrator runs (it starts after the status topic's consumer). */
   attempts: () => Promise<AttemptRetries>;
   log: Logger;
@@ -53,6 +53,6 @@ export function createDeferredSends(deps: {
       const orchestrator = await deps.attempts();
       for (const u of attempts) orchestrator.retryAttempt(u.id, u.retryAt!, u.deferredSince ?? Date.now());
     }
-    if (later.length > 0) await deps.intake.dispatch(later);
+    if (later.length > 0) deps.intake.retryLater(later);
   };
 }

@@ -59,6 +59,15 @@ export interface MessageIntake {
    * bus refuses is tried again in the background; a single message too large for it ends `rejected`.
    */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
+  /**
+   * Messages their carrier refused for now (deferred-sends.ts), each to be
+   * handed over again at its `scheduledAt` through the scheduler: screened
+   * again at that time (a STOP meanwhile blocks it), even when that time has
+   * passed already.
+   */
+  retryLater(records: readonly MessageRecord[]): void;
+  /** Messages given to retryLater whose time has not come: campaign fan-out counts them with the SMS backlog. */
+  readonly deferred: number;
   drain(): Promise<void>;
 }
 
@@ -240,7 +249,10 @@ export function createMessageIntake(deps: {
    * Not the quota: it took its share when it was accepted. A screen that fails is tried again a second later
    * (nothing unscreened goes out); a stop meanwhile leaves them to recovery.
    */
+  /** Ids given to retryLater, until their time. */
+  const deferredIds = new Set<string>();
   const later = (records: readonly MessageRecord[]): void => {
+    for (const r of records) deferredIds.delete(r.id);
     void (async () => {
       const verdicts = await screen.screen(records, { quota: false });
       const now = Date.now();
@@ -567,6 +579,14 @@ export function createMessageIntake(deps: {
     // Through the hand-off, as accepted messages go: a refusal is tried again in the background and a
     // single message too large for the bus ends rejected, rather than failing a start's recovery.
     dispatch: (records) => handedOff(records, false),
+    retryLater(records) {
+      if (draining) return; // recovery hands them over at the next start
+      for (const r of records) deferredIds.add(r.id);
+      scheduler.add(records);
+    },
+    get deferred() {
+      return deferredIds.size;
+    },
     async drain() {
       draining = true;
       wake?.();

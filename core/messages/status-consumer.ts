@@ -164,13 +164,12 @@ export function startStatusConsumer(deps: {
     if (matching || (unmatched.size === 0 && !kept?.file.lines)) return;
     matching = true;
     try {
-      const { waiting, expired } = unmatched.take();
+      const { waiting: batch, expired } = unmatched.take(2000);
       for (const u of expired) {
         unmatchedReports.inc({ outcome: 'dropped' });
         deps.log.warn('dropping a delivery report whose carrier id never matched a message', { carrierId: u.carrierId, status: u.status });
       }
       releaseHeld(expired);
-      const batch = waiting.slice(0, 2000);
       const ids = await resolveIds(batch);
       batch.forEach((u, i) => {
         if (ids[i] === undefined) unmatched.notFound(u);

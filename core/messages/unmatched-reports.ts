@@ -10,11 +10,16 @@ import type { StatusUpdate } from '../ports/bus-payloads';
  * waits here too (status-consumer.ts), and `heldFor` tells for how long.
  *
  * One that history does not know either (`notFound`) is looked for again
- * after `firstRetryMs`, then twice as long each time up to `longestRetryMs`:
+ * `firstRetryMs` apart four times (a receipt that overtook the record of its
+ * submit is matched as soon as ever), then twice as long each time up to
+ * `longestRetryMs`:
  * a carrier redelivering receipts of another system's ids would otherwise
  * cost a history query for each of them every half second, and hold newer
  * reports, which are due at once, behind them.
  */
+/** Misses looked for again `firstRetryMs` apart before the waits double. */
+const QUICK_TRIES = 4;
+
 export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number; firstRetryMs?: number; longestRetryMs?: number }) {
   const now = options.now ?? Date.now;
   const firstRetryMs = options.firstRetryMs ?? 500;
@@ -30,25 +35,31 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       held.set(update.carrierId, { update, since: t, until: t + options.holdMs, due: t, misses: 0 });
       return true;
     },
-    /** Everything held that is due to be matched again, oldest first, and what of it is past its time (removed). */
-    take(): { waiting: StatusUpdate[]; expired: StatusUpdate[] } {
+    /**
+     * Up to `limit` of the reports due to be matched again, longest due first
+     * (so those not tried yet come before those tried a moment ago), and what
+     * is past its time (removed).
+     */
+    take(limit = Number.POSITIVE_INFINITY): { waiting: StatusUpdate[]; expired: StatusUpdate[] } {
       const t = now();
-      const waiting: StatusUpdate[] = [];
+      const due: { update: StatusUpdate; due: number }[] = [];
       const expired: StatusUpdate[] = [];
       for (const [carrierId, entry] of held) {
         if (entry.until <= t) {
           held.delete(carrierId);
           expired.push(entry.update);
-        } else if (entry.due <= t) waiting.push(entry.update);
+        } else if (entry.due <= t) due.push(entry);
       }
-      return { waiting, expired };
+      if (due.length > limit) due.sort((a, b) => a.due - b.due);
+      return { waiting: due.slice(0, limit).map((e) => e.update), expired };
     },
     /** Neither hot state nor history knows its carrier id yet: looked for again later, each time later still. */
     notFound(update: StatusUpdate): void {
       const entry = update.carrierId ? held.get(update.carrierId) : undefined;
       if (entry?.update !== update) return;
-      entry.due = now() + Math.min(longestRetryMs, firstRetryMs * 2 ** entry.misses);
+      // Four tries half a second apart first: a receipt that overtook its submit's record is matched as soon as before.
       entry.misses++;
+      entry.due = now() + Math.min(longestRetryMs, firstRetryMs * 2 ** Math.max(0, entry.misses - QUICK_TRIES));
     },
     /** Matched: no longer held, unless a later report for its carrier id replaced it meanwhile (false then). */
     release(update: StatusUpdate): boolean {
