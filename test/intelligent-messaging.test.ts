@@ -506,4 +506,36 @@ describe('carrier webhooks and callback pacing', () => {
     const early = times.map((t, n) => ({ n, after: t - times[0]! })).filter(({ n, after }) => after < n * 500 - 250);
     expect(early).toEqual([]);
   }, 60_000);
+
+  it('stops pacing once the receiver answers without X-RateLimit-Limit (its limit lifted)', async () => {
+    const send = async (i: number): Promise<string> => {
+      const r = await h.client.post('/rest/im/v1/message', {
+        destination: { mobile: `+642130001${i}` },
+        message: { type: 'text', text: { body: `Kua wātea ${i} 🚀` } },
+        delivery_attempts: [{ channel: 'sms' }],
+      });
+      expect(r.status, r.text).toBe(202);
+      return r.json.id as string;
+    };
+    // Paced at 2 a second until now; the next answers carry no limit.
+    h.announceRateLimit(undefined);
+    const first = await send(0);
+    await eventually(
+      () => (h.callbacks.some((c) => c.body.id === first && c.body.channel === undefined && c.body.status === 'received') ? true : undefined),
+      30_000,
+      50,
+    );
+    const before = h.callbacks.length;
+    const ids = await Promise.all([1, 2, 3].map(send));
+    await eventually(
+      () => (ids.every((id) => h.callbacks.some((c) => c.body.id === id && c.body.channel === undefined && c.body.status === 'received')) ? true : undefined),
+      30_000,
+      50,
+    );
+    const times = h.callbacks.slice(before).map((c) => c.at);
+    expect(times.length).toBeGreaterThanOrEqual(7);
+    // Paced at 2 a second, 7 callbacks would span at least 3 s.
+    expect(times[times.length - 1]! - times[0]!).toBeLessThan(2_000);
+    h.announceRateLimit(2);
+  }, 60_000);
 });

@@ -146,6 +146,9 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         // The first answer's rate counts from the first request: the next slot is one interval after it was sent.
         if (heard && answer.rateLimit > 0) nextSlot.set(url, Math.max(nextSlot.get(url) ?? 0, sentAt + 1000 / answer.rateLimit));
         rateLimits.set(url, answer.rateLimit);
+      } else if (rateLimits.delete(url)) {
+        // An answer without the header announces no limit (SPEC: each callback's 200 carries it): the limit was lifted.
+        nextSlot.delete(url);
       }
       heard?.();
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'delivered' });

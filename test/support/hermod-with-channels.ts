@@ -36,6 +36,8 @@ export interface HermodWithChannels {
   callbacks: ReceivedCallback[];
   /** Where the callback receiver listens (http://localhost:<port>). */
   receiverUrl: string;
+  /** What the receiver announces in X-RateLimit-Limit from now on (undefined: no header). */
+  announceRateLimit(perSecond: number | undefined): void;
   /** kill -9 of the whole service, then a start on the same data directory (on new ports; the simulators follow). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -115,12 +117,13 @@ export async function startHermodWithChannels(
   ];
 
   const callbacks: ReceivedCallback[] = [];
+  let rateLimit = options.callbackRateLimit;
   const receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       callbacks.push({ body: JSON.parse(body), headers: req.headers, at: Date.now(), path: req.url ?? '' });
-      res.writeHead(200, options.callbackRateLimit ? { 'X-RateLimit-Limit': String(options.callbackRateLimit) } : {}).end();
+      res.writeHead(200, rateLimit ? { 'X-RateLimit-Limit': String(rateLimit) } : {}).end();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -173,6 +176,9 @@ export async function startHermodWithChannels(
     client: keyed,
     callbacks,
     receiverUrl: `http://localhost:${receiverPort}`,
+    announceRateLimit(perSecond) {
+      rateLimit = perSecond;
+    },
     async restart() {
       await hermod!.kill9();
       client.close();
