@@ -45,7 +45,9 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     ['alphanumeric source of 11 characters', { source: 'KiaOra-Aroa' }, { source: 'KiaOra-Aroha' }],
     ['reference of 255 characters', { reference: world(255) }, { reference: world(256) }],
     ['class of 32 characters', { class: world(32) }, { class: world(33) }],
-    ['mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],
+    ['alphanumeric mask of 11 characters', { mask: 'm'.repeat(11) }, { mask: 'm'.repeat(12) }],
+    // A mask may be the business's number, as a source may (only an alphanumeric sender is limited to 11).
+    ['mask as a number of 15 digits', { mask: '+' + '6'.repeat(15) }, { mask: '+' + '6'.repeat(16) }],
     [
       'scheduled 60 days ahead less a minute',
       { scheduled: new Date(Date.now() + 60 * DAY - 60_000).toISOString() },

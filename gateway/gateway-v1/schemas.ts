@@ -13,7 +13,7 @@ const common = {
   content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS },
   reference: { type: 'string', maxLength: 255 },
   class: { type: 'string', minLength: 1, maxLength: 32 },
-  mask: { type: 'string', minLength: 1, maxLength: 11 },
+  mask: { type: 'string', minLength: 1, maxLength: 16 },
   sms_class: { type: 'integer', minimum: 1, maximum: 3 },
   scheduled: { type: 'string', format: 'date-time' },
 };

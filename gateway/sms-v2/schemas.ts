@@ -12,7 +12,7 @@ export const SMS_V2_SCHEMAS = {
       source: { type: 'string', minLength: 1, maxLength: 16 },
       reference: { type: 'string', maxLength: 255 },
       class: { type: 'string', maxLength: 32 },
-      mask: { type: 'string', minLength: 1, maxLength: 11 },
+      mask: { type: 'string', minLength: 1, maxLength: 16 },
       // 1 to 3, as on Gateway v1 (COMPAT.md); 0 was taken and stored as if none were given.
       sms_class: { type: 'integer', minimum: 1, maximum: 3 },
       scheduled: { type: 'string', format: 'date-time' },
