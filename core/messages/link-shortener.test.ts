@@ -145,3 +145,26 @@ describe('link shortening', () => {
     await expect(shortener.resolve('zzzzzzzz', { userAgent: '', ip: '' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('link shortening that would make a message longer', () => {
+  let history: History | undefined;
+  afterEach(async () => {
+    await history?.close();
+    history = undefined;
+  });
+
+  it('leaves a message as written when its short links would cost a part more or take it past 1,600 characters (user trial)', async () => {
+    history = await createChdbHistory({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-links-')) });
+    const shortener = createLinkShortener({ links: history, baseUrl: 'https://localhost:25443/l' });
+    const atTheLimit = message({ content: `${'a'.repeat(1576)} http://a.co http://a.co` });
+    // GSM-7 (no macron: one would make it UCS-2), 145 characters: one part, where the short link makes it 168, two.
+    const onePart = message({ content: `Kia ora e hoa, ${'ka pai te ra nei '.repeat(7)}http://a.co` });
+    const longLink = message({ content: 'Tirohia https://shop.example/orders/2026/11/30/whakapapa?ref=pānui-raumati 👋🏽' });
+    const [limitBefore, partBefore] = [atTheLimit.content, onePart.content];
+    await shortener.shorten([atTheLimit, onePart, longLink]);
+    expect(atTheLimit.content).toBe(limitBefore);
+    expect(onePart.content).toBe(partBefore);
+    // A link the short one is shorter than is still shortened.
+    expect(longLink.content).toMatch(/^Tirohia https:\/\/localhost:25443\/l\/[A-Za-z0-9]{8} 👋🏽$/u);
+  });
+});

@@ -1,3 +1,5 @@
+import { countSegments } from './segments';
+import { MAX_SMS_CHARACTERS } from '../domain/sms-segments';
 import { randomBytes } from 'node:crypto';
 import type { LinkClick, LinkStore, ShortLinkRecord } from '../ports/link-store';
 import type { MessageRecord } from '../ports/message-history';
@@ -80,6 +82,13 @@ export function findUrls(text: string): string[] {
  * `<base>/<code>`, stored with the message before it is accepted; the gateway
  * redirects the short link and every click is recorded in history.
  */
+/** Characters as the limits count them: code points. */
+const characters = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
 export function createLinkShortener(deps: { links: LinkStore; baseUrl: string }) {
   const cache = new FifoMap<string, ShortLinkRecord>();
   const MAX_CACHED = 100_000;
@@ -113,12 +122,16 @@ export function createLinkShortener(deps: { links: LinkStore; baseUrl: string })
           if (!link) {
             link = { code: newCode(), url, messageId: r.id, applicationId: r.applicationId, createdAt: r.acceptedAt };
             byUrl.set(url, link);
-            links.push(link);
           }
           content += `${r.content.slice(at, start)}${base}/${link.code}`;
           at = end;
         }
-        r.content = content + r.content.slice(at);
+        content += r.content.slice(at);
+        // Short links longer than the links they replace (http://a.co) must not cost the sender a part more, nor take
+        // the message past the 1,600 characters it was accepted within: such a message keeps its links as written.
+        if (countSegments(content) > countSegments(r.content) || characters(content) > MAX_SMS_CHARACTERS) continue;
+        r.content = content;
+        links.push(...byUrl.values());
       }
       if (links.length === 0) return;
       await deps.links.insertShortLinks(links);
