@@ -3,6 +3,7 @@ import { leaseKey, membersKey } from './redis-bus-keys';
 import { planRebalance } from './redis-bus-rebalance';
 import { busScripts } from './redis-bus-scripts';
 import { pipelineResults } from './redis-connection';
+import { othersHoldPending } from './redis-bus-replies';
 
 /** Idle time given to the pending entries of a partition that is handed back, so its next owner claims them at once. */
 const HANDED_BACK_IDLE_MS = 24 * 60 * 60 * 1000;
@@ -19,6 +20,7 @@ export class PartitionLeases {
   /** When each partition was first seen without an owner, in the current run of sightings. */
   private readonly freeSince = new Map<number, number>();
   private lastTrim = 0;
+  private lastStrayCheck = 0;
 
   constructor(
     private readonly member: Member,
@@ -64,6 +66,10 @@ export class PartitionLeases {
       if (part.state === 'idle') m.wakeReader();
     });
     if (m.closing) return;
+    if (now - this.lastStrayCheck >= m.settings.claimIdleMs) {
+      this.lastStrayCheck = now;
+      await this.claimStrays();
+    }
     if (now - this.lastTrim >= m.settings.trimEveryMs) {
       this.lastTrim = now;
       await this.trimHeld();
@@ -117,6 +123,38 @@ export class PartitionLeases {
     } catch (err) {
       m.log.warn('handing partitions back on close failed; their leases will expire', { err });
     }
+  }
+
+  /**
+   * Entries of a partition we own that another consumer holds pending: a
+   * member that lost the partition (a Redis restart cut every lease) whose
+   * blocking read Redis ran once more after our takeover had claimed what
+   * there was. Nobody else will claim them: the partition goes through its
+   * takeover again (claim once idle, re-read our own), or they would stay
+   * pending for good, unsent, holding the stream's trim.
+   */
+  private async claimStrays(): Promise<void> {
+    const m = this.member;
+    const live = [...m.parts.values()].filter((p) => p.mode === 'live' && !p.lost && !p.abandoned && !p.wantRelease && p.state !== 'releasing');
+    if (live.length === 0) return;
+    const pipeline = m.cmd.pipeline();
+    for (const part of live) pipeline.call('XPENDING', part.key, m.group);
+    let summaries: unknown[];
+    try {
+      summaries = pipelineResults('looking for entries other consumers hold', await pipeline.exec());
+    } catch (err) {
+      m.log.warn('looking for entries other consumers hold failed', { err });
+      return;
+    }
+    live.forEach((part, i) => {
+      if (!othersHoldPending(summaries[i], m.consumer) || part.mode !== 'live' || m.parts.get(part.partition) !== part) return;
+      m.log.warn('another consumer holds entries of a partition of ours; taking them over once idle', { partition: part.partition });
+      part.mode = 'claim';
+      if (part.state === 'idle') {
+        this.run(part);
+        m.wakeReader();
+      }
+    });
   }
 
   /** Trims the streams of the partitions we hold of what every group has acknowledged. */

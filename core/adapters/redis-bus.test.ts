@@ -215,6 +215,35 @@ describe('Redis Streams bus', () => {
     expect(got.map((r) => r.redeliveries)).toEqual([1, 1, 0]);
   });
 
+  it('takes over entries another consumer read after the takeover (a blocking read Redis ran again after a restart), once they are idle', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const got: DeliveredRecord[] = [];
+    const member = bus(prefix, { partitions: 1 });
+    await member.subscribe(topic, async (records) => void got.push(...records), { group, consumer: 'owner' });
+    await member.publish(topic, [{ key: 'k', value: Buffer.from('kia ora 👋🏽') }]);
+    await eventually(() => got.length === 1, 5000);
+
+    // The owner is live; a consumer that lost this partition in a Redis restart reads the next entry, and stops.
+    const raw = rawRedis();
+    const stream = `{${prefix}:${topic}:0}`;
+    try {
+      // In one transaction, so the stray read is served before the owner's blocking one wakes.
+      await raw
+        .multi()
+        .call('XADD', stream, '*', 'k', 'k', 'v', 'tēnā koe — 你好')
+        .call('XREADGROUP', 'GROUP', group, 'stray', 'COUNT', '10', 'STREAMS', stream, '>')
+        .exec();
+    } finally {
+      await raw.quit();
+    }
+    await member.publish(topic, [{ key: 'k', value: Buffer.from('ka kite 🌏') }]);
+    // The owner claims it once it has been idle claimIdleMs: not left pending for good.
+    await eventually(() => got.length === 3, 8000);
+    expect(got.map((r) => r.redeliveries)).toEqual([0, 0, 1]);
+  });
+
   it('gives the unacknowledged batch of a member closed mid-batch to the other member at once, before newer records', async () => {
     const prefix = freshPrefix();
     const topic = unique('t');
