@@ -132,4 +132,13 @@ describe('reading XPENDING and XINFO replies', () => {
     expect(groupBacklog(groups, 'absent')).toBeUndefined();
     expect(groupBacklog(null, 'hōkai')).toBe(0);
   });
+
+  it('never counts more than the stream holds: Redis’s lag after a restart from its append-only file said 226 of an empty stream (trial)', () => {
+    const afterRestart = [['name', 'sms-workers', 'consumers', 2, 'pending', 0, 'last-delivered-id', '675-0', 'entries-read', 675, 'lag', 226]];
+    expect(groupBacklog(afterRestart, 'sms-workers', 0)).toBe(0);
+    expect(groupBacklog(afterRestart, 'sms-workers', 40)).toBe(40);
+    // A lag Redis cannot tell (nil, after entries were deleted from the middle): at most what the stream holds.
+    const unknown = [['name', 'sms-workers', 'consumers', 1, 'pending', 3, 'last-delivered-id', '9-0', 'entries-read', null, 'lag', null]];
+    expect(groupBacklog(unknown, 'sms-workers', 12)).toBe(12);
+  });
 });

@@ -67,15 +67,22 @@ export function othersHoldPending(summary: unknown, consumer: string): boolean {
  * (a list of field/value lists): `lag` is what the group has not read yet,
  * `pending` what it read and has not acknowledged. 0 when the reply is not a
  * list (no such stream yet); undefined when the group is not in it (it never
- * joined: it would read every entry the stream holds).
+ * joined: it would read every entry the stream holds). Never more than the
+ * stream's `length` (XLEN), when given: Redis's lag is a count it keeps, and
+ * after a restart from its append-only file it said 226 of an empty stream,
+ * for good; when it cannot tell (nil), the whole stream is counted.
  */
-export function groupBacklog(groups: unknown, group: string): number | undefined {
+export function groupBacklog(groups: unknown, group: string, length?: number): number | undefined {
   if (!Array.isArray(groups)) return 0;
   for (const fields of groups as unknown[][]) {
     const info = new Map<string, unknown>();
     for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
     if (info.get('name') !== group) continue;
-    return Number(info.get('lag') ?? 0) + Number(info.get('pending') ?? 0);
+    const pending = Number(info.get('pending') ?? 0);
+    const lag = info.get('lag');
+    if (length === undefined) return Number(lag ?? 0) + pending;
+    if (lag === null || lag === undefined) return Math.max(length, pending);
+    return Math.min(Number(lag) + pending, Math.max(length, pending));
   }
   return undefined;
 }

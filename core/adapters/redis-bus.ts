@@ -97,7 +97,8 @@ export function createRedisBus(options: RedisBusOptions): Bus {
         const [err, groups] = results[i]!;
         if (err) continue; // no such stream yet
         // A group that never joined reads the stream from its start (XGROUP CREATE … 0): all of it waits for it.
-        total += groupBacklog(groups, group) ?? Number(results[i + 1]![1] ?? 0);
+        const length = Number(results[i + 1]![1] ?? 0);
+        total += groupBacklog(groups, group, length) ?? length;
       }
       return total;
     },
