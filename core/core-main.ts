@@ -98,6 +98,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       ),
     // From the settings cache: a quota set on another core takes effect here within its lifetime (10 s).
     quotaOf: async (id) => (await accounts.callbackSettings(id))?.quota,
+    keyedHistoryCheckMs: config.idempotencyHistoryCheckMs,
     scheduledDir: path.join(config.dataDir, 'scheduled'),
     schedulerMemoryWindowMs: config.schedulerMemoryWindowMs,
     ownerOfAddress: (address) => accounts.ownerOfAddress(address),
@@ -115,6 +116,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await state.setOptOuts((await history.listOptOuts()).filter((o) => wanted.has(o.applicationId)));
       await blockLists.load(scopes);
     },
+    // The answers of recent Idempotency-Keys went with the lists: keyed sends look in history again for a while.
+    onLost: () => intake.hotStateLost(),
     log,
   });
   accounts.onCreated((applicationId) =>

@@ -223,6 +223,12 @@ export interface Config {
   /** How long an Idempotency-Key and its answer are kept. */
   idempotencyTtlMs: number;
   /**
+   * How long after a start, or after hot state lost its data, keyed sends
+   * look in history for the keyed messages of as long before (their answers
+   * may be gone with hot state).
+   */
+  idempotencyHistoryCheckMs: number;
+  /**
    * How long a claimed key whose request has not answered yet is held
    * unless renewed: the gateway renews it every third of this while the
    * request runs; one that dies mid-request renews, answers and releases it
@@ -529,6 +535,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     sendRetry: sendRetry(),
     authFailures: authFailures(),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
+    idempotencyHistoryCheckMs: duration('HERMOD_IDEMPOTENCY_HISTORY_CHECK', '15m'),
     idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),
     recentMessagesMaxAgeMs: duration('HERMOD_RECENT_MESSAGES_MAX_AGE', '2m'),
     schedulerMemoryWindowMs: duration('HERMOD_SCHEDULER_MEMORY_WINDOW', '10m'),

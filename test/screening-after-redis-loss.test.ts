@@ -13,9 +13,19 @@ import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
 describe('opt-outs and block lists after Redis lost its data', () => {
   const prefix = randomPrefix('screening');
   let h: HermodWithSimulator;
+  let startedAt = 0;
   const delivered: AssembledMessage[] = [];
   beforeAll(async () => {
-    h = await startHermodWithSimulator('screening-redis', { HERMOD_STATE: 'redis', HERMOD_REDIS_URL: REDIS_URL, HERMOD_REDIS_PREFIX: prefix });
+    h = await startHermodWithSimulator('screening-redis', {
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: REDIS_URL,
+      HERMOD_REDIS_PREFIX: prefix,
+      // Keyed sends look in history for 6 s after the start (or a loss of hot state), for the keyed messages of 6 s before.
+      HERMOD_IDEMPOTENCY_HISTORY_CHECK: '6s',
+      // And a message leaves core's memory of recent ones 2 s after it was sent (from where a retry is answered too).
+      HERMOD_RECENT_MESSAGES_MAX_AGE: '2s',
+    });
+    startedAt = Date.now();
     h.simulator.on('message', (m) => delivered.push(m));
   });
   afterAll(async () => {
@@ -64,4 +74,29 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     const r = await kowhai.post('/rest/sms/v2/messages', { destination: '+6421777003', content: 'Mōrena 🌼 早上好' });
     expect(r.status, JSON.stringify(r.json)).toBe(202);
   }, 30_000);
+
+  it('answers a retry of a keyed send made before Redis lost its data with the first answer, and sends nothing again (trial)', async () => {
+    const key = `korero-${Date.now()}`;
+    const body = { destination: '+6421777004', content: 'Kia ora anō — 一次 🔁' };
+    // Past the window after the start: only a loss of hot state makes keyed sends look in history again.
+    await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 6_500 - Date.now())));
+    const first = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
+    expect(first.status, JSON.stringify(first.json)).toBe(202);
+    await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${first.json.id}`)).json.status === 'received' ? true : undefined), 20_000);
+
+    // Gone from core's memory of recent messages, as minutes later.
+    await new Promise((r) => setTimeout(r, 2_500));
+    // Redis restarts empty: the key's answer goes with it.
+    await deleteRedisKeys(prefix);
+
+    // The client retries (a 503 while hermod reloads what Redis lost is retried too).
+    const again = await eventually(async () => {
+      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
+      return r.status === 503 ? undefined : r;
+    }, 20_000);
+    expect(again.status, JSON.stringify(again.json)).toBe(202);
+    expect(again.json.id).toBe(first.json.id);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === '6421777004')).toHaveLength(1);
+  }, 60_000);
 });

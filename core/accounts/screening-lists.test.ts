@@ -66,24 +66,29 @@ describe('keeping the opt-outs and block lists loaded into hot state', () => {
   const keepLoaded = async (sweepEveryMs: number) => {
     const state = fakeScreening();
     const loads: string[][] = [];
+    const lost = { times: 0 };
     const lists = await keepScreeningListsLoaded({
       state,
       scopes: async () => apps,
       load: async (s) => void loads.push([...s]),
       log,
+      onLost: () => void lost.times++,
       intervalMs: 10,
       sweepEveryMs,
     });
-    return { state, loads, lists };
+    return { state, loads, lists, lost };
   };
 
-  it('loads every scope at start, then only the scopes hot state has lost, found by its sweep', async () => {
-    const { state, loads, lists } = await keepLoaded(10);
+  it('loads every scope at start, then only the scopes hot state has lost, found by its sweep, and says hot state lost data', async () => {
+    const { state, loads, lists, lost } = await keepLoaded(10);
     try {
       expect(loads).toEqual([apps]);
+      expect(lost.times).toBe(0);
       state.lose(['acme 🌿']);
       await until(() => loads.length === 2);
       expect(loads[1]).toEqual(['acme 🌿']);
+      // Whatever else hot state held went too (the answers of Idempotency-Keys): intake looks in history again.
+      expect(lost.times).toBe(1);
       expect([...state.loaded].sort()).toEqual([...apps].sort());
     } finally {
       lists.stop();

@@ -31,6 +31,8 @@ export async function keepScreeningListsLoaded(deps: {
   /** Puts every opt-out and block-list entry of these scopes from history into hot state. */
   load: (scopes: readonly string[]) => Promise<void>;
   log: Logger;
+  /** Told when hot state is found to have lost the lists (a Redis back without its data): it lost whatever else it held too. */
+  onLost?: () => void;
   intervalMs?: number;
   /** How often every scope's marker is looked at (default 30 s). */
   sweepEveryMs?: number;
@@ -78,6 +80,7 @@ export async function keepScreeningListsLoaded(deps: {
         unfinished = missing;
         if (missing.length === 0) return;
         for (const scope of missing) known.add(scope);
+        deps.onLost?.();
         deps.log.warn('hot state has lost opt-outs or block lists (Redis restarted without its data?); loading them again', { scopes: missing.length });
         // Only those lost: a Cluster master that restarted empty costs the load of its own slots.
         if (await load(missing)) {

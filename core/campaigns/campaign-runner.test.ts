@@ -103,6 +103,7 @@ describe('campaign runner', () => {
       dispatch: async () => undefined,
       retryLater: () => undefined,
       deferred: 0,
+      hotStateLost: () => undefined,
       drain: async () => undefined,
     };
     const state = createMemoryState();
@@ -179,6 +180,7 @@ describe('campaign runner', () => {
       dispatch: async () => undefined,
       retryLater: () => undefined,
       deferred: 0,
+      hotStateLost: () => undefined,
       drain: async () => undefined,
     };
     const runner = await startCampaignRunner({
@@ -243,6 +245,7 @@ describe('campaign runner with two applications’ campaigns', () => {
       dispatch: async () => undefined,
       retryLater: () => undefined,
       deferred: 0,
+      hotStateLost: () => undefined,
       drain: async () => undefined,
     };
     const runner = await startCampaignRunner({
@@ -315,6 +318,7 @@ describe('campaign runner while the carrier refuses for now', () => {
       },
       dispatch: async () => undefined,
       retryLater: () => undefined,
+      hotStateLost: () => undefined,
       // A throttling carrier gave 6,000 messages back to be tried in a minute: they wait in core's memory.
       deferred: 6_000,
       drain: async () => undefined,

@@ -132,6 +132,18 @@ describe('finding the stored messages of keyed sends', () => {
     expect(asked).toEqual([['k-1']]);
   });
 
+  it('looks in history again for the window after hot state lost its data (Redis back empty), and finds a retried key sent before', async () => {
+    const before = { ...record('k-1'), numericId: 7 };
+    const { find, loads, later } = lookups({ earlier: [before] });
+    later(60_000);
+    // Past the window after the start, and hot state forgot k-1: it would be stored and sent again.
+    expect(await find(['k-1'])).toEqual([]);
+    find.reopen();
+    expect((await find(['k-1'])).map((m) => [m.id, m.numericId])).toEqual([['k-1', 7]]);
+    // The keyed messages of the window before the loss, loaded once.
+    expect(loads).toEqual([1_000_000]);
+  });
+
   it('answers from core’s recent messages without asking anyone', async () => {
     const { find, asked, loads } = lookups({ recent: [record('k-1')] });
     expect((await find(['k-1'])).map((m) => m.id)).toEqual(['k-1']);

@@ -133,9 +133,9 @@ export function storedKeyedMessages(deps: {
   historyForMs: number;
   log?: Logger;
   now?: () => number;
-}): (ids: string[]) => Promise<Stored[]> {
+}): StoredKeyedMessages {
   const now = deps.now ?? Date.now;
-  const startedAt = now();
+  let startedAt = now();
   const inHistory = createBatcher<string, MessageRecord | undefined>(
     async (ids) => {
       const found = new Map((await deps.history.findMessages(ids)).map((m) => [m.id, m]));
@@ -164,7 +164,7 @@ export function storedKeyedMessages(deps: {
           return undefined;
         },
       ));
-  return async (ids) => {
+  const find = async (ids: string[]): Promise<Stored[]> => {
     const found: Stored[] = [];
     let unknown: string[] = [];
     for (const id of ids) {
@@ -195,4 +195,18 @@ export function storedKeyedMessages(deps: {
     }
     return found;
   };
+  return Object.assign(find, {
+    reopen(): void {
+      startedAt = now();
+      earlier = undefined;
+    },
+  });
 }
+
+/**
+ * Finds the stored messages of keyed sends; `reopen()` starts the window of a
+ * start again: hot state lost its data (a Redis back without it), and with it
+ * the answers of recent keys, so the keyed messages stored in the window
+ * before are looked for in history again for as long.
+ */
+export type StoredKeyedMessages = ((ids: string[]) => Promise<Stored[]>) & { reopen(): void };

@@ -68,6 +68,12 @@ export interface MessageIntake {
   retryLater(records: readonly MessageRecord[]): void;
   /** Messages given to retryLater whose time has not come: campaign fan-out counts them with the SMS backlog. */
   readonly deferred: number;
+  /**
+   * Hot state lost its data (a Redis back without it): the answers of recent
+   * Idempotency-Keys went with it, so keyed sends look in history again, as
+   * after a start, for the keyed messages of the last minutes.
+   */
+  hotStateLost(): void;
   drain(): Promise<void>;
 }
 
@@ -113,15 +119,14 @@ export function createMessageIntake(deps: {
     exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
   });
   const nextNumericId = deps.numericIds;
-  const keyedSends = createKeyedSends(
-    storedKeyedMessages({
-      history: deps.history,
-      state: deps.state,
-      recent: deps.recent,
-      historyForMs: deps.keyedHistoryCheckMs ?? KEYED_HISTORY_CHECK_MS,
-      log: deps.log,
-    }),
-  );
+  const storedKeyed = storedKeyedMessages({
+    history: deps.history,
+    state: deps.state,
+    recent: deps.recent,
+    historyForMs: deps.keyedHistoryCheckMs ?? KEYED_HISTORY_CHECK_MS,
+    log: deps.log,
+  });
+  const keyedSends = createKeyedSends(storedKeyed);
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
   const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
@@ -587,6 +592,7 @@ export function createMessageIntake(deps: {
     get deferred() {
       return deferredIds.size;
     },
+    hotStateLost: () => storedKeyed.reopen(),
     async drain() {
       draining = true;
       wake?.();
