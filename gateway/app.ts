@@ -4,6 +4,7 @@ import type { InterfaceErrors } from './http/header-overflow';
 import type { Authenticator } from './auth';
 import type { CoreClient } from './core-client';
 import type { Logger } from '../lib/log';
+import { createOutageLog } from './http/outage-log';
 import { interfaceHandler } from './http/interface-handler';
 import { requestMetrics } from './http/request-metrics';
 import { requestSpan } from './http/request-span';
@@ -76,7 +77,9 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     webhooks: webhookRouter(deps),
     short_links: shortLinkRouter(deps),
   };
-  const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name], deps.log) }));
+  // One log of outages for every interface: a line while requests are answered 503, not one per request.
+  const outages = createOutageLog(deps.log);
+  const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name], deps.log, outages) }));
 
   app.use(requestMetrics);
   app.use(requestSpan);

@@ -5,6 +5,7 @@ import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { clientClosed } from './client-closed';
 import { unavailableRetryAfter } from './unavailable-retry-after';
+import type { OutageLog } from './outage-log';
 
 /**
  * One interface's router under its error renderer, so every failure under its
@@ -15,7 +16,7 @@ import { unavailableRetryAfter } from './unavailable-retry-after';
  * when (`retryAfterSeconds`), whatever the interface's body. A client gone in
  * the middle of its body is counted 499, never rendered (client-closed.ts).
  */
-export function interfaceHandler(errors: Middleware, router: Router, log: Logger): Middleware {
+export function interfaceHandler(errors: Middleware, router: Router, log: Logger, outages?: OutageLog): Middleware {
   // The router's throwing mode leaves Allow out; its quiet mode sets status and header, and the body is made here.
   const methods = router.allowedMethods();
   const inInterfaceShape: Middleware = async (ctx, next) => {
@@ -24,7 +25,23 @@ export function interfaceHandler(errors: Middleware, router: Router, log: Logger
       throw new HermodError('method_not_allowed', ctx.status === 405 ? 'method not allowed' : 'method not implemented');
     }
   };
-  return compose([unavailableRetryAfter, errors, retryAfterOfError, clientClosed(log), router.routes() as Middleware, inInterfaceShape, methods as Middleware]);
+  const told: Middleware = async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      outages?.answered(ctx.status);
+    }
+  };
+  return compose([
+    told,
+    unavailableRetryAfter,
+    errors,
+    retryAfterOfError,
+    clientClosed(log),
+    router.routes() as Middleware,
+    inInterfaceShape,
+    methods as Middleware,
+  ]);
 }
 
 /** Inside the error renderer: sets `Retry-After` from the error on its way out to the renderer. */

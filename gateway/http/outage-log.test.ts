@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../lib/log';
+import { createOutageLog } from './outage-log';
+
+const recording = () => {
+  const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
+  return { lines, log: { warn: at('warn'), info: at('info'), error: at('error'), debug: at('debug') } as unknown as Logger };
+};
+
+describe('the gateway’s log while core is out of reach', () => {
+  it('says so at the first 503, then every 10 s with how many, and once when requests are answered again', () => {
+    let t = 0;
+    const { lines, log } = recording();
+    const outages = createOutageLog(log, { now: () => t });
+    outages.answered(202);
+    expect(lines).toEqual([]);
+    for (let i = 0; i < 2_500; i++) {
+      outages.answered(i % 5 === 0 ? 504 : 503);
+      t += 10;
+    }
+    // 25 s of 503s: at 0, 10 and 20 s.
+    expect(lines.map((l) => [l.level, l.fields.answers])).toEqual([
+      ['warn', 1],
+      ['warn', 1000],
+      ['warn', 1000],
+    ]);
+    outages.answered(202);
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'answering requests again', fields: { unavailableAnswers: 2_500 } });
+    outages.answered(202);
+    expect(lines).toHaveLength(4);
+  });
+
+  it('does not call a client’s own errors an outage, nor their end the end of one', () => {
+    const { lines, log } = recording();
+    const outages = createOutageLog(log);
+    for (const status of [400, 401, 404, 413, 422, 429, 500]) outages.answered(status);
+    expect(lines).toEqual([]);
+    outages.answered(503);
+    outages.answered(400);
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'info']);
+  });
+});
