@@ -6,6 +6,7 @@ import type { Role } from '../lib/role';
 import { runRole } from './run-role';
 import { runSupervisor } from '../lib/supervisor';
 import { ADMIN_USAGE } from './cli/admin-usage';
+import { STATUS_USAGE } from './cli/status-usage';
 import { asksForHelp, commandHelp } from './cli/command-help';
 import { roleUsageProblem } from './cli/role-usage-problem';
 import { outputLines } from './cli/output-lines';
@@ -27,6 +28,7 @@ commands:
                    a handset's reply through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT), or a simulated
                    carrier of HERMOD_CARRIERS_FILE (the first, or the one named), e.g.
                    hermod reply +6421999001 4000 STOP
+${STATUS_USAGE}
   grpc-certs <dir> <host>...
                    make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),
                    valid for the hosts core is reached at
@@ -38,7 +40,7 @@ Configuration is read from HERMOD_* environment variables; see README.md.`;
 const log = createLogger();
 
 /** The commands above that are hermod's own, not the operators' (those are in ADMIN_USAGE). */
-const ROLE_COMMANDS = new Set(['start', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators', 'console', 'reply', 'grpc-certs']);
+const ROLE_COMMANDS = new Set(['start', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators', 'console', 'reply', 'grpc-certs', 'status']);
 
 function flag(name: string): string | undefined {
   const args = process.argv.slice(3);
@@ -112,6 +114,9 @@ async function main(): Promise<void> {
         outputLines(process.stdout),
         outputLines(process.stderr),
       );
+      return;
+    case 'status':
+      process.exitCode = await (await import('./cli/status-cli')).runStatusCommand(config, outputLines(process.stdout), outputLines(process.stderr));
       return;
     case 'grpc-certs': {
       const [dir, ...hosts] = process.argv.slice(3);

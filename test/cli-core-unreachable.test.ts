@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../bin/cli/admin-cli';
+import { runStatusCommand } from '../bin/cli/status-cli';
 import { resolveConfig } from '../lib/config';
 import { freePort } from './support/free-port';
 
@@ -27,6 +28,20 @@ describe('an operators’ command while core is not there', () => {
     },
     30_000,
   );
+
+  it('hermod status names the address it tried, as an error and nothing as output', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const output: string[] = [];
+    const errors: string[] = [];
+    const code = await runStatusCommand(
+      resolveConfig({ HERMOD_CORE_ADDRESS: address }),
+      (line) => void output.push(line),
+      (line) => void errors.push(line),
+    );
+    expect(code).toBe(1);
+    expect(errors.join('\n')).toMatch(new RegExp(`^error: core is unavailable at ${address.replace(/\./g, '\\.')} \\(HERMOD_CORE_ADDRESS\\)`));
+    expect(output).toEqual([]);
+  }, 30_000);
 
   it('says so on standard error, so `hermod apps list 2>/dev/null` prints nothing', async () => {
     const address = `127.0.0.1:${await freePort()}`;
