@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../core/adapters/memory-bus';
 import { createMemoryState } from '../core/adapters/memory-state';
-import { decodeStatus, type StatusUpdate } from '../core/ports/bus-payloads';
+import { decodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import type { HotState } from '../core/ports/state';
 import type { MessageStatus } from '../core/domain/message-status';
 import { eventually } from '../test/support/eventually';
 import type { Carrier, CarrierReport } from './carrier';
-import { startChannelWorker } from './channel-worker';
+import { startChannelWorker, type ChannelWorkerOptions } from './channel-worker';
 import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
@@ -214,15 +214,33 @@ describe('a channel worker whose hot state fails just after the carrier took a m
  * recipient the provider is slow on: its rate limit, a timeout) until `release`; the sends per job and the statuses.
  */
 async function workerSlowForOne(bus: Bus, channel: string) {
-  const state = createMemoryState();
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const sends = new Map<string, number>();
+  const { state, statuses } = await workerSending(bus, channel, 'slow-for-one', async (job) => {
+    sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
+    if (job.content.startsWith('pōturi')) await held;
+  });
+  kit.defer(async () => release());
+  return { state, sends, statuses, release };
+}
+
+/**
+ * A worker of `channel` on `bus` whose carrier runs `send` for each job (a carrier id `c-<id>` when it resolves) and
+ * the statuses it reports; stopped (and the bus closed) after the test.
+ */
+async function workerSending(
+  bus: Bus,
+  channel: string,
+  name: string,
+  send: (job: OutboundJob) => Promise<void>,
+  options: Partial<Pick<ChannelWorkerOptions, 'maxAttempts' | 'deferral'>> = {},
+) {
+  const state = createMemoryState();
   const carrier: Carrier = {
-    name: 'slow-for-one',
+    name,
     async send(job) {
-      sends.set(job.id, (sends.get(job.id) ?? 0) + 1);
-      if (job.content.startsWith('pōturi')) await held;
+      await send(job);
       return { carrierIds: [`c-${job.id}`] };
     },
     ready: async () => undefined,
@@ -232,13 +250,12 @@ async function workerSlowForOne(bus: Bus, channel: string) {
   };
   const statuses: StatusUpdate[] = [];
   await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-  const worker = await startChannelWorker({ channel, bus, state, carrier, log: quietLog, retryBaseMs: 10 });
+  const worker = await startChannelWorker({ channel, bus, state, carrier, log: quietLog, retryBaseMs: 10, ...options });
   kit.defer(async () => {
-    release();
     await worker.stop();
     await bus.close();
   });
-  return { state, sends, statuses, release };
+  return { state, statuses };
 }
 
 describe.each([
@@ -340,29 +357,18 @@ describe('two channel workers handed the same job at once (a partition lease los
 /** A worker of `channel` on the in-process bus whose carrier refuses every send for a reason that passes (a greylisting mail server's 451) while `refusing()`. */
 async function workerRefusedForAWhile(channel: string, deferral: { firstMs: number; longestMs: number; forMs: number }) {
   const bus = createMemoryBus({ partitions: 1 });
-  const state = createMemoryState();
-  let refusing = true;
   const sends: string[] = [];
-  const carrier: Carrier = {
-    name: 'greylisting',
-    async send(job) {
+  const { statuses } = await workerSending(
+    bus,
+    channel,
+    'greylisting',
+    async (job) => {
       sends.push(job.id);
-      if (refusing) throw new HermodError('unavailable', '451 4.7.1 Greylisted, please try again in 5 minutes', { retryable: true });
-      return { carrierIds: [`c-${job.id}`] };
+      throw new HermodError('unavailable', '451 4.7.1 Greylisted, please try again in 5 minutes', { retryable: true });
     },
-    ready: async () => undefined,
-    onReport: () => undefined,
-    onInbound: () => undefined,
-    close: async () => undefined,
-  };
-  const statuses: StatusUpdate[] = [];
-  await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-  const worker = await startChannelWorker({ channel, bus, state, carrier, log: quietLog, maxAttempts: 3, retryBaseMs: 10, deferral });
-  kit.defer(async () => {
-    await worker.stop();
-    await bus.close();
-  });
-  return { bus, sends, statuses, accept: () => (refusing = false) };
+    { maxAttempts: 3, deferral },
+  );
+  return { bus, sends, statuses };
 }
 
 describe('a channel worker whose carrier keeps refusing a message for a reason that passes', () => {
