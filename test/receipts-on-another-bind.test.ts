@@ -124,6 +124,6 @@ describe('delivery receipts an SMSC sends on another SMS worker process’s bind
     });
     await new Promise((r) => setTimeout(r, 500)); // a late callback would show now
     const wrong = ids.map((id) => statusesOf(id).join(' → ')).filter((s) => s !== 'accepted → queued → sent → submitted → received');
-    expect(wrong.slice(0, 5), `${wrong.length} of ${MESSAGES} messages`).toEqual([]);
+    expect(wrong.slice(0, 5), `${wrong.length} of ${MESSAGES} messages: ${JSON.stringify(wrong.slice(0, 5))}`).toEqual([]);
   });
 });
