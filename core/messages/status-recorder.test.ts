@@ -196,3 +196,33 @@ describe('status recorder', () => {
     expect(events.map((e) => e.status)).toEqual(['read']);
   });
 });
+
+describe('status recorder, two batches about one message at once', () => {
+  it('tells a message’s changes in the order hot state took them, even when the later one is written to history first (trial under load: received told before submitted)', async () => {
+    const events: StatusEvent[] = [];
+    let releaseSubmitted!: () => void;
+    const submittedWritten = new Promise<void>((resolve) => (releaseSubmitted = resolve));
+    const history = {
+      async appendEvents(batch: readonly StatusEvent[]) {
+        // The write carrying `submitted` is slow (a flush of many); the receipt's, a moment later, is not.
+        if (batch.some((e) => e.status === 'submitted')) await submittedWritten;
+        events.push(...batch);
+      },
+      latestStatuses: async () => new Map(),
+    } as unknown as MessageHistory;
+    const state = createMemoryState();
+    const recorder = createStatusRecorder({ history, state });
+    const heard: string[] = [];
+    recorder.onApplied((c) => heard.push(c.status));
+    await recorder.record([change('accepted', AT), change('queued', AT + 1), change('sent', AT + 2)]);
+
+    // The worker's submitted (the bus consumer's batch), then the receipt held aside until it could apply (matched later).
+    const submitted = recorder.record([change('submitted', AT + 3, 'smsc:ā-1')]);
+    await new Promise((r) => setTimeout(r, 20));
+    const received = recorder.record([{ ...change('received', AT + 4, 'smsc:ā-1'), onceSubmitted: true }]);
+    await new Promise((r) => setTimeout(r, 50));
+    releaseSubmitted();
+    expect(await Promise.all([submitted, received])).toEqual([[true], [true]]);
+    expect(heard).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+  });
+});

@@ -47,8 +47,44 @@ const REPAIRED_MEMORY_MS = 60_000;
 const REPAIRED_MAX = 10_000;
 const WRITTEN_MAX = 200_000;
 
+/** A change's place among its message's tells: `wait` for the ones hot state took before it, `done` once told (or not). */
+interface Turn {
+  wait: Promise<void>;
+  done(): void;
+}
+
+/** Longest a tell waits for an earlier change of its message (a write that hangs must not hold the message for good). */
+const TURN_WAIT_MS = 5000;
+
+/**
+ * Tells of each message in the order hot state took its changes. Two batches
+ * about one message run side by side (the bus's batch carrying a worker's
+ * `submitted`, the receipt held aside until that applied), each telling once
+ * its history write is in: the later one's write could finish first, and its
+ * client heard `received` before `submitted`. A turn is taken as hot state
+ * answers (the order it took them in), and a tell waits for the message's turn
+ * before it.
+ */
+function createTellOrder() {
+  const last = new Map<string, Promise<void>>();
+  return (id: string): Turn => {
+    const before = last.get(id);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    last.set(id, mine);
+    void mine.then(() => {
+      if (last.get(id) === mine) last.delete(id);
+    });
+    if (!before) return { wait: Promise.resolve(), done };
+    let timer: NodeJS.Timeout | undefined;
+    const wait = Promise.race([before, new Promise<void>((resolve) => (timer = setTimeout(resolve, TURN_WAIT_MS)))]).finally(() => clearTimeout(timer));
+    return { wait, done };
+  };
+}
+
 export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
+  const turnOf = createTellOrder();
   const lostCheckMs = deps.lostCheckMs ?? 1000;
   const lookPastUntil = Date.now() + LOOK_PAST_MS;
   /** Messages with a change applied to hot state whose history write and listeners are still to come, and how many. */
@@ -149,6 +185,8 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
   function withLostGivenBack(changes: readonly StatusChange[], applied: readonly boolean[], lost: ReadonlyMap<number, MessageStatus>) {
     const all: StatusChange[] = [];
     const told: boolean[] = [];
+    /** The index in `changes` each entry of `all` comes from. */
+    const from: number[] = [];
     changes.forEach((c, i) => {
       const history = lost.get(i);
       if (history !== undefined && c.carrierId && stageOf(c.status) > SUBMITTED_STAGE) {
@@ -156,12 +194,14 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
           if (!canAdvance(history, status)) continue;
           all.push({ ...c, status, detail: `${status} (the carrier reported on it)`, errorCode: '', onceSubmitted: undefined });
           told.push(true);
+          from.push(i);
         }
       }
       all.push(c);
       told.push(applied[i]! || history !== undefined);
+      from.push(i);
     });
-    return { all, told };
+    return { all, told, from };
   }
 
   /** Indexes of refused hand-overs whose message has since gone further. */
@@ -181,8 +221,16 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     return late;
   }
 
-  /** Writes the applied changes (and, `withLate`, late hand-overs) to history, then tells listeners of the applied ones. */
-  async function writeAndTell(changes: readonly StatusChange[], applied: readonly boolean[], withLate: boolean): Promise<void> {
+  /**
+   * Writes the applied changes (and, `withLate`, late hand-overs) to history, then tells listeners of the applied ones,
+   * each in its message's turn (`turns`).
+   */
+  async function writeAndTell(
+    changes: readonly StatusChange[],
+    applied: readonly boolean[],
+    withLate: boolean,
+    turns: readonly (Turn | undefined)[],
+  ): Promise<void> {
     const late = withLate ? await lateHandOvers(changes, applied) : new Set<number>();
     const writes: Promise<void>[] = [];
     changes.forEach((c, i) => {
@@ -201,10 +249,14 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
     });
     await Promise.all(writes);
-    changes.forEach((c, i) => {
+    for (const [i, c] of changes.entries()) {
       if (applied[i] || late.has(i)) noteWritten(c.messageId, stageOf(c.status));
-      if (applied[i]) for (const l of listeners) l(c);
-    });
+      if (!applied[i]) continue;
+      const turn = turns[i];
+      if (turn) await turn.wait;
+      for (const l of listeners) l(c);
+      turn?.done();
+    }
   }
 
   const startWriting = (id: string): void => void writing.set(id, (writing.get(id) ?? 0) + 1);
@@ -220,13 +272,22 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       const applied = await deps.state.advanceStatuses(
         changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
       );
-      const writeAndTellWhile = async (which: readonly boolean[], withLate: boolean, list: readonly StatusChange[] = changes): Promise<void> => {
+      // In the order hot state answered: no await between its answer and these.
+      const turns = changes.map((c, i) => (applied[i] ? turnOf(c.messageId) : undefined));
+      const writeAndTellWhile = async (
+        which: readonly boolean[],
+        withLate: boolean,
+        list: readonly StatusChange[] = changes,
+        listTurns: readonly (Turn | undefined)[] = turns,
+      ): Promise<void> => {
         const ids = list.flatMap((c, i) => (which[i] ? [c.messageId] : []));
         for (const id of ids) startWriting(id);
         try {
-          await writeAndTell(list, which, withLate);
+          await writeAndTell(list, which, withLate, listTurns);
         } finally {
           for (const id of ids) doneWriting(id);
+          // Told, or not (a write failed): the message's later tells go on.
+          for (const t of turns) t?.done();
         }
       };
       // Refused ones a crash lost are given back with the applied ones, in the batch's order: the worker's `sent`
@@ -250,9 +311,15 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
         await writeAndTellWhile(applied, true);
         return applied;
       }
-      const { all, told } = withLostGivenBack(changes, applied, lost);
+      const { all, told, from } = withLostGivenBack(changes, applied, lost);
       try {
-        await writeAndTellWhile(told, true, all);
+        // A change given back tells in its own turn where it has one; those it proves (sent, submitted) right before it.
+        await writeAndTellWhile(
+          told,
+          true,
+          all,
+          from.map((i, k) => (from[k + 1] === i ? undefined : turns[i])),
+        );
       } catch (err) {
         // Not written after all: the next hand-over of these reports gives them back again.
         for (const i of lost.keys()) repaired.delete(`${changes[i]!.messageId}|${changes[i]!.status}`);
