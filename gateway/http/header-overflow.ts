@@ -79,11 +79,18 @@ export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: Re
  * A head over PARSER_HEADER_LIMIT is refused by Node's parser before any
  * listener sees the request, with a 431 and no body. This answers that 431
  * in the interface's error shape when the chunk the parser failed on begins
- * the request (`rawPacket`), else in plain text, then closes the connection.
+ * the request (`rawPacket`) or the request is its connection's first, else
+ * in plain text, then closes the connection.
  * Other client errors are answered as Node does.
  */
 export function answerHeaderOverflow(server: http.Server, interfaces: readonly InterfaceErrors[]): void {
   const answered = new WeakSet<Duplex>();
+  // The start of each connection's first request: over TLS the parser fails on a later record (16 KB at most) than
+  // the one with the request line, which still names the interface (a connection's later requests go without it).
+  const firstChunks = new WeakMap<Duplex, string>();
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
+    socket.once('data', (chunk: Buffer) => firstChunks.set(socket, chunk.toString('latin1', 0, Math.min(chunk.length, 1024))));
+  });
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
     if (answered.has(socket)) return; // the parser fails again on each later chunk
     answered.add(socket);
@@ -99,7 +106,7 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
       socket.destroy();
       return;
     }
-    const start = requestStart(err.rawPacket);
+    const start = requestStart(err.rawPacket?.toString('latin1', 0, Math.min(err.rawPacket.length, 1024))) ?? requestStart(firstChunks.get(socket));
     counted(interfaces, start?.method ?? 'unknown', start?.path);
     const answer = start ? answerFor(interfaces, start.method, start.path) : Promise.resolve(plainAnswer());
     void answer.then((a) => {
@@ -118,9 +125,9 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
   });
 }
 
-function requestStart(chunk: Buffer | undefined): { method: string; path: string } | undefined {
-  if (!chunk || chunk.length === 0) return undefined;
-  const match = REQUEST_LINE.exec(chunk.toString('latin1', 0, Math.min(chunk.length, 1024)));
+function requestStart(head: string | undefined): { method: string; path: string } | undefined {
+  if (!head) return undefined;
+  const match = REQUEST_LINE.exec(head);
   return match ? { method: match[1]!, path: match[2]! } : undefined;
 }
 
