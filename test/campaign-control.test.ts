@@ -107,7 +107,11 @@ describe('campaign control', () => {
       );
       expect(done).toMatchObject({ state: 'finished', submitted: MEMBERS, delivered: MEMBERS, dead: 0, remaining: 0 });
       const listed = await h.hermod.cli(['campaigns', 'list', 'acme']);
-      expect(listed.output).toMatch(new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t`, 'm'));
+      // submitted, delivered, failed, blocked, deficient, dead, remaining: every count `show` has.
+      expect(listed.output).toMatch(
+        new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t${MEMBERS}\\t${MEMBERS}\\t0\\t0\\t0\\t0\\t0$`, 'm'),
+      );
+      expect(listed.output.split('\n')[0]).toBe('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tfailed\tblocked\tdeficient\tdead\tremaining');
       // Nothing is left to stop or to go on with: a finished campaign is neither paused, resumed nor cancelled.
       for (const verb of ['pause', 'resume', 'cancel']) {
         const refused = await h.hermod.cli(['campaigns', verb, 'acme', id]);

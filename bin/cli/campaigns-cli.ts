@@ -40,10 +40,11 @@ export async function runCampaignsCommand(config: Readonly<Config>, args: string
   try {
     if (verb === 'list') {
       const { campaigns } = await call<object, ListCampaignsResponse>(client.listCampaigns as never, { application: application ?? '' });
-      out('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tdead\tremaining');
+      // Every count `campaigns show` has, but the rate and estimate: a campaign whose members fail or opted out shows it here.
+      out('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tfailed\tblocked\tdeficient\tdead\tremaining');
       for (const c of campaigns) {
         out(
-          `${escapeControlCharacters(c.application)}\t${c.campaignId}\t${escapeControlCharacters(c.name)}\t${c.state}\t${c.members}\t${c.submitted}\t${c.delivered}\t${c.dead}\t${c.remaining}`,
+          `${escapeControlCharacters(c.application)}\t${c.campaignId}\t${escapeControlCharacters(c.name)}\t${c.state}\t${c.members}\t${c.submitted}\t${c.delivered}\t${c.failed}\t${c.blocked}\t${c.deficient}\t${c.dead}\t${c.remaining}`,
         );
       }
       return 0;
