@@ -29,9 +29,13 @@ export function checkApplicationName(name: string): void {
   }
 }
 
+/** Characters nobody sees inside a name, with no use in one: zero-width space, word joiner, soft hyphen, BOM (not the joiners emoji and scripts need). */
+const UNSEEN = /[\u200b\u2060\u00ad\ufeff]/gu;
+
 /**
  * A name as people read it: case and width (full-width ａｃｍｅ, ligatures)
- * folded. Two names alike this way would be taken for one another, so a new
- * application may not take a name alike an existing one's.
+ * folded, unseen characters left out. Two names alike this way would be
+ * taken for one another, so a new application may not take a name alike an
+ * existing one's.
  */
-export const nameAsRead = (name: string): string => name.normalize('NFKC').toLowerCase().normalize('NFKC');
+export const nameAsRead = (name: string): string => name.normalize('NFKC').toLowerCase().normalize('NFKC').replace(UNSEEN, '');
