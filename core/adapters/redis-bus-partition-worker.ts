@@ -43,6 +43,9 @@ export class PartitionWorker {
           const outcome = await this.sideBySide(part, batch);
           batch = undefined;
           if (outcome === 'idle') {
+            // Another consumer's entries were found meanwhile (redis-bus-leases.ts, while the batches were in hand: the
+            // mode changes under this loop): taken over before the partition waits idle.
+            if ((part.mode as Part['mode']) === 'claim') continue;
             part.state = 'idle';
             m.wakeReader();
             return;
@@ -57,6 +60,7 @@ export class PartitionWorker {
             part.mode = 'live';
             continue;
           }
+          if ((part.mode as Part['mode']) === 'claim') continue;
           part.state = 'idle';
           m.wakeReader();
           return;

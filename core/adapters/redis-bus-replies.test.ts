@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { streamKey } from './redis-bus-keys';
-import { deliveredRecord, deliveryCounts, groupBacklog, othersHoldPending, parseStreams, type StreamReply } from './redis-bus-replies';
+import { deliveredRecord, deliveryCounts, groupBacklog, lastEntryId, othersHoldPending, parseStreams, type StreamReply } from './redis-bus-replies';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../../test/support/redis-keys';
 
 /** Text people send: any code point, whole graphemes, and the scripts our users write in. */
@@ -133,12 +133,19 @@ describe('reading XPENDING and XINFO replies', () => {
     expect(groupBacklog(null, 'hōkai')).toBe(0);
   });
 
-  it('never counts more than the stream holds: Redis’s lag after a restart from its append-only file said 226 of an empty stream (trial)', () => {
-    const afterRestart = [['name', 'sms-workers', 'consumers', 2, 'pending', 0, 'last-delivered-id', '675-0', 'entries-read', 675, 'lag', 226]];
-    expect(groupBacklog(afterRestart, 'sms-workers', 0)).toBe(0);
-    expect(groupBacklog(afterRestart, 'sms-workers', 40)).toBe(40);
-    // A lag Redis cannot tell (nil, after entries were deleted from the middle): at most what the stream holds.
+  it('counts nothing unread for a group that has read the stream’s last entry, and never more than the stream holds: Redis’s lag after a restart from its append-only file said 226 of an empty stream, for good (trial)', () => {
+    const afterRestart = [['name', 'sms-workers', 'consumers', 2, 'pending', 3, 'last-delivered-id', '1700000000675-0', 'entries-read', 675, 'lag', 226]];
+    // Busy and caught up: its last entry read, three in hand.
+    expect(groupBacklog(afterRestart, 'sms-workers', 900, '1700000000675-0')).toBe(3);
+    // Behind: what Redis says, but no more than the stream holds.
+    expect(groupBacklog(afterRestart, 'sms-workers', 40, '1700000000699-3')).toBe(40);
+    expect(groupBacklog(afterRestart, 'sms-workers', 900, '1700000000699-3')).toBe(229);
+    // Empty: nothing.
+    expect(groupBacklog(afterRestart, 'sms-workers', 0, '0-0')).toBe(3);
+    // A lag Redis cannot tell (nil): what the group holds, as before.
     const unknown = [['name', 'sms-workers', 'consumers', 1, 'pending', 3, 'last-delivered-id', '9-0', 'entries-read', null, 'lag', null]];
-    expect(groupBacklog(unknown, 'sms-workers', 12)).toBe(12);
+    expect(groupBacklog(unknown, 'sms-workers', 12, '12-0')).toBe(3);
+    expect(lastEntryId([['1700000000675-0', ['k', 'k', 'v', 'x']]])).toBe('1700000000675-0');
+    expect(lastEntryId([])).toBeUndefined();
   });
 });

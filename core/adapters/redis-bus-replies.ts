@@ -67,22 +67,39 @@ export function othersHoldPending(summary: unknown, consumer: string): boolean {
  * (a list of field/value lists): `lag` is what the group has not read yet,
  * `pending` what it read and has not acknowledged. 0 when the reply is not a
  * list (no such stream yet); undefined when the group is not in it (it never
- * joined: it would read every entry the stream holds). Never more than the
- * stream's `length` (XLEN), when given: Redis's lag is a count it keeps, and
- * after a restart from its append-only file it said 226 of an empty stream,
- * for good; when it cannot tell (nil), the whole stream is counted.
+ * joined: it would read every entry the stream holds). Redis's lag is a
+ * count it keeps, and after a restart from its append-only file it said 226
+ * of an empty stream, for good: a group that has read up to the stream's last
+ * entry (`lastId`) has nothing unread, whatever it says, and the rest is never
+ * more than the stream's `length` (XLEN). A lag Redis cannot tell (nil) counts
+ * nothing unread, as before.
  */
-export function groupBacklog(groups: unknown, group: string, length?: number): number | undefined {
+export function groupBacklog(groups: unknown, group: string, length?: number, lastId?: string): number | undefined {
   if (!Array.isArray(groups)) return 0;
   for (const fields of groups as unknown[][]) {
     const info = new Map<string, unknown>();
     for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
     if (info.get('name') !== group) continue;
     const pending = Number(info.get('pending') ?? 0);
+    const delivered = info.get('last-delivered-id');
+    if (lastId !== undefined && delivered !== undefined && delivered !== null && compareIds(String(delivered), lastId) >= 0) return pending;
     const lag = info.get('lag');
-    if (length === undefined) return Number(lag ?? 0) + pending;
-    if (lag === null || lag === undefined) return Math.max(length, pending);
-    return Math.min(Number(lag) + pending, Math.max(length, pending));
+    const unread = lag === null || lag === undefined ? 0 : Number(lag);
+    return length === undefined ? unread + pending : Math.min(unread + pending, Math.max(length, pending));
   }
   return undefined;
+}
+
+/** Orders two stream entry ids (`ms-seq`). */
+function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am !== bm ? am - bm : as - bs;
+}
+
+/** The id of the entry an XREVRANGE … COUNT 1 reply holds, if any. */
+export function lastEntryId(reply: unknown): string | undefined {
+  const first = Array.isArray(reply) ? (reply[0] as unknown) : undefined;
+  const id = Array.isArray(first) ? first[0] : undefined;
+  return id === undefined || id === null ? undefined : String(id);
 }

@@ -244,6 +244,43 @@ describe('Redis Streams bus', () => {
     expect(got.map((r) => r.redeliveries)).toEqual([0, 0, 1]);
   });
 
+  it('takes over such entries found while its handler holds batches side by side, with nothing published after them', async () => {
+    const prefix = freshPrefix();
+    const topic = unique('t');
+    const group = unique('g');
+    const got: string[] = [];
+    // Looked for every second from the subscription on: found at 1 s while the slow batch (0.3 to 1.2 s) is in hand,
+    // which is not held so long that the partition is left (that is a second: then a takeover would claim them too).
+    const member = bus(prefix, { partitions: 1, claimIdleMs: 1000, leaseMs: 2000 });
+    await member.subscribe(
+      topic,
+      async (records) => {
+        for (const r of records) {
+          if (text(r) === 'pōturi 🐢') await sleep(900);
+          got.push(text(r));
+        }
+      },
+      { group, consumer: 'owner', inFlight: 2 },
+    );
+    await sleep(300);
+    await member.publish(topic, [{ key: 'k', value: Buffer.from('pōturi 🐢') }]);
+    await sleep(100);
+    const raw = rawRedis();
+    const stream = `{${prefix}:${topic}:0}`;
+    try {
+      await raw
+        .multi()
+        .call('XADD', stream, '*', 'k', 'k', 'v', 'ngaro — 迷子')
+        .call('XREADGROUP', 'GROUP', group, 'stray', 'COUNT', '10', 'STREAMS', stream, '>')
+        .exec();
+    } finally {
+      await raw.quit();
+    }
+    // Found while the slow batch is in hand; taken over once it has been idle claimIdleMs, not left until more comes.
+    await eventually(() => got.includes('ngaro — 迷子'), 8000);
+    expect(got).toEqual(['pōturi 🐢', 'ngaro — 迷子']);
+  });
+
   it('gives the unacknowledged batch of a member closed mid-batch to the other member at once, before newer records', async () => {
     const prefix = freshPrefix();
     const topic = unique('t');

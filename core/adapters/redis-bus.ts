@@ -3,7 +3,7 @@ import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { streamKey } from './redis-bus-keys';
 import { createRedisPublisher } from './redis-bus-publish';
-import { groupBacklog } from './redis-bus-replies';
+import { groupBacklog, lastEntryId } from './redis-bus-replies';
 import { defineRedisBusScripts } from './redis-bus-scripts';
 import { type RedisBusOptions, resolveRedisBusSettings } from './redis-bus-settings';
 import { RedisBusSubscriber } from './redis-bus-subscriber';
@@ -90,15 +90,17 @@ export function createRedisBus(options: RedisBusOptions): Bus {
         const key = streamKey(settings.prefix, topic, p);
         pipeline.call('XINFO', 'GROUPS', key);
         pipeline.call('XLEN', key);
+        // Only the id is read; the entry's fields come along (one record).
+        pipeline.call('XREVRANGE', key, '+', '-', 'COUNT', '1');
       }
       const results = (await pipeline.exec()) ?? [];
       let total = 0;
-      for (let i = 0; i + 1 < results.length; i += 2) {
+      for (let i = 0; i + 2 < results.length; i += 3) {
         const [err, groups] = results[i]!;
         if (err) continue; // no such stream yet
         // A group that never joined reads the stream from its start (XGROUP CREATE … 0): all of it waits for it.
         const length = Number(results[i + 1]![1] ?? 0);
-        total += groupBacklog(groups, group, length) ?? length;
+        total += groupBacklog(groups, group, length, lastEntryId(results[i + 2]![1]) ?? '0-0') ?? length;
       }
       return total;
     },

@@ -77,11 +77,6 @@ export function findUrls(text: string): string[] {
   return findUrlMatches(text).map((m) => m.url);
 }
 
-/**
- * SMS Gateway v2's link shortening: each URL in a message becomes
- * `<base>/<code>`, stored with the message before it is accepted; the gateway
- * redirects the short link and every click is recorded in history.
- */
 /** Characters as the limits count them: code points. */
 const characters = (text: string): number => {
   let n = 0;
@@ -89,6 +84,13 @@ const characters = (text: string): number => {
   return n;
 };
 
+/**
+ * SMS Gateway v2's link shortening: each URL in a message becomes
+ * `<base>/<code>`, stored with the message before it is accepted; the gateway
+ * redirects the short link and every click is recorded in history. A message
+ * whose short links would cost it an SMS part more (or pass 1,600 characters)
+ * keeps its links as written, all of them.
+ */
 export function createLinkShortener(deps: { links: LinkStore; baseUrl: string }) {
   const cache = new FifoMap<string, ShortLinkRecord>();
   const MAX_CACHED = 100_000;

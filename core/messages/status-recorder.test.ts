@@ -226,3 +226,56 @@ describe('status recorder, two batches about one message at once', () => {
     expect(heard).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
   });
 });
+
+describe('status recorder, telling in turn', () => {
+  const slowHistory = () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const history = {
+      async appendEvents(batch: readonly StatusEvent[]) {
+        // A write carrying a `submitted` waits until released (a slow flush).
+        if (batch.some((e) => e.status === 'submitted')) await held;
+      },
+      latestStatuses: async () => new Map(),
+    } as unknown as MessageHistory;
+    return { history, release };
+  };
+  const of = (messageId: string, status: StatusChange['status'], at: number): StatusChange => ({ ...change(status, at), messageId });
+
+  it('tells the other messages of a batch at once while one of them waits for its turn', async () => {
+    const { history, release } = slowHistory();
+    const recorder = createStatusRecorder({ history, state: createMemoryState() });
+    const heard: string[] = [];
+    recorder.onApplied((c) => heard.push(`${c.messageId}:${c.status}`));
+    await recorder.record([of('m-ā', 'sent', AT), of('m-ē', 'queued', AT)]);
+    const slow = recorder.record([of('m-ā', 'submitted', AT + 1)]);
+    await new Promise((r) => setTimeout(r, 20));
+    const batch = recorder.record([of('m-ā', 'received', AT + 2), of('m-ē', 'sent', AT + 2), of('m-ī', 'queued', AT + 2)]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(heard.slice(2)).toEqual(['m-ē:sent', 'm-ī:queued']);
+    release();
+    await Promise.all([slow, batch]);
+    expect(heard.slice(4)).toEqual(['m-ā:submitted', 'm-ā:received']);
+  });
+
+  it('does not hold a message’s next change for its turn when the batch before failed before telling anything', async () => {
+    const state = createMemoryState();
+    let failLooks = false;
+    const flaky = new Proxy(state, {
+      get(target, name, receiver) {
+        if (name === 'getStatus' && failLooks) return async () => Promise.reject(new Error('hot state is away'));
+        return Reflect.get(target, name, receiver);
+      },
+    });
+    const history = { appendEvents: async () => undefined, latestStatuses: async () => new Map() } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state: flaky });
+    await recorder.record([of('m-ō', 'queued', AT), of('m-ū', 'sent', AT)]);
+    failLooks = true;
+    // m-ō's sent applies; m-ū's repeated sent is refused, and looking into it fails: the batch fails untold.
+    await expect(recorder.record([of('m-ō', 'sent', AT + 1), of('m-ū', 'sent', AT + 1)])).rejects.toThrow('hot state is away');
+    failLooks = false;
+    const started = Date.now();
+    await recorder.record([of('m-ō', 'submitted', AT + 2)]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -47,14 +47,20 @@ const REPAIRED_MEMORY_MS = 60_000;
 const REPAIRED_MAX = 10_000;
 const WRITTEN_MAX = 200_000;
 
-/** A change's place among its message's tells: `wait` for the ones hot state took before it, `done` once told (or not). */
+/** A change's place among its message's tells: `wait` (none when nothing is before it) for the ones hot state took before it, `done` once told (or not). */
 interface Turn {
-  wait: Promise<void>;
+  wait: Promise<void> | undefined;
   done(): void;
 }
 
 /** Longest a tell waits for an earlier change of its message (a write that hangs must not hold the message for good). */
 const TURN_WAIT_MS = 5000;
+
+/** One turn: whether it is over, and how to wake the turn after it (one at most: later turns queue behind the last). */
+interface Slot {
+  over: boolean;
+  wake?: () => void;
+}
 
 /**
  * Tells of each message in the order hot state took its changes. Two batches
@@ -63,21 +69,28 @@ const TURN_WAIT_MS = 5000;
  * its history write is in: the later one's write could finish first, and its
  * client heard `received` before `submitted`. A turn is taken as hot state
  * answers (the order it took them in), and a tell waits for the message's turn
- * before it.
+ * before it, if that is not over: no promise nor timer otherwise.
  */
 function createTellOrder() {
-  const last = new Map<string, Promise<void>>();
+  const last = new Map<string, Slot>();
   return (id: string): Turn => {
     const before = last.get(id);
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    last.set(id, mine);
-    void mine.then(() => {
-      if (last.get(id) === mine) last.delete(id);
+    const slot: Slot = { over: false };
+    last.set(id, slot);
+    const done = (): void => {
+      if (slot.over) return;
+      slot.over = true;
+      if (last.get(id) === slot) last.delete(id);
+      slot.wake?.();
+    };
+    if (!before || before.over) return { wait: undefined, done };
+    const wait = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, TURN_WAIT_MS);
+      before.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
     });
-    if (!before) return { wait: Promise.resolve(), done };
-    let timer: NodeJS.Timeout | undefined;
-    const wait = Promise.race([before, new Promise<void>((resolve) => (timer = setTimeout(resolve, TURN_WAIT_MS)))]).finally(() => clearTimeout(timer));
     return { wait, done };
   };
 }
@@ -249,14 +262,31 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
     });
     await Promise.all(writes);
+    /** The changes to tell, by message, in the batch's order: a message waiting for its turn holds up only itself. */
+    const waiting = new Map<string, number[]>();
     for (const [i, c] of changes.entries()) {
       if (applied[i] || late.has(i)) noteWritten(c.messageId, stageOf(c.status));
       if (!applied[i]) continue;
       const turn = turns[i];
-      if (turn) await turn.wait;
-      for (const l of listeners) l(c);
-      turn?.done();
+      const queued = waiting.get(c.messageId);
+      if (queued) queued.push(i);
+      else if (turn?.wait) waiting.set(c.messageId, [i]);
+      else {
+        for (const l of listeners) l(c);
+        turn?.done();
+      }
     }
+    if (waiting.size === 0) return;
+    await Promise.all(
+      [...waiting.values()].map(async (queue) => {
+        for (const i of queue) {
+          const turn = turns[i];
+          if (turn?.wait) await turn.wait;
+          for (const l of listeners) l(changes[i]!);
+          turn?.done();
+        }
+      }),
+    );
   }
 
   const startWriting = (id: string): void => void writing.set(id, (writing.get(id) ?? 0) + 1);
@@ -304,6 +334,10 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       let lost: Map<number, MessageStatus>;
       try {
         lost = await lostInACrash(changes, refused, applied);
+      } catch (err) {
+        // Nothing of this batch is told: the message's later changes need not wait for its turns.
+        for (const t of turns) t?.done();
+        throw err;
       } finally {
         for (const id of ids) doneWriting(id);
       }

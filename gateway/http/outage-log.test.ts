@@ -34,13 +34,19 @@ describe('the gateway’s log while core is out of reach', () => {
     expect(lines).toHaveLength(4);
   });
 
-  it('does not call a client’s own errors an outage, nor their end the end of one', () => {
+  it('does not call a client’s own errors an outage, nor the end of one: the gateway answers those without core', () => {
+    let t = 0;
     const { lines, log } = recording();
-    const outages = createOutageLog(log);
+    const outages = createOutageLog(log, { now: () => t });
     for (const status of [400, 401, 404, 413, 422, 429, 500]) outages.answered(status);
     expect(lines).toEqual([]);
-    outages.answered(503);
-    outages.answered(400);
-    expect(lines.map((l) => l.level)).toEqual(['warn', 'info']);
+    // Nine 503s in ten, a 400 among them, for 20 s: a line at the start and every 10 s, no "again".
+    for (let i = 0; i < 2_000; i++) {
+      outages.answered(i % 10 === 9 ? 400 : 503);
+      t += 10;
+    }
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'warn']);
+    outages.answered(201);
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'info']);
   });
 });

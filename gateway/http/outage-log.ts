@@ -32,7 +32,8 @@ export function createOutageLog(log: Logger, options: { everyMs?: number; now?: 
         unsaid = 0;
         return;
       }
-      if (since === undefined || status >= 500) return;
+      // Only an answer core took part in ends it: a 400 or 401 the gateway gives on its own says nothing of core.
+      if (since === undefined || status >= 400) return;
       log.info('answering requests again', { unavailableAnswers: total, forMs: now() - since });
       since = undefined;
       lastLine = Number.NEGATIVE_INFINITY;
