@@ -323,4 +323,77 @@ describe('campaign runner', () => {
       await runner.stop();
     }
   });
+  it('keeps a slow carrier’s queue seconds long, so another application’s campaign waits seconds behind a large one, not the whole backlog', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-campaign-runner-'));
+    history = await createChdbHistory({ dataDir });
+    const store = history.campaigns;
+    const large = await seedCampaign(store, {
+      id: 7_000_006,
+      count: 3000,
+      prefix: '+6423',
+      digits: 6,
+      applicationId: 'app-nui',
+      name: 'te rōpū nui — 慢',
+      utcOffsetMinutes: 780,
+      content: 'Kia ora {{param1}}',
+      numericBase: 6_000_000,
+    });
+    const bus = createMemoryBus({ partitions: 1 });
+    const sms = topicName('sms');
+    // A carrier taking 400 a second: 20 every 50 ms.
+    const workers = await bus.subscribe(sms, async () => void (await new Promise((r) => setTimeout(r, 50))), { group: 'sms-workers', maxBatch: 20 });
+    /** The SMS backlog when each application's first message reached the topic. */
+    const queuedAhead = new Map<string, number>();
+    const intake: MessageIntake = {
+      accept: async () => [],
+      acceptRecords: async (records) => {
+        const app = records[0]!.applicationId;
+        if (!queuedAhead.has(app)) queuedAhead.set(app, await bus.lag(sms, 'sms-workers'));
+        await bus.publish(
+          sms,
+          records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
+        );
+        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+      },
+      dispatch: async () => undefined,
+      retryLater: () => undefined,
+      deferred: 0,
+      hotStateLost: () => undefined,
+      drain: async () => undefined,
+    };
+    const runner = await startCampaignRunner({
+      store,
+      bus,
+      intake,
+      state: createMemoryState(),
+      history,
+      log: createLogger({ test: 'campaign-runner' }),
+      partitionSize: 3000,
+      pageSize: 500,
+      maxBacklog: 2000,
+      backlogSeconds: 0.5,
+    });
+    try {
+      runner.add(large);
+      await new Promise((r) => setTimeout(r, 2_500));
+      const small = await seedCampaign(store, {
+        id: 7_000_007,
+        count: 3,
+        prefix: '+6428',
+        digits: 7,
+        applicationId: 'app-iti',
+        name: 'he rōpū iti 🐣',
+        utcOffsetMinutes: 780,
+        content: 'Tēnā koe {{param1}}',
+        numericBase: 7_000_000,
+      });
+      runner.add(small);
+      for (const deadline = Date.now() + 15_000; !queuedAhead.has('app-iti') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      // Half a second of the carrier's sending (200) and a piece of that size: not the 2,000 allowed before it was measured.
+      expect(queuedAhead.get('app-iti')).toBeLessThanOrEqual(600);
+    } finally {
+      await runner.stop();
+      await workers.close();
+    }
+  }, 30_000);
 });

@@ -8,6 +8,7 @@ import type { MessageIntake } from '../messages/message-intake';
 import { HermodError } from '../../lib/errors';
 import { createSemaphore } from '../../lib/semaphore';
 import { createFairSlots } from '../../lib/fair-slots';
+import { createCarrierPace } from './carrier-pace';
 import type { Logger } from '../../lib/log';
 import { campaignMessages, campaignsSending } from '../../lib/metrics';
 import { campaignMessageId, campaignMessageRange, campaignOfMessage, positionOfCampaignMessage } from './campaign-message-ids';
@@ -34,8 +35,10 @@ interface CampaignRunnerOptions {
   partitionSize?: number;
   /** Members a fan-out worker reads, and messages it hands over, at a time. */
   pageSize?: number;
-  /** Fan-out waits while the SMS workers have more than this many messages in hand (carrier pacing). */
+  /** Fan-out waits while the SMS workers have more than this many messages in hand (carrier pacing); fewer for a slow carrier (carrier-pace.ts). */
   maxBacklog?: number;
+  /** The backlog let wait, in seconds of what the SMS workers send (default 2). */
+  backlogSeconds?: number;
   /** Partitions this core fans out at the same time (the others wait their turn, holding nothing). */
   partitionsAtOnce?: number;
   now?: () => number;
@@ -135,9 +138,16 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     log.info(next === 'cancelled' ? 'cancelled campaign ended' : 'campaign handed to its channel', { campaign: job.campaignId });
   };
 
-  const waitForCarrier = async (): Promise<void> => {
-    // Messages a refusing carrier gave back to be tried later wait in this core's memory: counted as backlog too.
-    while ((await bus.lag(SMS_TOPIC, 'sms-workers')) + intake.deferred > maxBacklog) {
+  const pace = createCarrierPace({ maxBacklog, seconds: options.backlogSeconds });
+  /** Waits until the backlog is down to the pace's target; resolves with it (the most to hand over at once). */
+  const waitForCarrier = async (): Promise<number> => {
+    pace.startWait();
+    for (;;) {
+      // Messages a refusing carrier gave back to be tried later wait in this core's memory: counted as backlog too.
+      const backlog = (await bus.lag(SMS_TOPIC, 'sms-workers')) + intake.deferred;
+      pace.observe(backlog);
+      const target = pace.target();
+      if (backlog <= target) return target;
       // Leave the job unacknowledged on shutdown: it is handed out again later.
       if (stopping) throw new HermodError('unavailable', 'core is stopping');
       await new Promise((r) => setTimeout(r, 100));
@@ -225,20 +235,29 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
         if ((await controlOf(c.id)) === 'paused') return false;
         const { records, tooLong } = await pageRecords(c, members, existing);
         if (records.length === 0 && tooLong.length === 0) return true;
-        if (records.length > 0 && (await controlOf(c.id)) !== 'cancelled') await waitForCarrier();
-        const control = await controlOf(c.id);
-        if (control === 'paused') return false;
-        if (control === 'cancelled') {
-          await storeDead([...records, ...tooLong.map((t) => t.record)]);
-          return true;
+        let ended = false;
+        // In pieces of the pace's target: a slow carrier's queue stays seconds long, whatever the page's size.
+        for (let at = 0; at < records.length || !ended; ) {
+          const most = records.length > 0 && (await controlOf(c.id)) !== 'cancelled' ? await waitForCarrier() : records.length;
+          const control = await controlOf(c.id);
+          if (control === 'paused') return false;
+          if (control === 'cancelled') {
+            await storeDead([...records.slice(at), ...(ended ? [] : tooLong.map((t) => t.record))]);
+            return true;
+          }
+          if (!ended) {
+            await storeEnded(tooLong);
+            ended = true;
+          }
+          if (at >= records.length) break;
+          const piece = records.slice(at, at + Math.max(1, most));
+          at += piece.length;
+          // Waits out a bus that refuses them: the partition job stays unacknowledged, and the next page is not read meanwhile.
+          const results = await intake.acceptRecords(piece, { untilHandedOver: true });
+          campaignMessages.inc(results.filter((r) => r.ok).length);
+          const failed = results.find((r) => !r.ok);
+          if (failed && !failed.ok) throw failed.error;
         }
-        await storeEnded(tooLong);
-        if (records.length === 0) return true;
-        // Waits out a bus that refuses them: the partition job stays unacknowledged, and the next page is not read meanwhile.
-        const results = await intake.acceptRecords(records, { untilHandedOver: true });
-        campaignMessages.inc(results.filter((r) => r.ok).length);
-        const failed = results.find((r) => !r.ok);
-        if (failed && !failed.ok) throw failed.error;
         return true;
       });
     const done = await partitions.run(c.id, async (turn) => {
