@@ -57,6 +57,25 @@ async function seedCampaign(
   return campaign;
 }
 
+/**
+ * An intake standing for the SMS pipeline: `take` sees each hand-over (and may wait, as storing does), every
+ * message is accepted; `deferred` (writable) the messages a refusing carrier gave back.
+ */
+function intakeTaking(take: (records: MessageRecord[]) => Promise<void>, deferred = 0): MessageIntake & { deferred: number } {
+  return {
+    accept: async () => [],
+    acceptRecords: async (records) => {
+      await take(records);
+      return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
+    },
+    dispatch: async () => undefined,
+    retryLater: () => undefined,
+    deferred,
+    hotStateLost: () => undefined,
+    drain: async () => undefined,
+  };
+}
+
 describe('campaign runner', () => {
   let dataDir: string;
   let history: EncodedHistory | undefined;
@@ -93,19 +112,10 @@ describe('campaign runner', () => {
       ...store,
       readMembers: (owner: number, from: number, limit: number) => (reads.push(limit), store.readMembers(owner, from, limit)),
     };
-    const intake: MessageIntake = {
-      accept: async () => [],
-      acceptRecords: async (records) => {
-        handOvers.push(records.length);
-        for (const r of records) accepted.set(r.id, r);
-        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
-      },
-      dispatch: async () => undefined,
-      retryLater: () => undefined,
-      deferred: 0,
-      hotStateLost: () => undefined,
-      drain: async () => undefined,
-    };
+    const intake = intakeTaking(async (records) => {
+      handOvers.push(records.length);
+      for (const r of records) accepted.set(r.id, r);
+    });
     const state = createMemoryState();
     const runner = await startCampaignRunner({
       store: watched,
@@ -165,24 +175,15 @@ describe('campaign runner', () => {
       { group: 'sms-workers', maxBatch: 2 },
     );
     let mostWaiting = 0;
-    const intake: MessageIntake = {
-      accept: async () => [],
-      acceptRecords: async (records) => {
-        // As intake does: the messages reach the SMS topic once stored, a little later.
-        await new Promise((r) => setTimeout(r, 5));
-        await bus.publish(
-          sms,
-          records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
-        );
-        mostWaiting = Math.max(mostWaiting, await bus.lag(sms, 'sms-workers'));
-        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
-      },
-      dispatch: async () => undefined,
-      retryLater: () => undefined,
-      deferred: 0,
-      hotStateLost: () => undefined,
-      drain: async () => undefined,
-    };
+    const intake = intakeTaking(async (records) => {
+      // As intake does: the messages reach the SMS topic once stored, a little later.
+      await new Promise((r) => setTimeout(r, 5));
+      await bus.publish(
+        sms,
+        records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
+      );
+      mostWaiting = Math.max(mostWaiting, await bus.lag(sms, 'sms-workers'));
+    });
     const runner = await startCampaignRunner({
       store,
       bus,
@@ -224,19 +225,10 @@ describe('campaign runner', () => {
     });
     // Members of a page are handed over 15 ms apart: the SMS pipeline's pace.
     const handedOver: string[] = [];
-    const intake: MessageIntake = {
-      accept: async () => [],
-      acceptRecords: async (records) => {
-        await new Promise((r) => setTimeout(r, 15));
-        for (const r of records) handedOver.push(r.applicationId);
-        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
-      },
-      dispatch: async () => undefined,
-      retryLater: () => undefined,
-      deferred: 0,
-      hotStateLost: () => undefined,
-      drain: async () => undefined,
-    };
+    const intake = intakeTaking(async (records) => {
+      await new Promise((r) => setTimeout(r, 15));
+      for (const r of records) handedOver.push(r.applicationId);
+    });
     const runner = await startCampaignRunner({
       store,
       bus: createMemoryBus({ partitions: 4 }),
@@ -290,19 +282,8 @@ describe('campaign runner', () => {
       numericBase: 5_000_000,
     });
     let handedOver = 0;
-    const intake = {
-      accept: async () => [],
-      acceptRecords: async (records: MessageRecord[]) => {
-        handedOver += records.length;
-        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
-      },
-      dispatch: async () => undefined,
-      retryLater: () => undefined,
-      hotStateLost: () => undefined,
-      // A throttling carrier gave 6,000 messages back to be tried in a minute: they wait in core's memory.
-      deferred: 6_000,
-      drain: async () => undefined,
-    } satisfies MessageIntake;
+    // A throttling carrier gave 6,000 messages back to be tried in a minute: they wait in core's memory.
+    const intake = intakeTaking(async (records) => void (handedOver += records.length), 6_000);
     const runner = await startCampaignRunner({
       store: history.campaigns,
       bus: createMemoryBus(),
@@ -344,23 +325,14 @@ describe('campaign runner', () => {
     const workers = await bus.subscribe(sms, async () => void (await new Promise((r) => setTimeout(r, 50))), { group: 'sms-workers', maxBatch: 20 });
     /** The SMS backlog when each application's first message reached the topic. */
     const queuedAhead = new Map<string, number>();
-    const intake: MessageIntake = {
-      accept: async () => [],
-      acceptRecords: async (records) => {
-        const app = records[0]!.applicationId;
-        if (!queuedAhead.has(app)) queuedAhead.set(app, await bus.lag(sms, 'sms-workers'));
-        await bus.publish(
-          sms,
-          records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
-        );
-        return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
-      },
-      dispatch: async () => undefined,
-      retryLater: () => undefined,
-      deferred: 0,
-      hotStateLost: () => undefined,
-      drain: async () => undefined,
-    };
+    const intake = intakeTaking(async (records) => {
+      const app = records[0]!.applicationId;
+      if (!queuedAhead.has(app)) queuedAhead.set(app, await bus.lag(sms, 'sms-workers'));
+      await bus.publish(
+        sms,
+        records.map((r) => ({ key: r.destination, value: Buffer.from(r.id) })),
+      );
+    });
     const runner = await startCampaignRunner({
       store,
       bus,
