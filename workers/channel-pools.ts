@@ -7,6 +7,8 @@ import type { Logger } from '../lib/log';
 /** Starts the worker pools of the given channels in this process; stop() stops them all. */
 export async function startChannelPools(channels: readonly Channel[], deps: { config: Readonly<Config>; bus: Bus; state: HotState; log: Logger }) {
   const { config, bus, state } = deps;
+  // Every pool gives a message its carrier keeps refusing back to core on the same terms.
+  const deferral = config.sendRetry;
   const pools: { stop(): Promise<void> }[] = [];
   for (const channel of channels) {
     const log = deps.log.child({ channel });
@@ -19,7 +21,7 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
             bus,
             state,
             log,
-            deferral: config.sendRetry,
+            deferral,
           }),
         );
         break;
@@ -30,24 +32,18 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
             bus,
             state,
             log,
-            deferral: config.sendRetry,
+            deferral,
           }),
         );
         break;
       case 'wab':
-        pools.push(
-          await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log, deferral: config.sendRetry }),
-        );
+        pools.push(await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log, deferral }));
         break;
       case 'rcs':
-        pools.push(
-          await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log, deferral: config.sendRetry }),
-        );
+        pools.push(await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log, deferral }));
         break;
       case 'mms':
-        pools.push(
-          await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log, deferral: config.sendRetry }),
-        );
+        pools.push(await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log, deferral }));
         break;
     }
   }

@@ -1,13 +1,9 @@
-import type { Bus } from '../../core/ports/bus';
-import type { HotState } from '../../core/ports/state';
 import type { EmailConfig } from '../../lib/config';
-import type { Logger } from '../../lib/log';
-import { startCarrierPool, type CarrierPool } from '../carrier-pool';
-import type { Deferral } from '../channel-worker';
+import { startCarrierPool, type CarrierPool, type PoolDeps } from '../carrier-pool';
 import { createSmtpCarrier } from '../carriers/smtp/smtp-carrier';
 
 /** The e-mail pool of this process: one pooled SMTP transport, the worker that feeds it, and the bounce listener when configured. */
-export async function startEmailWorkerPool(deps: { config: EmailConfig; bus: Bus; state: HotState; log: Logger; deferral?: Deferral }): Promise<CarrierPool> {
+export async function startEmailWorkerPool(deps: PoolDeps & { config: EmailConfig }): Promise<CarrierPool> {
   const carrier = createSmtpCarrier(deps.config, deps.log.child({ carrier: 'smtp' }));
   const pool = await startCarrierPool('email', carrier, deps);
   // After the worker listens for reports, so the first bounce already has somewhere to go.
