@@ -8,6 +8,7 @@ import { listenError } from '../lib/listen-error';
 import { openBus, openHistory, openState } from './adapters/open-adapters';
 import { createAccounts } from './accounts/accounts';
 import { createBlockLists } from './accounts/block-lists';
+import { watchHotStateLoss } from './messages/hot-state-loss-watch';
 import { keepScreeningListsLoaded } from './accounts/screening-lists';
 import { untilHotStateAnswers } from './adapters/until-hot-state-answers';
 import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
@@ -120,6 +121,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     onLost: () => intake.hotStateLost(),
     log,
   });
+  // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
+  const lossWatch = watchHotStateLoss({ state, onLost: () => intake.hotStateLost(), log });
   accounts.onCreated((applicationId) =>
     // The next look marks it if this fails; meanwhile its sends are refused as retryable.
     screeningLists.created(applicationId).catch((err) => log.warn("could not mark a new application's opt-outs and block lists loaded", { err })),
@@ -298,6 +301,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await recovering;
       lagMonitor.stop();
       screeningLists.stop();
+      lossWatch.stop();
       await campaignRunner.stop();
       await orchestrator.stop();
       await intake.drain();

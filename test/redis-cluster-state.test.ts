@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState } from '../core/adapters/open-adapters';
 import { hashSlot } from '../core/adapters/redis-connection';
+import { tagsAcrossSlots } from '../core/adapters/redis-loss-markers';
 import { createRedisState } from '../core/adapters/redis-state';
 import { describeStateContract } from '../core/adapters/state-contract';
 import type { MessageStatus } from '../core/domain/message-status';
@@ -52,6 +53,33 @@ describeCluster('Redis Cluster hot state', () => {
       HERMOD_REDIS_PREFIX: randomPrefix('cluster'),
     });
     return openState(config.adapters);
+  });
+
+  it('tells every core that one master came back without its data, whichever core finds it first', async () => {
+    const prefix = randomPrefix('cluster');
+    const [a, b] = [prefix, prefix].map((p) => createRedisState({ redis: { cluster: parseRedisClusterUrl(cluster.url) }, prefix: p }));
+    open.push(a!, b!);
+    expect([await a!.dataLost(), await b!.dataLost()]).toEqual([false, false]);
+    const masters = await cluster.masters();
+    // Each master holds some of the markers: whichever restarts empty loses one.
+    for (const m of masters)
+      expect(
+        tagsAcrossSlots(64).some((tag) => m.serves(hashSlot(`{${tag}}`))),
+        String(m.port),
+      ).toBe(true);
+    const victim = masters[1]!;
+    const direct = new Redis(victim.port, '127.0.0.1');
+    try {
+      const markers = await direct.keys(`${prefix}:intact:*`);
+      expect(markers.length).toBeGreaterThan(0);
+      // That master's keys of this prefix go, as in a restart without its data (the other tests' keys stay).
+      for (const key of markers) await direct.del(key);
+    } finally {
+      direct.disconnect();
+    }
+    expect(await a!.dataLost()).toBe(true);
+    expect(await b!.dataLost()).toBe(true);
+    expect([await a!.dataLost(), await b!.dataLost()]).toEqual([false, false]);
   });
 
   it('advances one batch of statuses whose messages live on all three masters', async () => {

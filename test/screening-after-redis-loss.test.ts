@@ -3,7 +3,9 @@ import type { AssembledMessage } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
 import { createClient } from './support/https-client';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
-import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
+import type { Redis } from 'ioredis';
+import { createRedisState } from '../core/adapters/redis-state';
+import { deleteRedisKeys, randomPrefix, rawRedis, REDIS_URL } from './support/redis-keys';
 
 /**
  * Opt-outs and block lists live in history and are loaded into hot state,
@@ -99,4 +101,61 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     await new Promise((r) => setTimeout(r, 1_500));
     expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === '6421777004')).toHaveLength(1);
   }, 60_000);
+
+  it('answers a retry of a keyed send with the first answer when another core reloaded the lists before this one looked (review)', async () => {
+    const key = `korero-rua-${Date.now()}`;
+    const body = { destination: '+6421777005', content: 'Kia ora anō, e hoa mā — 二次 🔁' };
+    await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 6_500 - Date.now())));
+    const first = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
+    expect(first.status, JSON.stringify(first.json)).toBe(202);
+    await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${first.json.id}`)).json.status === 'received' ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 2_500));
+
+    // Redis restarts empty, and another core of the deployment finds it first: it loads the opt-outs and block
+    // lists again (here: what they were, put back as that core would), before this core has looked.
+    const redis = rawRedis();
+    try {
+      const lists = await keysMatching(redis, [`${prefix}:screening-loaded:*`, `${prefix}:optout:*`, `${prefix}:block:*`]);
+      const dumps = await Promise.all(lists.map((k) => redis.dumpBuffer(k)));
+      await deleteRedisKeys(prefix);
+      await Promise.all(lists.map((k, i) => redis.restore(k, 0, dumps[i]!)));
+      await anotherCoreLooks(prefix);
+    } finally {
+      redis.disconnect();
+    }
+    // This core hears of it at its next look, a second later.
+    await new Promise((r) => setTimeout(r, 1_500));
+
+    const again = await eventually(async () => {
+      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
+      return r.status === 503 ? undefined : r;
+    }, 20_000);
+    expect(again.status, JSON.stringify(again.json)).toBe(202);
+    expect(again.json.id).toBe(first.json.id);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === '6421777005')).toHaveLength(1);
+  }, 60_000);
 });
+
+async function keysMatching(redis: Redis, patterns: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const pattern of patterns) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/** What another core's hot state does on finding the loss, besides loading the lists: marks it, and leaves a notice. */
+async function anotherCoreLooks(prefix: string): Promise<void> {
+  const state = createRedisState({ redis: REDIS_URL, prefix });
+  try {
+    await state.dataLost();
+  } finally {
+    await state.close();
+  }
+}

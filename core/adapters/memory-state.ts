@@ -265,6 +265,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
 
     // In core's own memory: the lists are lost only with core, which loads them again as it starts.
     screeningMissing: async () => (open(), []),
+    dataLost: async () => (open(), false),
     screeningRefused: async () => (open(), []),
     beginScreeningLoad: async () => (open(), ''),
     markScreeningLoaded: async () => (open(), true),

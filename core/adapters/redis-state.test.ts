@@ -29,6 +29,31 @@ describe('Redis hot state', () => {
     await Promise.all(open.map((s) => s.close()));
   });
 
+  it("tells every core of a loss of data, whichever core finds it first, and a loss of one Cluster master's slots alike", async () => {
+    const prefix = freshPrefix();
+    const [a, b] = [state(prefix), state(prefix)];
+    const raw = rawRedis();
+    try {
+      // The first look only marks.
+      expect([await a.dataLost(), await b.dataLost()]).toEqual([false, false]);
+      expect([await a.dataLost(), await b.dataLost()]).toEqual([false, false]);
+      // A master that restarted empty lost the keys of its slots: here, the marker of one range of them.
+      const markers = (await raw.keys(`${prefix}:intact:*`)).sort();
+      expect(markers).toHaveLength(64);
+      await raw.del(markers[37]!);
+      // a looks first and puts the marker back; b still learns of the loss.
+      expect(await a.dataLost()).toBe(true);
+      expect(await b.dataLost()).toBe(true);
+      expect([await a.dataLost(), await b.dataLost()]).toEqual([false, false]);
+      // A Redis back empty: everything gone, the notice too.
+      await deleteRedisKeys(prefix);
+      expect([await b.dataLost(), await a.dataLost()]).toEqual([true, true]);
+      expect([await a.dataLost(), await b.dataLost()]).toEqual([false, false]);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it('decides every move exactly as canAdvance does (the stage table in the script matches the domain)', async () => {
     const s = state(freshPrefix());
     const pairs: { current: MessageStatus; next: MessageStatus; id: string }[] = [];

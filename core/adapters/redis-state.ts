@@ -8,6 +8,7 @@ import { warnUnlessNoEviction } from './redis-eviction-check';
 import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { createRedisIdempotency } from './redis-idempotency';
+import { createRedisLossMarkers } from './redis-loss-markers';
 import {
   closeRedis,
   isCommandTimeout,
@@ -257,6 +258,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
     ...createRedisCarrierSnapshots(client, prefix, each, open),
     ...createRedisCampaignControl(client, prefix, each, write, open),
     ...createRedisIdempotency(client, prefix, each, write, open),
+    ...createRedisLossMarkers(client, prefix, each, write, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();

@@ -46,6 +46,7 @@ export const STATE_METHODS = [
   'getReplyContext',
   'takeRateTokens',
   'screeningMissing',
+  'dataLost',
   'screeningRefused',
   'beginScreeningLoad',
   'markScreeningLoaded',

@@ -182,6 +182,15 @@ export interface HotState extends CarrierSnapshotState {
    */
   screeningMissing(scopes: readonly string[]): Promise<string[]>;
   /**
+   * Whether this state has lost data since this object last asked (false at
+   * the first call, which only marks it): a shared state (Redis, or any
+   * master of a Redis Cluster) that came back without its data, or was
+   * flushed, found here or by another core that asked first. Whatever a
+   * core keeps there for a while (the answers of recent Idempotency-Keys)
+   * is gone with it. State in core's own memory is lost only with core: never.
+   */
+  dataLost(): Promise<boolean>;
+  /**
    * The scopes whose lists a read through this object (areOptedOut,
    * findBlocks) found lost and refused, since the last call, each once: the
    * reads' own notice, so core loads again what a send needed at once
