@@ -6,6 +6,7 @@ import { createSmscSimulator } from '../../workers/simulators/smsc-simulator';
 import { createClient } from './https-client';
 import { eventually } from './eventually';
 import { startRole, type RoleProcess } from './role-process';
+import { diagnoseRedisBus } from './redis-bus-diagnosis';
 import { REDIS_URL } from './redis-keys';
 
 const MESSAGES = 5_000;
@@ -121,6 +122,14 @@ export async function runMultiProcess(
         .map((n) => `m${n} ${ids[n]}`)
         .join(', ')}`,
     );
+    if (busEnv.HERMOD_BUS === 'redis')
+      console.log(
+        `where they are held:\n${await diagnoseRedisBus(
+          prefix,
+          12,
+          missing.slice(0, 8).map((n) => ids[n]!),
+        )}`,
+      );
     // What the processes complained of says where they stopped (a hand-off core gave up on, a worker's failed submit).
     for (const [name, p] of [['core', core], ...workers.map((w, i) => [`sms worker ${i + 1}`, w] as const)] as const) {
       const complaints = p
