@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leaseMetadata, parseLease } from './kafka-bus-subscription';
+import { leaseMetadata, parseLease, parseLeaseUpto } from './kafka-bus-subscription';
 
 describe('hand-out counts in Kafka commit metadata', () => {
   it('reads back every count it wrote', () => {
@@ -9,6 +9,19 @@ describe('hand-out counts in Kafka commit metadata', () => {
         expect(parseLease(leaseMetadata(n))).toBe(n);
       }),
     );
+  });
+
+  it('reads back every count and every offset up to which later batches were handed out', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }), (n, upto) => {
+        expect(parseLease(leaseMetadata(n, String(upto)))).toBe(n);
+        expect(parseLeaseUpto(leaseMetadata(n, String(upto)))).toBe(String(upto));
+      }),
+    );
+    expect(parseLeaseUpto(leaseMetadata(3))).toBeUndefined();
+    for (const metadata of ['hermod:handed=0;upto=9', 'hermod:handed=2;upto=', 'hermod:handed=2;upto=-1', 'hermod:handed=2;upto=9;x', 'Kia ora;upto=5']) {
+      expect(parseLeaseUpto(metadata), metadata).toBeUndefined();
+    }
   });
 
   it('counts no hand-out for metadata another client wrote, whatever it holds', () => {

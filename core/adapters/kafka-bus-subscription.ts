@@ -10,12 +10,22 @@ import type { BatchHandler, DeliveredRecord } from '../ports/bus';
  * lease of the next batch in the same fetch rides on that same commit.
  */
 const LEASE_PREFIX = 'hermod:handed=';
-export const leaseMetadata = (handed: number): string => `${LEASE_PREFIX}${handed}`;
+const LEASE = /^hermod:handed=(\d{1,16})(?:;upto=(\d{1,20}))?$/;
+/**
+ * The metadata of a commit: the hand-outs of the record at its offset, and
+ * (batches side by side) the offset up to which later records were handed
+ * out too, at least once each.
+ */
+export const leaseMetadata = (handed: number, upto?: string): string => `${LEASE_PREFIX}${handed}${upto === undefined ? '' : `;upto=${upto}`}`;
 /** Hand-outs recorded in a commit's metadata; 0 for anything hermod did not write. */
 export const parseLease = (metadata: string | null | undefined): number => {
-  if (!metadata?.startsWith(LEASE_PREFIX)) return 0;
-  const n = Number(metadata.slice(LEASE_PREFIX.length));
+  const n = Number(LEASE.exec(metadata ?? '')?.[1]);
   return Number.isSafeInteger(n) && n > 0 ? n : 0;
+};
+/** Up to which offset (not included) records past the commit's were handed out, if the metadata says. */
+export const parseLeaseUpto = (metadata: string | null | undefined): string | undefined => {
+  const m = LEASE.exec(metadata ?? '');
+  return m && parseLease(metadata) > 0 ? m[2] : undefined;
 };
 
 export interface PartitionRunnerOptions {
@@ -37,11 +47,15 @@ export interface PartitionRunnerOptions {
  * keeps the member in its group while a handler (or a carrier it waits for)
  * takes its time.
  */
-export function createPartitionRunner(o: PartitionRunnerOptions): {
+export interface PartitionRunner {
   eachBatch(payload: EachBatchPayload): Promise<void>;
-  /** Forget what this member knew of its partitions: they may have moved since. */
-  reassigned(): void;
-} {
+  /** After a rebalance, with the partitions of the topic this member holds now: forget what it knew of the others. */
+  reassigned(partitions: readonly number[]): void;
+  /** On close: waits, at most `timeoutMs`, for batches still in the handler's hands. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+export function createPartitionRunner(o: PartitionRunnerOptions): PartitionRunner {
   /**
    * Per partition: the offset this member last committed, the hand-outs recorded
    * with it, and whether the last of those has happened yet (a lease written
@@ -93,6 +107,9 @@ export function createPartitionRunner(o: PartitionRunnerOptions): {
       groupLeases = undefined;
     },
 
+    // eachBatch holds its batch until it ends, and kafkajs's disconnect waits for eachBatch.
+    drain: async () => undefined,
+
     async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }) {
       const stopped = (): boolean => !isRunning() || isStale() || o.closing();
       const { partition } = batch;
@@ -126,7 +143,7 @@ export function createPartitionRunner(o: PartitionRunnerOptions): {
   };
 }
 
-const toRecords = (topic: string, partition: number, slice: readonly KafkaMessage[], redeliveries: number): DeliveredRecord[] =>
+export const toRecords = (topic: string, partition: number, slice: readonly KafkaMessage[], redeliveries: number): DeliveredRecord[] =>
   slice.map((m) => ({ topic, partition, offset: m.offset, key: m.key?.toString('utf8') ?? '', value: m.value ?? Buffer.alloc(0), redeliveries }));
 
 /**
@@ -135,7 +152,7 @@ const toRecords = (topic: string, partition: number, slice: readonly KafkaMessag
  * heartbeat that reports a rebalance is ignored here: the member rejoins once
  * the batch is over, and kafkajs only sends one per heartbeat interval anyway.
  */
-async function whileAlive<T>(work: Promise<T>, heartbeat: () => Promise<void>, everyMs: number): Promise<T> {
+export async function whileAlive<T>(work: Promise<T>, heartbeat: () => Promise<void>, everyMs: number): Promise<T> {
   const timer = setInterval(() => void heartbeat().catch(() => undefined), everyMs);
   try {
     return await work;
@@ -144,4 +161,4 @@ async function whileAlive<T>(work: Promise<T>, heartbeat: () => Promise<void>, e
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -118,6 +118,66 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
           expect(got[0]!.redeliveries).toBe(1);
         }, 150_000);
 
+        it('hands a partition’s next batches beside one whose handler is slow, with inFlight, and commits only past batches ended in a row', async () => {
+          const bus = open({ partitions: 1 });
+          const topic = unique('side-by-side');
+          const group = unique('group');
+          let release!: () => void;
+          const slow = new Promise<void>((resolve) => (release = resolve));
+          const handled: string[] = [];
+          await bus.subscribe(
+            topic,
+            async (records) => {
+              if (records.some((r) => valueBytes(r.value).toString('utf8') === 'pōturi 🐢')) await slow;
+              handled.push(...records.map((r) => valueBytes(r.value).toString('utf8')));
+            },
+            { group, maxBatch: 1, inFlight: 3 },
+          );
+          await bus.publish(topic, [{ key: 'a', value: Buffer.from('pōturi 🐢') }]);
+          await bus.publish(
+            topic,
+            ['tere 1 你好', 'tere 2 👋🏽', 'tere 3 mā'].map((text) => ({ key: text, value: Buffer.from(text) })),
+          );
+          // Two beside the slow one at once (inFlight 3), the third as soon as one of them ended.
+          await eventually(() => handled.length === 3, 60_000);
+          expect(handled).toEqual(['tere 1 你好', 'tere 2 👋🏽', 'tere 3 mā']);
+          // Nothing ended in a row yet: the slow one is the partition's position.
+          expect(await bus.lag(topic, group)).toBe(4);
+          release();
+          await eventually(async () => handled.length === 4 && (await bus.lag(topic, group)) === 0, 60_000);
+        }, 120_000);
+
+        it('hands out again, each counted, every batch a member killed with batches side by side had not ended in a row, and nothing before them', async () => {
+          const topic = unique('killed-side-by-side');
+          const group = unique('group');
+          const texts = ['tere 0', 'pōturi 1', 'tere 2', 'pōturi 3', 'tere 4'];
+          const doomed = await startKafkaMemberProcess({
+            brokers: cluster!.brokers,
+            topic,
+            group,
+            sessionTimeoutMs: 6_000,
+            inFlight: 3,
+            maxBatch: 1,
+            ending: 'tere',
+          });
+          try {
+            await open({ partitions: 1 }).publish(
+              topic,
+              texts.map((text) => ({ key: text, value: Buffer.from(text) })),
+            );
+            // 'tere 0' ends at once; 'pōturi 1', 'tere 2' (ended), 'pōturi 3' and 'tere 4' (ended) are handed out beside one another.
+            await eventually(() => doomed.held.length === 5, 60_000);
+          } finally {
+            await doomed.kill();
+          }
+          const got: DeliveredRecord[] = [];
+          await open({ partitions: 1, sessionTimeoutMs: 6_000 }).subscribe(topic, async (records) => void got.push(...records), { group, inFlight: 3 });
+          await eventually(() => got.length >= 4, 90_000);
+          await new Promise((r) => setTimeout(r, 1_000));
+          expect(got.map((r) => valueBytes(r.value).toString('utf8'))).toEqual(['pōturi 1', 'tere 2', 'pōturi 3', 'tere 4']);
+          expect(got.map((r) => r.redeliveries)).toEqual([1, 1, 1, 1]);
+        }, 150_000);
+
         it('reports no lag for a topic that does not exist', async () => {
           expect(await open().lag(unique('no-such-topic'), unique('group'))).toBe(0);
         });

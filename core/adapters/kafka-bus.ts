@@ -6,6 +6,7 @@ import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } fro
 import { isKafkaProtocolError, toKafkaBusError } from './kafka-bus-errors';
 import { createPartitionedPublisher } from './kafka-bus-publish';
 import { createPartitionRunner } from './kafka-bus-subscription';
+import { createSideBySideRunner } from './kafka-side-by-side';
 import { createLagReader } from './kafka-lag';
 import { watchConsumerCrashes } from './kafka-crash-watch';
 
@@ -118,7 +119,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       });
       let closing = false;
-      const runner = createPartitionRunner({
+      const inFlight = Math.max(1, Math.trunc(subscribe.inFlight ?? 1));
+      const runnerOptions = {
         topic,
         group: subscribe.group,
         consumer,
@@ -128,11 +130,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         retryBackoffMs,
         heartbeatEveryMs: heartbeatInterval,
         closing: () => closing,
-      });
+      };
+      const runner = inFlight > 1 ? createSideBySideRunner({ ...runnerOptions, inFlight }) : createPartitionRunner(runnerOptions);
       const crashes = watchConsumerCrashes(log, { group: subscribe.group, topic });
-      consumer.on(consumer.events.GROUP_JOIN, () => {
+      consumer.on(consumer.events.GROUP_JOIN, (e) => {
         crashes.joined();
-        runner.reassigned();
+        runner.reassigned(e.payload.memberAssignment[topic] ?? []);
       });
       consumer.on(consumer.events.CRASH, (e) => crashes.crashed(e.payload.error));
       try {
@@ -154,7 +157,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const running = consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
-        // One batch per partition at a time (order), the partitions of a member side by side.
+        // One eachBatch per partition at a time (order; with inFlight it returns once its batches are handed out), the partitions of a member side by side.
         partitionsConsumedConcurrently: Math.max(1, partitions),
         eachBatch: (payload) => runner.eachBatch(payload),
       });
@@ -172,6 +175,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       return {
         async close() {
           closing = true;
+          // Batches still in hand end (and commit) first, for as long as a close may take.
+          await runner.drain(CLOSE_DRAIN_MS);
           consumers.delete(consumer);
           await consumer.disconnect();
         },
@@ -200,6 +205,9 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
   };
 }
+
+/** Longest a closing subscription waits for the batches side by side in its handler's hands (the Redis bus's close timeout). */
+const CLOSE_DRAIN_MS = 10_000;
 
 /**
  * Longest a fetch waits on the broker for records (Kafka's own consumer

@@ -53,8 +53,7 @@ export interface SubscribeOptions {
    * past batches acknowledged in a row, so a crash hands out again everything
    * from the oldest one not acknowledged. Records of one key are then no
    * longer handled one batch after another: only for handlers that need no
-   * order between batches (each record on its own, repeats recognised). A bus
-   * may hand out fewer at once (Kafka: one).
+   * order between batches (each record on its own, repeats recognised).
    */
   inFlight?: number;
 }

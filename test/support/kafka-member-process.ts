@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline';
 /**
  * A Kafka bus group member in its own process, for tests that kill one with
  * SIGKILL: no close, no LeaveGroup, no last commit. It subscribes, prints
- * `held <offsets>` for each batch and never acknowledges one.
+ * `held <offsets>` for each batch and never acknowledges one (but those
+ * `ending` names).
  */
 export interface KafkaMemberProcess {
   /** Offsets of every record the member has been handed, as it reported them. */
@@ -15,7 +16,17 @@ export interface KafkaMemberProcess {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export async function startKafkaMemberProcess(o: { brokers: string[]; topic: string; group: string; sessionTimeoutMs: number }): Promise<KafkaMemberProcess> {
+export async function startKafkaMemberProcess(o: {
+  brokers: string[];
+  topic: string;
+  group: string;
+  sessionTimeoutMs: number;
+  /** Batches side by side (SubscribeOptions.inFlight). */
+  inFlight?: number;
+  maxBatch?: number;
+  /** Batches whose every record's text starts with this end at once; the others are held forever. */
+  ending?: string;
+}): Promise<KafkaMemberProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/kafka-member-main.ts')], {
     cwd: ROOT,
     env: { ...process.env, MEMBER_ARGS: JSON.stringify(o) },
