@@ -74,6 +74,22 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     });
   }
 
+  it('v2 and v1 refuse a field so close to a known one that the client meant it (a send meant for later would go now), in their own shapes, and ignore others', async () => {
+    const later = new Date(Date.now() + 2 * DAY).toISOString();
+    const v2 = await client.post('/rest/sms/v2/messages', { ...base, schedule: later });
+    expect(v2.status).toBe(400);
+    expect(v2.json).toEqual({ statusCode: 400, error: 'Bad Request', message: 'schedule: is not a known field; did you mean scheduled?' });
+    const v1 = await client.post('/rest/gateway/messages', { ...base, Scheduled: later });
+    expect(v1.status).toBe(400);
+    expect(v1.json).toMatchObject({ code: 400, error: 'invalid_attrib', 'error-desc': 'Scheduled: is not a known field; did you mean scheduled?' });
+    const broadcast = await client.post('/rest/gateway/messages/broadcast', { content: 'Kia ora 👋🏽', destinations: ['+6421000002'] });
+    expect(broadcast.status).toBe(400);
+    expect(broadcast.json['error-desc']).toContain('destinations: is not a known field; did you mean destination?');
+    // A field of the client's own, not a slip of a known one, is ignored as before.
+    expect((await client.post('/rest/sms/v2/messages', { ...base, customer_ref: 'kōwhai-42', campaign: 'Matariki' })).status).toBe(202);
+    expect((await client.post('/rest/gateway/messages', { ...base, customer_ref: 'kōwhai-42' })).status).toBe(201);
+  });
+
   it('v2 takes sms_class 1 to 3, as v1 does, refusing 0 and 4, and an integration_id that is a UUID', async () => {
     expect((await client.post('/rest/sms/v2/messages', { ...base, sms_class: 3, integration_id: '8a1e7c52-3b0e-4a51-9d63-0b7e6f1e2a10' })).status).toBe(202);
     expect((await client.post('/rest/sms/v2/messages', { ...base, sms_class: 1 })).status).toBe(202);

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { HermodError, type FieldProblem } from '../../lib/errors';
 import { MEMBER_DESTINATION_PATTERN } from '../../core/domain/member-destination';
 import { isEmailAddress } from './email-address';
+import { nearMissFields } from './near-miss-fields';
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
@@ -26,9 +27,13 @@ export function createValidator(components: Record<string, unknown>) {
       fn = ajv.compile({ $ref: `components#/$defs/${schemaName}` });
       cache.set(schemaName, fn);
     }
-    if (fn(value)) return value as T;
-    const fields = (fn.errors ?? []).map(describe);
-    const missing = (fn.errors ?? []).some((e) => e.keyword === 'required');
+    const valid = fn(value);
+    const slips = nearMissFields(components, components[schemaName], value, (parts) =>
+      fieldPath(parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')),
+    );
+    if (valid && slips.length === 0) return value as T;
+    const fields = [...(valid ? [] : (fn.errors ?? []).map(describe)), ...slips];
+    const missing = !valid && (fn.errors ?? []).some((e) => e.keyword === 'required');
     throw new HermodError(missing ? 'missing_attrib' : 'invalid_attrib', fields.map((f) => `${f.field}: ${f.description}`).join('; '), { fields });
   };
 }

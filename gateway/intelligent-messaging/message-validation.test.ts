@@ -284,7 +284,16 @@ describe('destination and message shape', () => {
   });
 
   it('ignores unknown top-level fields', async () => {
-    await accepted(request({ callback_url: 'https://example.com/cb' }));
+    await accepted(request({ callback_url: 'https://example.com/cb', source: 'Kōrero', priority: 'high' }));
+  });
+
+  it('refuses a field so close to a known one that the client meant it, naming the one meant (trial: deliveryAttempts went by the default chain)', async () => {
+    const camel = await rejected(request({ deliveryAttempts: [{ channel: 'sms' }] }), 'deliveryAttempts');
+    expect(camel.errors).toContainEqual({ field: 'deliveryAttempts', code: 400, description: 'is not a known field; did you mean delivery_attempts?' });
+    await rejected(request({ refrence: 'tēnā koe 👋🏽' }), 'refrence');
+    await rejected(request({ 'Scheduler-Pipe': 'sqs' }), 'Scheduler-Pipe');
+    await rejected(template({ langauge: 'mi' }), 'message.template.langauge');
+    await rejected(template({ parameters: [{ name: 'ingoa', text: 'Ānaru', txet: 'x' }] }), 'message.template.parameters[0].txet');
   });
 
   it('refuses a body that is not an object, without naming a field', async () => {
