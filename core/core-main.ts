@@ -18,10 +18,11 @@ import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
 import { rememberSendersFromHistory } from './messages/senders-from-history';
 import { createBatchedMessageLookup } from './messages/batched-message-lookup';
-import { startStatusConsumer } from './messages/status-consumer';
+import { STATUS_READER, startStatusConsumer } from './messages/status-consumer';
 import { createDeferredSends, type AttemptRetries } from './messages/deferred-sends';
 import { startBusLagMonitor } from './messages/bus-lag-monitor';
-import { startInboundConsumer } from './messages/inbound-consumer';
+import { INBOUND_READER, startInboundConsumer } from './messages/inbound-consumer';
+import { untilConsumed } from './messages/until-consumed';
 import { createNumericIds } from './messages/numeric-ids';
 import { createLinkShortener } from './messages/link-shortener';
 import { createCallbackInterest } from './callbacks/callback-interest';
@@ -306,6 +307,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await orchestrator.stop();
       await intake.drain();
       await pools?.stop();
+      // On the in-process bus, what the workers reported as they stopped (a send that got no answer, `frozen`) is
+      // nowhere else: recorded before the consumers close, or the next start would hand the message over again.
+      if (bus.local) await untilConsumed(bus, [STATUS_READER, INBOUND_READER], 5_000, log);
       await statusSubscription.close();
       await inboundSubscription.close();
       await callbacks.drain();

@@ -49,4 +49,21 @@ describe('no double sends when a provider takes a message and answers too late',
     await new Promise((r) => setTimeout(r, 1500));
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
   });
+
+  it('WhatsApp: does not send again a message whose send had no answer when hermod stopped, after it starts again (trial)', async () => {
+    const mobile = mobileEndingIn7();
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kotahi anake — only once 🙏🏽 一次' } },
+      delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
+    });
+    // Graph has it and has not answered yet: hermod is stopped as for a deploy, and started again.
+    await eventually(() => h.wab.received.some((m) => m.to === mobile.slice(1)), 20_000, 20);
+    await h.restart({ graceful: true });
+
+    await eventually(() => callbacksOf(id).find((c) => c.status === 'frozen' && c.channel === 'wab'), 30_000, 50);
+    await eventually(() => callbacksOf(id).find((c) => c.status === 'received' && c.channel === undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 3_000)); // a second send would have come by now (2 s timeout)
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+  }, 90_000);
 });

@@ -30,6 +30,9 @@ const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
  * WhatsApp reply also marks the WhatsApp message it answers read
  * (replies-as-read.ts).
  */
+/** Where core reads the workers' inbound messages (replies, MO). */
+export const INBOUND_READER = { topic: topicName('inbound'), group: 'core-inbound' } as const;
+
 export function startInboundConsumer(deps: {
   bus: Bus;
   state: HotState;
@@ -64,7 +67,7 @@ export function startInboundConsumer(deps: {
     }
   };
   return deps.bus.subscribe(
-    topicName('inbound'),
+    INBOUND_READER.topic,
     async (batch) => {
       const delivered = decodeRecords(batch, decodeInbound, deps.log).map(({ record: r, payload: m }) => ({
         m,
@@ -166,7 +169,7 @@ export function startInboundConsumer(deps: {
       }
       await deps.respond?.(records).catch((err) => deps.log.error('could not answer replies', { err }));
     },
-    { group: 'core-inbound', maxBatch: 500 },
+    { group: INBOUND_READER.group, maxBatch: 500 },
   );
 }
 

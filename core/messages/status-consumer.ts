@@ -13,6 +13,8 @@ import { carryTrace, type TraceSpan } from '../../lib/tracing';
 import { canAdvance, stageOf } from '../domain/message-status';
 
 const STATUS_TOPIC = topicName('status');
+/** Where core reads the workers' status reports. */
+export const STATUS_READER = { topic: STATUS_TOPIC, group: 'core-status' } as const;
 const SUBMITTED_STAGE = stageOf('submitted');
 
 /**
@@ -275,7 +277,7 @@ export function startStatusConsumer(deps: {
         }
         for (const span of spans) span.end();
       },
-      { group: 'core-status', maxBatch: 2000 },
+      { group: STATUS_READER.group, maxBatch: 2000 },
     )
     .then((subscription) => ({
       async close() {

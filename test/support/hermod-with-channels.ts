@@ -38,8 +38,11 @@ export interface HermodWithChannels {
   receiverUrl: string;
   /** What the receiver announces in X-RateLimit-Limit from now on (undefined: no header). */
   announceRateLimit(perSecond: number | undefined): void;
-  /** kill -9 of the whole service, then a start on the same data directory (on new ports; the simulators follow). */
-  restart(): Promise<void>;
+  /**
+   * kill -9 of the whole service (or, `graceful`, SIGTERM and its orderly stop), then a start on the same data
+   * directory (on new ports; the simulators follow).
+   */
+  restart(options?: { graceful?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -179,8 +182,9 @@ export async function startHermodWithChannels(
     announceRateLimit(perSecond) {
       rateLimit = perSecond;
     },
-    async restart() {
-      await hermod!.kill9();
+    async restart(o = {}) {
+      if (o.graceful) await hermod!.stop();
+      else await hermod!.kill9();
       client.close();
       hermod = await startHermod(startOptions);
       client = createClient(hermod.baseUrl, hermod.ca());
