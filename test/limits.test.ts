@@ -40,6 +40,8 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     ['content of 1600 characters', { content: world(1600) }, { content: world(1601) }],
     ['content of 1600 emoji', { content: '🎉'.repeat(1600) }, { content: '🎉'.repeat(1601) }],
     ['content of 1 character', { content: 'ā' }, { content: '' }],
+    // Spaces, line breaks and invisible characters alone reach a handset as a blank message (trial).
+    ['content of one visible character among spaces', { content: ' \n ā\t' }, { content: ' \n\t\u200b\u00a0 ' }],
     // Senders stay printable ASCII, all an SMSC can send from (test/sender-addresses.test.ts has the rest).
     ['source of 16 characters', { source: '+' + '6'.repeat(15) }, { source: '+' + '6'.repeat(16) }],
     ['alphanumeric source of 11 characters', { source: 'KiaOra-Aroa' }, { source: 'KiaOra-Aroha' }],

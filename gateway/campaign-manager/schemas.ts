@@ -1,3 +1,4 @@
+import { VISIBLE_TEXT } from '../http/validator';
 import { MAX_SMS_CHARACTERS } from '../../core/domain/sms-segments';
 import { MEMBER_DESTINATION_PATTERN } from '../../core/domain/member-destination';
 /**
@@ -42,7 +43,7 @@ export const CAMPAIGN_MANAGER_SCHEMAS = {
     properties: {
       ...common,
       schedule: { type: 'string', format: 'date-time' },
-      content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS },
+      content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS, pattern: VISIBLE_TEXT },
       mask: { type: 'string', minLength: 1, maxLength: 11 },
       opt_out_response: { type: 'string', minLength: 1, maxLength: 160 },
       reply_response: { type: 'string', minLength: 1, maxLength: 160 },

@@ -1,3 +1,4 @@
+import { VISIBLE_TEXT } from '../http/validator';
 import { MAX_SMS_CHARACTERS } from '../../core/domain/sms-segments';
 /** The request schemas of Gateway v1 (SPEC.md §2.3): requests are validated against these, and openapi.ts publishes them. */
 export const MAX_BROADCAST = 1000;
@@ -10,7 +11,7 @@ const E164 = '^\\+?[1-9][0-9]{6,14}$';
 const common = {
   id: { type: 'integer', readOnly: true },
   source: { type: 'string', minLength: 1, maxLength: 16 },
-  content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS },
+  content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS, pattern: VISIBLE_TEXT },
   reference: { type: 'string', maxLength: 255 },
   class: { type: 'string', minLength: 1, maxLength: 32 },
   mask: { type: 'string', minLength: 1, maxLength: 16 },

@@ -68,8 +68,16 @@ function describe(e: ErrorObject): FieldProblem {
   return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }
 
+/**
+ * A text with at least one visible character: not only white space (spaces, tabs, line breaks, no-break and
+ * ideographic spaces), zero-width characters, word joiners, soft hyphens or byte-order marks, which reach a
+ * handset or an inbox as a blank message.
+ */
+export const VISIBLE_TEXT = '[^\\s\\u00ad\\u180e\\u200b-\\u200d\\u2060\\ufeff]';
+
 /** What a value failing one of the schemas' patterns is, in words (a client reads these, not regular expressions). */
 const PATTERNS_SAID: Record<string, string> = {
+  [VISIBLE_TEXT]: 'must not be blank: it holds only spaces, line breaks or invisible characters',
   '^\\+?[1-9][0-9]{6,14}$':
     'is not a mobile number in E.164 form: 7 to 15 digits, the country code first, a + in front or not, no spaces and no leading 00 (e.g. +64211234567)',
   '^\\+[1-9][0-9]{1,14}$': 'is not a number in E.164 form: + and up to 15 digits, the country code first, no spaces (e.g. +64211234567)',

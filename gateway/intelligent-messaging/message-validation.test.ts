@@ -118,6 +118,17 @@ describe('MessagePostRequest formats', () => {
     await rejected(template({ parameters: [{ name: 'first.name', text: 'v' }] }), 'message.template.parameters[0].name');
   });
 
+  it('refuses a text body of spaces, line breaks and invisible characters only, and takes one visible character among them (trial)', async () => {
+    const res = await rejected(text(' \n\t\u200b\u00a0\u3000 '), 'message.text.body');
+    expect(res.errors).toContainEqual({
+      field: 'message.text.body',
+      code: 400,
+      description: 'must not be blank: it holds only spaces, line breaks or invisible characters',
+    });
+    await accepted(text(' \n ā\t'));
+    await accepted(text('。'));
+  });
+
   it('accepts a text body of 10000 characters with punctuation and refuses 10001, empty or control characters', async () => {
     expect((await accepted(text(x(10000)))).message?.text).toBe(x(10000));
     expect((await accepted(text(world(10000)))).message?.text).toBe(world(10000));

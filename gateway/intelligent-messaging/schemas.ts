@@ -1,3 +1,4 @@
+import { VISIBLE_TEXT } from '../http/validator';
 /**
  * Intelligent Messaging request schemas (SPEC.md §2.4, §8), compiled with the
  * shared ajv validator like the other interfaces.
@@ -66,7 +67,7 @@ export const IM_SCHEMAS = {
       // bound holds, the character set does not: any text but control
       // characters other than tab, newline and carriage return. At least one
       // character, since no channel can deliver an empty text.
-      body: { type: 'string', minLength: 1, maxLength: 10000, pattern: NO_CONTROLS },
+      body: { type: 'string', minLength: 1, maxLength: 10000, allOf: [{ pattern: NO_CONTROLS }, { pattern: VISIBLE_TEXT }] },
     },
   },
   MediaMessage: {

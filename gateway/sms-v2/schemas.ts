@@ -1,3 +1,4 @@
+import { VISIBLE_TEXT } from '../http/validator';
 import { MAX_SMS_CHARACTERS } from '../../core/domain/sms-segments';
 /** The request schemas of SMS Gateway v2 (SPEC.md §2.2): requests are validated against these, and openapi.ts publishes them. */
 export const SMS_V2_SCHEMAS = {
@@ -8,7 +9,7 @@ export const SMS_V2_SCHEMAS = {
     properties: {
       id: { $ref: '#/$defs/Uuid', readOnly: true },
       destination: { type: 'string', pattern: '^\\+?[1-9][0-9]{6,14}$', description: 'Mobile number in E.164 form' },
-      content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS },
+      content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS, pattern: VISIBLE_TEXT },
       source: { type: 'string', minLength: 1, maxLength: 16 },
       reference: { type: 'string', maxLength: 255 },
       class: { type: 'string', maxLength: 32 },
