@@ -84,11 +84,13 @@ describe('limits of SMS Gateway v2 and Gateway v1', () => {
     const v1 = await client.post('/rest/gateway/messages', { ...base, Scheduled: later });
     expect(v1.status).toBe(400);
     expect(v1.json).toMatchObject({ code: 400, error: 'invalid_attrib', 'error-desc': 'Scheduled: is not a known field; did you mean scheduled?' });
-    const broadcast = await client.post('/rest/gateway/messages/broadcast', { content: 'Kia ora 👋🏽', destinations: ['+6421000002'] });
+    const broadcast = await client.post('/rest/gateway/messages/broadcast', { content: 'Kia ora 👋🏽', destination: ['+6421000002'], refrence: 'hui-42' });
     expect(broadcast.status).toBe(400);
-    expect(broadcast.json['error-desc']).toContain('destinations: is not a known field; did you mean destination?');
+    expect(broadcast.json['error-desc']).toBe('refrence: is not a known field; did you mean reference?');
     // A field of the client's own, not a slip of a known one, is ignored as before.
-    expect((await client.post('/rest/sms/v2/messages', { ...base, customer_ref: 'kōwhai-42', campaign: 'Matariki' })).status).toBe(202);
+    expect(
+      (await client.post('/rest/sms/v2/messages', { ...base, customer_ref: 'kōwhai-42', campaign: 'Matariki', consent: true, context: 'hui' })).status,
+    ).toBe(202);
     expect((await client.post('/rest/gateway/messages', { ...base, customer_ref: 'kōwhai-42' })).status).toBe(201);
   });
 

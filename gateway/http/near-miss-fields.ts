@@ -6,34 +6,57 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** A key as a client may have meant it: case, `_` and `-` aside (`deliveryAttempts`, `Delivery-Attempts`). */
 const normalized = (key: string): string => key.toLowerCase().replace(/[_-]/g, '');
 
-/** Edits (insert, delete, substitute, swap two neighbours) between two short strings. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
+/**
+ * Whether `key` is `field` with one slip of the kind typing makes: two
+ * neighbouring letters swapped (`langauge`), a letter left out anywhere but
+ * first (`refrence`, `schedule` for `scheduled`), or one typed twice or
+ * stray inside it (`scheduuled`), but not a letter added at either end
+ * (`emails`, `references`, `reference2` are names of their own), nor a
+ * digit, nor one letter changed for another (`consent`, `context` are words
+ * of their own).
+ */
+function slipOf(key: string, field: string): boolean {
+  let i = 0;
+  while (i < key.length && i < field.length && key[i] === field[i]) i++;
+  if (key.length === field.length) return i < key.length - 1 && key[i] === field[i + 1] && key[i + 1] === field[i] && key.slice(i + 2) === field.slice(i + 2);
+  // A digit left out or added makes another of a numbered series (`param` beside `param1`).
+  if (key.length === field.length - 1) return i > 0 && !/\d/.test(field[i]!) && key.slice(i) === field.slice(i + 1);
+  if (key.length === field.length + 1) return i > 0 && i < key.length - 1 && !/\d/.test(key[i]!) && key.slice(i + 1) === field.slice(i);
+  return false;
 }
 
-/** The known field `key` was most likely meant as, if it is close enough to one to be a slip rather than a field of its own. */
+/** The known fields of a schema's properties object, one array per object (so answers to them are kept). */
+const knownOf = new WeakMap<object, string[]>();
+function knownFields(properties: Record<string, unknown>): string[] {
+  let known = knownOf.get(properties);
+  if (!known) knownOf.set(properties, (known = Object.keys(properties)));
+  return known;
+}
+
+/** Answers per set of known fields (the schema's properties object), for the keys that came before: a streamed import's rows repeat theirs. */
+const answers = new WeakMap<readonly string[], Map<string, string | undefined>>();
+const MAX_ANSWERS = 1000;
+
+/** The known field `key` was most likely meant as, if it is so close to one that it is a slip rather than a field of its own. */
 export function meantField(key: string, known: readonly string[]): string | undefined {
+  let cache = answers.get(known);
+  if (!cache) answers.set(known, (cache = new Map()));
+  if (cache.has(key)) return cache.get(key);
   const k = normalized(key);
-  if (k.length < 4) return undefined;
   const words = k.replace(/\d+/g, '#');
-  let best: { field: string; distance: number } | undefined;
+  let meant: string | undefined;
   for (const field of known) {
     const f = normalized(field);
-    if (f.length < 4) continue;
-    // Another of a numbered series (`param7` beside `param1`..`param6`) is a field of its own, not a slip.
-    if (f !== k && /\d/.test(f) && /\d/.test(k) && f.replace(/\d+/g, '#') === words) continue;
-    const distance = k === f ? 0 : Math.abs(k.length - f.length) > 2 ? 3 : editDistance(k, f);
-    if (distance <= (f.length >= 8 ? 2 : 1) && (!best || distance < best.distance)) best = { field, distance };
+    if (k === f) {
+      meant = field;
+      break;
+    }
+    // Short names have too many neighbours; another of a numbered series (`param7` beside `param6`) is a field of its own.
+    if (f.length < 6 || (/\d/.test(f) && /\d/.test(k) && f.replace(/\d+/g, '#') === words)) continue;
+    if (meant === undefined && slipOf(k, f)) meant = field;
   }
-  return best?.field;
+  if (cache.size < MAX_ANSWERS) cache.set(key, meant);
+  return meant;
 }
 
 /**
@@ -57,7 +80,7 @@ export function nearMissFields(
   if (Array.isArray(value)) return isObject(s.items) ? value.flatMap((item, i) => nearMissFields(defs, s.items, item, path, [...at, i])) : [];
   if (!isObject(value) || !isObject(s.properties)) return [];
   const properties = s.properties;
-  const known = Object.keys(properties);
+  const known = knownFields(properties);
   const problems: FieldProblem[] = [];
   for (const [key, inner] of Object.entries(value)) {
     if (Object.hasOwn(properties, key)) {

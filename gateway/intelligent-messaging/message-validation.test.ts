@@ -304,7 +304,9 @@ describe('destination and message shape', () => {
     await rejected(request({ refrence: 'tēnā koe 👋🏽' }), 'refrence');
     await rejected(request({ 'Scheduler-Pipe': 'sqs' }), 'Scheduler-Pipe');
     await rejected(template({ langauge: 'mi' }), 'message.template.langauge');
-    await rejected(template({ parameters: [{ name: 'ingoa', text: 'Ānaru', txet: 'x' }] }), 'message.template.parameters[0].txet');
+    await rejected(template({ parameters: [{ name: 'ingoa', text: 'Ānaru' }], tempalte_id: TEMPLATE_ID }), 'message.template.tempalte_id');
+    // A word of its own beside a known one is not a slip (review): `consent`, `references`.
+    await accepted(request({ consent: true, references: ['kōwhai-42'] }));
   });
 
   it('refuses a body that is not an object, without naming a field', async () => {
