@@ -5,7 +5,11 @@ import { hashSlot, type RedisClient } from './redis-connection';
 type Each = <T>(what: string, commands: (() => Promise<T>)[]) => Promise<T[]>;
 type Write = <T>(what: string, keys: string[], commands: (() => Promise<T>)[]) => Promise<T[]>;
 
-/** Markers, one in each 1/64 of the slots: a Cluster master holding 256 slots in a row holds one. */
+/**
+ * Markers, one in each 1/64 of the slots (256 slots in a row): a Cluster
+ * master holding 511 slots in a row holds one, and so does every master of a
+ * Cluster of up to 32 masters with even ranges.
+ */
 const MARKERS = 64;
 const HASH_SLOTS = 16384;
 
@@ -51,9 +55,17 @@ export function createRedisLossMarkers(client: RedisClient, prefix: string, each
       const missing = markers.filter((_, i) => Number(found[i]) !== 1);
       let notice = (found[markers.length] ?? null) as string | null;
       if (missing.length > 0) {
-        notice = `${new Date().toISOString()} ${randomUUID()}`;
-        const keys = [...missing, noticeKey];
-        await write('marking what hot state holds', keys, [...missing.map((key) => () => client.set(key, '1')), () => client.set(noticeKey, notice!)]);
+        const mine = `${new Date().toISOString()} ${randomUUID()}`;
+        const was = notice;
+        // A notice gone with the rest is written once, whichever core comes first (cores starting together on an empty
+        // Redis agree on one, and none takes another's for a loss); one still there is replaced, so every core hears.
+        await write(
+          'marking what hot state holds',
+          [...missing, noticeKey],
+          [...missing.map((key) => () => client.set(key, '1')), () => (was === null ? client.set(noticeKey, mine, 'NX') : client.set(noticeKey, mine))],
+        );
+        const [now] = await each('reading the notice of data hot state lost', [() => client.get(noticeKey)]);
+        notice = now ?? null;
       }
       const first = seen === undefined;
       const changed = notice !== seen;

@@ -54,6 +54,13 @@ describe('Redis hot state', () => {
     }
   });
 
+  it('takes no loss of data from cores that start together on an empty Redis (review)', async () => {
+    const prefix = freshPrefix();
+    const cores = [state(prefix), state(prefix), state(prefix)];
+    expect(await Promise.all(cores.map((c) => c.dataLost()))).toEqual([false, false, false]);
+    expect(await Promise.all(cores.map((c) => c.dataLost()))).toEqual([false, false, false]);
+  });
+
   it('decides every move exactly as canAdvance does (the stage table in the script matches the domain)', async () => {
     const s = state(freshPrefix());
     const pairs: { current: MessageStatus; next: MessageStatus; id: string }[] = [];
