@@ -46,6 +46,8 @@ export interface CarrierConfig {
   sourceNpi: number | undefined;
   enquireLinkMs: number;
   submitTimeoutMs: number;
+  /** How long, from its sending, a submit's answer is waited for in all before it is made again (its window slot freed after submitTimeoutMs). */
+  answerWaitMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
   /** How the carrier writes message ids in submit_sm_resp and in delivery receipts (some write one in hex, the other in decimal). */
@@ -112,6 +114,7 @@ const CARRIER_KEYS = [
   'source_npi',
   'enquire_link',
   'submit_timeout',
+  'answer_wait',
   'reconnect_min',
   'reconnect_max',
   'submit_id',
@@ -197,6 +200,7 @@ export function parseCarriersFile(text: string, file: string, env: Record<string
       sourceNpi: item.has('source_npi') ? r.int(item, 'source_npi', field('source_npi'), 0, 0, 18) : undefined,
       enquireLinkMs: r.duration(item, 'enquire_link', field('enquire_link'), '30s'),
       submitTimeoutMs: r.duration(item, 'submit_timeout', field('submit_timeout'), '10s'),
+      answerWaitMs: r.duration(item, 'answer_wait', field('answer_wait'), '2m'),
       reconnectMinMs,
       reconnectMaxMs,
       submitIds: r.oneOf(item, 'submit_id', field('submit_id'), ['hex', 'decimal'], 'hex'),

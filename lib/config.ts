@@ -19,6 +19,8 @@ export interface SmppConfig {
   windowSize: number;
   enquireLinkMs: number;
   submitTimeoutMs: number;
+  /** How long, from its sending, a submit's answer is waited for in all before it is made again (its window slot freed after submitTimeoutMs). */
+  answerWaitMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
   bindMode: BindMode;
@@ -514,6 +516,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       windowSize: int('HERMOD_SMPP_WINDOW', 256, 1, 10_000),
       enquireLinkMs: duration('HERMOD_SMPP_ENQUIRE_LINK', '30s'),
       submitTimeoutMs: duration('HERMOD_SMPP_SUBMIT_TIMEOUT', '10s'),
+      answerWaitMs: duration('HERMOD_SMPP_ANSWER_WAIT', '2m'),
       reconnectMinMs: duration('HERMOD_SMPP_RECONNECT_MIN', '250ms'),
       reconnectMaxMs: duration('HERMOD_SMPP_RECONNECT_MAX', '30s'),
       bindMode: oneOf<BindMode>('HERMOD_SMPP_BIND_MODE', ['transceiver', 'transmitter_receiver'], 'transceiver'),

@@ -17,6 +17,7 @@ export function carrierConfig(name: string, port: number, overrides: Partial<Car
     sourceNpi: undefined,
     enquireLinkMs: 30_000,
     submitTimeoutMs: 2000,
+    answerWaitMs: 2000,
     reconnectMinMs: 10,
     reconnectMaxMs: 50,
     submitIds: 'hex',

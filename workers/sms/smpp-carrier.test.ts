@@ -102,6 +102,19 @@ describe('SMPP carrier metrics', () => {
     expect(replies[0]).toMatch(/^Kia ora e hoa mā 😀 .*…$/);
   });
 
+  it('takes a slow SMSC’s late answer to a long message’s parts instead of sending them again, and tells of the slowness (trial)', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 600 });
+    const lines: string[] = [];
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { submitTimeoutMs: 100, answerWaitMs: 5_000 }), recordingLog(lines));
+    await carrier.ready();
+    const long = 'Kia ora e hoa mā — he karere roa tēnei 🐢 你好 '.repeat(5);
+    const { carrierIds } = await carrier.send({ id: 'm-slow', destination: '+6421000077', source: 'SHOP', content: long } as never);
+    expect(carrierIds.length).toBeGreaterThan(1);
+    expect(sim.submitCount).toBe(carrierIds.length);
+    expect(lines.filter((l) => l.startsWith('warn') && l.includes('slow to answer'))).toHaveLength(1);
+    await carrier.close();
+  });
+
   it('joins a long reply whose other parts came while the carrier was closing, as its binds drained', async () => {
     const sim = await kit.simulator({ submitRespDelayMs: 600 });
     const carrier = createSmppCarrier(carrierConfig('spark', sim.port, { binds: 2, submitTimeoutMs: 5_000 }), quietLog);

@@ -146,6 +146,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       windowSize: config.windowSize,
       enquireLinkMs: config.enquireLinkMs,
       submitTimeoutMs: config.submitTimeoutMs,
+      answerWaitMs: config.answerWaitMs,
       reconnectMinMs: config.reconnectMinMs,
       reconnectMaxMs: config.reconnectMaxMs,
       moAssembler,
@@ -178,6 +179,19 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       if (e.closed) return log.info('SMPP unbound', { carrier, bind, failedSubmits: e.failed });
       failed(`disconnected: ${e.reason}`);
       log.warn('SMPP disconnected', { carrier, bind, reason: e.reason, failedSubmits: e.failed });
+    });
+    // Once a minute at most per bind: a slow SMSC answers many submits late.
+    let slowToldAt = 0;
+    client.on('slowAnswer', (e) => {
+      if (Date.now() - slowToldAt < 60_000) return;
+      slowToldAt = Date.now();
+      log.warn('SMSC slow to answer submits; waiting for the answers rather than sending again', {
+        carrier,
+        bind,
+        waitingLate: e.waiting,
+        afterMs: e.waitingMs,
+        answerWaitMs: config.answerWaitMs,
+      });
     });
     client.on('bindFailed', (e) => {
       setUp(false);

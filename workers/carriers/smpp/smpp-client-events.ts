@@ -20,6 +20,13 @@ export interface BindFailedEvent {
   status?: number;
 }
 
+export interface SlowAnswerEvent {
+  /** Submits past the submit timeout whose answer is still waited for (up to the answer wait). */
+  waiting: number;
+  /** The submit timeout they passed. */
+  waitingMs: number;
+}
+
 export type SmppClientEvents = {
   bound: [BoundEvent];
   disconnected: [DisconnectedEvent];
@@ -27,4 +34,5 @@ export type SmppClientEvents = {
   /** `settle(true)` once the receipt is safe with the listener (deliver_sm_resp OK), `settle(false)` for the SMSC to send it again. */
   receipt: [DeliveryReceipt, (handled: boolean) => void];
   mo: [MoMessage];
+  slowAnswer: [SlowAnswerEvent];
 };

@@ -13,8 +13,15 @@ export interface SmppClientOptions {
   windowSize?: number;
   /** Interval of our enquire_link; 0 turns it off (default 30 s). */
   enquireLinkMs?: number;
-  /** How long a submit waits for its submit_sm_resp (default 10 s). */
+  /** How long a submit holds its window slot waiting for its submit_sm_resp (default 10 s). */
   submitTimeoutMs?: number;
+  /**
+   * How long, from its sending, a submit is waited for in all (default 2
+   * min, at least submitTimeoutMs): an answer past the submit timeout still
+   * settles it (the SMSC took it); only past this does it fail, retryably,
+   * and is made again.
+   */
+  answerWaitMs?: number;
   /** Connect plus bind must finish within this (default 5 s). */
   bindTimeoutMs?: number;
   reconnectMinMs?: number;
@@ -54,6 +61,7 @@ export function resolveClientOptions(options: SmppClientOptions): ResolvedClient
     windowSize: 64,
     enquireLinkMs: 30_000,
     submitTimeoutMs: 10_000,
+    answerWaitMs: 120_000,
     bindTimeoutMs: 5_000,
     reconnectMinMs: 250,
     reconnectMaxMs: 30_000,
@@ -67,6 +75,7 @@ export function resolveClientOptions(options: SmppClientOptions): ResolvedClient
     throw new HermodError('invalid_attrib', 'SMPP system_id, password or system_type is longer than SMPP 3.4 allows (15, 8, 12)');
   }
   if (!(o.windowSize >= 1)) throw new HermodError('invalid_attrib', 'SMPP windowSize must be at least 1');
+  o.answerWaitMs = Math.max(o.submitTimeoutMs, o.answerWaitMs);
   if (!(o.submitTimeoutMs > 0) || !(o.bindTimeoutMs > 0) || !(o.reconnectMinMs > 0) || o.reconnectMaxMs < o.reconnectMinMs) {
     throw new HermodError('invalid_attrib', 'SMPP timeouts must be positive and reconnectMaxMs at least reconnectMinMs');
   }

@@ -121,12 +121,33 @@ describe('SMPP client', () => {
 
   it('times out a submit the SMSC does not answer, with a retryable error, and frees its window slot', async () => {
     const sim = await kit.simulator({ submitRespDelayMs: 300 });
-    const client = await kit.client(sim, { submitTimeoutMs: 50, windowSize: 1 });
+    const client = await kit.client(sim, { submitTimeoutMs: 50, answerWaitMs: 50, windowSize: 1 });
     const first = client.submit(sms('Kia ora — 慢 🐢'));
     const second = client.submit(sms('Привет — 更慢 🐌'));
     expect(await rejection(first)).toMatchObject({ code: 'timeout', retryable: true });
     expect(client.windowInUse).toBe(1); // the second one took the slot
     expect(await rejection(second)).toMatchObject({ code: 'timeout', retryable: true });
+  });
+
+  it('takes the answer of a submit the SMSC answers after the submit timeout, its window slot freed meanwhile, and sends it once (trial: a slow SMSC got five copies)', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 300 });
+    const client = await kit.client(sim, { submitTimeoutMs: 50, answerWaitMs: 2_000, windowSize: 1 });
+    const slow: string[] = [];
+    client.on('slowAnswer', (e: { waitingMs: number }) => slow.push(String(e.waitingMs)));
+    const first = client.submit(sms('Kia ora — 慢 🐢'));
+    const second = client.submit(sms('Привет — 更慢 🐌'));
+    // Past the submit timeout the first one no longer holds the window: the second is on the wire beside it.
+    await eventually(() => (sim.submitCount === 2 ? true : undefined), 1_000);
+    expect((await first).messageId).toMatch(/^[0-9a-f]+$/);
+    expect((await second).messageId).toMatch(/^[0-9a-f]+$/);
+    expect(sim.submitCount).toBe(2);
+    expect(slow.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('fails a submit with no answer within the answer wait, retryably', async () => {
+    const sim = await kit.simulator({ submitRespDelayMs: 1_000 });
+    const client = await kit.client(sim, { submitTimeoutMs: 50, answerWaitMs: 200 });
+    expect(await rejection(client.submit(sms('Tēnā koe — 无回答')))).toMatchObject({ code: 'timeout', retryable: true });
   });
 
   it('refuses submits while not bound instead of queueing them forever', async () => {

@@ -84,7 +84,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       this.o.windowSize,
       this.o.submitTimeoutMs,
       (job) => this.sendSubmit(job),
-      () => new HermodError('timeout', `no submit_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true }),
+      () => new HermodError('timeout', `no submit_sm_resp within ${this.o.answerWaitMs} ms`, { retryable: true }),
+      this.o.answerWaitMs,
+      (waiting) => this.emit('slowAnswer', { waiting, waitingMs: this.o.submitTimeoutMs }),
     );
     this.mo = options.moAssembler ?? new MoAssembler(this.o.concatTimeoutMs);
     this.mo.join();

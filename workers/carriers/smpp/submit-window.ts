@@ -14,26 +14,46 @@ export interface SubmitJob<R> {
  * in FIFO order. All requests share one response timeout, so send order is
  * deadline order and a single timer (armed for the oldest) covers them all:
  * no timer per request.
+ *
+ * A request not answered within the timeout leaves the window (its slot goes
+ * to the next one) but is still waited for, up to `answerWaitMs` from its
+ * sending: an SMSC that answers late has taken it, and a request made again
+ * would reach the handset twice (a slow SMSC would get a copy at every
+ * timeout). Only past the answer wait does it fail, with `timeoutError`.
  */
 export class SubmitWindow<J extends SubmitJob<unknown>> {
   private readonly inflight = new Map<number, J>();
+  /** Requests past the timeout still waited for, in sending order (so in deadline order too). */
+  private readonly late = new Map<number, J>();
   private readonly waiting = new Fifo<J>();
   private timer: NodeJS.Timeout | undefined;
   private drainWaiters: (() => void)[] = [];
+  private readonly answerWaitMs: number;
 
   /**
    * @param send puts a job on the wire and returns its sequence number, or
    *   undefined when it could not be sent (it has then been settled).
+   * @param onLate told when a request leaves the window unanswered and is
+   *   waited for beyond it (with how many are so now).
    */
   constructor(
     readonly size: number,
     private readonly timeoutMs: number,
     private readonly send: (job: J) => number | undefined,
     private readonly timeoutError: () => HermodError,
-  ) {}
+    answerWaitMs = timeoutMs,
+    private readonly onLate: (waiting: number) => void = () => undefined,
+  ) {
+    this.answerWaitMs = Math.max(timeoutMs, answerWaitMs);
+  }
 
   get inUse(): number {
     return this.inflight.size;
+  }
+
+  /** Requests past the timeout whose late answer is still waited for. */
+  get waitingLate(): number {
+    return this.late.size;
   }
 
   get queued(): number {
@@ -46,10 +66,14 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     else this.waiting.push(job);
   }
 
-  /** The job waiting for this sequence number's response, removed from the window. */
+  /** The job waiting for this sequence number's response (in the window or late), no longer waited for. */
   take(sequenceNumber: number): J | undefined {
-    const job = this.inflight.get(sequenceNumber);
-    if (job) this.inflight.delete(sequenceNumber);
+    const job = this.inflight.get(sequenceNumber) ?? this.late.get(sequenceNumber);
+    if (job) {
+      this.inflight.delete(sequenceNumber);
+      this.late.delete(sequenceNumber);
+      this.checkDrained();
+    }
     return job;
   }
 
@@ -68,19 +92,30 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   }
 
   private arm(): void {
-    const first = this.inflight.values().next().value;
-    if (!first) return;
-    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(first.deadline - performance.now())) + 1);
+    const deadlines = [this.inflight.values().next().value?.deadline, this.late.values().next().value?.deadline].filter((d) => d !== undefined);
+    if (deadlines.length === 0) return;
+    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(Math.min(...deadlines) - performance.now())) + 1);
   }
 
   private readonly expire = (): void => {
     this.timer = undefined;
     const now = performance.now();
+    for (const [seq, job] of this.late) {
+      if (job.deadline > now) break;
+      this.late.delete(seq);
+      job.reject(this.timeoutError());
+    }
+    let moved = 0;
     for (const [seq, job] of this.inflight) {
       if (job.deadline > now) break;
       this.inflight.delete(seq);
-      job.reject(this.timeoutError());
+      if (this.answerWaitMs > this.timeoutMs) {
+        job.deadline += this.answerWaitMs - this.timeoutMs;
+        this.late.set(seq, job);
+        moved++;
+      } else job.reject(this.timeoutError());
     }
+    if (moved > 0) this.onLate(this.late.size);
     this.arm();
     this.pump();
   };
@@ -88,11 +123,12 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   /** Rejects everything sent and waiting; returns how many. */
   failAll(err: HermodError): number {
     let n = 0;
-    for (const job of this.inflight.values()) {
+    for (const job of [...this.inflight.values(), ...this.late.values()]) {
       job.reject(err);
       n++;
     }
     this.inflight.clear();
+    this.late.clear();
     for (const job of this.waiting.drain()) {
       job.reject(err);
       n++;
@@ -103,9 +139,9 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     return n;
   }
 
-  /** Resolves when nothing is in flight or waiting, or after `timeoutMs`. */
+  /** Resolves when nothing is in flight, late or waiting, or after `timeoutMs`. */
   drained(timeoutMs: number): Promise<void> {
-    if (this.inflight.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    if (this.inflight.size === 0 && this.late.size === 0 && this.waiting.length === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
       this.drainWaiters.push(() => {
@@ -116,7 +152,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   }
 
   private checkDrained(): void {
-    if (this.drainWaiters.length === 0 || this.inflight.size > 0 || this.waiting.length > 0) return;
+    if (this.drainWaiters.length === 0 || this.inflight.size > 0 || this.late.size > 0 || this.waiting.length > 0) return;
     const waiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const w of waiters) w();
