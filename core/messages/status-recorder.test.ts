@@ -258,6 +258,23 @@ describe('status recorder, telling in turn', () => {
     expect(heard.slice(4)).toEqual(['m-ā:submitted', 'm-ā:received']);
   });
 
+  it('keeps a message’s order behind a history write that takes seconds (trial: a Kafka outage’s drain told received before sent)', async () => {
+    const { history, release } = slowHistory();
+    const recorder = createStatusRecorder({ history, state: createMemoryState() });
+    const heard: string[] = [];
+    recorder.onApplied((c) => heard.push(c.status));
+    await recorder.record([of('m-ō', 'sent', AT)]);
+    const slow = recorder.record([of('m-ō', 'submitted', AT + 1)]);
+    await new Promise((r) => setTimeout(r, 10));
+    const receipt = recorder.record([of('m-ō', 'received', AT + 2)]);
+    // A flush of many after an outage, on a loaded machine.
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(heard).toEqual(['sent']);
+    release();
+    await Promise.all([slow, receipt]);
+    expect(heard).toEqual(['sent', 'submitted', 'received']);
+  }, 20_000);
+
   it('does not hold a message’s next change for its turn when the batch before failed before telling anything', async () => {
     const state = createMemoryState();
     let failLooks = false;

@@ -53,8 +53,13 @@ interface Turn {
   done(): void;
 }
 
-/** Longest a tell waits for an earlier change of its message (a write that hangs must not hold the message for good). */
-const TURN_WAIT_MS = 5000;
+/**
+ * Longest a tell waits for an earlier change of its message: a write that
+ * hangs must not hold the message for good, but one that is only slow (a
+ * flush of many after a bus outage, on a loaded machine: more than 5 s in a
+ * trial) must not let a later change be told first.
+ */
+const TURN_WAIT_MS = 60_000;
 
 /** One turn: whether it is over, and how to wake the turn after it (one at most: later turns queue behind the last). */
 interface Slot {
