@@ -22,6 +22,27 @@ const entry = (level: logLevel, message: string, fields: Record<string, unknown>
 });
 
 describe('kafkajs log through hermod', () => {
+  it('says a broker is unreachable once every 5 s while it lasts, as a warning with the count, not at every try (trial: 1,474 error lines in 2 minutes)', () => {
+    const { log, lines } = keeping();
+    let t = 1_000_000;
+    const write = kafkaLogCreator(log, () => t)(logLevel.WARN);
+    for (let i = 0; i < 200; i++) {
+      write(entry(logLevel.ERROR, 'Connection error: connect ECONNREFUSED 127.0.0.1:48092', { broker: 'localhost:48092', stack: 'Error: …' }));
+      write({
+        ...entry(logLevel.ERROR, 'Failed to connect to seed broker, trying another broker from the list: Connection error', { retryCount: i }),
+        namespace: 'BrokerPool',
+      });
+      t += 50;
+    }
+    expect(lines.map((l) => l.level)).toEqual(['warn', 'warn']);
+    expect(lines[0]).toEqual({
+      level: 'warn',
+      msg: 'Connection error: connect ECONNREFUSED 127.0.0.1:48092',
+      fields: { kafka: 'Connection', broker: 'localhost:48092' },
+    });
+    expect(lines[1]!.fields.failedTriesSinceLastLine).toBe(200);
+  });
+
   it('writes kafkajs lines through hermod’s logger with their namespace, at their own level', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);

@@ -52,12 +52,28 @@ const TRANSIENT = [
   'This server is not the leader for that topic-partition',
 ];
 
-export function kafkaLogCreator(log: Logger): logCreator {
+/** What kafkajs says at every try to reach a broker that is away: hundreds of lines a minute per process. */
+const UNREACHABLE = /^(Connection error|Failed to connect to seed broker)/;
+/** While brokers are away, how often a process says so (with how many tries failed since). */
+const UNREACHABLE_EVERY_MS = 5_000;
+
+export function kafkaLogCreator(log: Logger, now: () => number = Date.now): logCreator {
   // Groups whose consumer crashed on a transient error: their restart line is told at the same level.
   const transient = new Set<string>();
+  // Tries that failed to reach a broker since the last line that said so.
+  let unreachable = { toldAt: Number.NEGATIVE_INFINITY, since: 0 };
   return () =>
     ({ namespace, level, log: entry }: LogEntry) => {
       const { message, timestamp: _t, logger: _l, ...fields } = entry;
+      if (UNREACHABLE.test(message)) {
+        // kafkajs tries again by itself: a warning every few seconds while it lasts, with the count, not one a try.
+        unreachable.since += 1;
+        if (now() - unreachable.toldAt < UNREACHABLE_EVERY_MS) return;
+        delete fields.stack;
+        log.warn(message, { kafka: namespace, ...fields, ...(unreachable.since > 1 ? { failedTriesSinceLastLine: unreachable.since } : {}) });
+        unreachable = { toldAt: now(), since: 0 };
+        return;
+      }
       const group = typeof fields.groupId === 'string' ? fields.groupId : '';
       let at = levelOf(level);
       if (message.startsWith('Response CreateTopics') && fields.error === 'Topic creation errors') at = 'debug';
