@@ -70,10 +70,11 @@ function describe(e: ErrorObject): FieldProblem {
 
 /**
  * A text with at least one visible character: not only white space (spaces, tabs, line breaks, no-break and
- * ideographic spaces), zero-width characters, word joiners, soft hyphens or byte-order marks, which reach a
- * handset or an inbox as a blank message.
+ * ideographic spaces), zero-width characters and joiners, direction marks, invisible operators, variation
+ * selectors, soft hyphens, byte-order marks, Hangul fillers or the blank braille pattern, which reach a handset
+ * or an inbox as a blank message.
  */
-export const VISIBLE_TEXT = '[^\\s\\u00ad\\u180e\\u200b-\\u200d\\u2060\\ufeff]';
+export const VISIBLE_TEXT = '[^\\s\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u200b-\\u200f\\u2060-\\u2064\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0]';
 
 /** What a value failing one of the schemas' patterns is, in words (a client reads these, not regular expressions). */
 const PATTERNS_SAID: Record<string, string> = {

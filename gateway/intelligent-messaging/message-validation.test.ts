@@ -119,7 +119,7 @@ describe('MessagePostRequest formats', () => {
   });
 
   it('refuses a text body of spaces, line breaks and invisible characters only, and takes one visible character among them (trial)', async () => {
-    const res = await rejected(text(' \n\t\u200b\u00a0\u3000 '), 'message.text.body');
+    const res = await rejected(text(' \n\t\u200b\u00a0\u3000\u3164\uffa0\u2800\u200e\ufe0f\u2063 '), 'message.text.body');
     expect(res.errors).toContainEqual({
       field: 'message.text.body',
       code: 400,
@@ -127,6 +127,7 @@ describe('MessagePostRequest formats', () => {
     });
     await accepted(text(' \n ā\t'));
     await accepted(text('。'));
+    await accepted(text('\u2764\ufe0f'));
   });
 
   it('accepts a text body of 10000 characters with punctuation and refuses 10001, empty or control characters', async () => {
