@@ -47,6 +47,27 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     }, 20_000);
   };
 
+  /** A keyed send (a 503 while hermod reloads what Redis lost is tried again, as a client does), once it is `received`. */
+  const keyedSend = (body: { destination: string; content: string }, key: string) =>
+    eventually(async () => {
+      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
+      return r.status === 503 ? undefined : r;
+    }, 20_000);
+  const sentAndReceived = async (body: { destination: string; content: string }, key: string): Promise<string> => {
+    const first = await keyedSend(body, key);
+    expect(first.status, JSON.stringify(first.json)).toBe(202);
+    await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${first.json.id}`)).json.status === 'received' ? true : undefined), 20_000);
+    return first.json.id as string;
+  };
+  /** The client's retry gets the first answer, and the carrier got the message once. */
+  const retryAnsweredFirst = async (body: { destination: string; content: string }, key: string, firstId: string): Promise<void> => {
+    const again = await keyedSend(body, key);
+    expect(again.status, JSON.stringify(again.json)).toBe(202);
+    expect(again.json.id).toBe(firstId);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === body.destination.replace(/^\+/, ''))).toHaveLength(1);
+  };
+
   it('still ends sends to a handset that replied STOP and to a blocked prefix blocked, and none reaches the carrier', async () => {
     expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', '+6428888'])).code).toBe(0);
     expect((await h.hermod.cli(['blocklist', 'add', '+6427999'])).code).toBe(0);
@@ -82,24 +103,14 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     const body = { destination: '+6421777004', content: 'Kia ora anō — 一次 🔁' };
     // Past the window after the start: only a loss of hot state makes keyed sends look in history again.
     await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 6_500 - Date.now())));
-    const first = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
-    expect(first.status, JSON.stringify(first.json)).toBe(202);
-    await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${first.json.id}`)).json.status === 'received' ? true : undefined), 20_000);
+    const first = await sentAndReceived(body, key);
 
     // Gone from core's memory of recent messages, as minutes later.
     await new Promise((r) => setTimeout(r, 2_500));
     // Redis restarts empty: the key's answer goes with it.
     await deleteRedisKeys(prefix);
 
-    // The client retries (a 503 while hermod reloads what Redis lost is retried too).
-    const again = await eventually(async () => {
-      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
-      return r.status === 503 ? undefined : r;
-    }, 20_000);
-    expect(again.status, JSON.stringify(again.json)).toBe(202);
-    expect(again.json.id).toBe(first.json.id);
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === '6421777004')).toHaveLength(1);
+    await retryAnsweredFirst(body, key, first);
   }, 60_000);
 
   it('answers a retry of a keyed send with the first answer when another core reloaded the lists before this one looked (review)', async () => {
@@ -107,13 +118,7 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     const body = { destination: '+6421777005', content: 'Kia ora anō, e hoa mā — 二次 🔁' };
     // Past the window the test before opened (its loss): only this loss may make keyed sends look in history.
     await new Promise((r) => setTimeout(r, 6_500));
-    // The lists that test's loss emptied may still be loading a moment (503): a client tries again.
-    const first = await eventually(async () => {
-      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
-      return r.status === 503 ? undefined : r;
-    }, 20_000);
-    expect(first.status, JSON.stringify(first.json)).toBe(202);
-    await eventually(async () => ((await h.client.get(`/rest/sms/v2/messages?id=${first.json.id}`)).json.status === 'received' ? true : undefined), 20_000);
+    const first = await sentAndReceived(body, key);
     await new Promise((r) => setTimeout(r, 2_500));
 
     // Redis restarts empty, and another core of the deployment finds it first: it loads the opt-outs and block
@@ -131,14 +136,7 @@ describe('opt-outs and block lists after Redis lost its data', () => {
     // This core hears of it at its next look, a second later.
     await new Promise((r) => setTimeout(r, 1_500));
 
-    const again = await eventually(async () => {
-      const r = await h.client.post('/rest/sms/v2/messages', body, { 'idempotency-key': key });
-      return r.status === 503 ? undefined : r;
-    }, 20_000);
-    expect(again.status, JSON.stringify(again.json)).toBe(202);
-    expect(again.json.id).toBe(first.json.id);
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(delivered.filter((m) => m.destination.replace(/^\+/, '') === '6421777005')).toHaveLength(1);
+    await retryAnsweredFirst(body, key, first);
   }, 60_000);
 });
 

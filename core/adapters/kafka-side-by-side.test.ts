@@ -34,6 +34,13 @@ function group(initial: { offset: string; metadata: string | null } = { offset: 
   return { state, options: { topic: 't', group: 'g', consumer: consumer as never, admin: async () => admin as never } };
 }
 
+/** The runner on the stand-in group, with the tests' quick backoffs: 4 batches out, as a channel worker has. */
+const runnerOn = (
+  g: ReturnType<typeof group>,
+  handler: (records: DeliveredRecord[]) => Promise<void>,
+  extra: Partial<{ maxBatch: number; inFlight: number; closing: () => boolean; retryBackoffMs: number }> = {},
+) => createSideBySideRunner({ ...g.options, handler, maxBatch: 256, retryBackoffMs: 5, heartbeatEveryMs: 20, closing: () => false, inFlight: 4, ...extra });
+
 const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 
 describe('Kafka batches side by side', () => {
@@ -59,7 +66,7 @@ describe('Kafka batches side by side', () => {
         for (const r of todo) inHand.delete(r.key);
       }
     };
-    const runner = createSideBySideRunner({ ...g.options, handler, maxBatch: 1, retryBackoffMs: 5, heartbeatEveryMs: 20, closing: () => false, inFlight: 4 });
+    const runner = runnerOn(g, handler, { maxBatch: 1 });
     await runner.eachBatch(fetched([record(0, 'J')]));
     await settle();
     // The partition goes to another member and comes back; kafkajs fetches again from the committed offset.
@@ -80,15 +87,7 @@ describe('Kafka batches side by side', () => {
     // The last owner died with offsets 0 to 3 out: the commit says 0 was handed out once, and later ones up to 4.
     const g = group({ offset: '0', metadata: 'hermod:handed=1;upto=4' });
     const got: DeliveredRecord[] = [];
-    const runner = createSideBySideRunner({
-      ...g.options,
-      handler: async (records) => void got.push(...records),
-      maxBatch: 256,
-      retryBackoffMs: 5,
-      heartbeatEveryMs: 20,
-      closing: () => false,
-      inFlight: 4,
-    });
+    const runner = runnerOn(g, async (records) => void got.push(...records));
     await runner.eachBatch(fetched([record(0), record(1)]));
     await runner.eachBatch(fetched([record(2), record(3)]));
     await runner.eachBatch(fetched([record(4)]));
@@ -98,15 +97,7 @@ describe('Kafka batches side by side', () => {
 
   it('never moves the group back below what another member committed while this one was away (review)', async () => {
     const g = group();
-    const runner = createSideBySideRunner({
-      ...g.options,
-      handler: async () => undefined,
-      maxBatch: 256,
-      retryBackoffMs: 5,
-      heartbeatEveryMs: 20,
-      closing: () => false,
-      inFlight: 4,
-    });
+    const runner = runnerOn(g, async () => undefined);
     await runner.eachBatch(fetched([record(0), record(1)]));
     await settle();
     expect(g.state.offset).toBe('2');
@@ -125,18 +116,14 @@ describe('Kafka batches side by side', () => {
     const g = group();
     let closing = false;
     const handled: string[] = [];
-    const runner = createSideBySideRunner({
-      ...g.options,
-      handler: async (records) => {
+    const runner = runnerOn(
+      g,
+      async (records) => {
         if (records[0]!.offset === '0') throw new Error('poison: the carrier refuses it every time');
         handled.push(records[0]!.offset);
       },
-      maxBatch: 1,
-      retryBackoffMs: 1,
-      heartbeatEveryMs: 10,
-      closing: () => closing,
-      inFlight: 2,
-    });
+      { maxBatch: 1, retryBackoffMs: 1, inFlight: 2, closing: () => closing },
+    );
     const fetching = runner.eachBatch(fetched(Array.from({ length: 100 }, (_, i) => record(i))));
     await settle(200);
     // Two out at a time; 2 × 16 slices kept behind the failing one, no more.

@@ -1,17 +1,10 @@
 import { createKafkaBus } from '../../core/adapters/kafka-bus';
 import { valueBytes } from '../../core/ports/bus';
+import type { KafkaMemberOptions } from './kafka-member-process';
 
 // The body of startKafkaMemberProcess (kafka-member-process.ts): a member that holds batches forever
 // (those with a record whose text starts with `ending`, if given, end at once).
-const o = JSON.parse(process.env.MEMBER_ARGS ?? '{}') as {
-  brokers: string[];
-  topic: string;
-  group: string;
-  sessionTimeoutMs: number;
-  inFlight?: number;
-  maxBatch?: number;
-  ending?: string;
-};
+const o = JSON.parse(process.env.MEMBER_ARGS ?? '{}') as KafkaMemberOptions;
 const bus = createKafkaBus({ brokers: o.brokers, partitions: 1, replicationFactor: 1, sessionTimeoutMs: o.sessionTimeoutMs });
 await bus.subscribe(
   o.topic,

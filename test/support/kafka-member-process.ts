@@ -16,7 +16,7 @@ export interface KafkaMemberProcess {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export async function startKafkaMemberProcess(o: {
+export interface KafkaMemberOptions {
   brokers: string[];
   topic: string;
   group: string;
@@ -26,7 +26,9 @@ export async function startKafkaMemberProcess(o: {
   maxBatch?: number;
   /** Batches whose every record's text starts with this end at once; the others are held forever. */
   ending?: string;
-}): Promise<KafkaMemberProcess> {
+}
+
+export async function startKafkaMemberProcess(o: KafkaMemberOptions): Promise<KafkaMemberProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/kafka-member-main.ts')], {
     cwd: ROOT,
     env: { ...process.env, MEMBER_ARGS: JSON.stringify(o) },
