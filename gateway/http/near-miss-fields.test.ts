@@ -55,7 +55,8 @@ describe('the known field a client meant', () => {
             : slip === 'swap'
               ? letters.slice(0, i) + letters[i + 1] + letters[i] + letters.slice(i + 2)
               : letters.slice(0, i + 1) + letters[i] + letters.slice(i + 1);
-        fc.pre(key !== letters);
+        // A last letter typed twice reads as one added at the end (a plural: `classs`), which is a name of its own.
+        fc.pre(key !== letters && key !== letters + letters.at(-1));
         const meant = meantField(key, [...IM, ...V2, ...CM]);
         expect(meant, key).toBeDefined();
         expect(meant!.replace(/[_-]/g, '').length, key).toBeGreaterThanOrEqual(6);
