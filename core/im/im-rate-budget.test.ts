@@ -25,10 +25,12 @@ describe('createImRateBudget', () => {
     expect((await budget.take('shop', 1)).granted).toBe(1);
   });
 
-  it('hands out at most a tenth of the limit at a time, so gateways share it', async () => {
+  it('grants what a gateway has waiting, first come first served, up to what is left of the second', async () => {
     const budget = createImRateBudget({ state: createMemoryState({ now: early().now }), limitOf: async () => 100, defaultLimit: 5 });
-    expect((await budget.take('shop', 50)).granted).toBe(10);
+    expect((await budget.take('shop', 60)).granted).toBe(60);
     expect((await budget.take('shop', 0)).granted).toBe(1);
+    expect((await budget.take('shop', 60)).granted).toBe(39);
+    expect((await budget.take('shop', 1)).granted).toBe(0);
   });
 
   it('grants whatever is asked for when the limit is 0 (no limit)', async () => {

@@ -33,8 +33,10 @@ const SWEEP_ABOVE = 10_000;
  * Concurrent requests of one application wait for one call, not one each.
  *
  * The window's end is taken as the moment of asking plus what core said was
- * left, never later than core's own end: a share cannot spill into the next
- * window, so all gateways together accept at most the limit in any window.
+ * left, never later than core's own end: a share is spent only by requests
+ * that arrived before that end, so it cannot spill into the next window, and
+ * all gateways together accept at most the limit of requests arriving in any
+ * window, however late core's answers come back.
  */
 export function createSharedRateLimiter(source: RateBudgetSource, now: () => number = () => performance.now()): SharedRateLimiter {
   const allowances = new Map<string, Allowance>();
@@ -47,7 +49,7 @@ export function createSharedRateLimiter(source: RateBudgetSource, now: () => num
     let pending = asking.get(applicationId);
     if (pending) return pending;
     const askedAt = now();
-    // Enough for the requests waiting, and at least the share core hands out at once (a tenth of the limit).
+    // The requests waiting, and at least (once the limit is known) a tenth of it, for those still to come.
     const share = previous && previous.limit > 0 ? Math.ceil(previous.limit / 10) : 1;
     const wanted = Math.max(share, waiting.get(applicationId) ?? 1);
     pending = source(applicationId, wanted)
@@ -62,22 +64,21 @@ export function createSharedRateLimiter(source: RateBudgetSource, now: () => num
 
   return {
     async take(applicationId) {
-      // Every answer from core either grants requests (someone spends them), says the window is
-      // spent (everyone waiting is refused) or comes after its window ended (a new one starts);
-      // only answers that keep arriving too late could loop, so those are counted.
-      let late = 0;
+      // A request counts in the window it arrived in: an allowance whose window ended before it
+      // arrived is not for it, but one that ended while it waited for core's answer is. So an
+      // answer that comes back late (a loaded core) is still spent by the requests it counted,
+      // and a request refused is one whose own window core said was spent. Every answer grants
+      // requests someone waiting may spend, or says the window is spent, so this loop ends.
+      const arrivedAt = now();
       for (;;) {
-        const t = now();
         const a = allowances.get(applicationId);
-        if (a && a.endsAt > t) {
+        if (a && a.endsAt > arrivedAt) {
           if (a.limit === 0) return { ok: true, limit: 0 };
           if (a.tokens > 0) {
             a.tokens -= 1;
             return { ok: true, limit: a.limit };
           }
-          if (a.exhausted) return { ok: false, limit: a.limit, retryAfterSeconds: Math.max(1, Math.ceil((a.endsAt - t) / 1000)) };
-        } else if (a && ++late > 3) {
-          return { ok: false, limit: a.limit, retryAfterSeconds: 1 };
+          if (a.exhausted) return { ok: false, limit: a.limit, retryAfterSeconds: Math.max(1, Math.ceil((a.endsAt - now()) / 1000)) };
         }
         waiting.set(applicationId, (waiting.get(applicationId) ?? 0) + 1);
         try {
