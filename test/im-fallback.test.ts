@@ -263,19 +263,30 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
   it('hears every SMS fallback delivered, also those whose reports came while core was still resuming the others', async () => {
     h = await startHermodWithChannels('im-resume-race');
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
-    // WhatsApp gives no status to numbers ending in 8: each attempt times out after 2 s and falls back to SMS.
+    // WhatsApp gives no status to numbers ending in 8: each attempt times out after 4 s and falls back to SMS.
     const mobiles = Array.from({ length: 40 }, (_, i) => `+642155${String(i).padStart(3, '0')}8`);
     const ids = await sendEach(mobiles, [
-      { channel: 'wab', timeout: 2 },
+      { channel: 'wab', timeout: 4 },
       { channel: 'sms', timeout: 20 },
     ]);
     await eventually(() => (h.wab.received.length >= mobiles.length ? true : undefined), 10_000, 20);
     // Down past the WhatsApp timeouts: at the restart every fallback starts at once, while core resumes the rest.
-    await h.restart();
+    // On a slow machine a timeout may have run out before the kill: an SMS the old process had on the wire may
+    // go again (SMS is at least once across a crash), so only those handsets may hear it twice.
+    let reachedBeforeTheCrash = new Set<string>();
+    await h.restart({
+      whileDown: async () => {
+        await new Promise((r) => setTimeout(r, 4000));
+        reachedBeforeTheCrash = new Set(sms.map((m) => digitsOf(m.destination)));
+      },
+    });
     for (const [i, id] of ids.entries()) {
       expect(await outcome(id, 40_000), show(id)).toMatchObject({ status: 'received' });
-      expect(smsTo(mobiles[i]!)).toHaveLength(1);
+      expect(smsTo(mobiles[i]!).length).toBeLessThanOrEqual(reachedBeforeTheCrash.has(digitsOf(mobiles[i]!)) ? 2 : 1);
+      expect(smsTo(mobiles[i]!).length).toBeGreaterThanOrEqual(1);
     }
+    // Fallbacks began after the restart, while core resumed the rest (not all before the crash).
+    expect(reachedBeforeTheCrash.size).toBeLessThan(mobiles.length);
     // The SMS attempt's own outcome too, not only the message's.
     for (const id of ids)
       expect(
@@ -289,7 +300,9 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { msg: string; count?: number });
     const resumed = lines.findIndex((l) => l.msg === 'resumed unsettled im messages');
-    expect(lines[resumed]?.count).toBe(mobiles.length);
+    // Every message was open at the crash but those whose SMS may have been delivered before it.
+    expect(lines[resumed]?.count).toBeGreaterThanOrEqual(mobiles.length - reachedBeforeTheCrash.size);
+    expect(lines[resumed]?.count).toBeLessThanOrEqual(mobiles.length);
     expect(lines.findIndex((l) => l.msg === 'core listening')).toBeLessThan(resumed);
   }, 180_000);
 });

@@ -40,9 +40,9 @@ export interface HermodWithChannels {
   announceRateLimit(perSecond: number | undefined): void;
   /**
    * kill -9 of the whole service (or, `graceful`, SIGTERM and its orderly stop), then a start on the same data
-   * directory (on new ports; the simulators follow).
+   * directory (on new ports; the simulators follow). `whileDown` runs between the two.
    */
-  restart(options?: { graceful?: boolean }): Promise<void>;
+  restart(options?: { graceful?: boolean; whileDown?: () => Promise<void> | void }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -186,6 +186,7 @@ export async function startHermodWithChannels(
       if (o.graceful) await hermod!.stop();
       else await hermod!.kill9();
       client.close();
+      await o.whileDown?.();
       hermod = await startHermod(startOptions);
       client = createClient(hermod.baseUrl, hermod.ca());
     },
