@@ -7,7 +7,8 @@ import { createSharedRateLimiter, type RateBudgetSource } from './shared-rate-li
 function world(limits: Record<string, number>, defaultLimit = 0) {
   let ms = 1_700_000_000_100;
   const now = () => ms;
-  const budget = createImRateBudget({ state: createMemoryState({ now }), limitOf: async (id) => limits[id] ?? -1, defaultLimit });
+  const state = createMemoryState({ now });
+  const budget = createImRateBudget({ state, limitOf: async (id) => limits[id] ?? -1, defaultLimit });
   const calls: { app: string; wanted: number }[] = [];
   // How long core's answer takes to come back (a loaded core, a slow network).
   let answerTakesMs = 0;
@@ -19,6 +20,8 @@ function world(limits: Record<string, number>, defaultLimit = 0) {
   };
   return {
     gateway: () => createSharedRateLimiter(source, now),
+    state,
+    now,
     calls,
     advance: (by: number) => void (ms += by),
     slowAnswers: (by: number) => void (answerTakesMs = by),
@@ -79,25 +82,40 @@ describe('createSharedRateLimiter', () => {
     expect(w.calls).toHaveLength(2);
   });
 
-  it('accepts requests within the limit when core answers after the window it counted them in has ended', async () => {
-    // A core answering in 700 ms: most answers describe a window already over when they arrive.
+  it('accepts a burst within the limit that arrives just before a second ends, with core answering in 450 ms', async () => {
     const w = world({ shop: 100 });
-    w.slowAnswers(700);
     const g = w.gateway();
+    w.advance(800); // 900 ms into the second: the first answer comes back after it has ended
+    w.slowAnswers(450);
     const verdicts = await Promise.all(Array.from({ length: 60 }, () => g.take('shop')));
     expect(verdicts.filter((v) => !v.ok)).toEqual([]);
   });
 
-  it('spends a late answer only on requests that arrived before the window it counted them in ended', async () => {
+  it('never spends a share that came back after its second ended, so two gateways accept no more than the limit in the next', async () => {
     const w = world({ shop: 10 });
-    w.slowAnswers(700);
-    const g = w.gateway();
-    // Five arrive 100 ms into a window; core's answer to them comes back 800 ms in.
-    expect(await accepted(g, 'shop', 5)).toBe(5);
-    // A request 1.2 s after the first ones asks again (its window is new) rather than spend what is left.
-    w.slowAnswers(0);
-    w.advance(500);
-    await g.take('shop');
-    expect(w.calls).toHaveLength(3);
+    let release = () => {};
+    const held: RateBudgetSource = async (app, wanted) => {
+      const answer = await createImRateBudget({ state: w.state, limitOf: async () => 10, defaultLimit: 0 }).take(app, wanted);
+      await new Promise<void>((r) => (release = r));
+      return answer;
+    };
+    const slow = createSharedRateLimiter(held, w.now);
+    // Ten requests on one gateway; core grants them in this second, but the answer is held past its end.
+    const waiting = Promise.all(Array.from({ length: 10 }, () => slow.take('shop')));
+    await new Promise((r) => setImmediate(r));
+    w.advance(1000);
+    // The next second's ten go to the other gateway.
+    expect(await accepted(w.gateway(), 'shop', 10)).toBe(10);
+    release();
+    await new Promise((r) => setImmediate(r));
+    // The held answer is late: its ten are not spent; they ask again, and this second is spent.
+    release();
+    expect((await waiting).filter((v) => v.ok)).toEqual([]);
+  });
+
+  it('answers that core is unavailable, not that the application sent too many, when core’s answers keep missing their second', async () => {
+    const w = world({ shop: 100 });
+    w.slowAnswers(1500);
+    await expect(w.gateway().take('shop')).rejects.toMatchObject({ code: 'unavailable' });
   });
 });

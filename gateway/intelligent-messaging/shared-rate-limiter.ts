@@ -1,3 +1,4 @@
+import { HermodError } from '../../lib/errors';
 import type { RateBudget } from '../../proto/gen/hermod/v1/im';
 
 /** Where a gateway gets its share of an application's requests for the current second (core, over gRPC). */
@@ -22,6 +23,9 @@ interface Allowance {
   exhausted: boolean;
 }
 
+// Answers from core that came after their window ended, in a row for one request, before it is answered 503.
+const LATE_ANSWERS = 3;
+
 // Past this many applications, allowances whose window has passed are dropped.
 const SWEEP_ABOVE = 10_000;
 
@@ -33,10 +37,11 @@ const SWEEP_ABOVE = 10_000;
  * Concurrent requests of one application wait for one call, not one each.
  *
  * The window's end is taken as the moment of asking plus what core said was
- * left, never later than core's own end: a share is spent only by requests
- * that arrived before that end, so it cannot spill into the next window, and
- * all gateways together accept at most the limit of requests arriving in any
- * window, however late core's answers come back.
+ * left, never later than core's own end: a share cannot spill into the next
+ * window, so all gateways together accept at most the limit in any window.
+ * A gateway asks for as many as it has waiting (at least a tenth of the
+ * limit), so a burst costs one more ask, not one per tenth of the limit: each
+ * ask is a chance for a slow answer to miss its window.
  */
 export function createSharedRateLimiter(source: RateBudgetSource, now: () => number = () => performance.now()): SharedRateLimiter {
   const allowances = new Map<string, Allowance>();
@@ -64,21 +69,24 @@ export function createSharedRateLimiter(source: RateBudgetSource, now: () => num
 
   return {
     async take(applicationId) {
-      // A request counts in the window it arrived in: an allowance whose window ended before it
-      // arrived is not for it, but one that ended while it waited for core's answer is. So an
-      // answer that comes back late (a loaded core) is still spent by the requests it counted,
-      // and a request refused is one whose own window core said was spent. Every answer grants
-      // requests someone waiting may spend, or says the window is spent, so this loop ends.
-      const arrivedAt = now();
+      // Every answer from core either grants requests (someone spends them), says the window is
+      // spent (everyone waiting is refused) or comes after its window ended: its grant is counted
+      // in a second that is over and is not spent (that would spill into the next), and a new ask
+      // starts. Answers that keep coming too late mean core is too slow to count requests: that
+      // is not the application's fault, so it is told to retry (503), not that it sent too many.
+      let late = 0;
       for (;;) {
+        const t = now();
         const a = allowances.get(applicationId);
-        if (a && a.endsAt > arrivedAt) {
+        if (a && a.endsAt > t) {
           if (a.limit === 0) return { ok: true, limit: 0 };
           if (a.tokens > 0) {
             a.tokens -= 1;
             return { ok: true, limit: a.limit };
           }
-          if (a.exhausted) return { ok: false, limit: a.limit, retryAfterSeconds: Math.max(1, Math.ceil((a.endsAt - now()) / 1000)) };
+          if (a.exhausted) return { ok: false, limit: a.limit, retryAfterSeconds: Math.max(1, Math.ceil((a.endsAt - t) / 1000)) };
+        } else if (a && ++late > LATE_ANSWERS) {
+          throw new HermodError('unavailable', 'the rate limit could not be counted in time; retry');
         }
         waiting.set(applicationId, (waiting.get(applicationId) ?? 0) + 1);
         try {
