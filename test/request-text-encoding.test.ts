@@ -106,6 +106,14 @@ describe('request text must be UTF-8, on every interface', () => {
       api.error(r, 400, /lone surrogate \\ud83d/);
     });
 
+    it('refuses a lone surrogate nested 5,000 arrays deep with 400, not a 500 from a stack overflow', async () => {
+      const body = api.body('Kia ora');
+      const deep = `${'['.repeat(5000)}"\\ud83d"${']'.repeat(5000)}`;
+      const r = await post(api.path, Buffer.from(`${body.slice(0, -1)},"x":${deep}}`));
+      expect(r.status, r.text).toBe(400);
+      api.error(r, 400, /lone surrogate \\ud83d/);
+    });
+
     it('accepts a body that starts with a UTF-8 byte-order mark, as RFC 8259 §8.1 lets a parser', async () => {
       const r = await post(api.path, Buffer.concat([BOM, Buffer.from(api.body(SHORT))]));
       expect([201, 202], r.text).toContain(r.status);

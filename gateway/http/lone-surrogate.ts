@@ -23,26 +23,47 @@ export function checkNoLoneSurrogates(value: unknown, path: string): void {
   throw new HermodError('invalid_json', `${field}: ${description}`, { fields: [{ field: found.path, description }] });
 }
 
+/** A value still to look at: `step` is how its parent reaches it (`[3]`, `name`), read only to name a hit. */
+interface Pending {
+  value: unknown;
+  parent: Pending | undefined;
+  step: string;
+}
+
+// Deeper than this, a hit's name keeps its first and last steps, with `…` between.
+const NAMED_STEPS = 16;
+
+/**
+ * Depth first in document order (each key before its value), with a stack of
+ * its own: JSON nested hundreds of thousands deep overflows a recursive walk.
+ */
 function find(value: unknown, path: string): { path: string; unit: number } | undefined {
-  if (typeof value === 'string') {
-    const m = LONE.exec(value);
-    return m ? { path, unit: m[0].charCodeAt(0) } : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = find(value[i], `${path}[${i}]`);
-      if (hit) return hit;
-    }
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, v] of Object.entries(value)) {
-      const named = path ? `${path}.${key}` : key;
-      const inKey = find(key, named);
-      if (inKey) return inKey;
-      const hit = find(v, named);
-      if (hit) return hit;
+  const stack: Pending[] = [{ value, parent: undefined, step: path }];
+  for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
+    const v = at.value;
+    if (typeof v === 'string') {
+      const m = LONE.exec(v);
+      if (m) return { path: nameOf(at), unit: m[0].charCodeAt(0) };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: at, step: `[${i}]` });
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, inner] = entries[i]!;
+        const named: Pending = { value: inner, parent: at, step: key };
+        stack.push(named, { value: key, parent: at, step: key });
+      }
     }
   }
   return undefined;
+}
+
+function nameOf(hit: Pending): string {
+  const steps: string[] = [];
+  for (let at: Pending | undefined = hit; at !== undefined; at = at.parent) steps.push(at.step);
+  steps.reverse();
+  const shown = steps.length > 2 * NAMED_STEPS ? [...steps.slice(0, NAMED_STEPS), '…', ...steps.slice(-NAMED_STEPS)] : steps;
+  let path = '';
+  for (const step of shown) path = !path || step.startsWith('[') ? path + step : `${path}.${step}`;
+  return path;
 }
