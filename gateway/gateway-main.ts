@@ -14,7 +14,7 @@ import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
-import { limitRequestTime } from './http/request-timeouts';
+import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
 
 export interface RunningGateway {
@@ -50,7 +50,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const secureClosing = createClosingServer();
   const plainClosing = createClosingServer();
   const secure = https.createServer(
-    { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT },
+    // A connection that has not finished its TLS handshake in 10 s is dropped (Node waits 120 s): a thousand silent
+    // sockets from one client held the gateway's descriptors for two minutes.
+    { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS },
     secureClosing.handle(withHeaderLimit(interfaces, app.callback())),
   );
 
@@ -71,6 +73,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   // Every field of a head is kept (the parser's 64 KB bounds them), so withHeaderLimit measures all of it.
   secure.maxHeadersCount = 0;
   plain.maxHeadersCount = 0;
+  limitHeadTime(plain);
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);

@@ -41,6 +41,8 @@ export interface TestClients {
   requestIdleTimeoutMs?: number;
   /** HERMOD_REQUEST_MIN_RATE, bytes a second (0, no rate, unless given). */
   requestMinBytesPerSecond?: number;
+  /** How long a request's head may take to arrive (60 s unless given). */
+  requestHeadTimeoutMs?: number;
 }
 
 /** The gateway app on 127.0.0.1:0; `coreMethods` and `clients` stand in for those calls to core (the others fail as `unavailable`). */
@@ -53,7 +55,12 @@ export async function startTestGateway(
   const interfaces = interfaceErrors(deps.log);
   const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;
-  limitRequestTime(server, interfaces, { idleMs: clients.requestIdleTimeoutMs ?? 60_000, minBytesPerSecond: clients.requestMinBytesPerSecond ?? 0 }, deps.log);
+  limitRequestTime(
+    server,
+    interfaces,
+    { idleMs: clients.requestIdleTimeoutMs ?? 60_000, minBytesPerSecond: clients.requestMinBytesPerSecond ?? 0, headMs: clients.requestHeadTimeoutMs },
+    deps.log,
+  );
   answerHeaderOverflow(server, interfaces);
   continueWhenRead(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

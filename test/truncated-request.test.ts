@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHermod, type HermodProcess } from './support/hermod-process';
@@ -64,5 +65,19 @@ describe('a request whose body never arrives in full', () => {
       error: 'Request Timeout',
       message: expect.stringContaining('slower than 240 bytes a second'),
     });
+  }, 30_000);
+
+  it('lets go of a connection that never begins its TLS handshake within 10 s, not two minutes later', async () => {
+    const socket = net.connect(hermod.httpsPort, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const started = performance.now();
+    const closedAfter = await new Promise<number>((resolve) => {
+      socket.once('close', () => resolve(performance.now() - started));
+      socket.resume();
+      setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
+    });
+    socket.destroy();
+    expect(closedAfter).toBeGreaterThan(8_000);
+    expect(closedAfter).toBeLessThan(15_000);
   }, 30_000);
 });

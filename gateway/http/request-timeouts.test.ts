@@ -269,3 +269,22 @@ describe('how long the gateway waits for a request', () => {
     }
   }, 30_000);
 });
+
+describe('how long the gateway waits for a request’s head', () => {
+  it('cuts a head trickled a byte at a time within a second of its limit, not up to 30 s later', async () => {
+    const gateway = await startTestGateway({}, { requestHeadTimeoutMs: 1_000 });
+    try {
+      const socket = await connect(gateway.url);
+      const started = performance.now();
+      socket.write('POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nX-Kia-Ora: ');
+      const trickle = setInterval(() => socket.writable && socket.write('a'), 100);
+      const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+      const answer = await answerOn(socket);
+      clearInterval(trickle);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(await closed).toBeLessThan(2_500);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

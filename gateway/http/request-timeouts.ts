@@ -13,12 +13,29 @@ const RATE_GRACE_MS = 5_000;
 /** How long a request's head may take to arrive in full (Node's default, made explicit): what stops a slow-header client. */
 export const HEADERS_TIMEOUT_MS = 60_000;
 
+/**
+ * Node looks for heads past their time only every `connectionsCheckingInterval`
+ * (30 s by default), so a head trickled a byte at a time held its connection
+ * for up to half as long again as promised (86 s of 60 in a trial). Looking
+ * every second (read by Node when the server starts listening) keeps the
+ * promise within a second; the redirecting plain server needs it too.
+ */
+export function limitHeadTime(server: http.Server, headMs: number = HEADERS_TIMEOUT_MS): void {
+  server.headersTimeout = headMs;
+  (server as http.Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(50, Math.min(1_000, headMs / 4));
+}
+
+/** How long a client may take over its TLS handshake (Node's default is 120 s; nginx's 60 s): a silent socket is let go. */
+export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** What a gateway allows a request's body: the idle window, and the slowest average rate once that window has passed. */
 export interface RequestTimeLimits {
   /** HERMOD_REQUEST_IDLE_TIMEOUT: the longest silence in the middle of a request. */
   idleMs: number;
   /** HERMOD_REQUEST_MIN_RATE: bytes a second a body must average after its first idle window; 0 sets no rate. */
   minBytesPerSecond: number;
+  /** How long a head may take (HEADERS_TIMEOUT_MS unless given: tests shorten it). */
+  headMs?: number;
 }
 
 /**
@@ -38,9 +55,10 @@ export interface RequestTimeLimits {
  * unread is hermod's, not the client's: the measure starts again after it.
  */
 export function limitRequestTime(server: http.Server, interfaces: readonly InterfaceErrors[], limits: RequestTimeLimits, log: Logger): void {
-  const { idleMs, minBytesPerSecond } = limits;
+  const { idleMs, minBytesPerSecond, headMs = HEADERS_TIMEOUT_MS } = limits;
   server.requestTimeout = 0;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.headersTimeout = headMs;
+  limitHeadTime(server, headMs);
   server.setTimeout(idleMs);
   server.on('timeout', (socket: Socket) => {
     const res = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
