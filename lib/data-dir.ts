@@ -15,12 +15,18 @@ const REASONS: Record<string, string> = {
  * Makes the data directory if it is not there, and checks hermod may write
  * in it, before any role starts: what cannot be used is a configuration
  * error naming HERMOD_DATA_DIR, not the first writer's stack trace.
+ *
+ * The directory holds message text, recipients and callback receivers'
+ * passwords: a new one is its owner's alone (0700), and other users lose
+ * their access to an existing one (its group keeps what it had, for backups).
  */
 export function ensureDataDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    if (!fs.statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.statSync(dir);
+    if (!stat.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+    if ((stat.mode & 0o007) !== 0 && stat.uid === process.getuid?.()) fs.chmodSync(dir, stat.mode & 0o770);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     throw new ConfigError(
