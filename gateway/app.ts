@@ -23,6 +23,8 @@ import { webhookErrors, webhookRouter } from './webhooks/routes';
 import { intelligentMessagingErrors } from './intelligent-messaging/error-body';
 import { intelligentMessagingRouter } from './intelligent-messaging/routes';
 import { createSharedRateLimiter } from './intelligent-messaging/shared-rate-limiter';
+import { clientAddress } from './http/client-address';
+import { parseTrustedProxies, type TrustedProxies } from '../lib/trusted-proxies';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -37,6 +39,8 @@ export interface GatewayDeps {
   carriers: Record<'wab' | 'rcs' | 'mms', Pick<HttpCarrierConfig, 'webhookSecret'>>;
   /** How far ahead v1/v2 messages and campaigns may be scheduled. */
   scheduleHorizonMs: number;
+  /** The proxies in front of the gateway, whose X-Forwarded-For names the client (none unless given). */
+  trustedProxies?: TrustedProxies;
 }
 
 interface Interface extends InterfaceErrors {
@@ -81,6 +85,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const outages = createOutageLog(deps.log);
   const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name], deps.log, outages) }));
 
+  app.use(clientAddress(deps.trustedProxies ?? parseTrustedProxies([])));
   app.use(requestMetrics);
   app.use(requestSpan);
   app.use(refusedCredentials(deps.log));

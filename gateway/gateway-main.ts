@@ -14,6 +14,7 @@ import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
+import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
 
@@ -43,6 +44,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
     scheduleHorizonMs: config.scheduleHorizonMs,
+    trustedProxies: parseTrustedProxies(config.trustedProxies),
   });
 
   const interfaces = interfaceErrors(log);

@@ -163,4 +163,12 @@ describe('configuration', () => {
       resendUncertain: true,
     });
   });
+
+  it('reads HERMOD_TRUSTED_PROXIES as addresses and networks, and refuses a host name, naming the variable', () => {
+    expect(resolveConfig({}).trustedProxies).toEqual([]);
+    expect(resolveConfig({ HERMOD_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+    expect(() => resolveConfig({ HERMOD_TRUSTED_PROXIES: '10.0.0.0/8, lb.internal' })).toThrow(
+      /HERMOD_TRUSTED_PROXIES: "lb.internal" is not an address or a network such as 10.0.0.0\/8/,
+    );
+  });
 });

@@ -5,6 +5,7 @@ import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DOMAIN_NAME, senderDomain } from './sender-domain';
 import { checkCertificateAndKey, TlsFileError } from './tls-files';
+import { parseTrustedProxies, TrustedProxyError } from './trusted-proxies';
 
 /**
  * All configuration, parsed once at start-up from the environment into a
@@ -266,6 +267,8 @@ export interface Config {
   sendRetry: { firstMs: number; longestMs: number; forMs: number };
   /** Failed credential checks a gateway allows per application name and per client address before refusing for a back-off. */
   authFailures: { perName: number; perAddress: number; backoffMs: number; maxBackoffMs: number };
+  /** HERMOD_TRUSTED_PROXIES: addresses and networks whose X-Forwarded-For names the client (checked as parsed). */
+  trustedProxies: string[];
   shutdownGraceMs: number;
   campaigns: {
     /** Members per fan-out partition (one job on the fan-out topic). */
@@ -389,6 +392,19 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       backoffMs,
       maxBackoffMs,
     };
+  };
+  const trustedProxies = (): string[] => {
+    const entries = str('HERMOD_TRUSTED_PROXIES', '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '');
+    try {
+      parseTrustedProxies(entries);
+    } catch (err) {
+      if (err instanceof TrustedProxyError) throw new ConfigError(`HERMOD_TRUSTED_PROXIES: ${err.message}`);
+      throw err;
+    }
+    return entries;
   };
   // Within what a Kafka broker takes by default (group.min/max.session.timeout.ms), or every join is refused.
   const kafkaSessionTimeout = (): number => {
@@ -537,6 +553,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     authCacheMs: duration('HERMOD_AUTH_CACHE', '60s'),
     sendRetry: sendRetry(),
     authFailures: authFailures(),
+    trustedProxies: trustedProxies(),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     idempotencyHistoryCheckMs: duration('HERMOD_IDEMPOTENCY_HISTORY_CHECK', '15m'),
     idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),

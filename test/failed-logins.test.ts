@@ -75,6 +75,18 @@ describe('wrong passwords are throttled at the gateway', () => {
     expect((await INTERFACES[0]!.call(client, basic(APP, PASSWORD))).status).toBe(429);
   });
 
+  it('does not let a client escape its back-off by claiming another address in X-Forwarded-For, when no proxy is trusted', async () => {
+    const spoofed = await client.post(
+      '/rest/sms/v2/messages',
+      { destination: '+6421000001', content: 'Kia ora' },
+      {
+        authorization: basic(APP, PASSWORD),
+        'x-forwarded-for': '198.51.100.7',
+      },
+    );
+    expect(spoofed.status).toBe(429);
+  });
+
   it("still takes another application's right password from the same address", async () => {
     expect((await INTERFACES[0]!.call(client, basic(OTHER, OTHER_PASSWORD))).status).toBe(202);
   });
@@ -89,5 +101,38 @@ describe('wrong passwords are throttled at the gateway', () => {
     expect(performance.now() - login).toBeLessThan(2000);
     expect(new Set((await Promise.all(flood)).map((r) => r.status))).toEqual(new Set([429]));
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('wrong passwords behind a load balancer hermod trusts (HERMOD_TRUSTED_PROXIES)', () => {
+  let hermod: HermodProcess;
+  let client: Client;
+  const from = (address: string, user: string, pass: string) =>
+    client.post(
+      '/rest/sms/v2/messages',
+      { destination: '+6421000001', content: 'Kia ora, e hoa mā 👋🏽' },
+      { authorization: basic(user, pass), 'x-forwarded-for': address },
+    );
+
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-failed-logins-proxy-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_TRUSTED_PROXIES: '127.0.0.0/8, ::1' } });
+    expect((await hermod.cli(['apps', 'create', APP, '--password', PASSWORD])).code).toBe(0);
+    client = createClient(hermod.baseUrl, hermod.ca());
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await hermod?.stop();
+  });
+
+  it('backs off only the client that guessed, not every tenant behind the same proxy', async () => {
+    // One client guesses 20 passwords over four names it made up: its address is backed off.
+    for (let i = 0; i < 20; i++) expect((await from('203.0.113.10', `n${i % 4}`, 'guess')).status).toBe(401);
+    expect((await from('203.0.113.10', APP, PASSWORD)).status).toBe(429);
+    // Another client of the same load balancer logs in (its check not cached), and so does one who says it is the first
+    // but reached the proxy from elsewhere: the proxy appended the address it saw.
+    expect((await from('203.0.113.11', APP, PASSWORD)).status).toBe(202);
+    expect((await from('203.0.113.10, 203.0.113.12', APP, PASSWORD)).status).toBe(202);
   });
 });
