@@ -4,6 +4,7 @@ import compose from 'koa-compose';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { clientClosed } from './client-closed';
+import { oneAuthorization } from './one-authorization';
 import { unavailableRetryAfter } from './unavailable-retry-after';
 import type { OutageLog } from './outage-log';
 
@@ -38,6 +39,7 @@ export function interfaceHandler(errors: Middleware, router: Router, log: Logger
     errors,
     retryAfterOfError,
     clientClosed(log),
+    oneAuthorization,
     router.routes() as Middleware,
     inInterfaceShape,
     methods as Middleware,

@@ -23,7 +23,7 @@ interface Allowance {
   exhausted: boolean;
 }
 
-// Answers from core that came after their window ended, in a row for one request, before it is answered 503.
+// Answers from core that came after their window ended, in a row for one request, before it is told core is unavailable.
 const LATE_ANSWERS = 3;
 
 // Past this many applications, allowances whose window has passed are dropped.
@@ -73,7 +73,7 @@ export function createSharedRateLimiter(source: RateBudgetSource, now: () => num
       // spent (everyone waiting is refused) or comes after its window ended: its grant is counted
       // in a second that is over and is not spent (that would spill into the next), and a new ask
       // starts. Answers that keep coming too late mean core is too slow to count requests: that
-      // is not the application's fault, so it is told to retry (503), not that it sent too many.
+      // is not the application's fault, so it is told to retry (unavailable), not that it sent too many.
       let late = 0;
       for (;;) {
         const t = now();
