@@ -1,4 +1,6 @@
+import os from 'node:os';
 import path from 'node:path';
+import { coreLeasesOf, holdCoreLeases } from './core-leases';
 import { ensureBootstrapApplication } from './accounts/bootstrap-application';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
@@ -70,6 +72,13 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   watchHistoryEngineMemory(() => history.engineMemoryBytes());
   const state = await openState(config.adapters, { dataDir: config.dataDir, fsync: config.journalFsync, log }, log);
   await untilHotStateAnswers(state, log);
+  // Before the bus: a second core that may not run reads nothing of it.
+  const leases = await holdCoreLeases({
+    state,
+    leases: coreLeasesOf(config.adapters, config.coreInstance),
+    holder: `${os.hostname()} ${config.dataDir}`,
+    log,
+  });
   const bus = await openBus(config.adapters, log);
   const recorder = createStatusRecorder({ history, state });
   const recent = createRecentMessages({ maxAgeMs: config.recentMessagesMaxAgeMs });
@@ -303,6 +312,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       lagMonitor.stop();
       screeningLists.stop();
       lossWatch.stop();
+      leases.stop();
       await campaignRunner.stop();
       await orchestrator.stop();
       await intake.drain();

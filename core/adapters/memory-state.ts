@@ -266,6 +266,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     // In core's own memory: the lists are lost only with core, which loads them again as it starts.
     screeningMissing: async () => (open(), []),
     dataLost: async () => (open(), false),
+    holdLease: async () => (open(), undefined),
     screeningRefused: async () => (open(), []),
     beginScreeningLoad: async () => (open(), ''),
     markScreeningLoaded: async () => (open(), true),

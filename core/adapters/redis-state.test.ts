@@ -186,6 +186,20 @@ describe('Redis hot state', () => {
     expect(grants.filter((g) => g.granted === 1)).toHaveLength(7);
   });
 
+  it('gives a lease to one holder across clients until its time runs out, and renews it for that holder', async () => {
+    const prefix = freshPrefix();
+    const [one, two] = [state(prefix), state(prefix)];
+    const holders = ['host-a /data/hermod-ā', 'host-b /data/hermod'];
+    const answers = await Promise.all([one.holdLease('core-instance-0', holders[0]!, 400), two.holdLease('core-instance-0', holders[1]!, 400)]);
+    // Exactly one took it; the other was told who holds it.
+    expect(answers.filter((a) => a === undefined)).toHaveLength(1);
+    const winner = answers[0] === undefined ? 0 : 1;
+    expect(answers[1 - winner]).toBe(holders[winner]);
+    expect(await [one, two][winner]!.holdLease('core-instance-0', holders[winner]!, 400)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await [one, two][1 - winner]!.holdLease('core-instance-0', holders[1 - winner]!, 400)).toBeUndefined();
+  });
+
   it('admits exactly N of N + 1 concurrent quota takes made through two clients, and shares block lists between them', async () => {
     const prefix = freshPrefix();
     const [one, two] = [state(prefix), state(prefix)];

@@ -9,6 +9,7 @@ import { createRedisScreening } from './redis-screening-state';
 import { createRedisCampaignControl } from './redis-campaign-control';
 import { createRedisIdempotency } from './redis-idempotency';
 import { createRedisLossMarkers } from './redis-loss-markers';
+import { createRedisLeases } from './redis-leases';
 import {
   closeRedis,
   isCommandTimeout,
@@ -259,6 +260,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
     ...createRedisCampaignControl(client, prefix, each, write, open),
     ...createRedisIdempotency(client, prefix, each, write, open),
     ...createRedisLossMarkers(client, prefix, each, write, open),
+    ...createRedisLeases(client, prefix, each, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
       open();

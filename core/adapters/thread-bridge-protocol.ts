@@ -47,6 +47,7 @@ export const STATE_METHODS = [
   'takeRateTokens',
   'screeningMissing',
   'dataLost',
+  'holdLease',
   'screeningRefused',
   'beginScreeningLoad',
   'markScreeningLoaded',

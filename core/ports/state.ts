@@ -191,6 +191,13 @@ export interface HotState extends CarrierSnapshotState {
    */
   dataLost(): Promise<boolean>;
   /**
+   * Takes, or renews, the lease `name` for `holder` for `ttlMs`: undefined
+   * when it is `holder`'s now, else who holds it. A shared state (Redis)
+   * keeps one holder for the whole deployment; state in core's own memory
+   * serves one core, whose leases are always its own.
+   */
+  holdLease(name: string, holder: string, ttlMs: number): Promise<string | undefined>;
+  /**
    * The scopes whose lists a read through this object (areOptedOut,
    * findBlocks) found lost and refused, since the last call, each once: the
    * reads' own notice, so core loads again what a send needed at once
