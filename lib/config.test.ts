@@ -171,4 +171,34 @@ describe('configuration', () => {
       /HERMOD_TRUSTED_PROXIES: "lb.internal" is not an address or a network such as 10.0.0.0\/8/,
     );
   });
+
+  it('refuses a Redis URL hermod cannot use as one line naming HERMOD_REDIS_URL, when Redis is used', () => {
+    const redis = (url: string) => resolveConfig({ HERMOD_STATE: 'redis', HERMOD_REDIS_URL: url });
+    expect(() => redis('redis//127.0.0.1:6379')).toThrow(/HERMOD_REDIS_URL "redis\/\/127.0.0.1:6379": it must start with redis:\/\/ or rediss:\/\//);
+    expect(() => redis('http://127.0.0.1:6379')).toThrow(/must start with redis:\/\//);
+    expect(() => redis('redis://127.0.0.1:99999')).toThrow(/port 99999 is out of range/);
+    expect(() => redis('redis://127.0.0.1:6379/99')).toThrow(/database "99" is not one of a Redis's 16 \(0-15\)/);
+    expect(() => redis('redis://:pā55@127.0.0.1:6379/x')).toThrow(ConfigError);
+    // The password is never shown.
+    expect(() => redis('redis://ops:s3cret@127.0.0.1:6379/99')).toThrow(/redis:\/\/ops:\*\*\*@127.0.0.1/);
+    for (const good of [
+      'redis://127.0.0.1:6379',
+      'redis://127.0.0.1:6379/',
+      'redis://redis-0/3',
+      'rediss://ops:s3cret@cache.example:6380/15',
+      'redis://[::1]:6379',
+      '/run/redis.sock',
+    ])
+      expect(redis(good).adapters.redisUrl, good).toBe(good);
+    // Not used: not checked.
+    expect(resolveConfig({ HERMOD_REDIS_URL: 'redis//typo' }).adapters.redisUrl).toBe('redis//typo');
+  });
+
+  it('refuses a Kafka broker without a port, or with a scheme, naming HERMOD_KAFKA_BROKERS', () => {
+    const kafka = (brokers: string) => resolveConfig({ HERMOD_BUS: 'kafka', HERMOD_KAFKA_BROKERS: brokers });
+    expect(() => kafka('127.0.0.1')).toThrow(/HERMOD_KAFKA_BROKERS: "127.0.0.1" is not host:port/);
+    expect(() => kafka('kafka://127.0.0.1:9092')).toThrow(ConfigError);
+    expect(() => kafka('kafka-0:9092,kafka-1:99999')).toThrow(/"kafka-1:99999"/);
+    expect(kafka('kafka-0:9092, 10.0.0.7:9093,[::1]:9094').adapters.kafkaBrokers).toEqual(['kafka-0:9092', '10.0.0.7:9093', '[::1]:9094']);
+  });
 });

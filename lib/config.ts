@@ -483,6 +483,8 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     // Each partition's stream, consumer group and lease keys are not yet kept in one hash slot.
     throw new ConfigError('HERMOD_BUS=redis does not run on a Redis Cluster (HERMOD_REDIS_CLUSTER=true): use HERMOD_BUS=kafka, or a single Redis for the bus');
   }
+  if (!redisCluster && (bus === 'redis' || adapters.state === 'redis')) checkRedisUrl(redisUrl);
+  if (bus === 'kafka') for (const broker of adapters.kafkaBrokers) checkKafkaBroker(broker);
   if (adapters.redisWaitReplicas > 0 && adapters.redisWaitTimeoutMs < 1)
     throw new ConfigError('HERMOD_REDIS_WAIT_TIMEOUT must be at least 1ms (Redis reads 0 as wait forever)');
   if (adapters.redisCommandTimeoutMs < adapters.redisWaitTimeoutMs + 1000) {
@@ -764,6 +766,41 @@ export function parseRedisClusterUrl(url: string): RedisClusterConfig {
     return { host: m[1] ?? m[2]!, port };
   });
   return { nodes, username, password, tls: scheme[1]!.toLowerCase() === 'rediss' };
+}
+
+/** Databases a Redis has unless configured otherwise (`databases 16`); one past them made ioredis use database 0 unsaid. */
+const REDIS_DATABASES = 16;
+
+/**
+ * A single Redis's URL, checked where a mistake is one line at start:
+ * `redis://[user:password@]host[:port][/database]` or `rediss://…`, or a
+ * Unix socket's path. A bad scheme had hermod wait for ever for a Redis
+ * named `redis`, a bad port fail with a stack trace, and a database past
+ * those Redis has write in database 0, perhaps another deployment's.
+ */
+function checkRedisUrl(url: string): void {
+  if (url.startsWith('/')) return;
+  const bad = (why: string): ConfigError =>
+    new ConfigError(`HERMOD_REDIS_URL ${JSON.stringify(redact(url))}: ${why} (use redis://host:port/0, rediss:// for TLS, or a Unix socket's path)`);
+  if (!/^rediss?:\/\//i.test(url)) throw bad('it must start with redis:// or rediss://');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    const port = /^rediss?:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/]*):(\d+)/i.exec(url)?.[1];
+    throw bad(port !== undefined && Number(port) > 65535 ? `port ${port} is out of range` : 'it is not a URL');
+  }
+  if (!parsed.hostname) throw bad('it names no host');
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db !== '' && !(/^\d{1,2}$/.test(db) && Number(db) < REDIS_DATABASES))
+    throw bad(`database ${JSON.stringify(db)} is not one of a Redis's ${REDIS_DATABASES} (0-${REDIS_DATABASES - 1})`);
+}
+
+/** A Kafka broker as `host:port`: a port left out or out of range failed after seconds of retries, with a stack trace. */
+function checkKafkaBroker(broker: string): void {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(broker);
+  if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535)
+    throw new ConfigError(`HERMOD_KAFKA_BROKERS: ${JSON.stringify(broker)} is not host:port with a port from 1 to 65535 (e.g. kafka-0:9092)`);
 }
 
 function clusterOf(name: string, url: string): RedisClusterConfig {
