@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, resolveConfig } from '../lib/config';
 import { ensureDataDir } from '../lib/data-dir';
+import { recordingEnv, unknownHermodVariables } from '../lib/unknown-variables';
 import { createLogger, setLogLevel } from '../lib/log';
 import type { Role } from '../lib/role';
 import { runRole } from './run-role';
@@ -63,8 +64,9 @@ async function main(): Promise<void> {
   }
   keepBuildInUse();
   let config: ReturnType<typeof resolveConfig>;
+  const recorded = recordingEnv(process.env);
   try {
-    config = resolveConfig(process.env);
+    config = resolveConfig(recorded.env);
     setLogLevel(config.logLevel);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -73,8 +75,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Said once, by the process an operator started (not again by each process `start` runs).
+  const warnUnknownVariables = (): void => {
+    if (cluster.isWorker) return;
+    for (const v of unknownHermodVariables(process.env, recorded.read))
+      log.warn('an environment variable is no setting of hermod: ignored', { variable: v.name, ...(v.didYouMean ? { didYouMean: v.didYouMean } : {}) });
+  };
   switch (command) {
     case 'start':
+      warnUnknownVariables();
       ensureDataDir(config.dataDir);
       await runSupervisor(config, log);
       return;
@@ -84,6 +93,7 @@ async function main(): Promise<void> {
     case 'smsc-simulator':
     case 'channel-simulators':
     case 'console': {
+      warnUnknownVariables();
       ensureDataDir(config.dataDir);
       // Run alone, a worker's --channel is there (roleUsageProblem said so); under the supervisor, HERMOD_CHANNEL.
       const channel = command === 'worker' ? (cluster.isWorker ? process.env.HERMOD_CHANNEL : flag('--channel')) : undefined;

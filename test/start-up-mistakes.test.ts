@@ -134,6 +134,20 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
+  it('warns once about a misspelt setting, naming the one it is a slip for, and starts anyway', async () => {
+    const outcome = await runRefusedStart(
+      ['smsc-simulator'],
+      { ...env, HERMOD_SMSC_HOST: '127.0.0.1', HERMOD_SMSC_PORT: '0', HERMOD_SMSC_OUTCOMS: 'rejected=1' },
+      10_000,
+    );
+    const warnings = outcome.output
+      .split('\n')
+      .filter((line) => line.includes('is no setting of hermod'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(warnings, outcome.output).toEqual([expect.objectContaining({ level: 'warn', variable: 'HERMOD_SMSC_OUTCOMS', didYouMean: 'HERMOD_SMSC_OUTCOMES' })]);
+    expect(outcome.errors).toEqual([]);
+  });
+
   it('refuses the SMSC simulator whose port another process holds, naming HERMOD_SMSC_PORT', async () => {
     const held = await holdPort();
     try {
