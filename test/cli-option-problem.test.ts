@@ -33,6 +33,10 @@ describe("options an operators' command does not take", () => {
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga', '--status'])).toBe('--status needs a value: --status <url>');
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga', '--status', '--reply', 'https://x.example.com/'])).toBe('--status needs a value: --status <url>');
     expect(usageProblem(['apps', 'set-quota', '商店', '--messages', '10', '--per'])).toBe('--per needs a value: --per hour|day|month');
+    // Clearing and setting at once: which was meant is not known (it cleared, and said so).
+    expect(usageProblem(['apps', 'set-quota', '商店', '--clear', '--messages', '5', '--per', 'day'])).toBe(
+      '--clear takes no other option: give it alone, or --messages and --per without it',
+    );
     expect(usageProblem(['campaigns', 'dry-run', 'kāinga', '42', '--template'])).toBe('--template needs a value: --template <name>');
   });
 

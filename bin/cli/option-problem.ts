@@ -16,6 +16,9 @@ const OPTIONS: Record<string, Record<string, string>> = {
   reply: { '--carrier': '<name>' },
 };
 
+/** Options of a command that undo what the others say: given with any of them, which one was meant is not known. */
+const ALONE: Record<string, string> = { 'apps set-quota': '--clear' };
+
 /** An argument that is an option: two dashes and a letter (`--- Sale ---` and `-1` are values). */
 const OPTION = /^--[A-Za-z]/;
 
@@ -50,6 +53,9 @@ export function optionProblem(command: string, args: readonly string[]): string 
     if (next === undefined || takes[next] !== undefined) return `${arg} needs a value: ${arg} ${value}`;
     i++;
   }
+  const alone = ALONE[command];
+  if (alone && given.has(alone) && given.size > 1)
+    return `${alone} takes no other option: give it alone, or ${[...given].filter((o) => o !== alone).join(' and ')} without it`;
   return undefined;
 }
 
