@@ -43,6 +43,9 @@ const log = createLogger();
 /** The commands above that are hermod's own, not the operators' (those are in ADMIN_USAGE). */
 const ROLE_COMMANDS = new Set(['start', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators', 'console', 'reply', 'grpc-certs', 'status']);
 
+/** The commands that run (part of) the service, whose output is a log. */
+const ROLE_SERVICES = new Set(['start', 'gateway', 'core', 'worker', 'smsc-simulator', 'channel-simulators', 'console']);
+
 function flag(name: string): string | undefined {
   const args = process.argv.slice(3);
   const i = args.indexOf(name);
@@ -70,7 +73,9 @@ async function main(): Promise<void> {
     setLogLevel(config.logLevel);
   } catch (err) {
     if (err instanceof ConfigError) {
-      log.error(`configuration error: ${err.message}`);
+      // A service process logs it as a log line; an operator's command says it as its other errors: one plain line.
+      if (command && !ROLE_SERVICES.has(command)) process.stderr.write(`error: configuration error: ${err.message}\n`);
+      else log.error(`configuration error: ${err.message}`);
       process.exit(2);
     }
     throw err;

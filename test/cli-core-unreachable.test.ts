@@ -57,4 +57,19 @@ describe('an operators’ command while core is not there', () => {
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toMatch(/^error: core is unavailable at /);
   }, 60_000);
+
+  it('says a setting it cannot use as one plain line on standard error, exit code 2, as its other errors', async () => {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../bin/hermod.js'), 'apps', 'list'], {
+      env: { ...process.env, HERMOD_CORE_ADDRESS: 'bogus' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toMatch(/^error: configuration error: HERMOD_CORE_ADDRESS.*\n$/);
+    expect(stderr.split('\n')).toHaveLength(2);
+  }, 60_000);
 });
