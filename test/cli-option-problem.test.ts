@@ -33,6 +33,8 @@ describe("options an operators' command does not take", () => {
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga', '--status'])).toBe('--status needs a value: --status <url>');
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga', '--status', '--reply', 'https://x.example.com/'])).toBe('--status needs a value: --status <url>');
     expect(usageProblem(['apps', 'set-quota', '商店', '--messages', '10', '--per'])).toBe('--per needs a value: --per hour|day|month');
+    // An empty value, as from an unset shell variable: an application with an empty password.
+    expect(usageProblem(['apps', 'create', 'pūtea', '--password', ''])).toBe('--password needs a value: --password <pw>');
     // Clearing and setting at once: which was meant is not known (it cleared, and said so).
     expect(usageProblem(['apps', 'set-quota', '商店', '--clear', '--messages', '5', '--per', 'day'])).toBe(
       '--clear takes no other option: give it alone, or --messages and --per without it',

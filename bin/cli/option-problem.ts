@@ -16,6 +16,13 @@ const OPTIONS: Record<string, Record<string, string>> = {
   reply: { '--carrier': '<name>' },
 };
 
+/**
+ * Options whose empty value ('' from a shell variable that was not set) is
+ * none: `apps create x --password ''` made an application with no password.
+ * (An empty callback URL is one: it takes the callback away.)
+ */
+const NOT_EMPTY = new Set(['--password']);
+
 /** Options of a command that undo what the others say: given with any of them, which one was meant is not known. */
 const ALONE: Record<string, string> = { 'apps set-quota': '--clear' };
 
@@ -50,7 +57,7 @@ export function optionProblem(command: string, args: readonly string[]): string 
     given.add(arg);
     if (value === '') continue;
     const next = args[i + 1];
-    if (next === undefined || takes[next] !== undefined) return `${arg} needs a value: ${arg} ${value}`;
+    if (next === undefined || takes[next] !== undefined || (NOT_EMPTY.has(arg) && next.trim() === '')) return `${arg} needs a value: ${arg} ${value}`;
     i++;
   }
   const alone = ALONE[command];
