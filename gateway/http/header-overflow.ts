@@ -2,7 +2,7 @@ import http, { STATUS_CODES, type IncomingMessage, type RequestListener } from '
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Context, Middleware } from 'koa';
-import { HermodError } from '../../lib/errors';
+import { ERROR_CODES, HermodError } from '../../lib/errors';
 import { httpRequests } from '../../lib/metrics';
 
 /** One interface's error renderer, as the app mounts it, for answers made outside Koa. */
@@ -80,8 +80,10 @@ export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: Re
  * listener sees the request, with a 431 and no body. This answers that 431
  * in the interface's error shape when the chunk the parser failed on begins
  * the request (`rawPacket`) or the request is its connection's first, else
- * in plain text, then closes the connection.
- * Other client errors are answered as Node does.
+ * in plain text, then closes the connection. Every other request the parser
+ * refuses (Content-Length with Transfer-Encoding, a folded header, a raw
+ * non-ASCII path) is answered 400 the same way, saying what was wrong, where
+ * Node answered an empty 400. Other client errors are answered as Node does.
  */
 export function answerHeaderOverflow(server: http.Server, interfaces: readonly InterfaceErrors[]): void {
   const answered = new WeakSet<Duplex>();
@@ -91,7 +93,7 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
   server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
     socket.once('data', (chunk: Buffer) => firstChunks.set(socket, chunk.toString('latin1', 0, Math.min(chunk.length, 1024))));
   });
-  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Duplex) => {
     if (answered.has(socket)) return; // the parser fails again on each later chunk
     answered.add(socket);
     // As Node does: no answer into the middle of a response already under way.
@@ -100,15 +102,18 @@ export function answerHeaderOverflow(server: http.Server, interfaces: readonly I
       socket.destroy();
       return;
     }
-    if (err.code !== 'HPE_HEADER_OVERFLOW') {
-      const status = NODE_ANSWERS[err.code ?? ''] ?? 400;
+    const code = err.code ?? '';
+    if (!code.startsWith('HPE_') || NODE_ANSWERS[code] !== undefined) {
+      const status = NODE_ANSWERS[code] ?? 400;
       socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
       socket.destroy();
       return;
     }
+    // The parser refused the request: answered in the error shape of the interface its request line names, if it names one.
+    const refused = code === 'HPE_HEADER_OVERFLOW' ? refusal() : malformed(code, err.reason);
     const start = requestStart(err.rawPacket?.toString('latin1', 0, Math.min(err.rawPacket.length, 1024))) ?? requestStart(firstChunks.get(socket));
-    counted(interfaces, start?.method ?? 'unknown', start?.path);
-    const answer = start ? answerFor(interfaces, start.method, start.path) : Promise.resolve(plainAnswer());
+    counted(interfaces, start?.method ?? 'unknown', start?.path, refused);
+    const answer = start ? answerFor(interfaces, start.method, start.path, refused) : Promise.resolve(plainAnswer(refused));
     void answer.then((a) => {
       if (socket.destroyed) return;
       const hsts = server instanceof tls.Server ? { 'strict-transport-security': 'max-age=31536000' } : {};
@@ -131,10 +136,23 @@ function requestStart(head: string | undefined): { method: string; path: string 
   return match ? { method: match[1]!, path: match[2]! } : undefined;
 }
 
-/** A 431 answered here never reaches Koa's request metrics: it is counted as they count, under its interface when its path is known. */
-function counted(interfaces: readonly InterfaceErrors[], method: string, path: string | undefined): void {
+/** An answer made here never reaches Koa's request metrics: it is counted as they count, under its interface when its path is known. */
+function counted(interfaces: readonly InterfaceErrors[], method: string, path: string | undefined, err: HermodError = refusal()): void {
   const iface = path === undefined ? undefined : interfaceOf(interfaces, path);
-  httpRequests.inc({ interface: iface?.name ?? 'none', route: 'unmatched', method, status: '431' });
+  httpRequests.inc({ interface: iface?.name ?? 'none', route: 'unmatched', method, status: String(ERROR_CODES[err.code].http) });
+}
+
+/** What to do about some of the parser's findings, after its own words (`reason`, e.g. `Duplicate Content-Length`). */
+const HINTS: Record<string, string> = {
+  HPE_INVALID_URL: 'characters outside ASCII in a path must be percent-encoded',
+  HPE_INVALID_TRANSFER_ENCODING: 'send either Content-Length or Transfer-Encoding: chunked',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'send Content-Length once',
+  HPE_INVALID_HEADER_TOKEN: 'a header field must be one line, its name letters, digits and -',
+};
+
+function malformed(code: string, reason: string | undefined): HermodError {
+  const hint = HINTS[code];
+  return new HermodError('invalid_attrib', `the request is not valid HTTP/1.1: ${reason || code}${hint ? ` (${hint})` : ''}`);
 }
 
 function interfaceOf(interfaces: readonly InterfaceErrors[], path: string): InterfaceErrors | undefined {
@@ -142,9 +160,12 @@ function interfaceOf(interfaces: readonly InterfaceErrors[], path: string): Inte
 }
 
 /** The 431 of the interface under `path`, or a plain text one outside every interface. */
-function answerFor(interfaces: readonly InterfaceErrors[], method: string, path: string): Promise<Answer> {
-  // The request's headers are what overflowed: none is read.
-  return interfaceAnswer(interfaces, method, path, () => '', refusal()).then((a) => a ?? plainAnswer(), plainAnswer);
+function answerFor(interfaces: readonly InterfaceErrors[], method: string, path: string, err: HermodError = refusal()): Promise<Answer> {
+  // The request's headers are what overflowed, or could not be read: none is read.
+  return interfaceAnswer(interfaces, method, path, () => '', err).then(
+    (a) => a ?? plainAnswer(err),
+    () => plainAnswer(err),
+  );
 }
 
 /**
@@ -176,6 +197,6 @@ export async function interfaceAnswer(
   return { status: ctx.status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(ctx.body) };
 }
 
-function plainAnswer(): Answer {
-  return { status: 431, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${refusal().message}\n` };
+function plainAnswer(err: HermodError = refusal()): Answer {
+  return { status: ERROR_CODES[err.code].http, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${err.message}\n` };
 }

@@ -1,0 +1,61 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway } from '../gateway-test-kit';
+
+/** Raw bytes (fetch writes only valid HTTP), and the whole answer until the gateway closes. */
+function exchange(url: string, request: Buffer | string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      resolve({ status: Number(text.slice(9, 12)), headers: text.slice(0, split), body: text.slice(split + 4) });
+    });
+    socket.on('error', reject);
+    socket.end(request);
+  });
+}
+
+const BODY = '{"destination":"+6421000001","content":"Kia ora, e hoa mā 👋🏽"}';
+
+describe('a request Node’s HTTP parser refuses', () => {
+  let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.close());
+
+  it.each([
+    [
+      'Content-Length beside Transfer-Encoding',
+      `Content-Length: 10\r\nTransfer-Encoding: chunked\r\n`,
+      /Transfer-Encoding can't be present with Content-Length \(send either Content-Length or Transfer-Encoding: chunked\)/,
+    ],
+    ['two Content-Lengths', `Content-Length: ${Buffer.byteLength(BODY)}\r\nContent-Length: 5\r\n`, /Duplicate Content-Length \(send Content-Length once\)/],
+    ['a Content-Length past any number', `Content-Length: 99999999999999999999\r\n`, /Content-Length overflow/],
+    ['a folded header line', `Content-Length: ${Buffer.byteLength(BODY)}\r\nX-Kia-Ora: e hoa\r\n mā\r\n`, /a header field must be one line/],
+  ])('is answered 400 on SMS Gateway v2 in its error shape, saying what was wrong: %s', async (_name, headers, message) => {
+    const r = await exchange(gateway.url, `POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}\r\n${BODY}`);
+    expect(r.status, r.headers + r.body).toBe(400);
+    expect(r.headers).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(r.body)).toEqual({ message: expect.stringMatching(message), statusCode: 400, error: 'Bad Request' });
+  });
+
+  it('answers a raw non-ASCII path under Campaign Manager in its shape, and one outside every interface in plain text', async () => {
+    const cm = await exchange(
+      gateway.url,
+      Buffer.concat([Buffer.from('GET /rest/campaign_manager/v1/'), Buffer.from('kāinga', 'utf8'), Buffer.from('/lists HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
+    );
+    // Campaign Manager answers a value it cannot take 422, as it does every invalid attribute.
+    expect(cm.status).toBe(422);
+    expect(JSON.parse(cm.body)).toEqual({
+      code: 422,
+      message: expect.stringMatching(/Invalid char in url path \(characters outside ASCII in a path must be percent-encoded\)/),
+    });
+    const outside = await exchange(gateway.url, 'POST /kia-ora HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n');
+    expect(outside.status).toBe(400);
+    expect(outside.body).toMatch(/^the request is not valid HTTP\/1\.1: /);
+  });
+});
