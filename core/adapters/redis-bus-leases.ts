@@ -55,6 +55,7 @@ export class PartitionLeases {
     const results = pipelineResults('renewing partition leases', await pipeline.exec());
     const members = (results[0] as unknown[]).map(String);
     const owners = results.slice(1, 1 + partitions).map((o) => (o === null || o === undefined ? undefined : String(o)));
+    const lost: number[] = [];
     renewing.forEach((part, i) => {
       if (Number(results[1 + partitions + i]) === 1) {
         part.validUntil = sentAt + leaseMs;
@@ -62,9 +63,15 @@ export class PartitionLeases {
       }
       if (part.state === 'releasing' || m.parts.get(part.partition) !== part) return; // handed back meanwhile
       part.lost = true;
-      m.log.warn('lost a partition lease', { partition: part.partition });
+      lost.push(part.partition);
       if (part.state === 'idle') m.wakeReader();
     });
+    // One line for a round's losses: a Redis restart loses every lease at once (128 lines from one process in a trial).
+    if (lost.length > 0)
+      m.log.warn(
+        lost.length === 1 ? 'lost a partition lease' : 'lost partition leases',
+        lost.length === 1 ? { partition: lost[0] } : { partitions: lost.sort((a, b) => a - b) },
+      );
     if (m.closing) return;
     if (now - this.lastStrayCheck >= m.settings.claimIdleMs) {
       this.lastStrayCheck = now;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import type { Logger } from '../../lib/log';
 import { eventually } from '../../test/support/eventually';
 import { freePort } from '../../test/support/free-port';
@@ -58,6 +59,27 @@ describe('the Redis bus of a role, through a Redis stall', () => {
       expect(ended.map((l) => l.msg)).toEqual(['partition leases not renewed in time; stopping them']);
       expect(ended[0]!.fields).toMatchObject({ role: 'worker', pid: 4242, group: 'kupu-workers', partitions: [0, 1, 2, 3, 4, 5, 6, 7] });
     } finally {
+      await bus.close();
+    }
+  }, 30_000);
+
+  it('says the leases a Redis back empty took from it in one line, not one a partition', async () => {
+    const { log, lines } = keptLines({ role: 'worker', pid: 4343 });
+    const adapters = { bus: 'redis', redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: `lost-${process.pid}`, busPartitions: 8 } as AdaptersConfig;
+    const bus = await openBus(adapters, log);
+    const admin = new Redis(port, '127.0.0.1');
+    try {
+      await bus.subscribe('hermod.kupu.v1', async () => undefined, { group: 'kupu-workers' });
+      await eventually(async () => ((await admin.keys(`*lost-${process.pid}*:owner:*`)).length >= 8 ? true : undefined), 10_000);
+      // As a Redis restarted without its data: every lease gone at once.
+      await admin.flushall();
+      await eventually(() => lines.some((l) => l.msg.startsWith('lost')), 10_000);
+      await new Promise((r) => setTimeout(r, 500));
+      const lost = lines.filter((l) => l.msg.startsWith('lost'));
+      expect(lost.map((l) => l.msg)).toEqual(['lost partition leases']);
+      expect(lost[0]!.fields).toMatchObject({ role: 'worker', pid: 4343, group: 'kupu-workers', partitions: [0, 1, 2, 3, 4, 5, 6, 7] });
+    } finally {
+      admin.disconnect();
       await bus.close();
     }
   }, 30_000);
