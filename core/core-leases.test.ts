@@ -51,6 +51,16 @@ describe('holdCoreLeases', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it('gives its lease up when it stops, so a core started on another host right after need not wait it out', async () => {
+    const state = sharedLeases();
+    const stopping = await holdCoreLeases({ state, leases: INSTANCE_0, holder: 'host-a /data', log, ttlMs: 60_000 });
+    await stopping.release();
+    await new Promise((r) => setTimeout(r, 5));
+    const started = performance.now();
+    (await holdCoreLeases({ state, leases: INSTANCE_0, holder: 'host-b /data', log, ttlMs: 60_000 })).stop();
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it('keeps a live core’s lease from running out by renewing it', async () => {
     const state = sharedLeases();
     const first = await holdCoreLeases({ state, leases: INSTANCE_0, holder: 'host-a /data', log, ttlMs: 150 });

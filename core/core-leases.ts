@@ -28,9 +28,11 @@ const TTL_MS = 15_000;
  * messages, and recovery sends them again). A lease held by another holder
  * is waited for while it may be a killed core's running out (its time to
  * live); one still renewed after that is a live core, and this one refuses
- * to start with a configuration error. Renewed every third of its time.
+ * to start with a configuration error. Renewed every third of its time,
+ * and given up at the end of a stop, so a core started on another host after
+ * a planned stop need not wait it out.
  */
-export async function holdCoreLeases(o: CoreLeaseOptions): Promise<{ stop(): void }> {
+export async function holdCoreLeases(o: CoreLeaseOptions): Promise<{ stop(): void; release(): Promise<void> }> {
   const ttlMs = o.ttlMs ?? TTL_MS;
   for (const lease of o.leases) {
     const waitUntil = performance.now() + ttlMs + Math.min(2_000, ttlMs / 5);
@@ -64,7 +66,14 @@ export async function holdCoreLeases(o: CoreLeaseOptions): Promise<{ stop(): voi
       .catch(() => {});
   }, ttlMs / 3);
   renew.unref();
-  return { stop: () => clearInterval(renew) };
+  return {
+    stop: () => clearInterval(renew),
+    // Held for a moment more, then lapsing: only while still this holder's (a lease another core took is left alone).
+    async release() {
+      clearInterval(renew);
+      await Promise.all(o.leases.map((lease) => o.state.holdLease(lease.name, o.holder, 1).catch(() => undefined)));
+    },
+  };
 }
 
 /** The leases a core on `adapters` needs: none on state of its own (it runs alone). */

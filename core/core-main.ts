@@ -312,7 +312,6 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       lagMonitor.stop();
       screeningLists.stop();
       lossWatch.stop();
-      leases.stop();
       await campaignRunner.stop();
       await orchestrator.stop();
       await intake.drain();
@@ -327,6 +326,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await recorder.drain();
       await shortener.drain();
       await bus.close();
+      // Renewed until here, so it holds while the drain runs; given up now, so a core started elsewhere need not wait it out.
+      await leases.release();
       await state.close();
       await history.close();
       outbox.close();

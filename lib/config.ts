@@ -778,8 +778,10 @@ const REDIS_DATABASES = 16;
  * named `redis`, a bad port fail with a stack trace, and a database past
  * those Redis has write in database 0, perhaps another deployment's.
  */
-function checkRedisUrl(url: string): void {
-  if (url.startsWith('/')) return;
+function checkRedisUrl(given: string): void {
+  if (given.startsWith('/')) return;
+  // `host:port` alone is a URL to ioredis too.
+  const url = /^[A-Za-z0-9._-]+:\d+$/.test(given) ? `redis://${given}` : given;
   const bad = (why: string): ConfigError =>
     new ConfigError(`HERMOD_REDIS_URL ${JSON.stringify(redact(url))}: ${why} (use redis://host:port/0, rediss:// for TLS, or a Unix socket's path)`);
   if (!/^rediss?:\/\//i.test(url)) throw bad('it must start with redis:// or rediss://');

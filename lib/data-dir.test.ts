@@ -20,6 +20,10 @@ describe('ensureDataDir', () => {
     fs.chmodSync(dir, 0o755);
     ensureDataDir(dir);
     expect(modeOf(dir)).toBe(0o750);
+    // A directory whose files take its group (setgid, for a backup group) keeps doing so.
+    fs.chmodSync(dir, 0o2775);
+    ensureDataDir(dir);
+    expect(fs.statSync(dir).mode & 0o7777).toBe(0o2770);
   });
 
   it('refuses a data directory that is a file, naming HERMOD_DATA_DIR', () => {

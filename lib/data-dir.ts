@@ -26,7 +26,7 @@ export function ensureDataDir(dir: string): void {
     const stat = fs.statSync(dir);
     if (!stat.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
-    if ((stat.mode & 0o007) !== 0 && stat.uid === process.getuid?.()) fs.chmodSync(dir, stat.mode & 0o770);
+    if ((stat.mode & 0o007) !== 0 && stat.uid === process.getuid?.()) fs.chmodSync(dir, stat.mode & 0o7770); // setuid, setgid and sticky kept: files go on taking the directory's group
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     throw new ConfigError(

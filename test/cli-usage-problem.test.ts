@@ -31,6 +31,12 @@ describe("what is wrong with an operators' command line", () => {
     expect(usageProblem(['optouts', 'list', '--app'])).toMatch(/^application name missing before --app/);
   });
 
+  it('says a password given empty, or only spaces, is empty', () => {
+    expect(usageProblem(['apps', 'set-password', 'kāinga', ''])).toBe('the password is empty');
+    expect(usageProblem(['apps', 'set-password', 'kāinga', '   '])).toBe('the password is empty');
+    expect(usageProblem(['apps', 'set-password', 'kāinga', 'pā💥'])).toBeUndefined();
+  });
+
   it('says a template name given empty is empty', () => {
     expect(usageProblem(['templates', 'set', 'acme', '', 'Kia ora 👋🏽'])).toBe('template name is empty');
     expect(usageProblem(['im-templates', 'set', '商店', '0b6c7c1e-1f7a-4d1e-9a61-3f5d2a0c9e11', '', 'mi_NZ', 'Kia ora {{name}}'])).toBe(

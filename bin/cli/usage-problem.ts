@@ -49,5 +49,7 @@ function valueProblem(command: string, args: readonly string[]): string | undefi
     return `${JSON.stringify(command)} needs one or more of its options: ${optionsTaken(command)}`;
   }
   if (command === 'apps set-sources') return sourceAddressesProblem(args.slice(3));
+  // An unset shell variable, or spaces: an application anyone could log in to with an empty password.
+  if (command === 'apps set-password' && args[3] !== undefined && args[3].trim() === '') return 'the password is empty';
   return undefined;
 }
