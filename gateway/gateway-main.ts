@@ -15,6 +15,7 @@ import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './ht
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
 import { parseTrustedProxies } from '../lib/trusted-proxies';
+import { capConnectionsPerAddress } from './http/connection-cap';
 import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
 
@@ -34,6 +35,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const auth = createAuthenticator(core, config.authCacheMs, undefined, createFailedAuthLimiter(config.authFailures));
   const campaigns = createCampaignsClient(config.coreAddress, grpcCredentials);
   const im = createImClient(config.coreAddress, grpcCredentials);
+  const trustedProxies = parseTrustedProxies(config.trustedProxies);
   const app = createGatewayApp({
     core,
     auth,
@@ -44,7 +46,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     maxImportBytes: config.maxImportBytes,
     carriers: config.channels,
     scheduleHorizonMs: config.scheduleHorizonMs,
-    trustedProxies: parseTrustedProxies(config.trustedProxies),
+    trustedProxies,
   });
 
   const interfaces = interfaceErrors(log);
@@ -76,6 +78,9 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   secure.maxHeadersCount = 0;
   plain.maxHeadersCount = 0;
   limitHeadTime(plain);
+  // Before TLS: one client's idle sockets could otherwise hold every descriptor the gateway has.
+  capConnectionsPerAddress(secure, config.maxConnectionsPerAddress, trustedProxies, log);
+  capConnectionsPerAddress(plain, config.maxConnectionsPerAddress, trustedProxies, log);
   // Heads over even the parser's limit get their 431 in the interface's error shape where the request line is known, not empty.
   answerHeaderOverflow(secure, interfaces);
   answerHeaderOverflow(plain, interfaces);

@@ -269,6 +269,8 @@ export interface Config {
   authFailures: { perName: number; perAddress: number; backoffMs: number; maxBackoffMs: number };
   /** HERMOD_TRUSTED_PROXIES: addresses and networks whose X-Forwarded-For names the client (checked as parsed). */
   trustedProxies: string[];
+  /** Open connections a gateway takes from one client address (trusted proxies not counted); 0: no cap. */
+  maxConnectionsPerAddress: number;
   shutdownGraceMs: number;
   campaigns: {
     /** Members per fan-out partition (one job on the fan-out topic). */
@@ -556,6 +558,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
     sendRetry: sendRetry(),
     authFailures: authFailures(),
     trustedProxies: trustedProxies(),
+    maxConnectionsPerAddress: int('HERMOD_MAX_CONNECTIONS_PER_ADDRESS', 1024, 0, 1_000_000),
     idempotencyTtlMs: duration('HERMOD_IDEMPOTENCY_TTL', '24h'),
     idempotencyHistoryCheckMs: duration('HERMOD_IDEMPOTENCY_HISTORY_CHECK', '15m'),
     idempotencyLeaseMs: duration('HERMOD_IDEMPOTENCY_LEASE', '1m'),

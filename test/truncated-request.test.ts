@@ -81,3 +81,36 @@ describe('a request whose body never arrives in full', () => {
     expect(closedAfter).toBeLessThan(15_000);
   }, 30_000);
 });
+
+describe('one client holding many idle connections', () => {
+  let hermod: HermodProcess;
+  beforeAll(async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-connection-cap-'));
+    hermod = await startHermod({ dataDir, env: { HERMOD_GATEWAYS: '1', HERMOD_MAX_CONNECTIONS_PER_ADDRESS: '4' } });
+  });
+  afterAll(async () => {
+    await hermod?.stop();
+  });
+
+  it('is refused connections past HERMOD_MAX_CONNECTIONS_PER_ADDRESS as they open, and is served on those it holds', async () => {
+    const sockets = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const socket = net.connect(hermod.httpsPort, '127.0.0.1');
+        socket.on('error', () => {});
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+        return socket;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sockets.filter((s) => s.destroyed || s.readableEnded).length).toBe(2);
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    // Once they are closed, the client is served again, over TLS with hermod's certificate.
+    const socket = tls.connect({ host: '127.0.0.1', port: hermod.httpsPort, ca: hermod.ca(), servername: 'localhost' });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.destroy();
+  }, 30_000);
+});
