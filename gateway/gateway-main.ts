@@ -78,6 +78,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   secure.maxHeadersCount = 0;
   plain.maxHeadersCount = 0;
   limitHeadTime(plain);
+  // The plain port only redirects: a socket that sends nothing for 10 s is closed (nothing else would close it).
+  plain.setTimeout(10_000);
   // Before TLS: one client's idle sockets could otherwise hold every descriptor the gateway has.
   capConnectionsPerAddress(secure, config.maxConnectionsPerAddress, trustedProxies, log);
   capConnectionsPerAddress(plain, config.maxConnectionsPerAddress, trustedProxies, log);

@@ -113,4 +113,19 @@ describe('one client holding many idle connections', () => {
     });
     socket.destroy();
   }, 30_000);
+
+  it('lets go of a socket on the plain HTTP port that sends nothing for 10 s', async () => {
+    const socket = net.connect(hermod.httpPort, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const started = performance.now();
+    const closedAfter = await new Promise<number>((resolve) => {
+      socket.once('close', () => resolve(performance.now() - started));
+      socket.resume();
+      setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
+    });
+    socket.destroy();
+    expect(closedAfter).toBeGreaterThan(8_000);
+    expect(closedAfter).toBeLessThan(15_000);
+  }, 30_000);
 });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { parseTrustedProxies } from '../../lib/trusted-proxies';
-import { capConnectionsPerAddress } from './connection-cap';
+import { capConnectionsPerAddress, clientOf } from './connection-cap';
 
 const log = createLogger({ test: 'connection-cap' });
 
@@ -53,5 +53,14 @@ describe('capConnectionsPerAddress', () => {
     for (let i = 0; i < 5; i++) opened.push(await openSocket(port));
     sockets.push(...opened.map((o) => o.socket));
     expect(await Promise.all(opened.map((o) => o.heldOpen()))).toEqual([true, true, true, true, true]);
+  });
+
+  it('counts an IPv6 client by its /64, and an IPv4 one alike however its socket writes it', () => {
+    expect(clientOf('2001:db8:1:2:aaaa::1')).toBe('2001:0db8:0001:0002::/64');
+    expect(clientOf('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe('2001:0db8:0001:0002::/64');
+    expect(clientOf('2001:db8:1:3::1')).not.toBe(clientOf('2001:db8:1:2::1'));
+    expect(clientOf('::1')).toBe('0000:0000:0000:0000::/64');
+    expect(clientOf('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(clientOf('203.0.113.9')).toBe('203.0.113.9');
   });
 });
