@@ -6,6 +6,21 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 
+/** How long hermod holds a TCP connection on `port` that sends nothing (infinity: still open after 20 s). */
+async function closedAfterSilence(port: number): Promise<number> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const started = performance.now();
+  const closedAfter = await new Promise<number>((resolve) => {
+    socket.once('close', () => resolve(performance.now() - started));
+    socket.resume();
+    setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
+  });
+  socket.destroy();
+  return closedAfter;
+}
+
 describe('a request whose body never arrives in full', () => {
   let hermod: HermodProcess;
 
@@ -68,15 +83,7 @@ describe('a request whose body never arrives in full', () => {
   }, 30_000);
 
   it('lets go of a connection that never begins its TLS handshake within 10 s, not two minutes later', async () => {
-    const socket = net.connect(hermod.httpsPort, '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const started = performance.now();
-    const closedAfter = await new Promise<number>((resolve) => {
-      socket.once('close', () => resolve(performance.now() - started));
-      socket.resume();
-      setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
-    });
-    socket.destroy();
+    const closedAfter = await closedAfterSilence(hermod.httpsPort);
     expect(closedAfter).toBeGreaterThan(8_000);
     expect(closedAfter).toBeLessThan(15_000);
   }, 30_000);
@@ -115,16 +122,7 @@ describe('one client holding many idle connections', () => {
   }, 30_000);
 
   it('lets go of a socket on the plain HTTP port that sends nothing for 10 s', async () => {
-    const socket = net.connect(hermod.httpPort, '127.0.0.1');
-    socket.on('error', () => {});
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const started = performance.now();
-    const closedAfter = await new Promise<number>((resolve) => {
-      socket.once('close', () => resolve(performance.now() - started));
-      socket.resume();
-      setTimeout(() => resolve(Number.POSITIVE_INFINITY), 20_000).unref();
-    });
-    socket.destroy();
+    const closedAfter = await closedAfterSilence(hermod.httpPort);
     expect(closedAfter).toBeGreaterThan(8_000);
     expect(closedAfter).toBeLessThan(15_000);
   }, 30_000);
