@@ -33,7 +33,9 @@ type ClaimState = Pick<HotState, 'claimSends' | 'releaseSends' | 'wereSubmitted'
  * twice. So each worker claims a batch's messages in hot state before
  * sending them (one call for the batch; renewed while held); a message
  * another worker holds is waited on until that worker has sent it (its
- * carrier id is stored) or its claim runs out (it died).
+ * carrier id is stored) or its claim runs out (it died). Claims are taken in
+ * one order by every worker, and a worker waiting on one holds none that
+ * sorts after it, so two workers never wait on each other.
  */
 export function createSendClaims(state: ClaimState, isStopping: () => boolean): SendClaims {
   const held = new Map<string, string>();
@@ -91,11 +93,41 @@ export function createSendClaims(state: ClaimState, isStopping: () => boolean): 
   return {
     async take(ids) {
       if (ids.length === 0) return [];
-      const mine = await claim(ids);
+      // Claimed in one order, the same for every worker, and never holding one past a message another worker
+      // holds while waiting for it: two workers handed overlapping batches (a partition taken over after a kill)
+      // each held part and waited on the rest, renewing their own claims for ever, and neither batch was sent.
+      const order = [...new Set(ids)].sort();
+      /** true: held by this take; false: settled by another worker. */
+      const got = new Map<string, boolean>();
+      /** Claimed by this take (a claim held before it is not this take's to give back). */
+      const taken = new Set<string>();
       try {
-        const wanted = await Promise.all(ids.map((id, i) => (mine[i] ? true : waitFor(id))));
+        for (;;) {
+          const rest = order.filter((id) => !got.has(id));
+          if (rest.length === 0) break;
+          const heldBefore = new Set(rest.filter((id) => held.has(id)));
+          const mine = await claim(rest);
+          rest.forEach((id, i) => {
+            if (!mine[i]) return;
+            got.set(id, true);
+            if (!heldBefore.has(id)) taken.add(id);
+          });
+          const blocked = rest.find((_, i) => !mine[i]);
+          if (blocked === undefined) break;
+          const past = order.filter((id) => id > blocked && taken.has(id));
+          if (past.length > 0) {
+            await release(past);
+            for (const id of past) {
+              got.delete(id);
+              taken.delete(id);
+            }
+          }
+          const now = await waitFor(blocked);
+          got.set(blocked, now);
+          if (now) taken.add(blocked);
+        }
         // Looked at once the claims are held: a try that sent one and let go just before this one claimed it is seen here.
-        const heldIds = ids.filter((_, i) => wanted[i]);
+        const heldIds = order.filter((id) => got.get(id) === true);
         const settled = await settledElsewhere(heldIds);
         await release(heldIds.filter((_, k) => settled[k]));
         const sendable = new Set(heldIds.filter((_, k) => !settled[k]));
