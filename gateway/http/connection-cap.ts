@@ -1,5 +1,6 @@
 import net, { type Server, type Socket } from 'node:net';
 import type { Logger } from '../../lib/log';
+import { ipv6Words } from '../../lib/ipv6-words';
 import { plainAddress, type TrustedProxies } from '../../lib/trusted-proxies';
 
 /** How often, at most, the refusals of one address are logged. */
@@ -14,24 +15,13 @@ const REFUSED_KEPT = 10_000;
  */
 export function clientOf(address: string): string {
   const plain = plainAddress(address);
-  if (net.isIPv6(plain)) return `${ipv6Groups(plain).slice(0, 4).join(':')}::/64`;
-  return plain;
-}
-
-/** The eight groups of an IPv6 address, `::` filled in (an IPv4 tail as two groups). */
-function ipv6Groups(address: string): string[] {
-  const [head = '', tail] = address.split('::');
-  const part = (p: string): string[] =>
-    p === ''
-      ? []
-      : p.split(':').flatMap((g) => {
-          if (!g.includes('.')) return [g.toLowerCase().padStart(4, '0')];
-          const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number);
-          return [((a << 8) | b).toString(16).padStart(4, '0'), ((c << 8) | d).toString(16).padStart(4, '0')];
-        });
-  const left = part(head);
-  const right = tail === undefined ? [] : part(tail);
-  return [...left, ...new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0000'), ...right];
+  const words = net.isIPv6(plain) ? ipv6Words(plain) : undefined;
+  return words
+    ? `${words
+        .slice(0, 4)
+        .map((w) => w.toString(16).padStart(4, '0'))
+        .join(':')}::/64`
+    : plain;
 }
 
 /**

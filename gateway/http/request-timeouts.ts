@@ -57,7 +57,6 @@ export interface RequestTimeLimits {
 export function limitRequestTime(server: http.Server, interfaces: readonly InterfaceErrors[], limits: RequestTimeLimits, log: Logger): void {
   const { idleMs, minBytesPerSecond, headMs = HEADERS_TIMEOUT_MS } = limits;
   server.requestTimeout = 0;
-  server.headersTimeout = headMs;
   limitHeadTime(server, headMs);
   server.setTimeout(idleMs);
   server.on('timeout', (socket: Socket) => {
