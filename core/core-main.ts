@@ -253,7 +253,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     state,
     idempotencyTtlMs: config.idempotencyTtlMs,
     idempotencyLeaseMs: Math.min(config.idempotencyLeaseMs, config.idempotencyTtlMs),
-    operations: { state, bus, history, ledger },
+    operations: { state, bus, history, ledger, owedByApplication: () => outbox.owedByApplication() },
     campaigns: { store: history.campaigns, applications: history, history, importMembers, templates, state },
     routes: { applications: history, reader, history },
     campaignControl,

@@ -57,11 +57,11 @@ export async function runStatusCommand(config: Readonly<Config>, out: Out, err: 
     }
     out('');
     out('callbacks');
-    out('application\towed\tdelivered\tfailed tries\tfailed\tlast error');
+    out('application\towed\tawaiting retry\tdelivered\tfailed tries\tfailed\tlast error');
     if (!unread(callbacksAsked) && callbacks.applications.length === 0) out('(none)');
     for (const a of callbacks.applications) {
       out(
-        `${cell(a.applicationName || a.applicationId)}\t${a.waiting}\t${a.delivered}\t${a.failedTries}\t${a.failed}\t${a.lastError ? cell(a.lastError) : '-'}`,
+        `${cell(a.applicationName || a.applicationId)}\t${a.owed}\t${a.waiting}\t${a.delivered}\t${a.failedTries}\t${a.failed}\t${a.lastError ? cell(a.lastError) : '-'}`,
       );
     }
     return failures.length > 0 ? 1 : 0;

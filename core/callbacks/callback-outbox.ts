@@ -89,6 +89,8 @@ export interface CallbackOutbox {
   lookups(): OwedLookup[];
   /** Jobs owed in memory, in the order they came into memory. */
   owed(): CallbackJob[];
+  /** What each application is owed (by id), in memory, on disk and held for a bus, tried or not: `hermod status` and the metric read this. */
+  owedByApplication(): Map<string, number>;
   /** Every job owed or held, in memory and on disk. */
   readonly size: number;
   readonly inMemory: number;
@@ -384,14 +386,16 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     append(encodePublished(held.map((j) => j.eventId)));
   }
   changed();
-  /** Read at a scrape: what each application is owed (cheap per change, O(applications + held) per scrape). */
-  const unwatchOwed = callbacksOwedPerApplication.watch(() => {
+  /** What each application is owed (cheap per change, O(applications + held) per reading). */
+  const owedByApplication = (): Map<string, number> => {
     const owed = new Map<string, number>();
     for (const [a, jobs] of byApplication) owed.set(a, jobs.size);
     for (const a of disk.applications()) owed.set(a, (owed.get(a) ?? 0) + disk.count(a));
     for (const { job } of pending.values()) owed.set(job.applicationId, (owed.get(job.applicationId) ?? 0) + 1);
     return owed;
-  });
+  };
+  /** Read at a scrape. */
+  const unwatchOwed = callbacksOwedPerApplication.watch(owedByApplication);
 
   return {
     attach(c) {
@@ -447,6 +451,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     },
     lookups: () => [...lookups.values()].map((e) => e.lookup),
     owed: () => [...memory.values()].map((e) => e.job),
+    owedByApplication,
     get size() {
       return memory.size + pending.size + disk.total;
     },

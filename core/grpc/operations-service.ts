@@ -25,6 +25,8 @@ export interface OperationsDeps {
   bus: Pick<Bus, 'lag'>;
   history: Pick<MessageHistory, 'findMessage' | 'findMessageByNumericId' | 'listEvents'> & Pick<AccountStore, 'listApplications'>;
   ledger: CallbackLedger;
+  /** What each application is owed now (the callback outbox's count, as the metric shows it). */
+  owedByApplication: () => ReadonlyMap<string, number>;
 }
 
 /** A bind whose reporter has not written for this long shows as down. */
@@ -88,18 +90,25 @@ export function operationsService(deps: OperationsDeps): UntypedServiceImplement
 
     listCallbackBacklog: unaryHandler('ListCallbackBacklog', async () => {
       const byId = await names();
-      const applications: ApplicationCallbacks[] = deps.ledger
-        .applications()
-        .map((a) => ({
-          applicationId: a.applicationId,
-          applicationName: byId.get(a.applicationId) ?? '',
-          waiting: a.waiting,
-          delivered: a.delivered,
-          failedTries: a.failedTries,
-          failed: a.failed,
-          lastError: a.lastError,
-          lastErrorAt: date(a.lastErrorAt),
-        }))
+      const owed = deps.owedByApplication();
+      const tried = new Map(deps.ledger.applications().map((a) => [a.applicationId, a]));
+      // An application owed callbacks none of which has been tried yet is listed too.
+      const ids = new Set([...tried.keys(), ...[...owed].filter(([, n]) => n > 0).map(([id]) => id)]);
+      const applications: ApplicationCallbacks[] = [...ids]
+        .map((id) => {
+          const a = tried.get(id);
+          return {
+            applicationId: id,
+            applicationName: byId.get(id) ?? '',
+            owed: owed.get(id) ?? 0,
+            waiting: a?.waiting ?? 0,
+            delivered: a?.delivered ?? 0,
+            failedTries: a?.failedTries ?? 0,
+            failed: a?.failed ?? 0,
+            lastError: a?.lastError ?? '',
+            lastErrorAt: date(a?.lastErrorAt ?? 0),
+          };
+        })
         .sort((a, b) => (a.applicationName || a.applicationId).localeCompare(b.applicationName || b.applicationId));
       return { applications };
     }),

@@ -100,11 +100,12 @@ async function refreshBacklog() {
 async function refreshCallbacks() {
   const { applications } = await api('/api/callbacks');
   const tbody = $('callbacks').tBodies[0];
-  if (applications.length === 0) return emptyRow(tbody, 6, 'No callback has been tried since core started');
+  if (applications.length === 0) return emptyRow(tbody, 7, 'No callback is owed nor has been tried since core started');
   tbody.replaceChildren(
     ...applications.map((a) =>
       row([
         a.applicationName || a.applicationId,
+        num(a.owed),
         num(a.waiting),
         num(a.delivered),
         num(a.failedTries),

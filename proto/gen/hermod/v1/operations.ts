@@ -84,7 +84,15 @@ export interface ApplicationCallbacks {
   /** Refused for good or given up after retrying. */
   failed: number;
   lastError: string;
-  lastErrorAt: Date | undefined;
+  lastErrorAt:
+    | Date
+    | undefined;
+  /**
+   * Callbacks this core owes the application, tried or not yet (in memory, on
+   * disk, held for a bus): hermod_callbacks_owed_per_application. `waiting`
+   * counts those of them waiting for a retry.
+   */
+  owed: number;
 }
 
 export interface ListCallbackBacklogResponse {
@@ -813,6 +821,7 @@ function createBaseApplicationCallbacks(): ApplicationCallbacks {
     failed: 0,
     lastError: "",
     lastErrorAt: undefined,
+    owed: 0,
   };
 }
 
@@ -841,6 +850,9 @@ export const ApplicationCallbacks: MessageFns<ApplicationCallbacks> = {
     }
     if (message.lastErrorAt !== undefined) {
       Timestamp.encode(toTimestamp(message.lastErrorAt), writer.uint32(66).fork()).join();
+    }
+    if (message.owed !== 0) {
+      writer.uint32(72).uint64(message.owed);
     }
     return writer;
   },
@@ -922,6 +934,14 @@ export const ApplicationCallbacks: MessageFns<ApplicationCallbacks> = {
             message.lastErrorAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.owed = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -964,6 +984,7 @@ export const ApplicationCallbacks: MessageFns<ApplicationCallbacks> = {
         : isSet(object.last_error_at)
         ? fromJsonTimestamp(object.last_error_at)
         : undefined,
+      owed: isSet(object.owed) ? globalThis.Number(object.owed) : 0,
     };
   },
 
@@ -993,6 +1014,9 @@ export const ApplicationCallbacks: MessageFns<ApplicationCallbacks> = {
     if (message.lastErrorAt !== undefined) {
       obj.lastErrorAt = message.lastErrorAt.toISOString();
     }
+    if (message.owed !== 0) {
+      obj.owed = Math.round(message.owed);
+    }
     return obj;
   },
 
@@ -1009,6 +1033,7 @@ export const ApplicationCallbacks: MessageFns<ApplicationCallbacks> = {
     message.failed = object.failed ?? 0;
     message.lastError = object.lastError ?? "";
     message.lastErrorAt = object.lastErrorAt ?? undefined;
+    message.owed = object.owed ?? 0;
     return message;
   },
 };
