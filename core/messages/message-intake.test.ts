@@ -53,6 +53,7 @@ function intakeOn(
     },
     onApplied: () => undefined,
     announce: () => undefined,
+    owe: () => undefined,
     drain: async () => undefined,
   };
   let numeric = 1;
@@ -338,6 +339,73 @@ describe('the queued status on a bus whose publish returns after the worker has 
   });
 });
 
+describe('the queued status when hot state is away as the message is handed over', () => {
+  /**
+   * Hot state that goes away (a Redis restart, ioredis's queue off) right after it took the messages' `accepted`:
+   * while `away` it refuses the hand-off's `queued`.
+   */
+  function awayState() {
+    const state = createMemoryState();
+    const gate = { away: false };
+    const advance = state.advanceStatuses.bind(state);
+    state.advanceStatuses = async (advances) => {
+      if (gate.away && advances.some((a) => a.status === 'queued')) throw new HermodError('unavailable', 'hot state: Connection is closed.');
+      return advance(advances);
+    };
+    return { state, gate };
+  }
+
+  it('tells queued before the sent a worker reported once hot state was back, when queued could not be recorded but the publish went through', async () => {
+    const { state, gate } = awayState();
+    const events: StatusEvent[] = [];
+    const history = {
+      insertMessages: async () => undefined,
+      appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: { id: string; status: string }[] = [];
+    recorder.onApplied((c) => told.push({ id: c.messageId, status: c.status }));
+    const worker: string[] = [];
+    // The bus is on another server and stays up: the job is taken; hot state comes back before the worker reports.
+    const bus = {
+      async publish(topic: string, records: readonly BusRecord[]) {
+        if (topic !== topicName('sms')) return;
+        for (const r of records) worker.push(decodeJob(r.value).id);
+      },
+    } as unknown as Bus;
+    const intake = createMessageIntake({ history, state, bus, recorder, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
+    gate.away = true;
+    const accepted = await intake.accept([send('sms', '+64211234571', 'Kia ora e te whānau — 你好 👋🏽'), send('sms', '+64211234572', 'مرحبا')]);
+    const ids = accepted.map((r) => (r.ok ? r.id : ''));
+    await until(() => worker.length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    gate.away = false;
+    await recorder.record(worker.map((id) => ({ messageId: id, applicationId: 'acme', channel: 'sms', status: 'sent' as const, at: Date.now() })));
+    await until(() => told.filter((t) => t.status === 'sent').length === 2);
+    await intake.drain();
+    for (const id of ids) expect(told.filter((t) => t.id === id).map((t) => t.status)).toEqual(['accepted', 'queued', 'sent']);
+    for (const id of ids) expect(events.filter((e) => e.messageId === id).map((e) => e.status)).toEqual(['queued', 'sent']);
+  });
+
+  it('records queued once hot state is back, when nothing came after it meanwhile', async () => {
+    const { state, gate } = awayState();
+    const history = { insertMessages: async () => undefined, appendEvents: async () => undefined } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: string[] = [];
+    recorder.onApplied((c) => told.push(c.status));
+    const bus = { publish: async () => undefined } as unknown as Bus;
+    const intake = createMessageIntake({ history, state, bus, recorder, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
+    gate.away = true;
+    const [result] = await intake.accept([send('sms', '+64211234573', 'Kia ora — ngā mihi 🌿')]);
+    const id = result!.ok ? result!.id : '';
+    await new Promise((r) => setTimeout(r, 100));
+    gate.away = false;
+    await until(() => told.includes('queued'), 5000);
+    expect((await state.getStatus(id))?.status).toBe('queued');
+    await intake.drain();
+  });
+});
+
 describe('sends with an Idempotency-Key', () => {
   it('stores and hands over a keyed send once: the same send again, through a new intake after a restart, gets the first message as a replay', async () => {
     const kept = new Map<string, MessageRecord>();
@@ -355,7 +423,13 @@ describe('sends with an Idempotency-Key', () => {
         history,
         state: createMemoryState(),
         bus,
-        recorder: { record: async (c) => c.map(() => true), onApplied: () => undefined, announce: () => undefined, drain: async () => undefined },
+        recorder: {
+          record: async (c) => c.map(() => true),
+          onApplied: () => undefined,
+          announce: () => undefined,
+          owe: () => undefined,
+          drain: async () => undefined,
+        },
         recent: createRecentMessages(),
         numericIds: () => numeric++,
       });

@@ -286,10 +286,12 @@ export function createMessageIntake(deps: {
     let failed: { err: unknown } | undefined;
     if (notYet.length > 0) {
       scheduler.add(notYet);
-      // The scheduler holds them now and hands them over at their time: a `queued` event that failed is reported, not retried.
-      await deps.recorder
-        .record(notYet.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
-        .catch((err: unknown) => (failed = { err }));
+      // The scheduler holds them now and hands them over at their time: a `queued` that failed is reported, and owed.
+      const queued = notYet.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }));
+      await deps.recorder.record(queued).catch((err: unknown) => {
+        failed = { err };
+        deps.recorder.owe(queued);
+      });
     }
     if (due.length > 0) await publish(due);
     if (failed) throw new UnsentRecords([], failed.err);
@@ -299,6 +301,21 @@ export function createMessageIntake(deps: {
     deps.state.rememberLastMessages(
       records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })),
     );
+
+  /** One line every 5 s at most while hot state does not answer (every hand-off batch meets it). */
+  const owedWarning = (() => {
+    let since = 0;
+    let messages = 0;
+    return {
+      add(n: number, err: unknown): void {
+        messages += n;
+        if (Date.now() - since < 5000) return;
+        since = Date.now();
+        log.warn('could not record the queued status of messages handed to their channel; it is recorded once hot state answers', { err, messages });
+        messages = 0;
+      },
+    };
+  })();
 
   /** Records whose `queued` was recorded (at their first hand-off attempt). */
   const queuedOnce = new WeakSet<MessageRecord>();
@@ -321,16 +338,18 @@ export function createMessageIntake(deps: {
     let failed: { err: unknown } | undefined;
     const first = records.filter((r) => !queuedOnce.has(r));
     const now = Date.now();
+    const changes = first.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }));
+    let notQueued: { err: unknown } | undefined;
     // Hot state takes the step as record() starts, before the publish below is sent.
     const queued =
       first.length === 0
         ? Promise.resolve()
-        : deps.recorder.record(first.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }))).then(
+        : deps.recorder.record(changes).then(
             // Marked once recorded: a `queued` that failed is tried again with the hand-off.
             () => {
               for (const r of first) queuedOnce.add(r);
             },
-            (err: unknown) => void (failed ??= { err }),
+            (err: unknown) => void (notQueued = { err }),
           );
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
@@ -347,8 +366,19 @@ export function createMessageIntake(deps: {
         for (const r of list) unsent.push(r);
       }
     }
-    // A `queued` event that failed is reported; the messages on their topic are not sent again for it.
     await queued;
+    if (notQueued) {
+      // Those on their topic are not sent again for it: the recorder owes their `queued` (recorded once hot state
+      // answers, or told right before the worker's `sent` if that comes first). The others' is recorded with their
+      // next hand-off.
+      const notSent = new Set(unsent);
+      const owed = changes.filter((_, i) => !notSent.has(first[i]!));
+      if (owed.length > 0) {
+        deps.recorder.owe(owed);
+        for (const r of first) if (!notSent.has(r)) queuedOnce.add(r);
+        owedWarning.add(owed.length, notQueued.err);
+      }
+    }
     if (failed) throw new UnsentRecords(unsent, failed.err);
   };
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createMemoryState } from '../adapters/memory-state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
@@ -295,4 +296,59 @@ describe('status recorder, telling in turn', () => {
     await recorder.record([of('m-ō', 'submitted', AT + 2)]);
     expect(Date.now() - started).toBeLessThan(1_000);
   });
+});
+
+describe('a step owed because hot state did not answer (owe)', () => {
+  it('tells every message queued before sent, whether hot state comes back before or after the worker reports, in any order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 12, maxLength: 12 }),
+        async (count, reported, awayMs, reportAfterMs) => {
+          const events: StatusEvent[] = [];
+          const history = { appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch) } as unknown as MessageHistory;
+          const state = createMemoryState();
+          let away = true;
+          const advance = state.advanceStatuses.bind(state);
+          state.advanceStatuses = async (a) => {
+            if (away) throw new Error('hot state: Connection is closed.');
+            return advance(a);
+          };
+          const recorder = createStatusRecorder({ history, state, owedRetryMs: 5 });
+          const heard: StatusChange[] = [];
+          recorder.onApplied((c) => heard.push(c));
+          const ids = Array.from({ length: count }, (_, i) => `mā-${i}-👋🏽`);
+          recorder.owe(ids.map((id, i) => ({ messageId: id, applicationId: 'app-1', channel: 'sms', status: 'queued', at: AT + i })));
+          setTimeout(() => void (away = false), awayMs);
+          // Each worker's `sent`, retried as the status consumer does until hot state takes it.
+          const workers = ids.flatMap((id, i) =>
+            reported[i]
+              ? [
+                  (async () => {
+                    await new Promise((r) => setTimeout(r, reportAfterMs[i]));
+                    for (;;) {
+                      try {
+                        return await recorder.record([{ messageId: id, applicationId: 'app-1', channel: 'sms', status: 'sent', at: AT + 100 + i }]);
+                      } catch {
+                        await new Promise((r) => setTimeout(r, 3));
+                      }
+                    }
+                  })(),
+                ]
+              : [],
+          );
+          await Promise.all(workers);
+          await vi.waitFor(() => expect(heard.filter((c) => c.status === 'queued')).toHaveLength(count), { timeout: 3000, interval: 5 });
+          for (const [i, id] of ids.entries()) {
+            const expected = reported[i] ? ['queued', 'sent'] : ['queued'];
+            expect(heard.filter((c) => c.messageId === id).map((c) => c.status)).toEqual(expected);
+            expect(events.filter((e) => e.messageId === id).map((e) => e.status)).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });
