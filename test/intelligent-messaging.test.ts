@@ -61,6 +61,20 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     return statuses;
   };
 
+  it('tells received before read, once each, when WhatsApp posts the read before the delivered', async () => {
+    const mobile = '+6421100006'; // the simulator posts sent, read, then delivered
+    const id = await send({
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kua pānuihia? 👀 已读' } },
+      delivery_attempts: [{ channel: 'wab', event: 'read', timeout: 10 }],
+    });
+    await settles(id, 'read', ['accepted', 'submitted', 'received', 'read']);
+    const attempt = callbacksOf(id)
+      .filter((c) => c.channel !== undefined)
+      .map((c) => c.status);
+    expect(attempt).toEqual(['accepted', 'sent', 'submitted', 'received', 'read']);
+  });
+
   it('delivers text on WhatsApp that is read within its timeout, without falling back', async () => {
     const mobile = '+6421100001';
     const id = await send({

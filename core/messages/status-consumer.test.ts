@@ -324,12 +324,12 @@ describe('status consumer', () => {
 
       await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
 
-      await eventually(() => told.length === 2, 5000);
-      expect(told).toEqual(['submitted', 'read']);
+      await eventually(() => told.length === 3, 5000);
+      expect(told).toEqual(['submitted', 'received', 'read']);
       // The submit's own report, should it come after all, is a duplicate: told to nobody.
       await bus.publish(topicName('status'), [submitted]);
       await new Promise((r) => setTimeout(r, 300));
-      expect(told).toEqual(['submitted', 'read']);
+      expect(told).toEqual(['submitted', 'received', 'read']);
     });
 
     it('tells sent too, before the submitted it proves, when the worker died holding both its reports', async () => {
@@ -340,6 +340,34 @@ describe('status consumer', () => {
 
       await eventually(() => told.length === 3, 5000);
       expect(told).toEqual(['sent', 'submitted', 'received']);
+    });
+
+    it("tells received before a read whose delivered report never came or comes after it (WhatsApp's webhooks keep no order), and the late delivered to nobody", async () => {
+      const { bus, state, history, recorder, told } = await handedOver();
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+      await bus.publish(topicName('status'), [submitted]);
+      await eventually(() => told.length === 1, 5000);
+
+      await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
+      await eventually(() => told.length === 3, 5000);
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_040)]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(told).toEqual(['submitted', 'received', 'read']);
+      expect((await state.getStatus('message-1'))?.status).toBe('read');
+    });
+
+    it('tells received once: a read after its delivered report adds nothing but the read', async () => {
+      const { bus, state, history, recorder, told } = await handedOver();
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+      await bus.publish(topicName('status'), [submitted]);
+      await eventually(() => told.length === 1, 5000);
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_040)]);
+      await eventually(() => told.length === 2, 5000);
+
+      await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
+      await eventually(() => told.length === 3, 5000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(told).toEqual(['submitted', 'received', 'read']);
     });
   });
 });

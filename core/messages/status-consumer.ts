@@ -119,6 +119,13 @@ export function startStatusConsumer(deps: {
     ...(waitForSubmit && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE ? { onceSubmitted: true } : {}),
   });
   /**
+   * The `received` a read proves (the handset has the message), told before it: a client whose `delivered` report
+   * comes after the read (WhatsApp's webhooks keep no order, as its providers say) or never (a reply taken as read)
+   * still hears it, in order. Refused as a duplicate where it was applied, as it mostly was.
+   */
+  const provenBy = (u: StatusUpdate, id: string, waitForSubmit = true): StatusChange | undefined =>
+    u.status === 'read' ? changeOf({ ...u, status: 'received', detail: 'received (it was read)', errorCode: '' }, id, waitForSubmit) : undefined;
+  /**
    * Which refused changes were refused only for coming before their submit's report, not as a step back: the
    * message is still short of `submitted`, or has reached it since (another partition's batch applied it
    * meanwhile), so the change would apply now. One look at hot state each, for refused reports only: rare.
@@ -199,6 +206,11 @@ export function startStatusConsumer(deps: {
             reportOf.push(-1);
           }
         }
+        const proven = provenBy(u, id, waiting);
+        if (proven) {
+          changes.push(proven);
+          reportOf.push(-1);
+        }
         changes.push(changeOf(u, id, waiting));
         reportOf.push(matched.length);
         matched.push(u);
@@ -253,14 +265,20 @@ export function startStatusConsumer(deps: {
           if (partOnly.has(i)) return;
           if (id) {
             const change = changeOf(u, id);
-            from.push(u);
             // Tracing on: the change (and the callback it causes) continues the trace of the worker that reported it.
             const span = processSpan(STATUS_TOPIC, u.trace, { 'hermod.message_id': id, 'hermod.status': u.status });
             if (span) {
               spans.push(span);
               carryTrace(change, span.traceparent);
             }
+            const proven = provenBy(u, id);
+            if (proven) {
+              if (span) carryTrace(proven, span.traceparent);
+              changes.push(proven);
+              from.push(u);
+            }
             changes.push(change);
+            from.push(u);
             return;
           }
           // A receipt for a submit whose outcome is not recorded yet: it waits aside, never in front of the others,
@@ -270,7 +288,8 @@ export function startStatusConsumer(deps: {
         try {
           // A report ahead of its submit's own waits aside too, until that one is applied.
           const early = await earlyOnes(changes, await deps.recorder.record(changes));
-          for (const i of early) holdAside(from[i]!, 'early');
+          // Once each: a read and the `received` it proves are held together.
+          for (const u of new Set([...early].map((i) => from[i]!))) holdAside(u, 'early');
         } catch (err) {
           for (const span of spans) span.end(err);
           throw err;

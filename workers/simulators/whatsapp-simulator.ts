@@ -52,9 +52,11 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 /**
  * A WhatsApp Cloud API stand-in: `POST /{version}/{phone-number-id}/messages`
  * with the Graph API's answers and errors, then signed status webhooks.
- * Outcome by the recipient's last digit: 0 delivered, never read; 7 taken
- * (sent, delivered, read) but answered only after lateAnswerMs, as the Graph
- * API stalling after it committed; 8 accepted, no status at all; 9 failed
+ * Outcome by the recipient's last digit: 0 delivered, never read; 6 sent,
+ * read, then delivered (webhooks keep no order: a read and its delivered
+ * that happen almost together may come either way); 7 taken (sent,
+ * delivered, read) but answered only after lateAnswerMs, as the Graph API
+ * stalling after it committed; 8 accepted, no status at all; 9 failed
  * (131026, undeliverable); else sent, delivered, read.
  */
 export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): WhatsAppSimulator {
@@ -95,6 +97,11 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     await at(0);
     await this.post(m, 'sent');
     await at(this.deliverDelayMs);
+    if (digit === '6') {
+      await this.post(m, 'read');
+      await this.post(m, 'delivered');
+      return;
+    }
     await this.post(m, 'delivered');
     if (digit === '0') return;
     await at(this.readDelayMs);
