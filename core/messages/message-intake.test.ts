@@ -89,6 +89,16 @@ const send = (channel: string, destination: string, content: string): NewMessage
   via: 'sms_v2',
 });
 
+/** History that stores nothing but keeps the status events written to it. */
+function historyKeepingEvents() {
+  const events: StatusEvent[] = [];
+  const history = {
+    insertMessages: async () => undefined,
+    appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
+  } as unknown as MessageHistory;
+  return { history, events };
+}
+
 const until = async (check: () => boolean, ms = 5000): Promise<void> => {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -313,11 +323,7 @@ describe('the queued status on a bus whose publish returns after the worker has 
 
   it('records queued before the worker can report sent, so neither it nor its callback is lost', async () => {
     const state = createMemoryState();
-    const events: StatusEvent[] = [];
-    const history = {
-      insertMessages: async () => undefined,
-      appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
-    } as unknown as MessageHistory;
+    const { history, events } = historyKeepingEvents();
     const recorder = createStatusRecorder({ history, state });
     const told: string[] = [];
     recorder.onApplied((c) => told.push(c.status));
@@ -357,11 +363,7 @@ describe('the queued status when hot state is away as the message is handed over
 
   it('tells queued before the sent a worker reported once hot state was back, when queued could not be recorded but the publish went through', async () => {
     const { state, gate } = awayState();
-    const events: StatusEvent[] = [];
-    const history = {
-      insertMessages: async () => undefined,
-      appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
-    } as unknown as MessageHistory;
+    const { history, events } = historyKeepingEvents();
     const recorder = createStatusRecorder({ history, state });
     const told: { id: string; status: string }[] = [];
     recorder.onApplied((c) => told.push({ id: c.messageId, status: c.status }));
