@@ -356,6 +356,19 @@ describe('status consumer', () => {
       expect((await state.getStatus('message-1'))?.status).toBe('read');
     });
 
+    it("tells submitted, received and read when the read and then its delivered both come before the submit's report", async () => {
+      const { bus, state, history, recorder, told } = await handedOver();
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+      await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
+      await new Promise((r) => setTimeout(r, 100));
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_040)]);
+      await new Promise((r) => setTimeout(r, 200));
+      await bus.publish(topicName('status'), [submitted]);
+      await eventually(() => told.length === 3, 5000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(told).toEqual(['submitted', 'received', 'read']);
+    });
+
     it('tells received once: a read after its delivered report adds nothing but the read', async () => {
       const { bus, state, history, recorder, told } = await handedOver();
       subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
@@ -364,10 +377,18 @@ describe('status consumer', () => {
       await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_040)]);
       await eventually(() => told.length === 2, 5000);
 
+      // The received it proves is a duplicate, refused without a look at hot state (one a WhatsApp read otherwise).
+      let looks = 0;
+      const getStatus = state.getStatus.bind(state);
+      state.getStatus = async (id) => {
+        looks += 1;
+        return getStatus(id);
+      };
       await bus.publish(topicName('status'), [webhook('read', 1_700_000_000_050)]);
       await eventually(() => told.length === 3, 5000);
       await new Promise((r) => setTimeout(r, 200));
       expect(told).toEqual(['submitted', 'received', 'read']);
+      expect(looks).toBe(0);
     });
   });
 });

@@ -124,7 +124,9 @@ export function startStatusConsumer(deps: {
    * still hears it, in order. Refused as a duplicate where it was applied, as it mostly was.
    */
   const provenBy = (u: StatusUpdate, id: string, waitForSubmit = true): StatusChange | undefined =>
-    u.status === 'read' ? changeOf({ ...u, status: 'received', detail: 'received (it was read)', errorCode: '' }, id, waitForSubmit) : undefined;
+    u.status === 'read'
+      ? { ...changeOf({ ...u, status: 'received', detail: 'received (it was read)', errorCode: '' }, id, waitForSubmit), proven: true }
+      : undefined;
   /**
    * Which refused changes were refused only for coming before their submit's report, not as a step back: the
    * message is still short of `submitted`, or has reached it since (another partition's batch applied it
@@ -134,7 +136,8 @@ export function startStatusConsumer(deps: {
     const early = new Set<number>();
     await Promise.all(
       changes.map(async (c, i) => {
-        if (applied[i] || !c.onceSubmitted) return;
+        // A proven one is early only where the report proving it is: that one decides.
+        if (applied[i] || !c.onceSubmitted || c.proven) return;
         const current = await deps.state.getStatus(c.messageId);
         if (!current || canAdvance(current.status, c.status)) early.add(i);
       }),

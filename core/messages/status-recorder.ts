@@ -21,6 +21,11 @@ export interface StatusChange {
   errorCode?: string;
   /** A carrier's report on its submit: applied only once the message reached `submitted` (hot-state's `onceSubmitted`). */
   onceSubmitted?: boolean;
+  /**
+   * Proven by the report after it in the batch (the `received` a read proves): refused, it is a duplicate as a
+   * rule, not looked into (no look at hot state or history for each WhatsApp read).
+   */
+  proven?: boolean;
 }
 
 export interface StatusRecorder {
@@ -165,7 +170,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     const writtenElsewhere = (id: string): boolean => (writing.get(id) ?? 0) > (ownWrites.get(id) ?? 0);
     const asked = refused.filter((i) => {
       const c = changes[i]!;
-      return stageOf(c.status) >= QUEUED_STAGE && !writtenElsewhere(c.messageId) && !ownKeys.has(`${c.messageId}|${c.status}`);
+      return !c.proven && stageOf(c.status) >= QUEUED_STAGE && !writtenElsewhere(c.messageId) && !ownKeys.has(`${c.messageId}|${c.status}`);
     });
     if (asked.length === 0) return lost;
     // Hot state holds this status, or one past it: it took this report (or its copy) before, and perhaps later ones

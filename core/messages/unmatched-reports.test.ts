@@ -32,6 +32,16 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.hold(report(''))).toBe(false);
   });
 
+  it("keep the read they hold when its delivered comes after it (WhatsApp's webhooks keep no order), and a failure after a delivered", () => {
+    const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => 0 });
+    expect(held.hold(report('wamid.mā', 'read'))).toBe(true);
+    expect(held.hold(report('wamid.mā', 'received'))).toBe(true);
+    expect(held.all().map((u) => u.status)).toEqual(['read']);
+    held.hold(report('c2', 'received'));
+    held.hold(report('c2', 'failed'));
+    expect(held.all().map((u) => u.status)).toEqual(['read', 'failed']);
+  });
+
   it('keep a later report for a carrier id when the one it replaced is released', () => {
     const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => 0 });
     const first = report('smsc:ā1', 'submitted');

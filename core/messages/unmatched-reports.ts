@@ -1,4 +1,5 @@
 import type { StatusUpdate } from '../ports/bus-payloads';
+import { canAdvance } from '../domain/message-status';
 
 /**
  * Delivery reports whose carrier id is not known yet: a receipt can overtake
@@ -29,7 +30,11 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
     /** Holds a report; false when it had to be dropped (too many held). */
     hold(update: StatusUpdate): boolean {
       if (!update.carrierId) return false;
-      if (!held.has(update.carrierId) && held.size >= options.maxHeld) return false;
+      const before = held.get(update.carrierId);
+      if (!before && held.size >= options.maxHeld) return false;
+      // One that is a step back from the held one (a delivered posted after its read: webhooks keep no order) adds
+      // nothing: the held one says more, and is matched as it was.
+      if (before && before.update.status !== update.status && !canAdvance(before.update.status, update.status)) return true;
       // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
       const t = now();
       held.set(update.carrierId, { update, since: t, until: t + options.holdMs, due: t, misses: 0 });
