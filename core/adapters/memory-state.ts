@@ -1,10 +1,11 @@
 import { handsetKey } from '../domain/handset-key';
 import { openIdempotencyFile, type KeptAnswer } from './idempotency-file';
 import { createMemoryCarrierSnapshots } from './memory-carrier-snapshots';
-import { canAdvance, isFinal, stageOf } from '../domain/message-status';
+import { canAdvance, isFinal, passesThroughQueue, stageOf } from '../domain/message-status';
 
 const SUBMITTED_STAGE = stageOf('submitted');
-import type { IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusEntry } from '../ports/state';
+import type { AdvanceOutcome, IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
+import { ADVANCE_APPLIED, ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
 import { trackEntries } from '../../lib/metrics';
@@ -164,32 +165,39 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
 
+  /** Moves each message forward (see HotState.advanceStatusesNotingSkips). */
+  async function advanceNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
+    open();
+    const t = now();
+    messages.expire(t);
+    keyedDone.expire(t);
+    carrierIds.expire(t);
+    return advances.map((a): AdvanceOutcome => {
+      const current = entryOf(a.id, t);
+      const status = statusOf(current)?.status;
+      if (!canAdvance(status, a.status)) return ADVANCE_REFUSED;
+      if (a.onceSubmitted && status !== undefined && stageOf(status) < SUBMITTED_STAGE) return ADVANCE_REFUSED;
+      messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
+      if (isFinal(a.status)) {
+        messages.retire(a.id, t);
+        if (hasHashedMark(a.id)) keyedDone.set(a.id, withStatus(EMPTY_ENTRY, a.status, a.at), t);
+        if (a.carrierId) carrierIds.retire(a.carrierId, t);
+        if (parts.size > 0) parts.retire(a.id, t);
+      }
+      return status === 'accepted' && passesThroughQueue(a.status) ? ADVANCE_SKIPPED_QUEUED : ADVANCE_APPLIED;
+    });
+  }
+
   return {
     ...createMemoryScreening(now, open),
     ...createMemoryCarrierSnapshots(now, open),
     ...createMemoryCampaignControl(open),
 
     async advanceStatuses(advances) {
-      open();
-      const t = now();
-      messages.expire(t);
-      keyedDone.expire(t);
-      carrierIds.expire(t);
-      return advances.map((a) => {
-        const current = entryOf(a.id, t);
-        const status = statusOf(current)?.status;
-        if (!canAdvance(status, a.status)) return false;
-        if (a.onceSubmitted && status !== undefined && stageOf(status) < SUBMITTED_STAGE) return false;
-        messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
-        if (isFinal(a.status)) {
-          messages.retire(a.id, t);
-          if (hasHashedMark(a.id)) keyedDone.set(a.id, withStatus(EMPTY_ENTRY, a.status, a.at), t);
-          if (a.carrierId) carrierIds.retire(a.carrierId, t);
-          if (parts.size > 0) parts.retire(a.id, t);
-        }
-        return true;
-      });
+      return (await advanceNotingSkips(advances)).map((o) => o !== ADVANCE_REFUSED);
     },
+
+    advanceStatusesNotingSkips: (advances) => advanceNotingSkips(advances),
 
     async getStatus(id): Promise<StatusEntry | undefined> {
       open();

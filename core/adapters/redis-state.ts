@@ -1,7 +1,8 @@
 import { handsetKey } from '../domain/handset-key';
 import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
-import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, type MessageStatus } from '../domain/message-status';
-import type { HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
+import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, THROUGH_QUEUE, type MessageStatus } from '../domain/message-status';
+import type { AdvanceOutcome, HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
+import { ADVANCE_REFUSED } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createLogger, type Logger } from '../../lib/log';
 import { warnUnlessNoEviction } from './redis-eviction-check';
@@ -73,7 +74,9 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
  * KEYS[1] status key, KEYS[2..] the message's other keys (same hash slot);
  * ARGV: status, at, ttl seconds, ttl seconds once final, '1' when it applies
  * only once the message reached `submitted` (a carrier's report on its submit).
- * Returns 1 when applied.
+ * Returns 0 when refused, 1 when applied, 2 when applied to a message at
+ * `accepted` with a status reached only through its channel's queue (its
+ * `queued` was never taken: ADVANCE_SKIPPED_QUEUED).
  * A final status keeps the message in hot state only briefly (late duplicate
  * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
@@ -82,6 +85,7 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
  */
 const ADVANCE_LUA = `
 local STAGE = ${LUA_STAGES}
+local THROUGH_QUEUE = {${THROUGH_QUEUE.map((st) => `['${st}']=true`).join(',')}}
 local nextStatus = ARGV[1]
 local nextStage = STAGE[nextStatus]
 if nextStage == nil then return redis.error_reply('ERR unknown message status ' .. tostring(nextStatus)) end
@@ -107,6 +111,7 @@ if nextStage >= ${stageOf('received')} then
   for i = 2, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX', ttl)
+if current and string.match(current, '^%d+|accepted|') and THROUGH_QUEUE[nextStatus] then return 2 end
 return 1
 `;
 
@@ -254,6 +259,39 @@ export function createRedisState(options: RedisStateOptions): HotState {
     return results;
   };
 
+  /** Moves each message forward (see HotState.advanceStatusesNotingSkips). */
+  async function advanceNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
+    open();
+    if (advances.length === 0) return [];
+    const keys = advances.map((a) => statusKey(a.id));
+    const applied = await write(
+      'advancing statuses',
+      keys,
+      advances.map(
+        (a, i) => () =>
+          scripted.hermodAdvanceStatus(
+            keys[i]!,
+            submittedKey(a.id),
+            cancelledKey(a.id),
+            partsKey(a.id),
+            a.status,
+            String(a.at),
+            ttlSeconds,
+            hasHashedMark(a.id) ? keyedFinalTtlSeconds : finalTtlSeconds,
+            a.onceSubmitted ? '1' : '0',
+          ),
+      ),
+    );
+    // The carrier id of a final report is not needed any more either (another slot: its own command).
+    const done = advances.filter((a, i) => a.carrierId && Number(applied[i]) !== ADVANCE_REFUSED && isFinal(a.status));
+    if (done.length > 0)
+      await each(
+        'expiring carrier ids',
+        done.map((a) => () => client.expire(carrierKey(a.carrierId!), finalTtlSeconds)),
+      );
+    return applied.map((r) => Number(r) as AdvanceOutcome);
+  }
+
   return {
     ...createRedisScreening(client, prefix, each, write, open),
     ...createRedisCarrierSnapshots(client, prefix, each, open),
@@ -263,36 +301,10 @@ export function createRedisState(options: RedisStateOptions): HotState {
     ...createRedisLeases(client, prefix, each, open),
 
     async advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]> {
-      open();
-      if (advances.length === 0) return [];
-      const keys = advances.map((a) => statusKey(a.id));
-      const applied = await write(
-        'advancing statuses',
-        keys,
-        advances.map(
-          (a, i) => () =>
-            scripted.hermodAdvanceStatus(
-              keys[i]!,
-              submittedKey(a.id),
-              cancelledKey(a.id),
-              partsKey(a.id),
-              a.status,
-              String(a.at),
-              ttlSeconds,
-              hasHashedMark(a.id) ? keyedFinalTtlSeconds : finalTtlSeconds,
-              a.onceSubmitted ? '1' : '0',
-            ),
-        ),
-      );
-      // The carrier id of a final report is not needed any more either (another slot: its own command).
-      const done = advances.filter((a, i) => a.carrierId && Number(applied[i]) === 1 && isFinal(a.status));
-      if (done.length > 0)
-        await each(
-          'expiring carrier ids',
-          done.map((a) => () => client.expire(carrierKey(a.carrierId!), finalTtlSeconds)),
-        );
-      return applied.map((r) => Number(r) === 1);
+      return (await advanceNotingSkips(advances)).map((o) => o !== ADVANCE_REFUSED);
     },
+
+    advanceStatusesNotingSkips: (advances: readonly StatusAdvance[]) => advanceNotingSkips(advances),
 
     async getStatus(id: string): Promise<StatusEntry | undefined> {
       open();

@@ -31,6 +31,7 @@ export interface WireError {
 /** Every hot-state call a thread may make (close is the owner's). */
 export const STATE_METHODS = [
   'advanceStatuses',
+  'advanceStatusesNotingSkips',
   'getStatus',
   'putCarrierIds',
   'getMessageIdByCarrierId',

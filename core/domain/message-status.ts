@@ -53,6 +53,13 @@ export function canAdvance(current: MessageStatus | undefined, next: MessageStat
   return stageOf(next) > stageOf(current);
 }
 
+/** Statuses a message reaches only once its channel took it from its queue: one applied to a message at `accepted` skipped `queued`. */
+export const THROUGH_QUEUE: readonly MessageStatus[] = ['sent', 'submitted', 'received', 'read'];
+
+export function passesThroughQueue(status: MessageStatus): boolean {
+  return THROUGH_QUEUE.includes(status);
+}
+
 export function isFinal(status: MessageStatus): boolean {
   return stageOf(status) >= 4;
 }

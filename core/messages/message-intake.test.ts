@@ -53,7 +53,6 @@ function intakeOn(
     },
     onApplied: () => undefined,
     announce: () => undefined,
-    owe: () => undefined,
     drain: async () => undefined,
   };
   let numeric = 1;
@@ -353,11 +352,13 @@ describe('the queued status when hot state is away as the message is handed over
   function awayState() {
     const state = createMemoryState();
     const gate = { away: false };
-    const advance = state.advanceStatuses.bind(state);
-    state.advanceStatuses = async (advances) => {
+    const refuse = (advances: readonly { status: string }[]): void => {
       if (gate.away && advances.some((a) => a.status === 'queued')) throw new HermodError('unavailable', 'hot state: Connection is closed.');
-      return advance(advances);
     };
+    const advance = state.advanceStatuses.bind(state);
+    const noting = state.advanceStatusesNotingSkips.bind(state);
+    state.advanceStatuses = async (advances) => (refuse(advances), advance(advances));
+    state.advanceStatusesNotingSkips = async (advances) => (refuse(advances), noting(advances));
     return { state, gate };
   }
 
@@ -389,22 +390,34 @@ describe('the queued status when hot state is away as the message is handed over
     for (const id of ids) expect(events.filter((e) => e.messageId === id).map((e) => e.status)).toEqual(['queued', 'sent']);
   });
 
-  it('records queued once hot state is back, when nothing came after it meanwhile', async () => {
+  it("tells queued before sent on the core that applies the sent, when another core's intake could not record it", async () => {
     const { state, gate } = awayState();
-    const history = { insertMessages: async () => undefined, appendEvents: async () => undefined } as unknown as MessageHistory;
-    const recorder = createStatusRecorder({ history, state });
-    const told: string[] = [];
-    recorder.onApplied((c) => told.push(c.status));
-    const bus = { publish: async () => undefined } as unknown as Bus;
-    const intake = createMessageIntake({ history, state, bus, recorder, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
+    const { history, events } = historyKeepingEvents();
+    const intakeCore = createStatusRecorder({ history, state });
+    const statusCore = createStatusRecorder({ history, state });
+    const told: { core: string; status: string }[] = [];
+    intakeCore.onApplied((c) => told.push({ core: 'intake', status: c.status }));
+    statusCore.onApplied((c) => told.push({ core: 'status', status: c.status }));
+    const worker: string[] = [];
+    const bus = {
+      async publish(topic: string, records: readonly BusRecord[]) {
+        if (topic === topicName('sms')) for (const r of records) worker.push(decodeJob(r.value).id);
+      },
+    } as unknown as Bus;
+    const intake = createMessageIntake({ history, state, bus, recorder: intakeCore, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
     gate.away = true;
-    const [result] = await intake.accept([send('sms', '+64211234573', 'Kia ora — ngā mihi 🌿')]);
-    const id = result!.ok ? result!.id : '';
-    await new Promise((r) => setTimeout(r, 100));
+    await intake.accept([send('sms', '+64211234573', 'Kia ora — ngā mihi 🌿')]);
+    await until(() => worker.length === 1);
     gate.away = false;
-    await until(() => told.includes('queued'), 5000);
-    expect((await state.getStatus(id))?.status).toBe('queued');
+    // The worker's report is keyed by message id: another core's status consumer takes it.
+    await statusCore.record([{ messageId: worker[0]!, applicationId: 'acme', channel: 'sms', status: 'sent', at: Date.now() }]);
     await intake.drain();
+    expect(told).toEqual([
+      { core: 'intake', status: 'accepted' },
+      { core: 'status', status: 'queued' },
+      { core: 'status', status: 'sent' },
+    ]);
+    expect(events.map((e) => e.status)).toEqual(['queued', 'sent']);
   });
 });
 
@@ -429,7 +442,6 @@ describe('sends with an Idempotency-Key', () => {
           record: async (c) => c.map(() => true),
           onApplied: () => undefined,
           announce: () => undefined,
-          owe: () => undefined,
           drain: async () => undefined,
         },
         recent: createRecentMessages(),

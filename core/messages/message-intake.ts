@@ -283,18 +283,15 @@ export function createMessageIntake(deps: {
     const now = Date.now();
     const due = records.filter((r) => r.scheduledAt <= now);
     const notYet = records.filter((r) => r.scheduledAt > now);
-    let failed: { err: unknown } | undefined;
     if (notYet.length > 0) {
       scheduler.add(notYet);
-      // The scheduler holds them now and hands them over at their time: a `queued` that failed is reported, and owed.
-      const queued = notYet.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }));
-      await deps.recorder.record(queued).catch((err: unknown) => {
-        failed = { err };
-        deps.recorder.owe(queued);
-      });
+      // The scheduler holds them now and hands them over at their time, recording `queued` again then: one that
+      // failed now is recorded then, or told before their next status if hot state does not answer then either.
+      await deps.recorder
+        .record(notYet.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
+        .catch((err: unknown) => unqueuedWarning.add(notYet.length, err));
     }
     if (due.length > 0) await publish(due);
-    if (failed) throw new UnsentRecords([], failed.err);
   };
 
   const rememberRecipients = (records: readonly MessageRecord[]): Promise<void> =>
@@ -303,7 +300,7 @@ export function createMessageIntake(deps: {
     );
 
   /** One line every 5 s at most while hot state does not answer (every hand-off batch meets it). */
-  const owedWarning = (() => {
+  const unqueuedWarning = (() => {
     let since = 0;
     let messages = 0;
     return {
@@ -311,7 +308,7 @@ export function createMessageIntake(deps: {
         messages += n;
         if (Date.now() - since < 5000) return;
         since = Date.now();
-        log.warn('could not record the queued status of messages handed to their channel; it is recorded once hot state answers', { err, messages });
+        log.warn('could not record the queued status of messages; it is told before their next status', { err, messages });
         messages = 0;
       },
     };
@@ -338,13 +335,12 @@ export function createMessageIntake(deps: {
     let failed: { err: unknown } | undefined;
     const first = records.filter((r) => !queuedOnce.has(r));
     const now = Date.now();
-    const changes = first.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }));
     let notQueued: { err: unknown } | undefined;
     // Hot state takes the step as record() starts, before the publish below is sent.
     const queued =
       first.length === 0
         ? Promise.resolve()
-        : deps.recorder.record(changes).then(
+        : deps.recorder.record(first.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }))).then(
             // Marked once recorded: a `queued` that failed is tried again with the hand-off.
             () => {
               for (const r of first) queuedOnce.add(r);
@@ -368,16 +364,12 @@ export function createMessageIntake(deps: {
     }
     await queued;
     if (notQueued) {
-      // Those on their topic are not sent again for it: the recorder owes their `queued` (recorded once hot state
-      // answers, or told right before the worker's `sent` if that comes first). The others' is recorded with their
-      // next hand-off.
+      // Those on their topic are not sent again for it: whichever core applies their next status (hot state says it
+      // skipped `queued`) writes and tells `queued` first. The others' is recorded with their next hand-off.
       const notSent = new Set(unsent);
-      const owed = changes.filter((_, i) => !notSent.has(first[i]!));
-      if (owed.length > 0) {
-        deps.recorder.owe(owed);
-        for (const r of first) if (!notSent.has(r)) queuedOnce.add(r);
-        owedWarning.add(owed.length, notQueued.err);
-      }
+      const published = first.filter((r) => !notSent.has(r));
+      for (const r of published) queuedOnce.add(r);
+      if (published.length > 0) unqueuedWarning.add(published.length, notQueued.err);
     }
     if (failed) throw new UnsentRecords(unsent, failed.err);
   };

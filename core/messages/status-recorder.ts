@@ -1,4 +1,4 @@
-import type { HotState } from '../ports/state';
+import { ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED, type AdvanceOutcome, type HotState } from '../ports/state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { canAdvance, stageOf, type MessageStatus } from '../domain/message-status';
 
@@ -44,14 +44,6 @@ export interface StatusRecorder {
   onApplied(listener: (change: StatusChange) => void): void;
   /** Tells listeners about changes applied elsewhere (the `accepted` of intake). */
   announce(changes: readonly StatusChange[]): void;
-  /**
-   * Changes record() could not make (hot state did not answer) whose messages
-   * went on anyway: the `queued` of a hand-off whose publish went through.
-   * Each is tried again until hot state answers; a later change of its
-   * message applied first takes it along, written and told just before it,
-   * so the client hears no step skipped.
-   */
-  owe(changes: readonly StatusChange[]): void;
   drain(): Promise<void>;
 }
 
@@ -59,12 +51,6 @@ export interface StatusRecorder {
 const REPAIRED_MEMORY_MS = 60_000;
 const REPAIRED_MAX = 10_000;
 const WRITTEN_MAX = 200_000;
-/** Owed changes kept (owe): a hot-state outage under load owes one per message handed over meanwhile. */
-const OWED_MAX = 100_000;
-/** Owed changes tried again at once. */
-const OWED_BATCH = 5000;
-const OWED_RETRY_MS = 100;
-const OWED_RETRY_MAX_MS = 5000;
 
 /** A change's place among its message's tells: `wait` (none when nothing is before it) for the ones hot state took before it, `done` once told (or not). */
 interface Turn {
@@ -119,7 +105,7 @@ function createTellOrder() {
   };
 }
 
-export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number; owedRetryMs?: number }): StatusRecorder {
+export function createStatusRecorder(deps: { history: MessageHistory; state: HotState; lostCheckMs?: number }): StatusRecorder {
   const listeners: ((change: StatusChange) => void)[] = [];
   const turnOf = createTellOrder();
   const lostCheckMs = deps.lostCheckMs ?? 1000;
@@ -214,8 +200,8 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
   }
 
   /**
-   * The batch to write and tell with what a crash lost given back, and owed changes taken along (each right
-   * before the change that takes it): before a lost carrier's report on a message
+   * The batch to write and tell with what a crash lost given back, and the `queued` a change skipped (right before
+   * it): before a lost carrier's report on a message
    * whose history stops short of `submitted` (the worker's `sent` and `submitted` lost with it, and perhaps on
    * their way again behind it, on another partition), those two as the carrier's report proves them, as for a
    * receipt whose submit's report never came, so the client hears every step, in order.
@@ -332,71 +318,31 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     else writing.delete(id);
   };
 
-  /** Owed changes by message (owe), and the status of those being tried again now. */
-  const owedSteps = new FifoMap<string, StatusChange>();
-  const retrying = new Map<string, MessageStatus>();
-  /** Messages of `retrying` a later change was applied to meanwhile: a retry that fails does not owe them again. */
-  const movedOn = new Set<string>();
-  let owedTimer: NodeJS.Timeout | undefined;
-  let owedFailures = 0;
-
-  /** Owed changes a batch's applied ones take along (by the taker's index); forgotten as owed either way. */
-  function takeAlong(changes: readonly StatusChange[], applied: readonly boolean[]): Map<number, StatusChange> {
+  /**
+   * The `queued` each change that skipped it proves (by the change's index): hot state did not take it as the
+   * message went to its channel (a Redis restart), so whichever core applies the message's next status writes and
+   * tells it first, in its turn. Hot state says so atomically, for every core alike.
+   */
+  function skippedQueued(changes: readonly StatusChange[], outcomes: readonly AdvanceOutcome[]): Map<number, StatusChange> {
     const along = new Map<number, StatusChange>();
-    if (owedSteps.size === 0 && retrying.size === 0) return along;
-    changes.forEach((c, i) => {
-      if (!applied[i]) return;
-      const tried = retrying.get(c.messageId);
-      if (tried !== undefined && stageOf(c.status) > stageOf(tried)) movedOn.add(c.messageId);
-      const owed = owedSteps.get(c.messageId);
-      if (!owed) return;
-      owedSteps.delete(c.messageId);
-      if (stageOf(owed.status) < stageOf(c.status)) along.set(i, owed);
+    outcomes.forEach((o, i) => {
+      if (o !== ADVANCE_SKIPPED_QUEUED) return;
+      const c = changes[i]!;
+      along.set(i, { messageId: c.messageId, applicationId: c.applicationId, channel: c.channel, status: 'queued', at: c.at, detail: '' });
     });
     return along;
-  }
-
-  const scheduleOwed = (): void => {
-    if (owedTimer || owedSteps.size === 0) return;
-    owedTimer = setTimeout(() => void retryOwed(), Math.min(OWED_RETRY_MAX_MS, (deps.owedRetryMs ?? OWED_RETRY_MS) * 2 ** owedFailures));
-    owedTimer.unref();
-  };
-  async function retryOwed(): Promise<void> {
-    owedTimer = undefined;
-    const batch: StatusChange[] = [];
-    for (const c of owedSteps.values()) {
-      batch.push(c);
-      if (batch.length >= OWED_BATCH) break;
-    }
-    for (const c of batch) {
-      owedSteps.delete(c.messageId);
-      retrying.set(c.messageId, c.status);
-    }
-    try {
-      await recorder.record(batch);
-      owedFailures = 0;
-    } catch {
-      owedFailures += 1;
-      // Owed again, unless a later change of the message was applied meanwhile (it went on without it).
-      for (const c of batch) if (!movedOn.has(c.messageId) && !owedSteps.has(c.messageId)) owedSteps.set(c.messageId, c);
-    } finally {
-      for (const c of batch) {
-        retrying.delete(c.messageId);
-        movedOn.delete(c.messageId);
-      }
-    }
-    scheduleOwed();
   }
 
   const recorder: StatusRecorder = {
     async record(changes) {
       if (changes.length === 0) return [];
-      const applied = await deps.state.advanceStatuses(
+      const outcomes = await deps.state.advanceStatusesNotingSkips(
         changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
       );
+      const applied = outcomes.map((o) => o !== ADVANCE_REFUSED);
       // In the order hot state answered: no await between its answer and these.
       const turns = changes.map((c, i) => (applied[i] ? turnOf(c.messageId) : undefined));
-      const along = takeAlong(changes, applied);
+      const along = skippedQueued(changes, outcomes);
       const writeAndTellWhile = async (
         which: readonly boolean[],
         withLate: boolean,
@@ -438,8 +384,8 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       }
       const { all, told, from } = withLostGivenBack(changes, applied, lost, along);
       try {
-        // A change given back tells in its own turn where it has one; those it proves (sent, submitted) and owed ones
-        // it takes along right before it.
+        // A change given back tells in its own turn where it has one; those it proves (sent, submitted, a skipped
+        // queued) right before it.
         await writeAndTellWhile(
           told,
           true,
@@ -458,13 +404,6 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     },
     announce(changes) {
       for (const c of changes) for (const l of listeners) l(c);
-    },
-    owe(changes) {
-      for (const c of changes) {
-        if (!owedSteps.has(c.messageId) && owedSteps.size >= OWED_MAX) owedSteps.shift();
-        owedSteps.set(c.messageId, c);
-      }
-      scheduleOwed();
     },
     drain: () => events.drain(),
   };

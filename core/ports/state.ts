@@ -27,6 +27,17 @@ export interface StatusAdvance {
   onceSubmitted?: boolean;
 }
 
+/** What advanceStatusesNotingSkips answers for an advance: refused, applied, or applied where the message stood at `accepted`. */
+export const ADVANCE_REFUSED = 0;
+export const ADVANCE_APPLIED = 1;
+/**
+ * Applied to a message hot state had at `accepted`, and the status is one a message reaches only through its
+ * channel's queue (`sent`, `submitted`, `received`, `read`): its `queued` was never taken (hot state did not answer
+ * as it went to its channel), and whoever applied this tells it first.
+ */
+export const ADVANCE_SKIPPED_QUEUED = 2;
+export type AdvanceOutcome = typeof ADVANCE_REFUSED | typeof ADVANCE_APPLIED | typeof ADVANCE_SKIPPED_QUEUED;
+
 /** What an Idempotency-Key holds: the request it was first used for, and the answer once there is one. */
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -93,6 +104,8 @@ export interface HotState extends CarrierSnapshotState {
    * Returns, in order, whether each advance was applied.
    */
   advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]>;
+  /** As advanceStatuses, saying also which applied ones skipped `queued` (ADVANCE_SKIPPED_QUEUED). */
+  advanceStatusesNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]>;
   getStatus(id: string): Promise<StatusEntry | undefined>;
   /**
    * Carrier message id → our message id, for delivery-report correlation. A
