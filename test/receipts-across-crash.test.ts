@@ -55,6 +55,32 @@ describe('delivery receipts owed across a crash', () => {
     expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
   }, 300_000);
 
+  it('brings every accepted long message to a final status after kill -9 of hermod while receipts of its parts were still owed', async () => {
+    const { smsc, dataDir, env } = await start();
+    let hermod: HermodProcess = await startHermod({ dataDir, env });
+    let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    // Three UCS-2 parts each: some parts' receipts are answered before the kill, the rest of the same message's after.
+    const long = (i: number) => ({
+      destination: `+6422${String(i).padStart(6, '0')}`,
+      content: `Kia ora e te whānau! Hokona ngā hū i tēnei wiki — 50% te utu 👋🏽 #${i} `.repeat(3),
+    });
+    const load = runSmsLoad(() => client, { count: 1500, concurrency: 16, message: long });
+    while (load.accepted.length < 300) await new Promise((r) => setTimeout(r, 20));
+    const killedAt = Date.now();
+    await hermod.kill9();
+    await load.done;
+    client.close();
+    expect(smsc.submits().filter((s) => s.at > killedAt - RECEIPT_DELAY_MS).length).toBeGreaterThan(0);
+
+    hermod = await startHermod({ dataDir, env });
+    cleanup.push(() => hermod.stop());
+    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
+    cleanup.push(async () => client.close());
+    const report = await awaitFinalStatuses(client, load.accepted, 90_000);
+    expect(report.lost).toEqual([]);
+    expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
+  }, 300_000);
+
   it('brings every accepted message to a final status after kill -9 of the SMSC simulator while it owed receipts, once it is back', async () => {
     const { smsc, dataDir, env } = await start();
     const hermod = await startHermod({ dataDir, env });

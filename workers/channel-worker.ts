@@ -127,7 +127,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const report = (
     id: string,
     status: MessageStatus,
-    extra?: Pick<StatusUpdate, 'carrierId' | 'errorCode' | 'detail' | 'retryAt' | 'deferredSince'>,
+    extra?: Pick<StatusUpdate, 'carrierId' | 'partCarrierIds' | 'errorCode' | 'detail' | 'retryAt' | 'deferredSince'>,
   ): Promise<void> =>
     statuses.add({
       id,
@@ -135,6 +135,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       at: Date.now(),
       channel,
       carrierId: extra?.carrierId,
+      partCarrierIds: extra?.partCarrierIds,
       errorCode: extra?.errorCode,
       detail: extra?.detail,
       trace: activeTraceparent(),
@@ -259,7 +260,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         for (const carrierId of carrierIds) submittedOnTheWay.set(carrierId, submitted);
         try {
           await untilDone(() => state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id }))), 'store carrier ids', { id: job.id });
-          await report(job.id, 'submitted', { carrierId: carrierIds[0] ?? '', ...(detail ? { detail } : {}) });
+          await report(job.id, 'submitted', {
+            carrierId: carrierIds[0] ?? '',
+            ...(carrierIds.length > 1 ? { partCarrierIds: carrierIds.slice(1) } : {}),
+            ...(detail ? { detail } : {}),
+          });
         } finally {
           for (const carrierId of carrierIds) submittedOnTheWay.delete(carrierId);
           reported();

@@ -5,6 +5,7 @@ import type { MessageStatus } from '../domain/message-status';
 import type { ApplicationRecord } from '../ports/account-store';
 import type { History } from '../ports/history';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
+import { partRows } from '../ports/part-rows';
 import type { CampaignRecord, KeyedImport, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 import { referenceReportJson } from '../../test/support/report-json-reference';
@@ -253,6 +254,22 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         ]),
       );
       expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
+    });
+
+    it('finds a long message by any part’s carrier id, and shows only its own events and route, not its part rows', async () => {
+      const m = message();
+      await history.insertMessages([m], [accepted(m)]);
+      const submitted = { ...event(m, 'submitted', BASE + 2, { applicationId: '', carrierId: 'part-1', detail: 'route nz-mobile → carrier spark' }) };
+      await history.appendEvents([submitted, ...partRows(submitted, ['part-2', 'part-3'])]);
+
+      const found = await history.findMessageIdsByCarrierIds(['part-1', 'part-2', 'part-3']);
+      expect(found).toEqual(new Map(['part-1', 'part-2', 'part-3'].map((c) => [c, m.id])));
+      expect((await history.listEvents(m.id)).map((e) => [e.status, e.carrierId])).toEqual([
+        ['accepted', ''],
+        ['submitted', 'part-1'],
+      ]);
+      expect(await history.getMessageRoute(m.applicationId, m.id)).toEqual({ route: 'route nz-mobile → carrier spark', carrierId: 'part-1', at: BASE + 2 });
+      expect((await history.latestStatuses([m.id])).get(m.id)?.status).toBe('submitted');
     });
 
     it('finds the messages whose ids an Idempotency-Key made, accepted since a time, newest first, at most as many as asked', async () => {

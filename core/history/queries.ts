@@ -1,4 +1,5 @@
 import { HISTORY_TABLES } from './schema';
+import { PART_ROW_CODE } from '../ports/part-rows';
 
 /**
  * Every history read, as ClickHouse SQL with server-side `{name:Type}`
@@ -150,7 +151,8 @@ WHERE m.id = {id:String} AND m.application_id = {applicationId:String}
 LIMIT 1`;
 
 /**
- * Every status event of one message, oldest first (the operator console's journey).
+ * Every status event of one message, oldest first (the operator console's journey); a long message's part rows
+ * (part-rows.ts) are not its events.
  * Params: id String.
  */
 export const LIST_MESSAGE_EVENTS = `
@@ -162,7 +164,7 @@ SELECT
     carrier_id                     AS carrierId,
     error_code                     AS errorCode
 FROM ${events}
-WHERE message_id = {id:String}
+WHERE message_id = {id:String} AND error_code != '${PART_ROW_CODE}'
 ORDER BY at, stage
 LIMIT 1000`;
 
@@ -240,7 +242,7 @@ LIMIT {limit:UInt32}`;
 export const GET_MESSAGE_ROUTE = `
 SELECT detail, carrier_id AS carrierId, toUnixTimestamp64Milli(at) AS at
 FROM ${events}
-WHERE message_id = {id:String} AND status = 'submitted'
+WHERE message_id = {id:String} AND status = 'submitted' AND error_code != '${PART_ROW_CODE}'
   AND message_id IN (SELECT id FROM ${messages} WHERE id = {id:String} AND application_id = {applicationId:String})
 ORDER BY at DESC
 LIMIT 1`;

@@ -115,6 +115,7 @@ export function startStatusConsumer(deps: {
     at: u.at,
     detail: u.detail,
     carrierId: u.carrierId,
+    ...(u.partCarrierIds?.length ? { partCarrierIds: u.partCarrierIds } : {}),
     errorCode: u.errorCode,
     ...(waitForSubmit && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE ? { onceSubmitted: true } : {}),
   });

@@ -4,6 +4,7 @@ import { createMemoryState } from '../adapters/memory-state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { createStatusRecorder, type StatusChange } from './status-recorder';
 import { canAdvance, stageOf } from '../domain/message-status';
+import { PART_ROW_CODE } from '../ports/part-rows';
 
 const AT = 1_790_000_000_000;
 
@@ -302,6 +303,20 @@ describe('status recorder, telling in turn', () => {
     const started = Date.now();
     await recorder.record([of('m-ō', 'submitted', AT + 2)]);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe("a long message's submitted", () => {
+  it('keeps a part row for each part after the first, each with its carrier id, and tells the submitted once', async () => {
+    const { recorder, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1)]);
+    await recorder.record([{ ...change('submitted', AT + 20, 'smsc-1'), partCarrierIds: ['smsc-2', 'smsc-3'] }]);
+    expect(events.filter((e) => e.status === 'submitted').map((e) => [e.carrierId, e.detail, e.errorCode])).toEqual([
+      ['smsc-1', 'Kua tae atu — 已送达 ✅', ''],
+      ['smsc-2', 'part 2 of 3', PART_ROW_CODE],
+      ['smsc-3', 'part 3 of 3', PART_ROW_CODE],
+    ]);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'submitted']);
   });
 });
 

@@ -89,6 +89,7 @@ const statusArb: fc.Arbitrary<StatusUpdate> = fc.record(
     status: fc.constantFrom('accepted' as const, 'submitted' as const, 'received' as const, 'failed' as const),
     at: fc.integer({ min: 0, max: 4_102_444_800_000 }),
     carrierId: text,
+    partCarrierIds: fc.array(text, { maxLength: 9 }),
     errorCode: text,
     detail: text,
     channel: text,
@@ -105,6 +106,9 @@ describe('the bus contract between core and the workers', () => {
   it('round-trips jobs, status updates and inbound messages in any script, each marked version 1 on the wire', () => {
     expect(decodeJob(overTheWire(encodeJob(job)))).toEqual(job);
     expect(decodeStatus(overTheWire(encodeStatus(status)))).toEqual(status);
+    const longSubmitted: StatusUpdate = { ...status, status: 'submitted', carrierId: 'smsc:0001', partCarrierIds: ['smsc:0002', 'smsc:ā3'] };
+    expect(decodeStatus(overTheWire(encodeStatus(longSubmitted)))).toEqual(longSubmitted);
+    expect(decodeStatus(encodeStatus(longSubmitted))).toEqual(longSubmitted);
     expect(decodeInbound(overTheWire(encodeInbound(inbound)))).toEqual(inbound);
     for (const value of [encodeJob(job), encodeStatus(status), encodeInbound(inbound)]) expect(wire(value).v).toBe(1);
     const plain = { ...job, im: undefined, content: '🇳🇿'.repeat(500) };

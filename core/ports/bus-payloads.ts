@@ -57,6 +57,13 @@ export interface StatusUpdate {
   at: number;
   carrierId?: string;
   /**
+   * A long message's `submitted`: the carrier ids of its parts after the
+   * first (`carrierId`). History keeps each, so a receipt for any part still
+   * finds its message once hot state is lost (a kill -9 of core on the
+   * in-process state, a Redis flushed).
+   */
+  partCarrierIds?: string[];
+  /**
    * The carrier id as an earlier version kept it (as the carrier wrote it, not
    * as a number in its base), when that differs: a message it submitted is
    * found by this one.
@@ -131,6 +138,7 @@ const SCHEMAS = {
     status: { enum: MESSAGE_STATUSES },
     at: num,
     carrierId: str,
+    partCarrierIds: { type: 'array', items: str, maxItems: 255 },
     carrierIdAsWritten: str,
     errorCode: str,
     detail: str,
@@ -265,6 +273,7 @@ export const encodeStatus = (u: StatusUpdate): BusValue =>
     status: u.status,
     at: u.at,
     carrierId: u.carrierId,
+    partCarrierIds: u.partCarrierIds,
     carrierIdAsWritten: u.carrierIdAsWritten,
     errorCode: u.errorCode,
     detail: u.detail,
