@@ -19,3 +19,18 @@ describe('a request whose field fails its pattern', () => {
     }
   });
 });
+
+describe('an empty text field', () => {
+  it.each([
+    ['SMS Gateway v2', () => createValidator(SMS_V2_SCHEMAS)('SingleMessage', { destination: '+6421800001', content: '' })],
+    ['Gateway v1', () => createValidator(GATEWAY_V1_SCHEMAS)('Message', { destination: '+6421800001', content: '' })],
+  ])('is told once that it must not be empty on %s, not also that it is blank', (_name, validate) => {
+    expect(validate).toThrow(/^content: must not be empty$/);
+  });
+
+  it('is still told it is blank when it holds only spaces and a zero-width joiner', () => {
+    expect(() => createValidator(SMS_V2_SCHEMAS)('SingleMessage', { destination: '+6421800001', content: '  \u200d ' })).toThrow(
+      /^content: must not be blank: it holds only spaces, line breaks or invisible characters$/,
+    );
+  });
+});

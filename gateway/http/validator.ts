@@ -32,7 +32,7 @@ export function createValidator(components: Record<string, unknown>) {
       fieldPath(parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')),
     );
     if (valid && slips.length === 0) return value as T;
-    const fields = [...(valid ? [] : (fn.errors ?? []).map(describe)), ...slips];
+    const fields = [...(valid ? [] : withoutImplied((fn.errors ?? []).map(describe))), ...slips];
     const missing = !valid && (fn.errors ?? []).some((e) => e.keyword === 'required');
     throw new HermodError(missing ? 'missing_attrib' : 'invalid_attrib', fields.map((f) => `${f.field}: ${f.description}`).join('; '), { fields });
   };
@@ -50,6 +50,16 @@ export function fieldPath(pointer: string, field?: string): string {
     .reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
 }
 
+const EMPTY = 'must not be empty';
+
+/** An empty text is blank too: one problem said once, not also as the visible-character pattern. */
+function withoutImplied(problems: FieldProblem[]): FieldProblem[] {
+  const empty = new Set(problems.filter((p) => p.description === EMPTY).map((p) => p.field));
+  if (empty.size === 0) return problems;
+  const blank = PATTERNS_SAID[VISIBLE_TEXT];
+  return problems.filter((p) => !(p.description === blank && empty.has(p.field)));
+}
+
 function describe(e: ErrorObject): FieldProblem {
   const path = fieldPath(e.instancePath);
   if (e.keyword === 'required') {
@@ -60,7 +70,7 @@ function describe(e: ErrorObject): FieldProblem {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
     return { field: fieldPath(e.instancePath, prop), description: 'is not a known field' };
   }
-  if (e.keyword === 'minLength' && (e.params as { limit: number }).limit === 1) return { field: path || '(body)', description: 'must not be empty' };
+  if (e.keyword === 'minLength' && (e.params as { limit: number }).limit === 1) return { field: path || '(body)', description: EMPTY };
   if (e.keyword === 'pattern') {
     const said = PATTERNS_SAID[(e.params as { pattern: string }).pattern];
     if (said) return { field: path || '(body)', description: said };
