@@ -411,6 +411,10 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
       delivery_attempts: [{ channel: 'wab' }],
     });
     await settles(id, 'failed', ['accepted', 'failed']);
+    // Why, in Meta's words beside its code, as an SMS failure gives its SMPP error's.
+    expect(callbacksOf(id).find((c) => c.channel === 'wab' && c.status === 'failed')).toMatchObject({
+      reason: '131026: Message undeliverable (Message could not be delivered)',
+    });
   });
 
   it('counts an attempt with no address for its channel as failed in hermod_im_attempts_total, not as a late report', async () => {

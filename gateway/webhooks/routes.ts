@@ -72,7 +72,7 @@ export function webhookRouter(deps: { im: ImClient; log: Logger; carriers: Recor
     if (reports.length > 0) {
       await deps.im.reportCarrierEvents({
         channel,
-        events: reports.map((r) => ({ carrierId: r.carrierId, status: r.status, at: r.at, errorCode: r.errorCode, detail: '' })),
+        events: reports.map((r) => ({ carrierId: r.carrierId, status: r.status, at: r.at, errorCode: r.errorCode, detail: r.detail ?? '' })),
       });
     }
     ctx.status = 200;

@@ -9,6 +9,8 @@ export interface WebhookReport {
   status: ReportedStatus;
   at: number;
   errorCode: string;
+  /** What the carrier said of a failure, in words, its code first ('131026: Message undeliverable'); '' when it said nothing. */
+  detail?: string;
 }
 
 /** One message from a handset in a webhook body (an MO): who sent it, to which business address, what it says, when, and the carrier's id of it. */

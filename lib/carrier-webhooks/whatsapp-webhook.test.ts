@@ -20,7 +20,7 @@ describe('WhatsApp webhook parsing', () => {
       { carrierId: 'wamid.1', status: 'sent', at: 1_700_000_000_000, errorCode: '' },
       { carrierId: 'wamid.1', status: 'received', at: 1_700_000_001_000, errorCode: '' },
       { carrierId: 'wamid.1', status: 'read', at: 1_700_000_002_000, errorCode: '' },
-      { carrierId: 'wamid.2', status: 'failed', at: 1_700_000_003_000, errorCode: '131026' },
+      { carrierId: 'wamid.2', status: 'failed', at: 1_700_000_003_000, errorCode: '131026', detail: '131026: Message undeliverable' },
     ]);
   });
 

@@ -31,12 +31,14 @@ export const whatsAppWebhook: WebhookHandler = {
           const status = typeof s.status === 'string' ? STATUS.get(s.status) : undefined;
           if (!status || typeof s.id !== 'string' || !s.id) continue;
           const seconds = Number(s.timestamp);
-          const code = status === 'failed' ? records(s.errors)[0]?.code : undefined;
+          const error = status === 'failed' ? records(s.errors)[0] : undefined;
+          const code = error?.code === undefined || error.code === null ? '' : String(error.code);
           reports.push({
             carrierId: s.id,
             status,
             at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(),
-            errorCode: code === undefined || code === null ? '' : String(code),
+            errorCode: code,
+            ...(error ? { detail: failureDetail(code, error) } : {}),
           });
         }
       }
@@ -44,6 +46,15 @@ export const whatsAppWebhook: WebhookHandler = {
     return reports;
   },
 };
+
+/** Meta's words for a failure, its code first: '131026: Message undeliverable (Message could not be delivered)'. */
+function failureDetail(code: string, error: Record<string, unknown>): string {
+  const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+  const title = text(error.title) || text(error.message);
+  const details = isRecord(error.error_data) ? text(error.error_data.details) : '';
+  const words = [title, details && details !== title ? `(${details})` : ''].filter(Boolean).join(' ');
+  return [code, words].filter(Boolean).join(': ');
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const records = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isRecord) : []);
