@@ -238,7 +238,7 @@ describe('status consumer', () => {
         .map((line) => JSON.parse(line).carrierId),
     ).toEqual(['smsc:still-held-ō']);
     // Given up in its turn, it leaves the file as well.
-    await eventually(() => dropped().some((s) => (s.fields?.carrierIds as string[]).includes('smsc:still-held-ō')), 5000);
+    await eventually(() => dropped().some((s) => ((s.fields?.carrierIds as string[] | undefined) ?? []).includes('smsc:still-held-ō')), 5000);
     await eventually(() => fs.readFileSync(heldFile.path, 'utf8') === '', 5000);
     expect(dropped()).toEqual([
       {
