@@ -88,12 +88,21 @@ const send = (channel: string, destination: string, content: string): NewMessage
   via: 'sms_v2',
 });
 
-/** History that stores nothing but keeps the status events written to it. */
+/** History that stores no message but keeps the status events written to it (after `accepted`), and reads the latest. */
 function historyKeepingEvents() {
   const events: StatusEvent[] = [];
+  const all: StatusEvent[] = [];
   const history = {
-    insertMessages: async () => undefined,
-    appendEvents: async (batch: readonly StatusEvent[]) => void events.push(...batch),
+    insertMessages: async (_records: readonly MessageRecord[], accepted: readonly StatusEvent[] = []) => void all.push(...accepted),
+    appendEvents: async (batch: readonly StatusEvent[]) => {
+      events.push(...batch);
+      all.push(...batch);
+    },
+    latestStatuses: async (ids: readonly string[]) => {
+      const latest = new Map<string, { status: StatusEvent['status']; at: number }>();
+      for (const e of all) if (ids.includes(e.messageId)) latest.set(e.messageId, { status: e.status, at: e.at });
+      return latest;
+    },
   } as unknown as MessageHistory;
   return { history, events };
 }
@@ -388,6 +397,28 @@ describe('the queued status when hot state is away as the message is handed over
     await intake.drain();
     for (const id of ids) expect(told.filter((t) => t.id === id).map((t) => t.status)).toEqual(['accepted', 'queued', 'sent']);
     for (const id of ids) expect(events.filter((e) => e.messageId === id).map((e) => e.status)).toEqual(['queued', 'sent']);
+  });
+
+  it('records queued again when hot state took it but its answer was lost (a command timeout in a Redis stall)', async () => {
+    const state = createMemoryState();
+    const noting = state.advanceStatusesNotingSkips.bind(state);
+    let lostAnswers = 1;
+    state.advanceStatusesNotingSkips = async (advances) => {
+      const outcomes = await noting(advances);
+      if (advances.some((a) => a.status === 'queued') && lostAnswers-- > 0) throw new HermodError('unavailable', 'hot state: Command timed out');
+      return outcomes;
+    };
+    const { history, events } = historyKeepingEvents();
+    const recorder = createStatusRecorder({ history, state, lostCheckMs: 10 });
+    const told: string[] = [];
+    recorder.onApplied((c) => told.push(c.status));
+    const bus = { publish: async () => undefined } as unknown as Bus;
+    const intake = createMessageIntake({ history, state, bus, recorder, recent: createRecentMessages(), numericIds: () => 1, dispatchRetryMs: 10 });
+    await intake.accept([send('sms', '+64211234574', 'Kia ora — he karere roa 📨')]);
+    await until(() => told.includes('queued'), 5000);
+    await intake.drain();
+    expect(told).toEqual(['accepted', 'queued']);
+    expect(events.map((e) => e.status)).toEqual(['queued']);
   });
 
   it("tells queued before sent on the core that applies the sent, when another core's intake could not record it", async () => {

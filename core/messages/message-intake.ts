@@ -314,6 +314,48 @@ export function createMessageIntake(deps: {
     };
   })();
 
+  /**
+   * `queued` records of handed-over messages that failed (hot state did not answer), tried again until it does: a
+   * `queued` Redis applied whose answer was lost (a command timeout in a stall) is then refused and given back from
+   * history by the recorder, and one it never took is told before the message's next status by whoever applies it.
+   */
+  const queuedAgain = (() => {
+    const waiting = new Map<string, StatusChange>();
+    let timer: NodeJS.Timeout | undefined;
+    let failures = 0;
+    const schedule = (): void => {
+      if (timer || waiting.size === 0 || draining) return;
+      timer = setTimeout(() => void tryAgain(), Math.min(MAX_RETRY_MS, 200 * 2 ** failures));
+      timer.unref();
+    };
+    const tryAgain = async (): Promise<void> => {
+      timer = undefined;
+      const batch = [...waiting.values()].slice(0, MAX_QUEUED_AGAIN_BATCH);
+      try {
+        await deps.recorder.record(batch);
+        for (const c of batch) if (waiting.get(c.messageId) === c) waiting.delete(c.messageId);
+        failures = 0;
+      } catch {
+        failures += 1;
+      }
+      schedule();
+    };
+    return {
+      add(changes: readonly StatusChange[]): void {
+        for (const c of changes) {
+          // Bounded: beyond it, the oldest is left to the next status's skip (Redis says it skipped `queued`).
+          if (!waiting.has(c.messageId) && waiting.size >= MAX_QUEUED_AGAIN) waiting.delete(waiting.keys().next().value!);
+          waiting.set(c.messageId, c);
+        }
+        schedule();
+      },
+      stop(): void {
+        if (timer) clearTimeout(timer);
+        timer = undefined;
+      },
+    };
+  })();
+
   /** Records whose `queued` was recorded (at their first hand-off attempt). */
   const queuedOnce = new WeakSet<MessageRecord>();
 
@@ -364,12 +406,16 @@ export function createMessageIntake(deps: {
     }
     await queued;
     if (notQueued) {
-      // Those on their topic are not sent again for it: whichever core applies their next status (hot state says it
-      // skipped `queued`) writes and tells `queued` first. The others' is recorded with their next hand-off.
+      // Those on their topic are not sent again for it: their `queued` is tried again (queuedAgain), and whichever
+      // core applies their next status first (hot state says it skipped `queued`) writes and tells it before that.
+      // The others' is recorded with their next hand-off.
       const notSent = new Set(unsent);
       const published = first.filter((r) => !notSent.has(r));
       for (const r of published) queuedOnce.add(r);
-      if (published.length > 0) unqueuedWarning.add(published.length, notQueued.err);
+      if (published.length > 0) {
+        queuedAgain.add(published.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
+        unqueuedWarning.add(published.length, notQueued.err);
+      }
     }
     if (failed) throw new UnsentRecords(unsent, failed.err);
   };
@@ -617,6 +663,7 @@ export function createMessageIntake(deps: {
     hotStateLost: () => storedKeyed.reopen(),
     async drain() {
       draining = true;
+      queuedAgain.stop();
       wake?.();
       scheduler.stop();
       untrackScheduler();
@@ -627,6 +674,9 @@ export function createMessageIntake(deps: {
 }
 
 const MAX_RETRY_MS = 5000;
+/** `queued` records tried again at once, and kept at most (a hot-state outage under load meets every hand-off). */
+const MAX_QUEUED_AGAIN_BATCH = 5000;
+const MAX_QUEUED_AGAIN = 100_000;
 /** Most messages in one hand-off: one publish per channel and partition stays well under Kafka's 1 MB request. */
 const MAX_HANDOFF = 10_000;
 

@@ -48,6 +48,30 @@ describe('status consumer', () => {
     expect(queries.length).toBeLessThanOrEqual(8);
   });
 
+  it("passes a long message's other parts' carrier ids on to the recorder with its submitted, for history to keep", async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    const history = { latestStatuses: async () => new Map() } as unknown as MessageHistory;
+    const recorded: StatusChange[] = [];
+    const recorder = { record: async (changes: readonly StatusChange[]) => (recorded.push(...changes), changes.map(() => true)) } as unknown as StatusRecorder;
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    await bus.publish(topicName('status'), [
+      {
+        key: 'message-1',
+        value: encodeStatus({
+          id: 'message-1',
+          carrierId: 'smsc:ā1',
+          partCarrierIds: ['smsc:ā2', 'smsc:ā3'],
+          status: 'submitted',
+          at: 1_700_000_000_000,
+          channel: 'sms',
+        }),
+      },
+    ]);
+    await eventually(() => recorded.length === 1);
+    expect(recorded[0]).toMatchObject({ messageId: 'message-1', status: 'submitted', carrierId: 'smsc:ā1', partCarrierIds: ['smsc:ā2', 'smsc:ā3'] });
+  });
+
   it("looks up receipts of carrier ids nobody knows (another system's, redelivered) less and less often, and matches a new one meanwhile", async () => {
     const bus = createMemoryBus({ partitions: 2 });
     const state = createMemoryState();

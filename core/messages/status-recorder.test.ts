@@ -320,6 +320,23 @@ describe("a long message's submitted", () => {
   });
 });
 
+describe('a queued that hot state forgot', () => {
+  it('is not told again when a Redis restored from an older snapshot has the message back at accepted', async () => {
+    const { history, events } = keptHistory();
+    const before = createStatusRecorder({ history, state: createMemoryState() });
+    await before.record([change('accepted', AT), change('queued', AT + 1)]);
+    // The snapshot: taken after accepted, before queued.
+    const restored = createMemoryState();
+    await restored.advanceStatuses([{ id: 'm-1', status: 'accepted', at: AT }]);
+    const recorder = createStatusRecorder({ history, state: restored });
+    const heard: string[] = [];
+    recorder.onApplied((c) => heard.push(c.status));
+    await recorder.record([change('sent', AT + 10)]);
+    expect(heard).toEqual(['sent']);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent']);
+  });
+});
+
 describe('a queued that hot state never took', () => {
   it('is written and told right before the next status of a message hot state has at accepted, by any core, once, in any order of reports', async () => {
     const next = fc.constantFrom('sent', 'submitted', 'received', 'read', 'blocked', 'rejected', 'failed', 'expired') satisfies fc.Arbitrary<

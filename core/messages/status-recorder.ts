@@ -338,6 +338,26 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     return along;
   }
 
+  /**
+   * Skipped `queued` ones history does not hold yet: a Redis restored from an older snapshot, or a replica promoted
+   * before it had them, forgot a `queued` that was written and told; told again it would be a second callback. One
+   * history query, only where a skip was seen (rare); should it fail, they are told (a callback at least once).
+   */
+  async function notInHistory(along: Map<number, StatusChange>): Promise<Map<number, StatusChange>> {
+    if (along.size === 0) return along;
+    let inHistory: Map<string, { status: MessageStatus }>;
+    try {
+      inHistory = await deps.history.latestStatuses([...new Set([...along.values()].map((c) => c.messageId))]);
+    } catch {
+      return along;
+    }
+    for (const [i, c] of along) {
+      const h = inHistory.get(c.messageId);
+      if (h && stageOf(h.status) >= QUEUED_STAGE) along.delete(i);
+    }
+    return along;
+  }
+
   const recorder: StatusRecorder = {
     async record(changes) {
       if (changes.length === 0) return [];
@@ -347,7 +367,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       const applied = outcomes.map((o) => o !== ADVANCE_REFUSED);
       // In the order hot state answered: no await between its answer and these.
       const turns = changes.map((c, i) => (applied[i] ? turnOf(c.messageId) : undefined));
-      const along = skippedQueued(changes, outcomes);
+      const along = await notInHistory(skippedQueued(changes, outcomes));
       const writeAndTellWhile = async (
         which: readonly boolean[],
         withLate: boolean,
