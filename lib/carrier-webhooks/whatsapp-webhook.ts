@@ -52,7 +52,8 @@ function failureDetail(code: string, error: Record<string, unknown>): string {
   const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
   const title = text(error.title) || text(error.message);
   const details = isRecord(error.error_data) ? text(error.error_data.details) : '';
-  const words = [title, details && details !== title ? `(${details})` : ''].filter(Boolean).join(' ');
+  const same = (a: string, b: string): boolean => a.replace(/[.!]+$/, '').toLowerCase() === b.replace(/[.!]+$/, '').toLowerCase();
+  const words = [title, details && !same(details, title) ? `(${details})` : ''].filter(Boolean).join(' ');
   return [code, words].filter(Boolean).join(': ');
 }
 

@@ -58,7 +58,8 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
       { carrierId: wamid, status: 'sent', at: 1_750_263_773_000, errorCode: '' },
       { carrierId: wamid, status: 'received', at: 1_750_263_774_000, errorCode: '' },
       { carrierId: wamid, status: 'read', at: 1_750_263_775_000, errorCode: '' },
-      { carrierId: wamid, status: 'failed', at: 1_750_263_776_000, errorCode: '131026' },
+      // Meta's words beside the code, its details left out where they only repeat the title ('Message Undeliverable.').
+      { carrierId: wamid, status: 'failed', at: 1_750_263_776_000, errorCode: '131026', detail: '131026: Message undeliverable' },
     ]);
     for (const b of [wa.STATUS_SENT, wa.STATUS_FAILED]) expect(whatsAppWebhook.inbound?.(b)).toEqual([]);
   });
