@@ -33,12 +33,16 @@ describe('delivery receipts owed across a crash', () => {
 
   const message = (i: number) => ({ destination: `+6421${String(i).padStart(6, '0')}`, content: `Kia ora, e hoa mā — tēnā koe #${i}` });
 
-  it('brings every accepted message to a final status after kill -9 of hermod while receipts were still owed', async () => {
+  /**
+   * Sends `count` messages, kills hermod (kill -9) once `killAfter` are accepted while the carrier still owes
+   * receipts, starts it again and expects every accepted message to reach a final status.
+   */
+  async function killedWhileReceiptsOwed(count: number, killAfter: number, message: (i: number) => { destination: string; content: string }) {
     const { smsc, dataDir, env } = await start();
     let hermod: HermodProcess = await startHermod({ dataDir, env });
     let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-    const load = runSmsLoad(() => client, { count: 5000, concurrency: 16, message });
-    while (load.accepted.length < 400) await new Promise((r) => setTimeout(r, 20));
+    const load = runSmsLoad(() => client, { count, concurrency: 16, message });
+    while (load.accepted.length < killAfter) await new Promise((r) => setTimeout(r, 20));
     const killedAt = Date.now();
     await hermod.kill9();
     await load.done;
@@ -53,32 +57,18 @@ describe('delivery receipts owed across a crash', () => {
     const report = await awaitFinalStatuses(client, load.accepted, 90_000);
     expect(report.lost).toEqual([]);
     expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
+  }
+
+  it('brings every accepted message to a final status after kill -9 of hermod while receipts were still owed', async () => {
+    await killedWhileReceiptsOwed(5000, 400, message);
   }, 300_000);
 
   it('brings every accepted long message to a final status after kill -9 of hermod while receipts of its parts were still owed', async () => {
-    const { smsc, dataDir, env } = await start();
-    let hermod: HermodProcess = await startHermod({ dataDir, env });
-    let client: Client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
     // Three UCS-2 parts each: some parts' receipts are answered before the kill, the rest of the same message's after.
-    const long = (i: number) => ({
+    await killedWhileReceiptsOwed(1500, 300, (i) => ({
       destination: `+6422${String(i).padStart(6, '0')}`,
       content: `Kia ora e te whānau! Hokona ngā hū i tēnei wiki — 50% te utu 👋🏽 #${i} `.repeat(3),
-    });
-    const load = runSmsLoad(() => client, { count: 1500, concurrency: 16, message: long });
-    while (load.accepted.length < 300) await new Promise((r) => setTimeout(r, 20));
-    const killedAt = Date.now();
-    await hermod.kill9();
-    await load.done;
-    client.close();
-    expect(smsc.submits().filter((s) => s.at > killedAt - RECEIPT_DELAY_MS).length).toBeGreaterThan(0);
-
-    hermod = await startHermod({ dataDir, env });
-    cleanup.push(() => hermod.stop());
-    client = createClient(hermod.baseUrl, hermod.ca(), { user: 'acme', pass: 'secret' });
-    cleanup.push(async () => client.close());
-    const report = await awaitFinalStatuses(client, load.accepted, 90_000);
-    expect(report.lost).toEqual([]);
-    expect(explainWithoutFinal(report, load.accepted, smsc)).toEqual([]);
+    }));
   }, 300_000);
 
   it('brings every accepted message to a final status after kill -9 of the SMSC simulator while it owed receipts, once it is back', async () => {
