@@ -4,6 +4,10 @@ import { publishInParts } from '../ports/publish-in-parts';
 import { encodeStatus } from '../ports/bus-payloads';
 import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import type { RecentMessages } from './recent-messages';
+import type { HotState } from '../ports/state';
+import { stageOf } from '../domain/message-status';
+
+const SENT_STAGE = stageOf('sent');
 
 /** Channels where the handset answers in the same conversation it was written to, so a reply proves the message was read. */
 const CONVERSATION_CHANNELS = new Set(['wab']);
@@ -17,7 +21,7 @@ const CONVERSATION_CHANNELS = new Set(['wab']);
  * receipt. A reply to a message of another channel (an SMS) changes nothing.
  */
 export async function markRepliedRead(
-  deps: { bus: Bus; history: MessageHistory; recent: RecentMessages },
+  deps: { bus: Bus; history: MessageHistory; recent: RecentMessages; state: Pick<HotState, 'getStatus'> },
   replies: readonly Pick<MessageRecord, 'channel' | 'applicationId' | 'replyTo' | 'acceptedAt'>[],
 ): Promise<number> {
   const answered = await Promise.all(
@@ -28,7 +32,15 @@ export async function markRepliedRead(
         return m && m.direction === 'MT' && m.channel === r.channel ? { id: m.id, channel: m.channel, at: r.acceptedAt } : undefined;
       }),
   );
-  const read = answered.filter((a) => a !== undefined);
+  const found = answered.filter((a) => a !== undefined);
+  // One still waiting to go to WhatsApp (hot state has it before `sent`) is not what the handset answered: the reply
+  // came in the moment between its routing and its hand-over, and answers an earlier message. Read, it would end its
+  // attempt, fallback and all, before it was sent. (Unknown to hot state, after a loss: taken as answered.)
+  const statuses = await Promise.all(found.map((a) => deps.state.getStatus(a.id)));
+  const read = found.filter((_, i) => {
+    const status = statuses[i]?.status;
+    return status === undefined || stageOf(status) >= SENT_STAGE;
+  });
   if (read.length === 0) return 0;
   await publishInParts(
     deps.bus,
