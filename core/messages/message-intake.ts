@@ -285,11 +285,9 @@ export function createMessageIntake(deps: {
     const notYet = records.filter((r) => r.scheduledAt > now);
     if (notYet.length > 0) {
       scheduler.add(notYet);
-      // The scheduler holds them now and hands them over at their time, recording `queued` again then: one that
-      // failed now is recorded then, or told before their next status if hot state does not answer then either.
-      await deps.recorder
-        .record(notYet.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })))
-        .catch((err: unknown) => unqueuedWarning.add(notYet.length, err));
+      // The scheduler holds them now and hands them over at their time.
+      const queued = notYet.map((r): StatusChange => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now }));
+      await deps.recorder.record(queued).catch(() => recordQueuedAgain(queued));
     }
     if (due.length > 0) await publish(due);
   };
@@ -299,62 +297,19 @@ export function createMessageIntake(deps: {
       records.map((r) => ({ handset: r.destination, messageId: r.id, applicationId: r.applicationId, source: replyAddressKey(r.source || r.mask) })),
     );
 
-  /** One line every 5 s at most while hot state does not answer (every hand-off batch meets it). */
-  const unqueuedWarning = (() => {
-    let since = 0;
-    let messages = 0;
-    return {
-      add(n: number, err: unknown): void {
-        messages += n;
-        if (Date.now() - since < 5000) return;
-        since = Date.now();
-        log.warn('could not record the queued status of messages; it is told before their next status', { err, messages });
-        messages = 0;
-      },
-    };
-  })();
-
   /**
-   * `queued` records of handed-over messages that failed (hot state did not answer), tried again until it does: a
-   * `queued` Redis applied whose answer was lost (a command timeout in a stall) is then refused and given back from
-   * history by the recorder, and one it never took is told before the message's next status by whoever applies it.
+   * `queued` records that failed (hot state did not answer), tried again until it does: a `queued` Redis applied
+   * whose answer was lost (a command timeout in a stall) is then refused and given back from history by the
+   * recorder, and where the message's next status comes first, whoever applies it tells `queued` before it (hot
+   * state says it was skipped).
    */
-  const queuedAgain = (() => {
-    const waiting = new Map<string, StatusChange>();
-    let timer: NodeJS.Timeout | undefined;
-    let failures = 0;
-    const schedule = (): void => {
-      if (timer || waiting.size === 0 || draining) return;
-      timer = setTimeout(() => void tryAgain(), Math.min(MAX_RETRY_MS, 200 * 2 ** failures));
-      timer.unref();
-    };
-    const tryAgain = async (): Promise<void> => {
-      timer = undefined;
-      const batch = [...waiting.values()].slice(0, MAX_QUEUED_AGAIN_BATCH);
-      try {
-        await deps.recorder.record(batch);
-        for (const c of batch) if (waiting.get(c.messageId) === c) waiting.delete(c.messageId);
-        failures = 0;
-      } catch {
-        failures += 1;
-      }
-      schedule();
-    };
-    return {
-      add(changes: readonly StatusChange[]): void {
-        for (const c of changes) {
-          // Bounded: beyond it, the oldest is left to the next status's skip (Redis says it skipped `queued`).
-          if (!waiting.has(c.messageId) && waiting.size >= MAX_QUEUED_AGAIN) waiting.delete(waiting.keys().next().value!);
-          waiting.set(c.messageId, c);
-        }
-        schedule();
-      },
-      stop(): void {
-        if (timer) clearTimeout(timer);
-        timer = undefined;
-      },
-    };
-  })();
+  const recordQueuedAgain = (changes: readonly StatusChange[]): void =>
+    void retryUntilDone(() => deps.recorder.record(changes), {
+      what: 'record the queued status of messages',
+      log,
+      fields: { messages: changes.length },
+      giveUp: () => draining,
+    }).catch(() => undefined);
 
   /** Records whose `queued` was recorded (at their first hand-off attempt). */
   const queuedOnce = new WeakSet<MessageRecord>();
@@ -377,7 +332,7 @@ export function createMessageIntake(deps: {
     let failed: { err: unknown } | undefined;
     const first = records.filter((r) => !queuedOnce.has(r));
     const now = Date.now();
-    let notQueued: { err: unknown } | undefined;
+    let notQueued = false;
     // Hot state takes the step as record() starts, before the publish below is sent.
     const queued =
       first.length === 0
@@ -387,7 +342,7 @@ export function createMessageIntake(deps: {
             () => {
               for (const r of first) queuedOnce.add(r);
             },
-            (err: unknown) => void (notQueued = { err }),
+            () => void (notQueued = true),
           );
     const byChannel = new Map<string, MessageRecord[]>();
     for (const r of records) {
@@ -406,16 +361,13 @@ export function createMessageIntake(deps: {
     }
     await queued;
     if (notQueued) {
-      // Those on their topic are not sent again for it: their `queued` is tried again (queuedAgain), and whichever
-      // core applies their next status first (hot state says it skipped `queued`) writes and tells it before that.
-      // The others' is recorded with their next hand-off.
+      // Those on their topic are not sent again for it: their `queued` is tried again. The others' is recorded with
+      // their next hand-off.
       const notSent = new Set(unsent);
       const published = first.filter((r) => !notSent.has(r));
       for (const r of published) queuedOnce.add(r);
-      if (published.length > 0) {
-        queuedAgain.add(published.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
-        unqueuedWarning.add(published.length, notQueued.err);
-      }
+      if (published.length > 0)
+        recordQueuedAgain(published.map((r) => ({ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: 'queued', at: now })));
     }
     if (failed) throw new UnsentRecords(unsent, failed.err);
   };
@@ -663,7 +615,6 @@ export function createMessageIntake(deps: {
     hotStateLost: () => storedKeyed.reopen(),
     async drain() {
       draining = true;
-      queuedAgain.stop();
       wake?.();
       scheduler.stop();
       untrackScheduler();
@@ -674,9 +625,6 @@ export function createMessageIntake(deps: {
 }
 
 const MAX_RETRY_MS = 5000;
-/** `queued` records tried again at once, and kept at most (a hot-state outage under load meets every hand-off). */
-const MAX_QUEUED_AGAIN_BATCH = 5000;
-const MAX_QUEUED_AGAIN = 100_000;
 /** Most messages in one hand-off: one publish per channel and partition stays well under Kafka's 1 MB request. */
 const MAX_HANDOFF = 10_000;
 

@@ -220,9 +220,9 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     /** The index in `changes` each entry of `all` comes from. */
     const from: number[] = [];
     changes.forEach((c, i) => {
-      const owed = along.get(i);
-      if (owed) {
-        all.push(owed);
+      const skipped = along.get(i);
+      if (skipped) {
+        all.push(skipped);
         told.push(true);
         from.push(i);
       }
@@ -358,7 +358,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     return along;
   }
 
-  const recorder: StatusRecorder = {
+  return {
     async record(changes) {
       if (changes.length === 0) return [];
       const outcomes = await deps.state.advanceStatusesNotingSkips(
@@ -432,5 +432,4 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     },
     drain: () => events.drain(),
   };
-  return recorder;
 }
