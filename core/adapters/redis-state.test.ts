@@ -63,12 +63,13 @@ describe('Redis hot state', () => {
 
   it('decides every move exactly as canAdvance does (the stage table in the script matches the domain)', async () => {
     const s = state(freshPrefix());
-    const pairs: { current: MessageStatus; next: MessageStatus; id: string }[] = [];
-    for (const current of MESSAGE_STATUSES) for (const next of MESSAGE_STATUSES) pairs.push({ current, next, id: unique('m') });
-    await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1 })));
-    const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2 })));
+    const pairs: { current: MessageStatus; next: MessageStatus; channel: string | undefined; id: string }[] = [];
+    for (const channel of ['sms', 'email', 'im', 'whatsapp', undefined])
+      for (const current of MESSAGE_STATUSES) for (const next of MESSAGE_STATUSES) pairs.push({ current, next, channel, id: unique('m') });
+    await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1, channel: p.channel })));
+    const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2, channel: p.channel })));
     pairs.forEach((p, i) => {
-      expect(applied[i], `${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next));
+      expect(applied[i], `${p.channel}: ${p.current} → ${p.next}`).toBe(canAdvance(p.current, p.next, p.channel));
     });
   });
 

@@ -1,6 +1,6 @@
 import { handsetKey } from '../domain/handset-key';
 import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
-import { isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, THROUGH_QUEUE, type MessageStatus } from '../domain/message-status';
+import { failsAfterReceived, isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, THROUGH_QUEUE, type MessageStatus } from '../domain/message-status';
 import type { AdvanceOutcome, HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { ADVANCE_REFUSED } from '../ports/state';
 import { HermodError } from '../../lib/errors';
@@ -73,14 +73,16 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
 /**
  * KEYS[1] status key, KEYS[2..] the message's other keys (same hash slot);
  * ARGV: status, at, ttl seconds, ttl seconds once final, '1' when it applies
- * only once the message reached `submitted` (a carrier's report on its submit).
+ * only once the message reached `submitted` (a carrier's report on its submit),
+ * '1' when `failed` may follow `received` on the message's channel (failsAfterReceived).
  * Returns 0 when refused, 1 when applied, 2 when applied to a message at
  * `accepted` with a status reached only through its channel's queue (its
  * `queued` was never taken: ADVANCE_SKIPPED_QUEUED).
  * A final status keeps the message in hot state only briefly (late duplicate
  * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
- * or any non-final stage; `failed` follows `received` (a late bounce);
+ * or any non-final stage; `failed` follows `received` where ARGV[6] says so
+ * (an e-mail's bounce);
  * otherwise only a strictly later stage applies.
  */
 const ADVANCE_LUA = `
@@ -97,8 +99,8 @@ if current then
     if curStatus == 'read' then return 0 end
     if nextStatus == 'read' then
       if not (curStatus == 'received' or curStage < 4) then return 0 end
-    elseif nextStatus == 'failed' and curStatus == 'received' then
-      -- a carrier's failure after its acceptance (a late bounce) applies
+    elseif nextStatus == 'failed' and curStatus == 'received' and ARGV[6] == '1' then
+      -- an e-mail's bounce after its relay took it applies
     elseif nextStage <= curStage then
       return 0
     end
@@ -174,6 +176,7 @@ interface ScriptedClient {
     ttl: number,
     finalTtl: number,
     onceSubmitted: '0' | '1',
+    failsAfterReceived: '0' | '1',
   ): Promise<number>;
   hermodTakeRate(key: string, limit: number, wanted: number): Promise<[number, number]>;
   hermodDeliveredWhole(submittedKey: string, partsKey: string, carrierId: string, ttlSeconds: number): Promise<number>;
@@ -279,6 +282,7 @@ export function createRedisState(options: RedisStateOptions): HotState {
             ttlSeconds,
             hasHashedMark(a.id) ? keyedFinalTtlSeconds : finalTtlSeconds,
             a.onceSubmitted ? '1' : '0',
+            failsAfterReceived(a.channel) ? '1' : '0',
           ),
       ),
     );

@@ -96,12 +96,22 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getStatus(id)).toEqual({ status: 'submitted', at: 1 });
     });
 
-    it('turns a received message failed when the carrier reports a failure later (an e-mail bounce after the relay took it)', async () => {
+    it('turns a received e-mail failed when its bounce comes later (the relay took it, the recipient’s server did not)', async () => {
       const id = unique('msg');
-      await state.advanceStatuses([{ id, status: 'received', at: 1 }]);
-      expect(await state.advanceStatuses([{ id, status: 'failed', at: 2 }])).toEqual([true]);
+      await state.advanceStatuses([{ id, status: 'received', at: 1, channel: 'email' }]);
+      expect(await state.advanceStatuses([{ id, status: 'failed', at: 2, channel: 'email' }])).toEqual([true]);
       expect(await state.getStatus(id)).toEqual({ status: 'failed', at: 2 });
-      expect(await state.advanceStatuses([{ id, status: 'received', at: 3 }])).toEqual([false]);
+      expect(await state.advanceStatuses([{ id, status: 'received', at: 3, channel: 'email' }])).toEqual([false]);
+    });
+
+    it('keeps a received SMS, WhatsApp or RCS message received when a failure report for it comes later (a carrier’s second, conflicting receipt)', async () => {
+      for (const channel of ['sms', 'whatsapp', 'rcs', 'mms', undefined]) {
+        const id = unique(`msg-${channel}`);
+        await state.advanceStatuses([{ id, status: 'received', at: 1, channel }]);
+        expect(await state.advanceStatuses([{ id, status: 'failed', at: 2, channel, carrierId: 'c-tēnā-✅', onceSubmitted: true }]), channel).toEqual([false]);
+        expect(await state.advanceStatuses([{ id, status: 'failed', at: 3, channel }]), channel).toEqual([false]);
+        expect(await state.getStatus(id), channel).toEqual({ status: 'received', at: 1 });
+      }
     });
 
     it('does not move between final statuses', async () => {

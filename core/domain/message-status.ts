@@ -2,9 +2,11 @@
  * Message statuses (SMS Gateway v2 vocabulary plus `read`) and their order.
  * A message only ever moves to a later stage; all failure states and
  * `received` share the final stage, and `read` comes after `received`. One
- * move within the final stage: `received` may become `failed`, because a
- * carrier can report a failure after its acceptance (an e-mail relay's 250,
- * then a bounce from the recipient's server).
+ * move within the final stage: a received e-mail may become `failed`, because
+ * its relay's 250 is not its delivery (a bounce from the recipient's server
+ * can follow). An SMS, WhatsApp, RCS or MMS delivery report is the handset's
+ * own: a failure report after it is a carrier's second, conflicting receipt,
+ * and the message stays received.
  */
 export const MESSAGE_STATUSES = [
   'accepted',
@@ -44,12 +46,23 @@ export function stageOf(status: MessageStatus): number {
   return STAGE[status];
 }
 
-/** True when moving from `current` to `next` is a step forward. */
-export function canAdvance(current: MessageStatus | undefined, next: MessageStatus): boolean {
+/**
+ * Channels whose `received` a later `failed` may follow: an e-mail's bounce, and an Intelligent Messaging message
+ * whose e-mail attempt bounced (its orchestrator records that failure only for such an attempt).
+ */
+const FAILS_AFTER_RECEIVED: ReadonlySet<string> = new Set(['email', 'im']);
+
+/** True when a message of `channel` that was `received` may still become `failed` (see FAILS_AFTER_RECEIVED). */
+export function failsAfterReceived(channel: string | undefined): boolean {
+  return channel !== undefined && FAILS_AFTER_RECEIVED.has(channel);
+}
+
+/** True when moving from `current` to `next` is a step forward, for a message of `channel` where that matters. */
+export function canAdvance(current: MessageStatus | undefined, next: MessageStatus, channel?: string): boolean {
   if (current === undefined) return true;
   if (current === 'read') return false;
   if (next === 'read') return current === 'received' || stageOf(current) < 4;
-  if (next === 'failed' && current === 'received') return true;
+  if (next === 'failed' && current === 'received') return failsAfterReceived(channel);
   return stageOf(next) > stageOf(current);
 }
 

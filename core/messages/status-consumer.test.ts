@@ -308,6 +308,42 @@ describe('status consumer', () => {
     expect((await state.getStatus('message-1'))?.status).toBe('received');
   });
 
+  it('keeps a received SMS received when its carrier reports a failure later, in hot state or after hot state forgot it, and fails a received e-mail that bounces', async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    // message-1 (SMS) and message-3 (e-mail) received, in hot state; message-2 (SMS) received, in history only.
+    await state.advanceStatuses([
+      { id: 'message-1', status: 'received', at: 1_700_000_000_500, channel: 'sms' },
+      { id: 'message-3', status: 'received', at: 1_700_000_000_500, channel: 'email' },
+    ]);
+    await state.putCarrierIds([
+      { carrierId: 'smsc:1', messageId: 'message-1' },
+      { carrierId: 'relay:3', messageId: 'message-3' },
+    ]);
+    const history = {
+      findMessageIdsByCarrierIds: async (carrierIds: readonly string[]) => new Map(carrierIds.filter((c) => c === 'smsc:2').map((c) => [c, 'message-2'])),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(ids.filter((id) => id === 'message-2').map((id) => [id, { status: 'received' as const, at: 1_700_000_000_400 }])),
+      appendEvents: async () => undefined,
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: StatusChange[] = [];
+    recorder.onApplied((c) => told.push(c));
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+
+    const failure = (carrierId: string, channel: string) => ({
+      key: carrierId,
+      value: encodeStatus({ id: '', carrierId, status: 'failed', at: 1_700_000_009_000, channel, errorCode: '001', detail: 'Kāore i tae — 未送达 ❌' }),
+    });
+    await bus.publish(topicName('status'), [failure('smsc:1', 'sms'), failure('smsc:2', 'sms'), failure('relay:3', 'email')]);
+
+    await eventually(() => told.some((c) => c.messageId === 'message-3'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(told.map((c) => [c.messageId, c.status])).toEqual([['message-3', 'failed']]);
+    expect((await state.getStatus('message-1'))?.status).toBe('received');
+    expect((await state.getStatus('message-2'))?.status).toBe('received');
+  });
+
   describe("a receipt that overtakes its submit's own report", () => {
     /** A message the worker handed to the carrier: `sent`, its carrier id stored, its `submitted` still on the way. */
     const handedOver = async (reported: 'sent' | 'queued' = 'sent') => {

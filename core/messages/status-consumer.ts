@@ -148,7 +148,7 @@ export function startStatusConsumer(deps: {
         // A proven one is early only where the report proving it is: that one decides.
         if (applied[i] || !c.onceSubmitted || c.proven) return;
         const current = await deps.state.getStatus(c.messageId);
-        if (!current || canAdvance(current.status, c.status)) early.add(i);
+        if (!current || canAdvance(current.status, c.status, c.channel)) early.add(i);
       }),
     );
     return early;

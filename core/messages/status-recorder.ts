@@ -181,7 +181,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
       return among.filter((i) => {
         const h = inHistory.get(changes[i]!.messageId);
-        return h !== undefined && canAdvance(h.status, changes[i]!.status) && !writtenElsewhere(changes[i]!.messageId);
+        return h !== undefined && canAdvance(h.status, changes[i]!.status, changes[i]!.channel) && !writtenElsewhere(changes[i]!.messageId);
       });
     };
     let behind = await behindIn(taken);
@@ -362,7 +362,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     async record(changes) {
       if (changes.length === 0) return [];
       const outcomes = await deps.state.advanceStatusesNotingSkips(
-        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted })),
+        changes.map((c) => ({ id: c.messageId, status: c.status, at: c.at, carrierId: c.carrierId, onceSubmitted: c.onceSubmitted, channel: c.channel })),
       );
       const applied = outcomes.map((o) => o !== ADVANCE_REFUSED);
       // In the order hot state answered: no await between its answer and these.

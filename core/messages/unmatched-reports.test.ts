@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { StatusUpdate } from '../ports/bus-payloads';
 import { createUnmatchedReports } from './unmatched-reports';
 
-const report = (carrierId: string, status: StatusUpdate['status'] = 'received'): StatusUpdate =>
-  ({ id: '', carrierId, status, at: 1, channel: 'sms' }) as StatusUpdate;
+const report = (carrierId: string, status: StatusUpdate['status'] = 'received', channel = 'sms'): StatusUpdate =>
+  ({ id: '', carrierId, status, at: 1, channel }) as StatusUpdate;
 
 describe('delivery reports waiting for their carrier id', () => {
   it('are held until matched, and given up once their time has passed', () => {
@@ -32,14 +32,21 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.hold(report(''))).toBe(false);
   });
 
-  it("keep the read they hold when its delivered comes after it (WhatsApp's webhooks keep no order), and a failure after a delivered", () => {
+  it("keep the read they hold when its delivered comes after it (WhatsApp's webhooks keep no order), and an e-mail's bounce after its delivered", () => {
     const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => 0 });
-    expect(held.hold(report('wamid.mā', 'read'))).toBe(true);
-    expect(held.hold(report('wamid.mā', 'received'))).toBe(true);
+    expect(held.hold(report('wamid.mā', 'read', 'whatsapp'))).toBe(true);
+    expect(held.hold(report('wamid.mā', 'received', 'whatsapp'))).toBe(true);
     expect(held.all().map((u) => u.status)).toEqual(['read']);
-    held.hold(report('c2', 'received'));
-    held.hold(report('c2', 'failed'));
+    held.hold(report('relay-ā2', 'received', 'email'));
+    held.hold(report('relay-ā2', 'failed', 'email'));
     expect(held.all().map((u) => u.status)).toEqual(['read', 'failed']);
+  });
+
+  it("keep an SMS's delivered when the carrier reports a failure for it after (a second, conflicting receipt)", () => {
+    const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => 0 });
+    held.hold(report('smsc:ā3', 'received'));
+    expect(held.hold(report('smsc:ā3', 'failed'))).toBe(true);
+    expect(held.all().map((u) => u.status)).toEqual(['received']);
   });
 
   it('keep a later report for a carrier id when the one it replaced is released', () => {

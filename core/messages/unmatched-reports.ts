@@ -34,7 +34,7 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       if (!before && held.size >= options.maxHeld) return false;
       // One that is a step back from the held one (a delivered posted after its read: webhooks keep no order) adds
       // nothing: the held one says more, and is matched as it was.
-      if (before && before.update.status !== update.status && !canAdvance(before.update.status, update.status)) return true;
+      if (before && before.update.status !== update.status && !canAdvance(before.update.status, update.status, update.channel)) return true;
       // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
       const t = now();
       held.set(update.carrierId, { update, since: t, until: t + options.holdMs, due: t, misses: 0 });

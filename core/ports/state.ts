@@ -25,6 +25,11 @@ export interface StatusAdvance {
    * to hold until the submit's own report is applied.
    */
   onceSubmitted?: boolean;
+  /**
+   * The channel the status is about: `failed` follows `received` only on a channel whose carrier can take a message
+   * and fail it afterwards (failsAfterReceived: an e-mail's bounce).
+   */
+  channel?: string;
 }
 
 /** What advanceStatusesNotingSkips answers for an advance: refused, applied, or applied where the message stood at `accepted`. */
