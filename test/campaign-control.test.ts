@@ -14,14 +14,16 @@ function members(count: number, prefix: string) {
   return Array.from({ length: count }, (_, n) => ({ destination: `+64${prefix}${String(n).padStart(6, '0')}`, param1: `Mere-${n} 👋🏽` }));
 }
 
-/** What reaches the carrier: submits per destination. */
+/** What reaches the carrier: submits per destination, and the address they came from. */
 function watchSubmits(simulator: SmscSimulator) {
   const byDestination = new Map<string, number>();
-  simulator.on('message', (m: { destination: string }) => {
+  let source = '';
+  simulator.on('message', (m: { source: string; destination: string }) => {
     const to = m.destination.replace(/^\+/, '');
     byDestination.set(to, (byDestination.get(to) ?? 0) + 1);
+    source = m.source;
   });
-  return { byDestination, total: () => [...byDestination.values()].reduce((a, n) => a + n, 0) };
+  return { byDestination, total: () => [...byDestination.values()].reduce((a, n) => a + n, 0), source: () => source };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,7 +63,7 @@ async function loadAverage(): Promise<string> {
 }
 
 describe('campaign control', () => {
-  it('pauses a 6,000-member campaign within a second, keeps it paused across a kill -9, and resumed it reaches every member exactly once', async () => {
+  it('pauses a 6,000-member campaign within a second, keeps it paused across a kill -9, and resumed it reaches every member exactly once, but those who opted out or were blocked while it waited', async () => {
     // A slow carrier: a window of 8 answered after 40 ms, so the campaign runs long enough to be paused.
     let h = await startHermodWithSimulator('campaign-pause', { HERMOD_SMPP_WINDOW: '8', HERMOD_CAMPAIGN_PARTITION: '1000' }, { submitRespDelayMs: 40 });
     const simulator = h.simulator;
@@ -91,25 +93,46 @@ describe('campaign control', () => {
       expect(afterRestart.state).toBe('paused');
       expect(afterRestart.remaining).toBe(MEMBERS - afterRestart.submitted);
 
+      // While it waits, a member whose message the workers hold (parked, `queued` in the report) replies STOP, and an
+      // operator blocks another's number: neither gets the message when it resumes, however long it was held.
+      const parked = await eventually(
+        async () => {
+          const r = await h.client.get(`${CM}/acme/${id}/report`);
+          const queued = (r.json as ReportRow[]).filter((row) => row.status === 'queued').map((row) => row.mobile.replace(/^\+/, ''));
+          return queued.length >= 2 ? queued : undefined;
+        },
+        30_000,
+        250,
+      );
+      const [stopping, blocking] = [parked[0]!, parked[parked.length - 1]!];
+      await simulator.originate({ source: `+${stopping}`, destination: submits.source(), text: 'Stop!' });
+      await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes(stopping) ? true : undefined), 20_000, 200);
+      expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', `+${blocking}`])).code).toBe(0);
+      await sleep(1500); // every core and worker reads the block list within a second
+
       const resumed = await campaigns(h.hermod, 'resume', 'acme', id);
       expect(resumed.state).toBe('running');
-      await eventually(async () => (submits.byDestination.size === MEMBERS ? true : undefined), 240_000, 250);
-      await sleep(2000); // anything sent twice arrives meanwhile
-      expect(submits.total()).toBe(MEMBERS);
+      await eventually(async () => (submits.byDestination.size >= MEMBERS - 2 ? true : undefined), 240_000, 250);
+      await sleep(2000); // anything sent twice, or to the two, arrives meanwhile
+      expect(submits.total()).toBe(MEMBERS - 2);
+      expect(submits.byDestination.has(stopping)).toBe(false);
+      expect(submits.byDestination.has(blocking)).toBe(false);
 
       const done = await eventually(
         async () => {
           const shown = await campaigns(h.hermod, 'show', 'acme', id);
-          return shown.delivered === MEMBERS ? shown : undefined;
+          return shown.delivered === MEMBERS - 2 && shown.blocked === 2 ? shown : undefined;
         },
         60_000,
         500,
       );
-      expect(done).toMatchObject({ state: 'finished', submitted: MEMBERS, delivered: MEMBERS, dead: 0, remaining: 0 });
+      expect(done).toMatchObject({ state: 'finished', submitted: MEMBERS - 2, delivered: MEMBERS - 2, blocked: 2, dead: 0, remaining: 0 });
+      const report = (await h.client.get(`${CM}/acme/${id}/report`)).json as ReportRow[];
+      expect(report.filter((row) => row.status === 'blocked').map((row) => row.mobile.replace(/^\+/, ''))).toEqual([stopping, blocking]);
       const listed = await h.hermod.cli(['campaigns', 'list', 'acme']);
       // submitted, delivered, failed, blocked, deficient, dead, remaining: every count `show` has.
       expect(listed.output).toMatch(
-        new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t${MEMBERS}\\t${MEMBERS}\\t0\\t0\\t0\\t0\\t0$`, 'm'),
+        new RegExp(`^acme\\t${id}\\tTe hoko nui — 大促销\\tfinished\\t${MEMBERS}\\t${MEMBERS - 2}\\t${MEMBERS - 2}\\t0\\t2\\t0\\t0\\t0$`, 'm'),
       );
       expect(listed.output.split('\n')[0]).toBe('application\tid\tname\tstate\tmembers\tsubmitted\tdelivered\tfailed\tblocked\tdeficient\tdead\tremaining');
       // Nothing is left to stop or to go on with: a finished campaign is neither paused, resumed nor cancelled.

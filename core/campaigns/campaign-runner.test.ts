@@ -69,6 +69,7 @@ function intakeTaking(take: (records: MessageRecord[]) => Promise<void>, deferre
       return records.map((r) => ({ ok: true as const, id: r.id, numericId: r.numericId }));
     },
     dispatch: async () => undefined,
+    dispatchHeld: async () => undefined,
     retryLater: () => undefined,
     deferred,
     hotStateLost: () => undefined,

@@ -308,7 +308,8 @@ export async function startCampaignRunner(options: CampaignRunnerOptions): Promi
     async resend(c, messageIds) {
       const render = compileContent(c.content);
       for await (const members of membersAt(c, messageIds)) {
-        if (members.length > 0) await intake.dispatch(members.map((m) => campaignMessageRecord(c, m, render(m), now())));
+        // Screened again: a member may have replied STOP, or been blocked, while the campaign was paused.
+        if (members.length > 0) await intake.dispatchHeld(members.map((m) => campaignMessageRecord(c, m, render(m), now())));
       }
     },
     async stop() {

@@ -329,6 +329,31 @@ describe('the queued status on a bus whose publish returns after the worker has 
     await intake.drain();
   });
 
+  it('ends a held message blocked when its handset opted out or was block-listed while an operator held it (a paused campaign), and hands over the rest', async () => {
+    const { bus, published } = outageBus();
+    const state = createMemoryState();
+    const { intake, statuses } = intakeOn(bus, [], [], undefined, state);
+    const held = ['+6421000794', '+6421000795', '+6421000796'].map((to, i) => ({
+      ...send('sms', to, 'Hoko nui — 大促销 🛍️'),
+      id: `held-${i}`,
+      numericId: 1_000 + i,
+      acceptedAt: Date.now() - 60_000,
+      direction: 'MT' as const,
+      replyTo: '',
+      segments: 1,
+    }));
+    await state.setOptOuts([{ applicationId: 'acme', handset: '+6421000794', optedOut: true }]);
+    await state.setBlocks([{ scope: 'acme', prefix: '+6421000795', blocked: true }]);
+
+    await intake.dispatchHeld(held);
+    expect(statuses.filter((s) => s.status === 'blocked').map((s) => [s.messageId, s.detail])).toEqual([
+      ['held-0', 'destination opted out'],
+      ['held-1', 'destination blocked by the operator (+6421000795)'],
+    ]);
+    expect((published.get(topicName('sms')) ?? []).map((r) => decodeJob(r.value).id)).toEqual(['held-2']);
+    await intake.drain();
+  });
+
   it('records queued before the worker can report sent, so neither it nor its callback is lost', async () => {
     const state = createMemoryState();
     const { history, events } = historyKeepingEvents();

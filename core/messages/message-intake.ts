@@ -60,6 +60,13 @@ export interface MessageIntake {
    */
   dispatch(records: readonly MessageRecord[]): Promise<void>;
   /**
+   * Hands over messages an operator held back (a paused campaign's parked messages, at its resume), screened again
+   * first, as a scheduled message is at its time: a handset that replied STOP, or a number blocked, while they waited
+   * ends `blocked` without reaching a carrier. Not the quota: each took its share when it was accepted. A screen that
+   * fails is tried again; resolves once the rest were handed over as dispatch hands them.
+   */
+  dispatchHeld(records: readonly MessageRecord[]): Promise<void>;
+  /**
    * Messages their carrier refused for now (deferred-sends.ts), each to be
    * handed over again at its `scheduledAt` through the scheduler: screened
    * again at that time (a STOP meanwhile blocks it), even when that time has
@@ -254,19 +261,23 @@ export function createMessageIntake(deps: {
    * Not the quota: it took its share when it was accepted. A screen that fails is tried again a second later
    * (nothing unscreened goes out); a stop meanwhile leaves them to recovery.
    */
+  /** Screens messages again (opt-outs and block lists, not the quota): those it stops end with its verdict; the rest are returned. */
+  const screenedAgain = async (records: readonly MessageRecord[]): Promise<MessageRecord[]> => {
+    const verdicts = await screen.screen(records, { quota: false });
+    const now = Date.now();
+    const ended = records.flatMap((r, i) => {
+      const v = verdicts[i]!;
+      return v.send ? [] : [{ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: v.status, at: now, detail: v.detail }];
+    });
+    if (ended.length > 0) await deps.recorder.record(ended);
+    return records.filter((_, i) => verdicts[i]!.send);
+  };
   /** Ids given to retryLater, until their time. */
   const deferredIds = new Set<string>();
   const later = (records: readonly MessageRecord[]): void => {
     for (const r of records) deferredIds.delete(r.id);
     void (async () => {
-      const verdicts = await screen.screen(records, { quota: false });
-      const now = Date.now();
-      const ended = records.flatMap((r, i) => {
-        const v = verdicts[i]!;
-        return v.send ? [] : [{ messageId: r.id, applicationId: r.applicationId, channel: r.channel, status: v.status, at: now, detail: v.detail }];
-      });
-      if (ended.length > 0) await deps.recorder.record(ended);
-      const go = records.filter((_, i) => verdicts[i]!.send);
+      const go = await screenedAgain(records);
       if (go.length > 0) handOff(go);
     })().catch((err: unknown) => {
       if (draining) return;
@@ -604,6 +615,16 @@ export function createMessageIntake(deps: {
     // Through the hand-off, as accepted messages go: a refusal is tried again in the background and a
     // single message too large for the bus ends rejected, rather than failing a start's recovery.
     dispatch: (records) => handedOff(records, false),
+    async dispatchHeld(records) {
+      let go: MessageRecord[] = [];
+      await retryUntilDone(async () => void (go = await screenedAgain(records)), {
+        what: 'screen held messages again before they go',
+        log,
+        fields: { messages: records.length },
+        giveUp: () => draining,
+      });
+      if (go.length > 0) await handedOff(go, false);
+    },
     retryLater(records) {
       if (draining) return; // recovery hands them over at the next start
       for (const r of records) deferredIds.add(r.id);
