@@ -8,10 +8,16 @@ import { checkNameText } from '../domain/control-characters';
 
 /**
  * Message templates of an application: operators create and change them (by
- * name, which is unique per application; the id stays when the content
+ * name, which is unique per application in NFC; the id stays when the content
  * changes), Campaign Manager lists them, and a campaign's `template` names one
  * by name (or, failing that, by its numeric id).
  */
+/**
+ * Template names compare in NFC: `Tūhoe` typed with ū as one code point and as u with a combining macron (as some
+ * keyboards type it) look alike and name one template.
+ */
+const sameName = (a: string, b: string): boolean => a === b || a.normalize('NFC') === b.normalize('NFC');
+
 export function createTemplates(deps: { store: CampaignStore; applications: AccountStore; numericIds: NumericIds; now?: () => number }) {
   const now = deps.now ?? Date.now;
   return {
@@ -24,11 +30,12 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
       checkNameText(name, 'template name');
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');
       validateContent(content);
-      const current = (await deps.store.listTemplates(app.id)).find((t) => t.name === name);
+      const current = (await deps.store.listTemplates(app.id)).find((t) => sameName(t.name, name));
       const record: TemplateRecord = {
         id: current?.id ?? deps.numericIds(),
         applicationId: app.id,
-        name,
+        // One kept under another form (before names were normalized) keeps it: a second row would list the name twice.
+        name: current?.name ?? name.normalize('NFC'),
         content,
         updatedAt: Math.max(now(), (current?.updatedAt ?? 0) + 1),
       };
@@ -38,7 +45,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
 
     async contentFor(applicationId: string, template: string): Promise<string | undefined> {
       const all = await deps.store.listTemplates(applicationId);
-      const found = all.find((t) => t.name === template) ?? (/^\d+$/.test(template) ? all.find((t) => String(t.id) === template) : undefined);
+      const found = all.find((t) => sameName(t.name, template)) ?? (/^\d+$/.test(template) ? all.find((t) => String(t.id) === template) : undefined);
       return found?.content;
     },
   };
