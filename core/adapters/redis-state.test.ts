@@ -64,7 +64,7 @@ describe('Redis hot state', () => {
   it('decides every move exactly as canAdvance does (the stage table in the script matches the domain)', async () => {
     const s = state(freshPrefix());
     const pairs: { current: MessageStatus; next: MessageStatus; channel: string | undefined; id: string }[] = [];
-    for (const channel of ['sms', 'email', 'im', 'whatsapp', undefined])
+    for (const channel of ['sms', 'email', 'im', 'wab', undefined])
       for (const current of MESSAGE_STATUSES) for (const next of MESSAGE_STATUSES) pairs.push({ current, next, channel, id: unique('m') });
     await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.current, at: 1, channel: p.channel })));
     const applied = await s.advanceStatuses(pairs.map((p) => ({ id: p.id, status: p.next, at: 2, channel: p.channel })));

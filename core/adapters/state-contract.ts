@@ -105,7 +105,7 @@ export function describeStateContract(name: string, factory: StateFactory): void
     });
 
     it('keeps a received SMS, WhatsApp or RCS message received when a failure report for it comes later (a carrier’s second, conflicting receipt)', async () => {
-      for (const channel of ['sms', 'whatsapp', 'rcs', 'mms', undefined]) {
+      for (const channel of ['sms', 'wab', 'rcs', 'mms', undefined]) {
         const id = unique(`msg-${channel}`);
         await state.advanceStatuses([{ id, status: 'received', at: 1, channel }]);
         expect(await state.advanceStatuses([{ id, status: 'failed', at: 2, channel, carrierId: 'c-tēnā-✅', onceSubmitted: true }]), channel).toEqual([false]);

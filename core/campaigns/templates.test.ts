@@ -40,4 +40,14 @@ describe('campaign templates', () => {
     expect(changed.id).toBe(7);
     expect((await store.listTemplates('app-acme')).map((t) => [t.id, t.content])).toEqual([[7, 'Kia ora anō']]);
   });
+
+  it('keeps each of two look-alike templates kept before names were normalized reachable by the name as it was typed', async () => {
+    const { templates } = templatesOf([
+      { id: 7, applicationId: 'app-acme', name: decomposed, content: 'Kia ora (decomposed)', updatedAt: 1 },
+      { id: 8, applicationId: 'app-acme', name: composed, content: 'Kia ora (composed)', updatedAt: 2 },
+    ]);
+    expect(await templates.contentFor('app-acme', decomposed)).toBe('Kia ora (decomposed)');
+    expect(await templates.contentFor('app-acme', composed)).toBe('Kia ora (composed)');
+    expect((await templates.upsert('acme', composed, 'Kia ora anō')).id).toBe(8);
+  });
 });

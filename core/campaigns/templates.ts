@@ -16,7 +16,9 @@ import { checkNameText } from '../domain/control-characters';
  * Template names compare in NFC: `Tūhoe` typed with ū as one code point and as u with a combining macron (as some
  * keyboards type it) look alike and name one template.
  */
-const sameName = (a: string, b: string): boolean => a === b || a.normalize('NFC') === b.normalize('NFC');
+const named = (all: readonly TemplateRecord[], name: string): TemplateRecord | undefined =>
+  // The one kept exactly so first: two look-alikes kept before names were normalized each stay reachable as typed.
+  all.find((t) => t.name === name) ?? all.find((t) => t.name.normalize('NFC') === name.normalize('NFC'));
 
 export function createTemplates(deps: { store: CampaignStore; applications: AccountStore; numericIds: NumericIds; now?: () => number }) {
   const now = deps.now ?? Date.now;
@@ -30,7 +32,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
       checkNameText(name, 'template name');
       if (!content) throw new HermodError('invalid_attrib', 'template content is required');
       validateContent(content);
-      const current = (await deps.store.listTemplates(app.id)).find((t) => sameName(t.name, name));
+      const current = named(await deps.store.listTemplates(app.id), name);
       const record: TemplateRecord = {
         id: current?.id ?? deps.numericIds(),
         applicationId: app.id,
@@ -45,7 +47,7 @@ export function createTemplates(deps: { store: CampaignStore; applications: Acco
 
     async contentFor(applicationId: string, template: string): Promise<string | undefined> {
       const all = await deps.store.listTemplates(applicationId);
-      const found = all.find((t) => sameName(t.name, template)) ?? (/^\d+$/.test(template) ? all.find((t) => String(t.id) === template) : undefined);
+      const found = named(all, template) ?? (/^\d+$/.test(template) ? all.find((t) => String(t.id) === template) : undefined);
       return found?.content;
     },
   };

@@ -255,12 +255,6 @@ export function createMessageIntake(deps: {
   const dispatched = async (): Promise<void> => {
     while (running) await running;
   };
-  /**
-   * A scheduled message at its time is screened again: its handset may have replied STOP, or an operator
-   * blocked it, since it was accepted. Those end `blocked` without reaching a carrier; the rest are handed off.
-   * Not the quota: it took its share when it was accepted. A screen that fails is tried again a second later
-   * (nothing unscreened goes out); a stop meanwhile leaves them to recovery.
-   */
   /** Screens messages again (opt-outs and block lists, not the quota): those it stops end with its verdict; the rest are returned. */
   const screenedAgain = async (records: readonly MessageRecord[]): Promise<MessageRecord[]> => {
     const verdicts = await screen.screen(records, { quota: false });
@@ -274,6 +268,12 @@ export function createMessageIntake(deps: {
   };
   /** Ids given to retryLater, until their time. */
   const deferredIds = new Set<string>();
+  /**
+   * A scheduled message at its time is screened again: its handset may have replied STOP, or an operator
+   * blocked it, since it was accepted. Those end `blocked` without reaching a carrier; the rest are handed off.
+   * Not the quota: it took its share when it was accepted. A screen that fails is tried again a second later
+   * (nothing unscreened goes out); a stop meanwhile leaves them to recovery.
+   */
   const later = (records: readonly MessageRecord[]): void => {
     for (const r of records) deferredIds.delete(r.id);
     void (async () => {
@@ -616,14 +616,20 @@ export function createMessageIntake(deps: {
     // single message too large for the bus ends rejected, rather than failing a start's recovery.
     dispatch: (records) => handedOff(records, false),
     async dispatchHeld(records) {
-      let go: MessageRecord[] = [];
-      await retryUntilDone(async () => void (go = await screenedAgain(records)), {
-        what: 'screen held messages again before they go',
-        log,
-        fields: { messages: records.length },
-        giveUp: () => draining,
-      });
-      if (go.length > 0) await handedOff(go, false);
+      // Tried again whatever failed (as a scheduled message's screen is): nothing unscreened goes out, and a stop
+      // meanwhile leaves them queued, to recovery, which screens them again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const go = await screenedAgain(records);
+          if (go.length > 0) await handedOff(go, false);
+          return;
+        } catch (err) {
+          if (draining) throw err;
+          if (attempt === 1 || attempt % 20 === 0)
+            log.warn('could not screen held messages again before they go; trying again', { err, messages: records.length, attempts: attempt });
+          await new Promise((r) => setTimeout(r, 1000).unref());
+        }
+      }
     },
     retryLater(records) {
       if (draining) return; // recovery hands them over at the next start

@@ -31,7 +31,10 @@ describe('recovery of unfinished messages after a start', () => {
     const count = await recoverUnfinished({
       history: historyOf(unfinished) as MessageHistory,
       state: { advanceStatuses: async () => [] } as unknown as HotState,
-      intake: { dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)) } as unknown as MessageIntake,
+      intake: {
+        dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)),
+        dispatchHeld: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)),
+      } as unknown as MessageIntake,
       recent,
       log: createLogger({ test: 'recovery' }),
     });
@@ -80,14 +83,18 @@ describe('recovery while core already takes new messages', () => {
     const count = await recoverUnfinished({
       history,
       state,
-      intake: { dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)) } as unknown as MessageIntake,
+      intake: {
+        dispatch: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)),
+        dispatchHeld: async (page: readonly StoredMessage[]) => void dispatched.push(...page.map((m) => m.id)),
+      } as unknown as MessageIntake,
       recent: createRecentMessages(),
       log: quiet,
       acceptedBefore: 1_700_000_000_123,
       retryMs: 5,
     });
     expect(count).toBe(12_000);
-    expect(dispatched).toEqual(unfinished.map((m) => m.id));
+    // Each once (a page's campaign messages are screened after the page's others are handed over).
+    expect([...dispatched].sort()).toEqual(unfinished.map((m) => m.id).sort());
     expect(new Set(bounds)).toEqual(new Set([1_700_000_000_123]));
   });
 
@@ -113,5 +120,26 @@ describe('recovery while core already takes new messages', () => {
     expect(dispatched).toHaveLength(5000);
     // Not told as done: an operator reading the log would think the 7,000 others were handed over.
     expect(said).toEqual(['recovery of unfinished messages stopped with core; the next start goes on {"count":5000}']);
+  });
+
+  it("screens a campaign's messages not yet with a carrier again (a STOP may have come while a pause held them), and hands every other over as it was", async () => {
+    const unfinished = [
+      { ...stored('campaign-queued', 'campaign'), status: 'queued' as const },
+      { ...stored('campaign-submitted', 'campaign'), status: 'submitted' as const },
+      { ...stored('api-queued', 'sms_v2'), status: 'queued' as const },
+      stored('campaign-accepted', 'campaign'),
+    ];
+    const handed: string[] = [];
+    await recoverUnfinished({
+      history: historyOf(unfinished) as MessageHistory,
+      state: { advanceStatuses: async () => [] } as unknown as HotState,
+      intake: {
+        dispatch: async (page: readonly StoredMessage[]) => void handed.push(...page.map((m) => `as it was ${m.id}`)),
+        dispatchHeld: async (page: readonly StoredMessage[]) => void handed.push(...page.map((m) => `screened ${m.id}`)),
+      } as unknown as MessageIntake,
+      recent: createRecentMessages(),
+      log: createLogger({ test: 'recovery' }),
+    });
+    expect(handed).toEqual(['as it was campaign-submitted', 'as it was api-queued', 'screened campaign-queued', 'screened campaign-accepted']);
   });
 });

@@ -63,7 +63,11 @@ export async function recoverUnfinished(deps: {
         .filter((m) => m.status === 'accepted')
         .map((m) => ({ messageId: m.id, applicationId: m.applicationId, channel: m.channel, status: 'accepted' as const, at: m.statusAt })),
     );
-    await deps.intake.dispatch(page);
+    // A campaign's messages not yet with a carrier are screened again: one may have been parked by a pause whose resume
+    // a stop cut short (its STOP or block came meanwhile), and a start may come long after the crash.
+    const screened = page.filter((m) => m.via === 'campaign' && (m.status === 'accepted' || m.status === 'queued'));
+    await deps.intake.dispatch(screened.length === 0 ? page : page.filter((m) => !screened.includes(m)));
+    if (screened.length > 0) await deps.intake.dispatchHeld(screened);
     total += page.length;
     const last = page[page.length - 1]!;
     after = { acceptedAt: last.acceptedAt, id: last.id };
