@@ -176,7 +176,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
       const current = entryOf(a.id, t);
       const status = statusOf(current)?.status;
       if (!canAdvance(status, a.status, a.channel)) return ADVANCE_REFUSED;
-      if (a.onceSubmitted && status !== undefined && stageOf(status) < SUBMITTED_STAGE) return ADVANCE_REFUSED;
+      if (a.onceSubmitted && (status === undefined || stageOf(status) < SUBMITTED_STAGE)) return ADVANCE_REFUSED;
       messages.set(a.id, withStatus(current ?? EMPTY_ENTRY, a.status, a.at), t);
       if (isFinal(a.status)) {
         messages.retire(a.id, t);

@@ -73,7 +73,8 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
 /**
  * KEYS[1] status key, KEYS[2..] the message's other keys (same hash slot);
  * ARGV: status, at, ttl seconds, ttl seconds once final, '1' when it applies
- * only once the message reached `submitted` (a carrier's report on its submit),
+ * only once the message reached `submitted` (a carrier's report on its submit;
+ * refused for a message with no status here),
  * '1' when `failed` may follow `received` on the message's channel (failsAfterReceived).
  * Returns 0 when refused, 1 when applied, 2 when applied to a message at
  * `accepted` with a status reached only through its channel's queue (its
@@ -106,6 +107,9 @@ if current then
     end
     if ARGV[5] == '1' and curStage < ${stageOf('submitted')} then return 0 end
   end
+elseif ARGV[5] == '1' then
+  -- a carrier's report on a message not known here: its status is read back from history first
+  return 0
 end
 local ttl = ARGV[3]
 if nextStage >= ${stageOf('received')} then

@@ -85,8 +85,12 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.getStatus(id)).toEqual({ status: 'sent', at: 1 });
       expect(await state.advanceStatuses([{ id, status: 'submitted', at: 2 }])).toEqual([true]);
       expect(await state.advanceStatuses([{ id, status: 'read', at: 4, carrierId: 'c-1', onceSubmitted: true }])).toEqual([true]);
-      // A message hot state does not know (it forgot it, or restarted) takes the receipt as before.
-      expect(await state.advanceStatuses([{ id: unique('msg'), status: 'received', at: 5, onceSubmitted: true }])).toEqual([true]);
+      // A message hot state does not know (it let it go, or restarted) takes the receipt only once its status is read
+      // back from history (the caller's part), or without onceSubmitted once the caller has waited for its submit.
+      const unknown = unique('msg');
+      expect(await state.advanceStatuses([{ id: unknown, status: 'received', at: 5, onceSubmitted: true }])).toEqual([false]);
+      expect(await state.getStatus(unknown)).toBeUndefined();
+      expect(await state.advanceStatuses([{ id: unknown, status: 'received', at: 5 }])).toEqual([true]);
     });
 
     it('does not apply a duplicate of the current status', async () => {

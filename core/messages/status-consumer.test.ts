@@ -344,6 +344,44 @@ describe('status consumer', () => {
     expect((await state.getStatus('message-2'))?.status).toBe('received');
   });
 
+  it("keeps a long SMS received when a part's failure, or a part's delivered again, comes after hot state let the message go (its final minute passed) but still knew the part's carrier id", async () => {
+    let t = 1_700_000_000_000;
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState({ finalTtlMs: 60_000, now: () => t });
+    const history = {
+      findMessageIdsByCarrierIds: async () => new Map<string, string>(),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(ids.filter((id) => id === 'long-1').map((id) => [id, { status: 'received' as const, at: 1_700_000_000_300 }])),
+      appendEvents: async () => undefined,
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: StatusChange[] = [];
+    recorder.onApplied((c) => told.push(c));
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    // A message in two parts, submitted and delivered whole: `received`, told.
+    await state.advanceStatuses(
+      (['accepted', 'queued', 'sent', 'submitted'] as const).map((status, i) => ({ id: 'long-1', status, at: t + i, channel: 'sms' })),
+    );
+    await state.putCarrierIds([
+      { carrierId: 'smsc:p1', messageId: 'long-1' },
+      { carrierId: 'smsc:p2', messageId: 'long-1' },
+    ]);
+    const receipt = (carrierId: string, status: 'received' | 'failed', detail: string) => ({
+      key: carrierId,
+      value: encodeStatus({ id: '', carrierId, status, at: t, channel: 'sms', detail }),
+    });
+    await bus.publish(topicName('status'), [receipt('smsc:p1', 'received', 'Kua tae — 1/2'), receipt('smsc:p2', 'received', 'Kua tae — 2/2 ✅')]);
+    await eventually(() => told.length === 1);
+    expect(told.map((c) => c.status)).toEqual(['received']);
+
+    // A minute and more later the carrier reports on part 1 again: a conflicting failure, and part 2's delivered again.
+    t += 61_000;
+    await bus.publish(topicName('status'), [receipt('smsc:p1', 'failed', 'UNDELIV — 未送达'), receipt('smsc:p2', 'received', 'Kua tae anō')]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(told.map((c) => c.status)).toEqual(['received']);
+    expect((await state.getStatus('long-1'))?.status).not.toBe('failed');
+  });
+
   describe("a receipt that overtakes its submit's own report", () => {
     /** A message the worker handed to the carrier: `sent`, its carrier id stored, its `submitted` still on the way. */
     const handedOver = async (reported: 'sent' | 'queued' = 'sent') => {

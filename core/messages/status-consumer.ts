@@ -143,14 +143,27 @@ export function startStatusConsumer(deps: {
    */
   const earlyOnes = async (changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> => {
     const early = new Set<number>();
-    await Promise.all(
-      changes.map(async (c, i) => {
-        // A proven one is early only where the report proving it is: that one decides.
-        if (applied[i] || !c.onceSubmitted || c.proven) return;
-        const current = await deps.state.getStatus(c.messageId);
-        if (!current || canAdvance(current.status, c.status, c.channel)) early.add(i);
-      }),
+    /** Refused for a message hot state has no status for: read back from history, then looked at again. */
+    const unknown: number[] = [];
+    const look = (indexes: readonly number[], reread: boolean) =>
+      Promise.all(
+        indexes.map(async (i) => {
+          const c = changes[i]!;
+          const current = await deps.state.getStatus(c.messageId);
+          if (!current && !reread) unknown.push(i);
+          else if (!current || canAdvance(current.status, c.status, c.channel)) early.add(i);
+        }),
+      );
+    // A proven one is early only where the report proving it is: that one decides.
+    await look(
+      changes.flatMap((c, i) => (applied[i] || !c.onceSubmitted || c.proven ? [] : [i])),
+      false,
     );
+    if (unknown.length === 0) return early;
+    // Another part of a long message hot state let go (a minute after its final status) while the part's carrier id
+    // lived on, or a restart: history says where it stands, so a late failure or a duplicate is refused as a step back.
+    await rememberFromHistory([...new Set(unknown.map((i) => changes[i]!.messageId))]);
+    await look(unknown, true);
     return early;
   };
 

@@ -20,9 +20,12 @@ export interface StatusAdvance {
   carrierId?: string;
   /**
    * A carrier's report on its submit (a receipt, a read): applied only once
-   * the message has reached `submitted`, or where hot state does not know the
-   * message; refused while it is earlier, as a step back is, for the caller
-   * to hold until the submit's own report is applied.
+   * the message has reached `submitted`; refused while it is earlier, as a
+   * step back is, for the caller to hold until the submit's own report is
+   * applied. Refused too where hot state has no status for the message (it let
+   * it go a minute after its final status, while another part's carrier id
+   * lives on; it restarted): the caller reads its status back from history
+   * first, or applies the report without this once it has waited for it.
    */
   onceSubmitted?: boolean;
   /**
