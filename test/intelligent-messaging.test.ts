@@ -315,6 +315,42 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
   });
 
+  it("sends nothing on WhatsApp to a contact whose WhatsApp number replied STOP or is blocked, though the contact's mobile is neither, and goes on to the next attempt", async () => {
+    const [stopped, blocked] = [
+      { contact: randomUUID(), mobile: '+6421100083', whatsapp: '6421100084' },
+      { contact: randomUUID(), mobile: '+6421100085', whatsapp: '6421100086' },
+    ];
+    for (const c of [stopped, blocked]) {
+      const set = await h.hermod.cli(['contacts', 'set', 'acme', c.contact, '--mobile', c.mobile, '--whatsapp', c.whatsapp]);
+      expect(set.code, set.output).toBe(0);
+    }
+    // A first message reaches each on WhatsApp; one handset answers STOP there, an operator blocks the other's number.
+    const first = await send({
+      destination: { contact_id: stopped.contact },
+      message: { type: 'text', text: { body: 'Kia ora — te pānui tuatahi 📣' } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    await settles(first, 'received', ['accepted', 'received']);
+    await h.wab.handsetSends(stopped.whatsapp, { text: 'Stop!' });
+    await eventually(async () => ((await h.hermod.cli(['optouts', 'list', 'acme'])).output.includes(stopped.whatsapp) ? true : undefined), 20_000, 200);
+    expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', `+${blocked.whatsapp}`])).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500)); // core reads the block list within a second
+
+    const sentBefore = h.wab.received.length;
+    for (const c of [stopped, blocked]) {
+      const id = await send({
+        destination: { contact_id: c.contact },
+        message: { type: 'text', text: { body: 'Hoko nui — 大促销 🛍️' } },
+        delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
+      });
+      await settles(id, 'received', ['accepted', 'rejected', 'received']);
+      const onWhatsApp = callbacksOf(id).filter((x) => x.channel === 'wab');
+      expect(onWhatsApp.map((x) => x.status)).toEqual(['accepted', 'rejected']);
+      expect(smsTo(c.mobile)).toHaveLength(1);
+    }
+    expect(h.wab.received.slice(sentBefore).map((m) => m.to)).toEqual([]);
+  });
+
   it('uses the application’s default attempts (sms when unset) and refuses a destination no attempt can reach', async () => {
     const id = await send({ destination: { mobile: '+6421100071' }, message: { type: 'text', text: { body: 'Kia ora — default route 🎉' } } });
     await settles(id, 'received', ['accepted', 'received']);

@@ -19,6 +19,7 @@ import { FifoMap } from '../../lib/fifo-map';
 import { toHermodError } from '../../lib/errors';
 import { retryUntilDone } from '../../lib/retry-until-done';
 import { tooLargeRejection } from '../messages/too-large-rejection';
+import { createSendScreen } from '../messages/send-screen';
 
 /** Where the orchestrator tells applications about their IM messages (the callback producer). */
 interface ImStatusNotices {
@@ -99,6 +100,12 @@ export async function startImOrchestrator(deps: {
   recoveryWindowMs?: number;
 }): Promise<ImOrchestrator> {
   const { bus, state, history, recorder, notices, log } = deps;
+  /**
+   * Each attempt to a phone number is screened as it starts, for the number it goes to: a contact's WhatsApp number
+   * (intake screened the message's mobile), or one that replied STOP or was blocked since the message was accepted.
+   * Not the quota: the message took its share at intake.
+   */
+  const screen = createSendScreen({ state, quotaOf: async () => undefined, exempt: () => false });
   const open = new Map<string, Open>();
   const taken = new FifoMap<string, true>();
   /** Messages settled by this process lately, so a late report about them runs after their settling. */
@@ -287,6 +294,12 @@ export async function startImOrchestrator(deps: {
       const why = `no ${attempt.channel} address for this destination`;
       await endHere({ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: why });
       tell(im, 'rejected', k, why);
+      return startAttempt(im, k + 1, 'rejected');
+    }
+    const [verdict] = attempt.channel === 'email' ? [] : await screen.screen([record], { quota: false });
+    if (verdict && !verdict.send) {
+      await endHere({ messageId: id, applicationId: im.applicationId, channel: attempt.channel, status: 'rejected', at: now, detail: verdict.detail });
+      tell(im, 'rejected', k, verdict.detail);
       return startAttempt(im, k + 1, 'rejected');
     }
     // What a reply is routed by (reply-router.ts): SMS and WhatsApp replies, whose sender hot state compares by its
