@@ -40,4 +40,17 @@ describe('the subject of an e-mail attempt', () => {
       }),
     );
   });
+
+  it("keeps a link's encoded control characters encoded, so a file name cannot break the subject into another header", () => {
+    expect(mailSubject(undefined, '', 'https://cdn.example.com/a%0D%0ABcc:%20evil@x.example.png')).toBe('a%0D%0ABcc:%20evil@x.example.png');
+    expect(mailSubject(undefined, '', 'https://cdn.example.com/%00nul-ng%C4%81.png')).toBe('%00nul-ng%C4%81.png');
+    expect(mailSubject(undefined, '', 'https://cdn.example.com/t%C4%93n%C4%81%09koe.png')).toBe('t%C4%93n%C4%81%09koe.png');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (name) => {
+        const subject = mailSubject(undefined, '', `https://cdn.example.com/${encodeURIComponent(name)}`);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for
+        expect(subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      }),
+    );
+  });
 });

@@ -21,7 +21,14 @@ export function mailSubject(templateName: string | undefined, text: string, medi
   return subject || 'Message';
 }
 
-/** The last segment of a link's path, decoded where it can be (`ng%C4%81.png` → `ngā.png`); '' for none. */
+/** C0 and C1 control characters and DEL: a CR LF in a subject would start another header at the provider. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The last segment of a link's path, decoded where it can be (`ng%C4%81.png` → `ngā.png`), and kept encoded where
+ * decoding gives a control character (`a%0D%0ABcc:…` stays so); '' for none.
+ */
 function fileNameOf(url: string): string {
   let path: string;
   try {
@@ -31,7 +38,8 @@ function fileNameOf(url: string): string {
   }
   const last = path.slice(path.lastIndexOf('/') + 1);
   try {
-    return decodeURIComponent(last);
+    const decoded = decodeURIComponent(last);
+    return CONTROL.test(decoded) ? last : decoded;
   } catch {
     return last;
   }
