@@ -329,6 +329,17 @@ describe('the queued status on a bus whose publish returns after the worker has 
     await intake.drain();
   });
 
+  it('answers at once a hand-over of no messages (a recovery page of held campaign messages only hands the rest over: none)', async () => {
+    const { bus } = outageBus();
+    const { intake } = intakeOn(bus);
+    const answered = await Promise.race([
+      Promise.all([intake.dispatch([]), intake.dispatchHeld([])]).then(() => 'answered'),
+      new Promise((r) => setTimeout(() => r('still waiting'), 1000)),
+    ]);
+    expect(answered).toBe('answered');
+    await intake.drain();
+  });
+
   it('ends a held message blocked when its handset opted out or was block-listed while an operator held it (a paused campaign), and hands over the rest', async () => {
     const { bus, published } = outageBus();
     const state = createMemoryState();

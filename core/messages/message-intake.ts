@@ -246,12 +246,15 @@ export function createMessageIntake(deps: {
   };
   /** Resolves once every one of `records` was tried (or, `untilHandedOver`, is on its topic), or intake drains. */
   const handedOff = (records: readonly MessageRecord[], untilHandedOver: boolean): Promise<void> =>
-    new Promise((resolve) => {
-      const left = new Set(records);
-      const w = { left, untilHandedOver, resolve };
-      for (const r of records) waiters.set(r, w);
-      handOff(records);
-    });
+    // None: nothing would ever resolve it (a waiter is resolved as its records are tried).
+    records.length === 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const left = new Set(records);
+          const w = { left, untilHandedOver, resolve };
+          for (const r of records) waiters.set(r, w);
+          handOff(records);
+        });
   const dispatched = async (): Promise<void> => {
     while (running) await running;
   };
