@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../adapters/memory-bus';
 import { createMemoryState } from '../adapters/memory-state';
-import { topicName, type Subscription } from '../ports/bus';
+import { topicName, type Bus, type Subscription } from '../ports/bus';
+import type { HotState } from '../ports/state';
 import { encodeStatus } from '../ports/bus-payloads';
 import type { MessageHistory } from '../ports/message-history';
 import { createStatusRecorder, type StatusChange, type StatusRecorder } from './status-recorder';
@@ -15,6 +16,14 @@ import { createLogger, type Logger } from '../../lib/log';
 describe('status consumer', () => {
   let subscription: Subscription | undefined;
   afterEach(async () => subscription?.close());
+  /** A recorder and the consumer over these; what the recorder applied (told to clients), in order. */
+  const consume = async (bus: Bus, state: HotState, history: MessageHistory): Promise<StatusChange[]> => {
+    const recorder = createStatusRecorder({ history, state });
+    const told: StatusChange[] = [];
+    recorder.onApplied((c) => told.push(c));
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    return told;
+  };
 
   it('matches a thousand receipts known only by carrier id, which hot state lost in a restart, with one history query', async () => {
     const bus = createMemoryBus({ partitions: 8 });
@@ -326,10 +335,7 @@ describe('status consumer', () => {
         new Map(ids.filter((id) => id === 'message-2').map((id) => [id, { status: 'received' as const, at: 1_700_000_000_400 }])),
       appendEvents: async () => undefined,
     } as unknown as MessageHistory;
-    const recorder = createStatusRecorder({ history, state });
-    const told: StatusChange[] = [];
-    recorder.onApplied((c) => told.push(c));
-    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    const told = await consume(bus, state, history);
 
     const failure = (carrierId: string, channel: string) => ({
       key: carrierId,
@@ -354,10 +360,7 @@ describe('status consumer', () => {
         new Map(ids.filter((id) => id === 'long-1').map((id) => [id, { status: 'received' as const, at: 1_700_000_000_300 }])),
       appendEvents: async () => undefined,
     } as unknown as MessageHistory;
-    const recorder = createStatusRecorder({ history, state });
-    const told: StatusChange[] = [];
-    recorder.onApplied((c) => told.push(c));
-    subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+    const told = await consume(bus, state, history);
     // A message in two parts, submitted and delivered whole: `received`, told.
     await state.advanceStatuses(
       (['accepted', 'queued', 'sent', 'submitted'] as const).map((status, i) => ({ id: 'long-1', status, at: t + i, channel: 'sms' })),
