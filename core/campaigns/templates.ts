@@ -7,12 +7,6 @@ import { validateContent } from './message-template';
 import { checkNameText } from '../domain/control-characters';
 
 /**
- * Message templates of an application: operators create and change them (by
- * name, which is unique per application in NFC; the id stays when the content
- * changes), Campaign Manager lists them, and a campaign's `template` names one
- * by name (or, failing that, by its numeric id).
- */
-/**
  * Template names compare in NFC: `Tūhoe` typed with ū as one code point and as u with a combining macron (as some
  * keyboards type it) look alike and name one template.
  */
@@ -20,6 +14,12 @@ const named = (all: readonly TemplateRecord[], name: string): TemplateRecord | u
   // The one kept exactly so first: two look-alikes kept before names were normalized each stay reachable as typed.
   all.find((t) => t.name === name) ?? all.find((t) => t.name.normalize('NFC') === name.normalize('NFC'));
 
+/**
+ * Message templates of an application: operators create and change them (by
+ * name, which is unique per application in NFC; the id stays when the content
+ * changes), Campaign Manager lists them, and a campaign's `template` names one
+ * by name (or, failing that, by its numeric id).
+ */
 export function createTemplates(deps: { store: CampaignStore; applications: AccountStore; numericIds: NumericIds; now?: () => number }) {
   const now = deps.now ?? Date.now;
   return {

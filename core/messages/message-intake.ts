@@ -155,6 +155,7 @@ export function createMessageIntake(deps: {
   // would leave them unsent for as long as core runs. A batch the bus calls
   // too large is split; a single message it refuses so is left to recovery.
   // Once intake drains, what is still waiting is left to recovery too.
+  const log = deps.log ?? createLogger({ component: 'message-intake' });
   let waiting: MessageRecord[] = [];
   let running: Promise<void> | undefined;
   let draining = false;
@@ -269,6 +270,23 @@ export function createMessageIntake(deps: {
     if (ended.length > 0) await deps.recorder.record(ended);
     return records.filter((_, i) => verdicts[i]!.send);
   };
+  /** See MessageIntake.dispatchHeld; a scheduled message at its time goes the same way (later). */
+  const dispatchHeld = async (records: readonly MessageRecord[]): Promise<void> => {
+    // Tried again whatever failed: nothing unscreened goes out, and a stop meanwhile leaves them queued, to recovery,
+    // which screens them again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const go = await screenedAgain(records);
+        if (go.length > 0) await handedOff(go, false);
+        return;
+      } catch (err) {
+        if (draining) throw err;
+        if (attempt === 1 || attempt % 20 === 0)
+          log.warn('could not screen messages again before they go; trying again', { err, messages: records.length, attempts: attempt });
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
+  };
   /** Ids given to retryLater, until their time. */
   const deferredIds = new Set<string>();
   /**
@@ -279,14 +297,8 @@ export function createMessageIntake(deps: {
    */
   const later = (records: readonly MessageRecord[]): void => {
     for (const r of records) deferredIds.delete(r.id);
-    void (async () => {
-      const go = await screenedAgain(records);
-      if (go.length > 0) handOff(go);
-    })().catch((err: unknown) => {
-      if (draining) return;
-      deps.log?.warn('could not screen scheduled messages at their time; trying again', { err, messages: records.length });
-      setTimeout(() => later(records), 1000).unref();
-    });
+    // It fails only once intake drains: recovery hands them over at the next start.
+    void dispatchHeld(records).catch(() => undefined);
   };
   const scheduler = createScheduler(later, { spillDir: deps.scheduledDir, horizonMs: deps.schedulerMemoryWindowMs });
   const untrackScheduler = trackEntries({ scheduled_messages: () => scheduler.size, handoff_waiting: () => waiting.length });
@@ -418,7 +430,6 @@ export function createMessageIntake(deps: {
 
   /** Stored messages whose statuses hot state has not taken yet (it failed under them): tried again in the background. */
   let settling = 0;
-  const log = deps.log ?? createLogger({ component: 'message-intake' });
   /**
    * Runs what must follow storing messages: in the common case at once, while
    * the answer waits. Should hot state fail under it (a Redis master failing
@@ -618,22 +629,7 @@ export function createMessageIntake(deps: {
     // Through the hand-off, as accepted messages go: a refusal is tried again in the background and a
     // single message too large for the bus ends rejected, rather than failing a start's recovery.
     dispatch: (records) => handedOff(records, false),
-    async dispatchHeld(records) {
-      // Tried again whatever failed (as a scheduled message's screen is): nothing unscreened goes out, and a stop
-      // meanwhile leaves them queued, to recovery, which screens them again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const go = await screenedAgain(records);
-          if (go.length > 0) await handedOff(go, false);
-          return;
-        } catch (err) {
-          if (draining) throw err;
-          if (attempt === 1 || attempt % 20 === 0)
-            log.warn('could not screen held messages again before they go; trying again', { err, messages: records.length, attempts: attempt });
-          await new Promise((r) => setTimeout(r, 1000).unref());
-        }
-      }
-    },
+    dispatchHeld,
     retryLater(records) {
       if (draining) return; // recovery hands them over at the next start
       for (const r of records) deferredIds.add(r.id);

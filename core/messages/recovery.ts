@@ -65,8 +65,9 @@ export async function recoverUnfinished(deps: {
     );
     // A campaign's messages not yet with a carrier are screened again: one may have been parked by a pause whose resume
     // a stop cut short (its STOP or block came meanwhile), and a start may come long after the crash.
-    const screened = page.filter((m) => m.via === 'campaign' && (m.status === 'accepted' || m.status === 'queued'));
-    const rest = screened.length === 0 ? page : page.filter((m) => !screened.includes(m));
+    const screened: StoredMessage[] = [];
+    const rest: StoredMessage[] = [];
+    for (const m of page) (m.via === 'campaign' && (m.status === 'accepted' || m.status === 'queued') ? screened : rest).push(m);
     if (rest.length > 0) await deps.intake.dispatch(rest);
     if (screened.length > 0) await deps.intake.dispatchHeld(screened);
     total += page.length;
