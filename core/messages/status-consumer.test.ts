@@ -350,6 +350,40 @@ describe('status consumer', () => {
     expect((await state.getStatus('message-2'))?.status).toBe('received');
   });
 
+  it("fails nobody twice: an e-mail's bounce sent again finds its failed in history though hot state still held it received and had lost its carrier id", async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    // Hot state behind (a replica promoted before it had the bounce): the e-mail received, its relay id gone.
+    await state.advanceStatuses([{ id: 'mail-1', status: 'received', at: 1_700_000_000_500, channel: 'email' }]);
+    const history = {
+      findMessageIdsByCarrierIds: async (carrierIds: readonly string[]) => new Map(carrierIds.filter((c) => c === 'relay:1').map((c) => [c, 'mail-1'])),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(ids.filter((id) => id === 'mail-1').map((id) => [id, { status: 'failed' as const, at: 1_700_000_009_000 }])),
+      appendEvents: async () => undefined,
+    } as unknown as MessageHistory;
+    const told = await consume(bus, state, history);
+
+    // The provider sends its bounce webhook again.
+    await bus.publish(topicName('status'), [
+      {
+        key: 'relay:1',
+        value: encodeStatus({
+          id: '',
+          carrierId: 'relay:1',
+          status: 'failed',
+          at: 1_700_000_009_000,
+          channel: 'email',
+          errorCode: '5.1.1',
+          detail: 'Kāore te pouaka — 用户不存在 📭',
+        }),
+      },
+    ]);
+
+    await eventually(async () => (await state.getStatus('mail-1'))?.status === 'failed');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(told).toEqual([]);
+  });
+
   it("keeps a long SMS received when a part's failure, or a part's delivered again, comes after hot state let the message go (its final minute passed) but still knew the part's carrier id", async () => {
     let t = 1_700_000_000_000;
     const bus = createMemoryBus({ partitions: 2 });

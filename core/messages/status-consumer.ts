@@ -83,7 +83,12 @@ export function startStatusConsumer(deps: {
     ];
     if (missed.length === 0) return ids;
     const found = await deps.history.findMessageIdsByCarrierIds(missed);
-    await rememberFromHistory([...new Set(found.values())]);
+    const channels = new Map<string, string | undefined>();
+    for (const u of updates) {
+      const id = (u.carrierId && found.get(u.carrierId)) || (u.carrierIdAsWritten && found.get(u.carrierIdAsWritten));
+      if (id) channels.set(id, u.channel);
+    }
+    await rememberFromHistory(channels);
     return ids.map((id, i) => {
       const u = updates[i]!;
       return id ?? found.get(u.carrierId ?? '') ?? (u.carrierIdAsWritten ? asWritten(u, found.get(u.carrierIdAsWritten)) : undefined);
@@ -95,10 +100,14 @@ export function startStatusConsumer(deps: {
    * their status comes back from history first, so a receipt for a message
    * already received is refused as a step back, not told to its client twice.
    */
-  const rememberFromHistory = async (ids: readonly string[]): Promise<void> => {
-    if (ids.length === 0) return;
-    const latest = await deps.history.latestStatuses(ids);
-    if (latest.size > 0) await deps.state.advanceStatuses([...latest].map(([id, s]) => ({ id, status: s.status, at: s.at })));
+  /**
+   * Each message's channel comes with it (history's events do not hold it): an e-mail's bounce in history overtakes
+   * a `received` hot state still holds (a replica behind), as it did when it was recorded.
+   */
+  const rememberFromHistory = async (channels: ReadonlyMap<string, string | undefined>): Promise<void> => {
+    if (channels.size === 0) return;
+    const latest = await deps.history.latestStatuses([...channels.keys()]);
+    if (latest.size > 0) await deps.state.advanceStatuses([...latest].map(([id, s]) => ({ id, status: s.status, at: s.at, channel: channels.get(id) })));
   };
   /**
    * Which of the reports tell of a part of a long message delivered while
@@ -162,7 +171,7 @@ export function startStatusConsumer(deps: {
     if (unknown.length === 0) return early;
     // Another part of a long message hot state let go (a minute after its final status) while the part's carrier id
     // lived on, or a restart: history says where it stands, so a late failure or a duplicate is refused as a step back.
-    await rememberFromHistory([...new Set(unknown.map((i) => changes[i]!.messageId))]);
+    await rememberFromHistory(new Map(unknown.map((i) => [changes[i]!.messageId, changes[i]!.channel])));
     await look(unknown, true);
     return early;
   };
