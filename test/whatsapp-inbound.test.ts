@@ -134,6 +134,39 @@ describe('WhatsApp replies (MO)', () => {
     expect(replies(mobile)).toHaveLength(1);
   });
 
+  it("gives a reply that quotes a message (WhatsApp's context) to the application that sent that one, though another messaged the handset after it", async () => {
+    const created = await h.hermod.cli(['apps', 'create', 'wonka', '--api-key']);
+    expect(created.code, created.output).toBe(0);
+    const key = /api key: (\S+)/.exec(created.output)![1]!;
+    const callbacks = await h.hermod.cli(['apps', 'set-callbacks', 'wonka', '--reply', `${h.receiverUrl}/wonka-reply`]);
+    expect(callbacks.code, callbacks.output).toBe(0);
+    const mobile = '+6421600082';
+    // acme (the number's owner) asks first; wonka messages the handset after it, from the one business number.
+    const asked = await sendIm(mobile, [{ channel: 'wab' }]);
+    await eventually(() => h.wab.received.some((m) => m.to === '6421600082') || undefined, 20_000, 50);
+    const wonka = await h.client.post(
+      '/rest/im/v1/message',
+      { destination: { mobile }, message: { type: 'text', text: { body: 'Nā Wonka tēnei 🍫' } }, delivery_attempts: [{ channel: 'wab' }] },
+      { authorization: key },
+    );
+    expect(wonka.status, wonka.text).toBe(202);
+    await eventually(() => h.wab.received.filter((m) => m.to === '6421600082').length === 2 || undefined, 20_000, 50);
+    // The handset swipes to reply to acme's question: the reply quotes its wamid.
+    const question = h.wab.received.find((m) => m.to === '6421600082' && m.text?.body === KIA_ORA)!;
+    await h.wab.handsetSends('6421600082', { text: 'Āe, ka pai — 好的 👍🏽' }, { context: question.id });
+
+    const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 20_000, 50);
+    expect(reply.path).toBe('/reply');
+    expect(reply.body).toMatchObject({ content: 'Āe, ka pai — 好的 👍🏽', reply_to: asked });
+    const routed = h.hermod
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
+    expect(routed).toEqual([expect.stringContaining('"rule":"quoted-message"')]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.callbacks.filter((c) => c.path === '/wonka-reply')).toEqual([]);
+  });
+
   it('gives a reply on the shared number to the application whose WhatsApp message the handset got last, after a restart forgot hot state', async () => {
     const created = await h.hermod.cli(['apps', 'create', 'initech', '--api-key']);
     expect(created.code, created.output).toBe(0);

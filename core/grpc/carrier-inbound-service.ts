@@ -37,6 +37,7 @@ export function carrierInboundService(deps: { bus: Bus }): UntypedServiceImpleme
             channel: req.channel,
             carrierRef: m.carrierRef,
             businessId: m.businessId,
+            quotedRef: m.quotedRef,
           }),
         })),
       );

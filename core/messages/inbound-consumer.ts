@@ -3,7 +3,7 @@ import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageRecord, MessageHistory } from '../ports/message-history';
 import type { OptOutStore } from '../ports/opt-out-store';
-import type { HotState, ReplyContext } from '../ports/state';
+import type { HotState, LastMessage, ReplyContext } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { decodeInbound, decodeRecords } from '../ports/bus-payloads';
 import type { Logger } from '../../lib/log';
@@ -12,6 +12,7 @@ import { replyAddressKey } from './reply-address';
 import { handsetKey } from '../domain/handset-key';
 import { startRoute } from './start-route';
 import { routeReply } from './reply-router';
+import { quotedMessages } from './quoted-messages';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
 import { contextOfReply, createReplyContextFromHistory } from './reply-context-from-history';
@@ -56,6 +57,15 @@ export function startInboundConsumer(deps: {
   const ownerOf = deps.ownerOfAddress ?? (async () => undefined);
   const windowMs = deps.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   const fromHistory = createReplyContextFromHistory(deps.history);
+  /** The messages replies quote (WhatsApp's context); none where the lookup fails: they are routed as any other. */
+  const quotedBy = async (replies: readonly { source: string; quotedRef?: string }[]) => {
+    try {
+      return await quotedMessages(deps, replies);
+    } catch (err) {
+      deps.log.warn('could not look up the messages replies quote; they are routed by the address they were sent to', { err });
+      return new Map<number, LastMessage>();
+    }
+  };
   /** What hot state knows of the handset and the address; where it knows nothing of the handset, with history's (contextOfReply). */
   const contextOf = async (handset: string, addressKey: string): Promise<ReplyContext> => {
     const known = await deps.state.getReplyContext(handset, addressKey);
@@ -81,12 +91,13 @@ export function startInboundConsumer(deps: {
         delivered.map(({ m, busPosition }, i) => ({ key: inboundKey(m, contexts[i]!.lastFromAddress?.messageId), candidateId: uuid(), busPosition })),
         windowMs,
       );
+      const quoted = await quotedBy(delivered.map(({ m }) => m));
       const routes = await Promise.all(
         delivered.map(async ({ m }, i) => {
           const claimedBy = await ownerOf(replyAddressKey(m.destination));
           // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
           const claimant = claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined);
-          const route = routeReply(contexts[i]!, claimant);
+          const route = routeReply(contexts[i]!, claimant, quoted.get(i));
           if (!asksToOptBackIn(m.text)) return route;
           return startRoute(route, contexts[i]!, claimant, m.source, (pairs) => deps.state.areOptedOut(pairs));
         }),

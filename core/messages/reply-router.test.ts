@@ -6,6 +6,17 @@ import { routeReply } from './reply-router';
 const none: ReplyContext = { sendersOfAddress: [] };
 
 describe('routeReply', () => {
+  it('gives a reply that quotes a message to the application that sent it, over every other rule', () => {
+    const context: ReplyContext = {
+      lastToHandset: { applicationId: 'b', messageId: 'mb' },
+      lastFromAddress: { applicationId: 'b', messageId: 'mb' },
+      sendersOfAddress: ['a', 'b', 'c'],
+    };
+    const quoted = { applicationId: 'c', messageId: 'mc' };
+    expect(routeReply(context, 'a', quoted)).toEqual({ applicationId: 'c', replyTo: 'mc', rule: 'quoted-message' });
+    expect(routeReply(none, undefined, quoted)).toEqual({ applicationId: 'c', replyTo: 'mc', rule: 'quoted-message' });
+  });
+
   it('gives a reply to the application that claimed the address, whoever messaged the handset last from elsewhere', () => {
     const context: ReplyContext = {
       lastToHandset: { applicationId: 'b', messageId: 'mb' },

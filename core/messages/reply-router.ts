@@ -3,6 +3,9 @@ import type { LastMessage, ReplyContext } from '../ports/state';
 /**
  * Which rule chose the application of a reply, stored on the MO record and
  * logged, from the most to the least certain:
+ * - `quoted-message`: the reply quotes a message hermod sent the handset
+ *   (WhatsApp's `context`: the handset swiped to reply to it, or tapped one
+ *   of its buttons): that message's application, whoever messaged since;
  * - `claimed-address`: an operator claimed the address the handset replied to
  *   for the application (`hermod apps set-sources`), unless the last message
  *   to the handset from that address was another application's (a shared
@@ -19,6 +22,7 @@ import type { LastMessage, ReplyContext } from '../ports/state';
  * A START may go elsewhere than these say: `opted-out-from-address` (start-route.ts).
  */
 export type ReplyRule =
+  | 'quoted-message'
   | 'claimed-address'
   | 'only-sender-from-address'
   | 'last-message-from-address'
@@ -34,8 +38,12 @@ export interface ReplyRoute {
   rule: ReplyRule;
 }
 
-/** Routes one reply from what hot state knows about the handset and the address, and the address's claimant. */
-export function routeReply(context: ReplyContext, claimedBy: string | undefined): ReplyRoute {
+/**
+ * Routes one reply from the message it quotes, if any (quoted-messages.ts), else from what hot state knows about the
+ * handset and the address, and the address's claimant.
+ */
+export function routeReply(context: ReplyContext, claimedBy: string | undefined, quoted?: LastMessage): ReplyRoute {
+  if (quoted) return { applicationId: quoted.applicationId, replyTo: quoted.messageId, rule: 'quoted-message' };
   const { lastFromAddress, lastToHandset, sendersOfAddress } = context;
   const answered = (applicationId: string): string =>
     [lastFromAddress, lastToHandset].find((m): m is LastMessage => m?.applicationId === applicationId)?.messageId ?? '';

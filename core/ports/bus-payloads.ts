@@ -96,6 +96,8 @@ export interface InboundPayload {
   carrierRef?: string;
   /** The carrier's own id of the business address written to (WhatsApp: the phone number id), which an application may claim instead of the address; '' or absent when none. */
   businessId?: string;
+  /** The carrier's id of the message it replies to (WhatsApp: `context.id`); '' or absent when none. */
+  quotedRef?: string;
 }
 
 const str = { type: 'string' } as const;
@@ -155,6 +157,7 @@ const SCHEMAS = {
     channel: str,
     carrierRef: str,
     businessId: str,
+    quotedRef: str,
   }),
 };
 type Kind = keyof typeof SCHEMAS;
@@ -293,6 +296,7 @@ export const encodeInbound = (m: InboundPayload): BusValue =>
     channel: m.channel,
     carrierRef: m.carrierRef,
     businessId: m.businessId,
+    quotedRef: m.quotedRef,
   });
 export const decodeInbound = (value: BusValue): InboundPayload => decode('inbound', value);
 

@@ -25,6 +25,8 @@ export interface WebhookInbound {
   carrierRef: string;
   /** The carrier's id of the business address (WhatsApp: the phone number id); '' when none. */
   businessId: string;
+  /** The carrier's id of the message it replies to (WhatsApp: `context.id`, when the handset swiped to reply to one); '' when none. */
+  quotedRef: string;
 }
 
 /**

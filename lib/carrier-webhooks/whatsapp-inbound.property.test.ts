@@ -19,6 +19,8 @@ const digits = fc.stringMatching(/^[1-9]\d{6,13}$/);
 const textMessage = fc.record({
   from: digits,
   id: fc.stringMatching(/^wamid\.[A-Za-z0-9=]{1,30}$/),
+  /** The message it replies to (swiped), or none. */
+  quoted: fc.option(fc.stringMatching(/^wamid\.[A-Za-z0-9=]{1,30}$/), { nil: undefined }),
   timestamp: fc.integer({ min: 1, max: 4e9 }).map(String),
   body: text,
 });
@@ -45,17 +47,32 @@ describe('WhatsApp inbound parsing, over any input', () => {
     );
   });
 
-  it('keeps every text message, its text exactly, its sender with a plus and its id, in order', () => {
+  it('keeps every text message, its text exactly, its sender with a plus, its id and the id it quotes, in order', () => {
     fc.assert(
       fc.property(fc.array(textMessage, { maxLength: 5 }), (list) => {
-        const messages = list.map((m) => ({ from: m.from, id: m.id, timestamp: m.timestamp, type: 'text', text: { body: m.body } }));
+        const messages = list.map((m) => ({
+          from: m.from,
+          id: m.id,
+          timestamp: m.timestamp,
+          type: 'text',
+          text: { body: m.body },
+          ...(m.quoted ? { context: { from: '15550783881', id: m.quoted } } : {}),
+        }));
         const body = {
           object: 'whatsapp_business_account',
           entry: [{ changes: [{ field: 'messages', value: { metadata: { display_phone_number: '15550783881' }, messages } }] }],
         };
         const expected = list
           .filter((m) => m.body.trim() !== '')
-          .map((m) => ({ source: `+${m.from}`, destination: '+15550783881', text: m.body, at: Number(m.timestamp) * 1000, carrierRef: m.id, businessId: '' }));
+          .map((m) => ({
+            source: `+${m.from}`,
+            destination: '+15550783881',
+            text: m.body,
+            at: Number(m.timestamp) * 1000,
+            carrierRef: m.id,
+            businessId: '',
+            quotedRef: m.quoted ?? '',
+          }));
         expect(whatsAppInbound(body)).toEqual(expected);
       }),
     );

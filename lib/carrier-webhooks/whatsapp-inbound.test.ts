@@ -20,11 +20,24 @@ describe('WhatsApp handsets’ messages in the webhook', () => {
         at: 1_749_416_383_000,
         carrierRef: 'wamid.A',
         businessId: '106540352242922',
+        quotedRef: '',
       },
     ]);
     expect(whatsAppWebhook.inbound?.(body)).toEqual(whatsAppInbound(body));
     // The same body carries no delivery reports.
     expect(whatsAppWebhook.parse(body)).toEqual([]);
+  });
+
+  it('reads the message a reply quotes (swiped to reply, or a button of it tapped) from its context', () => {
+    const quoted = { from: '15550783881', id: 'wamid.HBgLMTY0Njc4OTEyMzQVAgARGBI=' };
+    const [swiped, tapped, junk] = whatsAppInbound(
+      webhook(
+        { ...from, id: 'wamid.Q1', type: 'text', text: { body: 'Āe, mō tēnā 👍🏽' }, context: quoted },
+        { ...from, id: 'wamid.Q2', type: 'button', button: { text: 'Kāo', payload: 'no' }, context: quoted },
+        { ...from, id: 'wamid.Q3', type: 'text', text: { body: '好的' }, context: { id: 42 } },
+      ),
+    );
+    expect([swiped?.quotedRef, tapped?.quotedRef, junk?.quotedRef]).toEqual([quoted.id, quoted.id, '']);
   });
 
   it('reads button and list replies as their titles, and a template button as its text', () => {

@@ -7,7 +7,9 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  * (`entry[].changes[field=messages].value.messages[]`), as MO messages: from
  * `from` (a WhatsApp id, the number without its plus) to the business number
  * of `value.metadata.display_phone_number` (with its `phone_number_id` as the
- * business id), under the message's `wamid` id.
+ * business id), under the message's `wamid` id, quoting the message of
+ * `context.id` when the handset replied to one (swiped to reply, or tapped a
+ * button of it).
  * What they say: a text's body; an interactive reply's button or list-row
  * title; a template quick-reply button's text; for media (image, video,
  * audio, document, sticker) a reference `[image <media id> <mime type>]`
@@ -30,7 +32,9 @@ export function whatsAppInbound(body: unknown): WebhookInbound[] {
         const text = textOf(m);
         if (!source || text === undefined || typeof m.id !== 'string' || !m.id) continue;
         const seconds = Number(m.timestamp);
-        messages.push({ source, destination, text, at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(), carrierRef: m.id, businessId });
+        const at = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now();
+        const quotedRef = isRecord(m.context) && typeof m.context.id === 'string' ? m.context.id : '';
+        messages.push({ source, destination, text, at, carrierRef: m.id, businessId, quotedRef });
       }
     }
   }

@@ -36,6 +36,8 @@ export interface CarrierInboundMessage {
   carrierRef: string;
   /** the carrier's id of the business address (WhatsApp: phone_number_id), claimable instead of it */
   businessId: string;
+  /** the carrier's id of the message it replies to (WhatsApp: context.id, a wamid); '' when none */
+  quotedRef: string;
 }
 
 export interface CarrierInboundRequest {
@@ -49,7 +51,7 @@ export interface CarrierInboundResponse {
 }
 
 function createBaseCarrierInboundMessage(): CarrierInboundMessage {
-  return { source: "", destination: "", text: "", at: 0, carrierRef: "", businessId: "" };
+  return { source: "", destination: "", text: "", at: 0, carrierRef: "", businessId: "", quotedRef: "" };
 }
 
 export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
@@ -71,6 +73,9 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     }
     if (message.businessId !== "") {
       writer.uint32(50).string(message.businessId);
+    }
+    if (message.quotedRef !== "") {
+      writer.uint32(58).string(message.quotedRef);
     }
     return writer;
   },
@@ -136,6 +141,14 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
             message.businessId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.quotedRef = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -164,6 +177,11 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
         : isSet(object.business_id)
         ? globalThis.String(object.business_id)
         : "",
+      quotedRef: isSet(object.quotedRef)
+        ? globalThis.String(object.quotedRef)
+        : isSet(object.quoted_ref)
+        ? globalThis.String(object.quoted_ref)
+        : "",
     };
   },
 
@@ -187,6 +205,9 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     if (message.businessId !== "") {
       obj.businessId = message.businessId;
     }
+    if (message.quotedRef !== "") {
+      obj.quotedRef = message.quotedRef;
+    }
     return obj;
   },
 
@@ -201,6 +222,7 @@ export const CarrierInboundMessage: MessageFns<CarrierInboundMessage> = {
     message.at = object.at ?? 0;
     message.carrierRef = object.carrierRef ?? "";
     message.businessId = object.businessId ?? "";
+    message.quotedRef = object.quotedRef ?? "";
     return message;
   },
 };

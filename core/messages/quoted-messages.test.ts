@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryState } from '../adapters/memory-state';
+import type { MessageHistory, MessageRecord } from '../ports/message-history';
+import { createRecentMessages } from './recent-messages';
+import { quotedMessages } from './quoted-messages';
+
+const sent = (id: string, applicationId: string, destination: string, direction: 'MT' | 'MO' = 'MT'): MessageRecord => ({
+  id,
+  numericId: 1,
+  applicationId,
+  channel: 'wab',
+  direction,
+  destination,
+  source: '+15550000001',
+  content: 'Kia ora — 你好 👋🏽',
+  reference: '',
+  messageClass: '',
+  mask: '',
+  smsClass: 0,
+  scheduledAt: 0,
+  integrationId: '',
+  via: 'im_v1',
+  segments: 1,
+  acceptedAt: 1_700_000_000_000,
+  replyTo: '',
+});
+
+describe('the message a reply quotes', () => {
+  it('is found by its wamid in hot state, or in history once hot state forgot it, with the application that sent it', async () => {
+    const state = createMemoryState();
+    const recent = createRecentMessages();
+    recent.put([sent('m-acme', 'acme', '+64211234561')]);
+    await state.putCarrierIds([{ carrierId: 'wamid.ACME', messageId: 'm-acme' }]);
+    const asked: string[][] = [];
+    const history = {
+      findMessageIdsByCarrierIds: async (refs: readonly string[]) => {
+        asked.push([...refs]);
+        return new Map(refs.filter((r) => r === 'wamid.OLD').map((r) => [r, 'm-old']));
+      },
+      findMessages: async (ids: readonly string[]) => (ids.includes('m-old') ? [sent('m-old', 'globex', '64211234561')] : []),
+    } as unknown as MessageHistory;
+
+    const found = await quotedMessages({ state, history, recent }, [
+      { source: '+64211234561', quotedRef: 'wamid.ACME' },
+      { source: '+64211234561' },
+      { source: '+64211234561', quotedRef: 'wamid.OLD' },
+      { source: '+64211234561', quotedRef: 'wamid.NOBODY' },
+    ]);
+
+    expect([...found]).toEqual([
+      [0, { messageId: 'm-acme', applicationId: 'acme' }],
+      // Written without its plus when it was sent: the same handset.
+      [2, { messageId: 'm-old', applicationId: 'globex' }],
+    ]);
+    expect(asked).toEqual([['wamid.OLD', 'wamid.NOBODY']]);
+  });
+
+  it("routes nothing by a message sent to another handset, or by a reply (someone's quoted reference is not an address)", async () => {
+    const state = createMemoryState();
+    const recent = createRecentMessages();
+    recent.put([sent('m-other', 'acme', '+64219999999'), sent('m-reply', 'acme', '+15550000001', 'MO')]);
+    await state.putCarrierIds([
+      { carrierId: 'wamid.OTHER', messageId: 'm-other' },
+      { carrierId: 'wamid.REPLY', messageId: 'm-reply' },
+    ]);
+    const history = { findMessageIdsByCarrierIds: async () => new Map(), findMessages: async () => [] } as unknown as MessageHistory;
+
+    const found = await quotedMessages({ state, history, recent }, [
+      { source: '+64211234561', quotedRef: 'wamid.OTHER' },
+      { source: '+64211234561', quotedRef: 'wamid.REPLY' },
+    ]);
+    expect(found.size).toBe(0);
+  });
+
+  it('asks history nothing when no reply quotes a message', async () => {
+    const history = {} as MessageHistory;
+    const found = await quotedMessages({ state: createMemoryState(), history, recent: createRecentMessages() }, [{ source: '+64211234561', quotedRef: '' }]);
+    expect(found.size).toBe(0);
+  });
+});
