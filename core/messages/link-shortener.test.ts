@@ -70,10 +70,24 @@ describe('link shortening', () => {
     ]);
   });
 
+  it('ends a URL at a dash, a non-ASCII currency sign or a closing brace it did not open, and keeps balanced braces (API trial)', () => {
+    expect(findUrls('see https://example.com/dddd—today, https://example.com/e–f or https://example.com/g‐h')).toEqual([
+      'https://example.com/dddd',
+      'https://example.com/e',
+      'https://example.com/g',
+    ]);
+    expect(findUrls('{https://example.com/aaaa} https://example.com/utu€5 https://example.com/£ https://example.com/{id}/x?p=$1')).toEqual([
+      'https://example.com/aaaa',
+      'https://example.com/utu',
+      'https://example.com/',
+      'https://example.com/{id}/x?p=$1',
+    ]);
+  });
+
   it('finds a link exactly, whatever world text comes before it and whatever follows a stop after it (property)', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 30 }).filter((t) => !/https?:/i.test(t));
     const path = fc.array(fc.constantFrom('a', 'Z', '0', '-', '_', '/', 'ā', 'п', '你', '%C4%81', '?q=1', '#top'), { maxLength: 12 }).map((p) => p.join(''));
-    const stop = fc.constantFrom(' ', '\n', '。', '，', '：', '」', '！', '？', '…', '”', '’', '»', '、');
+    const stop = fc.constantFrom(' ', '\n', '。', '，', '：', '」', '！', '？', '…', '”', '’', '»', '、', '—', '–', '€');
     const before = fc.constantFrom(' ', '\n', '：', '「', '“', '«', '（');
     fc.assert(
       fc.property(text, before, path, stop, text, (prefix, open, p, close, suffix) => {

@@ -11,10 +11,11 @@ import { FifoMap } from '../../lib/fifo-map';
 // and at what ends one in world text without a space: CJK, full-width and vertical punctuation (。，：「」…, but not
 // the katakana middle dot ・ found inside Japanese titles), typographic quotes (“ ” ‘ ’ « »), an ellipsis, and any
 // emoji or symbol outside ASCII (So, Sk, pictographs, skin tones, emoji variation selectors, enclosing marks such as
-// the keycap's; ASCII ^ and ` stay in it as before). Non-ASCII letters and marks (IRIs) and percent-escapes stay in it.
+// the keycap's; ASCII ^ and ` stay in it as before), a dash (‐ – —), and a currency sign other than $ (€ £ ¥).
+// Non-ASCII letters and marks (IRIs) and percent-escapes stay in it.
 // Without those stops, a Chinese sentence or an emoji after a link became part of the link, and was lost from the message.
 const URL_IN_TEXT =
-  /\bhttps?:\/\/(?:(?!\ufe0e|\ufe0f)[^\s\p{Cc}\p{Cf}\p{So}\p{Sk}\p{Me}\p{Extended_Pictographic}<>"'\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef\u2018-\u201f\u00ab\u00bb\u2026]|[\^`])+/giu;
+  /\bhttps?:\/\/(?:(?!\ufe0e|\ufe0f)[^\s\p{Cc}\p{Cf}\p{So}\p{Sk}\p{Me}\p{Extended_Pictographic}<>"'\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef\u2010-\u201f\u00ab\u00bb\u2026\u00a2-\u00a5\u20a0-\u20c0]|[\^`])+/giu;
 const SENTENCE_PUNCTUATION = '.,!?;:';
 const KEYCAP_BASE = '0123456789#*';
 const EMOJI_SELECTORS = '\ufe0e\ufe0f\u20e3';
@@ -27,7 +28,7 @@ function count(text: string, ch: string): number {
 
 /**
  * How much of a match is the URL, as link detectors decide (linkify-it's rules): not the punctuation that ends a
- * sentence after it, not a closing parenthesis or bracket it did not open, and not the digit, # or * that begins a
+ * sentence after it, not a closing parenthesis, bracket or brace it did not open, and not the digit, # or * that begins a
  * keycap emoji (1️⃣) written after it.
  */
 function urlLength(text: string, start: number, found: string): number {
@@ -36,11 +37,13 @@ function urlLength(text: string, start: number, found: string): number {
   if (next !== undefined && EMOJI_SELECTORS.includes(next) && KEYCAP_BASE.includes(found[end - 1]!)) end--;
   let parentheses = count(found, '(') - count(found, ')');
   let brackets = count(found, '[') - count(found, ']');
+  let braces = count(found, '{') - count(found, '}');
   for (;;) {
     const last = found[end - 1]!;
     if (SENTENCE_PUNCTUATION.includes(last)) end--;
     else if (last === ')' && parentheses < 0) end--, parentheses++;
     else if (last === ']' && brackets < 0) end--, brackets++;
+    else if (last === '}' && braces < 0) end--, braces++;
     else return end;
   }
 }
