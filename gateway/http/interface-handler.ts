@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/log';
 import { clientClosed } from './client-closed';
 import { oneAuthorization } from './one-authorization';
 import { unavailableRetryAfter } from './unavailable-retry-after';
+import { closeAfterUnreadBody } from './close-after-unread-body';
 import type { OutageLog } from './outage-log';
 
 /**
@@ -35,6 +36,7 @@ export function interfaceHandler(errors: Middleware, router: Router, log: Logger
   };
   return compose([
     told,
+    closeAfterUnreadBody,
     unavailableRetryAfter,
     errors,
     retryAfterOfError,

@@ -286,6 +286,16 @@ describe('parseStreamedObject', () => {
     expect(pulled).toBeLessThanOrEqual(4);
   });
 
+  it('refuses a field just over the limit whether it came in one chunk or its end in the last one, and takes one at the limit', async () => {
+    const body = (bytes: number) => `{"name":"${'ā'.repeat((bytes - 2) / 2)}","members":[1]}`;
+    const options = { maxBytes: 1_000_000, maxElementBytes: 100_000 };
+    for (const size of [100_000, 60_000, 1_000]) {
+      const over = await parse(split(body(100_002), size), options).catch((e: unknown) => e);
+      expect((over as HermodError).message, `chunks of ${size}`).toBe('name: a field may be at most 100000 bytes of JSON');
+      expect((await parse(split(body(100_000), size), options)).count).toBe(1);
+    }
+  });
+
   it('accepts a body of exactly the size limit', async () => {
     const body = '{"members":[1,2,3]}';
     expect((await parse(split(body, 4), { maxBytes: body.length })).count).toBe(3);

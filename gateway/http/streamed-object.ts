@@ -157,13 +157,15 @@ class Scanner {
   /** Keeps a piece of what is being collected, refusing an element or value that grows past its limit. */
   private hold(piece: Buffer): void {
     this.held += piece.length;
-    if (this.held > this.maxElementBytes) {
-      const limit = `may be at most ${this.maxElementBytes} bytes of JSON`;
-      if (this.state === ARRAY) throw new HermodError('unprocessable', `${this.arrayField}[${this.count}]: a member ${limit}`);
-      if (this.state === VALUE) throw new HermodError('unprocessable', `${this.key}: a field ${limit}`);
-      throw new HermodError('unprocessable', `a field name ${limit}`);
-    }
+    if (this.held > this.maxElementBytes) throw this.tooLarge();
     this.pieces.push(piece);
+  }
+
+  private tooLarge(): HermodError {
+    const limit = `may be at most ${this.maxElementBytes} bytes of JSON`;
+    if (this.state === ARRAY) return new HermodError('unprocessable', `${this.arrayField}[${this.count}]: a member ${limit}`);
+    if (this.state === VALUE) return new HermodError('unprocessable', `${this.key}: a field ${limit}`);
+    return new HermodError('unprocessable', `a field name ${limit}`);
   }
 
   /** Scans `c` from `i`; returns where it stopped, early only right after the streamed array closes. */
@@ -336,6 +338,8 @@ class Scanner {
   }
 
   private finishValue(c: Buffer, end: number): void {
+    // Its last piece counts too: a field is refused past the limit however its bytes came in chunks.
+    if (this.held + end - this.start > this.maxElementBytes) throw this.tooLarge();
     const text = this.collect(c, end).toString('utf8');
     let value: unknown;
     try {
