@@ -64,7 +64,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
     for (const b of [wa.STATUS_SENT, wa.STATUS_FAILED]) expect(whatsAppWebhook.inbound?.(b)).toEqual([]);
   });
 
-  it('reads the documented text, button reply and image as replies to the business number, and skips the reaction', () => {
+  it('reads the documented text, button reply (with the message it quotes) and image as replies to the business number, and skips the reaction', () => {
     const replies = [wa.MESSAGE_TEXT, wa.MESSAGE_BUTTON_REPLY, wa.MESSAGE_IMAGE, wa.MESSAGE_REACTION].flatMap((b) => whatsAppWebhook.inbound?.(b) ?? []);
     expect(replies).toEqual([
       {
@@ -74,6 +74,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         at: 1_749_416_383_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
         businessId: '106540352242922',
+        quotedRef: '',
       },
       {
         source: '+16505551234',
@@ -82,6 +83,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         at: 1_749_416_400_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQjJGNDk3MTVEMDNBNkQ2NDIA',
         businessId: '106540352242922',
+        quotedRef: 'wamid.HBgLMTY1MDUwNzY1MjAVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA',
       },
       {
         source: '+16505551234',
@@ -90,6 +92,7 @@ describe('WhatsApp Cloud API as Meta documents it: the webhooks hermod takes', (
         at: 1_749_416_500_000,
         carrierRef: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzRjNFNkM1NjI1MUQzQzYyQzAA',
         businessId: '106540352242922',
+        quotedRef: '',
       },
     ]);
     for (const b of [wa.MESSAGE_TEXT, wa.MESSAGE_IMAGE]) expect(whatsAppWebhook.parse(b)).toEqual([]);
