@@ -8,6 +8,7 @@ import { createOutageLog } from './http/outage-log';
 import { interfaceHandler } from './http/interface-handler';
 import { requestMetrics } from './http/request-metrics';
 import { requestSpan } from './http/request-span';
+import { mergeSlashes } from './http/merge-slashes';
 import { refusedCredentials } from './http/refused-credentials';
 import { smsV2Errors } from './sms-v2/error-body';
 import { smsV2Router } from './sms-v2/routes';
@@ -85,6 +86,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   const outages = createOutageLog(deps.log);
   const interfaces: Interface[] = interfaceErrors(deps.log).map((i) => ({ ...i, handle: interfaceHandler(i.errors, routers[i.name], deps.log, outages) }));
 
+  app.use(mergeSlashes);
   app.use(clientAddress(deps.trustedProxies ?? parseTrustedProxies([])));
   app.use(requestMetrics);
   app.use(requestSpan);

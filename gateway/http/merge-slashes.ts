@@ -1,0 +1,11 @@
+import type { Middleware } from 'koa';
+
+/**
+ * Repeated slashes in a request's path count as one (nginx's merge_slashes):
+ * a client that joins a base URL ending in `/` to `/rest/…` asks for
+ * `//rest/…`, and is answered by that interface, not with a bare 404.
+ */
+export const mergeSlashes: Middleware = async (ctx, next) => {
+  if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
+  await next();
+};
