@@ -62,4 +62,28 @@ describe('SMS encoding and segmentation, end to end', () => {
     expect(sent.text).toBe(text);
     expect(sent.parts).toBe(2);
   });
+
+  it("sends sms_class 1 to 3 as the GSM message class in the data coding (Kannel's 0x10 | alphabet | class), on v2 and v1, every part of a long one", async () => {
+    const codings = new Map<string, number[]>();
+    running.simulator.on('submit', (s: { destination: string; dataCoding: number }) =>
+      codings.set(s.destination, [...(codings.get(s.destination) ?? []), s.dataCoding]),
+    );
+    const long = 'Kia ora, e hoa mā — Привет, 你好 👋🏽 '.repeat(3);
+    const sends = [
+      { path: '/rest/sms/v2/messages', body: { destination: '+6424000011', content: 'Class two: kept on the SIM', sms_class: 2 } },
+      { path: '/rest/sms/v2/messages', body: { destination: '+6424000012', content: long, sms_class: 1 } },
+      { path: '/rest/gateway/messages', body: { destination: '+6424000013', content: 'Tēnā koe — class three 📟', sms_class: 3 } },
+      { path: '/rest/sms/v2/messages', body: { destination: '+6424000014', content: 'No class given' } },
+    ];
+    for (const { path, body } of sends) {
+      const r = await client.post(path, body);
+      expect(r.status, r.text).toBeLessThan(300);
+    }
+    const got = await eventually(async () =>
+      ['+6424000011', '+6424000012', '+6424000013', '+6424000014'].every((d) => received.some((m) => m.destination === d)) ? codings : undefined,
+    );
+    expect(Object.fromEntries(got)).toEqual({ '+6424000011': [0x12], '+6424000012': [0x19, 0x19], '+6424000013': [0x1b], '+6424000014': [0x00] });
+    expect(received.find((m) => m.destination === '+6424000012')?.text).toBe(long);
+    expect(received.find((m) => m.destination === '+6424000013')?.text).toBe('Tēnā koe — class three 📟');
+  });
 });

@@ -9,6 +9,16 @@ import { gsm7CharSeptets, gsm7Length, writeGsm7 } from './gsm7';
 
 /** The data coding of each alphabet: SMPP's data_coding (3.4 section 5.2.19) and GSM 03.38's DCS agree on both. */
 export const DataCoding = { DEFAULT: 0x00, UCS2: 0x08 } as const;
+/**
+ * The data coding of a text in `dataCoding`'s alphabet (DataCoding) with a message class (1 ME, 2 SIM, 3 TE), as
+ * GSM 03.38's general data coding group writes it (0x10: the class is meaningful; bits 3–2 the alphabet, 1–0 the
+ * class) and as Kannel sends one: 0x11–0x13 for GSM 7-bit, 0x19–0x1B for UCS-2. No class (0 or absent): as it was.
+ */
+export function withMessageClass(dataCoding: number, smsClass: number | undefined): number {
+  if (!smsClass || smsClass < 1 || smsClass > 3) return dataCoding;
+  return 0x10 | (dataCoding & 0x0c) | smsClass;
+}
+
 /** SMPP's esm_class bit (GSM 03.40's TP-UDHI, the same bit) saying the message starts with a User Data Header. */
 export const ESM_CLASS_UDHI = 0x40;
 

@@ -416,6 +416,7 @@ export function createMessageIntake(deps: {
             acceptedAt: r.acceptedAt,
             trace: spans.traces[i],
             deferredSince: r.deferredSince,
+            ...(r.smsClass ? { smsClass: r.smsClass } : {}),
           }),
         })),
       )

@@ -37,6 +37,8 @@ export interface OutboundJob {
   trace?: string;
   /** Handed over again after its carrier refused it for a while (see StatusUpdate.retryAt): since when (ms). */
   deferredSince?: number;
+  /** An SMS's message class, 1 to 3 (SMS Gateway v2 and Gateway v1 `sms_class`); absent when none was asked for. */
+  smsClass?: number;
 }
 
 export interface ImJobDetails {
@@ -134,6 +136,7 @@ const SCHEMAS = {
     }),
     trace: str,
     deferredSince: num,
+    smsClass: num,
   }),
   status: object(['id', 'status', 'at', 'channel'], {
     id: str,
@@ -267,6 +270,7 @@ export const encodeJob = (job: OutboundJob): BusValue =>
     im: job.im,
     trace: job.trace,
     deferredSince: job.deferredSince,
+    smsClass: job.smsClass,
   });
 export const decodeJob = (value: BusValue): OutboundJob => decode('job', value);
 

@@ -11,7 +11,7 @@ import { UncertainSendError } from '../uncertain-send-error';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { MoAssembler } from '../carriers/smpp/mo-assembler';
 import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
-import { planSms } from '../../core/domain/sms-segments';
+import { planSms, withMessageClass } from '../../core/domain/sms-segments';
 import { FifoMap } from '../../lib/fifo-map';
 import { canonicalCarrierId, receiptIdAsSubmitId } from './carrier-message-id';
 
@@ -263,6 +263,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       const { client, stats } = picked;
       const holdBack = handover?.holdBack;
       const plan = planSms(job.content);
+      const dataCoding = withMessageClass(plan.dataCoding, job.smsClass);
       let written = false;
       // Asked once, for the first part: the parts behind it follow it out, or are withdrawn with it.
       let held: boolean | undefined;
@@ -272,7 +273,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
           source: job.source,
           destination: job.destination,
           shortMessage,
-          dataCoding: plan.dataCoding,
+          dataCoding,
           esmClass: plan.esmClass,
           registeredDelivery: 1,
           sourceTon: config.sourceTon,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGsm7 } from '../../../core/domain/gsm7';
-import { planSms } from '../../../core/domain/sms-segments';
-import { decodeShortMessage, splitUserData } from './short-message';
+import { planSms, withMessageClass } from '../../../core/domain/sms-segments';
+import { alphabetOf, decodeShortMessage, splitUserData } from './short-message';
 
 describe('short_message decoding', () => {
   it('reads 8-bit and 16-bit reference concatenation headers and skips other elements', () => {
@@ -10,6 +10,19 @@ describe('short_message decoding', () => {
     const withPort = splitUserData(Buffer.from('0b050400000000' + '000306020141', 'hex'), true);
     expect(withPort.concat).toEqual({ ref: 6, total: 2, seq: 1 });
     expect(withPort.payload.toString('hex')).toBe('41');
+  });
+
+  it('reads a data coding with a message class as its alphabet, so a classed text decodes as the one without', () => {
+    for (const text of ['Class two: kept on the SIM {€}', 'Tēnā koe — 你好 📟']) {
+      const plan = planSms(text);
+      for (const smsClass of [undefined, 0, 1, 2, 3]) {
+        const dataCoding = withMessageClass(plan.dataCoding, smsClass);
+        expect(alphabetOf(dataCoding)).toBe(plan.encoding);
+        expect(decodeShortMessage(plan.segments[0]!, dataCoding, false).text).toBe(text);
+      }
+    }
+    expect([1, 2, 3].map((c) => withMessageClass(0x00, c))).toEqual([0x11, 0x12, 0x13]);
+    expect([1, 2, 3].map((c) => withMessageClass(0x08, c))).toEqual([0x19, 0x1a, 0x1b]);
   });
 
   it('decodes GSM, UCS-2 and Latin-1 bodies', () => {
