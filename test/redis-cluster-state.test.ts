@@ -192,6 +192,40 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
   };
   const readAll = (s: HotState, ids: string[]) => Promise.all(ids.map((id) => s.getStatus(id)));
 
+  it("answers a message's status advances in the order it applied them, though the earlier batch waits longer for another master's replica", async () => {
+    const prefix = randomPrefix('cluster');
+    const s = state(prefix, 1);
+    const [fast, slow] = await cluster.masters();
+    const idOn = (master: { serves(slot: number): boolean }): string => {
+      for (;;) {
+        const id = randomUUID();
+        if (master.serves(hashSlot(statusKey(prefix, id)))) return id;
+      }
+    };
+    const [message, other] = [idOn(fast!), idOn(slow!)];
+    const replica = await cluster.replicaOf(slow!.port);
+    const answered: string[] = [];
+    cluster.pause(replica);
+    try {
+      // Intake's `queued` for a batch across two masters, then the worker's `sent` for one of its messages.
+      const queued = s.advanceStatusesNotingSkips([
+        { id: other, status: 'queued', at: 1 },
+        { id: message, status: 'queued', at: 1 },
+      ]);
+      void queued.then(() => answered.push('queued'));
+      const sent = s.advanceStatusesNotingSkips([{ id: message, status: 'sent', at: 2 }]);
+      void sent.then(() => answered.push('sent'));
+      await new Promise((r) => setTimeout(r, 300));
+      cluster.resume(replica);
+      expect(await Promise.all([queued, sent])).toEqual([[1, 1], [1]]);
+      await new Promise((r) => setImmediate(r));
+      // The status recorder tells a message's changes in the order hot state answers them: queued, then sent.
+      expect(answered).toEqual(['queued', 'sent']);
+    } finally {
+      cluster.resume(replica);
+    }
+  });
+
   it('keeps every status acknowledged just before its master is killed (kill -9), and takes new writes after its replica took over', async () => {
     const prefix = randomPrefix('cluster');
     const s = state(prefix, 1);

@@ -266,8 +266,25 @@ export function createRedisState(options: RedisStateOptions): HotState {
     return results;
   };
 
-  /** Moves each message forward (see HotState.advanceStatusesNotingSkips). */
-  async function advanceNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
+  /**
+   * The advance answered last, or to be: each is answered only after every advance called before it, so a message's
+   * changes are answered in the order Redis applied them. Its script runs in call order on the message's master, but
+   * a batch spanning several masters waits for each one's replicas (WAIT), and a later batch on one master alone would
+   * otherwise be answered first: the status recorder, which tells a message's changes in the order hot state answers
+   * them, told a `sent` before the `queued` it followed (operator trial, Redis Cluster).
+   */
+  let lastAdvance: Promise<unknown> = Promise.resolve();
+  function advanceNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
+    const applying = applyAdvances(advances);
+    const answered = lastAdvance.then(
+      () => applying,
+      () => applying,
+    );
+    lastAdvance = answered.catch(() => undefined);
+    return answered;
+  }
+
+  async function applyAdvances(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
     open();
     if (advances.length === 0) return [];
     const keys = advances.map((a) => statusKey(a.id));
