@@ -57,6 +57,19 @@ describe('block lists', () => {
     expect(await lists.list('kāinga-ā-iwi')).toEqual([]);
   });
 
+  it('refuses to add a national number, or the pieces of a number an unquoted shell line split, and adds none of the others with it (operator trial)', async () => {
+    const { lists } = blockListsOf([kainga]);
+    // `hermod blocklist add 021 555 1234` and `hermod blocklist add +64 21 555`: not +021…, nor all of New Zealand.
+    for (const entries of [['021', '555', '1234'], ['+64', '21', '555'], ['6421555']]) {
+      const err = await refusal(lists.update('kāinga-ā-iwi', entries, true));
+      expect(err.code, entries.join(' ')).toBe('invalid_attrib');
+      expect(err.message).toMatch(/^"(021|21|6421555)" is not in international form: write it with \+ and its country code/);
+      expect(await lists.list('kāinga-ā-iwi')).toEqual([]);
+    }
+    // With its plus, or the 00 international prefix, as before.
+    expect((await lists.update('kāinga-ā-iwi', ['+64 21 555', '0061 4'], true)).map((e) => e.prefix)).toEqual(['+6421555', '+614']);
+  });
+
   it('refuses to remove an entry that is not on that list, as not found, naming the entry and the list', async () => {
     const { lists } = blockListsOf([kainga, shop]);
     await lists.update('商店', ['+6421999'], true);

@@ -58,6 +58,14 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
           throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix: no country code starts with 0`, {
             fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
           });
+        // Written without its plus (or 00), a number is national (021 …) or a piece of one an unquoted shell line split
+        // (+64 21 555): taken as international it would block another country, or all of one. Removal reads it as before.
+        if (blocked && /^[0-9]/.test(p.trim()) && !/^00/.test(p.trim()))
+          throw new HermodError(
+            'invalid_attrib',
+            `${JSON.stringify(p)} is not in international form: write it with + and its country code (+6421…), and quote a number that has spaces`,
+            { fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }] },
+          );
         const prefix = normalizeBlockPrefix(p);
         if (prefix === undefined)
           throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix (+ and 1..15 digits)`, {
