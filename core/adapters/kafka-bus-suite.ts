@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../lib/config';
@@ -12,6 +13,7 @@ import { unique } from './contract-support';
 import { createKafkaBus, type KafkaBusOptions } from './kafka-bus';
 import { openBus } from './open-adapters';
 import { enginesRequired } from '../../test/support/engines-required';
+import { freePort } from '../../test/support/free-port';
 
 // A real broker per supported Kafka line, started from Maven Central jars. Without java or mvn
 // the suite skips with the reason, except in CI, where a skipped Kafka suite would hide a regression.
@@ -199,6 +201,46 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
             await admin.disconnect();
           }
         }, 120_000);
+
+        // Hermod's own retry, not the broker's behaviour: on one version only (it waits past kafkajs's ~10 s of retries).
+        it.runIf(version === '4.4.0')(
+          'subscribes once the cluster answers, however long after it was asked: a core started before its broker waits for it',
+          async () => {
+            // The broker is reached through a port nothing listens on yet (a broker still starting), then through a relay to it.
+            const relayPort = await freePort();
+            const bus = open({ brokers: [`127.0.0.1:${relayPort}`] });
+            const topic = unique('broker-late');
+            const got: string[] = [];
+            let subscribed = false;
+            const subscribing = bus
+              .subscribe(topic, async (records) => void got.push(...records.map((r) => valueBytes(r.value).toString('utf8'))), { group: unique('late') })
+              .then((sub) => {
+                subscribed = true;
+                return sub;
+              });
+            // Longer than kafkajs's own retries of a connection (some 10 s), after which a subscribe used to fail.
+            await new Promise((r) => setTimeout(r, 12_000));
+            expect(subscribed).toBe(false);
+            const [host, port] = cluster!.brokers[0]!.split(':');
+            const relay = net.createServer((client) => {
+              const broker = net.connect(Number(port), host);
+              client.pipe(broker).pipe(client);
+              client.on('error', () => broker.destroy());
+              broker.on('error', () => client.destroy());
+            });
+            await new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve));
+            try {
+              const sub = await subscribing;
+              await bus.publish(topic, [{ key: 'k', value: Buffer.from(WORLD_TEXT[0]!) }]);
+              await eventually(() => got.length === 1, 60_000);
+              expect(got).toEqual([WORLD_TEXT[0]]);
+              await sub.close();
+            } finally {
+              relay.close();
+            }
+          },
+          120_000,
+        );
 
         it('turns an unreachable cluster into a retryable unavailable HermodError', async () => {
           const bus = createKafkaBus({ brokers: ['localhost:1'], partitions: 1 });

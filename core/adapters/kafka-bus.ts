@@ -60,6 +60,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   let admin: Promise<Admin> | undefined;
   const knownTopics = new Map<string, Promise<void>>();
   const consumers = new Set<Consumer>();
+  /** Set once close() is called: a subscribe waiting for the cluster gives up. */
+  let closed = false;
 
   const connected = <T extends { connect(): Promise<void> }>(client: T): Promise<T> => client.connect().then(() => client);
   const getAdmin = (): Promise<Admin> => {
@@ -138,16 +140,33 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         runner.reassigned(e.payload.memberAssignment[topic] ?? []);
       });
       consumer.on(consumer.events.CRASH, (e) => crashes.crashed(e.payload.error));
-      try {
-        await ensureTopic(topic);
-        consumers.add(consumer);
-        await consumer.connect();
-        // kafkajs takes the topic back out of its targets on that error, so subscribing again is clean.
-        await untilKnown(() => consumer.subscribe({ topic, fromBeginning: true }), createTopics ? TOPIC_PROPAGATION_MS : 0);
-      } catch (err) {
-        consumers.delete(consumer);
-        await consumer.disconnect().catch(() => undefined);
-        throw toKafkaBusError(err, `subscribing group ${subscribe.group} to ${topic}`);
+      // A cluster away (a core started before its broker, a broker restarting) is waited for, as Redis is: tried
+      // again, and said so every half minute, until it answers or the bus closes. Anything else fails the subscribe.
+      const doing = `subscribing group ${subscribe.group} to ${topic}`;
+      let awaySince: number | undefined;
+      let toldAt = 0;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await ensureTopic(topic);
+          consumers.add(consumer);
+          await consumer.connect();
+          // kafkajs takes the topic back out of its targets on that error, so subscribing again is clean.
+          await untilKnown(() => consumer.subscribe({ topic, fromBeginning: true }), createTopics ? TOPIC_PROPAGATION_MS : 0);
+          if (awaySince !== undefined) log.info('Kafka answers; subscribed', { group: subscribe.group, topic, waitedMs: Date.now() - awaySince });
+          break;
+        } catch (err) {
+          consumers.delete(consumer);
+          await consumer.disconnect().catch(() => undefined);
+          const e = toKafkaBusError(err, doing);
+          if (e.code !== 'unavailable' || closed) throw e;
+          awaySince ??= Date.now();
+          if (Date.now() - toldAt >= AWAY_TOLD_EVERY_MS) {
+            toldAt = Date.now();
+            log.warn('Kafka is not reachable; subscribing again until it is', { group: subscribe.group, topic, err: e, awayMs: Date.now() - awaySince });
+          }
+          await new Promise((r) => setTimeout(r, Math.min(5_000, retryBackoffMs * 2 ** Math.min(attempt, 6))));
+          if (closed) throw e;
+        }
       }
       // run() resolves once the member has joined. A join waits until every member of the group has
       // rejoined, which a member busy in a long handler does only when it is done (or is expelled after
@@ -192,6 +211,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
 
     async close(): Promise<void> {
+      closed = true;
       try {
         await Promise.all([...consumers].map((c) => c.disconnect()));
         consumers.clear();
@@ -208,6 +228,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
 
 /** Longest a closing subscription waits for the batches side by side in its handler's hands (the Redis bus's close timeout). */
 const CLOSE_DRAIN_MS = 10_000;
+/** How often a subscribe waiting for an unreachable cluster says it still waits. */
+const AWAY_TOLD_EVERY_MS = 30_000;
 
 /**
  * Longest a fetch waits on the broker for records (Kafka's own consumer
