@@ -114,7 +114,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
 
 function listen(server: http.Server | https.Server, port: number, host: string, setting: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const failed = (err: Error): void => reject(listenError(err, setting, host, port, 'another gateway'));
+    const failed = (err: Error): void => reject(listenError(err, setting, host, port, 'another gateway', 'HERMOD_HOST'));
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);

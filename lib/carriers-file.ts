@@ -134,7 +134,7 @@ export function loadCarriersFile(file: string, env: Record<string, string | unde
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CarriersFileError(`HERMOD_CARRIERS_FILE ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new CarriersFileError(`${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   return parseCarriersFile(text, file, env);
 }

@@ -412,7 +412,7 @@ export function serveMetrics(listen: MetricsListen, log: Logger, aggregate = fal
   });
   return new Promise((resolve, reject) => {
     const holders = 'another hermod process: each one run on its own needs a HERMOD_METRICS_PORT of its own';
-    const failed = (err: Error): void => reject(listenError(err, 'HERMOD_METRICS_PORT', host, port, holders));
+    const failed = (err: Error): void => reject(listenError(err, 'HERMOD_METRICS_PORT', host, port, holders, 'HERMOD_HOST'));
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);

@@ -22,7 +22,8 @@ export async function runConsole(config: Readonly<Config>, log: Logger) {
   const server = createConsoleServer({ user: config.admin.user, password: config.admin.password, client, log });
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    const failed = (err: Error): void => reject(listenError(err, 'HERMOD_ADMIN_PORT', config.admin.host, config.admin.port, 'another console'));
+    const failed = (err: Error): void =>
+      reject(listenError(err, 'HERMOD_ADMIN_PORT', config.admin.host, config.admin.port, 'another console', 'HERMOD_ADMIN_HOST'));
     server.once('error', failed);
     // Exclusive: under `hermod start` this is a cluster worker, and the port is the console's alone.
     server.listen({ host: config.admin.host, port: config.admin.port, exclusive: true }, () => {

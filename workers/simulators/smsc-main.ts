@@ -20,7 +20,8 @@ export async function startSimulator(
 ): Promise<{ port: number; ports: { smpp: number }; stop(): Promise<void> }> {
   const simulator = createSmscSimulator({ log, ...options });
   const { host, port } = await simulator.start().catch((err: unknown) => {
-    throw listenError(err, setting, options.host ?? '127.0.0.1', options.port ?? 0, 'another SMSC simulator');
+    const hostSetting = setting === 'HERMOD_SMSC_PORT' ? 'HERMOD_SMSC_HOST' : setting;
+    throw listenError(err, setting, options.host ?? '127.0.0.1', options.port ?? 0, 'another SMSC simulator', hostSetting);
   });
   log.info('SMSC simulator listening', { host, port, smpp: `smpp://${host}:${port}`, receiptDelayMs: options.receiptDelayMs, outcomes: options.outcomes });
   running.add(simulator);
