@@ -158,10 +158,14 @@ describe('WhatsApp replies (MO)', () => {
     const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 20_000, 50);
     expect(reply.path).toBe('/reply');
     expect(reply.body).toMatchObject({ content: 'Āe, ka pai — 好的 👍🏽', reply_to: asked });
-    const routed = h.hermod
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
+    // The log line comes through core's output pipe, which may trail the callback's request.
+    const routed = await eventually(() => {
+      const lines = h.hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
+      return lines.length > 0 ? lines : undefined;
+    }, 10_000);
     expect(routed).toEqual([expect.stringContaining('"rule":"quoted-message"')]);
     await new Promise((r) => setTimeout(r, 500));
     expect(h.callbacks.filter((c) => c.path === '/wonka-reply')).toEqual([]);
