@@ -192,7 +192,7 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
   };
   const readAll = (s: HotState, ids: string[]) => Promise.all(ids.map((id) => s.getStatus(id)));
 
-  it("answers a message's status advances in the order it applied them, though the earlier batch waits longer for another master's replica", async () => {
+  it("answers a message's status advances in the order it applied them, though the earlier batch waits longer for another master's replica, and other messages without waiting", async () => {
     const prefix = randomPrefix('cluster');
     const s = state(prefix, 1);
     const [fast, slow] = await cluster.masters();
@@ -215,6 +215,10 @@ describeCluster('Redis Cluster hot state when a master dies', () => {
       void queued.then(() => answered.push('queued'));
       const sent = s.advanceStatusesNotingSkips([{ id: message, status: 'sent', at: 2 }]);
       void sent.then(() => answered.push('sent'));
+      // Another message on the healthy master is answered meanwhile: only a message's own earlier advances hold it.
+      const another = idOn(fast!);
+      expect(await s.advanceStatusesNotingSkips([{ id: another, status: 'queued', at: 1 }])).toEqual([1]);
+      expect(answered).toEqual([]);
       await new Promise((r) => setTimeout(r, 300));
       cluster.resume(replica);
       expect(await Promise.all([queued, sent])).toEqual([[1, 1], [1]]);

@@ -29,6 +29,39 @@ describe('Redis hot state', () => {
     await Promise.all(open.map((s) => s.close()));
   });
 
+  it('fails a later advance to its caller, never as an unhandled rejection, while an earlier one of its message still waits for a replica (review)', async () => {
+    // No replica here: an advance waits the whole WAIT and then fails, as on a master whose replica lags.
+    const s = createRedisState({ redis: REDIS_URL, prefix: freshPrefix(), waitReplicas: 1, waitTimeoutMs: 600 });
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const waiting = s.advanceStatuses([{ id: 'tēnā-1', status: 'queued', at: 1 }]).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 50));
+      // The same message again: its answer waits for the first; it fails, and only its caller hears of it.
+      const again = s.advanceStatuses([{ id: 'tēnā-1', status: 'sent', at: 2 }]).catch((e: unknown) => e);
+      const other = await s.advanceStatuses([{ id: '你好-2', status: 'queued', at: 1 }]).catch((e: unknown) => e);
+      expect(other).toMatchObject({ code: 'unavailable' });
+      expect(await waiting).toMatchObject({ code: 'unavailable' });
+      expect(await again).toMatchObject({ code: 'unavailable' });
+      await s.close();
+      const closedWaiting = createRedisState({ redis: REDIS_URL, prefix: freshPrefix(), waitReplicas: 1, waitTimeoutMs: 600 });
+      const first = closedWaiting.advanceStatuses([{ id: 'kia-ora-3', status: 'queued', at: 1 }]).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 50));
+      // Refused at once by the closing state, while the first still waits: its caller hears of it when the first is answered.
+      const closing = closedWaiting.close();
+      const refused = closedWaiting.advanceStatuses([{ id: 'kia-ora-3', status: 'sent', at: 2 }]).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await refused).toMatchObject({ code: 'unavailable' });
+      await first;
+      await closing;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
+
   it("tells every core of a loss of data, whichever core finds it first, and a loss of one Cluster master's slots alike", async () => {
     const prefix = freshPrefix();
     const [a, b] = [state(prefix), state(prefix)];

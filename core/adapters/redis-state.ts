@@ -267,20 +267,32 @@ export function createRedisState(options: RedisStateOptions): HotState {
   };
 
   /**
-   * The advance answered last, or to be: each is answered only after every advance called before it, so a message's
-   * changes are answered in the order Redis applied them. Its script runs in call order on the message's master, but
-   * a batch spanning several masters waits for each one's replicas (WAIT), and a later batch on one master alone would
-   * otherwise be answered first: the status recorder, which tells a message's changes in the order hot state answers
-   * them, told a `sent` before the `queued` it followed (operator trial, Redis Cluster).
+   * Each message's advance not yet answered, settled or not: a batch is answered only after the earlier advances of
+   * its messages, so a message's changes are answered in the order Redis applied them. Its script runs in call order
+   * on the message's master, but a batch spanning several masters waits for each one's replicas (WAIT), and a later
+   * batch on one master alone would otherwise be answered first: the status recorder, which tells a message's changes
+   * in the order hot state answers them, told a `sent` before the `queued` it followed (operator trial, Redis
+   * Cluster). Other messages' batches are not held up by a slow master's.
    */
-  let lastAdvance: Promise<unknown> = Promise.resolve();
+  const unanswered = new Map<string, Promise<void>>();
   function advanceNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]> {
     const applying = applyAdvances(advances);
-    const answered = lastAdvance.then(
-      () => applying,
-      () => applying,
+    // Observed at once: a failure while an earlier batch still waits is the caller's, never an unhandled rejection.
+    applying.catch(() => undefined);
+    const earlier = new Set<Promise<void>>();
+    for (const a of advances) {
+      const e = unanswered.get(a.id);
+      if (e) earlier.add(e);
+    }
+    const answered = earlier.size === 0 ? applying : Promise.all(earlier).then(() => applying);
+    const settled = answered.then(
+      () => undefined,
+      () => undefined,
     );
-    lastAdvance = answered.catch(() => undefined);
+    for (const a of advances) unanswered.set(a.id, settled);
+    void settled.then(() => {
+      for (const a of advances) if (unanswered.get(a.id) === settled) unanswered.delete(a.id);
+    });
     return answered;
   }
 
