@@ -60,12 +60,16 @@ describe('block lists', () => {
   it('refuses to add a national number, or the pieces of a number an unquoted shell line split, and adds none of the others with it (operator trial)', async () => {
     const { lists } = blockListsOf([kainga]);
     // `hermod blocklist add 021 555 1234` and `hermod blocklist add +64 21 555`: not +021…, nor all of New Zealand.
-    for (const entries of [['021', '555', '1234'], ['+64', '21', '555'], ['6421555']]) {
+    for (const entries of [['021', '555', '1234'], ['+64', '21', '555'], ['6421555'], ['(021) 555 1234'], ['+64', '(212) 555-1234'], ['-21']]) {
       const err = await refusal(lists.update('kāinga-ā-iwi', entries, true));
       expect(err.code, entries.join(' ')).toBe('invalid_attrib');
-      expect(err.message).toMatch(/^"(021|21|6421555)" is not in international form: write it with \+ and its country code/);
+      expect(err.message).toMatch(
+        /^"(021|21|6421555|\(021\) 555 1234|\(212\) 555-1234|-21)" is not in international form: write it with \+ and its country code/,
+      );
       expect(await lists.list('kāinga-ā-iwi')).toEqual([]);
     }
+    // 00 and then a 0: a country code starting with 0, as +0… is (review).
+    expect((await refusal(lists.update('kāinga-ā-iwi', ['000123'], true))).message).toMatch(/no country code starts with 0/);
     // With its plus, or the 00 international prefix, as before.
     expect((await lists.update('kāinga-ā-iwi', ['+64 21 555', '0061 4'], true)).map((e) => e.prefix)).toEqual(['+6421555', '+614']);
   });

@@ -60,7 +60,8 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
           });
         // Written without its plus (or 00), a number is national (021 …) or a piece of one an unquoted shell line split
         // (+64 21 555): taken as international it would block another country, or all of one. Removal reads it as before.
-        if (blocked && /^[0-9]/.test(p.trim()) && !/^00/.test(p.trim()))
+        const compact = p.replace(/[\s().-]/g, '');
+        if (blocked && !compact.startsWith('+') && !compact.startsWith('00'))
           throw new HermodError(
             'invalid_attrib',
             `${JSON.stringify(p)} is not in international form: write it with + and its country code (+6421…), and quote a number that has spaces`,
@@ -69,6 +70,11 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
         const prefix = normalizeBlockPrefix(p);
         if (prefix === undefined)
           throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix (+ and 1..15 digits)`, {
+            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
+          });
+        // 000… is 00 and a country code starting with 0: none does.
+        if (blocked && prefix.startsWith('+0'))
+          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix: no country code starts with 0`, {
             fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
           });
         return prefix;

@@ -70,24 +70,25 @@ describe('link shortening', () => {
     ]);
   });
 
-  it('ends a URL at a dash, a non-ASCII currency sign or a closing brace it did not open, and keeps balanced braces (API trial)', () => {
-    expect(findUrls('see https://example.com/dddd—today, https://example.com/e–f or https://example.com/g‐h')).toEqual([
+  it('ends a URL at an em dash, a non-ASCII currency sign or a closing brace it did not open, and keeps balanced braces and en dashes inside it (API trial, review)', () => {
+    expect(findUrls('see https://example.com/dddd—today, https://example.com/e―f or https://example.com/g– next')).toEqual([
       'https://example.com/dddd',
       'https://example.com/e',
       'https://example.com/g',
     ]);
-    expect(findUrls('{https://example.com/aaaa} https://example.com/utu€5 https://example.com/£ https://example.com/{id}/x?p=$1')).toEqual([
-      'https://example.com/aaaa',
-      'https://example.com/utu',
-      'https://example.com/',
-      'https://example.com/{id}/x?p=$1',
+    expect(findUrls('https://en.wikipedia.org/wiki/Mexican–American_War and https://en.wikipedia.org/wiki/1990–91_NHL_season‐')).toEqual([
+      'https://en.wikipedia.org/wiki/Mexican–American_War',
+      'https://en.wikipedia.org/wiki/1990–91_NHL_season',
     ]);
+    expect(
+      findUrls('{https://example.com/aaaa} https://example.com/utu€5 https://example.com/£ https://example.com/{id}/x?p=$1 https://example.com/a฿'),
+    ).toEqual(['https://example.com/aaaa', 'https://example.com/utu', 'https://example.com/', 'https://example.com/{id}/x?p=$1', 'https://example.com/a']);
   });
 
   it('finds a link exactly, whatever world text comes before it and whatever follows a stop after it (property)', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 30 }).filter((t) => !/https?:/i.test(t));
     const path = fc.array(fc.constantFrom('a', 'Z', '0', '-', '_', '/', 'ā', 'п', '你', '%C4%81', '?q=1', '#top'), { maxLength: 12 }).map((p) => p.join(''));
-    const stop = fc.constantFrom(' ', '\n', '。', '，', '：', '」', '！', '？', '…', '”', '’', '»', '、', '—', '–', '€');
+    const stop = fc.constantFrom(' ', '\n', '。', '，', '：', '」', '！', '？', '…', '”', '’', '»', '、', '—', '―', '€', '฿');
     const before = fc.constantFrom(' ', '\n', '：', '「', '“', '«', '（');
     fc.assert(
       fc.property(text, before, path, stop, text, (prefix, open, p, close, suffix) => {

@@ -11,12 +11,14 @@ import { FifoMap } from '../../lib/fifo-map';
 // and at what ends one in world text without a space: CJK, full-width and vertical punctuation (。，：「」…, but not
 // the katakana middle dot ・ found inside Japanese titles), typographic quotes (“ ” ‘ ’ « »), an ellipsis, and any
 // emoji or symbol outside ASCII (So, Sk, pictographs, skin tones, emoji variation selectors, enclosing marks such as
-// the keycap's; ASCII ^ and ` stay in it as before), a dash (‐ – —), and a currency sign other than $ (€ £ ¥).
-// Non-ASCII letters and marks (IRIs) and percent-escapes stay in it.
+// the keycap's; ASCII ^ and ` stay in it as before), an em dash or a horizontal bar (— ―: a URL's end in a sentence,
+// never inside one), and a currency sign other than $ (€ £ ¥ ฿). A hyphen or an en dash (‐ – : Mexican–American_War)
+// stays in it, but not at its end. Non-ASCII letters and marks (IRIs) and percent-escapes stay in it.
 // Without those stops, a Chinese sentence or an emoji after a link became part of the link, and was lost from the message.
 const URL_IN_TEXT =
-  /\bhttps?:\/\/(?:(?!\ufe0e|\ufe0f)[^\s\p{Cc}\p{Cf}\p{So}\p{Sk}\p{Me}\p{Extended_Pictographic}<>"'\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef\u2010-\u201f\u00ab\u00bb\u2026\u00a2-\u00a5\u20a0-\u20c0]|[\^`])+/giu;
-const SENTENCE_PUNCTUATION = '.,!?;:';
+  /\bhttps?:\/\/(?:(?!\ufe0e|\ufe0f)[^\s\p{Cc}\p{Cf}\p{So}\p{Sk}\p{Me}\p{Extended_Pictographic}<>"'\u3000-\u303f\ufe10-\ufe1f\ufe30-\ufe6f\uff00-\uffef\u2014\u2015\u2018-\u201f\u00ab\u00bb\u2026\p{Sc}]|[\^`$])+/giu;
+/** What ends a sentence, or a phrase, right after a URL: never its last character (a hyphen or an en dash neither). */
+const SENTENCE_PUNCTUATION = '.,!?;:\u2010\u2011\u2012\u2013';
 const KEYCAP_BASE = '0123456789#*';
 const EMOJI_SELECTORS = '\ufe0e\ufe0f\u20e3';
 
