@@ -12,7 +12,7 @@ import { replyAddressKey } from './reply-address';
 import { handsetKey } from '../domain/handset-key';
 import { startRoute } from './start-route';
 import { routeReply } from './reply-router';
-import { quotedMessages } from './quoted-messages';
+import { quotedMessages, type QuotingReply } from './quoted-messages';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
 import { contextOfReply, createReplyContextFromHistory } from './reply-context-from-history';
@@ -58,7 +58,7 @@ export function startInboundConsumer(deps: {
   const windowMs = deps.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   const fromHistory = createReplyContextFromHistory(deps.history);
   /** The messages replies quote (WhatsApp's context); none where the lookup fails: they are routed as any other. */
-  const quotedBy = async (replies: readonly { source: string; quotedRef?: string }[]) => {
+  const quotedBy = async (replies: readonly QuotingReply[]) => {
     try {
       return await quotedMessages(deps, replies);
     } catch (err) {

@@ -4,6 +4,9 @@ import type { MessageHistory, MessageRecord } from '../ports/message-history';
 import { createRecentMessages } from './recent-messages';
 import { quotedMessages } from './quoted-messages';
 
+/** A WhatsApp reply written to the business number the messages below were sent from. */
+const toBusiness = { channel: 'wab', destination: '+15550000001', businessId: '100000000000001' };
+
 const sent = (id: string, applicationId: string, destination: string, direction: 'MT' | 'MO' = 'MT'): MessageRecord => ({
   id,
   numericId: 1,
@@ -11,7 +14,8 @@ const sent = (id: string, applicationId: string, destination: string, direction:
   channel: 'wab',
   direction,
   destination,
-  source: '+15550000001',
+  // WhatsApp attempts are kept as sent from the business number's phone number id (HERMOD_WAB_SENDER).
+  source: '100000000000001',
   content: 'Kia ora — 你好 👋🏽',
   reference: '',
   messageClass: '',
@@ -41,10 +45,10 @@ describe('the message a reply quotes', () => {
     } as unknown as MessageHistory;
 
     const found = await quotedMessages({ state, history, recent }, [
-      { source: '+64211234561', quotedRef: 'wamid.ACME' },
-      { source: '+64211234561' },
-      { source: '+64211234561', quotedRef: 'wamid.OLD' },
-      { source: '+64211234561', quotedRef: 'wamid.NOBODY' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.ACME' },
+      { ...toBusiness, source: '+64211234561' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.OLD' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.NOBODY' },
     ]);
 
     expect([...found]).toEqual([
@@ -66,15 +70,34 @@ describe('the message a reply quotes', () => {
     const history = { findMessageIdsByCarrierIds: async () => new Map(), findMessages: async () => [] } as unknown as MessageHistory;
 
     const found = await quotedMessages({ state, history, recent }, [
-      { source: '+64211234561', quotedRef: 'wamid.OTHER' },
-      { source: '+64211234561', quotedRef: 'wamid.REPLY' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.OTHER' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.REPLY' },
     ]);
     expect(found.size).toBe(0);
   });
 
+  it('routes nothing by a quote carried to another business number or another channel (a modified client)', async () => {
+    const state = createMemoryState();
+    const recent = createRecentMessages();
+    recent.put([sent('m-acme', 'acme', '+64211234561')]);
+    await state.putCarrierIds([{ carrierId: 'wamid.ACME', messageId: 'm-acme' }]);
+    const history = { findMessageIdsByCarrierIds: async () => new Map(), findMessages: async () => [] } as unknown as MessageHistory;
+
+    const found = await quotedMessages({ state, history, recent }, [
+      { channel: 'wab', destination: '+15550000002', businessId: '100000000000002', source: '+64211234561', quotedRef: 'wamid.ACME' },
+      { channel: 'rcs', destination: '+15550000001', source: '+64211234561', quotedRef: 'wamid.ACME' },
+      // Without the phone number id it was written to, nothing says it is the number the message came from.
+      { ...toBusiness, businessId: '', source: '+64211234561', quotedRef: 'wamid.ACME' },
+      { ...toBusiness, source: '+64211234561', quotedRef: 'wamid.ACME' },
+    ]);
+    expect([...found.keys()]).toEqual([3]);
+  });
+
   it('asks history nothing when no reply quotes a message', async () => {
     const history = {} as MessageHistory;
-    const found = await quotedMessages({ state: createMemoryState(), history, recent: createRecentMessages() }, [{ source: '+64211234561', quotedRef: '' }]);
+    const found = await quotedMessages({ state: createMemoryState(), history, recent: createRecentMessages() }, [
+      { ...toBusiness, source: '+64211234561', quotedRef: '' },
+    ]);
     expect(found.size).toBe(0);
   });
 });
