@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer } from 'kafkajs';
+import { HermodError } from '../../lib/errors';
 import { createLogger, type Logger } from '../../lib/log';
 import { kafkaLogCreator } from './kafka-log';
 import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } from '../ports/bus';
@@ -153,6 +154,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
           // kafkajs takes the topic back out of its targets on that error, so subscribing again is clean.
           await untilKnown(() => consumer.subscribe({ topic, fromBeginning: true }), createTopics ? TOPIC_PROPAGATION_MS : 0);
           if (awaySince !== undefined) log.info('Kafka answers; subscribed', { group: subscribe.group, topic, waitedMs: Date.now() - awaySince });
+          // Closed while this waited for the cluster: no member starts after the close.
+          if (closed) throw new HermodError('unavailable', `Kafka ${doing}: the bus was closed meanwhile`);
           break;
         } catch (err) {
           consumers.delete(consumer);

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { ERROR_CODES, HermodError } from '../../lib/errors';
 import { httpRequests } from '../../lib/metrics';
+import { mergedSlashes } from './merge-slashes';
 
 /** One interface's error renderer, as the app mounts it, for answers made outside Koa. */
 export interface InterfaceErrors {
@@ -155,8 +156,10 @@ function malformed(code: string, reason: string | undefined): HermodError {
   return new HermodError('invalid_attrib', `the request is not valid HTTP/1.1: ${reason || code}${hint ? ` (${hint})` : ''}`);
 }
 
+/** The interface under `path`, repeated slashes counting as one (merge-slashes.ts, for what Koa answers). */
 function interfaceOf(interfaces: readonly InterfaceErrors[], path: string): InterfaceErrors | undefined {
-  return interfaces.find((i) => path === i.prefix || path.startsWith(i.prefix + '/'));
+  const merged = mergedSlashes(path);
+  return interfaces.find((i) => merged === i.prefix || merged.startsWith(i.prefix + '/'));
 }
 
 /** The 431 of the interface under `path`, or a plain text one outside every interface. */
@@ -185,7 +188,7 @@ export async function interfaceAnswer(
   const headers: Record<string, string> = {};
   const ctx = {
     method,
-    path,
+    path: mergedSlashes(path),
     status: 404,
     body: undefined as unknown,
     type: '',

@@ -16,6 +16,16 @@ describe('a path with repeated slashes', () => {
     }
   });
 
+  it("is answered in that interface's shape by the answers made before the app too: a head over the limit (431)", async () => {
+    const r = await fetch(`${gateway.url}//rest/sms/v2/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-padding': 'a'.repeat(20_000) },
+      body: '{}',
+    });
+    expect(r.status).toBe(431);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('still answers a path outside every interface 404', async () => {
     const r = await fetch(`${gateway.url}//nowhere//at-all`);
     expect(r.status).toBe(404);
