@@ -296,6 +296,23 @@ describe('parseStreamedObject', () => {
     }
   });
 
+  it('refuses a member just over the limit however its bytes came in chunks, naming it, and takes one at the limit (review)', async () => {
+    const member = (bytes: number) => `{"destination":"+6421000001","param1":"x${'ā'.repeat((bytes - 42) / 2)}"}`;
+    expect(Buffer.byteLength(member(100_000))).toBe(100_000);
+    const body = (bytes: number) => `{"name":"Rārangi","members":[{"destination":"+6421000002"},${member(bytes)},{"destination":"+6421000003"}]}`;
+    const options = { maxBytes: 1_000_000, maxElementBytes: 100_000 };
+    for (const size of [1_000_000, 60_000, 1_000]) {
+      const over = await parse(split(body(100_002), size), options).catch((e: unknown) => e);
+      expect((over as HermodError).message, `chunks of ${size}`).toBe('members[1]: a member may be at most 100000 bytes of JSON');
+      expect((await parse(split(body(100_000), size), options)).count).toBe(3);
+    }
+    // The last member too, ended by the array's close.
+    const last = `{"members":[{"destination":"+6421000002"},${member(100_002)}]}`;
+    expect(((await parse(split(last, 1_000_000), options).catch((e: unknown) => e)) as HermodError).message).toBe(
+      'members[1]: a member may be at most 100000 bytes of JSON',
+    );
+  });
+
   it('accepts a body of exactly the size limit', async () => {
     const body = '{"members":[1,2,3]}';
     expect((await parse(split(body, 4), { maxBytes: body.length })).count).toBe(3);

@@ -161,9 +161,9 @@ class Scanner {
     this.pieces.push(piece);
   }
 
-  private tooLarge(): HermodError {
+  private tooLarge(index = this.count): HermodError {
     const limit = `may be at most ${this.maxElementBytes} bytes of JSON`;
-    if (this.state === ARRAY) return new HermodError('unprocessable', `${this.arrayField}[${this.count}]: a member ${limit}`);
+    if (this.state === ARRAY) return new HermodError('unprocessable', `${this.arrayField}[${index}]: a member ${limit}`);
     if (this.state === VALUE) return new HermodError('unprocessable', `${this.key}: a field ${limit}`);
     return new HermodError('unprocessable', `a field name ${limit}`);
   }
@@ -379,6 +379,11 @@ class Scanner {
       escaped = this.escaped;
     let lastComma = -1,
       close = -1;
+    // Each element's bytes, with what an earlier chunk held of the first: one over the limit is refused, however it came.
+    const max = this.maxElementBytes;
+    let elementStart = i,
+      carried = this.held,
+      index = this.count;
     for (const n = c.length; i < n; i++) {
       const b = c[i]!;
       if (inString) {
@@ -387,11 +392,18 @@ class Scanner {
         else if (b === QUOTE) inString = false;
       } else if (b === QUOTE) inString = true;
       else if (b === COMMA) {
-        if (depth === 0) lastComma = i;
+        if (depth === 0) {
+          if (carried + i - elementStart > max) throw this.tooLarge(index);
+          lastComma = i;
+          elementStart = i + 1;
+          carried = 0;
+          index++;
+        }
       } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
       else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (depth > 0) depth--;
         else if (b === CLOSE_BRACKET) {
+          if (carried + i - elementStart > max) throw this.tooLarge(index);
           close = i;
           break;
         } else throw invalid(`unexpected '}' in ${this.arrayField}`, this.offset + i);
