@@ -1,33 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryState } from '../adapters/memory-state';
 import type { MessageHistory, MessageRecord } from '../ports/message-history';
+import { message } from '../adapters/history-contract';
 import { createRecentMessages } from './recent-messages';
 import { quotedMessages } from './quoted-messages';
 
 /** A WhatsApp reply written to the business number the messages below were sent from. */
 const toBusiness = { channel: 'wab', destination: '+15550000001', businessId: '100000000000001' };
 
-const sent = (id: string, applicationId: string, destination: string, direction: 'MT' | 'MO' = 'MT'): MessageRecord => ({
-  id,
-  numericId: 1,
-  applicationId,
-  channel: 'wab',
-  direction,
-  destination,
+const sent = (id: string, applicationId: string, destination: string, direction: 'MT' | 'MO' = 'MT'): MessageRecord =>
   // WhatsApp attempts are kept as sent from the business number's phone number id (HERMOD_WAB_SENDER).
-  source: '100000000000001',
-  content: 'Kia ora — 你好 👋🏽',
-  reference: '',
-  messageClass: '',
-  mask: '',
-  smsClass: 0,
-  scheduledAt: 0,
-  integrationId: '',
-  via: 'im_v1',
-  segments: 1,
-  acceptedAt: 1_700_000_000_000,
-  replyTo: '',
-});
+  message({ id, applicationId, destination, direction, channel: 'wab', source: '100000000000001', via: 'im_v1' });
 
 describe('the message a reply quotes', () => {
   it('is found by its wamid in hot state, or in history once hot state forgot it, with the application that sent it', async () => {
