@@ -208,6 +208,13 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       });
     });
 
+    it('lists an open Intelligent Messaging message once, though its row was written twice (a retried insert, a journal replayed)', async () => {
+      const im = message({ channel: 'im', via: 'im_v1', acceptedAt: BASE + 3, content: 'Kia ora — 你好 👋🏽' });
+      await history.insertMessages([im], [accepted(im)]);
+      await history.insertMessages([im], [accepted(im)]);
+      expect((await history.im.listOpenMessages(BASE)).map((m) => m.id)).toEqual([im.id]);
+    });
+
     it('returns whole unfinished messages, ready to be dispatched again', async () => {
       const m = message({ acceptedAt: BASE + 7 });
       await history.insertMessages([m], [accepted(m)]);

@@ -21,7 +21,9 @@ export const LIST_CONTACTS = `SELECT ${CONTACT_FIELDS} FROM ${contacts} FINAL WH
 
 /**
  * IM messages accepted since `since` (epoch ms) without a settled marker event,
- * with their latest status. Params: since Int64.
+ * with their latest status, each once: a message row written twice (a retried
+ * insert, a journal replayed after a crash) is collapsed by LIMIT 1 BY, as in
+ * LIST_UNFINISHED; two rows made core resume the message twice. Params: since Int64.
  */
 export const LIST_OPEN_IM_MESSAGES = `
 SELECT ${MESSAGE_FIELDS},
@@ -36,4 +38,5 @@ LEFT JOIN
     GROUP BY message_id
 ) AS s ON s.message_id = m.id
 WHERE m.channel = 'im' AND m.accepted_at >= fromUnixTimestamp64Milli({since:Int64}) AND s.settled = 0
-ORDER BY m.accepted_at`;
+ORDER BY m.accepted_at, m.id
+LIMIT 1 BY m.id`;
