@@ -52,31 +52,22 @@ export function createBlockLists(deps: { store: BlockListStore; applications: Ac
     async update(applicationName, prefixes, blocked) {
       if (prefixes.length === 0) throw new HermodError('missing_attrib', 'give at least one number or prefix');
       const normalized = prefixes.map((p) => {
+        const refused = (why: string): HermodError =>
+          new HermodError('invalid_attrib', `${JSON.stringify(p)} ${why}`, {
+            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
+          });
+        const compact = p.replace(/[\s().-]/g, '');
         // Written with its plus, a number is international, and no country code starts with 0 (a typo, or a
         // number split by an unquoted shell line). Removing such an entry, added before this check, stays possible.
-        if (blocked && /^\+0/.test(p.replace(/[\s().-]/g, '')))
-          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix: no country code starts with 0`, {
-            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
-          });
+        if (blocked && compact.startsWith('+0')) throw refused('is not an E.164 number or prefix: no country code starts with 0');
         // Written without its plus (or 00), a number is national (021 …) or a piece of one an unquoted shell line split
         // (+64 21 555): taken as international it would block another country, or all of one. Removal reads it as before.
-        const compact = p.replace(/[\s().-]/g, '');
         if (blocked && !compact.startsWith('+') && !compact.startsWith('00'))
-          throw new HermodError(
-            'invalid_attrib',
-            `${JSON.stringify(p)} is not in international form: write it with + and its country code (+6421…), and quote a number that has spaces`,
-            { fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }] },
-          );
+          throw refused('is not in international form: write it with + and its country code (+6421…), and quote a number that has spaces');
         const prefix = normalizeBlockPrefix(p);
-        if (prefix === undefined)
-          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix (+ and 1..15 digits)`, {
-            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
-          });
+        if (prefix === undefined) throw refused('is not an E.164 number or prefix (+ and 1..15 digits)');
         // 000… is 00 and a country code starting with 0: none does.
-        if (blocked && prefix.startsWith('+0'))
-          throw new HermodError('invalid_attrib', `${JSON.stringify(p)} is not an E.164 number or prefix: no country code starts with 0`, {
-            fields: [{ field: 'prefixes', description: 'E.164 numbers or prefixes, e.g. +6421' }],
-          });
+        if (blocked && prefix.startsWith('+0')) throw refused('is not an E.164 number or prefix: no country code starts with 0');
         return prefix;
       });
       const scope = await scopeOf(applicationName);

@@ -53,7 +53,8 @@ export async function quotedMessages(
     const r = replies[i]!;
     const id = ids.get(r.quotedRef!);
     const m = id === undefined ? undefined : messages.get(id);
-    if (!id || !m?.applicationId || m.direction !== 'MT' || m.channel !== r.channel || handsetKey(m.destination) !== handsetKey(r.source)) continue;
+    if (id === undefined || !m?.applicationId || m.direction !== 'MT' || m.channel !== r.channel || handsetKey(m.destination) !== handsetKey(r.source))
+      continue;
     const writtenTo = [r.destination, r.businessId ?? ''].filter(Boolean).map(replyAddressKey);
     if (m.source && !writtenTo.includes(replyAddressKey(m.source))) continue;
     found.set(i, { messageId: id, applicationId: m.applicationId });

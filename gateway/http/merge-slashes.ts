@@ -6,7 +6,8 @@ import type { Middleware } from 'koa';
  * `//rest/…`, and is answered by that interface, not with a bare 404.
  */
 export const mergeSlashes: Middleware = async (ctx, next) => {
-  if (ctx.path.includes('//')) ctx.path = mergedSlashes(ctx.path);
+  const merged = mergedSlashes(ctx.path);
+  if (merged !== ctx.path) ctx.path = merged;
   await next();
 };
 
