@@ -490,6 +490,37 @@ describe('status consumer', () => {
       expect(told).toEqual(['sent', 'submitted', 'received']);
     });
 
+    it('tells sent and submitted once: a receipt matched only after its wait, for a message whose status hot state lost (a Redis master back empty), finds them in history first', async () => {
+      const bus = createMemoryBus({ partitions: 4 });
+      // Hot state lost the message's status (its master came back empty); history has it submitted, its sent and
+      // submitted told. The carrier id is stored again only after the receipt's wait for its submit's report (its
+      // worker retrying the write while the cluster failed over): the receipt is matched late, by hot state.
+      const state = createMemoryState();
+      const history = {
+        findMessageIdsByCarrierIds: async () => new Map<string, string>(),
+        latestStatuses: async (ids: readonly string[]) =>
+          new Map(ids.filter((id) => id === 'message-1').map((id) => [id, { status: 'submitted' as const, at: 1_700_000_000_003 }])),
+        appendEvents: async () => undefined,
+      } as unknown as MessageHistory;
+      const recorder = createStatusRecorder({ history, state });
+      const told: string[] = [];
+      recorder.onApplied((c) => told.push(c.status));
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }), holdEarlyMs: 300 });
+
+      await bus.publish(topicName('status'), [
+        {
+          key: 'smsc:ā-1',
+          value: encodeStatus({ id: '', carrierId: 'smsc:ā-1', status: 'received', at: 1_700_000_000_050, channel: 'sms', detail: 'Kua tae' }),
+        },
+      ]);
+      await new Promise((r) => setTimeout(r, 700));
+      await state.putCarrierIds([{ carrierId: 'smsc:ā-1', messageId: 'message-1' }]);
+
+      await eventually(() => told.length > 0, 5000);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(told).toEqual(['received']);
+    });
+
     it("tells received before a read whose delivered report never came or comes after it (WhatsApp's webhooks keep no order), and the late delivered to nobody", async () => {
       const { bus, state, history, recorder, told } = await handedOver();
       subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });

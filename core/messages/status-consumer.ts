@@ -176,6 +176,25 @@ export function startStatusConsumer(deps: {
     return early;
   };
 
+  /**
+   * A carrier's report that waited out its submit's report proves `sent` and `submitted`, recorded before it
+   * without waiting for anything. Hot state that does not know the message (a Redis master back empty, the
+   * message's carrier id stored again after the wait) reads it back from history first: there they were most
+   * likely told already, and are then refused as duplicates rather than told twice.
+   */
+  const rememberProven = async (batch: readonly StatusUpdate[], ids: readonly (string | undefined)[], waitedOut: (i: number) => boolean): Promise<void> => {
+    const channels = new Map<string, string | undefined>();
+    batch.forEach((u, i) => {
+      const id = ids[i];
+      if (id && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE && waitedOut(i)) channels.set(id, u.channel);
+    });
+    if (channels.size === 0) return;
+    const current = await Promise.all([...channels.keys()].map((id) => deps.state.getStatus(id)));
+    [...channels.keys()].forEach((id, k) => {
+      if (current[k]) channels.delete(id);
+    });
+    await rememberFromHistory(channels);
+  };
   const unmatched = createUnmatchedReports({ holdMs: deps.holdUnmatchedMs ?? 120_000, maxHeld: 100_000 });
   const kept = deps.heldFile ? openHeldReportsFile(deps.heldFile.path, deps.heldFile.fsync) : undefined;
   for (const u of kept?.kept ?? []) unmatched.hold(u);
@@ -223,6 +242,9 @@ export function startStatusConsumer(deps: {
         if (ids[i] === undefined) unmatched.notFound(u);
       });
       const partOnly = await partsOnly(batch, ids);
+      // Decided once, before the reads below: a report's wait ends for both of its uses or for neither.
+      const waitingFor = batch.map((u) => unmatched.heldFor(u) < holdEarlyMs);
+      await rememberProven(batch, ids, (i) => !partOnly.has(i) && !waitingFor[i]);
       let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
       /** The matched report of each change (-1: a `submitted` its report proves). */
@@ -234,7 +256,7 @@ export function startStatusConsumer(deps: {
           matched.push(u);
           return;
         }
-        const waiting = unmatched.heldFor(u) < holdEarlyMs;
+        const waiting = waitingFor[i]!;
         // Waited for its submit's own report long enough: that report is lost (its worker died between the
         // submit and saying so). A carrier's report on a submit proves the submit: `submitted` first, so the
         // client is still told it, in order. Refused as a duplicate where it was applied after all.
