@@ -9,8 +9,8 @@
  * each hermod process's RSS by role and the service's summed Pss (the node
  * binary and the libraries that every process maps, counted once where summed
  * RSS counts them in each process), the V8 heap used (all processes, from
- * the supervisor's aggregated /metrics), event-loop delay (p99 averaged over
- * the processes, and the largest maximum), Redis used_memory (whole server),
+ * the supervisor's /metrics, summed), core's event-loop delay (p99 and
+ * maximum), Redis used_memory (whole server),
  * acceptance latency (POST → 2xx, here) and end-to-end latency (POST → the
  * `received` callback at the receiver), core's V8 heap and chDB's tracked
  * memory. The 1 GB criterion is judged on summed RSS, the stricter figure.
@@ -181,8 +181,9 @@ async function soak(topology: Topology): Promise<{ met: boolean; lines: string[]
       const mem = roleMemory(root);
       const m = await serviceMetrics(metricsUrl, {
         heap: 'hermod_nodejs_heap_size_used_bytes',
-        p99: 'hermod_nodejs_eventloop_lag_p99_seconds',
-        max: 'hermod_nodejs_eventloop_lag_max_seconds',
+        // Core's event loop: the one that carries acceptance, status tracking and callbacks.
+        p99: 'hermod_nodejs_eventloop_lag_p99_seconds{process="core"}',
+        max: 'hermod_nodejs_eventloop_lag_max_seconds{process="core"}',
         coreHeap: 'hermod_role_heap_used_bytes{role="core"}',
         coreHeapCommitted: 'hermod_role_heap_committed_bytes{role="core"}',
         engine: 'hermod_history_engine_memory_bytes',
@@ -341,8 +342,8 @@ function report(
     row('V8 heap used, core, MB', (s) => s.coreHeap / MB, n0, mean),
     row('V8 heap committed, core, MB', (s) => s.coreHeapCommitted / MB, n0, mean),
     row('chDB tracked memory (MemoryTracking, in core), MB', (s) => s.engineMemory / MB, n0, mean),
-    row('event-loop delay p99, mean of processes, ms', (s) => s.loopP99, n1),
-    row('event-loop delay max, largest, ms', (s) => s.loopMax, n1),
+    row("core's event-loop delay p99, ms", (s) => s.loopP99, n1),
+    row("core's event-loop delay max, ms", (s) => s.loopMax, n1),
     ...(topology === 'redis' ? [row('Redis used_memory (whole server), MB', (s) => s.redisUsed / MB, n1, mean)] : []),
     ...cpuKeys.map((k) => row(`CPU, ${k}, % of one core`, (s) => s.cpu?.[k] ?? Number.NaN, n0, mean)),
   ];

@@ -85,7 +85,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
   // Run alone, its metrics port is bound first: one another process holds refuses the start before the role takes any work.
   const metrics = cluster.isWorker
     ? undefined
-    : await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, false, role);
+    : await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, undefined, role);
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping = false;
@@ -115,7 +115,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
   };
 
   if (cluster.isWorker) {
-    answerClusterMetricRequests();
+    answerClusterMetricRequests(role);
     process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
     if (stopAsked) stop(stopAsked);
   } else if (metrics) {

@@ -89,18 +89,33 @@ const MADE_BY: Readonly<Record<string, readonly Role[]>> = {
   hermod_smsc_simulator_submits_total: ['smsc-simulator'],
 };
 
+/** This process's metrics (of `role`'s own, when it is given), one list per registry (its threads' among them). */
+async function metricsByRegistry(role?: Role) {
+  const made = (metric: { name: string }): boolean => role === undefined || (MADE_BY[metric.name]?.includes(role) ?? true);
+  return Promise.all(registries.map(async (r) => (await r.getMetricsAsJSON()).filter(made)));
+}
+
 /** Everything this process serves (of `role`'s own, when it is given), its threads' metrics included, in the exposition format. */
 async function processMetrics(role?: Role): Promise<string> {
   if (registries.length === 1 && role === undefined) return register.metrics();
-  const made = (metric: { name: string }): boolean => role === undefined || (MADE_BY[metric.name]?.includes(role) ?? true);
-  const all = await Promise.all(registries.map(async (r) => (await r.getMetricsAsJSON()).filter(made)));
-  return AggregatorRegistry.aggregate(all).metrics();
+  return AggregatorRegistry.aggregate(await metricsByRegistry(role)).metrics();
 }
 
-/** In a cluster worker: answer the supervisor's requests for this process's metrics. */
-export function answerClusterMetricRequests(): void {
-  // prom-client installs the worker-side listener when an aggregator is created.
-  if (cluster.isWorker) new AggregatorRegistry();
+/**
+ * In a process of `hermod start`: answer the supervisor's requests for this process's metrics (cluster-metrics.ts),
+ * `role`'s own, in prom-client's messages.
+ */
+export function answerClusterMetricRequests(role: Role): void {
+  if (!cluster.isWorker) return;
+  process.on('message', (message: { type?: string; requestId?: unknown }) => {
+    if (message?.type !== 'prom-client:getMetricsReq') return;
+    const answer = (body: object): void =>
+      void process.send?.({ type: 'prom-client:getMetricsRes', requestId: message.requestId, ...body }, undefined, {}, () => undefined);
+    metricsByRegistry(role).then(
+      (metrics) => answer({ metrics }),
+      (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
+    );
+  });
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -385,12 +400,11 @@ export function carriesBearer(header: string | undefined, token: string): boolea
 }
 
 /**
- * Serves /metrics; `aggregate` gathers from all cluster workers (supervisor only); `role`: the role this process runs alone.
+ * Serves /metrics; `ofProcesses` gathers those of `hermod start`'s processes (supervisor only, cluster-metrics.ts); `role`: the role this process runs alone.
  * With a token, a scrape without it is answered 401 (Prometheus sends it with `authorization: {credentials: …}`).
  */
-export function serveMetrics(listen: MetricsListen, log: Logger, aggregate = false, role?: Role): Promise<http.Server> {
+export function serveMetrics(listen: MetricsListen, log: Logger, ofProcesses?: () => Promise<string>, role?: Role): Promise<http.Server> {
   const { port, host, token } = listen;
-  const aggregator = aggregate && cluster.isPrimary ? new AggregatorRegistry() : undefined;
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -403,7 +417,7 @@ export function serveMetrics(listen: MetricsListen, log: Logger, aggregate = fal
       return;
     }
     try {
-      const body = aggregator ? await aggregator.clusterMetrics() : await processMetrics(role);
+      const body = ofProcesses ? await ofProcesses() : await processMetrics(role);
       res.writeHead(200, { 'content-type': register.contentType }).end(body);
     } catch (err) {
       log.warn('metrics collection failed', { err });

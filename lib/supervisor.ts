@@ -7,6 +7,7 @@ import type { Logger } from './log';
 import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-account-key';
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
+import { createClusterMetrics } from './cluster-metrics';
 import { CHANNELS, type Channel } from './channels';
 import { mallocEnv } from './malloc-env';
 import { requireSharedHotState } from './shared-hot-state';
@@ -216,7 +217,11 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     // The operator console only behind a password: without one it is not started, and the log says why.
     if (config.admin.password) await fork('console', 0);
     else log.warn('operator console not started: HERMOD_ADMIN_PASSWORD is not set (set it, and HERMOD_ADMIN_USER, to serve the console)');
-    metrics = await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, true);
+    metrics = await serveMetrics(
+      { port: config.metricsPort, host: config.host, token: config.metricsToken },
+      log,
+      createClusterMetrics(() => [...workers].map(([worker, info]) => ({ worker, name: processName(info), ready: ready.has(worker) }))),
+    );
   } catch (err) {
     // A role that could not start, or the metrics port taken: the roles running are stopped before hermod exits, so that nothing it
     // started outlives it holding a port (a restart by systemd or by hand would find it taken).
@@ -300,4 +305,11 @@ function simulatorWebhookSecrets(config: Readonly<Config>): Record<string, strin
   if (!config.channels.rcs.serviceAccount)
     secrets.HERMOD_RCS_SERVICE_ACCOUNT = writeServiceAccountKey(config.dataDir, `http://127.0.0.1:${config.channelSimulators.rcsPort}/token`).file;
   return secrets;
+}
+
+/** A process's `process` label in the metrics: its role, and which one of them (`gateway-1`, `worker-email,wab`). */
+function processName(info: { role: Role; index: number; channel?: string }): string {
+  if (info.role === 'gateway') return `gateway-${info.index}`;
+  if (info.role === 'worker' && info.channel) return `worker-${info.channel}`;
+  return info.role;
 }

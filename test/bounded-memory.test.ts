@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
+import { seriesSum, sumsBy } from './support/metric-samples';
 
 const MESSAGES = 300;
 const HANDSETS = 40;
@@ -13,9 +14,7 @@ const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好';
 /** hermod_memory_entries by structure, from the service's /metrics (all its processes summed). */
 async function memoryEntries(hermod: HermodProcess): Promise<Record<string, number>> {
   const text = await (await fetch(`http://localhost:${hermod.metricsPort}/metrics`)).text();
-  const entries: Record<string, number> = {};
-  for (const m of text.matchAll(/^hermod_memory_entries\{structure="([^"]+)"\} (\d+)/gm)) entries[m[1]!] = Number(m[2]);
-  return entries;
+  return Object.fromEntries(sumsBy(text, 'hermod_memory_entries', 'structure'));
 }
 
 /** Issue 14: what a running service holds in memory follows what is in flight, and a restart replays nothing flushed. */
@@ -86,13 +85,12 @@ describe('hermod start under traffic: memory holds what is in flight, not what w
 
   it("shows an operator where the memory is: the history engine's inside core, and the V8 heap of each role", async () => {
     const metrics = await (await fetch(`http://localhost:${hermod!.metricsPort}/metrics`)).text();
-    const value = (line: RegExp): number => Number(line.exec(metrics)?.[1]);
-    expect(value(/^hermod_history_engine_memory_bytes (\S+)$/m)).toBeGreaterThan(1024 * 1024);
+    expect(seriesSum(metrics, 'hermod_history_engine_memory_bytes')).toBeGreaterThan(1024 * 1024);
     for (const role of ['core', 'gateway']) {
-      const used = value(new RegExp(`^hermod_role_heap_used_bytes\\{role="${role}"\\} (\\S+)$`, 'm'));
+      const used = seriesSum(metrics, `hermod_role_heap_used_bytes{role="${role}"}`);
       expect(used).toBeGreaterThan(1024 * 1024);
       // Committed: what the heap holds of the process's memory, used or not.
-      expect(value(new RegExp(`^hermod_role_heap_committed_bytes\\{role="${role}"\\} (\\S+)$`, 'm'))).toBeGreaterThanOrEqual(used);
+      expect(seriesSum(metrics, `hermod_role_heap_committed_bytes{role="${role}"}`)).toBeGreaterThanOrEqual(used);
     }
   });
 

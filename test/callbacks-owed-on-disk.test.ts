@@ -8,6 +8,7 @@ import { createClient } from './support/https-client';
 import { eventually } from './support/eventually';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { runSmsLoad } from './support/sms-load';
+import { seriesSum, sumsBy } from './support/metric-samples';
 
 const STATUSES = ['accepted', 'queued', 'sent', 'submitted', 'received'];
 const MESSAGES = 4_000;
@@ -51,11 +52,10 @@ async function startReceiver() {
 /** Owed callbacks: all of them, those in core's memory, those on disk (from the service's /metrics). */
 async function owed(hermod: HermodProcess): Promise<{ total: number; inMemory: number; onDisk: number }> {
   const text = await (await fetch(`http://localhost:${hermod.metricsPort}/metrics`)).text();
-  const read = (re: RegExp) => Number(re.exec(text)?.[1] ?? Number.NaN);
   return {
-    total: read(/^hermod_callbacks_owed (\d+)/m),
-    inMemory: read(/^hermod_memory_entries\{structure="callbacks_owed"\} (\d+)/m),
-    onDisk: read(/^hermod_callbacks_owed_on_disk (\d+)/m),
+    total: seriesSum(text, 'hermod_callbacks_owed'),
+    inMemory: seriesSum(text, 'hermod_memory_entries{structure="callbacks_owed"}'),
+    onDisk: seriesSum(text, 'hermod_callbacks_owed_on_disk'),
   };
 }
 
@@ -146,7 +146,7 @@ describe(`${OWED} callbacks owed to a receiver that is down`, () => {
     // series at all when no scrape came while it owed any: its callbacks go out within milliseconds).
     const perApplication = await eventually(async () => {
       const text = await (await fetch(`http://localhost:${hermod.metricsPort}/metrics`)).text();
-      const owedBy = new Map([...text.matchAll(/^hermod_callbacks_owed_per_application\{application="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+      const owedBy = sumsBy(text, 'hermod_callbacks_owed_per_application', 'application');
       return owedBy.size >= 1 && [...owedBy.values()].filter((n) => n > 0).length === 1 ? owedBy : undefined;
     });
     expect(Math.max(...perApplication.values())).toBeGreaterThanOrEqual(OWED);

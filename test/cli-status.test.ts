@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { metricsText } from '../bench/support/metrics-text';
 import { startHermodWithSimulator, type HermodWithSimulator } from './support/hermod-with-simulator';
+import { sumsBy } from './support/metric-samples';
 
 describe('hermod status, on a running service', () => {
   let h: HermodWithSimulator;
@@ -52,10 +53,7 @@ describe('hermod status, on a running service', () => {
     // Every status of the three messages is made (five each) and none answered: a steady count, read twice alike.
     const owedInMetric = async (): Promise<number> => {
       const text = await metricsText(`http://127.0.0.1:${h.hermod.metricsPort}/metrics`);
-      return text
-        .split('\n')
-        .filter((l) => l.startsWith('hermod_callbacks_owed_per_application{'))
-        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+      return [...sumsBy(text, 'hermod_callbacks_owed_per_application', 'application').values()].reduce((n, v) => n + v, 0);
     };
     const owed = await eventually(async () => ((await owedInMetric()) === 15 ? 15 : undefined), 20_000);
     const r = await h.hermod.cli(['status']);

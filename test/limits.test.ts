@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
+import { seriesSum } from './support/metric-samples';
 
 const DAY = 86_400_000;
 
@@ -253,8 +254,7 @@ describe('request headers over the gateway’s 16 KB limit', () => {
   it('are counted in the gateway’s request metrics under their interface and 431, both those over 16 KB and those over the parser’s 64 KB', async () => {
     const count = async (labels: string): Promise<number> => {
       const text = await (await fetch(`http://127.0.0.1:${hermod.metricsPort}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`hermod_http_requests_total{${labels}}`));
-      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+      return seriesSum(text, `hermod_http_requests_total{${labels}}`) || 0;
     };
     const v1 = 'interface="gateway_v1",route="unmatched",method="POST",status="431"';
     const v2 = 'interface="sms_v2",route="unmatched",method="GET",status="431"';

@@ -27,7 +27,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
 
   it('accepts the compose scrape configuration with its rules', () => {
     const run = promtool(['check', 'config', 'prometheus.yml'], DIR);
-    expect(run.output).toContain('SUCCESS: 11 rules found');
+    expect(run.output).toContain('SUCCESS: 12 rules found');
     expect(run.code).toBe(0);
   });
 
@@ -51,7 +51,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
 
   it('accepts the one-machine scrape configuration, which scrapes every metrics port of the README’s one-machine layout', () => {
     const run = promtool(['check', 'config', 'prometheus-one-machine.yml'], DIR);
-    expect(run.output).toContain('SUCCESS: 11 rules found');
+    expect(run.output).toContain('SUCCESS: 12 rules found');
     expect(run.code).toBe(0);
 
     const readme = fs.readFileSync(path.join(DIR, '../../README.md'), 'utf8');
@@ -88,7 +88,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
       run = promtool(['check', 'config', 'prometheus-kubernetes.yml'], dir);
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    expect(run.output).toContain('SUCCESS: 11 rules found');
+    expect(run.output).toContain('SUCCESS: 12 rules found');
     expect(run.code).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { seriesSum, sumsBy } from '../../test/support/metric-samples';
 import { metricsText } from './metrics-text';
 
 /**
@@ -9,10 +10,9 @@ import { metricsText } from './metrics-text';
  */
 export async function memoryEntries(url: string): Promise<Record<string, number>> {
   const text = await metricsText(url).catch(() => '');
-  const entries: Record<string, number> = {};
-  for (const m of text.matchAll(/^hermod_memory_entries\{structure="([^"]+)"\} (\d+)/gm)) entries[m[1]!] = Number(m[2]);
-  const onDisk = /^hermod_callbacks_owed_on_disk (\d+)/m.exec(text);
-  if (onDisk) entries.callbacks_owed_on_disk = Number(onDisk[1]);
+  const entries: Record<string, number> = Object.fromEntries(sumsBy(text, 'hermod_memory_entries', 'structure'));
+  const onDisk = seriesSum(text, 'hermod_callbacks_owed_on_disk');
+  if (!Number.isNaN(onDisk)) entries.callbacks_owed_on_disk = onDisk;
   return entries;
 }
 
