@@ -7,6 +7,7 @@ import { eventually } from './support/eventually';
 import { freePortBelowEphemeral } from './support/free-port';
 import { createClient, type Client } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
+import { seriesSum } from './support/metric-samples';
 
 const API_KEY = 'bounce-test-key-0123456789abcdef';
 
@@ -62,8 +63,7 @@ describe('e-mail bounces with the simulators hermod starts itself (as npm start 
 
     // Counted once, as what it is: a failure after delivery, not also as a late report.
     const metrics = await (await fetch(`http://127.0.0.1:${hermod.metricsPort}/metrics`)).text();
-    const count = (outcome: string) =>
-      Number(new RegExp(`^hermod_im_attempts_total\\{channel="email",outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    const count = (outcome: string) => seriesSum(metrics, `hermod_im_attempts_total{channel="email",outcome="${outcome}"}`) || 0;
     expect({ failedAfterDelivery: count('failed_after_delivery'), lateReport: count('late_report') }).toEqual({ failedAfterDelivery: 1, lateReport: 0 });
   });
 });

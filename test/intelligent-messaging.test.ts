@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imAttemptId } from '../core/im/im-ids';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
+import { seriesSum } from './support/metric-samples';
 
 const STAGE: Record<string, number> = { accepted: 0, sent: 2, submitted: 3, received: 4, failed: 4, rejected: 4, expired: 4, read: 5 };
 
@@ -456,8 +457,7 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
   it('counts an attempt with no address for its channel as failed in hermod_im_attempts_total, not as a late report', async () => {
     const attempts = async () => {
       const text = await (await fetch(`http://127.0.0.1:${h.hermod.metricsPort}/metrics`)).text();
-      const count = (channel: string, outcome: string) =>
-        Number(new RegExp(`^hermod_im_attempts_total\\{channel="${channel}",outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+      const count = (channel: string, outcome: string) => seriesSum(text, `hermod_im_attempts_total{channel="${channel}",outcome="${outcome}"}`) || 0;
       return { emailFailed: count('email', 'failed'), emailLate: count('email', 'late_report'), smsSucceeded: count('sms', 'succeeded') };
     };
     const before = await attempts();

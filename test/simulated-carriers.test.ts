@@ -6,13 +6,20 @@ import { createClient, type Client } from './support/https-client';
 import { eventually } from './support/eventually';
 import { freePortBelowEphemeral } from './support/free-port';
 import { startHermod, type HermodProcess } from './support/hermod-process';
+import { seriesSum } from './support/metric-samples';
 
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
 
 /** The carrier label's value of a counter in Prometheus text. */
 function counter(metrics: string, name: string, labels: Record<string, string>): number {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
-  return line ? Number(line.split(' ').at(-1)) : 0;
+  return (
+    seriesSum(
+      metrics,
+      `${name}{${Object.entries(labels)
+        .map(([k, v]) => `${k}="${v}"`)
+        .join(',')}}`,
+    ) || 0
+  );
 }
 
 describe('npm start with the README carriers file: one SMSC simulator per simulated carrier', () => {
