@@ -23,12 +23,24 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
   return {
     from,
     to,
+    messageId: `<${job.id}@${bounceDomain || domainOf(from) || 'localhost'}>`,
     ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
     subject: job.im?.subject || 'Message',
     // A media message without text of its own has its link as its text: said once.
     text: url && job.content !== url ? [job.content, url].filter((part) => part !== '').join('\n') : job.content,
     headers,
   };
+}
+
+/**
+ * The domain of a sender written `a@b` or `Name <a@b>`, in ASCII, for the right of the Message-ID: the job's own id on
+ * the left makes every copy of one job's mail (sent again after its relay's answer was lost) the same message to the
+ * mail systems that receive it (RFC 5322 §3.6.4), which drop the copy.
+ */
+function domainOf(from: string): string {
+  const address = /<([^<>]*)>\s*$/.exec(from)?.[1] ?? from;
+  const at = address.lastIndexOf('@');
+  return at < 0 ? '' : domainToASCII(address.slice(at + 1).trim());
 }
 
 /**

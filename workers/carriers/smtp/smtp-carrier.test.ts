@@ -43,6 +43,21 @@ describe('SMTP carrier', () => {
     expect(report).toMatchObject({ carrierId: carrierIds[0], status: 'received', errorCode: '' });
   });
 
+  it("gives a mail sent again the same Message-ID, from the job's id, so the recipient's mail system drops the copy", async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    const job = emailJob({ content: 'Kia ora anō — 再次 🔁', im: { type: 'text', subject: 'Anō' } });
+    // Sent again: its relay's answer after the data was lost (a timeout, a worker killed before it stored the outcome).
+    const [first, again] = [await carrier.send(job), await carrier.send(job)];
+    expect(sink.mails).toHaveLength(2);
+    expect(sink.mails[0]!.messageId).toBe(`<${job.id}@localhost>`);
+    expect(sink.mails[1]!.messageId).toBe(sink.mails[0]!.messageId);
+    expect(again.carrierIds).toEqual(first.carrierIds);
+    // Another job's mail has its own.
+    await carrier.send(emailJob({ content: 'Tētahi atu' }));
+    expect(sink.mails[2]!.messageId).not.toBe(sink.mails[0]!.messageId);
+  });
+
   it('sends from the job source when it is an address, and from the configured sender otherwise', async () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port, { from: 'noreply@hermod.example' });

@@ -11,10 +11,12 @@ import { smtpError } from './smtp-error';
 /** Hosts where a simulator with a self-signed certificate may answer STARTTLS. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
-// nodemailer waits up to 2 min to connect and 10 min on a silent socket; a
-// worker holding a batch should give up sooner and let the retry run.
+// nodemailer waits up to 2 min to connect: a relay that is down is found sooner, and the retry runs.
 const CONNECTION_TIMEOUT_MS = 15_000;
-const SOCKET_TIMEOUT_MS = 60_000;
+// A silent relay is waited for 10 minutes, as RFC 5321 §4.5.3.2.6 asks for the reply after the data (Postfix's
+// smtp_data_done_timeout): a relay slow to answer there has most likely taken the mail, and giving up sooner sent it
+// again (a trial: a relay answering after 65 s got every such mail twice). Other batches go on meanwhile.
+const SOCKET_TIMEOUT_MS = 600_000;
 // Below the socket timeout, so an idle pooled connection is closed by us, quietly.
 const IDLE_TIMEOUT_MS = 30_000;
 
