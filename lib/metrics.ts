@@ -118,7 +118,8 @@ export function answerClusterMetricRequests(role: Role): void {
   });
 }
 
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+// Up to 30 s: a request held until a dependency times out (Redis, 5 s and more) is told apart from one of 5 s.
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 function once<T>(name: string, make: () => T): T {
   return (register.getSingleMetric(name) as T | undefined) ?? make();
@@ -331,8 +332,8 @@ export const carrierSendDuration = once(
   () =>
     new Histogram({
       name: 'hermod_carrier_send_duration_seconds',
-      help: 'Time from handing a message to the carrier to its acceptance (submit_sm_resp, SMTP 250, HTTP 2xx), by channel',
-      labelNames: ['channel'] as const,
+      help: 'Time from handing a message to the carrier to its answer (submit_sm_resp, SMTP reply, HTTP response), by channel and outcome: submitted, rejected, transient (refused for now, or no answer: tried again), uncertain (the carrier may have it)',
+      labelNames: ['channel', 'outcome'] as const,
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     }),
 );

@@ -10,6 +10,7 @@ import { startChannelWorker, type ChannelWorkerOptions } from './channel-worker'
 import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
+import { carrierSendDuration } from '../lib/metrics';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { type Bus, type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
@@ -386,6 +387,19 @@ describe('a channel worker whose carrier keeps refusing a message for a reason t
     // The first wait is a minute after the first refusal.
     expect(deferral.retryAt! - deferral.deferredSince!).toBeGreaterThanOrEqual(60_000);
     expect(statuses.some((s) => s.id === job.id && s.status === 'frozen')).toBe(false);
+  });
+
+  it("times each refused try too, by its outcome, so a slow carrier's refusals show in the send-duration histogram", async () => {
+    const timed = async (outcome: string): Promise<number> =>
+      (await carrierSendDuration.get()).values.find(
+        (v) => v.metricName === 'hermod_carrier_send_duration_seconds_count' && v.labels.channel === 'email' && v.labels.outcome === outcome,
+      )?.value ?? 0;
+    const before = await timed('transient');
+    const { bus, statuses } = await workerRefusedForAWhile('email', { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 });
+    const job = imJob('email', 'hēmi@kōrero.example', { type: 'text', subject: 'Anō' }, 'Tēnā anō 🕰️');
+    await bus.publish(topicName('email'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => statuses.some((s) => s.id === job.id && s.retryAt !== undefined), 5_000);
+    expect((await timed('transient')) - before).toBe(3);
   });
 
   it('tries a message handed over again once, and waits twice as long as it has been refused so far', async () => {

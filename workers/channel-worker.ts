@@ -251,7 +251,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         receiptTraces.remember(carrierIds, submit?.traceparent);
         submit?.end();
         submit = undefined;
-        end();
+        end({ outcome: 'submitted' });
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
         // Marked before the carrier ids are stored: from then on a receipt finds the message.
@@ -281,6 +281,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           continue;
         }
         const e = toHermodError(err);
+        end({ outcome: e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected' });
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });
