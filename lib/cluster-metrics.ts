@@ -7,7 +7,8 @@ const RESPONSE = 'prom-client:getMetricsRes';
 
 /** A process of `hermod start` as its metrics name it. `ready`: started, so it answers requests for its metrics. */
 export interface MetricsProcess {
-  worker: Worker;
+  /** None while it is being started again after it died. */
+  worker?: Worker;
   /** The `process` label of its samples: `core`, `gateway-0`, `worker-sms`, … */
   name: string;
   ready: boolean;
@@ -36,9 +37,12 @@ interface Answer {
  * and gauges such as the file-descriptor limit added up to a limit no process
  * has. A process that does not answer within `timeoutMs` (stopped, busy,
  * dying) is left out of that scrape, not the whole scrape failed with it;
- * `hermod_role_up` says which one it was.
+ * `hermod_role_up` says which one it was. 4 s: longer than a process's own
+ * collectors wait for theirs (its pools thread, 2 s; the history engine, 1 s),
+ * so a slow collector costs its own samples, not its process's; shorter than
+ * Prometheus's scrape timeout (10 s).
  */
-export function createClusterMetrics(processes: () => readonly MetricsProcess[], timeoutMs = 2000): () => Promise<string> {
+export function createClusterMetrics(processes: () => readonly MetricsProcess[], timeoutMs = 4000): () => Promise<string> {
   let next = 0;
   const waiting = new Map<string, (answer: Answer) => void>();
   cluster.on('message', (_worker, message: { type?: string; requestId?: string; metrics?: Metrics[]; error?: string }) => {
@@ -67,10 +71,10 @@ export function createClusterMetrics(processes: () => readonly MetricsProcess[],
 
   return async () => {
     const asked = processes();
-    const answers = await Promise.all(asked.map((p) => (p.ready && p.worker.isConnected() ? ask(p.worker) : Promise.resolve(undefined))));
+    const answers = await Promise.all(asked.map((p) => (p.worker && p.ready && p.worker.isConnected() ? ask(p.worker) : Promise.resolve(undefined))));
     const up: MetricJson = {
       name: 'hermod_role_up',
-      help: '1 when the process of a role answered this scrape in time, 0 when it did not (starting, stopped, busy or dying): its samples are left out of that scrape',
+      help: '1 when the process of a role answered this scrape in time, 0 when it did not (starting, restarting, stopped, busy or dying): its samples are left out of that scrape',
       type: 'gauge',
       aggregator: 'sum',
       values: asked.map((p, i) => ({ value: answers[i] ? 1 : 0, labels: { process: p.name } })),

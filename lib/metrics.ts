@@ -13,7 +13,8 @@ import type { Role } from './role';
 /**
  * Every process registers its metrics on prom-client's default registry. In
  * the all-in-one service the supervisor answers /metrics for all its child
- * processes (cluster aggregation); a role run on its own serves its own.
+ * processes, each sample labelled with its process (cluster-metrics.ts); a
+ * role run on its own serves its own.
  */
 let defaultsOn = false;
 /** The default metrics, and this process's V8 heap by role (the defaults are summed over the processes of `hermod start`). */
@@ -26,7 +27,7 @@ export function enableDefaultMetrics(role?: string): void {
   for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total']) register.removeSingleMetric(`hermod_nodejs_${name}`);
   if (!role) return;
   const heap: [name: string, help: string, read: (h: HeapInfo) => number][] = [
-    ['hermod_role_heap_used_bytes', 'V8 heap in use, by role (the processes of one role summed)', (h) => h.used_heap_size],
+    ['hermod_role_heap_used_bytes', 'V8 heap in use, by role', (h) => h.used_heap_size],
     [
       'hermod_role_heap_committed_bytes',
       'V8 heap committed (reserved in memory, used or not), by role: the part of RSS the heap holds',
@@ -51,8 +52,14 @@ export function watchHistoryEngineMemory(read: () => Promise<number>): void {
   new Gauge({
     name: 'hermod_history_engine_memory_bytes',
     help: "Memory the history engine tracks as in use (ClickHouse MemoryTracking): chDB's, inside core, or a ClickHouse server's whole",
+    // Within a second, or the last value: a slow engine must not hold up the scrape (the supervisor waits 4 s for core).
     async collect() {
-      const bytes = await read().catch(() => Number.NaN);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<number>((resolve) => {
+        timer = setTimeout(() => resolve(Number.NaN), 1000);
+      });
+      const bytes = await Promise.race([read().catch(() => Number.NaN), late]);
+      clearTimeout(timer);
       if (Number.isFinite(bytes)) this.set(bytes);
     },
   });
@@ -76,7 +83,7 @@ export function addThreadMetrics(registry: Registry): () => void {
  * metric's definition, and one without labels always has a sample: elsewhere
  * it is a 0 that means nothing on a dashboard (a worker's
  * hermod_callbacks_owed), so a role run on its own serves only its own. Under
- * `hermod start` the supervisor sums the roles' samples, where a 0 adds nothing.
+ * `hermod start` each process answers with its own role's, labelled with its process.
  */
 const MADE_BY: Readonly<Record<string, readonly Role[]>> = {
   hermod_callbacks_owed: ['core'],
@@ -334,7 +341,8 @@ export const carrierSendDuration = once(
       name: 'hermod_carrier_send_duration_seconds',
       help: 'Time from handing a message to the carrier to its answer (submit_sm_resp, SMTP reply, HTTP response), by channel and outcome: submitted, rejected, transient (refused for now, or no answer: tried again), uncertain (the carrier may have it)',
       labelNames: ['channel', 'outcome'] as const,
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      // To an SMTP relay's 5 minutes.
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120, 300],
     }),
 );
 

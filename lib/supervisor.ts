@@ -69,6 +69,8 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   const workers = new Map<Worker, { role: Role; index: number; channel?: string }>();
   /** Roles that said they are ready: only these listen for the supervisor's messages (one sent earlier is lost). */
   const ready = new WeakSet<Worker>();
+  /** The processes (by their metrics' name) that died and are to be started again. */
+  const restarting = new Set<string>();
   const bound = createBoundAddresses(config);
   let stopping = false;
   /** Every role started once. */
@@ -90,6 +92,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
       ...(channel ? { HERMOD_CHANNEL: channel } : {}),
     });
     workers.set(worker, { role, index, channel });
+    restarting.delete(processName({ role, index, channel }));
     return new Promise((resolve, reject) => {
       const onMessage = (msg: { type?: string; ports?: BoundPorts }) => {
         if (msg?.type === 'ready') {
@@ -132,6 +135,7 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     // Stopped as asked, or it failed to stop cleanly (its grace ran out, or it was killed meanwhile).
     if (terminated.has(worker) && code === 0 && !signal) log.info('process stopped; restarting', { role: info.role, channel: info.channel, code });
     else log.error('process died; restarting', { role: info.role, channel: info.channel, code, signal });
+    restarting.add(processName(info));
     setTimeout(() => {
       if (!stopping) fork(info.role, info.index, info.channel).catch((err) => log.error('restart failed', { role: info.role, channel: info.channel, err }));
     }, RESTART_DELAY_MS);
@@ -220,7 +224,11 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
     metrics = await serveMetrics(
       { port: config.metricsPort, host: config.host, token: config.metricsToken },
       log,
-      createClusterMetrics(() => [...workers].map(([worker, info]) => ({ worker, name: processName(info), ready: ready.has(worker) }))),
+      createClusterMetrics(() => [
+        ...[...workers].map(([worker, info]) => ({ worker, name: processName(info), ready: ready.has(worker) })),
+        // Between its death and its restart a role still has its sample (0), so an alert on one that keeps dying fires.
+        ...[...restarting].map((name) => ({ name, ready: false })),
+      ]),
     );
   } catch (err) {
     // A role that could not start, or the metrics port taken: the roles running are stopped before hermod exits, so that nothing it

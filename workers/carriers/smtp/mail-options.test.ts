@@ -15,4 +15,12 @@ describe('the e-mail of a job', () => {
     expect(mailOptions(emailJob({ destination: 'kōrero@whānau.nz' }), 'noreply@hermod.example').to).toBe('kōrero@xn--whnau-gwa.nz');
     expect(mailOptions(emailJob({ destination: 'Ana.Smith+news@Example.COM' }), 'noreply@hermod.example').to).toBe('Ana.Smith+news@example.com');
   });
+
+  it("names the mail by the job's id at the sender's domain, or the bounce domain, never at a domain that is no dot-atom", () => {
+    const job = emailJob({ source: 'ana@whānau.nz' });
+    expect(mailOptions(job, 'noreply@hermod.example').messageId).toBe(`<${job.id}@xn--whnau-gwa.nz>`);
+    expect(mailOptions(job, 'noreply@hermod.example', 'bounces.hermod.example').messageId).toBe(`<${job.id}@bounces.hermod.example>`);
+    for (const source of ['ana@example.com.', 'ana@a..b'])
+      expect(mailOptions(emailJob({ id: job.id, source }), 'Hermod <noreply@hermod.example>').messageId).toBe(`<${job.id}@hermod.example>`);
+  });
 });

@@ -23,7 +23,7 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
   return {
     from,
     to,
-    messageId: `<${job.id}@${bounceDomain || domainOf(from) || 'localhost'}>`,
+    messageId: `<${job.id}@${bounceDomain || domainOf(from) || domainOf(defaultFrom) || 'localhost'}>`,
     ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
     subject: job.im?.subject || 'Message',
     // A media message without text of its own has its link as its text: said once.
@@ -40,7 +40,9 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
 function domainOf(from: string): string {
   const address = /<([^<>]*)>\s*$/.exec(from)?.[1] ?? from;
   const at = address.lastIndexOf('@');
-  return at < 0 ? '' : domainToASCII(address.slice(at + 1).trim());
+  const domain = at < 0 ? '' : domainToASCII(address.slice(at + 1).trim());
+  // A dot-atom of host labels only (`example.com.` or `a..b` are not one): else the id takes another domain.
+  return /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(domain) ? domain : '';
 }
 
 /**

@@ -13,10 +13,11 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 // nodemailer waits up to 2 min to connect: a relay that is down is found sooner, and the retry runs.
 const CONNECTION_TIMEOUT_MS = 15_000;
-// A silent relay is waited for 10 minutes, as RFC 5321 §4.5.3.2.6 asks for the reply after the data (Postfix's
-// smtp_data_done_timeout): a relay slow to answer there has most likely taken the mail, and giving up sooner sent it
-// again (a trial: a relay answering after 65 s got every such mail twice). Other batches go on meanwhile.
-const SOCKET_TIMEOUT_MS = 600_000;
+// A silent relay is waited for 5 minutes: RFC 5321 §4.5.3.2 asks for 5 minutes at MAIL and RCPT and 10 after the
+// data, and nodemailer has one timer for every phase. Giving up after 60 s sent a mail again whose relay was still
+// taking it (a trial: a relay answering after 65 s got every such mail twice); a relay hung at RCPT now holds a try
+// 5 minutes. Other batches go on meanwhile, and a mail sent again keeps its Message-ID (mail-options.ts).
+const SOCKET_TIMEOUT_MS = 300_000;
 // Below the socket timeout, so an idle pooled connection is closed by us, quietly.
 const IDLE_TIMEOUT_MS = 30_000;
 
