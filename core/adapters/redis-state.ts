@@ -244,8 +244,20 @@ export function createRedisState(options: RedisStateOptions): HotState {
   const open = (): void => {
     if (closed) throw new HermodError('unavailable', 'hot state is closed');
   };
+  /**
+   * Whether commands can go out now. Once the client has been ready, a lost connection refuses them at once: queued
+   * until Redis answered or their timeout passed, each waited for the auto-pipeline ahead of it to time out, then for
+   * its own (an SRE trial: every send waited 10 s for its 503 while Redis was down). Before the first connection they
+   * wait as before: a process starting beside its Redis waits for it.
+   */
+  let everReady = false;
+  client.on('ready', () => {
+    everReady = true;
+  });
+  const lost = (): boolean => everReady && client.status !== 'ready';
   /** Runs one command per entry together (auto-pipelined), failing as a whole with the first error. */
   const each = async <T>(what: string, commands: (() => Promise<T>)[]): Promise<T[]> => {
+    if (lost()) throw new HermodError('unavailable', `${what}: Redis is not connected (${client.status})`);
     try {
       return await sendAll(client, commands);
     } catch (err) {
