@@ -25,11 +25,36 @@ export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain 
     to,
     messageId: `<${job.id}@${bounceDomain || domainOf(from) || domainOf(defaultFrom) || 'localhost'}>`,
     ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
-    subject: job.im?.subject || 'Message',
+    subject: literalSubject(job.im?.subject || 'Message'),
     // A media message without text of its own has its link as its text: said once.
     text: url && job.content !== url ? [job.content, url].filter((part) => part !== '').join('\n') : job.content,
     headers,
   };
+}
+
+/** An RFC 2047 encoded word as a mail reader finds one in a header. */
+const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/;
+/** Bytes of UTF-8 per encoded word: its base64 (60 characters) and `=?UTF-8?B?…?=` stay within RFC 2047's 75. */
+const WORD_BYTES = 45;
+
+/**
+ * A subject holding what reads as an encoded word (`=?UTF-8?B?SGFjaw==?=`) is sent encoded itself, whole, as RFC 2047
+ * asks of such text meant literally: sent as it is, every mail reader showed what it decodes to (`Hack`). Each encoded
+ * word holds whole characters. Any other subject goes as nodemailer writes it.
+ */
+function literalSubject(subject: string): string {
+  if (!ENCODED_WORD.test(subject)) return subject;
+  const words: string[] = [];
+  let word = '';
+  for (const ch of subject) {
+    if (Buffer.byteLength(word + ch) > WORD_BYTES) {
+      words.push(word);
+      word = '';
+    }
+    word += ch;
+  }
+  words.push(word);
+  return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
 }
 
 /**

@@ -91,6 +91,15 @@ describe('SMTP carrier', () => {
     expect(sink.mails[0]).toMatchObject({ subject, text: content });
   });
 
+  it('keeps a subject that looks like an encoded word as the text it is, not what it would decode to', async () => {
+    const sink = await kit.sink();
+    const carrier = kit.carrier(sink.port);
+    for (const subject of ['=?UTF-8?B?SGFjaw==?= literal encoded-word', 'Kia ora =?iso-8859-1?q?caf=E9?= — tēnā koe 👋🏽 '.repeat(3).trim()]) {
+      await carrier.send(emailJob({ content: 'Kia ora', im: { type: 'text', subject } }));
+      expect(sink.mails.at(-1)!.subject).toBe(subject);
+    }
+  });
+
   it('puts the link of a media message on its own line instead of attaching the file', async () => {
     const sink = await kit.sink();
     const carrier = kit.carrier(sink.port);
