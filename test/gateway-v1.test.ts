@@ -57,6 +57,17 @@ describe('Gateway v1 (/rest/gateway)', () => {
     await eventually(async () => ((await client.get(`/rest/gateway/messages/${id}`)).json.status === 'received' ? true : undefined));
   });
 
+  it('takes back a message as it reads it: an empty source and mask, as GET shows them, mean none', async () => {
+    const sent = await client.post('/rest/gateway/messages', { destination: '+6421000003', content: 'Kia ora anō 🔁' });
+    expect(sent.status).toBe(201);
+    const read = (await client.get(`/rest/gateway/messages/${sent.json[0]}`)).json;
+    expect(read).toMatchObject({ source: '', mask: '' });
+    const { id: _id, status: _status, ...again } = read;
+    const resent = await client.post('/rest/gateway/messages', again);
+    expect(resent.status).toBe(201);
+    expect((await client.get(`/rest/gateway/messages/${resent.json[0]}`)).json).toMatchObject({ source: '', mask: '', content: 'Kia ora anō 🔁' });
+  });
+
   it('accepts and answers in the vendor media type', async () => {
     const r = await client.request('POST', '/rest/gateway/messages', {
       raw: JSON.stringify({ destination: '+6421000002', content: '你好世界 — vnd' }),

@@ -64,8 +64,9 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
-    checkSenderAddress(body.source, 'source');
-    checkSenderAddress(body.mask, 'mask');
+    // Empty is none, as GET shows a message sent without one.
+    checkSenderAddress(body.source || undefined, 'source');
+    checkSenderAddress(body.mask || undefined, 'mask');
     checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled, dedupKeyOf(0)));
@@ -87,8 +88,9 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     }
     const body = validate<MessageFields & { destination: string[] }>('MessageBroadcast', raw);
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
-    checkSenderAddress(body.source, 'source');
-    checkSenderAddress(body.mask, 'mask');
+    // Empty is none, as GET shows a message sent without one.
+    checkSenderAddress(body.source || undefined, 'source');
+    checkSenderAddress(body.mask || undefined, 'mask');
     checkSmsText(body.content, 'content');
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       /** Core's refusals of the request's own fields (a claimed `source` or `mask`): the same for every destination. */

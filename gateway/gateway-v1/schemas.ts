@@ -10,11 +10,12 @@ const E164 = '^\\+?[1-9][0-9]{6,14}$';
 
 const common = {
   id: { type: 'integer', readOnly: true },
-  source: { type: 'string', minLength: 1, maxLength: 16 },
+  // Empty as GET shows a message sent without one: none (SPEC sets no minimum), so a message read can be sent again.
+  source: { type: 'string', maxLength: 16 },
   content: { type: 'string', minLength: 1, maxLength: MAX_SMS_CHARACTERS, pattern: VISIBLE_TEXT },
   reference: { type: 'string', maxLength: 255 },
   class: { type: 'string', minLength: 1, maxLength: 32 },
-  mask: { type: 'string', minLength: 1, maxLength: 16 },
+  mask: { type: 'string', maxLength: 16 },
   sms_class: { type: 'integer', minimum: 1, maximum: 3 },
   scheduled: { type: 'string', format: 'date-time' },
 };
