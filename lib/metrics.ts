@@ -209,7 +209,7 @@ export const callbacksAwaitingRetry = once(
   () =>
     new Gauge({
       name: 'hermod_callbacks_awaiting_retry',
-      help: 'Callbacks of an application waiting on the retry topic after a failed delivery (their receiver is failing)',
+      help: "Callbacks of an application that failed and wait in core's memory for a retry (their receiver is failing); those not tried yet behind them, and those moved to disk, are in hermod_callbacks_owed_per_application",
       labelNames: ['application'] as const,
     }),
 );

@@ -5,7 +5,7 @@ import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
 import { createBatcher } from '../lib/batcher';
-import { toHermodError } from '../lib/errors';
+import { HermodError, toHermodError } from '../lib/errors';
 import { retryUntilDone } from '../lib/retry-until-done';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
@@ -185,7 +185,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       span?.end();
     } catch (err) {
       span?.end(err);
-      log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
+      // Redis or the bus out of reach: the carrier's warning says so (it sends the report again), one line, not two.
+      if (!(err instanceof HermodError && err.code === 'unavailable')) log.error('could not publish a delivery report', { err, carrierId: r.carrierId });
       throw err;
     }
   });
