@@ -132,7 +132,16 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     log,
   });
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
-  const lossWatch = watchHotStateLoss({ state, onLost: () => intake.hotStateLost(), log });
+  // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
+  let busLost = (): void => undefined;
+  const lossWatch = watchHotStateLoss({
+    state,
+    onLost: () => {
+      intake.hotStateLost();
+      busLost();
+    },
+    log,
+  });
   accounts.onCreated((applicationId) =>
     // The next look marks it if this fails; meanwhile its sends are refused as retryable.
     screeningLists.created(applicationId).catch((err) => log.warn("could not mark a new application's opt-outs and block lists loaded", { err })),
@@ -299,6 +308,23 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     stopping: () => stopping,
     retryMs: 1000,
   }).catch((err: unknown) => log.error('recovering unfinished messages failed', { err }));
+  /**
+   * The Redis bus shares hot state's Redis: one back without its data lost the jobs its streams held for the workers
+   * (a message answered 202 stayed `queued` until core restarted: an SRE trial). Every message not yet final is
+   * handed to its channel again, as at a start: one whose `submitted` went with the streams may go twice, none is lost.
+   */
+  let redispatching: Promise<unknown> | undefined;
+  if (config.adapters.bus === 'redis' && config.adapters.state === 'redis')
+    busLost = () => {
+      if (redispatching || stopping) return;
+      log.warn('the Redis bus lost its streams with hot state; handing every unfinished message to its channel again');
+      redispatching = recovering
+        .then(() => recoverUnfinished({ history, state, intake, recent, log, acceptedBefore: Date.now(), stopping: () => stopping, retryMs: 1000 }))
+        .catch((err: unknown) => log.error('handing unfinished messages over again failed', { err }))
+        .finally(() => {
+          redispatching = undefined;
+        });
+    };
 
   return {
     port,
@@ -309,6 +335,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       await Promise.all([grpc.close(), new Promise<void>((resolve) => server.tryShutdown(() => resolve()))]);
       stopping = true;
       await recovering;
+      await redispatching;
       lagMonitor.stop();
       screeningLists.stop();
       lossWatch.stop();

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
+import { eventually } from './support/eventually';
+import { freePort } from './support/free-port';
+import { createClient } from './support/https-client';
+import { startRole, type RoleProcess } from './support/role-process';
+
+/** A redis-server of this test's own, without persistence: stopped and started again, it comes back empty. */
+async function redisServer(port: number): Promise<ChildProcess> {
+  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  server.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  await eventually(() => (out.includes('Ready to accept connections') ? true : undefined), 10_000);
+  return server;
+}
+
+/**
+ * The Redis bus and Redis state on one Redis, which comes back without its data (no persistence, as an operator may
+ * run it): the jobs its streams held for the workers went with it. Nothing answered 202 may be lost with them.
+ */
+describe('a Redis that carries the bus and hot state and comes back empty', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  it('hands every message that was waiting for a worker to its channel again, so each still reaches the carrier', async () => {
+    const redisPort = await freePort();
+    let redis = await redisServer(redisPort);
+    cleanup.push(() => redis.kill('SIGKILL'));
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
+    const { port: smscPort } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const submitted = new Set<string>();
+    simulator.on('submit', (s: { text: string }) => submitted.add(s.text));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-empty-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = {
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      HERMOD_REDIS_PREFIX: 'tēnā',
+      HERMOD_BUS_PARTITIONS: '2',
+      HERMOD_DATA_DIR: dataDir,
+      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+      HERMOD_METRICS_PORT: '0',
+      HERMOD_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String(smscPort),
+      HERMOD_BOUNCE_SMTP_PORT: '0',
+      HERMOD_BOOTSTRAP_APP: 'acme',
+      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
+    };
+    const roles: RoleProcess[] = [];
+    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
+    // No SMS worker yet: the messages wait on the bus's stream for one.
+    const core = await startRole(['core'], env, '"msg":"core listening"');
+    roles.push(core);
+    const gateway = await startRole(
+      ['gateway'],
+      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+      '"msg":"gateway listening"',
+    );
+    roles.push(gateway);
+    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+    cleanup.push(() => client.close());
+    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Tēnā koe — नमस्ते'];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      const r = await client.post('/rest/sms/v2/messages', { destination: `+642100077${i}`, content });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+
+    // Redis stops and comes back empty, its streams gone with the messages on them.
+    redis.kill('SIGKILL');
+    await once(redis, 'exit');
+    redis = await redisServer(redisPort);
+    await eventually(() => (core.output().includes('hot state lost data') ? true : undefined), 30_000);
+
+    roles.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
+    await eventually(() => (texts.every((t) => submitted.has(t)) ? true : undefined), 60_000, 200);
+    for (const id of ids)
+      await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
+  }, 180_000);
+});
