@@ -42,7 +42,7 @@ interface Answer {
  * so a slow collector costs its own samples, not its process's; shorter than
  * Prometheus's scrape timeout (10 s).
  */
-export function createClusterMetrics(processes: () => readonly MetricsProcess[], timeoutMs = 4000): () => Promise<string> {
+export function createClusterMetrics(processes: () => readonly MetricsProcess[], timeoutMs = 4000): (scrapeTimeoutMs?: number) => Promise<string> {
   let next = 0;
   const waiting = new Map<string, (answer: Answer) => void>();
   cluster.on('message', (_worker, message: { type?: string; requestId?: string; metrics?: Metrics[]; error?: string }) => {
@@ -50,15 +50,19 @@ export function createClusterMetrics(processes: () => readonly MetricsProcess[],
     waiting.get(message.requestId)?.({ metrics: message.metrics, error: message.error });
   });
 
-  const ask = (worker: Worker): Promise<Metrics[] | undefined> =>
+  const ask = (worker: Worker, waitMs: number): Promise<Metrics[] | undefined> =>
     new Promise((resolve) => {
       const requestId = `hermod-${++next}`;
+      const gone = (): void => done({ error: 'exited' });
       const done = (answer: Answer): void => {
         clearTimeout(timer);
         waiting.delete(requestId);
+        worker.off('exit', gone);
         resolve(answer.error === undefined ? answer.metrics : undefined);
       };
-      const timer = setTimeout(() => done({ error: 'timed out' }), timeoutMs);
+      const timer = setTimeout(() => done({ error: 'timed out' }), waitMs);
+      // One that dies meanwhile is not waited for.
+      worker.once('exit', gone);
       waiting.set(requestId, done);
       try {
         worker.send({ type: REQUEST, requestId }, undefined, (err) => {
@@ -69,9 +73,14 @@ export function createClusterMetrics(processes: () => readonly MetricsProcess[],
       }
     });
 
-  return async () => {
+  /**
+   * `scrapeTimeoutMs`: how long the scraper waits (Prometheus says so in X-Prometheus-Scrape-Timeout-Seconds): the
+   * processes are waited for at most half a second less, so a stopped one costs its own samples, never the scrape.
+   */
+  return async (scrapeTimeoutMs?: number) => {
+    const waitMs = scrapeTimeoutMs === undefined ? timeoutMs : Math.max(100, Math.min(timeoutMs, scrapeTimeoutMs - 500));
     const asked = processes();
-    const answers = await Promise.all(asked.map((p) => (p.worker && p.ready && p.worker.isConnected() ? ask(p.worker) : Promise.resolve(undefined))));
+    const answers = await Promise.all(asked.map((p) => (p.worker && p.ready && p.worker.isConnected() ? ask(p.worker, waitMs) : Promise.resolve(undefined))));
     const up: MetricJson = {
       name: 'hermod_role_up',
       help: '1 when the process of a role answered this scrape in time, 0 when it did not (starting, restarting, stopped, busy or dying): its samples are left out of that scrape',

@@ -408,11 +408,22 @@ export function carriesBearer(header: string | undefined, token: string): boolea
   return timingSafeEqual(digest(m[1]!), digest(token));
 }
 
+/** The scraper's timeout in ms, from Prometheus's X-Prometheus-Scrape-Timeout-Seconds (e.g. `10`, `0.5`); undefined without one. */
+function scrapeTimeoutMs(header: string | string[] | undefined): number | undefined {
+  const seconds = Number(Array.isArray(header) ? header[0] : header);
+  return header !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
 /**
  * Serves /metrics; `ofProcesses` gathers those of `hermod start`'s processes (supervisor only, cluster-metrics.ts); `role`: the role this process runs alone.
  * With a token, a scrape without it is answered 401 (Prometheus sends it with `authorization: {credentials: …}`).
  */
-export function serveMetrics(listen: MetricsListen, log: Logger, ofProcesses?: () => Promise<string>, role?: Role): Promise<http.Server> {
+export function serveMetrics(
+  listen: MetricsListen,
+  log: Logger,
+  ofProcesses?: (scrapeTimeoutMs?: number) => Promise<string>,
+  role?: Role,
+): Promise<http.Server> {
   const { port, host, token } = listen;
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') {
@@ -426,7 +437,7 @@ export function serveMetrics(listen: MetricsListen, log: Logger, ofProcesses?: (
       return;
     }
     try {
-      const body = ofProcesses ? await ofProcesses() : await processMetrics(role);
+      const body = ofProcesses ? await ofProcesses(scrapeTimeoutMs(req.headers['x-prometheus-scrape-timeout-seconds'])) : await processMetrics(role);
       res.writeHead(200, { 'content-type': register.contentType }).end(body);
     } catch (err) {
       log.warn('metrics collection failed', { err });

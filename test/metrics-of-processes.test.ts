@@ -99,6 +99,12 @@ describe("the metrics of hermod start's processes", () => {
       expect(up.get('core')).toBe(1);
       expect(samples.some((s) => s.labels.process === 'core' && s.name === 'hermod_core_messages_total')).toBe(true);
       expect(samples.some((s) => s.labels.process === 'gateway-0' && s.name !== 'hermod_role_up')).toBe(false);
+      // A scraper that waits 1 s (Prometheus scraping every second says so) is answered within it.
+      const quick = Date.now();
+      const r = await metrics.request('GET', '/metrics', { headers: { 'x-prometheus-scrape-timeout-seconds': '1' } });
+      expect(Date.now() - quick).toBeLessThan(1000);
+      expect(r.status).toBe(200);
+      expect(samplesOf(r.text).find((s) => s.name === 'hermod_role_up' && s.labels.process === 'gateway-0')?.value).toBe(0);
     } finally {
       process.kill(stopped, 'SIGCONT');
     }
