@@ -50,4 +50,36 @@ describe('Redis hot state while its Redis is down', () => {
     );
     expect((await state.getStatus('tēnā-2'))?.status).toBe('accepted');
   }, 60_000);
+
+  it('refuses at once while a Redis that keeps its connections open does not answer, once one command has waited its timeout, and serves again as soon as it answers', async () => {
+    const port = await freePort();
+    const server = await redisServer(port);
+    stops.push(() => server.kill('SIGKILL'));
+    const state: HotState = createRedisState({
+      redis: `redis://127.0.0.1:${port}`,
+      prefix: `stall-${port}`,
+      commandTimeoutMs: 2000,
+      log: createLogger({ test: 'redis-stall' }),
+    });
+    stops.push(() => state.close());
+    await state.advanceStatuses([{ id: 'kōrero-1', status: 'accepted', at: 1 }]);
+
+    // Paused (swapping, a long script, SIGSTOP): the connection stays open and nothing answers.
+    server.kill('SIGSTOP');
+    stops.push(() => server.kill('SIGCONT'));
+    const first = Date.now();
+    await expect(state.getStatus('kōrero-1')).rejects.toMatchObject({ code: 'unavailable' });
+    // Its own timeout (2 s), behind at most one auto-pipeline's.
+    expect(Date.now() - first).toBeLessThan(4500);
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      await expect(state.getStatus('kōrero-1')).rejects.toMatchObject({ code: 'unavailable' });
+      expect(Date.now() - started).toBeLessThan(500);
+    }
+
+    server.kill('SIGCONT');
+    const resumed = Date.now();
+    await eventually(async () => ((await state.getStatus('kōrero-1').catch(() => undefined))?.status === 'accepted' ? true : undefined), 10_000, 50);
+    expect(Date.now() - resumed).toBeLessThan(3000);
+  }, 60_000);
 });

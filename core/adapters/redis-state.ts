@@ -3,6 +3,7 @@ import { createRedisCarrierSnapshots } from './redis-carrier-snapshots';
 import { failsAfterReceived, isFinal, isMessageStatus, MESSAGE_STATUSES, stageOf, THROUGH_QUEUE, type MessageStatus } from '../domain/message-status';
 import type { AdvanceOutcome, HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
 import { ADVANCE_REFUSED } from '../ports/state';
+import { Cluster } from 'ioredis';
 import { HermodError } from '../../lib/errors';
 import { createLogger, type Logger } from '../../lib/log';
 import { warnUnlessNoEviction } from './redis-eviction-check';
@@ -255,14 +256,35 @@ export function createRedisState(options: RedisStateOptions): HotState {
     everReady = true;
   });
   const lost = (): boolean => everReady && client.status !== 'ready';
+  /**
+   * A single Redis that let a command wait out its timeout with its connection open (paused, swapping, a long
+   * script): commands are refused at once until a PING sent behind them is answered, rather than each queueing
+   * behind the one before it (a re-trial: the first sends waited 10 s for their 503, the next 5 s each). On a Cluster
+   * one master's stall must not refuse the others': there each command waits its own timeout.
+   */
+  let pinging: Promise<unknown> | undefined;
+  const probe = (): void => {
+    if (pinging || client instanceof Cluster) return;
+    const ping = (): Promise<unknown> =>
+      client.ping().catch(async (err: unknown) => {
+        if (closed) return;
+        await new Promise((r) => setTimeout(r, isCommandTimeout(err) ? 0 : 250));
+        return ping();
+      });
+    pinging = ping().finally(() => {
+      pinging = undefined;
+    });
+  };
   /** Runs one command per entry together (auto-pipelined), failing as a whole with the first error. */
   const each = async <T>(what: string, commands: (() => Promise<T>)[]): Promise<T[]> => {
     if (lost()) throw new HermodError('unavailable', `${what}: Redis is not connected (${client.status})`);
+    if (pinging) throw new HermodError('unavailable', `${what}: Redis has not answered for over ${commandTimeoutMs} ms`);
     try {
       return await sendAll(client, commands);
     } catch (err) {
       if (!isCommandTimeout(err)) throw unavailable(what, err);
       stalled();
+      probe();
       throw new HermodError('unavailable', `${what}: Redis did not answer within ${commandTimeoutMs} ms`, { cause: err });
     }
   };
