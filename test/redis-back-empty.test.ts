@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,17 +8,7 @@ import { eventually } from './support/eventually';
 import { freePort } from './support/free-port';
 import { createClient } from './support/https-client';
 import { startRole, type RoleProcess } from './support/role-process';
-
-/** A redis-server of this test's own, without persistence: stopped and started again, it comes back empty. */
-async function redisServer(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let out = '';
-  server.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  await eventually(() => (out.includes('Ready to accept connections') ? true : undefined), 10_000);
-  return server;
-}
+import { startRedisServer } from './support/redis-server';
 
 /**
  * The Redis bus and Redis state on one Redis, which comes back without its data (no persistence, as an operator may
@@ -33,7 +22,7 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
 
   it('hands every message that was waiting for a worker to its channel again, so each still reaches the carrier', async () => {
     const redisPort = await freePort();
-    let redis = await redisServer(redisPort);
+    let redis = await startRedisServer(redisPort);
     cleanup.push(() => redis.kill('SIGKILL'));
     const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
     const { port: smscPort } = await simulator.start();
@@ -81,7 +70,7 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     // Redis stops and comes back empty, its streams gone with the messages on them.
     redis.kill('SIGKILL');
     await once(redis, 'exit');
-    redis = await redisServer(redisPort);
+    redis = await startRedisServer(redisPort);
     await eventually(() => (core.output().includes('hot state lost data') ? true : undefined), 30_000);
 
     roles.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../test/support/free-port';
@@ -6,17 +5,7 @@ import { eventually } from '../../test/support/eventually';
 import { createLogger } from '../../lib/log';
 import type { HotState } from '../ports/state';
 import { createRedisState } from './redis-state';
-
-/** A redis-server of this test's own on `port`, without persistence; resolves once it answers. */
-async function redisServer(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let out = '';
-  server.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  await eventually(() => (out.includes('Ready to accept connections') ? true : undefined), 10_000);
-  return server;
-}
+import { startRedisServer } from '../../test/support/redis-server';
 
 describe('Redis hot state while its Redis is down', () => {
   const stops: (() => unknown)[] = [];
@@ -26,7 +15,7 @@ describe('Redis hot state while its Redis is down', () => {
 
   it('refuses at once as unavailable once the connection it had is lost, rather than hold each caller for its timeouts, and serves again when Redis is back', async () => {
     const port = await freePort();
-    let server = await redisServer(port);
+    let server = await startRedisServer(port);
     stops.push(() => server.kill('SIGKILL'));
     const state: HotState = createRedisState({ redis: `redis://127.0.0.1:${port}`, prefix: `outage-${port}`, log: createLogger({ test: 'redis-outage' }) });
     stops.push(() => state.close());
@@ -43,7 +32,7 @@ describe('Redis hot state while its Redis is down', () => {
       expect(Date.now() - started).toBeLessThan(1000);
     }
 
-    server = await redisServer(port);
+    server = await startRedisServer(port);
     await eventually(
       async () => ((await state.advanceStatuses([{ id: 'tēnā-2', status: 'accepted', at: 2 }]).catch(() => undefined)) ? true : undefined),
       20_000,
@@ -53,7 +42,7 @@ describe('Redis hot state while its Redis is down', () => {
 
   it('refuses at once while a Redis that keeps its connections open does not answer, once one command has waited its timeout, and serves again as soon as it answers', async () => {
     const port = await freePort();
-    const server = await redisServer(port);
+    const server = await startRedisServer(port);
     stops.push(() => server.kill('SIGKILL'));
     const state: HotState = createRedisState({
       redis: `redis://127.0.0.1:${port}`,
