@@ -82,10 +82,15 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
       if (msg?.type === 'shutdown') stop('supervisor');
     });
   }
+  // The channels whose workers this process runs: a worker's own, or every one in a core that runs them.
+  const maker = {
+    role,
+    channels: role === 'worker' ? (options.channel ?? 'sms').split(',') : role === 'core' && config.adapters.coreRunsWorkers ? CHANNELS : [],
+  };
   // Run alone, its metrics port is bound first: one another process holds refuses the start before the role takes any work.
   const metrics = cluster.isWorker
     ? undefined
-    : await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, undefined, role);
+    : await serveMetrics({ port: config.metricsPort, host: config.host, token: config.metricsToken }, log, undefined, maker);
   const tracing = await startTracing(config.tracing, options.channel ? `${role}-${options.channel}` : role, log);
   const running = await startRole(role, config, log, options);
   let stopping = false;
@@ -115,7 +120,7 @@ export async function runRole(role: Role, config: Readonly<Config>, log: Logger,
   };
 
   if (cluster.isWorker) {
-    answerClusterMetricRequests(role);
+    answerClusterMetricRequests(maker);
     process.send?.({ type: 'ready', role, ports: running.ports ?? {} });
     if (stopAsked) stop(stopAsked);
   } else if (metrics) {

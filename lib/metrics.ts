@@ -17,7 +17,7 @@ import type { Role } from './role';
  * role run on its own serves its own.
  */
 let defaultsOn = false;
-/** The default metrics, and this process's V8 heap by role (the defaults are summed over the processes of `hermod start`). */
+/** The default metrics, and this process's V8 heap by role. */
 export function enableDefaultMetrics(role?: string): void {
   if (defaultsOn) return;
   defaultsOn = true;
@@ -85,40 +85,55 @@ export function addThreadMetrics(registry: Registry): () => void {
  * hermod_callbacks_owed), so a role run on its own serves only its own. Under
  * `hermod start` each process answers with its own role's, labelled with its process.
  */
-const MADE_BY: Readonly<Record<string, readonly Role[]>> = {
+const MADE_BY: Readonly<Record<string, readonly string[]>> = {
   hermod_callbacks_owed: ['core'],
   hermod_callbacks_owed_on_disk: ['core'],
   hermod_campaigns_sending: ['core'],
   hermod_campaign_messages_total: ['core'],
   hermod_history_flush_failures_total: ['core'],
-  // Core runs the SMS worker when no worker runs on its own.
-  hermod_smpp_receipt_latency_seconds: ['core', 'worker'],
+  // Whichever runs the SMS workers (`role:channel`): core when no worker runs on its own, else the SMS workers.
+  hermod_smpp_receipt_latency_seconds: ['core:sms', 'worker:sms'],
   hermod_smsc_simulator_submits_total: ['smsc-simulator'],
 };
 
-/** This process's metrics (of `role`'s own, when it is given), one list per registry (its threads' among them). */
-async function metricsByRegistry(role?: Role) {
-  const made = (metric: { name: string }): boolean => role === undefined || (MADE_BY[metric.name]?.includes(role) ?? true);
-  return Promise.all(registries.map(async (r) => (await r.getMetricsAsJSON()).filter(made)));
+/** What a process runs: its role and the channels whose workers it runs (a worker's, or every one in a core that runs them). */
+export interface MetricsMaker {
+  role: Role;
+  channels: readonly string[];
 }
 
-/** Everything this process serves (of `role`'s own, when it is given), its threads' metrics included, in the exposition format. */
-async function processMetrics(role?: Role): Promise<string> {
-  if (registries.length === 1 && role === undefined) return register.metrics();
-  return AggregatorRegistry.aggregate(await metricsByRegistry(role)).metrics();
+/** Whether `maker` makes the metric named `name` (MADE_BY: a role, or `role:channel`); every other metric, any process. */
+function makes(maker: MetricsMaker, name: string): boolean {
+  const by = MADE_BY[name];
+  if (!by) return true;
+  return by.some((m) => {
+    const [role, channel] = m.split(':');
+    return role === maker.role && (channel === undefined || maker.channels.includes(channel));
+  });
+}
+
+/** This process's metrics (`maker`'s own, when it is given), one list per registry (its threads' among them). */
+async function metricsByRegistry(maker?: MetricsMaker) {
+  return Promise.all(registries.map(async (r) => (await r.getMetricsAsJSON()).filter((m) => maker === undefined || makes(maker, m.name))));
+}
+
+/** Everything this process serves (`maker`'s own, when it is given), its threads' metrics included, in the exposition format. */
+async function processMetrics(maker?: MetricsMaker): Promise<string> {
+  if (registries.length === 1 && maker === undefined) return register.metrics();
+  return AggregatorRegistry.aggregate(await metricsByRegistry(maker)).metrics();
 }
 
 /**
  * In a process of `hermod start`: answer the supervisor's requests for this process's metrics (cluster-metrics.ts),
  * `role`'s own, in prom-client's messages.
  */
-export function answerClusterMetricRequests(role: Role): void {
+export function answerClusterMetricRequests(maker: MetricsMaker): void {
   if (!cluster.isWorker) return;
   process.on('message', (message: { type?: string; requestId?: unknown }) => {
     if (message?.type !== 'prom-client:getMetricsReq') return;
     const answer = (body: object): void =>
       void process.send?.({ type: 'prom-client:getMetricsRes', requestId: message.requestId, ...body }, undefined, {}, () => undefined);
-    metricsByRegistry(role).then(
+    metricsByRegistry(maker).then(
       (metrics) => answer({ metrics }),
       (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
     );
@@ -415,14 +430,14 @@ function scrapeTimeoutMs(header: string | string[] | undefined): number | undefi
 }
 
 /**
- * Serves /metrics; `ofProcesses` gathers those of `hermod start`'s processes (supervisor only, cluster-metrics.ts); `role`: the role this process runs alone.
+ * Serves /metrics; `ofProcesses` gathers those of `hermod start`'s processes (supervisor only, cluster-metrics.ts); `maker`: what this process runs alone.
  * With a token, a scrape without it is answered 401 (Prometheus sends it with `authorization: {credentials: …}`).
  */
 export function serveMetrics(
   listen: MetricsListen,
   log: Logger,
   ofProcesses?: (scrapeTimeoutMs?: number) => Promise<string>,
-  role?: Role,
+  maker?: MetricsMaker,
 ): Promise<http.Server> {
   const { port, host, token } = listen;
   const server = http.createServer(async (req, res) => {
@@ -437,7 +452,7 @@ export function serveMetrics(
       return;
     }
     try {
-      const body = ofProcesses ? await ofProcesses(scrapeTimeoutMs(req.headers['x-prometheus-scrape-timeout-seconds'])) : await processMetrics(role);
+      const body = ofProcesses ? await ofProcesses(scrapeTimeoutMs(req.headers['x-prometheus-scrape-timeout-seconds'])) : await processMetrics(maker);
       res.writeHead(200, { 'content-type': register.contentType }).end(body);
     } catch (err) {
       log.warn('metrics collection failed', { err });

@@ -63,6 +63,8 @@ describe("the metrics of hermod start's processes", () => {
     expect(fds).toHaveLength(4);
     expect(new Set(fds.map((s) => s.value)).size).toBe(1);
     expect(samples.filter((s) => s.name === 'hermod_process_start_time_seconds')).toHaveLength(4);
+    // Core runs the SMS workers here: an SMS receipt's latency is its, and no other process serves a 0 for it.
+    expect([...new Set(samples.filter((s) => s.name.startsWith('hermod_smpp_receipt_latency_seconds')).map((s) => s.labels.process))]).toEqual(['core']);
     const before = acceptedBy(samples);
     expect([...before.values()].reduce((a, b) => a + b, 0)).toBe(20);
 

@@ -8,6 +8,7 @@ import { expectImEmailAndWhatsAppFinal } from './support/im-final-statuses';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from './support/redis-keys';
+import { samplesOf } from './support/metric-samples';
 
 describe('hermod start on the Redis bus and Redis state', () => {
   let h: HermodWithChannels;
@@ -48,6 +49,20 @@ describe('hermod start on the Redis bus and Redis state', () => {
       .map((line) => (line.startsWith('{') ? JSON.parse(line) : {}))
       .find((l) => l.msg === 'hermod is running');
     expect(running.workers).toEqual(['sms', 'email,wab,rcs,mms']);
+  });
+
+  it("serves each metric from the processes that make it: an SMS receipt's latency from the SMS workers alone, none from core or the other channels' workers", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${h.hermod.metricsPort}/metrics`)).text();
+    const servedBy = (name: string) =>
+      [
+        ...new Set(
+          samplesOf(text)
+            .filter((s) => s.name.startsWith(name))
+            .map((s) => s.labels.process),
+        ),
+      ].sort();
+    expect(servedBy('hermod_smpp_receipt_latency_seconds')).toEqual(['worker-sms']);
+    expect(servedBy('hermod_callbacks_owed')).toEqual(['core']);
   });
 
   it('carries an Intelligent Messaging e-mail and a WhatsApp message to a final status', async () => {
