@@ -18,6 +18,8 @@ import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { capConnectionsPerAddress } from './http/connection-cap';
 import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
+import { httpRequests } from '../lib/metrics';
+import { boundedMethod } from './http/bounded-method';
 
 export interface RunningGateway {
   httpsPort: number;
@@ -71,6 +73,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
         const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
         const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
         res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
+        httpRequests.inc({ interface: 'http_redirect', route: 'unmatched', method: boundedMethod(req.method), status: '308' });
       }),
     ),
   );

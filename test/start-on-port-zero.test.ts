@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { createClient, type Client } from './support/https-client';
+import { seriesSum } from './support/metric-samples';
 
 /** The JSON log lines with message `msg`. */
 const logged = (hermod: HermodProcess, msg: string): Record<string, any>[] =>
@@ -78,7 +79,10 @@ describe('hermod start with every port 0', () => {
     const redirect = await createClient(`http://localhost:${hermod.httpPort}`).get('/rest/sms/v2/messages?x=1');
     expect(redirect.status).toBe(308);
     expect(redirect.headers.location).toBe(`https://localhost:${hermod.httpsPort}/rest/sms/v2/messages?x=1`);
-    expect((await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics')).status).toBe(200);
+    const metrics = await createClient(`http://127.0.0.1:${hermod.metricsPort}`).get('/metrics');
+    expect(metrics.status).toBe(200);
+    // Counted as every answer is, under the plain port's own interface.
+    expect(seriesSum(metrics.text, 'hermod_http_requests_total{interface="http_redirect",method="GET",status="308"}')).toBeGreaterThanOrEqual(1);
     const apps = await hermod.cli(['apps', 'list']);
     expect(apps.code, apps.output).toBe(0);
     expect(apps.output).toContain('acme');
