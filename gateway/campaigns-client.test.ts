@@ -51,3 +51,19 @@ describe('the gateway’s campaigns channel to core', () => {
     expect(received).toBe(TOTAL);
   });
 });
+
+describe("the gateway's health call to core", () => {
+  it('gives up within 3 s on a core that takes the call and never answers, so healthz answers a probe in time', async () => {
+    const server = new Server();
+    server.addService(CampaignsServiceWithReportWire, { health: () => undefined } as unknown as UntypedServiceImplementation);
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    cleanup.push(() => server.forceShutdown());
+    const client = createCampaignsClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    cleanup.push(() => client.close());
+    const started = Date.now();
+    await expect(client.health()).rejects.toBeDefined();
+    expect(Date.now() - started).toBeLessThan(4000);
+  }, 20_000);
+});
