@@ -9,6 +9,7 @@ import { ReadMapGauge } from './read-map-gauge';
 import { TalliedCounter } from './tallied-counter';
 import { listenError } from './listen-error';
 import type { Role } from './role';
+import { within } from './within';
 
 /**
  * Every process registers its metrics on prom-client's default registry. In
@@ -54,12 +55,7 @@ export function watchHistoryEngineMemory(read: () => Promise<number>): void {
     help: "Memory the history engine tracks as in use (ClickHouse MemoryTracking): chDB's, inside core, or a ClickHouse server's whole",
     // Within a second, or the last value: a slow engine must not hold up the scrape (the supervisor waits 4 s for core).
     async collect() {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<number>((resolve) => {
-        timer = setTimeout(() => resolve(Number.NaN), 1000);
-      });
-      const bytes = await Promise.race([read().catch(() => Number.NaN), late]);
-      clearTimeout(timer);
+      const bytes = await within(read(), 1000).catch(() => Number.NaN);
       if (Number.isFinite(bytes)) this.set(bytes);
     },
   });

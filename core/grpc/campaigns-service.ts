@@ -23,6 +23,7 @@ import { campaignMessageRange } from '../campaigns/campaign-message-ids';
 import { HermodError } from '../../lib/errors';
 import { toServiceError } from '../../lib/grpc-errors';
 import { timeServerCall, unaryHandler } from './unary-handler';
+import { TimedOut, within } from '../../lib/within';
 
 export interface CampaignServices {
   store: CampaignStore;
@@ -39,20 +40,12 @@ const HEALTH_LIMIT_MS = 2000;
 
 /** Undefined once `ask` resolves; why not, when it rejects or takes over HEALTH_LIMIT_MS. */
 async function answered(what: string, ask: () => Promise<unknown>): Promise<string | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`${what} did not answer within ${HEALTH_LIMIT_MS / 1000} s`), HEALTH_LIMIT_MS);
-  });
   try {
-    return await Promise.race([
-      ask().then(
-        () => undefined,
-        (err: unknown) => `${what} unavailable: ${err instanceof Error ? err.message : String(err)}`,
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
+    await within(ask(), HEALTH_LIMIT_MS);
+    return undefined;
+  } catch (err) {
+    if (err instanceof TimedOut) return `${what} did not answer within ${HEALTH_LIMIT_MS / 1000} s`;
+    return `${what} unavailable: ${err instanceof Error ? err.message : String(err)}`;
   }
 }
 

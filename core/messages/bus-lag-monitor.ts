@@ -2,6 +2,7 @@ import type { Bus } from '../ports/bus';
 import { busLag, busLagUnread } from '../../lib/metrics';
 import { CONSUMER_GROUPS } from '../ports/consumer-groups';
 import type { Logger } from '../../lib/log';
+import { within } from '../../lib/within';
 
 /** Failed reads in a row that make an outage: one alone is a broker electing a leader, as when core starts beside new topics. */
 const FAILURES_TO_WARN = 2;
@@ -12,15 +13,6 @@ export interface BusLagMonitorOptions {
   now?: () => number;
   /** Longest a read may take before it counts as failed (default 4 s, under the 5 s between samples). */
   readTimeoutMs?: number;
-}
-
-/** A lag read that did not answer in time: a Redis stopped or gone keeps its client's commands waiting to reconnect, unanswered. */
-function timedRead(read: Promise<number>, ms: number): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -44,7 +36,8 @@ export function createBusLagMonitor(bus: Bus, log: Logger, options: BusLagMonito
   async function read(state: (typeof states)[number]): Promise<void> {
     const { topic, group } = state;
     try {
-      const lag = await timedRead(bus.lag(topic, group), readTimeoutMs);
+      // Counted as failed once late: a Redis stopped or gone keeps its client's commands waiting to reconnect, unanswered.
+      const lag = await within(bus.lag(topic, group), readTimeoutMs);
       if (state.warnedAt !== undefined) log.info('bus lag read again', { topic, group, unreadForSeconds: unreadFor(state) });
       Object.assign(state, { lastRead: now(), failures: 0, warnedAt: undefined });
       busLag.set({ topic, group }, lag);
