@@ -5,9 +5,20 @@ import { parseStreamedObject } from '../http/streamed-object';
 import { checkNameText } from '../../core/domain/control-characters';
 import { checkSmsText } from '../../core/domain/control-characters';
 import { createInvalidMembers } from './invalid-members';
+import { CAMPAIGN_MANAGER_SCHEMAS } from './schemas';
+import { meantField } from '../http/near-miss-fields';
 
 export const MAX_MEMBERS = 1_000_000;
 const PARAMS = ['param1', 'param2', 'param3', 'param4', 'param5', 'param6'] as const;
+
+/** The body's fields kept for each kind of import: its schema's, and `members` (to say it is not an array). */
+const KNOWN_FIELDS = {
+  ListRequestFields: new Set([...Object.keys(CAMPAIGN_MANAGER_SCHEMAS.ListRequestFields.properties), 'members']),
+  ScheduleCampaignRequestFields: new Set([...Object.keys(CAMPAIGN_MANAGER_SCHEMAS.ScheduleCampaignRequestFields.properties), 'members']),
+};
+
+/** Misspelt field names kept to be named in the refusal. */
+const MAX_SLIPS_KEPT = 8;
 
 type Validate = <T>(schema: string, value: unknown) => T;
 
@@ -32,6 +43,10 @@ export async function importBody(
   kind: 'list' | 'campaign',
   toCommit: (fields: Record<string, unknown>) => ImportCommit,
 ): Promise<ImportedBody> {
+  const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
+  const known = KNOWN_FIELDS[schema];
+  const knownList = Object.keys(CAMPAIGN_MANAGER_SCHEMAS[schema].properties);
+  let slips = 0;
   const session = deps.campaigns.startImport(applicationId, kind);
   const fields: Record<string, unknown> = {};
   const invalid = createInvalidMembers();
@@ -42,7 +57,13 @@ export async function importBody(
       { arrayField: 'members', maxBytes: deps.maxBytes },
       {
         field(name, value) {
-          fields[name] = value;
+          if (known.has(name)) fields[name] = value;
+          // Other fields are let go at once, however many come. A slip of a known one's name (`strict_validaton`) is
+          // kept without its value, for validate to refuse; one is enough, a few are named. "__proto__" is a field name.
+          else if (slips < MAX_SLIPS_KEPT && meantField(name, knownList) !== undefined) {
+            slips++;
+            Object.defineProperty(fields, name, { value: null, enumerable: true, writable: true, configurable: true });
+          }
         },
         async elements(elements, firstIndex) {
           if (firstIndex + elements.length > MAX_MEMBERS) throw new HermodError('invalid_attrib', `members: at most ${MAX_MEMBERS} members`);
@@ -62,7 +83,6 @@ export async function importBody(
         },
       },
     );
-    const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
     deps.validate(schema, fields);
     checkNameText(fields.name as string, 'name');
     if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');

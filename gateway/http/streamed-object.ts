@@ -24,6 +24,13 @@ export interface StreamedObjectOptions {
   maxElementBytes?: number;
 }
 
+/**
+ * Most bytes of JSON the parsed elements waiting for a batch may have come
+ * from: a few thousand members are a few hundred KB, but 5,000 members of up
+ * to `maxElementBytes` each would be 320 MB held for one request.
+ */
+const HELD_BYTES = 1024 * 1024;
+
 /** Parses a JSON object body from a byte stream; resolves with the number of array elements seen (0 if the field is absent). */
 export async function parseStreamedObject(source: AsyncIterable<Buffer>, options: StreamedObjectOptions, handler: StreamedObjectHandler): Promise<number> {
   const batchSize = options.batchSize ?? 5000;
@@ -32,14 +39,17 @@ export async function parseStreamedObject(source: AsyncIterable<Buffer>, options
   let delivered = 0;
   const deliver = async (all: boolean): Promise<void> => {
     const pending = scanner.parsed;
+    // Large elements go on as soon as they hold HELD_BYTES, not once a whole batch of them is here.
+    const now = all || scanner.parsedBytes >= HELD_BYTES;
     let k = 0;
-    while (pending.length - k >= batchSize || (all && k < pending.length)) {
+    while (pending.length - k >= batchSize || (now && k < pending.length)) {
       const batch = pending.slice(k, k + batchSize);
       k += batch.length;
       await handler.elements(batch, delivered);
       delivered += batch.length;
     }
     if (k > 0) scanner.parsed = pending.slice(k);
+    if (scanner.parsed.length === 0) scanner.parsedBytes = 0;
   };
 
   const utf8 = new Utf8StreamCheck();
@@ -143,8 +153,9 @@ class Scanner {
   private escaped = false;
   /** Some of the array is already parsed, so an empty segment now means a stray comma. */
   private partParsed = false;
-  /** Parsed elements not yet handed to the handler. */
+  /** Parsed elements not yet handed to the handler, and the bytes of JSON they came from (about). */
   parsed: unknown[] = [];
+  parsedBytes = 0;
   count = 0;
   arrayClosed = false;
 
@@ -444,6 +455,7 @@ class Scanner {
     }
     this.partParsed = true;
     this.count += elements.length;
+    this.parsedBytes += content.length;
     if (this.parsed.length === 0) this.parsed = elements;
     else for (const e of elements) this.parsed.push(e);
   }
