@@ -3,11 +3,12 @@ import { HermodError } from '../../lib/errors';
 import { checkJsonRequest } from './json-request-headers';
 import { decodeUtf8 } from './strict-utf8';
 import { checkNoLoneSurrogates, mayHaveLoneSurrogate } from './lone-surrogate';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 
 /**
  * The request body as parsed JSON, refusing what is not JSON, is not UTF-8,
- * is malformed, holds a lone surrogate or is larger than the limit, each with
- * its own error code.
+ * is malformed, holds a lone surrogate, nests deeper than MAX_JSON_DEPTH or is
+ * larger than the limit, each with its own error code.
  */
 export async function readJson(ctx: Context, maxBytes: number): Promise<unknown> {
   checkJsonRequest(ctx, maxBytes);
@@ -22,6 +23,7 @@ export async function readJson(ctx: Context, maxBytes: number): Promise<unknown>
   // Kept for the Idempotency-Key fingerprint.
   ctx.state.rawBody = text;
   if (text.trim() === '') throw new HermodError('invalid_json', 'request body is empty; a JSON object is required');
+  if (nestsDeeperThan(text)) throw new HermodError('invalid_json', `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { nestsDeeperThan } from '../http/json-depth';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { ImClient } from '../im-client';
@@ -98,9 +99,12 @@ export function webhookErrors(log: Logger) {
   };
 }
 
+/** The body as JSON, or undefined: not JSON, or nested so deep that parsing it would hold up every request (read before the signature is checked). */
 function parseJson(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  if (nestsDeeperThan(text)) return undefined;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

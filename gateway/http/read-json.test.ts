@@ -1,0 +1,27 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../lib/errors';
+import { MAX_JSON_DEPTH } from './json-depth';
+import { readJson } from './read-json';
+
+function contextFor(body: string): Context {
+  return {
+    get: (name: string) => (name === 'content-type' ? 'application/json' : ''),
+    req: Readable.from([Buffer.from(body)]),
+    state: {},
+  } as unknown as Context;
+}
+
+const deep = (depth: number) => `{"destination":"+64211234567","content":"Kia ora","x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+
+describe('readJson', () => {
+  it(`refuses a body nested deeper than ${MAX_JSON_DEPTH} levels with 400 invalid_json before parsing it, and takes one at the limit (security trial)`, async () => {
+    await expect(readJson(contextFor(deep(MAX_JSON_DEPTH)), 1_000_000)).resolves.toMatchObject({ content: 'Kia ora' });
+    const err = await readJson(contextFor(deep(450_000)), 1_000_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HermodError);
+    expect((err as HermodError).code).toBe('invalid_json');
+    expect((err as HermodError).httpStatus).toBe(400);
+    expect((err as HermodError).message).toBe(`request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  });
+});
