@@ -242,4 +242,16 @@ describe('wrong passwords at a gateway', () => {
     expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
     expect(calls()).toBe(6);
   });
+  it('refuse the right password from an address in back-off even while another client keeps it cached, so guessing learns nothing (security trial)', async () => {
+    const { core: c } = core();
+    const auth = createAuthenticator(c, 60_000);
+    // The application's own client, busy from its own address: its header stays cached.
+    expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
+    const guesses: string[] = [];
+    for (let i = 0; i < 40; i++) guesses.push(await outcome(auth.authenticate(header(i === 30 ? 'pā💥' : `pā-${i}`), '203.0.113.5')));
+    // Five wrong ones answered 401, then every guess 429, the right one among them: no answer tells it apart.
+    expect(guesses.slice(0, 5)).toEqual(Array(5).fill('unauthorized'));
+    expect(new Set(guesses.slice(5))).toEqual(new Set(['too_many_auth_failures']));
+    expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
+  });
 });

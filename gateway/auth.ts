@@ -29,7 +29,9 @@ export interface Caller {
  * A check that is not served from the cache first asks `limiter` (failed
  * checks per client address and per application name): a client that failed
  * too often is refused with 429 and Retry-After, and core is not asked, so
- * wrong passwords cannot keep core's threads busy hashing them.
+ * wrong passwords cannot keep core's threads busy hashing them. While it
+ * backs off, what the cache would serve is refused too (from that address
+ * only): a guess answered 429 when wrong and served when right would tell.
  */
 export function createAuthenticator(
   core: CoreClient,
@@ -71,10 +73,7 @@ export function createAuthenticator(
       if (from === undefined) checked = check(header, tag);
       else {
         const attempt = limiter.begin(from, parseBasic(header)?.name);
-        if (isRefusal(attempt)) {
-          const seconds = Math.ceil(attempt.retryAfterMs / 1000);
-          throw new HermodError('too_many_auth_failures', `too many failed authentications; retry after ${seconds} seconds`, { retryAfterSeconds: seconds });
-        }
+        if (isRefusal(attempt)) throw backingOff(attempt.retryAfterMs);
         checked = check(header, tag).then(
           (outcome) => {
             attempt.ended(outcome !== undefined);
@@ -115,6 +114,11 @@ export function createAuthenticator(
     async authenticate(header: string | undefined, from: string, allowApiKey = false): Promise<Caller> {
       if (!header) throw new HermodError('unauthorized', 'missing credentials');
       if (!allowApiKey && !/^Basic /i.test(header)) throw new HermodError('unauthorized', 'HTTP Basic credentials required');
+      // An address in back-off is refused even what the cache would serve: a guess must not be told it is right.
+      if (limiter.size > 0) {
+        const waitMs = limiter.backingOff(from, parseBasic(header)?.name);
+        if (waitMs > 0) throw backingOff(waitMs);
+      }
       const now = Date.now();
       const hit = cache.get(header);
       if (hit && hit.expires > now) return hit.caller;
@@ -131,6 +135,11 @@ export function createAuthenticator(
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+function backingOff(retryAfterMs: number): HermodError {
+  const seconds = Math.ceil(retryAfterMs / 1000);
+  return new HermodError('too_many_auth_failures', `too many failed authentications; retry after ${seconds} seconds`, { retryAfterSeconds: seconds });
+}
 
 /** Longest an API key's or a tagged password's successful check is served without asking core again. */
 const API_KEY_CACHE_MS = 5_000;

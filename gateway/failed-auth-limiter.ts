@@ -92,14 +92,28 @@ export function createFailedAuthLimiter(limits: FailedAuthLimits = DEFAULT_FAILE
     map.set(key, entry);
   };
 
+  const nameKeyOf = (address: string, name: string): string =>
+    createHash('sha256').update(address).update('\u0000').update(name.normalize('NFC')).digest('base64');
+
   return {
+    /**
+     * How long `address` (and `name` from it) is backing off now, 0 when not: asked even for a credential
+     * served from the cache, or a guess from there would be told the right password by its answer.
+     */
+    backingOff(address: string, name: string | undefined): number {
+      if (byAddress.size === 0 && byName.size === 0) return 0;
+      return Math.max(
+        refusalOf(entryOf(byAddress, address, false), limits.perAddress, false),
+        name === undefined || byName.size === 0 ? 0 : refusalOf(entryOf(byName, nameKeyOf(address, name), false), limits.perName, false),
+      );
+    },
     /**
      * Asks to check a credential: a Refusal, or an Attempt to end with the outcome.
      * `name` is the Basic user (undefined for an API key, limited by address only).
      */
     begin(address: string, name: string | undefined): Refusal | Attempt {
       // A name is counted per address: wrong passwords from one address must not lock its application out for everyone else.
-      const nameKey = name === undefined ? undefined : createHash('sha256').update(address).update('\u0000').update(name.normalize('NFC')).digest('base64');
+      const nameKey = name === undefined ? undefined : nameKeyOf(address, name);
       const wait = Math.max(
         refusalOf(entryOf(byAddress, address, false), limits.perAddress, false),
         nameKey === undefined ? 0 : refusalOf(entryOf(byName, nameKey, false), limits.perName, true),
