@@ -1,5 +1,5 @@
 import { callbacksAwaitingRetry } from '../../lib/metrics';
-import type { CallbackJob } from './callback-job';
+import { retryWindowEnd, type CallbackJob } from './callback-job';
 
 /** How long past its retry window a callback may still be waiting (the last hold before giving up). */
 const GRACE_MS = 60_000;
@@ -32,8 +32,14 @@ export function createCallbackBacklog(retryForMs: number, now: () => number = Da
     /** The job waits for a retry (a failed try, or queued behind its message's retry). */
     waiting(job: CallbackJob): void {
       sweep();
-      if (waiting.has(job.eventId)) return;
-      waiting.set(job.eventId, { application: job.applicationId, until: job.createdAt + retryForMs + GRACE_MS });
+      const until = retryWindowEnd(job, retryForMs, now()) + GRACE_MS;
+      const entry = waiting.get(job.eventId);
+      if (entry) {
+        // Its window may have started since (it waited behind another, then was tried).
+        entry.until = Math.max(entry.until, until);
+        return;
+      }
+      waiting.set(job.eventId, { application: job.applicationId, until });
       callbacksAwaitingRetry.inc({ application: job.applicationId });
     },
     /** The job is finished: delivered, refused, given up or not configured. */

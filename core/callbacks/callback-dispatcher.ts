@@ -5,7 +5,7 @@ import { toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { callbacksTotal } from '../../lib/metrics';
 import { createCallbackBacklog } from './callback-backlog';
-import { decodeCallback, retryDelayMs, type CallbackJob } from './callback-job';
+import { decodeCallback, nextTryAt, type CallbackJob } from './callback-job';
 import { startCallbackDeliveryPool } from './callback-delivery-pool';
 import { callbackSpan } from './callback-span';
 import { activeTraceparent } from '../../lib/tracing';
@@ -49,8 +49,8 @@ export interface CallbackDispatcherOptions {
  * memory it joins its application's lane (callback-queues), so the topic never
  * waits for a receiver: a receiver that is slow or down holds back only its
  * own application's callbacks. A job that fails waits in process for its next try
- * (exponential backoff, the same event id, up to `retryForMs` after the
- * event), so nothing is published again while it waits. A message's later
+ * (exponential backoff, the same event id, up to `retryForMs` after its first
+ * try, see nextTryAt), so nothing is published again while it waits. A message's later
  * callbacks queue behind its earlier ones, so the receiver sees them in order.
  * What the outbox owed at start (a crash, a restart) is tried again first.
  */
@@ -121,6 +121,8 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
 
   /** Tries one job once. */
   const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {
+    // Its retry window starts now if it waited behind its message's earlier callbacks (carried on by its retries).
+    job.firstTriedAt ??= Date.now();
     const settings = await settingsOf.get(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
@@ -167,8 +169,8 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         return { done: true };
       }
       failures.failed(job.applicationId, url, e.message);
-      const retryAt = Date.now() + retryDelayMs(job.attempt);
-      if (retryAt > job.createdAt + o.retryForMs) {
+      const retryAt = nextTryAt(job, o.retryForMs);
+      if (retryAt === undefined) {
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
         o.ledger?.tried(job, url, 'given_up', e.message);

@@ -8,8 +8,10 @@ export interface CallbackJob {
   kind: 'status' | 'reply' | 'im_status';
   messageId: string;
   body: Record<string, unknown>;
-  /** When the event happened; retries stop `retryFor` after it. */
+  /** When the event happened. */
   createdAt: number;
+  /** When it was first tried (set by that try): its retries stop `retryFor` after this or after the event, whichever is later. */
+  firstTriedAt?: number;
   attempt: number;
   /** Not to be tried before this time (epoch ms). */
   notBefore: number;
@@ -35,4 +37,24 @@ export const decodeCallback = (value: Buffer): CallbackJob => JSON.parse(value.t
 export function retryDelayMs(attempt: number): number {
   const base = Math.min(3_600_000, 1000 * 2 ** Math.min(attempt, 22));
   return Math.round(base * (0.75 + Math.random() * 0.5));
+}
+
+/**
+ * When a callback whose try just failed is tried next: after its back-off,
+ * but never past the end of its window, `retryForMs` from its first try (or
+ * from the event, if later), so the last try is made at the window's end;
+ * undefined once the window is over (given up). The window starts at the first
+ * try, not at the event, because a message's later callbacks wait behind its
+ * earlier one: counted from their events, they would have spent their window
+ * waiting when the first gives up, and a final status would get one try.
+ */
+export function nextTryAt(job: Pick<CallbackJob, 'createdAt' | 'firstTriedAt' | 'attempt'>, retryForMs: number, now = Date.now()): number | undefined {
+  const end = retryWindowEnd(job, retryForMs, now);
+  if (now >= end) return undefined;
+  return Math.min(now + retryDelayMs(job.attempt), end);
+}
+
+/** The end of a callback's retry window; `now` stands in for a first try not yet made. */
+export function retryWindowEnd(job: Pick<CallbackJob, 'createdAt' | 'firstTriedAt'>, retryForMs: number, now = Date.now()): number {
+  return Math.max(job.createdAt, job.firstTriedAt ?? now) + retryForMs;
 }
