@@ -5,7 +5,7 @@ import { canAdvance, isFinal, passesThroughQueue, stageOf } from '../domain/mess
 
 const SUBMITTED_STAGE = stageOf('submitted');
 import type { AdvanceOutcome, IdempotencyRecord, HotState, LastMessage, RateGrant, ReplyContext, StatusAdvance, StatusEntry } from '../ports/state';
-import { ADVANCE_APPLIED, ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED } from '../ports/state';
+import { ADVANCE_AFTER_QUEUED, ADVANCE_APPLIED, ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED } from '../ports/state';
 import { HermodError } from '../../lib/errors';
 import { createMemoryScreening } from './memory-screening-state';
 import { trackEntries } from '../../lib/metrics';
@@ -184,6 +184,7 @@ export function createMemoryState(options: MemoryStateOptions = {}): HotState {
         if (a.carrierId) carrierIds.retire(a.carrierId, t);
         if (parts.size > 0) parts.retire(a.id, t);
       }
+      if (status === 'queued') return ADVANCE_AFTER_QUEUED;
       return status === 'accepted' && passesThroughQueue(a.status) ? ADVANCE_SKIPPED_QUEUED : ADVANCE_APPLIED;
     });
   }

@@ -79,7 +79,8 @@ const LUA_STAGES = `{${MESSAGE_STATUSES.map((s) => `['${s}']=${stageOf(s)}`).joi
  * '1' when `failed` may follow `received` on the message's channel (failsAfterReceived).
  * Returns 0 when refused, 1 when applied, 2 when applied to a message at
  * `accepted` with a status reached only through its channel's queue (its
- * `queued` was never taken: ADVANCE_SKIPPED_QUEUED).
+ * `queued` was never taken: ADVANCE_SKIPPED_QUEUED), 3 when applied to a
+ * message at `queued` (ADVANCE_AFTER_QUEUED).
  * A final status keeps the message in hot state only briefly (late duplicate
  * reports are still refused meanwhile); reads then come from history.
  * Mirrors canAdvance: nothing moves on from `read`; `read` follows `received`
@@ -119,6 +120,7 @@ if nextStage >= ${stageOf('received')} then
 end
 redis.call('SET', KEYS[1], nextStage .. '|' .. nextStatus .. '|' .. ARGV[2], 'EX', ttl)
 if current and string.match(current, '^%d+|accepted|') and THROUGH_QUEUE[nextStatus] then return 2 end
+if current and string.match(current, '^%d+|queued|') then return 3 end
 return 1
 `;
 

@@ -385,4 +385,40 @@ describe('a queued that hot state never took', () => {
       { numRuns: 60 },
     );
   });
+  it('is written and told right before the worker’s sent when hot state took it and a crash kept it out of history (callbacks trial: Redis, kill -9 of core)', async () => {
+    const { history, events, queries } = keptHistory();
+    const state = createMemoryState();
+    const crashed = createStatusRecorder({ history, state });
+    await crashed.record([change('accepted', AT)]);
+    // kill -9 between hot state taking queued (as the job went to its topic) and its history write.
+    await state.advanceStatuses([{ id: 'm-1', status: 'queued', at: AT + 1 }]);
+    const restarted = createStatusRecorder({ history, state, lostCheckMs: 5 });
+    const heard: string[] = [];
+    restarted.onApplied((c) => heard.push(c.status));
+    await restarted.record([change('sent', AT + 5)]);
+    await restarted.record([change('submitted', AT + 6)]);
+    expect(heard).toEqual(['queued', 'sent', 'submitted']);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent', 'submitted']);
+    expect(queries()).toBeGreaterThan(0);
+  });
+
+  it('is not told again by a restarted core when the crashed one had written it', async () => {
+    const { history, events } = keptHistory();
+    const state = createMemoryState();
+    await createStatusRecorder({ history, state }).record([change('accepted', AT), change('queued', AT + 1)]);
+    const restarted = createStatusRecorder({ history, state, lostCheckMs: 5 });
+    const heard: string[] = [];
+    restarted.onApplied((c) => heard.push(c.status));
+    await restarted.record([change('sent', AT + 5)]);
+    expect(heard).toEqual(['sent']);
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'queued', 'sent']);
+  });
+
+  it('costs no history query for a message whose queued this core wrote itself', async () => {
+    const { recorder, heard, queries } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1)]);
+    await recorder.record([change('sent', AT + 5)]);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent']);
+    expect(queries()).toBe(0);
+  });
 });

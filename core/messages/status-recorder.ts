@@ -1,4 +1,4 @@
-import { ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED, type AdvanceOutcome, type HotState } from '../ports/state';
+import { ADVANCE_AFTER_QUEUED, ADVANCE_REFUSED, ADVANCE_SKIPPED_QUEUED, type AdvanceOutcome, type HotState } from '../ports/state';
 import type { MessageHistory, StatusEvent } from '../ports/message-history';
 import { canAdvance, stageOf, type MessageStatus } from '../domain/message-status';
 
@@ -358,6 +358,49 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     return along;
   }
 
+  /**
+   * The `queued` a crash kept out of history though hot state took it (by the index of the change applied right
+   * after it): core moves hot state as the job goes to its topic and writes history after, so a kill -9 in between
+   * left the message at `queued` in hot state, told to nobody, while its worker went on. Looked for only in the
+   * minutes after a start, for messages this process did not write `queued` for itself, and where history holds
+   * the message short of `queued`: asked twice, `lostCheckMs` apart (another core may be writing it), and once per
+   * message.
+   */
+  async function queuedLostInACrash(changes: readonly StatusChange[], outcomes: readonly AdvanceOutcome[]): Promise<Map<number, StatusChange>> {
+    const lost = new Map<number, StatusChange>();
+    if (Date.now() >= lookPastUntil) return lost;
+    outcomes.forEach((o, i) => {
+      const c = changes[i]!;
+      if (o !== ADVANCE_AFTER_QUEUED || (written.get(c.messageId) ?? -1) >= QUEUED_STAGE || writing.has(c.messageId)) return;
+      if (repaired.has(`${c.messageId}|queued`)) return;
+      lost.set(i, { messageId: c.messageId, applicationId: c.applicationId, channel: c.channel, status: 'queued', at: c.at, detail: '' });
+    });
+    const stillBehind = async (): Promise<void> => {
+      let inHistory: Map<string, { status: MessageStatus }>;
+      try {
+        inHistory = await deps.history.latestStatuses([...new Set([...lost.values()].map((c) => c.messageId))]);
+      } catch {
+        lost.clear(); // history away: the message's later statuses are told; this one is not guessed at
+        return;
+      }
+      for (const [i, c] of lost) {
+        const h = inHistory.get(c.messageId);
+        if (!h || stageOf(h.status) >= QUEUED_STAGE || writing.has(c.messageId)) lost.delete(i);
+      }
+    };
+    if (lost.size > 0) await stillBehind();
+    if (lost.size > 0) {
+      await new Promise((r) => setTimeout(r, lostCheckMs));
+      await stillBehind();
+    }
+    const now = Date.now();
+    for (const c of lost.values()) {
+      if (!repaired.has(`${c.messageId}|queued`) && repaired.size >= REPAIRED_MAX) repaired.shift();
+      repaired.set(`${c.messageId}|queued`, now);
+    }
+    return lost;
+  }
+
   return {
     async record(changes) {
       if (changes.length === 0) return [];
@@ -368,6 +411,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       // In the order hot state answered: no await between its answer and these.
       const turns = changes.map((c, i) => (applied[i] ? turnOf(c.messageId) : undefined));
       const along = await notInHistory(skippedQueued(changes, outcomes));
+      for (const [i, c] of await queuedLostInACrash(changes, outcomes)) along.set(i, c);
       const writeAndTellWhile = async (
         which: readonly boolean[],
         withLate: boolean,
@@ -420,6 +464,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       } catch (err) {
         // Not written after all: the next hand-over of these reports gives them back again.
         for (const i of lost.keys()) repaired.delete(`${changes[i]!.messageId}|${changes[i]!.status}`);
+        for (const c of along.values()) repaired.delete(`${c.messageId}|queued`);
         throw err;
       }
       return applied.map((a, i) => a || lost.has(i));

@@ -44,7 +44,12 @@ export const ADVANCE_APPLIED = 1;
  * as it went to its channel), and whoever applied this tells it first.
  */
 export const ADVANCE_SKIPPED_QUEUED = 2;
-export type AdvanceOutcome = typeof ADVANCE_REFUSED | typeof ADVANCE_APPLIED | typeof ADVANCE_SKIPPED_QUEUED;
+/**
+ * Applied to a message hot state had at `queued`. Whoever took that `queued` wrote and told it, unless a crash
+ * came between hot state taking it and its history write: after a start, the recorder asks history.
+ */
+export const ADVANCE_AFTER_QUEUED = 3;
+export type AdvanceOutcome = typeof ADVANCE_REFUSED | typeof ADVANCE_APPLIED | typeof ADVANCE_SKIPPED_QUEUED | typeof ADVANCE_AFTER_QUEUED;
 
 /** What an Idempotency-Key holds: the request it was first used for, and the answer once there is one. */
 export interface IdempotencyRecord {
@@ -112,7 +117,7 @@ export interface HotState extends CarrierSnapshotState {
    * Returns, in order, whether each advance was applied.
    */
   advanceStatuses(advances: readonly StatusAdvance[]): Promise<boolean[]>;
-  /** As advanceStatuses, saying also which applied ones skipped `queued` (ADVANCE_SKIPPED_QUEUED). */
+  /** As advanceStatuses, saying also which applied ones skipped `queued` (ADVANCE_SKIPPED_QUEUED) or came right after it (ADVANCE_AFTER_QUEUED). */
   advanceStatusesNotingSkips(advances: readonly StatusAdvance[]): Promise<AdvanceOutcome[]>;
   getStatus(id: string): Promise<StatusEntry | undefined>;
   /**
