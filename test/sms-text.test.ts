@@ -69,6 +69,26 @@ describe('SMS text with a control character a handset cannot show', () => {
     }
   });
 
+  it('is refused in a reference or class by v2 and v1, which keep and return them, and both still take any script (security trial: stored and shown back)', async () => {
+    for (const field of ['reference', 'class']) {
+      const text = '\u0000\u001b[2J';
+      const v2 = await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'kia ora', [field]: text });
+      expect(v2.status, v2.text).toBe(400);
+      expect(v2.json).toMatchObject({ statusCode: 400, message: expect.stringContaining(`${field} has a control character (U+0000)`) });
+      for (const [route, destination] of [
+        ['/rest/gateway/messages', '+6421000001'],
+        ['/rest/gateway/messages/broadcast', ['+6421000001']],
+      ] as const) {
+        const v1 = await acme.post(route, { destination, content: 'kia ora', [field]: text });
+        expect(v1.status, v1.text).toBe(400);
+        expect(v1.json).toMatchObject({ error: 'invalid_attrib', message: expect.stringContaining(`${field} has a control character (U+0000)`) });
+      }
+    }
+    const kept = { reference: 'Tāmaki — 订单 #42 🧾', class: 'mt_message' };
+    expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'kia ora', ...kept })).status).toBe(202);
+    expect((await acme.post('/rest/gateway/messages', { destination: '+6421000001', content: 'kia ora', ...kept })).status).toBe(201);
+  });
+
   it('is refused in a template by `hermod templates set`, naming the character', async () => {
     const set = await hermod.cli(['templates', 'set', 'acme', 'pere', 'Tēnā koe \u0007 {{param1}}']);
     expect(set.code, set.output).toBe(1);

@@ -25,9 +25,15 @@ const refuse = (field: string, description: string): HermodError =>
  * cannot be typed back. Letters of any script, spaces, punctuation and emoji
  * are names.
  */
-export function checkNameText(value: string, field: string): void {
+export function checkNameText(value: string, field: string, what = 'names'): void {
   const c = firstControl(value, new Set());
-  if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); names are printable text`);
+  if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); ${what} are printable text`);
+}
+
+/** A client's own label of a message (`reference`, `class`): kept, shown back and put in callbacks, so printable, as names are. */
+export function checkLabels(fields: { reference?: string; class?: string }): void {
+  if (fields.reference) checkNameText(fields.reference, 'reference', 'references');
+  if (fields.class) checkNameText(fields.class, 'class', 'classes');
 }
 
 /**

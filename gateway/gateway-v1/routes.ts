@@ -10,7 +10,7 @@ import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../../core/domain/sender-address';
-import { checkSmsText } from '../../core/domain/control-characters';
+import { checkLabels, checkSmsText } from '../../core/domain/control-characters';
 import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -68,6 +68,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.source || undefined, 'source');
     checkSenderAddress(body.mask || undefined, 'mask');
     checkSmsText(body.content, 'content');
+    checkLabels(body);
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       const result = await deps.core.send(outbound(caller, body, body.destination, scheduled, dedupKeyOf(0)));
       if (result.outcome?.$case !== 'accepted') {
@@ -92,6 +93,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
     checkSenderAddress(body.source || undefined, 'source');
     checkSenderAddress(body.mask || undefined, 'mask');
     checkSmsText(body.content, 'content');
+    checkLabels(body);
     await idempotent(ctx, deps.core, caller.applicationId, 'gateway_v1', async (dedupKeyOf) => {
       /** Core's refusals of the request's own fields (a claimed `source` or `mask`): the same for every destination. */
       const refusals: string[] = [];

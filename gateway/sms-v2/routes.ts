@@ -8,7 +8,7 @@ import { createValidator } from '../http/validator';
 import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../../core/domain/sender-address';
-import { checkSmsText } from '../../core/domain/control-characters';
+import { checkLabels, checkSmsText } from '../../core/domain/control-characters';
 import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -42,6 +42,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
     checkSmsText(body.content, 'content');
+    checkLabels(body);
     await idempotent(ctx, deps.core, caller.applicationId, 'sms_v2', async (dedupKeyOf) => {
       const result = await deps.core.send({
         applicationId: caller.applicationId,
