@@ -20,6 +20,7 @@ import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './htt
 import { listenError } from '../lib/listen-error';
 import { httpRequests } from '../lib/metrics';
 import { boundedMethod } from './http/bounded-method';
+import { redirectToHttps } from './http/https-redirect';
 
 export interface RunningGateway {
   httpsPort: number;
@@ -69,11 +70,8 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     { maxHeaderSize: PARSER_HEADER_LIMIT },
     plainClosing.handle(
       withHeaderLimit(interfaces, (req, res) => {
-        const host = (req.headers.host ?? `localhost`).replace(/:\d+$/, '');
-        const port = (secure.address() as AddressInfo | null)?.port ?? config.httpsPort;
-        const location = `https://${host}${port === 443 ? '' : `:${port}`}${req.url ?? '/'}`;
-        res.writeHead(308, { location, 'content-type': 'text/plain' }).end(`use ${location}\n`);
-        httpRequests.inc({ interface: 'http_redirect', route: 'unmatched', method: boundedMethod(req.method), status: '308' });
+        const status = redirectToHttps(req, res, (secure.address() as AddressInfo | null)?.port ?? config.httpsPort);
+        httpRequests.inc({ interface: 'http_redirect', route: 'unmatched', method: boundedMethod(req.method), status: String(status) });
       }),
     ),
   );

@@ -1,4 +1,5 @@
 import { parseIntegerId } from '../../lib/integer-id';
+import { hostOf } from '../http/https-redirect';
 import { sameTypedText } from '../../lib/typed-text';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -55,7 +56,9 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
     if (id === undefined) throw new HermodError('not_found', `${name} ${JSON.stringify(value ?? '')} is not an id`);
     return id;
   };
-  const base = (ctx: Context): string => `${ctx.protocol}://${ctx.host}/rest/campaign_manager/v1/${encodeURIComponent(ctx.params.application_name!)}`;
+  // Absolute at the host the client asked for; a Host header that names none (`evil.com/x?`) gets a path alone.
+  const base = (ctx: Context): string =>
+    `${hostOf(ctx.host) === undefined ? '' : `${ctx.protocol}://${ctx.host}`}/rest/campaign_manager/v1/${encodeURIComponent(ctx.params.application_name!)}`;
 
   router.get('/healthz', async (ctx) => {
     const health = await deps.campaigns.health().catch((err: Error) => ({ ok: false, detail: err.message }));
