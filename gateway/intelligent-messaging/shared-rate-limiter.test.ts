@@ -118,4 +118,11 @@ describe('createSharedRateLimiter', () => {
     w.slowAnswers(1500);
     await expect(w.gateway().take('shop')).rejects.toMatchObject({ code: 'unavailable' });
   });
+  it('accepts a request of an application without a limit however late core’s answer comes: "no limit" holds in any second (whole suite under load: IM sends answered 500)', async () => {
+    const w = world({}, 0);
+    w.slowAnswers(1500);
+    const limiter = w.gateway();
+    expect(await limiter.take('open')).toEqual({ ok: true, limit: 0 });
+    expect(await accepted(limiter, 'open', 20)).toBe(20);
+  });
 });

@@ -96,6 +96,8 @@ export function createSharedRateLimiter(source: RateBudgetSource, now: () => num
           if (left > 0) waiting.set(applicationId, left);
           else waiting.delete(applicationId);
         }
+        // Core's answer to this very ask says the application has no limit: true in any second, however late it came.
+        if (allowances.get(applicationId)?.limit === 0) return { ok: true, limit: 0 };
       }
     },
   };
