@@ -26,6 +26,9 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 /** The request's Idempotency-Key as stored (scoped to its interface), or undefined without one. */
 export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undefined {
   if (ctx.headers['idempotency-key'] === undefined) return undefined;
+  // Node joins repeated headers with ", ": which of them the client meant is not for the gateway to guess.
+  const sent = ctx.req.rawHeaders.filter((h, i) => i % 2 === 0 && h.length === 15 && h.toLowerCase() === 'idempotency-key').length;
+  if (sent > 1) throw new HermodError('invalid_attrib', `send one Idempotency-Key header, not ${sent}`);
   const key = ctx.get('idempotency-key');
   // Sent but empty (or only blanks, which HTTP strips): ignoring it would leave unprotected a send the client means to protect.
   if (!key) throw new HermodError('invalid_attrib', `Idempotency-Key is empty; send 1 to ${MAX_IDEMPOTENCY_KEY} characters, or no header`);
