@@ -31,7 +31,13 @@ export async function startCallbackDeliveryPool(threads: number, log: Logger): P
           if (!waiting) continue;
           pending.delete(answer.ref);
           if (answer.ok) waiting.resolve({ status: answer.status, ...(answer.rateLimit !== undefined ? { rateLimit: answer.rateLimit } : {}) });
-          else waiting.reject(new HermodError(isErrorCode(answer.code) ? answer.code : 'unavailable', answer.message, { retryable: answer.retryable }));
+          else
+            waiting.reject(
+              new HermodError(isErrorCode(answer.code) ? answer.code : 'unavailable', answer.message, {
+                retryable: answer.retryable,
+                retryAfterSeconds: answer.retryAfterSeconds,
+              }),
+            );
         }
       });
       worker.on('error', (err) => log.error('callback delivery thread failed', { err }));

@@ -23,7 +23,14 @@ parentPort!.on('message', (flat: unknown[]) => {
       (res) => answer({ ref: req.ref, ok: true, status: res.status, ...(res.rateLimit !== undefined ? { rateLimit: res.rateLimit } : {}) }),
       (err: unknown) => {
         const e = toHermodError(err);
-        answer({ ref: req.ref, ok: false, code: e.code, message: e.message, retryable: e.retryable });
+        answer({
+          ref: req.ref,
+          ok: false,
+          code: e.code,
+          message: e.message,
+          retryable: e.retryable,
+          ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+        });
       },
     );
   }

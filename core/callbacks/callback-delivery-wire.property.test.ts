@@ -31,6 +31,14 @@ const answer: fc.Arbitrary<DeliveryAnswer> = fc.oneof(
     message: worldText,
     retryable: fc.boolean(),
   }),
+  fc.record({
+    ref: fc.nat(),
+    ok: fc.constant(false as const),
+    code: fc.constant('unavailable'),
+    message: worldText,
+    retryable: fc.constant(true),
+    retryAfterSeconds: fc.integer({ min: 0, max: 3600 }),
+  }),
 );
 
 describe('what crosses to the callback delivery threads and back', () => {

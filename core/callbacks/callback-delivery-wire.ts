@@ -7,7 +7,7 @@ export interface DeliveryRequest extends SignedDelivery {
 
 export type DeliveryAnswer =
   | { ref: number; ok: true; status: number; rateLimit?: number }
-  | { ref: number; ok: false; code: string; message: string; retryable: boolean };
+  | { ref: number; ok: false; code: string; message: string; retryable: boolean; retryAfterSeconds?: number };
 
 /**
  * Requests and answers cross between core's main thread and its delivery
@@ -62,7 +62,8 @@ export function encodeAnswers(answers: readonly DeliveryAnswer[]): unknown[] {
       out[i++] = 0;
       out[i++] = a.code;
       out[i++] = a.message;
-      out[i++] = a.retryable ? 1 : 0;
+      // 0 not retryable, 1 retryable, 2 + n retryable after n seconds (a receiver's Retry-After).
+      out[i++] = !a.retryable ? 0 : a.retryAfterSeconds === undefined ? 1 : 2 + a.retryAfterSeconds;
     }
   }
   return out;
@@ -75,7 +76,17 @@ export function decodeAnswers(flat: readonly unknown[]): DeliveryAnswer[] {
     if (flat[i + 1] === 1) {
       const rateLimit = flat[i + 3] as number;
       out.push({ ref, ok: true, status: flat[i + 2] as number, ...(rateLimit >= 0 ? { rateLimit } : {}) });
-    } else out.push({ ref, ok: false, code: flat[i + 2] as string, message: flat[i + 3] as string, retryable: flat[i + 4] === 1 });
+    } else {
+      const retry = flat[i + 4] as number;
+      out.push({
+        ref,
+        ok: false,
+        code: flat[i + 2] as string,
+        message: flat[i + 3] as string,
+        retryable: retry !== 0,
+        ...(retry >= 2 ? { retryAfterSeconds: retry - 2 } : {}),
+      });
+    }
   }
   return out;
 }

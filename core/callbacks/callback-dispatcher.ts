@@ -169,7 +169,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         return { done: true };
       }
       failures.failed(job.applicationId, url, e.message);
-      const retryAt = nextTryAt(job, o.retryForMs);
+      const retryAt = nextTryAt(job, o.retryForMs, Date.now(), e.retryAfterSeconds);
       if (retryAt === undefined) {
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });

@@ -48,10 +48,16 @@ export function retryDelayMs(attempt: number): number {
  * earlier one: counted from their events, they would have spent their window
  * waiting when the first gives up, and a final status would get one try.
  */
-export function nextTryAt(job: Pick<CallbackJob, 'createdAt' | 'firstTriedAt' | 'attempt'>, retryForMs: number, now = Date.now()): number | undefined {
+export function nextTryAt(
+  job: Pick<CallbackJob, 'createdAt' | 'firstTriedAt' | 'attempt'>,
+  retryForMs: number,
+  now = Date.now(),
+  retryAfterSeconds?: number,
+): number | undefined {
   const end = retryWindowEnd(job, retryForMs, now);
   if (now >= end) return undefined;
-  return Math.min(now + retryDelayMs(job.attempt), end);
+  // A receiver's Retry-After (on a 429 or 503) is waited for, if the back-off is shorter.
+  return Math.min(now + Math.max(retryDelayMs(job.attempt), (retryAfterSeconds ?? 0) * 1000), end);
 }
 
 /** The end of a callback's retry window; `now` stands in for a first try not yet made. */

@@ -123,7 +123,8 @@ export interface DeliveryOptions {
 
 /**
  * POSTs one callback. Resolves on a 2xx answer; otherwise throws a HermodError
- * (retryable unless the URL itself is refused). Credentials in the URL become
+ * (retryable unless the URL itself is refused or the receiver answers 410
+ * Gone; with the seconds of a 429's or 503's Retry-After). Credentials in the URL become
  * Basic authentication; the connection goes only to addresses that passed the
  * private-address check, so DNS cannot be switched in between.
  */
@@ -154,5 +155,25 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
   const status = res.statusCode;
   const limit = Number(res.headers['x-ratelimit-limit']);
   if (status >= 200 && status < 300) return { status, rateLimit: Number.isFinite(limit) ? limit : undefined };
-  throw new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true });
+  // 410: the receiver says this URL is gone for good; tries after it would only be refused for a day.
+  if (status === 410) throw new HermodError('unavailable', 'callback receiver answered 410 Gone; not retried', { retryable: false });
+  const retryAfterSeconds = status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after'], Date.now()) : undefined;
+  throw new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true, retryAfterSeconds });
+}
+
+/** The longest Retry-After taken: as long as the longest back-off. */
+const MAX_RETRY_AFTER_S = 3600;
+
+/** Retry-After (RFC 9110 §10.2.3) as seconds from now: delay-seconds or an HTTP-date; undefined when it is neither. */
+function retryAfterOf(header: string | string[] | undefined, now: number): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  let seconds: number;
+  if (/^\d+$/.test(value)) seconds = Number(value);
+  else {
+    const at = Date.parse(value);
+    if (!Number.isFinite(at) || !/GMT$/.test(value)) return undefined;
+    seconds = Math.max(0, Math.ceil((at - now) / 1000));
+  }
+  return Math.min(seconds, MAX_RETRY_AFTER_S);
 }
