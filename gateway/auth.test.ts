@@ -254,4 +254,16 @@ describe('wrong passwords at a gateway', () => {
     expect(new Set(guesses.slice(5))).toEqual(new Set(['too_many_auth_failures']));
     expect(await outcome(auth.authenticate(header('pā💥'), '192.0.2.1'))).toBe('served');
   });
+  it('keep serving a cached header to an address it was served to before that address went into back-off (review: a password rotation behind one NAT)', async () => {
+    const { core: c } = core();
+    const auth = createAuthenticator(c, 60_000);
+    const nat = '198.51.100.9';
+    // Instances already on the new password, behind the NAT; the others still try the old one from the same address.
+    expect(await outcome(auth.authenticate(header('pā💥'), nat))).toBe('served');
+    for (let i = 0; i < 6; i++) expect(await outcome(auth.authenticate(header(`pā-${i}`), nat))).not.toBe('served');
+    expect(await outcome(auth.authenticate(header('pā💥'), nat))).toBe('served');
+    // A guess of the same right password from another address in back-off learns nothing.
+    for (let i = 0; i < 6; i++) await outcome(auth.authenticate(header(`pā-${i}`), '203.0.113.5'));
+    expect(await outcome(auth.authenticate(header('pā💥'), '203.0.113.5'))).toBe('too_many_auth_failures');
+  });
 });

@@ -39,7 +39,11 @@ export function createAuthenticator(
   staleMs = Math.max(cacheMs * 10, 60_000),
   limiter: FailedAuthLimiter = createFailedAuthLimiter(),
 ) {
-  const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number; tag: string }>();
+  /** Successful checks by header; `servedTo`, the client addresses each was served to (at most MAX_SERVED_TO). */
+  const cache = new FifoMap<string, { caller: Caller; expires: number; staleUntil: number; tag: string; servedTo: Set<string> }>();
+  const served = (entry: { servedTo: Set<string> } | undefined, from: string): void => {
+    if (entry && entry.servedTo.size < MAX_SERVED_TO) entry.servedTo.add(from);
+  };
   // A key is a hash lookup for core, a password recheck a comparison of tags; a full password check is a quarter
   // of a second of a thread. So these are asked again after a few seconds, and a revoked key or a changed
   // password stops working about then, not a minute later.
@@ -97,7 +101,13 @@ export function createAuthenticator(
           // served while checked again up to staleMs. Cheap checks: served stale one period more at most.
           const full = parseBasic(header) !== undefined && !outcome.tag;
           const keptMs = full ? cacheMs : recheckMs;
-          cache.set(header, { caller: outcome.caller, expires: now + keptMs, staleUntil: now + (full ? staleMs : 2 * keptMs), tag: outcome.tag });
+          cache.set(header, {
+            caller: outcome.caller,
+            expires: now + keptMs,
+            staleUntil: now + (full ? staleMs : 2 * keptMs),
+            tag: outcome.tag,
+            servedTo: cache.get(header)?.servedTo ?? new Set(),
+          });
           return outcome.caller;
         })
         .finally(() => inflight.delete(header));
@@ -114,21 +124,28 @@ export function createAuthenticator(
     async authenticate(header: string | undefined, from: string, allowApiKey = false): Promise<Caller> {
       if (!header) throw new HermodError('unauthorized', 'missing credentials');
       if (!allowApiKey && !/^Basic /i.test(header)) throw new HermodError('unauthorized', 'HTTP Basic credentials required');
-      // An address in back-off is refused even what the cache would serve: a guess must not be told it is right.
-      if (limiter.size > 0) {
+      const hit = cache.get(header);
+      // An address in back-off is refused even what the cache would serve, a guess must not be told it is right,
+      // unless the cache served it to that address before: its own client (others behind the same NAT still
+      // trying an old password during a rotation must not take the rolled-out ones down with them).
+      if (limiter.size > 0 && !hit?.servedTo.has(from)) {
         const waitMs = limiter.backingOff(from, parseBasic(header)?.name);
         if (waitMs > 0) throw backingOff(waitMs);
       }
       const now = Date.now();
-      const hit = cache.get(header);
-      if (hit && hit.expires > now) return hit.caller;
+      if (hit && hit.expires > now) {
+        served(hit, from);
+        return hit.caller;
+      }
       if (hit && hit.staleUntil > now) {
         // Served as it was; checked again meanwhile (a failure to reach core keeps the entry until it is too old).
         void checkAndRemember(header).catch(() => undefined);
+        served(hit, from);
         return hit.caller;
       }
       const caller = await checkAndRemember(header, from);
       if (!caller) throw new HermodError('unauthorized', 'invalid credentials');
+      served(cache.get(header), from);
       return caller;
     },
   };
@@ -140,6 +157,9 @@ function backingOff(retryAfterMs: number): HermodError {
   const seconds = Math.ceil(retryAfterMs / 1000);
   return new HermodError('too_many_auth_failures', `too many failed authentications; retry after ${seconds} seconds`, { retryAfterSeconds: seconds });
 }
+
+/** Client addresses a cached check remembers having been served to (a client's instances behind a few NATs). */
+const MAX_SERVED_TO = 64;
 
 /** Longest an API key's or a tagged password's successful check is served without asking core again. */
 const API_KEY_CACHE_MS = 5_000;
