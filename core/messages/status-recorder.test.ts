@@ -421,4 +421,29 @@ describe('a queued that hot state never took', () => {
     expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent']);
     expect(queries()).toBe(0);
   });
+  it('is not told by a core that just started about a message another core accepted since and is still writing, however slow history is (review: told twice)', async () => {
+    const events: StatusEvent[] = [];
+    let slowMs = 0;
+    const { history } = keptHistory();
+    const slowHistory = {
+      ...history,
+      async appendEvents(batch: readonly StatusEvent[]) {
+        if (slowMs) await new Promise((r) => setTimeout(r, slowMs));
+        events.push(...batch);
+        await history.appendEvents(batch);
+      },
+      latestStatuses: history.latestStatuses,
+    } as unknown as MessageHistory;
+    const state = createMemoryState();
+    const justStarted = createStatusRecorder({ history: slowHistory, state, lostCheckMs: 20 });
+    const running = createStatusRecorder({ history: slowHistory, state });
+    const now = Date.now() + 1;
+    await running.record([{ ...change('accepted', now) }]);
+    slowMs = 150; // a history flush slower than lostCheckMs
+    const queued = running.record([change('queued', now + 1)]);
+    await new Promise((r) => setTimeout(r, 5));
+    await justStarted.record([change('sent', now + 5)]);
+    await queued;
+    expect(events.filter((e) => e.status === 'queued')).toHaveLength(1);
+  });
 });

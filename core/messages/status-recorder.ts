@@ -112,7 +112,8 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
   const listeners: ((change: StatusChange) => void)[] = [];
   const turnOf = createTellOrder();
   const lostCheckMs = deps.lostCheckMs ?? 1000;
-  const lookPastUntil = Date.now() + LOOK_PAST_MS;
+  const startedAt = Date.now();
+  const lookPastUntil = startedAt + LOOK_PAST_MS;
   /** Messages with a change applied to hot state whose history write and listeners are still to come, and how many. */
   const writing = new Map<string, number>();
   /** Changes lostInACrash gave back (message id | status → when): each is given back once. */
@@ -363,8 +364,9 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
    * after it): core moves hot state as the job goes to its topic and writes history after, so a kill -9 in between
    * left the message at `queued` in hot state, told to nobody, while its worker went on. Looked for only in the
    * minutes after a start, for messages this process did not write `queued` for itself, and where history holds
-   * the message short of `queued`: asked twice, `lostCheckMs` apart (another core may be writing it), and once per
-   * message.
+   * the message short of `queued` since before this process started (one accepted since is another live core's,
+   * which tells its `queued` itself): asked twice, `lostCheckMs` apart (a write in progress at the start), and once
+   * per message.
    */
   async function queuedLostInACrash(changes: readonly StatusChange[], outcomes: readonly AdvanceOutcome[]): Promise<Map<number, StatusChange>> {
     const lost = new Map<number, StatusChange>();
@@ -376,7 +378,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       lost.set(i, { messageId: c.messageId, applicationId: c.applicationId, channel: c.channel, status: 'queued', at: c.at, detail: '' });
     });
     const stillBehind = async (): Promise<void> => {
-      let inHistory: Map<string, { status: MessageStatus }>;
+      let inHistory: Map<string, { status: MessageStatus; at: number }>;
       try {
         inHistory = await deps.history.latestStatuses([...new Set([...lost.values()].map((c) => c.messageId))]);
       } catch {
@@ -385,7 +387,8 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
       }
       for (const [i, c] of lost) {
         const h = inHistory.get(c.messageId);
-        if (!h || stageOf(h.status) >= QUEUED_STAGE || writing.has(c.messageId)) lost.delete(i);
+        // Accepted since this process started: another core took its `queued` and is writing it, however slowly.
+        if (!h || stageOf(h.status) >= QUEUED_STAGE || h.at >= startedAt || writing.has(c.messageId)) lost.delete(i);
       }
     };
     if (lost.size > 0) await stillBehind();
