@@ -1,10 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CampaignsClient } from '../campaigns-client';
 import type { Member } from '../../proto/gen/hermod/v1/campaigns';
 import { HermodError } from '../../lib/errors';
 import { createValidator } from '../http/validator';
 import { CAMPAIGN_MANAGER_SCHEMAS } from './schemas';
 import { importBody } from './import-body';
+import { meantField } from '../http/near-miss-fields';
+
+// Passed through, and counted: what a slip is looked for in.
+vi.mock('../http/near-miss-fields', async (original) => {
+  const actual = await original<typeof import('../http/near-miss-fields')>();
+  return { ...actual, meantField: vi.fn(actual.meantField) };
+});
 
 async function* chunks(body: string): AsyncGenerator<Buffer> {
   const bytes = Buffer.from(body);
@@ -52,5 +59,12 @@ describe('importBody', () => {
     const unknown = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x${i}`, i]));
     const err = await importList(JSON.stringify({ name: 'Kirikiriroa', ...unknown, strict_validaton: false, members: [MEMBER] })).catch((e: unknown) => e);
     expect((err as HermodError).message).toBe('strict_validaton: is not a known field; did you mean strict_validation?');
+  });
+  it('does not look into field names far longer than any field’s for a slip, so a thousand 64 KiB names are let go (review)', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => [`strict_validation${'x'.repeat(60_000)}${i}`, 1]);
+    vi.mocked(meantField).mockClear();
+    const { committed } = await importList(JSON.stringify({ name: 'Rotorua', ...Object.fromEntries(names), members: [MEMBER] }));
+    expect(Object.keys(committed)).toEqual(['name']);
+    expect(vi.mocked(meantField).mock.calls.filter(([name]) => name.length > 1000)).toEqual([]);
   });
 });

@@ -19,6 +19,11 @@ const KNOWN_FIELDS = {
 
 /** Misspelt field names kept to be named in the refusal. */
 const MAX_SLIPS_KEPT = 8;
+/**
+ * Longest name looked at as a slip: twice the longest field's and some (`S_T_R_I_C_T-…`). A longer one is no
+ * slip, and is not kept by meantField's answers either (a thousand 64 KiB names would be 64 MB held).
+ */
+const MAX_SLIP_LENGTH = 48;
 
 type Validate = <T>(schema: string, value: unknown) => T;
 
@@ -60,7 +65,7 @@ export async function importBody(
           if (known.has(name)) fields[name] = value;
           // Other fields are let go at once, however many come. A slip of a known one's name (`strict_validaton`) is
           // kept without its value, for validate to refuse; one is enough, a few are named. "__proto__" is a field name.
-          else if (slips < MAX_SLIPS_KEPT && meantField(name, knownList) !== undefined) {
+          else if (slips < MAX_SLIPS_KEPT && name.length <= MAX_SLIP_LENGTH && meantField(name, knownList) !== undefined) {
             slips++;
             Object.defineProperty(fields, name, { value: null, enumerable: true, writable: true, configurable: true });
           }

@@ -394,4 +394,15 @@ describe('parseStreamedObject', () => {
     for (const b of batches) expect(Buffer.byteLength(JSON.stringify(b.elements))).toBeLessThan(1024 * 1024 + 64 * 1024 * 2);
     expect(batches.flatMap((b) => b.elements)).toEqual(members);
   });
+  it('refuses a member or a field nested deeper than 64 levels before parsing it, and takes one at 64 (review: 32,000 levels in 64 KiB held the gateway)', async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const member = (depth: number) => `{"destination":"+6421000001","x":${nested(depth - 1)}}`;
+    expect((await parse(split(`{"name":"a","members":[${member(64)}],"x":${nested(64)}}`, 7))).count).toBe(1);
+    const deepMember = await parseError(split(`{"name":"a","members":[${member(65)}]}`, 7));
+    expect(deepMember.code).toBe('invalid_json');
+    expect(deepMember.message).toBe('request body nests deeper than 64 levels of objects and arrays, in members[0]');
+    const deepField = await parseError(split(`{"name":"a","x":${nested(65)},"members":[]}`, 7));
+    expect(deepField.message).toBe('request body nests deeper than 64 levels of objects and arrays, in x');
+    expect((await parseError([Buffer.from(`{"members":[${member(32_000)}]}`)])).message).toMatch(/nests deeper than 64 levels/);
+  });
 });

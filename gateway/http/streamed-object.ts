@@ -1,6 +1,7 @@
 import { HermodError } from '../../lib/errors';
 import { Utf8StreamCheck } from './strict-utf8';
 import { checkNoLoneSurrogates, mayHaveLoneSurrogate } from './lone-surrogate';
+import { MAX_JSON_DEPTH } from './json-depth';
 
 export interface StreamedObjectHandler {
   /** A top-level field other than the streamed array (or the streamed field itself when its value is not an array), with its parsed JSON value. */
@@ -113,6 +114,11 @@ function isSpace(b: number): boolean {
 
 function invalid(message: string, at: number): HermodError {
   return new HermodError('invalid_json', `request body is not valid JSON: ${message} (near byte ${at})`);
+}
+
+/** A value or element nested deeper than MAX_JSON_DEPTH: refused as it is scanned, before JSON.parse spends seconds on it. */
+function tooDeep(where: string): HermodError {
+  return new HermodError('invalid_json', `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays, in ${where}`);
 }
 
 /** A body that starts as JSON other than an object: valid JSON, perhaps, but not what the interface takes. */
@@ -334,8 +340,9 @@ class Scanner {
           break;
         }
       } else if (b === QUOTE) inString = true;
-      else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
-      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+        if (++depth > MAX_JSON_DEPTH) throw tooDeep(this.key);
+      } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (--depth === 0) {
           end = i + 1;
           break;
@@ -410,8 +417,9 @@ class Scanner {
           carried = 0;
           index++;
         }
-      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
-      else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+        if (++depth > MAX_JSON_DEPTH) throw tooDeep(`${this.arrayField}[${index}]`);
+      } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
         if (depth > 0) depth--;
         else if (b === CLOSE_BRACKET) {
           if (carried + i - elementStart > max) throw this.tooLarge(index);
