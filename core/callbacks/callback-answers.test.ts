@@ -15,6 +15,8 @@ describe('what a receiver’s refusal tells hermod', () => {
       const headers: Record<string, string> = {};
       const after = url.searchParams.get('retry-after');
       if (after) headers['retry-after'] = after;
+      const imAfter = url.searchParams.get('RetryAfter');
+      if (imAfter) headers.RetryAfter = imAfter;
       req.resume();
       req.on('end', () => res.writeHead(Number(url.pathname.slice(1)), headers).end());
     });
@@ -46,6 +48,8 @@ describe('what a receiver’s refusal tells hermod', () => {
     expect((await refusal('/429?retry-after=86400')).retryAfterSeconds).toBe(3600);
     expect((await refusal('/429?retry-after=soon')).retryAfterSeconds).toBeUndefined();
     expect((await refusal('/500?retry-after=120')).retryAfterSeconds).toBeUndefined();
+    // Intelligent Messaging's own spelling of it (SPEC), which a receiver built to it may answer with.
+    expect((await refusal('/429?RetryAfter=30')).retryAfterSeconds).toBe(30);
   });
 
   it('stops retrying a callback its receiver answers 410 Gone, and retries the other failures (callbacks trial: retried for 24 h)', async () => {

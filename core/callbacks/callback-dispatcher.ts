@@ -121,8 +121,9 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
 
   /** Tries one job once. */
   const tryJob = async (job: CallbackJob): Promise<TryOutcome> => {
-    // Its retry window starts now if it waited behind its message's earlier callbacks (carried on by its retries).
-    job.firstTriedAt ??= Date.now();
+    // Its retry window starts now if it waited behind its message's earlier callbacks (carried on by its retries);
+    // a retry owed since before this release came with no first try noted: its window is from its event, as then.
+    job.firstTriedAt ??= job.attempt > 0 ? job.createdAt : Date.now();
     const settings = await settingsOf.get(job.applicationId);
     const url = job.kind === 'status' ? settings?.statusCallbackUrl : job.kind === 'reply' ? settings?.replyCallbackUrl : settings?.imStatusCallbackUrl;
     if (!settings || !url) {
@@ -174,11 +175,11 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         o.log.warn('callback given up after retrying', { application: job.applicationId, eventId: job.eventId, attempts: job.attempt + 1, reason: e.message });
         callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
         o.ledger?.tried(job, url, 'given_up', e.message);
-        return { done: true };
+        return { done: true, gaveUp: true };
       }
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'retry' });
       o.ledger?.tried(job, url, 'retry', e.message);
-      return { done: false, retryAt };
+      return { done: false, retryAt, asked: e.retryAfterSeconds !== undefined };
     }
   };
 
@@ -210,6 +211,10 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
     onRescheduled: (job) => {
       backlog.waiting(job);
       outbox.retry(job);
+    },
+    onSuperseded: (job) => {
+      o.log.warn('callback given up untried: a later status of its message waits behind it', { application: job.applicationId, eventId: job.eventId });
+      callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'given_up' });
     },
     maxPerApplication: o.maxPerApplication,
   });

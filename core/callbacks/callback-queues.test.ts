@@ -222,4 +222,58 @@ describe('callbacks queued for their tries', () => {
     expect(queues.has('kōrero')).toBe(false);
     await queues.stop();
   });
+  it('lets a message’s callbacks waiting behind one given up go but its latest, which gets its own tries (callbacks trial: a day-long outage left the final status one try)', async () => {
+    const tried: string[] = [];
+    const done: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        return j.eventId === 'accepted' ? { done: true, gaveUp: true } : { done: true, delivered: true };
+      },
+      onDone: (j) => void done.push(j.eventId),
+      onRescheduled: () => undefined,
+    });
+    for (const status of ['accepted', 'queued', 'sent', 'submitted', 'received']) queues.add(job(status, 'm-1'));
+    await eventually(() => queues.size === 0);
+    expect(tried).toEqual(['accepted', 'received']);
+    expect(done.sort()).toEqual(['accepted', 'queued', 'received', 'sent', 'submitted']);
+    await queues.stop();
+  });
+
+  it('keeps a handset’s replies behind one given up: each is a message of its own, none is superseded', async () => {
+    const tried: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        return tried.length === 1 ? { done: true, gaveUp: true } : { done: true, delivered: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+    });
+    for (let n = 1; n <= 3; n++) queues.add(reply(n, '+6421008004'));
+    await eventually(() => queues.size === 0);
+    expect(tried).toEqual(['+6421008004 1', '+6421008004 2', '+6421008004 3']);
+    await queues.stop();
+  });
+
+  it('does not try early a callback whose receiver asked to wait (Retry-After) when another of its callbacks goes through (review)', async () => {
+    const tried: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        if (j.eventId === 'asked-to-wait') return { done: false, retryAt: Date.now() + 3_600_000, asked: true };
+        return { done: true, delivered: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+      catchUpEveryMs: 0,
+    });
+    queues.add(job('asked-to-wait', 'm0'));
+    await eventually(() => tried.length === 1);
+    for (let i = 1; i <= 5; i++) queues.add(job(`e${i}`, `m${i}`));
+    await eventually(() => tried.length === 6);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(tried.filter((t) => t === 'asked-to-wait')).toHaveLength(1);
+    await queues.stop();
+  });
 });

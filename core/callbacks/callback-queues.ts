@@ -2,10 +2,11 @@ import { callbackOrderKey, type CallbackJob } from './callback-job';
 import { createTimeHeap } from '../../lib/time-heap';
 
 /**
- * What one try of a job came to: finished (refused, given up, or `delivered`: its receiver took it), or to be
- * tried again at this time.
+ * What one try of a job came to: finished (refused, `gaveUp` after its retry window, or `delivered`: its receiver
+ * took it), or to be tried again at this time (`asked`: the time the receiver asked for, with Retry-After, which
+ * a delivery of another callback does not bring forward).
  */
-export type TryOutcome = { done: true; delivered?: boolean } | { done: false; retryAt: number };
+export type TryOutcome = { done: true; delivered?: boolean; gaveUp?: boolean } | { done: false; retryAt: number; asked?: boolean };
 
 export interface CallbackQueuesOptions {
   tryJob: (job: CallbackJob) => Promise<TryOutcome>;
@@ -13,6 +14,8 @@ export interface CallbackQueuesOptions {
   onDone: (job: CallbackJob) => void;
   /** A job's next try was scheduled (its new attempt and notBefore). */
   onRescheduled: (job: CallbackJob) => void;
+  /** A job let go untried: a later status of its message waits behind it, and the one before it was given up. */
+  onSuperseded?: (job: CallbackJob) => void;
   /** Most messages of one application being tried at once (default 256). */
   maxPerApplication?: number;
   /** An application's waiting callbacks are tried early, on its receiver taking one, at most this often (default 30 s). */
@@ -201,13 +204,22 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
           jobs--;
           o.onDone(job);
           if (outcome.delivered) receiverBack(q.applicationId);
+          // A message's statuses that waited out a whole retry window behind this one are old news by now: only its
+          // latest is tried, with a window of its own. (A handset's replies are messages of their own: all kept.)
+          if (outcome.gaveUp && q.key === job.messageId)
+            for (const superseded of q.jobs.splice(0, q.jobs.length - 1)) {
+              jobs--;
+              o.onSuperseded?.(superseded);
+              o.onDone(superseded);
+            }
           continue;
         }
         const next = { ...job, attempt: job.attempt + 1, notBefore: outcome.retryAt };
         q.jobs[0] = next;
         o.onRescheduled(next);
         schedule(q, next.notBefore);
-        waitForRetry(q);
+        if (outcome.asked) stopRetrying(q);
+        else waitForRetry(q);
         return;
       }
       if (q.jobs.length === 0) {

@@ -157,7 +157,8 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
   if (status >= 200 && status < 300) return { status, rateLimit: Number.isFinite(limit) ? limit : undefined };
   // 410: the receiver says this URL is gone for good; tries after it would only be refused for a day.
   if (status === 410) throw new HermodError('unavailable', 'callback receiver answered 410 Gone; not retried', { retryable: false });
-  const retryAfterSeconds = status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after'], Date.now()) : undefined;
+  // `RetryAfter` too: the header Intelligent Messaging's own answers use (SPEC), so a receiver built to it may send it.
+  const retryAfterSeconds = status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after'] ?? res.headers.retryafter, Date.now()) : undefined;
   throw new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true, retryAfterSeconds });
 }
 
