@@ -84,7 +84,7 @@ describe('SMS text with a control character a handset cannot show', () => {
         expect(v1.json).toMatchObject({ error: 'invalid_attrib', message: expect.stringContaining(`${field} has a control character (U+0000)`) });
       }
     }
-    const kept = { reference: 'Tāmaki — 订单 #42 🧾', class: 'mt_message' };
+    const kept = { reference: 'Tāmaki — 订单 #42 🧾\nline two\ttabbed', class: 'mt_message' };
     expect((await acme.post('/rest/sms/v2/messages', { destination: '+6421000001', content: 'kia ora', ...kept })).status).toBe(202);
     expect((await acme.post('/rest/gateway/messages', { destination: '+6421000001', content: 'kia ora', ...kept })).status).toBe(201);
   });

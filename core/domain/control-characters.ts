@@ -25,15 +25,21 @@ const refuse = (field: string, description: string): HermodError =>
  * cannot be typed back. Letters of any script, spaces, punctuation and emoji
  * are names.
  */
-export function checkNameText(value: string, field: string, what = 'names'): void {
+export function checkNameText(value: string, field: string): void {
   const c = firstControl(value, new Set());
-  if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); ${what} are printable text`);
+  if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}); names are printable text`);
 }
 
-/** A client's own label of a message (`reference`, `class`): kept, shown back and put in callbacks, so printable, as names are. */
+/**
+ * A client's own label of a message (`reference`, `class`): kept, shown back and put in callbacks, so without
+ * NUL, ESC, DEL or C1, as SMS text is; line breaks and tabs, which text may hold, pass (a multi-line reference).
+ */
 export function checkLabels(fields: { reference?: string; class?: string }): void {
-  if (fields.reference) checkNameText(fields.reference, 'reference', 'references');
-  if (fields.class) checkNameText(fields.class, 'class', 'classes');
+  for (const field of ['reference', 'class'] as const) {
+    const value = fields[field];
+    const c = value ? firstControl(value, SMS_LINE_CONTROLS) : undefined;
+    if (c !== undefined) throw refuse(field, `has a control character (${codePointName(c)}) that is not a line break or tab`);
+  }
 }
 
 /**

@@ -53,6 +53,7 @@ describe('the plain-HTTP port', () => {
     expect(hostOf('hermod.example.com:8080')).toBe('hermod.example.com');
     expect(hostOf('192.0.2.7')).toBe('192.0.2.7');
     expect(hostOf('[2001:db8::1]:443')).toBe('[2001:db8::1]');
+    expect(hostOf('hermod_gateway:8080')).toBe('hermod_gateway');
     for (const bad of ['', 'a b', 'evil.com/x', 'evil.com?', 'user@evil.com', 'a..b', `${'a'.repeat(64)}.nz`]) expect(hostOf(bad), bad).toBeUndefined();
   });
 });

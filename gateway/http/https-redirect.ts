@@ -1,7 +1,10 @@
 import type http from 'node:http';
 
-/** A Host header as RFC 9110 has it: a name, an IPv4 address or a bracketed IPv6 one, and perhaps a port. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+/**
+ * A Host header as RFC 9110 has it: a name, an IPv4 address or a bracketed IPv6 one, and perhaps a port. Labels
+ * may hold `_` (Docker Compose's service names are such), which DNS names do not but hosts files do.
+ */
+const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /** The host (without its port) of a Host header that is one, else undefined. */
 export function hostOf(header: string | undefined): string | undefined {

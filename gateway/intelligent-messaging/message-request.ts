@@ -90,20 +90,24 @@ function labelOf(item: unknown): string | undefined {
 }
 
 /**
- * The text body's and each template parameter's control character, if any: a
- * parameter reaches the handset and the e-mail body as the text does. A
+ * The reference's, the text body's and each template parameter's control
+ * character, if any: a parameter reaches the handset and the e-mail body as
+ * the text does. A
  * parameter is also named by its name, which the client knows it by.
  */
 function controlProblems(body: unknown): FieldProblem[] {
-  const message = isObject(body) ? body.message : undefined;
-  if (!isObject(message)) return [];
   const texts: { field: string; text: unknown; name?: unknown }[] = [];
-  if (isObject(message.text)) texts.push({ field: 'message.text.body', text: message.text.body });
-  const parameters = isObject(message.template) ? message.template.parameters : undefined;
-  if (Array.isArray(parameters))
-    parameters.forEach((p: unknown, i) => {
-      if (isObject(p)) texts.push({ field: `message.template.parameters[${i}].text`, text: p.text, name: p.name });
-    });
+  // The client's reference comes back in every status callback (as detail): printable, line breaks and tabs aside.
+  if (isObject(body)) texts.push({ field: 'reference', text: body.reference });
+  const message = isObject(body) ? body.message : undefined;
+  if (isObject(message)) {
+    if (isObject(message.text)) texts.push({ field: 'message.text.body', text: message.text.body });
+    const parameters = isObject(message.template) ? message.template.parameters : undefined;
+    if (Array.isArray(parameters))
+      parameters.forEach((p: unknown, i) => {
+        if (isObject(p)) texts.push({ field: `message.template.parameters[${i}].text`, text: p.text, name: p.name });
+      });
+  }
   const problems: FieldProblem[] = [];
   for (const { field, text, name } of texts) {
     if (typeof text !== 'string') continue;

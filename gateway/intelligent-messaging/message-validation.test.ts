@@ -206,6 +206,11 @@ describe('MessagePostRequest formats', () => {
     await rejected(request({ reference: world(256) }), 'reference');
   });
 
+  it('refuses a reference with a control character, which callbacks carry back as detail, and keeps line breaks and tabs (review)', async () => {
+    expect((await rejected(request({ reference: 'order\u0000\u001b[2J' }), 'reference')).message).toMatch(/U\+0000/);
+    expect((await accepted(request({ reference: 'Tāmaki\n订单 #42\t🧾' }))).reference).toBe('Tāmaki\n订单 #42\t🧾');
+  });
+
   it('accepts each scheduler pipe and refuses another', async () => {
     for (const pipe of ['dynamic', 'eventbridge', 'sqs']) expect((await accepted(request({ scheduler_pipe: pipe }))).schedulerPipe).toBe(pipe);
     await rejected(request({ scheduler_pipe: 'kafka' }), 'scheduler_pipe');
