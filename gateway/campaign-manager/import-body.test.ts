@@ -67,4 +67,13 @@ describe('importBody', () => {
     expect(Object.keys(committed)).toEqual(['name']);
     expect(vi.mocked(meantField).mock.calls.filter(([name]) => name.length > 1000)).toEqual([]);
   });
+  it('names a slip of members too, beside members or instead of it (re-trial: memebrs ignored)', async () => {
+    for (const body of [
+      { name: 'Tauranga', memebrs: [MEMBER], members: [MEMBER] },
+      { name: 'Tauranga', membres: [MEMBER] },
+    ]) {
+      const err = await importList(JSON.stringify(body)).catch((e: unknown) => e);
+      expect((err as HermodError).message).toMatch(/(memebrs|membres): is not a known field; did you mean members\?/);
+    }
+  });
 });

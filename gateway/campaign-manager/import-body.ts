@@ -50,8 +50,9 @@ export async function importBody(
 ): Promise<ImportedBody> {
   const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
   const known = KNOWN_FIELDS[schema];
-  const knownList = Object.keys(CAMPAIGN_MANAGER_SCHEMAS[schema].properties);
+  const knownList = [...Object.keys(CAMPAIGN_MANAGER_SCHEMAS[schema].properties), 'members'];
   let slips = 0;
+  const membersSlips: string[] = [];
   const session = deps.campaigns.startImport(applicationId, kind);
   const fields: Record<string, unknown> = {};
   const invalid = createInvalidMembers();
@@ -65,9 +66,13 @@ export async function importBody(
           if (known.has(name)) fields[name] = value;
           // Other fields are let go at once, however many come. A slip of a known one's name (`strict_validaton`) is
           // kept without its value, for validate to refuse; one is enough, a few are named. "__proto__" is a field name.
-          else if (slips < MAX_SLIPS_KEPT && name.length <= MAX_SLIP_LENGTH && meantField(name, knownList) !== undefined) {
+          else if (slips < MAX_SLIPS_KEPT && name.length <= MAX_SLIP_LENGTH) {
+            const meant = meantField(name, knownList);
+            if (meant === undefined) return;
             slips++;
-            Object.defineProperty(fields, name, { value: null, enumerable: true, writable: true, configurable: true });
+            // `members` is streamed, not in the fields' schema: its slips are named here.
+            if (meant === 'members') membersSlips.push(name);
+            else Object.defineProperty(fields, name, { value: null, enumerable: true, writable: true, configurable: true });
           }
         },
         async elements(elements, firstIndex) {
@@ -88,6 +93,10 @@ export async function importBody(
         },
       },
     );
+    if (membersSlips.length > 0) {
+      const problems = membersSlips.map((field) => ({ field, description: 'is not a known field; did you mean members?' }));
+      throw new HermodError('invalid_attrib', problems.map((p) => `${p.field}: ${p.description}`).join('; '), { fields: problems });
+    }
     deps.validate(schema, fields);
     checkNameText(fields.name as string, 'name');
     if (fields.members !== undefined) throw new HermodError('invalid_attrib', 'members: must be an array');
