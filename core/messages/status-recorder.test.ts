@@ -337,6 +337,32 @@ describe('a queued that hot state forgot', () => {
   });
 });
 
+describe('a report that comes twice after a restart', () => {
+  it('is told once when this core wrote it itself, though history does not show that write yet (re-trial: submitted told twice with two event ids)', async () => {
+    const { history, events } = keptHistory();
+    // History read lagging its writes (a journal not yet merged into the engine, a loaded machine): the latest of m-1 reads as sent.
+    const lagging = {
+      ...history,
+      appendEvents: history.appendEvents,
+      latestStatuses: async (ids: readonly string[]) => {
+        const latest = await history.latestStatuses(ids);
+        if (latest.get('m-1')?.status === 'submitted') latest.set('m-1', { status: 'sent', at: AT + 5 });
+        return latest;
+      },
+    } as unknown as MessageHistory;
+    const state = createMemoryState();
+    const recorder = createStatusRecorder({ history: lagging, state, lostCheckMs: 5 });
+    const heard: string[] = [];
+    recorder.onApplied((c) => heard.push(c.status));
+    await recorder.record([change('accepted', AT), change('queued', AT + 1), change('sent', AT + 5)]);
+    await recorder.record([change('submitted', AT + 6, 'c-1')]);
+    // The worker's "submitted before a restart" for the same send, or the bus handing the first one over again.
+    await recorder.record([{ ...change('submitted', AT + 7, 'c-1'), detail: 'submitted before a restart' }]);
+    expect(heard).toEqual(['accepted', 'queued', 'sent', 'submitted']);
+    expect(events.filter((e) => e.status === 'submitted')).toHaveLength(1);
+  });
+});
+
 describe('a queued that hot state never took', () => {
   it('is written and told right before the next status of a message hot state has at accepted, by any core, once, in any order of reports', async () => {
     const next = fc.constantFrom('sent', 'submitted', 'received', 'read', 'blocked', 'rejected', 'failed', 'expired') satisfies fc.Arbitrary<

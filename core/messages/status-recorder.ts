@@ -181,8 +181,11 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     const behindIn = async (among: readonly number[]): Promise<number[]> => {
       inHistory = await deps.history.latestStatuses([...new Set(among.map((i) => changes[i]!.messageId))]);
       return among.filter((i) => {
-        const h = inHistory.get(changes[i]!.messageId);
-        return h !== undefined && canAdvance(h.status, changes[i]!.status, changes[i]!.channel) && !writtenElsewhere(changes[i]!.messageId);
+        const c = changes[i]!;
+        const h = inHistory.get(c.messageId);
+        // A stage this process wrote itself is no loss, whatever history's read shows of it yet.
+        if ((written.get(c.messageId) ?? -1) >= stageOf(c.status)) return false;
+        return h !== undefined && canAdvance(h.status, c.status, c.channel) && !writtenElsewhere(c.messageId);
       });
     };
     let behind = await behindIn(taken);
