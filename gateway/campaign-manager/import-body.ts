@@ -12,10 +12,12 @@ export const MAX_MEMBERS = 1_000_000;
 const PARAMS = ['param1', 'param2', 'param3', 'param4', 'param5', 'param6'] as const;
 
 /** The body's fields kept for each kind of import: its schema's, and `members` (to say it is not an array). */
-const KNOWN_FIELDS = {
-  ListRequestFields: new Set([...Object.keys(CAMPAIGN_MANAGER_SCHEMAS.ListRequestFields.properties), 'members']),
-  ScheduleCampaignRequestFields: new Set([...Object.keys(CAMPAIGN_MANAGER_SCHEMAS.ScheduleCampaignRequestFields.properties), 'members']),
-};
+const knownFieldsOf = (schema: 'ListRequestFields' | 'ScheduleCampaignRequestFields'): readonly string[] => [
+  ...Object.keys(CAMPAIGN_MANAGER_SCHEMAS[schema].properties),
+  'members',
+];
+/** One array per kind, so meantField's answers for it are kept across requests. */
+const KNOWN_FIELDS = { ListRequestFields: knownFieldsOf('ListRequestFields'), ScheduleCampaignRequestFields: knownFieldsOf('ScheduleCampaignRequestFields') };
 
 /** Misspelt field names kept to be named in the refusal. */
 const MAX_SLIPS_KEPT = 8;
@@ -50,7 +52,6 @@ export async function importBody(
 ): Promise<ImportedBody> {
   const schema = kind === 'list' ? 'ListRequestFields' : 'ScheduleCampaignRequestFields';
   const known = KNOWN_FIELDS[schema];
-  const knownList = [...Object.keys(CAMPAIGN_MANAGER_SCHEMAS[schema].properties), 'members'];
   let slips = 0;
   const membersSlips: string[] = [];
   const session = deps.campaigns.startImport(applicationId, kind);
@@ -63,11 +64,11 @@ export async function importBody(
       { arrayField: 'members', maxBytes: deps.maxBytes },
       {
         field(name, value) {
-          if (known.has(name)) fields[name] = value;
+          if (known.includes(name)) fields[name] = value;
           // Other fields are let go at once, however many come. A slip of a known one's name (`strict_validaton`) is
           // kept without its value, for validate to refuse; one is enough, a few are named. "__proto__" is a field name.
           else if (slips < MAX_SLIPS_KEPT && name.length <= MAX_SLIP_LENGTH) {
-            const meant = meantField(name, knownList);
+            const meant = meantField(name, known);
             if (meant === undefined) return;
             slips++;
             // `members` is streamed, not in the fields' schema: its slips are named here.

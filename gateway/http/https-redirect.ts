@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { timesSent } from './times-sent';
 
 /**
  * A Host header as RFC 9110 has it: a name, an IPv4 address or a bracketed IPv6 one, and perhaps a port. Labels
@@ -20,8 +21,7 @@ export function hostOf(header: string | undefined): string | undefined {
  * RFC 9112 asks 400 for a missing or repeated Host. Returns the status sent.
  */
 export function redirectToHttps(req: http.IncomingMessage, res: http.ServerResponse, httpsPort: number): number {
-  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
-  const host = hosts === 1 ? hostOf(req.headers.host) : undefined;
+  const host = timesSent(req.rawHeaders, 'host') === 1 ? hostOf(req.headers.host) : undefined;
   const target = req.url ?? '';
   if (host === undefined || !target.startsWith('/') || target.startsWith('//')) {
     res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('bad request: a Host header naming a host, and a path, are required\n');

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { timesSent } from './times-sent';
 import type { Context } from 'koa';
 import type { CoreClient } from '../core-client';
 import type { ClaimResponse } from '../../proto/gen/hermod/v1/idempotency';
@@ -27,7 +28,7 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 export function scopedKey(ctx: Context, scope: IdempotencyScope): string | undefined {
   if (ctx.headers['idempotency-key'] === undefined) return undefined;
   // Node joins repeated headers with ", ": which of them the client meant is not for the gateway to guess.
-  const sent = ctx.req.rawHeaders.filter((h, i) => i % 2 === 0 && h.length === 15 && h.toLowerCase() === 'idempotency-key').length;
+  const sent = timesSent(ctx.req.rawHeaders, 'idempotency-key');
   if (sent > 1) throw new HermodError('invalid_attrib', `send one Idempotency-Key header, not ${sent}`);
   const key = ctx.get('idempotency-key');
   // Sent but empty (or only blanks, which HTTP strips): ignoring it would leave unprotected a send the client means to protect.

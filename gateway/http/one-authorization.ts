@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { timesSent } from './times-sent';
 import { HermodError } from '../../lib/errors';
 
 /**
@@ -8,9 +9,6 @@ import { HermodError } from '../../lib/errors';
  * RFC 9110 allows the field once; the answer is the interface's 401.
  */
 export const oneAuthorization: Middleware = async (ctx, next) => {
-  const raw = ctx.req.rawHeaders;
-  let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization' && ++seen > 1) break;
-  if (seen > 1) throw new HermodError('unauthorized', 'more than one Authorization header: send exactly one');
+  if (timesSent(ctx.req.rawHeaders, 'authorization') > 1) throw new HermodError('unauthorized', 'more than one Authorization header: send exactly one');
   await next();
 };
