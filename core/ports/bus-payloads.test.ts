@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { HermodError } from '../../lib/errors';
@@ -5,6 +6,7 @@ import type { Logger } from '../../lib/log';
 import { type BusValue, type DeliveredRecord, valueBytes } from './bus';
 import { createMemoryBus } from '../adapters/memory-bus';
 import {
+  BUS_PAYLOAD_SCHEMAS,
   decodeInbound,
   decodeJob,
   decodeRecords,
@@ -18,6 +20,15 @@ import {
 } from './bus-payloads';
 
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好世界';
+
+describe("the bus payloads' schemas", () => {
+  it.each(Object.entries(BUS_PAYLOAD_SCHEMAS))('are valid JSON Schema 2020-12: %s (a process does not check them again as it starts)', (_kind, schema) => {
+    const ajv = new Ajv2020();
+    const valid = ajv.validateSchema(schema);
+    expect(ajv.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+});
 
 const job: OutboundJob = {
   id: '0b7d6c1e-3f0a-4c2b-9d1e-5a6b7c8d9e0f',

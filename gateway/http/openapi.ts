@@ -47,8 +47,10 @@ export function openApiDocument(parts: OpenApiParts): Json {
 
 /** GET /openapi.yaml on the interface's router: the document, without credentials. */
 export function serveOpenApi(router: Router, document: Json): void {
-  const text = YAML.stringify(document, { aliasDuplicateObjects: false });
+  // Written at the first request for it, not at every gateway's start (four documents, some 80 ms).
+  let text: string | undefined;
   router.get('/openapi.yaml', (ctx) => {
+    text ??= YAML.stringify(document, { aliasDuplicateObjects: false });
     ctx.type = 'application/yaml';
     ctx.body = text;
   });

@@ -1,7 +1,27 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_V1_SCHEMAS } from '../gateway-v1/schemas';
+import { IM_SCHEMAS } from '../intelligent-messaging/schemas';
 import { SMS_V2_SCHEMAS } from '../sms-v2/schemas';
 import { createValidator } from './validator';
+
+describe("each interface's request schemas", () => {
+  it.each([
+    ['SMS Gateway v2', SMS_V2_SCHEMAS],
+    ['Gateway v1', GATEWAY_V1_SCHEMAS],
+    ['Intelligent Messaging', IM_SCHEMAS],
+  ])('are valid JSON Schema 2020-12 on %s (a gateway does not check them again as it starts)', (_name, components) => {
+    const ajv = new Ajv2020({ strict: false });
+    const valid = ajv.validateSchema({ $id: 'components', $defs: components });
+    expect(ajv.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('are told apart from a broken one: a type JSON Schema does not have is found', () => {
+    const ajv = new Ajv2020({ strict: false });
+    expect(ajv.validateSchema({ $id: 'components', $defs: { ...SMS_V2_SCHEMAS, Broken: { type: 'text' } } })).toBe(false);
+  });
+});
 
 describe('a request whose field fails its pattern', () => {
   it.each([
