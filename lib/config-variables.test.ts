@@ -46,6 +46,12 @@ function variablesOfK6Scripts(): Set<string> {
   return names;
 }
 
+/** Variables the test runner reads (vitest.config.ts), which README's test section may name. */
+function variablesOfTestRunner(): Set<string> {
+  const text = fs.readFileSync(path.join(ROOT, 'vitest.config.ts'), 'utf8');
+  return new Set([...text.matchAll(/process\.env\.(HERMOD_[A-Z0-9_]+)/g)].map((m) => m[1]!));
+}
+
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
@@ -53,6 +59,7 @@ function filesUnder(dir: string): string[] {
 describe('configuration variables', () => {
   const read = variablesRead();
   const k6 = variablesOfK6Scripts();
+  const testRunner = variablesOfTestRunner();
   const documents = [path.join(ROOT, 'README.md'), ...filesUnder(path.join(ROOT, 'deploy'))];
 
   for (const file of documents) {
@@ -62,7 +69,7 @@ describe('configuration variables', () => {
       for (const m of text.matchAll(/HERMOD_[A-Z0-9_]*[A-Z0-9]_?(\*)?/g)) {
         const name = m[0].replace(/\*$/, '');
         // `HERMOD_SMTP_*` names a family: some variable of it must be read.
-        const known = name.endsWith('_') ? [...read].some((r) => r.startsWith(name)) : read.has(name) || k6.has(name);
+        const known = name.endsWith('_') ? [...read].some((r) => r.startsWith(name)) : read.has(name) || k6.has(name) || testRunner.has(name);
         if (!known) unknown.add(name);
       }
       expect([...unknown], `${path.relative(ROOT, file)} names variables that lib/config.ts does not read`).toEqual([]);
@@ -72,5 +79,6 @@ describe('configuration variables', () => {
   it('are found by the check itself (it would see a misspelt one)', () => {
     expect(variablesRead().has('HERMOD_BUS_PARTITIONS')).toBe(true);
     expect(variablesRead().has('HERMOD_KAFKA_PARTITIONS')).toBe(false);
+    expect(variablesOfTestRunner().has('HERMOD_TEST_SHUFFLE')).toBe(true);
   });
 });
