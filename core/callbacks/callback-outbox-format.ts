@@ -7,7 +7,8 @@ import type { CallbackJob } from './callback-job';
  * never happened.
  *
  * - `J<job>`: the job is owed in memory (again, when it is a retry's new state);
- * - `S<event id>`: the job is settled (delivered, refused, given up);
+ * - `S<event id>`: the job is settled (delivered, refused, given up); compaction
+ *   writes the latest settled ids again, so a repeat of one is known after it;
  * - `A<{a,s,o,j}>`: jobs `j` of application `a` were read into memory from its
  *   queue on disk, segment `s` up to byte `o`;
  * - `E<{a,s,i}>`: the jobs with event ids `i` left memory for segment `s`,
@@ -68,6 +69,8 @@ export interface Replayed {
   lookups: Map<string, OwedLookup>;
   /** Queues on disk, by application. */
   queues: Map<string, QueueState>;
+  /** Event ids settled, oldest first (`S` lines, those compaction kept included): a job owed again under one is a repeat. */
+  settled: string[];
   /** Complete lines that could not be read (damaged), skipped. */
   damaged: number;
 }
@@ -88,6 +91,7 @@ export function replayOutbox(bytes: Buffer): Replayed {
     }
     return s;
   };
+  const settled: string[] = [];
   let damaged = 0;
   let start = 0;
   for (let end = bytes.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
@@ -96,6 +100,7 @@ export function replayOutbox(bytes: Buffer): Replayed {
     const text = bytes.toString('utf8', start + 1, end);
     if (kind === 0x53 /* S */) {
       owed.delete(text);
+      settled.push(text);
       continue;
     }
     if (kind === 0x70 /* p */) {
@@ -142,7 +147,7 @@ export function replayOutbox(bytes: Buffer): Replayed {
     damaged++;
   }
   for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id) && !(id.startsWith('L') && lookups.has(id.slice(1)))) sizes.delete(id);
-  return { owed, bytes: sizes, whole: start, pending, lookups, queues, damaged };
+  return { owed, bytes: sizes, whole: start, pending, lookups, queues, settled, damaged };
 }
 
 function isJob(v: unknown): v is CallbackJob {

@@ -155,14 +155,17 @@ describe('callback outbox replay', () => {
         const dir = tmpDir();
         const owed = new Map<string, CallbackJob>();
         const held = new Map<string, CallbackJob>();
-        let outbox = openCallbackOutbox({ dir, log, compactBytes: 600 });
+        // Settled since the start, across restarts (fewer than the outbox keeps): owing one again is a repeat, dropped.
+        const settled = new Set<string>();
+        const open = () => openCallbackOutbox({ dir, log, compactBytes: 600, recentlySettled: 100 });
+        let outbox = open();
         const restart = ops.length === 0 ? -1 : restartAt % ops.length;
         ops.forEach((op, i) => {
           if ('owe' in op) {
             // Owing a job already owed in memory is a bus record delivered twice: it is kept once, as it was.
             const jobs = op.owe.map((p) => jobOf(p.id, p.content));
             outbox.owe(jobs);
-            for (const j of jobs) if (!owed.has(j.eventId)) owed.set(j.eventId, j);
+            for (const j of jobs) if (!owed.has(j.eventId) && !settled.has(j.eventId)) owed.set(j.eventId, j);
           } else if ('retry' in op) {
             for (const id of op.retry) {
               const before = owed.get(id);
@@ -173,7 +176,7 @@ describe('callback outbox replay', () => {
             }
           } else if ('settle' in op) {
             outbox.settle(op.settle);
-            for (const id of op.settle) owed.delete(id);
+            for (const id of op.settle) if (owed.delete(id)) settled.add(id);
           } else if ('hold' in op) {
             const jobs = op.hold.map((p) => jobOf(p.id, p.content));
             outbox.hold(jobs);
@@ -191,7 +194,7 @@ describe('callback outbox replay', () => {
             outbox.close();
             const next = encodeOwed([jobOf('torn', 'половина 半分 ½')]);
             fs.appendFileSync(path.join(dir, 'outbox.ndjson'), next.subarray(0, tornBytes % next.length));
-            outbox = openCallbackOutbox({ dir, log, compactBytes: 600 });
+            outbox = open();
             // What was held and never handed over is owed by this core now.
             for (const [id, j] of held) if (!owed.has(id)) owed.set(id, j);
             held.clear();
@@ -200,7 +203,7 @@ describe('callback outbox replay', () => {
         });
         expect(outbox.owed()).toEqual([...owed.values()]);
         outbox.close();
-        const reopened = openCallbackOutbox({ dir, log, compactBytes: 600 });
+        const reopened = open();
         for (const [id, j] of held) if (!owed.has(id)) owed.set(id, j);
         expect(reopened.owed()).toEqual([...owed.values()]);
         reopened.close();
@@ -222,6 +225,44 @@ describe('callback outbox replay', () => {
     }
     expect(outbox.size).toBe(10);
     expect(largest).toBeLessThan(128 * 1024);
+    outbox.close();
+  });
+
+  it('drops a job owed again after it was settled, in the same run and after a restart and a compaction, as the same event told twice', () => {
+    const dir = tmpDir();
+    const frozen = jobOf('im-frozen-1', 'Kua whakatiotiotia — 冻结 🧊');
+    let outbox = openCallbackOutbox({ dir, log });
+    outbox.owe([frozen]);
+    outbox.settle([frozen.eventId]);
+    // A bus record delivered again after its callback was answered.
+    outbox.owe([frozen]);
+    expect(outbox.owed()).toEqual([]);
+    outbox.close();
+
+    // An IM message's resumption tells its attempt's outcome again: it was answered before the stop.
+    outbox = openCallbackOutbox({ dir, log });
+    outbox.owe([frozen, jobOf('im-failed-1', 'Kāore i tae — 失败')]);
+    expect(outbox.owed().map((j) => j.eventId)).toEqual(['im-failed-1']);
+    outbox.close();
+
+    // Compaction writes the settled ids again: still known after it.
+    outbox = openCallbackOutbox({ dir, log, compactBytes: 1, recentlySettled: 10 });
+    outbox.settle(['im-failed-1']);
+    outbox.close();
+    outbox = openCallbackOutbox({ dir, log, compactBytes: 1, recentlySettled: 10 });
+    outbox.owe([frozen, jobOf('im-failed-1', 'Kāore i tae — 失败'), jobOf('im-new', 'Hou 🆕')]);
+    expect(outbox.owed().map((j) => j.eventId)).toEqual(['im-new']);
+    outbox.close();
+  });
+
+  it('keeps only the latest settled ids it is asked to, so an event settled long ago may be owed anew', () => {
+    const dir = tmpDir();
+    const outbox = openCallbackOutbox({ dir, log, recentlySettled: 2 });
+    const jobs = ['a', 'b', 'c'].map((id) => jobOf(id, `Tēnā koe ${id} 👋🏽`));
+    outbox.owe(jobs);
+    outbox.settle(['a', 'b', 'c']);
+    outbox.owe(jobs);
+    expect(outbox.owed().map((j) => j.eventId)).toEqual(['a']);
     outbox.close();
   });
 });

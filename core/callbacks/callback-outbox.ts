@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { FifoMap } from '../../lib/fifo-map';
 import type { Logger } from '../../lib/log';
 import { callbacksOwed, callbacksOwedOnDisk, callbacksOwedPerApplication } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
@@ -33,6 +34,11 @@ export interface CallbackOutboxOptions {
   inMemory?: number;
   /** Size of a segment of an application's queue on disk (default 4 MiB). */
   segmentBytes?: number;
+  /**
+   * How many of the latest settled event ids are kept, so a job owed again under one is not told twice (default
+   * 20,000, fewer for a small `compactBytes`: compaction writes them again, in at most a quarter of it).
+   */
+  recentlySettled?: number;
 }
 
 /** Who tries the jobs in memory (the dispatcher's queues). */
@@ -101,6 +107,8 @@ export interface CallbackOutbox {
 }
 
 const FILE = 'outbox.ndjson';
+/** An `S` line of a UUID event id, as compaction writes it again. */
+const SETTLED_LINE_BYTES = 38;
 /** Most jobs read from disk in one journal line. */
 const ADMIT_BATCH = 512;
 
@@ -113,6 +121,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const { dir, log } = options;
   const compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
   const limit = options.inMemory ?? 50_000;
+  const settledKept = options.recentlySettled ?? Math.min(20_000, Math.floor(compactBytes / 4 / SETTLED_LINE_BYTES));
   fs.mkdirSync(dir, { recursive: true });
 
   const memory = new Map<string, Entry>();
@@ -123,6 +132,16 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   let liveBytes = 0;
   let closed = false;
   let consumer: OutboxConsumer | undefined;
+  /**
+   * The latest settled event ids, kept across restarts (the journal's `S` lines, written again by compaction). A
+   * job owed again under one is the same event told again: a bus record redelivered, or a status an IM message's
+   * resumption tells again because it cannot know it was told before the stop. It is dropped, not sent twice.
+   */
+  const recentlySettled = new FifoMap<string, true>();
+  const settledNow = (eventId: string): void => {
+    recentlySettled.set(eventId, true);
+    if (recentlySettled.size > settledKept) recentlySettled.shift();
+  };
 
   const remember = (job: CallbackJob, bytes: number): boolean => {
     const before = memory.get(job.eventId);
@@ -159,6 +178,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       lookups.set(lookup.eventId, { lookup, bytes });
       liveBytes += bytes;
     }
+    for (const id of replayed.settled.slice(-settledKept)) if (!memory.has(id)) settledNow(id);
     if (replayed.damaged > 0) log.warn('callback outbox: damaged lines skipped', { lines: replayed.damaged });
   }
   const disk = openCallbackDiskQueues({
@@ -177,6 +197,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
         encodeOwed([...memory.values()].map((e) => e.job)),
         encodePending([...pending.values()].map((e) => e.job)),
         encodeLookups([...lookups.values()].map((e) => e.lookup)),
+        encodeSettled([...recentlySettled.keys()]),
       ]),
     );
   const maybeCompact = (): void => {
@@ -319,8 +340,8 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     const seen = new Set<string>();
     const owedApps = owedApplications();
     for (const job of jobs) {
-      // A job already owed in memory or earlier in the batch: a bus record delivered twice.
-      if (memory.has(job.eventId) || seen.has(job.eventId)) continue;
+      // A job already owed in memory or earlier in the batch: a bus record delivered twice. Or one settled lately: told already.
+      if (memory.has(job.eventId) || seen.has(job.eventId) || recentlySettled.has(job.eventId)) continue;
       seen.add(job.eventId);
       const a = job.applicationId;
       const held = inMemoryOf(a) + (extra.get(a) ?? 0);
@@ -423,7 +444,10 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
       const known = [...new Set(eventIds)].filter((id) => memory.has(id));
       if (known.length === 0) return;
       append(encodeSettled(known));
-      for (const id of known) forget(id);
+      for (const id of known) {
+        forget(id);
+        settledNow(id);
+      }
       changed();
       maybeCompact();
       schedulePump();
