@@ -336,6 +336,36 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       ]);
     });
 
+    it('counts the messages of an application since a time that took from its quota, and no others', async () => {
+      const app = `quota-${randomUUID()}`;
+      const since = BASE + 1000;
+      const counted = [
+        message({ applicationId: app, acceptedAt: since }),
+        message({ applicationId: app, acceptedAt: since + 5, via: 'gateway_v1', content: 'Mōrena — 早上好 ☀️' }),
+        message({ applicationId: app, acceptedAt: since + 6, via: 'im_v1' }),
+        message({ applicationId: app, acceptedAt: since + 7, via: 'campaign' }),
+      ];
+      const notCounted = [
+        message({ applicationId: app, acceptedAt: since - 1 }),
+        message({ applicationId: 'another-app', acceptedAt: since + 1 }),
+        message({ applicationId: app, acceptedAt: since + 2, direction: 'MO' }),
+        message({ applicationId: app, acceptedAt: since + 3, via: 'im_attempt' }),
+        message({ applicationId: app, acceptedAt: since + 4, via: 'campaign_opt_out_response' }),
+      ];
+      const blocked = message({ applicationId: app, acceptedAt: since + 8 });
+      const deficient = message({ applicationId: app, acceptedAt: since + 9 });
+      const all = [...counted, ...notCounted, blocked, deficient];
+      await history.insertMessages(all, all.map(accepted));
+      await history.appendEvents([
+        event(blocked, 'blocked', since + 8, { detail: 'destination opted out' }),
+        event(deficient, 'deficient', since + 9, { detail: "over the application's quota of 5 messages a day" }),
+        event(counted[0]!, 'received', since + 20),
+      ]);
+      expect(await history.countQuotaUse(app, since)).toBe(counted.length);
+      expect(await history.countQuotaUse(app, since + 6)).toBe(2);
+      expect(await history.countQuotaUse('nobody', since)).toBe(0);
+    });
+
     it('tells the latest status of many messages in one call, by stage before time', async () => {
       const received = message();
       const submitted = message();

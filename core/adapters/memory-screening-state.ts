@@ -21,7 +21,7 @@ export function createMemoryScreening(now: () => number, open: () => void): Scre
         if (!counter || counter.expires <= t) {
           // Passed periods are worth nothing: drop them whenever a new one starts.
           for (const [k, c] of counters) if (c.expires <= t) counters.delete(k);
-          counter = { used: 0, expires: t + take.ttlMs };
+          counter = { used: Math.max(0, Math.floor(take.seed ?? 0)), expires: t + take.ttlMs };
           counters.set(take.key, counter);
         }
         const granted = Math.max(0, Math.min(Math.floor(take.wanted), Math.floor(take.limit) - counter.used));

@@ -84,14 +84,23 @@ function createScreeningGuard(client: RedisClient, prefix: string, each: Each) {
 }
 
 /**
- * KEYS[1] quota counter; ARGV: limit, wanted, time to live (ms) of a new counter.
- * Read, decide and add in one script, so concurrent takers in any number of
- * processes are never granted more than the limit between them.
+ * KEYS[1] quota counter; ARGV: limit, wanted, time to live (ms) of a new
+ * counter, what a new counter starts from (its seed). Read, decide and add in
+ * one script, so concurrent takers in any number of processes are never
+ * granted more than the limit between them; of several seeds for a new
+ * counter, the first one's is kept.
  */
 const TAKE_QUOTA_LUA = `
 local limit = tonumber(ARGV[1])
 local wanted = tonumber(ARGV[2])
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local current = redis.call('GET', KEYS[1])
+local used
+if current then
+  used = tonumber(current)
+else
+  used = tonumber(ARGV[4])
+  if used > 0 then redis.call('SET', KEYS[1], used, 'PX', ARGV[3]) end
+end
 local granted = math.max(0, math.min(wanted, limit - used))
 if granted > 0 then
   redis.call('INCRBY', KEYS[1], granted)
@@ -101,7 +110,7 @@ return granted
 `;
 
 interface QuotaClient {
-  hermodTakeQuota(key: string, limit: number, wanted: number, ttlMs: number): Promise<number>;
+  hermodTakeQuota(key: string, limit: number, wanted: number, ttlMs: number, seed: number): Promise<number>;
 }
 
 /**
@@ -192,7 +201,16 @@ export function createRedisScreening(
       const granted = await write(
         'taking from a quota',
         keys,
-        takes.map((t, i) => () => quota.hermodTakeQuota(keys[i]!, Math.floor(t.limit), Math.max(0, Math.floor(t.wanted)), Math.max(1, Math.ceil(t.ttlMs)))),
+        takes.map(
+          (t, i) => () =>
+            quota.hermodTakeQuota(
+              keys[i]!,
+              Math.floor(t.limit),
+              Math.max(0, Math.floor(t.wanted)),
+              Math.max(1, Math.ceil(t.ttlMs)),
+              Math.max(0, Math.floor(t.seed ?? 0)),
+            ),
+        ),
       );
       return granted.map(Number);
     },

@@ -504,6 +504,15 @@ export function describeStateContract(name: string, factory: StateFactory): void
       expect(await state.takeQuota([])).toEqual([]);
     });
 
+    it('starts a new quota counter from its seed (the period’s earlier sends), and keeps a counter’s count whatever a later seed says', async () => {
+      const [key, other] = [unique('quota'), unique('quota')];
+      expect(await state.takeQuota([{ key, limit: 10, wanted: 5, ttlMs: 60_000, seed: 7 }])).toEqual([3]);
+      expect(await state.takeQuota([{ key, limit: 10, wanted: 1, ttlMs: 60_000, seed: 0 }])).toEqual([0]);
+      // Seeded at or over its limit: nothing granted, and the count is kept for the next taker without a seed.
+      expect(await state.takeQuota([{ key: other, limit: 4, wanted: 2, ttlMs: 60_000, seed: 4 }])).toEqual([0]);
+      expect(await state.takeQuota([{ key: other, limit: 5, wanted: 2, ttlMs: 60_000 }])).toEqual([1]);
+    });
+
     it('blocks a destination by the longest listed prefix of its application or the global list, and only while listed', async () => {
       const [app, other] = [unique('app'), unique('app')];
       await loaded(['', app, other]);

@@ -306,6 +306,11 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       if (waiting()) await flushAll();
       return inner.keyedMessagesSince(since, limit);
     },
+    async countQuotaUse(applicationId, since) {
+      // Read once per quota counter and process: the messages of the last moments count too.
+      if (waiting()) await flushAll();
+      return inner.countQuotaUse(applicationId, since);
+    },
     async sendersSince(since) {
       // Read at a start: what the journal still holds must be in.
       if (waiting()) await flushAll();

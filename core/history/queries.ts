@@ -358,6 +358,21 @@ LIMIT 50`;
  * Each source and mask applications sent from since a time, with the latest send of each: what
  * in-process hot state learns again at a start. Params: since Int64.
  */
+/**
+ * Messages of an application accepted since a time that took from its quota (MessageHistory.countQuotaUse).
+ * Params: applicationId String, since Int64 (ms), exempt Array(String) (the \`via\` of messages that take none).
+ */
+export const COUNT_QUOTA_USE = `
+SELECT count() AS used
+FROM ${messages}
+WHERE application_id = {applicationId:String} AND direction = 'MT'
+  AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+  AND via NOT IN {exempt:Array(String)}
+  AND id NOT IN (
+    SELECT message_id FROM ${events}
+    WHERE application_id = {applicationId:String} AND at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') AND status IN ('blocked', 'deficient')
+  )`;
+
 export const SENDERS_SINCE = `
 SELECT source, mask, application_id AS applicationId, toUnixTimestamp64Milli(max(accepted_at)) AS at
 FROM ${messages}

@@ -2,6 +2,7 @@ import type { ApplicationRecord } from '../ports/account-store';
 import type { MessageRecord, StatusEvent, StoredMessage } from '../ports/message-history';
 import { HermodError } from '../../lib/errors';
 import { HASHED_MARK } from '../../lib/uuid';
+import { QUOTA_EXEMPT_VIA } from '../domain/quota-exempt-via';
 import { isMessageStatus, type MessageStatus } from '../domain/message-status';
 import type { EncodedHistory, EncodedRows } from './encoded-history';
 import { BACKFILL_DONE, HISTORY_BACKFILLS, HISTORY_SCHEMA, RECORD_BACKFILL } from './schema';
@@ -17,6 +18,7 @@ import {
   LATEST_STATUSES,
   LAST_SENDS_TO,
   SENDERS_SINCE,
+  COUNT_QUOTA_USE,
   GET_APPLICATION_BY_API_KEY_HASH,
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
@@ -240,6 +242,10 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
         limit: Math.max(0, Math.trunc(limit)),
       });
       return rows.map((r) => ({ id: String(r.id), numericId: toNumber(r.numericId), applicationId: String(r.applicationId) }));
+    },
+    async countQuotaUse(applicationId, since) {
+      const rows = await select('countQuotaUse', COUNT_QUOTA_USE, { applicationId, since: Math.trunc(since), exempt: [...QUOTA_EXEMPT_VIA] });
+      return toNumber(rows[0]?.used ?? 0);
     },
     async sendersSince(since) {
       const rows = await select('sendersSince', SENDERS_SINCE, { since: Math.trunc(since) });

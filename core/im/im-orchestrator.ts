@@ -1,4 +1,5 @@
 import { replyAddressKey } from '../messages/reply-address';
+import { VIA_IM_ATTEMPT } from '../domain/quota-exempt-via';
 import type { Bus, Subscription } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StoredMessage } from '../ports/message-history';
@@ -272,7 +273,7 @@ export async function startImOrchestrator(deps: {
       smsClass: 0,
       scheduledAt: 0,
       integrationId: '',
-      via: 'im_attempt',
+      via: VIA_IM_ATTEMPT,
       segments: attempt.channel === 'sms' ? countSegments(im.plan.text) : 1,
       acceptedAt: now,
       replyTo: im.id,

@@ -1,4 +1,5 @@
 import { hashedUuid, uuid } from '../../lib/uuid';
+import { VIA_OPT_OUT_CONFIRMATION } from '../domain/quota-exempt-via';
 import type { Bus } from '../ports/bus';
 import { topicName } from '../ports/bus';
 import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/message-history';
@@ -38,7 +39,7 @@ export type NewMessage = Omit<MessageRecord, 'id' | 'numericId' | 'direction' | 
 };
 
 /** `via` of an opt-out confirmation: the one message an opted-out handset still gets. */
-export const OPT_OUT_CONFIRMATION = 'campaign_opt_out_response';
+export const OPT_OUT_CONFIRMATION = VIA_OPT_OUT_CONFIRMATION;
 
 type IntakeResult = { ok: true; id: string; numericId: number; replayed?: boolean } | { ok: false; error: HermodError };
 
@@ -124,6 +125,8 @@ export function createMessageIntake(deps: {
     quotaOf: deps.quotaOf ?? (async () => undefined),
     // The one message an opted-out handset still gets is no application's send: it takes no quota.
     exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
+    // A period's counter starts from what history has of it (a quota set mid-period, a restart of in-process state).
+    usedSince: (applicationId, since) => deps.history.countQuotaUse(applicationId, since),
   });
   const nextNumericId = deps.numericIds;
   const storedKeyed = storedKeyedMessages({

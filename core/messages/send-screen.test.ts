@@ -41,9 +41,48 @@ describe('send screen', () => {
 
   it('counts calendar periods in UTC, each with the time left in it', () => {
     const t = Date.parse('2026-12-31T23:30:00.000Z');
-    expect(quotaPeriod('hour', t)).toEqual({ start: '2026-12-31T23:00:00.000Z', endsInMs: 30 * 60_000 });
-    expect(quotaPeriod('day', t)).toEqual({ start: '2026-12-31T00:00:00.000Z', endsInMs: 30 * 60_000 });
-    expect(quotaPeriod('month', t)).toEqual({ start: '2026-12-01T00:00:00.000Z', endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('hour', t)).toEqual({ start: '2026-12-31T23:00:00.000Z', startMs: Date.parse('2026-12-31T23:00:00.000Z'), endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('day', t)).toEqual({ start: '2026-12-31T00:00:00.000Z', startMs: Date.parse('2026-12-31T00:00:00.000Z'), endsInMs: 30 * 60_000 });
+    expect(quotaPeriod('month', t)).toEqual({ start: '2026-12-01T00:00:00.000Z', startMs: Date.parse('2026-12-01T00:00:00.000Z'), endsInMs: 30 * 60_000 });
     expect(quotaPeriod('month', Date.parse('2026-02-10T00:00:00Z')).start).toBe('2026-02-01T00:00:00.000Z');
+  });
+
+  it('starts a period’s counter from the sends history has of it, asking history once per counter, and again only if it could not say', async () => {
+    const t = Date.parse('2026-12-01T12:00:00.000Z');
+    const asked: [string, number][] = [];
+    let historyAnswers = false;
+    const screen = createSendScreen({
+      state: createMemoryState(),
+      quotaOf: async () => ({ messages: 5, period: 'day' }),
+      exempt: () => false,
+      usedSince: async (app, since) => {
+        asked.push([app, since]);
+        if (!historyAnswers) throw new Error('history is away');
+        return 3; // sent this morning, before the quota was set
+      },
+      now: () => t,
+    });
+    // History away: the counter starts at 0 for now, and history is asked again next time.
+    expect((await screen.screen([record('+64210000001')])).map((v) => v.send)).toEqual([true]);
+    historyAnswers = true;
+    const sends = (n: number) => screen.screen(Array.from({ length: n }, (_, i) => record(`+6421000001${i}`)));
+    // The counter exists (1 taken): its count is kept, whatever history says.
+    expect((await sends(5)).map((v) => (v.send ? 'send' : v.status))).toEqual(['send', 'send', 'send', 'send', 'deficient']);
+    expect((await sends(1)).map((v) => (v.send ? 'send' : v.status))).toEqual(['deficient']);
+    expect(asked).toEqual([
+      ['kōrero', Date.parse('2026-12-01T00:00:00.000Z')],
+      ['kōrero', Date.parse('2026-12-01T00:00:00.000Z')],
+    ]);
+
+    // A new counter (another process's in-memory state, started again): it starts from the 3 sent.
+    const restarted = createSendScreen({
+      state: createMemoryState(),
+      quotaOf: async () => ({ messages: 5, period: 'day' }),
+      exempt: () => false,
+      usedSince: async () => 3,
+      now: () => t,
+    });
+    const verdicts = await restarted.screen(Array.from({ length: 3 }, (_, i) => record(`+6421000002${i}`)));
+    expect(verdicts.map((v) => (v.send ? 'send' : v.status))).toEqual(['send', 'send', 'deficient']);
   });
 });

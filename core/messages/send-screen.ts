@@ -2,12 +2,15 @@ import type { Quota } from '../accounts/accounts';
 import type { MessageRecord } from '../ports/message-history';
 import type { HotState, QuotaTake } from '../ports/state';
 import { quotaText } from '../domain/quota-text';
+import { FifoMap } from '../../lib/fifo-map';
 
 /** What intake does with a message: send it, or end it at once with a final status and why. */
 export type Verdict = { send: true } | { send: false; status: 'blocked' | 'deficient'; detail: string };
 
 const SEND: Verdict = { send: true };
 const HOUR_MS = 60 * 60 * 1000;
+/** Quota counters this process has seeded (or seen made), so history is asked once per counter, not per batch. */
+const SEEDED_KEPT = 10_000;
 
 export interface SendScreen {
   /**
@@ -25,14 +28,33 @@ export interface SendScreen {
  * batch, and none for applications without a quota), so a blocked or opted-out
  * message never uses up quota. `exempt` records (opt-out confirmations) skip
  * the opt-out check and the quota, not the block lists.
+ *
+ * A period's counter counts from the messages history has of it: the first
+ * take of a counter in this process carries what `usedSince` counts since the
+ * period began, and hot state starts a counter it does not have from that. So
+ * a quota set at noon counts the morning's sends, and an in-process hot state
+ * started again (or a Redis that lost its keys before this process first took
+ * from the counter) does not start the period over.
  */
 export function createSendScreen(deps: {
   state: HotState;
   quotaOf: (applicationId: string) => Promise<Quota | undefined>;
   exempt: (record: MessageRecord) => boolean;
+  /** The application's messages since `since` (ms) that took from its quota (history's count). */
+  usedSince?: (applicationId: string, since: number) => Promise<number>;
   now?: () => number;
 }): SendScreen {
   const now = deps.now ?? Date.now;
+  const seeded = new FifoMap<string, true>();
+  /** What a counter not yet seeded by this process starts from; undefined when history cannot say (asked again next time). */
+  const seedOf = async (take: QuotaTake, applicationId: string, since: number): Promise<number | undefined> => {
+    if (!deps.usedSince || seeded.has(take.key)) return undefined;
+    try {
+      return await deps.usedSince(applicationId, since);
+    } catch {
+      return undefined;
+    }
+  };
   return {
     async screen(records, options = {}) {
       if (records.length === 0) return [];
@@ -51,7 +73,7 @@ export function createSendScreen(deps: {
       });
       // Per application with a quota: the messages still to send, in order.
       const t = now();
-      const counted = new Map<string, { quota: Quota; take: QuotaTake; indexes: number[] }>();
+      const counted = new Map<string, { quota: Quota; take: QuotaTake; indexes: number[]; applicationId: string; since: number }>();
       const quotaByApp = new Map(quotas);
       records.forEach((r, i) => {
         const quota = quotaByApp.get(r.applicationId);
@@ -63,6 +85,8 @@ export function createSendScreen(deps: {
             quota,
             take: { key: `${r.applicationId}|${quota.period}|${period.start}`, limit: quota.messages, wanted: 0, ttlMs: period.endsInMs + HOUR_MS },
             indexes: [],
+            applicationId: r.applicationId,
+            since: period.startMs,
           };
           counted.set(r.applicationId, entry);
         }
@@ -71,7 +95,13 @@ export function createSendScreen(deps: {
       });
       if (counted.size === 0) return verdicts;
       const entries = [...counted.values()];
-      const granted = await deps.state.takeQuota(entries.map((e) => e.take));
+      const seeds = await Promise.all(entries.map((e) => seedOf(e.take, e.applicationId, e.since)));
+      const granted = await deps.state.takeQuota(entries.map((e, j) => (seeds[j] === undefined ? e.take : { ...e.take, seed: seeds[j] })));
+      entries.forEach((e, j) => {
+        if (seeds[j] === undefined && deps.usedSince && !seeded.has(e.take.key)) return;
+        seeded.set(e.take.key, true);
+        if (seeded.size > SEEDED_KEPT) seeded.shift();
+      });
       entries.forEach((e, j) => {
         for (const i of e.indexes.slice(granted[j]!)) {
           verdicts[i] = { send: false, status: 'deficient', detail: `over the application's quota of ${quotaText(e.quota.messages, e.quota.period)}` };
@@ -83,11 +113,11 @@ export function createSendScreen(deps: {
 }
 
 /** The calendar period (UTC) that `t` falls in: its start (as a key) and how long it still runs. */
-export function quotaPeriod(period: Quota['period'], t: number): { start: string; endsInMs: number } {
+export function quotaPeriod(period: Quota['period'], t: number): { start: string; startMs: number; endsInMs: number } {
   const d = new Date(t);
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth();
   const start = period === 'hour' ? Date.UTC(y, m, d.getUTCDate(), d.getUTCHours()) : period === 'day' ? Date.UTC(y, m, d.getUTCDate()) : Date.UTC(y, m, 1);
   const end = period === 'hour' ? start + HOUR_MS : period === 'day' ? Date.UTC(y, m, d.getUTCDate() + 1) : Date.UTC(y, m + 1, 1);
-  return { start: new Date(start).toISOString(), endsInMs: end - t };
+  return { start: new Date(start).toISOString(), startMs: start, endsInMs: end - t };
 }

@@ -92,6 +92,12 @@ export interface MessageHistory {
    */
   sendersSince(since: number): Promise<SenderOfAddress[]>;
   /**
+   * How many of the application's messages accepted at or after `since` took from its quota: outgoing (MT), neither
+   * blocked nor over the quota (`deficient`), and not an Intelligent Messaging attempt (its message counts once) or
+   * the confirmation an opted-out handset gets. What a new quota counter starts from.
+   */
+  countQuotaUse(applicationId: string, since: number): Promise<number>;
+  /**
    * Messages whose ids a client's Idempotency-Key made (hashedUuid's layout), accepted at or after `since`,
    * at most `limit`, newest first: what a core that starts again loads, so a retry of a send whose answer its
    * crash lost finds the stored message without a query each. May hold a few other messages (ids that look so).

@@ -97,6 +97,11 @@ export interface QuotaTake {
   wanted: number;
   /** How long a new counter lives: the rest of its period (and a little more). */
   ttlMs: number;
+  /**
+   * What a new counter starts from: the period's messages sent before it was made (a quota set mid-period, a hot
+   * state that forgot its counters), as history counts them. A counter that exists keeps its count.
+   */
+  seed?: number;
 }
 
 /** An operator's block-list entry: `scope` is an application id, or '' for every application. */
