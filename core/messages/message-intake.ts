@@ -127,6 +127,7 @@ export function createMessageIntake(deps: {
     exempt: (r) => r.via === OPT_OUT_CONFIRMATION,
     // A period's counter starts from what history has of it (a quota set mid-period, a restart of in-process state).
     usedSince: (applicationId, since) => deps.history.countQuotaUse(applicationId, since),
+    log: deps.log,
   });
   const nextNumericId = deps.numericIds;
   const storedKeyed = storedKeyedMessages({

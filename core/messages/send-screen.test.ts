@@ -85,4 +85,24 @@ describe('send screen', () => {
     const verdicts = await restarted.screen(Array.from({ length: 3 }, (_, i) => record(`+6421000002${i}`)));
     expect(verdicts.map((v) => (v.send ? 'send' : v.status))).toEqual(['send', 'send', 'deficient']);
   });
+
+  it('does not hold sends up for a history slower than its wait: the counter starts without the count, and history is not asked again', async () => {
+    let asked = 0;
+    const screen = createSendScreen({
+      state: createMemoryState(),
+      quotaOf: async () => ({ messages: 2, period: 'month' }),
+      exempt: () => false,
+      usedSince: () => {
+        asked++;
+        return new Promise<number>((resolve) => setTimeout(() => resolve(2), 5_000).unref());
+      },
+      seedWaitMs: 50,
+    });
+    const started = performance.now();
+    const verdicts = await screen.screen([record('+64210000001'), record('+64210000002'), record('+64210000003')]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(verdicts.map((v) => (v.send ? 'send' : v.status))).toEqual(['send', 'send', 'deficient']);
+    await screen.screen([record('+64210000004')]);
+    expect(asked).toBe(1);
+  });
 });

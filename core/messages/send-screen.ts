@@ -3,6 +3,7 @@ import type { MessageRecord } from '../ports/message-history';
 import type { HotState, QuotaTake } from '../ports/state';
 import { quotaText } from '../domain/quota-text';
 import { FifoMap } from '../../lib/fifo-map';
+import type { Logger } from '../../lib/log';
 
 /** What intake does with a message: send it, or end it at once with a final status and why. */
 export type Verdict = { send: true } | { send: false; status: 'blocked' | 'deficient'; detail: string };
@@ -11,6 +12,8 @@ const SEND: Verdict = { send: true };
 const HOUR_MS = 60 * 60 * 1000;
 /** Quota counters this process has seeded (or seen made), so history is asked once per counter, not per batch. */
 const SEEDED_KEPT = 10_000;
+/** How long a send waits for history's count of a new counter; past it the counter starts without it, once. */
+const SEED_WAIT_MS = 1000;
 
 export interface SendScreen {
   /**
@@ -42,17 +45,38 @@ export function createSendScreen(deps: {
   exempt: (record: MessageRecord) => boolean;
   /** The application's messages since `since` (ms) that took from its quota (history's count). */
   usedSince?: (applicationId: string, since: number) => Promise<number>;
+  /** How long a send waits for `usedSince` (default 1 s). */
+  seedWaitMs?: number;
+  log?: Logger;
   now?: () => number;
 }): SendScreen {
   const now = deps.now ?? Date.now;
   const seeded = new FifoMap<string, true>();
-  /** What a counter not yet seeded by this process starts from; undefined when history cannot say (asked again next time). */
-  const seedOf = async (take: QuotaTake, applicationId: string, since: number): Promise<number | undefined> => {
-    if (!deps.usedSince || seeded.has(take.key)) return undefined;
+  const seedWaitMs = deps.seedWaitMs ?? SEED_WAIT_MS;
+  /**
+   * What a counter not yet seeded by this process starts from. `settled` false: history failed, and is asked again
+   * next time. History slower than `seedWaitMs` (a month of a large history to count) does not hold sends up: the
+   * counter starts without it, said in a warning, and is not asked about again.
+   */
+  const seedOf = async (take: QuotaTake, applicationId: string, since: number): Promise<{ seed?: number; settled: boolean }> => {
+    if (!deps.usedSince || seeded.has(take.key)) return { settled: true };
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await deps.usedSince(applicationId, since);
-    } catch {
-      return undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), seedWaitMs);
+      });
+      const used = await Promise.race([deps.usedSince(applicationId, since), late]);
+      if (used !== 'late') return { seed: used, settled: true };
+      deps.log?.warn('quota counter started without the period’s earlier sends: history did not count them in time', {
+        application: applicationId,
+        waitedMs: seedWaitMs,
+      });
+      return { settled: true };
+    } catch (err) {
+      deps.log?.warn('quota counter started without the period’s earlier sends: history could not count them', { application: applicationId, err });
+      return { settled: false };
+    } finally {
+      clearTimeout(timer);
     }
   };
   return {
@@ -96,9 +120,9 @@ export function createSendScreen(deps: {
       if (counted.size === 0) return verdicts;
       const entries = [...counted.values()];
       const seeds = await Promise.all(entries.map((e) => seedOf(e.take, e.applicationId, e.since)));
-      const granted = await deps.state.takeQuota(entries.map((e, j) => (seeds[j] === undefined ? e.take : { ...e.take, seed: seeds[j] })));
+      const granted = await deps.state.takeQuota(entries.map((e, j) => (seeds[j]!.seed === undefined ? e.take : { ...e.take, seed: seeds[j]!.seed })));
       entries.forEach((e, j) => {
-        if (seeds[j] === undefined && deps.usedSince && !seeded.has(e.take.key)) return;
+        if (!seeds[j]!.settled) return;
         seeded.set(e.take.key, true);
         if (seeded.size > SEEDED_KEPT) seeded.shift();
       });
