@@ -134,7 +134,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
   // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
   let busLost = (): void => undefined;
-  const lossWatch = watchHotStateLoss({
+  const lossWatch = await watchHotStateLoss({
     state,
     onLost: () => {
       intake.hotStateLost();

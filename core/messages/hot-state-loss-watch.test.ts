@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { watchHotStateLoss } from './hot-state-loss-watch';
+
+/** Hot state as the Redis markers behave: the first look only marks; a later look finds markers gone since. */
+function markedState() {
+  let intact = false;
+  let looked = false;
+  return {
+    lose: () => (intact = false),
+    state: {
+      dataLost: async () => {
+        const lost = looked && !intact;
+        looked = true;
+        intact = true;
+        return lost;
+      },
+    },
+  };
+}
+
+const log = createLogger({ test: 'hot-state-loss-watch' });
+
+describe('watching hot state for data it lost', () => {
+  it('hears of a loss right after the core started, before its first timed look', async () => {
+    const hot = markedState();
+    let told = 0;
+    const watch = await watchHotStateLoss({ state: hot.state, onLost: () => told++, log: log, intervalMs: 20 });
+    try {
+      // Messages accepted and a Redis back empty within the first interval.
+      hot.lose();
+      await new Promise((r) => setTimeout(r, 120));
+      expect(told).toBe(1);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('starts even when hot state cannot be asked at first, and hears of a later loss', async () => {
+    const hot = markedState();
+    let away = true;
+    let told = 0;
+    const state = { dataLost: () => (away ? Promise.reject(new Error('ECONNREFUSED')) : hot.state.dataLost()) };
+    const watch = await watchHotStateLoss({ state, onLost: () => told++, log: log, intervalMs: 20 });
+    try {
+      away = false;
+      await new Promise((r) => setTimeout(r, 60));
+      hot.lose();
+      await new Promise((r) => setTimeout(r, 120));
+      expect(told).toBe(1);
+    } finally {
+      watch.stop();
+    }
+  });
+});
