@@ -79,7 +79,8 @@ export interface MessageIntake {
   /**
    * Hot state lost its data (a Redis back without it): the answers of recent
    * Idempotency-Keys went with it, so keyed sends look in history again, as
-   * after a start, for the keyed messages of the last minutes.
+   * after a start, for the keyed messages of the last minutes; and quota
+   * counters may have gone too, so each starts again from history's count.
    */
   hotStateLost(): void;
   drain(): Promise<void>;
@@ -643,7 +644,10 @@ export function createMessageIntake(deps: {
     get deferred() {
       return deferredIds.size;
     },
-    hotStateLost: () => storedKeyed.reopen(),
+    hotStateLost: () => {
+      storedKeyed.reopen();
+      screen.hotStateLost();
+    },
     async drain() {
       draining = true;
       wake?.();

@@ -105,4 +105,27 @@ describe('send screen', () => {
     await screen.screen([record('+64210000004')]);
     expect(asked).toBe(1);
   });
+
+  it('seeds a counter again from history once hot state is heard to have lost data, so a Redis back empty does not start the period over', async () => {
+    let state = createMemoryState();
+    let sent = 0;
+    const screen = createSendScreen({
+      // Hot state as a Redis that may come back empty: the screen keeps its handle, the data under it goes.
+      state: new Proxy({} as ReturnType<typeof createMemoryState>, { get: (_, name) => Reflect.get(state, name) }),
+      quotaOf: async () => ({ messages: 5, period: 'day' }),
+      exempt: () => false,
+      // History has every message sent.
+      usedSince: async () => sent,
+    });
+    const sends = async (n: number) => {
+      const verdicts = await screen.screen(Array.from({ length: n }, (_, i) => record(`+6421000003${i}`)));
+      sent += verdicts.filter((v) => v.send).length;
+      return verdicts.map((v) => (v.send ? 'send' : v.status));
+    };
+    expect(await sends(3)).toEqual(['send', 'send', 'send']);
+    state = createMemoryState();
+    screen.hotStateLost();
+    expect(await sends(3)).toEqual(['send', 'send', 'deficient']);
+    expect(sent).toBe(5);
+  });
 });

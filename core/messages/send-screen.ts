@@ -21,6 +21,11 @@ export interface SendScreen {
    * message at its time: it took its quota when it was accepted).
    */
   screen(records: readonly MessageRecord[], options?: { quota?: boolean }): Promise<Verdict[]>;
+  /**
+   * Hot state lost data (a Redis back empty): its quota counters may have gone with it, so each counter is seeded
+   * from history again at its next take (a counter still there keeps its count: a seed only starts a new one).
+   */
+  hotStateLost(): void;
 }
 
 /**
@@ -80,6 +85,7 @@ export function createSendScreen(deps: {
     }
   };
   return {
+    hotStateLost: () => seeded.clear(),
     async screen(records, options = {}) {
       if (records.length === 0) return [];
       const withQuota = options.quota !== false;
