@@ -33,6 +33,7 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
   const controls = controlProblems(body);
   const named = new Set(controls.map((p) => p.field));
   problems.splice(0, problems.length, ...problems.filter((p) => !named.has(p.field)), ...controls);
+  problems.push(...repeatedParameterNames(body));
   const missing = missingContent(body);
   if (missing) {
     code = 'missing_attrib';
@@ -120,6 +121,30 @@ function controlProblems(body: unknown): FieldProblem[] {
       problems.push(...err.fields.map((f) => ({ field: f.field, description: label + f.description })));
     }
   }
+  return problems;
+}
+
+/**
+ * A template parameter name given again: one placeholder takes one value, and
+ * which of two the client meant cannot be told (SMS would show one, WhatsApp
+ * would be sent both). Names are compared exactly, as placeholders are.
+ */
+function repeatedParameterNames(body: unknown): FieldProblem[] {
+  const message = isObject(body) ? body.message : undefined;
+  const parameters = isObject(message) && isObject(message.template) ? message.template.parameters : undefined;
+  if (!Array.isArray(parameters)) return [];
+  const first = new Map<string, number>();
+  const problems: FieldProblem[] = [];
+  parameters.forEach((p: unknown, i) => {
+    if (!isObject(p) || typeof p.name !== 'string') return;
+    const earlier = first.get(p.name);
+    if (earlier === undefined) first.set(p.name, i);
+    else
+      problems.push({
+        field: `message.template.parameters[${i}].name`,
+        description: `"${p.name}" is given already as parameters[${earlier}]; each parameter name once`,
+      });
+  });
   return problems;
 }
 

@@ -201,6 +201,30 @@ describe('MessagePostRequest formats', () => {
     expect((await accepted(template({ parameters: lines }))).message?.template?.parameters).toEqual(lines);
   });
 
+  it('refuses a template parameter name given twice, naming the repeat, since only one value can fill it (trial: SMS took the last, WhatsApp got both)', async () => {
+    const body = await rejected(
+      template({
+        parameters: [
+          { name: 'name', text: 'Ānaru' },
+          { name: 'order', text: '注文 42' },
+          { name: 'name', text: 'Mere 👋🏽' },
+        ],
+      }),
+      'message.template.parameters[2].name',
+    );
+    const repeat = body.errors.find((e: { field: string }) => e.field === 'message.template.parameters[2].name');
+    expect(repeat.description).toMatch(/"name".*parameters\[0\]/);
+    // Names differing only in case are different placeholders.
+    await accepted(
+      template({
+        parameters: [
+          { name: 'name', text: 'Ānaru' },
+          { name: 'Name', text: 'Mere' },
+        ],
+      }),
+    );
+  });
+
   it('accepts a reference of 255 characters and refuses 256', async () => {
     expect((await accepted(request({ reference: world(255) }))).reference).toBe(world(255));
     await rejected(request({ reference: world(256) }), 'reference');
