@@ -198,6 +198,31 @@ describe('WhatsApp replies (MO)', () => {
     expect(reply.body).toMatchObject({ content: 'Āe, mō Initech 👍🏽', reply_to: sent.json.id });
   });
 
+  it("keeps a reply to a WhatsApp number no application sends from or claimed from the application that last texted the handset (trial: it got another business's customer)", async () => {
+    const mobile = '+6421600098';
+    // acme texts the handset by SMS; the handset then writes on WhatsApp to a business number hermod never sent from.
+    const texted = await sendIm(mobile, [{ channel: 'sms' }]);
+    await eventually(() => imCallbacks(texted).find((c) => c.channel === 'sms' && c.status !== 'accepted'), 20_000, 50);
+    await h.wab.handsetSends(
+      '6421600098',
+      { text: 'STOP — kāore au i te mōhio ki a koe 🤔' },
+      { to: { displayPhoneNumber: '15550000009', phoneNumberId: '100000000000009' } },
+    );
+
+    const unmatched = await eventually(() => {
+      const lines = h.hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"reply matches no application"') && l.includes(`"source":"${mobile}"`));
+      return lines.length > 0 ? lines : undefined;
+    }, 20_000);
+    expect(unmatched).toEqual([expect.stringContaining('"rule":"unmatched"')]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(replies(mobile)).toEqual([]);
+    // Its STOP opted the handset out of nothing: acme may still message it.
+    expect((await h.hermod.cli(['optouts', 'list', 'acme'])).output).not.toContain(mobile);
+  });
+
   it('refuses a messages webhook that WhatsApp did not sign', async () => {
     const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
     const r = await h.client.request('POST', '/webhooks/wab', { raw: body, headers: { 'content-type': 'application/json' } });

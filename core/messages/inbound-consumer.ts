@@ -97,7 +97,8 @@ export function startInboundConsumer(deps: {
           const claimedBy = await ownerOf(replyAddressKey(m.destination));
           // The address's claim first; else a claim on the carrier's id of it (a WhatsApp phone number id).
           const claimant = claimedBy ?? (m.businessId ? await ownerOf(replyAddressKey(m.businessId)) : undefined);
-          const route = routeReply(contexts[i]!, claimant, quoted.get(i));
+          // A WhatsApp business number no application sends from or claimed is another business's, whoever texted the handset.
+          const route = routeReply(contexts[i]!, claimant, quoted.get(i), m.channel !== 'wab');
           if (!asksToOptBackIn(m.text)) return route;
           return startRoute(route, contexts[i]!, claimant, m.source, (pairs) => deps.state.areOptedOut(pairs));
         }),

@@ -69,6 +69,18 @@ describe('routeReply', () => {
     expect(routeReply(none, undefined).rule).toBe('unmatched');
   });
 
+  it('keeps a WhatsApp reply to a business number no application is known to use from whoever last messaged the handset', () => {
+    const last = { applicationId: 'a', messageId: 'ma' };
+    expect(routeReply({ lastToHandset: last, sendersOfAddress: [] }, undefined, undefined, false)).toEqual({
+      applicationId: '',
+      replyTo: '',
+      rule: 'unmatched',
+    });
+    // The rules before it still apply.
+    expect(routeReply({ lastToHandset: last, sendersOfAddress: ['b'] }, undefined, undefined, false).applicationId).toBe('b');
+    expect(routeReply({ lastToHandset: last, sendersOfAddress: [] }, 'c', undefined, false).applicationId).toBe('c');
+  });
+
   it('never gives a reply to an application that neither claimed the address nor messaged the handset, when others use the address', () => {
     const app = fc.constantFrom('a', 'b', 'c', 'd');
     const last = fc.option(fc.record({ applicationId: app, messageId: fc.string() }), { nil: undefined });

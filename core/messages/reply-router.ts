@@ -17,7 +17,9 @@ import type { LastMessage, ReplyContext } from '../ports/state';
  *   the one that last messaged this handset from it;
  * - `last-message-to-handset`: no application is known to use the address
  *   (the carrier's default number, a mask a handset cannot answer): the one
- *   that last messaged the handset at all;
+ *   that last messaged the handset at all. Not for WhatsApp: every WhatsApp
+ *   message hermod sends is remembered by the business number it went from,
+ *   so a number no application is known to use is another business's;
  * - `unmatched`: none of these; the reply is stored without an application.
  * A START may go elsewhere than these say: `opted-out-from-address` (start-route.ts).
  */
@@ -40,9 +42,10 @@ export interface ReplyRoute {
 
 /**
  * Routes one reply from the message it quotes, if any (quoted-messages.ts), else from what hot state knows about the
- * handset and the address, and the address's claimant.
+ * handset and the address, and the address's claimant. `byHandset` false (a WhatsApp reply) leaves out
+ * `last-message-to-handset`.
  */
-export function routeReply(context: ReplyContext, claimedBy: string | undefined, quoted?: LastMessage): ReplyRoute {
+export function routeReply(context: ReplyContext, claimedBy: string | undefined, quoted?: LastMessage, byHandset = true): ReplyRoute {
   if (quoted) return { applicationId: quoted.applicationId, replyTo: quoted.messageId, rule: 'quoted-message' };
   const { lastFromAddress, lastToHandset, sendersOfAddress } = context;
   const answered = (applicationId: string): string =>
@@ -58,7 +61,7 @@ export function routeReply(context: ReplyContext, claimedBy: string | undefined,
   }
   if (lastFromAddress) return { applicationId: lastFromAddress.applicationId, replyTo: lastFromAddress.messageId, rule: 'last-message-from-address' };
   // A known address whose senders never messaged this handset from it: guessing would hand the reply to a stranger.
-  if (sendersOfAddress.length === 0 && lastToHandset)
+  if (byHandset && sendersOfAddress.length === 0 && lastToHandset)
     return { applicationId: lastToHandset.applicationId, replyTo: lastToHandset.messageId, rule: 'last-message-to-handset' };
   return { applicationId: '', replyTo: '', rule: 'unmatched' };
 }
