@@ -37,6 +37,15 @@ describe('WhatsApp replies (MO)', () => {
     return r.json.id as string;
   };
   const imCallbacks = (id: string) => h.callbacks.filter((c) => c.body.id === id).map((c) => c.body as { status: string; channel?: string; attempt?: number });
+  /** Core's log lines of `msg` about the reply from `mobile`, once there are any: they come through core's output pipe, which may trail a callback. */
+  const logged = (msg: string, mobile: string, timeoutMs = 10_000): Promise<string[]> =>
+    eventually(() => {
+      const lines = h.hermod
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`"msg":"${msg}"`) && l.includes(`"source":"${mobile}"`));
+      return lines.length > 0 ? lines : undefined;
+    }, timeoutMs);
 
   it('settles a WhatsApp attempt waiting for read when the handset replies, without the SMS fallback, and hands the reply to the owner', async () => {
     const mobile = '+6421600010'; // delivered, never a read receipt
@@ -88,11 +97,7 @@ describe('WhatsApp replies (MO)', () => {
     await h.wab.handsetSends('6421600054', { text: 'He pātai tāku 🙋🏽' }, { to: { displayPhoneNumber: '15550000002', phoneNumberId: '100000000000002' } });
     const [reply] = await eventually(() => (replies(mobile).length > 0 ? replies(mobile) : undefined), 20_000, 50);
     expect(reply).toMatchObject({ content: 'He pātai tāku 🙋🏽', destination: '+15550000002' });
-    const routed = h.hermod
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
-    expect(routed).toEqual([expect.stringContaining('"rule":"claimed-address"')]);
+    expect(await logged('reply routed', mobile)).toEqual([expect.stringContaining('"rule":"claimed-address"')]);
   });
 
   it('gives a reply to the application whose WhatsApp message the handset got last, though another owns the number, and settles that attempt read', async () => {
@@ -158,15 +163,7 @@ describe('WhatsApp replies (MO)', () => {
     const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 20_000, 50);
     expect(reply.path).toBe('/reply');
     expect(reply.body).toMatchObject({ content: 'Āe, ka pai — 好的 👍🏽', reply_to: asked });
-    // The log line comes through core's output pipe, which may trail the callback's request.
-    const routed = await eventually(() => {
-      const lines = h.hermod
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"msg":"reply routed"') && l.includes(`"source":"${mobile}"`));
-      return lines.length > 0 ? lines : undefined;
-    }, 10_000);
-    expect(routed).toEqual([expect.stringContaining('"rule":"quoted-message"')]);
+    expect(await logged('reply routed', mobile)).toEqual([expect.stringContaining('"rule":"quoted-message"')]);
     await new Promise((r) => setTimeout(r, 500));
     expect(h.callbacks.filter((c) => c.path === '/wonka-reply')).toEqual([]);
   });
@@ -209,14 +206,7 @@ describe('WhatsApp replies (MO)', () => {
       { to: { displayPhoneNumber: '15550000009', phoneNumberId: '100000000000009' } },
     );
 
-    const unmatched = await eventually(() => {
-      const lines = h.hermod
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"msg":"reply matches no application"') && l.includes(`"source":"${mobile}"`));
-      return lines.length > 0 ? lines : undefined;
-    }, 20_000);
-    expect(unmatched).toEqual([expect.stringContaining('"rule":"unmatched"')]);
+    expect(await logged('reply matches no application', mobile, 20_000)).toEqual([expect.stringContaining('"rule":"unmatched"')]);
     await new Promise((r) => setTimeout(r, 500));
     expect(replies(mobile)).toEqual([]);
     // Its STOP opted the handset out of nothing: acme may still message it.
