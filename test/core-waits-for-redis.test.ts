@@ -31,6 +31,7 @@ describe('core started before its Redis', () => {
       HERMOD_REDIS_PREFIX: `kāinga-${port}`,
       HERMOD_CORE_ADDRESS: '127.0.0.1:0',
       HERMOD_METRICS_PORT: '0',
+      HERMOD_BOUNCE_SMTP_PORT: '0',
       HERMOD_CORE_RUNS_WORKERS: 'true',
       HERMOD_BOOTSTRAP_APP: 'acme',
       HERMOD_BOOTSTRAP_PASSWORD: 'secret',

@@ -342,7 +342,7 @@ describe('operator console without a password', () => {
   it('run alone (hermod console), exits at once and says why', async () => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), 'console'], {
       cwd: ROOT,
-      env: { ...process.env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' },
+      env: { ...process.env, HERMOD_ADMIN_PORT: '0', HERMOD_METRICS_PORT: '0', HERMOD_ADMIN_PASSWORD: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
