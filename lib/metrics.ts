@@ -116,7 +116,11 @@ async function metricsByRegistry(maker?: MetricsMaker) {
 /** Everything this process serves (`maker`'s own, when it is given), its threads' metrics included, in the exposition format. */
 async function processMetrics(maker?: MetricsMaker): Promise<string> {
   if (registries.length === 1 && maker === undefined) return register.metrics();
-  return AggregatorRegistry.aggregate(await metricsByRegistry(maker)).metrics();
+  // One process's registries: what prom-client leaves out when it sums processes (their start times) is this one's.
+  const ofOneProcess = (await metricsByRegistry(maker)).map((metrics) =>
+    metrics.map((m) => (m.aggregator === 'omit' ? { ...m, aggregator: 'first' as const } : m)),
+  );
+  return AggregatorRegistry.aggregate(ofOneProcess).metrics();
 }
 
 /**
