@@ -13,7 +13,7 @@ import { createBlockLists } from './accounts/block-lists';
 import { watchHotStateLoss } from './messages/hot-state-loss-watch';
 import { keepScreeningListsLoaded } from './accounts/screening-lists';
 import { untilHotStateAnswers } from './adapters/until-hot-state-answers';
-import { bindServer, createCoreGrpcServer } from './grpc/core-grpc-server';
+import { bindServer, checkPortFree, createCoreGrpcServer } from './grpc/core-grpc-server';
 import { createMessageIntake } from './messages/message-intake';
 import { createMessageReader } from './messages/message-reader';
 import { createRecentMessages } from './messages/recent-messages';
@@ -68,6 +68,8 @@ export interface CoreOptions {
  * on the configured bus, hot state and history.
  */
 export async function runCore(config: Readonly<Config>, log: Logger, options: CoreOptions = {}): Promise<RunningCore> {
+  // First: a port another core holds stops this start before it opens history, logs in to a carrier or starts a worker.
+  await checkPortFree(config.coreAddress).catch(coreAddressError(config.coreAddress));
   const history = await openHistory(config, log);
   watchHistoryEngineMemory(() => history.engineMemoryBytes());
   const state = await openState(config.adapters, { dataDir: config.dataDir, fsync: config.journalFsync, log }, log);
@@ -278,10 +280,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       }),
     },
   });
-  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server()).catch((err: unknown) => {
-    const [, host = '', port = '0'] = /^\[?(.*?)\]?:(\d+)$/.exec(config.coreAddress) ?? [];
-    throw listenError(err, 'HERMOD_CORE_ADDRESS', host, Number(port), 'another core');
-  });
+  const grpc = await bindServer(server, config.coreAddress, createGrpcCredentials(config.grpcTls).server()).catch(coreAddressError(config.coreAddress));
   const port = grpc.port;
   log.info('core listening', {
     grpc: config.coreAddress.replace(/:\d+$/, `:${port}`),
@@ -361,5 +360,13 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       untrackRecent();
       untrackOutbox();
     },
+  };
+}
+
+/** A failed listen on HERMOD_CORE_ADDRESS as the one line naming it (listen-error.ts). */
+function coreAddressError(address: string) {
+  return (err: unknown): never => {
+    const [, host = '', port = '0'] = /^\[?(.*?)\]?:(\d+)$/.exec(address) ?? [];
+    throw listenError(err, 'HERMOD_CORE_ADDRESS', host, Number(port), 'another core');
   };
 }

@@ -100,12 +100,26 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
-  it('refuses core whose gRPC port another process holds, naming HERMOD_CORE_ADDRESS', async () => {
+  it('refuses core whose gRPC port another process holds, naming HERMOD_CORE_ADDRESS, before it logs in to a carrier or starts a worker (trial: it bound the live SMSC first)', async () => {
     const held = await holdPort();
+    const smsc = await holdPort();
+    let logins = 0;
+    smsc.on('connection', (socket) => {
+      logins++;
+      socket.destroy();
+    });
     try {
-      const outcome = await runRefusedStart(['core'], { ...env, HERMOD_CORE_ADDRESS: `127.0.0.1:${held.port}` });
+      const outcome = await runRefusedStart(['core'], {
+        ...env,
+        HERMOD_CORE_ADDRESS: `127.0.0.1:${held.port}`,
+        HERMOD_SMPP_PORT: String(smsc.port),
+        HERMOD_BOUNCE_SMTP_PORT: '0',
+      });
       expectOneLineConfigError(outcome, new RegExp(`HERMOD_CORE_ADDRESS: port ${held.port} on 127.0.0.1 is in use by another process`));
+      expect(outcome.output).not.toContain('channel worker started');
+      expect(logins).toBe(0);
     } finally {
+      smsc.close();
       held.close();
     }
   });

@@ -216,13 +216,33 @@ export async function bindServer(
   address: string,
   serverCredentials: ServerCredentials = ServerCredentials.createInsecure(),
 ): Promise<BoundServer> {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
-  if (!m) throw new ConfigError(`HERMOD_CORE_ADDRESS must be host:port or [v6]:port, got ${JSON.stringify(address)}`);
   const injector = server.createConnectionInjector(serverCredentials);
-  const listener = net.createServer((socket) => {
+  const listener = await listenOn(address, (socket) => {
     socket.setNoDelay(true);
     injector.injectConnection(socket);
   });
+  return {
+    port: (listener.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
+}
+
+/**
+ * Fails as bindServer would when another process holds `address`, binding it
+ * only for that moment: core asks first of all it starts, so a port another
+ * core holds stops the start before it logs in to a carrier or starts a
+ * worker. The port is bound for good only once core can answer (a readiness
+ * probe on it means core is up).
+ */
+export async function checkPortFree(address: string): Promise<void> {
+  const listener = await listenOn(address, (socket) => socket.destroy());
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+}
+
+async function listenOn(address: string, onConnection: (socket: net.Socket) => void): Promise<net.Server> {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address);
+  if (!m) throw new ConfigError(`HERMOD_CORE_ADDRESS must be host:port or [v6]:port, got ${JSON.stringify(address)}`);
+  const listener = net.createServer(onConnection);
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
     listener.listen({ host: m[1] ?? m[2], port: Number(m[3]), exclusive: true }, () => {
@@ -230,8 +250,5 @@ export async function bindServer(
       resolve();
     });
   });
-  return {
-    port: (listener.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
-  };
+  return listener;
 }
