@@ -185,18 +185,27 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
-  it('refuses an e-mail worker whose bounce listener port another process holds, naming HERMOD_BOUNCE_SMTP_PORT', async () => {
+  it('refuses an e-mail worker whose bounce listener port another process holds, naming HERMOD_BOUNCE_SMTP_PORT, before its SMS workers log in to the SMSC', async () => {
     const held = await holdPort();
+    const smsc = await holdPort();
+    let logins = 0;
+    smsc.on('connection', (socket) => {
+      logins++;
+      socket.destroy();
+    });
     try {
-      const outcome = await runRefusedStart(['worker', '--channel', 'email'], {
+      const outcome = await runRefusedStart(['worker', '--channel', 'sms,email'], {
         ...env,
         HERMOD_BUS: 'redis',
         HERMOD_STATE: 'redis',
+        HERMOD_SMPP_PORT: String(smsc.port),
         HERMOD_BOUNCE_SMTP_HOST: '127.0.0.1',
         HERMOD_BOUNCE_SMTP_PORT: String(held.port),
       });
       expectOneLineConfigError(outcome, new RegExp(`HERMOD_BOUNCE_SMTP_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
+      expect(logins).toBe(0);
     } finally {
+      smsc.close();
       held.close();
     }
   });

@@ -10,7 +10,8 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
   // Every pool gives a message its carrier keeps refusing back to core on the same terms.
   const deferral = config.sendRetry;
   const pools: { stop(): Promise<void> }[] = [];
-  for (const channel of channels) {
+  // E-mail first: its bounce listener's port, if another process holds it, stops the start before a carrier login.
+  for (const channel of [...channels].sort((a, b) => Number(b === 'email') - Number(a === 'email'))) {
     const log = deps.log.child({ channel });
     switch (channel) {
       case 'sms':
