@@ -26,6 +26,7 @@ import { intelligentMessagingRouter } from './intelligent-messaging/routes';
 import { createSharedRateLimiter } from './intelligent-messaging/shared-rate-limiter';
 import { clientAddress } from './http/client-address';
 import { parseTrustedProxies, type TrustedProxies } from '../lib/trusted-proxies';
+import { healthProbes } from './http/health-probes';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -91,6 +92,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   app.use(requestMetrics);
   app.use(requestSpan);
   app.use(refusedCredentials(deps.log));
+  app.use(healthProbes(deps.campaigns));
   app.use(async (ctx, next) => {
     ctx.set('Strict-Transport-Security', 'max-age=31536000');
     const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'));
