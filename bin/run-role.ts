@@ -46,9 +46,15 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     }
     case 'worker': {
       const { openBus, openState } = await import('../core/adapters/open-adapters');
+      const { untilHotStateAnswers } = await import('../core/adapters/until-hot-state-answers');
       return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms', {
         openBus: () => openBus(config.adapters, log),
-        openState: () => openState(config.adapters, undefined, log),
+        // Answering before the carriers' logins: a worker without Redis holds a login slot it cannot use.
+        openState: async () => {
+          const state = await openState(config.adapters, undefined, log);
+          await untilHotStateAnswers(state, log);
+          return state;
+        },
       });
     }
     case 'smsc-simulator':

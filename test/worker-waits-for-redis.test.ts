@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually';
+import { freePort } from './support/free-port';
+import { startRole, type RoleProcess } from './support/role-process';
+
+/**
+ * A worker started before its Redis waits for it, as core does, before it
+ * logs in to the carrier: a bind it cannot use (no jobs, no receipts stored)
+ * would only hold one of the carrier's few login slots.
+ */
+describe('an SMS worker started before its Redis', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('logs in to the SMSC only once hot state answers (trial: it bound the carrier with Redis away)', async () => {
+    const redisPort = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-worker-waits-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    // The carrier: counts logins (connections) and closes each, so the worker keeps trying.
+    let logins = 0;
+    const smsc = net.createServer((socket) => {
+      logins++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => smsc.close());
+    const env = {
+      HERMOD_DATA_DIR: dataDir,
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      HERMOD_REDIS_PREFIX: `kāinga-${redisPort}`,
+      HERMOD_METRICS_PORT: '0',
+      HERMOD_SMPP_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String((smsc.address() as net.AddressInfo).port),
+    };
+    let worker: RoleProcess | undefined;
+    let waiting = false;
+    const starting = startRole(['worker', '--channel', 'sms'], env, '"channel worker started"', (output) => {
+      waiting ||= output.includes('still waiting for Redis');
+    }).then((w) => (worker = w));
+    cleanup.push(() => worker?.stop());
+    starting.catch(() => undefined);
+
+    await eventually(async () => (waiting ? true : undefined), 60_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(logins).toBe(0);
+
+    const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    cleanup.push(() => redis.kill('SIGKILL'));
+    await starting;
+    await eventually(() => (logins > 0 ? true : undefined), 20_000);
+  }, 120_000);
+});
