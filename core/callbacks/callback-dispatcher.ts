@@ -179,7 +179,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
       }
       callbacksTotal.inc({ application: job.applicationId, kind: job.kind, outcome: 'retry' });
       o.ledger?.tried(job, url, 'retry', e.message);
-      return { done: false, retryAt, asked: e.retryAfterSeconds !== undefined };
+      return { done: false, retryAt, ...(e.retryAfterSeconds !== undefined ? { askedUntil: Date.now() + e.retryAfterSeconds * 1000 } : {}) };
     }
   };
 

@@ -195,6 +195,29 @@ describe('callbacks queued for their tries', () => {
     await queues.stop();
   });
 
+  it("tries an application's replies and IM statuses while every try of its SMS statuses waits for a slow receiver (callbacks trial: a reply came 39 s late)", async () => {
+    const stuck: (() => void)[] = [];
+    const done: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: (j): Promise<TryOutcome> =>
+        j.kind === 'status' ? new Promise((resolve) => stuck.push(() => resolve({ done: true }))) : Promise.resolve({ done: true }),
+      onDone: (j) => done.push(j.eventId),
+      onRescheduled: () => undefined,
+      maxPerApplication: 2,
+    });
+    for (let i = 0; i < 10; i++) queues.add(job(`status-${i}`, `s${i}`));
+    queues.add(reply(1, '+6421008006'));
+    queues.add({ ...job('im-accepted', 'im1'), kind: 'im_status' });
+    await eventually(() => done.length === 2);
+    expect(done.sort()).toEqual(['+6421008006 1', 'im-accepted']);
+    expect(stuck.length).toBe(2);
+    await eventually(() => {
+      while (stuck.length > 0) stuck.shift()!();
+      return queues.size === 0;
+    });
+    await queues.stop();
+  });
+
   it('takes back a message’s waiting callbacks but never the one being tried, and forgets a message taken back whole', async () => {
     const stuck: (() => void)[] = [];
     const done: string[] = [];
@@ -261,7 +284,7 @@ describe('callbacks queued for their tries', () => {
     const queues = createCallbackQueues({
       tryJob: async (j): Promise<TryOutcome> => {
         tried.push(j.eventId);
-        if (j.eventId === 'asked-to-wait') return { done: false, retryAt: Date.now() + 3_600_000, asked: true };
+        if (j.eventId === 'asked-to-wait') return { done: false, retryAt: Date.now() + 3_600_000, askedUntil: Date.now() + 3_600_000 };
         return { done: true, delivered: true };
       },
       onDone: () => undefined,
@@ -274,6 +297,30 @@ describe('callbacks queued for their tries', () => {
     await eventually(() => tried.length === 6);
     await new Promise((r) => setTimeout(r, 100));
     expect(tried.filter((t) => t === 'asked-to-wait')).toHaveLength(1);
+    await queues.stop();
+  });
+
+  it('catches up a callback whose receiver asked to wait once that wait is over, not at its own back-off (callbacks trial: 429 with Retry-After: 1 came an hour late)', async () => {
+    let up = false;
+    const tried: string[] = [];
+    const queues = createCallbackQueues({
+      tryJob: async (j): Promise<TryOutcome> => {
+        tried.push(j.eventId);
+        // Down: 429 with Retry-After of 50 ms, the back-off an hour.
+        if (!up) return { done: false, retryAt: Date.now() + 3_600_000, askedUntil: Date.now() + 50 };
+        return { done: true, delivered: true };
+      },
+      onDone: () => undefined,
+      onRescheduled: () => undefined,
+      catchUpEveryMs: 0,
+    });
+    queues.add(job('while-down', 'm0'));
+    await eventually(() => tried.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    up = true;
+    queues.add(job('after', 'm1'));
+    await eventually(() => queues.size === 0, 2000);
+    expect(tried).toEqual(['while-down', 'after', 'while-down']);
     await queues.stop();
   });
 });

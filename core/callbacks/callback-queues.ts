@@ -3,10 +3,10 @@ import { createTimeHeap } from '../../lib/time-heap';
 
 /**
  * What one try of a job came to: finished (refused, `gaveUp` after its retry window, or `delivered`: its receiver
- * took it), or to be tried again at this time (`asked`: the time the receiver asked for, with Retry-After, which
- * a delivery of another callback does not bring forward).
+ * took it), or to be tried again at this time (`askedUntil`: the time the receiver asked for, with Retry-After,
+ * before which a delivery of another callback does not bring the retry forward; after it, one does).
  */
-export type TryOutcome = { done: true; delivered?: boolean; gaveUp?: boolean } | { done: false; retryAt: number; asked?: boolean };
+export type TryOutcome = { done: true; delivered?: boolean; gaveUp?: boolean } | { done: false; retryAt: number; askedUntil?: number };
 
 export interface CallbackQueuesOptions {
   tryJob: (job: CallbackJob) => Promise<TryOutcome>;
@@ -16,9 +16,9 @@ export interface CallbackQueuesOptions {
   onRescheduled: (job: CallbackJob) => void;
   /** A job let go untried: a later status of its message waits behind it, and the one before it was given up. */
   onSuperseded?: (job: CallbackJob) => void;
-  /** Most messages of one application being tried at once (default 256). */
+  /** Most messages of one application's receiver (its status, reply or IM status URL) being tried at once (default 256). */
   maxPerApplication?: number;
-  /** An application's waiting callbacks are tried early, on its receiver taking one, at most this often (default 30 s). */
+  /** A receiver's waiting callbacks are tried early, on it taking one, at most this often (default 30 s). */
   catchUpEveryMs?: number;
   now?: () => number;
 }
@@ -40,7 +40,8 @@ export interface CallbackQueues {
 interface MessageQueue {
   /** callbackOrderKey of its jobs: a message's, or a handset's replies to the application. */
   key: string;
-  applicationId: string;
+  /** Its lane: the application and the kind of its callbacks, which each go to a URL of their own (laneKey). */
+  lane: string;
   jobs: CallbackJob[];
   /** When the first job is to be tried. */
   due: number;
@@ -48,11 +49,13 @@ interface MessageQueue {
   ready: boolean;
   /** Its first job is being tried. */
   running: boolean;
+  /** Until when its receiver asked it to wait (Retry-After): not tried early before then; 0 when it did not ask. */
+  heldUntil: number;
 }
 
-/** One application's share: the messages due now, in the order they became due, and how many are being tried. */
+/** One receiver's share: the messages due now, in the order they became due, and how many are being tried. */
 interface Lane {
-  applicationId: string;
+  key: string;
   ready: MessageQueue[];
   head: number;
   running: number;
@@ -62,13 +65,15 @@ interface Lane {
  * Every callback this dispatcher owes, from its first try to its last, in one
  * process: a FIFO per message (later callbacks of a message wait behind an
  * earlier one, so the receiver sees them in order), a lane per application
- * (each application has at most `maxPerApplication` messages being tried at
+ * and kind of callback (status, reply, IM status: each goes to a URL of its
+ * own; each lane has at most `maxPerApplication` messages being tried at
  * once, so a receiver that is slow or down holds back only its own
- * application's callbacks), and a timer at the earliest message waiting for a
- * retry. Nothing is re-published while it waits; the outbox keeps it across
- * restarts. When a receiver takes a callback, its application's messages
- * waiting for a retry are tried again at once: a receiver back from an
- * outage gets what it missed now, not at each one's back-off (up to an hour).
+ * callbacks, not another application's nor the same application's replies),
+ * and a timer at the earliest message waiting for a retry. Nothing is
+ * re-published while it waits; the outbox keeps it across restarts. When a
+ * receiver takes a callback, its lane's messages waiting for a retry are
+ * tried again at once: a receiver back from an outage gets what it missed
+ * now, not at each one's back-off (up to an hour).
  * One that fails again goes on with its back-off; a receiver that fails
  * every other call is caught up with at most every `catchUpEveryMs`.
  */
@@ -77,10 +82,10 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const maxPerApplication = o.maxPerApplication ?? 256;
   const queues = new Map<string, MessageQueue>();
   const lanes = new Map<string, Lane>();
-  /** Per application, its messages waiting for a retry after a failed try. */
+  /** Per lane, its messages waiting for a retry after a failed try. */
   const retrying = new Map<string, Set<MessageQueue>>();
   const catchUpEveryMs = o.catchUpEveryMs ?? 30_000;
-  /** When each application's waiting callbacks were last tried early. */
+  /** When each lane's waiting callbacks were last tried early. */
   const caughtUp = new Map<string, number>();
   // (due, queue key), earliest first.
   const due = createTimeHeap<{ due: number; key: string }>((e) => e.due);
@@ -91,11 +96,11 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   let stopped = false;
   let idle: (() => void) | undefined;
 
-  const laneOf = (applicationId: string): Lane => {
-    let lane = lanes.get(applicationId);
+  const laneOf = (key: string): Lane => {
+    let lane = lanes.get(key);
     if (!lane) {
-      lane = { applicationId, ready: [], head: 0, running: 0 };
-      lanes.set(applicationId, lane);
+      lane = { key, ready: [], head: 0, running: 0 };
+      lanes.set(key, lane);
     }
     return lane;
   };
@@ -116,30 +121,35 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       lane.ready = lane.ready.slice(lane.head);
       lane.head = 0;
     }
-    if (lane.running === 0 && lane.ready.length === 0) lanes.delete(lane.applicationId);
+    if (lane.running === 0 && lane.ready.length === 0) lanes.delete(lane.key);
   };
 
   const waitForRetry = (q: MessageQueue): void => {
-    let waiting = retrying.get(q.applicationId);
-    if (!waiting) retrying.set(q.applicationId, (waiting = new Set()));
+    let waiting = retrying.get(q.lane);
+    if (!waiting) retrying.set(q.lane, (waiting = new Set()));
     waiting.add(q);
   };
   const stopRetrying = (q: MessageQueue): void => {
-    const waiting = retrying.get(q.applicationId);
-    if (waiting?.delete(q) && waiting.size === 0) retrying.delete(q.applicationId);
+    const waiting = retrying.get(q.lane);
+    if (waiting?.delete(q) && waiting.size === 0) retrying.delete(q.lane);
   };
 
-  /** The receiver of this application took a callback: its messages waiting for a retry are tried now. */
-  const receiverBack = (applicationId: string): void => {
-    const waiting = retrying.get(applicationId);
+  /** The receiver of this lane took a callback: its messages waiting for a retry are tried now. */
+  const receiverBack = (laneKey: string): void => {
+    const waiting = retrying.get(laneKey);
     if (!waiting) return;
     const t = now();
-    if (t - (caughtUp.get(applicationId) ?? -Infinity) < catchUpEveryMs) return;
-    caughtUp.set(applicationId, t);
+    if (t - (caughtUp.get(laneKey) ?? -Infinity) < catchUpEveryMs) return;
+    caughtUp.set(laneKey, t);
     if (caughtUp.size > 10_000) caughtUp.clear();
-    retrying.delete(applicationId);
+    retrying.delete(laneKey);
     for (const q of waiting) {
       if (queues.get(q.key) !== q || q.ready || q.jobs.length === 0) continue;
+      // Its receiver asked for longer: caught up at a later delivery, once that time is past.
+      if (q.heldUntil > t) {
+        waitForRetry(q);
+        continue;
+      }
       q.jobs[0] = { ...q.jobs[0]!, notBefore: t };
       q.due = t;
       makeReady(q);
@@ -149,7 +159,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
   const makeReady = (q: MessageQueue): void => {
     stopRetrying(q);
     q.ready = true;
-    const lane = laneOf(q.applicationId);
+    const lane = laneOf(q.lane);
     lane.ready.push(q);
     drain(lane);
   };
@@ -182,7 +192,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
 
   async function run(q: MessageQueue): Promise<void> {
     // A lane with a message running is kept, so this is the one its `finally` finds.
-    const lane = laneOf(q.applicationId);
+    const lane = laneOf(q.lane);
     lane.running++;
     running++;
     q.running = true;
@@ -203,7 +213,7 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
           q.jobs.shift();
           jobs--;
           o.onDone(job);
-          if (outcome.delivered) receiverBack(q.applicationId);
+          if (outcome.delivered) receiverBack(q.lane);
           // A message's statuses that waited out a whole retry window behind this one are old news by now: only its
           // latest is tried, with a window of its own. (A handset's replies are messages of their own: all kept.)
           if (outcome.gaveUp && q.key === job.messageId)
@@ -218,8 +228,8 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
         q.jobs[0] = next;
         o.onRescheduled(next);
         schedule(q, next.notBefore);
-        if (outcome.asked) stopRetrying(q);
-        else waitForRetry(q);
+        q.heldUntil = outcome.askedUntil ?? 0;
+        waitForRetry(q);
         return;
       }
       if (q.jobs.length === 0) {
@@ -254,11 +264,12 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
       }
       const created: MessageQueue = {
         key,
-        applicationId: job.applicationId,
+        lane: laneKey(job),
         jobs: [job],
         due: job.notBefore,
         ready: false,
         running: false,
+        heldUntil: 0,
       };
       queues.set(key, created);
       if (job.notBefore <= now()) makeReady(created);
@@ -295,3 +306,6 @@ export function createCallbackQueues(o: CallbackQueuesOptions): CallbackQueues {
     },
   };
 }
+
+/** A job's lane: its application's receiver for its kind of callback. */
+const laneKey = (job: Pick<CallbackJob, 'applicationId' | 'kind'>): string => `${job.applicationId}\u0000${job.kind}`;

@@ -250,15 +250,18 @@ describe('redirects, silence and large bodies', () => {
     closeLater(server);
   });
 
-  it.each([301, 302, 307, 308])('treats a %i as a retryable failure and does not follow it', async (status) => {
-    received.length = 0;
-    await expect(deliverCallback(delivery(`http://127.0.0.1:${port}/redirect/${status}`, `r-${status}`))).rejects.toMatchObject({
-      code: 'unavailable',
-      retryable: true,
-      message: `callback receiver answered ${status}`,
-    });
-    expect(received).toEqual([]);
-  });
+  it.each([301, 302, 307, 308])(
+    'treats a %i as a retryable failure, does not follow it, and names where it points (callbacks trial: the log said only "answered 301")',
+    async (status) => {
+      received.length = 0;
+      await expect(deliverCallback(delivery(`http://127.0.0.1:${port}/redirect/${status}`, `r-${status}`))).rejects.toMatchObject({
+        code: 'unavailable',
+        retryable: true,
+        message: `callback receiver answered ${status} redirecting to http://127.0.0.1:${port}/ok: redirects are not followed (set the callback URL to where it points)`,
+      });
+      expect(received).toEqual([]);
+    },
+  );
 
   it('gives up on a receiver that never answers within the timeout, and the next callback to it still goes', async () => {
     const started = Date.now();

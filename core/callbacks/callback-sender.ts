@@ -159,7 +159,28 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
   if (status === 410) throw new HermodError('unavailable', 'callback receiver answered 410 Gone; not retried', { retryable: false });
   // `RetryAfter` too: the header Intelligent Messaging's own answers use (SPEC), so a receiver built to it may send it.
   const retryAfterSeconds = status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after'] ?? res.headers.retryafter, Date.now()) : undefined;
-  throw new HermodError('unavailable', `callback receiver answered ${status}`, { retryable: true, retryAfterSeconds });
+  throw new HermodError('unavailable', `callback receiver answered ${status}${redirectNote(status, res.headers.location, url)}`, {
+    retryable: true,
+    retryAfterSeconds,
+  });
+}
+
+/**
+ * Where a 3xx points, for whoever reads the failure (log, `hermod status`): a callback is a signed POST to the URL
+ * the operator set, so a redirect is not followed (a 301 or 302 would turn it into a GET, and the signature and
+ * credentials would go to a host nobody set). Credentials in the Location are left out.
+ */
+function redirectNote(status: number, location: string | string[] | undefined, base: URL): string {
+  if (status < 300 || status > 399 || typeof location !== 'string' || !location) return '';
+  let target: URL;
+  try {
+    target = new URL(location, base);
+  } catch {
+    return '';
+  }
+  target.username = '';
+  target.password = '';
+  return ` redirecting to ${target.href}: redirects are not followed (set the callback URL to where it points)`;
 }
 
 /** The longest Retry-After taken: as long as the longest back-off. */
