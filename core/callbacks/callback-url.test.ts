@@ -51,6 +51,14 @@ describe('callback URLs', () => {
     expect(await resolveCallbackTarget(new URL('http://127.0.0.1:9/x'), true)).toEqual(['127.0.0.1']);
   });
 
+  it('takes a name under .localhost as this machine, as RFC 6761 and browsers do, whatever the system resolver says (callbacks trial: it never resolved)', async () => {
+    for (const host of ['hooks.localhost', 'kōrero.acme.localhost', 'HOOKS.LOCALHOST.']) {
+      const url = new URL(`http://${host}:9/x`);
+      expect((await resolveCallbackTarget(url, true)).sort(), host).toEqual(['127.0.0.1', '::1']);
+      await expect(resolveCallbackTarget(url, false), host).rejects.toMatchObject({ code: 'forbidden' });
+    }
+  });
+
   it('accepts only absolute http and https URLs', () => {
     expect(checkCallbackUrlSyntax('https://user:pw@example.com/cb').username).toBe('user');
     expect(() => checkCallbackUrlSyntax('ftp://example.com/')).toThrow(/http or https/);

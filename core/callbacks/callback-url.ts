@@ -90,7 +90,14 @@ export function isPrivateAddress(address: string): boolean {
 /** Answers every A and AAAA address of a host name (the seam tests use to answer names their own way). */
 export type ResolveHost = (host: string) => Promise<string[]>;
 
-export const resolveWithSystem: ResolveHost = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+/**
+ * The system resolver, but for names under `.localhost`: this machine's loopback addresses, as RFC 6761 §6.3 asks
+ * of resolvers and browsers and curl do (glibc leaves them to DNS, where they do not resolve).
+ */
+export const resolveWithSystem: ResolveHost = async (host) => {
+  if (/\.localhost\.?$/i.test(host)) return ['127.0.0.1', '::1'];
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+};
 
 /**
  * Resolves the host of a callback URL and refuses it when any address it
