@@ -233,6 +233,41 @@ describe('wrong passwords at a gateway', () => {
     expect(calls()).toBe(6);
   });
 
+  it('from one address in parallel, for made-up names, reach core no more than the address allowance plus a few at once (trial: 143 of 300 reached core and stalled every tenant)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const authenticate = vi.fn(async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5)); // a password hash
+      inFlight--;
+      return { ok: false };
+    });
+    const auth = createAuthenticator({ authenticate } as unknown as CoreClient, 60_000);
+    const guesses = Array.from({ length: 300 }, (_, i) =>
+      outcome(auth.authenticate('Basic ' + Buffer.from(`ingoa-${i}-💥:x`).toString('base64'), '192.0.2.45')),
+    );
+    const outcomes = await Promise.all(guesses);
+    expect(authenticate.mock.calls.length).toBeLessThanOrEqual(20 + 8);
+    expect(most).toBeLessThanOrEqual(8);
+    expect(outcomes.filter((o) => o === 'unauthorized').length).toBe(authenticate.mock.calls.length);
+    expect(outcomes.filter((o) => o !== 'unauthorized').every((o) => o === 'too_many_auth_failures')).toBe(true);
+  });
+
+  it('from one address for many applications at once (a gateway restarted behind a load balancer) all go through, a few at a time', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const authenticate = vi.fn(async (req: { credential: { value: { name: string } } }) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      return { ok: true, application: { id: req.credential.value.name, name: req.credential.value.name } };
+    });
+    const auth = createAuthenticator({ authenticate } as unknown as CoreClient, 60_000);
+    const logins = Array.from({ length: 50 }, (_, i) => outcome(auth.authenticate('Basic ' + Buffer.from(`tono-${i}-快:pā💥`).toString('base64'), '10.0.0.1')));
+    expect(await Promise.all(logins)).toEqual(Array(50).fill('served'));
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
   it('do not stop a client whose right password is cached from being served', async () => {
     const { core: c, calls } = core();
     const auth = createAuthenticator(c, 60_000);

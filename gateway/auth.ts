@@ -2,6 +2,7 @@ import type { CoreClient } from './core-client';
 import { HermodError } from '../lib/errors';
 import { FifoMap } from '../lib/fifo-map';
 import { createFailedAuthLimiter, isRefusal, type FailedAuthLimiter } from './failed-auth-limiter';
+import { createAddressCheckSlots, type Release } from './address-check-slots';
 
 export interface Caller {
   applicationId: string;
@@ -49,6 +50,7 @@ export function createAuthenticator(
   // password stops working about then, not a minute later.
   const recheckMs = Math.min(cacheMs, API_KEY_CACHE_MS);
   const inflight = new Map<string, Promise<Caller | undefined>>();
+  const slots = createAddressCheckSlots();
   const MAX_ENTRIES = 10_000;
 
   type Checked = { caller: Caller; tag: string } | undefined;
@@ -76,18 +78,30 @@ export function createAuthenticator(
       let checked: Promise<Checked>;
       if (from === undefined) checked = check(header, tag);
       else {
-        const attempt = limiter.begin(from, parseBasic(header)?.name);
-        if (isRefusal(attempt)) throw backingOff(attempt.retryAfterMs);
-        checked = check(header, tag).then(
-          (outcome) => {
-            attempt.ended(outcome !== undefined);
-            return outcome;
-          },
-          (err: unknown) => {
-            attempt.ended(undefined);
-            throw err;
-          },
-        );
+        // A few of an address's checks at core at once; the limiter is asked once this one's turn comes, so guesses
+        // that waited meet the back-off their address earned meanwhile.
+        const run = (release: Release): Promise<Checked> => {
+          const attempt = limiter.begin(from, parseBasic(header)?.name);
+          if (isRefusal(attempt)) {
+            release();
+            throw backingOff(attempt.retryAfterMs);
+          }
+          return check(header, tag)
+            .then(
+              (outcome) => {
+                attempt.ended(outcome !== undefined);
+                return outcome;
+              },
+              (err: unknown) => {
+                attempt.ended(undefined);
+                throw err;
+              },
+            )
+            .finally(release);
+        };
+        const slot = slots.take(from);
+        if (slot === undefined) throw backingOff(1000);
+        checked = typeof slot === 'function' ? run(slot) : slot.then(run);
       }
       pending = checked
         .then((outcome) => {
