@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { meantField } from './near-miss-fields';
+import { meantField, nearMissFields } from './near-miss-fields';
 
 const IM = ['destination', 'message', 'delivery_attempts', 'reference', 'scheduler_pipe'];
 const V2 = ['id', 'destination', 'content', 'source', 'reference', 'class', 'mask', 'sms_class', 'scheduled', 'integration_id'];
@@ -76,5 +76,17 @@ describe('the known field a client meant', () => {
         if (meant !== undefined) expect(key.length).toBe(letters.length + 1);
       }),
     );
+  });
+
+  it('is looked for among the first 100 unknown keys of an object only: a body of thousands of them is no slip, and looking cost a gateway 0.24 s each (security trial)', () => {
+    const schema = { type: 'object', properties: Object.fromEntries(V2.map((f) => [f, { type: 'string' }])) };
+    const body = (slipAt: number): Record<string, unknown> => {
+      const b: Record<string, unknown> = { destination: '+64211234567', content: 'Kia ora Ānaru 👋🏽' };
+      for (let i = 0; i < 60_000; i++) b[i === slipAt ? 'refrence' : `k${i}`] = 0;
+      return b;
+    };
+    const path = (parts: readonly (string | number)[]) => parts.join('.');
+    expect(nearMissFields({}, schema, body(99), path)).toEqual([{ field: 'refrence', description: 'is not a known field; did you mean reference?' }]);
+    expect(nearMissFields({}, schema, body(100), path)).toEqual([]);
   });
 });

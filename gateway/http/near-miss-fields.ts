@@ -33,6 +33,9 @@ function knownFields(properties: Record<string, unknown>): string[] {
   return known;
 }
 
+/** Unknown keys of one object looked at for a slip. */
+const MAX_UNKNOWN_LOOKED_AT = 100;
+
 /** Answers per set of known fields (the schema's properties object), for the keys that came before: a streamed import's rows repeat theirs. */
 const answers = new WeakMap<readonly string[], Map<string, string | undefined>>();
 const MAX_ANSWERS = 1000;
@@ -82,13 +85,17 @@ export function nearMissFields(
   const properties = s.properties;
   const known = knownFields(properties);
   const problems: FieldProblem[] = [];
-  for (const [key, inner] of Object.entries(value)) {
+  let unknown = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (Object.hasOwn(properties, key)) {
-      problems.push(...nearMissFields(defs, properties[key], inner, path, [...at, key]));
+      problems.push(...nearMissFields(defs, properties[key], value[key], path, [...at, key]));
       continue;
     }
     // A closed object reports every unknown field itself.
     if (s.additionalProperties === false) continue;
+    // A client's slips are among its first few keys; an object of thousands unknown is no slip, and looking at each costs.
+    if (++unknown > MAX_UNKNOWN_LOOKED_AT) continue;
     const meant = meantField(key, known);
     if (meant !== undefined) problems.push({ field: path([...at, key]), description: `is not a known field; did you mean ${meant}?` });
   }
