@@ -37,13 +37,17 @@ export interface CampaignServices {
 /** A message id no message has: hot state's answer for it says only that hot state answers. */
 const HEALTH_PROBE_ID = 'health-probe';
 const HEALTH_LIMIT_MS = 2000;
+/** A history whose ping is late but that answered another call this recently is busy, not down. */
+const BUSY_NOT_DOWN_MS = 10_000;
 
 /** Undefined once `ask` resolves; why not, when it rejects or takes over HEALTH_LIMIT_MS. */
-async function answered(what: string, ask: () => Promise<unknown>): Promise<string | undefined> {
+async function answered(what: string, ask: () => Promise<unknown>, answeredAt?: () => number): Promise<string | undefined> {
   try {
     await within(ask(), HEALTH_LIMIT_MS);
     return undefined;
   } catch (err) {
+    // Busy, not down: a ping waiting behind a large import while the engine answers the other calls.
+    if (err instanceof TimedOut && answeredAt && Date.now() - answeredAt() < BUSY_NOT_DOWN_MS) return undefined;
     if (err instanceof TimedOut) return `${what} did not answer within ${HEALTH_LIMIT_MS / 1000} s`;
     return `${what} unavailable: ${err instanceof Error ? err.message : String(err)}`;
   }
@@ -198,7 +202,7 @@ export function campaignsService(s: CampaignServices): UntypedServiceImplementat
     // said OK through a Redis outage while every send waited 10 s for its 503).
     health: unaryHandler('Health', async () => {
       const [history, state] = await Promise.all([
-        answered('history', () => s.history.ping()),
+        answered('history', () => s.history.ping(), s.history.answeredAt),
         answered('hot state', () => s.state.getStatus(HEALTH_PROBE_ID)),
       ]);
       const failed = [history, state].filter((d) => d !== undefined);

@@ -340,6 +340,7 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
     listBlocks: (scope) => inner.listBlocks(scope),
     getApplicationByApiKeyHash: (hash) => inner.getApplicationByApiKeyHash(hash),
     ping: () => inner.ping(),
+    answeredAt: () => inner.answeredAt?.() ?? 0,
     engineMemoryBytes: () => inner.engineMemoryBytes(),
     flush: flushAll,
     async close() {

@@ -98,13 +98,20 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
   let closed = false;
   let closing: Promise<void> | undefined;
   const inFlight = new Set<Promise<unknown>>();
+  let answeredAt = 0;
 
   /** One engine call, counted so close() can wait for it, with errors as HermodError. */
   const run = <T>(what: string, call: () => Promise<T>): Promise<T> => {
     if (closed) return Promise.reject(new HermodError('unavailable', 'history is closed'));
-    const p = call().catch((err: unknown) => {
-      throw new HermodError('unavailable', `history (${engine.name}): ${what} failed: ${describe(err)}`, { cause: err });
-    });
+    const p = call().then(
+      (answer) => {
+        answeredAt = Date.now();
+        return answer;
+      },
+      (err: unknown) => {
+        throw new HermodError('unavailable', `history (${engine.name}): ${what} failed: ${describe(err)}`, { cause: err });
+      },
+    );
     inFlight.add(p);
     const forget = (): void => void inFlight.delete(p);
     p.then(forget, forget);
@@ -337,6 +344,7 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async ping() {
       await select('ping', PING, {});
     },
+    answeredAt: () => answeredAt,
     close() {
       closing ??= (async () => {
         closed = true;

@@ -9,6 +9,8 @@ import type { OptOutStore } from './opt-out-store';
 /** A cheap round trip to the history engine, for health checks. */
 export interface HistoryHealth {
   ping(): Promise<void>;
+  /** When the engine last answered a call (ms since the epoch; 0 before any): busy is told from down by it. */
+  answeredAt?(): number;
   /** Bytes of memory the engine tracks as in use (ClickHouse's MemoryTracking: chDB's inside core, or a server's whole). */
   engineMemoryBytes(): Promise<number>;
 }

@@ -62,6 +62,8 @@ export function campaignManagerRouter(deps: CampaignManagerDeps): Router {
 
   router.get('/healthz', async (ctx) => {
     const health = await deps.campaigns.health().catch((err: Error) => ({ ok: false, detail: err.message }));
+    // Said in the log too: a probe's 500 is read by a load balancer, not by whoever looks for why (bulk sender trial).
+    if (!health.ok) deps.log.warn('health check failed', { detail: health.detail });
     ctx.type = 'text/plain';
     ctx.status = health.ok ? 200 : 500;
     ctx.body = health.ok ? 'OK' : `error: ${health.detail}`;
