@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from './secrets';
+import { hashPassword, passwordHashes, verifyPassword } from './secrets';
 
 describe('password hashes', () => {
   it('verify only the exact password, never one with zero bytes or spaces appended', async () => {
@@ -30,5 +30,13 @@ describe('password hashes', () => {
     const legacy = `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
     expect(await verifyPassword('secret', legacy)).toBe(true);
     expect(await verifyPassword('secret\0', legacy)).toBe(false);
+  });
+
+  it("are computed two at a time, the others waiting in order, so checks from every gateway at once leave core's thread pool its other work (journal, DNS) (security trial)", async () => {
+    const stored = await hashPassword('Kia ora, e hoa mā');
+    const checks = Array.from({ length: 6 }, (_, i) => verifyPassword(i === 5 ? 'Kia ora, e hoa mā' : `guess-${i}-💥`, stored));
+    expect(passwordHashes()).toEqual({ running: 2, waiting: 4 });
+    expect(await Promise.all(checks)).toEqual([false, false, false, false, false, true]);
+    expect(passwordHashes()).toEqual({ running: 0, waiting: 0 });
   });
 });

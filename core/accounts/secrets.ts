@@ -5,10 +5,33 @@ const R = 8;
 const P = 1;
 const KEY_LEN = 32;
 
-function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(secret, salt, KEY_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/**
+ * Password hashes computed at once: each takes a thread of libuv's pool (4 by default) for about a quarter of a
+ * second, and that pool also does core's file writes and DNS lookups. Checks from every gateway at once (a burst of
+ * guesses from many addresses) filled it; now they wait their turn in order, and the rest of core goes on.
+ */
+const MAX_HASHES_AT_ONCE = 2;
+let hashing = 0;
+const waitingToHash: (() => void)[] = [];
+
+/** Password hashes running and waiting, for tests and operators. */
+export function passwordHashes(): { running: number; waiting: number } {
+  return { running: hashing, waiting: waitingToHash.length };
+}
+
+async function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  if (hashing < MAX_HASHES_AT_ONCE) hashing++;
+  // Handed the turn of one that ended: the running count stays the same.
+  else await new Promise<void>((resolve) => waitingToHash.push(resolve));
+  try {
+    return await new Promise<Buffer>((resolve, reject) =>
+      scrypt(secret, salt, KEY_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+    );
+  } finally {
+    const next = waitingToHash.shift();
+    if (next) next();
+    else hashing--;
+  }
 }
 
 /**
