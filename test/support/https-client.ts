@@ -37,12 +37,19 @@ export function createClient(baseUrl: string, ca?: string, auth?: { user: string
       ...options.headers,
     };
     const lib = url.protocol === 'https:' ? https : http;
-    return new Promise((resolve, reject) => {
-      const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => readReply(res, resolve));
-      req.on('error', reject);
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    const send = (retry: boolean): Promise<Reply> =>
+      new Promise((resolve, reject) => {
+        const req = lib.request(url, { method, headers, agent: url.protocol === 'https:' ? agent : undefined }, (res) => readReply(res, resolve));
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          // A kept-alive connection the server closed as this request went out on it (its idle timeout, 5 s): an
+          // idempotent request is sent again on a new one, as HTTP clients do (Node's docs: request.reusedSocket).
+          if (retry && req.reusedSocket && (method === 'GET' || method === 'HEAD') && err.code === 'ECONNRESET') resolve(send(false));
+          else reject(err);
+        });
+        if (payload !== undefined) req.write(payload);
+        req.end();
+      });
+    return send(true);
   };
   return {
     request,
