@@ -1,6 +1,10 @@
 export interface Semaphore {
   /** Runs `work` once fewer than the limit are running; the others wait their turn in arrival order. */
   run<T>(work: () => Promise<T>): Promise<T>;
+  /** Pieces of work running now. */
+  readonly running: number;
+  /** Pieces of work waiting their turn. */
+  readonly waiting: number;
 }
 
 /** At most `limit` pieces of work at a time, the rest taken in arrival order. */
@@ -22,6 +26,12 @@ export function createSemaphore(limit: number): Semaphore {
       } finally {
         release();
       }
+    },
+    get running() {
+      return running;
+    },
+    get waiting() {
+      return waiting.length;
     },
   };
 }

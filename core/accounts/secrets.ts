@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createSemaphore } from '../../lib/semaphore';
 
 const N = 16384;
 const R = 8;
@@ -10,28 +11,20 @@ const KEY_LEN = 32;
  * second, and that pool also does core's file writes and DNS lookups. Checks from every gateway at once (a burst of
  * guesses from many addresses) filled it; now they wait their turn in order, and the rest of core goes on.
  */
-const MAX_HASHES_AT_ONCE = 2;
-let hashing = 0;
-const waitingToHash: (() => void)[] = [];
+const hashes = createSemaphore(2);
 
 /** Password hashes running and waiting, for tests and operators. */
 export function passwordHashes(): { running: number; waiting: number } {
-  return { running: hashing, waiting: waitingToHash.length };
+  return { running: hashes.running, waiting: hashes.waiting };
 }
 
-async function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  if (hashing < MAX_HASHES_AT_ONCE) hashing++;
-  // Handed the turn of one that ended: the running count stays the same.
-  else await new Promise<void>((resolve) => waitingToHash.push(resolve));
-  try {
-    return await new Promise<Buffer>((resolve, reject) =>
-      scrypt(secret, salt, KEY_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
-    );
-  } finally {
-    const next = waitingToHash.shift();
-    if (next) next();
-    else hashing--;
-  }
+function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return hashes.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(secret, salt, KEY_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
+  );
 }
 
 /**
