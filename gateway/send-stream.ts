@@ -80,7 +80,7 @@ export function createSendStream(client: MessagingClient, timeoutMs = CALL_TIMEO
       for (const [n, w] of open.waiting) {
         if (w.sentAt > late) continue;
         open.waiting.delete(n);
-        const err = new HermodError('timeout', 'core did not answer in time');
+        const err = new HermodError('timeout', `core did not answer within ${timeoutMs / 1000} s`);
         w.timed({ code: grpcCodeName(err.grpcStatus) });
         w.reject(err);
       }

@@ -70,6 +70,7 @@ export async function runMultiProcess(
   for (let i = 0; i < 3; i++) workers.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
   processes.push(...workers);
   const gatewayUrls: string[] = [];
+  const gateways: RoleProcess[] = [];
   for (let i = 0; i < 2; i++) {
     const gateway = await startRole(
       ['gateway'],
@@ -77,8 +78,10 @@ export async function runMultiProcess(
       '"msg":"gateway listening"',
     );
     processes.push(gateway);
+    gateways.push(gateway);
     gatewayUrls.push(gateway.ready.https);
   }
+  const started = Date.now();
   const ca = fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8');
   const clients = gatewayUrls.map((url) => createClient(url, ca, { user: 'acme', pass: 'secret' }));
 
@@ -93,6 +96,13 @@ export async function runMultiProcess(
         return clients[n % 2]!.post('/rest/sms/v2/messages', { destination: `+6422${String(n % 5000).padStart(6, '0')}`, content: `m${n}` });
       }),
     );
+    const refused = replies.find((r) => r.status !== 202);
+    if (refused) {
+      // What the processes said before a refusal tells a stalled core from a broken stream (a CI run once met a 504 here).
+      console.log(`message ${i}… answered ${refused.status} ${JSON.stringify(refused.json)} ${Date.now() - started} ms after the roles started`);
+      for (const [name, p] of [['core', core], ...gateways.map((g, k) => [`gateway ${k + 1}`, g] as const)] as const)
+        console.log(`${name}, last lines:\n${p.output().split('\n').slice(-15).join('\n')}`);
+    }
     for (const r of replies) {
       expect(r.status).toBe(202);
       ids.push(r.json.id);
