@@ -56,6 +56,16 @@ export function createCampaignGate(state: HotState, ttlMs = 200) {
       entry.control = now;
       return now === 'paused' ? 'parked' : now === 'cancelled' ? 'cancelled' : 'send';
     },
+    /**
+     * The verdict without waiting, where it needs no read and no park: `send` for a message of no campaign, or of one
+     * last read as running with no read under way; undefined otherwise (ask `verdict`).
+     */
+    verdictNow(messageId: string): 'send' | undefined {
+      const campaignId = campaignOfMessage(messageId);
+      if (!campaignId) return 'send';
+      const entry = entryOf(campaignId);
+      return !entry.reading && entry.control === 'running' ? 'send' : undefined;
+    },
     looksHeld(messageId: string): boolean {
       const campaignId = campaignOfMessage(messageId);
       return campaignId !== 0 && entryOf(campaignId).control !== 'running';

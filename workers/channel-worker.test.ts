@@ -162,6 +162,40 @@ describe('a channel worker whose bus is slow to take a status', () => {
   });
 });
 
+describe('a channel worker whose carrier reports delivery the moment it accepts', () => {
+  it('names the message in a receipt that comes before the carrier ids are stored, for every message of a batch', async () => {
+    // As a carrier whose acceptance is final (an SMTP server that is the recipient's own): the report follows at once.
+    let report: ((r: CarrierReport) => void | Promise<void>) | undefined;
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'accepted-and-delivered',
+      async send(job) {
+        const carrierId = `c-${job.id}`;
+        setImmediate(() => void report?.({ carrierId, status: 'received', at: Date.now(), errorCode: '' }));
+        return { carrierIds: [carrierId] };
+      },
+      onReport: (listener) => {
+        report = listener;
+      },
+    };
+    const bus = createMemoryBus();
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
+    kit.defer(async () => {
+      await worker.stop();
+      await bus.close();
+    });
+    const jobs = ['Kia ora 👋🏽', 'Tēnā koe', '你好', 'مرحبا'].map((text, i) => imJob('sms', `+6421123456${i}`, { type: 'text' }, text));
+    await bus.publish(
+      topicName('sms'),
+      jobs.map((job) => ({ key: job.id, value: encodeJob(job) })),
+    );
+    await eventually(() => (statuses.filter((u) => u.status === 'received').length === jobs.length ? true : undefined), 10_000);
+    expect(statuses.filter((u) => u.status === 'received').map((u) => u.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+  });
+});
+
 describe('a channel worker whose hot state fails just after the carrier took a message', () => {
   it('sends every message of the batch once: the one whose carrier ids could not be stored, and the one still with the carrier', async () => {
     const bus = createMemoryBus();

@@ -142,6 +142,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       retryAt: extra?.retryAt,
       deferredSince: extra?.deferredSince,
     });
+  /**
+   * Each submit's carrier ids (a message's parts, never split between writes),
+   * stored with those of the other submits answered in the same turn of the
+   * event loop: one write to hot state, not one a message. Before the next
+   * turn reads the socket, so a receipt that comes after its submit's answer
+   * still finds the message.
+   */
+  const carrierIdWrites = createBatcher<{ carrierId: string; messageId: string }[], void>(
+    async (messages) => {
+      const pairs = messages.length === 1 ? messages[0]! : messages.flat();
+      await untilDone(() => state.putCarrierIds(pairs), 'store carrier ids', { messages: messages.length, first: pairs[0]?.messageId });
+      return [];
+    },
+    { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 4 },
+  );
   const receiptTraces = createReceiptTraces();
   /**
    * The `submitted` reports on their way, by carrier id. A receipt can come
@@ -149,8 +164,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * answering within milliseconds, a broker slow a moment); published first,
    * core would take `received` and then refuse `submitted` as a step back,
    * and the client would never be told it. So a receipt waits for it here.
+   * Each names its message: a receipt that comes before the carrier ids are
+   * stored (a carrier whose final answer follows its acceptance at once, an
+   * SMSC's receipt in the same read as the submit's answer) finds it here.
    */
-  const submittedOnTheWay = new Map<string, Promise<void>>();
+  const submittedOnTheWay = new Map<string, { messageId: string; reported: Promise<void> }>();
   /** For a report not awaited: given up at a stop with the bus still away, or refused for a reason that will not pass. */
   const unreported = (id: string, status: MessageStatus) => (err: unknown) =>
     log.error(stopping ? 'gave up a status report at the stop' : 'the bus refused a status report for good', { err, id, status });
@@ -163,13 +181,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     });
     try {
       let carrierId = r.carrierId;
-      let id = r.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
+      let id = r.messageId || submittedOnTheWay.get(r.carrierId)?.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
       // Submitted by an earlier version, which kept the carrier id as the carrier wrote it.
       if (!id && r.carrierIdAsWritten) {
         id = (await state.getMessageIdByCarrierId(r.carrierIdAsWritten)) ?? '';
         if (id) carrierId = r.carrierIdAsWritten;
       }
-      await submittedOnTheWay.get(r.carrierId);
+      await submittedOnTheWay.get(r.carrierId)?.reported;
       span?.setAttribute('hermod.message_id', id);
       await reports.add({
         id,
@@ -201,9 +219,12 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   /** A job overtaken while it waited (an IM attempt whose fallback started) is dropped, never sent. */
   const cancelled = async (job: OutboundJob): Promise<boolean> => {
     if (!(await state.wereCancelled([job.id]))[0]) return false;
+    dropCancelled(job);
+    return true;
+  };
+  const dropCancelled = (job: OutboundJob): void => {
     carrierSends.inc({ channel, outcome: 'cancelled' });
     log.debug('job cancelled before it reached the carrier', { id: job.id });
-    return true;
   };
 
   const campaigns = createCampaignGate(state);
@@ -221,14 +242,22 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   /** Jobs this worker is sending now, in any of its batches. */
   const inHand = new Set<string>();
 
-  const sendOne = async (job: OutboundJob, redelivered: boolean): Promise<void> => {
+  /**
+   * Sends one job until it has an outcome. `checked`: its batch found the
+   * carrier ready and the job not cancelled just now, so the first try asks
+   * neither again (a read of hot state a message, and two promises, fewer).
+   */
+  const sendOne = async (job: OutboundJob, redelivered: boolean, checked: boolean): Promise<void> => {
     // Handed over again after refusals: one try now, as a mail server's queue run.
     const attempts = job.deferredSince === undefined ? maxAttempts : 1;
     let firstRefusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
-      await carrier.ready();
       // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
-      if ((await cancelled(job)) || (await heldByOperator(job))) return;
+      if (!checked || attempt > 1) {
+        await carrier.ready();
+        if (await cancelled(job)) return;
+      }
+      if (campaigns.verdictNow(job.id) !== 'send' && (await heldByOperator(job))) return;
       let written = false;
       let taken = false;
       const end = carrierSendDuration.startTimer({ channel });
@@ -257,10 +286,10 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
         // Marked before the carrier ids are stored: from then on a receipt finds the message.
         let reported!: () => void;
-        const submitted = new Promise<void>((resolve) => (reported = resolve));
-        for (const carrierId of carrierIds) submittedOnTheWay.set(carrierId, submitted);
+        const onTheWay = { messageId: job.id, reported: new Promise<void>((resolve) => (reported = resolve)) };
+        for (const carrierId of carrierIds) submittedOnTheWay.set(carrierId, onTheWay);
         try {
-          await untilDone(() => state.putCarrierIds(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id }))), 'store carrier ids', { id: job.id });
+          await carrierIdWrites.add(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
           await report(job.id, 'submitted', {
             carrierId: carrierIds[0] ?? '',
             ...(carrierIds.length > 1 ? { partCarrierIds: carrierIds.slice(1) } : {}),
@@ -352,15 +381,30 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     }
     const mine = claimed ? todo.filter((_, i) => claimed![i]) : todo;
     if (claimed) for (let i = 0; i < todo.length; i++) if (!claimed[i]) inHand.delete(todo[i]!.payload.id);
+    // The batch's jobs are checked together right before they go to the carrier, not each with a read of its own.
+    let cancelledNow: boolean[];
+    try {
+      await carrier.ready();
+      cancelledNow = mine.length > 0 ? await state.wereCancelled(mine.map((d) => d.payload.id)) : [];
+    } catch (err) {
+      for (const d of mine) inHand.delete(d.payload.id);
+      await claims?.release(mine.map((d) => d.payload.id));
+      throw err;
+    }
     // Every job settles before the batch fails: one failing must not let the
     // batch come back while the others are still with the carrier (sent twice).
     const outcomes = await Promise.allSettled(
-      mine.map((d) => {
+      mine.map((d, i) => {
         const job = d.payload;
+        if (cancelledNow[i]) {
+          inHand.delete(job.id);
+          dropCancelled(job);
+          return undefined;
+        }
         const redelivered = d.record.redeliveries > 0;
         // Out of hand as soon as its own send settles (a parked campaign message at once): a copy handed over
         // later (its resume) is sent, even while other jobs of this batch are still with the carrier.
-        const send = (): Promise<void> => sendOne(job, redelivered).finally(() => inHand.delete(job.id));
+        const send = (): Promise<void> => sendOne(job, redelivered, true).finally(() => inHand.delete(job.id));
         const span = processSpan(topicName(channel), job.trace, { 'hermod.message_id': job.id });
         if (!span) return send();
         return span.run(send).then(
@@ -393,6 +437,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       stopping = true;
       await subscription.close();
       claims?.stop();
+      await carrierIdWrites.drain();
       await statuses.drain();
     },
   };
