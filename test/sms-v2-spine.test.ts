@@ -51,11 +51,15 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
   });
 
   it('holds a scheduled message as queued until its time, then sends it', async () => {
-    const scheduled = new Date(Date.now() + 2500).toISOString();
+    const at = Date.now() + 2500;
+    const scheduled = new Date(at).toISOString();
     const sent = await client.post('/rest/sms/v2/messages', { destination: '+6421000002', content: '你好世界, later', scheduled });
     expect(sent.status).toBe(202);
     await new Promise((r) => setTimeout(r, 500));
-    expect((await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status).toBe('queued');
+    const before = await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
+    // An answer that came before the message's time must say queued (on a machine loaded enough, the answer may come after it).
+    if (Date.now() < at) expect(before.json.status).toBe('queued');
+    else expect(['queued', 'sent', 'submitted', 'received']).toContain(before.json.status);
     const done = await eventually(async () => {
       const r = await client.get(`/rest/sms/v2/messages?id=${sent.json.id}`);
       return r.json?.status === 'received' ? r : undefined;

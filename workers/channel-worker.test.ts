@@ -192,7 +192,12 @@ describe('a channel worker whose carrier reports delivery the moment it accepts'
       jobs.map((job) => ({ key: job.id, value: encodeJob(job) })),
     );
     await eventually(() => (statuses.filter((u) => u.status === 'received').length === jobs.length ? true : undefined), 10_000);
-    expect(statuses.filter((u) => u.status === 'received').map((u) => u.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(
+      statuses
+        .filter((u) => u.status === 'received')
+        .map((u) => u.id)
+        .sort(),
+    ).toEqual(jobs.map((j) => j.id).sort());
   });
 });
 
