@@ -14,6 +14,8 @@ const MEANING: Record<ErrorCode, string> = {
   broadcast_limit: 'A v1 broadcast names more destinations than allowed',
   body_too_large: 'The body is larger than allowed',
   headers_too_large: "The request's head (request line and headers) is larger than 16 KB; the connection is closed",
+  expectation_failed: 'The request has an Expect other than 100-continue, which hermod does not meet',
+  not_implemented: 'The body comes in a transfer coding besides chunked (gzip, deflate), which hermod does not decode',
   request_timeout:
     'The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT, or came slower than HERMOD_REQUEST_MIN_RATE after that long; the connection is closed',
   unauthorized: 'Credentials are missing or wrong',

@@ -11,7 +11,7 @@ import { createGrpcCredentials } from '../lib/grpc-credentials';
 import { createCampaignsClient } from './campaigns-client';
 import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
-import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
+import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeadChecks } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
 import { createClosingServer } from './http/closing-server';
 import { parseTrustedProxies } from '../lib/trusted-proxies';
@@ -60,7 +60,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
     // A connection that has not finished its TLS handshake in 10 s is dropped (Node waits 120 s): a thousand silent
     // sockets from one client held the gateway's descriptors for two minutes.
     { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS },
-    secureClosing.handle(withHeaderLimit(interfaces, app.callback())),
+    secureClosing.handle(withHeadChecks(interfaces, app.callback())),
   );
 
   // A client that stops sending in the middle of a request (a truncated body), or trickles it under the minimum rate, is
@@ -69,13 +69,13 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   const plain = http.createServer(
     { maxHeaderSize: PARSER_HEADER_LIMIT },
     plainClosing.handle(
-      withHeaderLimit(interfaces, (req, res) => {
+      withHeadChecks(interfaces, (req, res) => {
         const status = redirectToHttps(req, res, (secure.address() as AddressInfo | null)?.port ?? config.httpsPort);
         httpRequests.inc({ interface: 'http_redirect', route: 'unmatched', method: boundedMethod(req.method), status: String(status) });
       }),
     ),
   );
-  // Every field of a head is kept (the parser's 64 KB bounds them), so withHeaderLimit measures all of it.
+  // Every field of a head is kept (the parser's 64 KB bounds them), so withHeadChecks measures all of it.
   secure.maxHeadersCount = 0;
   plain.maxHeadersCount = 0;
   limitHeadTime(plain);

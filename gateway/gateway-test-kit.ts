@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayApp, interfaceErrors, type GatewayDeps } from './app';
-import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeaderLimit } from './http/header-overflow';
+import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeadChecks } from './http/header-overflow';
 import { createAuthenticator } from './auth';
 import { limitRequestTime } from './http/request-timeouts';
 import { continueWhenRead } from './http/continue-when-read';
@@ -53,7 +53,7 @@ export async function startTestGateway(
   const base = gatewayTestDeps(coreMethods);
   const deps = { ...base, im: withMethods(base.im, clients.im ?? {}), campaigns: withMethods(base.campaigns, clients.campaigns ?? {}) };
   const interfaces = interfaceErrors(deps.log);
-  const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeaderLimit(interfaces, createGatewayApp(deps).callback()));
+  const server = http.createServer({ maxHeaderSize: PARSER_HEADER_LIMIT }, withHeadChecks(interfaces, createGatewayApp(deps).callback()));
   server.maxHeadersCount = 0;
   limitRequestTime(
     server,

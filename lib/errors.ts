@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
   // Refused by Node's HTTP parser before any route (gateway/http/header-overflow.ts).
   headers_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  // An Expect the gateway does not meet (only 100-continue is), RFC 9110 §10.1.1.
+  expectation_failed: { http: 417, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  // A transfer coding besides chunked (gzip, deflate), which hermod does not decode: RFC 9112 §6.1 answers 501.
+  not_implemented: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
   // The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT, or came slower than HERMOD_REQUEST_MIN_RATE (gateway/http/request-timeouts.ts).
   request_timeout: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },

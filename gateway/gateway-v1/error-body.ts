@@ -12,6 +12,8 @@ const V1_CODE: Partial<Record<ErrorCode, string>> = {
   broadcast_limit: 'broadcast_limit',
   body_too_large: 'invalid_attrib',
   headers_too_large: 'invalid_attrib',
+  expectation_failed: 'invalid_attrib',
+  not_implemented: 'invalid_attrib',
   // What arrived of the body is no whole JSON document.
   request_timeout: 'invalid_json',
   unauthorized: 'unauthorized',

@@ -5,6 +5,7 @@ import type { Context, Middleware } from 'koa';
 import { ERROR_CODES, HermodError } from '../../lib/errors';
 import { httpRequests } from '../../lib/metrics';
 import { mergedSlashes } from './merge-slashes';
+import { expectationRefusal, headProblem } from './head-checks';
 
 /** One interface's error renderer, as the app mounts it, for answers made outside Koa. */
 export interface InterfaceErrors {
@@ -58,22 +59,28 @@ function headBytes(req: IncomingMessage): number {
 
 /**
  * The gateway's request listener: a request whose head is over HEADER_LIMIT
- * is answered 431, in the error shape of the interface under its path (plain
- * text outside every interface), and its connection closed; every other
- * request goes to `next`.
+ * is answered 431, one with a head problem (head-checks.ts: no Host, a
+ * transfer coding besides chunked) 400 or 501, in the error shape of the
+ * interface under its path (plain text outside every interface), and its
+ * connection closed; every other request goes to `next`.
  */
-export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: RequestListener): RequestListener {
+export function withHeadChecks(interfaces: readonly InterfaceErrors[], next: RequestListener): RequestListener {
   return (req, res) => {
-    if (headBytes(req) <= HEADER_LIMIT) return next(req, res);
-    const path = (req.url ?? '/').replace(/[?#].*$/, '');
-    counted(interfaces, req.method ?? 'GET', path);
-    void answerFor(interfaces, req.method ?? 'GET', path).then((a) => {
-      res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' });
-      res.end(a.body);
-    });
-    // What the client still sends of the request is not read.
-    req.resume();
+    const problem = headBytes(req) > HEADER_LIMIT ? refusal() : headProblem(req);
+    if (!problem) return next(req, res);
+    refuseRequest(interfaces, req, res, problem);
   };
+}
+
+/** Answers `err` to a request Koa never sees, in its interface's shape, and closes the connection; the rest of the body is not read. */
+function refuseRequest(interfaces: readonly InterfaceErrors[], req: IncomingMessage, res: http.ServerResponse, err: HermodError): void {
+  const path = (req.url ?? '/').replace(/[?#].*$/, '');
+  counted(interfaces, req.method ?? 'GET', path, err);
+  void answerFor(interfaces, req.method ?? 'GET', path, err).then((a) => {
+    res.writeHead(a.status, { ...a.headers, 'content-length': String(Buffer.byteLength(a.body)), connection: 'close' });
+    res.end(a.body);
+  });
+  req.resume();
 }
 
 /**
@@ -87,6 +94,10 @@ export function withHeaderLimit(interfaces: readonly InterfaceErrors[], next: Re
  * Node answered an empty 400. Other client errors are answered as Node does.
  */
 export function answerHeaderOverflow(server: http.Server, interfaces: readonly InterfaceErrors[]): void {
+  // A request without Host reaches withHeadChecks, which answers it in the interface's shape, not Node's empty 400.
+  (server as http.Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // An Expect the gateway does not meet: answered 417 in the interface's shape, where Node answered an empty one.
+  server.on('checkExpectation', (req: IncomingMessage, res: http.ServerResponse) => refuseRequest(interfaces, req, res, expectationRefusal(req)));
   const answered = new WeakSet<Duplex>();
   // The start of each connection's first request: over TLS the parser fails on a later record (16 KB at most) than
   // the one with the request line, which still names the interface (a connection's later requests go without it).

@@ -59,3 +59,43 @@ describe('a request Node’s HTTP parser refuses', () => {
     expect(outside.body).toMatch(/^the request is not valid HTTP\/1\.1: /);
   });
 });
+
+describe('a request head Node would answer with an empty body', () => {
+  let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(() => gateway.close());
+
+  it('answers an HTTP/1.1 request without Host 400 in the interface’s error shape', async () => {
+    const r = await exchange(
+      gateway.url,
+      `POST /rest/sms/v2/messages HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`,
+    );
+    expect(r.status, r.headers + r.body).toBe(400);
+    expect(JSON.parse(r.body)).toEqual({ message: 'an HTTP/1.1 request must have a Host header', statusCode: 400, error: 'Bad Request' });
+  });
+
+  it('answers an Expect other than 100-continue 417 in the interface’s error shape, v1’s included', async () => {
+    const r = await exchange(
+      gateway.url,
+      `POST /rest/gateway/messages HTTP/1.1\r\nHost: localhost\r\nExpect: kia-ora\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`,
+    );
+    expect(r.status, r.headers + r.body).toBe(417);
+    expect(JSON.parse(r.body)).toMatchObject({ code: 417, message: 'Expect: kia-ora is not supported; only 100-continue is' });
+  });
+
+  it('answers a body gzipped inside its chunks 501 instead of reading the gzip as the body', async () => {
+    const chunked = `${Buffer.byteLength(BODY).toString(16)}\r\n${BODY}\r\n0\r\n\r\n`;
+    const r = await exchange(
+      gateway.url,
+      `POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunked}`,
+    );
+    expect(r.status, r.headers + r.body).toBe(501);
+    expect(JSON.parse(r.body)).toEqual({
+      message: 'Transfer-Encoding gzip is not supported: send the body as it is, chunked or with Content-Length',
+      statusCode: 501,
+      error: 'Not Implemented',
+    });
+  });
+});
