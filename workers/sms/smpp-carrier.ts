@@ -238,11 +238,11 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   const windowInUse = (): number => clients.reduce((n, c) => n + c.client.windowInUse, 0);
   unwatch.push(carrierWindowInUse.watch({ carrier }, windowInUse));
   let closed = false;
+  const room = (x: SmppClient): number => x.windowInUse + x.queueLength;
   /** The bound client with the most room, or undefined when every bind is down. */
   const pickClient = (): (typeof clients)[number] | undefined => {
     let best: (typeof clients)[number] | undefined;
     for (const c of clients) {
-      const room = (x: SmppClient) => x.windowInUse + x.queueLength;
       if (c.submits && c.client.isBound && (!best || room(c.client) < room(best.client))) best = c;
     }
     return best;
@@ -306,6 +306,15 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         return { carrierIds: ids.map((id) => config.idPrefix + id) };
       };
 
+      if (plan.segments.length === 1) {
+        // One part, as most messages are: its answer alone, without settling several (what follows does the same for one).
+        try {
+          return done(counted([await submitPart(client, plan.segments[0]!, true)]));
+        } catch (err) {
+          if (!isHeldBack(err)) failed(err);
+          throw err;
+        }
+      }
       const first = await Promise.allSettled(plan.segments.map((segment) => submitPart(client, segment, true)));
       const ids: (string | undefined)[] = first.map((r) => (r.status === 'fulfilled' ? counted([r.value])[0] : undefined));
       const refused = first.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
