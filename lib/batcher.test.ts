@@ -44,6 +44,34 @@ describe('batcher', () => {
     await expect(b.add(2)).resolves.toBe(2);
   });
 
+  it('adds many items with one promise that resolves once every one is flushed, in order, across several flushes', async () => {
+    const flushed: number[][] = [];
+    const b = createBatcher<number, void>(
+      async (items) => {
+        await new Promise((r) => setTimeout(r, 5));
+        flushed.push([...items]);
+        return items.map(() => undefined);
+      },
+      { maxItems: 4, maxDelayMs: 0, maxConcurrent: 1 },
+    );
+    await b.addAll([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(flushed.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(Math.max(...flushed.map((f) => f.length))).toBeLessThanOrEqual(4);
+    await expect(b.addAll([])).resolves.toBeUndefined();
+  });
+
+  it('rejects adding many once a flush holding any of them fails, and only once', async () => {
+    const b = createBatcher<number, void>(
+      async (items) => {
+        if (items.includes(6)) throw new Error('disk full');
+        return items.map(() => undefined);
+      },
+      { maxItems: 3, maxDelayMs: 0, maxConcurrent: 2 },
+    );
+    await expect(b.addAll([1, 2, 3, 4, 5, 6, 7, 8, 9])).rejects.toThrow('disk full');
+    await expect(b.addAll([1, 2])).resolves.toBeUndefined();
+  });
+
   it('drain waits for items still being flushed', async () => {
     let done = 0;
     const b = createBatcher<number, void>(

@@ -12,6 +12,11 @@ export interface BatcherOptions {
 
 export interface Batcher<T, R> {
   add(item: T): Promise<R>;
+  /**
+   * Adds every item, in order: resolves once all of them are flushed, rejects with the first failure. One promise for
+   * the lot, not one an item (a batch of status events adds thousands at once).
+   */
+  addAll(items: readonly T[]): Promise<void>;
   /** Resolves when everything added so far has been flushed. */
   drain(): Promise<void>;
   readonly pending: number;
@@ -89,6 +94,26 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, options
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         schedule();
+      });
+    },
+    addAll(items: readonly T[]): Promise<void> {
+      if (items.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        let left = items.length;
+        let failed = false;
+        const settled = (): void => {
+          if (--left === 0 && !failed) resolve();
+        };
+        const fail = (err: unknown): void => {
+          if (!failed) {
+            failed = true;
+            reject(err);
+          }
+        };
+        for (const item of items) {
+          queue.push({ item, resolve: settled, reject: fail });
+          schedule();
+        }
       });
     },
     drain(): Promise<void> {

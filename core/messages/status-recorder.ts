@@ -274,25 +274,23 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     turns: readonly (Turn | undefined)[],
   ): Promise<void> {
     const late = withLate ? await lateHandOvers(changes, applied) : new Set<number>();
-    const writes: Promise<void>[] = [];
+    const rows: StatusEvent[] = [];
     changes.forEach((c, i) => {
       if (!applied[i] && !late.has(i)) return;
-      writes.push(
-        events.add({
-          messageId: c.messageId,
-          applicationId: c.applicationId,
-          status: c.status,
-          at: c.at,
-          detail: c.detail ?? '',
-          carrierId: c.carrierId ?? '',
-          errorCode: c.errorCode ?? '',
-        }),
-      );
+      rows.push({
+        messageId: c.messageId,
+        applicationId: c.applicationId,
+        status: c.status,
+        at: c.at,
+        detail: c.detail ?? '',
+        carrierId: c.carrierId ?? '',
+        errorCode: c.errorCode ?? '',
+      });
       // A long message's other parts, each findable by its carrier id: written, never told.
-      if (c.partCarrierIds) for (const part of partRows(c, c.partCarrierIds)) writes.push(events.add(part));
+      if (c.partCarrierIds) rows.push(...partRows(c, c.partCarrierIds));
       if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
     });
-    await Promise.all(writes);
+    await events.addAll(rows);
     /** The changes to tell, by message, in the batch's order: a message waiting for its turn holds up only itself. */
     const waiting = new Map<string, number[]>();
     for (const [i, c] of changes.entries()) {
