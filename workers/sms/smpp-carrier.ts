@@ -221,7 +221,9 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         // The code alone tells a client nothing: its meaning beside it, where hermod knows it.
         ...(errorCode && r.errorMeaning ? { detail: `${errorCode}: ${r.errorMeaning}` } : {}),
       };
-      Promise.all(reportListeners.map((l) => l(report))).then(
+      // One listener (the channel worker) in practice: its promise alone, without gathering several.
+      const recorded = reportListeners.length === 1 ? Promise.resolve(reportListeners[0]!(report)) : Promise.all(reportListeners.map((l) => l(report)));
+      recorded.then(
         () => settle(true),
         (err: unknown) => {
           log.warn('delivery receipt not recorded; the SMSC will send it again', { err, carrier, carrierId });
