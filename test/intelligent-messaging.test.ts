@@ -316,6 +316,21 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
   });
 
+  it('sends every phone channel to the mobile the request names over a contact’s own numbers, WhatsApp included, so a fallback reaches one handset', async () => {
+    const contact = randomUUID();
+    const set = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+6421100091', '--whatsapp', '6421100092']);
+    expect(set.code, set.output).toBe(0);
+    const mobile = '+6421100093';
+    const id = await send({
+      destination: { contact_id: contact, mobile },
+      message: { type: 'text', text: { body: 'Ko wai tēnei? 📱' } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
+    expect(h.wab.received.filter((m) => m.to === '6421100092')).toEqual([]);
+  });
+
   it("sends nothing on WhatsApp to a contact whose WhatsApp number replied STOP or is blocked, though the contact's mobile is neither, and goes on to the next attempt", async () => {
     const [stopped, blocked] = [
       { contact: randomUUID(), mobile: '+6421100083', whatsapp: '6421100084' },

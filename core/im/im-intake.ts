@@ -44,9 +44,11 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
         throw new HermodError('not_found', `contact ${req.destination.contactId} is not a contact of this application`, {
           fields: [{ field: 'destination.contact_id', description: 'no such contact' }],
         });
+      // What the request names wins over the contact's own: a mobile given sends every phone channel there, WhatsApp
+      // included, so a fallback from WhatsApp to SMS never reaches two handsets (nor credits a reply to the wrong one).
+      destination.whatsappId = destination.mobile ? '' : contact.whatsappId;
       destination.mobile ||= contact.mobile;
       destination.email ||= contact.email;
-      destination.whatsappId = contact.whatsappId;
     }
 
     const type = req.message.type as ImPlan['type'];
