@@ -23,7 +23,7 @@ import type { HttpCarrierConfig } from '../lib/config';
 import { webhookErrors, webhookRouter } from './webhooks/routes';
 import { intelligentMessagingErrors } from './intelligent-messaging/error-body';
 import { intelligentMessagingRouter } from './intelligent-messaging/routes';
-import { createSharedRateLimiter } from './intelligent-messaging/shared-rate-limiter';
+import { createSharedRateLimiter, lateRateShares } from './intelligent-messaging/shared-rate-limiter';
 import { clientAddress } from './http/client-address';
 import { parseTrustedProxies, type TrustedProxies } from '../lib/trusted-proxies';
 import { healthProbes } from './http/health-probes';
@@ -78,7 +78,11 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
       auth: deps.auth,
       log: deps.log,
       maxBodyBytes: deps.maxBodyBytes,
-      rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted })),
+      rateLimiter: createSharedRateLimiter(
+        (applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted }),
+        undefined,
+        lateRateShares(deps.log),
+      ),
     }),
     webhooks: webhookRouter(deps),
     short_links: shortLinkRouter(deps),
