@@ -78,11 +78,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
       auth: deps.auth,
       log: deps.log,
       maxBodyBytes: deps.maxBodyBytes,
-      rateLimiter: createSharedRateLimiter(
-        (applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted }),
-        undefined,
-        lateRateShares(deps.log),
-      ),
+      rateLimiter: createSharedRateLimiter((applicationId, wanted) => deps.im.takeRateBudget({ applicationId, wanted }), undefined, lateRateShares(deps.log)),
     }),
     webhooks: webhookRouter(deps),
     short_links: shortLinkRouter(deps),
