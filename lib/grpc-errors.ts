@@ -31,7 +31,7 @@ export function fromServiceError(err: ServiceError): HermodError {
     const fields = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : [];
     return new HermodError(code, err.details, { fields });
   }
-  if (err.code === GrpcStatus.DEADLINE_EXCEEDED) return new HermodError('timeout', `core did not answer in time (${err.details})`, { cause: err });
+  if (err.code === GrpcStatus.DEADLINE_EXCEEDED) return new HermodError('timeout', 'core did not answer in time', { cause: err });
   if (err.code === GrpcStatus.UNAVAILABLE) return new HermodError('unavailable', 'core is unavailable', { cause: err });
   return new HermodError('internal', err.details || err.message, { cause: err });
 }

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { HermodError } from '../../lib/errors';
+import { createLogger } from '../../lib/log';
 import { startTestGateway } from '../gateway-test-kit';
+import { interfaceHandler } from './interface-handler';
 
 describe('a known path asked with a method it does not take', () => {
   let gateway: Awaited<ReturnType<typeof startTestGateway>>;
@@ -31,5 +36,34 @@ describe('a known path asked with a method it does not take', () => {
     const res = await fetch(`${gateway.url}/rest/gateway/messages/broadcast`, { method: 'OPTIONS' });
     expect(res.status).toBe(200);
     expect(res.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('an interface whose error renderer answers core being away as 500 (Intelligent Messaging)', () => {
+  it('tells the outage log it was an outage, and why', async () => {
+    const router = new Router();
+    router.post('/send', () => {
+      throw new HermodError('timeout', 'core did not answer in time');
+    });
+    const asFiveHundred = async (ctx: { status: number; body: unknown }, next: () => Promise<unknown>) => {
+      try {
+        await next();
+      } catch {
+        ctx.status = 500;
+        ctx.body = { code: 500 };
+      }
+    };
+    const told: [number, string | undefined][] = [];
+    const app = new Koa();
+    app.use(interfaceHandler(asFiveHundred as never, router, createLogger({ test: 'interface-handler' }), { answered: (s, why) => void told.push([s, why]) }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const r = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/send`, { method: 'POST' });
+      expect(r.status).toBe(500);
+      expect(told).toEqual([[500, 'core did not answer in time']]);
+    } finally {
+      server.close();
+    }
   });
 });

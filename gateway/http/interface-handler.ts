@@ -31,7 +31,7 @@ export function interfaceHandler(errors: Middleware, router: Router, log: Logger
     try {
       await next();
     } finally {
-      outages?.answered(ctx.status);
+      outages?.answered(ctx.status, (ctx.state as { unavailable?: string }).unavailable);
     }
   };
   return compose([
@@ -54,6 +54,8 @@ const retryAfterOfError: Middleware = async (ctx, next) => {
     await next();
   } catch (err) {
     if (err instanceof HermodError && err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
+    // Said to the outage log whatever status the interface answers it with (Intelligent Messaging: 500).
+    if (err instanceof HermodError && (err.code === 'unavailable' || err.code === 'timeout')) (ctx.state as { unavailable?: string }).unavailable = err.message;
     throw err;
   }
 };

@@ -49,4 +49,13 @@ describe('the gateway’s log while core is out of reach', () => {
     outages.answered(201);
     expect(lines.map((l) => l.level)).toEqual(['warn', 'warn', 'info']);
   });
+
+  it('calls an answer an outage when the interface renders one as 500 (Intelligent Messaging), saying why', () => {
+    const { lines, log } = recording();
+    const outages = createOutageLog(log, { now: () => 0 });
+    outages.answered(500, 'core did not answer in time');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ status: 500, reason: 'core did not answer in time' }) }),
+    ]);
+  });
 });

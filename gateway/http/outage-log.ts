@@ -1,8 +1,13 @@
 import type { Logger } from '../../lib/log';
 
 export interface OutageLog {
-  /** Told the status of every answer an interface gave. */
-  answered(status: number): void;
+  /**
+   * Told the status of every answer an interface gave, and `unavailable`, the
+   * message of the error that made it an outage (core, the bus or hot state
+   * out of reach or too slow) where the status alone does not say so:
+   * Intelligent Messaging answers those 500, as its interface declares no 503.
+   */
+  answered(status: number, unavailable?: string): void;
 }
 
 /**
@@ -20,14 +25,19 @@ export function createOutageLog(log: Logger, options: { everyMs?: number; now?: 
   let unsaid = 0;
   let total = 0;
   return {
-    answered(status) {
-      if (status === 503 || status === 504) {
+    answered(status, unavailable) {
+      if (status === 503 || status === 504 || unavailable !== undefined) {
         const t = now();
         since ??= t;
         unsaid++;
         total++;
         if (t - lastLine < everyMs) return;
-        log.warn('answering requests as unavailable: core, the bus or hot state is out of reach', { status, answers: unsaid, forMs: t - since });
+        log.warn('answering requests as unavailable: core, the bus or hot state is out of reach', {
+          status,
+          answers: unsaid,
+          forMs: t - since,
+          ...(unavailable ? { reason: unavailable } : {}),
+        });
         lastLine = t;
         unsaid = 0;
         return;
