@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HermodError } from '../../lib/errors';
+import { httpRequests } from '../../lib/metrics';
 import { startTestGateway } from '../gateway-test-kit';
 
 describe("the gateway's probes for an orchestrator", () => {
@@ -37,6 +38,9 @@ describe("the gateway's probes for an orchestrator", () => {
     expect(r.status).toBe(503);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await r.text()).toBe('not ready: core is unavailable: connect ECONNREFUSED core.hermod.svc:50051\n');
+    // Counted as the probes' own, not as the interfaces' traffic (their 5xx rate is an alert).
+    const series = (await httpRequests.get()).values.filter((v) => v.labels.route === '/readyz' && v.labels.status === '503');
+    expect(series.map((v) => v.labels.interface)).toEqual(['health']);
   });
 
   it('answers a probe other than GET or HEAD 405, and leaves the interfaces their own paths', async () => {

@@ -14,6 +14,9 @@ import type { CampaignsClient } from '../campaigns-client';
 export function healthProbes(campaigns: Pick<CampaignsClient, 'health'>) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
+    // Counted apart from the interfaces' traffic: an orchestrator's 503s while core is away are no client's 5xx.
+    ctx.state.interface = 'health';
+    ctx.state.route = ctx.path;
     ctx.type = 'text/plain';
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;

@@ -21,7 +21,7 @@ export async function requestMetrics(ctx: Context, next: Next): Promise<void> {
   } finally {
     const labels = {
       interface: (ctx.state.interface as string | undefined) ?? 'none',
-      route: (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+      route: (ctx.state.route as string | undefined) ?? (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
       method: ctx.method,
       status: String(ctx.status),
     };
