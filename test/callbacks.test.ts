@@ -152,6 +152,9 @@ describe('status and reply callbacks', () => {
     ]);
     expect(again[0].application).toBe(failed[0].application);
     for (const l of lines) expect(l).not.toMatch(/hook:|p%C4%81|pā|再试一次/);
+    // `hermod status` says when its last error was, so an error long past does not read as today's.
+    const status = await hermod.cli(['status']);
+    expect(status.stdout).toMatch(/\nacme\t.*\tcallback receiver answered 500 \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\)\n/);
   });
 
   it('posts a reply to the reply callback with reply_to naming the message it answers', async () => {

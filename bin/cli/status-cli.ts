@@ -61,7 +61,7 @@ export async function runStatusCommand(config: Readonly<Config>, out: Out, err: 
     if (!unread(callbacksAsked) && callbacks.applications.length === 0) out('(none)');
     for (const a of callbacks.applications) {
       out(
-        `${cell(a.applicationName || a.applicationId)}\t${a.owed}\t${a.waiting}\t${a.delivered}\t${a.failedTries}\t${a.failed}\t${a.lastError ? cell(a.lastError) : '-'}`,
+        `${cell(a.applicationName || a.applicationId)}\t${a.owed}\t${a.waiting}\t${a.delivered}\t${a.failedTries}\t${a.failed}\t${a.lastError ? `${cell(a.lastError)}${a.lastErrorAt ? ` (${a.lastErrorAt.toISOString()})` : ''}` : '-'}`,
       );
     }
     return failures.length > 0 ? 1 : 0;
