@@ -42,3 +42,31 @@ export function openModel(thresholdP95Ms: number, thresholdP99Ms: number, rate =
 export function destination(): string {
   return `+6421${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
+
+/**
+ * What users send, not ASCII: te reo Māori with macrons, emoji (a ZWJ
+ * family, skin tones, a flag), CJK, Arabic, and texts long enough to go in
+ * two parts (GSM 7-bit past 160, UCS-2 past 70). One at random per request.
+ */
+export const TEXTS = [
+  'Kia ora e te whānau — tēnā koutou katoa 👋🏽',
+  'Ka kite anō āpōpō. Ngā mihi nui ki a koe, e hoa mā!',
+  '你好，你的订单已发货 📦 请查收',
+  'مرحبا، تم شحن طلبك 🚚',
+  'Whānau 👨‍👩‍👧‍👦 hui at 6pm 🇳🇿 — bring a plate 🍽️',
+  `Your appointment is confirmed for Tuesday at 10:30. Reply YES to confirm or NO to cancel. ${'Thanks for choosing us. '.repeat(4)}`,
+  `Kia ora! He whakamaumahara tēnei mō tō huihuinga āpōpō ki Ōtautahi 🗓️ ${'Ngā mihi. '.repeat(6)}`,
+];
+
+export function text(): string {
+  return TEXTS[Math.floor(Math.random() * TEXTS.length)]!;
+}
+
+/** A share of sends (RETRY_SHARE, default 0.05) sent again with the same Idempotency-Key, as a client whose answer was lost. */
+export const RETRY_SHARE = Number(__ENV.RETRY_SHARE ?? 0.05);
+
+/** A random UUID (version 4 form) for an Idempotency-Key. */
+export function idempotencyKey(): string {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(Math.random() * 4)]}${hex(3)}-${hex(12)}`;
+}
