@@ -255,6 +255,18 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     await settles(id, 'received', ['accepted', 'received']);
   });
 
+  it('refuses a template asked in a language other than the one it is held in, naming the field', async () => {
+    const templateId = randomUUID();
+    expect((await h.hermod.cli(['im-templates', 'set', 'acme', templateId, 'mihi', 'mi_NZ', 'Tēnā koe {{ingoa}} 👋🏽'])).code).toBe(0);
+    const r = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile: '+6421100094' },
+      message: { type: 'template', template: { template_id: templateId, language: 'en_US', parameters: [{ name: 'ingoa', text: 'Mere' }] } },
+      delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json).toMatchObject({ code: 422, errors: [{ field: 'message.template.language', description: `template ${templateId} is held in mi_NZ, not en_US` }] });
+  });
+
   it('refuses a template whose placeholder no parameter can fill, rather than send the braces to customers', async () => {
     // A send's parameter names are letters A–Z, digits, '-', '_' and spaces: {{ōta}} could never be filled.
     const templateId = randomUUID();

@@ -62,6 +62,12 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
         throw new HermodError('not_found', `template ${t.templateId} is not a template of this application`, {
           fields: [{ field: 'message.template.template_id', description: 'no such template' }],
         });
+      // hermod holds one language of a template: one asked in another would go out in the stored words on SMS and be
+      // refused by WhatsApp (no such translation), so it is refused now.
+      if (t.language && t.language.toLowerCase() !== stored.language.toLowerCase()) {
+        const problem = `template ${t.templateId} is held in ${stored.language}, not ${t.language}`;
+        throw new HermodError('unprocessable', problem, { fields: [{ field: 'message.template.language', description: problem }] });
+      }
       const values = new Map(t.parameters.map((p) => [p.name, p.text]));
       const placeholders = placeholdersOf(stored.body);
       // A template stored before its placeholders were checked: its braces would reach the handset.
