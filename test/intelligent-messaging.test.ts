@@ -264,7 +264,10 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
       delivery_attempts: [{ channel: 'wab' }, { channel: 'sms' }],
     });
     expect(r.status, r.text).toBe(422);
-    expect(r.json).toMatchObject({ code: 422, errors: [{ field: 'message.template.language', description: `template ${templateId} is held in mi_NZ, not en_US` }] });
+    expect(r.json).toMatchObject({
+      code: 422,
+      errors: [{ field: 'message.template.language', description: `template ${templateId} is held in mi_NZ, not en_US` }],
+    });
   });
 
   it('refuses a template whose placeholder no parameter can fill, rather than send the braces to customers', async () => {
