@@ -77,6 +77,8 @@ function describe(e: ErrorObject): FieldProblem {
     const said = PATTERNS_SAID[(e.params as { pattern: string }).pattern];
     if (said) return { field: path || '(body)', description: said };
   }
+  if (e.keyword === 'format' && (e.params as { format: string }).format === 'uri')
+    return { field: path || '(body)', description: URI_SAID };
   return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }
 
@@ -87,6 +89,10 @@ function describe(e: ErrorObject): FieldProblem {
  * or an inbox as a blank message.
  */
 export const VISIBLE_TEXT = '[^\\s\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u200b-\\u200f\\u2060-\\u2064\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0]';
+
+/** A URL refused by `format: uri` (RFC 3986): most often one written with characters a URL must percent-encode. */
+const URI_SAID =
+  'is not a URL: it must be absolute (https://…), with spaces and characters outside ASCII percent-encoded (e.g. https://cdn.example.com/invoice%20%C5%8Ctautahi.pdf)';
 
 /** What a value failing one of the schemas' patterns is, in words (a client reads these, not regular expressions). */
 const PATTERNS_SAID: Record<string, string> = {

@@ -97,6 +97,12 @@ describe('MessagePostRequest formats', () => {
     await rejected(media({ type: 'image/png' }), 'message.media.url');
   });
 
+  it('says how to write a URL with characters outside ASCII when it refuses one', async () => {
+    const refused = await rejected(media({ type: 'application/pdf', url: 'https://cdn.example.com/invoice Ōtautahi.pdf' }), 'message.media.url');
+    expect(refused.errors.find((e: { field: string }) => e.field === 'message.media.url').description).toMatch(/percent-encoded/);
+    await accepted(media({ type: 'application/pdf', url: 'https://cdn.example.com/invoice%20%C5%8Ctautahi.pdf' }));
+  });
+
   it('accepts a 255-character MimeType and refuses 256 characters and other shapes', async () => {
     const mime = 'a/' + x(253, 'b');
     expect(mime).toHaveLength(255);
