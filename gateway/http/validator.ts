@@ -77,8 +77,7 @@ function describe(e: ErrorObject): FieldProblem {
     const said = PATTERNS_SAID[(e.params as { pattern: string }).pattern];
     if (said) return { field: path || '(body)', description: said };
   }
-  if (e.keyword === 'format' && (e.params as { format: string }).format === 'uri')
-    return { field: path || '(body)', description: URI_SAID };
+  if (e.keyword === 'format' && (e.params as { format: string }).format === 'uri') return { field: path || '(body)', description: URI_SAID };
   return { field: path || '(body)', description: e.message ?? 'is invalid' };
 }
 
