@@ -268,6 +268,14 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
       code: 422,
       errors: [{ field: 'message.template.language', description: `template ${templateId} is held in mi_NZ, not en_US` }],
     });
+    // The same language in other case is the one held, and goes to WhatsApp as it was registered.
+    const id = await send({
+      destination: { mobile: '+6421100095' },
+      message: { type: 'template', template: { template_id: templateId, language: 'MI_nz', parameters: [{ name: 'ingoa', text: 'Mere' }] } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    await settles(id, 'received', ['accepted', 'received']);
+    expect(h.wab.received.find((m) => m.to === '6421100095')?.template).toMatchObject({ name: 'mihi', language: { code: 'mi_NZ' } });
   });
 
   it('refuses a template whose placeholder no parameter can fill, rather than send the braces to customers', async () => {
@@ -344,6 +352,14 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     await settles(id, 'received', ['accepted', 'received']);
     expect(h.wab.received.filter((m) => m.to === mobile.slice(1))).toHaveLength(1);
     expect(h.wab.received.filter((m) => m.to === '6421100092')).toEqual([]);
+    // The contact's own mobile named again (a client that always sends both): WhatsApp still goes to its WhatsApp number.
+    const again = await send({
+      destination: { contact_id: contact, mobile: '+6421100091' },
+      message: { type: 'text', text: { body: 'Ko au anō tēnei 📱' } },
+      delivery_attempts: [{ channel: 'wab' }],
+    });
+    await settles(again, 'received', ['accepted', 'received']);
+    expect(h.wab.received.filter((m) => m.to === '6421100092')).toHaveLength(1);
   });
 
   it("sends nothing on WhatsApp to a contact whose WhatsApp number replied STOP or is blocked, though the contact's mobile is neither, and goes on to the next attempt", async () => {

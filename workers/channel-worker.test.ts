@@ -5,7 +5,7 @@ import { decodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports
 import type { HotState } from '../core/ports/state';
 import type { MessageStatus } from '../core/domain/message-status';
 import { eventually } from '../test/support/eventually';
-import type { Carrier, CarrierReport } from './carrier';
+import { heldBackError, type Carrier, type CarrierReport } from './carrier';
 import { startChannelWorker, type ChannelWorkerOptions } from './channel-worker';
 import { quietLog } from './simulators/smpp-test-kit';
 import { createRedisBus } from '../core/adapters/redis-bus';
@@ -198,6 +198,63 @@ describe('a channel worker whose carrier reports delivery the moment it accepts'
         .map((u) => u.id)
         .sort(),
     ).toEqual(jobs.map((j) => j.id).sort());
+  });
+});
+
+describe('a channel worker whose carrier is down', () => {
+  it('acknowledges at once a batch with nothing left to send (each job submitted before), not when a bind comes back', async () => {
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'down',
+      ready: () => new Promise<void>(() => undefined),
+      send: async () => {
+        throw new Error('never sent');
+      },
+      onReport: () => undefined,
+    };
+    const bus = createMemoryBus();
+    const state = createMemoryState();
+    const worker = await startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog });
+    kit.defer(async () => {
+      await Promise.race([worker.stop(), new Promise((r) => setTimeout(r, 200))]);
+      await bus.close();
+    });
+    const job = imJob('sms', '+64211234569', { type: 'text' }, 'Kua tae kē — 已送达 ✅');
+    await state.advanceStatuses([{ id: job.id, status: 'submitted', at: Date.now() }]);
+    await state.putCarrierIds([{ carrierId: 'c-before', messageId: job.id }]);
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
+  });
+});
+
+describe('a channel worker whose carrier withdrew a message from its queue', () => {
+  it('waits for the carrier again before the next hand-over, as before any hand-over but the batch’s first', async () => {
+    let readyAsked = 0;
+    let tries = 0;
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'withdrew-once',
+      ready: async () => void readyAsked++,
+      async send(job) {
+        if (++tries === 1) throw heldBackError();
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      onReport: () => undefined,
+    };
+    const bus = createMemoryBus();
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
+    kit.defer(async () => {
+      await worker.stop();
+      await bus.close();
+    });
+    const job = imJob('sms', '+64211234570', { type: 'text' }, 'Tatari ake — 稍等 ⏳');
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => (statuses.some((u) => u.id === job.id && u.status === 'submitted') ? true : undefined), 5_000);
+    expect(tries).toBe(2);
+    // Once for the batch, once before the second hand-over.
+    expect(readyAsked).toBe(2);
   });
 });
 

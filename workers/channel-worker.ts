@@ -251,12 +251,15 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // Handed over again after refusals: one try now, as a mail server's queue run.
     const attempts = job.deferredSince === undefined ? maxAttempts : 1;
     let firstRefusedAt: number | undefined;
+    let checkedByBatch = checked;
     for (let attempt = 1; ; attempt++) {
-      // Checked right before each hand-over: the wait for the carrier or a retry's back-off may be long.
-      if (!checked || attempt > 1) {
+      // Checked right before each hand-over (the first one by the batch): the wait for the carrier, a retry's
+      // back-off or a withdrawal from the carrier's queue may be long.
+      if (!checkedByBatch) {
         await carrier.ready();
         if (await cancelled(job)) return;
       }
+      checkedByBatch = false;
       if (campaigns.verdictNow(job.id) !== 'send' && (await heldByOperator(job))) return;
       let written = false;
       let taken = false;
@@ -382,10 +385,13 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const mine = claimed ? todo.filter((_, i) => claimed![i]) : todo;
     if (claimed) for (let i = 0; i < todo.length; i++) if (!claimed[i]) inHand.delete(todo[i]!.payload.id);
     // The batch's jobs are checked together right before they go to the carrier, not each with a read of its own.
-    let cancelledNow: boolean[];
+    let cancelledNow: boolean[] = [];
     try {
-      await carrier.ready();
-      cancelledNow = mine.length > 0 ? await state.wereCancelled(mine.map((d) => d.payload.id)) : [];
+      // Nothing to send (each job sent before, a copy in hand, or another worker's): acknowledged at once, carrier or not.
+      if (mine.length > 0) {
+        await carrier.ready();
+        cancelledNow = await state.wereCancelled(mine.map((d) => d.payload.id));
+      }
     } catch (err) {
       for (const d of mine) inHand.delete(d.payload.id);
       await claims?.release(mine.map((d) => d.payload.id));

@@ -46,7 +46,7 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
         });
       // What the request names wins over the contact's own: a mobile given sends every phone channel there, WhatsApp
       // included, so a fallback from WhatsApp to SMS never reaches two handsets (nor credits a reply to the wrong one).
-      destination.whatsappId = destination.mobile ? '' : contact.whatsappId;
+      destination.whatsappId = destination.mobile && destination.mobile !== contact.mobile ? '' : contact.whatsappId;
       destination.mobile ||= contact.mobile;
       destination.email ||= contact.email;
     }
@@ -79,7 +79,8 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
           fields: missing.map((n) => ({ field: 'message.template.parameters', description: `${n} is required by the template` })),
         });
       text = fillTemplate(stored.body, values);
-      template = { id: stored.id, name: stored.name, language: t.language || stored.language, parameters: t.parameters };
+      // As held: a language asked in other case (`EN_us`) is the same one, and WhatsApp takes it as registered.
+      template = { id: stored.id, name: stored.name, language: stored.language, parameters: t.parameters };
     } else if (type === 'media') {
       if (!req.message.media) throw new HermodError('invalid_attrib', 'message.media is required for a media message');
       text ||= req.message.media.url;

@@ -130,6 +130,20 @@ describe('createSharedRateLimiter', () => {
     expect(late).toBe(40);
   });
 
+  it('refuses a burst over the limit with 429, not 500, when core’s late answers granted part of it', async () => {
+    let ms = 0;
+    const limiter = createSharedRateLimiter(
+      async (_app, wanted) => {
+        ms += 1500;
+        return { limit: 5, granted: Math.min(5, wanted), windowEndsInMs: 100 };
+      },
+      () => ms,
+    );
+    const verdicts = await Promise.all(Array.from({ length: 40 }, () => limiter.take('shop').catch((err: unknown) => err)));
+    expect(verdicts.filter((v) => v instanceof Error)).toEqual([]);
+    expect(verdicts.filter((v) => (v as { ok: boolean }).ok)).toHaveLength(5);
+  });
+
   it('still refuses with 429, not 500, when core’s late answers say the second is spent', async () => {
     let ms = 0;
     const limiter = createSharedRateLimiter(

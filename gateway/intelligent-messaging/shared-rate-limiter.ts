@@ -1,4 +1,3 @@
-import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import type { RateBudget } from '../../proto/gen/hermod/v1/im';
 
@@ -101,8 +100,8 @@ export function createSharedRateLimiter(
             onLate?.();
             return { ok: true, limit: a.limit };
           }
-          if (a.exhausted) return { ok: false, limit: a.limit, retryAfterSeconds: 1 };
-          throw new HermodError('unavailable', 'the rate limit could not be counted in time; retry');
+          // Nothing left of what core granted (none, or others here spent it): over the limit, as core counts.
+          return { ok: false, limit: a.limit, retryAfterSeconds: 1 };
         }
         waiting.set(applicationId, (waiting.get(applicationId) ?? 0) + 1);
         try {
