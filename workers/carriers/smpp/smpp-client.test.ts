@@ -310,6 +310,8 @@ describe('SMPP client receipts', () => {
     const client = await kit.client(sim, { windowSize: 256, receiptsInHand: 100 });
     const held: ((handled: boolean) => void)[] = [];
     client.on('receipt', (_r, settle) => void held.push(settle));
+    let refused = 0;
+    client.on('receiptRefused', () => void refused++);
     const shortMessage = Buffer.from('Kia ora — tatari 🐢', 'utf16le');
     // Receipts pile up unanswered while the submits go on: on a transceiver bind both share the connection.
     const answered = await Promise.all(
@@ -317,8 +319,9 @@ describe('SMPP client receipts', () => {
     );
     expect(answered).toHaveLength(1000);
     await new Promise((r) => setTimeout(r, 300));
-    // Never more in hand than the bound: the SMSC was told to send the others again later.
+    // Never more in hand than the bound: the SMSC was told to send the others again later, and each refusal is told.
     expect(held.length).toBe(100);
+    expect(refused).toBeGreaterThan(0);
     // Made safe: the refused ones come again, and every receipt is taken.
     let taken = 0;
     const answerAll = setInterval(() => {

@@ -388,6 +388,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     let out = this.receiptsOut.get(conn);
     if (!out) this.receiptsOut.set(conn, (out = { n: 0, refused: 0 }));
     if (out.n >= this.o.receiptsInHand) {
+      this.emit('receiptRefused');
       if (out.refused++ === 0) this.log.debug('SMPP receipts wait to be made durable; further ones refused until they are', { inHand: out.n });
       return false;
     }
