@@ -127,6 +127,19 @@ async function workerOnBusSlowToTake(slowStatus: MessageStatus, carrier: Carrier
 
 const carrierParts = { ready: async () => undefined, onInbound: () => undefined, close: async () => undefined };
 
+/** An SMS worker sending through `carrier` on an in-process bus and state; the statuses as core reads them off the status topic. */
+async function workerWith(carrier: Carrier) {
+  const bus = createMemoryBus();
+  const statuses: StatusUpdate[] = [];
+  await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
+  kit.defer(async () => {
+    await worker.stop();
+    await bus.close();
+  });
+  return { bus, statuses };
+}
+
 describe('a channel worker whose bus is slow to take a status', () => {
   it('reports sent before submitted even when the publish carrying sent is slower than the next one', async () => {
     // As an SMSC: the submit is written (`sent`) at once, and answered (`submitted`) a little later.
@@ -178,14 +191,7 @@ describe('a channel worker whose carrier reports delivery the moment it accepts'
         report = listener;
       },
     };
-    const bus = createMemoryBus();
-    const statuses: StatusUpdate[] = [];
-    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
-    kit.defer(async () => {
-      await worker.stop();
-      await bus.close();
-    });
+    const { bus, statuses } = await workerWith(carrier);
     const jobs = ['Kia ora 👋🏽', 'Tēnā koe', '你好', 'مرحبا'].map((text, i) => imJob('sms', `+6421123456${i}`, { type: 'text' }, text));
     await bus.publish(
       topicName('sms'),
@@ -241,14 +247,7 @@ describe('a channel worker whose carrier withdrew a message from its queue', () 
       },
       onReport: () => undefined,
     };
-    const bus = createMemoryBus();
-    const statuses: StatusUpdate[] = [];
-    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-    const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
-    kit.defer(async () => {
-      await worker.stop();
-      await bus.close();
-    });
+    const { bus, statuses } = await workerWith(carrier);
     const job = imJob('sms', '+64211234570', { type: 'text' }, 'Tatari ake — 稍等 ⏳');
     await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
     await eventually(() => (statuses.some((u) => u.id === job.id && u.status === 'submitted') ? true : undefined), 5_000);
