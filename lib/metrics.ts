@@ -289,16 +289,6 @@ export const smppSubmits = once(
     }),
 );
 
-export const receiptsRefused = once(
-  'hermod_smpp_receipts_refused_total',
-  () =>
-    new Counter({
-      name: 'hermod_smpp_receipts_refused_total',
-      help: 'delivery receipts answered ESME_RX_T_APPN unread because a session held as many as allowed (the SMSC sends them again), per SMS carrier',
-      labelNames: ['carrier'] as const,
-    }),
-);
-
 export const carrierSubmits = once(
   'hermod_smpp_carrier_submits_total',
   () =>

@@ -1,16 +1,7 @@
 import type { CarrierConfig } from '../../lib/carriers-file';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import {
-  carrierBindsUp,
-  carrierSubmits,
-  carrierWindowInUse,
-  receiptLatency,
-  receiptsRefused,
-  smppBindUp,
-  smppSubmits,
-  smppWindowInUse,
-} from '../../lib/metrics';
+import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
 import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
@@ -240,7 +231,6 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         },
       );
     });
-    client.on('receiptRefused', () => receiptsRefused.inc({ carrier }));
     client.on('mo', (m) => {
       const message: InboundMessage = { source: m.source, destination: m.destination, text: m.text, at: Date.now(), carrierRef: m.carrierRef };
       for (const l of inboundListeners) l(message);

@@ -34,7 +34,5 @@ export type SmppClientEvents = {
   /** `settle(true)` once the receipt is safe with the listener (deliver_sm_resp OK), `settle(false)` for the SMSC to send it again. */
   receipt: [DeliveryReceipt, (handled: boolean) => void];
   mo: [MoMessage];
-  /** A receipt answered ESME_RX_T_APPN unread: as many as allowed were in listeners' hands (the SMSC sends it again). */
-  receiptRefused: [];
   slowAnswer: [SlowAnswerEvent];
 };

@@ -31,10 +31,9 @@ export interface SmppClientOptions {
   maxPduLength?: number;
   /**
    * Receipts handed to listeners and not yet answered, at most (default
-   * 2,048): past it a receipt is answered with a temporary error
-   * (ESME_RX_T_APPN) and the SMSC sends it again later, so one that sends
-   * receipts faster than hermod makes them durable does not fill this
-   * process's memory, and the session still reads its submits' answers.
+   * 2,048): past it the session stops reading until half are answered, so an
+   * SMSC that sends receipts faster than hermod makes them durable waits on
+   * TCP instead of filling this process's memory.
    */
   receiptsInHand?: number;
   /**

@@ -349,9 +349,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     if (isReceiptEsmClass(pdu.esmClass) || findTlv(pdu.tlvs, TlvTag.receipted_message_id)) {
       const receipt = parseDeliveryReceipt(pdu);
       if (receipt) {
-        // As many in hand as allowed: sent again later by the SMSC (store-and-forward), not read and held.
-        if (!this.tookReceipt(conn)) return answer(CommandStatus.ESME_RX_T_APPN);
         let answered = false;
+        this.tookReceipt(conn);
         this.defer([
           'receipt',
           receipt,
@@ -373,36 +372,27 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     if (mo) this.defer(['mo', mo]);
   }
 
-  /**
-   * Receipts of each connection in listeners' hands. Past the bound, a receipt
-   * is refused with a temporary error (the SMSC sends it again later) instead
-   * of the socket being paused: on a transceiver bind the same connection
-   * carries the submits' answers and enquire_link's, and a session that stopped
-   * reading them timed its own bind out and sent again what the SMSC had taken
-   * (an SRE trial on a CPU-starved core: some 2,000 SMS submitted twice).
-   */
-  private readonly receiptsOut = new WeakMap<SmppConnection, { n: number; refused: number }>();
+  /** Receipts of each connection in listeners' hands, and whether its reading is paused for them. */
+  private readonly receiptsOut = new WeakMap<SmppConnection, { n: number; paused: boolean }>();
 
-  /** Counts a receipt handed to listeners; false (not taken) when as many as allowed are in hand already. */
-  private tookReceipt(conn: SmppConnection): boolean {
+  private tookReceipt(conn: SmppConnection): void {
     let out = this.receiptsOut.get(conn);
-    if (!out) this.receiptsOut.set(conn, (out = { n: 0, refused: 0 }));
-    if (out.n >= this.o.receiptsInHand) {
-      this.emit('receiptRefused');
-      if (out.refused++ === 0) this.log.debug('SMPP receipts wait to be made durable; further ones refused until they are', { inHand: out.n });
-      return false;
-    }
+    if (!out) this.receiptsOut.set(conn, (out = { n: 0, paused: false }));
     out.n += 1;
-    return true;
+    if (!out.paused && out.n >= this.o.receiptsInHand) {
+      out.paused = true;
+      conn.socket.pause();
+      this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
+    }
   }
 
   private answeredReceipt(conn: SmppConnection): void {
     const out = this.receiptsOut.get(conn);
     if (!out) return;
     out.n = Math.max(0, out.n - 1);
-    if (out.refused > 0 && out.n < this.o.receiptsInHand) {
-      this.log.debug('SMPP receipts taken again', { refused: out.refused });
-      out.refused = 0;
+    if (out.paused && out.n <= this.o.receiptsInHand / 2) {
+      out.paused = false;
+      if (!conn.socket.destroyed) conn.socket.resume();
     }
   }
 
