@@ -7,6 +7,8 @@ import { prometheusTool, promtool } from './support/prometheus-process';
 
 const DIR = path.resolve(import.meta.dirname, '../deploy/prometheus');
 const tool = prometheusTool('promtool');
+/** Every alert the rules file holds: a configuration that loads it must find them all. */
+const RULES = (fs.readFileSync(path.join(DIR, 'hermod-alerts.yml'), 'utf8').match(/^\s*- alert: /gm) ?? []).length;
 
 describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus', () => {
   it('passes the alerting rules’ unit tests, one per alert', () => {
@@ -27,7 +29,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
 
   it('accepts the compose scrape configuration with its rules', () => {
     const run = promtool(['check', 'config', 'prometheus.yml'], DIR);
-    expect(run.output).toContain('SUCCESS: 12 rules found');
+    expect(run.output).toContain(`SUCCESS: ${RULES} rules found`);
     expect(run.code).toBe(0);
   });
 
@@ -51,7 +53,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
 
   it('accepts the one-machine scrape configuration, which scrapes every metrics port of the README’s one-machine layout', () => {
     const run = promtool(['check', 'config', 'prometheus-one-machine.yml'], DIR);
-    expect(run.output).toContain('SUCCESS: 12 rules found');
+    expect(run.output).toContain(`SUCCESS: ${RULES} rules found`);
     expect(run.code).toBe(0);
 
     const readme = fs.readFileSync(path.join(DIR, '../../README.md'), 'utf8');
@@ -88,7 +90,7 @@ describe.skipIf(!tool.available)('Prometheus configuration in deploy/prometheus'
       run = promtool(['check', 'config', 'prometheus-kubernetes.yml'], dir);
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    expect(run.output).toContain('SUCCESS: 12 rules found');
+    expect(run.output).toContain(`SUCCESS: ${RULES} rules found`);
     expect(run.code).toBe(0);
   });
 });
