@@ -305,6 +305,37 @@ describe('SMPP client receipts', () => {
     expect(seen.length).toBe(2);
   });
 
+  it('keeps its transceiver bind and every submit while its listener is slow to make receipts safe: no answer it owes is left unread', async () => {
+    // A CPU-starved process: receipts wait to be made durable while submits are on the wire. Their answers
+    // and the SMSC's enquire_link_resp come on the same socket as the receipts.
+    const sim = await kit.simulator({ receiptDelayMs: 0 });
+    const client = await kit.client(sim, { windowSize: 256, receiptsInHand: 100, enquireLinkMs: 150, submitTimeoutMs: 400, answerWaitMs: 400 });
+    const disconnects: string[] = [];
+    client.on('disconnected', (e) => disconnects.push(e.reason));
+    const held: ((handled: boolean) => void)[] = [];
+    let slow = true;
+    client.on('receipt', (_r, settle) => (slow ? void held.push(settle) : settle(true)));
+    const shortMessage = Buffer.from('Kia ora — tatari 🐢', 'utf16le');
+    const outcomes = Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        client.submit({ source: 'Hermod', destination: `+6421${i}`, shortMessage, dataCoding: 8, registeredDelivery: 1 }).then(
+          () => 'taken',
+          (err: HermodError) => err.message,
+        ),
+      ),
+    );
+    await eventually(() => (held.length >= 100 ? true : undefined), 10_000);
+    // Longer than the submit timeout and several enquire_link intervals.
+    await new Promise((r) => setTimeout(r, 1500));
+    slow = false;
+    for (const settle of held.splice(0)) settle(true);
+    const results = await outcomes;
+    expect(results.filter((r) => r !== 'taken')).toEqual([]);
+    expect(disconnects).toEqual([]);
+    expect(sim.submitCount).toBe(1000);
+    await eventually(() => (sim.receiptCount >= 1000 ? true : undefined), 20_000);
+  });
+
   it('stops reading while its listener holds as many receipts as it may, and reads on once they are made safe, so memory stays bounded', async () => {
     const sim = await kit.simulator({ receiptDelayMs: 0 });
     const client = await kit.client(sim, { windowSize: 256, receiptsInHand: 100 });

@@ -234,6 +234,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         if (pdu.commandStatus === CommandStatus.ESME_ROK) job.resolve({ messageId: pdu.messageId });
         else job.reject(statusError(pdu.commandStatus));
         this.window.pump();
+        this.pauseIfFull(conn);
         return;
       }
       case CommandId.deliver_sm:
@@ -259,6 +260,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         if (job) {
           job.reject(statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR));
           this.window.pump();
+          this.pauseIfFull(conn);
         } else if (this.state === 'binding' && pdu.sequenceNumber === this.bindSeq) {
           this.failBind(conn, pdu.commandStatus);
         }
@@ -299,6 +301,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
 
   private enquire(conn: SmppConnection): void {
     if (this.conn !== conn || this.state !== 'bound') return;
+    // Reading is paused for receipts (see tookReceipt): its answer waits unread, and the link is not at fault.
+    if (this.receiptsOut.get(conn)?.paused) return;
     if (this.enquireOutstanding && conn.received === this.receivedAtEnquire) {
       conn.destroy(new Error(`no answer to enquire_link within ${this.o.enquireLinkMs} ms`));
       return;
@@ -372,27 +376,51 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     if (mo) this.defer(['mo', mo]);
   }
 
-  /** Receipts of each connection in listeners' hands, and whether its reading is paused for them. */
-  private readonly receiptsOut = new WeakMap<SmppConnection, { n: number; paused: boolean }>();
+  /**
+   * Receipts of each connection in listeners' hands; whether it is `full` (no
+   * new submits go out) and whether its reading is `paused`.
+   */
+  private readonly receiptsOut = new WeakMap<SmppConnection, { n: number; full: boolean; paused: boolean }>();
 
+  /**
+   * Past the bound the session sends no new submits, and stops reading once
+   * every submit on the wire has its answer: those answers, and the
+   * enquire_link_resp, come on the same socket as the receipts, and a submit
+   * left unanswered behind paused reading would be given up and made again.
+   */
   private tookReceipt(conn: SmppConnection): void {
     let out = this.receiptsOut.get(conn);
-    if (!out) this.receiptsOut.set(conn, (out = { n: 0, paused: false }));
+    if (!out) this.receiptsOut.set(conn, (out = { n: 0, full: false, paused: false }));
     out.n += 1;
-    if (!out.paused && out.n >= this.o.receiptsInHand) {
-      out.paused = true;
-      conn.socket.pause();
-      this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
+    if (!out.full && out.n >= this.o.receiptsInHand) {
+      out.full = true;
+      this.window.hold();
+      this.log.debug('SMPP receipts wait to be made durable; submits held', { inHand: out.n, unanswered: this.window.unanswered });
     }
+    this.pauseIfFull(conn);
+  }
+
+  private pauseIfFull(conn: SmppConnection): void {
+    const out = this.receiptsOut.get(conn);
+    if (!out?.full || out.paused || this.window.unanswered > 0) return;
+    out.paused = true;
+    conn.socket.pause();
+    this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
   }
 
   private answeredReceipt(conn: SmppConnection): void {
     const out = this.receiptsOut.get(conn);
     if (!out) return;
     out.n = Math.max(0, out.n - 1);
-    if (out.paused && out.n <= this.o.receiptsInHand / 2) {
-      out.paused = false;
-      if (!conn.socket.destroyed) conn.socket.resume();
+    if (out.full && out.n <= this.o.receiptsInHand / 2) {
+      out.full = false;
+      if (out.paused) {
+        out.paused = false;
+        // Nothing was read meanwhile: the enquire_link on the wire is not overdue.
+        this.enquireOutstanding = false;
+        if (!conn.socket.destroyed) conn.socket.resume();
+      }
+      if (this.conn === conn) this.window.release();
     }
   }
 
@@ -429,6 +457,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     const wasBound = this.state === 'bound' || this.state === 'unbinding';
     const reason = err?.message ?? (this.closing ? 'closed' : wasBound ? 'connection closed by the SMSC' : 'connection closed before bind');
     const failed = this.window.failAll(new HermodError('carrier_transient', `SMPP connection lost: ${reason}`, { retryable: true }));
+    // Receipts held on the lost connection are the SMSC's to send again; a new bind starts with none.
+    this.window.release();
     this.unbindAnswered?.();
     if (wasBound) {
       this.log.debug('SMPP disconnected', { reason, failed });

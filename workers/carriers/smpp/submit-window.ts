@@ -29,6 +29,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   private timer: NodeJS.Timeout | undefined;
   private drainWaiters: (() => void)[] = [];
   private readonly answerWaitMs: number;
+  private held = false;
 
   /**
    * @param send puts a job on the wire and returns its sequence number, or
@@ -60,9 +61,24 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     return this.waiting.length;
   }
 
-  /** Sends now when there is room and nobody is ahead, else queues. */
+  /** Requests sent and not yet answered, in the window or past it. */
+  get unanswered(): number {
+    return this.inflight.size + this.late.size;
+  }
+
+  /** While held, nothing more is sent: what is added waits in the queue until `release`. */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    this.pump();
+  }
+
+  /** Sends now when there is room, nobody is ahead and the window is not held, else queues. */
   add(job: J): void {
-    if (this.inflight.size < this.size && this.waiting.length === 0) this.dispatch(job);
+    if (!this.held && this.inflight.size < this.size && this.waiting.length === 0) this.dispatch(job);
     else this.waiting.push(job);
   }
 
@@ -79,7 +95,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
 
   /** Moves waiting jobs into free slots. */
   pump(): void {
-    while (this.inflight.size < this.size && this.waiting.length > 0) this.dispatch(this.waiting.shift()!);
+    while (!this.held && this.inflight.size < this.size && this.waiting.length > 0) this.dispatch(this.waiting.shift()!);
     this.checkDrained();
   }
 
