@@ -64,3 +64,20 @@ export function heldBackError(): HermodError {
 export function isHeldBack(err: unknown): boolean {
   return err instanceof HermodError && err.message === HELD_BACK;
 }
+
+const TAKEN = Symbol('takenCarrierIds');
+
+/**
+ * Marks a failure of a message some parts of which the carrier took (a long
+ * SMS one part of which was refused for good): their carrier ids, so their
+ * receipts still find the message.
+ */
+export function withTakenParts<E>(err: E, carrierIds: readonly string[]): E {
+  if (carrierIds.length > 0 && typeof err === 'object' && err !== null) Object.defineProperty(err, TAKEN, { value: carrierIds });
+  return err;
+}
+
+/** The carrier ids of the parts taken before `err` failed the message (see withTakenParts); none if not so marked. */
+export function takenParts(err: unknown): readonly string[] {
+  return (typeof err === 'object' && err !== null && (err as { [TAKEN]?: readonly string[] })[TAKEN]) || [];
+}

@@ -7,7 +7,10 @@ import type { MessageStatus } from '../core/domain/message-status';
 import { eventually } from '../test/support/eventually';
 import { heldBackError, type Carrier, type CarrierReport } from './carrier';
 import { startChannelWorker, type ChannelWorkerOptions } from './channel-worker';
-import { quietLog } from './simulators/smpp-test-kit';
+import { quietLog, smppTestKit } from './simulators/smpp-test-kit';
+import { createSmppCarrier } from './sms/smpp-carrier';
+import { carrierConfig } from './sms/carrier-config-test-kit';
+import { CommandStatus } from './carriers/smpp/command-status';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
 import { carrierSendDuration } from '../lib/metrics';
@@ -518,5 +521,34 @@ describe('a channel worker whose carrier keeps refusing a message for a reason t
     await eventually(() => statuses.some((s) => s.id === job.id && s.status === 'frozen'), 5_000);
     expect(statuses.find((s) => s.status === 'frozen')?.detail).toContain('Greylisted');
     expect(statuses.some((s) => s.retryAt !== undefined)).toBe(false);
+  });
+});
+
+describe('a channel worker sending a long SMS one part of which the SMSC refuses for good', () => {
+  const smpp = smppTestKit();
+
+  it('rejects the message naming the part, keeps the carrier ids of the parts the SMSC took, and so finds the message for their receipts', async () => {
+    // The SMSC refuses part 2's destination and delivers the other parts to the handset (a real store-and-forward
+    // SMSC sends their receipts however the rest went).
+    const sim = await smpp.simulator({
+      outcomes: { delivered: 1 },
+      receiptDelayMs: 50,
+      statusFor: (s) => (s.concat?.seq === 2 ? CommandStatus.ESME_RINVDSTADR : undefined),
+    });
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    smpp.defer(() => carrier.close());
+    const { bus, statuses } = await workerWith(carrier);
+    const job = imJob('sms', '+64211234590', { type: 'text' }, 'Kia ora, e hoa mā — tēnā koe i tēnei rā 👋🏽 '.repeat(4));
+    await bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]);
+    await eventually(() => (statuses.some((s) => s.status === 'received') ? true : undefined), 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const rejected = statuses.find((s) => s.status === 'rejected');
+    expect(rejected).toMatchObject({ id: job.id, detail: expect.stringMatching(/part 2 of 3 refused/) });
+    // Parts 1 and 3 were taken: their carrier ids go with the rejection, and their receipts name the message.
+    expect([rejected!.carrierId, ...(rejected!.partCarrierIds ?? [])]).toHaveLength(2);
+    const receipts = statuses.filter((s) => s.status === 'received');
+    expect(receipts).toHaveLength(2);
+    expect(receipts.map((s) => s.id)).toEqual([job.id, job.id]);
+    expect(new Set(receipts.map((s) => s.carrierId))).toEqual(new Set([rejected!.carrierId, ...(rejected!.partCarrierIds ?? [])]));
   });
 });

@@ -9,7 +9,7 @@ import { HermodError, toHermodError } from '../lib/errors';
 import { retryUntilDone } from '../lib/retry-until-done';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
-import { isHeldBack, type Carrier, type CarrierReport } from './carrier';
+import { isHeldBack, takenParts, type Carrier, type CarrierReport } from './carrier';
 import { createCampaignGate } from './campaign-gate';
 import { UncertainSendError } from './uncertain-send-error';
 import { processSpan } from '../core/ports/bus-spans';
@@ -315,16 +315,20 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         }
         const e = toHermodError(err);
         end({ outcome: e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected' });
+        // Some parts of it are with the carrier: stored, their receipts find the message, and history names them.
+        const partsTaken = takenParts(err);
+        if (partsTaken.length > 0) await carrierIdWrites.add(partsTaken.map((carrierId) => ({ carrierId, messageId: job.id })));
+        const takenIds = partsTaken.length > 0 ? { carrierId: partsTaken[0]!, ...(partsTaken.length > 1 ? { partCarrierIds: partsTaken.slice(1) } : {}) } : {};
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });
           log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
-          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message, ...takenIds });
           return;
         }
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
-          await report(job.id, 'rejected', { errorCode: e.code, detail: e.message });
+          await report(job.id, 'rejected', { errorCode: e.code, detail: e.message, ...takenIds });
           return;
         }
         firstRefusedAt ??= Date.now();

@@ -6,7 +6,7 @@ import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
 import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrier';
-import { isHeldBack } from '../carrier';
+import { isHeldBack, withTakenParts } from '../carrier';
 import { UncertainSendError } from '../uncertain-send-error';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { MoAssembler } from '../carriers/smpp/mo-assembler';
@@ -328,7 +328,15 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       if (ids.every((id) => id === undefined)) throw refused.find((e) => (e as { retryable?: boolean }).retryable !== true) ?? refused[0];
       // Some parts are with the carrier: only the others are submitted again, exactly as they were (the same
       // concatenation reference), or the handset would get the taken ones twice, one copy an orphan fragment.
-      return done(await completeParts(plan.segments, ids, first, submitPart, failed, counted, () => pickClient()?.client));
+      try {
+        return done(await completeParts(plan.segments, ids, first, submitPart, failed, counted, () => pickClient()?.client));
+      } catch (err) {
+        // The message fails, but the parts taken are with the carrier: their receipts will come.
+        throw withTakenParts(
+          err,
+          ids.flatMap((id) => (id === undefined ? [] : [config.idPrefix + id])),
+        );
+      }
     },
     // Asked before every send: a bind that is up answers without a promise of its own.
     ready: () =>
