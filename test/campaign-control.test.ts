@@ -185,6 +185,25 @@ describe('campaign control', () => {
       const shown = await campaigns(h.hermod, 'show', 'acme', id);
       console.log(`cancel: ${sent.length} sent, ${dead.length} dead of ${MEMBERS} (load ${await loadAverage()})`);
       expect(shown).toMatchObject({ state: 'cancelled', members: MEMBERS, submitted: sent.length, delivered: sent.length, dead: dead.length, remaining: 0 });
+      // In the order README shows, the counts as the list's columns run.
+      expect(Object.keys(shown)).toEqual([
+        'application',
+        'campaignId',
+        'name',
+        'state',
+        'members',
+        'created',
+        'schedule',
+        'submitted',
+        'delivered',
+        'failed',
+        'blocked',
+        'deficient',
+        'dead',
+        'remaining',
+        'currentRate',
+        'secondsLeft',
+      ]);
 
       // A cancelled campaign does not come back; unknown ones are named as such.
       const resume = await h.hermod.cli(['campaigns', 'resume', 'acme', id]);

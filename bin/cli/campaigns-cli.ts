@@ -18,10 +18,22 @@ type Out = (line: string) => void;
 
 /** Campaign progress as printed: times as ISO 8601, the rest as the API gives it. */
 function printable(p: CampaignProgress) {
+  // Field by field: the counts in the order of `campaigns list`'s columns, not the order fields were added to the API.
   return {
-    ...p,
+    application: p.application,
+    campaignId: p.campaignId,
+    name: p.name,
+    state: p.state,
+    members: p.members,
     created: p.created?.toISOString() ?? null,
     schedule: p.schedule?.toISOString() ?? null,
+    submitted: p.submitted,
+    delivered: p.delivered,
+    failed: p.failed,
+    blocked: p.blocked,
+    deficient: p.deficient,
+    dead: p.dead,
+    remaining: p.remaining,
     currentRate: Math.round(p.currentRate * 10) / 10,
     secondsLeft: p.secondsLeft < 0 ? null : Math.round(p.secondsLeft),
   };
