@@ -13,10 +13,11 @@ import { createImClient } from './im-client';
 import { createGatewayApp, interfaceErrors } from './app';
 import { answerHeaderOverflow, PARSER_HEADER_LIMIT, withHeadChecks } from './http/header-overflow';
 import { loadOrCreateCertificate } from './tls';
+import { httpsServerOptions } from './https-options';
 import { createClosingServer } from './http/closing-server';
 import { parseTrustedProxies } from '../lib/trusted-proxies';
 import { capConnectionsPerAddress } from './http/connection-cap';
-import { limitHeadTime, limitRequestTime, TLS_HANDSHAKE_TIMEOUT_MS } from './http/request-timeouts';
+import { limitHeadTime, limitRequestTime } from './http/request-timeouts';
 import { listenError } from '../lib/listen-error';
 import { httpRequests } from '../lib/metrics';
 import { boundedMethod } from './http/bounded-method';
@@ -56,12 +57,7 @@ export async function runGateway(config: Readonly<Config>, log: Logger): Promise
   // Kept-alive clients are told to close from the stop on, so the stop ends before its grace does.
   const secureClosing = createClosingServer();
   const plainClosing = createClosingServer();
-  const secure = https.createServer(
-    // A connection that has not finished its TLS handshake in 10 s is dropped (Node waits 120 s): a thousand silent
-    // sockets from one client held the gateway's descriptors for two minutes.
-    { cert: tls.cert, key: tls.key, keepAliveTimeout: 65_000, maxHeaderSize: PARSER_HEADER_LIMIT, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS },
-    secureClosing.handle(withHeadChecks(interfaces, app.callback())),
-  );
+  const secure = https.createServer(httpsServerOptions(tls), secureClosing.handle(withHeadChecks(interfaces, app.callback())));
 
   // A client that stops sending in the middle of a request (a truncated body), or trickles it under the minimum rate, is
   // answered 408 and dropped, not waited for; a large import that keeps sending is never cut short.
