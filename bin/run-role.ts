@@ -47,8 +47,17 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
     case 'worker': {
       const { openBus, openState } = await import('../core/adapters/open-adapters');
       const { untilHotStateAnswers } = await import('../core/adapters/until-hot-state-answers');
-      return (await import('../workers/worker-main')).runWorker(config, log, options.channel ?? 'sms', {
-        openBus: () => openBus(config.adapters, log),
+      const { untilBusAnswers } = await import('../core/adapters/until-bus-answers');
+      const { topicName } = await import('../core/ports/bus');
+      const channel = options.channel ?? 'sms';
+      return (await import('../workers/worker-main')).runWorker(config, log, channel, {
+        // Answering before the carriers' logins too: a worker whose bus is away would take receipts it cannot pass on.
+        openBus: async () => {
+          const bus = await openBus(config.adapters, log);
+          const first = channel.split(',')[0]!.trim();
+          await untilBusAnswers(bus, topicName(first), `${first}-workers`, log);
+          return bus;
+        },
         // Answering before the carriers' logins: a worker without Redis holds a login slot it cannot use.
         openState: async () => {
           const state = await openState(config.adapters, undefined, log);

@@ -59,3 +59,45 @@ describe('an SMS worker started before its Redis', () => {
     await eventually(() => (logins > 0 ? true : undefined), 20_000);
   }, 120_000);
 });
+
+describe('an SMS worker started before its Kafka brokers answer', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('does not log in to the SMSC while the bus is out of reach: a bind whose receipts it cannot pass on would only be refused them (trial)', async () => {
+    const brokerPort = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-worker-waits-kafka-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    let logins = 0;
+    const smsc = net.createServer((socket) => {
+      logins++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => smsc.close());
+    const env = {
+      HERMOD_DATA_DIR: dataDir,
+      HERMOD_BUS: 'kafka',
+      HERMOD_KAFKA_BROKERS: `127.0.0.1:${brokerPort}`,
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_PREFIX: `kāinga-kafka-${brokerPort}`,
+      HERMOD_METRICS_PORT: '0',
+      HERMOD_SMPP_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String((smsc.address() as net.AddressInfo).port),
+    };
+    let worker: RoleProcess | undefined;
+    let waiting = false;
+    const starting = startRole(['worker', '--channel', 'sms'], env, '"channel worker started"', (output) => {
+      waiting ||= output.includes('the bus does not answer yet');
+    }).then((w) => (worker = w));
+    cleanup.push(() => worker?.stop());
+    starting.catch(() => undefined);
+    // Told after the first read of the bus has failed (Kafka's client tries for some 8 s): a worker that does not wait
+    // binds within a second of its start.
+    await eventually(async () => (waiting ? true : undefined), 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(logins).toBe(0);
+  }, 60_000);
+});
