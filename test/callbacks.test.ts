@@ -229,6 +229,52 @@ describe('status and reply callbacks', () => {
     for (const r of im().filter((r) => r.json.channel !== undefined)) expect(r.json).toMatchObject({ id, channel: 'sms', attempt: 1, detail: 'tēnā-42' });
     for (const r of im()) expect(validSignature(r)).toBe(true);
   });
+
+  it('signs with the old secret beside the new one for as long as the operator keeps it, so a receiver moves over without refusing a callback', async () => {
+    const signatures = (r: Received): { t: string; v1: string[] } => {
+      const parts = String(r.headers['x-hermod-signature']).split(',');
+      return { t: parts.find((p) => p.startsWith('t='))!.slice(2), v1: parts.filter((p) => p.startsWith('v1=')).map((p) => p.slice(3)) };
+    };
+    const signedBy = (r: Received, key: string): boolean => {
+      const { t, v1 } = signatures(r);
+      return v1.includes(createHmac('sha256', key).update(`${t}.${r.body}`).digest('hex'));
+    };
+    const old = secret;
+    const rotated = await hermod.cli(['apps', 'set-callbacks', 'acme', '--rotate-secret', '--keep-old-secret', '24h']);
+    expect(rotated.code, rotated.output).toBe(0);
+    const fresh = /signing secret: (\S+)/.exec(rotated.output)![1]!;
+    secret = fresh;
+    expect(fresh).not.toBe(old);
+    const until = Date.parse(/also signs until (\S+)/.exec(rotated.output)![1]!);
+    expect(until - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
+
+    const during = await client.post('/rest/sms/v2/messages', { destination: '+6426000009', content: 'Hurihanga — 轮换 🔑' });
+    await eventually(async () => (statusesOf(during.json.id).some((r) => r.json.status === 'received') ? true : undefined));
+    for (const r of statusesOf(during.json.id)) {
+      expect(signatures(r).v1).toHaveLength(2);
+      expect(signedBy(r, fresh)).toBe(true);
+      expect(signedBy(r, old)).toBe(true);
+    }
+
+    // A rotation without --keep-old-secret ends the overlap: the newest alone signs.
+    const again = await hermod.cli(['apps', 'set-callbacks', 'acme', '--rotate-secret']);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).not.toMatch(/also signs/);
+    secret = /signing secret: (\S+)/.exec(again.output)![1]!;
+    const after = await client.post('/rest/sms/v2/messages', { destination: '+6426000010', content: 'Kotahi anō — 一个 🔐' });
+    await eventually(async () => (statusesOf(after.json.id).some((r) => r.json.status === 'received') ? true : undefined));
+    for (const r of statusesOf(after.json.id)) {
+      expect(signatures(r).v1).toHaveLength(1);
+      expect(validSignature(r)).toBe(true);
+      expect(signedBy(r, fresh)).toBe(false);
+    }
+
+    const tooLong = await hermod.cli(['apps', 'set-callbacks', 'acme', '--rotate-secret', '--keep-old-secret', '30d']);
+    expect(tooLong).toMatchObject({ code: 2, output: expect.stringMatching(/at most 7d/) });
+    const alone = await hermod.cli(['apps', 'set-callbacks', 'acme', '--keep-old-secret', '1h']);
+    expect(alone).toMatchObject({ code: 2, output: expect.stringMatching(/give it with --rotate-secret/) });
+  });
 });
 
 describe('callbacks owed when every hermod process is killed', () => {

@@ -9,7 +9,7 @@ const COMMANDS = [...new Set([...ADMIN_USAGE.matchAll(/^ {2}([a-z-]+) ([a-z-]+)/
 describe("options an operators' command does not take", () => {
   it('names a misspelled option, and the options the command takes, instead of ignoring it', () => {
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga', '--statuz', 'https://x.example.com/'])).toBe(
-      'unknown option --statuz for "apps set-callbacks" (it takes --status <url>, --reply <url>, --im-status <url>, --rotate-secret)',
+      'unknown option --statuz for "apps set-callbacks" (it takes --status <url>, --reply <url>, --im-status <url>, --rotate-secret, --keep-old-secret <duration>)',
     );
     expect(usageProblem(['apps', 'create', '商店', '--pasword', 'x'])).toBe('unknown option --pasword for "apps create" (it takes --password <pw>, --api-key)');
   });
@@ -65,7 +65,7 @@ describe("options an operators' command does not take", () => {
 
   it('refuses apps set-callbacks without any of its options, which changed nothing and said it had set them', () => {
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi'])).toBe(
-      '"apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret',
+      '"apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret, --keep-old-secret <duration>',
     );
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--rotate-secret'])).toBeUndefined();
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--reply', ''])).toBeUndefined();

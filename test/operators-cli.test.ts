@@ -102,7 +102,7 @@ describe("operators' CLI against a running service", () => {
       expect({ code: set.code, stdout: set.stdout, stderr: set.stderr }).toEqual({
         code: 2,
         stdout: '',
-        stderr: 'error: "apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret\n',
+        stderr: 'error: "apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret, --keep-old-secret <duration>\n',
       });
     });
   });
@@ -150,6 +150,7 @@ describe("operators' CLI against a running service", () => {
         apiKey: '',
         revokeApiKey: false,
         rotateCallbackSecret: false,
+        previousSecretValidSeconds: 0,
         sourceAddresses: { addresses: ['+6421555001', '+64 21-555 002'] },
         quota: undefined,
       };
@@ -186,6 +187,7 @@ describe("operators' CLI against a running service", () => {
         apiKey: '',
         revokeApiKey: false,
         rotateCallbackSecret: false,
+        previousSecretValidSeconds: 0,
         sourceAddresses: undefined,
         quota: undefined,
       };

@@ -12,6 +12,8 @@ import { CampaignsClient, type ListTemplatesResponse, type Template, type Upsert
 import { IntelligentMessagingClient, type ImContact, type ImContacts, type ImTemplate, type ImTemplates } from '../../proto/gen/hermod/v1/im';
 import { type GetMessageRouteRequest, MessageRoutesClient, type MessageRouteDetails } from '../../proto/gen/hermod/v1/message_routes';
 import { newApiKey } from '../../core/domain/api-key';
+import { MAX_PREVIOUS_SECRET_MS } from '../../core/domain/previous-secret';
+import { parseDuration } from '../../lib/duration';
 import { escapeControlCharacters as cell } from '../../core/domain/control-characters';
 import type { Config } from '../../lib/config';
 import { fromServiceError } from '../../lib/grpc-errors';
@@ -52,6 +54,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       apiKey: '',
       revokeApiKey: false,
       rotateCallbackSecret: false,
+      previousSecretValidSeconds: 0,
       sourceAddresses: undefined,
       quota: undefined,
       ...req,
@@ -102,12 +105,31 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
       return 0;
     }
     if (group === 'apps' && verb === 'set-callbacks' && name) {
+      const keep = option('--keep-old-secret');
+      let keepMs = 0;
+      if (keep !== undefined) {
+        if (!args.includes('--rotate-secret')) {
+          err('error: --keep-old-secret keeps the secret a rotation replaces: give it with --rotate-secret');
+          return 2;
+        }
+        try {
+          keepMs = parseDuration(keep);
+        } catch (e) {
+          err(`error: --keep-old-secret: ${(e as Error).message}`);
+          return 2;
+        }
+        if (keepMs > MAX_PREVIOUS_SECRET_MS) {
+          err(`error: --keep-old-secret is at most 7d (a receiver has moved to the new secret by then), not ${keep}`);
+          return 2;
+        }
+      }
       const app = await upsert({
         name,
         statusCallbackUrl: option('--status'),
         replyCallbackUrl: option('--reply'),
         imStatusCallbackUrl: option('--im-status'),
         rotateCallbackSecret: args.includes('--rotate-secret'),
+        previousSecretValidSeconds: Math.ceil(keepMs / 1000),
       });
       out(`callbacks of ${app.name} set`);
       for (const flag of ['--status', '--reply', '--im-status']) {
@@ -115,6 +137,7 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         if (warning) err(warning);
       }
       out(`signing secret: ${app.callbackSecret}`);
+      if (app.previousCallbackSecretUntil) out(`the secret it replaced also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
       return 0;
     }
     if (group === 'keys' && verb === 'issue' && name) {

@@ -17,7 +17,9 @@ export const ADMIN_USAGE = `operators' commands (they talk to core at HERMOD_COR
   apps set-password <name> <password>        set or change an application's password
   apps set-callbacks <name> [--status <url>]  set (or, with '', remove) the v2 status and reply callback URLs
               [--reply <url>] [--im-status <url>]  and the Intelligent Messaging status callback URL;
-              [--rotate-secret]                  prints the secret that signs the callbacks
+              [--rotate-secret]                  prints the secret that signs the callbacks; --rotate-secret makes a new
+              [--keep-old-secret <duration>]     one, and --keep-old-secret 24h (at most 7d) lets the old one sign
+                                                 beside it that long (a second v1) while receivers move to the new
   apps set-im-attempts <name> <attempts>     default Intelligent Messaging attempts, e.g. wab:read:60,sms ('' : service default)
   apps set-sources <name> [<address>...]     numbers, short codes and masks the application sends from: replies
                                              to them are its own (none given: release all its claims)

@@ -5,7 +5,7 @@
  */
 const OPTIONS: Record<string, Record<string, string>> = {
   'apps create': { '--password': '<pw>', '--api-key': '' },
-  'apps set-callbacks': { '--status': '<url>', '--reply': '<url>', '--im-status': '<url>', '--rotate-secret': '' },
+  'apps set-callbacks': { '--status': '<url>', '--reply': '<url>', '--im-status': '<url>', '--rotate-secret': '', '--keep-old-secret': '<duration>' },
   'apps set-quota': { '--messages': '<n>', '--per': 'hour|day|month', '--clear': '' },
   'blocklist add': { '--app': '<name>' },
   'blocklist remove': { '--app': '<name>' },

@@ -212,3 +212,22 @@ describe('refused passwords', () => {
     expect(noPassword).toBeGreaterThan(wrongPassword * 0.5);
   });
 });
+
+describe("rotating an application's callback secret", () => {
+  it('keeps the secret replaced signing until the overlap ends, keeps it through other changes, and drops it at a rotation without one', async () => {
+    const { accounts, apps } = accountsInMemory();
+    await accounts.upsert({ name: 'acme', password: 'kupuhipa' });
+    const first = apps.get('acme')!.callbackSecret;
+    const before = Date.now();
+    await accounts.upsert({ name: 'acme', callbackSecret: 'hmd_second', previousSecretValidMs: 3_600_000 });
+    expect(apps.get('acme')).toMatchObject({ callbackSecret: 'hmd_second', previousCallbackSecret: first });
+    expect(apps.get('acme')!.previousCallbackSecretUntil - before).toBeGreaterThanOrEqual(3_600_000);
+    expect(apps.get('acme')!.previousCallbackSecretUntil - Date.now()).toBeLessThanOrEqual(3_600_000);
+    // A change of something else (a callback URL) leaves the overlap as it was.
+    const until = apps.get('acme')!.previousCallbackSecretUntil;
+    await accounts.upsert({ name: 'acme', statusCallbackUrl: 'https://hooks.example.co.nz/tūnga' });
+    expect(apps.get('acme')).toMatchObject({ callbackSecret: 'hmd_second', previousCallbackSecret: first, previousCallbackSecretUntil: until });
+    await accounts.upsert({ name: 'acme', callbackSecret: 'hmd_third' });
+    expect(apps.get('acme')).toMatchObject({ callbackSecret: 'hmd_third', previousCallbackSecret: '', previousCallbackSecretUntil: 0 });
+  });
+});

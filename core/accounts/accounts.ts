@@ -1,5 +1,5 @@
 import { uuid } from '../../lib/uuid';
-import type { AccountStore, QuotaPeriod } from '../ports/account-store';
+import type { AccountStore, ApplicationRecord, QuotaPeriod } from '../ports/account-store';
 import type { OptOutStore } from '../ports/opt-out-store';
 import { HermodError } from '../../lib/errors';
 import { replyAddressKey } from '../messages/reply-address';
@@ -25,6 +25,9 @@ interface CallbackSettings {
   replyCallbackUrl: string;
   imStatusCallbackUrl: string;
   callbackSecret: string;
+  /** The secret callbackSecret replaced, signing beside it until `previousCallbackSecretUntil` (epoch ms; 0: it does not). */
+  previousCallbackSecret: string;
+  previousCallbackSecretUntil: number;
   /** Intelligent Messaging default attempts ('' : the service default). */
   imDefaultAttempts: string;
   /** Intelligent Messaging requests per second; -1: the service default; 0: no limit. */
@@ -50,6 +53,8 @@ interface UpsertInput {
   imDefaultAttempts?: string;
   /** New signing secret for callbacks. */
   callbackSecret?: string;
+  /** With a new callbackSecret: how long the one it replaces keeps signing beside it (0 or absent: it stops at once). */
+  previousSecretValidMs?: number;
   /** undefined: keep; []: none. Refused when one is no address a send could use, or another application claims one of them. */
   sourceAddresses?: readonly string[];
   /** undefined: keep; -1: the service default. */
@@ -86,6 +91,23 @@ export interface Accounts {
 }
 
 const SETTINGS_CACHE_MS = 10_000;
+
+/**
+ * What signs beside the callback secret after an upsert: a rotation with an
+ * overlap keeps the secret it replaces until then; one without ends any
+ * overlap; anything else leaves it as it is.
+ */
+function previousSecret(
+  input: Pick<UpsertInput, 'callbackSecret' | 'previousSecretValidMs'>,
+  current: Pick<ApplicationRecord, 'callbackSecret' | 'previousCallbackSecret' | 'previousCallbackSecretUntil'> | undefined,
+): Pick<ApplicationRecord, 'previousCallbackSecret' | 'previousCallbackSecretUntil'> {
+  if (!input.callbackSecret) {
+    return { previousCallbackSecret: current?.previousCallbackSecret ?? '', previousCallbackSecretUntil: current?.previousCallbackSecretUntil ?? 0 };
+  }
+  const validMs = input.previousSecretValidMs ?? 0;
+  if (validMs <= 0 || !current?.callbackSecret) return { previousCallbackSecret: '', previousCallbackSecretUntil: 0 };
+  return { previousCallbackSecret: current.callbackSecret, previousCallbackSecretUntil: Date.now() + validMs };
+}
 
 export function createAccounts(deps: { applications: AccountStore; optOuts: OptOutStore }): Accounts {
   const settings = new Map<string, { value: CallbackSettings | undefined; expires: number }>();
@@ -132,6 +154,8 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
           replyCallbackUrl: app.replyCallbackUrl,
           imStatusCallbackUrl: app.imStatusCallbackUrl,
           callbackSecret: app.callbackSecret,
+          previousCallbackSecret: app.previousCallbackSecret ?? '',
+          previousCallbackSecretUntil: app.previousCallbackSecretUntil ?? 0,
           imDefaultAttempts: app.imDefaultAttempts,
           imRateLimit: app.imRateLimit,
           quota: quotaOf(app),
@@ -235,6 +259,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
             : { quotaMessages: input.quota.messages, quotaPeriod: input.quota.period }),
         // Every application gets a signing secret; operators can replace it.
         callbackSecret: input.callbackSecret || current?.callbackSecret || newApiKey(),
+        ...previousSecret(input, current),
         updatedAt: Date.now(),
       };
       await deps.applications.upsertApplication(record);

@@ -433,6 +433,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         statusCallbackUrl: 'https://cb.example/status',
         replyCallbackUrl: '',
         callbackSecret: 'k1',
+        previousCallbackSecret: '',
+        previousCallbackSecretUntil: 0,
         imStatusCallbackUrl: '',
         imDefaultAttempts: '',
         sourceAddresses: [],
@@ -441,7 +443,16 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         quotaPeriod: '',
         updatedAt: BASE,
       };
-      const v2: ApplicationRecord = { ...v1, passwordHash: 'scrypt$1$1$1$salt$two', apiKeyHash: 'b'.repeat(64), updatedAt: BASE + 1 };
+      // A rotation with an overlap: the secret replaced signs beside the new one until then.
+      const v2: ApplicationRecord = {
+        ...v1,
+        passwordHash: 'scrypt$1$1$1$salt$two',
+        apiKeyHash: 'b'.repeat(64),
+        callbackSecret: 'k2',
+        previousCallbackSecret: 'k1',
+        previousCallbackSecretUntil: BASE + 86_400_000 + 7,
+        updatedAt: BASE + 1,
+      };
       const other: ApplicationRecord = {
         id: randomUUID(),
         name: 'globex',
@@ -450,6 +461,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         statusCallbackUrl: '',
         replyCallbackUrl: '',
         callbackSecret: '',
+        previousCallbackSecret: '',
+        previousCallbackSecretUntil: 0,
         imStatusCallbackUrl: '',
         imDefaultAttempts: '',
         sourceAddresses: [],
@@ -528,6 +541,8 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
         statusCallbackUrl: '',
         replyCallbackUrl: 'https://cb.example/reply',
         callbackSecret: 's',
+        previousCallbackSecret: '',
+        previousCallbackSecretUntil: 0,
         imStatusCallbackUrl: 'https://cb.example/im',
         imDefaultAttempts: 'wab:read:60,sms',
         sourceAddresses: ['4001', 'Māori Co'],

@@ -16,6 +16,8 @@ const request: fc.Arbitrary<DeliveryRequest> = fc.record(
     timeoutMs: fc.nat({ max: 120_000 }),
     allowPrivate: fc.boolean(),
     traceparent: fc.constantFrom('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
+    // A rotation's old secret, signing beside the new one.
+    previousSecret: worldText.filter((s) => s !== ''),
   },
   { requiredKeys: ['ref', 'url', 'secret', 'eventId', 'body', 'timeoutMs', 'allowPrivate'] },
 );

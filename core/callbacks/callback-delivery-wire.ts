@@ -15,12 +15,12 @@ export type DeliveryAnswer =
  * `postMessage` copies an object's property names with every object, and
  * a flat array of the same values costs about half (bench/RESULTS.md).
  */
-const REQUEST_FIELDS = 7;
+const REQUEST_FIELDS = 8;
 const ANSWER_FIELDS = 5;
 
 /** Appends one request to a batch being made. */
 export function pushRequest(out: unknown[], ref: number, d: SignedDelivery): void {
-  out.push(ref, d.url, d.secret, d.eventId, d.body, d.allowPrivate ? -d.timeoutMs - 1 : d.timeoutMs, d.traceparent ?? '');
+  out.push(ref, d.url, d.secret, d.eventId, d.body, d.allowPrivate ? -d.timeoutMs - 1 : d.timeoutMs, d.traceparent ?? '', d.previousSecret ?? '');
 }
 
 export function encodeRequests(requests: readonly DeliveryRequest[]): unknown[] {
@@ -34,6 +34,7 @@ export function decodeRequests(flat: readonly unknown[]): DeliveryRequest[] {
   for (let i = 0; i + REQUEST_FIELDS <= flat.length; i += REQUEST_FIELDS) {
     const timeout = flat[i + 5] as number;
     const traceparent = flat[i + 6] as string;
+    const previousSecret = flat[i + 7] as string;
     out.push({
       ref: flat[i] as number,
       url: flat[i + 1] as string,
@@ -43,6 +44,7 @@ export function decodeRequests(flat: readonly unknown[]): DeliveryRequest[] {
       allowPrivate: timeout < 0,
       timeoutMs: timeout < 0 ? -timeout - 1 : timeout,
       ...(traceparent ? { traceparent } : {}),
+      ...(previousSecret ? { previousSecret } : {}),
     });
   }
   return out;

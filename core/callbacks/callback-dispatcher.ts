@@ -138,6 +138,8 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
         deliverCallback({
           url,
           secret: settings.callbackSecret,
+          // An operator's rotation with an overlap: the secret replaced signs beside it until then.
+          ...(settings.previousCallbackSecretUntil > Date.now() ? { previousSecret: settings.previousCallbackSecret } : {}),
           eventId: job.eventId,
           body: JSON.stringify(job.body),
           timeoutMs: o.timeoutMs,

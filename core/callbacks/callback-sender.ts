@@ -102,6 +102,8 @@ function failureReason(err: unknown): string {
 export interface SignedDelivery {
   url: string;
   secret: string;
+  /** A secret that signs beside `secret` (a second `v1`), while receivers move to the new one. */
+  previousSecret?: string;
   eventId: string;
   body: string;
   timeoutMs: number;
@@ -111,9 +113,14 @@ export interface SignedDelivery {
   traceparent?: string;
 }
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the application's callback secret. */
-export function signature(secret: string, timestamp: number, body: string): string {
-  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+/**
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the
+ * application's callback secret, and a second `v1` under the secret it
+ * replaced while that still signs (as Stripe signs during a secret's roll).
+ */
+export function signature(secret: string, timestamp: number, body: string, previousSecret?: string): string {
+  const v1 = (key: string) => createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex');
+  return `t=${timestamp},v1=${v1(secret)}${previousSecret ? `,v1=${v1(previousSecret)}` : ''}`;
 }
 
 export interface DeliveryOptions {
@@ -136,7 +143,7 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
     'content-type': 'application/json',
     'user-agent': 'hermod-callbacks/1',
     'x-hermod-event-id': d.eventId,
-    'x-hermod-signature': signature(d.secret, timestamp, d.body),
+    'x-hermod-signature': signature(d.secret, timestamp, d.body, d.previousSecret),
   };
   if (d.traceparent) headers.traceparent = d.traceparent;
   if (url.username || url.password) {

@@ -1,4 +1,5 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { MAX_PREVIOUS_SECRET_MS } from '../domain/previous-secret';
 import net from 'node:net';
 import { MessagingService, Direction, type MessageDetails, type OutboundMessage, type SendResult } from '../../proto/gen/hermod/v1/messages';
 import { AccountsService, type AuthenticateResponse } from '../../proto/gen/hermod/v1/accounts';
@@ -144,13 +145,16 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
               ? await services.accounts.authenticateApiKey(c.value)
               : undefined;
       if (!app) return { ok: false, application: undefined, passwordTag: '' };
-      return { ok: true, application: { id: app.id, name: app.name, callbackSecret: '' }, passwordTag: app.passwordTag ?? '' };
+      return { ok: true, application: { id: app.id, name: app.name, callbackSecret: '', previousCallbackSecretUntil: '' }, passwordTag: app.passwordTag ?? '' };
     }),
     upsertApplication: unaryHandler('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
       if (req.imDefaultAttempts) parseAttemptList(req.imDefaultAttempts);
       if (req.imRateLimit !== undefined && !(Number.isInteger(req.imRateLimit) && req.imRateLimit >= -1 && req.imRateLimit <= 100)) {
         throw new HermodError('invalid_attrib', 'im_rate_limit is 0..100 requests per second, or -1 for the service default');
+      }
+      if (req.previousSecretValidSeconds * 1000 > MAX_PREVIOUS_SECRET_MS) {
+        throw new HermodError('invalid_attrib', 'previous_secret_valid_seconds is at most 7 days (604800)');
       }
       const quota = req.quota === undefined ? undefined : req.quota.messages === 0 ? null : checkQuota(req.quota.messages, req.quota.period);
       const app = await services.accounts.upsert({
@@ -166,9 +170,15 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
         imRateLimit: req.imRateLimit,
         quota,
         callbackSecret: req.rotateCallbackSecret ? newApiKey() : undefined,
+        previousSecretValidMs: req.rotateCallbackSecret ? req.previousSecretValidSeconds * 1000 : undefined,
       });
       const settings = await services.accounts.callbackSettings(app.id);
-      return { ...app, callbackSecret: settings?.callbackSecret ?? '' };
+      const until = settings?.previousCallbackSecretUntil ?? 0;
+      return {
+        ...app,
+        callbackSecret: settings?.callbackSecret ?? '',
+        previousCallbackSecretUntil: until > Date.now() ? new Date(until).toISOString() : '',
+      };
     }),
     listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),
     listOptOuts: unaryHandler('ListOptOuts', async (req: { applicationName: string }) => ({

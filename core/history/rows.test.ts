@@ -21,6 +21,8 @@ describe('history rows', () => {
           statusCallbackUrl: '',
           replyCallbackUrl: '',
           callbackSecret: '',
+          previousCallbackSecret: '',
+          previousCallbackSecretUntil: 0,
           imStatusCallbackUrl: '',
           imDefaultAttempts: '',
           sourceAddresses: [],

@@ -399,6 +399,9 @@ const MIGRATIONS = [
   `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS quota_period LowCardinality(String)`,
   // 0 for campaigns written before it: their members count still includes the opted-out members removed at import.
   `ALTER TABLE ${HISTORY_TABLES.campaigns} ADD COLUMN IF NOT EXISTS removed_opt_outs UInt32 AFTER member_count`,
+  // A callback secret replaced with an overlap keeps signing until then (the epoch: it does not).
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS previous_callback_secret String`,
+  `ALTER TABLE ${HISTORY_TABLES.applications} ADD COLUMN IF NOT EXISTS previous_callback_secret_until DateTime64(3, 'UTC')`,
 ];
 
 /** Every DDL statement, in the order a migration runner applies them. */

@@ -15,6 +15,10 @@ export interface ApplicationRecord {
   replyCallbackUrl: string;
   /** Key of the HMAC-SHA256 signature on every callback. */
   callbackSecret: string;
+  /** The key callbackSecret replaced, signing beside it until previousCallbackSecretUntil (an operator's rotation with overlap). */
+  previousCallbackSecret: string;
+  /** Epoch ms; 0: the previous key signs no more. */
+  previousCallbackSecretUntil: number;
   /** Where status changes of its Intelligent Messaging messages are posted (empty: nowhere). */
   imStatusCallbackUrl: string;
   /** Its default Intelligent Messaging delivery attempts, e.g. `wab:read:60,sms` (empty: the service default). */

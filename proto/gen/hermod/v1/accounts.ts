@@ -134,6 +134,8 @@ export interface Application {
   name: string;
   /** Only in answers to operators' calls (UpsertApplication). */
   callbackSecret: string;
+  /** Until when (RFC 3339) the secret it replaced still signs beside it; empty: it does not. */
+  previousCallbackSecretUntil: string;
 }
 
 export interface UpsertApplicationRequest {
@@ -166,7 +168,15 @@ export interface UpsertApplicationRequest {
     | number
     | undefined;
   /** Messages per period. Unset: keep; messages 0: no quota. */
-  quota: Quota | undefined;
+  quota:
+    | Quota
+    | undefined;
+  /**
+   * With rotate_callback_secret: how long the secret replaced keeps signing
+   * beside the new one (a second v1 in the signature), so receivers can move
+   * to the new one without refusing callbacks; 0: it stops at once.
+   */
+  previousSecretValidSeconds: number;
 }
 
 export interface AddressList {
@@ -1646,7 +1656,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
 };
 
 function createBaseApplication(): Application {
-  return { id: "", name: "", callbackSecret: "" };
+  return { id: "", name: "", callbackSecret: "", previousCallbackSecretUntil: "" };
 }
 
 export const Application: MessageFns<Application> = {
@@ -1659,6 +1669,9 @@ export const Application: MessageFns<Application> = {
     }
     if (message.callbackSecret !== "") {
       writer.uint32(26).string(message.callbackSecret);
+    }
+    if (message.previousCallbackSecretUntil !== "") {
+      writer.uint32(34).string(message.previousCallbackSecretUntil);
     }
     return writer;
   },
@@ -1700,6 +1713,14 @@ export const Application: MessageFns<Application> = {
             message.callbackSecret = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.previousCallbackSecretUntil = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1721,6 +1742,11 @@ export const Application: MessageFns<Application> = {
         : isSet(object.callback_secret)
         ? globalThis.String(object.callback_secret)
         : "",
+      previousCallbackSecretUntil: isSet(object.previousCallbackSecretUntil)
+        ? globalThis.String(object.previousCallbackSecretUntil)
+        : isSet(object.previous_callback_secret_until)
+        ? globalThis.String(object.previous_callback_secret_until)
+        : "",
     };
   },
 
@@ -1735,6 +1761,9 @@ export const Application: MessageFns<Application> = {
     if (message.callbackSecret !== "") {
       obj.callbackSecret = message.callbackSecret;
     }
+    if (message.previousCallbackSecretUntil !== "") {
+      obj.previousCallbackSecretUntil = message.previousCallbackSecretUntil;
+    }
     return obj;
   },
 
@@ -1746,6 +1775,7 @@ export const Application: MessageFns<Application> = {
     message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.callbackSecret = object.callbackSecret ?? "";
+    message.previousCallbackSecretUntil = object.previousCallbackSecretUntil ?? "";
     return message;
   },
 };
@@ -1764,6 +1794,7 @@ function createBaseUpsertApplicationRequest(): UpsertApplicationRequest {
     sourceAddresses: undefined,
     imRateLimit: undefined,
     quota: undefined,
+    previousSecretValidSeconds: 0,
   };
 }
 
@@ -1804,6 +1835,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     }
     if (message.quota !== undefined) {
       Quota.encode(message.quota, writer.uint32(98).fork()).join();
+    }
+    if (message.previousSecretValidSeconds !== 0) {
+      writer.uint32(104).uint32(message.previousSecretValidSeconds);
     }
     return writer;
   },
@@ -1917,6 +1951,14 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
             message.quota = Quota.decode(reader, reader.uint32());
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.previousSecretValidSeconds = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1979,6 +2021,11 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
         ? globalThis.Number(object.im_rate_limit)
         : undefined,
       quota: isSet(object.quota) ? Quota.fromJSON(object.quota) : undefined,
+      previousSecretValidSeconds: isSet(object.previousSecretValidSeconds)
+        ? globalThis.Number(object.previousSecretValidSeconds)
+        : isSet(object.previous_secret_valid_seconds)
+        ? globalThis.Number(object.previous_secret_valid_seconds)
+        : 0,
     };
   },
 
@@ -2020,6 +2067,9 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
     if (message.quota !== undefined) {
       obj.quota = Quota.toJSON(message.quota);
     }
+    if (message.previousSecretValidSeconds !== 0) {
+      obj.previousSecretValidSeconds = Math.round(message.previousSecretValidSeconds);
+    }
     return obj;
   },
 
@@ -2042,6 +2092,7 @@ export const UpsertApplicationRequest: MessageFns<UpsertApplicationRequest> = {
       : undefined;
     message.imRateLimit = object.imRateLimit ?? undefined;
     message.quota = (object.quota !== undefined && object.quota !== null) ? Quota.fromPartial(object.quota) : undefined;
+    message.previousSecretValidSeconds = object.previousSecretValidSeconds ?? 0;
     return message;
   },
 };
