@@ -102,7 +102,8 @@ describe("operators' CLI against a running service", () => {
       expect({ code: set.code, stdout: set.stdout, stderr: set.stderr }).toEqual({
         code: 2,
         stdout: '',
-        stderr: 'error: "apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret, --keep-old-secret <duration>\n',
+        stderr:
+          'error: "apps set-callbacks" needs one or more of its options: --status <url>, --reply <url>, --im-status <url>, --rotate-secret, --keep-old-secret <duration>\n',
       });
     });
   });
