@@ -66,7 +66,7 @@ describe('status and reply callbacks', () => {
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         const answered = failing ? 500 : 200;
-        received.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body), answered });
+        received.push({ path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body), answered, at: Date.now() });
         res.writeHead(answered).end();
       });
     });
@@ -132,6 +132,16 @@ describe('status and reply callbacks', () => {
     const deliveredIds = new Set(statusesOf(id).map((r) => r.headers['x-hermod-event-id']));
     for (const e of failedIds) expect(deliveredIds.has(e)).toBe(true);
     expect(statusesOf(id).map((c) => c.json.status)).toEqual(['accepted', 'queued', 'sent', 'submitted', 'received']);
+    // Each says when its status happened, the same at every try: the accepted told late is still the time it was accepted.
+    const eventTime = (r: Received) => Date.parse(String(r.headers['x-hermod-event-time']));
+    const firstTry = received.find((r) => r.json.id === id && r.answered === 500)!;
+    const delivered = statusesOf(id).find((r) => r.headers['x-hermod-event-id'] === firstTry.headers['x-hermod-event-id'])!;
+    expect(String(delivered.headers['x-hermod-event-time'])).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(eventTime(delivered)).toBe(eventTime(firstTry));
+    expect(eventTime(delivered)).toBeLessThanOrEqual(firstTry.at ?? Date.now());
+    expect(delivered.at! - eventTime(delivered)).toBeGreaterThan(500);
+    const times = statusesOf(id).map(eventTime);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
 
     // The operator's log says why, once for the minute however many tries failed, and when the receiver answers again; never the credentials or the body.
     const port = (receiver.address() as { port: number }).port;

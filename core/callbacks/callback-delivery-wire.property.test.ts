@@ -18,6 +18,7 @@ const request: fc.Arbitrary<DeliveryRequest> = fc.record(
     traceparent: fc.constantFrom('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
     // A rotation's old secret, signing beside the new one.
     previousSecret: worldText.filter((s) => s !== ''),
+    eventAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
   },
   { requiredKeys: ['ref', 'url', 'secret', 'eventId', 'body', 'timeoutMs', 'allowPrivate'] },
 );

@@ -15,12 +15,22 @@ export type DeliveryAnswer =
  * `postMessage` copies an object's property names with every object, and
  * a flat array of the same values costs about half (bench/RESULTS.md).
  */
-const REQUEST_FIELDS = 8;
+const REQUEST_FIELDS = 9;
 const ANSWER_FIELDS = 5;
 
 /** Appends one request to a batch being made. */
 export function pushRequest(out: unknown[], ref: number, d: SignedDelivery): void {
-  out.push(ref, d.url, d.secret, d.eventId, d.body, d.allowPrivate ? -d.timeoutMs - 1 : d.timeoutMs, d.traceparent ?? '', d.previousSecret ?? '');
+  out.push(
+    ref,
+    d.url,
+    d.secret,
+    d.eventId,
+    d.body,
+    d.allowPrivate ? -d.timeoutMs - 1 : d.timeoutMs,
+    d.traceparent ?? '',
+    d.previousSecret ?? '',
+    d.eventAt ?? -1,
+  );
 }
 
 export function encodeRequests(requests: readonly DeliveryRequest[]): unknown[] {
@@ -35,6 +45,7 @@ export function decodeRequests(flat: readonly unknown[]): DeliveryRequest[] {
     const timeout = flat[i + 5] as number;
     const traceparent = flat[i + 6] as string;
     const previousSecret = flat[i + 7] as string;
+    const eventAt = flat[i + 8] as number;
     out.push({
       ref: flat[i] as number,
       url: flat[i + 1] as string,
@@ -45,6 +56,7 @@ export function decodeRequests(flat: readonly unknown[]): DeliveryRequest[] {
       timeoutMs: timeout < 0 ? -timeout - 1 : timeout,
       ...(traceparent ? { traceparent } : {}),
       ...(previousSecret ? { previousSecret } : {}),
+      ...(eventAt >= 0 ? { eventAt } : {}),
     });
   }
   return out;

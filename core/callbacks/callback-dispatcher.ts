@@ -141,6 +141,7 @@ export async function startCallbackDispatcher(o: CallbackDispatcherOptions): Pro
           // An operator's rotation with an overlap: the secret replaced signs beside it until then.
           ...(settings.previousCallbackSecretUntil > Date.now() ? { previousSecret: settings.previousCallbackSecret } : {}),
           eventId: job.eventId,
+          eventAt: job.createdAt,
           body: JSON.stringify(job.body),
           timeoutMs: o.timeoutMs,
           allowPrivate: o.allowPrivate,

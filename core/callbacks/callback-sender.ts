@@ -105,6 +105,8 @@ export interface SignedDelivery {
   /** A secret that signs beside `secret` (a second `v1`), while receivers move to the new one. */
   previousSecret?: string;
   eventId: string;
+  /** When what the callback tells happened (epoch ms), sent as `X-Hermod-Event-Time`: a retry after an outage comes hours later. */
+  eventAt?: number;
   body: string;
   timeoutMs: number;
   allowPrivate: boolean;
@@ -143,6 +145,7 @@ export async function deliverCallback(d: SignedDelivery, options: DeliveryOption
     'content-type': 'application/json',
     'user-agent': 'hermod-callbacks/1',
     'x-hermod-event-id': d.eventId,
+    ...(d.eventAt !== undefined && Number.isFinite(d.eventAt) && d.eventAt > 0 ? { 'x-hermod-event-time': new Date(d.eventAt).toISOString() } : {}),
     'x-hermod-signature': signature(d.secret, timestamp, d.body, d.previousSecret),
   };
   if (d.traceparent) headers.traceparent = d.traceparent;
