@@ -7,6 +7,10 @@ import type { MessageReader } from '../messages/message-reader';
 import type { AccountStore } from '../ports/account-store';
 import type { History } from '../ports/history';
 import { unaryHandler } from './unary-handler';
+import { imAttemptId } from '../im/im-ids';
+
+/** Attempts an Intelligent Messaging message may have (its attempt ids' last digit, 1..9 and a). */
+const MAX_ATTEMPTS = 10;
 
 /** MessageRoutes: the route and carrier an application's message was submitted to, from history. */
 export function messageRoutesService(deps: {
@@ -25,6 +29,22 @@ export function messageRoutesService(deps: {
       // An operator's question, rare: worth making the events recorded so far readable first.
       await deps.history.flush();
       const route = await deps.history.getMessageRoute(app.id, message.id);
+      if (!route && message.channel === 'im') {
+        // An Intelligent Messaging message reaches carriers by its attempts: the last one submitted says where it went.
+        for (let k = MAX_ATTEMPTS - 1; k >= 0; k--) {
+          const attemptId = imAttemptId(message.id, k);
+          const attempt = await deps.history.getMessageRoute(app.id, attemptId);
+          if (!attempt) continue;
+          const channel = (await deps.reader.get(app.id, attemptId).catch(() => undefined))?.channel ?? '';
+          return {
+            id: message.id,
+            status: message.status,
+            route: `attempt ${k + 1}${channel ? ` (${channel})` : ''}: ${attempt.route || 'no route (not SMS)'}`,
+            carrierId: attempt.carrierId,
+            submittedAt: new Date(attempt.at),
+          };
+        }
+      }
       return {
         id: message.id,
         status: message.status,
