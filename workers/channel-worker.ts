@@ -315,20 +315,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         }
         const e = toHermodError(err);
         end({ outcome: e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected' });
-        // Some parts of it are with the carrier: stored, their receipts find the message, and history names them.
+        // Some parts of it are with the carrier: their carrier ids are stored, so their receipts find the message, and
+        // the detail names them. Not as the report's carrier ids: core would take those as the message submitted.
         const partsTaken = takenParts(err);
         if (partsTaken.length > 0) await carrierIdWrites.add(partsTaken.map((carrierId) => ({ carrierId, messageId: job.id })));
-        const takenIds = partsTaken.length > 0 ? { carrierId: partsTaken[0]!, ...(partsTaken.length > 1 ? { partCarrierIds: partsTaken.slice(1) } : {}) } : {};
+        const detail = partsTaken.length > 0 ? `${e.message} (the carrier took the other parts: ${partsTaken.join(', ')})` : e.message;
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });
           log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
-          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message, ...takenIds });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail });
           return;
         }
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
-          await report(job.id, 'rejected', { errorCode: e.code, detail: e.message, ...takenIds });
+          await report(job.id, 'rejected', { errorCode: e.code, detail });
           return;
         }
         firstRefusedAt ??= Date.now();

@@ -3,7 +3,8 @@ import { smppBindUp } from '../../lib/metrics';
 import { quietLog, smppTestKit } from '../simulators/smpp-test-kit';
 import { carrierConfig } from './carrier-config-test-kit';
 import { createSmppCarrier } from './smpp-carrier';
-import { isHeldBack } from '../carrier';
+import { isHeldBack, takenParts } from '../carrier';
+import { CommandStatus } from '../carriers/smpp/command-status';
 import type { Logger } from '../../lib/log';
 
 /** A logger that keeps each line as `level message`. */
@@ -68,6 +69,31 @@ describe('SMPP carrier metrics', () => {
     const err = await carrier.send(job, undefined, { holdBack: () => true }).catch((e: unknown) => e);
     expect(isHeldBack(err)).toBe(true);
     expect(carrier.snapshots().map((s) => s.lastError)).toEqual(['']);
+  });
+
+  it('names every part the SMSC took of a long message it then refused for good, also a part taken in the same round as the refusal (trial)', async () => {
+    // First try: part 1 taken, parts 2 and 3 throttled; tried again: part 2 refused for good, part 3 taken.
+    const tries = new Map<number, number>();
+    const sim = await kit.simulator({
+      statusFor: (s) => {
+        const seq = s.concat?.seq ?? 1;
+        const n = (tries.get(seq) ?? 0) + 1;
+        tries.set(seq, n);
+        if (seq === 1) return undefined;
+        if (n === 1) return CommandStatus.ESME_RTHROTTLED;
+        return seq === 2 ? CommandStatus.ESME_RSUBMITFAIL : undefined;
+      },
+    });
+    const taken: string[] = [];
+    sim.on('submit', (s) => s.status === 0 && taken.push(s.carrierMessageId!));
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    kit.defer(() => carrier.close());
+    await carrier.ready();
+    const job = { id: 'm-2', destination: '+6421000002', source: 'SHOP', content: 'Kia ora, e hoa mā — tēnā koe 👋🏽 你好 '.repeat(5) } as never;
+    const err = await carrier.send(job).catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: false, message: expect.stringMatching(/part 2 of 3 refused/) });
+    expect(taken).toHaveLength(2);
+    expect([...takenParts(err)].sort()).toEqual(taken.map((id) => `spark:${id}`).sort());
   });
 
   it('joins a long reply whose parts the SMSC delivered on different binds into one message', async () => {

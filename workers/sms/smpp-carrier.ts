@@ -91,15 +91,18 @@ async function completeParts(
     const on = pick();
     if (!on) continue;
     const again = await Promise.allSettled(missing.map((i) => submitPart(on, segments[i]!, false)));
+    // Every part taken in this round is noted before a refusal ends the message: its receipt will come.
+    let refused: HermodError | undefined;
     again.forEach((r, k) => {
       const i = missing[k]!;
       if (r.status === 'fulfilled') ids[i] = counted([r.value])[0];
       else {
         failed(r.reason);
         last = r.reason;
-        if ((r.reason as { retryable?: boolean }).retryable !== true) throw refusedForGood(i, r.reason);
+        if ((r.reason as { retryable?: boolean }).retryable !== true) refused ??= refusedForGood(i, r.reason);
       }
     });
+    if (refused) throw refused;
   }
 }
 
