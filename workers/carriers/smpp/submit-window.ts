@@ -2,6 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { HermodError } from '../../../lib/errors';
 import { Fifo } from './fifo';
 
+/** A timer this late means the process, not the SMSC, was slow. */
+const STALLED_MS = 50;
+
 export interface SubmitJob<R> {
   resolve(result: R): void;
   reject(err: HermodError): void;
@@ -30,6 +33,9 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   private drainWaiters: (() => void)[] = [];
   private readonly answerWaitMs: number;
   private held = false;
+  /** The expiry that found this process stalled waited one turn for the answers read meanwhile. */
+  private stallChecked = false;
+  private readsFirst: NodeJS.Immediate | undefined;
 
   /**
    * @param send puts a job on the wire and returns its sequence number, or
@@ -104,7 +110,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     if (seq === undefined) return;
     job.deadline = performance.now() + this.timeoutMs;
     this.inflight.set(seq, job);
-    if (!this.timer) this.arm();
+    if (!this.timer && !this.readsFirst) this.arm();
   }
 
   private arm(): void {
@@ -115,7 +121,18 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
 
   private readonly expire = (): void => {
     this.timer = undefined;
-    const now = performance.now();
+    this.readsFirst = undefined;
+    let now = performance.now();
+    // Fired long after its time: this process was held up (a CPU-starved core, a long GC pause), and answers that
+    // came meanwhile wait unread. Timers run before the event loop reads sockets: expire once they are read.
+    const due = Math.min(this.inflight.values().next().value?.deadline ?? now, this.late.values().next().value?.deadline ?? now);
+    if (!this.stallChecked && now - due > STALLED_MS) {
+      this.stallChecked = true;
+      this.readsFirst = setImmediate(this.expire);
+      return;
+    }
+    this.stallChecked = false;
+    now = performance.now();
     for (const [seq, job] of this.late) {
       if (job.deadline > now) break;
       this.late.delete(seq);
@@ -151,6 +168,8 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     }
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.readsFirst) clearImmediate(this.readsFirst);
+    this.readsFirst = undefined;
     this.checkDrained();
     return n;
   }
