@@ -315,21 +315,23 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         }
         const e = toHermodError(err);
         end({ outcome: e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected' });
-        // Some parts of it are with the carrier: their carrier ids are stored, so their receipts find the message, and
-        // the detail names them. Not as the report's carrier ids: core would take those as the message submitted.
+        // Some parts of it are with the carrier and their receipts will come: the report names them as the parts'
+        // carrier ids, kept in history with the rejection, where core finds the message for each receipt (a step back
+        // from the rejection, refused). Not stored in hot state, which would count the parts taken as the whole
+        // message and mark it submitted, nor as the report's own carrier id, which core takes as a submit to wait for.
         const partsTaken = takenParts(err);
-        if (partsTaken.length > 0) await carrierIdWrites.add(partsTaken.map((carrierId) => ({ carrierId, messageId: job.id })));
         const detail = partsTaken.length > 0 ? `${e.message} (the carrier took the other parts: ${partsTaken.join(', ')})` : e.message;
+        const parts = partsTaken.length > 0 ? { partCarrierIds: [...partsTaken] } : {};
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });
           log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
-          await report(job.id, 'frozen', { errorCode: 'uncertain', detail });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail, ...parts });
           return;
         }
         if (!e.retryable) {
           carrierSends.inc({ channel, outcome: 'rejected' });
-          await report(job.id, 'rejected', { errorCode: e.code, detail });
+          await report(job.id, 'rejected', { errorCode: e.code, detail, ...parts });
           return;
         }
         firstRefusedAt ??= Date.now();

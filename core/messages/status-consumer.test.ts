@@ -317,6 +317,57 @@ describe('status consumer', () => {
     expect((await state.getStatus('message-1'))?.status).toBe('received');
   });
 
+  it("finds the message of a receipt for a part the SMSC took of a long SMS it then refused, by the part's id kept with the rejection, and keeps it rejected", async () => {
+    const bus = createMemoryBus({ partitions: 2 });
+    const state = createMemoryState();
+    const events: { messageId: string; status: string; carrierId: string; at: number }[] = [];
+    const history = {
+      appendEvents: async (batch: readonly (typeof events)[number][]) => void events.push(...batch),
+      findMessageIdsByCarrierIds: async (carrierIds: readonly string[]) =>
+        new Map(events.filter((e) => carrierIds.includes(e.carrierId)).map((e) => [e.carrierId, e.messageId])),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(events.filter((e) => ids.includes(e.messageId) && e.carrierId === '').map((e) => [e.messageId, { status: e.status, at: e.at }])),
+    } as unknown as MessageHistory;
+    const recorder = createStatusRecorder({ history, state });
+    const told: StatusChange[] = [];
+    recorder.onApplied((c) => told.push(c));
+    const lines: string[] = [];
+    const log = createLogger({ test: 'status-consumer' });
+    const recording: Logger = { ...log, warn: (m, f) => (lines.push(m), log.warn(m, f)), child: () => recording };
+    subscription = await startStatusConsumer({ bus, state, history, recorder, log: recording, holdUnmatchedMs: 1000 });
+    await state.advanceStatuses([{ id: 'message-1', status: 'sent', at: 1_700_000_000_000, channel: 'sms' }]);
+
+    // Part 2 refused for good; parts 1 and 3 taken, named with the rejection.
+    const at = 1_700_000_001_000;
+    await bus.publish(topicName('status'), [
+      {
+        key: 'message-1',
+        value: encodeStatus({
+          id: 'message-1',
+          status: 'rejected',
+          at,
+          channel: 'sms',
+          partCarrierIds: ['smsc:ā1', 'smsc:ā3'],
+          detail: 'part 2 of 3 refused by the carrier: ESME_RINVDSTADR',
+        }),
+      },
+    ]);
+    await eventually(() => told.length === 1);
+    // The taken parts' receipts: the worker did not know their message.
+    await bus.publish(
+      topicName('status'),
+      ['smsc:ā1', 'smsc:ā3'].map((carrierId, i) => ({
+        key: carrierId,
+        value: encodeStatus({ id: '', carrierId, status: 'received', at: at + 100 + i, channel: 'sms', detail: 'Kua tae — 已送达 ✅' }),
+      })),
+    );
+    // Past the time a report is held unmatched: none was dropped, and the message is still rejected.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(lines.filter((l) => l.includes('dropping'))).toEqual([]);
+    expect(told.map((c) => `${c.messageId} ${c.status}`)).toEqual(['message-1 rejected']);
+    expect((await state.getStatus('message-1'))?.status).toBe('rejected');
+  });
+
   it('keeps a received SMS received when its carrier reports a failure later, in hot state or after hot state forgot it, and fails a received e-mail that bounces', async () => {
     const bus = createMemoryBus({ partitions: 2 });
     const state = createMemoryState();
