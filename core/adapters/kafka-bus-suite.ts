@@ -75,7 +75,8 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
             topic,
             async (records) => {
               calls.push(records);
-              if (calls.length === 1) await new Promise((r) => setTimeout(r, 15_000));
+              // Well past the session timeout (by 4 s, the broker's own margin), not a long margin more.
+              if (calls.length === 1) await new Promise((r) => setTimeout(r, 10_000));
             },
             { group },
           );
@@ -242,14 +243,19 @@ export function describeKafkaBusSuite(version: (typeof KAFKA_VERSIONS)[number]):
           120_000,
         );
 
-        it('turns an unreachable cluster into a retryable unavailable HermodError', async () => {
-          const bus = createKafkaBus({ brokers: ['localhost:1'], partitions: 1 });
-          const err = await bus.publish(unique('nowhere'), [{ key: 'k', value: Buffer.from('👋🏽🎉') }]).catch((e: unknown) => e);
-          expect(err).toBeInstanceOf(HermodError);
-          expect((err as HermodError).code).toBe('unavailable');
-          expect((err as HermodError).retryable).toBe(true);
-          await bus.close().catch(() => undefined);
-        }, 120_000);
+        // No broker is involved (kafkajs's retries against localhost:1, some 10 s): on one version only (the other file has the late-broker test), as the same client runs both.
+        it.runIf(version === '3.9.2')(
+          'turns an unreachable cluster into a retryable unavailable HermodError',
+          async () => {
+            const bus = createKafkaBus({ brokers: ['localhost:1'], partitions: 1 });
+            const err = await bus.publish(unique('nowhere'), [{ key: 'k', value: Buffer.from('👋🏽🎉') }]).catch((e: unknown) => e);
+            expect(err).toBeInstanceOf(HermodError);
+            expect((err as HermodError).code).toBe('unavailable');
+            expect((err as HermodError).retryable).toBe(true);
+            await bus.close().catch(() => undefined);
+          },
+          120_000,
+        );
       });
     });
   }
