@@ -137,7 +137,10 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         if (warning) err(warning);
       }
       out(`signing secret: ${app.callbackSecret}`);
-      if (app.previousCallbackSecretUntil) out(`the secret it replaced also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
+      if (app.previousCallbackSecretUntil) {
+        out(`the secret it replaced also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
+        err('note: a receiver that reads only one v1 in X-Hermod-Signature refuses these callbacks (see README, "Verifying the signature")');
+      }
       return 0;
     }
     if (group === 'keys' && verb === 'issue' && name) {

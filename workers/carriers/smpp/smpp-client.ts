@@ -87,6 +87,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       () => new HermodError('timeout', `no submit_sm_resp within ${this.o.answerWaitMs} ms`, { retryable: true }),
       this.o.answerWaitMs,
       (waiting) => this.emit('slowAnswer', { waiting, waitingMs: this.o.submitTimeoutMs }),
+      // The last submit on the wire given up: reading may pause for the receipts now.
+      () => this.conn && this.pauseIfFull(this.conn),
     );
     this.mo = options.moAssembler ?? new MoAssembler(this.o.concatTimeoutMs);
     this.mo.join();
@@ -416,8 +418,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       out.full = false;
       if (out.paused) {
         out.paused = false;
-        // Nothing was read meanwhile: the enquire_link on the wire is not overdue.
-        this.enquireOutstanding = false;
+        // Nothing was read meanwhile: the enquire_link on the wire is not overdue (on this connection, if still its own).
+        if (this.conn === conn) this.enquireOutstanding = false;
         if (!conn.socket.destroyed) conn.socket.resume();
       }
       if (this.conn === conn) this.window.release();

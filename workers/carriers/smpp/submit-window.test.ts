@@ -45,3 +45,22 @@ describe('a submit window in a process that was stalled', () => {
     expect(await outcome.catch((err: Error) => err.message)).toBe('answered');
   });
 });
+
+describe('a submit window whose request is never answered', () => {
+  it('says so once it gives the request up, so its client may stop reading for receipts now that nothing is on the wire', async () => {
+    let givenUp = 0;
+    const window = new SubmitWindow<SubmitJob<string>>(
+      4,
+      30,
+      () => 1,
+      () => new HermodError('timeout', 'no answer in time', { retryable: true }),
+      60,
+      () => undefined,
+      () => givenUp++,
+    );
+    const outcome = new Promise<string>((resolve, reject) => window.add({ resolve, reject, deadline: 0 }));
+    expect(await outcome.catch((err: Error) => err.message)).toBe('no answer in time');
+    expect(givenUp).toBe(1);
+    expect(window.unanswered).toBe(0);
+  });
+});

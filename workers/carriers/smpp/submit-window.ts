@@ -50,6 +50,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     private readonly timeoutError: () => HermodError,
     answerWaitMs = timeoutMs,
     private readonly onLate: (waiting: number) => void = () => undefined,
+    private readonly onGivenUp: () => void = () => undefined,
   ) {
     this.answerWaitMs = Math.max(timeoutMs, answerWaitMs);
   }
@@ -133,10 +134,12 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     }
     this.stallChecked = false;
     now = performance.now();
+    let givenUp = 0;
     for (const [seq, job] of this.late) {
       if (job.deadline > now) break;
       this.late.delete(seq);
       job.reject(this.timeoutError());
+      givenUp++;
     }
     let moved = 0;
     for (const [seq, job] of this.inflight) {
@@ -146,11 +149,15 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
         job.deadline += this.answerWaitMs - this.timeoutMs;
         this.late.set(seq, job);
         moved++;
-      } else job.reject(this.timeoutError());
+      } else {
+        job.reject(this.timeoutError());
+        givenUp++;
+      }
     }
     if (moved > 0) this.onLate(this.late.size);
     this.arm();
     this.pump();
+    if (givenUp > 0) this.onGivenUp();
   };
 
   /** Rejects everything sent and waiting; returns how many. */
@@ -170,6 +177,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     this.timer = undefined;
     if (this.readsFirst) clearImmediate(this.readsFirst);
     this.readsFirst = undefined;
+    this.stallChecked = false;
     this.checkDrained();
     return n;
   }
