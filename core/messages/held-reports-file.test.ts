@@ -50,9 +50,40 @@ describe('the file of held delivery reports', () => {
         .split('\n')
         .map((line) => JSON.parse(line)),
     ).toEqual([
-      { id: '', carrierId: 'smsc:ā1', status: 'received', at: 1_700_000_000_000, channel: 'sms', detail: 'Kua tae atu ki a Āperahama 📬' },
-      { id: '', carrierId: 'smsc:ī3', status: 'failed', at: 1_700_000_000_000, channel: 'sms', detail: 'Kua tae atu ki a Āperahama 📬' },
+      {
+        id: '',
+        carrierId: 'smsc:ā1',
+        status: 'received',
+        at: 1_700_000_000_000,
+        channel: 'sms',
+        detail: 'Kua tae atu ki a Āperahama 📬',
+        heldSince: expect.any(Number),
+      },
+      {
+        id: '',
+        carrierId: 'smsc:ī3',
+        status: 'failed',
+        at: 1_700_000_000_000,
+        channel: 'sms',
+        detail: 'Kua tae atu ki a Āperahama 📬',
+        heldSince: expect.any(Number),
+      },
     ]);
+    after.file.close();
+  });
+
+  it('gives back when each report was first held, so a restart does not give it its whole wait again', () => {
+    const file = fileIn();
+    const before = openHeldReportsFile(file, true).file;
+    before.hold(report('smsc:ā1'), 1_700_000_000_100);
+    before.hold(report('smsc:ē2🙂'), 1_700_000_000_200);
+    // Compacted with the times they were held, then a crash.
+    before.rewrite([report('smsc:ā1'), report('smsc:ē2🙂')], (u) => (u.carrierId === 'smsc:ā1' ? 1_700_000_000_100 : 1_700_000_000_200));
+    before.hold(report('smsc:ī3'), 1_700_000_000_300);
+
+    const after = openHeldReportsFile(file, true);
+    expect(after.kept).toEqual([report('smsc:ā1'), report('smsc:ē2🙂'), report('smsc:ī3')]);
+    expect(after.kept.map((u) => after.heldSince(u))).toEqual([1_700_000_000_100, 1_700_000_000_200, 1_700_000_000_300]);
     after.file.close();
   });
 

@@ -4,18 +4,19 @@ import type { StatusUpdate } from '../ports/bus-payloads';
 
 /** The held reports on disk: a report held, or the carrier ids no longer held (matched or given up). */
 export interface HeldReportsFile {
-  /** Appends a report held, on disk before its batch is acknowledged. */
-  hold(update: StatusUpdate): void;
+  /** Appends a report held (first held at `since`, now if not given), on disk before its batch is acknowledged. */
+  hold(update: StatusUpdate, since?: number): void;
   /** Appends that the reports of these carrier ids are held no more, so no start holds them again. */
   release(carrierIds: readonly string[]): void;
   /** Lines appended since the file was last rewritten, reports and releases. */
   readonly lines: number;
-  /** Replaces the file with the reports still held (an atomic rename). */
-  rewrite(held: Iterable<StatusUpdate>): void;
+  /** Replaces the file with the reports still held (an atomic rename), each with when it was first held. */
+  rewrite(held: Iterable<StatusUpdate>, heldSince?: (update: StatusUpdate) => number | undefined): void;
   close(): void;
 }
 
-type HeldLine = { report: StatusUpdate } | { released: string[] };
+/** A report held and when it was first held (`heldSince` beside its fields on disk; absent in files of earlier versions). */
+type HeldLine = { report: StatusUpdate; since?: number } | { released: string[] };
 
 /**
  * Delivery reports held until their carrier id matches a message
@@ -27,27 +28,33 @@ type HeldLine = { report: StatusUpdate } | { released: string[] };
  * harmless: the report is held again, statuses never move backwards and a
  * duplicate is ignored.
  */
-export function openHeldReportsFile(file: string, fsync: boolean): { file: HeldReportsFile; kept: StatusUpdate[] } {
-  const opened = openJsonLinesFile<HeldLine>(file, fsync, readLine, (line) => ('report' in line ? line.report : line));
+export function openHeldReportsFile(
+  file: string,
+  fsync: boolean,
+): { file: HeldReportsFile; kept: StatusUpdate[]; heldSince(update: StatusUpdate): number | undefined } {
+  const opened = openJsonLinesFile<HeldLine>(file, fsync, readLine, (line) =>
+    'report' in line ? (line.since === undefined ? line.report : { ...line.report, heldSince: line.since }) : line,
+  );
   // Replayed in order: a later report for a carrier id replaces the earlier one, and a release removes it.
-  const held = new Map<string, StatusUpdate>();
+  const held = new Map<string, { report: StatusUpdate; since?: number }>();
   for (const line of opened.kept) {
-    if ('report' in line) held.set(line.report.carrierId!, line.report);
+    if ('report' in line) held.set(line.report.carrierId!, line);
     else for (const carrierId of line.released) held.delete(carrierId);
   }
-  const kept = [...held.values()];
+  const kept = [...held.values()].map((line) => line.report);
   const lines = opened.file;
-  if (kept.length < opened.kept.length) lines.rewrite(kept.map((report) => ({ report })));
+  if (kept.length < opened.kept.length) lines.rewrite([...held.values()]);
   return {
+    heldSince: (update) => held.get(update.carrierId ?? '')?.since,
     file: {
-      hold: (update) => lines.keep({ report: update }),
+      hold: (update, since) => lines.keep({ report: update, since: since ?? Date.now() }),
       release: (carrierIds) => {
         if (carrierIds.length > 0) lines.keep({ released: [...carrierIds] });
       },
       get lines() {
         return lines.lines;
       },
-      rewrite: (reports) => lines.rewrite(Array.from(reports, (report) => ({ report }))),
+      rewrite: (reports, heldSince) => lines.rewrite(Array.from(reports, (report) => ({ report, since: heldSince?.(report) }))),
       close: () => lines.close(),
     },
     kept,
@@ -58,7 +65,8 @@ function readLine(value: unknown): HeldLine | undefined {
   const released = (value as { released?: unknown } | null)?.released;
   if (Array.isArray(released)) return { released: released.filter((c): c is string => typeof c === 'string') };
   const report = readReport(value);
-  return report && { report };
+  const since = (value as { heldSince?: unknown }).heldSince;
+  return report && { report, ...(typeof since === 'number' && Number.isFinite(since) ? { since } : {}) };
 }
 
 function readReport(value: unknown): StatusUpdate | undefined {

@@ -197,7 +197,8 @@ export function startStatusConsumer(deps: {
   };
   const unmatched = createUnmatchedReports({ holdMs: deps.holdUnmatchedMs ?? 120_000, maxHeld: 100_000 });
   const kept = deps.heldFile ? openHeldReportsFile(deps.heldFile.path, deps.heldFile.fsync) : undefined;
-  for (const u of kept?.kept ?? []) unmatched.hold(u);
+  // Each goes on waiting from when it was first held: a core that keeps restarting does not keep them for ever.
+  for (const u of kept?.kept ?? []) unmatched.hold(u, kept?.heldSince(u));
   if (kept && kept.kept.length > 0) deps.log.info('matching delivery reports held before the restart', { reports: kept.kept.length });
   /**
    * Once nothing is held (a cheap rewrite: the next start reads nothing), or most of the file is reports
@@ -207,7 +208,7 @@ export function startStatusConsumer(deps: {
     if (!kept || kept.file.lines === 0) return;
     if (unmatched.size > 0 && kept.file.lines <= Math.max(1000, 2 * unmatched.size)) return;
     try {
-      kept.file.rewrite(unmatched.all());
+      kept.file.rewrite(unmatched.all(), (u) => Date.now() - unmatched.heldFor(u));
     } catch (err) {
       deps.log.warn('could not rewrite the file of held delivery reports; it grows until the next try', { err });
     }

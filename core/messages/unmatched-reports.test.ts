@@ -19,6 +19,19 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.size).toBe(0);
   });
 
+  it('held before a restart, wait only what is left of their time (but a few seconds at least), not a whole wait again', () => {
+    let t = 10_000;
+    const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => t, restartGraceMs: 200 });
+    expect(held.hold(report('c1'), 9_500)).toBe(true);
+    expect(held.hold(report('c2'), 5_000)).toBe(true);
+    expect(held.heldFor(held.all()[0]!)).toBe(500);
+    t = 10_200;
+    // c2's wait ran out long ago: it gets the grace after the start, no more.
+    expect(held.take().expired).toEqual([report('c2')]);
+    t = 10_500;
+    expect(held.take().expired).toEqual([report('c1')]);
+  });
+
   it('keep one report per carrier id (a redelivery replaces it) and refuse more than they can hold', () => {
     const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 2, now: () => 0 });
     held.hold(report('c1', 'submitted'));

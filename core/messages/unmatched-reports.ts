@@ -21,14 +21,26 @@ import { canAdvance } from '../domain/message-status';
 /** Misses looked for again `firstRetryMs` apart before the waits double. */
 const QUICK_TRIES = 4;
 
-export function createUnmatchedReports(options: { holdMs: number; maxHeld: number; now?: () => number; firstRetryMs?: number; longestRetryMs?: number }) {
+export function createUnmatchedReports(options: {
+  holdMs: number;
+  maxHeld: number;
+  now?: () => number;
+  firstRetryMs?: number;
+  longestRetryMs?: number;
+  /** A report held before a restart whose time ran out meanwhile is still looked for this long after the start (10 s, or holdMs if shorter). */
+  restartGraceMs?: number;
+}) {
   const now = options.now ?? Date.now;
+  const restartGraceMs = options.restartGraceMs ?? Math.min(10_000, options.holdMs);
   const firstRetryMs = options.firstRetryMs ?? 500;
   const longestRetryMs = options.longestRetryMs ?? 8_000;
   const held = new Map<string, { update: StatusUpdate; since: number; until: number; due: number; misses: number }>();
   return {
-    /** Holds a report; false when it had to be dropped (too many held). */
-    hold(update: StatusUpdate): boolean {
+    /**
+     * Holds a report; false when it had to be dropped (too many held). `since`: when it was first held, before a
+     * restart (its wait goes on from then, but for `restartGraceMs` at least), not now.
+     */
+    hold(update: StatusUpdate, since?: number): boolean {
       if (!update.carrierId) return false;
       const before = held.get(update.carrierId);
       if (!before && held.size >= options.maxHeld) return false;
@@ -37,7 +49,8 @@ export function createUnmatchedReports(options: { holdMs: number; maxHeld: numbe
       if (before && before.update.status !== update.status && !canAdvance(before.update.status, update.status, update.channel)) return true;
       // A later report for the same carrier id (a redelivery, a final after an intermediate) replaces it.
       const t = now();
-      held.set(update.carrierId, { update, since: t, until: t + options.holdMs, due: t, misses: 0 });
+      const from = since !== undefined && since < t ? since : t;
+      held.set(update.carrierId, { update, since: from, until: Math.max(from + options.holdMs, from === t ? t : t + restartGraceMs), due: t, misses: 0 });
       return true;
     },
     /**
