@@ -13,10 +13,16 @@ import { isHeldBack, takenParts, type Carrier, type CarrierReport } from './carr
 import { createCampaignGate } from './campaign-gate';
 import { UncertainSendError } from './uncertain-send-error';
 import { processSpan } from '../core/ports/bus-spans';
-import { activeTraceparent, startSpan, type TraceSpan } from '../lib/tracing';
+import { activeTraceparent, startSpan, tracingOn, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
 import { createSendClaims } from './send-claims';
+
+/** A submit whose `submitted` report is on its way: its message, and the receipts waiting for that report. */
+interface OnTheWay {
+  messageId: string;
+  waiting: (() => void)[] | undefined;
+}
 
 export interface ChannelWorkerOptions {
   channel: string;
@@ -168,17 +174,20 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * stored (a carrier whose final answer follows its acceptance at once, an
    * SMSC's receipt in the same read as the submit's answer) finds it here.
    */
-  const submittedOnTheWay = new Map<string, { messageId: string; reported: Promise<void> }>();
+  const submittedOnTheWay = new Map<string, OnTheWay>();
   /** For a report not awaited: given up at a stop with the bus still away, or refused for a reason that will not pass. */
   const unreported = (id: string, status: MessageStatus) => (err: unknown) =>
     log.error(stopping ? 'gave up a status report at the stop' : 'the bus refused a status report for good', { err, id, status });
 
   carrier.onReport(async (r: CarrierReport) => {
-    const span = startSpan(`receipt ${carrier.name}`, {
-      kind: 'consumer',
-      parent: receiptTraces.take(r.carrierId) ?? null,
-      attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
-    });
+    // Its name and attributes made only while tracing is on: a receipt a message.
+    const span = tracingOn()
+      ? startSpan(`receipt ${carrier.name}`, {
+          kind: 'consumer',
+          parent: receiptTraces.take(r.carrierId) ?? null,
+          attributes: { 'hermod.carrier_id': r.carrierId, 'hermod.status': r.status },
+        })
+      : undefined;
     try {
       let carrierId = r.carrierId;
       let id = r.messageId || submittedOnTheWay.get(r.carrierId)?.messageId || ((await state.getMessageIdByCarrierId(r.carrierId)) ?? '');
@@ -187,7 +196,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         id = (await state.getMessageIdByCarrierId(r.carrierIdAsWritten)) ?? '';
         if (id) carrierId = r.carrierIdAsWritten;
       }
-      await submittedOnTheWay.get(r.carrierId)?.reported;
+      const onTheWay = submittedOnTheWay.get(r.carrierId);
+      if (onTheWay) await new Promise<void>((resolve) => (onTheWay.waiting ??= []).push(resolve));
       span?.setAttribute('hermod.message_id', id);
       await reports.add({
         id,
@@ -268,7 +278,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       try {
         // Awaited as the carrier's own promise, span or not: the time from the
         // submit's answer to its carrier ids being stored must not grow (a receipt races it).
-        submit = startSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } });
+        submit = tracingOn() ? startSpan(`submit ${carrier.name}`, { kind: 'client', attributes: { 'hermod.attempt': attempt } }) : undefined;
         const send = () =>
           carrier.send(
             job,
@@ -288,8 +298,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         carrierSends.inc({ channel, outcome: 'submitted' });
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
         // Marked before the carrier ids are stored: from then on a receipt finds the message.
-        let reported!: () => void;
-        const onTheWay = { messageId: job.id, reported: new Promise<void>((resolve) => (reported = resolve)) };
+        const onTheWay: OnTheWay = { messageId: job.id, waiting: undefined };
         for (const carrierId of carrierIds) submittedOnTheWay.set(carrierId, onTheWay);
         try {
           await carrierIdWrites.add(carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
@@ -300,7 +309,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           });
         } finally {
           for (const carrierId of carrierIds) submittedOnTheWay.delete(carrierId);
-          reported();
+          // The receipts that came meanwhile (rare): a promise for those only, not one a message.
+          if (onTheWay.waiting) for (const resolve of onTheWay.waiting) resolve();
         }
         return;
       } catch (err) {
