@@ -28,6 +28,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * submit was written and then failed is handed back to the channel worker,
  * whose retry routes it again, so nothing is submitted twice on purpose.
  */
+/** What the `submitted` event says of the route: `route nz-21 → carrier alpha (failover from bravo)`. */
+function routeDetail(rule: string, carrier: string, passedOver: readonly string[]): string {
+  return `route ${rule} → carrier ${carrier}${passedOver.length > 0 ? ` (failover from ${passedOver.join(', ')})` : ''}`;
+}
+
+/** The detail of a route's first carrier, made once per rule and carrier: the same text for most messages. */
+const directDetails = new Map<string, Map<string, string>>();
+function directDetail(rule: string, carrier: string): string {
+  let byCarrier = directDetails.get(rule);
+  if (!byCarrier) directDetails.set(rule, (byCarrier = new Map()));
+  let detail = byCarrier.get(carrier);
+  if (detail === undefined) {
+    if (byCarrier.size >= 1000) byCarrier.clear();
+    byCarrier.set(carrier, (detail = routeDetail(rule, carrier, [])));
+  }
+  return detail;
+}
+
 export function createRoutedCarrier(deps: {
   carriers: readonly SmppCarrier[];
   configs: readonly CarrierConfig[];
@@ -74,7 +92,8 @@ export function createRoutedCarrier(deps: {
           continue;
         }
         const rate = rates.get(chosen.name);
-        const slot = await rate?.take(planSms(job.content).segments.length);
+        // No allowance to wait for on most carriers: no await (a turn of the event loop and a promise a message).
+        const slot = rate ? await rate.take(planSms(job.content).segments.length) : undefined;
         let written = false;
         // Withdrawn unsent when its allowance's slot has passed before it could leave (see submit-rate.ts).
         let late = false;
@@ -95,8 +114,7 @@ export function createRoutedCarrier(deps: {
           h.succeeded();
           h.countSubmits(Date.now(), carrierIds.length);
           for (const p of passedOver) carrierFailovers.inc({ carrier: p });
-          const via = passedOver.length > 0 ? ` (failover from ${passedOver.join(', ')})` : '';
-          return { carrierIds, detail: `route ${decision.rule} → carrier ${chosen.name}${via}` };
+          return { carrierIds, detail: passedOver.length > 0 ? routeDetail(decision.rule, chosen.name, passedOver) : directDetail(decision.rule, chosen.name) };
         } catch (err) {
           // Withdrawn because its allowance went stale: ask for a new one.
           if (late && isHeldBack(err)) continue;
