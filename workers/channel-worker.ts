@@ -238,6 +238,15 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   };
 
   const campaigns = createCampaignGate(state);
+  // The send-duration histogram's series of this channel, by outcome, and its submitted count, made once: a timer's
+  // closure and three label objects a message fewer than startTimer and inc with labels.
+  const sendDurations = new Map<string, ReturnType<typeof carrierSendDuration.labels>>();
+  const timeSend = (startedAt: number, outcome: string): void => {
+    let series = sendDurations.get(outcome);
+    if (!series) sendDurations.set(outcome, (series = carrierSendDuration.labels({ channel, outcome })));
+    series.observe((performance.now() - startedAt) / 1000);
+  };
+  const sendsSubmitted = carrierSends.labels({ channel, outcome: 'submitted' });
   /** A campaign message the operator paused (parked: sent again on resume) or cancelled (ends `dead`). */
   const heldByOperator = async (job: OutboundJob): Promise<boolean> => {
     const verdict = await campaigns.verdict(job.id);
@@ -273,7 +282,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       if (campaigns.verdictNow(job.id) !== 'send' && (await heldByOperator(job))) return;
       let written = false;
       let taken = false;
-      const end = carrierSendDuration.startTimer({ channel });
+      const startedAt = performance.now();
       let submit: TraceSpan | undefined;
       try {
         // Awaited as the carrier's own promise, span or not: the time from the
@@ -294,8 +303,8 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         receiptTraces.remember(carrierIds, submit?.traceparent);
         submit?.end();
         submit = undefined;
-        end({ outcome: 'submitted' });
-        carrierSends.inc({ channel, outcome: 'submitted' });
+        timeSend(startedAt, 'submitted');
+        sendsSubmitted.inc();
         if (!written) report(job.id, 'sent').catch(unreported(job.id, 'sent'));
         // Marked before the carrier ids are stored: from then on a receipt finds the message.
         const onTheWay: OnTheWay = { messageId: job.id, waiting: undefined };
@@ -324,7 +333,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           continue;
         }
         const e = toHermodError(err);
-        end({ outcome: e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected' });
+        timeSend(startedAt, e instanceof UncertainSendError ? 'uncertain' : e.retryable ? 'transient' : 'rejected');
         // Some parts of it are with the carrier and their receipts will come: the report names them as the parts'
         // carrier ids, kept in history with the rejection, where core finds the message for each receipt (a step back
         // from the rejection, refused). Not stored in hot state, which would count the parts taken as the whole
