@@ -131,11 +131,11 @@ async function workerOnBusSlowToTake(slowStatus: MessageStatus, carrier: Carrier
 const carrierParts = { ready: async () => undefined, onInbound: () => undefined, close: async () => undefined };
 
 /** An SMS worker sending through `carrier` on an in-process bus and state; the statuses as core reads them off the status topic. */
-async function workerWith(carrier: Carrier) {
+async function workerWith(carrier: Carrier, log = quietLog) {
   const bus = createMemoryBus();
   const statuses: StatusUpdate[] = [];
   await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log: quietLog });
+  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log });
   kit.defer(async () => {
     await worker.stop();
     await bus.close();
@@ -550,5 +550,38 @@ describe('a channel worker sending a long SMS one part of which the SMSC refuses
     const receipts = statuses.filter((s) => s.status === 'received');
     expect(new Set(receipts.map((s) => s.carrierId))).toEqual(new Set(rejected!.partCarrierIds));
     expect(statuses.filter((s) => s.id === job.id).map((s) => s.status)).toEqual(['sent', 'rejected']);
+  });
+});
+
+describe('a channel worker whose own code fails while it sends (a bug, not the carrier)', () => {
+  it('rejects the message with code internal and says so in its log as an error, once a minute, with how many', async () => {
+    const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+    const log = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (msg: string, fields?: Record<string, unknown>) => void lines.push({ level: 'warn', msg, fields }),
+      error: (msg: string, fields?: Record<string, unknown>) => void lines.push({ level: 'error', msg, fields }),
+      child: () => log,
+    } as unknown as typeof quietLog;
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'broken',
+      async send() {
+        // What a slip in hermod's own code throws: not a carrier's answer.
+        throw new TypeError("Cannot read properties of undefined (reading 'segments')");
+      },
+      onReport: () => undefined,
+    };
+    const { bus, statuses } = await workerWith(carrier, log);
+    const jobs = ['Kia ora 👋🏽', 'Tēnā koe', '你好'].map((text, i) => imJob('sms', `+6421123457${i}`, { type: 'text' }, text));
+    await bus.publish(
+      topicName('sms'),
+      jobs.map((job) => ({ key: job.id, value: encodeJob(job) })),
+    );
+    await eventually(() => (statuses.filter((s) => s.status === 'rejected').length === 3 ? true : undefined), 10_000);
+    expect(statuses.find((s) => s.status === 'rejected')).toMatchObject({ errorCode: 'internal', detail: expect.stringContaining('reading') });
+    const errors = lines.filter((l) => l.level === 'error');
+    expect(errors).toEqual([expect.objectContaining({ msg: 'sending failed inside hermod (a bug, not the carrier); the message is rejected' })]);
+    expect(errors[0]!.fields).toMatchObject({ channel: 'sms', err: expect.anything() });
   });
 });

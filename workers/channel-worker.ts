@@ -247,6 +247,18 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     series.observe((performance.now() - startedAt) / 1000);
   };
   const sendsSubmitted = carrierSends.labels({ channel, outcome: 'submitted' });
+  /**
+   * A send that failed in hermod's own code (a TypeError, say: carriers' failures come as HermodError) rejects its
+   * message like a carrier's refusal would, but is a bug to tell: an error line at once, then one a minute at most
+   * with how many more.
+   */
+  let internalFailures = { toldAt: 0, since: 0 };
+  const internalFailure = (id: string, err: unknown): void => {
+    internalFailures.since++;
+    if (Date.now() - internalFailures.toldAt < 60_000) return;
+    log.error('sending failed inside hermod (a bug, not the carrier); the message is rejected', { channel, id, err, messages: internalFailures.since });
+    internalFailures = { toldAt: Date.now(), since: 0 };
+  };
   /** A campaign message the operator paused (parked: sent again on resume) or cancelled (ends `dead`). */
   const heldByOperator = async (job: OutboundJob): Promise<boolean> => {
     const verdict = await campaigns.verdict(job.id);
@@ -349,6 +361,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           return;
         }
         if (!e.retryable) {
+          if (e.code === 'internal') internalFailure(job.id, err);
           carrierSends.inc({ channel, outcome: 'rejected' });
           await report(job.id, 'rejected', { errorCode: e.code, detail, ...parts });
           return;
