@@ -16,6 +16,7 @@ import { processSpan } from '../core/ports/bus-spans';
 import { activeTraceparent, startSpan, tracingOn, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
+import { planSms } from '../core/domain/sms-segments';
 import { createSendClaims } from './send-claims';
 
 /** A submit whose `submitted` report is on its way: its message, and the receipts waiting for that report. */
@@ -351,7 +352,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         // from the rejection, refused). Not stored in hot state, which would count the parts taken as the whole
         // message and mark it submitted, nor as the report's own carrier id, which core takes as a submit to wait for.
         const partsTaken = takenParts(err);
-        const detail = partsTaken.length > 0 ? `${e.message} (the carrier took the other parts: ${partsTaken.join(', ')})` : e.message;
+        // How many parts it took, of how many: more than one may have been refused (the first refusal ends the message).
+        const detail =
+          partsTaken.length > 0
+            ? `${e.message} (the carrier took ${partsTaken.length} of its ${planSms(job.content).segments.length} parts: ${partsTaken.join(', ')})`
+            : e.message;
         const parts = partsTaken.length > 0 ? { partCarrierIds: [...partsTaken] } : {};
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
