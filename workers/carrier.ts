@@ -68,12 +68,15 @@ export function isHeldBack(err: unknown): boolean {
 const TAKEN = Symbol('takenCarrierIds');
 
 /**
- * Marks a failure of a message some parts of which the carrier took (a long
+ * Marks a failure of a message some of whose `parts` the carrier took (a long
  * SMS one part of which was refused for good): their carrier ids, so their
- * receipts still find the message.
+ * receipts still find the message, and its message says how many it took.
  */
-export function withTakenParts<E>(err: E, carrierIds: readonly string[]): E {
-  if (carrierIds.length > 0 && typeof err === 'object' && err !== null) Object.defineProperty(err, TAKEN, { value: carrierIds });
+export function withTakenParts<E>(err: E, carrierIds: readonly string[], parts: number): E {
+  if (carrierIds.length === 0 || typeof err !== 'object' || err === null) return err;
+  Object.defineProperty(err, TAKEN, { value: carrierIds });
+  // More than one part may have been refused: the first refusal ends the message.
+  if (err instanceof Error) err.message += ` (the carrier took ${carrierIds.length} of its ${parts} parts: ${carrierIds.join(', ')})`;
   return err;
 }
 

@@ -16,7 +16,6 @@ import { processSpan } from '../core/ports/bus-spans';
 import { activeTraceparent, startSpan, tracingOn, type TraceSpan } from '../lib/tracing';
 import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
-import { planSms } from '../core/domain/sms-segments';
 import { createSendClaims } from './send-claims';
 
 /** A submit whose `submitted` report is on its way: its message, and the receipts waiting for that report. */
@@ -352,23 +351,18 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         // from the rejection, refused). Not stored in hot state, which would count the parts taken as the whole
         // message and mark it submitted, nor as the report's own carrier id, which core takes as a submit to wait for.
         const partsTaken = takenParts(err);
-        // How many parts it took, of how many: more than one may have been refused (the first refusal ends the message).
-        const detail =
-          partsTaken.length > 0
-            ? `${e.message} (the carrier took ${partsTaken.length} of its ${planSms(job.content).segments.length} parts: ${partsTaken.join(', ')})`
-            : e.message;
         const parts = partsTaken.length > 0 ? { partCarrierIds: [...partsTaken] } : {};
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });
           log.warn('send outcome uncertain; not resending', { id: job.id, err: e });
-          await report(job.id, 'frozen', { errorCode: 'uncertain', detail, ...parts });
+          await report(job.id, 'frozen', { errorCode: 'uncertain', detail: e.message, ...parts });
           return;
         }
         if (!e.retryable) {
           if (e.code === 'internal') internalFailure(job.id, err);
           carrierSends.inc({ channel, outcome: 'rejected' });
-          await report(job.id, 'rejected', { errorCode: e.code, detail, ...parts });
+          await report(job.id, 'rejected', { errorCode: e.code, detail: e.message, ...parts });
           return;
         }
         firstRefusedAt ??= Date.now();

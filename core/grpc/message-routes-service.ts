@@ -7,10 +7,7 @@ import type { MessageReader } from '../messages/message-reader';
 import type { AccountStore } from '../ports/account-store';
 import type { History } from '../ports/history';
 import { unaryHandler } from './unary-handler';
-import { imAttemptId } from '../im/im-ids';
-
-/** Attempts an Intelligent Messaging message may have (its attempt ids' last digit, 1..9 and a). */
-const MAX_ATTEMPTS = 10;
+import { imAttemptId, MAX_IM_ATTEMPTS } from '../im/im-ids';
 
 /** MessageRoutes: the route and carrier an application's message was submitted to, from history. */
 export function messageRoutesService(deps: {
@@ -31,7 +28,7 @@ export function messageRoutesService(deps: {
       const route = await deps.history.getMessageRoute(app.id, message.id);
       if (!route && message.channel === 'im') {
         // An Intelligent Messaging message reaches carriers by its attempts: the last one submitted says where it went.
-        for (let k = MAX_ATTEMPTS - 1; k >= 0; k--) {
+        for (let k = MAX_IM_ATTEMPTS - 1; k >= 0; k--) {
           const attemptId = imAttemptId(message.id, k);
           const attempt = await deps.history.getMessageRoute(app.id, attemptId);
           if (!attempt) continue;

@@ -19,8 +19,11 @@ export function keyedImMessageId(applicationId: string, dedupKey: string): strin
   return retyped(hashedUuid(applicationId, 'im', dedupKey), '4', '0');
 }
 
+/** Delivery attempts an IM message may have: its attempt ids' last digit is 1..9 or a. */
+export const MAX_IM_ATTEMPTS = 10;
+
 export function imAttemptId(messageId: string, attempt: number): string {
-  if (attempt < 0 || attempt > 9) throw new RangeError('attempt must be 0..9');
+  if (attempt < 0 || attempt >= MAX_IM_ATTEMPTS) throw new RangeError(`attempt must be 0..${MAX_IM_ATTEMPTS - 1}`);
   return retyped(messageId, '8', (attempt + 1).toString(16));
 }
 

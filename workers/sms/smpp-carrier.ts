@@ -338,6 +338,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         throw withTakenParts(
           err,
           ids.flatMap((id) => (id === undefined ? [] : [config.idPrefix + id])),
+          plan.segments.length,
         );
       }
     },
