@@ -7,7 +7,7 @@ import type { BoundPorts, Role } from '../lib/role';
 import { startTracing } from '../lib/tracing';
 import { limitHeapGrowth } from '../lib/heap-growth';
 import { requireSharedHotState } from '../lib/shared-hot-state';
-import { checkGrpcTlsFiles } from '../lib/grpc-credentials';
+import { checkGrpcTlsFiles } from '../lib/check-grpc-tls-files';
 
 export interface RoleOptions {
   /** For `worker`: the channel whose pool it joins. */

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsMaterial {
   cert: string;
@@ -25,6 +24,8 @@ export async function loadOrCreateCertificate(dataDir: string, certFile: string,
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  // selfsigned is loaded only to make a pair: its certificate libraries are some 100 ms of a start.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',

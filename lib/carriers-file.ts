@@ -1,7 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type YAMLMap } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Node, YAMLMap } from 'yaml';
 import { parseDuration } from './duration';
+
+/**
+ * yaml, loaded when a carriers file is first read: most processes read none, and loading its 70 modules
+ * cost every role's start about 35 ms of CPU.
+ */
+let yaml: typeof Yaml | undefined;
+function yamlModule(): typeof Yaml {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return yaml;
+}
 
 /**
  * The carriers file (HERMOD_CARRIERS_FILE): the SMPP carriers hermod binds to,
@@ -140,6 +152,7 @@ export function loadCarriersFile(file: string, env: Record<string, string | unde
 }
 
 export function parseCarriersFile(text: string, file: string, env: Record<string, string | undefined>): CarriersConfig {
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yamlModule();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   const lineOf = (node: Node | null | undefined): number => (node?.range ? lines.linePos(node.range[0]).line : 1);
@@ -334,6 +347,7 @@ function loadPortedNumbers(file: string, carriers: ReadonlySet<string>, fail: (w
 type Fail = (node: Node | null | undefined, field: string, why: string) => never;
 
 function checkKeys(map: YAMLMap, allowed: readonly string[], at: string, fail: Fail): void {
+  const { isScalar } = yamlModule();
   for (const pair of map.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     if (!allowed.includes(key)) fail(pair.key as Node, at ? `${at}.${key}` : key, `unknown field (known: ${allowed.join(', ')})`);
@@ -341,6 +355,7 @@ function checkKeys(map: YAMLMap, allowed: readonly string[], at: string, fail: F
 }
 
 function simulatedOf(node: Node, at: string, r: ReturnType<typeof reader>, fail: Fail): SimulatedCarrierConfig {
+  const { isMap } = yamlModule();
   if (!isMap(node)) return fail(node, at, 'must be a mapping of outcomes, rate, receipt_delay');
   checkKeys(node, SIMULATED_KEYS, at, fail);
   const outcomes = { delivered: 0, undeliverable: 0, expired: 0, rejected: 0 };
@@ -361,6 +376,7 @@ function simulatedOf(node: Node, at: string, r: ReturnType<typeof reader>, fail:
 
 /** Typed reads of a mapping's fields, each failing with the field's line. */
 function reader(fail: Fail) {
+  const { isScalar, isSeq } = yamlModule();
   const scalarString = (node: Node | undefined, field: string): string => {
     if (!isScalar(node) || node.value === null || typeof node.value === 'object') return fail(node, field, 'must be a text value');
     return String(node.value);

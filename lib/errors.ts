@@ -1,4 +1,5 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatusCode } from './grpc-status-codes';
 
 /**
  * The closed set of failure kinds. Every layer throws HermodError with one of
@@ -6,36 +7,36 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
  * it to a status, and retry logic reads only `retryable`.
  */
 export const ERROR_CODES = {
-  invalid_json: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  missing_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  invalid_attrib: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  broadcast_limit: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  body_too_large: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
+  invalid_json: { http: 400, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
+  missing_attrib: { http: 400, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
+  invalid_attrib: { http: 400, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
+  unsupported_media_type: { http: 415, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
+  broadcast_limit: { http: 400, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
+  body_too_large: { http: 413, grpc: GrpcStatusCode.RESOURCE_EXHAUSTED, retryable: false },
   // Refused by Node's HTTP parser before any route (gateway/http/header-overflow.ts).
-  headers_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
+  headers_too_large: { http: 431, grpc: GrpcStatusCode.INVALID_ARGUMENT, retryable: false },
   // An Expect the gateway does not meet (only 100-continue is), RFC 9110 §10.1.1.
-  expectation_failed: { http: 417, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
+  expectation_failed: { http: 417, grpc: GrpcStatusCode.FAILED_PRECONDITION, retryable: false },
   // A transfer coding besides chunked (gzip, deflate), which hermod does not decode: RFC 9112 §6.1 answers 501.
-  not_implemented: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
+  not_implemented: { http: 501, grpc: GrpcStatusCode.UNIMPLEMENTED, retryable: false },
   // The body stopped arriving for HERMOD_REQUEST_IDLE_TIMEOUT, or came slower than HERMOD_REQUEST_MIN_RATE (gateway/http/request-timeouts.ts).
-  request_timeout: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
-  unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
-  forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
-  not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, retryable: false },
-  method_not_allowed: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, retryable: false },
-  conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
-  unprocessable: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
-  rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  request_timeout: { http: 408, grpc: GrpcStatusCode.DEADLINE_EXCEEDED, retryable: true },
+  unauthorized: { http: 401, grpc: GrpcStatusCode.UNAUTHENTICATED, retryable: false },
+  forbidden: { http: 403, grpc: GrpcStatusCode.PERMISSION_DENIED, retryable: false },
+  not_found: { http: 404, grpc: GrpcStatusCode.NOT_FOUND, retryable: false },
+  method_not_allowed: { http: 405, grpc: GrpcStatusCode.UNIMPLEMENTED, retryable: false },
+  conflict: { http: 409, grpc: GrpcStatusCode.ALREADY_EXISTS, retryable: false },
+  unprocessable: { http: 422, grpc: GrpcStatusCode.FAILED_PRECONDITION, retryable: false },
+  rate_limited: { http: 429, grpc: GrpcStatusCode.RESOURCE_EXHAUSTED, retryable: true },
   // Too many wrong credentials from an address or for an application: refused until its back-off ends (gateway/failed-auth-limiter.ts).
-  too_many_auth_failures: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  too_many_auth_failures: { http: 429, grpc: GrpcStatusCode.RESOURCE_EXHAUSTED, retryable: true },
   // The application's message quota for the period is used up (a new period or the operator lifts it).
-  quota_exceeded: { http: 403, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
-  unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
-  timeout: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
-  carrier_rejected: { http: 502, grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
-  carrier_transient: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
-  internal: { http: 500, grpc: GrpcStatus.INTERNAL, retryable: false },
+  quota_exceeded: { http: 403, grpc: GrpcStatusCode.RESOURCE_EXHAUSTED, retryable: false },
+  unavailable: { http: 503, grpc: GrpcStatusCode.UNAVAILABLE, retryable: true },
+  timeout: { http: 504, grpc: GrpcStatusCode.DEADLINE_EXCEEDED, retryable: true },
+  carrier_rejected: { http: 502, grpc: GrpcStatusCode.FAILED_PRECONDITION, retryable: false },
+  carrier_transient: { http: 503, grpc: GrpcStatusCode.UNAVAILABLE, retryable: true },
+  internal: { http: 500, grpc: GrpcStatusCode.INTERNAL, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

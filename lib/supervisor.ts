@@ -11,7 +11,7 @@ import { createClusterMetrics } from './cluster-metrics';
 import { CHANNELS, type Channel } from './channels';
 import { mallocEnv } from './malloc-env';
 import { requireSharedHotState } from './shared-hot-state';
-import { checkGrpcTlsFiles } from './grpc-credentials';
+import { checkGrpcTlsFiles } from './check-grpc-tls-files';
 
 /** How long after its grace a role that has not exited is killed (its own timer ends it at the grace). */
 const STOP_OVERDUE_MS = 5_000;

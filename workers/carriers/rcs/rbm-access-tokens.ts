@@ -1,4 +1,4 @@
-import { JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
 import { HermodError } from '../../../lib/errors';
 import { GOOGLE_TOKEN_URI, type ServiceAccountKey } from './rbm-service-account';
 
@@ -25,23 +25,33 @@ export interface RbmAccessTokens {
  */
 export function createRbmAccessTokens(key: ServiceAccountKey, options: { refreshBeforeMs?: number } = {}): RbmAccessTokens {
   const elsewhere = key.tokenUri !== GOOGLE_TOKEN_URI;
-  const client = new JWT({
-    email: key.clientEmail,
-    key: key.privateKey,
-    keyId: key.privateKeyId || undefined,
-    scopes: [RBM_SCOPE],
-    eagerRefreshThresholdMillis: options.refreshBeforeMs ?? DEFAULT_REFRESH_BEFORE_MS,
-    ...(elsewhere ? { additionalClaims: { aud: key.tokenUri } } : {}),
-  });
-  if (elsewhere) {
-    client.transporter.interceptors.request.add({
-      resolved: async (request) => (String(request.url) === GOOGLE_TOKEN_URI ? { ...request, url: new URL(key.tokenUri) } : request),
+  // Made at the first token asked for: google-auth-library and its dependencies are some 50 ms of a start
+  // that sends no RCS message.
+  let client: JWT | undefined;
+  let made: Promise<JWT> | undefined;
+  const make = async (): Promise<JWT> => {
+    const { JWT } = await import('google-auth-library');
+    const jwt = new JWT({
+      email: key.clientEmail,
+      key: key.privateKey,
+      keyId: key.privateKeyId || undefined,
+      scopes: [RBM_SCOPE],
+      eagerRefreshThresholdMillis: options.refreshBeforeMs ?? DEFAULT_REFRESH_BEFORE_MS,
+      ...(elsewhere ? { additionalClaims: { aud: key.tokenUri } } : {}),
     });
-  }
+    if (elsewhere) {
+      jwt.transporter.interceptors.request.add({
+        resolved: async (request) => (String(request.url) === GOOGLE_TOKEN_URI ? { ...request, url: new URL(key.tokenUri) } : request),
+      });
+    }
+    client = jwt;
+    return jwt;
+  };
   return {
     async token() {
       try {
-        const { token } = await client.getAccessToken();
+        made ??= make();
+        const { token } = await (await made).getAccessToken();
         if (!token) throw new Error('the token endpoint gave no access_token');
         return token;
       } catch (err) {
@@ -50,7 +60,7 @@ export function createRbmAccessTokens(key: ServiceAccountKey, options: { refresh
     },
     invalidate() {
       // Marked expired (not dropped): the library then asks for a new token rather than handing back its cached one.
-      client.credentials = { ...client.credentials, expiry_date: 1 };
+      if (client) client.credentials = { ...client.credentials, expiry_date: 1 };
     },
   };
 }
