@@ -84,3 +84,19 @@ export function withTakenParts<E>(err: E, carrierIds: readonly string[], parts: 
 export function takenParts(err: unknown): readonly string[] {
   return (typeof err === 'object' && err !== null && (err as { [TAKEN]?: readonly string[] })[TAKEN]) || [];
 }
+
+const TAKEN_ROUTE = Symbol('takenPartsRoute');
+
+/**
+ * Marks a failure marked withTakenParts with the route its taken parts went by (`route … → carrier …`, as a
+ * `submitted` names it): the carrier that knows the segments does not know the route, the routed carrier does.
+ */
+export function withTakenPartsRoute<E>(err: E, route: string): E {
+  if (takenParts(err).length > 0) Object.defineProperty(err, TAKEN_ROUTE, { value: route });
+  return err;
+}
+
+/** The route the taken parts of a failure went by (see withTakenPartsRoute); '' if not so marked. */
+export function takenPartsRoute(err: unknown): string {
+  return (typeof err === 'object' && err !== null && (err as { [TAKEN_ROUTE]?: string })[TAKEN_ROUTE]) || '';
+}

@@ -9,6 +9,8 @@ import { heldBackError, type Carrier, type CarrierReport } from './carrier';
 import { startChannelWorker, type ChannelWorkerOptions } from './channel-worker';
 import { quietLog, smppTestKit } from './simulators/smpp-test-kit';
 import { createSmppCarrier } from './sms/smpp-carrier';
+import { createRoutedCarrier } from './sms/routed-carrier';
+import { createRouteMatcher } from '../core/domain/route-matcher';
 import { carrierConfig } from './sms/carrier-config-test-kit';
 import { CommandStatus } from './carriers/smpp/command-status';
 import { createRedisBus } from '../core/adapters/redis-bus';
@@ -527,7 +529,7 @@ describe('a channel worker whose carrier keeps refusing a message for a reason t
 describe('a channel worker sending a long SMS one part of which the SMSC refuses for good', () => {
   const smpp = smppTestKit();
 
-  it('rejects the message naming the part, with the carrier ids of the parts the SMSC took, whose receipts it passes on', async () => {
+  it('rejects the message naming the part, with the carrier ids of the parts the SMSC took and the route they went by, and passes on their receipts', async () => {
     // The SMSC refuses part 2's destination and delivers the other parts to the handset (a real store-and-forward
     // SMSC sends their receipts however the rest went).
     const sim = await smpp.simulator({
@@ -535,7 +537,15 @@ describe('a channel worker sending a long SMS one part of which the SMSC refuses
       receiptDelayMs: 50,
       statusFor: (s) => (s.concat?.seq === 2 ? CommandStatus.ESME_RINVDSTADR : undefined),
     });
-    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), quietLog);
+    // Routed as the SMS worker pool routes every message (sms-worker-pool.ts): the route is told with the parts.
+    const config = carrierConfig('spark', sim.port);
+    const carrier = createRoutedCarrier({
+      carriers: [createSmppCarrier(config, quietLog)],
+      configs: [config],
+      decide: createRouteMatcher({ rules: [], defaultTarget: { kind: 'carrier', carriers: ['spark'] }, ported: new Map() }),
+      state: createMemoryState(),
+      log: quietLog,
+    });
     smpp.defer(() => carrier.close());
     const { bus, statuses } = await workerWith(carrier);
     const job = imJob('sms', '+64211234590', { type: 'text' }, 'Kia ora, e hoa mā — tēnā koe i tēnei rā 👋🏽 '.repeat(4));
@@ -547,6 +557,7 @@ describe('a channel worker sending a long SMS one part of which the SMSC refuses
     // for their receipts), not as its own carrier id (core would take that as the message submitted).
     expect(rejected!.carrierId).toBeUndefined();
     expect(rejected!.partCarrierIds).toHaveLength(2);
+    expect(rejected!.route).toBe('route default → carrier spark');
     const receipts = statuses.filter((s) => s.status === 'received');
     expect(new Set(receipts.map((s) => s.carrierId))).toEqual(new Set(rejected!.partCarrierIds));
     expect(statuses.filter((s) => s.id === job.id).map((s) => s.status)).toEqual(['sent', 'rejected']);

@@ -9,7 +9,7 @@ import { HermodError, toHermodError } from '../lib/errors';
 import { retryUntilDone } from '../lib/retry-until-done';
 import { carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
-import { isHeldBack, takenParts, type Carrier, type CarrierReport } from './carrier';
+import { isHeldBack, takenParts, takenPartsRoute, type Carrier, type CarrierReport } from './carrier';
 import { createCampaignGate } from './campaign-gate';
 import { UncertainSendError } from './uncertain-send-error';
 import { processSpan } from '../core/ports/bus-spans';
@@ -133,7 +133,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const report = (
     id: string,
     status: MessageStatus,
-    extra?: Pick<StatusUpdate, 'carrierId' | 'partCarrierIds' | 'errorCode' | 'detail' | 'retryAt' | 'deferredSince'>,
+    extra?: Pick<StatusUpdate, 'carrierId' | 'partCarrierIds' | 'route' | 'errorCode' | 'detail' | 'retryAt' | 'deferredSince'>,
   ): Promise<void> =>
     statuses.add({
       id,
@@ -142,6 +142,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       channel,
       carrierId: extra?.carrierId,
       partCarrierIds: extra?.partCarrierIds,
+      route: extra?.route,
       errorCode: extra?.errorCode,
       detail: extra?.detail,
       trace: activeTraceparent(),
@@ -351,7 +352,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         // from the rejection, refused). Not stored in hot state, which would count the parts taken as the whole
         // message and mark it submitted, nor as the report's own carrier id, which core takes as a submit to wait for.
         const partsTaken = takenParts(err);
-        const parts = partsTaken.length > 0 ? { partCarrierIds: [...partsTaken] } : {};
+        const parts = partsTaken.length > 0 ? { partCarrierIds: [...partsTaken], route: takenPartsRoute(err) || undefined } : {};
         if (e instanceof UncertainSendError) {
           // The carrier may have it: never sent again on its own; an operator decides.
           carrierSends.inc({ channel, outcome: 'uncertain' });

@@ -25,6 +25,7 @@ import { usageProblem } from './usage-problem';
 import { quotaText } from '../../core/domain/quota-text';
 import { commandError } from './command-error';
 import { imRateLimit } from './im-rate-limit';
+import { ROUTE_HEADER, routeLine } from './route-line';
 
 type Out = (line: string) => void;
 
@@ -217,8 +218,8 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     }
     if (group === 'messages' && verb === 'route' && name && extra) {
       const r = await callOn<GetMessageRouteRequest, MessageRouteDetails>(routes, routes.getMessageRoute as never, { applicationName: name, id: extra });
-      out('id\tstatus\troute\tcarrier_id\tsubmitted_at');
-      out(`${r.id}\t${r.status}\t${r.route || '(not submitted)'}\t${r.carrierId || '-'}\t${r.submittedAt ? r.submittedAt.toISOString() : '-'}`);
+      out(ROUTE_HEADER);
+      out(routeLine(r));
       return 0;
     }
     if (group === 'im-templates' && verb === 'list' && name) {

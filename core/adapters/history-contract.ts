@@ -5,7 +5,7 @@ import type { MessageStatus } from '../domain/message-status';
 import type { ApplicationRecord } from '../ports/account-store';
 import type { History } from '../ports/history';
 import type { MessageRecord, StatusEvent } from '../ports/message-history';
-import { partRows } from '../ports/part-rows';
+import { partRows, takenPartRows } from '../ports/part-rows';
 import type { CampaignRecord, KeyedImport, ListRecord } from '../ports/campaign-store';
 import { campaignMessageId, campaignMessageRange } from '../campaigns/campaign-message-ids';
 import { referenceReportJson } from '../../test/support/report-json-reference';
@@ -422,6 +422,28 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       });
       expect(await history.getMessageRoute('another-application', m.id)).toBeUndefined();
       expect(await history.getMessageRoute(waiting.applicationId, waiting.id)).toBeUndefined();
+    });
+
+    it('gives the route and the carrier ids of the parts a carrier took of a long message it then refused, which stays rejected', async () => {
+      const m = message({ segments: 4 });
+      await history.insertMessages([m], [accepted(m)]);
+      const rejected = event(m, 'rejected', BASE + 5, {
+        applicationId: '',
+        detail: 'part 2 of 4 refused: ESME_RINVDSTADR (the carrier took 2 of its 4 parts: spark:ā1, spark:ā3)',
+        errorCode: 'rejected',
+      });
+      await history.appendEvents([rejected, ...takenPartRows(rejected, ['spark:ā1', 'spark:ā3'], 'route nz-mobile → carrier spark')]);
+
+      expect(await history.getMessageRoute(m.applicationId, m.id)).toEqual({
+        route: 'route nz-mobile → carrier spark',
+        carrierId: '',
+        at: BASE + 5,
+        takenPartCarrierIds: ['spark:ā1', 'spark:ā3'],
+      });
+      expect(await history.getMessageRoute('another-application', m.id)).toBeUndefined();
+      expect((await history.latestStatuses([m.id])).get(m.id)?.status).toBe('rejected');
+      expect((await history.listEvents(m.id)).map((e) => e.status)).toEqual(['accepted', 'rejected']);
+      expect(await history.findMessageIdsByCarrierIds(['spark:ā3'])).toEqual(new Map([['spark:ā3', m.id]]));
     });
 
     it('replaces an application by name on upsert and finds it by the hash of its current API key', async () => {

@@ -39,6 +39,8 @@ export function messageRoutesService(deps: {
             route: `attempt ${k + 1}${channel ? ` (${channel})` : ''}: ${attempt.route || 'no route (not SMS)'}`,
             carrierId: attempt.carrierId,
             submittedAt: new Date(attempt.at),
+            takenPartCarrierIds: [],
+            parts: 0,
           };
         }
       }
@@ -48,6 +50,8 @@ export function messageRoutesService(deps: {
         route: route?.route ?? '',
         carrierId: route?.carrierId ?? '',
         submittedAt: route ? new Date(route.at) : undefined,
+        takenPartCarrierIds: route?.takenPartCarrierIds ?? [],
+        parts: route?.takenPartCarrierIds ? message.segments : 0,
       };
     }),
   };

@@ -249,6 +249,18 @@ WHERE message_id = {id:String} AND status = 'submitted' AND error_code != '${PAR
 ORDER BY at DESC
 LIMIT 1`;
 
+/**
+ * The parts a carrier took of an application's long message it then refused (part-rows.ts takenPartRows): their
+ * carrier ids, each with the route it went by, in the order they were recorded.
+ */
+export const GET_TAKEN_PARTS = `
+SELECT detail, carrier_id AS carrierId, toUnixTimestamp64Milli(at) AS at
+FROM ${events}
+WHERE message_id = {id:String} AND status = 'submitted' AND error_code = '${PART_ROW_CODE}'
+  AND message_id IN (SELECT id FROM ${messages} WHERE id = {id:String} AND application_id = {applicationId:String})
+ORDER BY at, carrier_id
+LIMIT 255`;
+
 export const FIND_MESSAGE_IDS_BY_CARRIER_IDS = `
 SELECT carrier_id AS carrierId, any(message_id) AS messageId
 FROM ${events}

@@ -23,6 +23,7 @@ import {
   GET_APPLICATION_BY_NAME,
   GET_MESSAGE,
   GET_MESSAGE_ROUTE,
+  GET_TAKEN_PARTS,
   INSERTS,
   COUNT_LINK_CLICKS,
   GET_SHORT_LINK,
@@ -219,7 +220,16 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     async getMessageRoute(applicationId, id) {
       const rows = await select('getMessageRoute', GET_MESSAGE_ROUTE, { id, applicationId });
       const row = rows[0];
-      return row ? { route: String(row.detail ?? ''), carrierId: String(row.carrierId ?? ''), at: toNumber(row.at) } : undefined;
+      if (row) return { route: String(row.detail ?? ''), carrierId: String(row.carrierId ?? ''), at: toNumber(row.at) };
+      // Never submitted whole: refused after its carrier took some of its parts, perhaps.
+      const parts = await select('getMessageRoute', GET_TAKEN_PARTS, { id, applicationId });
+      if (parts.length === 0) return undefined;
+      return {
+        route: String(parts[0]!.detail ?? ''),
+        carrierId: '',
+        at: toNumber(parts[0]!.at),
+        takenPartCarrierIds: parts.map((p) => String(p.carrierId)),
+      };
     },
     async findMessageIdsByCarrierIds(carrierIds) {
       const found = new Map<string, string>();

@@ -133,6 +133,7 @@ export function startStatusConsumer(deps: {
     detail: u.detail,
     carrierId: u.carrierId,
     ...(u.partCarrierIds?.length ? { partCarrierIds: u.partCarrierIds } : {}),
+    ...(u.route ? { route: u.route } : {}),
     errorCode: u.errorCode,
     ...(waitForSubmit && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE ? { onceSubmitted: true } : {}),
   });

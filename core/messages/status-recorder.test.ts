@@ -320,6 +320,26 @@ describe("a long message's submitted", () => {
   });
 });
 
+describe('a long message refused after its carrier took some of its parts', () => {
+  it('keeps each taken part as submitted by the route it went by, out of the journey, and tells only the rejection', async () => {
+    const { recorder, events, heard } = recorderWithHistory();
+    await recorder.record([change('accepted', AT), change('queued', AT + 1), change('sent', AT + 2)]);
+    await recorder.record([
+      {
+        ...change('rejected', AT + 20),
+        detail: 'part 2 of 4 refused: ESME_RINVDSTADR (the carrier took 2 of its 4 parts: smsc:ā1, smsc:ā3)',
+        partCarrierIds: ['smsc:ā1', 'smsc:ā3'],
+        route: 'route nz-mobile → carrier spark',
+      },
+    ]);
+    expect(events.filter((e) => e.errorCode === PART_ROW_CODE).map((e) => [e.status, e.carrierId, e.detail])).toEqual([
+      ['submitted', 'smsc:ā1', 'route nz-mobile → carrier spark'],
+      ['submitted', 'smsc:ā3', 'route nz-mobile → carrier spark'],
+    ]);
+    expect(heard.map((c) => c.status)).toEqual(['accepted', 'queued', 'sent', 'rejected']);
+  });
+});
+
 describe('a queued that hot state forgot', () => {
   it('is not told again when a Redis restored from an older snapshot has the message back at accepted', async () => {
     const { history, events } = keptHistory();

@@ -7,7 +7,7 @@ const SUBMITTED_STAGE = stageOf('submitted');
 /** How long after a start a refused change is looked into also when hot state is past it (what a crash left comes again then). */
 const LOOK_PAST_MS = 5 * 60_000;
 import { createBatcher } from '../../lib/batcher';
-import { partRows } from '../ports/part-rows';
+import { partRows, takenPartRows } from '../ports/part-rows';
 import { FifoMap } from '../../lib/fifo-map';
 import { messagesByStatus } from '../../lib/metrics';
 
@@ -24,6 +24,8 @@ export interface StatusChange {
   onceSubmitted?: boolean;
   /** A long message's `submitted`: its other parts' carrier ids, each kept in history as a part row (part-rows.ts). */
   partCarrierIds?: readonly string[];
+  /** A failure with partCarrierIds: the route those parts went by, kept with their rows (part-rows.ts takenPartRows). */
+  route?: string;
   /**
    * Proven by the report after it in the batch (the `received` a read proves): refused, it is a duplicate as a
    * rule, not looked into (no look at hot state or history for each WhatsApp read).
@@ -287,7 +289,7 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
         errorCode: c.errorCode ?? '',
       });
       // A long message's other parts, each findable by its carrier id: written, never told.
-      if (c.partCarrierIds) rows.push(...partRows(c, c.partCarrierIds));
+      if (c.partCarrierIds) rows.push(...(c.status === 'submitted' ? partRows(c, c.partCarrierIds) : takenPartRows(c, c.partCarrierIds, c.route ?? '')));
       if (applied[i]) messagesByStatus.inc({ channel: c.channel, status: c.status });
     });
     await events.addAll(rows);

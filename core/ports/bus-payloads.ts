@@ -66,6 +66,12 @@ export interface StatusUpdate {
    */
   partCarrierIds?: string[];
   /**
+   * A failure with partCarrierIds (a long SMS refused after the carrier took
+   * some of its parts): the route those parts went by (`route … → carrier …`,
+   * which a `submitted` says in its detail).
+   */
+  route?: string;
+  /**
    * The carrier id as an earlier version kept it (as the carrier wrote it, not
    * as a number in its base), when that differs: a message it submitted is
    * found by this one.
@@ -145,6 +151,7 @@ export const BUS_PAYLOAD_SCHEMAS = {
     at: num,
     carrierId: str,
     partCarrierIds: { type: 'array', items: str, maxItems: 255 },
+    route: str,
     carrierIdAsWritten: str,
     errorCode: str,
     detail: str,
@@ -286,6 +293,7 @@ export const encodeStatus = (u: StatusUpdate): BusValue =>
     at: u.at,
     carrierId: u.carrierId,
     partCarrierIds: u.partCarrierIds,
+    route: u.route,
     carrierIdAsWritten: u.carrierIdAsWritten,
     errorCode: u.errorCode,
     detail: u.detail,

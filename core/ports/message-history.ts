@@ -105,7 +105,11 @@ export interface MessageHistory {
   keyedMessagesSince(since: number, limit: number): Promise<KeyedMessage[]>;
   /** Every status event of a message whatever its application, oldest first: for the admin API, never for an application's. */
   listEvents(id: string): Promise<StatusEvent[]>;
-  /** How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`); undefined before. */
+  /**
+   * How an application's message reached its carrier: the detail of its latest `submitted` event (`route … → carrier …`);
+   * for a long message refused after its carrier took some parts, the route those parts went by and their carrier ids;
+   * undefined before.
+   */
   getMessageRoute(applicationId: string, id: string): Promise<MessageRoute | undefined>;
 }
 
@@ -130,6 +134,9 @@ export interface SendToHandset {
 export interface MessageRoute {
   /** e.g. `route nz-mobile → carrier one-nz (failover from spark)`. */
   route: string;
+  /** The carrier id of its first part; '' when it was never submitted whole (takenPartCarrierIds). */
   carrierId: string;
   at: number;
+  /** A long message refused after its carrier took some of its parts: their carrier ids. */
+  takenPartCarrierIds?: string[];
 }

@@ -9,6 +9,9 @@ import type { StatusEvent } from './message-history';
  * in-process state, a Redis flushed); after such a loss the message is taken
  * as whole at its first delivered part. Part rows are not the message's
  * events: what history shows (the journey, the route) leaves them out.
+ * A long message refused after the carrier took some of its parts was never
+ * submitted whole: its taken parts' rows (takenPartRows) are what its route is
+ * read from.
  */
 export const PART_ROW_CODE = 'carrier_part';
 
@@ -24,6 +27,22 @@ export function partRows(
     status: submitted.status,
     at: submitted.at,
     detail: `part ${k + 2} of ${n}`,
+    carrierId,
+    errorCode: PART_ROW_CODE,
+  }));
+}
+
+/**
+ * The rows of the parts a carrier took of a long message it then refused (the failure's partCarrierIds): each
+ * `submitted` (the carrier has it) with its carrier id and the route it went by, at the failure's time.
+ */
+export function takenPartRows(failed: { messageId: string; applicationId: string; at: number }, carrierIds: readonly string[], route: string): StatusEvent[] {
+  return carrierIds.map((carrierId) => ({
+    messageId: failed.messageId,
+    applicationId: failed.applicationId,
+    status: 'submitted',
+    at: failed.at,
+    detail: route,
     carrierId,
     errorCode: PART_ROW_CODE,
   }));

@@ -11,6 +11,8 @@ import { carrierConfig } from './carrier-config-test-kit';
 import { createRoutedCarrier } from './routed-carrier';
 import { createSmppCarrier } from './smpp-carrier';
 import { receiptIdAsSubmitId } from './carrier-message-id';
+import { takenParts, takenPartsRoute } from '../carrier';
+import { planSms } from '../../core/domain/sms-segments';
 
 const kit = smppTestKit();
 const KIA_ORA = 'Kia ora, e hoa mā — tēnā koe 👋🏽';
@@ -297,6 +299,15 @@ describe('the routed SMS carrier', () => {
     const bySeq = new Map<number, number>();
     for (const s of submits) bySeq.set(s.concat!.seq, (bySeq.get(s.concat!.seq) ?? 0) + 1);
     expect([...bySeq.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('names, with a long message refused after its carrier took some parts, the route those parts went by and their carrier ids', async () => {
+    const { smsc } = await refusingPartTwo(CommandStatus.ESME_RINVDSTADR, 100);
+    const r = routed([carrierConfig('spark', smsc.port)], [{ ...NZ, target: { kind: 'carrier', carriers: ['spark'] } }]);
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    const refused = await r.send(job('+64211234567', LONG)).catch((e: unknown) => e);
+    expect(takenParts(refused)).toHaveLength(planSms(LONG).segments.length - 1);
+    expect(takenPartsRoute(refused)).toBe('route nz → carrier spark');
   });
 
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {

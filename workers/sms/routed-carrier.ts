@@ -6,7 +6,7 @@ import type { RouteDecision, RouteInput } from '../../core/domain/route-matcher'
 import { planSms } from '../../core/domain/sms-segments';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { HotState } from '../../core/ports/state';
-import { isHeldBack, type Carrier, type Handover } from '../carrier';
+import { isHeldBack, withTakenPartsRoute, type Carrier, type Handover } from '../carrier';
 import { createCarrierHealth, type CarrierHealth } from './carrier-health';
 import type { CarrierStatus } from './carrier-status';
 import { isThrottled, type SmppCarrier } from './smpp-carrier';
@@ -72,6 +72,8 @@ export function createRoutedCarrier(deps: {
       for (;;) {
         const now = Date.now();
         const passedOver: string[] = [];
+        const detailOf = (carrier: string): string =>
+          passedOver.length > 0 ? routeDetail(decision.rule, carrier, passedOver) : directDetail(decision.rule, carrier);
         let chosen: SmppCarrier | undefined;
         for (const name of decision.carriers) {
           const c = byName.get(name);
@@ -114,8 +116,10 @@ export function createRoutedCarrier(deps: {
           h.succeeded();
           h.countSubmits(Date.now(), carrierIds.length);
           for (const p of passedOver) carrierFailovers.inc({ carrier: p });
-          return { carrierIds, detail: passedOver.length > 0 ? routeDetail(decision.rule, chosen.name, passedOver) : directDetail(decision.rule, chosen.name) };
+          return { carrierIds, detail: detailOf(chosen.name) };
         } catch (err) {
+          // A long message refused after the carrier took some of its parts: the rejection names the route they went by.
+          withTakenPartsRoute(err, detailOf(chosen.name));
           // Withdrawn because its allowance went stale: ask for a new one.
           if (late && isHeldBack(err)) continue;
           // Withdrawn by the operator (a paused or cancelled campaign): the channel worker decides, not another carrier.

@@ -35,9 +35,18 @@ export interface MessageRouteDetails {
   status: string;
   /** e.g. "route nz-mobile → carrier one-nz (failover from spark)"; empty until it is submitted. */
   route: string;
-  /** The id the carrier gave its first part. */
+  /** The id the carrier gave its first part; empty when it was never submitted whole. */
   carrierId: string;
-  submittedAt: Date | undefined;
+  submittedAt:
+    | Date
+    | undefined;
+  /**
+   * A long SMS refused after its carrier took some of its parts: the carrier
+   * ids of the parts it took (route is the route they went by, submitted_at
+   * when the message was refused), and how many parts the message has.
+   */
+  takenPartCarrierIds: string[];
+  parts: number;
 }
 
 function createBaseGetMessageRouteRequest(): GetMessageRouteRequest {
@@ -130,7 +139,7 @@ export const GetMessageRouteRequest: MessageFns<GetMessageRouteRequest> = {
 };
 
 function createBaseMessageRouteDetails(): MessageRouteDetails {
-  return { id: "", status: "", route: "", carrierId: "", submittedAt: undefined };
+  return { id: "", status: "", route: "", carrierId: "", submittedAt: undefined, takenPartCarrierIds: [], parts: 0 };
 }
 
 export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
@@ -149,6 +158,12 @@ export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
     }
     if (message.submittedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.submittedAt), writer.uint32(42).fork()).join();
+    }
+    for (const v of message.takenPartCarrierIds) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.parts !== 0) {
+      writer.uint32(56).uint32(message.parts);
     }
     return writer;
   },
@@ -206,6 +221,22 @@ export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
             message.submittedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.takenPartCarrierIds.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.parts = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -233,6 +264,12 @@ export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
         : isSet(object.submitted_at)
         ? fromJsonTimestamp(object.submitted_at)
         : undefined,
+      takenPartCarrierIds: globalThis.Array.isArray(object?.takenPartCarrierIds)
+        ? object.takenPartCarrierIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.taken_part_carrier_ids)
+        ? object.taken_part_carrier_ids.map((e: any) => globalThis.String(e))
+        : [],
+      parts: isSet(object.parts) ? globalThis.Number(object.parts) : 0,
     };
   },
 
@@ -253,6 +290,12 @@ export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
     if (message.submittedAt !== undefined) {
       obj.submittedAt = message.submittedAt.toISOString();
     }
+    if (message.takenPartCarrierIds?.length) {
+      obj.takenPartCarrierIds = message.takenPartCarrierIds;
+    }
+    if (message.parts !== 0) {
+      obj.parts = Math.round(message.parts);
+    }
     return obj;
   },
 
@@ -266,6 +309,8 @@ export const MessageRouteDetails: MessageFns<MessageRouteDetails> = {
     message.route = object.route ?? "";
     message.carrierId = object.carrierId ?? "";
     message.submittedAt = object.submittedAt ?? undefined;
+    message.takenPartCarrierIds = object.takenPartCarrierIds?.map((e) => e) || [];
+    message.parts = object.parts ?? 0;
     return message;
   },
 };
