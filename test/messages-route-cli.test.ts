@@ -128,4 +128,23 @@ describe('hermod messages route', () => {
       [m.id, 'rejected', 'route nz-mobile → carrier spark', '2 of 4 parts taken: spark:ā1,spark:ā3', new Date(at + 20).toISOString()],
     ]);
   });
+
+  it('names a message by the Gateway v1 number the operator gave, not by hermod’s own UUID', async () => {
+    const at = Date.UTC(2026, 11, 2, 11, 0, 0);
+    const m = await sent(
+      'sms',
+      [
+        { status: 'queued', at },
+        { status: 'submitted', at: at + 10, carrierId: 'one-nz:18f3a9c2', detail: 'route nz-mobile → carrier one-nz (failover from spark)' },
+      ],
+      { via: 'gateway_v1', content: 'Kia ora 你好 👋', segments: 1 },
+    );
+    expect((await route(String(m.numericId)))[1]).toEqual([
+      String(m.numericId),
+      'submitted',
+      'route nz-mobile → carrier one-nz (failover from spark)',
+      'one-nz:18f3a9c2',
+      new Date(at + 10).toISOString(),
+    ]);
+  });
 });

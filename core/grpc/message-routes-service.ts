@@ -23,6 +23,8 @@ export function messageRoutesService(deps: {
       // Gateway v1 and campaign reports give their clients numeric ids.
       const numericId = parseIntegerId(id);
       const message = numericId !== undefined ? await deps.reader.getByNumericId(app.id, numericId) : await deps.reader.get(app.id, id);
+      // Named as the operator named it: a Gateway v1 number is what its client and the operator know it by.
+      const shownId = numericId !== undefined ? id : message.id;
       // An operator's question, rare: worth making the events recorded so far readable first.
       await deps.history.flush();
       const route = await deps.history.getMessageRoute(app.id, message.id);
@@ -34,7 +36,7 @@ export function messageRoutesService(deps: {
           if (!attempt) continue;
           const channel = (await deps.reader.get(app.id, attemptId).catch(() => undefined))?.channel ?? '';
           return {
-            id: message.id,
+            id: shownId,
             status: message.status,
             route: `attempt ${k + 1}${channel ? ` (${channel})` : ''}: ${attempt.route || 'no route (not SMS)'}`,
             carrierId: attempt.carrierId,
@@ -45,7 +47,7 @@ export function messageRoutesService(deps: {
         }
       }
       return {
-        id: message.id,
+        id: shownId,
         status: message.status,
         route: route?.route ?? '',
         carrierId: route?.carrierId ?? '',

@@ -30,6 +30,7 @@ export interface GetMessageRouteRequest {
 }
 
 export interface MessageRouteDetails {
+  /** The message as asked for: its UUID, or the number a Gateway v1 client or a campaign report was given. */
   id: string;
   /** The message's current status. */
   status: string;
