@@ -11,6 +11,7 @@ import { bindServer, type BoundServer } from '../core/grpc/core-grpc-server';
 import { messageRoutesService } from '../core/grpc/message-routes-service';
 import { createMessageReader } from '../core/messages/message-reader';
 import { createRecentMessages } from '../core/messages/recent-messages';
+import { imAttemptId, newImMessageId } from '../core/im/im-ids';
 import { createStatusRecorder, type StatusChange } from '../core/messages/status-recorder';
 import type { History } from '../core/ports/history';
 import type { MessageRecord } from '../core/ports/message-history';
@@ -146,5 +147,22 @@ describe('hermod messages route', () => {
       'one-nz:18f3a9c2',
       new Date(at + 10).toISOString(),
     ]);
+  });
+
+  it('shows an Intelligent Messaging message by the attempt that ended it, with its outcome: the SMS it fell back to, refused, not the WhatsApp before', async () => {
+    const at = Date.UTC(2026, 11, 2, 12, 0, 0);
+    const im = await sent('im', [{ status: 'queued', at }], { id: newImMessageId(), via: 'im_v1', content: 'Kia ora 👋 — 你好', segments: 1 });
+    const attempt = (k: number, channel: string) => ({ id: imAttemptId(im.id, k), via: 'im_attempt', content: im.content, replyTo: im.id, channel });
+    await sent('wab', [{ status: 'submitted', at: at + 10, carrierId: 'wamid.HBgLNjQyMTEyMzQ1Njc' }], attempt(0, 'wab'));
+    await sent(
+      'sms',
+      [
+        { status: 'queued', at: at + 60_000 },
+        { status: 'rejected', at: at + 60_010, errorCode: 'rejected', detail: 'refused by the carrier: ESME_RINVDSTADR' },
+      ],
+      attempt(1, 'sms'),
+    );
+    await createStatusRecorder({ history, state }).record([{ messageId: im.id, applicationId: '', channel: 'im', status: 'rejected', at: at + 60_020 }]);
+    expect((await route(im.id))[1]).toEqual([im.id, 'rejected', 'attempt 2 (sms, rejected): not submitted', '-', '-']);
   });
 });

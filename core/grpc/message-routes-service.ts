@@ -6,6 +6,7 @@ import { HermodError } from '../../lib/errors';
 import type { MessageReader } from '../messages/message-reader';
 import type { AccountStore } from '../ports/account-store';
 import type { History } from '../ports/history';
+import type { MessageRoute } from '../ports/message-history';
 import { unaryHandler } from './unary-handler';
 import { imAttemptId, MAX_IM_ATTEMPTS } from '../im/im-ids';
 
@@ -15,6 +16,25 @@ export function messageRoutesService(deps: {
   reader: MessageReader;
   history: Pick<History, 'getMessageRoute' | 'flush'>;
 }): UntypedServiceImplementation {
+  /**
+   * An Intelligent Messaging message reaches carriers by its attempts: the last one made ended it (a fallback is made
+   * only once the one before it failed or went unread), so its route and outcome are the message's, submitted or not.
+   */
+  const lastAttemptRoute = async (applicationId: string, messageId: string): Promise<Omit<MessageRouteDetails, 'id' | 'status'>> => {
+    for (let k = MAX_IM_ATTEMPTS - 1; k >= 0; k--) {
+      const attemptId = imAttemptId(messageId, k);
+      const attempt = await deps.reader.get(applicationId, attemptId).catch((err: unknown) => {
+        if (err instanceof HermodError && err.code === 'not_found') return undefined;
+        throw err;
+      });
+      if (!attempt) continue;
+      const route = await deps.history.getMessageRoute(applicationId, attemptId);
+      const details = routeDetails(route, attempt.segments);
+      const where = route ? route.route || 'no route (not SMS)' : 'not submitted';
+      return { ...details, route: `attempt ${k + 1} (${attempt.channel}, ${attempt.status}): ${where}` };
+    }
+    return routeDetails(undefined, 0);
+  };
   return {
     getMessageRoute: unaryHandler('GetMessageRoute', async (req: GetMessageRouteRequest): Promise<MessageRouteDetails> => {
       const app = await applicationNamed(deps.applications, req.applicationName);
@@ -27,34 +47,19 @@ export function messageRoutesService(deps: {
       const shownId = numericId !== undefined ? id : message.id;
       // An operator's question, rare: worth making the events recorded so far readable first.
       await deps.history.flush();
-      const route = await deps.history.getMessageRoute(app.id, message.id);
-      if (!route && message.channel === 'im') {
-        // An Intelligent Messaging message reaches carriers by its attempts: the last one submitted says where it went.
-        for (let k = MAX_IM_ATTEMPTS - 1; k >= 0; k--) {
-          const attemptId = imAttemptId(message.id, k);
-          const attempt = await deps.history.getMessageRoute(app.id, attemptId);
-          if (!attempt) continue;
-          const channel = (await deps.reader.get(app.id, attemptId).catch(() => undefined))?.channel ?? '';
-          return {
-            id: shownId,
-            status: message.status,
-            route: `attempt ${k + 1}${channel ? ` (${channel})` : ''}: ${attempt.route || 'no route (not SMS)'}`,
-            carrierId: attempt.carrierId,
-            submittedAt: new Date(attempt.at),
-            takenPartCarrierIds: [],
-            parts: 0,
-          };
-        }
-      }
-      return {
-        id: shownId,
-        status: message.status,
-        route: route?.route ?? '',
-        carrierId: route?.carrierId ?? '',
-        submittedAt: route ? new Date(route.at) : undefined,
-        takenPartCarrierIds: route?.takenPartCarrierIds ?? [],
-        parts: route?.takenPartCarrierIds ? message.segments : 0,
-      };
+      if (message.channel === 'im') return { id: shownId, status: message.status, ...(await lastAttemptRoute(app.id, message.id)) };
+      return { id: shownId, status: message.status, ...routeDetails(await deps.history.getMessageRoute(app.id, message.id), message.segments) };
     }),
+  };
+}
+
+/** What history kept of a message's route, as MessageRouteDetails tells it (`segments`: how many parts the message has). */
+function routeDetails(route: MessageRoute | undefined, segments: number): Omit<MessageRouteDetails, 'id' | 'status'> {
+  return {
+    route: route?.route ?? '',
+    carrierId: route?.carrierId ?? '',
+    submittedAt: route ? new Date(route.at) : undefined,
+    takenPartCarrierIds: route?.takenPartCarrierIds ?? [],
+    parts: route?.takenPartCarrierIds ? segments : 0,
   };
 }

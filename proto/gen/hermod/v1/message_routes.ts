@@ -34,7 +34,11 @@ export interface MessageRouteDetails {
   id: string;
   /** The message's current status. */
   status: string;
-  /** e.g. "route nz-mobile → carrier one-nz (failover from spark)"; empty until it is submitted. */
+  /**
+   * e.g. "route nz-mobile → carrier one-nz (failover from spark)"; empty until it is submitted. An
+   * Intelligent Messaging message's is its last attempt's, with that attempt's outcome:
+   * "attempt 2 (sms, rejected): not submitted".
+   */
   route: string;
   /** The id the carrier gave its first part; empty when it was never submitted whole. */
   carrierId: string;
