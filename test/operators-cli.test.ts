@@ -108,6 +108,26 @@ describe("operators' CLI against a running service", () => {
     });
   });
 
+  describe('callback secret rotations', () => {
+    /** The cell `column` of an application's row in `apps list`. */
+    const listed = async (name: string, column: string): Promise<string | undefined> => {
+      const [head, ...rows] = (await hermod.cli(['apps', 'list'])).stdout.trim().split('\n');
+      return rows.map((r) => r.split('\t')).find((r) => r[0] === name)?.[head!.split('\t').indexOf(column)];
+    };
+
+    it('shows in apps list until when the secret a rotation replaced still signs, and nothing once a rotation ended it', async () => {
+      expect((await hermod.cli(['apps', 'create', 'hēki-tawhito', '--password', 'x'])).code).toBe(0);
+      expect(await listed('hēki-tawhito', 'old secret signs until')).toBe('-');
+      const rotated = await hermod.cli(['apps', 'set-callbacks', 'hēki-tawhito', '--rotate-secret', '--keep-old-secret', '24h']);
+      expect(rotated.code, rotated.output).toBe(0);
+      const until = /also signs until (\S+)/.exec(rotated.stdout)![1]!;
+      expect(Date.parse(until) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+      expect(await listed('hēki-tawhito', 'old secret signs until')).toBe(until);
+      expect((await hermod.cli(['apps', 'set-callbacks', 'hēki-tawhito', '--rotate-secret'])).code).toBe(0);
+      expect(await listed('hēki-tawhito', 'old secret signs until')).toBe('-');
+    });
+  });
+
   describe('source addresses', () => {
     const claimsOf = async (name: string): Promise<string | undefined> => {
       const [head, ...rows] = (await hermod.cli(['apps', 'list'])).stdout.trim().split('\n');

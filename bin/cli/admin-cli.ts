@@ -77,13 +77,13 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
     }
     if (group === 'apps' && verb === 'list') {
       const { applications } = await call<object, ListApplicationsResponse>(client.listApplications as never, {});
-      out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses\tquota\tstatus callback\treply callback\tim status callback');
+      out('name\tid\tpassword\tapi key\tim rate limit\tsource addresses\tquota\tstatus callback\treply callback\tim status callback\told secret signs until');
       for (const a of applications) {
         const limit = a.imRateLimit < 0 ? 'default' : a.imRateLimit === 0 ? 'none' : `${a.imRateLimit}/s`;
         const quota = a.quota && a.quota.messages > 0 ? `${a.quota.messages}/${a.quota.period}` : 'none';
         const callbacks = [a.statusCallbackUrl, a.replyCallbackUrl, a.imStatusCallbackUrl].map((u) => u || '-').join('\t');
         out(
-          `${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}\t${quota}\t${callbacks}`,
+          `${a.name}\t${a.id}\t${a.hasPassword ? 'set' : '-'}\t${a.hasApiKey ? 'set' : '-'}\t${limit}\t${a.sourceAddresses.join(' ') || '-'}\t${quota}\t${callbacks}\t${a.previousCallbackSecretUntil || '-'}`,
         );
       }
       return 0;

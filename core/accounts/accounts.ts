@@ -82,7 +82,17 @@ export interface Accounts {
   /** Called with a new application's id before upsert returns it. */
   onCreated(listener: (applicationId: string) => Promise<void>): void;
   list(): Promise<
-    { id: string; name: string; hasPassword: boolean; hasApiKey: boolean; sourceAddresses: readonly string[]; imRateLimit: number; quota: Quota | undefined }[]
+    {
+      id: string;
+      name: string;
+      hasPassword: boolean;
+      hasApiKey: boolean;
+      sourceAddresses: readonly string[];
+      imRateLimit: number;
+      quota: Quota | undefined;
+      /** Until when (RFC 3339) the secret a rotation replaced still signs beside the current one; '' : none does. */
+      previousCallbackSecretUntil: string;
+    }[]
   >;
   /** The application that claims this address (a replyAddressKey), if one does. */
   ownerOfAddress(addressKey: string): Promise<string | undefined>;
@@ -290,6 +300,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         statusCallbackUrl: withPasswordMasked(a.statusCallbackUrl),
         replyCallbackUrl: withPasswordMasked(a.replyCallbackUrl),
         imStatusCallbackUrl: withPasswordMasked(a.imStatusCallbackUrl),
+        previousCallbackSecretUntil: a.previousCallbackSecretUntil > Date.now() ? new Date(a.previousCallbackSecretUntil).toISOString() : '',
       }));
     },
   };

@@ -87,6 +87,11 @@ export interface ApplicationSummary {
   statusCallbackUrl: string;
   replyCallbackUrl: string;
   imStatusCallbackUrl: string;
+  /**
+   * Until when (RFC 3339) the callback secret a rotation replaced still signs
+   * beside the current one (--keep-old-secret); empty: none does.
+   */
+  previousCallbackSecretUntil: string;
 }
 
 /** A message quota per calendar period (UTC); messages 0: no quota. */
@@ -923,6 +928,7 @@ function createBaseApplicationSummary(): ApplicationSummary {
     statusCallbackUrl: "",
     replyCallbackUrl: "",
     imStatusCallbackUrl: "",
+    previousCallbackSecretUntil: "",
   };
 }
 
@@ -957,6 +963,9 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     }
     if (message.imStatusCallbackUrl !== "") {
       writer.uint32(82).string(message.imStatusCallbackUrl);
+    }
+    if (message.previousCallbackSecretUntil !== "") {
+      writer.uint32(90).string(message.previousCallbackSecretUntil);
     }
     return writer;
   },
@@ -1054,6 +1063,14 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
             message.imStatusCallbackUrl = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.previousCallbackSecretUntil = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1106,6 +1123,11 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
         : isSet(object.im_status_callback_url)
         ? globalThis.String(object.im_status_callback_url)
         : "",
+      previousCallbackSecretUntil: isSet(object.previousCallbackSecretUntil)
+        ? globalThis.String(object.previousCallbackSecretUntil)
+        : isSet(object.previous_callback_secret_until)
+        ? globalThis.String(object.previous_callback_secret_until)
+        : "",
     };
   },
 
@@ -1141,6 +1163,9 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     if (message.imStatusCallbackUrl !== "") {
       obj.imStatusCallbackUrl = message.imStatusCallbackUrl;
     }
+    if (message.previousCallbackSecretUntil !== "") {
+      obj.previousCallbackSecretUntil = message.previousCallbackSecretUntil;
+    }
     return obj;
   },
 
@@ -1159,6 +1184,7 @@ export const ApplicationSummary: MessageFns<ApplicationSummary> = {
     message.statusCallbackUrl = object.statusCallbackUrl ?? "";
     message.replyCallbackUrl = object.replyCallbackUrl ?? "";
     message.imStatusCallbackUrl = object.imStatusCallbackUrl ?? "";
+    message.previousCallbackSecretUntil = object.previousCallbackSecretUntil ?? "";
     return message;
   },
 };
