@@ -126,6 +126,27 @@ describe("operators' CLI against a running service", () => {
       expect((await hermod.cli(['apps', 'set-callbacks', 'hēki-tawhito', '--rotate-secret'])).code).toBe(0);
       expect(await listed('hēki-tawhito', 'old secret signs until')).toBe('-');
     });
+
+    it('keeps one old secret, as Stripe rolls one: a rotation while an overlap runs says which older secret stops signing now, by its first characters', async () => {
+      expect((await hermod.cli(['apps', 'create', 'hēki-rua', '--password', 'x'])).code).toBe(0);
+      const rotate = async (...keep: string[]) => {
+        const r = await hermod.cli(['apps', 'set-callbacks', 'hēki-rua', '--rotate-secret', ...keep]);
+        expect(r.code, r.output).toBe(0);
+        return { out: r.stdout, secret: /signing secret: (\S+)/.exec(r.stdout)![1]!, until: /also signs until (\S+)/.exec(r.stdout)?.[1] };
+      };
+      const first = await rotate('--keep-old-secret', '24h');
+      const second = await rotate('--keep-old-secret', '24h');
+      // The secret the first rotation kept signing was replaced by the first rotation's own, which now signs beside the second's.
+      const third = await rotate('--keep-old-secret', '1h');
+      expect(third.out).toContain(`the secret it replaced also signs until ${third.until} (a second v1)`);
+      expect(third.out).toContain(
+        `the older secret ${first.secret.slice(0, 8)}…, which was to sign until ${second.until}, no longer signs: a receiver still on it refuses callbacks from now`,
+      );
+      expect(await listed('hēki-rua', 'old secret signs until')).toBe(third.until);
+      // Without an overlap: the secret the rotation replaced stops at once, and so does the older one still signing.
+      const fourth = await rotate();
+      expect(fourth.out).toContain(`the older secret ${second.secret.slice(0, 8)}…, which was to sign until ${third.until}, no longer signs`);
+    });
   });
 
   describe('source addresses', () => {

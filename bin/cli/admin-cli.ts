@@ -142,6 +142,12 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         out(`the secret it replaced also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
         err('note: a receiver that reads only one v1 in X-Hermod-Signature refuses these callbacks (see README, "Verifying the signature")');
       }
+      // One old secret signs beside the current one: the one an earlier rotation kept stops now.
+      if (app.endedPreviousSecretUntil) {
+        out(
+          `the older secret ${app.endedPreviousSecretPrefix}…, which was to sign until ${app.endedPreviousSecretUntil}, no longer signs: a receiver still on it refuses callbacks from now`,
+        );
+      }
       return 0;
     }
     if (group === 'keys' && verb === 'issue' && name) {

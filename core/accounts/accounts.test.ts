@@ -227,7 +227,9 @@ describe("rotating an application's callback secret", () => {
     const until = apps.get('acme')!.previousCallbackSecretUntil;
     await accounts.upsert({ name: 'acme', statusCallbackUrl: 'https://hooks.example.co.nz/tūnga' });
     expect(apps.get('acme')).toMatchObject({ callbackSecret: 'hmd_second', previousCallbackSecret: first, previousCallbackSecretUntil: until });
-    await accounts.upsert({ name: 'acme', callbackSecret: 'hmd_third' });
+    // The overlap that ran is cut short, and the caller told which secret it kept.
+    expect(await accounts.upsert({ name: 'acme', callbackSecret: 'hmd_third' })).toMatchObject({ endedOverlap: { secret: first, until } });
     expect(apps.get('acme')).toMatchObject({ callbackSecret: 'hmd_third', previousCallbackSecret: '', previousCallbackSecretUntil: 0 });
+    expect((await accounts.upsert({ name: 'acme', callbackSecret: 'hmd_fourth' })).endedOverlap).toBeUndefined();
   });
 });

@@ -15,6 +15,16 @@ interface AppIdentity {
   name: string;
 }
 
+/** What an upsert changed that its caller must be told: an overlap of callback secrets a rotation cut short. */
+interface UpsertedApplication extends AppIdentity {
+  /**
+   * A rotation made while the secret an earlier one replaced still signed: that older secret, which signs no more
+   * (one secret is kept beside the current one, as Stripe keeps one when a webhook secret is rolled), and until
+   * when (epoch ms) it was to sign.
+   */
+  endedOverlap?: { secret: string; until: number };
+}
+
 /** Who a password belongs to, and the tag of the stored password it was checked against (secrets.ts passwordTag). */
 interface BasicIdentity extends AppIdentity {
   passwordTag: string;
@@ -69,7 +79,7 @@ export interface Accounts {
   recheckBasic(name: string, tag: string): Promise<BasicIdentity | undefined>;
   authenticateApiKey(key: string): Promise<AppIdentity | undefined>;
   /** Creates the application or updates it; empty secrets leave the current ones. */
-  upsert(input: UpsertInput): Promise<AppIdentity>;
+  upsert(input: UpsertInput): Promise<UpsertedApplication>;
   /** The application's callback settings (cached briefly: they are read for every callback). */
   callbackSettings(applicationId: string): Promise<CallbackSettings | undefined>;
   /**
@@ -278,7 +288,12 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
       forgetOwners();
       for (const listener of changeListeners) listener(record.id);
       if (!current) for (const listener of createdListeners) await listener(record.id);
-      return { id: record.id, name: record.name };
+      const overlapRan = input.callbackSecret && current?.previousCallbackSecret && current.previousCallbackSecretUntil > Date.now();
+      return {
+        id: record.id,
+        name: record.name,
+        ...(overlapRan ? { endedOverlap: { secret: current.previousCallbackSecret, until: current.previousCallbackSecretUntil } } : {}),
+      };
     },
     async listOptOuts(applicationName) {
       const apps = await deps.applications.listApplications();

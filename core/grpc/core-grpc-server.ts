@@ -145,7 +145,18 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
               ? await services.accounts.authenticateApiKey(c.value)
               : undefined;
       if (!app) return { ok: false, application: undefined, passwordTag: '' };
-      return { ok: true, application: { id: app.id, name: app.name, callbackSecret: '', previousCallbackSecretUntil: '' }, passwordTag: app.passwordTag ?? '' };
+      return {
+        ok: true,
+        application: {
+          id: app.id,
+          name: app.name,
+          callbackSecret: '',
+          previousCallbackSecretUntil: '',
+          endedPreviousSecretPrefix: '',
+          endedPreviousSecretUntil: '',
+        },
+        passwordTag: app.passwordTag ?? '',
+      };
     }),
     upsertApplication: unaryHandler('UpsertApplication', async (req: import('../../proto/gen/hermod/v1/accounts').UpsertApplicationRequest) => {
       for (const url of [req.statusCallbackUrl, req.replyCallbackUrl, req.imStatusCallbackUrl]) if (url) checkCallbackUrlSyntax(url);
@@ -175,9 +186,13 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
       const settings = await services.accounts.callbackSettings(app.id);
       const until = settings?.previousCallbackSecretUntil ?? 0;
       return {
-        ...app,
+        id: app.id,
+        name: app.name,
         callbackSecret: settings?.callbackSecret ?? '',
         previousCallbackSecretUntil: until > Date.now() ? new Date(until).toISOString() : '',
+        // Enough of it to tell which one it was (`hmd_` and four more), not enough to sign with.
+        endedPreviousSecretPrefix: app.endedOverlap ? app.endedOverlap.secret.slice(0, 8) : '',
+        endedPreviousSecretUntil: app.endedOverlap ? new Date(app.endedOverlap.until).toISOString() : '',
       };
     }),
     listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),

@@ -141,6 +141,14 @@ export interface Application {
   callbackSecret: string;
   /** Until when (RFC 3339) the secret it replaced still signs beside it; empty: it does not. */
   previousCallbackSecretUntil: string;
+  /**
+   * A rotation made while an earlier one's overlap ran (one old secret is
+   * kept, the one just replaced): the older secret that overlap kept, which
+   * no longer signs, told by its first characters, and until when (RFC 3339)
+   * it was to sign. Empty: no overlap was cut short.
+   */
+  endedPreviousSecretPrefix: string;
+  endedPreviousSecretUntil: string;
 }
 
 export interface UpsertApplicationRequest {
@@ -1682,7 +1690,14 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
 };
 
 function createBaseApplication(): Application {
-  return { id: "", name: "", callbackSecret: "", previousCallbackSecretUntil: "" };
+  return {
+    id: "",
+    name: "",
+    callbackSecret: "",
+    previousCallbackSecretUntil: "",
+    endedPreviousSecretPrefix: "",
+    endedPreviousSecretUntil: "",
+  };
 }
 
 export const Application: MessageFns<Application> = {
@@ -1698,6 +1713,12 @@ export const Application: MessageFns<Application> = {
     }
     if (message.previousCallbackSecretUntil !== "") {
       writer.uint32(34).string(message.previousCallbackSecretUntil);
+    }
+    if (message.endedPreviousSecretPrefix !== "") {
+      writer.uint32(42).string(message.endedPreviousSecretPrefix);
+    }
+    if (message.endedPreviousSecretUntil !== "") {
+      writer.uint32(50).string(message.endedPreviousSecretUntil);
     }
     return writer;
   },
@@ -1747,6 +1768,22 @@ export const Application: MessageFns<Application> = {
             message.previousCallbackSecretUntil = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.endedPreviousSecretPrefix = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.endedPreviousSecretUntil = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1773,6 +1810,16 @@ export const Application: MessageFns<Application> = {
         : isSet(object.previous_callback_secret_until)
         ? globalThis.String(object.previous_callback_secret_until)
         : "",
+      endedPreviousSecretPrefix: isSet(object.endedPreviousSecretPrefix)
+        ? globalThis.String(object.endedPreviousSecretPrefix)
+        : isSet(object.ended_previous_secret_prefix)
+        ? globalThis.String(object.ended_previous_secret_prefix)
+        : "",
+      endedPreviousSecretUntil: isSet(object.endedPreviousSecretUntil)
+        ? globalThis.String(object.endedPreviousSecretUntil)
+        : isSet(object.ended_previous_secret_until)
+        ? globalThis.String(object.ended_previous_secret_until)
+        : "",
     };
   },
 
@@ -1790,6 +1837,12 @@ export const Application: MessageFns<Application> = {
     if (message.previousCallbackSecretUntil !== "") {
       obj.previousCallbackSecretUntil = message.previousCallbackSecretUntil;
     }
+    if (message.endedPreviousSecretPrefix !== "") {
+      obj.endedPreviousSecretPrefix = message.endedPreviousSecretPrefix;
+    }
+    if (message.endedPreviousSecretUntil !== "") {
+      obj.endedPreviousSecretUntil = message.endedPreviousSecretUntil;
+    }
     return obj;
   },
 
@@ -1802,6 +1855,8 @@ export const Application: MessageFns<Application> = {
     message.name = object.name ?? "";
     message.callbackSecret = object.callbackSecret ?? "";
     message.previousCallbackSecretUntil = object.previousCallbackSecretUntil ?? "";
+    message.endedPreviousSecretPrefix = object.endedPreviousSecretPrefix ?? "";
+    message.endedPreviousSecretUntil = object.endedPreviousSecretUntil ?? "";
     return message;
   },
 };
