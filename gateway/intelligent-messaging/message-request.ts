@@ -2,10 +2,12 @@ import { HermodError, type ErrorCode, type FieldProblem } from '../../lib/errors
 import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
 import { createValidator } from '../http/validator';
 import { checkSmsText } from '../../core/domain/control-characters';
+import { trunkPrefixProblem } from '../../core/domain/trunk-prefix';
 import { IM_SCHEMAS, MESSAGE_TYPES, type MessagePostRequest } from './schemas';
 
 const validate = createValidator(IM_SCHEMAS);
 const ATTEMPT_FIELDS = new Set(['channel', 'event', 'timeout']);
+const E164 = new RegExp(IM_SCHEMAS.E164.pattern);
 // The validator names a problem with the whole body so; APIError leaves `field` out instead.
 const WHOLE_BODY = '(body)';
 
@@ -33,7 +35,7 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
   const controls = controlProblems(body);
   const named = new Set(controls.map((p) => p.field));
   problems.splice(0, problems.length, ...problems.filter((p) => !named.has(p.field)), ...controls);
-  problems.push(...repeatedParameterNames(body));
+  problems.push(...repeatedParameterNames(body), ...mobileProblems(body));
   const missing = missingContent(body);
   if (missing) {
     code = 'missing_attrib';
@@ -122,6 +124,14 @@ function controlProblems(body: unknown): FieldProblem[] {
     }
   }
   return problems;
+}
+
+/** A valid E.164 mobile written with its country's trunk prefix after the country code (`+640211234567`). */
+function mobileProblems(body: unknown): FieldProblem[] {
+  const mobile = isObject(body) && isObject(body.destination) ? body.destination.mobile : undefined;
+  if (typeof mobile !== 'string' || !E164.test(mobile)) return [];
+  const description = trunkPrefixProblem(mobile);
+  return description === undefined ? [] : [{ field: 'destination.mobile', description }];
 }
 
 /**

@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HermodError } from '../../lib/errors';
+import { checkTrunkPrefix, findTrunkPrefix, trunkPrefixProblem } from './trunk-prefix';
+
+const digits = (min: number, max: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
+/** A national significant number as dialled from abroad: never starting with 0 where the trunk prefix is 0. */
+const significant = fc.tuple(fc.constantFrom(...'123456789'), digits(5, 10)).map(([first, rest]) => first + rest);
+/** Country codes whose trunk prefix is 0: New Zealand, the UK, Germany, France, Australia, Japan, Ireland, South Africa, Brazil. */
+const TRUNK_ZERO = ['64', '44', '49', '33', '61', '81', '353', '27', '55'];
+/** Countries without a trunk prefix, where a leading 0 is part of the number: Italy, San Marino, Côte d'Ivoire, Gabon; and Spain, Norway. */
+const NO_TRUNK = ['39', '378', '225', '241', '34', '47'];
+
+describe('a national trunk prefix after the country code (property)', () => {
+  it('is found after every country code whose plan has the trunk prefix 0, and the number meant is the one without it', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TRUNK_ZERO), significant, (cc, nsn) => {
+        expect(findTrunkPrefix(`${cc}0${nsn}`)).toEqual({ countryCode: cc, trunk: '0', international: `+${cc}${nsn}` });
+        expect(findTrunkPrefix(`${cc}${nsn}`)).toBeUndefined();
+      }),
+    );
+  });
+
+  it('is never found where the country has no trunk prefix, so a leading 0 there is kept and sent', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...NO_TRUNK), digits(6, 11), (cc, national) => {
+        expect(findTrunkPrefix(`${cc}${national}`)).toBeUndefined();
+        expect(() => checkTrunkPrefix(`+${cc}0${national}`, 'destination')).not.toThrow();
+      }),
+    );
+  });
+
+  it('gives a number meant in which it is found no more: one refusal says all there is to change', () => {
+    fc.assert(
+      fc.property(digits(4, 15), (number) => {
+        const found = findTrunkPrefix(number);
+        if (found === undefined) return;
+        expect(`+${number}`.length).toBeGreaterThan(found.international.length);
+        expect(findTrunkPrefix(found.international.slice(1))).toBeUndefined();
+      }),
+    );
+  });
+
+  it('refuses only with a 400 naming the field, whatever the value, and reads + and 00 alike', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          digits(0, 16),
+          fc.string(),
+          digits(3, 14).map((d) => `+${d}`),
+        ),
+        (value) => {
+          let thrown: unknown;
+          try {
+            checkTrunkPrefix(value, 'destination');
+          } catch (err) {
+            thrown = err;
+          }
+          if (thrown === undefined) return;
+          expect(thrown).toBeInstanceOf(HermodError);
+          expect((thrown as HermodError).code).toBe('invalid_attrib');
+          expect((thrown as HermodError).fields).toEqual([{ field: 'destination', description: expect.stringMatching(/^has the trunk prefix /) }]);
+          if (value.startsWith('+')) expect(trunkPrefixProblem(`00${value.slice(1)}`)).toBe(trunkPrefixProblem(value));
+        },
+      ),
+    );
+  });
+});
+
+describe('a national trunk prefix after the country code', () => {
+  it.each([
+    ['New Zealand', '640215550123', '0', '+64215550123'],
+    ['the United Kingdom, +44 (0)20', '4402079460000', '0', '+442079460000'],
+    ['Germany', '4901701234567', '0', '+491701234567'],
+    ['Russia, 8 before a mobile', '789123456789', '8', '+79123456789'],
+    ['Russia, 8 before St Petersburg', '788121234567', '8', '+78121234567'],
+    ['Kazakhstan', '787012345678', '8', '+77012345678'],
+    ['Hungary, 06', '3606301234567', '06', '+36301234567'],
+    ['Belarus, 8 0 before an area code', '37580171234567', '80', '+375171234567'],
+    ['Rwanda, 0 before a mobile', '2500788123456', '0', '+250788123456'],
+    ['the United States, 1 before the area code', '112125550123', '1', '+12125550123'],
+  ])('is found in %s', (_where, number, trunk, international) => {
+    expect(findTrunkPrefix(number)).toMatchObject({ trunk, international });
+  });
+
+  it.each([
+    ['Italy, whose leading 0 is dialled from abroad', '390612345678'],
+    ['Russia, St Petersburg', '78121234567'],
+    ['Russia, a freephone number', '78005553535'],
+    ['Japan, a 00 freephone number', '81003712345678'],
+    ['Rwanda, an 06 number', '25006123456'],
+    ['Belarus, a freephone number', '375800123456'],
+  ])('is not found in a number that starts as one would: %s', (_where, number) => {
+    expect(findTrunkPrefix(number)).toBeUndefined();
+  });
+
+  it('is looked for in bare digits only where the interface takes the country code first', () => {
+    expect(trunkPrefixProblem('640215550123')).toMatch(/\+64215550123$/);
+    expect(trunkPrefixProblem('640215550123', 'national')).toBeUndefined();
+    expect(trunkPrefixProblem('00640215550123', 'national')).toMatch(/\+64215550123$/);
+    expect(trunkPrefixProblem('+64 021 555 0123')).toBeUndefined();
+  });
+});

@@ -1,0 +1,102 @@
+import { HermodError } from '../../lib/errors';
+
+/**
+ * Country codes whose numbering plan has the national trunk prefix 0 and no
+ * number that starts with 0 but the `00…` freephone ranges of a few (Japan,
+ * Korea, Thailand, Uruguay…): from libphonenumber's PhoneNumberMetadata.xml
+ * (2026-07), every territory with nationalPrefix 0 (Hungary's 06). Italy, San
+ * Marino, the Vatican, Côte d'Ivoire, Congo, Gabon and Benin have no trunk
+ * prefix: their numbers' leading 0 is dialled from abroad too.
+ */
+const TRUNK_ZERO = new Set(
+  (
+    '20 27 31 32 33 36 40 41 43 44 46 49 51 53 54 55 57 58 60 61 62 63 64 66 81 82 84 86 90 91 92 93 94 95 98 ' +
+    '211 212 213 218 231 232 233 234 243 249 250 251 252 254 255 256 260 261 262 263 264 265 291 353 355 358 359 ' +
+    '370 373 374 377 380 381 382 383 385 386 387 389 421 423 508 590 591 593 594 595 596 598 686 850 855 856 880 ' +
+    '886 961 962 963 964 966 967 970 971 972 976 977 994 995 996'
+  ).split(' '),
+);
+
+/** A trunk prefix written after a country code: how it shows (`national` digits), and which one it is. */
+interface TrunkRule {
+  written: RegExp;
+  trunk: string;
+}
+
+const ZERO: TrunkRule[] = [{ written: /^0[1-9]/, trunk: '0' }];
+/** Plans whose trunk prefix is not a lone 0, or one of whose numbers starts as the prefix does. */
+const OTHER_PLANS: Record<string, TrunkRule[]> = {
+  // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1.
+  '1': [{ written: /^1/, trunk: '1' }],
+  '692': [{ written: /^1/, trunk: '1' }],
+  // Russia and Kazakhstan: 8, but +7 812 (St Petersburg) and +7 800 are numbers: 10 digits, 11 with the 8.
+  '7': [{ written: /^8\d{10}$/, trunk: '8' }],
+  // Turkmenistan dials 8; Belarus 8 and its area codes' 0 (8 017 … is +375 17 …), and +375 800 … is a number.
+  '993': [{ written: /^8/, trunk: '8' }],
+  '375': [
+    { written: /^80\d{9}$/, trunk: '80' },
+    { written: /^0/, trunk: '0' },
+  ],
+  // Hungary dials 06 (06 1 … is +36 1 …).
+  '36': [
+    { written: /^06/, trunk: '06' },
+    { written: /^0[1-9]/, trunk: '0' },
+  ],
+  // Rwanda's 06 numbers have 8 digits; its trunk 0 before a 9-digit number makes 10.
+  '250': [{ written: /^0\d{9}$/, trunk: '0' }],
+};
+
+/** A national trunk prefix found after a country code, and the number written without it. */
+export interface TrunkPrefix {
+  countryCode: string;
+  trunk: string;
+  /** The number as dialled from abroad: + and the country code, without the trunk prefix. */
+  international: string;
+}
+
+/**
+ * The national trunk prefix written after the country code of an
+ * international number (`digits`: country code first, no `+` or `00`), as
+ * numbers are copied from business cards (`+64 021 555 0123`, `+44 (0)20 …`),
+ * or undefined. Sent as it is, such a number reaches another handset or none.
+ */
+export function findTrunkPrefix(digits: string): TrunkPrefix | undefined {
+  // Country codes are prefix-free (ITU-T E.164): at most one of these is this number's.
+  for (const length of [1, 2, 3]) {
+    const countryCode = digits.slice(0, length);
+    const rules = OTHER_PLANS[countryCode] ?? (TRUNK_ZERO.has(countryCode) ? ZERO : undefined);
+    if (rules === undefined) continue;
+    const national = digits.slice(length);
+    const rule = rules.find((r) => r.written.test(national));
+    if (rule === undefined) return undefined;
+    return { countryCode, trunk: rule.trunk, international: `+${countryCode}${national.slice(rule.trunk.length)}` };
+  }
+  return undefined;
+}
+
+/**
+ * Why a destination cannot be sent as written, when it has a national trunk
+ * prefix after its country code (`has the trunk prefix 0 after …`), or
+ * undefined. `+6421…` and `006421…` are international; so are bare digits
+ * where the interface takes the country code first without a plus (v1, v2),
+ * but not in a Campaign Manager member, where they are a national number or
+ * short code.
+ */
+export function trunkPrefixProblem(destination: string, bareDigits: 'international' | 'national' = 'international'): string | undefined {
+  const digits = destination.startsWith('+')
+    ? destination.slice(1)
+    : destination.startsWith('00')
+      ? destination.slice(2)
+      : bareDigits === 'international'
+        ? destination
+        : undefined;
+  const found = digits === undefined || !/^\d+$/.test(digits) ? undefined : findTrunkPrefix(digits);
+  if (found === undefined) return undefined;
+  return `has the trunk prefix ${found.trunk} after the country code +${found.countryCode}; it is dialled only inside the country, so the number from abroad is ${found.international}`;
+}
+
+/** Refuses (400, naming the number meant) a destination with a trunk prefix after its country code, instead of sending to the number as written. */
+export function checkTrunkPrefix(destination: string, field: string, bareDigits: 'international' | 'national' = 'international'): void {
+  const description = trunkPrefixProblem(destination, bareDigits);
+  if (description !== undefined) throw new HermodError('invalid_attrib', `${field} ${description}`, { fields: [{ field, description }] });
+}
