@@ -71,6 +71,16 @@ describe('WhatsApp replies (MO)', () => {
     expect(got.map((r) => r.content).sort()).toEqual(['[image 1234567890123 image/jpeg] Tirohia tēnei 📷', 'Āe, ka tae atu au ✅'].sort());
   });
 
+  it('keeps a text with half an emoji (a lone surrogate, JSON "\\ud83d") as U+FFFD in its place, in the reply callback and in history, its whole emoji and macrons as they came', async () => {
+    const mobile = '+6421600104';
+    await h.wab.handsetSends('6421600104', { text: 'Tēnā koe \ud83d — ka kite 👋🏽' });
+    const [reply] = await eventually(() => (replies(mobile).length > 0 ? replies(mobile) : undefined), 20_000, 50);
+    expect(reply.content).toBe('Tēnā koe \ufffd — ka kite 👋🏽');
+    const stored = await h.client.get(`/rest/sms/v2/messages?id=${reply.id}`, { authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}` });
+    expect(stored.status, stored.text).toBe(200);
+    expect(stored.json).toMatchObject({ direction: 'MO', source: mobile, content: 'Tēnā koe \ufffd — ka kite 👋🏽' });
+  });
+
   it('makes one reply of a webhook WhatsApp delivers three times', async () => {
     const mobile = '+6421600032';
     await h.wab.handsetSends('6421600032', { text: 'Привет — once only 👋🏽' }, { deliveries: 3 });

@@ -77,4 +77,55 @@ describe('WhatsApp inbound parsing, over any input', () => {
       }),
     );
   });
+
+  it('gives a text holding half of a surrogate pair (JSON "\\ud83d" alone) with U+FFFD in its place, as WHATWG makes a USVString, and whole characters as they came', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('\ud83d', '\udc4b', '👋🏽', 'ā', 'ē', 'ī', 'ō', 'ū', ' ', 'k'),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 12 }), (units) => {
+        const sent = `Kia ora ${units.join('')}`;
+        // What a well-formed JSON.stringify writes and WhatsApp posts: a lone half as a \u escape.
+        const body = JSON.parse(
+          JSON.stringify({
+            object: 'whatsapp_business_account',
+            entry: [
+              {
+                changes: [
+                  {
+                    field: 'messages',
+                    value: {
+                      metadata: { display_phone_number: '15550783881' },
+                      messages: [{ from: '6421000001', id: 'wamid.X', type: 'text', text: { body: sent } }],
+                    },
+                  },
+                ],
+              },
+            ],
+          }),
+        );
+        const [m] = whatsAppInbound(body);
+        expect(m!.text).toBe(Array.from(sent, (c) => (/^\p{Cs}$/u.test(c) ? '\ufffd' : c)).join(''));
+        expect(m!.text).not.toMatch(/\p{Cs}/u);
+      }),
+    );
+    const [m] = whatsAppInbound({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                metadata: { display_phone_number: '15550783881' },
+                messages: [{ from: '6421000001', id: 'wamid.Y', type: 'text', text: { body: 'Tēnā koe \ud83d — 👋🏽 ka kite anō' } }],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(m!.text).toBe('Tēnā koe \ufffd — 👋🏽 ka kite anō');
+  });
 });

@@ -1,3 +1,4 @@
+import { toUsvString } from '../usv-string';
 import type { WebhookInbound } from './webhook-handler';
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -16,6 +17,8 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  * followed by the caption (the media itself is fetched from the Graph API
  * by id); a location as `[location <lat>,<long>]` and its name and address.
  * Reactions, system messages, `unsupported` and anything unknown are skipped.
+ * Half of a surrogate pair (JSON `"\ud83d"` alone) in any of its texts is
+ * U+FFFD, as a USVString has it.
  */
 export function whatsAppInbound(body: unknown): WebhookInbound[] {
   const messages: WebhookInbound[] = [];
@@ -26,15 +29,15 @@ export function whatsAppInbound(body: unknown): WebhookInbound[] {
       const metadata = isRecord(change.value.metadata) ? change.value.metadata : {};
       const destination = e164(metadata.display_phone_number);
       if (!destination) continue;
-      const businessId = typeof metadata.phone_number_id === 'string' ? metadata.phone_number_id : '';
+      const businessId = typeof metadata.phone_number_id === 'string' ? toUsvString(metadata.phone_number_id) : '';
       for (const m of records(change.value.messages)) {
         const source = e164(m.from);
         const text = textOf(m);
         if (!source || text === undefined || typeof m.id !== 'string' || !m.id) continue;
         const seconds = Number(m.timestamp);
         const at = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now();
-        const quotedRef = isRecord(m.context) && typeof m.context.id === 'string' ? m.context.id : '';
-        messages.push({ source, destination, text, at, carrierRef: m.id, businessId, quotedRef });
+        const quotedRef = isRecord(m.context) && typeof m.context.id === 'string' ? toUsvString(m.context.id) : '';
+        messages.push({ source, destination, text: toUsvString(text), at, carrierRef: toUsvString(m.id), businessId, quotedRef });
       }
     }
   }
