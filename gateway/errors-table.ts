@@ -10,7 +10,8 @@ const MEANING: Record<ErrorCode, string> = {
   invalid_json: 'The body is empty, not JSON, or not UTF-8',
   missing_attrib: 'A required field is missing',
   invalid_attrib: 'A field (or parameter, or header) has a value that is not allowed',
-  unsupported_media_type: 'The Content-Type is not JSON, its charset is not UTF-8, or the body is compressed (a Content-Encoding other than identity)',
+  unsupported_media_type:
+    'The Content-Type is not JSON, is sent more than once (or, on Intelligent Messaging, not at all), its charset is not UTF-8, or the body is compressed (a Content-Encoding other than identity)',
   broadcast_limit: 'A v1 broadcast names more destinations than allowed',
   body_too_large: 'The body is larger than allowed',
   headers_too_large: "The request's head (request line and headers) is larger than 16 KB; the connection is closed",

@@ -16,7 +16,7 @@ import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
 import { GATEWAY_V1_OPENAPI } from './openapi';
-import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST } from './schemas';
+import { GATEWAY_V1_SCHEMAS, MAX_BROADCAST, VND } from './schemas';
 import { answerType } from './answer-type';
 import { METHOD_NOT_ALLOWED } from '../http/method-not-allowed';
 
@@ -31,6 +31,8 @@ interface MessageFields {
 }
 
 const E164 = new RegExp(GATEWAY_V1_SCHEMAS.Destination.pattern);
+/** What v1's clients send (COMPAT.md): JSON, or v1's vendor type. */
+const V1_TYPES = { named: ['application/json', VND] };
 
 /** Gateway v1: `/rest/gateway`. Integer ids; 201 with a bare array on send. */
 export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; log: Logger; maxBodyBytes: number; scheduleHorizonMs: number }): Router {
@@ -63,7 +65,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
 
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
-    const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes));
+    const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes, V1_TYPES));
     checkTrunkPrefix(body.destination, 'destination');
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     // Empty is none, as GET shows a message sent without one.
@@ -84,7 +86,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
 
   router.post('/messages/broadcast', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
-    const raw = await readJson(ctx, deps.maxBodyBytes);
+    const raw = await readJson(ctx, deps.maxBodyBytes, V1_TYPES);
     const destinations = (raw as { destination?: unknown })?.destination;
     if (Array.isArray(destinations) && destinations.length > MAX_BROADCAST) {
       throw new HermodError('broadcast_limit', `a broadcast takes at most ${MAX_BROADCAST} destinations, got ${destinations.length}`);

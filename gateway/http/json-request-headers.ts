@@ -1,10 +1,20 @@
 import type { Context } from 'koa';
 import { HermodError } from '../../lib/errors';
 import { checkIdentityEncoding } from './identity-encoding';
+import { timesSent } from './times-sent';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 const UTF8 = /^utf-?8$/i;
+
+/** The media types an endpoint names when it refuses one, and whether a body without Content-Type is read as JSON. */
+export interface JsonMediaTypes {
+  named: readonly string[];
+  /** SPEC.md has Intelligent Messaging's body sent with `Content-Type: application/json`; the others have long read one sent without. */
+  headerRequired?: boolean;
+}
+
+export const JSON_ONLY: JsonMediaTypes = { named: ['application/json'] };
 
 /**
  * Refuses, before any body is read, a request whose body is compressed, that
@@ -15,11 +25,19 @@ const UTF8 = /^utf-?8$/i;
  * UTF-8 (RFC 8259 §8.1), and a client that labels its text ISO-8859-1 is
  * better told at once than having its text re-read under a guess (WHATWG
  * reads iso-8859-1 as windows-1252, for one) and sent to handsets.
+ *
+ * Content-Type sent more than once is refused too (415): Node keeps the first
+ * and drops the rest, so the body's type would depend on the order a client
+ * or proxy wrote them in (RFC 9110 allows the field once).
  */
-export function checkJsonRequest(ctx: Context, maxBytes: number): void {
+export function checkJsonRequest(ctx: Context, maxBytes: number, types: JsonMediaTypes = JSON_ONLY): void {
   checkIdentityEncoding(ctx);
+  const said = types.named.join(' or ');
+  const sent = timesSent(ctx.req.rawHeaders, 'content-type');
+  if (sent > 1) throw new HermodError('unsupported_media_type', `Content-Type is sent ${sent} times; send it once, as ${said}`);
   const type = ctx.get('content-type');
-  if (type && !JSON_TYPE.test(type)) throw new HermodError('unsupported_media_type', `content-type must be application/json, got ${type}`);
+  if (!type && types.headerRequired) throw new HermodError('unsupported_media_type', `Content-Type is missing; send the body as ${said}`);
+  if (type && !JSON_TYPE.test(type)) throw new HermodError('unsupported_media_type', `content-type must be ${said}, got ${type}`);
   const charset = CHARSET.exec(type);
   if (charset) {
     const name = charset[1] ?? charset[2] ?? '';

@@ -8,7 +8,7 @@ import { readJson } from './read-json';
 function contextFor(body: string): Context {
   return {
     get: (name: string) => (name === 'content-type' ? 'application/json' : ''),
-    req: Readable.from([Buffer.from(body)]),
+    req: Object.assign(Readable.from([Buffer.from(body)]), { rawHeaders: ['Content-Type', 'application/json'] }),
     state: {},
   } as unknown as Context;
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { HermodError } from '../../lib/errors';
-import { checkJsonRequest } from './json-request-headers';
+import { checkJsonRequest, JSON_ONLY, type JsonMediaTypes } from './json-request-headers';
 import { decodeUtf8 } from './strict-utf8';
 import { checkNoLoneSurrogates, mayHaveLoneSurrogate } from './lone-surrogate';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
@@ -8,10 +8,11 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 /**
  * The request body as parsed JSON, refusing what is not JSON, is not UTF-8,
  * is malformed, holds a lone surrogate, nests deeper than MAX_JSON_DEPTH or is
- * larger than the limit, each with its own error code.
+ * larger than the limit, each with its own error code; `types` are the
+ * media types the endpoint names when it refuses one.
  */
-export async function readJson(ctx: Context, maxBytes: number): Promise<unknown> {
-  checkJsonRequest(ctx, maxBytes);
+export async function readJson(ctx: Context, maxBytes: number, types: JsonMediaTypes = JSON_ONLY): Promise<unknown> {
+  checkJsonRequest(ctx, maxBytes, types);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

@@ -72,7 +72,7 @@ const cuts = fc.array(fc.integer({ min: 1, max: 13 }), { minLength: 1, maxLength
 function contextFor(bytes: Buffer, cutsAt: number[]): Context {
   return {
     get: (name: string) => (name === 'content-type' ? 'application/json; charset=utf-8' : ''),
-    req: Readable.from(chunked(bytes, cutsAt)),
+    req: Object.assign(Readable.from(chunked(bytes, cutsAt)), { rawHeaders: ['Content-Type', 'application/json; charset=utf-8'] }),
     state: {},
   } as unknown as Context;
 }

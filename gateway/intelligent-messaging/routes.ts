@@ -39,9 +39,8 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
       ctx.set('Retry-After', wait);
       throw new HermodError('rate_limited', `more than ${verdict.limit} requests per second; retry after ${wait} seconds`);
     }
-    // readJson lets a request without Content-Type through; this interface requires application/json.
-    if (!ctx.get('content-type')) throw new HermodError('unsupported_media_type', 'content-type must be application/json');
-    const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes));
+    // SPEC.md sends this body with Content-Type: application/json: one without it is refused, not read as JSON.
+    const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes, { named: ['application/json'], headerRequired: true }));
     await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async (dedupKeyOf) => {
       const { id, replayed } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0)));
       ctx.status = 202;
