@@ -1,5 +1,4 @@
 import Koa, { type Middleware } from 'koa';
-import type Router from '@koa/router';
 import type { InterfaceErrors } from './http/header-overflow';
 import type { Authenticator } from './auth';
 import type { CoreClient } from './core-client';
@@ -27,6 +26,8 @@ import { createSharedRateLimiter, lateRateShares } from './intelligent-messaging
 import { clientAddress } from './http/client-address';
 import { parseTrustedProxies, type TrustedProxies } from '../lib/trusted-proxies';
 import { healthProbes } from './http/health-probes';
+import { outsideErrors } from './http/outside-errors';
+import Router from '@koa/router';
 
 export interface GatewayDeps {
   core: CoreClient;
@@ -50,17 +51,32 @@ interface Interface extends InterfaceErrors {
   handle: Middleware;
 }
 
-type InterfaceName = 'sms_v2' | 'gateway_v1' | 'campaign_manager' | 'intelligent_messaging' | 'webhooks' | 'short_links';
+/** `none`: every path outside the others' prefixes (its metrics label as before it had a renderer). */
+type InterfaceName = 'sms_v2' | 'gateway_v1' | 'campaign_manager' | 'intelligent_messaging' | 'webhooks' | 'short_links' | 'none';
 
-/** Each interface's prefix and error renderer, so every failure under its prefix has its shape, inside Koa or before it (header-overflow.ts). */
+/**
+ * Each interface's prefix and error renderer, so every failure under its prefix has its shape, inside Koa or before
+ * it (header-overflow.ts); the last, prefix '', takes every other path, so none is answered in plain text.
+ */
 export function interfaceErrors(log: Logger): (InterfaceErrors & { name: InterfaceName })[] {
-  return [
+  const spec = [
     { name: 'sms_v2', prefix: '/rest/sms/v2', errors: smsV2Errors(log) },
     { name: 'gateway_v1', prefix: '/rest/gateway', errors: gatewayV1Errors(log) },
     { name: 'campaign_manager', prefix: '/rest/campaign_manager/v1', errors: campaignManagerErrors(log) },
     { name: 'intelligent_messaging', prefix: '/rest/im/v1', errors: intelligentMessagingErrors(log) },
+  ] as const;
+  return [
+    ...spec,
     { name: 'webhooks', prefix: '/webhooks', errors: webhookErrors(log) },
     { name: 'short_links', prefix: '/l', errors: shortLinkErrors },
+    {
+      name: 'none',
+      prefix: '',
+      errors: outsideErrors(
+        log,
+        spec.map((i) => i.prefix),
+      ),
+    },
   ];
 }
 
@@ -82,6 +98,7 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
     }),
     webhooks: webhookRouter(deps),
     short_links: shortLinkRouter(deps),
+    none: new Router(),
   };
   // One log of outages for every interface: a line while requests are answered 503, not one per request.
   const outages = createOutageLog(deps.log);
@@ -95,13 +112,8 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   app.use(healthProbes(deps.campaigns));
   app.use(async (ctx, next) => {
     ctx.set('Strict-Transport-Security', 'max-age=31536000');
-    const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'));
-    if (!match) {
-      ctx.status = 404;
-      ctx.type = 'text/plain';
-      ctx.body = 'not found\n';
-      return;
-    }
+    // The last interface's prefix '' takes any path the others do not.
+    const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'))!;
     ctx.state.interface = match.name;
     await match.handle(ctx, next);
   });

@@ -211,10 +211,15 @@ describe('request headers over the gateway’s 16 KB limit', () => {
     expect(r.body).toBe('error: request headers are larger than 16384 bytes');
   });
 
-  it('are answered 431 in plain text outside every interface, and on the plain HTTP port', async () => {
+  it('are answered 431 in the JSON any client reads outside every interface, and on the plain HTTP port', async () => {
     const outside = await overTls(oversized('GET', '/kia-ora'));
     expect(outside.status, outside.body).toBe(431);
-    expect(outside.body).toBe('request headers are larger than 16384 bytes\n');
+    expect(JSON.parse(outside.body)).toEqual({
+      message: 'request headers are larger than 16384 bytes',
+      statusCode: 431,
+      error: 'Request Header Fields Too Large',
+      code: 431,
+    });
 
     const plain = await exchange(net.connect({ host: '127.0.0.1', port: hermod.httpPort }), [oversized('GET', '/rest/sms/v2/messages').join('')]);
     expect(plain.status, plain.body).toBe(431);
@@ -248,7 +253,12 @@ describe('request headers over the gateway’s 16 KB limit', () => {
     expect(im.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(im.body)).toMatchObject({ code: 431 });
     const outside = await overTls(huge('GET', '/kia-ora'));
-    expect(outside.body).toBe('request headers are larger than 16384 bytes\n');
+    expect(JSON.parse(outside.body)).toEqual({
+      message: 'request headers are larger than 16384 bytes',
+      statusCode: 431,
+      error: 'Request Header Fields Too Large',
+      code: 431,
+    });
   });
 
   it('are counted in the gateway’s request metrics under their interface and 431, both those over 16 KB and those over the parser’s 64 KB', async () => {

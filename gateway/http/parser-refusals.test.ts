@@ -43,7 +43,7 @@ describe('a request Node’s HTTP parser refuses', () => {
     expect(JSON.parse(r.body)).toEqual({ message: expect.stringMatching(message), statusCode: 400, error: 'Bad Request' });
   });
 
-  it('answers a raw non-ASCII path under Campaign Manager in its shape, and one outside every interface in plain text', async () => {
+  it('answers a raw non-ASCII path under Campaign Manager in its shape, and one outside every interface in the JSON any client reads', async () => {
     const cm = await exchange(
       gateway.url,
       Buffer.concat([Buffer.from('GET /rest/campaign_manager/v1/'), Buffer.from('kāinga', 'utf8'), Buffer.from('/lists HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
@@ -56,7 +56,12 @@ describe('a request Node’s HTTP parser refuses', () => {
     });
     const outside = await exchange(gateway.url, 'POST /kia-ora HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n');
     expect(outside.status).toBe(400);
-    expect(outside.body).toMatch(/^the request is not valid HTTP\/1\.1: /);
+    expect(JSON.parse(outside.body)).toEqual({
+      message: expect.stringMatching(/^the request is not valid HTTP\/1\.1: /),
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 400,
+    });
   });
 });
 
