@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { HermodError } from '../../lib/errors';
 import { checkIdentityEncoding } from './identity-encoding';
-import { timesSent } from './times-sent';
+import { valuesSent } from './values-sent';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
@@ -26,15 +26,21 @@ export const JSON_ONLY: JsonMediaTypes = { named: ['application/json'] };
  * better told at once than having its text re-read under a guess (WHATWG
  * reads iso-8859-1 as windows-1252, for one) and sent to handsets.
  *
- * Content-Type sent more than once is refused too (415): Node keeps the first
- * and drops the rest, so the body's type would depend on the order a client
- * or proxy wrote them in (RFC 9110 allows the field once).
+ * Content-Type sent more than once with different values is refused too
+ * (415): Node keeps the first and drops the rest, so the body's type would
+ * depend on the order a client or proxy wrote them in (RFC 9110 allows the
+ * field once). The same value repeated (some client libraries and proxies
+ * write it so) says one thing, and is read as sent once.
  */
 export function checkJsonRequest(ctx: Context, maxBytes: number, types: JsonMediaTypes = JSON_ONLY): void {
   checkIdentityEncoding(ctx);
   const said = types.named.join(' or ');
-  const sent = timesSent(ctx.req.rawHeaders, 'content-type');
-  if (sent > 1) throw new HermodError('unsupported_media_type', `Content-Type is sent ${sent} times; send it once, as ${said}`);
+  const sent = valuesSent(ctx.req.rawHeaders, 'content-type');
+  if (sent.length > 1 && new Set(sent.map((v) => v.toLowerCase())).size > 1)
+    throw new HermodError(
+      'unsupported_media_type',
+      `Content-Type is sent ${sent.length} times with different values (${sent.join(', ')}); send it once, as ${said}`,
+    );
   const type = ctx.get('content-type');
   if (!type && types.headerRequired) throw new HermodError('unsupported_media_type', `Content-Type is missing; send the body as ${said}`);
   if (type && !JSON_TYPE.test(type)) throw new HermodError('unsupported_media_type', `content-type must be ${said}, got ${type}`);
