@@ -112,8 +112,9 @@ export function createGatewayApp(deps: GatewayDeps): Koa {
   app.use(healthProbes(deps.campaigns));
   app.use(async (ctx, next) => {
     ctx.set('Strict-Transport-Security', 'max-age=31536000');
-    // The last interface's prefix '' takes any path the others do not.
-    const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/'))!;
+    // The last interface's prefix '' takes any path the others do not, a request target that is not a path too
+    // (OPTIONS *).
+    const match = interfaces.find((i) => ctx.path === i.prefix || ctx.path.startsWith(i.prefix + '/')) ?? interfaces.at(-1)!;
     ctx.state.interface = match.name;
     await match.handle(ctx, next);
   });
