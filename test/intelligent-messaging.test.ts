@@ -339,6 +339,21 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(unknown.json).toMatchObject({ code: 404, errors: [expect.objectContaining({ field: 'destination.contact_id' })] });
   });
 
+  it('refuses a contact whose mobile or WhatsApp number is not one a message could reach, naming the number meant', async () => {
+    const contact = randomUUID();
+    const trunk = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+640211234567']);
+    expect(trunk.code).not.toBe(0);
+    expect(trunk.output).toContain('the number from abroad is +64211234567');
+    const whatsapp = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--whatsapp', '640211234567']);
+    expect(whatsapp.code).not.toBe(0);
+    expect(whatsapp.output).toContain('the number from abroad is +64211234567');
+    const words = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', 'Mere’s mobile']);
+    expect(words.code).not.toBe(0);
+    expect(words.output).toMatch(/mobile must be E\.164/);
+    const listed = await h.hermod.cli(['contacts', 'list', 'acme']);
+    expect(listed.output).not.toContain(contact);
+  });
+
   it('sends every phone channel to the mobile the request names over a contact’s own numbers, WhatsApp included, so a fallback reaches one handset', async () => {
     const contact = randomUUID();
     const set = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+6421100091', '--whatsapp', '6421100092']);

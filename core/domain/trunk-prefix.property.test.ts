@@ -15,7 +15,7 @@ describe('a national trunk prefix after the country code (property)', () => {
   it('is found after every country code whose plan has the trunk prefix 0, and the number meant is the one without it', () => {
     fc.assert(
       fc.property(fc.constantFrom(...TRUNK_ZERO), significant, (cc, nsn) => {
-        expect(findTrunkPrefix(`${cc}0${nsn}`)).toEqual({ countryCode: cc, trunk: '0', international: `+${cc}${nsn}` });
+        expect(findTrunkPrefix(`${cc}0${nsn}`)).toEqual({ countryCode: cc, trunk: '0', name: 'the trunk prefix 0', international: `+${cc}${nsn}` });
         expect(findTrunkPrefix(`${cc}${nsn}`)).toBeUndefined();
       }),
     );
@@ -31,10 +31,18 @@ describe('a national trunk prefix after the country code (property)', () => {
   });
 
   it('gives a number meant in which it is found no more: one refusal says all there is to change', () => {
+    /** Numbers of the plans with rules of their own, written with what looks like their prefixes. */
+    const prefixed = fc
+      .tuple(
+        fc.constantFrom('1', '7', '36', '52', '54', '55', '250', '375', '692', '993', '64'),
+        fc.constantFrom('0', '00', '01', '044', '06', '8', '80', '9', '90', '021', '1', '11'),
+        digits(6, 12),
+      )
+      .map(([cc, prefix, rest]) => cc + prefix + rest);
     fc.assert(
-      fc.property(digits(4, 15), (number) => {
+      fc.property(fc.oneof(digits(4, 15), prefixed), (number) => {
         const found = findTrunkPrefix(number);
-        if (found === undefined) return;
+        if (found?.international === undefined) return;
         expect(`+${number}`.length).toBeGreaterThan(found.international.length);
         expect(findTrunkPrefix(found.international.slice(1))).toBeUndefined();
       }),
@@ -79,6 +87,12 @@ describe('a national trunk prefix after the country code', () => {
     ['Belarus, 8 0 before an area code', '37580171234567', '80', '+375171234567'],
     ['Rwanda, 0 before a mobile', '2500788123456', '0', '+250788123456'],
     ['the United States, 1 before the area code', '112125550123', '1', '+12125550123'],
+    ['Mexico, 01 before a long-distance number', '52015512345678', '01', '+525512345678'],
+    ['Mexico, 044 before a mobile', '520445512345678', '044', '+525512345678'],
+    ['Argentina, 0 before a Buenos Aires line', '5401143211234', '0', '+541143211234'],
+    ['Argentina, 0 after the 9 of a mobile', '54901112345678', '0', '+5491112345678'],
+    ['Brazil, 0 before the area code', '55011912345678', '0', '+5511912345678'],
+    ['Brazil, 0 and the carrier code 21 before the area code', '550211191234567', '021', '+551191234567'],
   ])('is found in %s', (_where, number, trunk, international) => {
     expect(findTrunkPrefix(number)).toMatchObject({ trunk, international });
   });
@@ -90,8 +104,22 @@ describe('a national trunk prefix after the country code', () => {
     ['Japan, a 00 freephone number', '81003712345678'],
     ['Rwanda, an 06 number', '25006123456'],
     ['Belarus, a freephone number', '375800123456'],
+    ['Belarus, an international 00', '375001234567'],
+    ['Mexico, a mobile with the 1 WhatsApp ids keep', '5215512345678'],
   ])('is not found in a number that starts as one would: %s', (_where, number) => {
     expect(findTrunkPrefix(number)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'Argentina, a mobile with 15 after the area code (011 15 1234 5678)',
+      '540111512345678',
+      /^has the trunk prefix 0 after the country code \+54; .*\+54 9.*without .*15/,
+    ],
+    ['Mexico, a 0 before a number of no length the plan has', '5201234', /^has the trunk prefix 0 after the country code \+52; /],
+  ])('is found in %s, and the refusal says how to write it rather than name a number it cannot be sure of', (_where, number, problem) => {
+    expect(findTrunkPrefix(number)?.international).toBeUndefined();
+    expect(trunkPrefixProblem(number)).toMatch(problem);
   });
 
   it('is looked for in bare digits only where the interface takes the country code first', () => {

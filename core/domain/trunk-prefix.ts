@@ -17,41 +17,68 @@ const TRUNK_ZERO = new Set(
   ).split(' '),
 );
 
-/** A trunk prefix written after a country code: how it shows (`national` digits), and which one it is. */
+/**
+ * A trunk prefix written after a country code: the national digits it shows in, its first group being the
+ * prefix as written. Without `sure`, the number meant is the national digits without that group; with
+ * `sure: false` no one number can be named (`advice` says how to write it).
+ */
 interface TrunkRule {
   written: RegExp;
-  trunk: string;
+  /** How the refusal names what it found, when not `the trunk prefix <prefix>`. */
+  name?: (prefix: string) => string;
+  sure?: false;
+  advice?: string;
 }
 
-const ZERO: TrunkRule[] = [{ written: /^0[1-9]/, trunk: '0' }];
+const ZERO: TrunkRule[] = [{ written: /^(0)[1-9]/d }];
 /** Plans whose trunk prefix is not a lone 0, or one of whose numbers starts as the prefix does. */
 const OTHER_PLANS: Record<string, TrunkRule[]> = {
   // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1.
-  '1': [{ written: /^1/, trunk: '1' }],
-  '692': [{ written: /^1/, trunk: '1' }],
+  '1': [{ written: /^(1)[2-9]/d }],
+  '692': [{ written: /^(1)[2-9]/d }],
   // Russia and Kazakhstan: 8, but +7 812 (St Petersburg) and +7 800 are numbers: 10 digits, 11 with the 8.
-  '7': [{ written: /^8\d{10}$/, trunk: '8' }],
-  // Turkmenistan dials 8; Belarus 8 and its area codes' 0 (8 017 … is +375 17 …), and +375 800 … is a number.
-  '993': [{ written: /^8/, trunk: '8' }],
+  '7': [{ written: /^(8)\d{10}$/d }],
+  // Turkmenistan dials 8 before its 8-digit numbers; Belarus 8 and its area codes' 0 (8 017 … is +375 17 …), and +375 800 … is a number.
+  '993': [{ written: /^(8)\d{8}$/d }],
   '375': [
-    { written: /^80\d{9}$/, trunk: '80' },
-    { written: /^0/, trunk: '0' },
+    { written: /^(80)[1-9]\d{8}$/d },
+    { written: /^(0)[1-9]\d{8}$/d },
+    { written: /^(0)[1-9]/d, sure: false, advice: '+375 and the 9 digits of the number' },
   ],
   // Hungary dials 06 (06 1 … is +36 1 …).
-  '36': [
-    { written: /^06/, trunk: '06' },
-    { written: /^0[1-9]/, trunk: '0' },
-  ],
+  '36': [{ written: /^(06)[1-9]/d }, { written: /^(0)[1-9]/d }],
   // Rwanda's 06 numbers have 8 digits; its trunk 0 before a 9-digit number makes 10.
-  '250': [{ written: /^0\d{9}$/, trunk: '0' }],
+  '250': [{ written: /^(0)\d{9}$/d }],
+  // Mexico's numbers have 10 digits and none starts with 0: 01 went before a long-distance number, 044 and 045
+  // before a mobile (dropped in 2019, still on cards). +52 1 … before a mobile is left: WhatsApp ids keep it.
+  '52': [
+    { written: /^(01)[1-9]\d{9}$/d },
+    { written: /^(04[45])[1-9]\d{9}$/d },
+    { written: /^(0)/d, sure: false, advice: '+52 and the 10 digits of the number' },
+  ],
+  // Argentina: 0 before an area code (starting 1, 2 or 3) and a number of 10 digits together; a mobile written at home has 15
+  // after the area code (011 15 1234 5678), and from abroad is +54 9, the area code and the number without
+  // the 15. Where the area code ends (2 to 4 digits) is not told by the digits alone.
+  '54': [
+    { written: /^(0)[1-3]\d{9}$/d },
+    { written: /^9(0)[1-3]\d{9}$/d },
+    { written: /^9?(0)/d, sure: false, advice: 'for a mobile +54 9, the area code without 0 and the number without the 15 after the area code' },
+  ],
+  // Brazil: 0 before the area code, or 0 and a long-distance carrier's two digits (0 21 11 …); its numbers
+  // have 10 or 11 digits.
+  '55': [{ written: /^(0\d\d)[1-9]\d{9,10}$/d, name: (p) => `the trunk prefix 0 and the carrier code ${p.slice(1)}` }, { written: /^(0)[1-9]/d }],
 };
 
 /** A national trunk prefix found after a country code, and the number written without it. */
 export interface TrunkPrefix {
   countryCode: string;
   trunk: string;
-  /** The number as dialled from abroad: + and the country code, without the trunk prefix. */
-  international: string;
+  /** The number as dialled from abroad: + and the country code, without the trunk prefix; undefined where the digits do not tell it. */
+  international?: string;
+  /** What the refusal calls it (`the trunk prefix 0`). */
+  name: string;
+  /** How to write the number where it is not named. */
+  advice?: string;
 }
 
 /**
@@ -67,9 +94,16 @@ export function findTrunkPrefix(digits: string): TrunkPrefix | undefined {
     const rules = OTHER_PLANS[countryCode] ?? (TRUNK_ZERO.has(countryCode) ? ZERO : undefined);
     if (rules === undefined) continue;
     const national = digits.slice(length);
-    const rule = rules.find((r) => r.written.test(national));
-    if (rule === undefined) return undefined;
-    return { countryCode, trunk: rule.trunk, international: `+${countryCode}${national.slice(rule.trunk.length)}` };
+    for (const rule of rules) {
+      const match = rule.written.exec(national);
+      const [start, end] = match?.indices?.[1] ?? [];
+      if (start === undefined || end === undefined) continue;
+      const trunk = national.slice(start, end);
+      const found: TrunkPrefix = { countryCode, trunk, name: rule.name?.(trunk) ?? `the trunk prefix ${trunk}` };
+      if (rule.sure === false) return { ...found, advice: rule.advice };
+      return { ...found, international: `+${countryCode}${national.slice(0, start)}${national.slice(end)}` };
+    }
+    return undefined;
   }
   return undefined;
 }
@@ -92,7 +126,9 @@ export function trunkPrefixProblem(destination: string, bareDigits: 'internation
         : undefined;
   const found = digits === undefined || !/^\d+$/.test(digits) ? undefined : findTrunkPrefix(digits);
   if (found === undefined) return undefined;
-  return `has the trunk prefix ${found.trunk} after the country code +${found.countryCode}; it is dialled only inside the country, so the number from abroad is ${found.international}`;
+  const inside = `has ${found.name} after the country code +${found.countryCode}; it is dialled only inside the country`;
+  if (found.international !== undefined) return `${inside}, so the number from abroad is ${found.international}`;
+  return `${inside}: write the number as dialled from abroad, ${found.advice ?? `+${found.countryCode} and the number without it`}`;
 }
 
 /** Refuses (400, naming the number meant) a destination with a trunk prefix after its country code, instead of sending to the number as written. */
