@@ -138,7 +138,7 @@ describe("operators' CLI against a running service", () => {
       const second = await rotate('--keep-old-secret', '24h');
       // The secret the first rotation kept signing was replaced by the first rotation's own, which now signs beside the second's.
       const third = await rotate('--keep-old-secret', '1h');
-      expect(third.out).toContain(`the secret it replaced also signs until ${third.until} (a second v1)`);
+      expect(third.out).toContain(`the secret it replaced (${second.secret.slice(0, 8)}…) also signs until ${third.until} (a second v1)`);
       expect(third.out).toContain(
         `the older secret ${first.secret.slice(0, 8)}…, which was to sign until ${second.until}, no longer signs: a receiver still on it refuses callbacks from now`,
       );
@@ -146,6 +146,7 @@ describe("operators' CLI against a running service", () => {
       // Without an overlap: the secret the rotation replaced stops at once, and so does the older one still signing.
       const fourth = await rotate();
       expect(fourth.out).toContain(`the older secret ${second.secret.slice(0, 8)}…, which was to sign until ${third.until}, no longer signs`);
+      expect(fourth.out).toContain(`the secret it replaced (${third.secret.slice(0, 8)}…) no longer signs either`);
     });
   });
 

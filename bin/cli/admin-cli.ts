@@ -138,14 +138,20 @@ export async function runAdminCommand(config: Readonly<Config>, args: string[], 
         if (warning) err(warning);
       }
       out(`signing secret: ${app.callbackSecret}`);
+      const replaced = app.replacedSecretPrefix ? ` (${app.replacedSecretPrefix}…)` : '';
       if (app.previousCallbackSecretUntil) {
-        out(`the secret it replaced also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
+        out(`the secret it replaced${replaced} also signs until ${app.previousCallbackSecretUntil} (a second v1)`);
         err('note: a receiver that reads only one v1 in X-Hermod-Signature refuses these callbacks (see README, "Verifying the signature")');
       }
       // One old secret signs beside the current one: the one an earlier rotation kept stops now.
       if (app.endedPreviousSecretUntil) {
         out(
           `the older secret ${app.endedPreviousSecretPrefix}…, which was to sign until ${app.endedPreviousSecretUntil}, no longer signs: a receiver still on it refuses callbacks from now`,
+        );
+      }
+      if (args.includes('--rotate-secret') && !app.previousCallbackSecretUntil) {
+        out(
+          `the secret it replaced${replaced} no longer signs${app.endedPreviousSecretUntil ? ' either' : ''}: a receiver still on it refuses callbacks from now (--keep-old-secret <duration> keeps it signing beside the new one)`,
         );
       }
       return 0;

@@ -23,6 +23,8 @@ interface UpsertedApplication extends AppIdentity {
    * when (epoch ms) it was to sign.
    */
   endedOverlap?: { secret: string; until: number };
+  /** A rotation: the secret it replaced (it signs on only with an overlap). */
+  replacedSecret?: string;
 }
 
 /** Who a password belongs to, and the tag of the stored password it was checked against (secrets.ts passwordTag). */
@@ -293,6 +295,7 @@ export function createAccounts(deps: { applications: AccountStore; optOuts: OptO
         id: record.id,
         name: record.name,
         ...(overlapRan ? { endedOverlap: { secret: current.previousCallbackSecret, until: current.previousCallbackSecretUntil } } : {}),
+        ...(input.callbackSecret && current?.callbackSecret ? { replacedSecret: current.callbackSecret } : {}),
       };
     },
     async listOptOuts(applicationName) {

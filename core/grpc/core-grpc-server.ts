@@ -154,6 +154,7 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
           previousCallbackSecretUntil: '',
           endedPreviousSecretPrefix: '',
           endedPreviousSecretUntil: '',
+          replacedSecretPrefix: '',
         },
         passwordTag: app.passwordTag ?? '',
       };
@@ -193,6 +194,7 @@ export function createCoreGrpcServer(services: CoreServices): CoreGrpcServer {
         // Enough of it to tell which one it was (`hmd_` and four more), not enough to sign with.
         endedPreviousSecretPrefix: app.endedOverlap ? app.endedOverlap.secret.slice(0, 8) : '',
         endedPreviousSecretUntil: app.endedOverlap ? new Date(app.endedOverlap.until).toISOString() : '',
+        replacedSecretPrefix: app.replacedSecret ? app.replacedSecret.slice(0, 8) : '',
       };
     }),
     listApplications: unaryHandler('ListApplications', async () => ({ applications: await services.accounts.list() })),

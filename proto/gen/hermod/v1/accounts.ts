@@ -149,6 +149,12 @@ export interface Application {
    */
   endedPreviousSecretPrefix: string;
   endedPreviousSecretUntil: string;
+  /**
+   * A rotation: the secret it replaced, told by its first characters (it
+   * signs on until previous_callback_secret_until, or no more). Empty: no
+   * secret was replaced.
+   */
+  replacedSecretPrefix: string;
 }
 
 export interface UpsertApplicationRequest {
@@ -1697,6 +1703,7 @@ function createBaseApplication(): Application {
     previousCallbackSecretUntil: "",
     endedPreviousSecretPrefix: "",
     endedPreviousSecretUntil: "",
+    replacedSecretPrefix: "",
   };
 }
 
@@ -1719,6 +1726,9 @@ export const Application: MessageFns<Application> = {
     }
     if (message.endedPreviousSecretUntil !== "") {
       writer.uint32(50).string(message.endedPreviousSecretUntil);
+    }
+    if (message.replacedSecretPrefix !== "") {
+      writer.uint32(58).string(message.replacedSecretPrefix);
     }
     return writer;
   },
@@ -1784,6 +1794,14 @@ export const Application: MessageFns<Application> = {
             message.endedPreviousSecretUntil = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.replacedSecretPrefix = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1820,6 +1838,11 @@ export const Application: MessageFns<Application> = {
         : isSet(object.ended_previous_secret_until)
         ? globalThis.String(object.ended_previous_secret_until)
         : "",
+      replacedSecretPrefix: isSet(object.replacedSecretPrefix)
+        ? globalThis.String(object.replacedSecretPrefix)
+        : isSet(object.replaced_secret_prefix)
+        ? globalThis.String(object.replaced_secret_prefix)
+        : "",
     };
   },
 
@@ -1843,6 +1866,9 @@ export const Application: MessageFns<Application> = {
     if (message.endedPreviousSecretUntil !== "") {
       obj.endedPreviousSecretUntil = message.endedPreviousSecretUntil;
     }
+    if (message.replacedSecretPrefix !== "") {
+      obj.replacedSecretPrefix = message.replacedSecretPrefix;
+    }
     return obj;
   },
 
@@ -1857,6 +1883,7 @@ export const Application: MessageFns<Application> = {
     message.previousCallbackSecretUntil = object.previousCallbackSecretUntil ?? "";
     message.endedPreviousSecretPrefix = object.endedPreviousSecretPrefix ?? "";
     message.endedPreviousSecretUntil = object.endedPreviousSecretUntil ?? "";
+    message.replacedSecretPrefix = object.replacedSecretPrefix ?? "";
     return message;
   },
 };
