@@ -41,7 +41,9 @@ describe('status callbacks across a SIGTERM', () => {
   it('are not sent again after the restart once their receiver answered 200 before the stop, and none is missing', async () => {
     const receiver = await startReceiver();
     cleanup.push(receiver.close);
-    const h = await startHermodWithSimulator('callbacks-sigterm', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' });
+    // A stop cut short by its grace (a role killed) may tell again what it had not marked told: that is another
+    // test's case. A loaded CI machine is given room for the stop asked for here.
+    const h = await startHermodWithSimulator('callbacks-sigterm', { HERMOD_CALLBACK_ALLOW_PRIVATE: 'true', HERMOD_SHUTDOWN_GRACE: '30s' });
     cleanup.push(() => h.stop());
     const set = await h.hermod.cli(['apps', 'set-callbacks', 'acme', '--status', receiver.url]);
     expect(set.code, set.output).toBe(0);
@@ -53,8 +55,15 @@ describe('status callbacks across a SIGTERM', () => {
     });
     // Stopped while messages are sent and their callbacks flow: some answered, others owed; the sends go on after the restart.
     await eventually(async () => (receiver.received.length >= 1_500 ? true : undefined), 60_000, 5);
+    const first = h.hermod;
     await h.restart();
     const answeredBefore = receiver.received.length;
+    // What the stop said of itself, for a failure below: a role killed past its grace, a stop that took too long.
+    const stopLines = first
+      .output()
+      .split('\n')
+      .filter((l) => /stop|grace|kill/i.test(l))
+      .join('\n');
     await load.done;
     expect(load.accepted.length).toBeGreaterThan(200);
 
@@ -64,7 +73,7 @@ describe('status callbacks across a SIGTERM', () => {
     const seen = new Map<string, number>();
     for (const r of receiver.received) seen.set(r.eventId, (seen.get(r.eventId) ?? 0) + 1);
     const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
-    expect(twice, `${twice.length} of ${answeredBefore} callbacks answered before the stop were sent again`).toEqual([]);
+    expect(twice, `${twice.length} of ${answeredBefore} callbacks answered before the stop were sent again; the stop:\n${stopLines}`).toEqual([]);
   }, 240_000);
 
   it('on Intelligent Messaging over WhatsApp, are not sent again after the restart once answered before the stop, and every message still ends', async () => {
