@@ -71,6 +71,8 @@ describe('WhatsApp replies (MO)', () => {
     expect(got.map((r) => r.content).sort()).toEqual(['[image 1234567890123 image/jpeg] Tirohia tēnei 📷', 'Āe, ka tae atu au ✅'].sort());
   });
 
+  // End to end: the webhook parser puts U+FFFD in (lib/carrier-webhooks/whatsapp-inbound.property.test.ts pins it),
+  // and gRPC's UTF-8 between gateway and core would too; this holds what the application and history show.
   it('keeps a text with half an emoji (a lone surrogate, JSON "\\ud83d") as U+FFFD in its place, in the reply callback and in history, its whole emoji and macrons as they came', async () => {
     const mobile = '+6421600104';
     await h.wab.handsetSends('6421600104', { text: 'Tēnā koe \ud83d — ka kite 👋🏽' });
