@@ -175,7 +175,10 @@ describe('WhatsApp replies (MO)', () => {
     const reply = await eventually(() => h.callbacks.find((c) => c.body.source === mobile && typeof c.body.content === 'string'), 20_000, 50);
     expect(reply.path).toBe('/reply');
     expect(reply.body).toMatchObject({ content: 'Āe, ka pai — 好的 👍🏽', reply_to: asked });
-    expect(await logged('reply routed', mobile)).toEqual([expect.stringContaining('"rule":"quoted-message"')]);
+    // The log names the answered message as the client knows it, as the callback does, and the attempt the handset quoted.
+    expect(await logged('reply routed', mobile)).toEqual([
+      expect.stringMatching(new RegExp(`"rule":"quoted-message".*"replyTo":"${asked}","attempt":"[0-9a-f-]{36}"`)),
+    ]);
     await new Promise((r) => setTimeout(r, 500));
     expect(h.callbacks.filter((c) => c.path === '/wonka-reply')).toEqual([]);
   });

@@ -10,7 +10,8 @@ import { createBatcher } from '../../lib/batcher';
 import { retryUntilDone } from '../../lib/retry-until-done';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
-import { isImAttemptId, parseImAttemptId } from '../im/im-ids';
+import { isImAttemptId } from '../im/im-ids';
+import { clientReplyTo } from '../messages/client-reply-to';
 import { imCallbackBody, type ImStatusNotice } from '../im/im-status-notice';
 import { callbackOrderKey, encodeCallback, type CallbackJob } from './callback-job';
 import type { CallbackOutbox } from './callback-outbox';
@@ -225,8 +226,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       for (const r of replies) {
         if (!r.applicationId) continue;
         // A reply to an IM delivery attempt answers the IM message: its id is the one the client was given.
-        const answered = isImAttemptId(r.replyTo) ? parseImAttemptId(r.replyTo).messageId : r.replyTo;
-        const replyTo = answered ? (knownAs.get(answered) ?? answered) : undefined;
+        const replyTo = clientReplyTo(r.replyTo, knownAs);
         enqueue({
           applicationId: r.applicationId,
           kind: 'reply',

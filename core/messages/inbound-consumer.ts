@@ -16,6 +16,7 @@ import { quotedMessages, type QuotingReply } from './quoted-messages';
 import { firstDeliveries, inboundKey } from './inbound-dedup';
 import { markRepliedRead } from './replies-as-read';
 import { contextOfReply, createReplyContextFromHistory } from './reply-context-from-history';
+import { clientReplyTo } from './client-reply-to';
 
 /** How long a carrier's second delivery of the same reply is recognised (config moDedupWindowMs). */
 const DEFAULT_DEDUP_WINDOW_MS = 10 * 60 * 1000;
@@ -153,7 +154,10 @@ export function startInboundConsumer(deps: {
       // A reply is final once received: it stays in memory only the final time to live.
       deps.recent.finished(records.map((r) => r.id));
       await deps.state.advanceStatuses(records.map((r) => ({ id: r.id, status: 'received', at: r.acceptedAt })));
+      const knownAs = await numericNames(deps, records);
       for (const r of records) {
+        // The answered message as its client knows it (the reply callback's reply_to); an IM attempt's own id besides.
+        const replyTo = clientReplyTo(r.replyTo, knownAs);
         if (r.applicationId)
           deps.log.info('reply routed', {
             id: r.id,
@@ -161,11 +165,12 @@ export function startInboundConsumer(deps: {
             rule: r.replyRoute,
             source: r.source,
             destination: r.destination,
-            replyTo: r.replyTo,
+            replyTo,
+            ...(replyTo !== undefined && replyTo !== r.replyTo ? { attempt: r.replyTo } : {}),
           });
         else deps.log.warn('reply matches no application', { id: r.id, rule: r.replyRoute, source: r.source, destination: r.destination });
       }
-      deps.onReplies?.(records, await numericNames(deps, records));
+      deps.onReplies?.(records, knownAs);
       await markRepliedRead(deps, records);
 
       const optOuts = records
