@@ -199,6 +199,16 @@ export const busLag = once(
     }),
 );
 
+export const busBatchesFailed = once(
+  'hermod_bus_batches_failed_total',
+  () =>
+    new Counter({
+      name: 'hermod_bus_batches_failed_total',
+      help: 'Batches of a topic whose consumer group handler failed; each is handed again until it is handled, the records behind it in its partition waiting',
+      labelNames: ['topic', 'group'] as const,
+    }),
+);
+
 export const busLagUnread = once(
   'hermod_bus_lag_unread_seconds',
   () =>

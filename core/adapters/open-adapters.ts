@@ -5,12 +5,17 @@ import type { Bus } from '../ports/bus';
 import type { History } from '../ports/history';
 import type { HotState } from '../ports/state';
 import { createJournaledHistory } from '../history/journaled-history';
+import { withFailedBatchCount } from './failed-batch-count';
 
 /**
  * The one place that turns configuration into adapters. Everything above the
  * ports is the same code whichever engines are chosen.
  */
 export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
+  return withFailedBatchCount(await openBusOf(a, log));
+}
+
+async function openBusOf(a: AdaptersConfig, log?: Logger): Promise<Bus> {
   switch (a.bus) {
     case 'memory':
       return (await import('./memory-bus')).createMemoryBus({ partitions: a.busPartitions });
