@@ -1,25 +1,15 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange } from '../../test/support/raw-exchange';
 import { startTestGateway } from '../gateway-test-kit';
 
 const ACME = { ok: true, application: { id: 'app-1', name: 'acme', password: '', apiKey: '' } };
 const BASIC = `Basic ${Buffer.from('acme:secret').toString('base64')}`;
 const MESSAGE = '{"destination":"+6421000001","content":"Kia ora, e hoa mā 👋🏽"}';
 
-/** Raw bytes (fetch joins repeated headers into one line), and the answer. */
-function exchange(url: string, request: string): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(text.slice(9, 12)), type: /\r\ncontent-type: ([^\r]*)/i.exec(text.slice(0, split))?.[1] ?? '', body: text.slice(split + 4) });
-    });
-    socket.on('error', reject);
-    socket.end(request);
-  });
+/** The answer to raw bytes, with its Content-Type. */
+async function exchange(url: string, request: string): Promise<{ status: number; type: string; body: string }> {
+  const { status, headers, body } = await rawExchange(url, request);
+  return { status, type: /\r\ncontent-type: ([^\r]*)/i.exec(headers)?.[1] ?? '', body };
 }
 
 /** Every POST of the four interfaces, with a body it takes, and how its error body reads. */

@@ -1,5 +1,5 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange } from '../../test/support/raw-exchange';
 import { startTestGateway } from '../gateway-test-kit';
 
 const WHERE = "hermod's interfaces are under /rest/sms/v2, /rest/gateway, /rest/campaign_manager/v1 and /rest/im/v1";
@@ -45,17 +45,9 @@ describe('a path outside every interface', () => {
   });
 
   it('answers a request for the server as a whole (OPTIONS *) in the same JSON, not with a 500', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(new URL(gateway.url).port), '127.0.0.1');
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (c: string) => (text += c));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      socket.end('OPTIONS * HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-    });
-    expect(answer).toMatch(/^HTTP\/1\.1 404 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+    const answer = await rawExchange(gateway.url, 'OPTIONS * HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toEqual({
       message: `no route for OPTIONS *; ${WHERE}`,
       statusCode: 404,
       error: 'Not Found',

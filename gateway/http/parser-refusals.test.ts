@@ -1,22 +1,6 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange } from '../../test/support/raw-exchange';
 import { startTestGateway } from '../gateway-test-kit';
-
-/** Raw bytes (fetch writes only valid HTTP), and the whole answer until the gateway closes. */
-function exchange(url: string, request: Buffer | string): Promise<{ status: number; headers: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(text.slice(9, 12)), headers: text.slice(0, split), body: text.slice(split + 4) });
-    });
-    socket.on('error', reject);
-    socket.end(request);
-  });
-}
 
 const BODY = '{"destination":"+6421000001","content":"Kia ora, e hoa mā 👋🏽"}';
 
@@ -37,14 +21,17 @@ describe('a request Node’s HTTP parser refuses', () => {
     ['a Content-Length past any number', `Content-Length: 99999999999999999999\r\n`, /Content-Length overflow/],
     ['a folded header line', `Content-Length: ${Buffer.byteLength(BODY)}\r\nX-Kia-Ora: e hoa\r\n mā\r\n`, /a header field must be one line/],
   ])('is answered 400 on SMS Gateway v2 in its error shape, saying what was wrong: %s', async (_name, headers, message) => {
-    const r = await exchange(gateway.url, `POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}\r\n${BODY}`);
+    const r = await rawExchange(
+      gateway.url,
+      `POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}\r\n${BODY}`,
+    );
     expect(r.status, r.headers + r.body).toBe(400);
     expect(r.headers).toMatch(/content-type: application\/json/i);
     expect(JSON.parse(r.body)).toEqual({ message: expect.stringMatching(message), statusCode: 400, error: 'Bad Request' });
   });
 
   it('answers a raw non-ASCII path under Campaign Manager in its shape, and one outside every interface in the JSON any client reads', async () => {
-    const cm = await exchange(
+    const cm = await rawExchange(
       gateway.url,
       Buffer.concat([Buffer.from('GET /rest/campaign_manager/v1/'), Buffer.from('kāinga', 'utf8'), Buffer.from('/lists HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
     );
@@ -54,7 +41,7 @@ describe('a request Node’s HTTP parser refuses', () => {
       code: 422,
       message: expect.stringMatching(/Invalid char in url path \(characters outside ASCII in a path must be percent-encoded\)/),
     });
-    const outside = await exchange(gateway.url, 'POST /kia-ora HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const outside = await rawExchange(gateway.url, 'POST /kia-ora HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n');
     expect(outside.status).toBe(400);
     expect(JSON.parse(outside.body)).toEqual({
       message: expect.stringMatching(/^the request is not valid HTTP\/1\.1: /),
@@ -73,7 +60,7 @@ describe('a request head Node would answer with an empty body', () => {
   afterAll(() => gateway.close());
 
   it('answers an HTTP/1.1 request without Host 400 in the interface’s error shape', async () => {
-    const r = await exchange(
+    const r = await rawExchange(
       gateway.url,
       `POST /rest/sms/v2/messages HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`,
     );
@@ -82,7 +69,7 @@ describe('a request head Node would answer with an empty body', () => {
   });
 
   it('answers an Expect other than 100-continue 417 in the interface’s error shape, v1’s included', async () => {
-    const r = await exchange(
+    const r = await rawExchange(
       gateway.url,
       `POST /rest/gateway/messages HTTP/1.1\r\nHost: localhost\r\nExpect: kia-ora\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`,
     );
@@ -92,7 +79,7 @@ describe('a request head Node would answer with an empty body', () => {
 
   it('answers a body gzipped inside its chunks 501 instead of reading the gzip as the body', async () => {
     const chunked = `${Buffer.byteLength(BODY).toString(16)}\r\n${BODY}\r\n0\r\n\r\n`;
-    const r = await exchange(
+    const r = await rawExchange(
       gateway.url,
       `POST /rest/sms/v2/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${chunked}`,
     );
