@@ -29,6 +29,9 @@ commands:
                    a handset's reply through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT), or a simulated
                    carrier of HERMOD_CARRIERS_FILE (the first, or the one named), e.g.
                    hermod reply +6421999001 4000 STOP
+  reply --whatsapp <from> <text>
+                   a handset's WhatsApp message to the business number, posted by the WhatsApp simulator
+                   (HERMOD_WAB_URL, or HERMOD_WAB_SIMULATOR_PORT under npm start)
 ${STATUS_USAGE}
   grpc-certs <dir> <host>...
                    make a CA and a certificate for the roles' mutual TLS (HERMOD_GRPC_TLS_*),

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, ConfigError } from '../lib/config';
 import { createClient, type Client } from './support/https-client';
+import { freePort } from './support/free-port';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
 
@@ -45,7 +46,9 @@ describe('carrier webhooks have no public default secret', () => {
       },
     });
     const port = (receiver.address() as { port: number }).port;
-    expect((await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://localhost:${port}/im`])).code).toBe(0);
+    expect(
+      (await hermod.cli(['apps', 'set-callbacks', 'acme', '--im-status', `http://localhost:${port}/im`, '--reply', `http://localhost:${port}/reply`])).code,
+    ).toBe(0);
     client = createClient(hermod.baseUrl, hermod.ca());
   });
 
@@ -84,6 +87,34 @@ describe('carrier webhooks have no public default secret', () => {
     );
     expect(sent.status, sent.text).toBe(202);
     await eventually(async () => (callbacks.some((c) => c.id === sent.json.id && c.status === 'read') ? true : undefined), 60_000, 200);
+  });
+
+  it('takes a handset’s WhatsApp reply from hermod reply --whatsapp, which the WhatsApp simulator posts as a signed webhook, and hands it to the application', async () => {
+    // The simulators' ports, as they chose them (under npm start, the defaults the CLI reads too).
+    const listening = hermod
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"channel simulators listening"'));
+    const wabPort = String((JSON.parse(listening!) as { wab: number }).wab);
+    const text = 'Kia ora — he pātai tāku mō te hui 🙋🏽 你好';
+    const reply = await hermod.cli(['reply', '--whatsapp', '+6421555077', text], { HERMOD_WAB_SIMULATOR_PORT: wabPort });
+    expect(reply.code, reply.output).toBe(0);
+    expect(reply.stdout).toMatch(
+      new RegExp(`^the WhatsApp simulator delivered "${text}" from \\+6421555077 to the business number \\+15550000001 \\(wamid\\.\\w+\\)\\n$`),
+    );
+    const got = await eventually(() => callbacks.find((c) => c.source === '+6421555077'), 20_000, 50);
+    expect(got).toMatchObject({ content: text, destination: '+15550000001' });
+  });
+
+  it('says what is wrong when hermod reply --whatsapp finds no WhatsApp simulator, and exits 1', async () => {
+    const nobody = await freePort();
+    const refused = await hermod.cli(['reply', '--whatsapp', '+6421555078', 'Kia ora'], { HERMOD_WAB_SIMULATOR_PORT: String(nobody) });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`error: no WhatsApp simulator answered at http://127.0.0.1:${nobody}\n`);
+    // A server that is not the simulator (hermod's own metrics port, here), as the Graph API itself would be.
+    const elsewhere = await hermod.cli(['reply', '--whatsapp', '+6421555078', 'Kia ora'], { HERMOD_WAB_SIMULATOR_PORT: String(hermod.metricsPort) });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toMatch(new RegExp(`^error: http://127\\.0\\.0\\.1:${hermod.metricsPort} is not hermod's WhatsApp simulator \\(it answered \\d+`));
   });
 
   it('sends RCS with an OAuth token from the key the supervisor made for its RBM simulator, and hears it read', async () => {

@@ -81,6 +81,9 @@ describe('hermod reply: a handset answering through the SMSC simulator', () => {
       stderr: 'error: --carrier spark: HERMOD_CARRIERS_FILE names no simulated carrier (a carrier with simulated:)\n',
     });
     const typo = await reply(port, '+6421999102', '4000', 'Kia ora', '--carrer', 'spark');
-    expect({ code: typo.code, stderr: typo.stderr }).toEqual({ code: 2, stderr: 'error: unknown option --carrer for "reply" (it takes --carrier <name>)\n' });
+    expect({ code: typo.code, stderr: typo.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: unknown option --carrer for "reply" (it takes --carrier <name>, --whatsapp)\n',
+    });
   });
 });

@@ -13,7 +13,7 @@ const OPTIONS: Record<string, Record<string, string>> = {
   'contacts set': { '--mobile': '<e164>', '--email': '<address>', '--whatsapp': '<id>' },
   'campaigns dry-run': { '--content': '<text>', '--template': '<name>' },
   worker: { '--channel': '<name>[,<name>...]' },
-  reply: { '--carrier': '<name>' },
+  reply: { '--carrier': '<name>', '--whatsapp': '' },
 };
 
 /**

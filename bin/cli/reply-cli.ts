@@ -2,6 +2,7 @@ import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/log';
 import { createSmppClient } from '../../workers/carriers/smpp/smpp-client';
 import { HANDSET_SYSTEM_ID } from '../../workers/simulators/smsc-simulator';
+import { HANDSET_MESSAGES_PATH } from '../../workers/simulators/whatsapp-simulator';
 
 /** The client's reconnect warnings are not the user's business: the answer says what went wrong. */
 const silent: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
@@ -9,7 +10,9 @@ const silent: Logger = { debug: () => undefined, info: () => undefined, warn: ()
 const REPLY_USAGE = `  reply <from> <to> <text> [--carrier <name>]
                                              a handset's message through the SMSC simulator (HERMOD_SMSC_HOST, HERMOD_SMSC_PORT),
                                              or a simulated carrier of HERMOD_CARRIERS_FILE (--carrier, default its first):
-                                             <from> the handset, <to> the address it answers (a short code, a sender id)`;
+                                             <from> the handset, <to> the address it answers (a short code, a sender id)
+  reply --whatsapp <from> <text>             a handset's WhatsApp message to the business number, posted by the WhatsApp
+                                             simulator (HERMOD_WAB_URL, or HERMOD_WAB_SIMULATOR_PORT under npm start)`;
 
 /** Where the handset's SMSC listens: a simulated carrier of the carriers file, or the SMSC simulator. */
 function smscOf(config: Readonly<Config>, carrier: string | undefined): { host: string; port: number; name: string } | string {
@@ -38,6 +41,13 @@ export async function runReplyCommand(
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
+  if (args.includes('--whatsapp'))
+    return whatsAppReply(
+      config,
+      args.filter((a) => a !== '--whatsapp'),
+      out,
+      err,
+    );
   const at = args.indexOf('--carrier');
   const carrier = at >= 0 ? args[at + 1] : undefined;
   const rest = at >= 0 ? [...args.slice(0, at), ...args.slice(at + 2)] : [...args];
@@ -83,4 +93,41 @@ export async function runReplyCommand(
   } finally {
     await client.close(0).catch(() => undefined);
   }
+}
+
+/**
+ * `hermod reply --whatsapp`: asks the WhatsApp simulator to have a handset write to the business; the simulator
+ * posts it to the gateway as the Cloud API's signed `messages` webhook (whatsapp-simulator.ts handsetWrites).
+ */
+async function whatsAppReply(config: Readonly<Config>, args: readonly string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  const [from, ...words] = args;
+  const text = words.join(' ');
+  if (!from || text === '' || args.includes('--carrier')) {
+    err(`usage:\n${REPLY_USAGE}`);
+    return 2;
+  }
+  const base = config.channels.wab.baseUrl.replace(/\/+$/, '');
+  let answer: Response;
+  try {
+    answer = await fetch(`${base}${HANDSET_MESSAGES_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${config.channels.wab.token}` },
+      body: JSON.stringify({ from, text }),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch {
+    err(`error: no WhatsApp simulator answered at ${base}`);
+    return 1;
+  }
+  const body = (await answer.json().catch(() => undefined)) as { id?: string; from?: string; to?: string; error?: string } | undefined;
+  if (answer.ok && body?.id) {
+    out(`the WhatsApp simulator delivered "${text}" from +${body.from} to the business number +${body.to} (${body.id})`);
+    return 0;
+  }
+  if (!body?.error) {
+    err(`error: ${base} is not hermod's WhatsApp simulator (it answered ${answer.status})`);
+    return 1;
+  }
+  err(`error: ${answer.status === 502 ? `the gateway did not take it: ${body.error}` : body.error}`);
+  return answer.status === 400 ? 2 : 1;
 }

@@ -36,7 +36,7 @@ export interface HermodProcess {
    * Runs `hermod <args>` against this service (operators' commands); resolves with exit code, what it wrote
    * to standard output and to standard error, and both as they arrived (`output`).
    */
-  cli(args: string[]): Promise<{ code: number | null; output: string; stdout: string; stderr: string }>;
+  cli(args: string[], env?: Record<string, string>): Promise<{ code: number | null; output: string; stdout: string; stderr: string }>;
   /** The self-signed certificate the service created, to trust it in clients. */
   ca(): string;
   output(): string;
@@ -115,11 +115,11 @@ export async function startHermod(options: { dataDir: string; env?: Record<strin
     baseUrl: `https://127.0.0.1:${ports.https}`,
     dataDir: options.dataDir,
     coreAddress,
-    cli: (args) =>
+    cli: (args, env) =>
       new Promise((resolve) => {
         const c = spawn(process.execPath, [path.join(ROOT, 'bin/hermod.js'), ...args], {
           cwd: ROOT,
-          env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress },
+          env: { ...process.env, HERMOD_CORE_ADDRESS: coreAddress, ...env },
         });
         let out = '';
         let stdout = '';

@@ -59,6 +59,9 @@ const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
  * stalling after it committed; 8 accepted, no status at all; 9 failed
  * (131026, undeliverable); else sent, delivered, read.
  */
+/** Where the simulator takes a handset's message to post to hermod (see handsetWrites). */
+export const HANDSET_MESSAGES_PATH = '/_simulator/handset-messages';
+
 export function createWhatsAppSimulator(options: WhatsAppSimulatorOptions): WhatsAppSimulator {
   return new Simulator(options);
 }
@@ -72,6 +75,7 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
   }
 
   protected async handle(req: JsonRequest): Promise<JsonResponse> {
+    if (req.url.pathname === HANDSET_MESSAGES_PATH) return this.handsetWrites(req);
     const route = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url.pathname);
     if (!route || req.method !== 'POST') return graphError(404, 'Unknown path components', 2500, 'OAuthException');
     if (bearerToken(req.headers) !== this.o.token) return graphError(401, 'Invalid OAuth access token - Cannot parse access token', 190, 'OAuthException');
@@ -115,6 +119,27 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
 
   private sign(body: Buffer): string {
     return `sha256=${createHmac('sha256', this.o.appSecret).update(body).digest('hex')}`;
+  }
+
+  /**
+   * The simulator's own door, not the Graph API's: `POST /_simulator/handset-messages` with `{from, text, context?}`
+   * (the sender's bearer token) makes a handset write to the business, as `handsetSends` does, so `hermod reply
+   * --whatsapp` can under `npm start`, whose webhook secret only the simulators and the gateways know.
+   */
+  private async handsetWrites(req: JsonRequest): Promise<JsonResponse> {
+    if (req.method !== 'POST') return { status: 405, body: { error: 'POST {from, text, context?}' } };
+    if (bearerToken(req.headers) !== this.o.token) return { status: 401, body: { error: 'the bearer token is not the simulator’s (HERMOD_WAB_TOKEN)' } };
+    const { from, text, context } = isRecord(req.body) ? req.body : {};
+    const digits = typeof from === 'string' ? from.replace(/^\+/, '') : '';
+    if (!/^[1-9]\d{1,14}$/.test(digits) || typeof text !== 'string' || text === '' || (context !== undefined && typeof context !== 'string')) {
+      return { status: 400, body: { error: 'from must be a handset number (+ and digits), text a non-empty text, context a wamid' } };
+    }
+    try {
+      const id = await this.handsetSends(digits, { text }, context ? { context } : {});
+      return { status: 200, body: { id, from: digits, to: this.o.displayPhoneNumber ?? '15550000001' } };
+    } catch (err) {
+      return { status: 502, body: { error: (err as Error).message } };
+    }
   }
 
   async handsetSends(
