@@ -34,7 +34,7 @@ describe('a national trunk prefix after the country code (property)', () => {
     /** Numbers of the plans with rules of their own, written with what looks like their prefixes. */
     const prefixed = fc
       .tuple(
-        fc.constantFrom('1', '7', '36', '52', '54', '55', '250', '375', '692', '993', '64'),
+        fc.constantFrom('1', '7', '36', '52', '54', '55', '250', '370', '375', '692', '993', '64'),
         fc.constantFrom('0', '00', '01', '044', '06', '8', '80', '9', '90', '021', '1', '11'),
         digits(6, 12),
       )
@@ -93,6 +93,7 @@ describe('a national trunk prefix after the country code', () => {
     ['Argentina, 0 after the 9 of a mobile', '54901112345678', '0', '+5491112345678'],
     ['Brazil, 0 before the area code', '55011912345678', '0', '+5511912345678'],
     ['Brazil, 0 and the carrier code 21 before the area code', '550211191234567', '021', '+551191234567'],
+    ['Lithuania, 8 before a mobile', '370861234567', '8', '+37061234567'],
   ])('is found in %s', (_where, number, trunk, international) => {
     expect(findTrunkPrefix(number)).toMatchObject({ trunk, international });
   });
@@ -106,6 +107,8 @@ describe('a national trunk prefix after the country code', () => {
     ['Belarus, a freephone number', '375800123456'],
     ['Belarus, an international 00', '375001234567'],
     ['Mexico, a mobile with the 1 WhatsApp ids keep', '5215512345678'],
+    ['Lithuania, a freephone number', '37080012345'],
+    ['Argentina, a Buenos Aires mobile as dialled from abroad', '5491112345678'],
   ])('is not found in a number that starts as one would: %s', (_where, number) => {
     expect(findTrunkPrefix(number)).toBeUndefined();
   });
@@ -117,6 +120,12 @@ describe('a national trunk prefix after the country code', () => {
       /^has the trunk prefix 0 after the country code \+54; .*\+54 9.*without .*15/,
     ],
     ['Mexico, a 0 before a number of no length the plan has', '5201234', /^has the trunk prefix 0 after the country code \+52; /],
+    [
+      'Argentina, a mobile with 15 after the area code but no 0 (11 15 1234 5678)',
+      '54111512345678',
+      /^has the 15 of a mobile dialled at home after the country code \+54; .*\+54 9/,
+    ],
+    ['Argentina, the same after the 9 (+54 9 11 15 1234 5678)', '549111512345678', /^has the 15 of a mobile dialled at home after the country code \+54; /],
   ])('is found in %s, and the refusal says how to write it rather than name a number it cannot be sure of', (_where, number, problem) => {
     expect(findTrunkPrefix(number)?.international).toBeUndefined();
     expect(trunkPrefixProblem(number)).toMatch(problem);

@@ -31,6 +31,7 @@ interface TrunkRule {
 }
 
 const ZERO: TrunkRule[] = [{ written: /^(0)[1-9]/d }];
+const AR_MOBILE = 'for a mobile +54 9, the area code without 0 and the number without the 15 after the area code';
 /** Plans whose trunk prefix is not a lone 0, or one of whose numbers starts as the prefix does. */
 const OTHER_PLANS: Record<string, TrunkRule[]> = {
   // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1.
@@ -62,7 +63,15 @@ const OTHER_PLANS: Record<string, TrunkRule[]> = {
   '54': [
     { written: /^(0)[1-3]\d{9}$/d },
     { written: /^9(0)[1-3]\d{9}$/d },
-    { written: /^9?(0)/d, sure: false, advice: 'for a mobile +54 9, the area code without 0 and the number without the 15 after the area code' },
+    { written: /^9?(0)/d, sure: false, advice: AR_MOBILE },
+    // No Argentine number has 12 digits (13 after the 9): one that does holds the 15 dialled at home before a mobile.
+    { written: /^9?(?=\d{12}$)\d{2,4}?(15)/d, sure: false, name: () => 'the 15 of a mobile dialled at home', advice: AR_MOBILE },
+  ],
+  // Lithuania dials 8 (and 0) before its 8-digit numbers; +370 800 … is a number.
+  '370': [
+    { written: /^(8)[1-9]\d{7}$/d },
+    { written: /^(0)[1-9]\d{7}$/d },
+    { written: /^(0)[1-9]/d, sure: false, advice: '+370 and the 8 digits of the number' },
   ],
   // Brazil: 0 before the area code, or 0 and a long-distance carrier's two digits (0 21 11 …); its numbers
   // have 10 or 11 digits.
