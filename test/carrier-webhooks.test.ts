@@ -96,6 +96,9 @@ describe('carrier webhooks have no public default secret', () => {
       .split('\n')
       .find((l) => l.includes('"msg":"channel simulators listening"'));
     const wabPort = String((JSON.parse(listening!) as { wab: number }).wab);
+    // A reply reaches an application that sent from the business number or claims it (README, Reply routing).
+    const claim = await hermod.cli(['apps', 'set-sources', 'acme', '+15550000001']);
+    expect(claim.code, claim.output).toBe(0);
     const text = 'Kia ora — he pātai tāku mō te hui 🙋🏽 你好';
     const reply = await hermod.cli(['reply', '--whatsapp', '+6421555077', text], { HERMOD_WAB_SIMULATOR_PORT: wabPort });
     expect(reply.code, reply.output).toBe(0);
@@ -107,6 +110,19 @@ describe('carrier webhooks have no public default secret', () => {
   });
 
   it('says what is wrong when hermod reply --whatsapp finds no WhatsApp simulator, and exits 1', async () => {
+    // A line the CLI cannot read as one handset and one text: refused before anything is sent (exit 2).
+    const split = await hermod.cli(['reply', '--whatsapp', '+642100', '0001', 'kia ora']);
+    expect({ code: split.code, stderr: split.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: too many arguments for "reply --whatsapp" (it takes <from> <text>): "kia ora" — quote a value that has spaces\n',
+    });
+    const blank = await hermod.cli(['reply', '--whatsapp', '+6421555078', '   ']);
+    expect({ code: blank.code, stderr: blank.stderr }).toEqual({ code: 2, stderr: 'error: the text is empty\n' });
+    const short = await hermod.cli(['reply', '--whatsapp', '+64', 'Kia ora']);
+    expect({ code: short.code, stderr: short.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: <from> must be a handset’s number, + and 6 to 15 digits (+6421000001), got "+64"\n',
+    });
     const nobody = await freePort();
     const refused = await hermod.cli(['reply', '--whatsapp', '+6421555078', 'Kia ora'], { HERMOD_WAB_SIMULATOR_PORT: String(nobody) });
     expect(refused.code).toBe(1);

@@ -100,10 +100,24 @@ export async function runReplyCommand(
  * posts it to the gateway as the Cloud API's signed `messages` webhook (whatsapp-simulator.ts handsetWrites).
  */
 async function whatsAppReply(config: Readonly<Config>, args: readonly string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
-  const [from, ...words] = args;
-  const text = words.join(' ');
-  if (!from || text === '' || args.includes('--carrier')) {
+  const [from, text, ...extra] = args;
+  if (!from || text === undefined || args.includes('--carrier')) {
     err(`usage:\n${REPLY_USAGE}`);
+    return 2;
+  }
+  if (extra.length > 0) {
+    err(
+      `error: too many arguments for "reply --whatsapp" (it takes <from> <text>): ${extra.map((a) => JSON.stringify(a)).join(' ')} — quote a value that has spaces`,
+    );
+    return 2;
+  }
+  // What the gateway takes from a webhook: a sender of 6 or more digits, a text with something in it.
+  if (!/^\+?[1-9]\d{5,14}$/.test(from)) {
+    err(`error: <from> must be a handset’s number, + and 6 to 15 digits (+6421000001), got ${JSON.stringify(from)}`);
+    return 2;
+  }
+  if (text.trim() === '') {
+    err('error: the text is empty');
     return 2;
   }
   const base = config.channels.wab.baseUrl.replace(/\/+$/, '');
@@ -124,7 +138,7 @@ async function whatsAppReply(config: Readonly<Config>, args: readonly string[], 
     out(`the WhatsApp simulator delivered "${text}" from +${body.from} to the business number +${body.to} (${body.id})`);
     return 0;
   }
-  if (!body?.error) {
+  if (typeof body?.error !== 'string') {
     err(`error: ${base} is not hermod's WhatsApp simulator (it answered ${answer.status})`);
     return 1;
   }

@@ -131,8 +131,9 @@ class Simulator extends HttpChannelSimulatorBase<WhatsAppSimulatedMessage, Whats
     if (bearerToken(req.headers) !== this.o.token) return { status: 401, body: { error: 'the bearer token is not the simulator’s (HERMOD_WAB_TOKEN)' } };
     const { from, text, context } = isRecord(req.body) ? req.body : {};
     const digits = typeof from === 'string' ? from.replace(/^\+/, '') : '';
-    if (!/^[1-9]\d{1,14}$/.test(digits) || typeof text !== 'string' || text === '' || (context !== undefined && typeof context !== 'string')) {
-      return { status: 400, body: { error: 'from must be a handset number (+ and digits), text a non-empty text, context a wamid' } };
+    // What the gateway reads from a webhook: a sender of 6 or more digits, a text with something in it.
+    if (!/^[1-9]\d{5,14}$/.test(digits) || typeof text !== 'string' || text.trim() === '' || (context !== undefined && typeof context !== 'string')) {
+      return { status: 400, body: { error: 'from must be a handset number (+ and 6 to 15 digits), text a text with something in it, context a wamid' } };
     }
     try {
       const id = await this.handsetSends(digits, { text }, context ? { context } : {});
