@@ -1,17 +1,31 @@
 import { register } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import type { Logger } from '../../lib/log';
 import { createMemoryBus } from './memory-bus';
 import { withFailedBatchCount } from './failed-batch-count';
 
-const failed = async (topic: string, group: string): Promise<number> =>
-  (await register.getSingleMetric('hermod_bus_batches_failed_total')?.get())?.values.find((v) => v.labels.topic === topic && v.labels.group === group)?.value ??
-  0;
+/** The failed-batch count of a topic and group, undefined while it has no series. */
+const series = async (topic: string, group: string): Promise<number | undefined> =>
+  (await register.getSingleMetric('hermod_bus_batches_failed_total')?.get())?.values.find((v) => v.labels.topic === topic && v.labels.group === group)?.value;
+
+/** A logger keeping its warnings. */
+function warningsLog(): { log: Logger; warnings: { msg: string; fields: Record<string, unknown> }[] } {
+  const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
+  const log: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (msg, fields = {}) => void warnings.push({ msg, fields }),
+    error: () => undefined,
+    child: () => log,
+  };
+  return { log, warnings };
+}
 
 describe('a batch whose handler fails', () => {
   it('is counted by topic and group each time, for an alert on a batch that keeps failing, and is handed again until it is handled', async () => {
-    const bus = withFailedBatchCount(createMemoryBus({ partitions: 1, retryDelayMs: 5, maxRetryDelayMs: 5 }));
+    const { log, warnings } = warningsLog();
+    const bus = withFailedBatchCount(createMemoryBus({ partitions: 1, retryDelayMs: 5, maxRetryDelayMs: 5 }), log);
     const topic = `hermod.failing-${Date.now()}`;
-    const before = await failed(topic, 'pūrere');
     let tries = 0;
     const handled: string[] = [];
     const done = new Promise<void>((resolve) => {
@@ -26,10 +40,20 @@ describe('a batch whose handler fails', () => {
         { group: 'pūrere' },
       );
     });
+    // The series is there from the subscription on, at 0: a rate over it sees the first failures too.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await series(topic, 'pūrere')).toBe(0);
     await bus.publish(topic, [{ key: '+6421000001', value: Buffer.from('Kia ora 👋🏽') }]);
     await done;
     expect(handled).toEqual(['Kia ora 👋🏽']);
-    expect((await failed(topic, 'pūrere')) - before).toBe(3);
+    expect(await series(topic, 'pūrere')).toBe(3);
+    // Told in the log whichever bus it is, once a minute for a topic and group, with the handler's error.
+    expect(warnings).toEqual([
+      {
+        msg: 'a batch failed in its handler; it is handed again',
+        fields: expect.objectContaining({ topic, group: 'pūrere', err: expect.objectContaining({ message: 'history is away' }) }),
+      },
+    ]);
     await bus.close();
   });
 });

@@ -12,7 +12,7 @@ import { withFailedBatchCount } from './failed-batch-count';
  * ports is the same code whichever engines are chosen.
  */
 export async function openBus(a: AdaptersConfig, log?: Logger): Promise<Bus> {
-  return withFailedBatchCount(await openBusOf(a, log));
+  return withFailedBatchCount(await openBusOf(a, log), log);
 }
 
 async function openBusOf(a: AdaptersConfig, log?: Logger): Promise<Bus> {
