@@ -86,6 +86,15 @@ describe('the Content-Type of a POST', () => {
     },
   );
 
+  it('sent a second time empty is refused too, the empty one shown as ""', async () => {
+    const { path, body, shape } = ENDPOINTS[0]!;
+    const r = await post(path, 'Content-Type: application/json\r\nContent-Type: \r\n', body);
+    expect(r.status, r.body).toBe(415);
+    expect(JSON.parse(r.body)).toEqual(
+      shape(415, 'Content-Type is sent 2 times with different values (application/json, ""); send it once, as application/json'),
+    );
+  });
+
   it.each(ENDPOINTS)('repeated with the same value (as some client libraries and proxies write it) is read as sent once: $path', async ({ path, body }) => {
     const once = await post(path, 'Content-Type: application/json\r\n', body);
     for (const twice of [

@@ -39,7 +39,7 @@ export function checkJsonRequest(ctx: Context, maxBytes: number, types: JsonMedi
   if (sent.length > 1 && new Set(sent.map((v) => v.toLowerCase())).size > 1)
     throw new HermodError(
       'unsupported_media_type',
-      `Content-Type is sent ${sent.length} times with different values (${sent.join(', ')}); send it once, as ${said}`,
+      `Content-Type is sent ${sent.length} times with different values (${sent.map((v) => v || '""').join(', ')}); send it once, as ${said}`,
     );
   const type = ctx.get('content-type');
   if (!type && types.headerRequired) throw new HermodError('unsupported_media_type', `Content-Type is missing; send the body as ${said}`);
