@@ -22,7 +22,7 @@ describe("what is wrong with a command line that runs one of hermod's roles", ()
       expect(roleUsageProblem(role, ['--port', '23001']), role).toBe(`unknown option --port: ${JSON.stringify(role)} takes no options`);
     }
     expect(roleUsageProblem('reply', ['+6421000001', '4000', 'Kia ora', '--port', '23001'])).toBe(
-      'unknown option --port for "reply" (it takes --carrier <name>)',
+      'unknown option --port for "reply" (it takes --carrier <name>, --whatsapp)',
     );
     expect(roleUsageProblem('reply', ['+6421000001', '4000', 'Kia ora', '--carrier', 'spark'])).toBeUndefined();
   });
