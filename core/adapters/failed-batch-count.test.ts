@@ -1,6 +1,6 @@
 import { register } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../lib/log';
+import { keptWarnings } from '../../lib/kept-warnings-test-kit';
 import { createMemoryBus } from './memory-bus';
 import { withFailedBatchCount } from './failed-batch-count';
 
@@ -8,22 +8,9 @@ import { withFailedBatchCount } from './failed-batch-count';
 const series = async (topic: string, group: string): Promise<number | undefined> =>
   (await register.getSingleMetric('hermod_bus_batches_failed_total')?.get())?.values.find((v) => v.labels.topic === topic && v.labels.group === group)?.value;
 
-/** A logger keeping its warnings. */
-function warningsLog(): { log: Logger; warnings: { msg: string; fields: Record<string, unknown> }[] } {
-  const warnings: { msg: string; fields: Record<string, unknown> }[] = [];
-  const log: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (msg, fields = {}) => void warnings.push({ msg, fields }),
-    error: () => undefined,
-    child: () => log,
-  };
-  return { log, warnings };
-}
-
 describe('a batch whose handler fails', () => {
   it('is counted by topic and group each time, for an alert on a batch that keeps failing, and is handed again until it is handled', async () => {
-    const { log, warnings } = warningsLog();
+    const { log, warnings } = keptWarnings();
     const bus = withFailedBatchCount(createMemoryBus({ partitions: 1, retryDelayMs: 5, maxRetryDelayMs: 5 }), log);
     const topic = `hermod.failing-${Date.now()}`;
     let tries = 0;

@@ -1,21 +1,8 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../lib/log';
+import { keptWarnings } from '../../lib/kept-warnings-test-kit';
 import { Cluster, Redis } from 'ioredis';
 import { closeRedis, openRedis, watchErrors } from './redis-connection';
-
-/** A logger that keeps its warnings. */
-function keptWarnings(): { log: Logger; warnings: { msg: string; fields: Record<string, any> }[] } {
-  const warnings: { msg: string; fields: Record<string, any> }[] = [];
-  const log: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (msg, fields = {}) => void warnings.push({ msg, fields }),
-    error: () => undefined,
-    child: () => log,
-  };
-  return { log, warnings };
-}
 
 async function portWithNothingOnIt(): Promise<number> {
   const server = net.createServer();
