@@ -8,6 +8,10 @@
  *     BENCH_MEMBERS=50000 npx tsx bench/campaign-bench.ts
  *
  * BENCH_ALLOC_INTERVAL is the mean bytes between samples (default 32768).
+ * BENCH_ALLOC_PROMOTED=1 leaves out what the young generation's collections
+ * freed: what is left is what lived long enough to be copied to the old
+ * generation (and what was still alive at the end), the garbage that makes
+ * the full collections.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,7 +26,7 @@ if (dir && threadId === 0) {
   session.post('HeapProfiler.startSampling', {
     samplingInterval: interval,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC_PROMOTED !== '1',
   });
   let written = false;
   const write = () => {
