@@ -347,6 +347,13 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     const whatsapp = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--whatsapp', '640211234567']);
     expect(whatsapp.code).not.toBe(0);
     expect(whatsapp.output).toContain('the number from abroad is +64211234567');
+    // No North American area code starts with 0 or 1: no carrier would take the number.
+    const areaCode = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', '+10555550123']);
+    expect(areaCode.code).not.toBe(0);
+    expect(areaCode.output).toContain('mobile has the area code 055 after the country code +1');
+    const areaCodeWhatsapp = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--whatsapp', '11234567890']);
+    expect(areaCodeWhatsapp.code).not.toBe(0);
+    expect(areaCodeWhatsapp.output).toContain('WhatsApp id has the area code 123 after the country code +1');
     const words = await h.hermod.cli(['contacts', 'set', 'acme', contact, '--mobile', 'Mere’s mobile']);
     expect(words.code).not.toBe(0);
     expect(words.output).toMatch(/mobile must be E\.164/);

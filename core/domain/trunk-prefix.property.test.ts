@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HermodError } from '../../lib/errors';
-import { checkTrunkPrefix, findTrunkPrefix, trunkPrefixProblem } from './trunk-prefix';
+import { findTrunkPrefix, trunkPrefixProblem } from './trunk-prefix';
 
 const digits = (min: number, max: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
 /** A national significant number as dialled from abroad: never starting with 0 where the trunk prefix is 0. */
@@ -25,7 +24,7 @@ describe('a national trunk prefix after the country code (property)', () => {
     fc.assert(
       fc.property(fc.constantFrom(...NO_TRUNK), digits(6, 11), (cc, national) => {
         expect(findTrunkPrefix(`${cc}${national}`)).toBeUndefined();
-        expect(() => checkTrunkPrefix(`+${cc}0${national}`, 'destination')).not.toThrow();
+        expect(trunkPrefixProblem(`${cc}0${national}`)).toBeUndefined();
       }),
     );
   });
@@ -46,31 +45,6 @@ describe('a national trunk prefix after the country code (property)', () => {
         expect(`+${number}`.length).toBeGreaterThan(found.international.length);
         expect(findTrunkPrefix(found.international.slice(1))).toBeUndefined();
       }),
-    );
-  });
-
-  it('refuses only with a 400 naming the field, whatever the value, and reads + and 00 alike', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          digits(0, 16),
-          fc.string(),
-          digits(3, 14).map((d) => `+${d}`),
-        ),
-        (value) => {
-          let thrown: unknown;
-          try {
-            checkTrunkPrefix(value, 'destination');
-          } catch (err) {
-            thrown = err;
-          }
-          if (thrown === undefined) return;
-          expect(thrown).toBeInstanceOf(HermodError);
-          expect((thrown as HermodError).code).toBe('invalid_attrib');
-          expect((thrown as HermodError).fields).toEqual([{ field: 'destination', description: expect.stringMatching(/^has the trunk prefix /) }]);
-          if (value.startsWith('+')) expect(trunkPrefixProblem(`00${value.slice(1)}`)).toBe(trunkPrefixProblem(value));
-        },
-      ),
     );
   });
 });
@@ -109,6 +83,7 @@ describe('a national trunk prefix after the country code', () => {
     ['Mexico, a mobile with the 1 WhatsApp ids keep', '5215512345678'],
     ['Lithuania, a freephone number', '37080012345'],
     ['Argentina, a Buenos Aires mobile as dialled from abroad', '5491112345678'],
+    ['the United States, 1 before 9 digits, no number: its area code 123 is refused instead', '11234567890'],
   ])('is not found in a number that starts as one would: %s', (_where, number) => {
     expect(findTrunkPrefix(number)).toBeUndefined();
   });
@@ -129,12 +104,5 @@ describe('a national trunk prefix after the country code', () => {
   ])('is found in %s, and the refusal says how to write it rather than name a number it cannot be sure of', (_where, number, problem) => {
     expect(findTrunkPrefix(number)?.international).toBeUndefined();
     expect(trunkPrefixProblem(number)).toMatch(problem);
-  });
-
-  it('is looked for in bare digits only where the interface takes the country code first', () => {
-    expect(trunkPrefixProblem('640215550123')).toMatch(/\+64215550123$/);
-    expect(trunkPrefixProblem('640215550123', 'national')).toBeUndefined();
-    expect(trunkPrefixProblem('00640215550123', 'national')).toMatch(/\+64215550123$/);
-    expect(trunkPrefixProblem('+64 021 555 0123')).toBeUndefined();
   });
 });

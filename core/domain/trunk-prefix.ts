@@ -1,5 +1,3 @@
-import { HermodError } from '../../lib/errors';
-
 /**
  * Country codes whose numbering plan has the national trunk prefix 0 and no
  * number that starts with 0 but the `00…` freephone ranges of a few (Japan,
@@ -34,8 +32,9 @@ const ZERO: TrunkRule[] = [{ written: /^(0)[1-9]/d }];
 const AR_MOBILE = 'for a mobile +54 9, the area code without 0 and the number without the 15 after the area code';
 /** Plans whose trunk prefix is not a lone 0, or one of whose numbers starts as the prefix does. */
 const OTHER_PLANS: Record<string, TrunkRule[]> = {
-  // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1.
-  '1': [{ written: /^(1)[2-9]/d }],
+  // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1. In North America it
+  // goes before 10 digits: +1 123 456 7890 is no number with it, but an area code starting with 1 (nanp-area-code.ts).
+  '1': [{ written: /^(1)[2-9]\d{9}$/d }],
   '692': [{ written: /^(1)[2-9]/d }],
   // Russia and Kazakhstan: 8, but +7 812 (St Petersburg) and +7 800 are numbers: 10 digits, 11 with the 8.
   '7': [{ written: /^(8)\d{10}$/d }],
@@ -118,30 +117,14 @@ export function findTrunkPrefix(digits: string): TrunkPrefix | undefined {
 }
 
 /**
- * Why a destination cannot be sent as written, when it has a national trunk
- * prefix after its country code (`has the trunk prefix 0 after …`), or
- * undefined. `+6421…` and `006421…` are international; so are bare digits
- * where the interface takes the country code first without a plus (v1, v2),
- * but not in a Campaign Manager member, where they are a national number or
- * short code.
+ * Why a number (`digits`: country code first, no `+` or `00`) cannot be sent
+ * as written, when it has a national trunk prefix after its country code
+ * (`has the trunk prefix 0 after …`), or undefined.
  */
-export function trunkPrefixProblem(destination: string, bareDigits: 'international' | 'national' = 'international'): string | undefined {
-  const digits = destination.startsWith('+')
-    ? destination.slice(1)
-    : destination.startsWith('00')
-      ? destination.slice(2)
-      : bareDigits === 'international'
-        ? destination
-        : undefined;
-  const found = digits === undefined || !/^\d+$/.test(digits) ? undefined : findTrunkPrefix(digits);
+export function trunkPrefixProblem(digits: string): string | undefined {
+  const found = findTrunkPrefix(digits);
   if (found === undefined) return undefined;
   const inside = `has ${found.name} after the country code +${found.countryCode}; it is dialled only inside the country`;
   if (found.international !== undefined) return `${inside}, so the number from abroad is ${found.international}`;
   return `${inside}: write the number as dialled from abroad, ${found.advice ?? `+${found.countryCode} and the number without it`}`;
-}
-
-/** Refuses (400, naming the number meant) a destination with a trunk prefix after its country code, instead of sending to the number as written. */
-export function checkTrunkPrefix(destination: string, field: string, bareDigits: 'international' | 'national' = 'international'): void {
-  const description = trunkPrefixProblem(destination, bareDigits);
-  if (description !== undefined) throw new HermodError('invalid_attrib', `${field} ${description}`, { fields: [{ field, description }] });
 }

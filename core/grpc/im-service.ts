@@ -10,7 +10,7 @@ import type { ImRateBudget } from '../im/im-rate-budget';
 import { encodeStatus } from '../ports/bus-payloads';
 import { isMessageStatus } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
-import { checkTrunkPrefix } from '../domain/trunk-prefix';
+import { checkDestination } from '../domain/destination-problem';
 import { unaryHandler } from './unary-handler';
 import { placeholdersOf, unfillableProblem } from '../im/template-placeholders';
 
@@ -103,11 +103,11 @@ export function imService(deps: {
       if (!UUID.test(req.contactId)) throw new HermodError('invalid_attrib', 'contact id must be a lowercase UUID');
       if (!req.mobile && !req.email && !req.whatsappId) throw new HermodError('invalid_attrib', 'a contact needs a mobile, an e-mail or a WhatsApp id');
       if (req.mobile && !/^\+[1-9][0-9]{1,14}$/.test(req.mobile)) throw new HermodError('invalid_attrib', 'mobile must be E.164, e.g. +6421000001');
-      if (req.mobile) checkTrunkPrefix(req.mobile, 'mobile');
+      if (req.mobile) checkDestination(req.mobile, 'mobile');
       // WhatsApp's ids are the number's digits, country code first (wa_id); a + before them is read as well.
       if (req.whatsappId && !/^\+?[1-9][0-9]{1,14}$/.test(req.whatsappId))
         throw new HermodError('invalid_attrib', 'WhatsApp id must be the number’s digits, country code first, e.g. 6421000001');
-      if (req.whatsappId) checkTrunkPrefix(req.whatsappId, 'WhatsApp id');
+      if (req.whatsappId) checkDestination(req.whatsappId, 'WhatsApp id');
       await deps.im.upsertContact({
         applicationId: await appId(req.applicationName),
         contactId: req.contactId,

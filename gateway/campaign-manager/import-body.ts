@@ -4,7 +4,7 @@ import { HermodError } from '../../lib/errors';
 import { parseStreamedObject } from '../http/streamed-object';
 import { checkNameText } from '../../core/domain/control-characters';
 import { checkSmsText } from '../../core/domain/control-characters';
-import { checkTrunkPrefix } from '../../core/domain/trunk-prefix';
+import { checkDestination } from '../../core/domain/destination-problem';
 import { createInvalidMembers } from './invalid-members';
 import { CAMPAIGN_MANAGER_SCHEMAS } from './schemas';
 import { meantField } from '../http/near-miss-fields';
@@ -84,7 +84,7 @@ export async function importBody(
             try {
               const m = deps.validate<Record<string, string>>('Member', element);
               // Bare digits are a national number or short code the carrier routes as they are; `+` and `00` are international.
-              checkTrunkPrefix(m.destination!, 'destination', 'national');
+              checkDestination(m.destination!, 'destination', 'national');
               // Parameters go into the SMS text: what a handset cannot show (NUL, ESC…) is refused as in content.
               for (const p of PARAMS) if (m[p] !== undefined) checkSmsText(m[p], p);
               good.push({ destination: m.destination!, params: PARAMS.map((p) => m[p] ?? '') });

@@ -11,7 +11,7 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../../core/domain/sender-address';
 import { checkLabels, checkSmsText } from '../../core/domain/control-characters';
-import { checkTrunkPrefix, trunkPrefixProblem } from '../../core/domain/trunk-prefix';
+import { checkDestination, destinationProblem } from '../../core/domain/destination-problem';
 import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -66,7 +66,7 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const body = validate<MessageFields & { destination: string }>('Message', await readJson(ctx, deps.maxBodyBytes, V1_TYPES));
-    checkTrunkPrefix(body.destination, 'destination');
+    checkDestination(body.destination, 'destination');
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     // Empty is none, as GET shows a message sent without one.
     checkSenderAddress(body.source || undefined, 'source');
@@ -105,8 +105,8 @@ export function gatewayV1Router(deps: { core: CoreClient; auth: Authenticator; l
       const results = await Promise.all(
         body.destination.map(async (destination, position) => {
           if (!E164.test(destination)) return { id: null, destination, status: 'failure', message: 'destination is not a mobile number in E.164 form' };
-          const trunk = trunkPrefixProblem(destination);
-          if (trunk !== undefined) return { id: null, destination, status: 'failure', message: `destination ${trunk}` };
+          const problem = destinationProblem(destination);
+          if (problem !== undefined) return { id: null, destination, status: 'failure', message: `destination ${problem}` };
           const r = await deps.core.send(outbound(caller, body, destination, scheduled, dedupKeyOf(position)));
           if (r.outcome?.$case === 'accepted') {
             replayed.push(r.outcome.value.replayed);

@@ -2,7 +2,7 @@ import { HermodError, type ErrorCode, type FieldProblem } from '../../lib/errors
 import type { ImSendRequest } from '../../proto/gen/hermod/v1/im';
 import { createValidator } from '../http/validator';
 import { checkSmsText } from '../../core/domain/control-characters';
-import { trunkPrefixProblem } from '../../core/domain/trunk-prefix';
+import { destinationProblem } from '../../core/domain/destination-problem';
 import { IM_SCHEMAS, MESSAGE_TYPES, type MessagePostRequest } from './schemas';
 
 const validate = createValidator(IM_SCHEMAS);
@@ -126,11 +126,11 @@ function controlProblems(body: unknown): FieldProblem[] {
   return problems;
 }
 
-/** A valid E.164 mobile written with its country's trunk prefix after the country code (`+640211234567`). */
+/** A valid E.164 mobile that cannot be sent as written: its country's trunk prefix after the country code (`+640211234567`), a North American area code starting with 0 or 1. */
 function mobileProblems(body: unknown): FieldProblem[] {
   const mobile = isObject(body) && isObject(body.destination) ? body.destination.mobile : undefined;
   if (typeof mobile !== 'string' || !E164.test(mobile)) return [];
-  const description = trunkPrefixProblem(mobile);
+  const description = destinationProblem(mobile);
   return description === undefined ? [] : [{ field: 'destination.mobile', description }];
 }
 

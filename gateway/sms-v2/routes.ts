@@ -9,7 +9,7 @@ import { readJson } from '../http/read-json';
 import { parseSchedule } from '../http/schedule';
 import { checkSenderAddress } from '../../core/domain/sender-address';
 import { checkLabels, checkSmsText } from '../../core/domain/control-characters';
-import { checkTrunkPrefix } from '../../core/domain/trunk-prefix';
+import { checkDestination } from '../../core/domain/destination-problem';
 import { idempotent, markRecovered } from '../http/idempotency';
 import { serveOpenApi } from '../http/openapi';
 import { smsInterfaceMessage } from '../http/sms-interface-message';
@@ -39,7 +39,7 @@ export function smsV2Router(deps: { core: CoreClient; auth: Authenticator; log: 
   router.post('/messages', async (ctx) => {
     const caller = await deps.auth.authenticate(ctx.get('authorization'), ctx.ip);
     const body = validate<SingleMessage>('SingleMessage', await readJson(ctx, deps.maxBodyBytes));
-    checkTrunkPrefix(body.destination, 'destination');
+    checkDestination(body.destination, 'destination');
     const scheduled = body.scheduled === undefined ? undefined : parseSchedule(body.scheduled, 'scheduled', deps.scheduleHorizonMs);
     checkSenderAddress(body.source, 'source');
     checkSenderAddress(body.mask, 'mask');
