@@ -8,10 +8,11 @@
  *     BENCH_MEMBERS=50000 npx tsx bench/campaign-bench.ts
  *
  * BENCH_ALLOC_INTERVAL is the mean bytes between samples (default 32768).
- * BENCH_ALLOC_PROMOTED=1 leaves out what the young generation's collections
- * freed: what is left is what lived long enough to be copied to the old
- * generation (and what was still alive at the end), the garbage that makes
- * the full collections.
+ * BENCH_ALLOC_PROMOTED=1 leaves out what the profiler saw the young
+ * generation's collections free: what is left leans to what outlived a
+ * scavenge (where survivors come from), but over-counts them (a sampled young
+ * object's sample is kept when its weak handle is not processed in that
+ * scavenge): take how much from `--trace-gc-nvp` (bench/RESULTS.md, 53rd session).
  */
 const fs = require('node:fs');
 const path = require('node:path');
