@@ -10,9 +10,8 @@
  * BENCH_ALLOC_INTERVAL is the mean bytes between samples (default 32768).
  * BENCH_ALLOC_PROMOTED=1 leaves out what the profiler saw the young
  * generation's collections free: what is left leans to what outlived a
- * scavenge (where survivors come from), but over-counts them (a sampled young
- * object's sample is kept when its weak handle is not processed in that
- * scavenge): take how much from `--trace-gc-nvp` (bench/RESULTS.md, 53rd session).
+ * scavenge (where survivors come from), but over-counts them about twofold (why
+ * was not found): take how much from `--trace-gc-nvp` (bench/RESULTS.md, 53rd session).
  */
 const fs = require('node:fs');
 const path = require('node:path');
