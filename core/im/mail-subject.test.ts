@@ -29,13 +29,28 @@ describe('the subject of an e-mail attempt', () => {
     expect(mailSubject(undefined, `${LEAD}x👋🏽`)).toBe(`${LEAD}x`);
   });
 
-  it('is always well-formed text, a prefix of the first line, of at most 78 characters', () => {
+  it('does not end with the space it was cut after', () => {
+    expect(mailSubject(undefined, `${'a'.repeat(77)} past seventy-eight`)).toBe('a'.repeat(77));
+    expect(mailSubject(undefined, `${'b'.repeat(76)}👋🏽 \u3000rest`)).toBe(`${'b'.repeat(76)}👋🏽`);
+    // Whatever the words, wherever the spaces fall around the 78th character.
+    const word = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((w) => w.trim() === w && !/[\r\n]/.test(w));
+    const space = fc.constantFrom(' ', '  ', '\t', '\u3000', '\u00a0');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, space), { minLength: 8, maxLength: 40 }), (words) => {
+        const subject = mailSubject(undefined, words.map(([w, s]) => w + s).join(''));
+        expect(subject).toBe(subject.trimEnd());
+      }),
+    );
+  });
+
+  it('is always well-formed text, a prefix of the first line, of at most 78 characters, ending in no space', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {
         const subject = mailSubject(undefined, text);
         // Well-formed: no lone surrogate (String#isWellFormed is past this project's lib target).
         expect(subject).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
         if (subject !== 'Message') expect(text.split(/\r\n|\r|\n/)[0]!.startsWith(subject)).toBe(true);
+        expect(subject).toBe(subject.trimEnd());
         expect([...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(subject)].length).toBeLessThanOrEqual(78);
       }),
     );

@@ -7,7 +7,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * The subject of an e-mail attempt (and an MMS): the template's name, or the
  * first line of the text (ended by LF, CR LF or CR), or for a media message
  * without text the name of the file its link names, cut to at most 78
- * user-perceived characters. Cut by grapheme, not UTF-16 unit: a cut inside
+ * user-perceived characters, and not ending in the spaces it was cut after. Cut by grapheme, not UTF-16 unit: a cut inside
  * 👋🏽 would leave a lone surrogate, which the mail encoder turns into U+FFFD.
  */
 export function mailSubject(templateName: string | undefined, text: string, mediaUrl?: string): string {
@@ -15,7 +15,11 @@ export function mailSubject(templateName: string | undefined, text: string, medi
   let subject = '';
   let n = 0;
   for (const { segment } of graphemes.segment(line)) {
-    if (++n > MAX_SUBJECT) break;
+    if (++n > MAX_SUBJECT) {
+      // Cut after a space, it would end the subject: a mail client shows `…past seventy ` as a subject cut mid-thought.
+      subject = subject.trimEnd();
+      break;
+    }
     subject += segment;
   }
   return subject || 'Message';
