@@ -49,6 +49,15 @@ describe('a North American area code starting with 0 or 1', () => {
     expect(destinationProblem(written)).toMatch(problem);
   });
 
+  it('names no area code where the digits after +1 are not ten, since which three are the area code is not known', () => {
+    // +1 1 055 555 0123: the 1 dialled before an area code that starts with 0; "area code 105" would be wrong.
+    expect(destinationProblem('+110555550123')).toBe(
+      'has 1 right after the country code +1, where the area code begins; North American area codes start with 2 to 9, so no carrier would take the number',
+    );
+    expect(destinationProblem('+10')).toMatch(/^has 0 right after the country code \+1, where the area code begins; /);
+    expect(destinationProblem('+100')).toMatch(/^has 0 right after the country code \+1, where the area code begins; /);
+  });
+
   it('leaves 1 dialled before a whole number to the trunk prefix refusal, which names the number meant', () => {
     expect(destinationProblem('+112125550123')).toMatch(/^has the trunk prefix 1 after the country code \+1; .* the number from abroad is \+12125550123$/);
   });
@@ -84,7 +93,10 @@ describe('a destination that cannot be sent as written', () => {
           expect(thrown).toBeInstanceOf(HermodError);
           expect((thrown as HermodError).code).toBe('invalid_attrib');
           expect((thrown as HermodError).fields).toEqual([
-            { field: 'destination', description: expect.stringMatching(/^has (the trunk prefix |the 15 |the area code )/) },
+            {
+              field: 'destination',
+              description: expect.stringMatching(/^has (the trunk prefix |the 15 |the area code |[01] right after the country code \+1)/),
+            },
           ]);
           expect((thrown as HermodError).message).toBe(`destination ${(thrown as HermodError).fields[0]!.description}`);
           if (value.startsWith('+')) expect(destinationProblem(`00${value.slice(1)}`)).toBe(destinationProblem(value));
