@@ -68,6 +68,7 @@ describe('a national trunk prefix after the country code', () => {
     ['Brazil, 0 before the area code', '55011912345678', '0', '+5511912345678'],
     ['Brazil, 0 and the carrier code 21 before the area code', '550211191234567', '021', '+551191234567'],
     ['Lithuania, 8 before a mobile', '370861234567', '8', '+37061234567'],
+    ['the Marshall Islands, 1 before a seven-digit number', '69212351234', '1', '+6922351234'],
   ])('is found in %s', (_where, number, trunk, international) => {
     expect(findTrunkPrefix(number)).toMatchObject({ trunk, international });
   });
@@ -95,6 +96,11 @@ describe('a national trunk prefix after the country code', () => {
       /^has the trunk prefix 0 after the country code \+54; .*\+54 9.*without .*15/,
     ],
     ['Mexico, a 0 before a number of no length the plan has', '5201234', /^has the trunk prefix 0 after the country code \+52; /],
+    [
+      'the Marshall Islands, a 1 before a number of no length the plan has',
+      '692123512345',
+      /^has the trunk prefix 1 after the country code \+692; .*: write the number as dialled from abroad, \+692 and the 7 digits of the number$/,
+    ],
     [
       'Argentina, a mobile with 15 after the area code but no 0 (11 15 1234 5678)',
       '54111512345678',

@@ -35,7 +35,8 @@ const OTHER_PLANS: Record<string, TrunkRule[]> = {
   // North America (and the Marshall Islands) dial 1 before the area code, which never starts with 1. In North America it
   // goes before 10 digits: +1 123 456 7890 is no number with it, but an area code starting with 1 (nanp-area-code.ts).
   '1': [{ written: /^(1)[2-9]\d{9}$/d }],
-  '692': [{ written: /^(1)[2-9]/d }],
+  // The Marshall Islands' numbers have 7 digits, from 2 to 6 (libphonenumber): none starts with its 1.
+  '692': [{ written: /^(1)[2-6]\d{6}$/d }, { written: /^(1)/d, sure: false, advice: '+692 and the 7 digits of the number' }],
   // Russia and Kazakhstan: 8, but +7 812 (St Petersburg) and +7 800 are numbers: 10 digits, 11 with the 8.
   '7': [{ written: /^(8)\d{10}$/d }],
   // Turkmenistan dials 8 before its 8-digit numbers; Belarus 8 and its area codes' 0 (8 017 … is +375 17 …), and +375 800 … is a number.
