@@ -1,8 +1,10 @@
 // Campaign Manager: creates lists of LIST_SIZE members and schedules campaigns to them;
 // reads lists and templates in between. RATE defaults to 5 iterations a second (each imports
 // LIST_SIZE members twice). The campaigns are scheduled SEND_AFTER seconds ahead (default
-// 30 days: the run measures import and scheduling, and sends nothing); SEND_AFTER=60 has
-// each campaign send its LIST_SIZE messages a minute later, after the run's own figures.
+// 30 days: the run measures import and scheduling, and sends nothing during it); SEND_AFTER=60 has
+// each campaign send its LIST_SIZE messages a minute later, after the run's own figures. The API has
+// no cancel: every campaign stays scheduled and sends on its day unless cancelled after the run
+// (README, "Load tests with k6": `hermod campaigns cancel` for each `k6-` campaign).
 //   k6 run -e HERMOD_URL=https://host:8443 -e HERMOD_USER=app -e HERMOD_PASS=pw -e RATE=5 -e LIST_SIZE=1000 bench/k6/campaign-manager.ts
 import http from 'k6/http';
 import { check } from 'k6';
