@@ -287,6 +287,21 @@ describe('Campaign Manager over HTTPS', () => {
       expect((await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ name: 'Hoko ✨ 促销 — Привет' }))).status).toBe(201);
     });
 
+    it('refuses a list or campaign name of nothing visible, or with a line separator or a direction override, with 422', async () => {
+      for (const [name, message] of [
+        ['   ', 'name has nothing visible; names are printable text'],
+        ['\u200b', 'name has nothing visible; names are printable text'],
+        ['one\u2028two', 'name has a line separator (U+2028); names are one line'],
+        ['invoice \u202egpj.exe', expect.stringMatching(/^name has a direction control \(U\+202E\) that can make a name read as another; /)],
+      ] as const) {
+        for (const refused of [await createList(acme, 'acme', listBody({ name })), await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ name }))]) {
+          expectDefaultError(refused, 422);
+          expect(refused.json.message).toEqual(message);
+        }
+      }
+      expect((await createList(acme, 'acme', listBody({ name: 'عرض الربيع — מבצע 👨‍👩‍👧' }))).status).toBe(201);
+    });
+
     it('refuses a whole list with one invalid member under strict validation, the default', async () => {
       const name = 'strict list';
       for (const body of [
