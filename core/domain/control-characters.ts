@@ -4,6 +4,8 @@ import { HermodError } from '../../lib/errors';
 const CONTROL = /\p{Cc}/gu;
 /** Bidirectional embeddings, overrides (U+202A–U+202E) and isolates (U+2066–U+2069). */
 const DIRECTION_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+/** What a cell of the CLI's rows writes out visibly: controls, a backslash (doubled), line separators, direction controls. */
+const ESCAPED_IN_A_CELL = /[\p{Cc}\\\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 /** What shows nothing: white space and format characters (zero-width space and joiners, word joiner, BOM). */
 const INVISIBLE = /[\p{White_Space}\p{Cf}]/gu;
 /** What an SMS text may hold of them: LF and CR are in GSM 03.38's alphabet, and a tab goes out as UCS-2 as typed. */
@@ -80,8 +82,6 @@ export function checkSmsText(value: string, field: string): void {
  * row nor reach the terminal as an escape sequence.
  */
 export function escapeControlCharacters(text: string): string {
-  if (!/[\p{Cc}\\\u2028\u2029\u202a-\u202e\u2066-\u2069]/u.test(text)) return text;
-  return text.replace(/[\p{Cc}\\\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, (c) =>
-    c === '\\' ? '\\\\' : (ESCAPES[c] ?? `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`),
-  );
+  if (text.search(ESCAPED_IN_A_CELL) === -1) return text;
+  return text.replace(ESCAPED_IN_A_CELL, (c) => (c === '\\' ? '\\\\' : (ESCAPES[c] ?? `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)));
 }

@@ -7,8 +7,9 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * The subject of an e-mail attempt (and an MMS): the template's name, or the
  * first line of the text (ended by LF, CR LF or CR), or for a media message
  * without text the name of the file its link names, cut to at most 78
- * user-perceived characters, and not ending in the spaces it was cut after. Cut by grapheme, not UTF-16 unit: a cut inside
- * 👋🏽 would leave a lone surrogate, which the mail encoder turns into U+FFFD.
+ * user-perceived characters and not ending in the spaces it was cut after.
+ * Cut by grapheme, not UTF-16 unit: a cut inside 👋🏽 would leave a lone
+ * surrogate, which the mail encoder turns into U+FFFD.
  */
 export function mailSubject(templateName: string | undefined, text: string, mediaUrl?: string): string {
   const line = templateName ?? (text === '' && mediaUrl ? fileNameOf(mediaUrl) : text.split(/\r\n|\r|\n/)[0]!.trimEnd());

@@ -7,9 +7,10 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:([Zz])|([+
 
 /**
  * A campaign's `schedule`: an RFC 3339 date-time with an offset, within the
- * schedule horizon (as for v1 and v2 messages). A time in the past means "now", and one before 1900, which history
- * cannot hold, is kept as now. The offset is kept: the campaign's report gives its dates
- * in it, so a sender in Auckland reads Auckland times.
+ * schedule horizon (as for v1 and v2 messages). A time in the past means
+ * "now", and one before 1900, which history cannot hold, is kept as now. The
+ * offset is kept: the campaign's report gives its dates in it, so a sender in
+ * Auckland reads Auckland times.
  */
 export function parseCampaignSchedule(text: string, horizonMs: number, now = Date.now()): { at: Date; utcOffsetMinutes: number } {
   const m = RFC3339.exec(text);
