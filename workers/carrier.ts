@@ -40,6 +40,12 @@ export interface Carrier {
    * before the first part leaves: true withdraws the message unsent, rejected with heldBackError.
    */
   send(job: OutboundJob, onWritten?: () => void, handover?: Handover): Promise<{ carrierIds: string[]; detail?: string }>;
+  /**
+   * Asks the carrier what became of a message it took (SMPP query_sm), by the carrier ids its submit gave:
+   * a report for each whose outcome is final; none for those still on their way (their receipts will come)
+   * or unknown to the carrier. Rejects when the carrier cannot be asked now (not bound, no answer).
+   */
+  query?(job: OutboundJob, carrierIds: readonly string[]): Promise<CarrierReport[]>;
   /** Resolves when the carrier can take messages (connected and bound). */
   ready(): Promise<void>;
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */

@@ -212,6 +212,89 @@ describe('a channel worker whose carrier reports delivery the moment it accepts'
   });
 });
 
+describe('a channel worker handed a job that names carrier ids (receipts that may have been lost with a Redis bus)', () => {
+  /** A carrier that knows `outcomes` by carrier id and counts sends and questions; `unanswered` questions fail first. */
+  function askableCarrier(outcomes: Record<string, CarrierReport['status']>, unanswered = 0) {
+    const asked: string[][] = [];
+    let sends = 0;
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'askable',
+      async send(job) {
+        sends++;
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      async query(_job, carrierIds) {
+        asked.push([...carrierIds]);
+        if (unanswered-- > 0) throw new HermodError('timeout', 'no query_sm_resp', { retryable: true });
+        return carrierIds.flatMap((carrierId) =>
+          outcomes[carrierId] ? [{ carrierId, status: outcomes[carrierId]!, at: 1_700_000_000_000, errorCode: '', detail: 'found by query_sm' }] : [],
+        );
+      },
+      onReport: () => undefined,
+    };
+    return { carrier, asked, sends: () => sends };
+  }
+
+  it('asks the carrier instead of sending, and reports each final outcome it finds as the receipt would have been', async () => {
+    const { carrier, asked, sends } = askableCarrier({ 'smsc:0a01': 'received', 'smsc:0b01': 'failed' });
+    const { bus, statuses } = await workerWith(carrier);
+    const long = { ...imJob('sms', '+64211234570', { type: 'text' }, 'Tēnā koutou — '.repeat(20)), carrierIds: ['smsc:0a01', 'smsc:0a02'] };
+    const failed = { ...imJob('sms', '+64211234571', { type: 'text' }, '你好 👋🏽'), carrierIds: ['smsc:0b01'] };
+    // Still on its way at the carrier: its receipt will come.
+    const enroute = { ...imJob('sms', '+64211234572', { type: 'text' }, 'Kei te haere'), carrierIds: ['smsc:0c01'] };
+    await bus.publish(
+      topicName('sms'),
+      [long, failed, enroute].map((job) => ({ key: job.destination, value: encodeJob(job) })),
+    );
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
+    await eventually(() => (statuses.length === 2 ? true : undefined), 5_000);
+    expect(statuses.map((u) => [u.id, u.status, u.carrierId, u.detail]).sort()).toEqual(
+      [
+        [long.id, 'received', 'smsc:0a01', 'found by query_sm'],
+        [failed.id, 'failed', 'smsc:0b01', 'found by query_sm'],
+      ].sort(),
+    );
+    expect(asked.sort()).toEqual([['smsc:0a01', 'smsc:0a02'], ['smsc:0b01'], ['smsc:0c01']].sort());
+    expect(sends()).toBe(0);
+  });
+
+  it('asks again when the carrier cannot answer now, and sends a job of the same batch once', async () => {
+    const { carrier, asked, sends } = askableCarrier({ 'smsc:0d01': 'received' }, 1);
+    const { bus, statuses } = await workerWith(carrier);
+    const question = { ...imJob('sms', '+64211234573', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:0d01'] };
+    const send = imJob('sms', '+64211234574', { type: 'text' }, 'He karere hou — 新消息');
+    // One key: one partition, one batch.
+    await bus.publish(
+      topicName('sms'),
+      [question, send].map((job) => ({ key: 'same', value: encodeJob(job) })),
+    );
+    await eventually(() => (statuses.some((u) => u.id === question.id && u.status === 'received') ? true : undefined), 10_000);
+    await eventually(() => (statuses.some((u) => u.id === send.id && u.status === 'submitted') ? true : undefined), 10_000);
+    expect(asked).toEqual([['smsc:0d01'], ['smsc:0d01']]);
+    expect(sends()).toBe(1);
+  });
+
+  it('leaves the message as it is, and takes the job off the bus, when its carrier cannot be asked at all', async () => {
+    const sent: string[] = [];
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'http-api',
+      async send(job) {
+        sent.push(job.id);
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      onReport: () => undefined,
+    };
+    const { bus, statuses } = await workerWith(carrier);
+    const job = { ...imJob('sms', '+64211234575', { type: 'text' }, 'Kia ora'), carrierIds: ['api:1'] };
+    await bus.publish(topicName('sms'), [{ key: job.destination, value: encodeJob(job) }]);
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
+    expect(statuses).toEqual([]);
+    expect(sent).toEqual([]);
+  });
+});
+
 describe('a channel worker whose carrier is down', () => {
   it('acknowledges at once a batch with nothing left to send (each job submitted before), not when a bind comes back', async () => {
     const carrier: Carrier = {

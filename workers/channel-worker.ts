@@ -391,8 +391,64 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     }
   };
 
+  /**
+   * A job that names carrier ids is a question, not a send (OutboundJob.carrierIds: its receipts may have been lost
+   * with a Redis bus's streams): the carrier's answer for each part whose outcome is final goes to core as the
+   * receipt would have; those still on their way will come as receipts. A carrier that cannot be asked (no query:
+   * an HTTP API, an SMSC without query_sm) leaves the message as it is; one that cannot answer now (its session
+   * down, no answer) fails the batch, to be asked again.
+   */
+  let unaskable = { toldAt: 0, since: 0 };
+  const askCarrier = async (job: OutboundJob, carrierIds: readonly string[]): Promise<void> => {
+    let found: CarrierReport[];
+    try {
+      if (!carrier.query) throw new HermodError('unprocessable', `carrier ${carrier.name} cannot be asked what became of a message`);
+      await carrier.ready();
+      found = await carrier.query(job, carrierIds);
+    } catch (err) {
+      const e = toHermodError(err);
+      if (e.retryable) throw e;
+      unaskable.since++;
+      if (Date.now() - unaskable.toldAt >= 60_000) {
+        log.warn('could not ask the carrier about messages whose receipts may be lost; they stay submitted', { id: job.id, err: e, messages: unaskable.since });
+        unaskable = { toldAt: Date.now(), since: 0 };
+      }
+      return;
+    }
+    await Promise.all(
+      found.map((r) =>
+        reports.add({
+          id: job.id,
+          status: r.status,
+          at: r.at,
+          carrierId: r.carrierId,
+          errorCode: r.errorCode,
+          channel,
+          ...(r.detail ? { detail: r.detail } : {}),
+        }),
+      ),
+    );
+    log.debug('asked the carrier about a message whose receipts may be lost', { id: job.id, carrierIds, final: found.length });
+  };
+
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
-    const decoded = decodeRecords(records, decodeJob, log);
+    const all = decodeRecords(records, decodeJob, log);
+    const questions = all.filter((d) => d.payload.carrierIds !== undefined);
+    if (questions.length > 0) {
+      const asked = await Promise.allSettled(questions.map((d) => askCarrier(d.payload, d.payload.carrierIds!)));
+      const failed = asked.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      // Sends in the same batch go first: a failed question hands the batch out again, its sends then skipped as sent.
+      if (failed && questions.length === all.length) throw failed.reason;
+      if (failed) {
+        await sendAll(all.filter((d) => d.payload.carrierIds === undefined));
+        throw failed.reason;
+      }
+    }
+    await sendAll(questions.length === 0 ? all : all.filter((d) => d.payload.carrierIds === undefined));
+  };
+
+  const sendAll = async (decoded: ReturnType<typeof decodeRecords<OutboundJob>>): Promise<void> => {
+    if (decoded.length === 0) return;
     const jobs = decoded.map((d) => d.payload);
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.

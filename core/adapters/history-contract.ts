@@ -208,6 +208,53 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       });
     });
 
+    it('lists the SMS messages waiting for their receipts with every carrier id their submits got, page by page', async () => {
+      const at = (n: number) => BASE + n * 1000;
+      const ms = {
+        queued: message({ acceptedAt: at(1) }),
+        long: message({ acceptedAt: at(2), content: 'Tēnā koutou katoa — '.repeat(12) }),
+        // Sent twice (a worker that died before it said so): both submits' carrier ids.
+        twice: message({ acceptedAt: at(3) }),
+        received: message({ acceptedAt: at(4) }),
+        email: message({ acceptedAt: at(5), channel: 'email', destination: 'mere@example.nz' }),
+        single: message({ acceptedAt: at(6), applicationId: 'app-two', content: '你好 👋🏽' }),
+      };
+      const all = Object.values(ms);
+      await history.insertMessages([...all].reverse(), all.map(accepted));
+      const submitted = (m: MessageRecord, n: number, carrierId: string) => event(m, 'submitted', at(n) + 2, { carrierId });
+      const longSubmitted = submitted(ms.long, 2, 'smsc:0a01');
+      await history.appendEvents([
+        event(ms.queued, 'queued', at(1) + 1),
+        longSubmitted,
+        ...partRows(longSubmitted, ['smsc:0a02', 'smsc:0a03']),
+        submitted(ms.twice, 3, 'smsc:0b01'),
+        event(ms.twice, 'submitted', at(3) + 9, { carrierId: 'smsc:0b02' }),
+        submitted(ms.received, 4, 'smsc:0c01'),
+        event(ms.received, 'received', at(4) + 5, { carrierId: 'smsc:0c01' }),
+        submitted(ms.email, 5, '<m1@mx.example.nz>'),
+        submitted(ms.single, 6, 'other:ff'),
+      ]);
+
+      const pages: { id: string; status: string; carrierIds: string[] }[][] = [];
+      let after: { acceptedAt: number; id: string } | undefined;
+      for (let guard = 0; guard < 10; guard++) {
+        const page = await history.listAwaitingReceipt(2, after);
+        if (page.length === 0) break;
+        pages.push(page.map((m) => ({ id: m.id, status: m.status, carrierIds: m.carrierIds })));
+        after = { acceptedAt: page.at(-1)!.acceptedAt, id: page.at(-1)!.id };
+      }
+      expect(pages).toEqual([
+        [
+          { id: ms.long.id, status: 'submitted', carrierIds: ['smsc:0a01', 'smsc:0a02', 'smsc:0a03'] },
+          { id: ms.twice.id, status: 'submitted', carrierIds: ['smsc:0b01', 'smsc:0b02'] },
+        ],
+        [{ id: ms.single.id, status: 'submitted', carrierIds: ['other:ff'] }],
+      ]);
+      const [first] = await history.listAwaitingReceipt(1, undefined);
+      expect(first).toMatchObject({ ...ms.long, status: 'submitted', statusAt: at(2) + 2 });
+      expect((await history.listAwaitingReceipt(10, undefined, at(3))).map((m) => m.id)).toEqual([ms.long.id]);
+    });
+
     it('lists an open Intelligent Messaging message once, though its row was written twice (a retried insert, a journal replayed)', async () => {
       const im = message({ channel: 'im', via: 'im_v1', acceptedAt: BASE + 3, content: 'Kia ora — 你好 👋🏽' });
       await history.insertMessages([im], [accepted(im)]);

@@ -287,6 +287,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       await flush();
       return inner.listUnfinished(limit, after, acceptedBefore);
     },
+    async listAwaitingReceipt(limit, after, acceptedBefore) {
+      await flush();
+      return inner.listAwaitingReceipt(limit, after, acceptedBefore);
+    },
     async listEvents(id) {
       // An operator's lookup: worth a flush to see the events of the last moments.
       await flushAll();

@@ -237,6 +237,39 @@ ORDER BY m.accepted_at, m.id
 LIMIT {limit:UInt32}`;
 
 /**
+ * One page of SMS messages whose latest stage is `submitted` (with the carrier, no final report yet), as
+ * LIST_UNFINISHED pages (same parameters, same order), each with the carrier ids its `submitted` events carry
+ * (a long message's part rows included; a message submitted twice, both submits'), sorted.
+ */
+export const LIST_AWAITING_RECEIPT = `
+SELECT ${MESSAGE_FIELDS},
+    s.last_status                            AS status,
+    toUnixTimestamp64Milli(s.last_at)        AS statusAt,
+    s.carrier_ids                            AS carrierIds
+FROM
+(
+    SELECT *
+    FROM ${messages}
+    WHERE ${UNFINISHED_WINDOW} AND channel = 'sms'
+    LIMIT 1 BY id
+) AS m
+INNER JOIN
+(
+    SELECT
+        message_id,
+        argMax(status, (stage, at))  AS last_status,
+        argMax(at, (stage, at))      AS last_at,
+        max(stage)                   AS last_stage,
+        arraySort(groupUniqArrayIf(carrier_id, status = 'submitted' AND carrier_id != '')) AS carrier_ids
+    FROM ${events}
+    WHERE message_id IN (SELECT id FROM ${messages} WHERE ${UNFINISHED_WINDOW} AND channel = 'sms')
+    GROUP BY message_id
+    HAVING last_stage = ${SUBMITTED_STAGE} AND notEmpty(carrier_ids)
+) AS s ON s.message_id = m.id
+ORDER BY m.accepted_at, m.id
+LIMIT {limit:UInt32}`;
+
+/**
  * Our message id for a carrier's message id (delivery-report correlation).
  * Params: carrierId String. The bloom filter skips granules without it.
  */

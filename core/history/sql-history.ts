@@ -31,6 +31,7 @@ import {
   LIST_OPT_OUTS,
   LIST_BLOCKS,
   LIST_UNFINISHED,
+  LIST_AWAITING_RECEIPT,
   LIST_MESSAGE_EVENTS,
   PING,
   ENGINE_MEMORY,
@@ -83,6 +84,15 @@ const DEFAULT_UNFINISHED_WINDOW_MS = 70 * 24 * 60 * 60 * 1000;
 export async function createSqlHistory(engine: HistoryEngine, options: SqlHistoryOptions = {}): Promise<EncodedHistory> {
   const windowMs = options.unfinishedWindowMs ?? DEFAULT_UNFINISHED_WINDOW_MS;
   const now = options.now ?? Date.now;
+  /** The parameters of a page of LIST_UNFINISHED or LIST_AWAITING_RECEIPT. */
+  const unfinishedPage = (limit: number, after?: { acceptedAt: number; id: string }, acceptedBefore?: number) => ({
+    since: Math.max(0, Math.trunc(now() - windowMs)),
+    afterAcceptedAt: Math.trunc(after?.acceptedAt ?? 0),
+    afterId: after?.id ?? '',
+    // Without a bound: a year past now, well inside DateTime64's range.
+    acceptedBefore: Math.trunc(acceptedBefore ?? now() + 366 * 86_400_000),
+    limit: Math.min(Math.trunc(limit), 0xffff_ffff),
+  });
   try {
     for (const statement of HISTORY_SCHEMA) await engine.exec(statement);
     for (const backfill of HISTORY_BACKFILLS) {
@@ -195,15 +205,13 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
     },
     async listUnfinished(limit, after, acceptedBefore) {
       if (limit <= 0) return [];
-      const rows = await select('listUnfinished', LIST_UNFINISHED, {
-        since: Math.max(0, Math.trunc(now() - windowMs)),
-        afterAcceptedAt: Math.trunc(after?.acceptedAt ?? 0),
-        afterId: after?.id ?? '',
-        // Without a bound: a year past now, well inside DateTime64's range.
-        acceptedBefore: Math.trunc(acceptedBefore ?? now() + 366 * 86_400_000),
-        limit: Math.min(Math.trunc(limit), 0xffff_ffff),
-      });
+      const rows = await select('listUnfinished', LIST_UNFINISHED, unfinishedPage(limit, after, acceptedBefore));
       return rows.map(toStoredMessage) satisfies StoredMessage[];
+    },
+    async listAwaitingReceipt(limit, after, acceptedBefore) {
+      if (limit <= 0) return [];
+      const rows = await select('listAwaitingReceipt', LIST_AWAITING_RECEIPT, unfinishedPage(limit, after, acceptedBefore));
+      return rows.map((r) => ({ ...toStoredMessage(r), carrierIds: Array.isArray(r.carrierIds) ? r.carrierIds.map(String) : [] }));
     },
     async listEvents(id) {
       const rows = await select('listEvents', LIST_MESSAGE_EVENTS, { id });

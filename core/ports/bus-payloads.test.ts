@@ -126,6 +126,13 @@ describe('the bus contract between core and the workers', () => {
     expect(decodeJob(overTheWire(encodeJob(plain)))).toEqual({ ...job, content: plain.content, im: undefined });
   });
 
+  it('carries the carrier ids of a message to be asked about rather than sent, in a process or across one', () => {
+    const query: OutboundJob = { ...job, im: undefined, channel: 'sms', carrierIds: ['smsc:0a1b2c', 'smsc:ā2'] };
+    expect(decodeJob(overTheWire(encodeJob(query)))).toEqual(query);
+    expect(decodeJob(encodeJob(query))).toEqual(query);
+    expect(decodeJob(overTheWire(encodeJob({ ...job, carrierIds: undefined }))).carrierIds).toBeUndefined();
+  });
+
   it('decodes a record that never left this process to what another process reads from its bytes, field for field', () => {
     fc.assert(
       fc.property(jobArb, statusArb, inboundArb, (j, u, m) => {

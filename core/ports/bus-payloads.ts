@@ -39,6 +39,12 @@ export interface OutboundJob {
   deferredSince?: number;
   /** An SMS's message class, 1 to 3 (SMS Gateway v2 and Gateway v1 `sms_class`); absent when none was asked for. */
   smsClass?: number;
+  /**
+   * Not a send: the message is with the carrier already, under these ids (its parts'), and its receipts may
+   * have been lost (a Redis bus back empty took those on its streams): the worker asks the carrier what became
+   * of it (SMPP query_sm) and reports what it finds, and never sends it.
+   */
+  carrierIds?: string[];
 }
 
 export interface ImJobDetails {
@@ -144,6 +150,7 @@ export const BUS_PAYLOAD_SCHEMAS = {
     trace: str,
     deferredSince: num,
     smsClass: num,
+    carrierIds: { type: 'array', items: str, maxItems: 256 },
   }),
   status: object(['id', 'status', 'at', 'channel'], {
     id: str,
@@ -283,6 +290,7 @@ export const encodeJob = (job: OutboundJob): BusValue =>
     trace: job.trace,
     deferredSince: job.deferredSince,
     smsClass: job.smsClass,
+    carrierIds: job.carrierIds,
   });
 export const decodeJob = (value: BusValue): OutboundJob => decode('job', value);
 

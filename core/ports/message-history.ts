@@ -51,6 +51,11 @@ export interface StoredMessage extends MessageRecord {
   statusAt: number;
 }
 
+/** A message with the carrier and no final report yet, and the carrier ids its submits got. */
+export interface AwaitingReceipt extends StoredMessage {
+  carrierIds: string[];
+}
+
 export interface MessageHistory {
   /** Stores messages together with their first events (usually `accepted`). */
   insertMessages(messages: readonly MessageRecord[], events: readonly StatusEvent[]): Promise<void>;
@@ -76,6 +81,12 @@ export interface MessageHistory {
    * processes before this start, not the ones it has taken since).
    */
   listUnfinished(limit: number, after?: { acceptedAt: number; id: string }, acceptedBefore?: number): Promise<StoredMessage[]>;
+  /**
+   * SMS messages whose latest status is `submitted` (with the carrier, no final report yet), with the carrier ids
+   * their submits got (every part's), paged as listUnfinished: those whose receipts a Redis bus back empty may
+   * have taken with it, for the carrier to be asked about.
+   */
+  listAwaitingReceipt(limit: number, after?: { acceptedAt: number; id: string }, acceptedBefore?: number): Promise<AwaitingReceipt[]>;
   /** The message of each carrier id history has an event with (carrier id → message id); '' is never found. */
   findMessageIdsByCarrierIds(carrierIds: readonly string[]): Promise<Map<string, string>>;
   /** The latest status of each of these messages that has one (id → status and when): one query for a batch. */

@@ -142,6 +142,15 @@ export function createRoutedCarrier(deps: {
         }
       }
     },
+    // Each carrier id names the carrier that gave it (its `<name>:` prefix): each carrier is asked about its own.
+    async query(job, carrierIds) {
+      const askEach = deps.configs.flatMap((config) => {
+        const carrier = byName.get(config.name);
+        const own = carrierIds.filter((id) => id.startsWith(config.idPrefix));
+        return carrier?.query && own.length > 0 ? [carrier.query(job, own)] : [];
+      });
+      return (await Promise.all(askEach)).flat();
+    },
     // Asked before every send: a carrier with a bind up answers with a promise already settled.
     ready: () => {
       const up = deps.carriers.find((c) => c.bindsUp > 0);
