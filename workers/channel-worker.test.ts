@@ -133,11 +133,11 @@ async function workerOnBusSlowToTake(slowStatus: MessageStatus, carrier: Carrier
 const carrierParts = { ready: async () => undefined, onInbound: () => undefined, close: async () => undefined };
 
 /** An SMS worker sending through `carrier` on an in-process bus and state; the statuses as core reads them off the status topic. */
-async function workerWith(carrier: Carrier, log = quietLog) {
+async function workerWith(carrier: Carrier, log = quietLog, options: Partial<ChannelWorkerOptions> = {}) {
   const bus = createMemoryBus();
   const statuses: StatusUpdate[] = [];
   await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
-  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log });
+  const worker = await startChannelWorker({ channel: 'sms', bus, state: createMemoryState(), carrier, log, ...options });
   kit.defer(async () => {
     await worker.stop();
     await bus.close();
@@ -260,8 +260,9 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
   });
 
   it('asks again when the carrier cannot answer now, and sends a job of the same batch once', async () => {
-    const { carrier, asked, sends } = askableCarrier({ 'smsc:0d01': 'received' }, 1);
-    const { bus, statuses } = await workerWith(carrier);
+    // Every try of the first hand-out unanswered: the batch fails and is handed out again.
+    const { carrier, asked, sends } = askableCarrier({ 'smsc:0d01': 'received' }, 3);
+    const { bus, statuses } = await workerWith(carrier, quietLog, { maxAttempts: 3, retryBaseMs: 5, retryMaxMs: 5 });
     const question = { ...imJob('sms', '+64211234573', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:0d01'] };
     const send = imJob('sms', '+64211234574', { type: 'text' }, 'He karere hou — 新消息');
     // One key: one partition, one batch.
@@ -271,7 +272,7 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     );
     await eventually(() => (statuses.some((u) => u.id === question.id && u.status === 'received') ? true : undefined), 10_000);
     await eventually(() => (statuses.some((u) => u.id === send.id && u.status === 'submitted') ? true : undefined), 10_000);
-    expect(asked).toEqual([['smsc:0d01'], ['smsc:0d01']]);
+    expect(asked).toEqual([['smsc:0d01'], ['smsc:0d01'], ['smsc:0d01'], ['smsc:0d01']]);
     expect(sends()).toBe(1);
   });
 

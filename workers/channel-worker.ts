@@ -403,8 +403,18 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     let found: CarrierReport[];
     try {
       if (!carrier.query) throw new HermodError('unprocessable', `carrier ${carrier.name} cannot be asked what became of a message`);
-      await carrier.ready();
-      found = await carrier.query(job, carrierIds);
+      // Tried a moment apart as a send is (an SMSC throttling a burst of questions), before the batch is failed.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await carrier.ready();
+          found = await carrier.query(job, carrierIds);
+          break;
+        } catch (err) {
+          if (attempt >= maxAttempts || stopping || !toHermodError(err).retryable) throw err;
+          const delay = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
+          await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
+        }
+      }
     } catch (err) {
       const e = toHermodError(err);
       if (e.retryable) throw e;
