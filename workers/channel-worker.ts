@@ -63,6 +63,8 @@ const SUBMITTED = stageOf('submitted');
 const STOP_RETRY_MS = 5000;
 /** Batches of one partition a worker sends at once (on a bus that hands out more than one). */
 const BATCHES_IN_HAND = 4;
+/** Questions to the carrier (OutboundJob.carrierIds) a batch has on their way at once. */
+const QUESTIONS_AT_ONCE = 64;
 
 /**
  * A worker of one channel's pool: takes jobs from the channel's topic, skips
@@ -444,17 +446,17 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
     const all = decodeRecords(records, decodeJob, log);
     const questions = all.filter((d) => d.payload.carrierIds !== undefined);
-    if (questions.length > 0) {
-      const asked = await Promise.allSettled(questions.map((d) => askCarrier(d.payload, d.payload.carrierIds!)));
-      const failed = asked.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      // Sends in the same batch go first: a failed question hands the batch out again, its sends then skipped as sent.
-      if (failed && questions.length === all.length) throw failed.reason;
-      if (failed) {
-        await sendAll(all.filter((d) => d.payload.carrierIds === undefined));
-        throw failed.reason;
-      }
+    if (questions.length === 0) return sendAll(all);
+    // A few at a time: a Redis loss in a campaign hands over thousands, and an SMSC takes questions as it takes
+    // submits, within a window.
+    let failed: { reason: unknown } | undefined;
+    for (let i = 0; i < questions.length; i += QUESTIONS_AT_ONCE) {
+      const asked = await Promise.allSettled(questions.slice(i, i + QUESTIONS_AT_ONCE).map((d) => askCarrier(d.payload, d.payload.carrierIds!)));
+      failed ??= asked.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     }
-    await sendAll(questions.length === 0 ? all : all.filter((d) => d.payload.carrierIds === undefined));
+    // The batch's sends go out all the same: a failed question hands the batch out again, its sends then skipped as sent.
+    await sendAll(all.filter((d) => d.payload.carrierIds === undefined));
+    if (failed) throw failed.reason;
   };
 
   const sendAll = async (decoded: ReturnType<typeof decodeRecords<OutboundJob>>): Promise<void> => {
