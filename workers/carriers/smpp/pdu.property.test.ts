@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CommandId } from './command-id';
 import { FrameDecoder } from './frame-decoder';
-import { type DataSmPdu, decodePdu, PduError, writePdu, type Pdu, type SmPdu } from './pdu';
+import { type DataSmPdu, decodePdu, PduError, type QuerySmPdu, type QuerySmRespPdu, writePdu, type Pdu, type SmPdu } from './pdu';
 import { PduWriter } from './pdu-writer';
 
 const encode = (pdu: Pdu): Buffer => {
@@ -57,6 +57,33 @@ const dataSmPdu: fc.Arbitrary<DataSmPdu> = fc.record({
   tlvs: fc.array(tlv, { maxLength: 4 }),
 });
 
+const queryPdu: fc.Arbitrary<QuerySmPdu | QuerySmRespPdu> = fc.oneof(
+  fc.record({
+    commandId: fc.constant(CommandId.query_sm),
+    commandStatus: fc.constant(0),
+    sequenceNumber: fc.integer({ min: 1, max: 0x7fffffff }),
+    messageId: cString(64),
+    sourceAddrTon: u8,
+    sourceAddrNpi: u8,
+    sourceAddr: cString(20),
+  }),
+  fc.record({
+    commandId: fc.constant(CommandId.query_sm_resp),
+    commandStatus: fc.constant(0),
+    sequenceNumber: fc.integer({ min: 1, max: 0x7fffffff }),
+    messageId: cString(64),
+    // YYMMDDhhmmsstnnp, or empty while the message is not final.
+    finalDate: fc.oneof(
+      fc.constant(''),
+      fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+        .map((d) => `${d.toISOString().replace(/[-:T]/g, '').slice(2, 14)}${Math.floor(d.getUTCMilliseconds() / 100)}00+`),
+    ),
+    messageState: fc.integer({ min: 1, max: 8 }),
+    errorCode: u8,
+  }),
+);
+
 const plain = (pdu: Pdu): unknown =>
   JSON.parse(
     JSON.stringify(pdu, (_k, v: unknown) =>
@@ -83,10 +110,19 @@ describe('SMPP PDU codec (property)', () => {
     );
   });
 
+  it('decodes every query_sm and query_sm_resp it encodes to the same PDU', () => {
+    fc.assert(
+      fc.property(queryPdu, (pdu) => {
+        expect(decodePdu(encode(pdu))).toEqual(pdu);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('cuts any stream of PDUs, however it is split into TCP chunks, into the same frames', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(smPdu, dataSmPdu), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.oneof(smPdu, dataSmPdu, queryPdu), { minLength: 1, maxLength: 6 }),
         fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1, maxLength: 20 }),
         (pdus, cuts) => {
           const stream = Buffer.concat(pdus.map(encode));
@@ -138,7 +174,14 @@ describe('SMPP PDU codec (property)', () => {
     fc.assert(
       fc.property(
         fc.uint8Array({ minLength: 16, maxLength: 300 }),
-        fc.constantFrom(CommandId.submit_sm, CommandId.deliver_sm, CommandId.submit_sm_resp, CommandId.bind_transceiver),
+        fc.constantFrom(
+          CommandId.submit_sm,
+          CommandId.deliver_sm,
+          CommandId.submit_sm_resp,
+          CommandId.bind_transceiver,
+          CommandId.query_sm,
+          CommandId.query_sm_resp,
+        ),
         (body, commandId) => {
           const frame = Buffer.from(body);
           frame.writeUInt32BE(frame.length, 0);

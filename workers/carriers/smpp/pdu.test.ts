@@ -124,6 +124,94 @@ describe('SMPP 3.4 PDU codec', () => {
     expect(decodePdu(bytes)).toMatchObject({ commandStatus: 0x58, messageId: '' });
   });
 
+  it('encodes query_sm as section 4.8.1 lays it out: message_id, source_addr_ton, source_addr_npi, source_addr', () => {
+    const bytes = encode({
+      commandId: CommandId.query_sm,
+      commandStatus: 0,
+      sequenceNumber: 3,
+      messageId: 'abc',
+      sourceAddrTon: 1,
+      sourceAddrNpi: 1,
+      sourceAddr: '6421',
+    });
+    expect(bytes.toString('hex')).toBe('0000001b' + '00000003' + '00000000' + '00000003' + '61626300' + '01' + '01' + '3634323100');
+    expect(decodePdu(bytes)).toEqual({
+      commandId: CommandId.query_sm,
+      commandStatus: 0,
+      sequenceNumber: 3,
+      messageId: 'abc',
+      sourceAddrTon: 1,
+      sourceAddrNpi: 1,
+      sourceAddr: '6421',
+    });
+  });
+
+  it('encodes query_sm_resp as section 4.8.2 lays it out: message_id, final_date, message_state, error_code', () => {
+    const resp = {
+      commandId: CommandId.query_sm_resp,
+      commandStatus: 0,
+      sequenceNumber: 3,
+      messageId: 'abc',
+      finalDate: '261202183012000+',
+      messageState: 2,
+      errorCode: 0,
+    };
+    const bytes = encode(resp);
+    expect(bytes.toString('hex')).toBe(
+      '00000027' + '80000003' + '00000000' + '00000003' + '61626300' + Buffer.from('261202183012000+\0').toString('hex') + '02' + '00',
+    );
+    expect(decodePdu(bytes)).toEqual(resp);
+  });
+
+  it('writes an empty final_date of a message not final yet as a single NUL', () => {
+    const bytes = encode({
+      commandId: CommandId.query_sm_resp,
+      commandStatus: 0,
+      sequenceNumber: 4,
+      messageId: 'f1',
+      finalDate: '',
+      messageState: 1,
+      errorCode: 0,
+    });
+    expect(bytes.subarray(16).toString('hex')).toBe('663100' + '00' + '01' + '00');
+  });
+
+  it('refuses to encode a final_date that is not an absolute time of 16 characters', () => {
+    const w = new PduWriter(16);
+    expect(() =>
+      writePdu(w, {
+        commandId: CommandId.query_sm_resp,
+        commandStatus: 0,
+        sequenceNumber: 4,
+        messageId: 'f1',
+        finalDate: '2612021830',
+        messageState: 2,
+        errorCode: 0,
+      }),
+    ).toThrow(PduError);
+    expect(w.length).toBe(0);
+  });
+
+  it('reads a failed query_sm_resp (ESME_RQUERYFAIL) with no body, or a cut one, without throwing', () => {
+    const bytes = encode({
+      commandId: CommandId.query_sm_resp,
+      commandStatus: CommandStatus.ESME_RQUERYFAIL,
+      sequenceNumber: 5,
+      messageId: '',
+      finalDate: '',
+      messageState: 0,
+      errorCode: 0,
+    });
+    expect(bytes.toString('hex')).toBe('00000010' + '80000003' + '00000067' + '00000005');
+    const empty = { commandId: CommandId.query_sm_resp, commandStatus: 0x67, sequenceNumber: 5, messageId: '', finalDate: '', messageState: 0, errorCode: 0 };
+    expect(decodePdu(bytes)).toEqual(empty);
+    const cut = Buffer.concat([bytes, Buffer.from('616263', 'hex')]);
+    cut.writeUInt32BE(cut.length, 0);
+    expect(decodePdu(cut)).toEqual(empty);
+    cut.writeUInt32BE(0, 8);
+    expect(() => decodePdu(cut)).toThrow(PduError);
+  });
+
   it('refuses to encode strings longer than the spec allows and leaves nothing half-written', () => {
     const w = new PduWriter(16);
     writePdu(w, { commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: 1 });

@@ -87,9 +87,30 @@ export interface SmRespPdu extends Header<'submit_sm_resp' | 'deliver_sm_resp' |
   tlvs?: readonly Tlv[];
 }
 
+/** query_sm (section 4.8.1): what became of a message, by the id its submit_sm_resp gave and its source address. */
+export interface QuerySmPdu extends Header<'query_sm'> {
+  messageId: string;
+  sourceAddrTon?: number;
+  sourceAddrNpi?: number;
+  sourceAddr: string;
+}
+
+/**
+ * query_sm_resp (section 4.8.2). `finalDate` is an absolute time
+ * (YYMMDDhhmmsstnnp) once the message is final, '' before; `messageState` is
+ * section 5.2.28's. A failed query (ESME_RQUERYFAIL) may have no body at all:
+ * it then reads as '' and zeros.
+ */
+export interface QuerySmRespPdu extends Header<'query_sm_resp'> {
+  messageId: string;
+  finalDate: string;
+  messageState: number;
+  errorCode: number;
+}
+
 export interface EmptyPdu extends Header<'unbind' | 'unbind_resp' | 'enquire_link' | 'enquire_link_resp' | 'generic_nack'> {}
 
-export type Pdu = BindPdu | BindRespPdu | SmPdu | DataSmPdu | SmRespPdu | EmptyPdu;
+export type Pdu = BindPdu | BindRespPdu | SmPdu | DataSmPdu | SmRespPdu | QuerySmPdu | QuerySmRespPdu | EmptyPdu;
 
 // Spec maxima (with the NUL) for what we send; what we receive may be longer
 // (SMSCs differ), so decoding only insists on a NUL within the frame-bounded limit.
@@ -176,6 +197,22 @@ function writeBody(w: PduWriter, pdu: Pdu): void {
       if (pdu.commandId === CommandId.submit_sm_resp && pdu.commandStatus !== 0 && !pdu.messageId) return;
       w.cString(pdu.messageId, 65, 'message_id');
       writeTlvs(w, pdu.tlvs);
+      return;
+    case CommandId.query_sm:
+      w.cString(pdu.messageId, 65, 'message_id');
+      w.u8(pdu.sourceAddrTon ?? 0);
+      w.u8(pdu.sourceAddrNpi ?? 0);
+      w.cString(pdu.sourceAddr, 21, 'source_addr');
+      return;
+    case CommandId.query_sm_resp:
+      if (pdu.commandStatus !== 0 && !pdu.messageId) return;
+      // An absolute time is exactly 16 characters; anything else would be misread by the peer.
+      if (pdu.finalDate.length !== 0 && pdu.finalDate.length !== 16)
+        throw new PduError(CommandStatus.ESME_RINVPARLEN, 'final_date is neither empty nor 16 characters');
+      w.cString(pdu.messageId, 65, 'message_id');
+      w.cString(pdu.finalDate, 17, 'final_date');
+      w.u8(pdu.messageState);
+      w.u8(pdu.errorCode);
       return;
     case CommandId.unbind:
     case CommandId.unbind_resp:
@@ -288,6 +325,32 @@ export function decodePdu(frame: Buffer): Pdu {
     case CommandId.deliver_sm_resp:
     case CommandId.data_sm_resp:
       return { commandId, commandStatus, sequenceNumber, messageId: r.optionalCString(LAX, 'message_id'), tlvs: r.tlvs() };
+    case CommandId.query_sm:
+      return {
+        commandId,
+        commandStatus,
+        sequenceNumber,
+        messageId: r.cString(LAX, 'message_id'),
+        sourceAddrTon: r.u8('source_addr_ton'),
+        sourceAddrNpi: r.u8('source_addr_npi'),
+        sourceAddr: r.cString(LAX, 'source_addr'),
+      };
+    case CommandId.query_sm_resp:
+      try {
+        return {
+          commandId,
+          commandStatus,
+          sequenceNumber,
+          messageId: r.cString(LAX, 'message_id'),
+          finalDate: r.cString(LAX, 'final_date'),
+          messageState: r.u8('message_state'),
+          errorCode: r.u8('error_code'),
+        };
+      } catch (err) {
+        // A failed query says all in its command_status, whatever body (none, or part of one) came with it.
+        if (commandStatus === 0) throw err;
+        return { commandId, commandStatus, sequenceNumber, messageId: '', finalDate: '', messageState: 0, errorCode: 0 };
+      }
     case CommandId.unbind:
     case CommandId.unbind_resp:
     case CommandId.enquire_link:
