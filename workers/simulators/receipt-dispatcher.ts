@@ -176,6 +176,11 @@ export function wantsReceipt(registeredDelivery: number, outcome: ReceiptState):
   }
 }
 
+/** The network error code a receipt of `state` carries (and query_sm answers). */
+export function receiptErrorCode(state: ReceiptState): number {
+  return state === 'delivered' ? 0 : state === 'expired' ? 27 : 1;
+}
+
 /** What to send back for an accepted submit_sm. */
 export function receiptOrder(session: SmscSession, pdu: SmPdu, carrierMessageId: string, state: ReceiptState, text: string, delayMs: number): ReceiptOrder {
   return {
@@ -183,7 +188,7 @@ export function receiptOrder(session: SmscSession, pdu: SmPdu, carrierMessageId:
     session,
     carrierMessageId,
     state,
-    errorCode: state === 'delivered' ? 0 : state === 'expired' ? 27 : 1,
+    errorCode: receiptErrorCode(state),
     submitDate: Date.now(),
     dueAt: Date.now() + delayMs,
     sourceAddr: pdu.sourceAddr,

@@ -52,6 +52,11 @@ export interface SmscSimulatorOptions {
   receiptIdTlv?: 'submit' | 'receipt' | 'none';
   /** What replies and receipts go out as (default deliver_sm); data_sm as some SMSCs send them, the body in message_payload. */
   deliverWith?: 'deliver_sm' | 'data_sm';
+  /**
+   * How many accepted submits query_sm can ask about, at most (default
+   * 1,000,000): past it the oldest are forgotten (answered ESME_RQUERYFAIL).
+   */
+  queryableMessages?: number;
   /** More unanswered submit_sm than this on one session get ESME_RTHROTTLED. */
   maxWindow?: number;
   /** Delay of every submit_sm_resp, so a client's window fills up. */

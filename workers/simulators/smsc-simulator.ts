@@ -5,13 +5,15 @@ import net from 'node:net';
 import { CommandId, isResponse } from '../carriers/smpp/command-id';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { ConcatReassembler } from '../carriers/smpp/concat-reassembler';
-import type { BindPdu, Pdu, SmPdu } from '../carriers/smpp/pdu';
+import type { BindPdu, Pdu, QuerySmPdu, SmPdu } from '../carriers/smpp/pdu';
 import { planSms } from '../../core/domain/sms-segments';
 import { concatFromSarTlvs, decodeText, splitUserData } from '../carriers/smpp/short-message';
 import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
 import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';
 import { createOutcomePicker, type Outcome } from './outcome-picker';
-import { ReceiptDispatcher, receiptOrder, wantsReceipt } from './receipt-dispatcher';
+import { MessageStates } from './message-states';
+import { answerQuery, idNumbers, queryFailed } from './query-answer';
+import { ReceiptDispatcher, receiptErrorCode, receiptOrder, wantsReceipt } from './receipt-dispatcher';
 import { ReceiptStore } from './receipt-store';
 import { type BindMode, SmscSession, type SessionStats } from './smsc-session';
 import type { IdStyle, SmscSimulatorEvents, SmscSimulatorOptions, SubmitView } from './smsc-simulator-options';
@@ -81,6 +83,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
   private receipts: ReceiptDispatcher;
   private store: ReceiptStore | undefined;
   private readonly reassembler = new ConcatReassembler<string>();
+  /** What became of each accepted submit, for query_sm (kept whether or not its receipt reached the ESME). */
+  private readonly states: MessageStates;
   private server: net.Server | undefined;
   private host: string;
   private boundPort: number;
@@ -106,6 +110,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     // Ids unique across restarts of the process unless a seed asks for reproducibility.
     this.idBase = options.seed === undefined ? Date.now() * 1024 : 0;
     this.receipts = this.dispatcher();
+    this.states = new MessageStates(options.queryableMessages ?? 1_000_000);
   }
 
   private dispatcher(): ReceiptDispatcher {
@@ -284,6 +289,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     switch (pdu.commandId) {
       case CommandId.submit_sm:
         return this.onSubmit(session, pdu);
+      case CommandId.query_sm:
+        return this.onQuery(session, pdu);
       case CommandId.bind_transceiver:
       case CommandId.bind_transmitter:
       case CommandId.bind_receiver:
@@ -376,10 +383,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
         if (outcome === 'rejected') status = this.o.rejectStatus ?? CommandStatus.ESME_RSUBMITFAIL;
       }
     }
-    const carrierMessageId =
-      status === CommandStatus.ESME_ROK
-        ? styled((this.idBase + ++this.idCounter).toString(this.o.submitIds === 'decimal' ? 10 : 16), this.o.idStyles?.submit)
-        : undefined;
+    const number = status === CommandStatus.ESME_ROK ? ++this.idCounter : 0;
+    const carrierMessageId = number ? styled((this.idBase + number).toString(this.o.submitIds === 'decimal' ? 10 : 16), this.o.idStyles?.submit) : undefined;
     if (this.listenerCount('submit') > 0) this.emit('submit', { ...view, status, carrierMessageId, outcome });
     if (carrierMessageId) {
       this.o.log?.debug('submit accepted', {
@@ -396,16 +401,26 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     const answer = (): void => {
       if (gen !== this.generation) return;
       session.outstanding--;
-      // The receipt is owed (and stored) before the submit is answered, as an SMSC commits before it acknowledges.
-      if (carrierMessageId && outcome && outcome !== 'rejected' && wantsReceipt(pdu.registeredDelivery, outcome)) {
+      if (carrierMessageId && outcome && outcome !== 'rejected') {
+        // Final when its receipt is due, whether or not one was asked for.
         const delay = this.o.receiptDelayMs ?? 200;
-        this.receipts.schedule(receiptOrder(session, pdu, carrierMessageId, outcome, view.text, delay), delay);
+        this.states.remember(number, outcome, receiptErrorCode(outcome), Date.now() + delay, pdu.sourceAddr);
+        // The receipt is owed (and stored) before the submit is answered, as an SMSC commits before it acknowledges.
+        if (wantsReceipt(pdu.registeredDelivery, outcome))
+          this.receipts.schedule(receiptOrder(session, pdu, carrierMessageId, outcome, view.text, delay), delay);
       }
       respond(status, carrierMessageId ?? '');
     };
     const delay = this.o.submitRespDelayMs ?? 0;
     if (delay > 0) setTimeout(answer, delay);
     else answer();
+  }
+
+  private onQuery(session: SmscSession, pdu: QuerySmPdu): void {
+    if (!session.canTransmit) return session.conn.send(queryFailed(pdu, CommandStatus.ESME_RINVBNDSTS));
+    const bases = [this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex'] as const;
+    const numbers = idNumbers(pdu.messageId, bases).map((n) => n - this.idBase);
+    session.conn.send(answerQuery(this.states, pdu, numbers));
   }
 
   private assemble(view: SubmitView, payload: Buffer, carrierMessageId: string): void {
