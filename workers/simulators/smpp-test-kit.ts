@@ -31,7 +31,7 @@ export function smppTestKit() {
   }
 
   /** A client bound to `sim` (awaits the bind unless `bound: false`). */
-  async function client(sim: SmscSimulator, options: Partial<SmppClientOptions> = {}, bound = true): Promise<SmppClient> {
+  async function client(sim: Pick<SmscSimulator, 'port'>, options: Partial<SmppClientOptions> = {}, bound = true): Promise<SmppClient> {
     const c = createSmppClient({
       host: '127.0.0.1',
       port: sim.port,

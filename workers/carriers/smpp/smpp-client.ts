@@ -10,6 +10,7 @@ import { MoAssembler, type MoMessage } from './mo-assembler';
 import { INTERFACE_VERSION, type BindRespPdu, type Pdu, type SmPdu } from './pdu';
 import type { BindFailedEvent, SmppClientEvents } from './smpp-client-events';
 import { resolveClientOptions, type ResolvedClientOptions, type SmppClientOptions } from './smpp-client-options';
+import { buildQueryPdu, PendingQueries, type QueryAnswer, type QueryRequest } from './pending-queries';
 import { SmppConnection } from './smpp-connection';
 import { buildSubmitPdu, statusError, type SubmitRequest, type SubmitResult } from './submit-request';
 import { SubmitWindow, type SubmitJob } from './submit-window';
@@ -17,12 +18,21 @@ import { TlvTag, findTlv } from './tlv';
 
 export type { DeliveryReceipt, ReceiptState } from './delivery-receipt';
 export type { MoMessage } from './mo-assembler';
+export type { QueryAnswer, QueryRequest } from './pending-queries';
 export type { SmppClientOptions } from './smpp-client-options';
 export type { SubmitRequest, SubmitResult } from './submit-request';
 
 export interface SmppClient extends EventEmitter<SmppClientEvents> {
   /** Resolves with the SMSC's message id; rejects with HermodError (see statusError). */
   submit(request: SubmitRequest): Promise<SubmitResult>;
+  /**
+   * Asks the SMSC what became of a message it took (query_sm), on the bound
+   * session, beside the submit window. A non-zero command_status (or a
+   * generic_nack: an SMSC without query_sm answers ESME_RINVCMDID) rejects
+   * with statusError; no answer in submitTimeoutMs, or the connection lost,
+   * rejects retryably; a receiver bind or an unbound client rejects at once.
+   */
+  query(request: QueryRequest): Promise<QueryAnswer>;
   /** Resolves once bound (at once if bound now); rejects if the client is closed first. */
   ready(): Promise<void>;
   /** Lets in-flight and queued submits finish (up to drainMs), unbinds, closes; no more reconnects. */
@@ -75,6 +85,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private readyWaiters: { resolve(): void; reject(err: HermodError): void }[] = [];
   private unbindAnswered: (() => void) | undefined;
   private deferred: Deferred[] = [];
+  private readonly queries: PendingQueries;
 
   constructor(options: SmppClientOptions) {
     super();
@@ -90,6 +101,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       // The last submit on the wire given up: reading may pause for the receipts now.
       () => this.conn && this.pauseIfFull(this.conn),
     );
+    this.queries = new PendingQueries(this.o.submitTimeoutMs);
     this.mo = options.moAssembler ?? new MoAssembler(this.o.concatTimeoutMs);
     this.mo.join();
     this.moTimer = setInterval(() => this.passOnIncomplete(false), Math.max(100, this.o.concatTimeoutMs / 4));
@@ -122,6 +134,21 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     return new Promise<SubmitResult>((resolve, reject) => {
       this.window.add({ pdu, resolve, reject, deadline: 0, onSent: request.onSent, holdBack: request.holdBack });
     });
+  }
+
+  query(request: QueryRequest): Promise<QueryAnswer> {
+    if (this.o.bindAs === 'receiver') return Promise.reject(new HermodError('internal', 'an SMPP receiver bind cannot query'));
+    if (this.closing) return Promise.reject(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
+    const conn = this.conn;
+    if (this.state !== 'bound' || !conn) return Promise.reject(new HermodError('unavailable', 'SMPP session is not bound', { retryable: true }));
+    try {
+      const pdu = buildQueryPdu(request);
+      pdu.sequenceNumber = conn.nextSequence();
+      conn.send(pdu);
+      return this.queries.wait(pdu.sequenceNumber);
+    } catch (err) {
+      return Promise.reject(err instanceof HermodError ? err : new HermodError('invalid_attrib', (err as Error).message, { cause: err }));
+    }
   }
 
   ready(): Promise<void> {
@@ -239,6 +266,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         this.pauseIfFull(conn);
         return;
       }
+      case CommandId.query_sm_resp:
+        if (this.queries.answer(pdu)) this.pauseIfFull(conn);
+        return;
       case CommandId.deliver_sm:
         this.onDeliver(conn, pdu, CommandId.deliver_sm_resp);
         return;
@@ -262,6 +292,8 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         if (job) {
           job.reject(statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR));
           this.window.pump();
+          this.pauseIfFull(conn);
+        } else if (this.queries.fail(pdu.sequenceNumber, statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR))) {
           this.pauseIfFull(conn);
         } else if (this.state === 'binding' && pdu.sequenceNumber === this.bindSeq) {
           this.failBind(conn, pdu.commandStatus);
@@ -404,7 +436,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
 
   private pauseIfFull(conn: SmppConnection): void {
     const out = this.receiptsOut.get(conn);
-    if (!out?.full || out.paused || this.window.unanswered > 0) return;
+    if (!out?.full || out.paused || this.window.unanswered > 0 || this.queries.size > 0) return;
     out.paused = true;
     conn.socket.pause();
     this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
@@ -458,7 +490,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     clearInterval(this.enquireTimer);
     const wasBound = this.state === 'bound' || this.state === 'unbinding';
     const reason = err?.message ?? (this.closing ? 'closed' : wasBound ? 'connection closed by the SMSC' : 'connection closed before bind');
-    const failed = this.window.failAll(new HermodError('carrier_transient', `SMPP connection lost: ${reason}`, { retryable: true }));
+    const lost = new HermodError('carrier_transient', `SMPP connection lost: ${reason}`, { retryable: true });
+    const failed = this.window.failAll(lost);
+    this.queries.failAll(lost);
     // Receipts held on the lost connection are the SMSC's to send again; a new bind starts with none.
     this.window.release();
     this.unbindAnswered?.();
