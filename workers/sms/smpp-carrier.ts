@@ -2,7 +2,6 @@ import type { CarrierConfig } from '../../lib/carriers-file';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
-import type { MessageStatus } from '../../core/domain/message-status';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
 import type { Carrier, CarrierReport, Handover, InboundMessage } from '../carrier';
@@ -10,21 +9,13 @@ import { isHeldBack, withTakenParts } from '../carrier';
 import { UncertainSendError } from '../uncertain-send-error';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { MoAssembler } from '../carriers/smpp/mo-assembler';
-import { createSmppClient, type DeliveryReceipt, type ReceiptState, type SmppClient } from '../carriers/smpp/smpp-client';
+import { createSmppClient, type DeliveryReceipt, type SmppClient } from '../carriers/smpp/smpp-client';
 import { planSms, withMessageClass } from '../../core/domain/sms-segments';
 import { FifoMap } from '../../lib/fifo-map';
 import { canonicalCarrierId, receiptIdAsSubmitId } from './carrier-message-id';
-
-/** What each receipt state means for the message. `accepted` (en route) is not a change. */
-const STATUS_BY_RECEIPT: Record<ReceiptState, MessageStatus | undefined> = {
-  delivered: 'received',
-  undeliverable: 'failed',
-  expired: 'expired',
-  rejected: 'rejected',
-  deleted: 'dead',
-  unknown: 'failed',
-  accepted: undefined,
-};
+import { STATUS_BY_RECEIPT } from './receipt-status';
+import { querySmpp } from './smpp-query';
+import { smppStatusOf } from './smpp-status';
 
 const MAX_TRACKED = 200_000;
 const BOUND = Promise.resolve();
@@ -36,13 +27,12 @@ export interface SmppCarrier extends Carrier {
   readonly windowInUse: number;
   /** Each bind's state for the operator console: up, window, accepted submits per second since the last call, last error. */
   snapshots(): CarrierSnapshot[];
+  /** Always there: an SMSC is asked with query_sm (smpp-query.ts). */
+  query(job: OutboundJob, carrierIds: readonly string[]): Promise<CarrierReport[]>;
 }
 
-/** The SMPP command_status an error from a submit came with, if any. */
-export function smppStatusOf(err: unknown): number | undefined {
-  const cause = (err as { cause?: { status?: unknown } })?.cause;
-  return typeof cause?.status === 'number' ? cause.status : undefined;
-}
+// Where callers have always read a submit's (and now a query's) command_status from.
+export { smppStatusOf };
 
 export const isThrottled = (err: unknown): boolean => smppStatusOf(err) === CommandStatus.ESME_RTHROTTLED;
 
@@ -342,6 +332,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
         );
       }
     },
+    query: (job, carrierIds) => querySmpp(config, pickClient()?.client, job, carrierIds, log),
     // Asked before every send: a bind that is up answers without a promise of its own.
     ready: () =>
       !closed && clients.some((c) => c.submits && c.client.isBound)
