@@ -78,4 +78,73 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     for (const id of ids)
       await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
   }, 180_000);
+
+  it('asks the SMSC about the messages whose delivery receipts went with its streams, so each still ends received', async () => {
+    const redisPort = await freePort();
+    let redis = await startRedisServer(redisPort);
+    cleanup.push(() => redis.kill('SIGKILL'));
+    // Receipts a moment after the submits: time to stop core before they come.
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 1500 });
+    const { port: smscPort } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-receipts-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = {
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      HERMOD_BUS_PARTITIONS: '2',
+      HERMOD_DATA_DIR: dataDir,
+      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+      HERMOD_METRICS_PORT: '0',
+      HERMOD_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String(smscPort),
+      HERMOD_BOUNCE_SMTP_PORT: '0',
+      HERMOD_BOOTSTRAP_APP: 'acme',
+      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
+    };
+    const roles: RoleProcess[] = [];
+    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
+    const core = await startRole(['core'], env, '"msg":"core listening"');
+    roles.push(core);
+    // Stopped by a signal, it is woken for the others to stop it.
+    cleanup.push(() => process.kill(core.pid, 'SIGCONT'));
+    const gateway = await startRole(
+      ['gateway'],
+      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+      '"msg":"gateway listening"',
+    );
+    roles.push(gateway);
+    roles.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
+    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+    cleanup.push(() => client.close());
+    // A long one in three parts (UCS-2 for its macrons): a receipt for each part, each asked about.
+    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Tēnā koutou katoa, ngā mihi nui ki a koutou — '.repeat(4)];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      const r = await client.post('/rest/sms/v2/messages', { destination: `+642100088${i}`, content });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+    const statusOf = async (id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
+    for (const id of ids) await eventually(async () => ((await statusOf(id)) === 'submitted' ? true : undefined), 30_000, 50);
+    const submits = simulator.submitCount;
+    expect(submits).toBeGreaterThanOrEqual(5);
+
+    // Core stops reading; the receipts come, the worker puts them on the status stream and the SMSC is told they
+    // are safe. Then Redis comes back empty, and they are gone with the stream.
+    process.kill(core.pid, 'SIGSTOP');
+    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 300));
+    redis.kill('SIGKILL');
+    await once(redis, 'exit');
+    redis = await startRedisServer(redisPort);
+    process.kill(core.pid, 'SIGCONT');
+    await eventually(() => (core.output().includes('hot state lost data') ? true : undefined), 30_000);
+
+    for (const id of ids) await eventually(async () => ((await statusOf(id)) === 'received' ? true : undefined), 60_000, 200);
+    // Asked, not sent again.
+    expect(simulator.submitCount).toBe(submits);
+    expect(core.output()).toContain('asking the carriers about messages whose delivery receipts may be lost');
+  }, 180_000);
 });

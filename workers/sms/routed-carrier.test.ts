@@ -310,6 +310,24 @@ describe('the routed SMS carrier', () => {
     expect(takenPartsRoute(refused)).toBe('route nz → carrier spark');
   });
 
+  it('asks each carrier about the carrier ids it gave (query_sm), none about another’s, and skips ids of a carrier gone from the file', async () => {
+    const [spark, oneNz] = [await kit.simulator({ receiptDelayMs: 20, outcomes: { undeliverable: 1 } }), await kit.simulator({ receiptDelayMs: 20 })];
+    const r = routed([carrierConfig('spark', spark.port), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    await r.ready();
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    const nzJob = job('+64211234567');
+    const otherJob = job('+819012345678', '你好，世界 — '.repeat(10));
+    const nz = await r.send(nzJob);
+    const other = await r.send(otherJob);
+    expect(other.carrierIds.length).toBeGreaterThan(1);
+    await eventually(() => spark.receiptCount + oneNz.receiptCount === 1 + other.carrierIds.length);
+    const asked = await r.query!(otherJob, [...other.carrierIds, 'gone:1a2b']);
+    expect(asked.map((a) => [a.carrierId, a.status])).toEqual(other.carrierIds.map((id) => [id, 'received']));
+    expect(other.carrierIds.every((id) => id.startsWith('one-nz:'))).toBe(true);
+    const [refused] = await r.query!(nzJob, nz.carrierIds);
+    expect(refused).toMatchObject({ carrierId: nz.carrierIds[0], status: 'failed' });
+  });
+
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {
     expect(receiptIdAsSubmitId('255', 'decimal', 'hex')).toBe('ff');
     expect(receiptIdAsSubmitId('ff', 'hex', 'decimal')).toBe('255');
