@@ -51,12 +51,6 @@ export interface Carrier {
   /** The listener resolves once the report is safe (the carrier may then forget it) and rejects for the carrier to report it again. */
   onReport(listener: (report: CarrierReport) => void | Promise<void>): void;
   onInbound(listener: (message: InboundMessage) => void): void;
-  /**
-   * Asks the carrier what became of a message it took (SMPP query_sm), by the carrier ids its submit gave:
-   * a report for each whose outcome is final; none for those still on their way (their receipts will come)
-   * or unknown to the carrier. Rejects when the carrier cannot be asked now (not bound, no answer).
-   */
-  query?(job: OutboundJob, carrierIds: readonly string[]): Promise<CarrierReport[]>;
   close(): Promise<void>;
 }
 
