@@ -349,6 +349,16 @@ export const receiptLatency = once(
     }),
 );
 
+export const carrierQueries = once(
+  'hermod_carrier_queries_total',
+  () =>
+    new TalliedCounter({
+      name: 'hermod_carrier_queries_total',
+      help: 'Messages the channel workers asked their carrier about (SMPP query_sm) because their delivery receipts may have been lost with a Redis bus, by channel and outcome (final: a final state found and reported; pending: still on its way or unknown to the carrier; unaskable: the carrier cannot be asked)',
+      labelNames: ['channel', 'outcome'] as const,
+    }),
+);
+
 export const carrierSends = once(
   'hermod_carrier_sends_total',
   () =>

@@ -15,7 +15,7 @@ import { carrierConfig } from './sms/carrier-config-test-kit';
 import { CommandStatus } from './carriers/smpp/command-status';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
-import { carrierSendDuration } from '../lib/metrics';
+import { carrierQueries, carrierSendDuration } from '../lib/metrics';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { type Bus, type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
@@ -236,7 +236,11 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     return { carrier, asked, sends: () => sends };
   }
 
+  const queried = async (outcome: string): Promise<number> =>
+    (await carrierQueries.get()).values.find((v) => v.labels.channel === 'sms' && v.labels.outcome === outcome)?.value ?? 0;
+
   it('asks the carrier instead of sending, and reports each final outcome it finds as the receipt would have been', async () => {
+    const before = { final: await queried('final'), pending: await queried('pending') };
     const { carrier, asked, sends } = askableCarrier({ 'smsc:0a01': 'received', 'smsc:0b01': 'failed' });
     const { bus, statuses } = await workerWith(carrier);
     const long = { ...imJob('sms', '+64211234570', { type: 'text' }, 'Tēnā koutou — '.repeat(20)), carrierIds: ['smsc:0a01', 'smsc:0a02'] };
@@ -257,6 +261,9 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     );
     expect(asked.sort()).toEqual([['smsc:0a01', 'smsc:0a02'], ['smsc:0b01'], ['smsc:0c01']].sort());
     expect(sends()).toBe(0);
+    // What an SRE sees: two found final, one still on its way.
+    expect((await queried('final')) - before.final).toBe(2);
+    expect((await queried('pending')) - before.pending).toBe(1);
   });
 
   it('asks again when the carrier cannot answer now, and sends a job of the same batch once', async () => {
@@ -277,6 +284,7 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
   });
 
   it('leaves the message as it is, and takes the job off the bus, when its carrier cannot be asked at all', async () => {
+    const before = await queried('unaskable');
     const sent: string[] = [];
     const carrier: Carrier = {
       ...carrierParts,
@@ -293,6 +301,7 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
     expect(statuses).toEqual([]);
     expect(sent).toEqual([]);
+    expect((await queried('unaskable')) - before).toBe(1);
   });
 });
 

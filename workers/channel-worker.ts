@@ -7,7 +7,7 @@ import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob
 import { createBatcher } from '../lib/batcher';
 import { HermodError, toHermodError } from '../lib/errors';
 import { retryUntilDone } from '../lib/retry-until-done';
-import { carrierSendDuration, carrierSends } from '../lib/metrics';
+import { carrierQueries, carrierSendDuration, carrierSends } from '../lib/metrics';
 import type { Logger } from '../lib/log';
 import { isHeldBack, takenParts, takenPartsRoute, type Carrier, type CarrierReport } from './carrier';
 import { createCampaignGate } from './campaign-gate';
@@ -420,6 +420,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     } catch (err) {
       const e = toHermodError(err);
       if (e.retryable) throw e;
+      carrierQueries.inc({ channel, outcome: 'unaskable' });
       unaskable.since++;
       if (Date.now() - unaskable.toldAt >= 60_000) {
         log.warn('could not ask the carrier about messages whose receipts may be lost; they stay submitted', { id: job.id, err: e, messages: unaskable.since });
@@ -440,6 +441,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
         }),
       ),
     );
+    carrierQueries.inc({ channel, outcome: found.length > 0 ? 'final' : 'pending' });
     log.debug('asked the carrier about a message whose receipts may be lost', { id: job.id, carrierIds, final: found.length });
   };
 
