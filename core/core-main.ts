@@ -136,7 +136,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   });
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
   // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
-  let busLost = (): void => undefined;
+  const noLoss = (): void => undefined;
+  let busLost = noLoss;
   const lossWatch = await watchHotStateLoss({
     state,
     onLost: () => {
@@ -145,6 +146,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     },
     log,
   });
+  // Empty at this start (a new Redis, or one back without its data while core was down): the answers of recent
+  // Idempotency-Keys may have gone with it, as in a loss heard later.
+  if (lossWatch.emptyAtStart) intake.hotStateLost();
   accounts.onCreated((applicationId) =>
     // The next look marks it if this fails; meanwhile its sends are refused as retryable.
     screeningLists.created(applicationId).catch((err) => log.warn("could not mark a new application's opt-outs and block lists loaded", { err })),
@@ -331,6 +335,17 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
           redispatching = undefined;
         });
     };
+  // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
+  // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss.
+  if (busLost !== noLoss && lossWatch.emptyAtStart) {
+    log.info('hot state was empty at this start (a new Redis, or one back without its data); asking the carriers about messages still waiting for a receipt');
+    redispatching = recovering
+      .then(() => askCarriersAboutReceipts({ history, bus, log, acceptedBefore: recoverBefore, stopping: () => stopping, retryMs: 1000 }))
+      .catch((err: unknown) => log.error('asking the carriers about messages still waiting for a receipt failed', { err }))
+      .finally(() => {
+        redispatching = undefined;
+      });
+  }
 
   return {
     port,

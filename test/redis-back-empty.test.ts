@@ -147,4 +147,74 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     expect(simulator.submitCount).toBe(submits);
     expect(core.output()).toContain('asking the carriers about messages whose delivery receipts may be lost');
   }, 180_000);
+  it('asks the SMSC too when Redis came back empty while core was down, so receipts that went with it still end received', async () => {
+    const redisPort = await freePort();
+    let redis = await startRedisServer(redisPort);
+    cleanup.push(() => redis.kill('SIGKILL'));
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 1500 });
+    const { port: smscPort } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-down-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = {
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      HERMOD_BUS_PARTITIONS: '2',
+      HERMOD_DATA_DIR: dataDir,
+      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
+      HERMOD_METRICS_PORT: '0',
+      HERMOD_HOST: '127.0.0.1',
+      HERMOD_SMPP_PORT: String(smscPort),
+      HERMOD_BOUNCE_SMTP_PORT: '0',
+      HERMOD_BOOTSTRAP_APP: 'acme',
+      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
+    };
+    const roles: RoleProcess[] = [];
+    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
+    let core = await startRole(['core'], env, '"msg":"core listening"');
+    roles.push(core);
+    const worker = await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"');
+    roles.push(worker);
+    const gateway = await startRole(
+      ['gateway'],
+      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+      '"msg":"gateway listening"',
+    );
+    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Ngā mihi — 🌿'];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      const r = await client.post('/rest/sms/v2/messages', { destination: `+642100099${i}`, content });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+    const statusOf = async (c: typeof client, id: string) => (await c.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
+    for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'submitted' ? true : undefined), 30_000, 50);
+    const submits = simulator.submitCount;
+    client.close();
+    await gateway.stop();
+
+    // Core is stopped for an upgrade; the receipts come meanwhile and wait on the status stream. Redis restarts
+    // without its data before core is back: the receipts, and every marker core left, are gone.
+    await core.stop();
+    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 300));
+    redis.kill('SIGKILL');
+    await once(redis, 'exit');
+    redis = await startRedisServer(redisPort);
+
+    core = await startRole(['core'], env, '"msg":"core listening"');
+    roles.push(core);
+    const again = await startRole(
+      ['gateway'],
+      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+      '"msg":"gateway listening"',
+    );
+    roles.push(again);
+    const client2 = createClient(again.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+    cleanup.push(() => client2.close());
+    for (const id of ids) await eventually(async () => ((await statusOf(client2, id)) === 'received' ? true : undefined), 60_000, 200);
+    expect(simulator.submitCount).toBe(submits);
+  }, 180_000);
 });

@@ -38,7 +38,8 @@ export function tagsAcrossSlots(count: number): string[] {
  * marker gone puts it back and writes a new notice; every other core sees the
  * notice change at its next look. So a loss is known to every core, not only
  * to the one that looked first (which also loads the lists again, and other
- * cores then find nothing missing).
+ * cores then find nothing missing). A first look tells a loss only when this
+ * core wrote the notice: a Redis that was empty when it started.
  */
 export function createRedisLossMarkers(client: RedisClient, prefix: string, each: Each, write: Write, open: () => void): Pick<HotState, 'dataLost'> {
   const markers = tagsAcrossSlots(MARKERS).map((tag) => `${prefix}:intact:{${tag}}`);
@@ -54,15 +55,17 @@ export function createRedisLossMarkers(client: RedisClient, prefix: string, each
       ]);
       const missing = markers.filter((_, i) => Number(found[i]) !== 1);
       let notice = (found[markers.length] ?? null) as string | null;
+      let mine: string | undefined;
       if (missing.length > 0) {
-        const mine = `${new Date().toISOString()} ${randomUUID()}`;
+        const written = `${new Date().toISOString()} ${randomUUID()}`;
+        mine = written;
         const was = notice;
         // A notice gone with the rest is written once, whichever core comes first (cores starting together on an empty
         // Redis agree on one, and none takes another's for a loss); one still there is replaced, so every core hears.
         await write(
           'marking what hot state holds',
           [...missing, noticeKey],
-          [...missing.map((key) => () => client.set(key, '1')), () => (was === null ? client.set(noticeKey, mine, 'NX') : client.set(noticeKey, mine))],
+          [...missing.map((key) => () => client.set(key, '1')), () => (was === null ? client.set(noticeKey, written, 'NX') : client.set(noticeKey, written))],
         );
         const [now] = await each('reading the notice of data hot state lost', [() => client.get(noticeKey)]);
         notice = now ?? null;
@@ -70,7 +73,10 @@ export function createRedisLossMarkers(client: RedisClient, prefix: string, each
       const first = seen === undefined;
       const changed = notice !== seen;
       seen = notice;
-      return !first && (missing.length > 0 || changed);
+      // At the first look, a loss is one this core found (its notice written): a Redis empty at its start, new or
+      // back without its data while no core looked. Of cores starting together on it, one finds it, not each.
+      if (first) return missing.length > 0 && notice === mine;
+      return missing.length > 0 || changed;
     },
   };
 }

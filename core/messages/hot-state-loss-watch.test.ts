@@ -36,6 +36,23 @@ describe('watching hot state for data it lost', () => {
     }
   });
 
+  it('says whether hot state was empty at its first look, and hears of no loss for it later', async () => {
+    const empty = { dataLost: async () => looks++ === 0 };
+    let looks = 0;
+    let told = 0;
+    const watch = await watchHotStateLoss({ state: empty, onLost: () => told++, log, intervalMs: 20 });
+    try {
+      expect(watch.emptyAtStart).toBe(true);
+      await new Promise((r) => setTimeout(r, 80));
+      expect(told).toBe(0);
+    } finally {
+      watch.stop();
+    }
+    const kept = await watchHotStateLoss({ state: markedState().state, onLost: () => told++, log, intervalMs: 20 });
+    kept.stop();
+    expect(kept.emptyAtStart).toBe(false);
+  });
+
   it('starts even when hot state cannot be asked at first, and hears of a later loss', async () => {
     const hot = markedState();
     let away = true;

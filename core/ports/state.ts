@@ -213,10 +213,12 @@ export interface HotState extends CarrierSnapshotState {
    */
   screeningMissing(scopes: readonly string[]): Promise<string[]>;
   /**
-   * Whether this state has lost data since this object last asked (false at
-   * the first call, which only marks it): a shared state (Redis, or any
-   * master of a Redis Cluster) that came back without its data, or was
-   * flushed, found here or by another core that asked first. Whatever a
+   * Whether this state has lost data since this object last asked: a shared
+   * state (Redis, or any master of a Redis Cluster) that came back without
+   * its data, or was flushed, found here or by another core that asked
+   * first. The first call marks what the state holds, and is true only when
+   * this call found it empty (a new Redis, or one back without its data
+   * while no core looked; of cores starting together, one hears). Whatever a
    * core keeps there for a while (the answers of recent Idempotency-Keys)
    * is gone with it. State in core's own memory is lost only with core: never.
    */
