@@ -354,7 +354,7 @@ export const carrierQueries = once(
   () =>
     new TalliedCounter({
       name: 'hermod_carrier_queries_total',
-      help: 'Messages the channel workers asked their carrier about (SMPP query_sm) because their delivery receipts may have been lost with a Redis bus, by channel and outcome (final: a final state found and reported; pending: still on its way or unknown to the carrier; unaskable: the carrier cannot be asked)',
+      help: 'Messages the channel workers asked their carrier about (SMPP query_sm) because their delivery receipts may have been lost with a Redis bus, by channel and outcome (final: a final state found and reported; pending: still on its way or unknown to the carrier; unaskable: the carrier cannot be asked, or never answered in five hand-outs)',
       labelNames: ['channel', 'outcome'] as const,
     }),
 );

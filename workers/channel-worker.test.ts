@@ -142,7 +142,7 @@ async function workerWith(carrier: Carrier, log = quietLog, options: Partial<Cha
     await worker.stop();
     await bus.close();
   });
-  return { bus, statuses };
+  return { bus, statuses, worker };
 }
 
 describe('a channel worker whose bus is slow to take a status', () => {
@@ -281,6 +281,57 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     await eventually(() => (statuses.some((u) => u.id === send.id && u.status === 'submitted') ? true : undefined), 10_000);
     expect(asked).toEqual([['smsc:0d01'], ['smsc:0d01'], ['smsc:0d01'], ['smsc:0d01']]);
     expect(sends()).toBe(1);
+  });
+
+  it('takes a question off the bus as unaskable after its fifth hand-out when the carrier never answers it, so its partition moves on', async () => {
+    const before = await queried('unaskable');
+    const warnings: string[] = [];
+    const log = { ...quietLog, warn: (msg: string) => void warnings.push(msg), child: () => log } as typeof quietLog;
+    // An SMSC that times out every query_sm: each try of each hand-out unanswered.
+    const { carrier, asked, sends } = askableCarrier({}, Number.POSITIVE_INFINITY);
+    const { bus, statuses } = await workerWith(carrier, log, { maxAttempts: 2, retryBaseMs: 5, retryMaxMs: 5 });
+    const question = { ...imJob('sms', '+64211234576', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:0e01'] };
+    const send = imJob('sms', '+64211234577', { type: 'text' }, 'He karere hou — 新消息');
+    // One key: one partition, one batch.
+    await bus.publish(
+      topicName('sms'),
+      [question, send].map((job) => ({ key: 'same', value: encodeJob(job) })),
+    );
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 10_000);
+    // Five hand-outs of two tries each, then no more.
+    expect(asked.length).toBe(10);
+    expect((await queried('unaskable')) - before).toBe(1);
+    expect(warnings).toEqual([expect.stringContaining('never answered')]);
+    expect(statuses.filter((u) => u.id === question.id)).toEqual([]);
+    expect(statuses.filter((u) => u.id === send.id && u.status === 'submitted')).toHaveLength(1);
+    expect(sends()).toBe(1);
+  });
+
+  it('leaves a question its carrier never answers on the bus when the worker stops during its last hand-out, for another worker to ask', async () => {
+    const before = await queried('unaskable');
+    let asked = 0;
+    let answerLast!: () => void;
+    const last = new Promise<void>((resolve) => (answerLast = resolve));
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'never-answers',
+      send: async (job) => ({ carrierIds: [`c-${job.id}`] }),
+      async query() {
+        // The fifth hand-out's question is still with the carrier when the worker stops.
+        if (++asked === 5) await last;
+        throw new HermodError('timeout', 'no query_sm_resp', { retryable: true });
+      },
+      onReport: () => undefined,
+    };
+    const { bus, worker } = await workerWith(carrier, quietLog, { maxAttempts: 1 });
+    const question = { ...imJob('sms', '+64211234578', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:0f01'] };
+    await bus.publish(topicName('sms'), [{ key: question.destination, value: encodeJob(question) }]);
+    await eventually(() => (asked === 5 ? true : undefined), 10_000);
+    const stopped = worker.stop();
+    answerLast();
+    await stopped;
+    expect(await bus.lag(topicName('sms'), 'sms-workers')).toBe(1);
+    expect((await queried('unaskable')) - before).toBe(0);
   });
 
   it('leaves the message as it is, and takes the job off the bus, when its carrier cannot be asked at all', async () => {

@@ -65,6 +65,12 @@ const STOP_RETRY_MS = 5000;
 const BATCHES_IN_HAND = 4;
 /** Questions to the carrier (OutboundJob.carrierIds) a batch has on their way at once. */
 const QUESTIONS_AT_ONCE = 64;
+/**
+ * Hand-outs of a question its carrier keeps failing to answer (an SMSC timing out every query_sm) before it is taken
+ * off the bus as unaskable: failed for good, its batch would be handed out again and again, and the sends behind it
+ * on its partition would never go.
+ */
+const QUESTION_HAND_OUTS = 5;
 
 /**
  * A worker of one channel's pool: takes jobs from the channel's topic, skips
@@ -398,10 +404,21 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * with a Redis bus's streams): the carrier's answer for each part whose outcome is final goes to core as the
    * receipt would have; those still on their way will come as receipts. A carrier that cannot be asked (no query:
    * an HTTP API, an SMSC without query_sm) leaves the message as it is; one that cannot answer now (its session
-   * down, no answer) fails the batch, to be asked again.
+   * down, no answer) fails the batch, to be asked again, up to its `QUESTION_HAND_OUTS`th hand-out (`handedOutBefore`:
+   * the bus's count of earlier ones); then it too is left as it is, unless the worker is stopping (another asks it).
    */
-  let unaskable = { toldAt: 0, since: 0 };
-  const askCarrier = async (job: OutboundJob, carrierIds: readonly string[]): Promise<void> => {
+  // One warning a minute for each reason, with how many since: a Redis loss in a campaign asks about thousands.
+  const unaskableTold = new Map<string, { toldAt: number; since: number }>();
+  const countUnaskable = (why: string, fields: Record<string, unknown>): void => {
+    carrierQueries.inc({ channel, outcome: 'unaskable' });
+    const told = unaskableTold.get(why) ?? { toldAt: 0, since: 0 };
+    told.since++;
+    unaskableTold.set(why, told);
+    if (Date.now() - told.toldAt < 60_000) return;
+    log.warn(why, { ...fields, messages: told.since });
+    unaskableTold.set(why, { toldAt: Date.now(), since: 0 });
+  };
+  const askCarrier = async (job: OutboundJob, carrierIds: readonly string[], handedOutBefore: number): Promise<void> => {
     let found: CarrierReport[];
     try {
       if (!carrier.query) throw new HermodError('unprocessable', `carrier ${carrier.name} cannot be asked what became of a message`);
@@ -419,13 +436,16 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       }
     } catch (err) {
       const e = toHermodError(err);
-      if (e.retryable) throw e;
-      carrierQueries.inc({ channel, outcome: 'unaskable' });
-      unaskable.since++;
-      if (Date.now() - unaskable.toldAt >= 60_000) {
-        log.warn('could not ask the carrier about messages whose receipts may be lost; they stay submitted', { id: job.id, err: e, messages: unaskable.since });
-        unaskable = { toldAt: Date.now(), since: 0 };
+      if (e.retryable) {
+        if (stopping || handedOutBefore + 1 < QUESTION_HAND_OUTS) throw e;
+        countUnaskable('the carrier never answered questions about messages whose receipts may be lost; they stay submitted', {
+          id: job.id,
+          err: e,
+          handedOut: handedOutBefore + 1,
+        });
+        return;
       }
+      countUnaskable('could not ask the carrier about messages whose receipts may be lost; they stay submitted', { id: job.id, err: e });
       return;
     }
     await Promise.all(
@@ -453,7 +473,9 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // submits, within a window.
     let failed: { reason: unknown } | undefined;
     for (let i = 0; i < questions.length; i += QUESTIONS_AT_ONCE) {
-      const asked = await Promise.allSettled(questions.slice(i, i + QUESTIONS_AT_ONCE).map((d) => askCarrier(d.payload, d.payload.carrierIds!)));
+      const asked = await Promise.allSettled(
+        questions.slice(i, i + QUESTIONS_AT_ONCE).map((d) => askCarrier(d.payload, d.payload.carrierIds!, d.record.redeliveries)),
+      );
       failed ??= asked.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     }
     // The batch's sends go out all the same: a failed question hands the batch out again, its sends then skipped as sent.
