@@ -12,6 +12,7 @@ import { createStatusRecorder, type StatusChange, type StatusRecorder } from './
 import { startStatusConsumer } from './status-consumer';
 import { eventually } from '../../test/support/eventually';
 import { createLogger, type Logger } from '../../lib/log';
+import { unmatchedReports } from '../../lib/metrics';
 
 describe('status consumer', () => {
   let subscription: Subscription | undefined;
@@ -315,6 +316,45 @@ describe('status consumer', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(told.map((c) => c.messageId)).toEqual(['message-2']);
     expect((await state.getStatus('message-1'))?.status).toBe('received');
+  });
+
+  it("records a carrier's answer about a message hot state lost (a Redis back empty) at once, and counts it nowhere as unmatched or early", async () => {
+    const unmatchedSoFar = async (): Promise<number> => (await unmatchedReports.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const before = await unmatchedSoFar();
+    const bus = createMemoryBus({ partitions: 2 });
+    // Redis came back empty: hot state knows neither the message nor its carrier id; history has it submitted.
+    const state = createMemoryState();
+    const history = {
+      findMessageIdsByCarrierIds: async () => new Map<string, string>(),
+      latestStatuses: async (ids: readonly string[]) =>
+        new Map(ids.filter((id) => id === 'message-1').map((id) => [id, { status: 'submitted' as const, at: 1_700_000_000_003 }])),
+      appendEvents: async () => undefined,
+    } as unknown as MessageHistory;
+    const told = await consume(bus, state, history);
+
+    // The worker asked the carrier (query_sm) and reports its answer under the message id the question named.
+    await bus.publish(topicName('status'), [
+      {
+        key: 'message-1',
+        value: encodeStatus({
+          id: 'message-1',
+          carrierId: 'smsc:ā-1',
+          status: 'failed',
+          at: 1_700_000_000_050,
+          channel: 'sms',
+          errorCode: 'UNDELIV',
+          detail: 'Kāore i tae',
+        }),
+      },
+    ]);
+
+    // Matched in its own batch, not held for the next sweep of held reports (half a second later).
+    await eventually(() => told.length === 1, 400);
+    expect(told.map((c) => [c.messageId, c.status])).toEqual([['message-1', 'failed']]);
+    expect((await state.getStatus('message-1'))?.status).toBe('failed');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(told).toHaveLength(1);
+    expect(await unmatchedSoFar()).toBe(before);
   });
 
   it("finds the message of a receipt for a part the SMSC took of a long SMS it then refused, by the part's id kept with the rejection, and keeps it rejected", async () => {

@@ -150,9 +150,14 @@ export function startStatusConsumer(deps: {
    * Which refused changes were refused only for coming before their submit's report, not as a step back: the
    * message is still short of `submitted`, or has reached it since (another partition's batch applied it
    * meanwhile), so the change would apply now. One look at hot state each, for refused reports only: rare.
+   * Apart from those (`forgotten`): refused because hot state did not know the message at all (a Redis back
+   * empty, or its final minute passed) while history has it submitted or further. Such a report came after its
+   * submit's, not before: the carrier's answer to a question about a message whose receipts were lost with
+   * Redis is one, and there are thousands then. The caller records them again at once.
    */
-  const earlyOnes = async (changes: readonly StatusChange[], applied: readonly boolean[]): Promise<Set<number>> => {
+  const earlyOnes = async (changes: readonly StatusChange[], applied: readonly boolean[]): Promise<{ early: Set<number>; forgotten: Set<number> }> => {
     const early = new Set<number>();
+    const forgotten = new Set<number>();
     /** Refused for a message hot state has no status for: read back from history, then looked at again. */
     const unknown: number[] = [];
     const look = (indexes: readonly number[], reread: boolean) =>
@@ -161,7 +166,9 @@ export function startStatusConsumer(deps: {
           const c = changes[i]!;
           const current = await deps.state.getStatus(c.messageId);
           if (!current && !reread) unknown.push(i);
-          else if (!current || canAdvance(current.status, c.status, c.channel)) early.add(i);
+          else if (current && reread && stageOf(current.status) >= SUBMITTED_STAGE) {
+            if (canAdvance(current.status, c.status, c.channel)) forgotten.add(i);
+          } else if (!current || canAdvance(current.status, c.status, c.channel)) early.add(i);
         }),
       );
     // A proven one is early only where the report proving it is: that one decides.
@@ -169,11 +176,34 @@ export function startStatusConsumer(deps: {
       changes.flatMap((c, i) => (applied[i] || !c.onceSubmitted || c.proven ? [] : [i])),
       false,
     );
-    if (unknown.length === 0) return early;
+    if (unknown.length === 0) return { early, forgotten };
     // Another part of a long message hot state let go (a minute after its final status) while the part's carrier id
     // lived on, or a restart: history says where it stands, so a late failure or a duplicate is refused as a step back.
     await rememberFromHistory(new Map(unknown.map((i) => [changes[i]!.messageId, changes[i]!.channel])));
     await look(unknown, true);
+    return { early, forgotten };
+  };
+  /**
+   * Records the changes, and says which were refused for coming before their submit's report (the caller holds
+   * their reports aside). Those refused only because hot state had forgotten their message are recorded again
+   * once history has told hot state where it stands, with the refused changes of the same report (the `received`
+   * a read proves), rather than held as early: they were not, and holding them counted them as unmatched.
+   * `reportOf`: which report each change is of.
+   */
+  const recordChanges = async (changes: readonly StatusChange[], reportOf: readonly unknown[]): Promise<Set<number>> => {
+    const applied = await deps.recorder.record(changes);
+    const { early, forgotten } = await earlyOnes(changes, applied);
+    if (forgotten.size === 0) return early;
+    const reports = new Set([...forgotten].map((i) => reportOf[i]));
+    const again = changes.flatMap((c, i) => (!applied[i] && c.onceSubmitted && reports.has(reportOf[i]) ? [i] : []));
+    const appliedAgain = await deps.recorder.record(again.map((i) => changes[i]!));
+    // Refused again (hot state lost once more meanwhile, or a race): held as early after all, as before.
+    const refusedAgain = await earlyOnes(
+      again.map((i) => changes[i]!),
+      appliedAgain,
+    );
+    for (const i of again) early.delete(i);
+    for (const k of [...refusedAgain.early, ...refusedAgain.forgotten]) early.add(again[k]!);
     return early;
   };
 
@@ -249,7 +279,7 @@ export function startStatusConsumer(deps: {
       await rememberProven(batch, ids, (i) => !partOnly.has(i) && !waitingFor[i]);
       let matched: StatusUpdate[] = [];
       const changes: StatusChange[] = [];
-      /** The matched report of each change (-1: a `submitted` its report proves). */
+      /** The matched report of each change (also of the `sent` and `submitted` it proves, and of the `received` a read proves). */
       const reportOf: number[] = [];
       batch.forEach((u, i) => {
         const id = ids[i];
@@ -266,13 +296,13 @@ export function startStatusConsumer(deps: {
         if (!waiting && u.carrierId && stageOf(u.status) > SUBMITTED_STAGE) {
           for (const status of ['sent', 'submitted'] as const) {
             changes.push({ ...changeOf({ ...u, status, detail: `${status} (the carrier reported on it)`, errorCode: '' }, id), at: u.at });
-            reportOf.push(-1);
+            reportOf.push(matched.length);
           }
         }
         const proven = provenBy(u, id, waiting);
         if (proven) {
           changes.push(proven);
-          reportOf.push(-1);
+          reportOf.push(matched.length);
         }
         changes.push(changeOf(u, id, waiting));
         reportOf.push(matched.length);
@@ -280,7 +310,7 @@ export function startStatusConsumer(deps: {
       });
       if (changes.length > 0) {
         // Still ahead of their submit's report: held on.
-        const early = await earlyOnes(changes, await deps.recorder.record(changes));
+        const early = await recordChanges(changes, reportOf);
         const heldOn = new Set([...early].map((i) => reportOf[i]!));
         if (heldOn.size > 0) matched = matched.filter((_, i) => !heldOn.has(i));
       }
@@ -350,7 +380,7 @@ export function startStatusConsumer(deps: {
         });
         try {
           // A report ahead of its submit's own waits aside too, until that one is applied.
-          const early = await earlyOnes(changes, await deps.recorder.record(changes));
+          const early = await recordChanges(changes, from);
           // Once each: a read and the `received` it proves are held together.
           for (const u of new Set([...early].map((i) => from[i]!))) holdAside(u, 'early');
         } catch (err) {
