@@ -83,4 +83,56 @@ describe('the Redis bus of a role, through a Redis stall', () => {
       await bus.close();
     }
   }, 30_000);
+
+  it('says the reads a Redis back empty failed (NOGROUP: its groups went with its data) once a minute each, with how many, not once a failure', async () => {
+    const { log, lines } = keptLines({ role: 'core', pid: 4444 });
+    const adapters = { bus: 'redis', redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: `nogroup-${process.pid}`, busPartitions: 8 } as AdaptersConfig;
+    const bus = await openBus(adapters, log);
+    const admin = new Redis(port, '127.0.0.1');
+    const handled: string[] = [];
+    let publishing = true;
+    try {
+      await bus.subscribe(
+        'hermod.kupu.v1',
+        async (records) => {
+          for (const r of records) handled.push(String(r.key));
+          await new Promise((r) => setTimeout(r, 5));
+        },
+        { group: 'kupu-core' },
+      );
+      // Records on every partition all along, so each partition's worker is reading when the data goes.
+      const publisher = (async () => {
+        for (let i = 0; publishing; i++) {
+          await bus
+            .publish(
+              'hermod.kupu.v1',
+              Array.from({ length: 8 }, (_, k) => ({ key: `kia-ora-${i}-${k}`, value: Buffer.from('tēnā koe 👋🏽') })),
+            )
+            .catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      await eventually(() => handled.length > 100, 10_000);
+      // As a Redis restarted without its data, three times over a second and a half.
+      for (let i = 0; i < 3; i++) {
+        await admin.flushall();
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const before = handled.length;
+      await eventually(() => handled.length > before + 100, 10_000);
+      publishing = false;
+      await publisher;
+      const failed = lines.filter((l) => l.msg.endsWith('failed; retrying'));
+      expect(failed.some((l) => String((l.fields.err as Error | undefined)?.message).startsWith('NOGROUP'))).toBe(true);
+      const said = new Map<string, number>();
+      for (const l of failed) said.set(l.msg, (said.get(l.msg) ?? 0) + 1);
+      expect(Object.fromEntries(said)).toEqual(Object.fromEntries([...said.keys()].map((msg) => [msg, 1])));
+      // The first at once (how many came after it is said a minute later: rate-limited-warning.test.ts).
+      for (const l of failed) expect(l.fields).toMatchObject({ role: 'core', pid: 4444, group: 'kupu-core', failures: 1 });
+    } finally {
+      publishing = false;
+      admin.disconnect();
+      await bus.close();
+    }
+  }, 30_000);
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { rateLimitedWarning } from '../../lib/rate-limited-warning';
 import type { DeliveredRecord } from '../ports/bus';
 import type { Member, Part } from './redis-bus-member';
 import type { PartitionReads } from './redis-bus-reads';
@@ -22,6 +23,8 @@ export class ReadLoop {
   private readerId: number | undefined;
   private unblockCycle = -1;
   private unblockTimer: NodeJS.Timeout | undefined;
+  /** Once a minute for the subscription, with how many: a Redis away, or back empty (NOGROUP), fails each retry. */
+  private readonly failed: (fields: Record<string, unknown>) => void;
 
   constructor(
     private readonly member: Member,
@@ -33,6 +36,7 @@ export class ReadLoop {
     keys.forEach((key, p) => {
       this.partitionOf.set(key, p);
     });
+    this.failed = rateLimitedWarning(member.log, 'blocking read failed; retrying', { count: 'failures' });
     this.reader = member.cmd.duplicate({ enableAutoPipelining: false });
     watchErrors(this.reader, member.busLog);
     this.reader.on('close', () => {
@@ -72,7 +76,7 @@ export class ReadLoop {
       } catch (err) {
         if (m.closing) break;
         if (err instanceof Error && err.message.startsWith('NOGROUP')) await this.reads.ensureGroups().catch(() => undefined);
-        m.log.warn('blocking read failed; retrying', { err });
+        this.failed({ err });
         await m.pause(m.backoff(errors++));
         continue;
       } finally {

@@ -6,6 +6,7 @@ import { createSmppCarrier } from './smpp-carrier';
 import { isHeldBack, takenParts } from '../carrier';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import type { Logger } from '../../lib/log';
+import { keptWarnings } from '../../lib/kept-warnings-test-kit';
 
 /** A logger that keeps each line as `level message`. */
 function recordingLog(lines: string[]): Logger {
@@ -170,6 +171,27 @@ describe('SMPP carrier metrics', () => {
     await sending;
     for (let i = 0; i < 100 && replies.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(replies).toEqual([long]);
+  });
+
+  it('warns once, not once a receipt, when a burst of receipts cannot be recorded (Redis away a second)', async () => {
+    const sim = await kit.simulator({ receiptRetryMs: 60_000 });
+    const { log, warnings } = keptWarnings();
+    const carrier = createSmppCarrier(carrierConfig('spark', sim.port), log);
+    kit.defer(() => carrier.close());
+    let refused = 0;
+    carrier.onReport(async () => {
+      refused++;
+      throw new Error('Redis is away');
+    });
+    await carrier.ready();
+    for (let i = 0; i < 20; i++) await carrier.send({ id: `m-${i}`, destination: `+64210000${i}`, source: 'SHOP', content: 'Kia ora 👋🏽' } as never);
+    for (let i = 0; i < 300 && refused < 20; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(refused).toBe(20);
+    // The other 19 are said in one line a minute after this one (rate-limited-warning.test.ts).
+    const notRecorded = warnings.filter((w) => w.msg === 'delivery receipt not recorded; the SMSC will send it again');
+    expect(notRecorded).toHaveLength(1);
+    expect(notRecorded[0]!.fields).toMatchObject({ carrier: 'spark', receipts: 1 });
   });
 
   it('sends, and gets receipts and replies, through an SMSC that takes only a transmitter and a receiver bind (no transceiver, as SMPP 3.3)', async () => {

@@ -1,6 +1,7 @@
 import type { CarrierConfig } from '../../lib/carriers-file';
 import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
+import { rateLimitedWarning } from '../../lib/rate-limited-warning';
 import { carrierBindsUp, carrierSubmits, carrierWindowInUse, receiptLatency, smppBindUp, smppSubmits, smppWindowInUse } from '../../lib/metrics';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierSnapshot } from '../../core/ports/carrier-snapshot';
@@ -124,6 +125,8 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   const unwatch: (() => void)[] = [];
   // An SMSC hands each deliver_sm to any receiving bind: the parts of one long reply may come on several.
   const moAssembler = new MoAssembler();
+  // Once a minute, with how many: a Redis away for a second or two fails every receipt meanwhile (2,113 lines in a trial).
+  const receiptNotRecorded = rateLimitedWarning(log, 'delivery receipt not recorded; the SMSC will send it again', { count: 'receipts' });
   for (let n = 0; n < config.binds * sessions.length; n++) {
     const i = Math.floor(n / sessions.length);
     const bindAs = sessions[n % sessions.length]!;
@@ -219,7 +222,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
       recorded.then(
         () => settle(true),
         (err: unknown) => {
-          log.warn('delivery receipt not recorded; the SMSC will send it again', { err, carrier, carrierId });
+          receiptNotRecorded({ err, carrier, carrierId });
           settle(false);
         },
       );
