@@ -272,7 +272,7 @@ export const smppWindowInUse = once(
   () =>
     new ReadGauge({
       name: 'hermod_smpp_window_in_use',
-      help: 'Outstanding submit_sm awaiting submit_sm_resp, per bind',
+      help: 'Outstanding submit_sm and query_sm awaiting their answer (they share the window), per bind',
       labelNames: ['bind'] as const,
     }),
 );
@@ -314,7 +314,7 @@ export const carrierWindowInUse = once(
   () =>
     new ReadGauge({
       name: 'hermod_smpp_carrier_window_in_use',
-      help: 'Outstanding submit_sm awaiting submit_sm_resp, over every bind to an SMS carrier',
+      help: 'Outstanding submit_sm and query_sm awaiting their answer (they share the window), over every bind to an SMS carrier',
       labelNames: ['carrier'] as const,
     }),
 );

@@ -8,7 +8,7 @@ export interface BoundEvent {
 
 export interface DisconnectedEvent {
   reason: string;
-  /** Submits in flight or queued that were rejected because of it. */
+  /** Requests in flight or queued (submit_sm, query_sm) that were rejected because of it. */
   failed: number;
   /** hermod closed the bind on purpose (a stop), and nothing failed on the way. */
   closed: boolean;

@@ -51,6 +51,62 @@ async function bareSmsc(onQuery: (conn: SmppConnection, pdu: Pdu) => void = () =
   return { port: (server.address() as net.AddressInfo).port, conns };
 }
 
+/**
+ * An SMSC that binds anyone and answers each submit_sm and query_sm `answerAfterMs` after it came: the most of them it
+ * held unanswered at once on a bind is `mostOutstanding()`.
+ */
+async function countingSmsc(answerAfterMs: number): Promise<{ port: number; mostOutstanding(): number }> {
+  let outstanding = 0;
+  let most = 0;
+  const server = net.createServer((socket) => {
+    const conn: SmppConnection = new SmppConnection(socket, {
+      onPdu: (pdu) => {
+        if (pdu.commandId === CommandId.bind_transceiver)
+          conn.send({ commandId: CommandId.bind_transceiver_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber, systemId: 'counting' });
+        else if (pdu.commandId === CommandId.unbind) conn.send({ commandId: CommandId.unbind_resp, commandStatus: 0, sequenceNumber: pdu.sequenceNumber });
+        else if (pdu.commandId === CommandId.submit_sm || pdu.commandId === CommandId.query_sm) {
+          most = Math.max(most, ++outstanding);
+          const { sequenceNumber } = pdu;
+          const answer: Pdu =
+            pdu.commandId === CommandId.query_sm
+              ? {
+                  commandId: CommandId.query_sm_resp,
+                  commandStatus: 0,
+                  sequenceNumber,
+                  messageId: pdu.messageId,
+                  finalDate: '',
+                  messageState: MessageState.ENROUTE,
+                  errorCode: 0,
+                }
+              : { commandId: CommandId.submit_sm_resp, commandStatus: 0, sequenceNumber, messageId: `${sequenceNumber}` };
+          setTimeout(() => {
+            outstanding--;
+            if (!conn.isClosed) conn.send(answer);
+          }, answerAfterMs);
+        }
+      },
+      onClose: () => undefined,
+    });
+    kit.defer(async () => conn.destroy());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  kit.defer(() => new Promise((r) => server.close(r)));
+  return { port: (server.address() as net.AddressInfo).port, mostOutstanding: () => most };
+}
+
+describe('SMPP client query_sm beside submits', () => {
+  it('keeps submit_sm and query_sm outstanding together within the window the SMSC allows, and answers each', async () => {
+    const smsc = await countingSmsc(20);
+    const client = await kit.client(smsc, { windowSize: 4 });
+    const submits = Array.from({ length: 8 }, () => client.submit(sms()));
+    const queries = Array.from({ length: 30 }, (_, i) => client.query({ messageId: `${i + 1}`, source: 'Hermod' }));
+    expect((await Promise.all(submits)).length).toBe(8);
+    expect((await Promise.all(queries)).every((a) => a.messageState === MessageState.ENROUTE)).toBe(true);
+    expect(smsc.mostOutstanding()).toBe(4);
+  });
+});
+
 describe('SMPP client query_sm', () => {
   it('asks what became of a message: en route before its receipt’s time, delivered with its final date after', async () => {
     const sim = await kit.simulator({ receiptDelayMs: 300 });

@@ -7,10 +7,10 @@ import { CommandId, isResponse } from './command-id';
 import { CommandStatus, statusName } from './command-status';
 import { isReceiptEsmClass, parseDeliveryReceipt, type DeliveryReceipt } from './delivery-receipt';
 import { MoAssembler, type MoMessage } from './mo-assembler';
-import { INTERFACE_VERSION, type BindRespPdu, type Pdu, type SmPdu } from './pdu';
+import { INTERFACE_VERSION, type BindRespPdu, type Pdu, type QuerySmPdu, type QuerySmRespPdu, type SmPdu, type SmRespPdu } from './pdu';
 import type { BindFailedEvent, SmppClientEvents } from './smpp-client-events';
 import { resolveClientOptions, type ResolvedClientOptions, type SmppClientOptions } from './smpp-client-options';
-import { buildQueryPdu, PendingQueries, type QueryAnswer, type QueryRequest } from './pending-queries';
+import { buildQueryPdu, type QueryAnswer, type QueryRequest } from './query-request';
 import { SmppConnection } from './smpp-connection';
 import { buildSubmitPdu, statusError, type SubmitRequest, type SubmitResult } from './submit-request';
 import { SubmitWindow, type SubmitJob } from './submit-window';
@@ -18,7 +18,7 @@ import { TlvTag, findTlv } from './tlv';
 
 export type { DeliveryReceipt, ReceiptState } from './delivery-receipt';
 export type { MoMessage } from './mo-assembler';
-export type { QueryAnswer, QueryRequest } from './pending-queries';
+export type { QueryAnswer, QueryRequest } from './query-request';
 export type { SmppClientOptions } from './smpp-client-options';
 export type { SubmitRequest, SubmitResult } from './submit-request';
 
@@ -27,10 +27,14 @@ export interface SmppClient extends EventEmitter<SmppClientEvents> {
   submit(request: SubmitRequest): Promise<SubmitResult>;
   /**
    * Asks the SMSC what became of a message it took (query_sm), on the bound
-   * session, beside the submit window. A non-zero command_status (or a
-   * generic_nack: an SMSC without query_sm answers ESME_RINVCMDID) rejects
-   * with statusError; no answer in submitTimeoutMs, or the connection lost,
-   * rejects retryably; a receiver bind or an unbound client rejects at once.
+   * session, in the submit window: a query takes a slot as a submit does, so
+   * submit_sm and query_sm outstanding together stay within windowSize (an
+   * SMSC counts both), and waits its turn behind them. A non-zero
+   * command_status (or a generic_nack: an SMSC without query_sm answers
+   * ESME_RINVCMDID) rejects with statusError; no answer in submitTimeoutMs
+   * (not waited for late, as a submit is: asking again is harmless), or the
+   * connection lost, rejects retryably; a receiver bind or an unbound client
+   * rejects at once.
    */
   query(request: QueryRequest): Promise<QueryAnswer>;
   /** Resolves once bound (at once if bound now); rejects if the client is closed first. */
@@ -46,10 +50,19 @@ export function createSmppClient(options: SmppClientOptions): SmppClient {
   return new SmppClientImpl(options);
 }
 
-interface Job extends SubmitJob<SubmitResult> {
+/** A request in the window: a submit_sm, or a query_sm sharing its slots. */
+type Job = Submit | Query;
+
+interface Submit extends SubmitJob<SubmitResult> {
+  kind: 'submit';
   pdu: SmPdu;
   onSent?: () => void;
   holdBack?: () => boolean;
+}
+
+interface Query extends SubmitJob<QueryAnswer> {
+  kind: 'query';
+  pdu: QuerySmPdu;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -85,7 +98,6 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private readyWaiters: { resolve(): void; reject(err: HermodError): void }[] = [];
   private unbindAnswered: (() => void) | undefined;
   private deferred: Deferred[] = [];
-  private readonly queries: PendingQueries;
 
   constructor(options: SmppClientOptions) {
     super();
@@ -94,14 +106,16 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     this.window = new SubmitWindow<Job>(
       this.o.windowSize,
       this.o.submitTimeoutMs,
-      (job) => this.sendSubmit(job),
-      () => new HermodError('timeout', `no submit_sm_resp within ${this.o.answerWaitMs} ms`, { retryable: true }),
+      (job) => this.sendRequest(job),
+      (job) =>
+        job.kind === 'query'
+          ? new HermodError('timeout', `no query_sm_resp within ${this.o.submitTimeoutMs} ms`, { retryable: true })
+          : new HermodError('timeout', `no submit_sm_resp within ${this.o.answerWaitMs} ms`, { retryable: true }),
       this.o.answerWaitMs,
       (waiting) => this.emit('slowAnswer', { waiting, waitingMs: this.o.submitTimeoutMs }),
       // The last submit on the wire given up: reading may pause for the receipts now.
       () => this.conn && this.pauseIfFull(this.conn),
     );
-    this.queries = new PendingQueries(this.o.submitTimeoutMs);
     this.mo = options.moAssembler ?? new MoAssembler(this.o.concatTimeoutMs);
     this.mo.join();
     this.moTimer = setInterval(() => this.passOnIncomplete(false), Math.max(100, this.o.concatTimeoutMs / 4));
@@ -132,23 +146,23 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       return Promise.reject(err);
     }
     return new Promise<SubmitResult>((resolve, reject) => {
-      this.window.add({ pdu, resolve, reject, deadline: 0, onSent: request.onSent, holdBack: request.holdBack });
+      this.window.add({ kind: 'submit', pdu, resolve, reject, deadline: 0, onSent: request.onSent, holdBack: request.holdBack });
     });
   }
 
   query(request: QueryRequest): Promise<QueryAnswer> {
     if (this.o.bindAs === 'receiver') return Promise.reject(new HermodError('internal', 'an SMPP receiver bind cannot query'));
     if (this.closing) return Promise.reject(new HermodError('unavailable', 'SMPP client is closed', { retryable: true }));
-    const conn = this.conn;
-    if (this.state !== 'bound' || !conn) return Promise.reject(new HermodError('unavailable', 'SMPP session is not bound', { retryable: true }));
+    if (this.state !== 'bound') return Promise.reject(new HermodError('unavailable', 'SMPP session is not bound', { retryable: true }));
+    let pdu: QuerySmPdu;
     try {
-      const pdu = buildQueryPdu(request);
-      pdu.sequenceNumber = conn.nextSequence();
-      conn.send(pdu);
-      return this.queries.wait(pdu.sequenceNumber);
+      pdu = buildQueryPdu(request);
     } catch (err) {
-      return Promise.reject(err instanceof HermodError ? err : new HermodError('invalid_attrib', (err as Error).message, { cause: err }));
+      return Promise.reject(err);
     }
+    return new Promise<QueryAnswer>((resolve, reject) => {
+      this.window.add({ kind: 'query', pdu, resolve, reject, deadline: 0, waitsLate: false });
+    });
   }
 
   ready(): Promise<void> {
@@ -257,17 +271,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
   private onPdu(conn: SmppConnection, pdu: Pdu): void {
     if (this.conn !== conn) return;
     switch (pdu.commandId) {
-      case CommandId.submit_sm_resp: {
-        const job = this.window.take(pdu.sequenceNumber);
-        if (!job) return; // answered after its timeout
-        if (pdu.commandStatus === CommandStatus.ESME_ROK) job.resolve({ messageId: pdu.messageId });
-        else job.reject(statusError(pdu.commandStatus));
-        this.window.pump();
-        this.pauseIfFull(conn);
-        return;
-      }
+      case CommandId.submit_sm_resp:
       case CommandId.query_sm_resp:
-        if (this.queries.answer(pdu)) this.pauseIfFull(conn);
+        this.answered(conn, pdu);
         return;
       case CommandId.deliver_sm:
         this.onDeliver(conn, pdu, CommandId.deliver_sm_resp);
@@ -292,8 +298,6 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
         if (job) {
           job.reject(statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR));
           this.window.pump();
-          this.pauseIfFull(conn);
-        } else if (this.queries.fail(pdu.sequenceNumber, statusError(pdu.commandStatus || CommandStatus.ESME_RUNKNOWNERR))) {
           this.pauseIfFull(conn);
         } else if (this.state === 'binding' && pdu.sequenceNumber === this.bindSeq) {
           this.failBind(conn, pdu.commandStatus);
@@ -346,14 +350,27 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     conn.send({ commandId: CommandId.enquire_link, commandStatus: 0, sequenceNumber: conn.nextSequence() });
   }
 
-  private sendSubmit(job: Job): number | undefined {
+  /** Settles the request a submit_sm_resp or query_sm_resp answers, and gives its slot to the next. */
+  private answered(conn: SmppConnection, pdu: SmRespPdu | QuerySmRespPdu): void {
+    const job = this.window.peek(pdu.sequenceNumber);
+    // Answered after its timeout, or with another command's answer (the SMSC's slip: it stays waited for).
+    if (!job || pdu.commandId !== (job.kind === 'query' ? CommandId.query_sm_resp : CommandId.submit_sm_resp)) return;
+    this.window.take(pdu.sequenceNumber);
+    if (pdu.commandStatus !== CommandStatus.ESME_ROK) job.reject(statusError(pdu.commandStatus));
+    else if (job.kind === 'submit') job.resolve({ messageId: pdu.messageId });
+    else if (pdu.commandId === CommandId.query_sm_resp) job.resolve({ messageState: pdu.messageState, finalDate: pdu.finalDate, errorCode: pdu.errorCode });
+    this.window.pump();
+    this.pauseIfFull(conn);
+  }
+
+  private sendRequest(job: Job): number | undefined {
     const conn = this.conn;
     if (!conn || this.state !== 'bound') {
       job.reject(new HermodError('carrier_transient', 'SMPP session is not bound', { retryable: true }));
       return undefined;
     }
     // Waiting in the queue may take a while: an operator's pause or cancel meanwhile keeps it off the wire.
-    if (job.holdBack?.()) {
+    if (job.kind === 'submit' && job.holdBack?.()) {
       job.reject(heldBackError());
       return undefined;
     }
@@ -365,7 +382,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
       job.reject(new HermodError('invalid_attrib', (err as Error).message, { cause: err }));
       return undefined;
     }
-    if (job.onSent) {
+    if (job.kind === 'submit' && job.onSent) {
       try {
         job.onSent();
       } catch (err) {
@@ -436,7 +453,7 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
 
   private pauseIfFull(conn: SmppConnection): void {
     const out = this.receiptsOut.get(conn);
-    if (!out?.full || out.paused || this.window.unanswered > 0 || this.queries.size > 0) return;
+    if (!out?.full || out.paused || this.window.unanswered > 0) return;
     out.paused = true;
     conn.socket.pause();
     this.log.debug('SMPP receipts wait to be made durable; reading paused', { inHand: out.n });
@@ -492,7 +509,6 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
     const reason = err?.message ?? (this.closing ? 'closed' : wasBound ? 'connection closed by the SMSC' : 'connection closed before bind');
     const lost = new HermodError('carrier_transient', `SMPP connection lost: ${reason}`, { retryable: true });
     const failed = this.window.failAll(lost);
-    this.queries.failAll(lost);
     // Receipts held on the lost connection are the SMSC's to send again; a new bind starts with none.
     this.window.release();
     this.unbindAnswered?.();

@@ -10,6 +10,11 @@ export interface SubmitJob<R> {
   reject(err: HermodError): void;
   /** performance.now() by which the response must have arrived; set when sent. */
   deadline: number;
+  /**
+   * false: given up at the timeout, not waited for past it, for a request that is harmless to make again (a
+   * query_sm): only a request made twice that reaches a handset twice is worth holding on to its late answer.
+   */
+  waitsLate?: boolean;
 }
 
 /**
@@ -47,7 +52,7 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     readonly size: number,
     private readonly timeoutMs: number,
     private readonly send: (job: J) => number | undefined,
-    private readonly timeoutError: () => HermodError,
+    private readonly timeoutError: (job: J) => HermodError,
     answerWaitMs = timeoutMs,
     private readonly onLate: (waiting: number) => void = () => undefined,
     private readonly onGivenUp: () => void = () => undefined,
@@ -87,6 +92,11 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
   add(job: J): void {
     if (!this.held && this.inflight.size < this.size && this.waiting.length === 0) this.dispatch(job);
     else this.waiting.push(job);
+  }
+
+  /** The job waiting for this sequence number's response (in the window or late), still waited for. */
+  peek(sequenceNumber: number): J | undefined {
+    return this.inflight.get(sequenceNumber) ?? this.late.get(sequenceNumber);
   }
 
   /** The job waiting for this sequence number's response (in the window or late), no longer waited for. */
@@ -138,19 +148,19 @@ export class SubmitWindow<J extends SubmitJob<unknown>> {
     for (const [seq, job] of this.late) {
       if (job.deadline > now) break;
       this.late.delete(seq);
-      job.reject(this.timeoutError());
+      job.reject(this.timeoutError(job));
       givenUp++;
     }
     let moved = 0;
     for (const [seq, job] of this.inflight) {
       if (job.deadline > now) break;
       this.inflight.delete(seq);
-      if (this.answerWaitMs > this.timeoutMs) {
+      if (this.answerWaitMs > this.timeoutMs && job.waitsLate !== false) {
         job.deadline += this.answerWaitMs - this.timeoutMs;
         this.late.set(seq, job);
         moved++;
       } else {
-        job.reject(this.timeoutError());
+        job.reject(this.timeoutError(job));
         givenUp++;
       }
     }
