@@ -283,6 +283,77 @@ describe('a channel worker handed a job that names carrier ids (receipts that ma
     expect(sends()).toBe(1);
   });
 
+  it('sends the jobs of a batch while a question of the same batch still waits for its carrier, and settles both before the batch is acknowledged', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'slow-to-answer',
+      send: async (job) => ({ carrierIds: [`c-${job.id}`] }),
+      async query(_job, carrierIds) {
+        // An SMSC slow on query_sm (each question waits its turn in the window).
+        await answered;
+        return carrierIds.map((carrierId) => ({ carrierId, status: 'received' as const, at: 1_700_000_000_000, errorCode: '', detail: 'found by query_sm' }));
+      },
+      onReport: () => undefined,
+    };
+    const { bus, statuses } = await workerWith(carrier);
+    const question = { ...imJob('sms', '+64211234579', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:1001'] };
+    const send = imJob('sms', '+64211234580', { type: 'text' }, 'He karere hou — 新消息');
+    // One key: one partition, one batch.
+    await bus.publish(
+      topicName('sms'),
+      [question, send].map((job) => ({ key: 'same', value: encodeJob(job) })),
+    );
+    await eventually(() => (statuses.some((u) => u.id === send.id && u.status === 'submitted') ? true : undefined), 5_000);
+    expect(statuses.filter((u) => u.id === question.id)).toEqual([]);
+    expect(await bus.lag(topicName('sms'), 'sms-workers')).toBe(2);
+    answer();
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
+    expect(statuses.filter((u) => u.id === question.id).map((u) => u.status)).toEqual(['received']);
+  });
+
+  it('hands a batch whose sends failed out again only once its question has settled, so a question is never asked twice at once', async () => {
+    let asking = 0;
+    let mostAtOnce = 0;
+    let asked = 0;
+    let sends = 0;
+    const carrier: Carrier = {
+      ...carrierParts,
+      name: 'slow-to-answer',
+      async send(job) {
+        sends++;
+        return { carrierIds: [`c-${job.id}`] };
+      },
+      async query() {
+        asked++;
+        mostAtOnce = Math.max(mostAtOnce, ++asking);
+        await new Promise((r) => setTimeout(r, 200));
+        asking--;
+        return [];
+      },
+      onReport: () => undefined,
+    };
+    // Hot state out of reach for the first look at the batch's sends: the sends fail the batch.
+    const state = createMemoryState();
+    let unreachable = 1;
+    const wereSubmitted = state.wereSubmitted.bind(state);
+    state.wereSubmitted = (ids) =>
+      unreachable-- > 0 ? Promise.reject(new HermodError('unavailable', 'hot state out of reach', { retryable: true })) : wereSubmitted(ids);
+    const { bus, statuses } = await workerWith(carrier, quietLog, { state });
+    const question = { ...imJob('sms', '+64211234581', { type: 'text' }, 'Kua tae? 📬'), carrierIds: ['smsc:1101'] };
+    const send = imJob('sms', '+64211234582', { type: 'text' }, 'He karere hou');
+    await bus.publish(
+      topicName('sms'),
+      [question, send].map((job) => ({ key: 'same', value: encodeJob(job) })),
+    );
+    await eventually(async () => ((await bus.lag(topicName('sms'), 'sms-workers')) === 0 ? true : undefined), 5_000);
+    expect(asked).toBe(2);
+    expect(mostAtOnce).toBe(1);
+    expect(sends).toBe(1);
+    expect(statuses.filter((u) => u.id === send.id && u.status === 'submitted')).toHaveLength(1);
+  });
+
   it('takes a question off the bus as unaskable after its fifth hand-out when the carrier never answers it, so its partition moves on', async () => {
     const before = await queried('unaskable');
     const warnings: string[] = [];

@@ -469,8 +469,17 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     const all = decodeRecords(records, decodeJob, log);
     const questions = all.filter((d) => d.payload.carrierIds !== undefined);
     if (questions.length === 0) return sendAll(all);
-    // A few at a time: a Redis loss in a campaign hands over thousands, and an SMSC takes questions as it takes
-    // submits, within a window.
+    // Side by side: a question waiting for its carrier (its turn in an SMSC's window, its tries a moment apart) does not
+    // hold up the batch's sends, nor a failing one stop them, and the other way round. Both settle before the batch
+    // fails: handed out again while a question is still with the carrier, it would be asked twice at once.
+    const outcomes = await Promise.allSettled([askAll(questions), sendAll(all.filter((d) => d.payload.carrierIds === undefined))]);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    // A failed question hands the batch out again, its sends then skipped as sent.
+    if (failed) throw failed.reason;
+  };
+
+  /** Asks the carrier each question, a few at a time: a Redis loss in a campaign hands over thousands. */
+  const askAll = async (questions: ReturnType<typeof decodeRecords<OutboundJob>>): Promise<void> => {
     let failed: { reason: unknown } | undefined;
     for (let i = 0; i < questions.length; i += QUESTIONS_AT_ONCE) {
       const asked = await Promise.allSettled(
@@ -478,8 +487,6 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       );
       failed ??= asked.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     }
-    // The batch's sends go out all the same: a failed question hands the batch out again, its sends then skipped as sent.
-    await sendAll(all.filter((d) => d.payload.carrierIds === undefined));
     if (failed) throw failed.reason;
   };
 
