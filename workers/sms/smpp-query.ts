@@ -1,5 +1,5 @@
 import type { CarrierConfig } from '../../lib/carriers-file';
-import { HermodError } from '../../lib/errors';
+import { HermodError, toHermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import type { OutboundJob } from '../../core/ports/bus-payloads';
 import type { CarrierReport } from '../carrier';
@@ -38,11 +38,18 @@ export function queryReport(carrierId: string, answer: QueryAnswer, now = Date.n
   };
 }
 
+/** What an SMSC answers about an id it holds no message for: none known by it, or none of this ESME's (another source). */
+const NO_SUCH_MESSAGE = new Set<number>([CommandStatus.ESME_RQUERYFAIL, CommandStatus.ESME_RINVMSGID]);
+
 /**
  * Carrier.query for an SMPP carrier: asks query_sm on `client` (a bound bind
  * that submits) about each of `carrierIds` that carries this carrier's
- * prefix, with the job's source as its submit had it. An id the SMSC cannot
- * find (ESME_RQUERYFAIL) makes no report; any other failure rejects.
+ * prefix, with the job's source as its submit had it. An id the SMSC knows no
+ * message for (ESME_RQUERYFAIL, ESME_RINVMSGID) makes no report, nor does one
+ * it refuses or leaves unanswered while another part of the message is
+ * answered: the answers of a message's other parts are kept, not thrown away
+ * with it. Rejects only when no part got an answer, retryably if any part's
+ * failure may pass.
  */
 export async function querySmpp(
   config: CarrierConfig,
@@ -60,16 +67,21 @@ export async function querySmpp(
     ),
   );
   const reports: CarrierReport[] = [];
-  let failure: unknown;
+  const failures: { carrierId: string; err: unknown }[] = [];
+  let answered = 0;
   answers.forEach((a, i) => {
     const carrierId = ours[i]!;
     if (a.status === 'fulfilled') {
+      answered++;
       const report = queryReport(carrierId, a.value);
       if (report) reports.push(report);
-    } else if (smppStatusOf(a.reason) === CommandStatus.ESME_RQUERYFAIL) {
-      log.debug('SMSC knows no such message (query_sm failed)', { carrier: config.name, carrierId, messageId: job.id });
-    } else failure ??= a.reason;
+    } else if (NO_SUCH_MESSAGE.has(smppStatusOf(a.reason) ?? -1)) {
+      answered++;
+      log.debug('SMSC knows no such message (query_sm failed)', { carrier: config.name, carrierId, messageId: job.id, err: a.reason });
+    } else failures.push({ carrierId, err: a.reason });
   });
-  if (failure) throw failure;
+  if (answered === 0) throw (failures.find((f) => toHermodError(f.err).retryable) ?? failures[0]!).err;
+  for (const { carrierId, err } of failures)
+    log.debug('SMSC did not answer query_sm for a part; the parts it answered are reported', { carrier: config.name, carrierId, messageId: job.id, err });
   return reports;
 }
