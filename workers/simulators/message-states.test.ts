@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MessageState } from '../carriers/smpp/delivery-receipt';
+import { MESSAGE_STATE_BY_STATE, MessageState, type ReceiptState } from '../carriers/smpp/delivery-receipt';
 import { MessageStates } from './message-states';
 
 describe('MessageStates', () => {
@@ -9,6 +9,22 @@ describe('MessageStates', () => {
     states.remember(1, 'undeliverable', 1, at, 'SHOP');
     expect(states.lookup(1, at - 1)).toEqual({ messageState: MessageState.ENROUTE, finalAt: undefined, errorCode: 0, source: 'SHOP' });
     expect(states.lookup(1, at)).toEqual({ messageState: MessageState.UNDELIVERABLE, finalAt: at, errorCode: 1, source: 'SHOP' });
+  });
+
+  it('answers a rejected message REJECTED (8), past the seven states three bits hold, with its error code intact', () => {
+    const states = new MessageStates(10);
+    states.remember(1, 'rejected', 0, 0, 'SHOP');
+    states.remember(2, 'rejected', 255, 0, 'SHOP');
+    expect(states.lookup(1)).toMatchObject({ messageState: MessageState.REJECTED, errorCode: 0 });
+    expect(states.lookup(2)).toMatchObject({ messageState: MessageState.REJECTED, errorCode: 255 });
+  });
+
+  it('gives back every final state a receipt can carry, each with the largest error code, at its final time', () => {
+    const states = new MessageStates(10);
+    const at = Date.now() + 1000;
+    const all = Object.entries(MESSAGE_STATE_BY_STATE) as [ReceiptState, number][];
+    for (const [i, [state]] of all.entries()) states.remember(i + 1, state, 255, at, 'SHOP');
+    expect(all.map((_, i) => states.lookup(i + 1, at))).toEqual(all.map(([, messageState]) => ({ messageState, finalAt: at, errorCode: 255, source: 'SHOP' })));
   });
 
   it('forgets the oldest past its capacity, across chunks, and knows nothing of numbers never given', () => {

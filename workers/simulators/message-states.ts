@@ -18,7 +18,10 @@ const MAX_INTERNED = 0xffff;
 interface Chunk {
   /** The submit number each slot holds (0: none). */
   numbers: Uint32Array;
-  /** (final time - epoch) · 2^11 + error code · 2^3 + message_state: exact in a double up to 2^42 ms (139 years). */
+  /**
+   * (final time - epoch) · 2^12 + error code · 2^4 + message_state: exact in a double up to 2^41 ms (69 years). Four
+   * bits for the state: SMPP's message_state runs to 9, and REJECTED (8) in three would read back as 0 with error code + 1.
+   */
   packed: Float64Array;
   sources: Uint16Array;
 }
@@ -48,8 +51,8 @@ export class MessageStates {
     const i = slot % CHUNK;
     if (chunk.numbers[i] !== 0 && chunk.sources[i] === 0) this.overflow.delete(chunk.numbers[i]!);
     chunk.numbers[i] = n;
-    const at = Math.max(0, Math.min(2 ** 42 - 1, finalAt - this.epoch));
-    chunk.packed[i] = at * 2 ** 11 + (Math.max(0, Math.min(255, errorCode)) << 3) + MESSAGE_STATE_BY_STATE[state];
+    const at = Math.max(0, Math.min(2 ** 41 - 1, finalAt - this.epoch));
+    chunk.packed[i] = at * 2 ** 12 + (Math.max(0, Math.min(255, errorCode)) << 4) + MESSAGE_STATE_BY_STATE[state];
     let s = this.sourceIndex.get(source);
     if (s === undefined && this.sourceNames.length <= MAX_INTERNED) {
       s = this.sourceNames.push(source) - 1;
@@ -67,12 +70,12 @@ export class MessageStates {
     const i = slot % CHUNK;
     if (!chunk || chunk.numbers[i] !== n) return undefined;
     const packed = chunk.packed[i]!;
-    const low = packed % 2 ** 11;
-    const finalAt = this.epoch + (packed - low) / 2 ** 11;
+    const low = packed % 2 ** 12;
+    const finalAt = this.epoch + (packed - low) / 2 ** 12;
     const s = chunk.sources[i]!;
     const source = s === 0 ? (this.overflow.get(n) ?? '') : this.sourceNames[s]!;
     if (now < finalAt) return { messageState: MessageState.ENROUTE, finalAt: undefined, errorCode: 0, source };
-    return { messageState: low & 7, finalAt, errorCode: low >> 3, source };
+    return { messageState: low & 15, finalAt, errorCode: low >> 4, source };
   }
 
   private chunk(slot: number): Chunk {
