@@ -1,3 +1,4 @@
+import { toHermodError } from '../../lib/errors';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryState } from '../../core/adapters/memory-state';
@@ -326,6 +327,36 @@ describe('the routed SMS carrier', () => {
     expect(other.carrierIds.every((id) => id.startsWith('one-nz:'))).toBe(true);
     const [refused] = await r.query!(nzJob, nz.carrierIds);
     expect(refused).toMatchObject({ carrierId: nz.carrierIds[0], status: 'failed' });
+  });
+
+  it('keeps one carrier’s answers while another cannot be asked, and calls a question about carriers all gone from the file unaskable', async () => {
+    const [spark, oneNz] = [await kit.simulator({ receiptDelayMs: 20 }), await kit.simulator({ receiptDelayMs: 20 })];
+    const r = routed([carrierConfig('spark', spark.port), carrierConfig('one-nz', oneNz.port)], [NZ]);
+    await r.ready();
+    await eventually(() => r.statuses().every((s) => s.bindsUp === 1));
+    const nzJob = job('+64211234567', 'Kia ora, e hoa mā 👋🏽');
+    const nz = await r.send(nzJob);
+    const other = await r.send(job('+819012345678', '你好，世界'));
+    await eventually(() => spark.receiptCount + oneNz.receiptCount === 2);
+    expect(nz.carrierIds[0]!.startsWith('spark:')).toBe(true);
+
+    // Spark's SMSC goes away: one-nz still answers about its own part.
+    await spark.stop();
+    await eventually(() => r.statuses().find((s) => s.carrier === 'spark')!.bindsUp === 0);
+    const asked = await r.query!(nzJob, [...nz.carrierIds, ...other.carrierIds]);
+    expect(asked.map((a) => [a.carrierId, a.status])).toEqual([[other.carrierIds[0], 'received']]);
+    // Only spark's: asked again later, not given up.
+    const away = await r.query!(nzJob, nz.carrierIds).then(
+      () => undefined,
+      (e: unknown) => toHermodError(e),
+    );
+    expect(away?.retryable).toBe(true);
+    // A carrier removed from the file: nobody to ask, for good.
+    const gone = await r.query!(nzJob, ['gone:1a2b']).then(
+      () => undefined,
+      (e: unknown) => toHermodError(e),
+    );
+    expect(gone).toMatchObject({ code: 'unprocessable', retryable: false });
   });
 
   it('reads a receipt id written in decimal as the hex id submit_sm_resp gave, and the other way round', () => {

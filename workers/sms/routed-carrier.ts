@@ -142,14 +142,24 @@ export function createRoutedCarrier(deps: {
         }
       }
     },
-    // Each carrier id names the carrier that gave it (its `<name>:` prefix): each carrier is asked about its own.
+    // Each carrier id names the carrier that gave it (its `<name>:` prefix): each carrier is asked about its own. Ids
+    // of no carrier in the file (one removed since) cannot be asked about: if none can, the question is unaskable, not
+    // an answer that the message is still on its way. One carrier failing keeps the others' answers.
     async query(job, carrierIds) {
       const askEach = deps.configs.flatMap((config) => {
         const carrier = byName.get(config.name);
         const own = carrierIds.filter((id) => id.startsWith(config.idPrefix));
         return carrier?.query && own.length > 0 ? [carrier.query(job, own)] : [];
       });
-      return (await Promise.all(askEach)).flat();
+      if (askEach.length === 0)
+        throw new HermodError('unprocessable', `no SMS carrier in the carriers file gave ${carrierIds.join(', ')}, or can be asked about it`);
+      const answers = await Promise.allSettled(askEach);
+      const answered = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+      const failed = answers.flatMap((a) => (a.status === 'rejected' ? [a.reason as unknown] : []));
+      // Retryable first, so the question is asked again when any carrier may answer later.
+      if (failed.length === askEach.length) throw failed.find((err) => toHermodError(err).retryable) ?? failed[0];
+      for (const err of failed) deps.log.debug('a carrier did not answer a question; the others’ answers are reported', { id: job.id, err });
+      return answered;
     },
     // Asked before every send: a carrier with a bind up answers with a promise already settled.
     ready: () => {
