@@ -1,6 +1,5 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { HermodError } from '../../../lib/errors';
 import { once, smppTestKit } from '../../simulators/smpp-test-kit';
 import { planSms } from '../../../core/domain/sms-segments';
 import { parseAbsoluteTime } from './absolute-time';
@@ -10,6 +9,7 @@ import { MessageState } from './delivery-receipt';
 import type { Pdu } from './pdu';
 import type { SubmitRequest } from './smpp-client';
 import { SmppConnection } from './smpp-connection';
+import { hermodRejection } from '../../../test/support/hermod-rejection';
 
 const kit = smppTestKit();
 
@@ -18,14 +18,7 @@ function sms(source = 'Hermod'): SubmitRequest {
   return { source, destination: '+64211234567', shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass };
 }
 
-async function rejection(p: Promise<unknown>): Promise<HermodError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
-}
+const rejection = hermodRejection;
 
 /** An SMSC that binds anyone and answers each query_sm with what `onQuery` does (nothing by default). */
 async function bareSmsc(onQuery: (conn: SmppConnection, pdu: Pdu) => void = () => undefined): Promise<{ port: number; conns: SmppConnection[] }> {

@@ -5,6 +5,7 @@ import { once, smppTestKit } from '../../simulators/smpp-test-kit';
 import { CommandStatus } from './command-status';
 import { planSms } from '../../../core/domain/sms-segments';
 import type { DeliveryReceipt, MoMessage, SubmitRequest } from './smpp-client';
+import { hermodRejection } from '../../../test/support/hermod-rejection';
 
 const kit = smppTestKit();
 
@@ -13,14 +14,7 @@ function sms(text: string, destination = '+64211234567'): SubmitRequest {
   return { source: 'Hermod', destination, shortMessage: plan.segments[0]!, dataCoding: plan.dataCoding, esmClass: plan.esmClass, registeredDelivery: 1 };
 }
 
-async function rejection(p: Promise<unknown>): Promise<HermodError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
-}
+const rejection = hermodRejection;
 
 describe('SMPP client', () => {
   it('binds as a transceiver and gets receipts correlated by the carrier message id', async () => {
