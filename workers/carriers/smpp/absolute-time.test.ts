@@ -18,6 +18,13 @@ describe('SMPP absolute time', () => {
     for (const text of ['', '000001000000000R', '2612021830', '261302183012000+', 'abcdefghijklmnop']) expect(parseAbsoluteTime(text)).toBeUndefined();
   });
 
+  it('reads nothing from a day its month does not have (31 November, 29 February of a common year)', () => {
+    expect(parseAbsoluteTime('261131120000000+')).toBeUndefined();
+    expect(parseAbsoluteTime('270229120000000+')).toBeUndefined();
+    expect(parseAbsoluteTime('280229120000000+')).toBe(Date.UTC(2028, 1, 29, 12));
+    expect(parseAbsoluteTime('261231235959900+')).toBe(Date.UTC(2026, 11, 31, 23, 59, 59, 900));
+  });
+
   it('reads back every time it writes, to the tenth of a second', () => {
     fc.assert(
       fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2099, 11, 31) }), (ms) => {

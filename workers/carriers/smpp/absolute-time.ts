@@ -29,6 +29,8 @@ export function parseAbsoluteTime(text: string): number | undefined {
   const [year, month, day, hour, minute, second, tenths, quarters] = m.slice(1, 9).map(Number) as number[];
   if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 23 || minute! > 59 || second! > 59 || quarters! > 48) return undefined;
   const local = Date.UTC(2000 + year!, month! - 1, day!, hour!, minute!, second!, tenths! * 100);
+  // A day its month lacks (31 November) would roll over into the next: malformed.
+  if (new Date(local).getUTCDate() !== day) return undefined;
   // The written time is `nn` quarter hours ahead of UTC ('+') or behind it ('-').
   const offset = quarters! * 15 * 60_000 * (m[9] === '+' ? 1 : -1);
   return local - offset;
