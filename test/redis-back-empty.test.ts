@@ -20,22 +20,20 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  it('hands every message that was waiting for a worker to its channel again, so each still reaches the carrier', async () => {
+  /** A Redis of its own on a free port, an SMSC simulator, a data directory, and the environment of roles using them. */
+  async function deployment(o: { receiptDelayMs: number; dataDirPrefix: string; env?: Record<string, string> }) {
     const redisPort = await freePort();
     let redis = await startRedisServer(redisPort);
     cleanup.push(() => redis.kill('SIGKILL'));
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: o.receiptDelayMs });
     const { port: smscPort } = await simulator.start();
     cleanup.push(() => simulator.stop());
-    const submitted = new Set<string>();
-    simulator.on('submit', (s: { text: string }) => submitted.add(s.text));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-empty-'));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), o.dataDirPrefix));
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const env = {
       HERMOD_BUS: 'redis',
       HERMOD_STATE: 'redis',
       HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      HERMOD_REDIS_PREFIX: 'tēnā',
       HERMOD_BUS_PARTITIONS: '2',
       HERMOD_DATA_DIR: dataDir,
       HERMOD_CORE_ADDRESS: '127.0.0.1:0',
@@ -45,20 +43,47 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
       HERMOD_BOUNCE_SMTP_PORT: '0',
       HERMOD_BOOTSTRAP_APP: 'acme',
       HERMOD_BOOTSTRAP_PASSWORD: 'secret',
+      ...o.env,
     };
     const roles: RoleProcess[] = [];
     cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
+    return {
+      simulator,
+      env,
+      /** Started, and stopped with the test's cleanup. */
+      role: async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
+        const role = await startRole(args, { ...env, ...extra }, readyText);
+        roles.push(role);
+        return role;
+      },
+      /** A gateway of `core` and an HTTPS client of it as acme. */
+      gateway: async (core: RoleProcess) => {
+        const gateway = await startRole(
+          ['gateway'],
+          { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
+          '"msg":"gateway listening"',
+        );
+        roles.push(gateway);
+        const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+        cleanup.push(() => client.close());
+        return { gateway, client };
+      },
+      /** Redis killed and started again on its port without its data, its streams gone with everything else. */
+      restartRedisEmpty: async () => {
+        redis.kill('SIGKILL');
+        await once(redis, 'exit');
+        redis = await startRedisServer(redisPort);
+      },
+    };
+  }
+
+  it('hands every message that was waiting for a worker to its channel again, so each still reaches the carrier', async () => {
+    const d = await deployment({ receiptDelayMs: 10, dataDirPrefix: 'hermod-redis-empty-', env: { HERMOD_REDIS_PREFIX: 'tēnā' } });
+    const submitted = new Set<string>();
+    d.simulator.on('submit', (s: { text: string }) => submitted.add(s.text));
     // No SMS worker yet: the messages wait on the bus's stream for one.
-    const core = await startRole(['core'], env, '"msg":"core listening"');
-    roles.push(core);
-    const gateway = await startRole(
-      ['gateway'],
-      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
-      '"msg":"gateway listening"',
-    );
-    roles.push(gateway);
-    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-    cleanup.push(() => client.close());
+    const core = await d.role(['core'], '"msg":"core listening"');
+    const { client } = await d.gateway(core);
     const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Tēnā koe — नमस्ते'];
     const ids: string[] = [];
     for (const [i, content] of texts.entries()) {
@@ -68,56 +93,23 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     }
 
     // Redis stops and comes back empty, its streams gone with the messages on them.
-    redis.kill('SIGKILL');
-    await once(redis, 'exit');
-    redis = await startRedisServer(redisPort);
+    await d.restartRedisEmpty();
     await eventually(() => (core.output().includes('hot state lost data') ? true : undefined), 30_000);
 
-    roles.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
+    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
     await eventually(() => (texts.every((t) => submitted.has(t)) ? true : undefined), 60_000, 200);
     for (const id of ids)
       await eventually(async () => ((await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status === 'received' ? true : undefined), 30_000, 200);
   }, 180_000);
 
   it('asks the SMSC about the messages whose delivery receipts went with its streams, so each still ends received', async () => {
-    const redisPort = await freePort();
-    let redis = await startRedisServer(redisPort);
-    cleanup.push(() => redis.kill('SIGKILL'));
     // Receipts a moment after the submits: time to stop core before they come.
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 1500 });
-    const { port: smscPort } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-receipts-'));
-    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = {
-      HERMOD_BUS: 'redis',
-      HERMOD_STATE: 'redis',
-      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      HERMOD_BUS_PARTITIONS: '2',
-      HERMOD_DATA_DIR: dataDir,
-      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
-      HERMOD_METRICS_PORT: '0',
-      HERMOD_HOST: '127.0.0.1',
-      HERMOD_SMPP_PORT: String(smscPort),
-      HERMOD_BOUNCE_SMTP_PORT: '0',
-      HERMOD_BOOTSTRAP_APP: 'acme',
-      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
-    };
-    const roles: RoleProcess[] = [];
-    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
-    const core = await startRole(['core'], env, '"msg":"core listening"');
-    roles.push(core);
+    const d = await deployment({ receiptDelayMs: 1500, dataDirPrefix: 'hermod-redis-receipts-' });
+    const core = await d.role(['core'], '"msg":"core listening"');
     // Stopped by a signal, it is woken for the others to stop it.
     cleanup.push(() => process.kill(core.pid, 'SIGCONT'));
-    const gateway = await startRole(
-      ['gateway'],
-      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
-      '"msg":"gateway listening"',
-    );
-    roles.push(gateway);
-    roles.push(await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"'));
-    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-    cleanup.push(() => client.close());
+    const { client } = await d.gateway(core);
+    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
     // A long one in three parts (UCS-2 for its macrons): a receipt for each part, each asked about.
     const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Tēnā koutou katoa, ngā mihi nui ki a koutou — '.repeat(4)];
     const ids: string[] = [];
@@ -128,93 +120,53 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     }
     const statusOf = async (id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
     for (const id of ids) await eventually(async () => ((await statusOf(id)) === 'submitted' ? true : undefined), 30_000, 50);
-    const submits = simulator.submitCount;
+    const submits = d.simulator.submitCount;
     expect(submits).toBeGreaterThanOrEqual(5);
 
     // Core stops reading; the receipts come, the worker puts them on the status stream and the SMSC is told they
     // are safe. Then Redis comes back empty, and they are gone with the stream.
     process.kill(core.pid, 'SIGSTOP');
-    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
     await new Promise((r) => setTimeout(r, 300));
-    redis.kill('SIGKILL');
-    await once(redis, 'exit');
-    redis = await startRedisServer(redisPort);
+    await d.restartRedisEmpty();
     process.kill(core.pid, 'SIGCONT');
     await eventually(() => (core.output().includes('hot state lost data') ? true : undefined), 30_000);
 
     for (const id of ids) await eventually(async () => ((await statusOf(id)) === 'received' ? true : undefined), 60_000, 200);
     // Asked, not sent again.
-    expect(simulator.submitCount).toBe(submits);
+    expect(d.simulator.submitCount).toBe(submits);
     expect(core.output()).toContain('asking the carriers about messages whose delivery receipts may be lost');
   }, 180_000);
+
   it('asks the SMSC too when Redis came back empty while core was down, so receipts that went with it still end received', async () => {
-    const redisPort = await freePort();
-    let redis = await startRedisServer(redisPort);
-    cleanup.push(() => redis.kill('SIGKILL'));
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 1500 });
-    const { port: smscPort } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-down-'));
-    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = {
-      HERMOD_BUS: 'redis',
-      HERMOD_STATE: 'redis',
-      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      HERMOD_BUS_PARTITIONS: '2',
-      HERMOD_DATA_DIR: dataDir,
-      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
-      HERMOD_METRICS_PORT: '0',
-      HERMOD_HOST: '127.0.0.1',
-      HERMOD_SMPP_PORT: String(smscPort),
-      HERMOD_BOUNCE_SMTP_PORT: '0',
-      HERMOD_BOOTSTRAP_APP: 'acme',
-      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
-    };
-    const roles: RoleProcess[] = [];
-    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
-    let core = await startRole(['core'], env, '"msg":"core listening"');
-    roles.push(core);
-    const worker = await startRole(['worker', '--channel', 'sms'], env, '"msg":"channel worker started"');
-    roles.push(worker);
-    const gateway = await startRole(
-      ['gateway'],
-      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
-      '"msg":"gateway listening"',
-    );
-    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+    const d = await deployment({ receiptDelayMs: 1500, dataDirPrefix: 'hermod-redis-down-' });
+    const core = await d.role(['core'], '"msg":"core listening"');
+    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
+    const before = await d.gateway(core);
     const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Ngā mihi — 🌿'];
     const ids: string[] = [];
     for (const [i, content] of texts.entries()) {
-      const r = await client.post('/rest/sms/v2/messages', { destination: `+642100099${i}`, content });
+      const r = await before.client.post('/rest/sms/v2/messages', { destination: `+642100099${i}`, content });
       expect(r.status, r.text).toBe(202);
       ids.push(r.json.id);
     }
-    const statusOf = async (c: typeof client, id: string) => (await c.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
-    for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'submitted' ? true : undefined), 30_000, 50);
-    const submits = simulator.submitCount;
-    client.close();
-    await gateway.stop();
+    const statusOf = async (client: typeof before.client, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
+    for (const id of ids) await eventually(async () => ((await statusOf(before.client, id)) === 'submitted' ? true : undefined), 30_000, 50);
+    const submits = d.simulator.submitCount;
+    before.client.close();
+    await before.gateway.stop();
 
     // Core is stopped for an upgrade; the receipts come meanwhile and wait on the status stream. Redis restarts
     // without its data before core is back: the receipts, and every marker core left, are gone.
     await core.stop();
-    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
     await new Promise((r) => setTimeout(r, 300));
-    redis.kill('SIGKILL');
-    await once(redis, 'exit');
-    redis = await startRedisServer(redisPort);
+    await d.restartRedisEmpty();
 
-    core = await startRole(['core'], env, '"msg":"core listening"');
-    roles.push(core);
-    const again = await startRole(
-      ['gateway'],
-      { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
-      '"msg":"gateway listening"',
-    );
-    roles.push(again);
-    const client2 = createClient(again.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-    cleanup.push(() => client2.close());
-    for (const id of ids) await eventually(async () => ((await statusOf(client2, id)) === 'received' ? true : undefined), 60_000, 200);
-    expect(simulator.submitCount).toBe(submits);
+    const again = await d.role(['core'], '"msg":"core listening"');
+    const { client } = await d.gateway(again);
+    for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'received' ? true : undefined), 60_000, 200);
+    expect(d.simulator.submitCount).toBe(submits);
+    expect(again.output()).toContain('hot state was empty at this start');
   }, 180_000);
 });
