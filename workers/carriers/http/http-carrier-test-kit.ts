@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
-import { HermodError } from '../../../lib/errors';
 import { eventually } from '../../../test/support/eventually';
 import type { CarrierReport } from '../../carrier';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/http-simulator-support';
 import type { WebhookHandler } from '../../../lib/carrier-webhooks/webhook-handler';
+import { hermodRejection } from '../../../test/support/hermod-rejection';
 
 export { quietLog } from '../../simulators/smpp-test-kit';
 
@@ -57,14 +57,7 @@ export function httpCarrierTestKit(options: { tls: boolean; webhook: WebhookHand
 }
 
 /** The HermodError a send failed with (the test fails if it did not fail with one). */
-export async function sendError(promise: Promise<unknown>): Promise<HermodError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HermodError);
-  return err as HermodError;
-}
+export const sendError = hermodRejection;
 
 /** What a person writes: te reo Māori with macrons, Cyrillic, CJK, emoji with a skin-tone modifier. */
 export const WORLD_TEXT = 'Kia ora, e hoa mā — tēnā koe! Привет, 你好世界 👋🏽🎉';
