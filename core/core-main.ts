@@ -136,8 +136,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   });
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
   // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
-  const noLoss = (): void => undefined;
-  let busLost = noLoss;
+  let busLost = (): void => undefined;
   const lossWatch = await watchHotStateLoss({
     state,
     onLost: () => {
@@ -320,7 +319,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
    * `submitted` for good): the carriers are asked about every SMS message still waiting for one (query_sm).
    */
   let redispatching: Promise<unknown> | undefined;
-  if (config.adapters.bus === 'redis' && config.adapters.state === 'redis')
+  const busSharesHotState = config.adapters.bus === 'redis' && config.adapters.state === 'redis';
+  if (busSharesHotState)
     busLost = () => {
       if (redispatching || stopping) return;
       log.warn('the Redis bus lost its streams with hot state; handing every unfinished message to its channel again');
@@ -337,7 +337,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
     };
   // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
   // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss.
-  if (busLost !== noLoss && lossWatch.emptyAtStart) {
+  if (busSharesHotState && lossWatch.emptyAtStart) {
     log.info('hot state was empty at this start (a new Redis, or one back without its data); asking the carriers about messages still waiting for a receipt');
     redispatching = recovering
       .then(() => askCarriersAboutReceipts({ history, bus, log, acceptedBefore: recoverBefore, stopping: () => stopping, retryMs: 1000 }))

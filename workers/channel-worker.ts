@@ -17,6 +17,7 @@ import { activeTraceparent, startSpan, tracingOn, type TraceSpan } from '../lib/
 import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
 import { createSendClaims } from './send-claims';
+import { rateLimitedWarning } from '../lib/rate-limited-warning';
 
 /** A submit whose `submitted` report is on its way: its message, and the receipts waiting for that report. */
 interface OnTheWay {
@@ -399,6 +400,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     }
   };
 
+  // One warning a minute for each reason, with how many since: a Redis loss in a campaign asks about thousands.
+  const neverAnswered = rateLimitedWarning(log, 'the carrier never answered questions about messages whose receipts may be lost; they stay submitted', {
+    count: 'messages',
+  });
+  const notAskable = rateLimitedWarning(log, 'could not ask the carrier about messages whose receipts may be lost; they stay submitted', { count: 'messages' });
   /**
    * A job that names carrier ids is a question, not a send (OutboundJob.carrierIds: its receipts may have been lost
    * with a Redis bus's streams): the carrier's answer for each part whose outcome is final goes to core as the
@@ -407,17 +413,6 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * down, no answer) fails the batch, to be asked again, up to its `QUESTION_HAND_OUTS`th hand-out (`handedOutBefore`:
    * the bus's count of earlier ones); then it too is left as it is, unless the worker is stopping (another asks it).
    */
-  // One warning a minute for each reason, with how many since: a Redis loss in a campaign asks about thousands.
-  const unaskableTold = new Map<string, { toldAt: number; since: number }>();
-  const countUnaskable = (why: string, fields: Record<string, unknown>): void => {
-    carrierQueries.inc({ channel, outcome: 'unaskable' });
-    const told = unaskableTold.get(why) ?? { toldAt: 0, since: 0 };
-    told.since++;
-    unaskableTold.set(why, told);
-    if (Date.now() - told.toldAt < 60_000) return;
-    log.warn(why, { ...fields, messages: told.since });
-    unaskableTold.set(why, { toldAt: Date.now(), since: 0 });
-  };
   const askCarrier = async (job: OutboundJob, carrierIds: readonly string[], handedOutBefore: number): Promise<void> => {
     let found: CarrierReport[];
     try {
@@ -438,14 +433,16 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       const e = toHermodError(err);
       if (e.retryable) {
         if (stopping || handedOutBefore + 1 < QUESTION_HAND_OUTS) throw e;
-        countUnaskable('the carrier never answered questions about messages whose receipts may be lost; they stay submitted', {
+        carrierQueries.inc({ channel, outcome: 'unaskable' });
+        neverAnswered({
           id: job.id,
           err: e,
           handedOut: handedOutBefore + 1,
         });
         return;
       }
-      countUnaskable('could not ask the carrier about messages whose receipts may be lost; they stay submitted', { id: job.id, err: e });
+      carrierQueries.inc({ channel, outcome: 'unaskable' });
+      notAskable({ id: job.id, err: e });
       return;
     }
     await Promise.all(
