@@ -19,6 +19,7 @@ import { createMessageReader } from './messages/message-reader';
 import { createRecentMessages } from './messages/recent-messages';
 import { recoverUnfinished } from './messages/recovery';
 import { askCarriersAboutReceipts } from './messages/receipt-queries';
+import { openOwedReceiptQuestions } from './messages/owed-receipt-questions';
 import { rememberSendersFromHistory } from './messages/senders-from-history';
 import { createBatchedMessageLookup } from './messages/batched-message-lookup';
 import { STATUS_READER, startStatusConsumer } from './messages/status-consumer';
@@ -137,6 +138,13 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
   // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
   let busLost = (): void => undefined;
+  const busSharesHotState = config.adapters.bus === 'redis' && config.adapters.state === 'redis';
+  // Owed before the first look, which marks Redis: a core killed between the two would leave the next start none the
+  // wiser. Owed no more at once if Redis was not empty and nothing was owed before.
+  const owedQuestions = openOwedReceiptQuestions(path.join(config.dataDir, 'state', 'receipt-questions-owed.json'), config.journalFsync);
+  const owedBeforeStart = owedQuestions.before;
+  const firstLook = Date.now();
+  if (busSharesHotState) owedQuestions.owe(firstLook);
   const lossWatch = await watchHotStateLoss({
     state,
     onLost: () => {
@@ -148,6 +156,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // Empty at this start (a new Redis, or one back without its data while core was down): the answers of recent
   // Idempotency-Keys may have gone with it, as in a loss heard later.
   if (lossWatch.emptyAtStart) intake.hotStateLost();
+  else if (busSharesHotState && owedBeforeStart === undefined) owedQuestions.paid(firstLook);
   accounts.onCreated((applicationId) =>
     // The next look marks it if this fails; meanwhile its sends are refused as retryable.
     screeningLists.created(applicationId).catch((err) => log.warn("could not mark a new application's opt-outs and block lists loaded", { err })),
@@ -316,36 +325,52 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
    * (a message answered 202 stayed `queued` until core restarted: an SRE trial). Every message not yet with the
    * carrier is handed to its channel again, as at a start: one whose `submitted` went with the streams may go twice,
    * none is lost. The delivery receipts on the streams went too (a trial's campaign left 12 of 4,000 messages
-   * `submitted` for good): the carriers are asked about every SMS message still waiting for one (query_sm).
+   * `submitted` for good): the carriers are asked about every SMS message still waiting for one (query_sm), as
+   * long as the data directory says they are owed questions, across restarts. A loss heard while an earlier one is
+   * being dealt with is dealt with after it.
    */
   let redispatching: Promise<unknown> | undefined;
-  const busSharesHotState = config.adapters.bus === 'redis' && config.adapters.state === 'redis';
-  if (busSharesHotState)
-    busLost = () => {
-      if (redispatching || stopping) return;
-      log.warn('the Redis bus lost its streams with hot state; handing every unfinished message to its channel again');
-      redispatching = recovering
-        .then(async () => {
-          const lostAt = Date.now();
-          await recoverUnfinished({ history, state, intake, recent, log, acceptedBefore: lostAt, stopping: () => stopping, retryMs: 1000 });
-          await askCarriersAboutReceipts({ history, bus, log, acceptedBefore: lostAt, stopping: () => stopping, retryMs: 1000 });
-        })
-        .catch((err: unknown) => log.error('handing unfinished messages over again failed', { err }))
-        .finally(() => {
-          redispatching = undefined;
-        });
-    };
-  // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
-  // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss.
-  if (busSharesHotState && lossWatch.emptyAtStart) {
-    log.info('hot state was empty at this start (a new Redis, or one back without its data); asking the carriers about messages still waiting for a receipt');
+  let handOverBefore: number | undefined;
+  const dealWithLosses = (): void => {
+    if (redispatching) return;
     redispatching = recovering
-      .then(() => askCarriersAboutReceipts({ history, bus, log, acceptedBefore: recoverBefore, stopping: () => stopping, retryMs: 1000 }))
-      .catch((err: unknown) => log.error('asking the carriers about messages still waiting for a receipt failed', { err }))
+      .then(async () => {
+        while (!stopping) {
+          const lostAt = handOverBefore;
+          handOverBefore = undefined;
+          if (lostAt !== undefined)
+            await recoverUnfinished({ history, state, intake, recent, log, acceptedBefore: lostAt, stopping: () => stopping, retryMs: 1000 });
+          const owed = owedQuestions.before;
+          if (owed !== undefined) {
+            await askCarriersAboutReceipts({ history, bus, log, acceptedBefore: owed, stopping: () => stopping, retryMs: 1000 });
+            if (stopping) break;
+            owedQuestions.paid(owed);
+          }
+          if (handOverBefore === undefined && owedQuestions.before === undefined) break;
+        }
+      })
+      .catch((err: unknown) => log.error('dealing with what a Redis loss took failed', { err }))
       .finally(() => {
         redispatching = undefined;
       });
-  }
+  };
+  if (busSharesHotState)
+    busLost = () => {
+      if (stopping) return;
+      log.warn('the Redis bus lost its streams with hot state; handing every unfinished message to its channel again');
+      const lostAt = Date.now();
+      handOverBefore = lostAt;
+      owedQuestions.owe(lostAt);
+      dealWithLosses();
+    };
+  // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
+  // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss. A
+  // core killed before it had asked left the questions owed in the data directory, and this start asks them.
+  if (lossWatch.emptyAtStart && busSharesHotState)
+    log.info('hot state was empty at this start (a new Redis, or one back without its data); asking the carriers about messages still waiting for a receipt');
+  else if (owedBeforeStart !== undefined)
+    log.info('the last run was stopped before it had asked the carriers about receipts a Redis loss may have taken; asking them now');
+  if (owedQuestions.before !== undefined) dealWithLosses();
 
   return {
     port,

@@ -109,7 +109,7 @@ export function openJsonLinesFile<T>(
 }
 
 /** A rename is durable once its directory is synced. */
-function syncDirectory(dir: string): void {
+export function syncDirectory(dir: string): void {
   const dfd = fs.openSync(dir, 'r');
   try {
     fs.fsyncSync(dfd);
