@@ -367,7 +367,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss. A
   // core killed before it had asked left the questions owed in the data directory, and this start asks them.
   if (lossWatch.emptyAtStart && busSharesHotState)
-    log.info('hot state was empty at this start (a new Redis, or one back without its data); asking the carriers about messages still waiting for a receipt');
+    log.info(
+      'hot state was empty at this start (a new Redis, or one back without its data); looking for messages still waiting for a receipt, to ask the carriers about them',
+    );
   else if (owedBeforeStart !== undefined)
     log.info('the last run was stopped before it had asked the carriers about receipts a Redis loss may have taken; asking them now');
   if (owedQuestions.before !== undefined) dealWithLosses();

@@ -318,6 +318,13 @@ describe('status consumer', () => {
     expect((await state.getStatus('message-1'))?.status).toBe('received');
   });
 
+  it('shows every outcome of unmatched delivery reports at zero from its start, so a dashboard has a line before the first one', async () => {
+    unmatchedReports.reset();
+    await consume(createMemoryBus({ partitions: 2 }), createMemoryState(), {} as MessageHistory);
+    const shown = (await unmatchedReports.get()).values.map((v) => [v.labels.outcome, v.value]);
+    expect(shown).toEqual(expect.arrayContaining([['held', 0], ['early', 0], ['matched_later', 0], ['dropped', 0]]));
+  });
+
   it("records a carrier's answer about a message hot state lost (a Redis back empty) at once, and counts it nowhere as unmatched or early", async () => {
     const unmatchedSoFar = async (): Promise<number> => (await unmatchedReports.get()).values.reduce((sum, v) => sum + v.value, 0);
     const before = await unmatchedSoFar();

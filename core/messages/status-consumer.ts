@@ -60,6 +60,8 @@ export function startStatusConsumer(deps: {
    */
   deferred?: (deferrals: readonly StatusUpdate[]) => Promise<void>;
 }): Promise<Subscription> {
+  // A line on the dashboards from the start, not "no data" until the first.
+  for (const outcome of ['held', 'early', 'matched_later', 'dropped']) unmatchedReports.inc({ outcome }, 0);
   /** The message of each update: its own id, else its carrier id's in hot state, else in history (one query for the batch). */
   const resolveIds = async (updates: readonly StatusUpdate[]): Promise<(string | undefined)[]> => {
     /** A message an earlier version submitted is known by its carrier id as written; the report goes on under that one. */
