@@ -322,7 +322,14 @@ describe('status consumer', () => {
     unmatchedReports.reset();
     await consume(createMemoryBus({ partitions: 2 }), createMemoryState(), {} as MessageHistory);
     const shown = (await unmatchedReports.get()).values.map((v) => [v.labels.outcome, v.value]);
-    expect(shown).toEqual(expect.arrayContaining([['held', 0], ['early', 0], ['matched_later', 0], ['dropped', 0]]));
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        ['held', 0],
+        ['early', 0],
+        ['matched_later', 0],
+        ['dropped', 0],
+      ]),
+    );
   });
 
   it("records a carrier's answer about a message hot state lost (a Redis back empty) at once, and counts it nowhere as unmatched or early", async () => {
