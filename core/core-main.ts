@@ -137,8 +137,14 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   });
   // Another core may have found the loss first (and loaded the lists again): each core hears of it here.
   // With the bus on the same Redis, its streams went with the data: what they held is handed over again (below).
-  let busLost = (): void => undefined;
   const busSharesHotState = config.adapters.bus === 'redis' && config.adapters.state === 'redis';
+  // A loss heard before core is ready to deal with it (the looks run every second from here) is owed at once and
+  // dealt with once core is ready: the next look, having marked Redis, would not hear of it again.
+  let lostBeforeReady = false;
+  let busLost = (): void => {
+    lostBeforeReady = true;
+    if (busSharesHotState) owedQuestions.owe(Date.now());
+  };
   // Owed before the first look, which marks Redis: a core killed between the two would leave the next start none the
   // wiser. Owed no more at once if Redis was not empty and nothing was owed before.
   const owedQuestions = openOwedReceiptQuestions(path.join(config.dataDir, 'state', 'receipt-questions-owed.json'), config.journalFsync);
@@ -363,6 +369,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       owedQuestions.owe(lostAt);
       dealWithLosses();
     };
+  if (lostBeforeReady) busLost();
   // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
   // recovery hands over what waited for a worker; the receipts its streams held are asked about as after a loss. A
   // core killed before it had asked left the questions owed in the data directory, and this start asks them.
