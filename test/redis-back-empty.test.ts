@@ -138,58 +138,54 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     expect(core.output()).toContain('asking the carriers about messages whose delivery receipts may be lost');
   }, 180_000);
 
+  /**
+   * Three messages sent and `submitted`; core stopped (for an upgrade), their receipts come meanwhile and wait on the
+   * status stream; Redis restarts without its data before core is back: the receipts, and every marker core left,
+   * are gone. What was sent, and how to read a status through a gateway of the core started next.
+   */
+  async function receiptsLostWhileCoreWasDown(d: Awaited<ReturnType<typeof deployment>>, prefix: string) {
+    const core = await d.role(['core'], '"msg":"core listening"');
+    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
+    const before = await d.gateway(core);
+    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Ngā mihi — 🌿'];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      const r = await before.client.post('/rest/sms/v2/messages', { destination: `${prefix}${i}`, content });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+    const statusOf = async (client: typeof before.client, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
+    for (const id of ids) await eventually(async () => ((await statusOf(before.client, id)) === 'submitted' ? true : undefined), 30_000, 50);
+    const submits = d.simulator.submitCount;
+    before.client.close();
+    await before.gateway.stop();
+    await core.stop();
+    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 300));
+    await d.restartRedisEmpty();
+    return {
+      submits,
+      /** Resolves once a gateway of `core` reads every message as received. */
+      allReceivedThrough: async (core: RoleProcess) => {
+        const { client } = await d.gateway(core);
+        for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'received' ? true : undefined), 60_000, 200);
+      },
+    };
+  }
+
   it('asks the SMSC too when Redis came back empty while core was down, so receipts that went with it still end received', async () => {
     const d = await deployment({ receiptDelayMs: 1500, dataDirPrefix: 'hermod-redis-down-' });
-    const core = await d.role(['core'], '"msg":"core listening"');
-    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
-    const before = await d.gateway(core);
-    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Ngā mihi — 🌿'];
-    const ids: string[] = [];
-    for (const [i, content] of texts.entries()) {
-      const r = await before.client.post('/rest/sms/v2/messages', { destination: `+642100099${i}`, content });
-      expect(r.status, r.text).toBe(202);
-      ids.push(r.json.id);
-    }
-    const statusOf = async (client: typeof before.client, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
-    for (const id of ids) await eventually(async () => ((await statusOf(before.client, id)) === 'submitted' ? true : undefined), 30_000, 50);
-    const submits = d.simulator.submitCount;
-    before.client.close();
-    await before.gateway.stop();
-
-    // Core is stopped for an upgrade; the receipts come meanwhile and wait on the status stream. Redis restarts
-    // without its data before core is back: the receipts, and every marker core left, are gone.
-    await core.stop();
-    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
-    await new Promise((r) => setTimeout(r, 300));
-    await d.restartRedisEmpty();
+    const lost = await receiptsLostWhileCoreWasDown(d, '+642100099');
 
     const again = await d.role(['core'], '"msg":"core listening"');
-    const { client } = await d.gateway(again);
-    for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'received' ? true : undefined), 60_000, 200);
-    expect(d.simulator.submitCount).toBe(submits);
+    await lost.allReceivedThrough(again);
+    expect(d.simulator.submitCount).toBe(lost.submits);
     expect(again.output()).toContain('hot state was empty at this start');
   }, 180_000);
+
   it('asks the SMSC at the next start when core died before it had asked, so receipts that went with Redis still end received', async () => {
     const d = await deployment({ receiptDelayMs: 1500, dataDirPrefix: 'hermod-redis-owed-' });
-    const core = await d.role(['core'], '"msg":"core listening"');
-    await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
-    const before = await d.gateway(core);
-    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界', 'Ngā mihi — 🌿'];
-    const ids: string[] = [];
-    for (const [i, content] of texts.entries()) {
-      const r = await before.client.post('/rest/sms/v2/messages', { destination: `+642100066${i}`, content });
-      expect(r.status, r.text).toBe(202);
-      ids.push(r.json.id);
-    }
-    const statusOf = async (client: typeof before.client, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
-    for (const id of ids) await eventually(async () => ((await statusOf(before.client, id)) === 'submitted' ? true : undefined), 30_000, 50);
-    const submits = d.simulator.submitCount;
-    before.client.close();
-    await before.gateway.stop();
-    await core.stop();
-    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
-    await new Promise((r) => setTimeout(r, 300));
-    await d.restartRedisEmpty();
+    const lost = await receiptsLostWhileCoreWasDown(d, '+642100066');
 
     // The next core finds Redis empty and is killed as it says so, before its questions are on their way. It left
     // its markers in Redis: the start after it does not find Redis empty, and has only the data directory to go by.
@@ -197,9 +193,8 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     await dying.kill9();
 
     const again = await d.role(['core'], '"msg":"core listening"');
-    const { client } = await d.gateway(again);
-    for (const id of ids) await eventually(async () => ((await statusOf(client, id)) === 'received' ? true : undefined), 60_000, 200);
-    expect(d.simulator.submitCount).toBe(submits);
+    await lost.allReceivedThrough(again);
+    expect(d.simulator.submitCount).toBe(lost.submits);
     expect(again.output()).not.toContain('hot state was empty at this start');
     expect(again.output()).toContain('the last run was stopped before it had asked the carriers');
   }, 180_000);
