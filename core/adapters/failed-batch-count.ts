@@ -19,6 +19,7 @@ export function withFailedBatchCount(bus: Bus, log?: Logger): Bus {
   const toldAt = new Map<string, number>();
   return {
     local: bus.local,
+    ...(bus.tracked ? { tracked: bus.tracked } : {}),
     publish: (topic, records, options) => bus.publish(topic, records, options),
     subscribe: (topic, handler, options) => {
       const labels = { topic, group: options.group };

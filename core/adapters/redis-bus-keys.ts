@@ -10,3 +10,10 @@ export const leaseKey = (stream: string, group: string): string => `${stream}:ow
 
 /** The live members of `group` on a topic. */
 export const membersKey = (prefix: string, topic: string, group: string): string => `{${prefix}:${topic}}:members:${group}`;
+
+/**
+ * The bus' epoch: a random value set on first use, gone with the rest when Redis comes back empty, so a position
+ * noted in one epoch is never compared with the streams of the next (their ids, from the clock, lie above the old
+ * ones: a group reading them would seem to have acknowledged records that were lost).
+ */
+export const epochKey = (prefix: string): string => `${prefix}:bus-epoch`;

@@ -76,10 +76,8 @@ export function othersHoldPending(summary: unknown, consumer: string): boolean {
  */
 export function groupBacklog(groups: unknown, group: string, length?: number, lastId?: string): number | undefined {
   if (!Array.isArray(groups)) return 0;
-  for (const fields of groups as unknown[][]) {
-    const info = new Map<string, unknown>();
-    for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
-    if (info.get('name') !== group) continue;
+  const info = groupInfo(groups, group);
+  if (info) {
     const pending = Number(info.get('pending') ?? 0);
     const delivered = info.get('last-delivered-id');
     if (lastId !== undefined && delivered !== undefined && delivered !== null && compareIds(String(delivered), lastId) >= 0) return pending;
@@ -90,8 +88,19 @@ export function groupBacklog(groups: unknown, group: string, length?: number, la
   return undefined;
 }
 
+/** The fields of `group` in an XINFO GROUPS reply (a list of field/value lists), if it is there. */
+export function groupInfo(groups: unknown, group: string): Map<string, unknown> | undefined {
+  if (!Array.isArray(groups)) return undefined;
+  for (const fields of groups as unknown[][]) {
+    const info = new Map<string, unknown>();
+    for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+    if (info.get('name') === group) return info;
+  }
+  return undefined;
+}
+
 /** Orders two stream entry ids (`ms-seq`). */
-function compareIds(a: string, b: string): number {
+export function compareIds(a: string, b: string): number {
   const [am = 0, as = 0] = a.split('-').map(Number);
   const [bm = 0, bs = 0] = b.split('-').map(Number);
   return am !== bm ? am - bm : as - bs;

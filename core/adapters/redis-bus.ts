@@ -2,6 +2,7 @@ import type { BatchHandler, Bus, BusRecord, SubscribeOptions, Subscription } fro
 import { HermodError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { streamKey } from './redis-bus-keys';
+import { createRedisAcknowledged } from './redis-bus-acknowledged';
 import { createRedisPublisher } from './redis-bus-publish';
 import { groupBacklog, lastEntryId } from './redis-bus-replies';
 import { defineRedisBusScripts } from './redis-bus-scripts';
@@ -22,7 +23,10 @@ export type { RedisBusOptions } from './redis-bus-settings';
  * - `{<prefix>:T}:members:<group>` — the group's live members (sorted set
  *   scored by expiry on the Redis clock), for fair shares.
  *
- * publish() is one pipeline of XADDs. Consumer groups are created at `0`
+ * publish() is one pipeline of XADDs. `tracked` publishing also reads the
+ * bus' epoch (`<prefix>:bus-epoch`, a random value set on first use) and
+ * returns each record's stream id, and says how far a group has acknowledged
+ * each stream (redis-bus-acknowledged.ts). Consumer groups are created at `0`
  * (MKSTREAM), so a group sees everything still in the streams, including what
  * was published before it existed.
  *
@@ -74,6 +78,7 @@ export function createRedisBus(options: RedisBusOptions): Bus {
   const cmd = openRedis(options.redis, { enableAutoPipelining: true }, log);
   defineRedisBusScripts(cmd);
   const publish = createRedisPublisher(cmd, settings);
+  const acknowledged = createRedisAcknowledged(cmd, settings);
 
   const subscribers = new Set<RedisBusSubscriber>();
   let closed = false;
@@ -82,6 +87,16 @@ export function createRedisBus(options: RedisBusOptions): Bus {
     async publish(topic: string, records: readonly BusRecord[]): Promise<void> {
       if (closed) throw new HermodError('unavailable', 'bus is closed');
       await publish(topic, records);
+    },
+
+    // A Redis without persistence that comes back empty loses what its streams held: publishers may keep what
+    // they published until a group has it (the callback producer does).
+    tracked: {
+      async publish(topic, records) {
+        if (closed) throw new HermodError('unavailable', 'bus is closed');
+        return publish(topic, records, true);
+      },
+      acknowledged: (topic, group) => acknowledged(topic, group),
     },
 
     async lag(topic: string, group: string): Promise<number> {

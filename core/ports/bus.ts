@@ -74,12 +74,43 @@ export interface PublishOptions {
   untilDurable?: boolean;
 }
 
+/** Where a published record is: the bus' epoch when it was stored, its partition and its position there. */
+export interface BusPosition {
+  epoch: string;
+  partition: number;
+  /** The record's offset, as DeliveredRecord has it (a stream id on Redis). */
+  offset: string;
+}
+
+/** How far a group has acknowledged a topic, as the bus stands now. */
+export interface AcknowledgedPositions {
+  /** The bus' epoch now: a record stored in another epoch went with the store it was in (a Redis back empty). */
+  epoch: string;
+  /** Whether the group acknowledged the record at `position` (never for a position of another epoch). */
+  covers(position: BusPosition): boolean;
+}
+
+/**
+ * Publishing that says where each record went, and how far a group has
+ * acknowledged them: for a bus that can lose records it had taken (a Redis
+ * without persistence that comes back empty), so a publisher can keep what
+ * it published until a consumer has it, and publish it again if it was lost.
+ */
+export interface TrackedPublishing {
+  /** As Bus.publish, resolving with each record's position, in the order of `records`. */
+  publish(topic: string, records: readonly BusRecord[]): Promise<BusPosition[]>;
+  /** What `group` has acknowledged of `topic` (nothing, for a group that does not exist yet). */
+  acknowledged(topic: string, group: string): Promise<AcknowledgedPositions>;
+}
+
 export interface Bus {
   /**
    * True for a bus whose records reach only subscribers in this process (the
    * in-process bus): one job can never be in two worker processes' hands.
    */
   readonly local?: boolean;
+  /** Only on a bus that can lose records it had taken (Redis): see TrackedPublishing. */
+  readonly tracked?: TrackedPublishing;
   publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
   subscribe(topic: string, handler: BatchHandler, options: SubscribeOptions): Promise<Subscription>;
   /**
