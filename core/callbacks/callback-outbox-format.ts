@@ -1,4 +1,5 @@
 import type { StatusChange } from '../messages/status-recorder';
+import type { BusPosition } from '../ports/bus';
 import type { CallbackJob } from './callback-job';
 
 /**
@@ -16,7 +17,9 @@ import type { CallbackJob } from './callback-job';
  * - `Q<{a,l,f}>`: application `a`'s queue on disk: segments below `l` are not
  *   part of it, and segment `s` is read up to byte `f[s]` (written by compaction);
  * - `P<job>`: the job is kept only until it is published on a bus that keeps records;
- * - `p<event id>`: it was published;
+ * - `p<event id>`: it was published, or, kept since, a consumer has it: it is no longer kept;
+ * - `p<event id> <epoch> <partition> <offset>`: it was published there, on a bus that can lose what it
+ *   took (Redis), and is kept until the consumers' group has acknowledged it (written after its `P` line);
  * - `L<{e,c}>`: status change `c` of a message not in memory waits for its
  *   message to be looked up in history; its job, if it makes one, gets event id `e`;
  * - `l<event id>`: that lookup ended (its job is owed or held, or there is none).
@@ -43,6 +46,14 @@ export const lookupLine = (l: OwedLookup): string => `L${JSON.stringify({ e: l.e
 export const encodeLookups = (lookups: readonly OwedLookup[]): Buffer => Buffer.from(lookups.map(lookupLine).join(''), 'utf8');
 export const encodeLookedUp = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `l${id}\n`).join(''), 'utf8');
 export const encodePublished = (eventIds: readonly string[]): Buffer => Buffer.from(eventIds.map((id) => `p${id}\n`).join(''), 'utf8');
+/** A job published on a bus that can lose records, and where: kept until acknowledged. */
+export interface KeptJob {
+  job: CallbackJob;
+  position: BusPosition;
+}
+export const keptLine = (eventId: string, p: BusPosition): string => `p${eventId} ${p.epoch} ${p.partition} ${p.offset}\n`;
+export const encodeKept = (kept: readonly KeptJob[]): Buffer =>
+  Buffer.from(kept.map((k) => pendingLine(k.job) + keptLine(k.job.eventId, k.position)).join(''), 'utf8');
 export const encodeAdmitted = (applicationId: string, segment: number, offset: number, jobs: readonly CallbackJob[]): Buffer =>
   Buffer.from(`A${JSON.stringify({ a: applicationId, s: segment, o: offset, j: jobs })}\n`, 'utf8');
 export const encodeEvicted = (applicationId: string, segment: number, eventIds: readonly string[]): Buffer =>
@@ -65,6 +76,8 @@ export interface Replayed {
   whole: number;
   /** Jobs kept until published, by event id. */
   pending: Map<string, CallbackJob>;
+  /** Jobs published on a bus that can lose records, kept until acknowledged, by event id. */
+  kept: Map<string, KeptJob>;
   /** Status changes waiting for their message's lookup, by the event id their job is to have. */
   lookups: Map<string, OwedLookup>;
   /** Queues on disk, by application. */
@@ -81,6 +94,7 @@ export function replayOutbox(bytes: Buffer): Replayed {
   const owed = new Map<string, CallbackJob>();
   const sizes = new Map<string, number>();
   const pending = new Map<string, CallbackJob>();
+  const kept = new Map<string, KeptJob>();
   const lookups = new Map<string, OwedLookup>();
   const queues = new Map<string, QueueState>();
   const stateOf = (app: string): QueueState => {
@@ -104,7 +118,14 @@ export function replayOutbox(bytes: Buffer): Replayed {
       continue;
     }
     if (kind === 0x70 /* p */) {
-      pending.delete(text);
+      const [id = '', epoch, partition, offset] = text.split(' ');
+      const job = pending.get(id);
+      pending.delete(id);
+      kept.delete(id);
+      if (job && epoch !== undefined && offset !== undefined && Number.isInteger(Number(partition))) {
+        kept.set(id, { job, position: { epoch, partition: Number(partition), offset } });
+        sizes.set(id, (sizes.get(id) ?? 0) + end + 1 - start);
+      }
       continue;
     }
     if (kind === 0x6c /* l */) {
@@ -116,6 +137,8 @@ export function replayOutbox(bytes: Buffer): Replayed {
       const v = JSON.parse(text);
       if ((kind === 0x4a /* J */ || kind === 0x50) /* P */ && isJob(v)) {
         (kind === 0x4a ? owed : pending).set(v.eventId, v);
+        // Held again (published again after its bus lost it): kept no more until it is handed over again.
+        if (kind === 0x50) kept.delete(v.eventId);
         sizes.set(v.eventId, end + 1 - start);
         continue;
       }
@@ -146,8 +169,8 @@ export function replayOutbox(bytes: Buffer): Replayed {
     }
     damaged++;
   }
-  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id) && !(id.startsWith('L') && lookups.has(id.slice(1)))) sizes.delete(id);
-  return { owed, bytes: sizes, whole: start, pending, lookups, queues, settled, damaged };
+  for (const id of sizes.keys()) if (!owed.has(id) && !pending.has(id) && !kept.has(id) && !(id.startsWith('L') && lookups.has(id.slice(1)))) sizes.delete(id);
+  return { owed, bytes: sizes, whole: start, pending, kept, lookups, queues, settled, damaged };
 }
 
 function isJob(v: unknown): v is CallbackJob {

@@ -5,7 +5,18 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLogLevel, createLogger } from '../../lib/log';
 import type { CallbackJob } from './callback-job';
-import { encodeLookedUp, encodeLookups, encodeOwed, encodeSettled, type OwedLookup, replayOutbox } from './callback-outbox-format';
+import type { BusPosition } from '../ports/bus';
+import {
+  encodeLookedUp,
+  encodeLookups,
+  encodeOwed,
+  encodePending,
+  encodePublished,
+  encodeSettled,
+  type KeptJob,
+  type OwedLookup,
+  replayOutbox,
+} from './callback-outbox-format';
 import { openCallbackOutbox } from './callback-outbox';
 
 setLogLevel('error');
@@ -133,13 +144,15 @@ describe('callback outbox replay', () => {
     expect(replayed.damaged).toBe(1);
   });
 
-  it('keeps what is owed across a kill at any point of a run, with compaction and hand-overs in between', () => {
+  it('keeps what is owed, and what was published and not yet acknowledged, across a kill at any point of a run, with compaction and hand-overs in between', () => {
     type Op =
       | { owe: { id: string; content: string }[] }
       | { retry: string[]; attempt: number }
       | { settle: string[] }
       | { hold: { id: string; content: string }[] }
-      | { handOver: string[] };
+      | { handOver: string[] }
+      | { handOverAt: string[] }
+      | { acknowledge: string[] };
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
     const jobsArb = fc.array(fc.record({ id: fc.constantFrom(...ids), content: unicodeText }), { minLength: 1, maxLength: 4 });
     const idsArb = fc.array(fc.constantFrom(...ids), { minLength: 1, maxLength: 4 });
@@ -149,12 +162,17 @@ describe('callback outbox replay', () => {
       fc.record({ settle: idsArb }),
       fc.record({ hold: jobsArb.map((js) => js.map((j) => ({ ...j, id: `held-${j.id}` }))) }),
       fc.record({ handOver: idsArb.map((is) => is.map((i) => `held-${i}`)) }),
+      // Published on a bus that can lose records: kept at a position (here the event id, for `covers`) until acknowledged.
+      fc.record({ handOverAt: idsArb.map((is) => is.map((i) => `held-${i}`)) }),
+      fc.record({ acknowledge: idsArb.map((is) => is.map((i) => `held-${i}`)) }),
     );
+    const positionOf = (id: string): BusPosition => ({ epoch: 'ēpoch-1', partition: id.length % 3, offset: id });
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 30 }), fc.nat(), fc.nat(), (ops, restartAt, tornBytes) => {
         const dir = tmpDir();
         const owed = new Map<string, CallbackJob>();
         const held = new Map<string, CallbackJob>();
+        const kept = new Map<string, KeptJob>();
         // Settled since the start, across restarts (fewer than the outbox keeps): owing one again is a repeat, dropped.
         const settled = new Set<string>();
         const open = () => openCallbackOutbox({ dir, log, compactBytes: 600, recentlySettled: 100 });
@@ -180,7 +198,24 @@ describe('callback outbox replay', () => {
           } else if ('hold' in op) {
             const jobs = op.hold.map((p) => jobOf(p.id, p.content));
             outbox.hold(jobs);
-            for (const j of jobs) held.set(j.eventId, j);
+            for (const j of jobs) {
+              held.set(j.eventId, j);
+              kept.delete(j.eventId);
+            }
+          } else if ('handOverAt' in op) {
+            const current = [...new Set(op.handOverAt)].map((id) => held.get(id)).filter((j) => j !== undefined);
+            outbox.handOver(
+              current,
+              current.map((j) => positionOf(j.eventId)),
+            );
+            for (const j of current) {
+              held.delete(j.eventId);
+              kept.set(j.eventId, { job: j, position: positionOf(j.eventId) });
+            }
+          } else if ('acknowledge' in op) {
+            const dropped = outbox.acknowledged({ covers: (p) => op.acknowledge.includes(p.offset) });
+            expect(dropped).toBe([...kept.keys()].filter((id) => op.acknowledge.includes(id)).length);
+            for (const id of op.acknowledge) kept.delete(id);
           } else {
             const current = op.handOver.map((id) => held.get(id)).filter((j) => j !== undefined);
             // A copy is not the object that was held: it is not handed over.
@@ -199,18 +234,55 @@ describe('callback outbox replay', () => {
             for (const [id, j] of held) if (!owed.has(id)) owed.set(id, j);
             held.clear();
             expect(outbox.owed()).toEqual([...owed.values()]);
+            // What was published stays kept, for its producer: the consumer's outbox owes it, not this one.
+            expect(outbox.unacknowledged()).toEqual([...kept.values()]);
           }
         });
         expect(outbox.owed()).toEqual([...owed.values()]);
+        expect(outbox.unacknowledged()).toEqual([...kept.values()]);
+        expect(outbox.size).toBe(owed.size + held.size);
         outbox.close();
         const reopened = open();
         for (const [id, j] of held) if (!owed.has(id)) owed.set(id, j);
         expect(reopened.owed()).toEqual([...owed.values()]);
+        expect(reopened.unacknowledged()).toEqual([...kept.values()]);
         reopened.close();
         fs.rmSync(dir, { recursive: true, force: true });
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('replays the bare published line of an older journal as a job no longer kept, and one kept at a position until acknowledged', () => {
+    const job = jobOf('e-1', 'Kia ora, e hoa mā 👋🏽 你好');
+    const old = replayOutbox(Buffer.concat([encodePending([job]), encodePublished(['e-1'])]));
+    expect([old.pending.size, old.kept.size]).toEqual([0, 0]);
+    const position = { epoch: '9f3c', partition: 1, offset: '1700000000000-7' };
+    const kept = Buffer.concat([encodePending([job]), Buffer.from(`pe-1 9f3c 1 1700000000000-7\n`)]);
+    expect(replayOutbox(kept).kept.get('e-1')).toEqual({ job, position });
+    expect(replayOutbox(kept).pending.size).toBe(0);
+    // Acknowledged: the same bare line as an older journal's.
+    expect(replayOutbox(Buffer.concat([kept, encodePublished(['e-1'])])).kept.size).toBe(0);
+    // Held again to be published again: held, no longer kept.
+    const again = replayOutbox(Buffer.concat([kept, encodePending([job])]));
+    expect([again.pending.size, again.kept.size]).toEqual([1, 0]);
+  });
+
+  it('does not count a job kept until acknowledged as owed, which the outbox of the core that took it counts', () => {
+    const dir = tmpDir();
+    const outbox = openCallbackOutbox({ dir, log });
+    const jobs = [jobOf('a', 'Tēnā koe'), jobOf('b', '🌿')];
+    outbox.hold(jobs);
+    expect([outbox.size, outbox.owedByApplication().get('acme')]).toEqual([2, 2]);
+    outbox.handOver(jobs, [
+      { epoch: 'e', partition: 0, offset: '1-0' },
+      { epoch: 'e', partition: 1, offset: '2-0' },
+    ]);
+    expect([outbox.size, outbox.owedByApplication().get('acme')]).toEqual([0, undefined]);
+    expect(outbox.unacknowledged().map((k) => k.job)).toEqual(jobs);
+    expect(outbox.acknowledged({ covers: (p) => p.partition === 1 })).toBe(1);
+    expect(outbox.unacknowledged().map((k) => k.job.eventId)).toEqual(['a']);
+    outbox.close();
   });
 
   it('does not grow without bound while jobs are settled as fast as they are owed', () => {

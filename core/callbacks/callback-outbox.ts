@@ -3,12 +3,14 @@ import path from 'node:path';
 import { FifoMap } from '../../lib/fifo-map';
 import type { Logger } from '../../lib/log';
 import { callbacksOwed, callbacksOwedOnDisk, callbacksOwedPerApplication } from '../../lib/metrics';
+import type { AcknowledgedPositions, BusPosition } from '../ports/bus';
 import type { CallbackJob } from './callback-job';
 import { openCallbackDiskQueues } from './callback-disk-queues';
 import { openOutboxJournal } from './callback-outbox-journal';
 import {
   encodeAdmitted,
   encodeEvicted,
+  encodeKept,
   encodeLookedUp,
   encodeLookups,
   encodeOwed,
@@ -16,6 +18,8 @@ import {
   encodePublished,
   encodeQueueState,
   encodeSettled,
+  type KeptJob,
+  keptLine,
   lookupLine,
   type OwedLookup,
   owedLine,
@@ -69,6 +73,11 @@ export interface OutboxConsumer {
  *
  * Jobs made for a bus that keeps records are held (`hold`) only until
  * published (`handOver`); one held at a crash is owed again at the next start.
+ * On a bus that can lose what it took (Redis without persistence), a job
+ * handed over with its position is kept until the consumers' group has
+ * acknowledged it (`acknowledged`), for its producer to publish again if the
+ * bus lost it (`unacknowledged`, then `hold` again); the consumer's outbox
+ * owes it from then on, so it is not counted as owed here.
  */
 export interface CallbackOutbox {
   /** Gives every job in memory to `consumer` now, and each later one as it comes into memory. */
@@ -81,8 +90,15 @@ export interface CallbackOutbox {
   settle(eventIds: readonly string[]): void;
   /** Jobs about to be published on a bus that keeps records. */
   hold(jobs: readonly CallbackJob[]): void;
-  /** The bus took these held jobs (each exactly as held). */
-  handOver(jobs: readonly CallbackJob[]): void;
+  /**
+   * The bus took these held jobs (each exactly as held). With `positions` (one per job, a bus that can lose
+   * records), each is kept at its position until acknowledged; without, it is no longer kept.
+   */
+  handOver(jobs: readonly CallbackJob[], positions?: readonly BusPosition[]): void;
+  /** Drops the kept jobs the group has acknowledged (a consumer's outbox owes them); how many. */
+  acknowledged(acks: Pick<AcknowledgedPositions, 'covers'>): number;
+  /** Jobs kept after publishing until acknowledged, in the order they were handed over. */
+  unacknowledged(): KeptJob[];
   /**
    * Status changes whose message is not in memory, kept until their lookup
    * ends: a restart gives them back (`lookups`) to be looked up again, so a
@@ -95,9 +111,9 @@ export interface CallbackOutbox {
   lookups(): OwedLookup[];
   /** Jobs owed in memory, in the order they came into memory. */
   owed(): CallbackJob[];
-  /** What each application is owed (by id), in memory, on disk and held for a bus, tried or not: `hermod status` and the metric read this. */
+  /** What each application is owed (by id), in memory, on disk and held for a bus, tried or not (not those kept until acknowledged): `hermod status` and the metric read this. */
   owedByApplication(): Map<string, number>;
-  /** Every job owed or held, in memory and on disk. */
+  /** Every job owed or held, in memory and on disk (not those kept until acknowledged). */
   readonly size: number;
   readonly inMemory: number;
   readonly onDisk: number;
@@ -128,6 +144,8 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   /** Jobs in memory per application, in the order they came into memory. */
   const byApplication = new Map<string, Map<string, CallbackJob>>();
   const pending = new Map<string, Entry>();
+  /** Published on a bus that can lose records, until the group acknowledges them. */
+  const kept = new Map<string, Entry & { position: BusPosition }>();
   const lookups = new Map<string, { lookup: OwedLookup; bytes: number }>();
   let liveBytes = 0;
   let closed = false;
@@ -173,6 +191,11 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const append = (buf: Buffer): void => journal.append(buf);
   if (replayed) {
     for (const job of replayed.owed.values()) remember(job, replayed.bytes.get(job.eventId) ?? 0);
+    for (const { job, position } of replayed.kept.values()) {
+      const bytes = replayed.bytes.get(job.eventId) ?? 0;
+      kept.set(job.eventId, { job, position, bytes });
+      liveBytes += bytes;
+    }
     for (const lookup of replayed.lookups.values()) {
       const bytes = replayed.bytes.get(`L${lookup.eventId}`) ?? 0;
       lookups.set(lookup.eventId, { lookup, bytes });
@@ -196,6 +219,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
         ...disk.applications().map((a) => encodeQueueState(a, disk.state(a))),
         encodeOwed([...memory.values()].map((e) => e.job)),
         encodePending([...pending.values()].map((e) => e.job)),
+        encodeKept([...kept.values()]),
         encodeLookups([...lookups.values()].map((e) => e.lookup)),
         encodeSettled([...recentlySettled.keys()]),
       ]),
@@ -331,6 +355,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     maybeCompact();
   }
   if (memory.size + disk.total > 0) log.info('callbacks owed from before the restart', { inMemory: memory.size, onDisk: disk.total });
+  if (kept.size > 0) log.info('callbacks published before the restart and not yet acknowledged', { jobs: kept.size });
 
   const owe = (jobs: readonly CallbackJob[]): void => {
     if (jobs.length === 0) return;
@@ -455,18 +480,54 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     hold(jobs) {
       if (jobs.length === 0) return;
       keepLines(pending, jobs, pendingLine, (job) => ({ job }));
+      // A kept job held again (its bus lost it) is kept no more: its `P` line says so on replay too.
+      for (const job of jobs) {
+        const before = kept.get(job.eventId);
+        if (!before) continue;
+        liveBytes -= before.bytes;
+        kept.delete(job.eventId);
+      }
       changed();
     },
-    handOver(jobs) {
-      if (
-        dropLines(
-          pending,
-          encodePublished,
-          jobs.filter((j) => pending.get(j.eventId)?.job === j).map((j) => j.eventId),
+    handOver(jobs, positions) {
+      if (!positions) {
+        if (
+          dropLines(
+            pending,
+            encodePublished,
+            jobs.filter((j) => pending.get(j.eventId)?.job === j).map((j) => j.eventId),
+          )
         )
-      )
-        changed();
+          changed();
+        return;
+      }
+      const lines: string[] = [];
+      const moving: (Entry & { position: BusPosition })[] = [];
+      jobs.forEach((job, i) => {
+        const held = pending.get(job.eventId);
+        if (held?.job !== job) return;
+        const line = keptLine(job.eventId, positions[i]!);
+        lines.push(line);
+        moving.push({ job, position: positions[i]!, bytes: held.bytes + Buffer.byteLength(line, 'utf8') });
+      });
+      if (moving.length === 0) return;
+      append(Buffer.from(lines.join(''), 'utf8'));
+      for (const entry of moving) {
+        const held = pending.get(entry.job.eventId)!;
+        pending.delete(entry.job.eventId);
+        liveBytes += entry.bytes - held.bytes;
+        kept.set(entry.job.eventId, entry);
+      }
+      changed();
+      maybeCompact();
     },
+    acknowledged(acks) {
+      const done: string[] = [];
+      for (const [id, entry] of kept) if (acks.covers(entry.position)) done.push(id);
+      dropLines(kept, encodePublished, done);
+      return done.length;
+    },
+    unacknowledged: () => [...kept.values()].map(({ job, position }) => ({ job, position })),
     awaitLookups(list) {
       if (list.length > 0) keepLines(lookups, list, lookupLine, (lookup) => ({ lookup }));
     },
