@@ -17,6 +17,8 @@ import { callbackOrderKey, encodeCallback, type CallbackJob } from './callback-j
 import type { CallbackOutbox } from './callback-outbox';
 import type { OwedLookup } from './callback-outbox-format';
 import { traceOf } from '../../lib/tracing';
+import { rateLimitedWarning } from '../../lib/rate-limited-warning';
+import type { BusPosition } from '../ports/bus';
 
 interface CallbackProducerDeps {
   bus: Bus;
@@ -34,7 +36,12 @@ interface CallbackProducerDeps {
   busKeepsRecords: boolean;
   /** First wait before a failed history lookup is tried again; doubles per failure up to a minute (default 1 s). */
   lookupRetryMs?: number;
+  /** How often the consumers' group is asked what it acknowledged, while jobs are kept for it (default 1 s). */
+  acknowledgedEveryMs?: number;
 }
+
+/** The group whose members owe a callback in their outbox once they acknowledge its record (callback-dispatcher.ts). */
+const CALLBACK_SENDERS = 'callback-senders';
 
 const MAX_LOOKUP_RETRY_MS = 60_000;
 
@@ -47,9 +54,20 @@ const NO_STATUS_CALLBACKS = new Set(['gateway_v1', 'campaign_opt_out_response', 
  * callbacks stay in the order the changes happened. Each job is written to
  * the outbox first, so a crash between a change and its callback loses
  * nothing.
+ *
+ * On a bus that can lose what it took (Redis without persistence, back
+ * empty), a published job stays in the outbox at its position until the
+ * callback senders' group has acknowledged it (then a dispatcher's outbox
+ * owes it), asked every second while any is kept. One the bus lost (its
+ * position is of an epoch before the bus' current one, or `busLost` says so)
+ * is published again, with its event id: a dispatcher that had it already
+ * drops the repeat of an event it settled, and otherwise the receiver may
+ * hear it twice (at least once), or after a later callback of its message.
  */
 export function createCallbackProducer(deps: CallbackProducerDeps) {
   const { outbox } = deps;
+  const tracked = deps.busKeepsRecords ? deps.bus.tracked : undefined;
+  const topic = topicName('callbacks');
   // One batch at a time, each tried again until the bus takes it (a broker
   // away, electing a leader): a later batch never overtakes an earlier one,
   // so a message's callbacks keep the order of its changes. At a stop the
@@ -57,14 +75,17 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   const publisher = createBatcher<CallbackJob, void>(
     async (jobs) => {
       const records = jobs.map((j) => ({ key: callbackOrderKey(j), value: encodeCallback(j) }));
+      let positions: BusPosition[] | undefined;
       // A refusal that will not pass (too large, not allowed) is not tried forever: the jobs stay held for the next start.
-      await retryUntilDone(() => publishInParts(deps.bus, topicName('callbacks'), records), {
-        what: 'publish callbacks',
-        log: deps.log,
-        fields: { jobs: jobs.length },
-        giveUp: () => draining,
-      });
-      outbox.handOver(jobs);
+      await retryUntilDone(
+        async () => {
+          if (tracked) positions = await tracked.publish(topic, records);
+          else await publishInParts(deps.bus, topic, records);
+        },
+        { what: 'publish callbacks', log: deps.log, fields: { jobs: jobs.length }, giveUp: () => draining },
+      );
+      outbox.handOver(jobs, positions);
+      if (positions) askAcknowledged();
       return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 1 },
@@ -201,6 +222,50 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     );
   };
 
+  /** Jobs kept for the callback senders' group (published before the last stop too) are dropped once it has them. */
+  const acknowledgedEveryMs = deps.acknowledgedEveryMs ?? 1000;
+  let askTimer: NodeJS.Timeout | undefined;
+  const cannotAsk = rateLimitedWarning(deps.log, 'could not ask the bus which callbacks were taken; asking again', { count: 'failures' });
+  const askAcknowledged = (): void => {
+    if (!tracked || askTimer || draining) return;
+    askTimer = setTimeout(() => void checkAcknowledged(tracked), acknowledgedEveryMs);
+    askTimer.unref();
+  };
+  const checkAcknowledged = async (bus: NonNullable<typeof tracked>): Promise<void> => {
+    try {
+      const asked = new Map(outbox.unacknowledged().map((k) => [k.job.eventId, k.position]));
+      if (asked.size === 0) return;
+      const acks = await bus.acknowledged(topic, CALLBACK_SENDERS);
+      if (draining) return;
+      outbox.acknowledged(acks);
+      // Of another epoch: the bus lost them (a Redis back empty). Only those kept as they were when asked: one
+      // published again meanwhile has a new position, which this answer may not know.
+      const lost = outbox
+        .unacknowledged()
+        .filter((k) => asked.get(k.job.eventId) === k.position && k.position.epoch !== acks.epoch)
+        .map((k) => k.job);
+      if (lost.length > 0) {
+        deps.log.warn('callbacks published on the bus were lost with it before a core took them; publishing them again', { jobs: lost.length });
+        publishAgain(lost);
+      }
+    } catch (err) {
+      cannotAsk({ err });
+    } finally {
+      askTimer = undefined;
+      if (outbox.unacknowledged().length > 0) askAcknowledged();
+    }
+  };
+  /** Held again, so a crash before they are published again leaves them owed by this core, as any held job. */
+  const publishAgain = (jobs: CallbackJob[]): void => {
+    try {
+      outbox.hold(jobs);
+    } catch (err) {
+      deps.log.error('could not write callbacks to the outbox; publishing them anyway', { err, jobs: jobs.length });
+    }
+    for (const job of jobs) publisher.add(job).catch((err) => deps.log.error('could not queue a callback', { err, messageId: job.messageId }));
+  };
+  askAcknowledged();
+
   // Changes that were waiting for a lookup when this core last stopped.
   const resumed = outbox.lookups();
   if (resumed.length > 0) deps.log.info('looking up messages for callbacks owed from before the restart', { changes: resumed.length });
@@ -245,8 +310,22 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
     },
     /** What the IM orchestrator tells about a message or one of its attempts. */
     imStatus: (n: ImStatusNotice): void => imStatusJob(n),
+    /**
+     * The bus lost what it held (a Redis back empty, found by hot state's loss watch): every job published and
+     * not yet acknowledged is published again, and how many.
+     */
+    busLost(): number {
+      if (!tracked || draining) return 0;
+      const jobs = outbox.unacknowledged().map((k) => k.job);
+      if (jobs.length === 0) return 0;
+      deps.log.warn('callbacks published on the bus and not yet taken may be lost with it; publishing them again', { jobs: jobs.length });
+      publishAgain(jobs);
+      return jobs.length;
+    },
     drain: async () => {
       draining = true;
+      if (askTimer) clearTimeout(askTimer);
+      askTimer = undefined;
       // Lookups still to be tried again stay in the outbox for the next start.
       for (const retry of retries) clearTimeout(retry);
       retries.clear();
