@@ -368,6 +368,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       handOverBefore = lostAt;
       owedQuestions.owe(lostAt);
       dealWithLosses();
+      // The callbacks its streams held for the senders, kept in this core's outbox until a sender took them.
+      callbacks.busLost();
     };
   if (lostBeforeReady) busLost();
   // Redis back empty while core was down (an operator's trial left 1,161 messages `submitted` for good): the start's
@@ -380,6 +382,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   else if (owedBeforeStart !== undefined)
     log.info('the last run was stopped before it had asked the carriers about receipts a Redis loss may have taken; asking them now');
   if (owedQuestions.before !== undefined) dealWithLosses();
+  // The callbacks published before the stop and not yet taken went with it too: published again.
+  if (lossWatch.emptyAtStart && busSharesHotState) callbacks.busLost();
 
   return {
     port,
