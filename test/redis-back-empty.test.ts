@@ -9,6 +9,7 @@ import { freePort } from './support/free-port';
 import { createClient } from './support/https-client';
 import { startRole, type RoleProcess } from './support/role-process';
 import { startRedisServer } from './support/redis-server';
+import { rolesOnRedisEnv } from './support/roles-on-redis-env';
 
 /**
  * The Redis bus and Redis state on one Redis, which comes back without its data (no persistence, as an operator may
@@ -30,21 +31,7 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     cleanup.push(() => simulator.stop());
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), o.dataDirPrefix));
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = {
-      HERMOD_BUS: 'redis',
-      HERMOD_STATE: 'redis',
-      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      HERMOD_BUS_PARTITIONS: '2',
-      HERMOD_DATA_DIR: dataDir,
-      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
-      HERMOD_METRICS_PORT: '0',
-      HERMOD_HOST: '127.0.0.1',
-      HERMOD_SMPP_PORT: String(smscPort),
-      HERMOD_BOUNCE_SMTP_PORT: '0',
-      HERMOD_BOOTSTRAP_APP: 'acme',
-      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
-      ...o.env,
-    };
+    const env = { ...rolesOnRedisEnv({ redisPort, smscPort, dataDir }), ...o.env };
     const roles: RoleProcess[] = [];
     cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
     return {

@@ -14,6 +14,7 @@ import { eventually } from './support/eventually';
 import { freePort } from './support/free-port';
 import { createClient } from './support/https-client';
 import { startRedisServer } from './support/redis-server';
+import { rolesOnRedisEnv } from './support/roles-on-redis-env';
 import { startRole, type RoleProcess } from './support/role-process';
 
 // The hung callback senders of this process say nothing of their dead connections.
@@ -91,22 +92,7 @@ describe('core, when the Redis bus comes back empty holding status callbacks no 
       return owners[0] !== null && owners[1] !== null && owners[0] !== owners[1];
     }, 30_000);
 
-    const env = {
-      HERMOD_BUS: 'redis',
-      HERMOD_STATE: 'redis',
-      HERMOD_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      HERMOD_REDIS_PREFIX: PREFIX,
-      HERMOD_BUS_PARTITIONS: '2',
-      HERMOD_DATA_DIR: dataDir,
-      HERMOD_CORE_ADDRESS: '127.0.0.1:0',
-      HERMOD_METRICS_PORT: '0',
-      HERMOD_HOST: '127.0.0.1',
-      HERMOD_SMPP_PORT: String(smscPort),
-      HERMOD_BOUNCE_SMTP_PORT: '0',
-      HERMOD_BOOTSTRAP_APP: 'acme',
-      HERMOD_BOOTSTRAP_PASSWORD: 'secret',
-      HERMOD_CALLBACK_ALLOW_PRIVATE: 'true',
-    };
+    const env = { ...rolesOnRedisEnv({ redisPort, smscPort, dataDir }), HERMOD_REDIS_PREFIX: PREFIX, HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' };
     const roles: RoleProcess[] = [];
     cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
     const role = async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
