@@ -147,7 +147,7 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
   };
   // Owed before the first look, which marks Redis: a core killed between the two would leave the next start none the
   // wiser. Owed no more at once if Redis was not empty and nothing was owed before.
-  const owedQuestions = openOwedReceiptQuestions(path.join(config.dataDir, 'state', 'receipt-questions-owed.json'), config.journalFsync);
+  const owedQuestions = openOwedReceiptQuestions(path.join(config.dataDir, 'state', 'receipt-questions-owed.json'), config.journalFsync, log);
   const owedBeforeStart = owedQuestions.before;
   const firstLook = Date.now();
   if (busSharesHotState) owedQuestions.owe(firstLook);
@@ -380,7 +380,9 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       'hot state was empty at this start (a new Redis, or one back without its data); looking for messages still waiting for a receipt, to ask the carriers about them',
     );
   else if (owedBeforeStart !== undefined)
-    log.info('the last run was stopped before it had asked the carriers about receipts a Redis loss may have taken; asking them now');
+    log.info(
+      'questions to the carriers about receipts a Redis loss may have taken were owed when the last run stopped (it had not asked them all, or stopped before it had looked for a loss); asking them now',
+    );
   if (owedQuestions.before !== undefined) dealWithLosses();
   // The callbacks published before the stop and not yet taken went with it too: published again.
   if (lossWatch.emptyAtStart && busSharesHotState) callbacks.busLost();
@@ -395,6 +397,8 @@ export async function runCore(config: Readonly<Config>, log: Logger, options: Co
       stopping = true;
       await recovering;
       await redispatching;
+      if (owedQuestions.before !== undefined)
+        log.info('questions to the carriers about receipts a Redis loss may have taken are left for the next start, which asks them');
       lagMonitor.stop();
       screeningLists.stop();
       lossWatch.stop();

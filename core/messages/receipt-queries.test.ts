@@ -71,4 +71,11 @@ describe('asking the carriers about messages whose receipts may be lost', () => 
     ).toBe(0);
     expect(stopped.asked).toBe(0);
   });
+
+  it('says so when no message is waiting for a receipt, so an operator who read that core looks knows it is done', async () => {
+    const told: string[] = [];
+    const log = { ...createLogger({ test: 'receipt-queries' }), info: (msg: string) => void told.push(msg) };
+    expect(await askCarriersAboutReceipts({ history: historyOf([]), bus: busOf([]), log, retryMs: 1 })).toBe(0);
+    expect(told).toEqual([expect.stringContaining('nothing to ask the carriers')]);
+  });
 });

@@ -45,6 +45,8 @@ export async function askCarriersAboutReceipts(deps: {
     after = { acceptedAt: last.acceptedAt, id: last.id };
   }
   if (total > 0) deps.log.info('asking the carriers about messages whose delivery receipts may be lost', { count: total });
+  // Said too when there are none, so an operator who read that core is looking knows it is done.
+  else if (!deps.stopping?.()) deps.log.info('no message is waiting for a delivery receipt a Redis loss may have taken: nothing to ask the carriers');
   return total;
 }
 
