@@ -258,6 +258,15 @@ export const callbacksOwedPerApplication = once(
     }),
 );
 
+export const callbacksUnacknowledged = once(
+  'hermod_callbacks_unacknowledged',
+  () =>
+    new Gauge({
+      name: 'hermod_callbacks_unacknowledged',
+      help: "Callbacks this core published on the Redis bus and keeps in its outbox until the callback senders' group has acknowledged them (published again if Redis comes back without its data); growing: no core is taking callbacks from the topic",
+    }),
+);
+
 export const callbacksOwedOnDisk = once(
   'hermod_callbacks_owed_on_disk',
   () =>

@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLogLevel, createLogger } from '../../lib/log';
+import { callbacksUnacknowledged } from '../../lib/metrics';
 import type { CallbackJob } from './callback-job';
 import type { BusPosition } from '../ports/bus';
 import {
@@ -282,6 +283,21 @@ describe('callback outbox replay', () => {
     expect(outbox.unacknowledged().map((k) => k.job)).toEqual(jobs);
     expect(outbox.acknowledged({ covers: (p) => p.partition === 1 })).toBe(1);
     expect(outbox.unacknowledged().map((k) => k.job.eventId)).toEqual(['a']);
+    outbox.close();
+  });
+
+  it('shows how many published callbacks it keeps until acknowledged, for an SRE to see senders falling behind', async () => {
+    const unacknowledgedNow = async () => (await callbacksUnacknowledged.get()).values[0]?.value;
+    const outbox = openCallbackOutbox({ dir: tmpDir(), log });
+    const jobs = [jobOf('a', 'Kia ora 👋🏽'), jobOf('b', '你好')];
+    outbox.hold(jobs);
+    outbox.handOver(jobs, [
+      { epoch: 'e', partition: 0, offset: '1-0' },
+      { epoch: 'e', partition: 1, offset: '2-0' },
+    ]);
+    expect(await unacknowledgedNow()).toBe(2);
+    outbox.acknowledged({ covers: (p) => p.partition === 0 });
+    expect(await unacknowledgedNow()).toBe(1);
     outbox.close();
   });
 

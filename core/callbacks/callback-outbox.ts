@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FifoMap } from '../../lib/fifo-map';
 import type { Logger } from '../../lib/log';
-import { callbacksOwed, callbacksOwedOnDisk, callbacksOwedPerApplication } from '../../lib/metrics';
+import { callbacksOwed, callbacksOwedOnDisk, callbacksOwedPerApplication, callbacksUnacknowledged } from '../../lib/metrics';
 import type { AcknowledgedPositions, BusPosition } from '../ports/bus';
 import type { CallbackJob } from './callback-job';
 import { openCallbackDiskQueues } from './callback-disk-queues';
@@ -231,6 +231,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
   const changed = (): void => {
     callbacksOwed.set(memory.size + pending.size + disk.total);
     callbacksOwedOnDisk.set(disk.total);
+    callbacksUnacknowledged.set(kept.size);
   };
 
   /** Applications owed something, in memory or on disk. */
@@ -524,7 +525,7 @@ export function openCallbackOutbox(options: CallbackOutboxOptions): CallbackOutb
     acknowledged(acks) {
       const done: string[] = [];
       for (const [id, entry] of kept) if (acks.covers(entry.position)) done.push(id);
-      dropLines(kept, encodePublished, done);
+      if (dropLines(kept, encodePublished, done)) changed();
       return done.length;
     },
     unacknowledged: () => [...kept.values()].map(({ job, position }) => ({ job, position })),
