@@ -373,7 +373,7 @@ export const carrierSends = once(
   () =>
     new TalliedCounter({
       name: 'hermod_carrier_sends_total',
-      help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; deferred: refused for now, tried again later; cancelled: dropped unsent because it was overtaken or its campaign cancelled; paused: parked until its campaign resumes)',
+      help: 'Messages handed to a carrier by the channel workers, by channel and outcome (submitted, rejected, retried, frozen; deferred: refused for now, tried again later; cancelled: dropped unsent because it was overtaken or its campaign cancelled; paused: parked until its campaign resumes; already_submitted: handed over again after its submitted report was lost, on the Redis bus, and not sent again)',
       labelNames: ['channel', 'outcome'] as const,
     }),
 );

@@ -2,7 +2,7 @@ import type { Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Logger } from '../lib/log';
 import type { Carrier } from './carrier';
-import { startChannelWorker, type Deferral } from './channel-worker';
+import { startChannelWorker, type ChannelWorkerOptions, type Deferral } from './channel-worker';
 
 /** What every channel's pool is started with, besides its carrier's configuration. */
 export interface PoolDeps {
@@ -10,6 +10,8 @@ export interface PoolDeps {
   state: HotState;
   log: Logger;
   deferral?: Deferral;
+  /** Where the worker remembers what it submitted (on the Redis bus; see ChannelWorkerOptions.submittedMemory). */
+  submittedMemory?: ChannelWorkerOptions['submittedMemory'];
 }
 
 export interface CarrierPool {
@@ -19,7 +21,15 @@ export interface CarrierPool {
 
 /** A channel's pool in this process: one carrier and the worker that feeds it from the channel's topic. */
 export async function startCarrierPool(channel: string, carrier: Carrier, deps: PoolDeps): Promise<CarrierPool> {
-  const worker = await startChannelWorker({ channel, bus: deps.bus, state: deps.state, carrier, log: deps.log, deferral: deps.deferral });
+  const worker = await startChannelWorker({
+    channel,
+    bus: deps.bus,
+    state: deps.state,
+    carrier,
+    log: deps.log,
+    deferral: deps.deferral,
+    submittedMemory: deps.submittedMemory,
+  });
   return {
     async stop() {
       await worker.stop();

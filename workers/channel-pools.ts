@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Bus } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import type { Config } from '../lib/config';
@@ -9,6 +10,11 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
   const { config, bus, state } = deps;
   // Every pool gives a message its carrier keeps refusing back to core on the same terms.
   const deferral = config.sendRetry;
+  // On the Redis bus, whose streams a Redis back without its data loses (its `submitted` reports with them), each
+  // worker remembers what it submitted, so what core then hands over again is not sent again. Elsewhere only a
+  // crash hands a submitted message over again: covered by hot state's submit marks on Redis state; on in-process
+  // state, the few in flight at that moment (recovery.ts), which the memory is not worth a write a submit for.
+  const submittedMemory = config.adapters.bus === 'redis' ? { dir: path.join(config.dataDir, 'workers') } : undefined;
   const pools: { stop(): Promise<void> }[] = [];
   // E-mail first: its bounce listener's port, if another process holds it, stops the start before a carrier login.
   for (const channel of [...channels].sort((a, b) => Number(b === 'email') - Number(a === 'email'))) {
@@ -23,6 +29,7 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
             state,
             log,
             deferral,
+            submittedMemory,
           }),
         );
         break;
@@ -34,17 +41,24 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
             state,
             log,
             deferral,
+            submittedMemory,
           }),
         );
         break;
       case 'wab':
-        pools.push(await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log, deferral }));
+        pools.push(
+          await (await import('./wab/wab-worker-pool')).startWabWorkerPool({ config: config.channels.wab, bus, state, log, deferral, submittedMemory }),
+        );
         break;
       case 'rcs':
-        pools.push(await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log, deferral }));
+        pools.push(
+          await (await import('./rcs/rcs-worker-pool')).startRcsWorkerPool({ config: config.channels.rcs, bus, state, log, deferral, submittedMemory }),
+        );
         break;
       case 'mms':
-        pools.push(await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log, deferral }));
+        pools.push(
+          await (await import('./mms/mms-worker-pool')).startMmsWorkerPool({ config: config.channels.mms, bus, state, log, deferral, submittedMemory }),
+        );
         break;
     }
   }

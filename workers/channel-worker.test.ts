@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../core/adapters/memory-bus';
 import { createMemoryState } from '../core/adapters/memory-state';
@@ -15,7 +18,7 @@ import { carrierConfig } from './sms/carrier-config-test-kit';
 import { CommandStatus } from './carriers/smpp/command-status';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { HermodError } from '../lib/errors';
-import { carrierQueries, carrierSendDuration } from '../lib/metrics';
+import { carrierQueries, carrierSendDuration, carrierSends } from '../lib/metrics';
 import { deleteRedisKeys, randomPrefix, REDIS_URL } from '../test/support/redis-keys';
 import { type Bus, type BusRecord, type PublishOptions, topicName } from '../core/ports/bus';
 import { encodeJob } from '../core/ports/bus-payloads';
@@ -809,5 +812,119 @@ describe('a channel worker whose own code fails while it sends (a bug, not the c
     const errors = lines.filter((l) => l.level === 'error');
     expect(errors).toEqual([expect.objectContaining({ msg: 'sending failed inside hermod (a bug, not the carrier); the message is rejected' })]);
     expect(errors[0]!.fields).toMatchObject({ channel: 'sms', err: expect.anything() });
+  });
+});
+
+describe('a channel worker handed again a message it submitted, whose submitted report was lost (a Redis bus back without its streams)', () => {
+  const smpp = smppTestKit();
+  const sends = async (outcome: string): Promise<number> =>
+    (await carrierSends.get()).values.find((v) => v.labels.channel === 'sms' && v.labels.outcome === outcome)?.value ?? 0;
+
+  /**
+   * An SMS worker routed as the SMS pool routes, remembering its submits in a directory of its own, on hot state the
+   * test can empty (`lose()`, as a Redis back without its data); `restart()` starts it again on the same directory.
+   */
+  async function rememberingWorker(simPort: number) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-worker-submitted-'));
+    smpp.defer(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    const config = carrierConfig('spark', simPort);
+    const carrier = createRoutedCarrier({
+      carriers: [createSmppCarrier(config, quietLog)],
+      configs: [config],
+      decide: createRouteMatcher({ rules: [], defaultTarget: { kind: 'carrier', carriers: ['spark'] }, ported: new Map() }),
+      state: createMemoryState(),
+      log: quietLog,
+    });
+    smpp.defer(() => carrier.close());
+    const hot = { state: createMemoryState() };
+    const state = new Proxy({} as HotState, {
+      get: (_target, key) => {
+        const value = (hot.state as unknown as Record<PropertyKey, unknown>)[key];
+        return typeof value === 'function' ? value.bind(hot.state) : value;
+      },
+    });
+    const bus = createMemoryBus();
+    const statuses: StatusUpdate[] = [];
+    await bus.subscribe(topicName('status'), async (records) => void statuses.push(...records.map((r) => decodeStatus(r.value))), { group: 'test' });
+    const start = () => startChannelWorker({ channel: 'sms', bus, state, carrier, log: quietLog, submittedMemory: { dir } });
+    let worker = await start();
+    smpp.defer(async () => {
+      await worker.stop();
+      await bus.close();
+    });
+    return {
+      dir,
+      statuses,
+      send: (job: OutboundJob) => bus.publish(topicName('sms'), [{ key: job.id, value: encodeJob(job) }]),
+      lose: () => void (hot.state = createMemoryState()),
+      restart: async () => {
+        await worker.stop();
+        worker = await start();
+      },
+    };
+  }
+
+  /** Sends a long message (three parts, UCS-2 for its macrons) and resolves with its `submitted` once its receipts came too. */
+  async function submittedWithReceipts(w: Awaited<ReturnType<typeof rememberingWorker>>, destination: string) {
+    const job = imJob('sms', destination, { type: 'text' }, 'Kia ora, e hoa mā — 你好 👋🏽 tēnā koe i tēnei rā '.repeat(3));
+    await w.send(job);
+    await eventually(() => (w.statuses.filter((s) => s.id === job.id && s.status === 'received').length === 3 ? true : undefined), 10_000);
+    const first = w.statuses.find((s) => s.id === job.id && s.status === 'submitted')!;
+    expect(first.partCarrierIds).toHaveLength(2);
+    return { job, first };
+  }
+
+  /** What must follow a second hand-over: no submit, `submitted` again with the same carrier ids, a query_sm a part. */
+  async function expectReportedAndAsked(
+    w: Awaited<ReturnType<typeof rememberingWorker>>,
+    sim: { submitCount: number; queryCount: number },
+    sent: Awaited<ReturnType<typeof submittedWithReceipts>>,
+    submits: number,
+    queries: number,
+  ) {
+    const { job, first } = sent;
+    await eventually(() => (w.statuses.filter((s) => s.id === job.id && s.status === 'submitted').length === 2 ? true : undefined), 10_000);
+    const again = w.statuses.filter((s) => s.id === job.id && s.status === 'submitted')[1]!;
+    expect(again).toMatchObject({ carrierId: first.carrierId, partCarrierIds: first.partCarrierIds, detail: first.detail, at: expect.any(Number) });
+    expect(again.at).toBeLessThanOrEqual(first.at);
+    // Asked about each part, as after a loss, and what the SMSC found reported as the receipts were.
+    await eventually(() => (w.statuses.filter((s) => s.id === job.id && s.detail === 'found by query_sm').length === 3 ? true : undefined), 10_000);
+    expect(sim.queryCount - queries).toBe(3);
+    expect(
+      w.statuses
+        .filter((s) => s.id === job.id && s.detail === 'found by query_sm')
+        .map((s) => s.carrierId)
+        .sort(),
+    ).toEqual([first.carrierId, ...first.partCarrierIds!].sort());
+    expect(sim.submitCount).toBe(submits);
+  }
+
+  it('submits nothing to the SMSC, reports submitted with the same carrier ids, and asks with query_sm', async () => {
+    const sim = await smpp.simulator({ receiptDelayMs: 0 });
+    const w = await rememberingWorker(sim.port);
+    const sent = await submittedWithReceipts(w, '+64211234596');
+    const submits = sim.submitCount;
+    expect(submits).toBe(3);
+    const counted = await sends('already_submitted');
+
+    // Hot state lost with its submit marks; the job handed over again, as core's recovery does.
+    w.lose();
+    const queries = sim.queryCount;
+    await w.send(sent.job);
+    await expectReportedAndAsked(w, sim, sent, submits, queries);
+    expect((await sends('already_submitted')) - counted).toBe(1);
+  });
+
+  it('does so too after the worker starts again, from what it wrote in its data directory', async () => {
+    const sim = await smpp.simulator({ receiptDelayMs: 0 });
+    const w = await rememberingWorker(sim.port);
+    const sent = await submittedWithReceipts(w, '+64211234597');
+    const submits = sim.submitCount;
+    await w.restart();
+    w.lose();
+    const queries = sim.queryCount;
+    await w.send(sent.job);
+    await expectReportedAndAsked(w, sim, sent, submits, queries);
+    expect(fs.readdirSync(w.dir).sort()).toEqual(['submitted-sms-0.jsonl', 'submitted-sms-0.pid']);
   });
 });

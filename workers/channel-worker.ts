@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Bus, DeliveredRecord, Subscription } from '../core/ports/bus';
 import { publishInParts } from '../core/ports/publish-in-parts';
 import { topicName } from '../core/ports/bus';
@@ -18,6 +19,7 @@ import { createReceiptTraces } from './receipt-traces';
 import { handsetKey } from '../core/domain/handset-key';
 import { createSendClaims } from './send-claims';
 import { rateLimitedWarning } from '../lib/rate-limited-warning';
+import { claimSubmittedMemoryFile, openSubmittedMemory, type Submitted, type SubmittedMemory } from './submitted-memory';
 
 /** A submit whose `submitted` report is on its way: its message, and the receipts waiting for that report. */
 interface OnTheWay {
@@ -46,6 +48,12 @@ export interface ChannelWorkerOptions {
    * once it has been refused for `forMs`. Default 1 min, 1 h, 24 h.
    */
   deferral?: Deferral;
+  /**
+   * Where the worker remembers what its carrier took (submitted-memory.ts), so that a message handed over again
+   * after its `submitted` report was lost (a Redis bus back without its streams) is not sent again: reported
+   * submitted with the carrier ids it kept, and asked about. Off without it (the pools turn it on on the Redis bus).
+   */
+  submittedMemory?: { dir: string; horizonMs?: number; maxEntries?: number };
 }
 
 export interface Deferral {
@@ -87,6 +95,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   const deferral = options.deferral ?? { firstMs: 60_000, longestMs: 3_600_000, forMs: 86_400_000 };
   let stopping = false;
+  const memory = openMemory(options);
 
   // Statuses taken twice are taken once: a batch too large for the bus together goes in parts.
   const publishStatuses = (updates: StatusUpdate[], untilDurable: boolean) =>
@@ -321,6 +330,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           );
         const { carrierIds, detail } = await (submit ? submit.run(send) : send());
         taken = true;
+        memory?.memory.remember(job.id, carrierIds, detail);
         // The receipt for these carrier ids, when it comes, is a child of this submit.
         receiptTraces.remember(carrierIds, submit?.traceparent);
         submit?.end();
@@ -462,6 +472,35 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     log.debug('asked the carrier about a message whose receipts may be lost', { id: job.id, carrierIds, final: found.length });
   };
 
+  const alreadySubmitted = rateLimitedWarning(
+    log,
+    'a message this worker had already submitted was handed over again (its submitted report lost, as with a Redis bus back without its streams); not sent again: reported submitted and asked about',
+    { count: 'messages' },
+  );
+  const sendsAlreadySubmitted = carrierSends.labels({ channel, outcome: 'already_submitted' });
+  /**
+   * A send of a message this worker remembers submitting, though hot state does not know it as sent: its `submitted`
+   * report was lost (a Redis bus back without its streams took it; core then hands the message over again). Reported
+   * submitted again, with the carrier ids and time kept, so core records it and finds its receipts; then asked about
+   * as a question is, since its receipts may have been lost with the report. Asked once (its tries a moment apart):
+   * handed out again, the job would find it submitted and not ask.
+   */
+  const submittedBefore = async (job: OutboundJob, kept: Submitted): Promise<void> => {
+    sendsAlreadySubmitted.inc();
+    alreadySubmitted({ id: job.id, submittedAt: new Date(kept.at).toISOString(), carrierIds: kept.carrierIds });
+    if (kept.carrierIds.length > 0) await carrierIdWrites.add(kept.carrierIds.map((carrierId) => ({ carrierId, messageId: job.id })));
+    await statuses.add({
+      id: job.id,
+      status: 'submitted',
+      at: kept.at,
+      channel,
+      ...carrierIdsOf(kept),
+      detail: kept.detail ?? 'submitted before it was handed over again',
+      trace: activeTraceparent(),
+    });
+    if (kept.carrierIds.length > 0 && carrier.query) await askCarrier(job, kept.carrierIds, QUESTION_HAND_OUTS - 1);
+  };
+
   const handle = async (records: DeliveredRecord[]): Promise<void> => {
     const all = decodeRecords(records, decodeJob, log);
     const questions = all.filter((d) => d.payload.carrierIds !== undefined);
@@ -493,21 +532,25 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     // Jobs whose submit already succeeded (redelivered after a crash, or handed
     // over again by recovery) are not sent again.
     const [current, submitted] = await Promise.all([Promise.all(jobs.map((j) => state.getStatus(j.id))), state.wereSubmitted(jobs.map((j) => j.id))]);
-    // The carrier took it, but the worker died before saying so: say it now, and do not send it again.
+    // The carrier took it, but the worker died before saying so: say it now (with its carrier ids, if this worker
+    // remembers them), and do not send it again.
     const untold = jobs.filter((_, i) => submitted[i] && current[i] && stageOf(current[i]!.status) < SUBMITTED);
-    for (const j of untold) report(j.id, 'submitted', { detail: 'submitted before a restart' }).catch(unreported(j.id, 'submitted'));
+    for (const j of untold)
+      report(j.id, 'submitted', { detail: 'submitted before a restart', ...carrierIdsOf(memory?.memory.recall(j.id)) }).catch(unreported(j.id, 'submitted'));
     // A job handed over twice (recovery, a resumed campaign) is sent once even when both copies share a batch, or
     // are in two batches in hand at once: the copy of one in hand is acknowledged, and should the batch holding the
-    // job fail, that batch comes back with it.
+    // job fail, that batch comes back with it. One hot state no longer knows as sent (its `submitted` lost with a
+    // Redis bus's streams) but this worker remembers submitting is not sent either (see submittedBefore).
     const seen = new Set<string>();
-    const todo = decoded.filter(
-      (d, i) =>
-        !submitted[i] &&
-        (!current[i] || stageOf(current[i]!.status) < SUBMITTED) &&
-        !inHand.has(d.payload.id) &&
-        !seen.has(d.payload.id) &&
-        seen.add(d.payload.id),
-    );
+    const again: { job: OutboundJob; kept: Submitted }[] = [];
+    const todo = decoded.filter((d, i) => {
+      const id = d.payload.id;
+      if (submitted[i] || (current[i] && stageOf(current[i]!.status) >= SUBMITTED) || inHand.has(id) || seen.has(id)) return false;
+      seen.add(id);
+      const kept = memory?.memory.recall(id);
+      if (kept) again.push({ job: d.payload, kept });
+      return !kept;
+    });
     for (const d of todo) inHand.add(d.payload.id);
     // Claimed for this worker first (see send-claims.ts): another worker may hold some of them right now.
     let claimed: boolean[] | undefined;
@@ -532,10 +575,12 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       await claims?.release(mine.map((d) => d.payload.id));
       throw err;
     }
+    for (const { job } of again) inHand.add(job.id);
     // Every job settles before the batch fails: one failing must not let the
     // batch come back while the others are still with the carrier (sent twice).
-    const outcomes = await Promise.allSettled(
-      mine.map((d, i) => {
+    const outcomes = await Promise.allSettled([
+      ...again.map(({ job, kept }) => submittedBefore(job, kept).finally(() => inHand.delete(job.id))),
+      ...mine.map((d, i) => {
         const job = d.payload;
         if (cancelledNow[i]) {
           inHand.delete(job.id);
@@ -556,7 +601,7 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
           },
         );
       }),
-    );
+    ]);
     // A job another batch took in hand since (its copy) keeps its claim: that batch lets it go.
     await claims?.release(mine.map((d) => d.payload.id).filter((id) => !inHand.has(id)));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -571,6 +616,11 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
     maxBatch: options.maxBatch ?? 512,
     inFlight: BATCHES_IN_HAND,
   });
+  if (memory) {
+    // A line on the dashboards from the start, not "no data" until the first.
+    carrierSends.inc({ channel, outcome: 'already_submitted' }, 0);
+    log.info('remembering the messages this worker submits', { channel, file: memory.file, remembered: memory.memory.size });
+  }
   log.info('channel worker started', { channel, carrier: carrier.name });
 
   return {
@@ -580,6 +630,30 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
       claims?.stop();
       await carrierIdWrites.drain();
       await statuses.drain();
+      memory?.memory.close();
+      memory?.release();
     },
   };
+}
+
+/** A `submitted` report's carrier ids, from those kept: the first its own, the other parts' beside it. */
+function carrierIdsOf(kept: Submitted | undefined): Pick<StatusUpdate, 'carrierId' | 'partCarrierIds'> {
+  if (!kept || kept.carrierIds.length === 0) return {};
+  return { carrierId: kept.carrierIds[0], ...(kept.carrierIds.length > 1 ? { partCarrierIds: kept.carrierIds.slice(1) } : {}) };
+}
+
+/** The worker's memory of what it submitted, in its own file of the directory given (see claimSubmittedMemoryFile). */
+function openMemory(options: ChannelWorkerOptions): { memory: SubmittedMemory; file: string; release(): void } | undefined {
+  const o = options.submittedMemory;
+  if (!o) return undefined;
+  let claimed: { file: string; release(): void };
+  try {
+    claimed = claimSubmittedMemoryFile(o.dir, options.channel);
+  } catch (err) {
+    // Its file is not writable either: opened, it says so and remembers in memory only.
+    options.log.warn('could not claim a file for the messages this worker submits', { err, dir: o.dir });
+    claimed = { file: path.join(o.dir, `submitted-${options.channel}-0.jsonl`), release: () => undefined };
+  }
+  const memory = openSubmittedMemory({ file: claimed.file, log: options.log, horizonMs: o.horizonMs, maxEntries: o.maxEntries });
+  return { memory, file: claimed.file, release: claimed.release };
 }

@@ -62,6 +62,8 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
   /** enquire_link received from clients. */
   readonly enquireLinkCount: number;
   readonly receiptCount: number;
+  /** query_sm received from clients, each asking about one message id. */
+  readonly queryCount: number;
   readonly boundCount: number;
 }
 
@@ -100,6 +102,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
   submitCount = 0;
   maxOutstanding = 0;
   enquireLinkCount = 0;
+  queryCount = 0;
 
   constructor(options: SmscSimulatorOptions) {
     super();
@@ -417,6 +420,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
   }
 
   private onQuery(session: SmscSession, pdu: QuerySmPdu): void {
+    this.queryCount++;
     if (!session.canTransmit) return session.conn.send(queryFailed(pdu, CommandStatus.ESME_RINVBNDSTS));
     const bases = [this.o.submitIds ?? 'hex', this.o.receiptIds ?? 'hex'] as const;
     const numbers = idNumbers(pdu.messageId, bases).map((n) => n - this.idBase);

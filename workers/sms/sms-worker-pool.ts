@@ -3,7 +3,7 @@ import type { HotState } from '../../core/ports/state';
 import { createRouteMatcher } from '../../core/domain/route-matcher';
 import type { CarriersConfig } from '../../lib/carriers-file';
 import type { Logger } from '../../lib/log';
-import { startChannelWorker, type Deferral } from '../channel-worker';
+import { startChannelWorker, type ChannelWorkerOptions, type Deferral } from '../channel-worker';
 import { startCarrierSnapshotReporter } from '../carrier-snapshot-reporter';
 import { createRoutedCarrier } from './routed-carrier';
 import { createSmppCarrier } from './smpp-carrier';
@@ -21,6 +21,7 @@ export async function startSmsWorkerPool(deps: {
   state: HotState;
   log: Logger;
   deferral?: Deferral;
+  submittedMemory?: ChannelWorkerOptions['submittedMemory'];
 }): Promise<SmsWorkerPool> {
   const carriers = deps.config.carriers.map((c) => createSmppCarrier(c, deps.log.child({ carrier: c.name })));
   const routed = createRoutedCarrier({
@@ -38,6 +39,7 @@ export async function startSmsWorkerPool(deps: {
     log: deps.log,
     maxBatch: smsBatchSize(deps.config.carriers, deps.partitions),
     deferral: deps.deferral,
+    submittedMemory: deps.submittedMemory,
   });
   // Every bind of every carrier, each second, for the operator console.
   const reporter = startCarrierSnapshotReporter({ state: deps.state, channel: 'sms', snapshot: () => carriers.flatMap((c) => c.snapshots()), log: deps.log });
