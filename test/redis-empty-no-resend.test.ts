@@ -1,0 +1,87 @@
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
+import { eventually } from './support/eventually';
+import { freePort } from './support/free-port';
+import { createClient } from './support/https-client';
+import { startRole, type RoleProcess } from './support/role-process';
+import { startRedisServer } from './support/redis-server';
+import { rolesOnRedisEnv } from './support/roles-on-redis-env';
+
+/**
+ * The Redis bus and Redis hot state on one Redis, which comes back without its data while core is down. The SMS
+ * worker had submitted messages and put their `submitted` on the status stream, which went with Redis: history still
+ * shows them not yet with the carrier, and core hands them to the channel again at its start. The worker remembers
+ * what it submitted (its data directory), so none reaches the SMSC twice.
+ */
+describe('a Redis that carries the bus and hot state and comes back empty after the SMS worker submitted what core never heard of', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
+  });
+
+  it('sends none of them again: the worker reports them submitted, asks the SMSC, and each ends received', async () => {
+    const redisPort = await freePort();
+    let redis = await startRedisServer(redisPort);
+    cleanup.push(() => redis.kill('SIGKILL'));
+    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 200 });
+    const { port: smscPort } = await simulator.start();
+    cleanup.push(() => simulator.stop());
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-no-resend-'));
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = rolesOnRedisEnv({ redisPort, smscPort, dataDir });
+    const roles: RoleProcess[] = [];
+    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
+    const role = async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
+      const r = await startRole(args, { ...env, ...extra }, readyText);
+      roles.push(r);
+      return r;
+    };
+    const gateway = async (core: RoleProcess) => {
+      const g = await role(['gateway'], '"msg":"gateway listening"', { HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' });
+      const client = createClient(g.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+      cleanup.push(() => client.close());
+      return { gateway: g, client };
+    };
+    const statusOf = async (client: ReturnType<typeof createClient>, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
+
+    // No SMS worker yet: the messages wait on the bus's stream for one.
+    const core = await role(['core'], '"msg":"core listening"');
+    const before = await gateway(core);
+    // A long one in three parts (UCS-2 for its macrons): each part's carrier id is remembered and asked about.
+    const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界 — 再见', 'Tēnā koutou katoa, ngā mihi nui ki a koutou — '.repeat(4), 'Ngā mihi — 🌿🎉'];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      const r = await before.client.post('/rest/sms/v2/messages', { destination: `+642100055${i}`, content });
+      expect(r.status, r.text).toBe(202);
+      ids.push(r.json.id);
+    }
+    for (const id of ids) await eventually(async () => ((await statusOf(before.client, id)) === 'queued' ? true : undefined), 30_000, 50);
+
+    // Core stops. The worker takes the jobs and submits them; their `submitted`, and their receipts, wait on the
+    // status stream for a core to read them.
+    before.client.close();
+    await before.gateway.stop();
+    await core.stop();
+    const worker = await role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
+    await eventually(() => (simulator.submitCount >= texts.length + 2 ? true : undefined), 30_000, 50);
+    const submits = simulator.submitCount;
+    expect(submits).toBe(texts.length + 2);
+    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 300));
+
+    // Redis comes back empty, the status stream gone with it; core starts and hands every message to the worker again.
+    redis.kill('SIGKILL');
+    await once(redis, 'exit');
+    redis = await startRedisServer(redisPort);
+    const again = await role(['core'], '"msg":"core listening"');
+    const after = await gateway(again);
+    for (const id of ids) await eventually(async () => ((await statusOf(after.client, id)) === 'received' ? true : undefined), 60_000, 200);
+    // Not one of them sent again.
+    expect(simulator.submitCount).toBe(submits);
+    expect(worker.output()).toContain('a message this worker had already submitted was handed over again');
+  }, 180_000);
+});
