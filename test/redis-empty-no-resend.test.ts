@@ -1,8 +1,10 @@
+import { credentials } from '@grpc/grpc-js';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CampaignControlClient, type CampaignProgress } from '../proto/gen/hermod/v1/campaign_control';
 import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
 import { freePort } from './support/free-port';
@@ -23,14 +25,15 @@ describe('a Redis that carries the bus and hot state and comes back empty after 
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  it('sends none of them again: the worker reports them submitted, asks the SMSC, and each ends received', async () => {
+  /** A Redis of its own on a free port, an SMSC simulator, a data directory, and roles started on them. */
+  async function deployment(dataDirPrefix: string) {
     const redisPort = await freePort();
     let redis = await startRedisServer(redisPort);
     cleanup.push(() => redis.kill('SIGKILL'));
     const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 200 });
     const { port: smscPort } = await simulator.start();
     cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-redis-no-resend-'));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix));
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const env = rolesOnRedisEnv({ redisPort, smscPort, dataDir });
     const roles: RoleProcess[] = [];
@@ -40,17 +43,32 @@ describe('a Redis that carries the bus and hot state and comes back empty after 
       roles.push(r);
       return r;
     };
-    const gateway = async (core: RoleProcess) => {
-      const g = await role(['gateway'], '"msg":"gateway listening"', { HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' });
-      const client = createClient(g.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-      cleanup.push(() => client.close());
-      return { gateway: g, client };
+    return {
+      simulator,
+      role,
+      /** A gateway of `core` and an HTTPS client of it as acme. */
+      gateway: async (core: RoleProcess) => {
+        const g = await role(['gateway'], '"msg":"gateway listening"', { HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' });
+        const client = createClient(g.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
+        cleanup.push(() => client.close());
+        return { gateway: g, client };
+      },
+      /** Redis killed and started again on its port without its data, its streams gone with everything else. */
+      restartRedisEmpty: async () => {
+        redis.kill('SIGKILL');
+        await once(redis, 'exit');
+        redis = await startRedisServer(redisPort);
+      },
     };
+  }
+
+  it('sends none of them again: the worker reports them submitted, asks the SMSC, and each ends received', async () => {
+    const d = await deployment('hermod-redis-no-resend-');
     const statusOf = async (client: ReturnType<typeof createClient>, id: string) => (await client.get(`/rest/sms/v2/messages?id=${id}`)).json?.status;
 
     // No SMS worker yet: the messages wait on the bus's stream for one.
-    const core = await role(['core'], '"msg":"core listening"');
-    const before = await gateway(core);
+    const core = await d.role(['core'], '"msg":"core listening"');
+    const before = await d.gateway(core);
     // A long one in three parts (UCS-2 for its macrons): each part's carrier id is remembered and asked about.
     const texts = ['Kia ora, e hoa mā 👋🏽', '你好，世界 — 再见', 'Tēnā koutou katoa, ngā mihi nui ki a koutou — '.repeat(4), 'Ngā mihi — 🌿🎉'];
     const ids: string[] = [];
@@ -66,22 +84,63 @@ describe('a Redis that carries the bus and hot state and comes back empty after 
     before.client.close();
     await before.gateway.stop();
     await core.stop();
-    const worker = await role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
-    await eventually(() => (simulator.submitCount >= texts.length + 2 ? true : undefined), 30_000, 50);
-    const submits = simulator.submitCount;
+    const worker = await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
+    await eventually(() => (d.simulator.submitCount >= texts.length + 2 ? true : undefined), 30_000, 50);
+    const submits = d.simulator.submitCount;
     expect(submits).toBe(texts.length + 2);
-    await eventually(() => (simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
+    await eventually(() => (d.simulator.receiptCount >= submits ? true : undefined), 30_000, 50);
     await new Promise((r) => setTimeout(r, 300));
 
     // Redis comes back empty, the status stream gone with it; core starts and hands every message to the worker again.
-    redis.kill('SIGKILL');
-    await once(redis, 'exit');
-    redis = await startRedisServer(redisPort);
-    const again = await role(['core'], '"msg":"core listening"');
-    const after = await gateway(again);
+    await d.restartRedisEmpty();
+    const again = await d.role(['core'], '"msg":"core listening"');
+    const after = await d.gateway(again);
     for (const id of ids) await eventually(async () => ((await statusOf(after.client, id)) === 'received' ? true : undefined), 60_000, 200);
     // Not one of them sent again.
-    expect(simulator.submitCount).toBe(submits);
+    expect(d.simulator.submitCount).toBe(submits);
+    expect(worker.output()).toContain('a message this worker had already submitted was handed over again');
+  }, 180_000);
+
+  it('sends no member of a campaign twice when core was stopped as it handed the campaign to its channel (the trial)', async () => {
+    const members = 200;
+    const d = await deployment('hermod-redis-no-resend-campaign-');
+    const byDestination = new Map<string, number>();
+    d.simulator.on('message', (m: { destination: string }) => byDestination.set(m.destination, (byDestination.get(m.destination) ?? 0) + 1));
+    const core = await d.role(['core'], '"msg":"core listening"');
+    const worker = await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
+    const before = await d.gateway(core);
+    const created = await before.client.post('/rest/campaign_manager/v1/acme/scheduled_campaigns', {
+      name: 'Tātou katoa — 大家 🎉',
+      schedule: new Date().toISOString(),
+      content: 'Kia ora {{param1}} — 你好 👋🏽',
+      members: Array.from({ length: members }, (_, n) => ({ destination: `+6424${String(n).padStart(6, '0')}`, param1: `Hine-${n}` })),
+    });
+    expect(created.status, created.text).toBe(201);
+    await eventually(() => (core.output().includes('campaign handed to its channel') ? true : undefined), 60_000, 10);
+    before.client.close();
+    await before.gateway.stop();
+    await core.stop();
+    // Every member the core handed over reaches the SMSC, and their receipts the status stream, with no core to read them.
+    await eventually(() => (d.simulator.receiptCount >= d.simulator.submitCount && d.simulator.submitCount > 0 ? true : undefined), 30_000, 50);
+    await new Promise((r) => setTimeout(r, 500));
+    const submits = d.simulator.submitCount;
+    // The members core handed over before it stopped (all of them, as a rule): what the loss would send again.
+    expect(submits).toBeGreaterThan(0);
+
+    await d.restartRedisEmpty();
+    const again = await d.role(['core'], '"msg":"core listening"');
+    await eventually(() => (byDestination.size === members ? true : undefined), 60_000, 200);
+    const grpc = new CampaignControlClient(again.ready.grpc, credentials.createInsecure());
+    cleanup.push(() => grpc.close());
+    const show = () =>
+      new Promise<CampaignProgress>((resolve, reject) =>
+        grpc.showCampaign({ application: 'acme', campaignId: String(created.json.id) }, (err, res) => (err ? reject(err) : resolve(res))),
+      );
+    const done = await eventually(async () => ((await show()).delivered === members ? show() : undefined), 60_000, 500);
+    expect(done).toMatchObject({ submitted: members, remaining: 0 });
+    // Each member once: those the worker had submitted were reported, not sent again.
+    expect([...byDestination.values()].filter((n) => n > 1)).toEqual([]);
+    expect(d.simulator.submitCount).toBe(members);
     expect(worker.output()).toContain('a message this worker had already submitted was handed over again');
   }, 180_000);
 });
