@@ -106,6 +106,26 @@ describe('the memory of messages a worker submitted', () => {
     expect(open(tmpFile(), clock, { maxEntries: 10 }).size).toBe(0);
   });
 
+  it('keeps the last submit of a message submitted again and again, and forgets in order past the older copies', () => {
+    const file = tmpFile();
+    const clock = { t: 10_000 };
+    const m = open(file, clock, { maxEntries: 3 });
+    for (let i = 0; i < 5000; i++) {
+      clock.t++;
+      m.remember(['a', 'b', 'c'][i % 3]!, [`c:${i}`]);
+      if (i % 64 === 0) m.flush();
+    }
+    expect(m.size).toBe(3);
+    expect(['a', 'b', 'c'].map((id) => m.recall(id)?.carrierIds[0])).toEqual(['c:4998', 'c:4999', 'c:4997']);
+    m.remember('d', ['c:d']);
+    // The oldest last submit is c's.
+    expect(m.recall('c')).toBeUndefined();
+    expect(['a', 'b', 'd'].map((id) => m.recall(id)?.carrierIds[0])).toEqual(['c:4998', 'c:4999', 'c:d']);
+    close(m);
+    const again = open(file, clock, { maxEntries: 3 });
+    expect(['a', 'b', 'c', 'd'].map((id) => again.recall(id)?.carrierIds[0])).toEqual(['c:4998', 'c:4999', undefined, 'c:d']);
+  });
+
   it('drops a torn last line (a crash in the middle of an append) and lines that do not parse, keeping the rest', () => {
     const file = tmpFile();
     const clock = { t: 50_000 };

@@ -39,12 +39,7 @@ export const SUBMITTED_MAX_ENTRIES = 100_000;
 const REWRITE_AT_LEAST = 4096;
 const SWEEP_EVERY_MS = 60_000;
 
-interface Entry {
-  at: number;
-  carrierIds: readonly string[];
-  detail?: string;
-}
-
+/** An entry, as it is kept in memory and written as a line. */
 interface Line {
   id: string;
   at: number;
@@ -62,7 +57,19 @@ export function openSubmittedMemory(options: { file: string; log: Logger; horizo
   const maxEntries = Math.max(1, options.maxEntries ?? SUBMITTED_MAX_ENTRIES);
   const now = options.now ?? Date.now;
   const { log } = options;
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Line>();
+  /**
+   * The entries in the order they came, from `head` on, the oldest first: forgotten from the front. Not the map's own
+   * order: a map whose first entries were deleted skips their holes on each new look at its front, a scan as long as
+   * the entries forgotten since it last compacted, for each submit. An entry remembered again leaves its older copy
+   * here, skipped.
+   */
+  let order: Line[] = [];
+  let head = 0;
+  const keep = (line: Line): void => {
+    entries.set(line.id, line);
+    order.push(line);
+  };
   const live = now();
   let file: JsonLinesFile<Line> | undefined;
   try {
@@ -77,10 +84,7 @@ export function openSubmittedMemory(options: { file: string; log: Logger; horizo
     );
     file = opened.file;
     // Later lines replace earlier ones of the same message, and keep the order of submits.
-    for (const line of opened.kept) {
-      entries.delete(line.id);
-      entries.set(line.id, { at: line.at, carrierIds: line.carrierIds, ...(line.detail !== undefined ? { detail: line.detail } : {}) });
-    }
+    for (const line of opened.kept) keep(line);
     if (trim(live) > 0 || entries.size < opened.kept.length) file.rewrite(lines());
   } catch (err) {
     log.warn('could not open the file of messages this worker submitted; it remembers them in memory only', { err, file: options.file });
@@ -97,15 +101,27 @@ export function openSubmittedMemory(options: { file: string; log: Logger; horizo
   let lastDetail: string | undefined;
 
   function* lines(): Iterable<Line> {
-    for (const [id, e] of entries) yield { id, at: e.at, carrierIds: e.carrierIds, ...(e.detail !== undefined ? { detail: e.detail } : {}) };
+    for (let i = head; i < order.length; i++) if (entries.get(order[i]!.id) === order[i]) yield order[i]!;
   }
   /** Forgets the entries past the horizon, then the oldest beyond the cap; how many. */
   function trim(t: number): number {
     let dropped = 0;
-    for (const [id, e] of entries) {
-      if (t - e.at <= horizonMs && entries.size <= maxEntries) break;
-      entries.delete(id);
-      dropped++;
+    while (head < order.length) {
+      const e = order[head]!;
+      if (entries.get(e.id) === e) {
+        if (t - e.at <= horizonMs && entries.size <= maxEntries) break;
+        entries.delete(e.id);
+        dropped++;
+      }
+      head++;
+    }
+    // Compacted once its front is half of it, or once copies remembered again are: never more than twice the entries.
+    if (head > 1024 && head * 2 > order.length) {
+      order = order.slice(head);
+      head = 0;
+    } else if (order.length - head > 2 * Math.max(1024, entries.size)) {
+      order = [...lines()];
+      head = 0;
     }
     return dropped;
   }
@@ -141,17 +157,16 @@ export function openSubmittedMemory(options: { file: string; log: Logger; horizo
       const at = now();
       if (detail !== undefined && detail === lastDetail) detail = lastDetail;
       lastDetail = detail;
-      const entry: Entry = detail !== undefined ? { at, carrierIds: [...carrierIds], detail } : { at, carrierIds: [...carrierIds] };
-      entries.delete(id);
-      entries.set(id, entry);
+      const line: Line = detail !== undefined ? { id, at, carrierIds: [...carrierIds], detail } : { id, at, carrierIds: [...carrierIds] };
+      keep(line);
       trim(at);
-      pending.push({ id, ...entry });
+      pending.push(line);
       scheduled ??= setImmediate(flush);
     },
     recall(id) {
       const e = entries.get(id);
       if (!e || now() - e.at > horizonMs) return undefined;
-      return { id, ...e };
+      return { ...e };
     },
     get size() {
       return entries.size;
