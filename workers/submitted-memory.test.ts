@@ -207,17 +207,29 @@ describe('the file a worker keeps its memory in', () => {
     dirs.push(dir);
     const first = claimSubmittedMemoryFile(dir, 'sms');
     expect(path.basename(first.file)).toBe('submitted-sms-0.jsonl');
-    // Held by this very process: a process started again with the same id (a container's process 1) takes it back.
-    expect(path.basename(claimSubmittedMemoryFile(dir, 'sms').file)).toBe('submitted-sms-0.jsonl');
+    // Another worker of this process: a file of its own.
+    const beside = claimSubmittedMemoryFile(dir, 'sms');
+    expect(path.basename(beside.file)).toBe('submitted-sms-1.jsonl');
+    beside.release();
+    first.release();
+    // Left behind by this very process id (a container's process 1 started again): taken back.
+    fs.writeFileSync(path.join(dir, 'submitted-sms-0.pid'), String(process.pid));
+    const back = claimSubmittedMemoryFile(dir, 'sms');
+    expect(path.basename(back.file)).toBe('submitted-sms-0.jsonl');
+    back.release();
     // Held by another live process (this one's parent): the next file.
     fs.writeFileSync(path.join(dir, 'submitted-sms-0.pid'), String(process.ppid));
     const second = claimSubmittedMemoryFile(dir, 'sms');
     expect(path.basename(second.file)).toBe('submitted-sms-1.jsonl');
     // Held by a process long gone: free.
     fs.writeFileSync(path.join(dir, 'submitted-sms-0.pid'), '2147483646');
-    expect(path.basename(claimSubmittedMemoryFile(dir, 'sms').file)).toBe('submitted-sms-0.jsonl');
+    const free = claimSubmittedMemoryFile(dir, 'sms');
+    expect(path.basename(free.file)).toBe('submitted-sms-0.jsonl');
+    free.release();
     second.release();
     expect(fs.existsSync(path.join(dir, 'submitted-sms-1.pid'))).toBe(false);
-    expect(path.basename(claimSubmittedMemoryFile(dir, 'email').file)).toBe('submitted-email-0.jsonl');
+    const email = claimSubmittedMemoryFile(dir, 'email');
+    expect(path.basename(email.file)).toBe('submitted-email-0.jsonl');
+    email.release();
   });
 });

@@ -205,10 +205,12 @@ export function claimSubmittedMemoryFile(dir: string, channel: string): ClaimedF
   for (let n = 0; ; n++) {
     const base = path.join(dir, `submitted-${channel}-${n}`);
     const pidFile = `${base}.pid`;
-    if (!takePidFile(pidFile)) continue;
+    if (claimedHere.has(pidFile) || !takePidFile(pidFile)) continue;
+    claimedHere.add(pidFile);
     return {
       file: `${base}.jsonl`,
       release() {
+        claimedHere.delete(pidFile);
         try {
           if (fs.readFileSync(pidFile, 'utf8').trim() === String(process.pid)) fs.unlinkSync(pidFile);
         } catch {
@@ -218,6 +220,9 @@ export function claimSubmittedMemoryFile(dir: string, channel: string): ClaimedF
     };
   }
 }
+
+/** The files workers of this process hold now: two workers of one channel in one process (tests) take two. */
+const claimedHere = new Set<string>();
 
 function takePidFile(pidFile: string): boolean {
   for (let tries = 0; tries < 2; tries++) {
