@@ -902,6 +902,8 @@ describe('a channel worker handed again a message it submitted, whose submitted 
   it('submits nothing to the SMSC, reports submitted with the same carrier ids, and asks with query_sm', async () => {
     const sim = await smpp.simulator({ receiptDelayMs: 0 });
     const w = await rememberingWorker(sim.port);
+    // On the dashboards from the worker's start.
+    expect((await carrierSends.get()).values.some((v) => v.labels.channel === 'sms' && v.labels.outcome === 'already_submitted')).toBe(true);
     const sent = await submittedWithReceipts(w, '+64211234596');
     const submits = sim.submitCount;
     expect(submits).toBe(3);
