@@ -1,15 +1,7 @@
-import { once } from 'node:events';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
-import { createClient } from './support/https-client';
-import { startRole, type RoleProcess } from './support/role-process';
-import { startRedisServer } from './support/redis-server';
-import { rolesOnRedisEnv } from './support/roles-on-redis-env';
+import { startRedisDeployment, type RedisDeployment } from './support/redis-deployment';
+import type { RoleProcess } from './support/role-process';
 
 /**
  * The Redis bus and Redis state on one Redis, which comes back without its data (no persistence, as an operator may
@@ -21,48 +13,7 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  /** A Redis of its own on a free port, an SMSC simulator, a data directory, and the environment of roles using them. */
-  async function deployment(o: { receiptDelayMs: number; dataDirPrefix: string; env?: Record<string, string> }) {
-    const redisPort = await freePort();
-    let redis = await startRedisServer(redisPort);
-    cleanup.push(() => redis.kill('SIGKILL'));
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: o.receiptDelayMs });
-    const { port: smscPort } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), o.dataDirPrefix));
-    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...rolesOnRedisEnv({ redisPort, smscPort, dataDir }), ...o.env };
-    const roles: RoleProcess[] = [];
-    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
-    return {
-      simulator,
-      env,
-      /** Started, and stopped with the test's cleanup. */
-      role: async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
-        const role = await startRole(args, { ...env, ...extra }, readyText);
-        roles.push(role);
-        return role;
-      },
-      /** A gateway of `core` and an HTTPS client of it as acme. */
-      gateway: async (core: RoleProcess) => {
-        const gateway = await startRole(
-          ['gateway'],
-          { ...env, HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' },
-          '"msg":"gateway listening"',
-        );
-        roles.push(gateway);
-        const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-        cleanup.push(() => client.close());
-        return { gateway, client };
-      },
-      /** Redis killed and started again on its port without its data, its streams gone with everything else. */
-      restartRedisEmpty: async () => {
-        redis.kill('SIGKILL');
-        await once(redis, 'exit');
-        redis = await startRedisServer(redisPort);
-      },
-    };
-  }
+  const deployment = (o: { receiptDelayMs: number; dataDirPrefix: string; env?: Record<string, string> }) => startRedisDeployment({ ...o, cleanup });
 
   it('hands every message that was waiting for a worker to its channel again, so each still reaches the carrier', async () => {
     const d = await deployment({ receiptDelayMs: 10, dataDirPrefix: 'hermod-redis-empty-', env: { HERMOD_REDIS_PREFIX: 'tēnā' } });
@@ -130,7 +81,7 @@ describe('a Redis that carries the bus and hot state and comes back empty', () =
    * status stream; Redis restarts without its data before core is back: the receipts, and every marker core left,
    * are gone. What was sent, and how to read a status through a gateway of the core started next.
    */
-  async function receiptsLostWhileCoreWasDown(d: Awaited<ReturnType<typeof deployment>>, prefix: string) {
+  async function receiptsLostWhileCoreWasDown(d: RedisDeployment, prefix: string) {
     const core = await d.role(['core'], '"msg":"core listening"');
     await d.role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
     const before = await d.gateway(core);

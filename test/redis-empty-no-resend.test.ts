@@ -1,17 +1,9 @@
 import { credentials } from '@grpc/grpc-js';
-import { once } from 'node:events';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CampaignControlClient, type CampaignProgress } from '../proto/gen/hermod/v1/campaign_control';
-import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
-import { createClient } from './support/https-client';
-import { startRole, type RoleProcess } from './support/role-process';
-import { startRedisServer } from './support/redis-server';
-import { rolesOnRedisEnv } from './support/roles-on-redis-env';
+import { startRedisDeployment } from './support/redis-deployment';
+import type { createClient } from './support/https-client';
 
 /**
  * The Redis bus and Redis hot state on one Redis, which comes back without its data while core is down. The SMS
@@ -25,42 +17,7 @@ describe('a Redis that carries the bus and hot state and comes back empty after 
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => undefined);
   });
 
-  /** A Redis of its own on a free port, an SMSC simulator, a data directory, and roles started on them. */
-  async function deployment(dataDirPrefix: string) {
-    const redisPort = await freePort();
-    let redis = await startRedisServer(redisPort);
-    cleanup.push(() => redis.kill('SIGKILL'));
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 200 });
-    const { port: smscPort } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix));
-    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = rolesOnRedisEnv({ redisPort, smscPort, dataDir });
-    const roles: RoleProcess[] = [];
-    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
-    const role = async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
-      const r = await startRole(args, { ...env, ...extra }, readyText);
-      roles.push(r);
-      return r;
-    };
-    return {
-      simulator,
-      role,
-      /** A gateway of `core` and an HTTPS client of it as acme. */
-      gateway: async (core: RoleProcess) => {
-        const g = await role(['gateway'], '"msg":"gateway listening"', { HERMOD_CORE_ADDRESS: core.ready.grpc, HERMOD_HTTPS_PORT: '0', HERMOD_HTTP_PORT: '0' });
-        const client = createClient(g.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-        cleanup.push(() => client.close());
-        return { gateway: g, client };
-      },
-      /** Redis killed and started again on its port without its data, its streams gone with everything else. */
-      restartRedisEmpty: async () => {
-        redis.kill('SIGKILL');
-        await once(redis, 'exit');
-        redis = await startRedisServer(redisPort);
-      },
-    };
-  }
+  const deployment = (dataDirPrefix: string) => startRedisDeployment({ receiptDelayMs: 200, dataDirPrefix, cleanup });
 
   it('sends none of them again: the worker reports them submitted, asks the SMSC, and each ends received', async () => {
     const d = await deployment('hermod-redis-no-resend-');

@@ -1,21 +1,13 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisBus } from '../core/adapters/redis-bus';
 import { leaseKey, streamKey } from '../core/adapters/redis-bus-keys';
 import { setLogLevel } from '../lib/log';
-import { createSmscSimulator } from '../workers/simulators/smsc-simulator';
 import { eventually } from './support/eventually';
-import { freePort } from './support/free-port';
-import { createClient } from './support/https-client';
-import { startRedisServer } from './support/redis-server';
-import { rolesOnRedisEnv } from './support/roles-on-redis-env';
-import { startRole, type RoleProcess } from './support/role-process';
+import { startRedisDeployment } from './support/redis-deployment';
 
 // The hung callback senders of this process say nothing of their dead connections.
 setLogLevel('error');
@@ -49,14 +41,13 @@ describe('core, when the Redis bus comes back empty holding status callbacks no 
    * `received`, whose status callbacks are all on the stream, none taken.
    */
   async function callbacksOnTheStream(dataDirPrefix: string) {
-    const redisPort = await freePort();
-    let redis = await startRedisServer(redisPort);
-    cleanup.push(() => redis.kill('SIGKILL'));
-    const simulator = createSmscSimulator({ host: '127.0.0.1', port: 0, receiptDelayMs: 10 });
-    const { port: smscPort } = await simulator.start();
-    cleanup.push(() => simulator.stop());
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix));
-    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const d = await startRedisDeployment({
+      receiptDelayMs: 10,
+      dataDirPrefix,
+      env: { HERMOD_REDIS_PREFIX: PREFIX, HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' },
+      cleanup,
+    });
+    const { redisPort, env, role } = d;
 
     const calls: { eventId: string; json: Record<string, unknown> }[] = [];
     const receiver = http.createServer((req, res) => {
@@ -92,23 +83,9 @@ describe('core, when the Redis bus comes back empty holding status callbacks no 
       return owners[0] !== null && owners[1] !== null && owners[0] !== owners[1];
     }, 30_000);
 
-    const env = { ...rolesOnRedisEnv({ redisPort, smscPort, dataDir }), HERMOD_REDIS_PREFIX: PREFIX, HERMOD_CALLBACK_ALLOW_PRIVATE: 'true' };
-    const roles: RoleProcess[] = [];
-    cleanup.push(() => Promise.all(roles.map((r) => r.stop())));
-    const role = async (args: string[], readyText: string, extra: Record<string, string> = {}) => {
-      const r = await startRole(args, { ...env, ...extra }, readyText);
-      roles.push(r);
-      return r;
-    };
     const core = await role(['core'], '"msg":"core listening"');
     await role(['worker', '--channel', 'sms'], '"msg":"channel worker started"');
-    const gateway = await role(['gateway'], '"msg":"gateway listening"', {
-      HERMOD_CORE_ADDRESS: core.ready.grpc,
-      HERMOD_HTTPS_PORT: '0',
-      HERMOD_HTTP_PORT: '0',
-    });
-    const client = createClient(gateway.ready.https, fs.readFileSync(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'), { user: 'acme', pass: 'secret' });
-    cleanup.push(() => client.close());
+    const { gateway, client } = await d.gateway(core);
     const set = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const cli = spawn(
         process.execPath,
@@ -166,9 +143,7 @@ describe('core, when the Redis bus comes back empty holding status callbacks no 
       published,
       /** Redis killed and started again on its port without its data; the hung cores' connections end with it. */
       restartRedisEmpty: async () => {
-        redis.kill('SIGKILL');
-        await once(redis, 'exit');
-        redis = await startRedisServer(redisPort);
+        await d.restartRedisEmpty();
         void hung.close().catch(() => undefined);
       },
       /** Resolves once the receiver has had every callback that was on the stream, each as it was published. */

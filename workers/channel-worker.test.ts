@@ -32,6 +32,18 @@ const kit = channelPoolTestKit();
 const prefixes = new Set<string>();
 afterAll(() => deleteRedisKeys(...prefixes));
 
+/** An SMPP carrier `spark` on the simulator at `port`, routed as the SMS worker pool routes every message (sms-worker-pool.ts). */
+function routedToSpark(port: number) {
+  const config = carrierConfig('spark', port);
+  return createRoutedCarrier({
+    carriers: [createSmppCarrier(config, quietLog)],
+    configs: [config],
+    decide: createRouteMatcher({ rules: [], defaultTarget: { kind: 'carrier', carriers: ['spark'] }, ported: new Map() }),
+    state: createMemoryState(),
+    log: quietLog,
+  });
+}
+
 describe('a channel worker on Redis Streams during a rolling upgrade', () => {
   it('sends a job an older build left without a version, and sets a malformed record aside without holding up the jobs behind it', async () => {
     const sim = await kit.simulator((webhookUrl) => createWhatsAppSimulator({ token: 't', appSecret: 's', webhookUrl }));
@@ -756,14 +768,7 @@ describe('a channel worker sending a long SMS one part of which the SMSC refuses
       statusFor: (s) => (s.concat?.seq === 2 ? CommandStatus.ESME_RINVDSTADR : undefined),
     });
     // Routed as the SMS worker pool routes every message (sms-worker-pool.ts): the route is told with the parts.
-    const config = carrierConfig('spark', sim.port);
-    const carrier = createRoutedCarrier({
-      carriers: [createSmppCarrier(config, quietLog)],
-      configs: [config],
-      decide: createRouteMatcher({ rules: [], defaultTarget: { kind: 'carrier', carriers: ['spark'] }, ported: new Map() }),
-      state: createMemoryState(),
-      log: quietLog,
-    });
+    const carrier = routedToSpark(sim.port);
     smpp.defer(() => carrier.close());
     const { bus, statuses } = await workerWith(carrier);
     const job = imJob('sms', '+64211234590', { type: 'text' }, 'Kia ora, e hoa mā — tēnā koe i tēnei rā 👋🏽 '.repeat(4));
@@ -827,14 +832,7 @@ describe('a channel worker handed again a message it submitted, whose submitted 
   async function rememberingWorker(simPort: number) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-worker-submitted-'));
     smpp.defer(async () => fs.rmSync(dir, { recursive: true, force: true }));
-    const config = carrierConfig('spark', simPort);
-    const carrier = createRoutedCarrier({
-      carriers: [createSmppCarrier(config, quietLog)],
-      configs: [config],
-      decide: createRouteMatcher({ rules: [], defaultTarget: { kind: 'carrier', carriers: ['spark'] }, ported: new Map() }),
-      state: createMemoryState(),
-      log: quietLog,
-    });
+    const carrier = routedToSpark(simPort);
     smpp.defer(() => carrier.close());
     const hot = { state: createMemoryState() };
     const state = new Proxy({} as HotState, {
