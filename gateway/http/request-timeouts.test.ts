@@ -27,6 +27,9 @@ async function count(name: string, status: string): Promise<number> {
 
 async function connect(url: string): Promise<net.Socket> {
   const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+  // A gateway that answers 408 and closes while the client still writes may reset the connection (seen on Node 24 in
+  // CI): the answer and the close are what the tests look at, and the reset must not become an uncaught error.
+  socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   return socket;
 }
