@@ -74,7 +74,13 @@ describe('status callbacks across a SIGTERM', () => {
     expect(load.accepted.length).toBeGreaterThan(200);
 
     const told = () => new Set(receiver.received.map((r) => `${r.id} ${r.status}`));
-    await eventually(async () => (load.accepted.every((m) => STATUSES.every((s) => told().has(`${m.id} ${s}`))) ? true : undefined), 120_000, 250);
+    const missing = () => load.accepted.flatMap((m) => STATUSES.filter((s) => !told().has(`${m.id} ${s}`)).map((s) => `${m.id} ${s}`));
+    await eventually(async () => (missing().length === 0 ? true : undefined), 120_000, 250).catch(() => undefined);
+    const owed = missing();
+    expect(
+      owed,
+      `${owed.length} callbacks of ${load.accepted.length * STATUSES.length} never arrived, such as:\n${owed.slice(0, 10).join('\n')}\nthe stop:\n${stopLines}`,
+    ).toEqual([]);
     await new Promise((r) => setTimeout(r, 1000)); // a callback told twice arrives meanwhile
     const seen = new Map<string, number>();
     for (const r of receiver.received) seen.set(r.eventId, (seen.get(r.eventId) ?? 0) + 1);
