@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../gateway-test-kit';
+import { HermodError } from '../../lib/errors';
+import { createLogger } from '../../lib/log';
+import { intelligentMessagingErrors } from '../intelligent-messaging/error-body';
 import { unavailableRetryAfter } from './unavailable-retry-after';
 
 const BASIC = `Basic ${Buffer.from('kāinga:hūnā 🔑').toString('base64')}`;
@@ -56,7 +59,31 @@ describe('an answer given while core is unavailable', () => {
   });
 });
 
+async function answerOf(app: Koa): Promise<Response> {
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    server.close();
+  }
+}
+
 describe('an answer given when core did not answer in time (504)', () => {
+  it('tells an Intelligent Messaging client, answered 500 as every server error there, how many seconds to wait before retrying', async () => {
+    // A trial's IM send on a hung Kafka broker was answered 500 "core did not answer in time" with no Retry-After.
+    const app = new Koa();
+    app.use(unavailableRetryAfter);
+    app.use(intelligentMessagingErrors(createLogger()));
+    app.use(() => {
+      throw new HermodError('timeout', 'core did not answer in time');
+    });
+    const res = await answerOf(app);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({ code: 500, message: 'core did not answer in time' });
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+
   it('tells the client how many seconds to wait before retrying, as a 503 does', async () => {
     const app = new Koa();
     app.use(unavailableRetryAfter);
@@ -64,14 +91,8 @@ describe('an answer given when core did not answer in time (504)', () => {
       ctx.status = 504;
       ctx.body = { message: 'core did not answer in time' };
     });
-    const server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-      expect(res.status).toBe(504);
-      expect(res.headers.get('retry-after')).toBe('5');
-    } finally {
-      server.close();
-    }
+    const res = await answerOf(app);
+    expect(res.status).toBe(504);
+    expect(res.headers.get('retry-after')).toBe('5');
   });
 });

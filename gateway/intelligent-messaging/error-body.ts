@@ -66,8 +66,8 @@ export function intelligentMessagingErrors(log: Logger) {
       render(ctx, status, e.code === 'internal' ? 'internal error' : e.message, e.code === 'internal' ? [] : e.fields);
       // The key goes in `authorization` bare or after Bearer/ApiKey; some clients send Basic instead.
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="hermod", Basic realm="hermod"');
-      // A 503 answered as 500 still says when to retry; `RetryAfter` (10..1000 s) stays the rate limit's.
-      if (ERROR_CODES[e.code].http === 503) setUnavailableRetryAfter(ctx);
+      // A 503 or 504 (core did not answer in time) answered as 500 still says when to retry; `RetryAfter` (10..1000 s) stays the rate limit's.
+      if (ERROR_CODES[e.code].http === 503 || ERROR_CODES[e.code].http === 504) setUnavailableRetryAfter(ctx);
       // A wait the error knows (credentials refused for a while), in the interface's header and bounds as the rate limit's.
       if (e.retryAfterSeconds !== undefined) {
         const wait = String(Math.min(RETRY_AFTER_MAX, Math.max(RETRY_AFTER_MIN, e.retryAfterSeconds)));
