@@ -48,9 +48,10 @@ export interface MessageIntake {
   accept(messages: readonly NewMessage[]): Promise<IntakeResult[]>;
   /**
    * Stores messages whose ids the caller derived (Intelligent Messaging,
-   * campaign fan-out) and hands them to their channel; resolves once the
-   * hand-off was tried, or with `untilHandedOver` once they are on the
-   * channel's topic (a campaign's fan-out waits out the bus that way), or once intake drains. `keyed`: their
+   * campaign fan-out) and hands them to their channel; resolves once they are
+   * stored, as `accept` does, the hand-off following in the background; or,
+   * with `untilHandedOver`, once they are on the channel's topic (a campaign's
+   * fan-out waits out the bus that way), or once intake drains. `keyed`: their
    * ids derive from an Idempotency-Key, and those already stored are answered, not stored again.
    */
   acceptRecords(records: MessageRecord[], options?: { untilHandedOver?: boolean; keyed?: boolean }): Promise<IntakeResult[]>;
@@ -621,7 +622,8 @@ export function createMessageIntake(deps: {
     async acceptRecords(records, options = {}) {
       let handed: Promise<void> = Promise.resolve();
       const untilHandedOver = options.untilHandedOver ?? false;
-      const storeAll = (fresh: MessageRecord[]) => store(fresh, Date.now(), (stored) => (handed = handedOff(stored, untilHandedOver)), untilHandedOver);
+      const storeAll = (fresh: MessageRecord[]) =>
+        store(fresh, Date.now(), untilHandedOver ? (stored) => (handed = handedOff(stored, true)) : handOff, untilHandedOver);
       const results = options.keyed
         ? await keyedSends.accept(
             records,
@@ -629,6 +631,8 @@ export function createMessageIntake(deps: {
             storeAll,
           )
         : await storeAll(records);
+      // Not even the hand-off's first try is waited for unless asked: on a hung broker it lasts as long as the bus
+      // client retries, and an Intelligent Messaging client was answered 500 after 15 s for a message then sent.
       await handed;
       return results;
     },

@@ -186,6 +186,33 @@ if (unavailable && !enginesRequired) {
       expect(written).toBe(0);
     }, 60_000);
 
+    it('answers an Intelligent Messaging send 202 while the broker hangs, as a v2 send, and delivers both once it is back', async () => {
+      // A trial: with the broker stopped by SIGSTOP, IM sends were answered 500 "core did not answer in time" after 15 s
+      // (core waited for the bus to take them), and then sent all the same; v2 sends beside them were answered 202 at once.
+      const broker = cluster!.nodes[0]!;
+      const text = 'Kia ora — he karere i te wā e mau ana te kaihoko 🌿 你好';
+      broker.freeze();
+      let im: Awaited<ReturnType<Client['post']>>;
+      let v2: Awaited<ReturnType<Client['post']>>;
+      try {
+        [im, v2] = await Promise.all([
+          h!.client.post('/rest/im/v1/message', {
+            destination: { mobile: '+6421000321' },
+            message: { type: 'text', text: { body: text } },
+            delivery_attempts: [{ channel: 'sms' }],
+          }),
+          basic!.post('/rest/sms/v2/messages', { destination: '+6421000322', content: text }),
+        ]);
+      } finally {
+        broker.thaw();
+      }
+      expect(v2.status, v2.text).toBe(202);
+      expect(im.status, im.text).toBe(202);
+      await eventually(async () => (h!.callbacks.some((c) => c.body.id === im.json.id && c.body.status === 'received') ? true : undefined), 90_000, 200);
+      await eventually(async () => ((await basic!.get(`/rest/sms/v2/messages?id=${v2.json.id}`)).json?.status === 'received' ? true : undefined), 90_000, 200);
+      expect(atCarrier.filter((t) => t === text)).toHaveLength(2);
+    }, 180_000);
+
     it('stops on SIGTERM within one shutdown grace period, every process finishing its own stop, core included', async () => {
       const asked = Date.now();
       const code = await h!.hermod.stop();

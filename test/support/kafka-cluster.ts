@@ -47,6 +47,10 @@ export interface KafkaNode {
   running(): boolean;
   /** kill -9: no controlled shutdown, no flush. */
   kill(): void;
+  /** SIGSTOP: a hung broker, its connections open and unanswered, until `thaw`. */
+  freeze(): void;
+  /** SIGCONT after `freeze`. */
+  thaw(): void;
 }
 
 export interface KafkaCluster {
@@ -153,6 +157,12 @@ async function startOnce(options: KafkaClusterOptions, jars: string): Promise<Ka
         running: () => child.exitCode === null && child.signalCode === null,
         kill: () => {
           child.kill('SIGKILL');
+        },
+        freeze: () => {
+          child.kill('SIGSTOP');
+        },
+        thaw: () => {
+          child.kill('SIGCONT');
         },
       });
     }
