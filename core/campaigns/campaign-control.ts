@@ -77,7 +77,10 @@ export function createCampaignControl(deps: {
     // The members it sends to: those removed at import as opted out never get a message, as duplicates and invalid ones never do.
     const members = c.memberCount - c.removedOptOuts;
     // Once the fan-out is done, members without a message (opted out since, left out) are not waiting for anything.
-    const remaining = cancelled ? 0 : (c.state === 'sent' ? 0 : Math.max(0, members - n.messages)) + n.waiting;
+    // A cancel is done once its fan-out gave every member without a message one that ended dead: until then they
+    // remain, and so do messages still queued until their workers end them dead, so every member is counted once.
+    const fannedOut = c.state === 'sent' || c.state === 'cancelled';
+    const remaining = (fannedOut ? 0 : Math.max(0, members - n.messages)) + n.waiting;
     const state: CampaignView['state'] = cancelled
       ? 'cancelled'
       : c.state === 'paused'
