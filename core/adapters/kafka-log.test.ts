@@ -43,6 +43,25 @@ describe('kafkajs log through hermod', () => {
     expect(lines[1]!.fields.failedTriesSinceLastLine).toBe(200);
   });
 
+  it('tells consumers crashing while their broker is away, and their restarts, within that one warning every 5 s, not as errors (trial: some 90 error lines for a 20 s broker restart)', () => {
+    const { log, lines } = keeping();
+    let t = 1_000_000;
+    const write = kafkaLogCreator(log, () => t)(logLevel.WARN);
+    for (let i = 0; i < 20; i++) {
+      for (const groupId of ['sms-workers', 'core-statuses', 'campaign-fanout']) {
+        write({
+          ...entry(logLevel.ERROR, 'Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:19092', { groupId }),
+          namespace: 'Consumer',
+        });
+        write({ ...entry(logLevel.ERROR, 'Restarting the consumer in 10802ms', { groupId, retryTime: 10802 }), namespace: 'Consumer' });
+      }
+      write(entry(logLevel.ERROR, 'Connection error: connect ECONNREFUSED 127.0.0.1:19092', { broker: '127.0.0.1:19092' }));
+      t += 1_000;
+    }
+    expect(lines.filter((l) => l.level === 'error' || l.level === 'warn').map((l) => l.level)).toEqual(['warn', 'warn', 'warn', 'warn']);
+    expect(lines.filter((l) => l.msg.startsWith('Restarting')).every((l) => l.level === 'info')).toBe(true);
+  });
+
   it('writes kafkajs lines through hermod’s logger with their namespace, at their own level', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);
@@ -66,7 +85,7 @@ describe('kafkajs log through hermod', () => {
     expect(lines.map((l) => l.level)).toEqual(['debug']);
   });
 
-  it('tells transient answers kafkajs retries (a leader elected or moved) and a consumer crash and restart after one as info, other retriable answers as warnings, and a real crash or failure as an error', () => {
+  it('tells transient answers kafkajs retries (a leader elected or moved) and a consumer crash and restart after one as info, other retriable answers and a consumer crash on an unreachable broker as warnings, and a broker’s own failure as an error', () => {
     const { log, lines } = keeping();
     const write = kafkaLogCreator(log)(logLevel.WARN);
     write(
@@ -93,7 +112,7 @@ describe('kafkajs log through hermod', () => {
         error: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt',
       }),
     );
-    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'error', 'error', 'info', 'info', 'warn', 'error', 'error', 'error']);
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info', 'warn', 'info', 'info', 'info', 'warn', 'error', 'error', 'error']);
     expect(lines[0]!.fields).not.toHaveProperty('stack');
   });
 

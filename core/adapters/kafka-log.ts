@@ -22,7 +22,10 @@ import type { Logger, LogLevel } from '../../lib/log';
  *   retriable as a warning (a broker's storage error or corrupt data stays an
  *   error). If the retries run out, the failure reaches hermod's adapter and
  *   is logged there as an error; a consumer that keeps crashing without
- *   rejoining its group is logged as an error by kafka-crash-watch.ts.
+ *   rejoining its group is logged as an error by kafka-crash-watch.ts;
+ * - a broker that cannot be reached, at every try and in every consumer
+ *   crash it causes, as one warning every 5 s with the count of tries (a
+ *   trial's 20 s broker restart made some 90 error lines before).
  */
 /** Retriable by Kafka's protocol, but a broker's disk or data going bad: an operator must hear of it at once. */
 const STILL_ERRORS: ReadonlySet<string> = new Set(['KAFKA_STORAGE_ERROR', 'CORRUPT_MESSAGE']);
@@ -54,6 +57,8 @@ const TRANSIENT = [
 
 /** What kafkajs says at every try to reach a broker that is away: hundreds of lines a minute per process. */
 const UNREACHABLE = /^(Connection error|Failed to connect to seed broker)/;
+/** A consumer crashed because its broker is away (kafkajs restarts it): part of the same outage, not an error of its own. */
+const CRASHED_UNREACHABLE = /^Crash: \w+: (Connection error|Failed to connect to seed broker)/;
 /** While brokers are away, how often a process says so (with how many tries failed since). */
 const UNREACHABLE_EVERY_MS = 5_000;
 
@@ -65,7 +70,10 @@ export function kafkaLogCreator(log: Logger, now: () => number = Date.now): logC
   return () =>
     ({ namespace, level, log: entry }: LogEntry) => {
       const { message, timestamp: _t, logger: _l, ...fields } = entry;
-      if (UNREACHABLE.test(message)) {
+      const crashedAway = CRASHED_UNREACHABLE.test(message);
+      // Its restart line goes with it, at info.
+      if (crashedAway && typeof fields.groupId === 'string') transient.add(fields.groupId);
+      if (UNREACHABLE.test(message) || crashedAway) {
         // kafkajs tries again by itself: a warning every few seconds while it lasts, with the count, not one a try.
         unreachable.since += 1;
         if (now() - unreachable.toldAt < UNREACHABLE_EVERY_MS) return;
