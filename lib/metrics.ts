@@ -84,6 +84,7 @@ export function addThreadMetrics(registry: Registry): () => void {
 const MADE_BY: Readonly<Record<string, readonly string[]>> = {
   hermod_callbacks_owed: ['core'],
   hermod_callbacks_owed_on_disk: ['core'],
+  hermod_callbacks_unacknowledged: ['core'],
   hermod_campaigns_sending: ['core'],
   hermod_campaign_messages_total: ['core'],
   hermod_history_flush_failures_total: ['core'],
