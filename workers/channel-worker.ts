@@ -5,7 +5,7 @@ import { topicName } from '../core/ports/bus';
 import type { HotState } from '../core/ports/state';
 import { stageOf, type MessageStatus } from '../core/domain/message-status';
 import { decodeJob, decodeRecords, encodeInbound, encodeStatus, type OutboundJob, type StatusUpdate } from '../core/ports/bus-payloads';
-import { createBatcher } from '../lib/batcher';
+import { createVoidBatcher } from '../lib/void-batcher';
 import { HermodError, toHermodError } from '../lib/errors';
 import { retryUntilDone } from '../lib/retry-until-done';
 import { carrierQueries, carrierSendDuration, carrierSends } from '../lib/metrics';
@@ -131,18 +131,16 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
   };
   // One publish at a time, so a message's statuses reach the bus in the order they happened: with two,
   // a `submitted` could overtake the slower publish holding its `sent`, which core then refused as a step back.
-  const statuses = createBatcher<StatusUpdate, void>(
+  const statuses = createVoidBatcher<StatusUpdate>(
     async (updates) => {
       await publishOwnStatuses(updates);
-      return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 1 },
   );
   // Delivery reports are acknowledged to the carrier only once durable: a batch waits for its records to be handled.
-  const reports = createBatcher<StatusUpdate, void>(
+  const reports = createVoidBatcher<StatusUpdate>(
     async (updates) => {
       await publishStatuses(updates, true);
-      return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 16 },
   );
@@ -174,11 +172,10 @@ export async function startChannelWorker(options: ChannelWorkerOptions): Promise
    * turn reads the socket, so a receipt that comes after its submit's answer
    * still finds the message.
    */
-  const carrierIdWrites = createBatcher<{ carrierId: string; messageId: string }[], void>(
+  const carrierIdWrites = createVoidBatcher<{ carrierId: string; messageId: string }[]>(
     async (messages) => {
       const pairs = messages.length === 1 ? messages[0]! : messages.flat();
       await untilDone(() => state.putCarrierIds(pairs), 'store carrier ids', { messages: messages.length, first: pairs[0]?.messageId });
-      return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 4 },
   );

@@ -6,7 +6,7 @@ import type { MessageRecord } from '../ports/message-history';
 import type { BatchedMessageLookup } from '../messages/batched-message-lookup';
 import type { RecentMessages } from '../messages/recent-messages';
 import type { StatusChange } from '../messages/status-recorder';
-import { createBatcher } from '../../lib/batcher';
+import { createVoidBatcher } from '../../lib/void-batcher';
 import { retryUntilDone } from '../../lib/retry-until-done';
 import type { Logger } from '../../lib/log';
 import { isCampaignMessageId } from '../campaigns/campaign-message-ids';
@@ -72,7 +72,7 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
   // away, electing a leader): a later batch never overtakes an earlier one,
   // so a message's callbacks keep the order of its changes. At a stop the
   // jobs still refused stay held in the outbox, published at the next start.
-  const publisher = createBatcher<CallbackJob, void>(
+  const publisher = createVoidBatcher<CallbackJob>(
     async (jobs) => {
       const records = jobs.map((j) => ({ key: callbackOrderKey(j), value: encodeCallback(j) }));
       let positions: BusPosition[] | undefined;
@@ -86,7 +86,6 @@ export function createCallbackProducer(deps: CallbackProducerDeps) {
       );
       outbox.handOver(jobs, positions);
       if (positions) askAcknowledged();
-      return [];
     },
     { maxItems: 2000, maxDelayMs: 0, maxConcurrent: 1 },
   );

@@ -3,7 +3,7 @@ import { MAX_SMS_CHARACTERS } from '../domain/sms-segments';
 import { randomBytes } from 'node:crypto';
 import type { LinkClick, LinkStore, ShortLinkRecord } from '../ports/link-store';
 import type { MessageRecord } from '../ports/message-history';
-import { createBatcher } from '../../lib/batcher';
+import { createVoidBatcher } from '../../lib/void-batcher';
 import { HermodError } from '../../lib/errors';
 import { FifoMap } from '../../lib/fifo-map';
 
@@ -103,10 +103,9 @@ export function createLinkShortener(deps: { links: LinkStore; baseUrl: string })
     cache.set(link.code, link);
     if (cache.size > MAX_CACHED) cache.shift();
   };
-  const clicks = createBatcher<LinkClick, void>(
+  const clicks = createVoidBatcher<LinkClick>(
     async (batch) => {
       await deps.links.recordLinkClicks(batch);
-      return [];
     },
     { maxItems: 5000, maxDelayMs: 100, maxConcurrent: 1 },
   );

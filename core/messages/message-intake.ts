@@ -6,7 +6,7 @@ import type { MessageHistory, MessageRecord, StatusEvent } from '../ports/messag
 import type { HotState } from '../ports/state';
 import type { StatusChange, StatusRecorder } from './status-recorder';
 import type { RecentMessages } from './recent-messages';
-import { createBatcher } from '../../lib/batcher';
+import { createVoidBatcher } from '../../lib/void-batcher';
 import { HermodError, toHermodError } from '../../lib/errors';
 import { messagesByStatus, trackEntries } from '../../lib/metrics';
 import { encodeJob } from '../ports/bus-payloads';
@@ -142,13 +142,12 @@ export function createMessageIntake(deps: {
   const keyedSends = createKeyedSends(storedKeyed);
   // Group commit across all gateways: whatever arrives while one insert runs
   // goes into the next one.
-  const durable = createBatcher<{ record: MessageRecord; event: StatusEvent }, void>(
+  const durable = createVoidBatcher<{ record: MessageRecord; event: StatusEvent }>(
     async (items) => {
       await deps.history.insertMessages(
         items.map((i) => i.record),
         items.map((i) => i.event),
       );
-      return [];
     },
     { maxItems: 10_000, maxDelayMs: 0, maxConcurrent: 2 },
   );

@@ -6,7 +6,7 @@ const QUEUED_STAGE = stageOf('queued');
 const SUBMITTED_STAGE = stageOf('submitted');
 /** How long after a start a refused change is looked into also when hot state is past it (what a crash left comes again then). */
 const LOOK_PAST_MS = 5 * 60_000;
-import { createBatcher } from '../../lib/batcher';
+import { createVoidBatcher } from '../../lib/void-batcher';
 import { partRows, takenPartRows } from '../ports/part-rows';
 import { FifoMap } from '../../lib/fifo-map';
 import { messagesByStatus } from '../../lib/metrics';
@@ -129,10 +129,9 @@ export function createStatusRecorder(deps: { history: MessageHistory; state: Hot
     written.set(id, stage);
   };
   // Events from many handlers go to history together: one insert per flush.
-  const events = createBatcher<StatusEvent, void>(
+  const events = createVoidBatcher<StatusEvent>(
     async (batch) => {
       await deps.history.appendEvents(batch);
-      return [];
     },
     { maxItems: 5000, maxDelayMs: 5, maxConcurrent: 2 },
   );
