@@ -59,8 +59,12 @@ function flag(name: string): string | undefined {
 async function main(): Promise<void> {
   const command = cluster.isWorker ? process.env.HERMOD_ROLE : process.argv[2];
   if (!cluster.isWorker && command && asksForHelp(process.argv.slice(3))) {
-    outputLines(process.stdout)(commandHelp(USAGE, command));
-    return;
+    const help = commandHelp(USAGE, command);
+    // A command the usage does not describe is refused below as unknown, help or not (it printed the whole usage, exit 0).
+    if (help !== USAGE || ['help', '--help', '-h'].includes(command)) {
+      outputLines(process.stdout)(help);
+      return;
+    }
   }
   // A role's command line checked before anything starts (the operators' commands check their own); a cluster worker's is the supervisor's.
   const problem = !cluster.isWorker && command && ROLE_COMMANDS.has(command) ? roleUsageProblem(command, process.argv.slice(3)) : undefined;

@@ -57,7 +57,8 @@ describe("options an operators' command does not take", () => {
           .match(/<[^>]+>/g) ?? [];
       const values = arguments_.map((_, i) => ['kāinga', '42', 'kōwhai', 'reo', 'tinana'][i]!);
       for (const [option, takesValue] of named) {
-        const args = [...command.split(' '), ...values, option, ...(takesValue ? ['kōwhai'] : [])];
+        // Any value but a quota's, which is checked here as set-im-rate-limit's limit is.
+        const args = [...command.split(' '), ...values, option, ...(takesValue ? [option === '--messages' ? '250' : 'kōwhai'] : [])];
         expect(usageProblem(args), args.join(' ')).toBeUndefined();
       }
     }
@@ -69,6 +70,15 @@ describe("options an operators' command does not take", () => {
     );
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--rotate-secret'])).toBeUndefined();
     expect(usageProblem(['apps', 'set-callbacks', 'kāinga-ā-iwi', '--reply', ''])).toBeUndefined();
+  });
+
+  it('refuses a quota not written as digits, as set-im-rate-limit refuses its limit (a trial: 0x10 set 16, 1e3 set 1,000)', () => {
+    for (const written of ['0x10', '1e3', '1.5e1', ' 7', '7.0', '-5', '0', '１０'])
+      expect(usageProblem(['apps', 'set-quota', 'kāinga', '--messages', written, '--per', 'day']), written).toBe(
+        `the quota is a whole number of messages, 1 or more, written in digits (got ${JSON.stringify(written)})`,
+      );
+    expect(usageProblem(['apps', 'set-quota', 'kāinga', '--messages', '1000', '--per', 'day'])).toBeUndefined();
+    expect(usageProblem(['apps', 'set-quota', 'kāinga', '--clear'])).toBeUndefined();
   });
 
   it('leaves values that only look like options alone', () => {

@@ -338,6 +338,13 @@ describe("operators' CLI against a running service", () => {
         stdout: '',
         stderr: 'error: unknown command "kōrero" (hermod --help lists them)\n',
       });
+      // Asked for its help, an unknown command is still unknown (a trial: `hermod carriers --help` printed the whole usage, exit 0).
+      const help = await hermod.cli(['kōrero', '--help']);
+      expect({ code: help.code, stdout: help.stdout, stderr: help.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'error: unknown command "kōrero" (hermod --help lists them)\n',
+      });
     });
 
     it('refuses a misspelled option in one line, with the usage exit code, and changes nothing', async () => {

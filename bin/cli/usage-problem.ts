@@ -49,6 +49,11 @@ function valueProblem(command: string, args: readonly string[]): string | undefi
     return `${JSON.stringify(command)} needs one or more of its options: ${optionsTaken(command)}`;
   }
   if (command === 'apps set-sources') return sourceAddressesProblem(args.slice(3));
+  // Number() took 0x10 as 16, 1e3 as 1,000 and ' 7' as 7.
+  const quota = command === 'apps set-quota' ? args[args.indexOf('--messages') + 1] : undefined;
+  if (quota !== undefined && args.includes('--messages') && !/^[1-9][0-9]{0,15}$/.test(quota)) {
+    return `the quota is a whole number of messages, 1 or more, written in digits (got ${JSON.stringify(quota)})`;
+  }
   // An unset shell variable, or spaces: an application anyone could log in to with an empty password.
   if (command === 'apps set-password' && args[3] !== undefined && args[3].trim() === '') return 'the password is empty';
   return undefined;
