@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { batcherContract } from './batcher-contract';
 import { createVoidBatcher } from './void-batcher';
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -19,72 +20,7 @@ describe('a batcher of flushes without results', () => {
     expect(flushes).toEqual([['Kia ora', 'tēnā koe', '你好 👋🏽']]);
   });
 
-  it('never puts more than maxItems into one flush', async () => {
-    const sizes: number[] = [];
-    const b = createVoidBatcher<number>(
-      async (items) => {
-        sizes.push(items.length);
-      },
-      { maxItems: 10, maxDelayMs: 5, maxConcurrent: 2 },
-    );
-    await Promise.all(Array.from({ length: 35 }, (_, i) => b.add(i)));
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
-    expect(sizes.reduce((a, x) => a + x, 0)).toBe(35);
-  });
-
-  it('rejects every item of a batch whose flush failed, and keeps working afterwards', async () => {
-    let fail = true;
-    const b = createVoidBatcher<number>(
-      async () => {
-        if (fail) throw new Error('disk full');
-      },
-      { maxItems: 10, maxDelayMs: 0, maxConcurrent: 1 },
-    );
-    await expect(b.add(1)).rejects.toThrow('disk full');
-    fail = false;
-    await expect(b.add(2)).resolves.toBeUndefined();
-  });
-
-  it('adds many with one promise that resolves once every one is flushed, in order, across several flushes', async () => {
-    const flushed: number[][] = [];
-    const b = createVoidBatcher<number>(
-      async (items) => {
-        await new Promise((r) => setTimeout(r, 5));
-        flushed.push([...items]);
-      },
-      { maxItems: 4, maxDelayMs: 0, maxConcurrent: 1 },
-    );
-    await b.addAll([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(flushed.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(Math.max(...flushed.map((f) => f.length))).toBeLessThanOrEqual(4);
-    await expect(b.addAll([])).resolves.toBeUndefined();
-  });
-
-  it('rejects adding many once a flush holding any of them fails, and only once', async () => {
-    const b = createVoidBatcher<number>(
-      async (items) => {
-        if (items.includes(6)) throw new Error('disk full');
-      },
-      { maxItems: 3, maxDelayMs: 0, maxConcurrent: 2 },
-    );
-    await expect(b.addAll([1, 2, 3, 4, 5, 6, 7, 8, 9])).rejects.toThrow('disk full');
-    await expect(b.addAll([1, 2])).resolves.toBeUndefined();
-  });
-
-  it('drain waits for items still being flushed', async () => {
-    let done = 0;
-    const b = createVoidBatcher<number>(
-      async (items) => {
-        await new Promise((r) => setTimeout(r, 20));
-        done += items.length;
-      },
-      { maxItems: 2, maxDelayMs: 50, maxConcurrent: 1 },
-    );
-    for (let i = 0; i < 5; i++) void b.add(i);
-    await b.drain();
-    expect(done).toBe(5);
-    expect(b.pending).toBe(0);
-  });
+  batcherContract(createVoidBatcher);
 
   it('flushes every item once, in order, in flushes of at most maxItems, and settles each add as its own flush ended', async () => {
     await fc.assert(
