@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostOf, redirectToHttps } from './https-redirect';
 
 /** Sends raw request bytes and returns the status line and Location, as the server answered. */
-function raw(port: number, request: string): Promise<{ status: number; location: string | undefined }> {
+function raw(port: number, request: string): Promise<{ status: number; location: string | undefined; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
     let text = '';
@@ -12,7 +12,8 @@ function raw(port: number, request: string): Promise<{ status: number; location:
     socket.on('error', reject);
     socket.on('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-      resolve({ status, location: /\r\nlocation: ([^\r]*)/i.exec(text)?.[1] });
+      const body = Buffer.from(text.slice(text.indexOf('\r\n\r\n') + 4), 'latin1').toString('utf8');
+      resolve({ status, location: /\r\nlocation: ([^\r]*)/i.exec(text)?.[1], type: /\r\ncontent-type: ([^\r]*)/i.exec(text)?.[1], body });
     });
   });
 }
@@ -28,7 +29,7 @@ describe('the plain-HTTP port', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it('redirects to the same path over HTTPS at the host asked for, names and IPv6 literals alike', async () => {
-    expect(await raw(port, 'GET /rest/sms/v2/messages?x=1 HTTP/1.1\r\nHost: sms.example.co.nz:8080\r\n\r\n')).toEqual({
+    expect(await raw(port, 'GET /rest/sms/v2/messages?x=1 HTTP/1.1\r\nHost: sms.example.co.nz:8080\r\n\r\n')).toMatchObject({
       status: 308,
       location: 'https://sms.example.co.nz:8443/rest/sms/v2/messages?x=1',
     });
@@ -46,6 +47,14 @@ describe('the plain-HTTP port', () => {
       const answer = await raw(port, request);
       expect(answer.status, request).toBe(400);
       expect(answer.location, request).toBeUndefined();
+      // In JSON any interface's client reads, as a request without Host is answered (an SRE trial found plain text here).
+      expect(answer.type, request).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(answer.body), request).toEqual({
+        message: 'a Host header naming a host, and a path, are required',
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 400,
+      });
     }
   });
 

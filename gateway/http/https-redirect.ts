@@ -24,7 +24,9 @@ export function redirectToHttps(req: http.IncomingMessage, res: http.ServerRespo
   const host = timesSent(req.rawHeaders, 'host') === 1 ? hostOf(req.headers.host) : undefined;
   const target = req.url ?? '';
   if (host === undefined || !target.startsWith('/') || target.startsWith('//')) {
-    res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('bad request: a Host header naming a host, and a path, are required\n');
+    // In the JSON of a refusal outside every interface (outside-errors.ts), as a request without Host is answered here.
+    const body = JSON.stringify({ message: 'a Host header naming a host, and a path, are required', statusCode: 400, error: 'Bad Request', code: 400 });
+    res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
     return 400;
   }
   const location = `https://${host}${httpsPort === 443 ? '' : `:${httpsPort}`}${target}`;
