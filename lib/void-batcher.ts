@@ -3,17 +3,25 @@ import type { Batcher, BatcherOptions } from './batcher';
 /** Items that go out in one flush, and the one promise every `add` of them gets. */
 interface Batch<T> {
   items: T[];
-  done: Promise<void> | undefined;
-  resolve: (() => void) | undefined;
-  reject: ((err: unknown) => void) | undefined;
-  /** Its flush has settled: `done`, if asked for later, is made settled. */
-  outcome: { failed: boolean; err: unknown } | undefined;
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function newBatch<T>(): Batch<T> {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { items: [], done, resolve, reject };
 }
 
 /**
  * Group commit for flushes with no result of their own (history events, bus
  * publishes, carrier ids): as createBatcher, but the items of one flush share
- * one promise, made when first asked for, instead of a promise, its two
+ * one promise, made with their batch, instead of a promise, its two
  * functions and a waiting entry for every item. Core adds some ten items a
  * message to batchers like these. Items are assigned to their flush as they
  * are added: one of at most `maxItems`, gathered within `maxDelayMs` of its
@@ -34,20 +42,6 @@ export function createVoidBatcher<T>(flush: (items: T[]) => Promise<void>, optio
     const waiters = drainWaiters;
     drainWaiters = [];
     for (const w of waiters) w();
-  };
-
-  const promiseOf = (batch: Batch<T>): Promise<void> => {
-    if (batch.done) return batch.done;
-    const { outcome } = batch;
-    batch.done = outcome
-      ? outcome.failed
-        ? Promise.reject(outcome.err)
-        : Promise.resolve()
-      : new Promise<void>((resolve, reject) => {
-          batch.resolve = resolve;
-          batch.reject = reject;
-        });
-    return batch.done;
   };
 
   const next = (): Batch<T> | undefined => {
@@ -73,9 +67,8 @@ export function createVoidBatcher<T>(flush: (items: T[]) => Promise<void>, optio
   };
 
   const settle = (batch: Batch<T>, failed: boolean, err: unknown): void => {
-    batch.outcome = { failed, err };
-    if (failed) batch.reject?.(err);
-    else batch.resolve?.();
+    if (failed) batch.reject(err);
+    else batch.resolve();
     running--;
     // Whatever gathered during this flush has waited long enough.
     if (waiting > 0) kick();
@@ -106,7 +99,7 @@ export function createVoidBatcher<T>(flush: (items: T[]) => Promise<void>, optio
 
   /** The batch `item` goes out in. */
   const place = (item: T): Batch<T> => {
-    open ??= { items: [], done: undefined, resolve: undefined, reject: undefined, outcome: undefined };
+    open ??= newBatch();
     const batch = open;
     batch.items.push(item);
     waiting++;
@@ -121,7 +114,7 @@ export function createVoidBatcher<T>(flush: (items: T[]) => Promise<void>, optio
     add(item: T): Promise<void> {
       const batch = place(item);
       schedule();
-      return promiseOf(batch);
+      return batch.done;
     },
     addAll(items: readonly T[]): Promise<void> {
       if (items.length === 0) return Promise.resolve();
@@ -131,7 +124,7 @@ export function createVoidBatcher<T>(flush: (items: T[]) => Promise<void>, optio
         if (batches[batches.length - 1] !== batch) batches.push(batch);
       }
       schedule();
-      return batches.length === 1 ? promiseOf(batches[0]!) : Promise.all(batches.map(promiseOf)).then(() => undefined);
+      return batches.length === 1 ? batches[0]!.done : Promise.all(batches.map((b) => b.done)).then(() => undefined);
     },
     drain(): Promise<void> {
       if (waiting === 0 && running === 0) return Promise.resolve();

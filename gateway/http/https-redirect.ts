@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { outsideErrorBody } from './outside-errors';
 import { timesSent } from './times-sent';
 
 /**
@@ -24,8 +25,8 @@ export function redirectToHttps(req: http.IncomingMessage, res: http.ServerRespo
   const host = timesSent(req.rawHeaders, 'host') === 1 ? hostOf(req.headers.host) : undefined;
   const target = req.url ?? '';
   if (host === undefined || !target.startsWith('/') || target.startsWith('//')) {
-    // In the JSON of a refusal outside every interface (outside-errors.ts), as a request without Host is answered here.
-    const body = JSON.stringify({ message: 'a Host header naming a host, and a path, are required', statusCode: 400, error: 'Bad Request', code: 400 });
+    // In the JSON of a refusal outside every interface, as a request without Host is answered here.
+    const body = JSON.stringify(outsideErrorBody(400, 'a Host header naming a host, and a path, are required'));
     res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
     return 400;
   }

@@ -26,5 +26,10 @@ export function outsideErrors(log: Logger, prefixes: readonly string[]) {
 
 function render(ctx: Context, status: number, message: string): void {
   ctx.status = status;
-  ctx.body = { message, statusCode: status, error: STATUS_CODES[status] ?? 'Error', code: status };
+  ctx.body = outsideErrorBody(status, message);
+}
+
+/** The body of a refusal outside every interface (also the HTTP port's, https-redirect.ts). */
+export function outsideErrorBody(status: number, message: string) {
+  return { message, statusCode: status, error: STATUS_CODES[status] ?? 'Error', code: status };
 }
