@@ -158,6 +158,9 @@ describe('configuration', () => {
     const live = resolveConfig({ HERMOD_CHANNEL_SIMULATORS: 'false', HERMOD_SMTP_FROM: 'kia.ora@mail.example.com', HERMOD_BOUNCE_SMTP_PORT: '25' });
     expect(live.channels.email).toMatchObject({ bounceDomain: 'mail.example.com', bounceListener: { host: '0.0.0.0', port: 25 } });
     expect(() => resolveConfig({ HERMOD_BOUNCE_DOMAIN: 'tēnā koe' })).toThrow(/HERMOD_BOUNCE_DOMAIN must be a domain name/);
+    expect(resolveConfig({}).channels.email.bounceSecret).toBe('');
+    expect(resolveConfig({ HERMOD_BOUNCE_SECRET: 'pō-mārie-0123456789abcdef' }).channels.email.bounceSecret).toBe('pō-mārie-0123456789abcdef');
+    expect(() => resolveConfig({ HERMOD_BOUNCE_SECRET: 'hunter2' })).toThrow(/^HERMOD_BOUNCE_SECRET must be at least 16 characters/);
     expect(resolveConfig({ HERMOD_WAB_REQUEST_TIMEOUT: '750ms', HERMOD_WAB_RESEND_UNCERTAIN: 'true' }).channels.wab).toMatchObject({
       requestTimeoutMs: 750,
       resendUncertain: true,

@@ -7,6 +7,9 @@ import { DOMAIN_NAME, senderDomain } from './sender-domain';
 import { checkCertificateAndKey, TlsFileError } from './tls-files';
 import { parseTrustedProxies, TrustedProxyError } from './trusted-proxies';
 
+/** Fewest characters of HERMOD_BOUNCE_SECRET: what signs every return path (workers/carriers/smtp/verp.ts). */
+const MIN_BOUNCE_SECRET = 16;
+
 /**
  * All configuration, parsed once at start-up from the environment into a
  * frozen object. Nothing else in hermod reads process.env.
@@ -54,6 +57,12 @@ export interface EmailConfig {
   bounceDomain?: string;
   /** The inbound SMTP listener that reads bounces (RFC 3464 DSNs); undefined: off. Port 0 picks a free one. */
   bounceListener?: { host: string; port: number };
+  /**
+   * What return paths are signed with (HERMOD_BOUNCE_SECRET), the same on every
+   * e-mail worker; '' when not set, and a worker with a bounce domain then
+   * keeps one in its data directory (bounce-secret-file.ts).
+   */
+  bounceSecret?: string;
 }
 
 /** An HTTP carrier API (WhatsApp Cloud API, RCS Business Messaging, an MMS provider). */
@@ -634,6 +643,12 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
   if (bounceDomain && !DOMAIN_NAME.test(bounceDomain)) {
     throw new ConfigError(`HERMOD_BOUNCE_DOMAIN must be a domain name, got ${JSON.stringify(bounceDomain)}`);
   }
+  const bounceSecret = str('HERMOD_BOUNCE_SECRET', '');
+  if (bounceSecret !== '' && bounceSecret.length < MIN_BOUNCE_SECRET) {
+    throw new ConfigError(
+      `HERMOD_BOUNCE_SECRET must be at least ${MIN_BOUNCE_SECRET} characters (random, the same on every e-mail worker), got ${bounceSecret.length}`,
+    );
+  }
   const http = (prefix: string, baseUrl: string, sender: string, apiVersion = ''): HttpCarrierConfig => ({
     ...httpCarrier(prefix, baseUrl, sender, apiVersion),
     token: str(`HERMOD_${prefix}_TOKEN`, 'simulator-token'),
@@ -649,6 +664,7 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       maxConnections: int('HERMOD_SMTP_MAX_CONNECTIONS', 5, 1, 100),
       bounceDomain,
       bounceListener,
+      bounceSecret,
     },
     wab: http('WAB', `http://127.0.0.1:${simPorts.wabPort}`, '100000000000001', 'v21.0'),
     rcs: rcsConfig(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendBounce } from '../workers/simulators/sink-bounce';
 import { eventually } from './support/eventually';
 import { startHermodWithChannels, type HermodWithChannels } from './support/hermod-with-channels';
 
@@ -43,6 +44,44 @@ describe('e-mail bounces through the SMTP sink and the bounce listener', () => {
     const email = `ana.${randomUUID().slice(0, 8)}@example.org`;
     const id = await send(email, 'Tēnā koe — no bounce here 📬');
     await eventually(() => callbacksOf(id).find((c) => c.status === 'received' && c.channel === undefined), 20_000, 50);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(callbacksOf(id).filter((c) => c.status === 'failed')).toEqual([]);
+  });
+
+  /** A bounce as anyone who reaches the listener can send one: to the return path `bounces+<id>@localhost`, guessed. */
+  const forgeBounce = async (id: string): Promise<string> => {
+    const port = h.bouncePort();
+    expect(port).toBeDefined();
+    return sendBounce({ from: `bounces+${id}@localhost`, headers: {} }, 'ana@example.org', { host: 'localhost', port: port! }).then(
+      () => 'taken',
+      (err: { responseCode?: number }) => `refused ${err.responseCode}`,
+    );
+  };
+  const basic = { authorization: `Basic ${Buffer.from('acme:secret').toString('base64')}` };
+  const v2Status = async (id: string): Promise<string> => (await h.client.get(`/rest/sms/v2/messages?id=${id}`, basic)).json.status as string;
+
+  it('refuses a bounce to a return path hermod never gave out (an SMS’s id written into one), and the SMS stays received', async () => {
+    const sms = await h.client.post('/rest/sms/v2/messages', { destination: '+64211234611', content: 'He karere SMS anake — kāore he īmēra 📵' }, basic);
+    expect(sms.status, sms.text).toBe(202);
+    const id = sms.json.id as string;
+    await eventually(async () => ((await v2Status(id)) === 'received' ? true : undefined), 20_000, 50);
+
+    expect(await forgeBounce(id)).toBe('refused 550');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await v2Status(id)).toBe('received');
+    expect(h.callbacks.filter((c) => c.body.id === id && c.body.status === 'failed')).toEqual([]);
+  });
+
+  it('refuses a bounce to an e-mail’s return path without the tag hermod signed it with, and the e-mail stays received', async () => {
+    const email = `mere.${randomUUID().slice(0, 8)}@example.org`;
+    const id = await send(email, 'Kia ora Mere — he īmēra tūturu 📨');
+    await eventually(() => callbacksOf(id).find((c) => c.status === 'received' && c.channel === undefined), 20_000, 50);
+    const mail = h.smtp.mails.find((m) => m.to.includes(email));
+    // The return path the mail went out with names the attempt, and more: what only hermod can write.
+    expect(mail?.from).toMatch(/^bounces\+[0-9a-f-]{36}=[0-9a-f]{12}@localhost$/);
+    const attempt = /^bounces\+([0-9a-f-]{36})=/.exec(mail!.from)![1]!;
+
+    expect(await forgeBounce(attempt)).toBe('refused 550');
     await new Promise((r) => setTimeout(r, 500));
     expect(callbacksOf(id).filter((c) => c.status === 'failed')).toEqual([]);
   });

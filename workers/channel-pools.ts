@@ -37,6 +37,7 @@ export async function startChannelPools(channels: readonly Channel[], deps: { co
         pools.push(
           await (await import('./email/email-worker-pool')).startEmailWorkerPool({
             config: config.channels.email,
+            dataDir: config.dataDir,
             bus,
             state,
             log,

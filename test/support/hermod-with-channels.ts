@@ -36,6 +36,8 @@ export interface HermodWithChannels {
   callbacks: ReceivedCallback[];
   /** Where the callback receiver listens (http://localhost:<port>). */
   receiverUrl: string;
+  /** The port of the bounce listener the service logged at its latest start (undefined before it listens). */
+  bouncePort(): number | undefined;
   /** What the receiver announces in X-RateLimit-Limit from now on (undefined: no header). */
   announceRateLimit(perSecond: number | undefined): void;
   /**
@@ -179,6 +181,7 @@ export async function startHermodWithChannels(
     client: keyed,
     callbacks,
     receiverUrl: `http://localhost:${receiverPort}`,
+    bouncePort: () => (hermod ? loggedBouncePort(hermod.output()) : undefined),
     announceRateLimit(perSecond) {
       rateLimit = perSecond;
     },

@@ -9,7 +9,7 @@ const kit = channelPoolTestKit();
 /** A pool on an in-process bus and state, sending to a fresh sink. */
 async function emailPool() {
   const sink = await smtp.sink();
-  const pool = await kit.pool('email', (deps) => startEmailWorkerPool({ config: smtp.config(sink.port), ...deps }));
+  const pool = await kit.pool('email', (deps) => startEmailWorkerPool({ config: smtp.config(sink.port), dataDir: '', ...deps }));
   return { sink, ...pool };
 }
 

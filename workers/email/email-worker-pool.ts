@@ -1,10 +1,13 @@
 import type { EmailConfig } from '../../lib/config';
 import { startCarrierPool, type CarrierPool, type PoolDeps } from '../carrier-pool';
+import { bounceSecretFile } from '../carriers/smtp/bounce-secret-file';
 import { createSmtpCarrier } from '../carriers/smtp/smtp-carrier';
 
 /** The e-mail pool of this process: one pooled SMTP transport, the worker that feeds it, and the bounce listener when configured. */
-export async function startEmailWorkerPool(deps: PoolDeps & { config: EmailConfig }): Promise<CarrierPool> {
-  const carrier = createSmtpCarrier(deps.config, deps.log.child({ carrier: 'smtp' }));
+export async function startEmailWorkerPool(deps: PoolDeps & { config: EmailConfig; dataDir: string }): Promise<CarrierPool> {
+  // Return paths are signed: with HERMOD_BOUNCE_SECRET, else the secret kept in the data directory.
+  const bounceSecret = deps.config.bounceSecret || (deps.config.bounceDomain ? bounceSecretFile(deps.dataDir) : '');
+  const carrier = createSmtpCarrier({ ...deps.config, bounceSecret }, deps.log.child({ carrier: 'smtp' }));
   const pool = await startCarrierPool('email', carrier, deps);
   // After the worker listens for reports, so the first bounce already has somewhere to go.
   await carrier.startBounceListener().catch(async (err: unknown) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HermodError } from '../../../lib/errors';
+import type { HermodError } from '../../../lib/errors';
 import { eventually } from '../../../test/support/eventually';
 import { once, smppTestKit } from '../../simulators/smpp-test-kit';
 import { CommandStatus } from './command-status';

@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import type { Logger } from '../../../lib/log';
 import { DeliveryStatusError } from './delivery-status';
 import { readDsnMessage } from './dsn-message';
-import { messageIdOfVerp } from './verp';
+import { messageIdOfVerp, type ReturnPaths } from './verp';
 
 /** A recipient's permanent failure, as a bounce told it, about one of our messages. */
 export interface Bounce {
@@ -20,8 +20,8 @@ export interface BounceListenerOptions {
   host: string;
   /** 0 picks a free port (logged). */
   port: number;
-  /** The domain of our return paths; mail to any other address is refused at RCPT TO. */
-  domain: string;
+  /** Our return paths' domain and secret; mail to any other address, or one whose tag is not ours, is refused at RCPT TO. */
+  returnPaths: ReturnPaths;
   log: Logger;
   /** Resolves once the bounce is safe; a rejection answers 451 so the sending server tries again later. */
   onBounce(bounce: Bounce): Promise<void>;
@@ -39,7 +39,7 @@ const reply = (responseCode: number, text: string): SmtpReply => Object.assign(n
 
 /**
  * The inbound SMTP server bounces come to: it takes mail only for our VERP
- * return paths (bounces+<id>@domain), reads each as an RFC 3464 DSN, and
+ * signed return paths (bounces+<id>=<tag>@domain), reads each as an RFC 3464 DSN, and
  * hands every `failed` recipient on as a Bounce of the message its return path
  * names. It answers 250 only once those are safe, so a bounce it accepted is
  * never lost. Delays and successes are logged and dropped; so is mail that is
@@ -54,7 +54,7 @@ export function createBounceListener(o: BounceListenerOptions): BounceListener {
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
       if (stream.sizeExceeded) return done(reply(552, '5.3.4 report too big'));
-      const ids = session.envelope.rcptTo.map((r) => messageIdOfVerp(r.address, o.domain)).filter((id): id is string => id !== undefined);
+      const ids = session.envelope.rcptTo.map((r) => messageIdOfVerp(r.address, o.returnPaths)).filter((id): id is string => id !== undefined);
       let bounces: Bounce[];
       try {
         bounces = bouncesOf(Buffer.concat(chunks), ids);
@@ -83,7 +83,7 @@ export function createBounceListener(o: BounceListenerOptions): BounceListener {
           disableReverseLookup: true,
           size: o.maxBytes ?? 1024 * 1024,
           logger: false,
-          onRcptTo: (address, _session, cb) => cb(messageIdOfVerp(address.address, o.domain) ? undefined : reply(550, '5.1.1 no such return path here')),
+          onRcptTo: (address, _session, cb) => cb(messageIdOfVerp(address.address, o.returnPaths) ? undefined : reply(550, '5.1.1 no such return path here')),
           onData,
         });
         s.on('error', (err: Error) => o.log.debug('bounce listener session error', { err }));
@@ -95,7 +95,7 @@ export function createBounceListener(o: BounceListenerOptions): BounceListener {
           });
         });
         server = s;
-        o.log.info('bounce listener listening', { host: o.host, port: (s.server.address() as AddressInfo).port, domain: o.domain });
+        o.log.info('bounce listener listening', { host: o.host, port: (s.server.address() as AddressInfo).port, domain: o.returnPaths.domain });
       }
       return { host: o.host, port: (server.server.address() as AddressInfo).port };
     },

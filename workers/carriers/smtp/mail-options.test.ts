@@ -5,7 +5,9 @@ import { mailOptions } from './mail-options';
 describe('the e-mail of a job', () => {
   it('addresses a mailbox at an internationalised domain by its ASCII form, in the header and the envelope, which every relay takes, SMTPUTF8 or not', () => {
     expect(mailOptions(emailJob({ destination: 'ana@whānau.nz' }), 'noreply@hermod.example')).toMatchObject({ to: 'ana@xn--whnau-gwa.nz' });
-    expect(mailOptions(emailJob({ destination: 'info@例子.广告' }), 'noreply@hermod.example', 'bounces.hermod.example')).toMatchObject({
+    expect(
+      mailOptions(emailJob({ destination: 'info@例子.广告' }), 'noreply@hermod.example', { domain: 'bounces.hermod.example', secret: 'a-secret-of-sixteen+' }),
+    ).toMatchObject({
       to: 'info@xn--fsqu00a.xn--4rr70v',
       envelope: { to: 'info@xn--fsqu00a.xn--4rr70v' },
     });
@@ -19,7 +21,9 @@ describe('the e-mail of a job', () => {
   it("names the mail by the job's id at the sender's domain, or the bounce domain, never at a domain that is no dot-atom", () => {
     const job = emailJob({ source: 'ana@whānau.nz' });
     expect(mailOptions(job, 'noreply@hermod.example').messageId).toBe(`<${job.id}@xn--whnau-gwa.nz>`);
-    expect(mailOptions(job, 'noreply@hermod.example', 'bounces.hermod.example').messageId).toBe(`<${job.id}@bounces.hermod.example>`);
+    expect(mailOptions(job, 'noreply@hermod.example', { domain: 'bounces.hermod.example', secret: 'a-secret-of-sixteen+' }).messageId).toBe(
+      `<${job.id}@bounces.hermod.example>`,
+    );
     for (const source of ['ana@example.com.', 'ana@a..b'])
       expect(mailOptions(emailJob({ id: job.id, source }), 'Hermod <noreply@hermod.example>').messageId).toBe(`<${job.id}@hermod.example>`);
   });

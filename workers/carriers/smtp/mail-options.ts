@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { OutboundJob } from '../../../core/ports/bus-payloads';
-import { verpAddress } from './verp';
+import { type ReturnPaths, verpAddress } from './verp';
 
 const ADDRESS = /^[^\s@<>()[\]",;:\\]+@[^\s@<>()[\]",;:\\]+$/;
 
@@ -10,20 +10,21 @@ export const looksLikeAddress = (value: string): boolean => ADDRESS.test(value);
 /**
  * The e-mail for one job: plain text only. A media message carries its link
  * on its own line; the file is never fetched or attached, so a caller's URL
- * cannot make this process read from the network or the disk. With a bounce
- * domain, the envelope sender is the message's own return path (verp.ts).
+ * cannot make this process read from the network or the disk. With return
+ * paths (a bounce domain and secret), the envelope sender is the message's
+ * own return path (verp.ts).
  */
-export function mailOptions(job: OutboundJob, defaultFrom: string, bounceDomain = ''): SendMailOptions {
+export function mailOptions(job: OutboundJob, defaultFrom: string, returnPaths?: ReturnPaths): SendMailOptions {
   const url = job.im?.media?.url;
   const headers: Record<string, string> = { 'X-Hermod-Message-Id': job.id };
   if (job.im?.reference) headers['X-Hermod-Reference'] = job.im.reference;
   const from = looksLikeAddress(job.source) ? job.source : defaultFrom;
-  const returnPath = bounceDomain ? verpAddress(job.id, bounceDomain) : undefined;
+  const returnPath = returnPaths ? verpAddress(job.id, returnPaths) : undefined;
   const to = withAsciiDomain(job.destination);
   return {
     from,
     to,
-    messageId: `<${job.id}@${bounceDomain || domainOf(from) || domainOf(defaultFrom) || 'localhost'}>`,
+    messageId: `<${job.id}@${returnPaths?.domain || domainOf(from) || domainOf(defaultFrom) || 'localhost'}>`,
     ...(returnPath ? { envelope: { from: returnPath, to } } : {}),
     subject: literalSubject(job.im?.subject || 'Message'),
     // A media message without text of its own has its link as its text: said once.

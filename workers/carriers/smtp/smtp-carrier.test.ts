@@ -170,7 +170,11 @@ describe('SMTP carrier bounces', () => {
   it('sends each mail with its own return path, and reports failed when the relay bounces it after taking it', async () => {
     let bouncePort = 0;
     const sink = await kit.sink({ bounceTo: () => ({ host: 'localhost', port: bouncePort }), bounceDelayMs: 20 });
-    const carrier = kit.carrier(sink.port, { bounceDomain: 'localhost', bounceListener: { host: '127.0.0.1', port: 0 } });
+    const carrier = kit.carrier(sink.port, {
+      bounceDomain: 'localhost',
+      bounceSecret: 'ka-pai-a-secret-for-this-test-only',
+      bounceListener: { host: '127.0.0.1', port: 0 },
+    });
     const reports: CarrierReport[] = [];
     carrier.onReport(async (r) => void reports.push(r));
     bouncePort = (await carrier.startBounceListener())!.port;
@@ -178,7 +182,7 @@ describe('SMTP carrier bounces', () => {
 
     const { carrierIds } = await carrier.send(job);
 
-    expect(sink.mails[0]!.from).toBe(`bounces+${job.id}@localhost`);
+    expect(sink.mails[0]!.from).toMatch(new RegExp(`^bounces\\+${job.id}=[0-9a-f]{12}@localhost$`));
     const failed = await eventually(() => reports.find((r) => r.status === 'failed'), 3000);
     expect(reports[0]).toMatchObject({ carrierId: carrierIds[0], status: 'received' });
     expect(failed).toMatchObject({ messageId: job.id, status: 'failed', errorCode: '5.1.1' });

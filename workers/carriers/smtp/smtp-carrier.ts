@@ -7,6 +7,7 @@ import { listenError } from '../../../lib/listen-error';
 import { createBounceListener, type Bounce, type BounceListener } from './bounce-listener';
 import { mailOptions } from './mail-options';
 import { smtpError } from './smtp-error';
+import type { ReturnPaths } from './verp';
 
 /** Hosts where a simulator with a self-signed certificate may answer STARTTLS. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -35,6 +36,8 @@ export interface SmtpCarrier extends Carrier {
  */
 export function createSmtpCarrier(config: EmailConfig, log: Logger): SmtpCarrier {
   const relay = `${config.host}:${config.port}`;
+  if (config.bounceDomain && !config.bounceSecret) throw new Error('a bounce domain needs a bounce secret to sign return paths with');
+  const returnPaths: ReturnPaths | undefined = config.bounceDomain ? { domain: config.bounceDomain, secret: config.bounceSecret! } : undefined;
   const transport = createTransport({
     pool: true,
     host: config.host,
@@ -73,7 +76,7 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): SmtpCarrier
   return {
     name: 'smtp',
     async send(job: OutboundJob) {
-      const info = await transport.sendMail(mailOptions(job, config.from, config.bounceDomain)).catch((err: unknown) => {
+      const info = await transport.sendMail(mailOptions(job, config.from, returnPaths)).catch((err: unknown) => {
         throw smtpError(err);
       });
       const carrierId = info.messageId;
@@ -91,8 +94,8 @@ export function createSmtpCarrier(config: EmailConfig, log: Logger): SmtpCarrier
     onInbound: () => undefined,
     async startBounceListener() {
       const where = config.bounceListener;
-      if (!where || !config.bounceDomain) return undefined;
-      bounces ??= createBounceListener({ ...where, domain: config.bounceDomain, log, onBounce: reportBounce });
+      if (!where || !returnPaths) return undefined;
+      bounces ??= createBounceListener({ ...where, returnPaths, log, onBounce: reportBounce });
       return bounces.start().catch((err: unknown) => {
         throw listenError(err, 'HERMOD_BOUNCE_SMTP_PORT', where.host, where.port, 'another e-mail worker’s bounce listener');
       });
