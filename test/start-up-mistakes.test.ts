@@ -210,6 +210,16 @@ describe('roles started on their own with settings that cannot work', () => {
     }
   });
 
+  it('refuses an RCS worker without a service-account key, naming HERMOD_RCS_SERVICE_ACCOUNT, instead of rejecting every RCS send for good (trial)', async () => {
+    const outcome = await runRefusedStart(['worker', '--channel', 'email,rcs'], {
+      ...env,
+      HERMOD_BUS: 'redis',
+      HERMOD_STATE: 'redis',
+      HERMOD_BOUNCE_SMTP_PORT: '0',
+    });
+    expectOneLineConfigError(outcome, /an RCS worker needs HERMOD_RCS_SERVICE_ACCOUNT.*`hermod channel-simulators` logs that it wrote/);
+  });
+
   it('refuses the console without a password, naming HERMOD_ADMIN_PASSWORD', async () => {
     const outcome = await runRefusedStart(['console'], { ...env, HERMOD_ADMIN_PORT: '0', HERMOD_ADMIN_PASSWORD: '' });
     expectOneLineConfigError(outcome, /HERMOD_ADMIN_PASSWORD is not set/);

@@ -15,6 +15,11 @@ export async function runWorker(config: Readonly<Config>, log: Logger, channel: 
   requireSharedHotState(config, 'worker');
   const named = parseChannels(channel);
   if ('unknown' in named) throw new ConfigError(`unknown channel ${JSON.stringify(named.unknown)}; known: ${CHANNELS.join(', ')}`);
+  // Without a key every RCS send would be rejected for good, customers' messages paying for a setting left out.
+  if (named.channels.includes('rcs') && !config.channels.rcs.serviceAccount)
+    throw new ConfigError(
+      'an RCS worker needs HERMOD_RCS_SERVICE_ACCOUNT, the path of the RBM service account’s JSON key file (for the simulators, the one `hermod channel-simulators` logs that it wrote)',
+    );
   const bus = await adapters.openBus();
   const state = await adapters.openState();
   const pools = await startChannelPools(named.channels, { config, bus, state, log });

@@ -4,8 +4,9 @@ import { startSmtpSink } from './smtp-sink';
 import { createWhatsAppSimulator } from './whatsapp-simulator';
 import { createRcsSimulator } from './rcs-simulator';
 import { createMmsSimulator } from './mms-simulator';
-import { simulatedServiceAccount } from './simulated-service-account';
+import { keptSimulatorKey, simulatedServiceAccount } from './simulated-service-account';
 import { listenError } from '../../lib/listen-error';
+import { pointServiceAccountKeyAt } from '../../lib/service-account-key';
 
 /** A simulator's start, a port it cannot bind a configuration error naming `setting`. */
 const started = <T>(start: Promise<T>, setting: string, port: number): Promise<T> =>
@@ -66,10 +67,12 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
     deliverDelayMs: 100,
     readDelayMs: 300,
   });
+  // Run alone, with no key given: one kept in the data directory, for the RCS workers to be given too.
+  const rbmKey = c.rcs.serviceAccount || keptSimulatorKey(config.dataDir);
   const rcs = createRcsSimulator({
     host: '127.0.0.1',
     port: s.rcsPort,
-    serviceAccount: simulatedServiceAccount(c.rcs.serviceAccount, log),
+    serviceAccount: simulatedServiceAccount(rbmKey, log),
     clientToken: c.rcs.webhookSecret,
     get webhookUrl() {
       return `${webhookBase}/rcs`;
@@ -98,6 +101,10 @@ export async function runChannelSimulators(config: Readonly<Config>, log: Logger
   } catch (err) {
     await Promise.allSettled([smtp.stop(), wab.stop(), rcs.stop(), mms.stop()]);
     throw err;
+  }
+  if (!c.rcs.serviceAccount) {
+    pointServiceAccountKeyAt(rbmKey, `http://127.0.0.1:${ports.rcs}/token`);
+    log.info('the RBM simulator takes tokens for this key: give it to the RCS workers', { HERMOD_RCS_SERVICE_ACCOUNT: rbmKey });
   }
   log.info('channel simulators listening', ports);
   return {

@@ -1,6 +1,19 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from '../../lib/log';
+import { writeServiceAccountKey } from '../../lib/service-account-key';
+
+/**
+ * The key `hermod channel-simulators` run alone keeps in its data directory
+ * (`rbm-simulator-service-account.json`), made at its first start: RCS workers
+ * given it (HERMOD_RCS_SERVICE_ACCOUNT) keep working across the simulators'
+ * restarts. Its token_uri is pointed at the simulator once that listens.
+ */
+export function keptSimulatorKey(dataDir: string): string {
+  const file = path.join(dataDir, 'rbm-simulator-service-account.json');
+  return fs.existsSync(file) ? file : writeServiceAccountKey(dataDir, 'http://127.0.0.1:0/token').file;
+}
 
 /**
  * The service account the RBM simulator takes assertions from: the one in
