@@ -478,13 +478,14 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
     expect(smsTo(mobile)[0]!.text).toBe(body);
   });
 
-  it('refuses with 422 an attempt waiting for an event its channel never reports, such as read on SMS or e-mail, and sends nothing', async () => {
+  it('refuses with 422 an attempt waiting for an event its channel never reports, such as read on SMS or e-mail, naming it where the client wrote it, and sends nothing', async () => {
     const mobile = '+6421100081';
     const sent = smsTo(mobile).length;
+    // A labelled attempt is named with its label, as the validator names its other problems (trial: the label was left out).
     for (const [attempts, at, channel] of [
-      [[{ channel: 'sms', event: 'read', timeout: 3 }], 0, 'sms'],
-      [[{ channel: 'wab', event: 'read', timeout: 30 }, { last: { channel: 'email', event: 'read' } }], 1, 'email'],
-      [[{ first: { channel: 'mms', event: 'READ' } }, { channel: 'sms' }], 0, 'mms'],
+      [[{ channel: 'sms', event: 'read', timeout: 3 }], '[0]', 'sms'],
+      [[{ channel: 'wab', event: 'read', timeout: 30 }, { last: { channel: 'email', event: 'read' } }], '[1].last', 'email'],
+      [[{ first: { channel: 'mms', event: 'READ' } }, { channel: 'sms' }], '[0].first', 'mms'],
     ] as const) {
       const r = await h.client.post('/rest/im/v1/message', {
         destination: { mobile, email: 'mere.tūhoe@example.nz' },
@@ -494,10 +495,21 @@ describe('Intelligent Messaging over every channel, with fallback', () => {
       expect(r.status, r.text).toBe(422);
       expect(r.json).toMatchObject({
         code: 422,
-        message: expect.stringContaining(`${channel} never reports read`),
-        errors: [expect.objectContaining({ field: `delivery_attempts[${at}].event`, description: expect.stringContaining('wab, rcs') })],
+        message: `delivery_attempts${at}.event: ${channel} never reports read: only wab, rcs do`,
+        errors: [{ field: `delivery_attempts${at}.event`, code: 422, description: `${channel} never reports read: only wab, rcs do` }],
       });
     }
+    // An event no channel reports: the message says what the field's description says.
+    const unknown = await h.client.post('/rest/im/v1/message', {
+      destination: { mobile },
+      message: { type: 'text', text: { body: 'Kua whakatuwheratia? 📬' } },
+      delivery_attempts: [{ channel: 'sms' }, { last: { channel: 'email', event: 'opened' } }],
+    });
+    expect(unknown.status, unknown.text).toBe(422);
+    const said = unknown.json as { message: string; errors: { field: string; description: string }[] };
+    expect(said.errors).toEqual([expect.objectContaining({ field: 'delivery_attempts[1].last.event' })]);
+    expect(said.message).toBe(`delivery_attempts[1].last.event: ${said.errors[0]!.description}`);
+    expect(said.errors[0]!.description).toMatch(/submitted, sent, delivered \(received\) or read/);
     // An event every channel reports is still taken on SMS and e-mail.
     const id = await send({
       destination: { mobile },

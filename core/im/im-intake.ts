@@ -150,10 +150,12 @@ export function createImIntake(deps: { im: ImStore; intake: MessageIntake; accou
   async function attemptsFor(req: ImRequest): Promise<ImAttemptPlan[]> {
     if (req.attempts.length > 0) {
       const unknown = req.attempts.findIndex((a) => !isKnownEvent(a.event));
-      if (unknown >= 0)
-        throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: hermod can wait for submitted, sent, delivered (received) or read`, {
-          fields: [{ field: `delivery_attempts[${unknown}].event`, description: 'not an event hermod reports' }],
+      if (unknown >= 0) {
+        const description = 'is not an event hermod reports: it can wait for submitted, sent, delivered (received) or read';
+        throw new HermodError('unprocessable', `delivery_attempts[${unknown}].event: ${description}`, {
+          fields: [{ field: `delivery_attempts[${unknown}].event`, description }],
         });
+      }
       // Refused now: waiting for it, the attempt could only time out (24 h by default) and the message end expired.
       for (const [i, a] of req.attempts.entries()) {
         const never = neverReported(a.channel as ImChannel, a.event);

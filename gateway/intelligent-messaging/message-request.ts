@@ -46,6 +46,23 @@ export function parseMessageRequest(raw: unknown): MessagePostRequest {
   throw new HermodError(code, fields.map((f) => (f.field ? `${f.field}: ${f.description}` : f.description)).join('; '), { fields });
 }
 
+/**
+ * Core's refusal of a request's content (an attempt waiting for an event its
+ * channel never reports) with its fields named as the client wrote them, the
+ * attempts' labels in, as parseMessageRequest names the validator's problems.
+ */
+export function namedAsSent(err: unknown, raw: unknown): unknown {
+  if (!(err instanceof HermodError) || err.fields.length === 0) return err;
+  const { labels } = unwrapLabels(raw);
+  let message = err.message;
+  const fields = err.fields.map((f) => {
+    const field = wirePath(f.field, labels);
+    if (field !== f.field) message = message.split(`${f.field}:`).join(`${field}:`);
+    return { ...f, field };
+  });
+  return new HermodError(err.code, message, { fields, retryable: err.retryable, retryAfterSeconds: err.retryAfterSeconds, cause: err.cause });
+}
+
 /** The request for core: only the content the type names, absent optional fields as proto defaults. */
 export function toImSendRequest(applicationId: string, body: MessagePostRequest, dedupKey = ''): ImSendRequest {
   const { destination: d, message: m } = body;

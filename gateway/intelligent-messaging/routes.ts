@@ -5,7 +5,7 @@ import { HermodError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { readJson } from '../http/read-json';
 import { idempotent, markRecovered, type IdempotencyStore } from '../http/idempotency';
-import { parseMessageRequest, toImSendRequest } from './message-request';
+import { namedAsSent, parseMessageRequest, toImSendRequest } from './message-request';
 import type { SharedRateLimiter } from './shared-rate-limiter';
 import { serveOpenApi } from '../http/openapi';
 import { INTELLIGENT_MESSAGING_OPENAPI } from './openapi';
@@ -40,9 +40,12 @@ export function intelligentMessagingRouter(deps: IntelligentMessagingDeps): Rout
       throw new HermodError('rate_limited', `more than ${verdict.limit} requests per second; retry after ${wait} seconds`);
     }
     // SPEC.md sends this body with Content-Type: application/json: one without it is refused, not read as JSON.
-    const body = parseMessageRequest(await readJson(ctx, deps.maxBodyBytes, { named: ['application/json'], headerRequired: true }));
+    const raw = await readJson(ctx, deps.maxBodyBytes, { named: ['application/json'], headerRequired: true });
+    const body = parseMessageRequest(raw);
     await idempotent(ctx, deps.idempotency, caller.applicationId, 'intelligent_messaging', async (dedupKeyOf) => {
-      const { id, replayed } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0)));
+      const { id, replayed } = await deps.im.send(toImSendRequest(caller.applicationId, body, dedupKeyOf(0))).catch((err: unknown) => {
+        throw namedAsSent(err, raw);
+      });
       ctx.status = 202;
       ctx.body = { id };
       markRecovered(ctx, [replayed]);
