@@ -204,6 +204,8 @@ describe('roles started on their own with settings that cannot work', () => {
       });
       expectOneLineConfigError(outcome, new RegExp(`HERMOD_BOUNCE_SMTP_PORT: port ${held.port} on 127.0.0.1 is in use by another process`));
       expect(logins).toBe(0);
+      // Nor does its e-mail worker join the bus's group first, only to leave it (trial: `channel worker started`, then exit 2).
+      expect(outcome.output).not.toMatch(/"msg":"channel worker started"[^\n]*"channel":"email"/);
     } finally {
       smsc.close();
       held.close();

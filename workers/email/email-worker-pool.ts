@@ -8,11 +8,14 @@ export async function startEmailWorkerPool(deps: PoolDeps & { config: EmailConfi
   // Return paths are signed: with HERMOD_BOUNCE_SECRET, else the secret kept in the data directory.
   const bounceSecret = deps.config.bounceSecret || (deps.config.bounceDomain ? bounceSecretFile(deps.dataDir) : '');
   const carrier = createSmtpCarrier({ ...deps.config, bounceSecret }, deps.log.child({ carrier: 'smtp' }));
-  const pool = await startCarrierPool('email', carrier, deps);
-  // After the worker listens for reports, so the first bounce already has somewhere to go.
+  // Its port first: one another process holds stops the start before the worker joins the bus's group. A bounce
+  // that comes before the worker takes reports is answered 451, and its server sends it again.
   await carrier.startBounceListener().catch(async (err: unknown) => {
-    await pool.stop();
+    await carrier.close();
     throw err;
   });
-  return pool;
+  return startCarrierPool('email', carrier, deps).catch(async (err: unknown) => {
+    await carrier.close();
+    throw err;
+  });
 }
