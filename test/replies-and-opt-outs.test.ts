@@ -101,6 +101,26 @@ describe('replies after a restart of in-process state', () => {
     await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${later.json.id}`)).json.status === 'blocked' ? true : undefined));
   });
 
+  it('gives a STOP after the restart to the application whose message went to the handset, not to one whose send to it is only scheduled (trial)', async () => {
+    h ??= await startHermodWithSimulator('mo-restart');
+    expect((await h.hermod.cli(['apps', 'create', 'kāinga', '--password', 'kupuhuna-ō'])).code).toBe(0);
+    const handset = '+6423000301';
+    const sent = await h.client.post('/rest/sms/v2/messages', { destination: handset, content: 'Tō waehere: 1234 — reply YES 🔐', source: '5200' });
+    expect(sent.status, sent.text).toBe(202);
+    await eventually(async () => ((await h!.client.get(`/rest/sms/v2/messages?id=${sent.json.id}`)).json.status === 'received' ? true : undefined));
+    // Another application on the same number has a promotion for this handset tomorrow: accepted, not yet sent.
+    const kainga = createClient(h.hermod.baseUrl, h.hermod.ca(), { user: 'kāinga', pass: 'kupuhuna-ō' });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const promo = await kainga.post('/rest/sms/v2/messages', { destination: handset, content: 'Hoko nui āpōpō 🛍️', source: '5200', scheduled: tomorrow });
+    expect(promo.status, promo.text).toBe(202);
+    kainga.close();
+
+    await h.restart();
+    await h.simulator.originate({ source: handset, destination: '5200', text: 'STOP' });
+    await eventually(async () => ((await h!.hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined), 20_000);
+    expect((await h.hermod.cli(['optouts', 'list', 'kāinga'])).output).not.toContain(handset);
+  });
+
   it('gives a reply from a handset never messaged to the one application that sent from that number before the restart', async () => {
     h ??= await startHermodWithSimulator('mo-restart');
     const sent = await h.client.post('/rest/sms/v2/messages', { destination: '+6423000101', content: 'Nau mai ki te hui ✨', source: '5100' });

@@ -353,13 +353,31 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       const elsewhere = message({ destination: '+6423999999', acceptedAt: BASE + 4 });
       await history.insertMessages([old, first, second, reply, elsewhere], [old, first, second, reply, elsewhere].map(accepted));
 
-      const sends = await history.lastSendsTo([handset, handset.slice(1), `00${handset.slice(1)}`], BASE);
+      const sends = await history.lastSendsTo([handset, handset.slice(1), `00${handset.slice(1)}`], BASE, BASE + 60_000);
       expect(sends).toEqual([
         { messageId: second.id, applicationId: 'app-two', source: '', mask: 'Tāmaki', acceptedAt: BASE + 2 },
         { messageId: first.id, applicationId: 'app-one', source: '4100', mask: first.mask, acceptedAt: BASE + 1 },
       ]);
-      expect(await history.lastSendsTo(["' OR 1=1 --"], 0)).toEqual([]);
-      expect(await history.lastSendsTo([], 0)).toEqual([]);
+      expect(await history.lastSendsTo(["' OR 1=1 --"], 0, BASE)).toEqual([]);
+      expect(await history.lastSendsTo([], 0, BASE)).toEqual([]);
+    });
+
+    it('leaves out of the latest sends to a handset a message not yet due and one that was screened out, which never went to it', async () => {
+      // Two applications on one short code (trial: after a restart a reply went to the one whose send was only scheduled,
+      // or blocked by its opt-out, and a STOP opted the handset out of the wrong application).
+      const handset = `+642301${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`;
+      const now = BASE + 60_000;
+      const sent = message({ destination: handset, acceptedAt: BASE + 1, applicationId: 'app-acme', source: '4700' });
+      const tomorrow = message({ destination: handset, acceptedAt: BASE + 2, applicationId: 'app-kāinga', source: '4700', scheduledAt: now + 86_400_000 });
+      const blocked = message({ destination: handset, acceptedAt: BASE + 3, applicationId: 'app-kāinga', source: '4700' });
+      const deficient = message({ destination: handset.slice(1), acceptedAt: BASE + 4, applicationId: 'app-kāinga', source: '4700' });
+      const due = message({ destination: handset, acceptedAt: BASE + 5, applicationId: 'app-tahi', source: '4700', scheduledAt: now - 1_000 });
+      const all = [sent, tomorrow, blocked, deficient, due];
+      await history.insertMessages(all, all.map(accepted));
+      await history.appendEvents([event(blocked, 'blocked', BASE + 10), event(deficient, 'deficient', BASE + 11), event(sent, 'received', BASE + 12)]);
+
+      const sends = await history.lastSendsTo([handset, handset.slice(1)], BASE, now);
+      expect(sends.map((s) => s.messageId)).toEqual([due.id, sent.id]);
     });
 
     it('tells each address applications sent from since a time, by source or else mask, with the latest time each', async () => {

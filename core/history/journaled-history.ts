@@ -320,10 +320,10 @@ export async function createJournaledHistory(options: JournaledHistoryOptions): 
       if (waiting()) await flushAll();
       return inner.sendersSince(since);
     },
-    async lastSendsTo(handsets, since) {
+    async lastSendsTo(handsets, since, now) {
       // A reply to a message sent in the last moments: it must be in.
       if (waiting()) await flushAll();
-      return inner.lastSendsTo(handsets, since);
+      return inner.lastSendsTo(handsets, since, now);
     },
     async latestStatuses(ids) {
       // Statuses still waiting for their flush are part of the answer.

@@ -394,12 +394,23 @@ LIMIT {limit:UInt32}`;
 
 /**
  * The latest messages sent to a handset, written any of the ways its number is (`handsets`), since a time:
- * what a reply is routed by when hot state no longer knows the handset. Params: handsets Array(String), since Int64.
+ * what a reply is routed by when hot state no longer knows the handset. Those that never went to it are left
+ * out, as hot state never took them: one scheduled after `now`, or screened out (`blocked`, `deficient`).
+ * Params: handsets Array(String), since Int64, now Int64.
  */
 export const LAST_SENDS_TO = `
 SELECT id AS messageId, application_id AS applicationId, source, mask, toUnixTimestamp64Milli(accepted_at) AS acceptedAt
 FROM ${messages}
 WHERE direction = 'MT' AND destination IN {handsets:Array(String)} AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+  AND scheduled_at <= fromUnixTimestamp64Milli({now:Int64}, 'UTC')
+  AND id NOT IN (
+    SELECT message_id FROM ${events}
+    WHERE status IN ('blocked', 'deficient') AND at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+      AND message_id IN (
+        SELECT id FROM ${messages}
+        WHERE direction = 'MT' AND destination IN {handsets:Array(String)} AND accepted_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+      )
+  )
 ORDER BY accepted_at DESC, id DESC
 LIMIT 50`;
 

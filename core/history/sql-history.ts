@@ -276,9 +276,9 @@ export async function createSqlHistory(engine: HistoryEngine, options: SqlHistor
       const rows = await select('sendersSince', SENDERS_SINCE, { since: Math.trunc(since) });
       return rows.map((r) => ({ source: String(r.source), mask: String(r.mask), applicationId: String(r.applicationId), at: toNumber(r.at) }));
     },
-    async lastSendsTo(handsets, since) {
+    async lastSendsTo(handsets, since, now) {
       if (handsets.length === 0) return [];
-      const rows = await select('lastSendsTo', LAST_SENDS_TO, { handsets: [...new Set(handsets)], since });
+      const rows = await select('lastSendsTo', LAST_SENDS_TO, { handsets: [...new Set(handsets)], since: Math.trunc(since), now: Math.trunc(now) });
       return rows.map((r) => ({
         messageId: String(r.messageId),
         applicationId: String(r.applicationId),

@@ -33,7 +33,8 @@ export function createReplyContextFromHistory(
   const asking = new Map<string, Promise<ReplyContext | undefined>>();
 
   const ask = async (handset: string, addressKey: string): Promise<ReplyContext | undefined> => {
-    const sends = await history.lastSendsTo(writtenForms(handset), now() - days * DAY_MS);
+    const t = now();
+    const sends = await history.lastSendsTo(writtenForms(handset), t - days * DAY_MS, t);
     if (sends.length === 0) return undefined;
     const fromAddress = sends.filter((s) => replyAddressKey(s.source || s.mask) === addressKey);
     const last = (s: (typeof sends)[number] | undefined) => (s ? { messageId: s.messageId, applicationId: s.applicationId } : undefined);

@@ -95,8 +95,10 @@ export interface MessageHistory {
    * The latest messages (at most 50, newest first) sent to a handset since `since`, whatever their
    * application; `handsets` are the ways its number may be written. What a reply is routed by when hot
    * state no longer knows the handset (a restart of in-process state, a reply after its time to live).
+   * Only messages that went to it, as hot state remembers them as they go to their channel: one scheduled
+   * after `now`, or screened out (`blocked`, `deficient`), never did.
    */
-  lastSendsTo(handsets: readonly string[], since: number): Promise<SendToHandset[]>;
+  lastSendsTo(handsets: readonly string[], since: number, now: number): Promise<SendToHandset[]>;
   /**
    * Each source (and mask) applications sent messages from at or after `since`, with the latest time
    * each: what in-process hot state learns again at a start, for reply routing.
