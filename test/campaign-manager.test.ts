@@ -518,6 +518,22 @@ describe('Campaign Manager over HTTPS', () => {
       expect(unknown.json.message).toContain('{{first_name}}');
     });
 
+    it('refuses a campaign whose reply or opt-out response holds a placeholder, which an answer to a reply would send unfilled, with 422 naming the field (trial)', async () => {
+      for (const [field, text] of [
+        ['reply_response', 'Ngā mihi, {{param1}} 🙏'],
+        ['opt_out_response', 'Kua mutu {{ ingoa }} — no more messages'],
+      ] as const) {
+        const r = await acme.post(`${CM}/acme/scheduled_campaigns`, campaignBody({ [field]: text }));
+        expectDefaultError(r, 422);
+        expect(r.json.message).toContain(field);
+      }
+      const plain = await acme.post(
+        `${CM}/acme/scheduled_campaigns`,
+        campaignBody({ reply_response: 'Ngā mihi — {curly} is fine 🙏', opt_out_response: 'Kua mutu' }),
+      );
+      expect(plain.status, plain.text).toBe(201);
+    });
+
     it('sends each member the content with its params and destination filled in, from the mask', async () => {
       const members = [
         { destination: handset(), param1: 'Ānaru 👋🏽', param2: '四七一一' },

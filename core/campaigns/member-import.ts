@@ -3,7 +3,7 @@ import type { CampaignRecord, CampaignStore, MemberRow } from '../ports/campaign
 import type { HotState } from '../ports/state';
 import type { NumericIds } from '../messages/numeric-ids';
 import { HermodError } from '../../lib/errors';
-import { validateContent } from './message-template';
+import { hasPlaceholder, validateContent } from './message-template';
 import { createSeenHandsets } from './seen-handsets';
 
 export const MAX_MEMBERS = 1_000_000;
@@ -205,6 +205,20 @@ export function createMemberImporter(deps: {
       content = found;
     }
     validateContent(content); // refuses unknown placeholders and content too long now rather than at send time
+    // An answer to a reply is sent as written: a placeholder in one would reach the handset in its braces.
+    for (const [field, text] of [
+      ['reply_response', f.replyResponse],
+      ['opt_out_response', f.optOutResponse],
+    ] as const) {
+      if (text && hasPlaceholder(text))
+        throw new HermodError(
+          'unprocessable',
+          `${field} is sent as it is written, so its placeholders ({{…}}) would reach the handset unfilled: write the text itself`,
+          {
+            fields: [{ field, description: 'has a placeholder, which answers to replies do not fill' }],
+          },
+        );
+    }
     const claimed = deps.ownerOfAddress && (await claimedByAnother(deps.ownerOfAddress, applicationId, [{ field: 'mask', address: f.mask }]));
     if (claimed) throw new HermodError('unprocessable', claimed, { fields: [{ field: 'mask', description: 'claimed by another application' }] });
     return {

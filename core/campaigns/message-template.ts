@@ -11,6 +11,11 @@ import { checkSmsText } from '../domain/control-characters';
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const KNOWN = /^(param[1-6]|destination)$/;
 
+/** Whether `text` holds a placeholder (`{{…}}`): what only a campaign's content fills. */
+export function hasPlaceholder(text: string): boolean {
+  return new RegExp(PLACEHOLDER.source).test(text);
+}
+
 export type RenderMember = (member: { destination: string; params: readonly string[] }) => string;
 
 export function compileContent(content: string): RenderMember {
