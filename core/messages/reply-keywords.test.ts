@@ -17,6 +17,14 @@ describe('reply keywords', () => {
     expect(keywordOf('opt-outs are annoying')).toBeUndefined();
   });
 
+  it('reads a keyword with an invisible character a keyboard or a paste added (zero-width space, joiner, BOM, word joiner) as the keyword (trial)', () => {
+    for (const text of ['STOP\u200b', '\u200bStop', 'ST\u200dOP', '\ufeffSTOP', 'STOP\u2060!', 'OPT\u200b OUT'])
+      expect(keywordOf(text), JSON.stringify(text)).toBe('stop');
+    expect(keywordOf('START\u200c')).toBe('start');
+    // Still a word of its own: an invisible character between two words does not make them one keyword.
+    expect(keywordOf('STOP\u200bNOW')).toBeUndefined();
+  });
+
   it('reads START and UNSTOP as opting back in', () => {
     for (const text of ['START', 'unstop', 'Subscribe']) expect(keywordOf(text)).toBe('start');
   });

@@ -4,9 +4,11 @@ const START_WORDS = new Set(['START', 'UNSTOP', 'SUBSCRIBE', 'OPTIN', 'OPT IN', 
 
 /** The reply as a keyword is compared. */
 function wordOf(text: string): string {
-  // NFKC: a CJK keyboard in full-width mode sends ＳＴＯＰ, which means STOP all the same.
+  // NFKC: a CJK keyboard in full-width mode sends ＳＴＯＰ, which means STOP all the same. Format characters
+  // (zero-width space and joiners, BOM, word joiner, direction marks) show nothing: a keyboard or a paste adds them.
   return (
     text
+      .replace(/\p{Cf}/gu, '')
       .normalize('NFKC')
       .trim()
       .toUpperCase()
