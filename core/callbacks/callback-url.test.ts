@@ -67,6 +67,20 @@ describe('callback URLs', () => {
     expect(checkCallbackUrlSyntax('https://hooks.example.com:8443/tūnga').port).toBe('8443');
   });
 
+  it('refuses a URL without a host after its two slashes, which the URL standard would read as naming its path as the host (trial: http:///nohost became http://nohost/)', () => {
+    for (const text of [
+      'http:///nohost',
+      'https:////hooks.example.com/cb',
+      'http:hooks.example.com/cb',
+      'https:/hooks.example.com',
+      'http:\\\\hooks.example.com',
+      'https://\\hooks.example.com',
+    ])
+      expect(() => checkCallbackUrlSyntax(text), text).toThrow(/has no host: write it as https:\/\/host\/path/);
+    expect(checkCallbackUrlSyntax('HTTPS://Hooks.Example.com/tūnga').hostname).toBe('hooks.example.com');
+    expect(checkCallbackUrlSyntax('http://[::1]:8080/cb').hostname).toBe('[::1]');
+  });
+
   it('signs the timestamp and body with HMAC-SHA256 as the README tells receivers to check', () => {
     const body = '{"id":"x","status":"sent"}';
     const expected = createHmac('sha256', 'secret').update(`1700000000.${body}`).digest('hex');

@@ -16,6 +16,9 @@ export function checkCallbackUrlSyntax(text: string): URL {
     throw new HermodError('invalid_attrib', `not a URL: ${text}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new HermodError('invalid_attrib', 'callback URLs must be http or https');
+  // The URL standard reads `http:///host`, `http:host` and `http:\\host` as http://host/: a typo that names another host.
+  if (!/^https?:\/\/[^/\\]/i.test(text.trim()))
+    throw new HermodError('invalid_attrib', `callback URL ${JSON.stringify(text)} has no host: write it as https://host/path`);
   if (url.port === '0')
     throw new HermodError('invalid_attrib', `callback URL ${url.origin} has port 0, where no receiver can be reached; give the receiver's port`);
   // The user name and password become Basic authentication, decoded: one that cannot be decoded could never be sent.
