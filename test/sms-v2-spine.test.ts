@@ -113,6 +113,18 @@ describe('hermod start: an SMS through SMS Gateway v2 to the SMSC simulator and 
     expect(malformed.status).toBe(400);
     expect(malformed.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('JSON') });
 
+    // A name given twice: JSON.parse would keep the second and send to that handset, the first silently dropped.
+    const twice = await client.request('POST', '/rest/sms/v2/messages', {
+      raw: '{"destination":"+6421000001","content":"Kia ora, e hoa mā 👋🏽","destination":"+6421000002"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.json).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'request body names "destination" twice in one object: give each field once',
+    });
+
     const missing = await client.post('/rest/sms/v2/messages', { destination: '+6421000001' });
     expect(missing.status).toBe(400);
     expect(missing.json).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('content') });

@@ -24,4 +24,14 @@ describe('readJson', () => {
     expect((err as HermodError).httpStatus).toBe(400);
     expect((err as HermodError).message).toBe(`request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
   });
+
+  it('refuses a body that names a field twice in one object with 400 invalid_json, which JSON.parse would read as the last of them (trial)', async () => {
+    const err = await readJson(contextFor('{"destination":"+6421000001","content":"Kia ora","desti\\u006eation":"+6421000002"}'), 1_000_000).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'invalid_json', message: 'request body names "destination" twice in one object: give each field once' });
+    await expect(readJson(contextFor('{"destination":"+6421000001","content":"Kia ora","extra":{"destination":"x"}}'), 1_000_000)).resolves.toMatchObject({
+      destination: '+6421000001',
+    });
+  });
 });

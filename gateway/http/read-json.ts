@@ -4,11 +4,12 @@ import { checkJsonRequest, JSON_ONLY, type JsonMediaTypes } from './json-request
 import { decodeUtf8 } from './strict-utf8';
 import { checkNoLoneSurrogates, mayHaveLoneSurrogate } from './lone-surrogate';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+import { firstDuplicateName } from './duplicate-names';
 
 /**
  * The request body as parsed JSON, refusing what is not JSON, is not UTF-8,
- * is malformed, holds a lone surrogate, nests deeper than MAX_JSON_DEPTH or is
- * larger than the limit, each with its own error code; `types` are the
+ * is malformed, holds a lone surrogate, nests deeper than MAX_JSON_DEPTH, names
+ * a field twice in one object (JSON.parse would keep the last) or is larger than the limit, each with its own error code; `types` are the
  * media types the endpoint names when it refuses one.
  */
 export async function readJson(ctx: Context, maxBytes: number, types: JsonMediaTypes = JSON_ONLY): Promise<unknown> {
@@ -32,5 +33,7 @@ export async function readJson(ctx: Context, maxBytes: number, types: JsonMediaT
     throw new HermodError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
   if (mayHaveLoneSurrogate(text)) checkNoLoneSurrogates(value, '');
+  const twice = firstDuplicateName(text);
+  if (twice !== undefined) throw new HermodError('invalid_json', `request body names ${JSON.stringify(twice)} twice in one object: give each field once`);
   return value;
 }
