@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { CHANNELS, channelsThatCanSend, NO_RCS_KEY } from '../lib/channels';
+import { CHANNELS } from '../lib/channels';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { answerClusterMetricRequests, enableDefaultMetrics, serveMetrics } from '../lib/metrics';
@@ -34,17 +34,15 @@ async function startRole(role: Role, config: Readonly<Config>, log: Logger, opti
       limitHeapGrowth(config.coreHeapGrowthPercent);
       const { runCore } = await import('../core/core-main');
       if (!config.adapters.coreRunsWorkers) return runCore(config, log);
-      const channels = channelsThatCanSend(CHANNELS, config.channels.rcs.serviceAccount !== '');
-      if (!channels.includes('rcs')) log.warn(NO_RCS_KEY);
       // The in-process bus (or HERMOD_CORE_RUNS_WORKERS): every channel's pool in core's process, on core's bus and state,
       // on a thread of its own with HERMOD_POOLS_THREAD=true.
       if (config.adapters.poolsThread) {
         const { startChannelPoolsThread } = await import('./channel-pools-thread');
         const logFields = { role, pid: process.pid };
-        return runCore(config, log, { beside: ({ bus, state }) => startChannelPoolsThread(channels, { config, bus, state, log, logFields }) });
+        return runCore(config, log, { beside: ({ bus, state }) => startChannelPoolsThread(CHANNELS, { config, bus, state, log, logFields }) });
       }
       const { startChannelPools } = await import('../workers/channel-pools');
-      return runCore(config, log, { beside: ({ bus, state }) => startChannelPools(channels, { config, bus, state, log }) });
+      return runCore(config, log, { beside: ({ bus, state }) => startChannelPools(CHANNELS, { config, bus, state, log }) });
     }
     case 'worker': {
       const { openBus, openState } = await import('../core/adapters/open-adapters');

@@ -15,15 +15,6 @@ describe('hermod start on every combination of bus and hot state', () => {
     }
   });
 
-  it('starts no RCS worker without a service-account key or the simulators that make one, so RCS sends wait instead of being rejected for good', () => {
-    const live = { HERMOD_BUS: 'kafka', HERMOD_STATE: 'redis', HERMOD_CHANNEL_SIMULATORS: 'false', ...KAFKA };
-    expect(workerProcesses(resolveConfig(live))).toEqual([['sms'], ['email', 'wab', 'mms']]);
-    expect(workerProcesses(resolveConfig({ ...live, HERMOD_RCS_SERVICE_ACCOUNT: '/etc/hermod/rbm-key.json' }))).toEqual([
-      ['sms'],
-      ['email', 'wab', 'rcs', 'mms'],
-    ]);
-  });
-
   it('starts no worker process when core is asked to run the workers', () => {
     for (const bus of ['redis', 'kafka']) {
       for (const state of ['memory', 'redis']) {

@@ -8,7 +8,7 @@ import { pointServiceAccountKeyAt, writeServiceAccountKey } from './service-acco
 import type { BoundPorts, Role } from './role';
 import { serveMetrics } from './metrics';
 import { createClusterMetrics } from './cluster-metrics';
-import { CHANNELS, channelsThatCanSend, NO_RCS_KEY, type Channel } from './channels';
+import { CHANNELS, type Channel } from './channels';
 import { mallocEnv } from './malloc-env';
 import { requireSharedHotState } from './shared-hot-state';
 import { checkGrpcTlsFiles } from './check-grpc-tls-files';
@@ -36,8 +36,7 @@ const GROUP_SIGNAL_WINDOW_MS = 300;
 export function workerProcesses(config: Readonly<Config>): readonly (readonly Channel[])[] {
   requireSharedHotState(config, 'core');
   if (config.adapters.coreRunsWorkers) return [];
-  // The channel simulators come with a key `hermod start` makes for them and the workers.
-  return [['sms'], channelsThatCanSend(CHANNELS, config.channels.rcs.serviceAccount !== '' || config.channelSimulators.enabled).filter((c) => c !== 'sms')];
+  return [['sms'], CHANNELS.filter((c) => c !== 'sms')];
 }
 
 /**
@@ -53,7 +52,6 @@ export async function runSupervisor(config: Readonly<Config>, log: Logger): Prom
   let channels: readonly (readonly Channel[])[];
   try {
     channels = workerProcesses(config);
-    if (channels.length > 0 && !channels.flat().includes('rcs')) log.warn(NO_RCS_KEY);
     // Refused here once, rather than by every role that speaks gRPC as it is forked.
     if (config.grpcTls) checkGrpcTlsFiles(config.grpcTls);
   } catch (err) {

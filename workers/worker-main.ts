@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { ConfigError, type Config } from '../lib/config';
 import { CHANNELS, parseChannels } from '../lib/channels';
 import type { Logger } from '../lib/log';
@@ -15,8 +16,10 @@ export async function runWorker(config: Readonly<Config>, log: Logger, channel: 
   requireSharedHotState(config, 'worker');
   const named = parseChannels(channel);
   if ('unknown' in named) throw new ConfigError(`unknown channel ${JSON.stringify(named.unknown)}; known: ${CHANNELS.join(', ')}`);
-  // Without a key every RCS send would be rejected for good, customers' messages paying for a setting left out.
-  if (named.channels.includes('rcs') && !config.channels.rcs.serviceAccount)
+  // Named on its own command line, an RCS worker without a key would reject every RCS send for good, customers'
+  // messages paying for a setting left out. `hermod start` runs every channel's pool whether it is set up or not:
+  // there an RCS attempt is rejected at once, saying why, and Intelligent Messaging goes on to the next attempt.
+  if (named.channels.includes('rcs') && !config.channels.rcs.serviceAccount && !cluster.isWorker)
     throw new ConfigError(
       'an RCS worker needs HERMOD_RCS_SERVICE_ACCOUNT, the path of the RBM service account’s JSON key file (for the simulators, the one `hermod channel-simulators` logs that it wrote)',
     );

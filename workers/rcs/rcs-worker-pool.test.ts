@@ -4,6 +4,7 @@ import { channelPoolTestKit } from '../channel-pool-test-kit';
 import { createRcsSimulator } from '../simulators/rcs-simulator';
 import { startRcsWorkerPool } from './rcs-worker-pool';
 import { rbmServiceAccount } from '../carriers/rcs/rbm-test-kit';
+import { keptWarnings } from '../../lib/kept-warnings-test-kit';
 
 const kit = channelPoolTestKit();
 
@@ -34,5 +35,19 @@ describe('RCS worker pool', () => {
     const j = job('+64211234569');
     await publish([j]);
     expect(await statusesOnce(j.id)).toEqual([expect.objectContaining({ status: 'rejected', errorCode: 'carrier_rejected' })]);
+  });
+
+  it('says at start that without a service-account key every RCS attempt is rejected at once, and rejects one saying why', async () => {
+    const { log, warnings } = keptWarnings();
+    const config = { baseUrl: 'http://localhost:1', serviceAccount: '', sender: 'hermod-agent', webhookSecret: 's', apiVersion: '' };
+    const { publish, statusesOnce } = await kit.pool('rcs', (deps) => startRcsWorkerPool({ config, ...deps, log }));
+    expect(warnings.map((w) => w.msg)).toContain(
+      'RCS has no service-account key (HERMOD_RCS_SERVICE_ACCOUNT): every RCS attempt is rejected at once, and Intelligent Messaging goes on to its next attempt',
+    );
+    const j = job('+64211234562');
+    await publish([j]);
+    expect(await statusesOnce(j.id)).toEqual([
+      expect.objectContaining({ status: 'rejected', detail: expect.stringContaining('HERMOD_RCS_SERVICE_ACCOUNT is not set') }),
+    ]);
   });
 });
