@@ -57,8 +57,12 @@ describe('Intelligent Messaging fallback: what the customer hears, and what is n
   const { send, overall, ofAttempt, outcome, smsTo, show } = helpers(() => h, sms);
 
   beforeAll(async () => {
-    // A WhatsApp read comes 1.5 s after the send; an attempt that gives no timeout waits 2 s here.
-    h = await startHermodWithChannels('im-fallback', { readDelayMs: 1500, env: { HERMOD_IM_DEFAULT_TIMEOUT: '2s' } });
+    // A WhatsApp read comes 1.5 s after the send; an attempt that gives no timeout waits 2 s here. A send the
+    // carrier kept refusing is handed over again after a second, not a minute (README: HERMOD_SEND_RETRY_FIRST).
+    h = await startHermodWithChannels('im-fallback', {
+      readDelayMs: 1500,
+      env: { HERMOD_IM_DEFAULT_TIMEOUT: '2s', HERMOD_SEND_RETRY_FIRST: '1s', HERMOD_SEND_RETRY_LONGEST: '1s' },
+    });
     h.smsc.on('message', (m: { destination: string; text: string }) => sms.push(m));
   }, 90_000);
 
@@ -149,8 +153,9 @@ describe('Intelligent Messaging fallback: what the customer hears, and what is n
     } finally {
       await h.wab.start();
     }
-    // The worker's retries back off up to 8 s apart by now; give it well past the next one.
-    await new Promise((r) => setTimeout(r, 12_000));
+    // The worker tries a refused send 4 times within 3.5 s of the first, then core hands it over again every second
+    // (HERMOD_SEND_RETRY_FIRST and _LONGEST above): within 5 s of WhatsApp being back a try was due there.
+    await new Promise((r) => setTimeout(r, 5000));
     expect(h.wab.received.filter((m) => m.to === digitsOf(mobile))).toEqual([]);
   }, 60_000);
 });
@@ -270,13 +275,15 @@ describe('Intelligent Messaging whose fallbacks start while core resumes after a
       { channel: 'sms', timeout: 20 },
     ]);
     await eventually(() => (h.wab.received.length >= mobiles.length ? true : undefined), 10_000, 20);
+    // Every attempt had begun by now, so every timeout runs out 4 s from now at the latest.
+    const timeoutsRunOut = Date.now() + 4000;
     // Down past the WhatsApp timeouts: at the restart every fallback starts at once, while core resumes the rest.
     // On a slow machine a timeout may have run out before the kill: an SMS the old process had on the wire may
     // go again (SMS is at least once across a crash), so only those handsets may hear it twice.
     let reachedBeforeTheCrash = new Set<string>();
     await h.restart({
       whileDown: async () => {
-        await new Promise((r) => setTimeout(r, 4000));
+        await new Promise((r) => setTimeout(r, Math.max(0, timeoutsRunOut - Date.now()) + 500));
         reachedBeforeTheCrash = new Set(sms.map((m) => digitsOf(m.destination)));
       },
     });
