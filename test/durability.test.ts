@@ -7,7 +7,8 @@ import { createClient } from './support/https-client';
 import { startHermod, type HermodProcess } from './support/hermod-process';
 import { eventually } from './support/eventually';
 
-describe('durability: nothing answered 202 is lost', () => {
+// The two run side by side: the scheduled message's test mostly waits for its time.
+describe.concurrent('durability: nothing answered 202 is lost', () => {
   const cleanup: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
