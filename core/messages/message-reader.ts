@@ -3,6 +3,7 @@ import type { HotState } from '../ports/state';
 import type { RecentMessages } from './recent-messages';
 import { isFinal, stageOf } from '../domain/message-status';
 import { HermodError } from '../../lib/errors';
+import { createStoredReads } from './stored-reads';
 
 /**
  * Reads a message as its application sees it. Recent messages come from
@@ -11,6 +12,8 @@ import { HermodError } from '../../lib/errors';
  * may trail by a few milliseconds). Another application's id is not found.
  */
 export function createMessageReader(deps: { history: MessageHistory; state: HotState; recent: RecentMessages }) {
+  // Reads that come while one runs go to history together (after a restart every read misses memory).
+  const stored = createStoredReads(deps.history);
   const reader = {
     /** By the integer id of Gateway v1. */
     async getByNumericId(applicationId: string, numericId: number): Promise<StoredMessage> {
@@ -29,13 +32,13 @@ export function createMessageReader(deps: { history: MessageHistory; state: HotS
         const hot = await deps.state.getStatus(id);
         if (hot) return { ...recent, status: hot.status, statusAt: hot.at };
       }
-      const [stored, hot] = await Promise.all([deps.history.getMessage(applicationId, id), deps.state.getStatus(id)]);
-      if (!stored) throw notFound(id);
-      deps.recent.put([stored]);
+      const [found, hot] = await Promise.all([stored.get(applicationId, id), deps.state.getStatus(id)]);
+      if (!found) throw notFound(id);
+      deps.recent.put([found]);
       // Final already: it stays only the final time to live (a client polling it again meanwhile).
-      if (isFinal(stored.status)) deps.recent.finished([stored.id]);
-      if (hot && stageOf(hot.status) > stageOf(stored.status)) return { ...stored, status: hot.status, statusAt: hot.at };
-      return stored;
+      if (isFinal(found.status)) deps.recent.finished([found.id]);
+      if (hot && stageOf(hot.status) > stageOf(found.status)) return { ...found, status: hot.status, statusAt: hot.at };
+      return found;
     },
   };
   return reader;
