@@ -183,6 +183,9 @@ describe('how long the gateway waits for a request', () => {
   it('waits for a list import while core is slow to take its members, however fast the client sent them: it is not the client that stopped', async () => {
     const taken: Member[] = [];
     let stalls = 0;
+    // A longer idle timeout than the other tests': the 2.4 MB body must arrive within it between core's stalls, and a
+    // loaded CI machine (the Node 24 unit project beside its other files) once took longer than 300 ms to send it on.
+    const idleMs = 1_000;
     const slow = await startTestGateway(
       { authenticate: async () => ACME as never },
       {
@@ -190,14 +193,14 @@ describe('how long the gateway waits for a request', () => {
           startImport: () => ({
             // Core holds the first pages for 8 idle timeouts, as a busy core behind gRPC's flow control does.
             write: async (members: Member[]) => {
-              if (stalls++ < 2) await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_MS));
+              if (stalls++ < 2) await new Promise((resolve) => setTimeout(resolve, 4 * idleMs));
               taken.push(...members);
             },
             commit: async () => ({ id: 43, members: taken.length, optedOut: 0, errorMessages: '', replayed: false }),
             abort: () => {},
           }),
         },
-        requestIdleTimeoutMs: IDLE_MS,
+        requestIdleTimeoutMs: idleMs,
         requestMinBytesPerSecond: MIN_RATE,
       },
     );
