@@ -635,8 +635,10 @@ describe('carrier webhooks and callback pacing', () => {
     // Every message posts about itself and its attempt, each in its own 500 ms slot: the n-th comes
     // no sooner than n slots after the first (less a quarter of a second: the first is also the first request on
     // a new connection, and it may arrive late while the next, on time, does not). Unpaced, they come within ms.
-    const times = h.callbacks.slice(before).map((c) => c.at);
-    expect(times.length).toBeGreaterThanOrEqual(7);
+    // Counted from the second: the first also opens the connection, and a loaded CI machine delivered it 290 ms late,
+    // so every later one looked early by its measure while each kept its 500 ms from the one before.
+    const times = h.callbacks.slice(before + 1).map((c) => c.at);
+    expect(times.length).toBeGreaterThanOrEqual(6);
     const early = times.map((t, n) => ({ n, after: t - times[0]! })).filter(({ n, after }) => after < n * 500 - 250);
     expect(early).toEqual([]);
   }, 60_000);
