@@ -142,6 +142,22 @@ describe('the carriers file', () => {
     expect(() => resolveConfig({ HERMOD_CARRIERS_FILE: file, SPARK_SMPP_PASSWORD: 'x' })).toThrow(/ported\.csv:5: no carrier is named "2degrees"/);
   });
 
+  it('reads a carrier’s country code, by which handsets it gives in their national format are read, and refuses one that is none', () => {
+    expect(parse(TWO_CARRIERS.replace('    binds: 2', '    binds: 2\n    country_code: 64')).carriers[0]!.countryCode).toBe('64');
+    expect(parse(TWO_CARRIERS.replace('    binds: 2', "    binds: 2\n    country_code: '+64'")).carriers[0]!.countryCode).toBe('64');
+    expect(parse(TWO_CARRIERS).carriers.map((c) => c.countryCode)).toEqual([undefined, undefined]);
+    for (const bad of ['NZ', "'0064'", '6400', "''"])
+      expect(errorOf(TWO_CARRIERS.replace('    binds: 2', `    binds: 2\n    country_code: ${bad}`))).toMatch(
+        /carriers\.yaml:\d+: carriers\.spark\.country_code: .*country calling code/,
+      );
+  });
+
+  it('takes the country code of the one carrier of the HERMOD_SMPP_* variables from HERMOD_SMPP_COUNTRY_CODE', () => {
+    expect(resolveConfig({ HERMOD_SMPP_COUNTRY_CODE: '+44' }).carriers.carriers[0]!.countryCode).toBe('44');
+    expect(resolveConfig({}).carriers.carriers[0]!.countryCode).toBeUndefined();
+    expect(() => resolveConfig({ HERMOD_SMPP_COUNTRY_CODE: 'GB' })).toThrow(/HERMOD_SMPP_COUNTRY_CODE.*country calling code/);
+  });
+
   it('is refused as a configuration error naming the variable when it cannot be read', () => {
     expect(() => resolveConfig({ HERMOD_CARRIERS_FILE: '/nonexistent/carriers.yaml' })).toThrow(ConfigError);
     expect(() => resolveConfig({ HERMOD_CARRIERS_FILE: '/nonexistent/carriers.yaml' })).toThrow(/HERMOD_CARRIERS_FILE.*ENOENT/);

@@ -56,6 +56,12 @@ export interface CarrierConfig {
   /** TON/NPI given to every source address; undefined: derived from the address. */
   sourceTon: number | undefined;
   sourceNpi: number | undefined;
+  /**
+   * The country calling code of the carrier's own network (`64`), by which a
+   * handset it gives in its national format (`0211234567`) is read as its
+   * international number (`+64211234567`); undefined: handsets stay as given.
+   */
+  countryCode: string | undefined;
   enquireLinkMs: number;
   submitTimeoutMs: number;
   /** How long, from its sending, a submit's answer is waited for in all before it is made again (its window slot freed after submitTimeoutMs). */
@@ -110,6 +116,13 @@ export interface CarriersConfig {
 
 export class CarriersFileError extends Error {}
 
+/** A country calling code as written (`64`, `+64`): its digits, or why it is none. */
+export function countryCallingCode(written: string): string | { problem: string } {
+  const digits = written.trim().replace(/^\+/, '');
+  if (/^[1-9][0-9]{0,2}$/.test(digits)) return digits;
+  return { problem: `must be a country calling code, 1 to 3 digits with or without + (64 for New Zealand), got ${JSON.stringify(written)}` };
+}
+
 const CARRIER_KEYS = [
   'name',
   'host',
@@ -124,6 +137,7 @@ const CARRIER_KEYS = [
   'max_submits_per_second',
   'source_ton',
   'source_npi',
+  'country_code',
   'enquire_link',
   'submit_timeout',
   'answer_wait',
@@ -211,6 +225,13 @@ export function parseCarriersFile(text: string, file: string, env: Record<string
       maxSubmitsPerSecond: r.int(item, 'max_submits_per_second', field('max_submits_per_second'), 0, 0, 1_000_000),
       sourceTon: item.has('source_ton') ? r.int(item, 'source_ton', field('source_ton'), 0, 0, 6) : undefined,
       sourceNpi: item.has('source_npi') ? r.int(item, 'source_npi', field('source_npi'), 0, 0, 18) : undefined,
+      countryCode: item.has('country_code')
+        ? (() => {
+            const node = item.get('country_code', true) as Node;
+            const code = countryCallingCode(r.scalarString(node, field('country_code')));
+            return typeof code === 'string' ? code : fail(node, field('country_code'), code.problem);
+          })()
+        : undefined,
       enquireLinkMs: r.duration(item, 'enquire_link', field('enquire_link'), '30s'),
       submitTimeoutMs: r.duration(item, 'submit_timeout', field('submit_timeout'), '10s'),
       answerWaitMs: r.duration(item, 'answer_wait', field('answer_wait'), '2m'),

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { type BindMode, type CarrierConfig, CarriersFileError, loadCarriersFile, type CarriersConfig } from './carriers-file';
+import { type BindMode, type CarrierConfig, CarriersFileError, countryCallingCode, loadCarriersFile, type CarriersConfig } from './carriers-file';
 import { parseDuration } from './duration';
 import { LOG_LEVELS, type LogLevel } from './log';
 import { DOMAIN_NAME, senderDomain } from './sender-domain';
@@ -28,6 +28,8 @@ export interface SmppConfig {
   reconnectMinMs: number;
   reconnectMaxMs: number;
   bindMode: BindMode;
+  /** HERMOD_SMPP_COUNTRY_CODE: the carrier's country calling code, for handsets it gives in their national format (carriers-file.ts). */
+  countryCode: string | undefined;
 }
 
 export interface SimulatorConfig {
@@ -549,6 +551,13 @@ export function resolveConfig(env: Env = process.env): Readonly<Config> {
       reconnectMinMs: duration('HERMOD_SMPP_RECONNECT_MIN', '250ms'),
       reconnectMaxMs: duration('HERMOD_SMPP_RECONNECT_MAX', '30s'),
       bindMode: oneOf<BindMode>('HERMOD_SMPP_BIND_MODE', ['transceiver', 'transmitter_receiver'], 'transceiver'),
+      countryCode: env.HERMOD_SMPP_COUNTRY_CODE
+        ? (() => {
+            const code = countryCallingCode(env.HERMOD_SMPP_COUNTRY_CODE);
+            if (typeof code !== 'string') throw new ConfigError(`HERMOD_SMPP_COUNTRY_CODE ${code.problem}`);
+            return code;
+          })()
+        : undefined,
     },
     carriers: undefined as unknown as CarriersConfig,
     simulator: {

@@ -14,7 +14,8 @@ describe('replies (MO), STOP and blocked sends', () => {
   let running: HermodWithSimulator;
 
   beforeAll(async () => {
-    running = await startHermodWithSimulator('mo');
+    // The carrier's country, for a handset it gives in its national format (the last test).
+    running = await startHermodWithSimulator('mo', { HERMOD_SMPP_COUNTRY_CODE: '64' });
     ({ hermod, simulator, client } = running);
     simulator.on('message', (m: { destination: string; text: string }) => delivered.push(m));
   });
@@ -62,6 +63,18 @@ describe('replies (MO), STOP and blocked sends', () => {
     await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
     await simulator.originate({ source: handset, destination: '4000', text: 'ＳＴＯＰ！' });
     await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
+  });
+
+  it('opts out the handset a STOP came from when the carrier gives it in its national format, so the next send to its international number is blocked', async () => {
+    const handset = '+6425000005';
+    const first = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Kia ora! Reply STOP to opt out' });
+    await eventually(async () => ((await statusOf(first.json.id)) === 'received' ? true : undefined));
+    // As carriers in New Zealand give a local handset: type of number national, with the trunk prefix 0.
+    await simulator.originate({ source: '025000005', sourceTon: 2, destination: '4000', text: 'STOP' });
+    await eventually(async () => ((await hermod.cli(['optouts', 'list', 'acme'])).output.includes(handset) ? true : undefined));
+    const later = await client.post('/rest/sms/v2/messages', { destination: handset, content: 'Te hokonga nui 📣' });
+    await eventually(async () => ((await statusOf(later.json.id)) === 'blocked' ? true : undefined));
+    expect(delivered.some((m) => m.text === 'Te hokonga nui 📣')).toBe(false);
   });
 
   it('opts the handset back in when it replies START', async () => {

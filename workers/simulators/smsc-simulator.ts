@@ -51,6 +51,8 @@ export interface SmscSimulator extends EventEmitter<SmscSimulatorEvents> {
     onlyParts?: number[];
     /** Each part on the next receiving session in turn, as an SMSC does with an ESME's several binds (default all on one). */
     spreadParts?: boolean;
+    /** The sender's type of number, as written (`2`: national, as carriers give a local handset `0211234567`); default as smppAddress reads `source`. */
+    sourceTon?: number;
   }): Promise<number>;
   /** Sends enquire_link to every bound session; resolves with how many answered. */
   enquireLink(): Promise<number>;
@@ -221,6 +223,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     /** Only these parts (1-based) of a long message, as a network that lost the others delivers it. */
     onlyParts?: number[];
     spreadParts?: boolean;
+    sourceTon?: number;
   }): Promise<number> {
     const candidates = [...this.live].filter(
       (s) => s.canReceive && s.systemId !== HANDSET_SYSTEM_ID && (mo.systemId === undefined || s.systemId === mo.systemId),
@@ -241,7 +244,7 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
             commandId: CommandId.deliver_sm,
             commandStatus: 0,
             sequenceNumber: 0,
-            sourceAddrTon: src.ton,
+            sourceAddrTon: mo.sourceTon ?? src.ton,
             sourceAddrNpi: src.npi,
             sourceAddr: src.addr,
             destAddrTon: dst.ton,

@@ -15,6 +15,7 @@ export function carrierConfig(name: string, port: number, overrides: Partial<Car
     maxSubmitsPerSecond: 0,
     sourceTon: undefined,
     sourceNpi: undefined,
+    countryCode: undefined,
     enquireLinkMs: 30_000,
     submitTimeoutMs: 2000,
     answerWaitMs: 2000,

@@ -124,7 +124,7 @@ export function createSmppCarrier(config: CarrierConfig, log: Logger): SmppCarri
   // The windows are read at each scrape: they change twice a submit.
   const unwatch: (() => void)[] = [];
   // An SMSC hands each deliver_sm to any receiving bind: the parts of one long reply may come on several.
-  const moAssembler = new MoAssembler();
+  const moAssembler = new MoAssembler(undefined, config.countryCode);
   // Once a minute, with how many: a Redis away for a second or two fails every receipt meanwhile (2,113 lines in a trial).
   const receiptNotRecorded = rateLimitedWarning(log, 'delivery receipt not recorded; the SMSC will send it again', { count: 'receipts' });
   for (let n = 0; n < config.binds * sessions.length; n++) {

@@ -35,6 +35,17 @@ describe('MoAssembler', () => {
     expect(new MoAssembler().add(deliverSms('你好')[0]!)?.carrierRef).toBe('');
   });
 
+  it('reads a sender in its national format as its international number when the carrier’s country is given, and joins its parts', () => {
+    const national = (pdu: SmPdu): SmPdu => ({ ...pdu, sourceAddr: '0211234567', sourceAddrTon: 2 });
+    const assembler = new MoAssembler(120_000, '64');
+    expect(assembler.add(national(deliverSms('STOP')[0]!))).toMatchObject({ source: '+64211234567', destination: '4001', text: 'STOP' });
+    const parts = deliverSms('Kia ora! Kua tae mai tāku pūkete? '.repeat(4), { reference: 9 }).map(national);
+    expect(parts.length).toBeGreaterThan(1);
+    const whole = parts.map((p) => assembler.add(p)).find((m) => m !== undefined);
+    expect(whole).toMatchObject({ source: '+64211234567', text: 'Kia ora! Kua tae mai tāku pūkete? '.repeat(4) });
+    expect(new MoAssembler().add(national(deliverSms('STOP')[0]!))?.source).toBe('0211234567');
+  });
+
   it('joins the parts of a long reply in any order, naming its concatenation reference', () => {
     const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 });
     fc.assert(

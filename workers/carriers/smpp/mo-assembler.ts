@@ -1,7 +1,7 @@
 import { ConcatReassembler } from './concat-reassembler';
 import type { SmPdu } from './pdu';
 import { concatFromSarTlvs, decodeText, splitUserData } from './short-message';
-import { displayAddress } from './smpp-address';
+import { displayAddress, handsetAddress } from './smpp-address';
 import { TlvTag, findTlv, tlvUint } from './tlv';
 
 export interface MoMessage {
@@ -38,7 +38,11 @@ export class MoAssembler {
   private readonly reassembler: ConcatReassembler<PartMeta>;
   private clients = 0;
 
-  constructor(concatTimeoutMs = 120_000) {
+  /** `countryCode`: the carrier's, by which a sender given in its national format is read as its international number (smpp-address.ts). */
+  constructor(
+    concatTimeoutMs = 120_000,
+    private readonly countryCode?: string,
+  ) {
     this.reassembler = new ConcatReassembler<PartMeta>(concatTimeoutMs, 10_000, true);
   }
 
@@ -89,7 +93,7 @@ export class MoAssembler {
     const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
     let { payload, concat } = splitUserData(body, (pdu.esmClass & 0x40) !== 0);
     concat ??= concatFromSarTlvs(pdu.tlvs);
-    const source = displayAddress(pdu.sourceAddr, pdu.sourceAddrTon);
+    const source = handsetAddress(pdu.sourceAddr, pdu.sourceAddrTon, this.countryCode);
     const destination = displayAddress(pdu.destinationAddr, pdu.destAddrTon);
     let parts = 1;
     const userRef = tlvUint(pdu.tlvs, TlvTag.user_message_reference);

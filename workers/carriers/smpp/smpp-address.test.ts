@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { handsetKey } from '../../../core/domain/handset-key';
-import { displayAddress, smppAddress, Ton } from './smpp-address';
+import { displayAddress, handsetAddress, smppAddress, Ton } from './smpp-address';
 
 describe('an address on the SMPP wire', () => {
   it('is international for +E.164 and for a number written with the 00 international prefix', () => {
@@ -26,6 +26,46 @@ describe('an address on the SMPP wire', () => {
         const written = `${prefix}${first}${rest}`;
         const wire = smppAddress(written);
         expect(displayAddress(wire.addr, wire.ton)).toBe(handsetKey(written));
+      }),
+    );
+  });
+});
+
+describe('a handset the carrier gives in its national format', () => {
+  it('is read as its international number when the carrier’s country is known: the trunk prefix dropped, the country code put before', () => {
+    expect(handsetAddress('0211234567', Ton.NATIONAL, '64')).toBe('+64211234567');
+    expect(handsetAddress('211234567', Ton.NATIONAL, '64')).toBe('+64211234567');
+    expect(handsetAddress('0211234567', Ton.UNKNOWN, '64')).toBe('+64211234567');
+    expect(handsetAddress('07700900123', Ton.NATIONAL, '44')).toBe('+447700900123');
+    expect(handsetAddress('0612345678', Ton.UNKNOWN, '36')).toBe('+3612345678');
+    expect(handsetAddress('89121234567', Ton.UNKNOWN, '7')).toBe('+79121234567');
+  });
+
+  it('keeps a leading 0 where the country dials it from abroad too (Italy has no trunk prefix)', () => {
+    expect(handsetAddress('0612345678', Ton.NATIONAL, '39')).toBe('+390612345678');
+    expect(handsetAddress('0612345678', Ton.UNKNOWN, '39')).toBe('0612345678');
+  });
+
+  it('leaves international numbers, the 00 prefix, bare digits of unknown type and sender names as before', () => {
+    expect(handsetAddress('64211234567', Ton.INTERNATIONAL, '64')).toBe('+64211234567');
+    expect(handsetAddress('0064211234567', Ton.UNKNOWN, '64')).toBe('0064211234567');
+    expect(handsetAddress('64211234567', Ton.UNKNOWN, '64')).toBe('64211234567');
+    expect(handsetAddress('Kāinga', Ton.ALPHANUMERIC, '64')).toBe('Kāinga');
+  });
+
+  it('stays as the carrier gave it when no country is set, as before', () => {
+    expect(handsetAddress('0211234567', Ton.NATIONAL, undefined)).toBe('0211234567');
+    expect(handsetAddress('64211234567', Ton.INTERNATIONAL, undefined)).toBe('+64211234567');
+  });
+
+  it('is the handset the same number sent to from abroad is, for any national number of a trunk-0 country', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('64', '44', '61', '49', '33', '91'), fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{6,9}$/), (cc, first, rest) => {
+        const international = `+${cc}${first}${rest}`;
+        expect(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
+        expect(handsetAddress(`0${first}${rest}`, Ton.UNKNOWN, cc)).toBe(international);
+        expect(handsetAddress(`${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
+        expect(handsetKey(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc))).toBe(handsetKey(international));
       }),
     );
   });

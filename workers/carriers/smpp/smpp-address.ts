@@ -1,3 +1,5 @@
+import { findTrunkPrefix } from '../../../core/domain/trunk-prefix';
+
 /** type_of_number values (SMPP 3.4 section 5.2.5). */
 export const Ton = { UNKNOWN: 0, INTERNATIONAL: 1, NATIONAL: 2, NETWORK_SPECIFIC: 3, SUBSCRIBER: 4, ALPHANUMERIC: 5, ABBREVIATED: 6 } as const;
 /** numbering_plan_indicator values (section 5.2.6). */
@@ -27,4 +29,25 @@ export function smppAddress(address: string): SmppAddress {
 /** The reverse of smppAddress: international numbers get their plus back. */
 export function displayAddress(addr: string, ton: number | undefined): string {
   return ton === Ton.INTERNATIONAL && /^\d+$/.test(addr) ? `+${addr}` : addr;
+}
+
+/**
+ * A handset's address as a carrier gives it (the sender of a reply or of a
+ * receipt), read as opt-outs, block lists and reply routing key it. Carriers
+ * in many countries give a local handset in its national format: type of
+ * number national (`211234567`, or `0211234567` with the trunk prefix), or
+ * unknown with the trunk prefix (`0211234567`). With the carrier's country code
+ * (`country_code` in the carriers file), such a number is its international
+ * one (`+64211234567`), the handset hermod sends to; without one, or where the
+ * digits do not tell the number, it stays as the carrier gave it. Bare digits
+ * of unknown type without the trunk prefix stay as they are: carriers send
+ * international numbers so without their plus.
+ */
+export function handsetAddress(addr: string, ton: number | undefined, countryCode: string | undefined): string {
+  if (countryCode && /^\d+$/.test(addr) && !addr.startsWith('00') && (ton === Ton.NATIONAL || ton === Ton.UNKNOWN)) {
+    const trunk = findTrunkPrefix(countryCode + addr);
+    if (trunk?.international !== undefined) return trunk.international;
+    if (trunk === undefined && ton === Ton.NATIONAL) return `+${countryCode}${addr}`;
+  }
+  return displayAddress(addr, ton);
 }
