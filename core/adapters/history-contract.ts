@@ -310,6 +310,23 @@ export function describeHistoryContract(name: string, createHarness: HistoryHarn
       expect(await history.findMessageIdsByCarrierIds([])).toEqual(new Map());
     });
 
+    it('finds, for a carrier id the carrier gave again (its counter wrapped, or it restarted), the message submitted with it last', async () => {
+      const [first, second, third, last] = [message(), message(), message(), message()];
+      await history.insertMessages([first, second, third, last], [first, second, third, last].map(accepted));
+      // Each of the first three ended `received` under the id; the last is still waiting for its receipt, which came after
+      // the third's receipt: whatever the order the engine keeps the rows in, the last submit is the one the id means now.
+      await history.appendEvents([
+        event(first, 'submitted', BASE + 10, { carrierId: 'reused-70EA40' }),
+        event(first, 'received', BASE + 11, { carrierId: 'reused-70EA40' }),
+        event(second, 'submitted', BASE + 20, { carrierId: 'reused-70EA40' }),
+        event(second, 'received', BASE + 21, { carrierId: 'reused-70EA40' }),
+        event(third, 'submitted', BASE + 30, { carrierId: 'reused-70EA40' }),
+        event(last, 'submitted', BASE + 40, { carrierId: 'reused-70EA40' }),
+        event(third, 'received', BASE + 41, { carrierId: 'reused-70EA40' }),
+      ]);
+      expect(await history.findMessageIdsByCarrierIds(['reused-70EA40'])).toEqual(new Map([['reused-70EA40', last.id]]));
+    });
+
     it('finds a long message by any part’s carrier id, and shows only its own events and route, not its part rows', async () => {
       const m = message();
       await history.insertMessages([m], [accepted(m)]);

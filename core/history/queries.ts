@@ -294,11 +294,19 @@ WHERE message_id = {id:String} AND status = 'submitted' AND error_code = '${PART
 ORDER BY at, carrier_id
 LIMIT 255`;
 
+/**
+ * The message each carrier id names: of the messages that had it (an SMSC gives an id again once its counter wraps, or
+ * after a restart), the one that got it last, as hot state keeps it. When a message got it is its first event with it.
+ */
 export const FIND_MESSAGE_IDS_BY_CARRIER_IDS = `
-SELECT carrier_id AS carrierId, any(message_id) AS messageId
-FROM ${events}
-WHERE carrier_id IN {carrierIds:Array(String)}
-GROUP BY carrier_id`;
+SELECT carrierId, argMax(messageId, (gotAt, messageId)) AS messageId
+FROM (
+  SELECT carrier_id AS carrierId, message_id AS messageId, min(at) AS gotAt
+  FROM ${events}
+  WHERE carrier_id IN {carrierIds:Array(String)}
+  GROUP BY carrier_id, message_id
+)
+GROUP BY carrierId`;
 
 /** The latest status of each message, by stage then time, as GET_MESSAGE reads one (aliases apart from the columns they aggregate). Params: ids Array(String). */
 export const LATEST_STATUSES = `
