@@ -49,6 +49,19 @@ describe('journaled history', () => {
     expect(await journaled.findMessage('00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
 
+  it('finds by a carrier id given again the message that got it last, while that submit still waits for the flush', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
+    const { journaled } = await setup(dataDir, 60_000);
+    open.push(journaled);
+    const older = message();
+    await journaled.insertMessages([older], [{ ...event(older, 'submitted', older.acceptedAt + 5), carrierId: 'smsc-1' }]);
+    await journaled.flush();
+    // The SMSC restarted and counts its ids from 1 again: the newer message's submit is still in the journal.
+    const newer = message();
+    await journaled.insertMessages([newer], [{ ...event(newer, 'submitted', older.acceptedAt + 50), carrierId: 'smsc-1' }]);
+    expect(await journaled.findMessageIdsByCarrierIds(['smsc-1'])).toEqual(new Map([['smsc-1', newer.id]]));
+  });
+
   it('reads the latest status of a message by id, numeric id or route while its newest events wait for the flush', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-journal-'));
     const { journaled } = await setup(dataDir, 60_000);
