@@ -33,6 +33,13 @@ export interface Incomplete<M> {
  */
 export class ConcatReassembler<M = undefined> {
   private readonly pending = new FifoMap<string, Entry<M>>();
+  /**
+   * Messages handed back whole in the last `ttlMs`, with their parts: a carrier that missed our answer to a part
+   * delivers that part again, and after the message was whole it would start a message of its own, handed back
+   * cut off once given up on. A part equal to the one a whole message had is dropped; one that differs is a new
+   * message taking the same reference.
+   */
+  private readonly whole = new FifoMap<string, { total: number; parts: Buffer[]; at: number }>();
   private incomplete: Incomplete<M>[] = [];
   private lastSweep = 0;
 
@@ -40,6 +47,8 @@ export class ConcatReassembler<M = undefined> {
     private readonly ttlMs = 120_000,
     private readonly maxPending = 10_000,
     private readonly keepIncomplete = false,
+    /** Drop a part again of a message handed back whole (`whole` above): for replies from handsets, where carriers redeliver. */
+    private readonly dropRepeatedParts = false,
   ) {}
 
   /** The messages given up on since the last call (with `all`, every one still waiting too), as far as they came. */
@@ -67,6 +76,11 @@ export class ConcatReassembler<M = undefined> {
     this.sweep(now);
     const fullKey = `${key}\u0000${concat.ref}`;
     let entry = this.pending.get(fullKey);
+    if (!entry && this.dropRepeatedParts) {
+      const done = this.whole.get(fullKey);
+      if (done && done.total === concat.total && done.parts[concat.seq - 1]?.equals(payload)) return undefined;
+      if (done) this.whole.delete(fullKey);
+    }
     if (entry && entry.total !== concat.total) {
       this.pending.delete(fullKey);
       entry = undefined;
@@ -85,6 +99,11 @@ export class ConcatReassembler<M = undefined> {
     entry.metas[i] = meta;
     if (entry.received < entry.total) return undefined;
     this.pending.delete(fullKey);
+    if (this.dropRepeatedParts) {
+      this.whole.delete(fullKey);
+      this.whole.set(fullKey, { total: entry.total, parts: entry.parts as Buffer[], at: now });
+      while (this.whole.size > this.maxPending) this.whole.shift();
+    }
     return { payload: Buffer.concat(entry.parts as Buffer[]), metas: entry.metas as M[] };
   }
 
@@ -97,10 +116,13 @@ export class ConcatReassembler<M = undefined> {
       old.push(key);
     }
     for (const key of old) this.giveUp(key);
+    for (let key = this.whole.oldestKey(); key !== undefined && now - this.whole.get(key)!.at >= this.ttlMs; key = this.whole.oldestKey())
+      this.whole.delete(key);
   }
 
   clear(): void {
     this.pending.clear();
+    this.whole.clear();
     this.incomplete = [];
   }
 }

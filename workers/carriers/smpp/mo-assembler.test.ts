@@ -84,6 +84,24 @@ describe('MoAssembler', () => {
     expect(mo.expire(t0 + 5000)).toEqual([]);
   });
 
+  it('drops a part the carrier delivers again after its long reply was passed on whole, rather than passing it on later as a second, cut-off reply', () => {
+    const text = 'Kua tae mai tāku pūkete? Carriers resend a deliver_sm when our answer is lost. '.repeat(3);
+    const parts = deliverSms(text, { reference: 78 });
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    const mo = new MoAssembler(120_000);
+    const t0 = 1_700_000_000_000;
+    const results = parts.map((p, i) => mo.add(p, t0 + i));
+    expect(results.at(-1)?.text).toBe(text);
+    // Part 2 again, a little later, and part 1 again in another minute: neither is a reply of its own.
+    expect(mo.add(parts[1]!, t0 + 5_000)).toBeUndefined();
+    expect(mo.add(parts[0]!, t0 + 60_000)).toBeUndefined();
+    expect(mo.expire(t0 + 200_000)).toEqual([]);
+    // A new long reply that takes the same reference, with other text, is joined as before.
+    const next = deliverSms('He pātai anō tāku — he aha te wā o te hui? '.repeat(4), { reference: 78 });
+    const again = next.map((p, i) => mo.add(p, t0 + 70_000 + i));
+    expect(again.at(-1)?.text).toBe('He pātai anō tāku — he aha te wā o te hui? '.repeat(4));
+  });
+
   it('passes on every incomplete long reply at once when asked to (a stop), rather than losing it', () => {
     const parts = deliverSms('你好，世界！'.repeat(30), { reference: 9 });
     const mo = new MoAssembler();

@@ -43,7 +43,7 @@ export class MoAssembler {
     concatTimeoutMs = 120_000,
     private readonly countryCode?: string,
   ) {
-    this.reassembler = new ConcatReassembler<PartMeta>(concatTimeoutMs, 10_000, true);
+    this.reassembler = new ConcatReassembler<PartMeta>(concatTimeoutMs, 10_000, true, true);
   }
 
   /** A client (a bind) collects its parts here from now on. */
