@@ -4,7 +4,7 @@ import { CommandId } from './command-id';
 import { formatReceiptText, parseDeliveryReceipt, type ReceiptState } from './delivery-receipt';
 import type { SmPdu } from './pdu';
 
-const receipt = (shortMessage: Buffer): SmPdu => ({
+const receipt = (shortMessage: Buffer, dataCoding = 0): SmPdu => ({
   commandId: CommandId.deliver_sm,
   commandStatus: 0,
   sequenceNumber: 1,
@@ -14,7 +14,7 @@ const receipt = (shortMessage: Buffer): SmPdu => ({
   destinationAddr: 'Hermod',
   esmClass: 0x04,
   registeredDelivery: 0,
-  dataCoding: 0,
+  dataCoding,
   shortMessage,
   tlvs: [],
 });
@@ -48,10 +48,33 @@ describe('delivery receipt parser (property)', () => {
     );
   });
 
-  it('never throws on arbitrary bytes in short_message', () => {
+  it('reads a receipt written in UCS-2 as it reads the same receipt in Latin-1, whatever the original text held', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 254 }), (bytes) => {
-        const parsed = parseDeliveryReceipt(receipt(Buffer.from(bytes)));
+      fc.property(
+        carrierId,
+        fc.constantFrom(...FINAL),
+        minute,
+        minute,
+        fc.integer({ min: 0, max: 999 }),
+        original,
+        fc.constantFrom(0x08, 0x18, 0x19),
+        (id, state, submitDate, doneDate, err, text, dataCoding) => {
+          const latin1 = formatReceiptText({ id, state, submitDate, doneDate, err: String(err).padStart(3, '0'), text });
+          // In UCS-2 the SMSC can copy the original's first characters as they were, not as `?`.
+          const ucs2 = latin1.slice(0, latin1.indexOf(' text:') + 6) + text.slice(0, 20);
+          const parsed = parseDeliveryReceipt(receipt(Buffer.from(ucs2, 'utf16le').swap16(), dataCoding));
+          expect(parsed).toBeDefined();
+          expect(parsed).toEqual(parseDeliveryReceipt(receipt(Buffer.from(latin1, 'latin1'))));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws on arbitrary bytes in short_message, in any data coding', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 254 }), fc.constantFrom(0x00, 0x03, 0x08, 0x18), (bytes, dataCoding) => {
+        const parsed = parseDeliveryReceipt(receipt(Buffer.from(bytes), dataCoding));
         if (parsed) expect(parsed.carrierMessageId.length).toBeGreaterThan(0);
       }),
       { numRuns: 500 },

@@ -4,7 +4,7 @@ import { formatReceiptText, isReceiptEsmClass, parseDeliveryReceipt, parseReceip
 import type { SmPdu } from './pdu';
 import { TlvTag, cStringTlv, uint8Tlv, type Tlv } from './tlv';
 
-function receipt(text: string, tlvs: Tlv[] = []): SmPdu {
+function receipt(text: string, tlvs: Tlv[] = [], dataCoding = 0): SmPdu {
   return {
     commandId: CommandId.deliver_sm,
     commandStatus: 0,
@@ -13,10 +13,14 @@ function receipt(text: string, tlvs: Tlv[] = []): SmPdu {
     destinationAddr: 'Hermod',
     esmClass: 0x04,
     registeredDelivery: 0,
-    dataCoding: 0,
-    shortMessage: Buffer.from(text, 'latin1'),
+    dataCoding,
+    shortMessage: dataCoding === 8 ? utf16be(text) : Buffer.from(text, 'latin1'),
     tlvs,
   };
+}
+
+function utf16be(text: string): Buffer {
+  return Buffer.from(text, 'utf16le').swap16();
 }
 
 describe('delivery receipts', () => {
@@ -90,6 +94,20 @@ describe('delivery receipts', () => {
       errorCode: '005',
     });
     expect(parseDeliveryReceipt(receipt('no id here'))).toBeUndefined();
+  });
+
+  it('reads a receipt an SMSC wrote in UCS-2 (data_coding 8, copied from the original message), so its message is not left submitted', () => {
+    const text = 'id:0a1b2c sub:001 dlvrd:001 submit date:2403151200 done date:2403151201 stat:DELIVRD err:000 text:Tēnā koe 你好';
+    expect(parseDeliveryReceipt(receipt(text, [], 8))).toEqual(parseDeliveryReceipt(receipt(text.replace(/text:.*/, 'text:'))));
+    expect(parseDeliveryReceipt(receipt(text, [], 8))).toMatchObject({ carrierMessageId: '0a1b2c', state: 'delivered', errorCode: '000' });
+    // message_payload carries it the same way, and a data coding with a message class is still UCS-2.
+    const payload: SmPdu = { ...receipt('', [{ tag: TlvTag.message_payload, value: utf16be('id:77 stat:UNDELIV err:005') }]), dataCoding: 0x18 };
+    expect(parseDeliveryReceipt(payload)).toMatchObject({ carrierMessageId: '77', state: 'undeliverable', errorCode: '005' });
+  });
+
+  it('still reads a receipt whose SMSC says UCS-2 but writes its text in plain ASCII', () => {
+    const ascii: SmPdu = { ...receipt('id:19088743 stat:EXPIRED err:027'), dataCoding: 8 };
+    expect(parseDeliveryReceipt(ascii)).toMatchObject({ carrierMessageId: '19088743', state: 'expired', errorCode: '027' });
   });
 
   it('says what a GSM network error code means, and nothing of an SMSC’s own err: text', () => {

@@ -1,6 +1,7 @@
 import type { SmPdu } from './pdu';
 import { displayAddress } from './smpp-address';
 import { TlvTag, findTlv, tlvCString, tlvUint } from './tlv';
+import { alphabetOf, decodeText } from './short-message';
 import { networkErrorMeaning } from './network-error';
 
 export type ReceiptState = 'delivered' | 'undeliverable' | 'expired' | 'rejected' | 'deleted' | 'unknown' | 'accepted';
@@ -110,8 +111,7 @@ const RE_DONE = /(?:^|\s)done date:(\d{10,12})/i;
  * win when both are present. Returns undefined when no message id is found.
  */
 export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
-  const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
-  let text = body.toString('latin1');
+  let text = receiptText(pdu);
   const textField = text.search(/(?:^|\s)text:/i);
   if (textField >= 0) text = text.slice(0, textField); // the original's text could contain anything
 
@@ -141,6 +141,25 @@ export function parseDeliveryReceipt(pdu: SmPdu): DeliveryReceipt | undefined {
     source: displayAddress(pdu.sourceAddr, pdu.sourceAddrTon),
     destination: displayAddress(pdu.destinationAddr, pdu.destAddrTon),
   };
+}
+
+const RE_FIELD = /(?:^|\s)(?:id|stat):/i;
+
+/**
+ * The receipt's text (short_message or message_payload). Some SMSCs copy the
+ * original's data_coding into the receipt and write it in UCS-2 then; some
+ * say UCS-2 and still write ASCII, so a UCS-2 reading with no field in it
+ * gives way to Latin-1. Any other data coding is read as Latin-1: receipt
+ * fields are ASCII, and a GSM 7-bit reading would turn `@`, `$` and `_` in
+ * ids into other characters.
+ */
+export function receiptText(pdu: SmPdu): string {
+  const body = findTlv(pdu.tlvs, TlvTag.message_payload)?.value ?? pdu.shortMessage;
+  if (alphabetOf(pdu.dataCoding) === 'ucs2') {
+    const text = decodeText(body, pdu.dataCoding);
+    if (RE_FIELD.test(text)) return text;
+  }
+  return body.toString('latin1');
 }
 
 /** Whether two ids are the same digits, whatever case and leading zeros each was written with (`000F426B`, `f426b`). */

@@ -5,7 +5,7 @@ import { HermodError } from '../../../lib/errors';
 import { createLogger, type Logger } from '../../../lib/log';
 import { CommandId, isResponse } from './command-id';
 import { CommandStatus, statusName } from './command-status';
-import { isReceiptEsmClass, parseDeliveryReceipt, type DeliveryReceipt } from './delivery-receipt';
+import { isReceiptEsmClass, parseDeliveryReceipt, receiptText, type DeliveryReceipt } from './delivery-receipt';
 import { MoAssembler, type MoMessage } from './mo-assembler';
 import { INTERFACE_VERSION, type BindRespPdu, type Pdu, type QuerySmPdu, type QuerySmRespPdu, type SmPdu, type SmRespPdu } from './pdu';
 import type { BindFailedEvent, SmppClientEvents } from './smpp-client-events';
@@ -417,8 +417,9 @@ class SmppClientImpl extends EventEmitter<SmppClientEvents> implements SmppClien
           },
         ]);
       } else {
+        // Nothing can match it, now or when sent again: taken (as Kannel takes one, logging `FAILED DLR`) rather than asked for again forever.
         answer(CommandStatus.ESME_ROK);
-        this.log.warn('delivery receipt without a message id', { text: pdu.shortMessage.toString('latin1') });
+        this.log.warn('delivery receipt without a message id', { text: receiptText(pdu), dataCoding: pdu.dataCoding });
       }
       return;
     }
