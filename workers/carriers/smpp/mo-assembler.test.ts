@@ -28,6 +28,16 @@ function deliverSms(text: string, options: { source?: string; destination?: stri
   }));
 }
 
+/** A part of a long reply as an SMSC whose default alphabet is Latin-1 sends it: data_coding 0, a concatenation UDH. */
+function latin1Part(text: string, concat: { ref: number; total: number; seq: number }): SmPdu {
+  return {
+    ...deliverSms('x')[0]!,
+    esmClass: 0x40,
+    dataCoding: 0,
+    shortMessage: Buffer.concat([Buffer.of(5, 0, 3, concat.ref, concat.total, concat.seq), Buffer.from(text, 'latin1')]),
+  };
+}
+
 describe('MoAssembler', () => {
   it('names the handset’s message reference, so a redelivered deliver_sm can be recognised', () => {
     const mo = new MoAssembler().add(deliverSms('Kia ora, e hoa mā', { userMessageReference: 513 })[0]!);
@@ -65,6 +75,20 @@ describe('MoAssembler', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('reads a long data_coding 0 reply sent in Latin-1 as Latin-1 throughout, even a part with no accent in it', () => {
+    const parts = ['Write to me at ana@example.pt ', 'à tarde, não de manhã'];
+    const pdus = parts.map((text, i) => latin1Part(text, { ref: 4, total: parts.length, seq: i + 1 }));
+    const mo = new MoAssembler();
+    expect(mo.add(pdus[0]!)).toBeUndefined();
+    expect(mo.add(pdus[1]!)).toMatchObject({ text: parts.join(''), dataCoding: 0, parts: 2 });
+    // Passed on without its middle part, the parts that came are still read alike.
+    const three = ['Write to me at ana@example.pt ', 'amanhã ', 'à tarde'].map((text, i) => latin1Part(text, { ref: 5, total: 3, seq: i + 1 }));
+    const late = new MoAssembler(1000);
+    late.add(three[0]!, 0);
+    late.add(three[2]!, 0);
+    expect(late.expire(1000)).toEqual([expect.objectContaining({ text: 'Write to me at ana@example.pt …à tarde', missing: [2] })]);
   });
 
   it('passes on a long reply whose parts never all came, once it has waited for them, with a mark where parts are missing', () => {

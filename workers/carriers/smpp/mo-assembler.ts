@@ -1,6 +1,6 @@
 import { ConcatReassembler } from './concat-reassembler';
 import type { SmPdu } from './pdu';
-import { concatFromSarTlvs, decodeText, splitUserData } from './short-message';
+import { alphabetOfBody, concatFromSarTlvs, decodeText, splitUserData } from './short-message';
 import { displayAddress, handsetAddress } from './smpp-address';
 import { TlvTag, findTlv, tlvUint } from './tlv';
 
@@ -82,7 +82,8 @@ export class MoAssembler {
         }
       }
       if (runs.at(-1)!.length === 0 && runs.length > 1) runs.pop();
-      const text = runs.map((run) => decodeText(Buffer.concat(run), meta.dataCoding)).join('…');
+      const alphabet = alphabetOfBody(Buffer.concat(runs.flat()), meta.dataCoding);
+      const text = runs.map((run) => decodeText(Buffer.concat(run), meta.dataCoding, alphabet)).join('…');
       const ends = missing.at(-1) === total ? '…' : '';
       return { ...meta, text: `${parts[0] ? '' : '…'}${text}${ends}`, parts: total, missing };
     });

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeGsm7 } from '../../../core/domain/gsm7';
+import { GSM7_BASIC, GSM7_ESCAPE, GSM7_EXTENSION, decodeGsm7, encodeGsm7 } from '../../../core/domain/gsm7';
 import { planSms, withMessageClass } from '../../../core/domain/sms-segments';
 import { alphabetOf, decodeShortMessage, splitUserData } from './short-message';
 
@@ -30,6 +31,41 @@ describe('short_message decoding', () => {
     expect(decodeShortMessage(Buffer.from('0500030103020048d83dde00', 'hex'), 0x08, true)).toEqual({ text: 'H😀', concat: { ref: 1, total: 3, seq: 2 } });
     expect(decodeShortMessage(Buffer.from('e9', 'hex'), 0x03, false).text).toBe('é');
     expect(decodeShortMessage(Buffer.from('48', 'hex'), 0xf0, false).text).toBe('H');
+  });
+
+  it('reads a data_coding 0 reply that the SMSC sent in Latin-1 as Latin-1, accents and all', () => {
+    const text = 'Olá, não posso às 10h, ça va? Müller ¿Qué? 1½ £5 ©';
+    expect(decodeShortMessage(Buffer.from(text, 'latin1'), 0x00, false).text).toBe(text);
+    expect(decodeShortMessage(Buffer.concat([Buffer.from('050003070201', 'hex'), Buffer.from('à bientôt', 'latin1')]), 0x00, true)).toEqual({
+      text: 'à bientôt',
+      concat: { ref: 7, total: 2, seq: 1 },
+    });
+  });
+
+  it('still reads a data_coding 0 reply in GSM 7-bit as GSM 7-bit, its own é ñ ü € @ $ _ included', () => {
+    const text = 'é ñ ü € @ $ _ {Ça} Øre ¤ §1 ¿Qué? ¡Sì! ΔΣΩ [~^|\\]';
+    expect(decodeShortMessage(encodeGsm7(text), 0x00, false).text).toBe(text);
+  });
+
+  it('reads back any Latin-1 text with an accent sent with data_coding 0, and any GSM 7-bit text sent as unpacked septets', () => {
+    const latin1Char = fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c));
+    const accented = fc.integer({ min: 0xa0, max: 0xff }).map((c) => String.fromCharCode(c));
+    const latin1 = fc
+      .tuple(fc.string({ unit: latin1Char, maxLength: 80 }), accented, fc.string({ unit: latin1Char, maxLength: 80 }))
+      .map(([a, b, c]) => a + b + c);
+    fc.assert(
+      fc.property(latin1, (text) => {
+        expect(decodeShortMessage(Buffer.from(text, 'latin1'), 0x00, false).text).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+    const gsmChars = [...GSM7_BASIC].filter((_, i) => i !== GSM7_ESCAPE).concat([...GSM7_EXTENSION.values()]);
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...gsmChars), maxLength: 160 }), (text) => {
+        expect(decodeShortMessage(encodeGsm7(text), 0x00, false).text).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('treats a UDH that claims to be longer than the message as absent', () => {

@@ -53,9 +53,21 @@ export function alphabetOf(dataCoding: number): Alphabet {
   return 'latin1';
 }
 
-/** Payload octets (no UDH) as text in the alphabet of `dataCoding`. */
-export function decodeText(payload: Buffer, dataCoding: number): string {
-  switch (alphabetOf(dataCoding)) {
+/**
+ * The alphabet a body is in. data_coding 0 is the SMSC's default alphabet
+ * (SMPP 3.4 5.2.19), which many SMSCs take to be Latin-1, not GSM 7-bit;
+ * unpacked GSM septets never reach 0x80, so a body with an octet there is
+ * Latin-1. Decide on a whole message, not part by part: a part of one in
+ * Latin-1 may hold no accent.
+ */
+export function alphabetOfBody(body: Uint8Array, dataCoding: number): Alphabet {
+  if ((dataCoding & 0xff) === 0x00 && body.some((octet) => octet >= 0x80)) return 'latin1';
+  return alphabetOf(dataCoding);
+}
+
+/** Payload octets (no UDH) as text in `alphabet`, by default the one alphabetOfBody finds. */
+export function decodeText(payload: Buffer, dataCoding: number, alphabet = alphabetOfBody(payload, dataCoding)): string {
+  switch (alphabet) {
     case 'gsm7':
       return decodeGsm7(payload);
     case 'ucs2': {
