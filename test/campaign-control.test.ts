@@ -270,6 +270,8 @@ describe('campaign control', () => {
   it('dry-runs a campaign: nothing is sent, members are measured after placeholders, each dropped member says why, and the send then does what it said', async () => {
     const h = await startHermodWithSimulator('campaign-dry-run');
     const submits = watchSubmits(h.simulator);
+    let parts = 0;
+    h.simulator.on('submit', () => parts++);
     try {
       expect((await h.hermod.cli(['blocklist', 'add', '--app', 'acme', '+6429'])).code).toBe(0);
       const members = [
@@ -278,6 +280,8 @@ describe('campaign control', () => {
         { destination: '+64211000003', param1: 'x'.repeat(50) },
         { destination: '+64211000004' },
         { destination: '+64291000005', param1: 'Hemi' },
+        // Decomposed (NFD), as a CRM exports it: é as e and U+0301.
+        { destination: '+64211000006', param1: 'Rene\u0301e' },
       ];
       const list = await h.client.post(`${CM}/acme/lists`, { name: 'whakamātau — 试运行', members });
       expect(list.status, list.text).toBe(201);
@@ -288,22 +292,22 @@ describe('campaign control', () => {
       expect(r.code, r.output).toBe(0);
       const result = JSON.parse(r.output);
       expect(result).toMatchObject({
-        members: 5,
-        sendable: 4,
+        members: 6,
+        sendable: 5,
         droppedTotal: 1,
         droppedByReason: { blocked: 1 },
         warnedTotal: 1,
         ratePerSecond: 100,
       });
-      // 'Ana' (139 characters) and no name at all (136) fit one GSM-7 SMS; 50 x's (186) take two parts of 153;
-      // the macron of Ānaru makes 141 UCS-2 characters, three parts of 67.
+      // 'Ana' (139 characters), no name at all (136) and Renée (141, measured composed: é is GSM's) fit one GSM-7
+      // SMS; 50 x's (186) take two parts of 153; the macron of Ānaru makes 141 UCS-2 characters, three parts of 67.
       expect(result.segments).toEqual([
-        { encoding: 'GSM-7', segments: 1, members: 2 },
+        { encoding: 'GSM-7', segments: 1, members: 3 },
         { encoding: 'GSM-7', segments: 2, members: 1 },
         { encoding: 'UCS-2', segments: 3, members: 1 },
       ]);
-      expect(result.segmentsTotal).toBe(7);
-      expect(result.estimatedSeconds).toBeCloseTo(0.07);
+      expect(result.segmentsTotal).toBe(8);
+      expect(result.estimatedSeconds).toBeCloseTo(0.08);
       expect(result.dropped).toEqual([{ destination: '+64291000005', reason: 'blocked' }]);
       // Sent, with the name left out, as the campaign will send it.
       expect(result.warned).toEqual([{ destination: '+64211000004', reason: 'missing_parameter' }]);
@@ -330,6 +334,8 @@ describe('campaign control', () => {
       await eventually(() => submits.total() === result.sendable, 30_000);
       await sleep(500);
       expect(submits.total()).toBe(result.sendable);
+      // Every SMS the dry run counted, and no more, was submitted.
+      expect(parts).toBe(result.segmentsTotal);
       expect(submits.byDestination.get('64211000004')).toBe(1);
       expect(submits.byDestination.has('64291000005')).toBe(false);
     } finally {

@@ -86,4 +86,26 @@ describe('SMS encoding and segmentation, end to end', () => {
     expect(received.find((m) => m.destination === '+6424000012')?.text).toBe(long);
     expect(received.find((m) => m.destination === '+6424000013')?.text).toBe('Tēnā koe — class three 📟');
   });
+
+  it('sends decomposed text (NFD) as it reads composed: GSM-7 in the parts counted for it, and shows it back as the client sent it', async () => {
+    const codings = new Map<string, number[]>();
+    running.simulator.on('submit', (s: { destination: string; dataCoding: number }) =>
+      codings.set(s.destination, [...(codings.get(s.destination) ?? []), s.dataCoding]),
+    );
+    const short = 'Cafe\u0301 Rene\u0301e';
+    // 158 UTF-16 units as written, three UCS-2 parts; 157 characters composed: one GSM-7 SMS.
+    const long = `${'x'.repeat(151)} Rene\u0301e`;
+    const v1 = await client.post('/rest/gateway/messages', { destination: '+6424000021', content: short });
+    expect(v1.status, v1.text).toBe(201);
+    const v2 = await client.post('/rest/sms/v2/messages', { destination: '+6424000022', content: long });
+    expect(v2.status, v2.text).toBe(202);
+    expect(await eventually(async () => received.find((m) => m.destination === '+6424000021'))).toMatchObject({ text: 'Caf\u00e9 Ren\u00e9e', parts: 1 });
+    expect(await eventually(async () => received.find((m) => m.destination === '+6424000022'))).toMatchObject({ text: long.normalize('NFC'), parts: 1 });
+    expect(Object.fromEntries([...codings].filter(([d]) => d === '+6424000021' || d === '+6424000022'))).toEqual({
+      '+6424000021': [0x00],
+      '+6424000022': [0x00],
+    });
+    expect((await client.get(`/rest/gateway/messages/${v1.json[0]}`)).json.content).toBe(short);
+    expect((await client.get(`/rest/sms/v2/messages?id=${v2.json.id}`)).json.content).toBe(long);
+  });
 });

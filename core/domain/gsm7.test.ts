@@ -33,6 +33,17 @@ describe('GSM 03.38 7-bit default alphabet', () => {
     expect(isGsm7('日本')).toBe(false);
   });
 
+  it('reads code units as they come: a decomposed é, ñ or ā is a letter and a combining mark it does not have (planSms composes first)', () => {
+    for (const letter of ['é', 'ñ', 'Ä', 'Å']) {
+      expect(isGsm7(letter)).toBe(true);
+      expect(isGsm7(letter.normalize('NFD'))).toBe(false);
+    }
+    expect(gsm7Length('Cafe\u0301 Rene\u0301e')).toBe(-1);
+    expect(gsm7Length('Caf\u00e9 Ren\u00e9e')).toBe(10);
+    expect(isGsm7('ma\u0304')).toBe(false);
+    expect(isGsm7('m\u0101')).toBe(false); // ā is not GSM, composed or not
+  });
+
   it('encodes unpacked septets with 0x1B escapes and decodes them back', () => {
     expect(encodeGsm7('@A€').toString('hex')).toBe('00411b65');
     const all = GSM7_BASIC.replace('\x1b', '') + [...GSM7_EXTENSION.values()].join('');

@@ -105,3 +105,53 @@ describe('SMS segmentation', () => {
     expect(measureSms('a'.repeat(153 * 255 + 1)).count).toBe(256);
   });
 });
+
+// Text exported from macOS or a CRM often comes decomposed (NFD): a letter, then its accent as a combining mark.
+describe('SMS segmentation of decomposed text', () => {
+  const nfd = (s: string): string => s.normalize('NFD');
+
+  it('sends a decomposed é as the GSM character it composes to, not as UCS-2', () => {
+    const text = 'Cafe\u0301 Rene\u0301e';
+    const plan = planSms(text);
+    expect(plan).toMatchObject({ encoding: 'gsm7', count: 1, dataCoding: 0x00, units: 10 });
+    expect(joinText(plan)).toBe('Caf\u00e9 Ren\u00e9e');
+    expect(measureSms(text)).toEqual({ encoding: 'gsm7', units: 10, count: 1 });
+  });
+
+  it('keeps a 157-character GSM message with one decomposed é in one SMS, not three UCS-2 parts', () => {
+    const text = 'x'.repeat(151) + ' Rene\u0301e';
+    expect(text.normalize('NFC')).toHaveLength(157);
+    expect(planSms(text)).toMatchObject({ encoding: 'gsm7', count: 1, units: 157 });
+    expect(measureSms(text).count).toBe(1);
+  });
+
+  it('sends a decomposed ñ, Ä and Å as GSM, byte for byte as their precomposed forms', () => {
+    const composed = 'España, Äiti, Åse';
+    expect(nfd(composed)).not.toBe(composed);
+    const plan = planSms(nfd(composed));
+    expect(plan.encoding).toBe('gsm7');
+    expect(plan.segments).toEqual(planSms(composed).segments);
+  });
+
+  it('sends te reo Māori with decomposed macrons as UCS-2 in the code units of the precomposed text', () => {
+    const kiaOra = 'Kia ora, e hoa mā — tēnā koe';
+    const decomposed = 'Kia ora, e hoa ma\u0304 — te\u0304na\u0304 koe';
+    expect(decomposed).toBe(nfd(kiaOra));
+    expect(planSms(decomposed)).toMatchObject({ encoding: 'ucs2', count: 1, dataCoding: 0x08, units: 28 });
+    expect(planSms(decomposed).segments).toEqual(planSms(kiaOra).segments);
+    // Decomposed, three times over is 93 units, which would be two parts either way; 24 times, 744 against 672: 12 parts, not 11.
+    expect(measureSms(decomposed.repeat(24))).toEqual({ encoding: 'ucs2', units: 672, count: 11 });
+    expect(joinText(planSms(decomposed.repeat(24), { reference: 1 }))).toBe(kiaOra.repeat(24));
+  });
+
+  it('keeps a combining mark that composes with nothing, and sends that text as UCS-2', () => {
+    const text = 'x\u0301 and q\u0304';
+    const plan = planSms(text);
+    expect(plan).toMatchObject({ encoding: 'ucs2', units: 9 });
+    expect(joinText(plan)).toBe(text);
+  });
+
+  it('composes the Ångström and Ohm signs to Å and Ω, which GSM has', () => {
+    expect(planSms('5 \u212b, 3 \u2126')).toMatchObject({ encoding: 'gsm7', units: 8 });
+  });
+});

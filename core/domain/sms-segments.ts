@@ -3,6 +3,11 @@
  * alphabet a text needs, how many parts it takes, and its parts with their
  * concatenation headers. Core counts segments with them at intake; the SMPP
  * carrier and the SMSC simulator send what planSms gives.
+ *
+ * A text is measured and sent in Unicode NFC: decomposed text (NFD, "e" and
+ * U+0301, as macOS and some CRMs export it) has the alphabet and the parts of
+ * the same text precomposed, so a decomposed é goes as GSM's é, not as UCS-2.
+ * The text kept and shown back stays as the client wrote it.
  */
 import { HermodError } from '../../lib/errors';
 import { gsm7CharSeptets, gsm7Length, writeGsm7 } from './gsm7';
@@ -103,14 +108,33 @@ function countUcs2Parts(text: string): number {
   return count;
 }
 
-/** Encoding and number of SMS for a text, without encoding it (no allocation). */
-export function measureSms(text: string): SmsMeasure {
+function measureAsWritten(text: string): SmsMeasure {
   const septets = gsm7Length(text);
   if (septets >= 0) {
     return { encoding: 'gsm7', units: septets, count: septets <= GSM7_SINGLE ? 1 : countGsmParts(text) };
   }
   const units = text.length;
   return { encoding: 'ucs2', units, count: units <= UCS2_SINGLE ? 1 : countUcs2Parts(text) };
+}
+
+/**
+ * Below U+0300 no character changes under NFC nor composes with its neighbour, so a text of them is its own NFC
+ * form and skips normalize(); so is one of GSM characters alone (sms-segments.property.test checks both).
+ */
+const NFC_STABLE_BELOW = 0x300;
+
+/** `text` in NFC. A GSM text, most of them, costs nothing more than the measure it already has. */
+function composed(text: string, measure: SmsMeasure): string {
+  if (measure.encoding === 'gsm7') return text;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= NFC_STABLE_BELOW) return text.normalize('NFC');
+  return text;
+}
+
+/** Encoding and number of SMS for a text (in NFC, as planSms sends it), without encoding it. */
+export function measureSms(text: string): SmsMeasure {
+  const measure = measureAsWritten(text);
+  const nfc = composed(text, measure);
+  return nfc === text ? measure : measureAsWritten(nfc);
 }
 
 function writeUdh(buf: Buffer, o: number, ref: number, total: number, seq: number): number {
@@ -124,14 +148,27 @@ function writeUdh(buf: Buffer, o: number, ref: number, total: number, seq: numbe
 }
 
 /**
- * Encodes a text for SMPP: GSM 7-bit (unpacked, data_coding 0x00) when every
- * character is in the default alphabet or its extension table, else UCS-2
- * (UTF-16BE, data_coding 0x08). Texts longer than one SMS become parts with
- * an 8-bit-reference concatenation UDH (05 00 03 ref total seq). All
+ * Encodes a text for SMPP in NFC: GSM 7-bit (unpacked, data_coding 0x00) when
+ * every character is in the default alphabet or its extension table, else
+ * UCS-2 (UTF-16BE, data_coding 0x08). Texts longer than one SMS become parts
+ * with an 8-bit-reference concatenation UDH (05 00 03 ref total seq). All
  * segments are views into one buffer.
  */
 export function planSms(text: string, options: { reference?: number } = {}): SmsPlan {
-  const { encoding, units, count } = measureSms(text);
+  const measure = measureAsWritten(text);
+  const nfc = composed(text, measure);
+  return nfc === text ? encode(text, measure, options) : encode(nfc, measureAsWritten(nfc), options);
+}
+
+/**
+ * planSms without composing: the parts of `text` exactly as written, as a handset that sends decomposed text
+ * sends them. For what arrives (the SMSC simulator's replies), never for what hermod sends.
+ */
+export function planSmsAsWritten(text: string, options: { reference?: number } = {}): SmsPlan {
+  return encode(text, measureAsWritten(text), options);
+}
+
+function encode(text: string, { encoding, units, count }: SmsMeasure, options: { reference?: number }): SmsPlan {
   if (count > MAX_PARTS) {
     throw new HermodError('invalid_attrib', `text needs ${count} SMS parts; at most ${MAX_PARTS} can be concatenated`, {
       fields: [{ field: 'content', description: `too long: ${count} parts` }],

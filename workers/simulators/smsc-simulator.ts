@@ -6,7 +6,7 @@ import { CommandId, isResponse } from '../carriers/smpp/command-id';
 import { CommandStatus } from '../carriers/smpp/command-status';
 import { ConcatReassembler } from '../carriers/smpp/concat-reassembler';
 import type { BindPdu, Pdu, QuerySmPdu, SmPdu } from '../carriers/smpp/pdu';
-import { planSms } from '../../core/domain/sms-segments';
+import { planSmsAsWritten } from '../../core/domain/sms-segments';
 import { concatFromSarTlvs, decodeText, splitUserData } from '../carriers/smpp/short-message';
 import { displayAddress, smppAddress } from '../carriers/smpp/smpp-address';
 import { TlvTag, findTlv, uint16Tlv } from '../carriers/smpp/tlv';
@@ -231,7 +231,8 @@ class Simulator extends EventEmitter<SmscSimulatorEvents> implements SmscSimulat
     if (candidates.length === 0) throw new Error('no bound session can receive');
     const first = this.roundRobin++;
     const sessionOf = (part: number) => candidates[(mo.spreadParts ? first + part : first) % candidates.length]!;
-    const plan = planSms(mo.text, mo.concatReference !== undefined ? { reference: mo.concatReference } : {});
+    // A handset's text as it typed it: hermod must take a decomposed reply as it comes.
+    const plan = planSmsAsWritten(mo.text, mo.concatReference !== undefined ? { reference: mo.concatReference } : {});
     const tlvs = mo.userMessageReference !== undefined ? [uint16Tlv(TlvTag.user_message_reference, mo.userMessageReference)] : undefined;
     const src = smppAddress(mo.source);
     const dst = smppAddress(mo.destination);

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { CommandId } from './command-id';
 import { MoAssembler } from './mo-assembler';
 import type { SmPdu } from './pdu';
-import { planSms } from '../../../core/domain/sms-segments';
+import { planSmsAsWritten } from '../../../core/domain/sms-segments';
 import { smppAddress } from './smpp-address';
 import { TlvTag, uint16Tlv } from './tlv';
 
-/** The deliver_sm an SMSC sends for each part of a reply from `source` to `destination`. */
+/** The deliver_sm an SMSC sends for each part of a reply from `source` to `destination`, its text as the handset wrote it. */
 function deliverSms(text: string, options: { source?: string; destination?: string; reference?: number; userMessageReference?: number } = {}): SmPdu[] {
-  const plan = planSms(text, options.reference !== undefined ? { reference: options.reference } : {});
+  const plan = planSmsAsWritten(text, options.reference !== undefined ? { reference: options.reference } : {});
   const src = smppAddress(options.source ?? '+6421000001');
   const dst = smppAddress(options.destination ?? '4001');
   return plan.segments.map((shortMessage) => ({
@@ -54,6 +54,13 @@ describe('MoAssembler', () => {
     const whole = parts.map((p) => assembler.add(p)).find((m) => m !== undefined);
     expect(whole).toMatchObject({ source: '+64211234567', text: 'Kia ora! Kua tae mai tāku pūkete? '.repeat(4) });
     expect(new MoAssembler().add(national(deliverSms('STOP')[0]!))?.source).toBe('0211234567');
+  });
+
+  it('takes a decomposed reply as the handset sent it, not composed', () => {
+    const text = 'Tēnā koe, kua tae mai'.normalize('NFD');
+    const mo = new MoAssembler().add(deliverSms(text)[0]!);
+    expect(mo?.text).toBe(text);
+    expect(mo?.text).not.toBe(text.normalize('NFC'));
   });
 
   it('joins the parts of a long reply in any order, naming its concatenation reference', () => {
