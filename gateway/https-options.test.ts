@@ -20,12 +20,26 @@ function handshake(port: number, material: TlsMaterial, options: tls.ConnectionO
   });
 }
 
-describe("the gateway's HTTPS server", () => {
+/** An RSA pair, as an operator's own certificate (HERMOD_TLS_CERT) often is: the self-signed one hermod makes is ECDSA. */
+async function rsaMaterial(): Promise<TlsMaterial> {
+  const { generate } = await import('selfsigned');
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] }],
+  } as Parameters<typeof generate>[1]);
+  return { cert: pems.cert, key: pems.private, selfSigned: false };
+}
+
+describe.each([
+  { key: 'ECDSA', auth: 'ECDSA', material: () => loadOrCreateCertificate(fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-https-options-')), '', '') },
+  { key: 'RSA', auth: 'RSA', material: rsaMaterial },
+])("the gateway's HTTPS server with an $key certificate", ({ auth, material: make }) => {
   let material: TlsMaterial;
   let server: https.Server;
   let port: number;
   beforeAll(async () => {
-    material = await loadOrCreateCertificate(fs.mkdtempSync(path.join(os.tmpdir(), 'hermod-https-options-')), '', '');
+    material = await make();
     server = https.createServer(httpsServerOptions(material), (_req, res) => res.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -33,12 +47,21 @@ describe("the gateway's HTTPS server", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('speaks TLS 1.3, and TLS 1.2 only with forward-secret AEAD ciphers (Mozilla "intermediate"), refusing CBC, RSA key exchange and TLS 1.1', async () => {
+    const openssl = auth === 'RSA' ? 'RSA' : 'ECDSA';
     expect(await handshake(port, material, {})).toMatch(/^TLSv1\.3 TLS_/);
-    expect(await handshake(port, material, { maxVersion: 'TLSv1.2' })).toMatch(/^TLSv1\.2 TLS_ECDHE_RSA_WITH_(AES_\d+_GCM|CHACHA20_POLY1305)/);
-    expect(await handshake(port, material, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-CHACHA20-POLY1305' })).toBe(
-      'TLSv1.2 TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
+    expect(await handshake(port, material, { maxVersion: 'TLSv1.2' })).toMatch(
+      new RegExp(`^TLSv1\\.2 TLS_ECDHE_${auth}_WITH_(AES_\\d+_GCM|CHACHA20_POLY1305)`),
     );
-    for (const cbc of ['ECDHE-RSA-AES128-SHA256', 'ECDHE-RSA-AES256-SHA384', 'ECDHE-RSA-AES128-SHA', 'AES128-GCM-SHA256', 'AES256-SHA256']) {
+    expect(await handshake(port, material, { maxVersion: 'TLSv1.2', ciphers: `ECDHE-${openssl}-CHACHA20-POLY1305` })).toBe(
+      `TLSv1.2 TLS_ECDHE_${auth}_WITH_CHACHA20_POLY1305_SHA256`,
+    );
+    for (const cbc of [
+      `ECDHE-${openssl}-AES128-SHA256`,
+      `ECDHE-${openssl}-AES256-SHA384`,
+      `ECDHE-${openssl}-AES128-SHA`,
+      'AES128-GCM-SHA256',
+      'AES256-SHA256',
+    ]) {
       expect(await handshake(port, material, { maxVersion: 'TLSv1.2', ciphers: cbc }), cbc).toMatch(/^refused/);
     }
     expect(await handshake(port, material, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).toMatch(/^refused/);

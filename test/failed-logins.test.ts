@@ -59,15 +59,21 @@ describe('wrong passwords are throttled at the gateway', () => {
   });
 
   it('answers the first few wrong passwords for an application 401, then 429 with Retry-After on every interface, in its own error shape', async () => {
-    for (let i = 0; i < 5; i++) expect((await INTERFACES[0]!.call(client, basic(APP, `pā💥-${i}`))).status).toBe(401);
+    // Each of these is checked against the password's hash (about a quarter of a second each on a quiet machine).
+    let hashed = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await INTERFACES[0]!.call(client, basic(APP, `pā💥-${i}`))).status).toBe(401);
+      hashed = Math.min(hashed, performance.now() - started);
+    }
     for (const api of INTERFACES) {
       const started = performance.now();
       const res = await api.call(client, basic(APP, 'pā💥-again'));
       expect(res.status, api.name).toBe(429);
       expect(Number(res.headers['retry-after']), api.name).toBeGreaterThan(0);
       expect(res.json, api.name).toMatchObject(api.shape(429) as object);
-      // Refused before any password hash (about a quarter of a second each here).
-      expect(performance.now() - started, api.name).toBeLessThan(150);
+      // Refused before any password hash: quicker than the quickest answer that hashed, however loaded the machine.
+      expect(performance.now() - started, api.name).toBeLessThan(hashed);
     }
   });
 
