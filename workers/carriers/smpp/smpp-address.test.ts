@@ -53,6 +53,19 @@ describe('a handset the carrier gives in its national format', () => {
     expect(handsetAddress('Kāinga', Ton.ALPHANUMERIC, '64')).toBe('Kāinga');
   });
 
+  it('leaves a short code flagged national as it is, and reads a number flagged national that already has the country code as that number', () => {
+    expect(handsetAddress('4000', Ton.NATIONAL, '64')).toBe('4000');
+    expect(handsetAddress('2468', Ton.NATIONAL, '64')).toBe('2468');
+    expect(handsetAddress('60300', Ton.NATIONAL, '44')).toBe('60300');
+    // SMSCs that flag every sender national: the digits are the handset's international number already.
+    expect(handsetAddress('64211234567', Ton.NATIONAL, '64')).toBe('+64211234567');
+    expect(handsetAddress('447700900123', Ton.NATIONAL, '44')).toBe('+447700900123');
+    expect(handsetAddress('12125551234', Ton.NATIONAL, '1')).toBe('+12125551234');
+    // A national number that starts as the country code does, too short to hold one before it: national.
+    expect(handsetAddress('64123456', Ton.NATIONAL, '64')).toBe('+6464123456');
+    expect(handsetAddress('2125551234', Ton.NATIONAL, '1')).toBe('+12125551234');
+  });
+
   it('stays as the carrier gave it when no country is set, as before', () => {
     expect(handsetAddress('0211234567', Ton.NATIONAL, undefined)).toBe('0211234567');
     expect(handsetAddress('64211234567', Ton.INTERNATIONAL, undefined)).toBe('+64211234567');
@@ -64,7 +77,8 @@ describe('a handset the carrier gives in its national format', () => {
         const international = `+${cc}${first}${rest}`;
         expect(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
         expect(handsetAddress(`0${first}${rest}`, Ton.UNKNOWN, cc)).toBe(international);
-        expect(handsetAddress(`${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
+        // Without its trunk prefix, a national number that starts with the country code and is long may be the international one.
+        if (!`${first}${rest}`.startsWith(cc)) expect(handsetAddress(`${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
         expect(handsetKey(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc))).toBe(handsetKey(international));
       }),
     );
