@@ -558,6 +558,36 @@ describe('status consumer', () => {
       value: encodeStatus({ id: 'message-1', carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', status: 'submitted', at: 1_700_000_000_003, channel: 'whatsapp' }),
     };
 
+    it('matches a receipt that has waited seconds for its unknown carrier id as soon as the submit naming that id is recorded, not at its next look', async () => {
+      const bus = createMemoryBus({ partitions: 4 });
+      const state = createMemoryState();
+      await state.advanceStatuses([
+        { id: 'message-1', status: 'accepted' as const, at: 1_700_000_000_000 },
+        { id: 'message-1', status: 'queued' as const, at: 1_700_000_000_001 },
+        { id: 'message-1', status: 'sent' as const, at: 1_700_000_000_002 },
+      ]);
+      // No carrier id yet anywhere: the worker's submitted, which names it, is late (a busy core).
+      const history = {
+        findMessageIdsByCarrierIds: async () => new Map<string, string>(),
+        latestStatuses: async () => new Map(),
+        appendEvents: async () => undefined,
+      } as unknown as MessageHistory;
+      const recorder = createStatusRecorder({ history, state });
+      const told: string[] = [];
+      recorder.onApplied((c) => told.push(c.status));
+      subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
+
+      await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_050)]);
+      // Looked for four times half a second apart, then a second later, then two: its next look is seconds away.
+      await new Promise((r) => setTimeout(r, 3600));
+      expect(told).toEqual([]);
+      // As the worker does: the carrier id stored, then its submitted published.
+      await state.putCarrierIds([{ carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', messageId: 'message-1' }]);
+      await bus.publish(topicName('status'), [submitted]);
+      await eventually(() => told.length === 2, 1000);
+      expect(told).toEqual(['submitted', 'received']);
+    });
+
     it("waits for the submit's report, so the client is told submitted and then received", async () => {
       const { bus, state, history, recorder, told } = await handedOver();
       subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });

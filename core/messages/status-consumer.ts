@@ -385,6 +385,12 @@ export function startStatusConsumer(deps: {
           const early = await recordChanges(changes, from);
           // Once each: a read and the `received` it proves are held together.
           for (const u of new Set([...early].map((i) => from[i]!))) holdAside(u, 'early');
+          // Reports held for the carrier ids these submits name are matched now, not at their next look (seconds away
+          // for one that waited long): an IM attempt's timer runs meanwhile.
+          if (unmatched.size > 0) {
+            const named = changes.flatMap((c) => (c.status === 'submitted' && c.carrierId ? [c.carrierId, ...(c.partCarrierIds ?? [])] : []));
+            if (unmatched.dueNow(named)) void matchHeld();
+          }
         } catch (err) {
           for (const span of spans) span.end(err);
           throw err;

@@ -19,6 +19,21 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.size).toBe(0);
   });
 
+  it('are due at once when a submit naming their carrier id is recorded, however long their next look was', () => {
+    let t = 0;
+    const held = createUnmatchedReports({ holdMs: 60_000, maxHeld: 10, now: () => t });
+    held.hold(report('c1'));
+    held.hold(report('c2'));
+    for (let i = 0; i < 8; i++) {
+      for (const u of held.take().waiting) held.notFound(u);
+      t += 500;
+    }
+    expect(held.take().waiting).toEqual([]);
+    expect(held.dueNow(['c2', 'c9'])).toBe(true);
+    expect(held.take().waiting).toEqual([report('c2')]);
+    expect(held.dueNow(['c9'])).toBe(false);
+  });
+
   it('held before a restart, wait only what is left of their time (but a few seconds at least), not a whole wait again', () => {
     let t = 10_000;
     const held = createUnmatchedReports({ holdMs: 1000, maxHeld: 10, now: () => t, restartGraceMs: 200 });

@@ -79,6 +79,20 @@ export function createUnmatchedReports(options: {
       entry.misses++;
       entry.due = now() + Math.min(longestRetryMs, firstRetryMs * 2 ** Math.max(0, entry.misses - QUICK_TRIES));
     },
+    /**
+     * Submits naming these carrier ids were just recorded: the reports held for them are due at once, whatever
+     * their waits had grown to. Whether any is held.
+     */
+    dueNow(carrierIds: Iterable<string>): boolean {
+      let any = false;
+      for (const carrierId of carrierIds) {
+        const entry = held.get(carrierId);
+        if (!entry) continue;
+        entry.due = 0;
+        any = true;
+      }
+      return any;
+    },
     /** Matched: no longer held, unless a later report for its carrier id replaced it meanwhile (false then). */
     release(update: StatusUpdate): boolean {
       if (!update.carrierId || held.get(update.carrierId)?.update !== update) return false;
