@@ -525,8 +525,11 @@ describe('status consumer', () => {
   });
 
   describe("a receipt that overtakes its submit's own report", () => {
-    /** A message the worker handed to the carrier: `sent`, its carrier id stored, its `submitted` still on the way. */
-    const handedOver = async (reported: 'sent' | 'queued' = 'sent') => {
+    /**
+     * A message the worker handed to the carrier: `sent`, its carrier id stored (unless `carrierIdStored` is false),
+     * its `submitted` still on the way.
+     */
+    const handedOver = async (reported: 'sent' | 'queued' = 'sent', carrierIdStored = true) => {
       const bus = createMemoryBus({ partitions: 4 });
       const state = createMemoryState();
       await state.advanceStatuses(
@@ -536,7 +539,7 @@ describe('status consumer', () => {
           { id: 'message-1', status: 'sent' as const, at: 1_700_000_000_002 },
         ].slice(0, reported === 'sent' ? 3 : 2),
       );
-      await state.putCarrierIds([{ carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', messageId: 'message-1' }]);
+      if (carrierIdStored) await state.putCarrierIds([{ carrierId: 'wamid.HBgLNjQyMTAwMDAwMDEVAgARGBI', messageId: 'message-1' }]);
       const history = {
         findMessageIdsByCarrierIds: async () => new Map<string, string>(),
         latestStatuses: async () => new Map(),
@@ -559,22 +562,8 @@ describe('status consumer', () => {
     };
 
     it('matches a receipt that has waited seconds for its unknown carrier id as soon as the submit naming that id is recorded, not at its next look', async () => {
-      const bus = createMemoryBus({ partitions: 4 });
-      const state = createMemoryState();
-      await state.advanceStatuses([
-        { id: 'message-1', status: 'accepted' as const, at: 1_700_000_000_000 },
-        { id: 'message-1', status: 'queued' as const, at: 1_700_000_000_001 },
-        { id: 'message-1', status: 'sent' as const, at: 1_700_000_000_002 },
-      ]);
       // No carrier id yet anywhere: the worker's submitted, which names it, is late (a busy core).
-      const history = {
-        findMessageIdsByCarrierIds: async () => new Map<string, string>(),
-        latestStatuses: async () => new Map(),
-        appendEvents: async () => undefined,
-      } as unknown as MessageHistory;
-      const recorder = createStatusRecorder({ history, state });
-      const told: string[] = [];
-      recorder.onApplied((c) => told.push(c.status));
+      const { bus, state, history, recorder, told } = await handedOver('sent', false);
       subscription = await startStatusConsumer({ bus, state, history, recorder, log: createLogger({ test: 'status-consumer' }) });
 
       await bus.publish(topicName('status'), [webhook('received', 1_700_000_000_050)]);
