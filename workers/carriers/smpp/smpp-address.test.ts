@@ -38,7 +38,6 @@ describe('a handset the carrier gives in its national format', () => {
     expect(handsetAddress('0211234567', Ton.UNKNOWN, '64')).toBe('+64211234567');
     expect(handsetAddress('07700900123', Ton.NATIONAL, '44')).toBe('+447700900123');
     expect(handsetAddress('0612345678', Ton.UNKNOWN, '36')).toBe('+3612345678');
-    expect(handsetAddress('89121234567', Ton.UNKNOWN, '7')).toBe('+79121234567');
   });
 
   it('keeps a leading 0 where the country dials it from abroad too (Italy has no trunk prefix)', () => {
@@ -53,17 +52,24 @@ describe('a handset the carrier gives in its national format', () => {
     expect(handsetAddress('Kāinga', Ton.ALPHANUMERIC, '64')).toBe('Kāinga');
   });
 
-  it('leaves a short code flagged national as it is, and reads a number flagged national that already has the country code as that number', () => {
+  it('leaves a short code flagged national as it is', () => {
     expect(handsetAddress('4000', Ton.NATIONAL, '64')).toBe('4000');
     expect(handsetAddress('2468', Ton.NATIONAL, '64')).toBe('2468');
     expect(handsetAddress('60300', Ton.NATIONAL, '44')).toBe('60300');
-    // SMSCs that flag every sender national: the digits are the handset's international number already.
-    expect(handsetAddress('64211234567', Ton.NATIONAL, '64')).toBe('+64211234567');
-    expect(handsetAddress('447700900123', Ton.NATIONAL, '44')).toBe('+447700900123');
-    expect(handsetAddress('12125551234', Ton.NATIONAL, '1')).toBe('+12125551234');
-    // A national number that starts as the country code does, too short to hold one before it: national.
-    expect(handsetAddress('64123456', Ton.NATIONAL, '64')).toBe('+6464123456');
+  });
+
+  it('reads a national number that starts with the digits of its country code as national (Kazakh, Indian, Italian and Brazilian mobiles)', () => {
+    expect(handsetAddress('7011234567', Ton.NATIONAL, '7')).toBe('+77011234567');
+    expect(handsetAddress('9123456789', Ton.NATIONAL, '91')).toBe('+919123456789');
+    expect(handsetAddress('3921234567', Ton.NATIONAL, '39')).toBe('+393921234567');
+    expect(handsetAddress('55991234567', Ton.NATIONAL, '55')).toBe('+5555991234567');
     expect(handsetAddress('2125551234', Ton.NATIONAL, '1')).toBe('+12125551234');
+  });
+
+  it('leaves bare digits of unknown type that do not start with 0 as the international number they are, whatever trunk prefix the country has', () => {
+    expect(handsetAddress('84912345678', Ton.UNKNOWN, '7')).toBe('84912345678');
+    expect(handsetAddress('81312345678', Ton.UNKNOWN, '7')).toBe('81312345678');
+    expect(handsetAddress('89121234567', Ton.NATIONAL, '7')).toBe('+79121234567');
   });
 
   it('stays as the carrier gave it when no country is set, as before', () => {
@@ -77,8 +83,7 @@ describe('a handset the carrier gives in its national format', () => {
         const international = `+${cc}${first}${rest}`;
         expect(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
         expect(handsetAddress(`0${first}${rest}`, Ton.UNKNOWN, cc)).toBe(international);
-        // Without its trunk prefix, a national number that starts with the country code and is long may be the international one.
-        if (!`${first}${rest}`.startsWith(cc)) expect(handsetAddress(`${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
+        expect(handsetAddress(`${first}${rest}`, Ton.NATIONAL, cc)).toBe(international);
         expect(handsetKey(handsetAddress(`0${first}${rest}`, Ton.NATIONAL, cc))).toBe(handsetKey(international));
       }),
     );

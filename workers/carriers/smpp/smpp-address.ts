@@ -31,36 +31,29 @@ export function displayAddress(addr: string, ton: number | undefined): string {
   return ton === Ton.INTERNATIONAL && /^\d+$/.test(addr) ? `+${addr}` : addr;
 }
 
+/** Digits of the shortest handset number taken as one (short codes have 3 to 6). */
+const MIN_SUBSCRIBER_DIGITS = 7;
+
 /**
- * A handset's address as a carrier gives it (the sender of a reply or of a
- * receipt), read as opt-outs, block lists and reply routing key it. Carriers
- * in many countries give a local handset in its national format: type of
- * number national (`211234567`, or `0211234567` with the trunk prefix), or
- * unknown with the trunk prefix (`0211234567`). With the carrier's country code
+ * A handset's address as a carrier gives it (the sender of a reply), read as
+ * opt-outs, block lists and reply routing key it. Carriers in many countries
+ * give a local handset in its national format: type of number national
+ * (`211234567`, or `0211234567` with the trunk prefix), or unknown with a
+ * trunk prefix 0 (`0211234567`). With the carrier's country code
  * (`country_code` in the carriers file), such a number is its international
  * one (`+64211234567`), the handset hermod sends to; without one, or where the
  * digits do not tell the number, it stays as the carrier gave it. Bare digits
- * of unknown type without the trunk prefix stay as they are: carriers send
- * international numbers so without their plus. A short code stays as it is;
- * a number flagged national that starts with the country code and has at
- * least 8 digits after it is read as that international number, as SMSCs that
- * flag every sender national write it (`64211234567`).
+ * of unknown type not starting with 0 stay as they are: carriers send
+ * international numbers so without their plus (`84912345678` is Vietnam's,
+ * not Russia's 8 before 4912345678). A short code (under 7 digits, without
+ * the trunk prefix) stays as it is, whatever type it is flagged.
  */
-/** Digits of the shortest handset number taken as one (short codes have 3 to 6). */
-const MIN_SUBSCRIBER_DIGITS = 7;
-/** Digits after a country code that make a number flagged national read as already international (most plans' mobiles have 8 to 10). */
-const WITH_COUNTRY_CODE_DIGITS = 8;
-
 export function handsetAddress(addr: string, ton: number | undefined, countryCode: string | undefined): string {
-  if (countryCode && /^\d+$/.test(addr) && !addr.startsWith('00') && (ton === Ton.NATIONAL || ton === Ton.UNKNOWN)) {
+  const national = ton === Ton.NATIONAL || (ton === Ton.UNKNOWN && /^0[1-9]/.test(addr));
+  if (countryCode && national && /^\d+$/.test(addr)) {
     const trunk = findTrunkPrefix(countryCode + addr);
-    // A short code (fewer digits than any handset's number) is the carrier's own, whatever type it is flagged.
     if (trunk?.international !== undefined && trunk.international.length - 1 - countryCode.length >= MIN_SUBSCRIBER_DIGITS) return trunk.international;
-    if (trunk === undefined && ton === Ton.NATIONAL && addr.length >= MIN_SUBSCRIBER_DIGITS) {
-      // SMSCs that flag every sender national send the international digits so: the country code, then a whole number.
-      if (addr.startsWith(countryCode) && addr.length - countryCode.length >= WITH_COUNTRY_CODE_DIGITS) return `+${addr}`;
-      return `+${countryCode}${addr}`;
-    }
+    if (trunk === undefined && ton === Ton.NATIONAL && addr.length >= MIN_SUBSCRIBER_DIGITS) return `+${countryCode}${addr}`;
   }
   return displayAddress(addr, ton);
 }
