@@ -155,3 +155,12 @@ describe('SMS segmentation of decomposed text', () => {
     expect(planSms('5 \u212b, 3 \u2126')).toMatchObject({ encoding: 'gsm7', units: 8 });
   });
 });
+
+describe('a text whose composed form is longer than as written', () => {
+  it('goes as written when composing would make it more parts (Devanagari nukta letters decompose under NFC)', () => {
+    const text = `\u095E${'क'.repeat(69)}`;
+    expect(text.normalize('NFC').length).toBe(71);
+    expect(measureSms(text)).toMatchObject({ encoding: 'ucs2', units: 70, count: 1 });
+    expect(planSms(text).segments).toHaveLength(1);
+  });
+});

@@ -130,11 +130,21 @@ function composed(text: string, measure: SmsMeasure): string {
   return text;
 }
 
-/** Encoding and number of SMS for a text (in NFC, as planSms sends it), without encoding it. */
-export function measureSms(text: string): SmsMeasure {
+/**
+ * The form of `text` that is sent, with its measure: NFC, unless composing makes more parts (the few characters NFC
+ * decomposes, as Devanagari's nukta letters U+0958–095F, make a text longer), then the text as written.
+ */
+function sentForm(text: string): { text: string; measure: SmsMeasure } {
   const measure = measureAsWritten(text);
   const nfc = composed(text, measure);
-  return nfc === text ? measure : measureAsWritten(nfc);
+  if (nfc === text) return { text, measure };
+  const nfcMeasure = measureAsWritten(nfc);
+  return nfcMeasure.count <= measure.count ? { text: nfc, measure: nfcMeasure } : { text, measure };
+}
+
+/** Encoding and number of SMS for a text (in the form planSms sends it), without encoding it. */
+export function measureSms(text: string): SmsMeasure {
+  return sentForm(text).measure;
 }
 
 function writeUdh(buf: Buffer, o: number, ref: number, total: number, seq: number): number {
@@ -155,9 +165,8 @@ function writeUdh(buf: Buffer, o: number, ref: number, total: number, seq: numbe
  * segments are views into one buffer.
  */
 export function planSms(text: string, options: { reference?: number } = {}): SmsPlan {
-  const measure = measureAsWritten(text);
-  const nfc = composed(text, measure);
-  return nfc === text ? encode(text, measure, options) : encode(nfc, measureAsWritten(nfc), options);
+  const sent = sentForm(text);
+  return encode(sent.text, sent.measure, options);
 }
 
 /**
