@@ -256,8 +256,14 @@ export function startStatusConsumer(deps: {
   };
   // Held reports are matched again when due (every half second at first), a bounded number at a time.
   let matching = false;
+  /** Reports were made due while a look ran: another look follows it at once. */
+  let again = false;
   const matchHeld = async (): Promise<void> => {
-    if (matching || (unmatched.size === 0 && !kept?.file.lines)) return;
+    if (matching) {
+      again = true;
+      return;
+    }
+    if (unmatched.size === 0 && !kept?.file.lines) return;
     matching = true;
     try {
       const { waiting: batch, expired } = unmatched.take(2000);
@@ -324,6 +330,10 @@ export function startStatusConsumer(deps: {
       deps.log.warn('matching held delivery reports failed; will retry', { err });
     } finally {
       matching = false;
+      if (again) {
+        again = false;
+        void matchHeld();
+      }
     }
   };
   const timer = setInterval(() => void matchHeld(), 500);

@@ -32,6 +32,11 @@ describe('delivery reports waiting for their carrier id', () => {
     expect(held.dueNow(['c2', 'c9'])).toBe(true);
     expect(held.take().waiting).toEqual([report('c2')]);
     expect(held.dueNow(['c9'])).toBe(false);
+    // Made due while a look that missed it was running: that miss does not put it back to waiting.
+    const [c1] = held.all().filter((u) => u.carrierId === 'c1');
+    expect(held.dueNow(['c1'])).toBe(true);
+    held.notFound(c1!);
+    expect(held.take().waiting.map((u) => u.carrierId)).toEqual(['c1', 'c2']);
   });
 
   it('held before a restart, wait only what is left of their time (but a few seconds at least), not a whole wait again', () => {

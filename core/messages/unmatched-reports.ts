@@ -34,7 +34,7 @@ export function createUnmatchedReports(options: {
   const restartGraceMs = options.restartGraceMs ?? Math.min(10_000, options.holdMs);
   const firstRetryMs = options.firstRetryMs ?? 500;
   const longestRetryMs = options.longestRetryMs ?? 8_000;
-  const held = new Map<string, { update: StatusUpdate; since: number; until: number; due: number; misses: number }>();
+  const held = new Map<string, { update: StatusUpdate; since: number; until: number; due: number; misses: number; nudged?: boolean }>();
   return {
     /**
      * Holds a report; false when it had to be dropped (too many held). `since`: when it was first held, before a
@@ -75,6 +75,11 @@ export function createUnmatchedReports(options: {
     notFound(update: StatusUpdate): void {
       const entry = update.carrierId ? held.get(update.carrierId) : undefined;
       if (entry?.update !== update) return;
+      // A submit naming it was recorded while this look ran (dueNow): due at once still, not after a longer wait.
+      if (entry.nudged) {
+        entry.nudged = false;
+        return;
+      }
       // Four tries half a second apart first: a receipt that overtook its submit's record is matched as soon as before.
       entry.misses++;
       entry.due = now() + Math.min(longestRetryMs, firstRetryMs * 2 ** Math.max(0, entry.misses - QUICK_TRIES));
@@ -89,6 +94,7 @@ export function createUnmatchedReports(options: {
         const entry = held.get(carrierId);
         if (!entry) continue;
         entry.due = 0;
+        entry.nudged = true;
         any = true;
       }
       return any;
