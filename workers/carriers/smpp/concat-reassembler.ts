@@ -2,6 +2,8 @@ import type { ConcatInfo } from './short-message';
 import { FifoMap } from '../../../lib/fifo-map';
 
 interface Entry<M> {
+  /** The parts of a message handed back whole under the same key, when this one began with a part equal to one of them. */
+  echoOf?: Buffer[];
   total: number;
   received: number;
   parts: (Buffer | undefined)[];
@@ -36,8 +38,8 @@ export class ConcatReassembler<M = undefined> {
   /**
    * Messages handed back whole in the last `ttlMs`, with their parts: a carrier that missed our answer to a part
    * delivers that part again, and after the message was whole it would start a message of its own, handed back
-   * cut off once given up on. A part equal to the one a whole message had is dropped; one that differs is a new
-   * message taking the same reference.
+   * cut off once given up on. Parts equal to those a whole message had, with nothing else coming, are given up on
+   * silently; a new message under the same key, starting as the last did or not, is collected as ever.
    */
   private readonly whole = new FifoMap<string, { total: number; parts: Buffer[]; at: number }>();
   private incomplete: Incomplete<M>[] = [];
@@ -47,7 +49,7 @@ export class ConcatReassembler<M = undefined> {
     private readonly ttlMs = 120_000,
     private readonly maxPending = 10_000,
     private readonly keepIncomplete = false,
-    /** Drop a part again of a message handed back whole (`whole` above): for replies from handsets, where carriers redeliver. */
+    /** Give up silently on parts again of a message handed back whole (`whole` above): for replies, which carriers redeliver. */
     private readonly dropRepeatedParts = false,
   ) {}
 
@@ -65,6 +67,9 @@ export class ConcatReassembler<M = undefined> {
     const entry = this.pending.get(key);
     if (!entry) return;
     this.pending.delete(key);
+    // Only parts a carrier delivered again of a message already whole: nothing new to hand back.
+    const { echoOf } = entry;
+    if (echoOf && entry.parts.every((part, i) => part === undefined || part.equals(echoOf[i]!))) return;
     if (this.keepIncomplete) this.incomplete.push({ total: entry.total, parts: entry.parts, metas: entry.metas });
   }
 
@@ -76,11 +81,10 @@ export class ConcatReassembler<M = undefined> {
     this.sweep(now);
     const fullKey = `${key}\u0000${concat.ref}`;
     let entry = this.pending.get(fullKey);
-    if (!entry && this.dropRepeatedParts) {
-      const done = this.whole.get(fullKey);
-      if (done && done.total === concat.total && done.parts[concat.seq - 1]?.equals(payload)) return undefined;
-      if (done) this.whole.delete(fullKey);
-    }
+    // A part equal to the one a message handed back whole had under this key: collected as ever (a new message may
+    // start as the last did), but given up on silently if nothing else comes.
+    const done = !entry && this.dropRepeatedParts ? this.whole.get(fullKey) : undefined;
+    const echo = done && done.total === concat.total && now - done.at < this.ttlMs && done.parts[concat.seq - 1]?.equals(payload) ? done.parts : undefined;
     if (entry && entry.total !== concat.total) {
       this.pending.delete(fullKey);
       entry = undefined;
@@ -90,7 +94,7 @@ export class ConcatReassembler<M = undefined> {
         const oldest = this.pending.oldestKey();
         if (oldest !== undefined) this.giveUp(oldest);
       }
-      entry = { total: concat.total, received: 0, parts: new Array(concat.total), metas: new Array(concat.total), firstAt: now };
+      entry = { total: concat.total, received: 0, parts: new Array(concat.total), metas: new Array(concat.total), firstAt: now, echoOf: echo };
       this.pending.set(fullKey, entry);
     }
     const i = concat.seq - 1;

@@ -133,6 +133,20 @@ describe('MoAssembler', () => {
     expect(again.at(-1)?.text).toBe('He pātai anō tāku — he aha te wā o te hui? '.repeat(4));
   });
 
+  it('joins whole a new long reply that takes the last one’s reference and starts as it did', () => {
+    const first = 'Kia ora, about order 123: please cancel it, I ordered the wrong size. Kua hē tāku. '.repeat(2);
+    const second = `${first.slice(0, -10)}kāore pai!`;
+    const mo = new MoAssembler(120_000);
+    const t0 = 1_700_000_000_000;
+    const a = deliverSms(first, { reference: 7 });
+    const b = deliverSms(second, { reference: 7 });
+    expect(b).toHaveLength(a.length);
+    expect(b[0]!.shortMessage.equals(a[0]!.shortMessage)).toBe(true);
+    expect(a.map((p, i) => mo.add(p, t0 + i)).at(-1)?.text).toBe(first);
+    expect(b.map((p, i) => mo.add(p, t0 + 30_000 + i)).at(-1)?.text).toBe(second);
+    expect(mo.expire(t0 + 300_000)).toEqual([]);
+  });
+
   it('passes on every incomplete long reply at once when asked to (a stop), rather than losing it', () => {
     const parts = deliverSms('你好，世界！'.repeat(30), { reference: 9 });
     const mo = new MoAssembler();
