@@ -26,7 +26,7 @@ export async function loadOrCreateCertificate(dataDir: string, certFile: string,
   }
   // selfsigned is loaded only to make a pair: its certificate libraries are some 100 ms of a start.
   const { generate } = await import('selfsigned');
-  // An ECDSA P-256 key: made in about a millisecond, where an RSA 2048 one took 200–300 ms of every first start's CPU
+  // An ECDSA P-256 pair: about 40 ms with its certificate, where an RSA 2048 one took 90–150 ms of every first start's CPU
   // (each test's hermod starts on a fresh data directory). Every TLS client of this century takes it.
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',

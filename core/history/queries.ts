@@ -299,9 +299,9 @@ LIMIT 255`;
  * after a restart), the one that got it last, as hot state keeps it. When a message got it is its first event with it.
  */
 export const FIND_MESSAGE_IDS_BY_CARRIER_IDS = `
-SELECT carrierId, argMax(messageId, (gotAt, messageId)) AS messageId
+SELECT carrierId, argMax(mid, (gotAt, mid)) AS messageId
 FROM (
-  SELECT carrier_id AS carrierId, message_id AS messageId, min(at) AS gotAt
+  SELECT carrier_id AS carrierId, message_id AS mid, min(at) AS gotAt
   FROM ${events}
   WHERE carrier_id IN {carrierIds:Array(String)}
   GROUP BY carrier_id, message_id
